@@ -1,0 +1,124 @@
+// Command ddmbridge is a debugger backend for Java and Android VMs: a Debug Adapter
+// Protocol server, a DDM monitor and a JDWP multiplexer in one process.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand. Each lives in its own file and registers itself in init.
+type command struct {
+	name    string
+	summary string
+	// run parses args with fs (already carrying the global logging flags) and does the work.
+	run func(ctx context.Context, fs *flag.FlagSet, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+// errUsage is returned by a subcommand whose arguments are wrong; main prints usage and exits 2.
+var errUsage = errors.New("usage")
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: ddmbridge <command> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Every command accepts --log-level and --trace; run 'ddmbridge <command> -h' for its flags.")
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "ddmbridge: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	fs := flag.NewFlagSet("ddmbridge "+c.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	lf := addLogFlags(fs)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx = withStdout(ctx, stdout)
+	ctx = withLogSetup(ctx, func() error { return lf.setup(stderr) })
+	err := c.run(ctx, fs, args[1:])
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "ddmbridge %s: %v\n", c.name, err)
+		fs.Usage()
+		return 2
+	default:
+		fmt.Fprintf(stderr, "ddmbridge %s: %v\n", c.name, err)
+		return 1
+	}
+}
+
+// parse parses the subcommand's flags and configures logging from them.
+func parse(ctx context.Context, fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	return ctx.Value(logSetupKey{}).(func() error)()
+}
+
+type stdoutKey struct{}
+type logSetupKey struct{}
+
+func withStdout(ctx context.Context, w io.Writer) context.Context {
+	return context.WithValue(ctx, stdoutKey{}, w)
+}
+
+// stdout is where command output goes; logs never go there.
+func stdout(ctx context.Context) io.Writer { return ctx.Value(stdoutKey{}).(io.Writer) }
+
+func withLogSetup(ctx context.Context, f func() error) context.Context {
+	return context.WithValue(ctx, logSetupKey{}, f)
+}
+
+type logFlags struct {
+	level  string
+	trace  string
+	format string
+}
+
+func addLogFlags(fs *flag.FlagSet) *logFlags {
+	lf := &logFlags{}
+	fs.StringVar(&lf.level, "log-level", "info", "log level: trace, debug, info, warn, error, disabled")
+	fs.StringVar(&lf.trace, "trace", "", "comma-separated trace kinds to log at trace level, e.g. jdwp,ddm or jdwp.cmd,jdwp.event (kinds: "+strings.Join(traceKindNames(), ", ")+"; 'all' for every kind)")
+	fs.StringVar(&lf.format, "log-format", "console", "log format on stderr: console or json")
+	return lf
+}

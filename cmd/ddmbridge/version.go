@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func init() {
+	register(&command{
+		name:    "version",
+		summary: "print the version",
+		run: func(ctx context.Context, fs *flag.FlagSet, args []string) error {
+			if err := parse(ctx, fs, args); err != nil {
+				return err
+			}
+			rev := ""
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				for _, s := range bi.Settings {
+					if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+						rev = " " + s.Value[:12]
+					}
+				}
+			}
+			fmt.Fprintf(stdout(ctx), "ddmbridge %s%s %s/%s %s\n", version, rev, runtime.GOOS, runtime.GOARCH, runtime.Version())
+			return nil
+		},
+	})
+}

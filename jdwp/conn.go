@@ -1,0 +1,568 @@
+package jdwp
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Trace selects what a connection logs at trace level, after the Harmony agent's
+// CMD/PACK/DATA/EVENT trace kinds.
+type Trace uint8
+
+const (
+	TraceCmd    Trace = 1 << iota // each command sent and its reply, with the round-trip time
+	TracePacket                   // the header of every packet read or written
+	TraceData                     // a hex dump of every packet's data
+	TraceEvent                    // every decoded event
+)
+
+// Options configure a connection. The zero value is usable.
+type Options struct {
+	// Logger receives the connection's logs; the zero Logger discards them.
+	Logger zerolog.Logger
+	// Trace selects trace-level logging.
+	Trace Trace
+	// MaxPacketSize bounds the length field of packets read; 0 means DefaultMaxPacketSize.
+	MaxPacketSize int
+	// HandshakeTimeout bounds the JDWP handshake; 0 means 10 seconds.
+	HandshakeTimeout time.Duration
+	// RequestTimeout, if non-zero, bounds every call whose context has no earlier deadline.
+	RequestTimeout time.Duration
+	// IDSizes, if set, are used instead of asking the VM (VirtualMachine.IDSizes).
+	IDSizes *IDSizes
+}
+
+// ErrClosed is returned by calls on a connection closed by Close.
+var ErrClosed = errors.New("jdwp: connection closed")
+
+// ConnError is the error pending and later calls fail with once the connection is gone.
+type ConnError struct {
+	Addr  string
+	Cause error
+}
+
+func (e *ConnError) Error() string {
+	if errors.Is(e.Cause, io.EOF) {
+		return fmt.Sprintf("jdwp connection to %s lost: the VM closed the connection (did it exit?)", e.Addr)
+	}
+	return fmt.Sprintf("jdwp connection to %s lost: %v", e.Addr, e.Cause)
+}
+
+func (e *ConnError) Unwrap() error { return e.Cause }
+
+// CommandHandler handles a VM-initiated command packet of a command set other than
+// Event (64), for example a DDM chunk (set 0xC7). It runs on the reader goroutine:
+// it must not block, and must not wait for replies on the same connection. It may
+// answer with Conn.Reply(p.ID, ...).
+type CommandHandler func(c *Conn, p *Packet)
+
+// Conn is one JDWP connection to a VM, seen from the debugger side. A single reader
+// goroutine routes replies to their callers by id, events to subscribers and other
+// VM-initiated commands to handlers; a single writer goroutine coalesces outgoing
+// packets, so many calls may be in flight at once. All methods are safe for
+// concurrent use.
+type Conn struct {
+	nc   net.Conn
+	addr string
+	opts Options
+	log  zerolog.Logger
+
+	nextID atomic.Uint32
+
+	mu       sync.Mutex
+	pending  map[uint32]*Call
+	wbuf     []byte // packets waiting for the writer
+	wspare   []byte
+	handlers map[byte]CommandHandler
+	subs     []*Subscription
+	evq      []*Packet // event packets waiting for id sizes
+	err      error     // set once, when the connection is gone
+
+	wake chan struct{} // wakes the writer; capacity 1
+	done chan struct{} // closed when the connection is gone
+
+	sizesOnce sync.Mutex
+	sizes     atomic.Pointer[IDSizes]
+	caps      atomic.Pointer[Capabilities]
+}
+
+// Dial connects to a VM listening at addr (host:port) and performs the handshake.
+func Dial(ctx context.Context, addr string, opts *Options) (*Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, fmt.Errorf("attach %s: connection refused — is the VM started with -agentlib:jdwp=transport=dt_socket,server=y,address=%s?", addr, addr)
+		}
+		return nil, fmt.Errorf("attach %s: %w", addr, err)
+	}
+	c, err := Handshake(ctx, nc, opts)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("attach %s: %w", addr, err)
+	}
+	return c, nil
+}
+
+// Accept waits on ln for a VM that attaches to the debugger (a VM started with
+// -agentlib:jdwp=...,server=n,address=HOST:PORT) and performs the handshake.
+func Accept(ctx context.Context, ln net.Listener, opts *Options) (*Conn, error) {
+	type res struct {
+		nc  net.Conn
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() { nc, err := ln.Accept(); ch <- res{nc, err} }()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, fmt.Errorf("listen %s: %w", ln.Addr(), r.err)
+		}
+		c, err := Handshake(ctx, r.nc, opts)
+		if err != nil {
+			r.nc.Close()
+			return nil, fmt.Errorf("VM from %s: %w", r.nc.RemoteAddr(), err)
+		}
+		return c, nil
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.nc != nil {
+				r.nc.Close()
+			}
+		}()
+		return nil, fmt.Errorf("listen %s: no VM attached: %w", ln.Addr(), ctx.Err())
+	}
+}
+
+// Handshake performs the debugger side of the JDWP handshake on nc (write
+// "JDWP-Handshake", expect it echoed) within the handshake timeout and returns the
+// connection. On failure nc is left open for the caller to close.
+func Handshake(ctx context.Context, nc net.Conn, opts *Options) (*Conn, error) {
+	o := optionsOrZero(opts)
+	deadline := time.Now().Add(o.HandshakeTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	nc.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if _, err := io.WriteString(nc, HandshakeString); err != nil {
+		return nil, fmt.Errorf("handshake: %w", err)
+	}
+	buf := make([]byte, len(HandshakeString))
+	if n, err := io.ReadFull(nc, buf); err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("handshake: %w", ctx.Err())
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, fmt.Errorf("handshake: peer closed the connection after %d of %d bytes (another debugger attached already?)", n, len(HandshakeString))
+		}
+		return nil, fmt.Errorf("handshake: %w", err)
+	}
+	if string(buf) != HandshakeString {
+		return nil, fmt.Errorf("handshake: peer answered %q, not %q — not a JDWP VM", buf, HandshakeString)
+	}
+	if !stop() {
+		return nil, fmt.Errorf("handshake: %w", ctx.Err())
+	}
+	nc.SetDeadline(time.Time{})
+	return NewConn(nc, opts), nil
+}
+
+// NewConn wraps nc, whose handshake is already done, and starts its reader and writer.
+func NewConn(nc net.Conn, opts *Options) *Conn {
+	o := optionsOrZero(opts)
+	c := &Conn{
+		nc:       nc,
+		addr:     nc.RemoteAddr().String(),
+		opts:     o,
+		log:      o.Logger,
+		pending:  map[uint32]*Call{},
+		handlers: map[byte]CommandHandler{},
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
+	}
+	if o.IDSizes != nil {
+		s := *o.IDSizes
+		c.sizes.Store(&s)
+	}
+	go c.readLoop()
+	go c.writeLoop()
+	return c
+}
+
+func optionsOrZero(opts *Options) Options {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = 10 * time.Second
+	}
+	if o.MaxPacketSize <= 0 {
+		o.MaxPacketSize = DefaultMaxPacketSize
+	}
+	return o
+}
+
+// Addr is the VM's address.
+func (c *Conn) Addr() string { return c.addr }
+
+// Done is closed when the connection is gone.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection is gone, or nil while it is up.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Close closes the connection. Pending calls fail with ErrClosed. It does not send
+// VirtualMachine.Dispose: call Dispose first to leave the VM running cleanly.
+func (c *Conn) Close() error {
+	c.fail(ErrClosed)
+	return nil
+}
+
+// fail records the first cause, closes the socket and fails every pending call.
+func (c *Conn) fail(cause error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	if cause == ErrClosed {
+		c.err = ErrClosed
+	} else {
+		c.err = &ConnError{Addr: c.addr, Cause: cause}
+	}
+	pending := c.pending
+	c.pending = nil
+	subs := c.subs
+	c.subs = nil
+	err := c.err
+	c.mu.Unlock()
+	c.nc.Close()
+	close(c.done)
+	for _, call := range pending {
+		call.finish(nil, err)
+	}
+	for _, s := range subs {
+		s.close()
+	}
+	if cause != ErrClosed {
+		c.log.Debug().Err(cause).Str("addr", c.addr).Msg("connection lost")
+	}
+}
+
+// Call is a command in flight.
+type Call struct {
+	ID    uint32
+	Cmd   Cmd
+	sent  time.Time
+	ch    chan struct{}
+	reply *Packet
+	err   error
+}
+
+func (call *Call) finish(p *Packet, err error) {
+	call.reply, call.err = p, err
+	close(call.ch)
+}
+
+// Done is closed when the reply arrived or the call failed.
+func (call *Call) Done() <-chan struct{} { return call.ch }
+
+// Wait waits for the reply and returns its data. A JDWP error reply is returned as
+// a *CommandError.
+func (call *Call) Wait(ctx context.Context) ([]byte, error) {
+	select {
+	case <-call.ch:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: %w", call.Cmd, ctx.Err())
+	}
+	if call.err != nil {
+		return nil, fmt.Errorf("%s: %w", call.Cmd, call.err)
+	}
+	if call.reply.Error != ErrNone {
+		return nil, &CommandError{Command: call.Cmd.String(), Code: call.reply.Error}
+	}
+	return call.reply.Data, nil
+}
+
+// Reply returns the raw reply packet once Done is closed (nil if the call failed).
+func (call *Call) Reply() *Packet { return call.reply }
+
+// Start sends a command without waiting for its reply.
+func (c *Conn) Start(cmd Cmd, data []byte) (*Call, error) {
+	call := &Call{Cmd: cmd, ch: make(chan struct{})}
+	call.ID = c.NewID()
+	p := Packet{ID: call.ID, CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: data}
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	c.pending[call.ID] = call
+	if c.opts.Trace&TraceCmd != 0 {
+		call.sent = time.Now()
+	}
+	c.wbuf = p.AppendTo(c.wbuf)
+	c.mu.Unlock()
+	c.traceOut(&p)
+	c.kick()
+	return call, nil
+}
+
+// Command sends a command and waits for the reply data. The context bounds the
+// wait; on cancellation the late reply is discarded when it arrives.
+func (c *Conn) Command(ctx context.Context, set, cmd byte, data []byte) ([]byte, error) {
+	return c.command(ctx, Cmd{set, cmd}, data)
+}
+
+func (c *Conn) command(ctx context.Context, cmd Cmd, data []byte) ([]byte, error) {
+	call, err := c.Start(cmd, data)
+	if err != nil {
+		return nil, err
+	}
+	if c.opts.RequestTimeout > 0 {
+		if _, ok := ctx.Deadline(); !ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, c.opts.RequestTimeout)
+			defer cancel()
+		}
+	}
+	b, err := call.Wait(ctx)
+	if err != nil && ctx.Err() != nil {
+		c.forget(call.ID)
+	}
+	return b, err
+}
+
+func (c *Conn) forget(id uint32) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// NewID returns a fresh packet id for a command sent on this connection.
+func (c *Conn) NewID() uint32 { return c.nextID.Add(1) }
+
+// Reply answers a VM-initiated command packet.
+func (c *Conn) Reply(id uint32, code ErrorCode, data []byte) error {
+	return c.Send(&Packet{ID: id, Flags: FlagReply, Error: code, Data: data})
+}
+
+// Send writes a raw packet. Replies to it, if any, are not routed to the caller:
+// use Start or Command for commands that expect a reply.
+func (c *Conn) Send(p *Packet) error {
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return err
+	}
+	c.wbuf = p.AppendTo(c.wbuf)
+	c.mu.Unlock()
+	c.traceOut(p)
+	c.kick()
+	return nil
+}
+
+func (c *Conn) kick() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *Conn) writeLoop() {
+	for {
+		select {
+		case <-c.wake:
+		case <-c.done:
+			return
+		}
+		c.mu.Lock()
+		buf := c.wbuf
+		c.wbuf = c.wspare[:0]
+		c.mu.Unlock()
+		if len(buf) == 0 {
+			continue
+		}
+		if _, err := c.nc.Write(buf); err != nil {
+			c.fail(fmt.Errorf("write: %w", err))
+			return
+		}
+		c.mu.Lock()
+		if cap(buf) <= 1<<20 {
+			c.wspare = buf
+		}
+		c.mu.Unlock()
+	}
+}
+
+// HandleCommandSet registers h for VM-initiated commands of set (any set but Event).
+// Commands of a set with no handler are answered NOT_IMPLEMENTED and logged, so
+// the VM never waits for a reply that cannot come.
+func (c *Conn) HandleCommandSet(set byte, h CommandHandler) {
+	c.mu.Lock()
+	c.handlers[set] = h
+	c.mu.Unlock()
+}
+
+func (c *Conn) readLoop() {
+	r := bufio.NewReaderSize(c.nc, 64<<10)
+	for {
+		p, err := ReadPacket(r, c.opts.MaxPacketSize)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) && c.Err() != nil {
+				return
+			}
+			c.fail(err)
+			return
+		}
+		c.traceIn(p)
+		if p.IsReply() {
+			c.mu.Lock()
+			call := c.pending[p.ID]
+			delete(c.pending, p.ID)
+			c.mu.Unlock()
+			if call == nil {
+				c.log.Debug().Uint32("id", p.ID).Msg("reply to no pending command (cancelled?), dropped")
+				continue
+			}
+			if c.opts.Trace&TraceCmd != 0 {
+				c.log.Trace().Str("kind", "cmd").Str("cmd", call.Cmd.String()).Uint32("id", p.ID).
+					Stringer("err", p.Error).Dur("rtt", time.Since(call.sent)).Int("len", len(p.Data)).Msg("reply")
+			}
+			call.finish(p, nil)
+			continue
+		}
+		if p.CmdSet == SetEvent && p.Cmd == 100 {
+			c.dispatchEvents(p)
+			continue
+		}
+		c.mu.Lock()
+		h := c.handlers[p.CmdSet]
+		c.mu.Unlock()
+		if h != nil {
+			h(c, p)
+			continue
+		}
+		c.log.Warn().Str("cmd", CommandName(p.CmdSet, p.Cmd)).Uint32("id", p.ID).Int("len", len(p.Data)).
+			Msg("VM sent a command nobody handles; answering NOT_IMPLEMENTED")
+		c.Reply(p.ID, ErrNotImplemented, nil)
+	}
+}
+
+func (c *Conn) traceOut(p *Packet) { c.tracePacket("out", p) }
+func (c *Conn) traceIn(p *Packet)  { c.tracePacket("in", p) }
+
+func (c *Conn) tracePacket(dir string, p *Packet) {
+	if c.opts.Trace&(TracePacket|TraceData) == 0 {
+		return
+	}
+	e := c.log.Trace().Str("kind", "packet").Str("dir", dir).Uint32("id", p.ID)
+	if p.IsReply() {
+		e = e.Bool("reply", true).Stringer("err", p.Error)
+	} else {
+		e = e.Str("cmd", CommandName(p.CmdSet, p.Cmd))
+	}
+	e = e.Int("len", len(p.Data))
+	if c.opts.Trace&TraceData != 0 {
+		d := p.Data
+		if len(d) > 4096 {
+			d = d[:4096]
+		}
+		e = e.Str("data", hex.EncodeToString(d))
+	}
+	e.Msg("packet")
+}
+
+// IDSizes returns the VM's id sizes, asking the VM once (VirtualMachine.IDSizes).
+func (c *Conn) IDSizes(ctx context.Context) (IDSizes, error) {
+	if s := c.sizes.Load(); s != nil {
+		return *s, nil
+	}
+	c.sizesOnce.Lock()
+	defer c.sizesOnce.Unlock()
+	if s := c.sizes.Load(); s != nil {
+		return *s, nil
+	}
+	b, err := c.command(ctx, cmdVMIDSizes, nil)
+	if err != nil {
+		return IDSizes{}, err
+	}
+	r := NewReader(b, nil)
+	s := IDSizes{FieldID: int(r.Int32()), MethodID: int(r.Int32()), ObjectID: int(r.Int32()), ReferenceTypeID: int(r.Int32()), FrameID: int(r.Int32())}
+	if err := r.Err(); err != nil {
+		return IDSizes{}, fmt.Errorf("VirtualMachine.IDSizes: %w", err)
+	}
+	if err := s.Validate(); err != nil {
+		return IDSizes{}, fmt.Errorf("VirtualMachine.IDSizes: %w", err)
+	}
+	c.sizes.Store(&s)
+	return s, nil
+}
+
+// SetIDSizes sets the id sizes without asking the VM (for example from a reply seen
+// by a proxy).
+func (c *Conn) SetIDSizes(s IDSizes) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	c.sizes.Store(&s)
+	return nil
+}
+
+// sized returns the id sizes for encoding, fetching them if needed.
+func (c *Conn) sized(ctx context.Context) (*IDSizes, error) {
+	if s := c.sizes.Load(); s != nil {
+		return s, nil
+	}
+	if _, err := c.IDSizes(ctx); err != nil {
+		return nil, err
+	}
+	return c.sizes.Load(), nil
+}
+
+// do runs one typed command: enc writes the command data (may be nil), dec reads
+// the reply (may be nil). Decoding errors name the command.
+func (c *Conn) do(ctx context.Context, cmd Cmd, enc func(*Writer), dec func(*Reader)) error {
+	s, err := c.sized(ctx)
+	if err != nil {
+		return err
+	}
+	var data []byte
+	if enc != nil {
+		w := Writer{Sizes: s}
+		enc(&w)
+		data = w.Buf
+	}
+	b, err := c.command(ctx, cmd, data)
+	if err != nil {
+		return err
+	}
+	if dec != nil {
+		r := Reader{Sizes: s, b: b}
+		dec(&r)
+		if r.err != nil {
+			return fmt.Errorf("%s: bad reply: %w", cmd, r.err)
+		}
+	}
+	return nil
+}

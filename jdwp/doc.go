@@ -1,0 +1,16 @@
+// Package jdwp is a client for the Java Debug Wire Protocol: what a debugger
+// speaks to a Java VM's JDWP agent.
+//
+// It owns the wire: the handshake, 11-byte packet framing with a bound on
+// packet size, one connection owner (Conn) with a single reader goroutine that
+// routes replies to callers by id, a writer goroutine that coalesces packets so
+// many calls can be in flight at once, typed ids sized by VirtualMachine.IDSizes,
+// tagged values, locations, and a typed method for every command of every
+// command set a debugger uses. Events (Event.Composite) are decoded and handed
+// to subscribers; every other VM-initiated command set — notably the vendor set
+// 0xC7 that Android's DDM uses — goes to a handler registered with
+// HandleCommandSet, or is answered NOT_IMPLEMENTED and logged, never dropped.
+//
+// It knows nothing of DAP, DDM chunk contents, or how many VMs exist: those
+// belong to the dap, ddm and bridge packages, which build on it.
+package jdwp
