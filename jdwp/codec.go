@@ -275,21 +275,23 @@ func decodeModifiedUTF8(b []byte) string {
 	if plain {
 		return string(b)
 	}
-	out := make([]rune, 0, len(b))
+	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); {
 		c := b[i]
 		switch {
 		case c == 0xC0 && i+1 < len(b) && b[i+1] == 0x80:
 			out = append(out, 0)
 			i += 2
-		case c == 0xED && i+5 < len(b) && b[i+1]&0xF0 == 0xA0 && b[i+3] == 0xED && b[i+4]&0xF0 == 0xB0:
+		case c == 0xED && i+5 < len(b) && b[i+1]&0xF0 == 0xA0 && b[i+2]&0xC0 == 0x80 &&
+			b[i+3] == 0xED && b[i+4]&0xF0 == 0xB0 && b[i+5]&0xC0 == 0x80:
 			hi := rune(0xD800) | rune(b[i+1]&0x0F)<<6 | rune(b[i+2]&0x3F)
 			lo := rune(0xDC00) | rune(b[i+4]&0x0F)<<6 | rune(b[i+5]&0x3F)
-			out = append(out, (hi-0xD800)<<10+(lo-0xDC00)+0x10000)
+			out = utf8.AppendRune(out, (hi-0xD800)<<10+(lo-0xDC00)+0x10000)
 			i += 6
 		default:
-			r, n := utf8.DecodeRune(b[i:])
-			out = append(out, r)
+			// Valid UTF-8 is copied, and so is an invalid byte: kept as is.
+			_, n := utf8.DecodeRune(b[i:])
+			out = append(out, b[i:i+n]...)
 			i += n
 		}
 	}

@@ -103,7 +103,7 @@ func Dial(ctx context.Context, addr string, opts *Options) (*Conn, error) {
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) {
-			return nil, fmt.Errorf("attach %s: connection refused — is the VM started with -agentlib:jdwp=transport=dt_socket,server=y,address=%s?", addr, addr)
+			return nil, fmt.Errorf("attach %s: %w — is the VM started with -agentlib:jdwp=transport=dt_socket,server=y,address=%s?", addr, err, addr)
 		}
 		return nil, fmt.Errorf("attach %s: %w", addr, err)
 	}
@@ -398,11 +398,14 @@ func (c *Conn) writeLoop() {
 		}
 		c.mu.Lock()
 		buf := c.wbuf
-		c.wbuf = c.wspare[:0]
-		c.mu.Unlock()
-		if len(buf) == 0 {
+		if len(buf) == 0 { // already written by an earlier wake-up
+			c.mu.Unlock()
 			continue
 		}
+		// Hand the spare to appenders and forget it, so no array is both being
+		// written to the socket and appended to.
+		c.wbuf, c.wspare = c.wspare[:0], nil
+		c.mu.Unlock()
 		if _, err := c.nc.Write(buf); err != nil {
 			c.fail(fmt.Errorf("write: %w", err))
 			return

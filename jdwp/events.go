@@ -237,17 +237,19 @@ type Subscription struct {
 	wake   chan struct{}
 	closed bool
 	conn   *Conn
+
+	stop     chan struct{} // closed by Close, so a pump blocked on C returns
+	stopOnce sync.Once
 }
 
 // Subscribe returns a new subscription to the connection's events.
 func (c *Conn) Subscribe() *Subscription {
-	s := &Subscription{c: make(chan *EventSet), wake: make(chan struct{}, 1), conn: c}
+	s := &Subscription{c: make(chan *EventSet), wake: make(chan struct{}, 1), conn: c, stop: make(chan struct{})}
 	s.C = s.c
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
-		s.push(disconnected())
-		s.close()
+		s.close() // queues the one VM_DISCONNECTED set
 	} else {
 		c.subs = append(c.subs, s)
 		c.mu.Unlock()
@@ -275,6 +277,7 @@ func (s *Subscription) Close() {
 	s.queue = nil
 	s.closed = true
 	s.mu.Unlock()
+	s.stopOnce.Do(func() { close(s.stop) })
 	s.signal()
 }
 
@@ -322,7 +325,11 @@ func (s *Subscription) pump() {
 		s.queue[0] = nil
 		s.queue = s.queue[1:]
 		s.mu.Unlock()
-		s.c <- es
+		select {
+		case s.c <- es:
+		case <-s.stop:
+			return
+		}
 	}
 }
 

@@ -36,7 +36,7 @@ func (p *Packet) IsReply() bool { return p.Flags&FlagReply != 0 }
 
 func (p *Packet) String() string {
 	if p.IsReply() {
-		return fmt.Sprintf("reply id=%d err=%s len=%d", p.ID, p.Error, len(p.Data))
+		return fmt.Sprintf("reply id=%d err=%s len=%d", p.ID, p.Error.String(), len(p.Data))
 	}
 	return fmt.Sprintf("command id=%d %s len=%d", p.ID, CommandName(p.CmdSet, p.Cmd), len(p.Data))
 }

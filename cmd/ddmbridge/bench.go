@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/bench"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+)
+
+func init() {
+	register(&command{
+		name:    "bench",
+		summary: "run the JDWP client benchmark (bench jdwp) against a VM or the bundled sample VM",
+		run:     runBench,
+	})
+}
+
+func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
+	if len(args) == 0 || args[0] != "jdwp" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			args = append([]string{"jdwp"}, args...)
+		} else {
+			return fmt.Errorf("%w: expected 'bench jdwp', e.g. ddmbridge bench jdwp --attach 127.0.0.1:5005 --workload objects", errUsage)
+		}
+	}
+	attach := fs.String("attach", "", "HOST:PORT of a VM running BenchTarget with a JDWP agent (server=y); empty starts the bundled sample VM")
+	workload := fs.String("workload", "all", "workload: "+workloadNames()+", or all")
+	runs := fs.Int("runs", 1, "runs of each workload")
+	jdi := fs.Bool("jdi", false, "also run the JDI reference harness on the same debuggee, side by side (needs a JDK)")
+	timeout := fs.Duration("timeout", 10*time.Minute, "bound on the whole benchmark")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: ddmbridge bench jdwp [--attach HOST:PORT] [--workload NAME|all] [--runs N] [--jdi]")
+		fmt.Fprintln(fs.Output(), "\nPrints one JSON line per run on stdout: {\"client\":...,\"workload\":...,\"items\":N,\"seconds\":S}")
+		fs.PrintDefaults()
+	}
+	if err := parse(ctx, fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	var selected []bench.Workload
+	if *workload == "all" {
+		selected = bench.Workloads
+	} else {
+		for _, name := range strings.Split(*workload, ",") {
+			w, err := bench.Lookup(strings.TrimSpace(name))
+			if err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			selected = append(selected, w)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	log := component("bench")
+
+	addr := *attach
+	if addr == "" {
+		log.Info().Msg("starting the bundled sample VM (BenchTarget)")
+		vm, err := jvmtest.StartBenchTarget(ctx, jvmtest.Options{})
+		if err != nil {
+			return fmt.Errorf("start the bundled sample VM: %w", err)
+		}
+		defer vm.Close()
+		addr = vm.Addr
+		log.Info().Str("addr", addr).Msg("sample VM ready")
+	}
+	opts := jdwpOptions("jdwp")
+	out := stdout(ctx)
+	for _, w := range selected {
+		for i := 0; i < *runs; i++ {
+			r, err := bench.Run(ctx, addr, w, opts)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(out, r.JSON())
+			if *jdi {
+				jr, err := jvmtest.RunJDI(ctx, addr, w.Name)
+				if err != nil {
+					return fmt.Errorf("JDI harness: %w", err)
+				}
+				fmt.Fprintln(out, bench.Result{Client: jr.Client, Workload: jr.Workload, Items: jr.Items, Seconds: jr.Seconds}.JSON())
+				if jr.Items != r.Items {
+					log.Warn().Str("workload", w.Name).Int("ddmbridge", r.Items).Int("jdi", jr.Items).Msg("item counts differ")
+				}
+				if jr.Seconds > 0 {
+					log.Info().Str("workload", w.Name).Float64("ratio", r.Seconds/jr.Seconds).Msg("ddmbridge time / JDI time")
+				}
+			}
+		}
+	}
+	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled) {
+		return ctx.Err()
+	}
+	return nil
+}
+
+func workloadNames() string {
+	var names []string
+	for _, w := range bench.Workloads {
+		names = append(names, w.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// jdwpOptions returns connection options with the logger and trace kinds for component.
+func jdwpOptions(comp string) *jdwp.Options {
+	var t jdwp.Trace
+	for kind, bit := range map[string]jdwp.Trace{"jdwp.cmd": jdwp.TraceCmd, "jdwp.packet": jdwp.TracePacket, "jdwp.data": jdwp.TraceData, "jdwp.event": jdwp.TraceEvent} {
+		if traced(kind) {
+			t |= bit
+		}
+	}
+	return &jdwp.Options{Logger: component(comp), Trace: t}
+}

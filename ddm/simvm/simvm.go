@@ -1,0 +1,300 @@
+package simvm
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ddmbridge/ddmbridge/ddm"
+)
+
+// Profile selects which generation of VM to imitate.
+type Profile string
+
+const (
+	ProfileART   Profile = "art"
+	ProfileDraft Profile = "draft"
+)
+
+// ParseProfile checks a profile name.
+func ParseProfile(s string) (Profile, error) {
+	switch p := Profile(strings.ToLower(s)); p {
+	case ProfileART, ProfileDraft:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown profile %q (art or draft)", s)
+}
+
+// Options configures a simulated VM. Zero values pick the defaults noted.
+type Options struct {
+	Profile            Profile       // ProfileART by default
+	AppName            string        // "com.example.simvm"
+	PID                uint32        // 4242
+	WaitingForDebugger bool          // send WAIT before the HELO reply
+	Threads            int           // synthetic threads at start, at least 1 (main); default 6
+	Tick               time.Duration // how often threads change state and objects are allocated; 200 ms
+	GCInterval         time.Duration // time between simulated GCs; 2 s
+	Seed               uint64        // random seed; 0 means 1
+	// JVM, if set, is the HOST:PORT of a real JVM's JDWP agent to sit in front of.
+	JVM string
+
+	Logger      zerolog.Logger
+	TraceChunks bool // log chunks at trace level, kind "ddm.chunk"
+	TraceData   bool // hex-dump chunks at trace level, kind "ddm.data"
+}
+
+// VM is a simulated VM. Each accepted connection is one DDM/JDWP session;
+// sessions share the VM's threads and heap.
+type VM struct {
+	opt Options
+	log zerolog.Logger
+
+	mu       sync.Mutex
+	rng      *rand.Rand
+	threads  map[uint32]*thread
+	nextTID  uint32
+	heap     heap
+	sessions map[*session]struct{}
+	allocs   []ddm.AllocRecord
+	gcs      int
+
+	lnMu      sync.Mutex
+	listeners []net.Listener
+	closed    chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+}
+
+// New returns a VM; its threads and heap start changing at once.
+func New(opt Options) (*VM, error) {
+	if opt.Profile == "" {
+		opt.Profile = ProfileART
+	}
+	if _, err := ParseProfile(string(opt.Profile)); err != nil {
+		return nil, err
+	}
+	if opt.AppName == "" {
+		opt.AppName = "com.example.simvm"
+	}
+	if opt.PID == 0 {
+		opt.PID = 4242
+	}
+	if opt.Threads <= 0 {
+		opt.Threads = 6
+	}
+	if opt.Tick <= 0 {
+		opt.Tick = 200 * time.Millisecond
+	}
+	if opt.GCInterval <= 0 {
+		opt.GCInterval = 2 * time.Second
+	}
+	if opt.Seed == 0 {
+		opt.Seed = 1
+	}
+	vm := &VM{
+		opt:      opt,
+		log:      opt.Logger.With().Str("component", "ddm").Str("simvm", string(opt.Profile)).Logger(),
+		rng:      rand.New(rand.NewPCG(opt.Seed, 0x5151)),
+		threads:  map[uint32]*thread{},
+		sessions: map[*session]struct{}{},
+		closed:   make(chan struct{}),
+	}
+	for range opt.Threads {
+		vm.spawnLocked()
+	}
+	for range 200 {
+		vm.allocLocked()
+	}
+	vm.wg.Add(1)
+	go vm.run()
+	return vm, nil
+}
+
+// Profile returns the profile the VM imitates.
+func (vm *VM) Profile() Profile { return vm.opt.Profile }
+
+// ListenAndServe listens on addr (e.g. "127.0.0.1:0") and serves until Close.
+func (vm *VM) ListenAndServe(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("simvm: listen %s: %w", addr, err)
+	}
+	return vm.Serve(ln)
+}
+
+// Serve accepts connections on ln until Close, running one session per
+// connection. It returns nil after Close.
+func (vm *VM) Serve(ln net.Listener) error {
+	vm.lnMu.Lock()
+	select {
+	case <-vm.closed:
+		vm.lnMu.Unlock()
+		ln.Close()
+		return nil
+	default:
+	}
+	vm.listeners = append(vm.listeners, ln)
+	vm.lnMu.Unlock()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			select {
+			case <-vm.closed:
+				return nil
+			default:
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return fmt.Errorf("simvm: accept: %w", err)
+		}
+		vm.wg.Add(1)
+		go func() {
+			defer vm.wg.Done()
+			vm.serveConn(nc)
+		}()
+	}
+}
+
+// Close stops the listeners, ends all sessions and the simulation.
+func (vm *VM) Close() error {
+	vm.closeOnce.Do(func() {
+		vm.lnMu.Lock()
+		close(vm.closed)
+		for _, ln := range vm.listeners {
+			ln.Close()
+		}
+		vm.lnMu.Unlock()
+		vm.mu.Lock()
+		for s := range vm.sessions {
+			s.nc.Close()
+		}
+		vm.mu.Unlock()
+	})
+	vm.wg.Wait()
+	return nil
+}
+
+// ThreadIDs returns the ids of the live simulated threads (for tests).
+func (vm *VM) ThreadIDs() []uint32 {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	var ids []uint32
+	for _, t := range sortedThreads(vm.threads) {
+		ids = append(ids, t.id)
+	}
+	return ids
+}
+
+// GC runs a simulated collection now, as HPGC does.
+func (vm *VM) GC() {
+	vm.mu.Lock()
+	vm.gcLocked()
+	vm.mu.Unlock()
+}
+
+func (vm *VM) run() {
+	defer vm.wg.Done()
+	tick := time.NewTicker(vm.opt.Tick)
+	defer tick.Stop()
+	gc := time.NewTicker(vm.opt.GCInterval)
+	defer gc.Stop()
+	for {
+		select {
+		case <-vm.closed:
+			return
+		case <-tick.C:
+			vm.mu.Lock()
+			vm.stepLocked()
+			vm.mu.Unlock()
+		case <-gc.C:
+			vm.GC()
+		}
+	}
+}
+
+// maxState is the highest thread state the profile reports: ART only 0–4.
+func (vm *VM) maxState() int {
+	if vm.opt.Profile == ProfileART {
+		return int(ddm.ThreadWait)
+	}
+	return int(ddm.ThreadVMWait)
+}
+
+func (vm *VM) spawnLocked() *thread {
+	vm.nextTID++
+	id := vm.nextTID
+	name := threadNames[min(int(id)-1, len(threadNames)-1)]
+	if strings.Contains(name, "%d") {
+		name = fmt.Sprintf(name, vm.opt.PID)
+	}
+	if int(id) > len(threadNames) {
+		name = fmt.Sprintf("worker-%d", id)
+	}
+	t := &thread{id: id, name: name, status: ddm.ThreadRunning, tid: vm.opt.PID + id - 1, daemon: id > 1 && id < 7, jdwpID: 0x1000 + uint64(id)}
+	vm.threads[id] = t
+	return t
+}
+
+func (vm *VM) allocLocked() {
+	o := vm.heap.alloc(vm.rng)
+	vm.heap.allocBytes += uint64(o.units) * unitSize
+	rec := ddm.AllocRecord{Size: o.units * unitSize, ThreadID: 1, Class: []string{"Ljava/lang/Object;", "Ljava/lang/Class;", "[B", "[C", "[I", "[J"}[o.kind],
+		Frames: []ddm.AllocFrame{{Class: "Lcom/example/simvm/Worker;", Method: "work", File: "Worker.java", Line: int16(10 + o.kind)}}}
+	vm.allocs = append([]ddm.AllocRecord{rec}, vm.allocs[:min(len(vm.allocs), 63)]...)
+}
+
+// stepLocked changes thread states, sometimes starts, renames or ends a
+// thread, allocates a few objects, and tells the sessions.
+func (vm *VM) stepLocked() {
+	for _, t := range vm.threads {
+		if vm.rng.IntN(3) == 0 {
+			lo := 1
+			t.status = ddm.ThreadState(lo + vm.rng.IntN(vm.maxState()-lo+1))
+			t.utime += uint32(vm.rng.IntN(3))
+			t.stime += uint32(vm.rng.IntN(2))
+		}
+	}
+	var born, died, renamed *thread
+	switch vm.rng.IntN(12) {
+	case 0:
+		if len(vm.threads) < 16 {
+			born = vm.spawnLocked()
+		}
+	case 1:
+		// Only threads beyond the initial set die, so "main" and friends stay.
+		for _, t := range sortedThreads(vm.threads) {
+			if int(t.id) > vm.opt.Threads && vm.opt.JVM == "" {
+				died = t
+				delete(vm.threads, t.id)
+				break
+			}
+		}
+	case 2:
+		if t := vm.threads[uint32(vm.opt.Threads)]; t != nil && vm.opt.Threads > 1 && vm.opt.JVM == "" {
+			t.name = fmt.Sprintf("worker-renamed-%d", vm.rng.IntN(100))
+			renamed = t
+		}
+	}
+	for range 1 + vm.rng.IntN(5) {
+		vm.allocLocked()
+	}
+	for s := range vm.sessions {
+		s.threadEvents(born, died, renamed)
+	}
+}
+
+func (vm *VM) gcLocked() {
+	vm.gcs++
+	freed := vm.heap.gc(vm.rng)
+	vm.log.Debug().Int("freed", freed).Int("live", len(vm.heap.objs)).Msg("simulated GC")
+	for s := range vm.sessions {
+		s.afterGC(&vm.heap)
+	}
+}

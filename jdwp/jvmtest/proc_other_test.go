@@ -1,0 +1,5 @@
+//go:build !unix
+
+package jvmtest
+
+func processAlive(pid int) bool { return false }

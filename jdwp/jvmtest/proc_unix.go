@@ -1,0 +1,14 @@
+//go:build unix
+
+package jvmtest
+
+import (
+	"os"
+	"syscall"
+)
+
+func killGroup(p *os.Process) {
+	if err := syscall.Kill(-p.Pid, syscall.SIGKILL); err != nil {
+		p.Kill()
+	}
+}
