@@ -84,6 +84,7 @@ type Conn struct {
 	pending  map[uint32]*Call
 	wbuf     []byte // packets waiting for the writer
 	wspare   []byte
+	writing  bool // a goroutine is writing wbuf to the socket
 	handlers map[byte]CommandHandler
 	subs     []*Subscription
 	evq      []*Packet // event packets waiting for id sizes
@@ -306,7 +307,10 @@ func (call *Call) Wait(ctx context.Context) ([]byte, error) {
 func (call *Call) Reply() *Packet { return call.reply }
 
 // Start sends a command without waiting for its reply.
-func (c *Conn) Start(cmd Cmd, data []byte) (*Call, error) {
+func (c *Conn) Start(cmd Cmd, data []byte) (*Call, error) { return c.start(cmd, data, false) }
+
+// start queues a command; with direct the calling goroutine writes it.
+func (c *Conn) start(cmd Cmd, data []byte, direct bool) (*Call, error) {
 	call := &Call{Cmd: cmd, ch: make(chan struct{})}
 	call.ID = c.NewID()
 	p := Packet{ID: call.ID, CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: data}
@@ -323,7 +327,11 @@ func (c *Conn) Start(cmd Cmd, data []byte) (*Call, error) {
 	c.wbuf = p.AppendTo(c.wbuf)
 	c.mu.Unlock()
 	c.traceOut(&p)
-	c.kick()
+	if direct {
+		c.drain()
+	} else {
+		c.kick()
+	}
 	return call, nil
 }
 
@@ -334,7 +342,7 @@ func (c *Conn) Command(ctx context.Context, set, cmd byte, data []byte) ([]byte,
 }
 
 func (c *Conn) command(ctx context.Context, cmd Cmd, data []byte) ([]byte, error) {
-	call, err := c.Start(cmd, data)
+	call, err := c.start(cmd, data, true)
 	if err != nil {
 		return nil, err
 	}
@@ -393,29 +401,45 @@ func (c *Conn) writeLoop() {
 	for {
 		select {
 		case <-c.wake:
+			c.drain()
 		case <-c.done:
 			return
 		}
-		c.mu.Lock()
+	}
+}
+
+// drain writes queued packets until none are left, unless another goroutine is
+// already doing so (it will pick up what was queued). Callers that wait for a
+// reply anyway drain on their own goroutine, which saves a goroutine hand-off per
+// round trip; the reader goroutine never writes (it only kicks the writer), so a
+// VM that stops reading cannot stall the routing of its own packets.
+func (c *Conn) drain() {
+	c.mu.Lock()
+	if c.writing {
+		c.mu.Unlock()
+		return
+	}
+	c.writing = true
+	for len(c.wbuf) > 0 && c.err == nil {
 		buf := c.wbuf
-		if len(buf) == 0 { // already written by an earlier wake-up
-			c.mu.Unlock()
-			continue
-		}
 		// Hand the spare to appenders and forget it, so no array is both being
 		// written to the socket and appended to.
 		c.wbuf, c.wspare = c.wspare[:0], nil
 		c.mu.Unlock()
-		if _, err := c.nc.Write(buf); err != nil {
+		_, err := c.nc.Write(buf)
+		c.mu.Lock()
+		if err != nil {
+			c.writing = false
+			c.mu.Unlock()
 			c.fail(fmt.Errorf("write: %w", err))
 			return
 		}
-		c.mu.Lock()
 		if cap(buf) <= 1<<20 {
-			c.wspare = buf
+			c.wspare = buf[:0]
 		}
-		c.mu.Unlock()
 	}
+	c.writing = false
+	c.mu.Unlock()
 }
 
 // HandleCommandSet registers h for VM-initiated commands of set (any set but Event).

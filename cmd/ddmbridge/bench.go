@@ -30,7 +30,7 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}
 	}
 	attach := fs.String("attach", "", "HOST:PORT of a VM running BenchTarget with a JDWP agent (server=y); empty starts the bundled sample VM")
-	workload := fs.String("workload", "all", "workload: "+workloadNames()+", or all")
+	workload := fs.String("workload", "all", "workload: "+workloadNames()+", or all; also roundtrip (client overhead per round trip against a raw socket)")
 	runs := fs.Int("runs", 1, "runs of each workload")
 	jdi := fs.Bool("jdi", false, "also run the JDI reference harness on the same debuggee, side by side (needs a JDK)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "bound on the whole benchmark")
@@ -46,10 +46,15 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
 	var selected []bench.Workload
+	roundtrip := false
 	if *workload == "all" {
 		selected = bench.Workloads
 	} else {
 		for _, name := range strings.Split(*workload, ",") {
+			if strings.TrimSpace(name) == "roundtrip" {
+				roundtrip = true
+				continue
+			}
 			w, err := bench.Lookup(strings.TrimSpace(name))
 			if err != nil {
 				return fmt.Errorf("%w: %v", errUsage, err)
@@ -94,6 +99,15 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 					log.Info().Str("workload", w.Name).Float64("ratio", r.Seconds/jr.Seconds).Msg("ddmbridge time / JDI time")
 				}
 			}
+		}
+	}
+	if roundtrip {
+		for i := 0; i < *runs; i++ {
+			r, err := bench.RoundTrip(ctx, addr, 2000, opts)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(out, r.JSON())
 		}
 	}
 	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled) {

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -110,7 +108,7 @@ func roundSeconds(d time.Duration) float64 {
 
 // inFlight bounds how many requests a workload keeps outstanding. HotSpot's agent
 // answers in order from one thread, so more only grows queues.
-var inFlight = envInt("DDMB_INFLIGHT", 128)
+const inFlight = 128
 
 // parallel runs f(i) for i in [0,n) with at most limit running at once and
 // returns the first error.
@@ -261,21 +259,24 @@ func lineOf(lt *jdwp.LineTable, idx uint64) int32 {
 	return lt.LineFor(idx)
 }
 
-// visible returns the variables of vt live at idx, ordered by slot.
+// visible returns the variables of vt live at idx, ordered by slot, as a
+// debugger shows them (JDI's StackFrame.visibleVariables): "this" and the
+// compiler's "this$N" are not variables, and where two live variables share a
+// name the one with the inner (later-starting) scope hides the other.
 func visible(vt *jdwp.VariableTable, idx uint64) []jdwp.Variable {
-	var out []jdwp.Variable
+	byName := map[string]jdwp.Variable{}
 	for _, v := range vt.Variables {
-		if v.Visible(idx) {
-			out = append(out, v)
+		if !v.Visible(idx) || v.Name == "this" || strings.HasPrefix(v.Name, "this$") {
+			continue
 		}
+		if old, ok := byName[v.Name]; !ok || v.CodeIndex > old.CodeIndex {
+			byName[v.Name] = v
+		}
+	}
+	out := make([]jdwp.Variable, 0, len(byName))
+	for _, v := range byName {
+		out = append(out, v)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Slot < out[j].Slot })
 	return out
-}
-
-func envInt(k string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(k)); err == nil && v > 0 {
-		return v
-	}
-	return def
 }
