@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -80,15 +81,17 @@ type Conn struct {
 
 	nextID atomic.Uint32
 
-	mu       sync.Mutex
-	pending  map[uint32]*Call
-	wbuf     []byte // packets waiting for the writer
-	wspare   []byte
-	writing  bool // a goroutine is writing wbuf to the socket
-	handlers map[byte]CommandHandler
-	subs     []*Subscription
-	evq      []*Packet // event packets waiting for id sizes
-	err      error     // set once, when the connection is gone
+	mu         sync.Mutex
+	pending    map[uint32]*Call
+	wbuf       []byte // packets waiting for the writer
+	wspare     []byte
+	writing    bool // a goroutine is writing wbuf to the socket
+	handlers   map[byte]CommandHandler
+	subs       []*Subscription
+	evq        []*Packet   // event packets waiting for id sizes
+	early      []*EventSet // event sets that arrived before the first subscription
+	subscribed bool        // Subscribe was called at least once
+	err        error       // set once, when the connection is gone
 
 	wake chan struct{} // wakes the writer; capacity 1
 	done chan struct{} // closed when the connection is gone
@@ -96,6 +99,7 @@ type Conn struct {
 	sizesOnce sync.Mutex
 	sizes     atomic.Pointer[IDSizes]
 	caps      atomic.Pointer[Capabilities]
+	disposed  atomic.Bool // set by Dispose: the VM closing the connection is then expected
 }
 
 // Dial connects to a VM listening at addr (host:port) and performs the handshake.
@@ -307,10 +311,11 @@ func (call *Call) Wait(ctx context.Context) ([]byte, error) {
 func (call *Call) Reply() *Packet { return call.reply }
 
 // Start sends a command without waiting for its reply.
-func (c *Conn) Start(cmd Cmd, data []byte) (*Call, error) { return c.start(cmd, data, false) }
+func (c *Conn) Start(cmd Cmd, data []byte) (*Call, error) { return c.start(nil, cmd, data) }
 
-// start queues a command; with direct the calling goroutine writes it.
-func (c *Conn) start(cmd Cmd, data []byte, direct bool) (*Call, error) {
+// start queues a command; with a non-nil ctx the calling goroutine writes it,
+// until ctx ends (see drain).
+func (c *Conn) start(ctx context.Context, cmd Cmd, data []byte) (*Call, error) {
 	call := &Call{Cmd: cmd, ch: make(chan struct{})}
 	call.ID = c.NewID()
 	p := Packet{ID: call.ID, CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: data}
@@ -327,8 +332,8 @@ func (c *Conn) start(cmd Cmd, data []byte, direct bool) (*Call, error) {
 	c.wbuf = p.AppendTo(c.wbuf)
 	c.mu.Unlock()
 	c.traceOut(&p)
-	if direct {
-		c.drain()
+	if ctx != nil {
+		c.drain(ctx)
 	} else {
 		c.kick()
 	}
@@ -342,16 +347,16 @@ func (c *Conn) Command(ctx context.Context, set, cmd byte, data []byte) ([]byte,
 }
 
 func (c *Conn) command(ctx context.Context, cmd Cmd, data []byte) ([]byte, error) {
-	call, err := c.start(cmd, data, true)
-	if err != nil {
-		return nil, err
-	}
 	if c.opts.RequestTimeout > 0 {
 		if _, ok := ctx.Deadline(); !ok {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, c.opts.RequestTimeout)
 			defer cancel()
 		}
+	}
+	call, err := c.start(ctx, cmd, data)
+	if err != nil {
+		return nil, err
 	}
 	b, err := call.Wait(ctx)
 	if err != nil && ctx.Err() != nil {
@@ -401,7 +406,7 @@ func (c *Conn) writeLoop() {
 	for {
 		select {
 		case <-c.wake:
-			c.drain()
+			c.drain(nil)
 		case <-c.done:
 			return
 		}
@@ -413,30 +418,56 @@ func (c *Conn) writeLoop() {
 // reply anyway drain on their own goroutine, which saves a goroutine hand-off per
 // round trip; the reader goroutine never writes (it only kicks the writer), so a
 // VM that stops reading cannot stall the routing of its own packets.
-func (c *Conn) drain() {
+//
+// A caller passes its ctx (the writer goroutine nil): if ctx ends while a write
+// blocks (a VM that stopped reading), the write is cut short by a deadline, the
+// unwritten rest goes back to the head of the queue and the writer goroutine
+// finishes it, so the caller returns with its context and the stream stays whole.
+func (c *Conn) drain(ctx context.Context) {
 	c.mu.Lock()
 	if c.writing {
 		c.mu.Unlock()
 		return
 	}
 	c.writing = true
+	var stop func() bool
+	var fired chan struct{}
+	if ctx != nil {
+		fired = make(chan struct{})
+		stop = context.AfterFunc(ctx, func() {
+			c.nc.SetWriteDeadline(time.Unix(1, 0))
+			close(fired)
+		})
+	}
 	for len(c.wbuf) > 0 && c.err == nil {
 		buf := c.wbuf
 		// Hand the spare to appenders and forget it, so no array is both being
 		// written to the socket and appended to.
 		c.wbuf, c.wspare = c.wspare[:0], nil
 		c.mu.Unlock()
-		_, err := c.nc.Write(buf)
+		n, err := c.nc.Write(buf)
 		c.mu.Lock()
+		if err != nil && stop != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+			c.wbuf = append(buf[n:], c.wbuf...)
+			break
+		}
 		if err != nil {
 			c.writing = false
 			c.mu.Unlock()
+			if stop != nil {
+				stop()
+			}
 			c.fail(fmt.Errorf("write: %w", err))
 			return
 		}
 		if cap(buf) <= 1<<20 {
 			c.wspare = buf[:0]
 		}
+	}
+	if stop != nil && !stop() {
+		<-fired // the deadline is set: clear it before anyone writes again
+		c.nc.SetWriteDeadline(time.Time{})
+		c.kick()
 	}
 	c.writing = false
 	c.mu.Unlock()
@@ -457,6 +488,10 @@ func (c *Conn) readLoop() {
 		p, err := ReadPacket(r, c.opts.MaxPacketSize)
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) && c.Err() != nil {
+				return
+			}
+			if c.disposed.Load() {
+				c.fail(ErrClosed)
 				return
 			}
 			c.fail(err)

@@ -106,7 +106,8 @@ type Event struct {
 	Value Value
 	// Object is the monitor (MONITOR_*) or the object whose field is touched (FIELD_*; 0 for statics).
 	Object TaggedObjectID
-	// Exception and CatchLocation (zero when uncaught) for EXCEPTION.
+	// Exception and CatchLocation for EXCEPTION. An uncaught exception has a
+	// catch location with Class and Method 0 (HotSpot still sets TypeTag 1).
 	Exception     TaggedObjectID
 	CatchLocation Location
 	// RefType with its TypeTag: the prepared class (CLASS_PREPARE) or the field's class (FIELD_*).
@@ -225,7 +226,9 @@ func EncodeEventSet(es *EventSet, sizes *IDSizes) []byte {
 }
 
 // Subscription receives every event set of a connection, in order, without ever
-// blocking the connection's reader: sets queue until read. When the connection
+// blocking the connection's reader: sets queue until read. Sets that arrive
+// before the connection's first subscription are held (up to 4096) and
+// delivered to it; later subscriptions see only what arrives after them. When the connection
 // ends, a final set holding one VM_DISCONNECTED event is delivered and C is closed.
 type Subscription struct {
 	// C delivers the event sets.
@@ -247,6 +250,15 @@ func (c *Conn) Subscribe() *Subscription {
 	s := &Subscription{c: make(chan *EventSet), wake: make(chan struct{}, 1), conn: c, stop: make(chan struct{})}
 	s.C = s.c
 	c.mu.Lock()
+	if !c.subscribed {
+		// The first subscriber gets what arrived before it, such as the VM_START
+		// a VM sends right after the handshake.
+		c.subscribed = true
+		for _, es := range c.early {
+			s.push(es)
+		}
+		c.early = nil
+	}
 	if c.err != nil {
 		c.mu.Unlock()
 		s.close() // queues the one VM_DISCONNECTED set
@@ -257,6 +269,9 @@ func (c *Conn) Subscribe() *Subscription {
 	go s.pump()
 	return s
 }
+
+// maxEarlyEvents bounds the event sets held for a first subscriber.
+const maxEarlyEvents = 4096
 
 func disconnected() *EventSet {
 	return &EventSet{Events: []Event{{Kind: EventVMDisconnected}}}
@@ -393,6 +408,17 @@ func (c *Conn) deliverEvents(p *Packet, sizes *IDSizes) {
 	}
 	c.mu.Lock()
 	subs := append([]*Subscription(nil), c.subs...)
+	if !c.subscribed {
+		held := len(c.early) < maxEarlyEvents
+		if held {
+			c.early = append(c.early, es)
+		}
+		c.mu.Unlock()
+		if !held {
+			c.log.Warn().Int("events", len(es.Events)).Uint8("suspend", uint8(es.SuspendPolicy)).Msg("event set dropped: nobody subscribed yet and the backlog is full")
+		}
+		return
+	}
 	c.mu.Unlock()
 	if len(subs) == 0 {
 		c.log.Warn().Int("events", len(es.Events)).Uint8("suspend", uint8(es.SuspendPolicy)).Msg("event set with no subscriber")

@@ -292,7 +292,7 @@ func (c *Conn) InvokeInterfaceStatic(ctx context.Context, iface InterfaceID, thr
 
 // LineTable is a method's line number table.
 type LineTable struct {
-	Start, End uint64 // code index range of the method; -1 (as uint64 max) for native methods
+	Start, End uint64 // code index range of the method; the spec gives -1 (uint64 max) for native methods, but HotSpot answers NATIVE_METHOD
 	Lines      []LineEntry
 }
 

@@ -150,6 +150,7 @@ func (c *Conn) TopLevelThreadGroups(ctx context.Context) (out []ThreadGroupID, e
 // threads and waits for the next debugger (VirtualMachine.Dispose). The
 // connection is then closed.
 func (c *Conn) Dispose(ctx context.Context) error {
+	c.disposed.Store(true)
 	err := c.do(ctx, cmdVMDispose, nil, nil)
 	c.Close()
 	return err

@@ -1,0 +1,10 @@
+/** Redefined by the tests: redef2/Redef.java returns 2, redef3/Redef.java adds a method. */
+public class Redef {
+    static int value() {
+        return 3; // @redef_value
+    }
+
+    static int added() {
+        return 4;
+    }
+}
