@@ -1,0 +1,80 @@
+package bench
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+)
+
+// smallTarget starts a BenchTarget small enough for a test run.
+func smallTarget(t *testing.T) *jvmtest.JVM {
+	t.Helper()
+	jvmtest.RequireJava(t)
+	return jvmtest.StartBenchTargetT(t, jvmtest.Options{VMArgs: []string{"-Dthreads=12", "-Ddepth=6", "-Dobjects=300"}})
+}
+
+// TestWorkloadsMatchJDI runs every workload with the client and with the JDI
+// reference harness on one debuggee: the item counts must agree, as the shared
+// benchmark requires, and the debuggee must be left running for the next client.
+func TestWorkloadsMatchJDI(t *testing.T) {
+	vm := smallTarget(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	want := map[string]int{"objects": 300, "step": StepCount}
+	for _, w := range Workloads {
+		t.Run(w.Name, func(t *testing.T) {
+			ours, err := Run(ctx, vm.Addr, w, nil)
+			if err != nil {
+				t.Fatalf("ddmbridge: %v", err)
+			}
+			if ours.Client != "ddmbridge" || ours.Workload != w.Name || ours.Seconds <= 0 {
+				t.Errorf("result %+v: want client ddmbridge, workload %s, positive seconds", ours, w.Name)
+			}
+			jdi, err := jvmtest.RunJDI(ctx, vm.Addr, w.Name)
+			if err != nil {
+				t.Fatalf("JDI: %v", err)
+			}
+			if ours.Items != jdi.Items {
+				t.Errorf("items: ddmbridge %d, JDI %d", ours.Items, jdi.Items)
+			}
+			if n, ok := want[w.Name]; ok && ours.Items != n {
+				t.Errorf("items = %d, want %d", ours.Items, n)
+			}
+			if ours.Items == 0 {
+				t.Errorf("no items counted")
+			}
+			t.Logf("%s: ddmbridge %.4fs, JDI %.4fs (%d items)", w.Name, ours.Seconds, jdi.Seconds, ours.Items)
+		})
+	}
+	// The debuggee still runs: its main thread keeps stepping, so a fresh
+	// threaddump sees it and the step workload can hit its breakpoint again.
+	step, _ := Lookup("step")
+	if _, err := Run(ctx, vm.Addr, step, nil); err != nil {
+		t.Fatalf("debuggee not left running after the runs: %v", err)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	vm := smallTarget(t)
+	r, err := RoundTrip(context.Background(), vm.Addr, 50, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Items != 50 || r.RawUS <= 0 || r.ClientUS <= 0 || r.Workload != "roundtrip" {
+		t.Errorf("unexpected result %+v", r)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	for _, w := range Workloads {
+		got, err := Lookup(w.Name)
+		if err != nil || got.Name != w.Name {
+			t.Errorf("Lookup(%q) = %v, %v", w.Name, got.Name, err)
+		}
+	}
+	if _, err := Lookup("nope"); err == nil {
+		t.Error("Lookup of an unknown workload: no error")
+	}
+}
