@@ -2,7 +2,11 @@ module github.com/ddmbridge/ddmbridge
 
 go 1.24
 
-require github.com/rs/zerolog v1.35.1
+require (
+	github.com/google/go-dap v0.12.0
+	github.com/rs/zerolog v1.35.1
+	github.com/sourcegraph/jsonrpc2 v0.2.3
+)
 
 require (
 	github.com/mattn/go-colorable v0.1.14 // indirect

@@ -5,4 +5,63 @@
 //
 // It is the only package that knows several VMs exist. Wire formats belong to
 // jdwp and ddm; editor concerns belong to dap.
+//
+// # Discovery and ownership
+//
+// A [Monitor] probes every port of its scan ranges (default
+// 127.0.0.1:8000-8040, the seed's) that no VM of its own holds, every
+// ScanInterval (1 s), so a VM is found about a second after its agent
+// listens. Probing a JDWP port is attaching to it — HotSpot serves one
+// debugger, and a suspend=y VM runs off when its first debugger leaves — so a
+// probe that completes the handshake is never closed: it becomes the VM's
+// owning connection. A monitored VM's death is seen at once from that
+// connection. Other transports (adb jdwp: streams) hand their connection to
+// [Monitor.Connect].
+//
+// On every new connection the monitor sends HELO. A VM that answers is
+// DDM-aware and from then on gets only DDM traffic until a debugger attaches
+// (a VM switches to its slow debugger path on the first non-DDM packet). A
+// VM that answers with a JDWP error (HotSpot: NOT_IMPLEMENTED) or not at all
+// is a plain JDWP VM: no more DDM; its identity comes from
+// VirtualMachine.Version and, for local VMs, /proc; its threads from
+// AllThreads, ThreadReference.Name and Status (nothing is ever suspended). A
+// VM that sent VM_START with SUSPEND_ALL (suspend=y) or WAIT is shown as
+// waiting and is not resumed by the monitor. The monitor makes no event
+// requests of its own.
+//
+// # Debugger pass-through
+//
+// Each VM gets a debugger port, the lowest free one from DebugPortBase (8600;
+// a VM that comes back at the same address gets its old port), and
+// CurrentPort (8700) leads to the current VM: the selected one, or after it
+// died the next VM with its name, or — nothing ever selected — the oldest. A
+// debugger arriving on 8700 while no VM is current is held up to HoldTimeout.
+// The monitor answers the debugger's handshake and forwards its commands on
+// the VM connection under fresh ids (mapping replies back), forwards VM
+// events after any reply the VM sent before them, and keeps DDM (0xC7) to
+// itself. VirtualMachine.Dispose is answered by the monitor, never forwarded.
+// [Monitor.OpenDebugger] gives an in-process debugger (the DAP server) the
+// same service over a pipe.
+//
+// When a debugger leaves — Dispose, close, crash, garbage — the monitor
+// clears the event requests it created (and all breakpoints if it made any),
+// resumes until no thread is suspended beyond what a still-waiting suspend=y
+// VM had before, and sends DBGD to draft-protocol VMs. Should that fail with
+// the VM alive, the connection is dropped so the VM's agent resets, and the
+// scanner finds the VM again. A second debugger on an occupied VM is refused
+// (after a one-second grace in case the first one just closed).
+//
+// # Control API
+//
+// [Server] serves JSON-RPC 2.0 language-server style (Content-Length framing)
+// on stdio, a per-user unix socket (mode 0600) or loopback TCP; docs/rpc.md
+// lists the methods and notifications. [Client] is its Go client.
+//
+// # Logging
+//
+// zerolog with component "bridge"; trace kinds "bridge.proxy" (every
+// debugger packet with its id mapping) and "bridge.scan" (every probe).
+//
+// It must not touch: JDWP or DDM wire formats (jdwp, ddm), DAP (dap), or
+// adb (bridge/adb).
 package bridge

@@ -285,14 +285,17 @@ func (c *Client) reply(r *Request, data []byte, err error) Reply {
 		return Reply{Err: fmt.Errorf("%w: %s after %v", ErrTimeout, r.Type, c.opt.Timeout)}
 	default:
 		if code, ok := jdwpErrorCode(err); ok {
-			c.markReady() // ddmlib: any DDM packet, error replies included, makes the VM ready
 			if r.Type == HELO {
+				// Mark the VM non-DDM before it is marked ready, so the ready
+				// step sends nothing more to a VM that refused HELO.
 				c.mu.Lock()
 				c.notDDM = true
 				c.mu.Unlock()
+				c.markReady()
 				c.log.Warn().Uint64("jdwp_error", code).Msg("VM answered HELO with a JDWP error; not sending further DDM requests")
 				return Reply{Err: fmt.Errorf("%w (JDWP error %d)", ErrNotDDM, code)}
 			}
+			c.markReady() // ddmlib: any DDM packet, error replies included, makes the VM ready
 		}
 		return Reply{Err: fmt.Errorf("ddm: %s request: %w", r.Type, err)}
 	}

@@ -280,11 +280,15 @@ type Call struct {
 	ch    chan struct{}
 	reply *Packet
 	err   error
+	done  func(*Call) // StartFunc's callback
 }
 
 func (call *Call) finish(p *Packet, err error) {
 	call.reply, call.err = p, err
 	close(call.ch)
+	if call.done != nil {
+		call.done(call)
+	}
 }
 
 // Done is closed when the reply arrived or the call failed.
@@ -313,10 +317,22 @@ func (call *Call) Reply() *Packet { return call.reply }
 // Start sends a command without waiting for its reply.
 func (c *Conn) Start(cmd Cmd, data []byte) (*Call, error) { return c.start(nil, cmd, data) }
 
+// StartFunc is Start for proxies: done is called with the finished call on
+// the goroutine that finishes it (the reader's, or the one that saw the
+// connection fail), so it must not block. With a non-nil ctx the calling
+// goroutine writes the packet itself, like Command.
+func (c *Conn) StartFunc(ctx context.Context, cmd Cmd, data []byte, done func(*Call)) (*Call, error) {
+	return c.startFunc(ctx, cmd, data, done)
+}
+
 // start queues a command; with a non-nil ctx the calling goroutine writes it,
 // until ctx ends (see drain).
 func (c *Conn) start(ctx context.Context, cmd Cmd, data []byte) (*Call, error) {
-	call := &Call{Cmd: cmd, ch: make(chan struct{})}
+	return c.startFunc(ctx, cmd, data, nil)
+}
+
+func (c *Conn) startFunc(ctx context.Context, cmd Cmd, data []byte, done func(*Call)) (*Call, error) {
+	call := &Call{Cmd: cmd, ch: make(chan struct{}), done: done}
 	call.ID = c.NewID()
 	p := Packet{ID: call.ID, CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: data}
 	c.mu.Lock()

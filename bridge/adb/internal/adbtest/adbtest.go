@@ -1,0 +1,177 @@
+// Package adbtest runs the real adb server on a private port for tests, and
+// connects simulated devices to it. It never touches the default server on
+// 5037: every server it starts is killed (adb -P PORT kill-server) in the
+// test's cleanup.
+package adbtest
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/bridge/adb"
+	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
+)
+
+// RequireADB returns the adb executable, skipping the test when it is
+// missing, except under CI (CI=true), where that is a failure.
+func RequireADB(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("adb")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("adb is missing; install it (apt-get install -y adb): %v", err)
+		}
+		t.Skipf("adb is missing (apt-get install -y adb): %v", err)
+	}
+	return p
+}
+
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// Server is a private adb server.
+type Server struct {
+	ADB    string // the adb executable
+	Port   int
+	Home   string      // $HOME of the server (its ~/.android)
+	Client *adb.Client // a client of this server that never starts one
+}
+
+// Env is the environment for adb (or ddmlib) commands aimed at this server.
+func (s *Server) Env() []string {
+	env := []string{"ANDROID_ADB_SERVER_PORT=" + strconv.Itoa(s.Port), "HOME=" + s.Home}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ANDROID_ADB_SERVER_PORT=") && !strings.HasPrefix(kv, "ADB_SERVER_SOCKET=") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// ADBCommand runs adb -P PORT args… against this server and returns its
+// combined output, failing the test on error.
+func (s *Server) ADBCommand(t testing.TB, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, s.ADB, append([]string{"-P", strconv.Itoa(s.Port)}, args...)...)
+	cmd.Env = s.Env()
+	cmd.WaitDelay = time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("adb %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// StartServer starts an adb server on a free port with a fresh $HOME and
+// kills it when the test ends.
+func StartServer(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{ADB: RequireADB(t), Home: t.TempDir()}
+	var last []byte
+	for range 3 {
+		s.Port = FreePort(t)
+		cmd := exec.Command(s.ADB, "-P", strconv.Itoa(s.Port), "start-server")
+		cmd.Env = s.Env()
+		cmd.WaitDelay = time.Second
+		out, err := cmd.CombinedOutput()
+		if err == nil || strings.Contains(string(out), "started successfully") {
+			last = nil
+			break
+		}
+		last = out
+	}
+	if last != nil {
+		t.Fatalf("adb start-server on a private port failed:\n%s", last)
+	}
+	KillServerAtCleanup(t, s.ADB, s.Port, s.Home)
+	s.Client = &adb.Client{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port)), NoStart: true}
+	return s
+}
+
+// KillServerAtCleanup runs `adb -P port kill-server` when the test ends.
+func KillServerAtCleanup(t testing.TB, adbPath string, port int, home string) {
+	t.Cleanup(func() {
+		cmd := exec.Command(adbPath, "-P", strconv.Itoa(port), "kill-server")
+		cmd.Env = append(os.Environ(), "HOME="+home)
+		cmd.WaitDelay = time.Second
+		cmd.Run()
+	})
+}
+
+// Connect starts dev on a loopback port, `adb connect`s the server to it and
+// waits until it is online. It returns the device's serial; the device is
+// closed when the test ends.
+func (s *Server) Connect(t testing.TB, dev *simdevice.Device) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go dev.Serve(ln)
+	t.Cleanup(func() { dev.Close() })
+	serial := ln.Addr().String()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := s.Client.Connect(ctx, serial); err != nil {
+		t.Fatal(err)
+	}
+	WaitFor(t, ctx, "device "+serial+" online", func() bool {
+		devs, err := s.Client.Devices(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range devs {
+			if d.Serial == serial && d.State.Online() {
+				return true
+			}
+		}
+		return false
+	})
+	return serial
+}
+
+// WaitFor polls cond every 20 ms until it holds, failing when ctx ends.
+func WaitFor(t testing.TB, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Next waits for the next tracker update satisfying cond and returns it.
+func Next[T any](t testing.TB, ctx context.Context, tr *adb.Tracker[T], what string, cond func(T) bool) T {
+	t.Helper()
+	for {
+		select {
+		case v, ok := <-tr.Updates():
+			if !ok {
+				t.Fatalf("waiting for %s: tracking ended: %v", what, tr.Err())
+			}
+			if cond(v) {
+				return v
+			}
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}

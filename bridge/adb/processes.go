@@ -1,0 +1,197 @@
+package adb
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// JDWPProcess is one debuggable process on one online device.
+type JDWPProcess struct {
+	Device Device
+	PID    int
+}
+
+// retryJDWP is how long TrackAllJDWP waits before reopening the track-jdwp
+// stream of a device that is still listed online after its stream ended.
+const retryJDWP = time.Second
+
+// TrackAllJDWP follows every debuggable process on every online device: it
+// tracks the devices and, per online device, its track-jdwp stream. A device
+// that goes offline or away takes its processes with it in the same update.
+// The list is sorted by serial, then pid. Tracking ends with the device
+// tracker (ctx, Close, or the server going away).
+func (c *Client) TrackAllJDWP(ctx context.Context) (*Tracker[[]JDWPProcess], error) {
+	devs, err := c.TrackDevices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := newTracker[[]JDWPProcess](ctx, devs.nc)
+	go c.mergeJDWP(ctx, devs, t)
+	return t, nil
+}
+
+// watchedDevice is one online device whose track-jdwp TrackAllJDWP follows.
+type watchedDevice struct {
+	dev    Device
+	pids   []int
+	cancel context.CancelFunc
+}
+
+// pidUpdate is a device's new pid list; nil when its stream ended.
+type pidUpdate struct {
+	w    *watchedDevice
+	pids []int
+}
+
+func (c *Client) mergeJDWP(ctx context.Context, devs *Tracker[[]Device], t *Tracker[[]JDWPProcess]) {
+	updates := make(chan pidUpdate)
+	byserial := map[string]*watchedDevice{}
+	defer func() {
+		for _, w := range byserial {
+			w.cancel()
+		}
+	}()
+	var last []JDWPProcess
+	first := true
+	emit := func() {
+		all := []JDWPProcess{}
+		for _, w := range byserial {
+			for _, pid := range w.pids {
+				all = append(all, JDWPProcess{Device: w.dev, PID: pid})
+			}
+		}
+		slices.SortFunc(all, func(a, b JDWPProcess) int {
+			return cmp.Or(cmp.Compare(a.Device.Serial, b.Device.Serial), cmp.Compare(a.PID, b.PID))
+		})
+		if first || !slices.Equal(all, last) {
+			first, last = false, all
+			t.emit(all)
+		}
+	}
+	for {
+		select {
+		case list, ok := <-devs.Updates():
+			if !ok {
+				t.finish(ctx, "adb track-all-jdwp", devs.Err())
+				return
+			}
+			online := map[string]Device{}
+			for _, d := range list {
+				if d.State.Online() {
+					online[d.Serial] = d
+				}
+			}
+			for serial, w := range byserial {
+				if d, ok := online[serial]; !ok || d.TransportID != w.dev.TransportID {
+					w.cancel()
+					delete(byserial, serial)
+				}
+			}
+			for serial, d := range online {
+				if w := byserial[serial]; w != nil {
+					w.dev = d
+					continue
+				}
+				wctx, cancel := context.WithCancel(ctx)
+				w := &watchedDevice{dev: d, cancel: cancel}
+				byserial[serial] = w
+				go c.followJDWP(wctx, w, updates)
+			}
+			emit()
+		case u := <-updates:
+			if byserial[u.w.dev.Serial] == u.w {
+				u.w.pids = u.pids
+				emit()
+			}
+		}
+	}
+}
+
+// followJDWP feeds one device's pid lists to updates, reopening track-jdwp
+// while the device stays online (until ctx ends).
+func (c *Client) followJDWP(ctx context.Context, w *watchedDevice, updates chan<- pidUpdate) {
+	serial := w.dev.Serial
+	send := func(pids []int) bool {
+		select {
+		case updates <- pidUpdate{w, pids}:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for ctx.Err() == nil {
+		tr, err := c.TrackJDWP(ctx, serial)
+		if err == nil {
+			for pids := range tr.Updates() {
+				send(pids)
+			}
+			err = tr.Err()
+		}
+		c.log().Debug().Str("serial", serial).AnErr("why", err).Msg("track-jdwp ended")
+		if !send(nil) {
+			return
+		}
+		select {
+		case <-time.After(retryJDWP):
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// WaitForProcess waits until a debuggable process named name (its
+// /proc/PID/cmdline, the package for an app) runs on the device and returns
+// its pid. Pids in ignore (those that ran before an `am start`) are skipped.
+// A zygote child still "<pre-initialized>" is checked again until it has a
+// name.
+func (c *Client) WaitForProcess(ctx context.Context, serial, name string, ignore ...int) (int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tr, err := c.TrackJDWP(ctx, serial)
+	if err != nil {
+		return 0, err
+	}
+	other := map[int]bool{}
+	for _, pid := range ignore {
+		other[pid] = true
+	}
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var pids []int
+	for {
+		select {
+		case p, ok := <-tr.Updates():
+			if !ok {
+				if ctx.Err() != nil {
+					return 0, fmt.Errorf("waiting for %s on %s: %w", name, serial, ctx.Err())
+				}
+				return 0, fmt.Errorf("waiting for %s on %s: %w", name, serial, tr.Err())
+			}
+			pids = p
+		case <-tick.C:
+		case <-ctx.Done():
+			return 0, fmt.Errorf("waiting for %s on %s: %w — did it start? (adb -s %s shell am start …)", name, serial, ctx.Err(), serial)
+		}
+		for _, pid := range pids {
+			if other[pid] {
+				continue
+			}
+			got, err := c.ProcessName(ctx, serial, pid)
+			switch {
+			case err != nil && !errors.Is(err, ErrNoProcess):
+				if ctx.Err() != nil {
+					return 0, fmt.Errorf("waiting for %s on %s: %w", name, serial, ctx.Err())
+				}
+				return 0, err
+			case got == name:
+				return pid, nil
+			case err == nil && got != "" && got != "<pre-initialized>":
+				other[pid] = true
+			}
+		}
+	}
+}

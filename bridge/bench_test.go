@@ -1,0 +1,210 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/ddm/simvm"
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+)
+
+const idleJava = `public class Idle { public static void main(String[] a) throws Exception { System.out.println("READY"); Thread.sleep(Long.MAX_VALUE); } }`
+
+// startIdle starts a JVM that does nothing, so timings measure transport.
+func startIdle(b testing.TB, addr string) *jvmtest.JVM {
+	dir, err := jvmtest.CompileFiles(context.Background(), map[string][]byte{"Idle.java": []byte(idleJava)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	vm, err := jvmtest.Start(context.Background(), jvmtest.Options{ClassPath: []string{dir}, MainClass: "Idle", ReadyLine: "READY", Address: addr})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { vm.Close() })
+	return vm
+}
+
+// benchTargets returns a direct JVM address and the current-VM port of a
+// monitor in front of an identical JVM.
+func benchTargets(b *testing.B) (direct, via string) {
+	jvmtest.RequireJava(b)
+	lo := freePorts(b, 1)
+	startIdle(b, fmt.Sprintf("127.0.0.1:%d", lo))
+	d := startIdle(b, "")
+	o := testOptions(b, lo, 1)
+	o.Logger = o.Logger.Level(5) // quiet
+	m := startMonitor(b, o)
+	waitVM(b, m, fmt.Sprintf("127.0.0.1:%d", lo), 5*time.Second)
+	return d.Addr, m.CurrentAddr()
+}
+
+var idSizes = []byte{0, 0, 0, 11, 0, 0, 0, 1, 0, 1, 7} // VirtualMachine.IDSizes; the id is patched per use
+
+// roundTrips times n sequential round trips of a command (11-byte, no
+// data) on nc.
+func roundTrips(b testing.TB, nc net.Conn, r *bufio.Reader, n int, cmd []byte) time.Duration {
+	pkt := append([]byte(nil), cmd...)
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		pkt[7] = byte(i)
+		nc.Write(pkt)
+		if _, err := jdwp.ReadPacket(r, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return time.Since(t0) / time.Duration(n)
+}
+
+// pipelined times n IDSizes commands sent in bursts of window while the
+// replies are read concurrently, and returns the time per command.
+func pipelined(b testing.TB, nc net.Conn, r *bufio.Reader, n, window int) time.Duration {
+	done := make(chan error, 1)
+	t0 := time.Now()
+	go func() {
+		for i := 0; i < n; i++ {
+			if _, err := jdwp.ReadPacket(r, 0); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	w := bufio.NewWriter(nc)
+	p := append([]byte(nil), idSizes...)
+	for i := 0; i < n; i++ {
+		p[4], p[5], p[6], p[7] = byte(i>>24), byte(i>>16), byte(i>>8), byte(i)
+		w.Write(p)
+		if i%window == window-1 {
+			w.Flush()
+		}
+	}
+	w.Flush()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(t0) / time.Duration(n)
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// compareProxy measures a workload alternately on a direct connection and
+// through the current-VM port, in many short rounds so that load from
+// elsewhere hits both alike, and reports the medians and their ratio.
+func compareProxy(b *testing.B, work func(nc net.Conn, r *bufio.Reader) time.Duration) {
+	direct, via := benchTargets(b)
+	conns := map[string]net.Conn{"direct": rawDebugger(b, direct), "via": rawDebugger(b, via)}
+	readers := map[string]*bufio.Reader{}
+	for k, nc := range conns {
+		nc.SetDeadline(time.Time{})
+		readers[k] = bufio.NewReader(nc)
+		defer nc.Close()
+		work(nc, readers[k]) // warm up
+	}
+	times := map[string][]time.Duration{}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, k := range []string{"direct", "via"} {
+			times[k] = append(times[k], work(conns[k], readers[k]))
+		}
+	}
+	d, v := median(times["direct"]), median(times["via"])
+	b.ReportMetric(float64(d.Nanoseconds())/1000, "µs/op-direct")
+	b.ReportMetric(float64(v.Nanoseconds())/1000, "µs/op-bridge")
+	b.ReportMetric(float64(v)/float64(d), "bridge/direct")
+}
+
+// BenchmarkRoundTrip: one command at a time, direct vs through the
+// current-VM port (target: ≤ 1.10× direct). Run with -benchtime=20x.
+func BenchmarkRoundTrip(b *testing.B) {
+	compareProxy(b, func(nc net.Conn, r *bufio.Reader) time.Duration { return roundTrips(b, nc, r, 500, idSizes) })
+}
+
+// BenchmarkRoundTripAllClasses: a command with real work and a large reply
+// (VirtualMachine.AllClasses, ~100 KiB), one at a time.
+func BenchmarkRoundTripAllClasses(b *testing.B) {
+	allClasses := []byte{0, 0, 0, 11, 0, 0, 0, 1, 0, 1, 3}
+	compareProxy(b, func(nc net.Conn, r *bufio.Reader) time.Duration { return roundTrips(b, nc, r, 20, allClasses) })
+}
+
+// BenchmarkPipelined: 64 commands in flight, direct vs through the
+// current-VM port (target: throughput ≥ 0.9× direct, i.e. time/op ≤ 1.11×).
+// Run with -benchtime=20x.
+func BenchmarkPipelined(b *testing.B) {
+	compareProxy(b, func(nc net.Conn, r *bufio.Reader) time.Duration { return pipelined(b, nc, r, 20000, 64) })
+}
+
+// BenchmarkIdle100VMs monitors 100 simulated VMs served by a child process
+// and measures the monitor's CPU over 10 s of idling (getrusage) and its
+// heap per VM.
+func BenchmarkIdle100VMs(b *testing.B) {
+	const n = 100
+	lo := freePorts(b, n)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSimVMHost$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("BRIDGE_SIMVM_HOST=%d:%d", lo, n))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	o := testOptions(b, lo, n)
+	o.ScanInterval = 0 // default: 1 s
+	o.Logger = o.Logger.Level(5)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m := startMonitor(b, o)
+	waitFor(b, 30*time.Second, "100 simulated VMs", func() bool { return len(m.VMs()) == n })
+	time.Sleep(2 * time.Second) // let the greetings settle
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	for i := 0; i < b.N; i++ {
+		var r0, r1 syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+		t0 := time.Now()
+		time.Sleep(10 * time.Second)
+		syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+		cpu := time.Duration(r1.Utime.Nano()+r1.Stime.Nano()-r0.Utime.Nano()-r0.Stime.Nano()) * time.Nanosecond
+		b.ReportMetric(100*cpu.Seconds()/time.Since(t0).Seconds(), "%cpu")
+	}
+	b.ReportMetric(float64(after.HeapInuse-before.HeapInuse)/n, "heap-bytes/VM")
+	b.ReportMetric(float64(runtime.NumGoroutine())/n, "goroutines/VM")
+}
+
+// TestSimVMHost is the child process of BenchmarkIdle100VMs: it serves
+// simulated VMs until killed. It does nothing in a normal test run.
+func TestSimVMHost(t *testing.T) {
+	spec := os.Getenv("BRIDGE_SIMVM_HOST")
+	if spec == "" {
+		t.Skip("only a helper process of BenchmarkIdle100VMs")
+	}
+	var lo, n int
+	fmt.Sscanf(spec, "%d:%d", &lo, &n)
+	for i := 0; i < n; i++ {
+		sv, err := simvm.New(simvm.Options{Seed: uint64(i + 1), AppName: "com.example.sim" + strconv.Itoa(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", lo+i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		go sv.Serve(ln)
+	}
+	select {}
+}

@@ -1,0 +1,546 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/jdwp"
+)
+
+// EventKind says what changed in the monitor.
+type EventKind string
+
+// Monitor events; the JSON-RPC notifications carry the same names.
+const (
+	EventAdded   EventKind = "vms/added"   // a VM was found
+	EventRemoved EventKind = "vms/removed" // a VM died or its connection was lost
+	EventChanged EventKind = "vms/changed" // a VM's info changed (name, waiting, debugger, current, …)
+	EventThreads EventKind = "vm/threads"  // a VM's threads changed
+	EventHeap    EventKind = "vm/heap"     // a VM sent heap info or a heap map
+)
+
+// Event is one change; VM is the VM's info at the time of the change.
+type Event struct {
+	Kind EventKind
+	VM   VMInfo
+}
+
+// Monitor discovers VMs, owns one JDWP connection per VM and lets debuggers in
+// through per-VM ports and the current-VM port.
+type Monitor struct {
+	opts Options
+	log  zerolog.Logger
+
+	nextID atomic.Uint64
+
+	mu        sync.Mutex
+	vms       map[string]*VM // by id
+	byAddr    map[string]*VM
+	probing   map[string]bool
+	ports     map[string]int // VM address → its last debugger port, so a restarted VM keeps it
+	usedPorts map[int]bool
+	own       map[string]bool // our own listener addresses, never probed
+	selected  *VM
+	selKey    struct{ addr, name string }
+	subs      map[*queue[Event]]struct{}
+	changed   chan struct{} // closed and replaced on every VM list change (wakes held debuggers)
+	curLn     net.Listener
+	closed    bool
+
+	wg     sync.WaitGroup // accept loops and scanner
+	stop   chan struct{}
+	closer sync.Once
+}
+
+// New creates a monitor and binds the current-VM port. Call Run to scan, and
+// Close when done.
+func New(opts Options) (*Monitor, error) {
+	opts.setDefaults()
+	m := &Monitor{
+		opts:      opts,
+		log:       opts.Logger.With().Str("component", "bridge").Logger(),
+		vms:       map[string]*VM{},
+		byAddr:    map[string]*VM{},
+		probing:   map[string]bool{},
+		ports:     map[string]int{},
+		usedPorts: map[int]bool{},
+		own:       map[string]bool{},
+		subs:      map[*queue[Event]]struct{}{},
+		changed:   make(chan struct{}),
+		stop:      make(chan struct{}),
+	}
+	if opts.CurrentPort >= 0 {
+		addr := net.JoinHostPort(opts.listenHost(), strconv.Itoa(opts.CurrentPort))
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, fmt.Errorf("current-VM port %s: %w — is another ddmbridge (or DDMS) running? Use --current-port to pick another", addr, err)
+		}
+		m.curLn = ln
+		m.markOwn(ln)
+		m.wg.Add(1)
+		go m.acceptLoop(ln, nil)
+	}
+	return m, nil
+}
+
+// CurrentAddr is the current-VM port's address ("" when disabled).
+func (m *Monitor) CurrentAddr() string {
+	if m.curLn == nil {
+		return ""
+	}
+	return m.curLn.Addr().String()
+}
+
+// Options returns the monitor's options with defaults filled in.
+func (m *Monitor) Options() Options { return m.opts }
+
+func (m *Monitor) markOwn(ln net.Listener) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.own[ln.Addr().String()] = true
+	if a, ok := ln.Addr().(*net.TCPAddr); ok {
+		m.own[net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port))] = true
+		m.own[net.JoinHostPort("localhost", strconv.Itoa(a.Port))] = true
+	}
+}
+
+// Run scans the configured ranges until ctx ends, then closes the monitor.
+func (m *Monitor) Run(ctx context.Context) error {
+	if len(m.opts.Scan) > 0 {
+		m.log.Info().Stringer("ranges", rangeList(m.opts.Scan)).Dur("every", m.opts.ScanInterval).Msg("scanning for VMs")
+	}
+	m.wg.Add(1)
+	go m.scan(ctx)
+	select {
+	case <-ctx.Done():
+	case <-m.stop:
+	}
+	m.Close()
+	return nil
+}
+
+type rangeList []Range
+
+func (r rangeList) String() string {
+	s := ""
+	for i, x := range r {
+		if i > 0 {
+			s += ","
+		}
+		s += x.String()
+	}
+	return s
+}
+
+// Close stops scanning, ends every debugger session and VM connection (the
+// VMs keep running) and waits for the monitor's goroutines.
+func (m *Monitor) Close() error {
+	m.closer.Do(func() {
+		m.mu.Lock()
+		m.closed = true
+		vms := make([]*VM, 0, len(m.vms))
+		for _, v := range m.vms {
+			vms = append(vms, v)
+		}
+		subs := m.subs
+		m.subs = map[*queue[Event]]struct{}{}
+		m.mu.Unlock()
+		close(m.stop)
+		if m.curLn != nil {
+			m.curLn.Close()
+		}
+		for _, v := range vms {
+			m.remove(v, "monitor closed")
+		}
+		for q := range subs {
+			q.close()
+		}
+	})
+	m.wg.Wait()
+	return nil
+}
+
+// Subscribe returns a channel of monitor events, delivered in order without
+// ever blocking the monitor; cancel stops them.
+func (m *Monitor) Subscribe() (events <-chan Event, cancel func()) {
+	q := newQueue[Event]()
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		q.close()
+		return q.C, func() {}
+	}
+	m.subs[q] = struct{}{}
+	m.mu.Unlock()
+	return q.C, func() {
+		m.mu.Lock()
+		delete(m.subs, q)
+		m.mu.Unlock()
+		q.close()
+	}
+}
+
+func (m *Monitor) notify(kind EventKind, v *VM) {
+	info := m.info(v)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if kind != EventThreads && kind != EventHeap {
+		close(m.changed)
+		m.changed = make(chan struct{})
+	}
+	for q := range m.subs {
+		q.push(Event{Kind: kind, VM: info})
+	}
+}
+
+func (m *Monitor) info(v *VM) VMInfo {
+	info := v.Info()
+	info.Current = m.current() == v
+	return info
+}
+
+// VMs returns the monitored VMs, oldest first.
+func (m *Monitor) VMs() []VMInfo {
+	m.mu.Lock()
+	vms := m.sortedLocked()
+	m.mu.Unlock()
+	out := make([]VMInfo, len(vms))
+	for i, v := range vms {
+		out[i] = m.info(v)
+	}
+	return out
+}
+
+func (m *Monitor) sortedLocked() []*VM {
+	vms := make([]*VM, 0, len(m.vms))
+	for _, v := range m.vms {
+		vms = append(vms, v)
+	}
+	slices.SortFunc(vms, func(a, b *VM) int {
+		ai, _ := strconv.Atoi(a.id)
+		bi, _ := strconv.Atoi(b.id)
+		return ai - bi
+	})
+	return vms
+}
+
+// ErrNoVM is returned when a target names no monitored VM.
+var ErrNoVM = errors.New("no such VM")
+
+// VM returns the VM a target names: a VM id, "current", or the host:port of
+// a monitored VM (its JDWP address or its debugger port).
+func (m *Monitor) VM(target string) (*VM, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if target == "current" || target == "" {
+		if v := m.currentLocked(); v != nil {
+			return v, nil
+		}
+		return nil, fmt.Errorf("%w: no VM is current (none found yet; select one with `ddmbridge select ID`)", ErrNoVM)
+	}
+	if v, ok := m.vms[target]; ok {
+		return v, nil
+	}
+	if v, ok := m.byAddr[target]; ok {
+		return v, nil
+	}
+	if _, p, err := net.SplitHostPort(target); err == nil {
+		for _, v := range m.vms {
+			if strconv.Itoa(v.debugPort) == p && v.debugPort != 0 {
+				return v, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("%w %q: not a VM id, \"current\" or the address of a monitored VM (see `ddmbridge vms`)", ErrNoVM, target)
+}
+
+// DDM returns the DDM client of the VM target names, or nil when there is no
+// such VM or it does not speak DDM.
+func (m *Monitor) DDM(target string) *ddm.Client {
+	v, err := m.VM(target)
+	if err != nil {
+		return nil
+	}
+	return v.dc
+}
+
+// Select makes the VM target names current: the current-VM port leads to it.
+// When it dies, a VM that later appears with the same name (or, without a
+// name, at the same address) becomes current again.
+func (m *Monitor) Select(target string) (VMInfo, error) {
+	v, err := m.VM(target)
+	if err != nil {
+		return VMInfo{}, err
+	}
+	info := v.Info()
+	m.mu.Lock()
+	prev := m.currentLocked()
+	m.selected = v
+	m.selKey.addr, m.selKey.name = v.addr, info.Name
+	m.mu.Unlock()
+	m.log.Info().Str("vm", v.id).Str("name", info.Name).Msg("selected as the current VM")
+	if prev != nil && prev != v {
+		m.notify(EventChanged, prev)
+	}
+	m.notify(EventChanged, v)
+	return m.info(v), nil
+}
+
+func (m *Monitor) current() *VM {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.currentLocked()
+}
+
+// currentLocked: the selected VM while it lives; else one matching the
+// selection's name or address; else, if nothing was ever selected, the
+// oldest VM.
+func (m *Monitor) currentLocked() *VM {
+	if v := m.selected; v != nil && m.vms[v.id] == v {
+		return v
+	}
+	vms := m.sortedLocked()
+	if m.selected != nil {
+		for _, v := range vms {
+			name := v.Info().Name
+			if m.selKey.name != "" && name == m.selKey.name || m.selKey.name == "" && v.addr == m.selKey.addr {
+				m.selected = v
+				return v
+			}
+		}
+		return nil
+	}
+	if len(vms) > 0 {
+		return vms[0]
+	}
+	return nil
+}
+
+// Connect takes over a connection to a VM (a TCP connection or an adb jdwp:
+// stream) whose JDWP handshake is not done yet: it handshakes, greets the VM
+// with HELO and monitors it under address until the connection ends.
+func (m *Monitor) Connect(ctx context.Context, nc net.Conn, address string) (*VM, error) {
+	c, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("VM %s: %w", address, err)
+	}
+	return m.adopt(ctx, c, address)
+}
+
+// adopt monitors a connection whose handshake is done.
+func (m *Monitor) adopt(ctx context.Context, nc net.Conn, address string) (*VM, error) {
+	v, err := m.setupVM(ctx, nc, address)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	if err := m.add(v); err != nil {
+		v.close()
+		return nil, err
+	}
+	return v, nil
+}
+
+func (m *Monitor) add(v *VM) error {
+	if m.opts.DebugPortBase >= 0 {
+		ln, err := m.listenDebugPort(v.addr)
+		if err != nil {
+			m.log.Warn().Err(err).Str("vm", v.id).Msg("no debugger port for the VM; it is still monitored")
+		} else {
+			v.ln = ln
+			v.debugPort = ln.Addr().(*net.TCPAddr).Port
+		}
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		m.releasePort(v)
+		return errors.New("monitor closed")
+	}
+	if old := m.byAddr[v.addr]; old != nil {
+		m.mu.Unlock()
+		m.releasePort(v)
+		return fmt.Errorf("VM %s is already monitored as %s", v.addr, old.id)
+	}
+	m.vms[v.id] = v
+	m.byAddr[v.addr] = v
+	m.mu.Unlock()
+	if v.ln != nil {
+		m.wg.Add(1)
+		go m.acceptLoop(v.ln, v)
+	}
+	info := v.Info()
+	m.log.Info().Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).Int("pid", info.PID).Bool("ddm", info.DDM).
+		Bool("waiting", info.Waiting).Int("debugPort", v.debugPort).Msg("VM found")
+	m.notify(EventAdded, v)
+	go func() {
+		select {
+		case <-v.conn.Done():
+			m.remove(v, "connection lost")
+		case <-v.removed:
+		}
+	}()
+	return nil
+}
+
+// remove forgets a VM and closes its connection.
+func (m *Monitor) remove(v *VM, why string) {
+	m.mu.Lock()
+	if m.vms[v.id] != v {
+		m.mu.Unlock()
+		v.close()
+		return
+	}
+	delete(m.vms, v.id)
+	delete(m.byAddr, v.addr)
+	wasCurrent := m.selected == v
+	m.mu.Unlock()
+	info := v.Info()
+	v.close()
+	m.releasePort(v)
+	cause := v.conn.Err()
+	if errors.Is(cause, jdwp.ErrClosed) {
+		cause = nil
+	}
+	m.log.Info().Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).AnErr("cause", cause).Str("why", why).Msg("VM gone")
+	info.Debugger = false
+	info.Current = wasCurrent
+	m.mu.Lock()
+	close(m.changed)
+	m.changed = make(chan struct{})
+	for q := range m.subs {
+		q.push(Event{Kind: EventRemoved, VM: info})
+	}
+	m.mu.Unlock()
+}
+
+// listenDebugPort binds the VM's debugger port: its previous port if free,
+// else the lowest free one from the base.
+func (m *Monitor) listenDebugPort(addr string) (net.Listener, error) {
+	host := m.opts.listenHost()
+	if m.opts.DebugPortBase == 0 {
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		if err == nil {
+			m.markOwn(ln)
+		}
+		return ln, err
+	}
+	m.mu.Lock()
+	prev, hasPrev := m.ports[addr]
+	m.mu.Unlock()
+	try := func(p int) net.Listener {
+		m.mu.Lock()
+		if m.usedPorts[p] {
+			m.mu.Unlock()
+			return nil
+		}
+		m.usedPorts[p] = true
+		m.mu.Unlock()
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(p)))
+		if err != nil {
+			m.mu.Lock()
+			delete(m.usedPorts, p)
+			m.mu.Unlock()
+			return nil
+		}
+		m.mu.Lock()
+		m.ports[addr] = p
+		m.mu.Unlock()
+		m.markOwn(ln)
+		return ln
+	}
+	if hasPrev {
+		if ln := try(prev); ln != nil {
+			return ln, nil
+		}
+	}
+	for p := m.opts.DebugPortBase; p < m.opts.DebugPortBase+1000 && p <= 65535; p++ {
+		if ln := try(p); ln != nil {
+			return ln, nil
+		}
+	}
+	return nil, fmt.Errorf("no free debugger port in %d-%d", m.opts.DebugPortBase, m.opts.DebugPortBase+999)
+}
+
+func (m *Monitor) releasePort(v *VM) {
+	if v.ln == nil {
+		return
+	}
+	v.ln.Close()
+	m.mu.Lock()
+	if m.opts.DebugPortBase > 0 {
+		delete(m.usedPorts, v.debugPort)
+	}
+	m.mu.Unlock()
+}
+
+// waitCurrent returns the current VM, waiting up to hold for one to appear.
+func (m *Monitor) waitCurrent(ctx context.Context, hold time.Duration) (*VM, error) {
+	t := time.NewTimer(hold)
+	defer t.Stop()
+	logged := false
+	for {
+		m.mu.Lock()
+		v := m.currentLocked()
+		changed := m.changed
+		closed := m.closed
+		m.mu.Unlock()
+		if v != nil {
+			return v, nil
+		}
+		if closed {
+			return nil, errors.New("monitor closed")
+		}
+		if !logged {
+			m.log.Info().Dur("hold", hold).Msg("debugger on the current-VM port waits for a VM to become current")
+			logged = true
+		}
+		select {
+		case <-changed:
+		case <-t.C:
+			return nil, fmt.Errorf("%w: no VM became current within %v (start the app, or select a VM with `ddmbridge select ID`)", ErrNoVM, hold)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-m.stop:
+			return nil, errors.New("monitor closed")
+		}
+	}
+}
+
+// handshakeVM does the debugger side of the JDWP handshake on a raw conn.
+func handshakeVM(ctx context.Context, nc net.Conn, timeout time.Duration) (net.Conn, error) {
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	nc.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if _, err := nc.Write([]byte(jdwp.HandshakeString)); err != nil {
+		return nil, fmt.Errorf("handshake: %w", err)
+	}
+	buf := make([]byte, len(jdwp.HandshakeString))
+	if _, err := io.ReadFull(nc, buf); err != nil {
+		return nil, fmt.Errorf("handshake: %w (not a JDWP agent, or another debugger is attached?)", err)
+	}
+	if string(buf) != jdwp.HandshakeString {
+		return nil, fmt.Errorf("handshake: peer answered %q: not a JDWP agent", buf)
+	}
+	if !stop() {
+		return nil, fmt.Errorf("handshake: %w", ctx.Err())
+	}
+	nc.SetDeadline(time.Time{})
+	return nc, nil
+}

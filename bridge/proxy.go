@@ -1,0 +1,727 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/jdwp"
+)
+
+// Why a debugger session ended.
+var (
+	errVMGone       = errors.New("the VM is gone")
+	errDisposed     = errors.New("the debugger sent VirtualMachine.Dispose")
+	errDebuggerLeft = errors.New("the debugger closed the connection")
+)
+
+// Commands the proxy looks at.
+var (
+	cmdDispose      = jdwp.Cmd{Set: jdwp.SetVirtualMachine, Cmd: 6}
+	cmdIDSizes      = jdwp.Cmd{Set: jdwp.SetVirtualMachine, Cmd: 7}
+	cmdSuspend      = jdwp.Cmd{Set: jdwp.SetVirtualMachine, Cmd: 8}
+	cmdResume       = jdwp.Cmd{Set: jdwp.SetVirtualMachine, Cmd: 9}
+	cmdThreadSusp   = jdwp.Cmd{Set: jdwp.SetThreadReference, Cmd: 2}
+	cmdRequestSet   = jdwp.Cmd{Set: jdwp.SetEventRequest, Cmd: 1}
+	cmdRequestClear = jdwp.Cmd{Set: jdwp.SetEventRequest, Cmd: 2}
+	cmdClearAllBPs  = jdwp.Cmd{Set: jdwp.SetEventRequest, Cmd: 3}
+)
+
+// handshakeTimeout bounds reading a debugger's handshake.
+const handshakeTimeout = 10 * time.Second
+
+// writeTimeout bounds one write to a debugger; a debugger that stops
+// reading for that long is dropped.
+const writeTimeout = 30 * time.Second
+
+// acceptLoop serves debuggers on a listener: v's port, or (v nil) the
+// current-VM port.
+func (m *Monitor) acceptLoop(ln net.Listener, v *VM) {
+	defer m.wg.Done()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			m.log.Warn().Err(err).Str("listener", ln.Addr().String()).Msg("accept failed")
+			select {
+			case <-time.After(100 * time.Millisecond):
+				continue
+			case <-m.stop:
+				return
+			}
+		}
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			m.serveTCPDebugger(nc, v)
+		}()
+	}
+}
+
+// serveTCPDebugger checks a debugger's handshake, finds its VM (holding a
+// connection to the current-VM port until one is current) and serves it.
+func (m *Monitor) serveTCPDebugger(nc net.Conn, v *VM) {
+	from := nc.RemoteAddr().String()
+	log := m.log.With().Str("debugger", from).Logger()
+	if err := readHandshake(nc); err != nil {
+		log.Warn().Err(err).Msg("debugger handshake failed; closing it")
+		nc.Close()
+		return
+	}
+	if v == nil {
+		var err error
+		if v, err = m.waitCurrent(context.Background(), m.opts.HoldTimeout); err != nil {
+			log.Warn().Err(err).Msg("debugger on the current-VM port refused")
+			nc.Close()
+			return
+		}
+	}
+	s, err := v.attach(nc, from)
+	if err != nil {
+		log.Warn().Err(err).Msg("debugger refused")
+		nc.Close()
+		return
+	}
+	s.open()
+	s.run()
+}
+
+func readHandshake(nc net.Conn) error {
+	nc.SetReadDeadline(time.Now().Add(handshakeTimeout))
+	buf := make([]byte, len(jdwp.HandshakeString))
+	if _, err := io.ReadFull(nc, buf); err != nil {
+		return fmt.Errorf("reading the JDWP handshake: %w", err)
+	}
+	if string(buf) != jdwp.HandshakeString {
+		return fmt.Errorf("debugger sent %q, not the JDWP handshake", buf)
+	}
+	nc.SetReadDeadline(time.Time{})
+	return nil
+}
+
+// OpenDebugger connects an in-process debugger (the DAP server) to a VM: the
+// returned conn is the client end of a pipe served exactly like a TCP
+// debugger on the VM's port. The caller writes the JDWP handshake on it and
+// reads it back, then speaks JDWP. target is a VM id, "current" (waiting up
+// to the hold timeout, or until ctx ends, for a VM to become current) or the
+// address of a monitored VM. Closing the conn detaches the debugger; the
+// monitor then cleans up after it like after any debugger.
+func (m *Monitor) OpenDebugger(ctx context.Context, target string) (net.Conn, error) {
+	var v *VM
+	var err error
+	if target == "current" {
+		v, err = m.waitCurrent(ctx, m.opts.HoldTimeout)
+	} else {
+		v, err = m.VM(target)
+	}
+	if err != nil {
+		return nil, err
+	}
+	client, server := net.Pipe()
+	s, err := v.attach(server, "in-process")
+	if err != nil {
+		client.Close()
+		server.Close()
+		return nil, err
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := readHandshake(server); err != nil {
+			s.log.Warn().Err(err).Msg("in-process debugger handshake failed")
+			s.end(err)
+			return
+		}
+		s.open()
+		s.run()
+	}()
+	return client, nil
+}
+
+// session is one debugger attached to a VM through the monitor.
+type session struct {
+	v     *VM
+	nc    net.Conn
+	from  string
+	log   zerolog.Logger
+	trace bool
+
+	// wmu guards the output to the debugger. Replies are queued on the VM
+	// connection's reader goroutine as they arrive, and events after them,
+	// so the debugger sees them in the VM's order; a writer goroutine writes.
+	wmu     sync.Mutex
+	wbuf    []byte
+	wspare  []byte
+	writing bool
+	wake    chan struct{}
+
+	pending atomic.Int32 // forwarded commands without a reply yet
+
+	mu          sync.Mutex
+	requests    map[reqKey]bool // event requests the debugger created
+	breakpoints bool            // it created breakpoint requests
+	maySuspend  bool            // it may have suspended something
+	sent        bool            // it sent the VM a JDWP command
+	pastDrain   bool            // cleanup stopped waiting for in-flight calls
+
+	ended   atomic.Bool
+	endOnce sync.Once
+	done    chan struct{} // closed when the session ends
+	cleaned chan struct{} // closed when the cleanup after the session is done
+}
+
+// reconnectGrace is how long a debugger arriving at an occupied VM waits
+// for the current debugger's connection to turn out closed before it is
+// refused.
+const reconnectGrace = time.Second
+
+type reqKey struct {
+	kind jdwp.EventKind
+	id   int32
+}
+
+// fwdCall is a debugger command forwarded to the VM under a fresh id.
+type fwdCall struct {
+	dbgID uint32
+	cmd   jdwp.Cmd
+	data  []byte
+}
+
+// attach makes s the VM's debugger. A second debugger is refused; one that
+// arrives while the previous one is being cleaned up after waits for that.
+func (v *VM) attach(nc net.Conn, from string) (*session, error) {
+	deadline := time.NewTimer(v.m.opts.CleanupTimeout)
+	defer deadline.Stop()
+	waitedForEnd := false
+	for {
+		v.mu.Lock()
+		select {
+		case <-v.removed:
+			v.mu.Unlock()
+			return nil, fmt.Errorf("VM %s: %w", v.id, errVMGone)
+		default:
+		}
+		prev := v.dbg
+		if prev == nil {
+			s := &session{
+				v: v, nc: nc, from: from, trace: v.m.opts.TraceProxy,
+				log:      v.log.With().Str("debugger", from).Logger(),
+				requests: map[reqKey]bool{}, wake: make(chan struct{}, 1),
+				cleaned: make(chan struct{}), done: make(chan struct{}),
+				writing: true, // until open: nothing may precede the handshake
+			}
+			s.wbuf = append(s.wbuf, jdwp.HandshakeString...)
+			if v.waiting && v.vmStart != nil {
+				// A debugger attached directly to a suspend=y VM gets VM_START
+				// (SUSPEND_ALL) first; give it the one the monitor received.
+				s.wbuf = v.vmStart.AppendTo(s.wbuf)
+			}
+			v.dbg = s
+			v.mu.Unlock()
+			if v.dc != nil {
+				v.dc.Data().SetDebugger(ddm.DebuggerAttached)
+			}
+			s.log.Info().Msg("debugger attached")
+			v.m.notify(EventChanged, v)
+			return s, nil
+		}
+		if !prev.isEnded() && !waitedForEnd {
+			// The previous debugger may have just closed its connection
+			// without the monitor having read the EOF yet: give it a moment.
+			v.mu.Unlock()
+			waitedForEnd = true
+			select {
+			case <-prev.done:
+			case <-time.After(reconnectGrace):
+			}
+			continue
+		}
+		if !prev.isEnded() {
+			v.mu.Unlock()
+			return nil, fmt.Errorf("VM %s (%s) already has a debugger attached from %s: a VM serves one debugger at a time; detach that one first", v.id, v.addr, prev.from)
+		}
+		v.mu.Unlock()
+		select {
+		case <-prev.cleaned:
+		case <-deadline.C:
+			return nil, fmt.Errorf("VM %s: the previous debugger's cleanup has not finished; try again", v.id)
+		}
+	}
+}
+
+func (s *session) isEnded() bool { return s.ended.Load() }
+
+// open lets queued output (handshake, replayed VM_START) go out and starts
+// the writer.
+func (s *session) open() {
+	s.wmu.Lock()
+	s.writing = false
+	s.wmu.Unlock()
+	go s.writeLoop()
+	s.kick()
+}
+
+// enqueue queues a packet for the debugger and writes it, within limit,
+// unless another goroutine is writing.
+func (s *session) enqueue(p *jdwp.Packet, limit time.Duration) {
+	s.wmu.Lock()
+	s.wbuf = p.AppendTo(s.wbuf)
+	s.wmu.Unlock()
+	s.drain(limit)
+}
+
+func (s *session) kick() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// flush waits (briefly) until everything queued is written.
+func (s *session) flush() {
+	for i := 0; i < 200; i++ {
+		s.drain(writeTimeout)
+		s.wmu.Lock()
+		idle := len(s.wbuf) == 0 && !s.writing
+		s.wmu.Unlock()
+		if idle || s.isEnded() {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func (s *session) writeLoop() {
+	for {
+		select {
+		case <-s.wake:
+			s.drain(writeTimeout)
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// drain writes the queued output unless another goroutine is doing so.
+// A write that takes longer than limit (short on the VM connection's reader
+// goroutine, which must not stall behind a slow debugger) leaves the rest to
+// the writer goroutine; at writeTimeout the debugger is dropped.
+func (s *session) drain(limit time.Duration) {
+	s.wmu.Lock()
+	if s.writing {
+		s.wmu.Unlock()
+		return
+	}
+	s.writing = true
+	for len(s.wbuf) > 0 && !s.isEnded() {
+		buf := s.wbuf
+		s.wbuf, s.wspare = s.wspare[:0], nil
+		s.wmu.Unlock()
+		s.nc.SetWriteDeadline(time.Now().Add(limit))
+		n, err := s.nc.Write(buf)
+		s.wmu.Lock()
+		if err != nil && limit < writeTimeout && errors.Is(err, os.ErrDeadlineExceeded) {
+			s.wbuf = append(buf[n:], s.wbuf...)
+			s.writing = false
+			s.wmu.Unlock()
+			s.kick()
+			return
+		}
+		if err != nil {
+			s.writing = false
+			s.wmu.Unlock()
+			s.end(fmt.Errorf("writing to the debugger: %w", err))
+			return
+		}
+		if cap(buf) <= 1<<20 {
+			s.wspare = buf[:0]
+		}
+	}
+	s.writing = false
+	s.wmu.Unlock()
+}
+
+// inlineWriteLimit bounds a write to the debugger on the VM connection's
+// reader goroutine.
+const inlineWriteLimit = 2 * time.Millisecond
+
+// run reads the debugger's packets until it leaves.
+func (s *session) run() {
+	r := bufio.NewReaderSize(s.nc, 64<<10)
+	for {
+		p, err := jdwp.ReadPacket(r, jdwp.DefaultMaxPacketSize)
+		last := r.Buffered() == 0
+		if err != nil {
+			switch {
+			case s.isEnded():
+			case errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrClosedPipe):
+				s.end(errDebuggerLeft)
+			default:
+				s.log.Warn().Err(err).Msg("malformed packet from the debugger; closing it (the VM stays monitored)")
+				s.end(fmt.Errorf("malformed packet: %w", err))
+			}
+			return
+		}
+		if !s.handle(p, last) {
+			return
+		}
+	}
+}
+
+func (s *session) reply(id uint32, code jdwp.ErrorCode) {
+	s.enqueue(&jdwp.Packet{ID: id, Flags: jdwp.FlagReply, Error: code}, writeTimeout)
+}
+
+// handle forwards one debugger packet; false ends the read loop. last says
+// no more packets are buffered: then this goroutine writes the queued
+// commands to the VM itself (saving a hand-off), else it leaves them to the
+// connection's writer so a burst goes out in few writes.
+func (s *session) handle(p *jdwp.Packet, last bool) bool {
+	if p.IsReply() {
+		// Debuggers answer nothing the VM sends (events need no reply).
+		s.log.Debug().Uint32("id", p.ID).Msg("ignoring a reply packet from the debugger")
+		return true
+	}
+	cmd := jdwp.Cmd{Set: p.CmdSet, Cmd: p.Cmd}
+	switch {
+	case p.CmdSet == ddm.CommandSet:
+		// The DDM channel belongs to the monitor.
+		s.reply(p.ID, jdwp.ErrNotImplemented)
+		return true
+	case cmd == cmdDispose:
+		// Forwarding Dispose would end the VM's only connection: do it here.
+		s.reply(p.ID, jdwp.ErrNone)
+		s.flush()
+		s.end(errDisposed)
+		return false
+	}
+	s.mu.Lock()
+	s.sent = true
+	switch cmd {
+	case cmdSuspend, cmdThreadSusp:
+		s.maySuspend = true
+	case cmdRequestSet:
+		if len(p.Data) >= 2 {
+			s.maySuspend = s.maySuspend || p.Data[1] != byte(jdwp.SuspendNone)
+			s.breakpoints = s.breakpoints || jdwp.EventKind(p.Data[0]) == jdwp.EventBreakpoint
+		}
+	}
+	s.mu.Unlock()
+	fc := &fwdCall{dbgID: p.ID, cmd: cmd, data: p.Data}
+	var direct context.Context
+	if last {
+		direct = context.Background()
+	}
+	s.pending.Add(1)
+	call, err := s.v.conn.StartFunc(direct, cmd, p.Data, func(call *jdwp.Call) { s.deliver(fc, call) })
+	if err != nil {
+		s.pending.Add(-1)
+		s.end(errVMGone)
+		return false
+	}
+	if s.trace {
+		s.log.Trace().Str("kind", "bridge.proxy").Str("dir", "debugger→vm").Str("cmd", cmd.String()).
+			Uint32("id", p.ID).Uint32("vmID", call.ID).Int("len", len(p.Data)).Msg("command")
+	}
+	return true
+}
+
+// deliver queues a forwarded command's reply for the debugger under the
+// debugger's own id. It runs on the VM connection's reader goroutine.
+func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
+	defer s.pending.Add(-1)
+	rp := call.Reply()
+	if rp == nil { // the VM connection failed; the VM's removal ends the session
+		return
+	}
+	s.mu.Lock()
+	late := s.pastDrain
+	s.mu.Unlock()
+	if rp.Error == jdwp.ErrNone {
+		s.track(fc, rp.Data, late)
+	}
+	if s.trace {
+		s.log.Trace().Str("kind", "bridge.proxy").Str("dir", "vm→debugger").Str("cmd", fc.cmd.String()).
+			Uint32("id", fc.dbgID).Uint32("vmID", rp.ID).Stringer("err", rp.Error).Int("len", len(rp.Data)).Msg("reply")
+	}
+	if s.isEnded() {
+		return
+	}
+	reply := &jdwp.Packet{ID: fc.dbgID, Flags: jdwp.FlagReply, Error: rp.Error, Data: rp.Data}
+	if s.pending.Load() == 1 {
+		// The debugger waits for this very reply: write it now.
+		s.enqueue(reply, inlineWriteLimit)
+		return
+	}
+	// More replies are coming: let the writer send them in few writes.
+	s.wmu.Lock()
+	s.wbuf = reply.AppendTo(s.wbuf)
+	s.wmu.Unlock()
+	s.kick()
+}
+
+// track notes what a successful command changed in the VM, for the cleanup.
+// late is set when the cleanup already ran: then it is undone at once.
+func (s *session) track(fc *fwdCall, reply []byte, late bool) {
+	v := s.v
+	switch fc.cmd {
+	case cmdRequestSet:
+		r := jdwp.NewReader(reply, nil)
+		id := r.Int32()
+		if r.Err() != nil || len(fc.data) < 1 {
+			return
+		}
+		k := reqKey{jdwp.EventKind(fc.data[0]), id}
+		if late {
+			go v.undo(func(ctx context.Context) error { return v.conn.ClearRequest(ctx, k.kind, k.id) })
+			return
+		}
+		s.mu.Lock()
+		s.requests[k] = true
+		s.mu.Unlock()
+	case cmdRequestClear:
+		r := jdwp.NewReader(fc.data, nil)
+		k := reqKey{jdwp.EventKind(r.Byte()), r.Int32()}
+		s.mu.Lock()
+		delete(s.requests, k)
+		s.mu.Unlock()
+	case cmdClearAllBPs:
+		s.mu.Lock()
+		for k := range s.requests {
+			if k.kind == jdwp.EventBreakpoint {
+				delete(s.requests, k)
+			}
+		}
+		s.mu.Unlock()
+	case cmdIDSizes:
+		r := jdwp.NewReader(reply, nil)
+		sz := jdwp.IDSizes{FieldID: int(r.Int32()), MethodID: int(r.Int32()), ObjectID: int(r.Int32()), ReferenceTypeID: int(r.Int32()), FrameID: int(r.Int32())}
+		if r.Err() == nil {
+			if err := v.conn.SetIDSizes(sz); err != nil {
+				s.log.Warn().Err(err).Msg("VM reported unusable id sizes")
+			}
+		}
+	case cmdResume:
+		v.mu.Lock()
+		was := v.waiting
+		v.waiting, v.vmStart = false, nil
+		v.mu.Unlock()
+		if was {
+			s.log.Info().Msg("the debugger resumed the waiting VM")
+			go v.m.notify(EventChanged, v)
+		}
+	case cmdSuspend:
+		if late {
+			go v.undo(v.conn.Resume)
+		}
+	case cmdThreadSusp:
+		if late {
+			r := jdwp.NewReader(fc.data, v.sizes())
+			t := r.ObjectID()
+			if r.Err() == nil {
+				go v.undo(func(ctx context.Context) error { return v.conn.ResumeThread(ctx, t) })
+			}
+		}
+	}
+}
+
+func (v *VM) sizes() *jdwp.IDSizes {
+	s, err := v.conn.IDSizes(context.Background()) // cached: set at setup or from the debugger
+	if err != nil {
+		return nil
+	}
+	return &s
+}
+
+// undo runs one late cleanup step.
+func (v *VM) undo(f func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), v.m.opts.RequestTimeout)
+	defer cancel()
+	if err := f(ctx); err != nil {
+		v.log.Debug().Err(err).Msg("late cleanup step failed")
+	}
+}
+
+// event forwards a VM event set to the debugger. Replies the VM sent
+// before it are already queued (deliver runs on the reader goroutine).
+func (s *session) event(es *jdwp.EventSet) {
+	if es.SuspendPolicy != jdwp.SuspendNone {
+		s.mu.Lock()
+		s.maySuspend = true
+		s.mu.Unlock()
+	}
+	if s.trace {
+		s.log.Trace().Str("kind", "bridge.proxy").Str("dir", "vm→debugger").Str("cmd", "Event.Composite").
+			Uint32("vmID", es.Packet.ID).Int("events", len(es.Events)).Uint8("suspend", uint8(es.SuspendPolicy)).Msg("event")
+	}
+	if !s.isEnded() {
+		s.enqueue(es.Packet, writeTimeout)
+	}
+}
+
+// end closes the debugger's connection and cleans up after it.
+func (s *session) end(why error) {
+	s.endOnce.Do(func() {
+		s.ended.Store(true)
+		close(s.done)
+		s.nc.Close()
+		lvl := zerolog.InfoLevel
+		if !errors.Is(why, errDisposed) && !errors.Is(why, errDebuggerLeft) && !errors.Is(why, errVMGone) {
+			lvl = zerolog.WarnLevel
+		}
+		s.log.WithLevel(lvl).Str("why", why.Error()).Msg("debugger detached")
+		go s.cleanup(why)
+	})
+}
+
+// cleanup undoes what the debugger left behind so the VM runs on: its event
+// requests are cleared and what it suspended is resumed (a VM that waits for
+// a debugger since it started with suspend=y stays suspended unless the
+// debugger resumed it). A draft-protocol VM gets DBGD. If the cleanup fails
+// while the VM is alive, the connection is dropped (the VM's agent then
+// resets itself) and the scanner finds the VM again.
+func (s *session) cleanup(why error) {
+	v := s.v
+	defer func() {
+		v.mu.Lock()
+		if v.dbg == s {
+			v.dbg = nil
+		}
+		v.mu.Unlock()
+		close(s.cleaned)
+		if v.dc != nil {
+			v.dc.Data().SetDebugger(ddm.DebuggerDefault)
+		}
+		v.m.notify(EventChanged, v)
+	}()
+	if errors.Is(why, errVMGone) || v.conn.Err() != nil {
+		return
+	}
+	// Let in-flight commands land so their effects are tracked.
+	for i := 0; i < 50 && s.pending.Load() > 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.mu.Lock()
+	s.pastDrain = true
+	sent, maySuspend, bps := s.sent, s.maySuspend, s.breakpoints
+	reqs := make([]reqKey, 0, len(s.requests))
+	for k := range s.requests {
+		reqs = append(reqs, k)
+	}
+	s.mu.Unlock()
+	if !sent {
+		return // the VM never saw this debugger
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), v.m.opts.CleanupTimeout)
+	defer cancel()
+	err := v.clearRequests(ctx, reqs, bps)
+	if err == nil && maySuspend {
+		err = v.resumeAll(ctx)
+	}
+	if err == nil && v.draft {
+		v.dc.Send(&ddm.Empty{Type: ddm.DBGD}, func(r ddm.Reply) {
+			if r.Err == nil {
+				v.dbgdAcks.Add(1)
+			}
+		})
+	}
+	switch {
+	case err == nil:
+		s.log.Debug().Int("requests", len(reqs)).Bool("resumed", maySuspend).Msg("cleaned up after the debugger")
+	case v.conn.Err() != nil:
+	default:
+		s.log.Warn().Err(err).Msg("cleanup after the debugger failed; dropping the VM connection so its agent resets (it will be found again)")
+		go v.m.remove(v, "cleanup failed")
+	}
+}
+
+func (v *VM) clearRequests(ctx context.Context, reqs []reqKey, breakpoints bool) error {
+	errs := make(chan error, len(reqs))
+	for _, k := range reqs {
+		go func() {
+			err := v.conn.ClearRequest(ctx, k.kind, k.id)
+			var ce *jdwp.CommandError
+			if errors.As(err, &ce) {
+				err = nil // already gone (e.g. a Count filter expired)
+			}
+			errs <- err
+		}()
+	}
+	var first error
+	for range reqs {
+		if err := <-errs; err != nil && first == nil {
+			first = fmt.Errorf("EventRequest.Clear: %w", err)
+		}
+	}
+	if first == nil && breakpoints {
+		if err := v.conn.ClearAllBreakpoints(ctx); err != nil {
+			first = fmt.Errorf("EventRequest.ClearAllBreakpoints: %w", err)
+		}
+	}
+	return first
+}
+
+// resumeAll resumes until no thread is suspended more than the baseline: 1
+// for a VM still waiting since suspend=y, else 0.
+func (v *VM) resumeAll(ctx context.Context) error {
+	for round := 0; round < 16; round++ {
+		threads, err := v.conn.AllThreads(ctx)
+		if err != nil {
+			return fmt.Errorf("VirtualMachine.AllThreads: %w", err)
+		}
+		counts := make([]int32, len(threads))
+		var wg sync.WaitGroup
+		for i, t := range threads {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				counts[i], _ = v.conn.SuspendCount(ctx, t) // a thread that died meanwhile counts 0
+			}()
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		v.mu.Lock()
+		base := int32(0)
+		if v.waiting {
+			base = 1
+		}
+		v.mu.Unlock()
+		most := int32(0)
+		for _, c := range counts {
+			most = max(most, c-base)
+		}
+		if most <= 0 {
+			return nil
+		}
+		if base == 0 {
+			for range most {
+				if err := v.conn.Resume(ctx); err != nil {
+					return fmt.Errorf("VirtualMachine.Resume: %w", err)
+				}
+			}
+			continue
+		}
+		for i, t := range threads {
+			for range counts[i] - base {
+				if err := v.conn.ResumeThread(ctx, t); err != nil {
+					break
+				}
+			}
+		}
+	}
+	return errors.New("threads stay suspended after 16 rounds of resuming")
+}

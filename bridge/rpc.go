@@ -1,0 +1,520 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/ddmbridge/ddmbridge/ddm"
+)
+
+// JSON-RPC error codes: the standard ones and the monitor's.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	CodeNoSuchVM       = -32001 // no VM with that id (it may have died)
+	CodeNotDDM         = -32002 // the method needs a DDM-aware VM
+	CodeNotAllowed     = -32003 // vm/exit without serve --allow-exit
+	CodeVMError        = -32004 // the VM failed or did not answer the request
+)
+
+// ServerOptions configure the control API.
+type ServerOptions struct {
+	// AllowExit enables vm/exit.
+	AllowExit bool
+	// Logger receives the server's logs (component "bridge").
+	Logger zerolog.Logger
+	// TraceMessages logs every JSON-RPC message (kind "rpc.msg").
+	TraceMessages bool
+	// RequestTimeout bounds each method; 0 means 30 s.
+	RequestTimeout time.Duration
+}
+
+// Server serves the monitor's JSON-RPC 2.0 control API (docs/rpc.md),
+// language-server style: Content-Length framed messages, on any number of
+// connections (stdio, unix socket, loopback TCP).
+type Server struct {
+	m    *Monitor
+	opts ServerOptions
+	log  zerolog.Logger
+
+	mu      sync.Mutex
+	threads map[string]int // VM id → connections that turned thread updates on
+	heap    map[string]int
+}
+
+// NewServer returns a control server for m.
+func NewServer(m *Monitor, opts ServerOptions) *Server {
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = 30 * time.Second
+	}
+	return &Server{m: m, opts: opts, log: opts.Logger.With().Str("component", "bridge").Logger(),
+		threads: map[string]int{}, heap: map[string]int{}}
+}
+
+// Serve accepts control connections on ln until ctx ends or ln is closed.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return fmt.Errorf("control API: accept: %w", err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.ServeConn(ctx, c)
+		}()
+	}
+}
+
+// ServeConn serves one connection (a socket, or stdin/stdout) until it
+// closes or ctx ends.
+func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cs := &rpcConn{s: s, threads: map[string]bool{}, heap: map[string]bool{}}
+	var opts []jsonrpc2.ConnOpt
+	opts = append(opts, jsonrpc2.SetLogger(zlogAdapter{s.log}))
+	if s.opts.TraceMessages {
+		opts = append(opts, jsonrpc2.LogMessages(zlogAdapter{s.log.With().Str("kind", "rpc.msg").Logger()}))
+	}
+	conn := jsonrpc2.NewConn(ctx, newTolerantStream(rwc), jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(cs.handle).SuppressErrClosed()), opts...)
+	events, unsub := s.m.Subscribe()
+	defer unsub()
+	go func() {
+		for e := range events {
+			if n, params := cs.notification(ctx, e); n != "" {
+				conn.Notify(ctx, n, params)
+			}
+		}
+	}()
+	select {
+	case <-conn.DisconnectNotify():
+	case <-ctx.Done():
+		conn.Close()
+	}
+	cs.release()
+}
+
+type zlogAdapter struct{ l zerolog.Logger }
+
+func (z zlogAdapter) Printf(format string, v ...any) { z.l.Debug().Msgf(format, v...) }
+
+// rpcConn is one control connection: what it asked to be told about.
+type rpcConn struct {
+	s       *Server
+	mu      sync.Mutex
+	threads map[string]bool
+	heap    map[string]bool
+}
+
+// Notification parameters.
+type (
+	// VMThreads is the vm/threads result and notification.
+	VMThreads struct {
+		ID      string       `json:"id"`
+		Threads []ThreadInfo `json:"threads"`
+	}
+	// VMHeapInfo is the vm/heapInfo result and the vm/heap notification.
+	VMHeapInfo struct {
+		ID    string      `json:"id"`
+		Heaps []HeapStats `json:"heaps"`
+	}
+	// HeapStats is one heap of HPIF.
+	HeapStats struct {
+		HeapID           uint32 `json:"heapId"`
+		TimestampMs      uint64 `json:"timestampMs"`
+		Reason           uint8  `json:"reason"` // what triggered it: 1 request, 2 next GC, 3 every GC
+		MaxBytes         uint32 `json:"maxBytes"`
+		SizeBytes        uint32 `json:"sizeBytes"`
+		AllocatedBytes   uint32 `json:"allocatedBytes"`
+		AllocatedObjects uint32 `json:"allocatedObjects"`
+	}
+	// VMStack is the vm/stack result.
+	VMStack struct {
+		ID     string      `json:"id"`
+		Thread uint32      `json:"thread"`
+		Frames []FrameJSON `json:"frames"`
+	}
+	// FrameJSON is one stack frame; line −2 is native, −1 unknown.
+	FrameJSON struct {
+		Class  string `json:"class"`
+		Method string `json:"method"`
+		File   string `json:"file,omitempty"`
+		Line   int32  `json:"line"`
+	}
+	// MonitorStatus is the monitor/status result.
+	MonitorStatus struct {
+		CurrentAddress string   `json:"currentAddress,omitempty"` // where the current-VM port listens
+		Scan           []string `json:"scan"`
+		AllowExit      bool     `json:"allowExit"`
+		VMs            int      `json:"vms"`
+	}
+)
+
+func heapStats(m map[uint32]ddm.HeapStats) []HeapStats {
+	out := []HeapStats{}
+	for _, h := range m {
+		out = append(out, HeapStats{h.HeapID, h.TimestampMs, h.Reason, h.MaxBytes, h.SizeBytes, h.AllocatedBytes, h.AllocatedObjects})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].HeapID < out[j].HeapID })
+	return out
+}
+
+func (c *rpcConn) notification(ctx context.Context, e Event) (string, any) {
+	switch e.Kind {
+	case EventAdded, EventRemoved, EventChanged:
+		if e.Kind == EventRemoved {
+			c.mu.Lock()
+			delete(c.threads, e.VM.ID)
+			delete(c.heap, e.VM.ID)
+			c.mu.Unlock()
+		}
+		return string(e.Kind), e.VM
+	case EventThreads:
+		c.mu.Lock()
+		want := c.threads[e.VM.ID]
+		c.mu.Unlock()
+		if v, err := c.s.m.VM(e.VM.ID); want && err == nil {
+			return string(e.Kind), VMThreads{ID: v.id, Threads: nonNil(v.CachedThreads())}
+		}
+	case EventHeap:
+		c.mu.Lock()
+		want := c.heap[e.VM.ID]
+		c.mu.Unlock()
+		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.dc != nil {
+			return string(e.Kind), VMHeapInfo{ID: v.id, Heaps: heapStats(v.dc.Data().HeapInfo())}
+		}
+	}
+	return "", nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// release turns off the updates this connection turned on (when no other
+// connection wants them).
+func (c *rpcConn) release() {
+	c.mu.Lock()
+	threads, heap := c.threads, c.heap
+	c.threads, c.heap = map[string]bool{}, map[string]bool{}
+	c.mu.Unlock()
+	for id := range threads {
+		c.s.setUpdates(id, false, c.s.threads, func(v *VM, on bool) error { v.SetThreadUpdates(on); return nil })
+	}
+	for id := range heap {
+		c.s.setUpdates(id, false, c.s.heap, (*VM).SetHeapUpdates)
+	}
+}
+
+// setUpdates counts the connections wanting updates of a kind from a VM and
+// switches them on for the first and off after the last.
+func (s *Server) setUpdates(id string, on bool, refs map[string]int, set func(*VM, bool) error) error {
+	v, err := s.m.VM(id)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	n := refs[id]
+	if on {
+		refs[id] = n + 1
+	} else if n > 0 {
+		refs[id] = n - 1
+	}
+	flip := on && n == 0 || !on && n == 1
+	if refs[id] == 0 {
+		delete(refs, id)
+	}
+	s.mu.Unlock()
+	if flip {
+		return set(v, on)
+	}
+	return nil
+}
+
+// Method parameters.
+type (
+	idParams struct {
+		ID string `json:"id"`
+	}
+	updatesParams struct {
+		ID      string `json:"id"`
+		Enabled bool   `json:"enabled"`
+	}
+	heapMapParams struct {
+		ID    string `json:"id"`
+		GC    bool   `json:"gc"`    // run a GC for a fresh map
+		PNG   bool   `json:"png"`   // also render it
+		Width int    `json:"width"` // PNG width, default 256
+	}
+	exitParams struct {
+		ID     string `json:"id"`
+		Status int32  `json:"status"`
+	}
+)
+
+func rpcError(code int64, format string, args ...any) *jsonrpc2.Error {
+	return &jsonrpc2.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+func decodeParams(req *jsonrpc2.Request, v any, needID bool) error {
+	if req.Params == nil {
+		if needID {
+			return rpcError(CodeInvalidParams, "%s: missing params (want {\"id\": VM id})", req.Method)
+		}
+		return nil
+	}
+	if err := json.Unmarshal(*req.Params, v); err != nil {
+		return rpcError(CodeInvalidParams, "%s: bad params: %v", req.Method, err)
+	}
+	return nil
+}
+
+// vmError maps errors to JSON-RPC errors.
+func vmError(method string, err error) error {
+	var re *jsonrpc2.Error
+	switch {
+	case errors.As(err, &re):
+		return re
+	case errors.Is(err, ErrNoVM):
+		return rpcError(CodeNoSuchVM, "%s: %v", method, err)
+	case errors.Is(err, ErrNotDDM):
+		return rpcError(CodeNotDDM, "%s: %v", method, err)
+	default:
+		return rpcError(CodeVMError, "%s: %v", method, err)
+	}
+}
+
+// handle runs one request; panics become internal errors.
+func (c *rpcConn) handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.s.log.Error().Interface("panic", p).Str("method", req.Method).Bytes("stack", debug.Stack()).Msg("control API handler panicked")
+			result, err = nil, rpcError(CodeInternalError, "%s: internal error: %v", req.Method, p)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, c.s.opts.RequestTimeout)
+	defer cancel()
+	result, err = c.dispatch(ctx, req)
+	if err != nil {
+		return nil, vmError(req.Method, err)
+	}
+	return result, nil
+}
+
+// vmParams holds the params of every vm/* method; each uses some fields.
+type vmParams struct {
+	ID      string `json:"id"`
+	Thread  uint32 `json:"thread"`
+	Enabled bool   `json:"enabled"`
+	GC      bool   `json:"gc"`
+	PNG     bool   `json:"png"`
+	Width   int    `json:"width"`
+	Status  int32  `json:"status"`
+}
+
+// vmMethods are the methods on one VM, as a table (docs/rpc.md).
+var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error){
+	"vm/threads": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
+		ts, err := v.Threads(ctx)
+		return VMThreads{ID: v.id, Threads: nonNil(ts)}, err
+	},
+	"vm/stack": func(_ *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
+		frames, err := v.Stack(ctx, p.Thread)
+		out := VMStack{ID: v.id, Thread: p.Thread, Frames: []FrameJSON{}}
+		for _, f := range frames {
+			out.Frames = append(out.Frames, FrameJSON{f.Class, f.Method, f.File, f.Line})
+		}
+		return out, err
+	},
+	"vm/heapInfo": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
+		info, err := v.HeapInfo(ctx)
+		return VMHeapInfo{ID: v.id, Heaps: heapStats(info)}, err
+	},
+	"vm/heapMap": func(_ *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
+		if p.Width < 0 || p.Width > 4096 {
+			return nil, rpcError(CodeInvalidParams, "vm/heapMap: width %d outside 0..4096", p.Width)
+		}
+		hm, err := v.HeapMap(ctx, p.GC)
+		if err != nil {
+			return nil, err
+		}
+		return EncodeHeapMap(v.id, hm, p.PNG, p.Width)
+	},
+	"vm/gc": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
+		return nil, v.GC(ctx)
+	},
+	"vm/setThreadUpdates": func(c *rpcConn, _ context.Context, v *VM, p vmParams) (any, error) {
+		return nil, c.setUpdates(v, p.Enabled, c.threads, c.s.threads, func(v *VM, on bool) error { v.SetThreadUpdates(on); return nil })
+	},
+	"vm/setHeapUpdates": func(c *rpcConn, _ context.Context, v *VM, p vmParams) (any, error) {
+		if v.dc == nil {
+			return nil, ErrNotDDM
+		}
+		return nil, c.setUpdates(v, p.Enabled, c.heap, c.s.heap, (*VM).SetHeapUpdates)
+	},
+	"vm/exit": func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
+		if !c.s.opts.AllowExit {
+			return nil, rpcError(CodeNotAllowed, "vm/exit is disabled: start the monitor with `ddmbridge serve --allow-exit` to allow ending VMs")
+		}
+		c.s.log.Warn().Str("vm", v.id).Int32("status", p.Status).Msg("exiting the VM on request")
+		return nil, v.Exit(ctx, p.Status)
+	},
+}
+
+// setUpdates records this connection's wish (mine) and counts it in refs.
+func (c *rpcConn) setUpdates(v *VM, on bool, mine map[string]bool, refs map[string]int, set func(*VM, bool) error) error {
+	c.mu.Lock()
+	had := mine[v.id]
+	if on {
+		mine[v.id] = true
+	} else {
+		delete(mine, v.id)
+	}
+	c.mu.Unlock()
+	if had == on {
+		return nil
+	}
+	return c.s.setUpdates(v.id, on, refs, set)
+}
+
+func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	s := c.s
+	switch req.Method {
+	case "monitor/status":
+		st := MonitorStatus{CurrentAddress: s.m.CurrentAddr(), AllowExit: s.opts.AllowExit, VMs: len(s.m.VMs()), Scan: []string{}}
+		for _, r := range s.m.opts.Scan {
+			st.Scan = append(st.Scan, r.String())
+		}
+		return st, nil
+	case "vms/list":
+		return nonNil(s.m.VMs()), nil
+	case "vms/select":
+		var p idParams
+		if err := decodeParams(req, &p, true); err != nil {
+			return nil, err
+		}
+		return s.m.Select(p.ID)
+	}
+	method, ok := vmMethods[req.Method]
+	if !ok {
+		return nil, rpcError(CodeMethodNotFound, "unknown method %q (see docs/rpc.md)", req.Method)
+	}
+	var p vmParams
+	if err := decodeParams(req, &p, true); err != nil {
+		return nil, err
+	}
+	if p.ID == "" {
+		return nil, rpcError(CodeInvalidParams, "%s: params need \"id\", the VM id from vms/list", req.Method)
+	}
+	v, err := s.m.VM(p.ID)
+	if err != nil {
+		return nil, err
+	}
+	res, err := method(c, ctx, v, p)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// tolerantStream frames messages like a language server (Content-Length
+// headers) and answers a message that is not valid JSON-RPC with a parse or
+// invalid-request error instead of closing the connection.
+type tolerantStream struct {
+	rwc io.ReadWriteCloser
+	r   *bufio.Reader
+	wmu sync.Mutex
+}
+
+func newTolerantStream(rwc io.ReadWriteCloser) *tolerantStream {
+	return &tolerantStream{rwc: rwc, r: bufio.NewReader(rwc)}
+}
+
+func (t *tolerantStream) WriteObject(obj any) error {
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	return jsonrpc2.VSCodeObjectCodec{}.WriteObject(t.rwc, obj)
+}
+
+// maxRPCMessage bounds one control message.
+const maxRPCMessage = 64 << 20
+
+func (t *tolerantStream) ReadObject(v any) error {
+	for {
+		body, err := t.readMessage()
+		if err != nil {
+			return err // framing broken or connection closed
+		}
+		if !json.Valid(body) {
+			t.reject(CodeParseError, "parse error: the message is not valid JSON")
+			continue
+		}
+		if err := json.Unmarshal(body, v); err != nil {
+			t.reject(CodeInvalidRequest, "invalid request: "+err.Error())
+			continue
+		}
+		return nil
+	}
+}
+
+// readMessage reads one Content-Length framed message body.
+func (t *tolerantStream) readMessage() ([]byte, error) {
+	n := -1
+	for {
+		line, err := t.r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			if n < 0 {
+				return nil, errors.New("control message without a Content-Length header")
+			}
+			break
+		}
+		name, val, ok := strings.Cut(line, ":")
+		if ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+			n, err = strconv.Atoi(strings.TrimSpace(val))
+			if err != nil || n < 0 || n > maxRPCMessage {
+				return nil, fmt.Errorf("bad Content-Length %q", val)
+			}
+		}
+	}
+	body := make([]byte, n)
+	_, err := io.ReadFull(t.r, body)
+	return body, err
+}
+
+func (t *tolerantStream) reject(code int64, msg string) {
+	t.WriteObject(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+}
+
+func (t *tolerantStream) Close() error { return t.rwc.Close() }

@@ -1,0 +1,90 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Client is a control API client (the CLI uses it).
+type Client struct {
+	conn *jsonrpc2.Conn
+}
+
+// DialRPC connects to a monitor's control address (see ParseRPCAddr).
+// notify, if not nil, receives the notifications, in order, on the
+// connection's reader goroutine.
+func DialRPC(ctx context.Context, addr string, notify func(method string, params json.RawMessage)) (*Client, error) {
+	nc, err := DialRPCConn(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	h := jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+		if notify != nil && req.Notif && req.Params != nil {
+			notify(req.Method, *req.Params)
+		}
+		return nil, nil
+	})
+	return &Client{conn: jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(nc, jsonrpc2.VSCodeObjectCodec{}), h)}, nil
+}
+
+// Call calls a method; result may be nil. Errors the monitor returns are
+// *RPCError.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	err := c.conn.Call(ctx, method, params, result)
+	var je *jsonrpc2.Error
+	if errors.As(err, &je) {
+		return &RPCError{Code: je.Code, Message: je.Message}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
+// RPCError is an error response of the control API (codes in docs/rpc.md).
+type RPCError struct {
+	Code    int64
+	Message string
+}
+
+func (e *RPCError) Error() string { return e.Message }
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Done is closed when the connection is gone.
+func (c *Client) Done() <-chan struct{} { return c.conn.DisconnectNotify() }
+
+// VMs lists the monitored VMs.
+func (c *Client) VMs(ctx context.Context) ([]VMInfo, error) {
+	var out []VMInfo
+	return out, c.Call(ctx, "vms/list", nil, &out)
+}
+
+// Select makes a VM current.
+func (c *Client) Select(ctx context.Context, id string) (VMInfo, error) {
+	var out VMInfo
+	return out, c.Call(ctx, "vms/select", idParams{ID: id}, &out)
+}
+
+// Threads returns a VM's threads.
+func (c *Client) Threads(ctx context.Context, id string) (VMThreads, error) {
+	var out VMThreads
+	return out, c.Call(ctx, "vm/threads", idParams{ID: id}, &out)
+}
+
+// HeapInfo returns a DDM VM's heap statistics.
+func (c *Client) HeapInfo(ctx context.Context, id string) (VMHeapInfo, error) {
+	var out VMHeapInfo
+	return out, c.Call(ctx, "vm/heapInfo", idParams{ID: id}, &out)
+}
+
+// HeapMap returns a DDM VM's heap map (gc: collect first for a fresh one).
+func (c *Client) HeapMap(ctx context.Context, id string, gc, png bool) (HeapMapJSON, error) {
+	var out HeapMapJSON
+	return out, c.Call(ctx, "vm/heapMap", heapMapParams{ID: id, GC: gc, PNG: png}, &out)
+}

@@ -1,0 +1,113 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// notJDWPBackoff is how long a port that accepted but did not speak JDWP is
+// left alone.
+const notJDWPBackoff = 30 * time.Second
+
+// scan probes every port of the ranges that no VM of ours holds, every
+// ScanInterval. A probe that completes the handshake is not closed: probing a
+// JDWP port is attaching to it (HotSpot serves one debugger, and a suspend=y
+// VM would run off when that debugger left), so the probe's connection
+// becomes the VM's owning connection. A monitored VM's death is seen at once
+// from its connection, not from probes.
+func (m *Monitor) scan(ctx context.Context) {
+	defer m.wg.Done()
+	if len(m.opts.Scan) == 0 {
+		return
+	}
+	backoff := map[string]time.Time{}
+	results := make(chan probeResult, 64)
+	t := time.NewTicker(m.opts.ScanInterval)
+	defer t.Stop()
+	for {
+		now := time.Now()
+		for _, r := range m.opts.Scan {
+			for p := r.Lo; p <= r.Hi; p++ {
+				addr := net.JoinHostPort(r.Host, strconv.Itoa(p))
+				if backoff[addr].After(now) || !m.claimProbe(addr) {
+					continue
+				}
+				m.wg.Add(1)
+				go func() {
+					defer m.wg.Done()
+					results <- probeResult{addr, m.probe(ctx, addr)}
+				}()
+			}
+		}
+		for {
+			select {
+			case res := <-results:
+				m.mu.Lock()
+				delete(m.probing, res.addr)
+				m.mu.Unlock()
+				if errors.Is(res.err, errNotJDWP) {
+					backoff[res.addr] = time.Now().Add(notJDWPBackoff)
+				}
+				continue
+			case <-t.C:
+			case <-ctx.Done():
+				return
+			case <-m.stop:
+				return
+			}
+			break
+		}
+	}
+}
+
+type probeResult struct {
+	addr string
+	err  error
+}
+
+// claimProbe reserves addr for one probe unless it is ours, monitored or
+// already being probed.
+func (m *Monitor) claimProbe(addr string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed || m.probing[addr] || m.byAddr[addr] != nil || m.own[addr] {
+		return false
+	}
+	m.probing[addr] = true
+	return true
+}
+
+var errNotJDWP = errors.New("not a JDWP agent")
+
+// probe connects to addr; when a JDWP agent answers the handshake, the
+// connection is adopted as the VM's.
+func (m *Monitor) probe(ctx context.Context, addr string) error {
+	ctx, cancel := context.WithTimeout(ctx, m.opts.ProbeTimeout)
+	defer cancel()
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if m.opts.TraceScan && !errors.Is(err, syscall.ECONNREFUSED) {
+			m.log.Trace().Str("kind", "bridge.scan").Str("addr", addr).Err(err).Msg("probe")
+		}
+		return err
+	}
+	if m.opts.TraceScan {
+		m.log.Trace().Str("kind", "bridge.scan").Str("addr", addr).Msg("probe connected; handshaking")
+	}
+	if _, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout); err != nil {
+		nc.Close()
+		m.log.Debug().Str("addr", addr).Err(err).Dur("retry", notJDWPBackoff).Msg("port in the scan range does not speak JDWP")
+		return errNotJDWP
+	}
+	// The VM is ours now, whatever happens below; its lifetime is not the probe's.
+	if _, err := m.adopt(context.WithoutCancel(ctx), nc, addr); err != nil {
+		m.log.Warn().Str("addr", addr).Err(err).Msg("VM found but could not be monitored")
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,606 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/jdwp"
+)
+
+// VMInfo is what the monitor knows about one VM. Its JSON form is an entry of
+// vms/list and `ddmbridge vms --json`.
+type VMInfo struct {
+	ID        string `json:"id"`        // the monitor's id for the VM, stable while it lives
+	Address   string `json:"address"`   // host:port of its JDWP agent
+	PID       int    `json:"pid"`       // process id; 0 when unknown
+	Name      string `json:"name"`      // application name (DDM) or main class / jar (HotSpot)
+	VM        string `json:"vm"`        // VM ident, "<name> v<version>"
+	DDM       bool   `json:"ddm"`       // the VM speaks DDM
+	Waiting   bool   `json:"waiting"`   // the VM waits for a debugger (suspend=y or WAIT)
+	Debugger  bool   `json:"debugger"`  // a debugger is attached through the monitor
+	DebugPort int    `json:"debugPort"` // this VM's debugger port; 0 when per-VM ports are off
+
+	Current      bool      `json:"current"`                // the VM the current-VM port leads to
+	Protocol     string    `json:"protocol"`               // "jdwp", "ddm" or "ddm-draft"
+	DebuggerFrom string    `json:"debuggerFrom,omitempty"` // remote address of the attached debugger
+	Since        time.Time `json:"since"`                  // when the monitor found the VM
+	Features     []string  `json:"features,omitempty"`     // DDM FEAT strings
+	ThreadUpdate bool      `json:"threadUpdates"`          // thread updates are on
+	HeapUpdate   bool      `json:"heapUpdates"`            // heap updates are on
+	ABI          string    `json:"abi,omitempty"`          // DDM HELO ABI
+	Package      string    `json:"packageName,omitempty"`  // DDM HELO/APNM package name
+	UserID       uint32    `json:"userId,omitempty"`       // DDM HELO/APNM user id
+}
+
+// ThreadInfo is one thread of a VM. For DDM VMs it comes from THCR/THST (ID is
+// the VM's small thread id); for plain JDWP VMs from VirtualMachine.AllThreads,
+// ThreadReference.Name and ThreadReference.Status (ID is the JDWP thread id).
+type ThreadInfo struct {
+	ID        uint64 `json:"id"`
+	Name      string `json:"name"`
+	State     string `json:"state"` // running, timed-wait, monitor, wait, zombie, … (DDM names)
+	Suspended bool   `json:"suspended"`
+	Daemon    bool   `json:"daemon,omitempty"`
+	TID       uint32 `json:"tid,omitempty"`   // Linux thread id (DDM only)
+	UTime     uint32 `json:"utime,omitempty"` // user CPU time in clock ticks (DDM only)
+	STime     uint32 `json:"stime,omitempty"` // system CPU time in clock ticks (DDM only)
+}
+
+// VM is one monitored VM: the monitor owns its only JDWP connection. DDM and
+// debugger traffic share that connection.
+type VM struct {
+	m     *Monitor
+	id    string
+	addr  string
+	conn  *jdwp.Conn
+	dc    *ddm.Client // nil for plain JDWP VMs
+	draft bool        // the VM speaks the 2007 draft protocol (DBGD)
+	log   zerolog.Logger
+	since time.Time
+
+	ln        net.Listener // per-VM debugger port, or nil
+	debugPort int
+
+	mu            sync.Mutex
+	pid           int
+	name, ident   string
+	waiting       bool
+	vmStart       *jdwp.Packet // the VM_START that suspended the VM, replayed to debuggers
+	dbg           *session     // attached or cleaning up
+	threads       []ThreadInfo // plain VMs: the last JDWP poll
+	threadUpdates bool
+	heapUpdates   bool
+	thenSent      bool
+	pollStop      chan struct{}
+
+	removed   chan struct{}
+	closeOnce sync.Once
+	dbgdAcks  atomic.Int32 // DBGD acknowledgements (draft VMs)
+}
+
+// ID returns the monitor's id of the VM.
+func (v *VM) ID() string { return v.id }
+
+// Addr returns the VM's JDWP address.
+func (v *VM) Addr() string { return v.addr }
+
+// Conn returns the VM's JDWP connection. Commands sent on it share the
+// connection with DDM and any attached debugger; do not send
+// VirtualMachine.Dispose on it.
+func (v *VM) Conn() *jdwp.Conn { return v.conn }
+
+// DDM returns the VM's DDM client, or nil for a plain JDWP VM.
+func (v *VM) DDM() *ddm.Client { return v.dc }
+
+// Done is closed when the VM is gone from the monitor.
+func (v *VM) Done() <-chan struct{} { return v.removed }
+
+// Info returns a snapshot of what is known about the VM.
+func (v *VM) Info() VMInfo {
+	v.mu.Lock()
+	info := VMInfo{
+		ID: v.id, Address: v.addr, PID: v.pid, Name: v.name, VM: v.ident, DDM: v.dc != nil,
+		Waiting: v.waiting, DebugPort: v.debugPort, Since: v.since, Protocol: "jdwp",
+		ThreadUpdate: v.threadUpdates, HeapUpdate: v.heapUpdates,
+	}
+	if s := v.dbg; s != nil && !s.isEnded() {
+		info.Debugger = true
+		info.DebuggerFrom = s.from
+	}
+	v.mu.Unlock()
+	if v.dc != nil {
+		info.Protocol = "ddm"
+		if v.draft {
+			info.Protocol = "ddm-draft"
+		}
+		id := v.dc.Data().Identity()
+		if id.PID != 0 {
+			info.PID = int(id.PID)
+		}
+		if id.AppName != "" {
+			info.Name = id.AppName
+		}
+		info.VM = id.VMIdent
+		info.Features = id.Features
+		info.ABI, info.Package, info.UserID = id.ABI, id.PackageName, id.UserID
+		if v.dc.Data().Debugger() == ddm.DebuggerWaiting {
+			info.Waiting = true
+		}
+	}
+	return info
+}
+
+// gatedConn holds back the connection's first read until open is closed, so
+// the event subscription exists before the reader can deliver the VM_START a
+// suspend=y VM sends right after the handshake.
+type gatedConn struct {
+	net.Conn
+	open chan struct{}
+}
+
+func (g *gatedConn) Read(b []byte) (int, error) {
+	<-g.open
+	return g.Conn.Read(b)
+}
+
+// errNotDDM marks a VM that rejected HELO.
+var errNotDDM = errors.New("not DDM-aware")
+
+// setup takes over a connection whose handshake is done: HELO decides between
+// DDM and plain JDWP, then identity and the event pump start.
+func (m *Monitor) setupVM(ctx context.Context, nc net.Conn, addr string) (*VM, error) {
+	v := &VM{
+		m: m, addr: addr, since: time.Now(), removed: make(chan struct{}),
+		id: fmt.Sprint(m.nextID.Add(1)),
+	}
+	v.log = m.log.With().Str("vm", v.id).Str("addr", addr).Logger()
+	g := &gatedConn{Conn: nc, open: make(chan struct{})}
+	jo := m.opts.JDWP
+	if jo.Logger.GetLevel() == zerolog.Disabled && m.opts.Logger.GetLevel() != zerolog.Disabled {
+		jo.Logger = m.opts.Logger.With().Str("component", "jdwp").Logger()
+	}
+	// Events are decoded with HotSpot's sizes until the real ones are known
+	// (asked of plain VMs below, seen in the debugger's IDSizes reply for DDM
+	// VMs): the connection must not ask a DDM VM itself, since any non-DDM
+	// packet switches it to its debugger path. Events are forwarded raw anyway.
+	jo.IDSizes = &jdwp.DefaultIDSizes
+	v.conn = jdwp.NewConn(g, &jo)
+	sub := v.conn.Subscribe()
+	close(g.open)
+
+	dc := ddm.NewClient(v.conn, ddm.Options{
+		Logger: m.opts.Logger, TraceChunks: m.opts.TraceChunks, TraceData: m.opts.TraceData,
+		Timeout: m.opts.RequestTimeout,
+	})
+	v.conn.HandleCommandSet(ddm.CommandSet, func(_ *jdwp.Conn, p *jdwp.Packet) { dc.HandlePacket(p.ID, p.Cmd, p.Data) })
+	// This is ddm.Attach's greeting, split so that the HELO outcome is known
+	// before anything else is sent: FEAT and MPRQ only go to DDM VMs.
+	hctx, cancel := context.WithTimeout(ctx, m.opts.RequestTimeout)
+	rep, err := dc.Send(&ddm.HelloRequest{ServerVersion: 1}, nil).Wait(hctx)
+	cancel()
+	if err == nil {
+		err = rep.Err
+	}
+	switch {
+	case err == nil:
+		v.dc = dc
+		if h, ok := rep.Msg.(*ddm.Hello); ok && h.Tails == 0 {
+			v.draft = true // only the 2007 draft sends the short HELO; it alone knows DBGD
+		}
+		dc.Send(&ddm.Empty{Type: ddm.FEAT}, nil)
+		dc.Send(&ddm.Empty{Type: ddm.MPRQ}, nil)
+	case v.conn.Err() != nil:
+		dc.Close()
+		sub.Close()
+		v.conn.Close()
+		return nil, fmt.Errorf("VM %s closed the connection during HELO: %w", addr, v.conn.Err())
+	default:
+		// A JDWP error (HotSpot: NOT_IMPLEMENTED), a FAIL or no reply: a plain
+		// JDWP VM that gets no further DDM traffic.
+		v.log.Debug().Err(err).Msg("VM rejected HELO: plain JDWP VM")
+		dc.Close()
+		v.conn.HandleCommandSet(ddm.CommandSet, func(_ *jdwp.Conn, p *jdwp.Packet) {
+			v.log.Warn().Uint32("id", p.ID).Msg("DDM packet from a VM that rejected HELO; ignored")
+		})
+		if err := v.identifyPlain(ctx, nc); err != nil {
+			sub.Close()
+			v.conn.Close()
+			return nil, err
+		}
+	}
+	go v.pumpEvents(sub)
+	if v.dc != nil {
+		go v.watchModel()
+	}
+	return v, nil
+}
+
+// identifyPlain learns a plain JDWP VM's id sizes, version and, for local
+// VMs, its process id and main class.
+func (v *VM) identifyPlain(ctx context.Context, nc net.Conn) error {
+	ctx, cancel := context.WithTimeout(ctx, v.m.opts.RequestTimeout)
+	defer cancel()
+	b, err := v.conn.Command(ctx, jdwp.SetVirtualMachine, 7, nil)
+	if err != nil {
+		return fmt.Errorf("VM %s: VirtualMachine.IDSizes: %w", v.addr, err)
+	}
+	r := jdwp.NewReader(b, nil)
+	s := jdwp.IDSizes{FieldID: int(r.Int32()), MethodID: int(r.Int32()), ObjectID: int(r.Int32()), ReferenceTypeID: int(r.Int32()), FrameID: int(r.Int32())}
+	if err := errors.Join(r.Err(), v.conn.SetIDSizes(s)); err != nil {
+		return fmt.Errorf("VM %s: VirtualMachine.IDSizes: %w", v.addr, err)
+	}
+	ver, err := v.conn.Version(ctx)
+	if err != nil {
+		return fmt.Errorf("VM %s: VirtualMachine.Version: %w", v.addr, err)
+	}
+	pid, name := localProcess(nc)
+	v.mu.Lock()
+	v.ident = ver.VMName + " v" + ver.VMVersion
+	v.pid, v.name = pid, name
+	v.mu.Unlock()
+	return nil
+}
+
+// pumpEvents routes the VM's events: to the attached debugger, else the
+// monitor notes VM_START (waiting) and resumes what leftover requests suspend.
+func (v *VM) pumpEvents(sub *jdwp.Subscription) {
+	defer sub.Close()
+	for es := range sub.C {
+		if es.Packet == nil { // VM_DISCONNECTED
+			continue
+		}
+		v.mu.Lock()
+		s := v.dbg
+		if s != nil && s.isEnded() {
+			s = nil
+		}
+		isStart := len(es.Events) > 0 && es.Events[0].Kind == jdwp.EventVMStart
+		if s == nil && isStart && es.SuspendPolicy == jdwp.SuspendAll {
+			v.waiting = true
+			v.vmStart = es.Packet
+		}
+		v.mu.Unlock()
+		switch {
+		case s != nil:
+			s.event(es)
+		case isStart:
+			if es.SuspendPolicy == jdwp.SuspendAll {
+				v.log.Info().Msg("VM is suspended waiting for a debugger (suspend=y); not resuming it")
+				v.m.notify(EventChanged, v)
+			}
+		case es.SuspendPolicy != jdwp.SuspendNone:
+			v.resumeOrphan(es)
+		}
+	}
+}
+
+// resumeOrphan undoes the suspension of an event no debugger will see (a
+// request of a debugger that just left, not yet cleared).
+func (v *VM) resumeOrphan(es *jdwp.EventSet) {
+	ctx, cancel := context.WithTimeout(context.Background(), v.m.opts.RequestTimeout)
+	defer cancel()
+	var err error
+	if es.SuspendPolicy == jdwp.SuspendAll {
+		err = v.conn.Resume(ctx)
+	} else if len(es.Events) > 0 {
+		err = v.conn.ResumeThread(ctx, es.Events[0].Thread)
+	}
+	v.log.Debug().Err(err).Uint8("suspend", uint8(es.SuspendPolicy)).Msg("resumed the VM after an event with no debugger attached")
+}
+
+// watchModel turns DDM model changes into monitor events.
+func (v *VM) watchModel() {
+	ch, cancel := v.dc.Data().Subscribe()
+	defer cancel()
+	for {
+		select {
+		case c := <-ch:
+			if c&(ddm.ChangeIdentity|ddm.ChangeDebugger|ddm.ChangeFeatures) != 0 {
+				v.m.notify(EventChanged, v)
+			}
+			if c&(ddm.ChangeThreads) != 0 {
+				v.m.notify(EventThreads, v)
+			}
+			if c&(ddm.ChangeHeapInfo|ddm.ChangeHeapMap) != 0 {
+				v.m.notify(EventHeap, v)
+			}
+		case <-v.removed:
+			return
+		}
+	}
+}
+
+// close ends the VM's monitoring: the debugger, the listener, DDM and the
+// connection. It does not send Dispose (that would end a suspend=y VM's wait).
+func (v *VM) close() {
+	v.closeOnce.Do(func() {
+		close(v.removed)
+		if v.ln != nil {
+			v.ln.Close()
+		}
+		v.mu.Lock()
+		s := v.dbg
+		if v.pollStop != nil {
+			close(v.pollStop)
+			v.pollStop = nil
+		}
+		v.mu.Unlock()
+		if s != nil {
+			s.end(errVMGone)
+		}
+		if v.dc != nil {
+			v.dc.Close()
+		}
+		v.conn.Close()
+	})
+}
+
+// ErrNotDDM is returned for DDM-only operations on a plain JDWP VM.
+var ErrNotDDM = errors.New("the VM does not speak DDM (desktop HotSpot?): this needs a DDM-aware VM, e.g. one behind `ddmbridge simvm --jvm`")
+
+// Threads returns the VM's threads: for DDM VMs from THST (thread
+// notifications are turned on first, once), for plain VMs from JDWP.
+func (v *VM) Threads(ctx context.Context) ([]ThreadInfo, error) {
+	if v.dc == nil {
+		return v.pollJDWPThreads(ctx)
+	}
+	v.enableThreadNotify()
+	if _, err := v.dc.Request(ctx, &ddm.ThreadStatusRequest{}); err != nil && !errors.Is(err, ddm.ErrTimeout) {
+		return nil, fmt.Errorf("VM %s: THST: %w", v.id, err)
+	}
+	return v.ddmThreads(), nil
+}
+
+// CachedThreads returns the last known threads without asking the VM.
+func (v *VM) CachedThreads() []ThreadInfo {
+	if v.dc != nil {
+		return v.ddmThreads()
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Clone(v.threads)
+}
+
+func (v *VM) ddmThreads() []ThreadInfo {
+	ts := v.dc.Data().Threads()
+	out := make([]ThreadInfo, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, ThreadInfo{ID: uint64(t.ID), Name: t.Name, State: t.Status.String(), Suspended: t.Suspended,
+			Daemon: t.Daemon, TID: t.TID, UTime: t.UTime, STime: t.STime})
+	}
+	return out
+}
+
+func (v *VM) enableThreadNotify() {
+	v.mu.Lock()
+	send := !v.thenSent
+	v.thenSent = true
+	v.mu.Unlock()
+	if send {
+		v.dc.Send(&ddm.ThreadNotify{Enable: true}, nil)
+	}
+}
+
+// pollJDWPThreads reads a plain VM's threads with AllThreads, Name and Status
+// (none of which suspends anything), pipelined.
+func (v *VM) pollJDWPThreads(ctx context.Context) ([]ThreadInfo, error) {
+	ids, err := v.conn.AllThreads(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("VM %s: VirtualMachine.AllThreads: %w", v.id, err)
+	}
+	out := make([]ThreadInfo, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := ThreadInfo{ID: uint64(id), State: "zombie"}
+			if name, err := v.conn.ThreadName(ctx, id); err == nil {
+				t.Name = name
+			}
+			if st, sus, err := v.conn.ThreadStatus(ctx, id); err == nil {
+				t.State = ddm.ThreadState(st).String()
+				t.Suspended = sus
+			}
+			out[i] = t
+		}()
+	}
+	wg.Wait()
+	v.mu.Lock()
+	changed := !slices.Equal(v.threads, out)
+	v.threads = out
+	v.mu.Unlock()
+	if changed {
+		v.m.notify(EventThreads, v)
+	}
+	return slices.Clone(out), nil
+}
+
+// SetThreadUpdates turns periodic thread updates on or off: THEN and THST
+// polling for DDM VMs, JDWP polling for plain VMs. Changes are published as
+// EventThreads.
+func (v *VM) SetThreadUpdates(on bool) {
+	v.mu.Lock()
+	if v.threadUpdates == on {
+		v.mu.Unlock()
+		return
+	}
+	v.threadUpdates = on
+	if v.pollStop != nil {
+		close(v.pollStop)
+		v.pollStop = nil
+	}
+	var stop chan struct{}
+	if on {
+		stop = make(chan struct{})
+		v.pollStop = stop
+	}
+	v.mu.Unlock()
+	if v.dc != nil && !on {
+		v.mu.Lock()
+		v.thenSent = false
+		v.mu.Unlock()
+		v.dc.SetThreadUpdates(false)
+	}
+	if on {
+		go v.pollThreads(stop)
+	}
+	v.m.notify(EventChanged, v)
+}
+
+func (v *VM) pollThreads(stop chan struct{}) {
+	t := time.NewTicker(v.m.opts.ThreadPollInterval)
+	defer t.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), v.m.opts.RequestTimeout)
+		_, err := v.Threads(ctx)
+		cancel()
+		if err != nil {
+			v.log.Debug().Err(err).Msg("thread poll failed")
+		}
+		select {
+		case <-t.C:
+		case <-stop:
+			return
+		case <-v.removed:
+			return
+		}
+	}
+}
+
+// SetHeapUpdates turns HPIF after every GC and HPSG heap maps on or off (DDM
+// VMs only). Changes are published as EventHeap.
+func (v *VM) SetHeapUpdates(on bool) error {
+	if v.dc == nil {
+		return ErrNotDDM
+	}
+	v.mu.Lock()
+	v.heapUpdates = on
+	v.mu.Unlock()
+	when := ddm.WhenNever
+	if on {
+		when = ddm.WhenEveryGC
+	}
+	v.dc.RequestHeapInfo(when)
+	v.dc.SetHeapSegments(on, false)
+	v.m.notify(EventChanged, v)
+	return nil
+}
+
+// HeapInfo asks for an HPIF now and returns the heaps' statistics.
+func (v *VM) HeapInfo(ctx context.Context) (map[uint32]ddm.HeapStats, error) {
+	if v.dc == nil {
+		return nil, ErrNotDDM
+	}
+	before := v.dc.Data().HeapInfo()
+	ch, cancel := v.dc.Data().Subscribe()
+	defer cancel()
+	v.dc.RequestHeapInfo(ddm.WhenNow)
+	// The data is an unsolicited HPIF packet; wait for it briefly.
+	t := time.NewTimer(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case c := <-ch:
+			if c&ddm.ChangeHeapInfo == 0 {
+				continue
+			}
+		case <-t.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		break
+	}
+	info := v.dc.Data().HeapInfo()
+	if len(info) == 0 && len(before) == 0 {
+		return nil, fmt.Errorf("VM %s sent no heap info (HPIF): modern ART no longer supports it", v.id)
+	}
+	return info, nil
+}
+
+// HeapMap returns the last complete heap map (heap 1) or nil. With
+// collect, it first enables heap maps if needed and runs a GC so a fresh map
+// is sent.
+func (v *VM) HeapMap(ctx context.Context, collect bool) (*ddm.HeapMap, error) {
+	if v.dc == nil {
+		return nil, ErrNotDDM
+	}
+	if hm := v.dc.Data().HeapMap(1, false); hm != nil && !collect {
+		return hm, nil
+	}
+	ch, cancel := v.dc.Data().Subscribe()
+	defer cancel()
+	v.mu.Lock()
+	on := v.heapUpdates
+	v.mu.Unlock()
+	if !on {
+		v.dc.SetHeapSegments(true, false)
+	}
+	v.dc.GC()
+	t := time.NewTimer(5 * time.Second)
+	defer t.Stop()
+wait:
+	for {
+		select {
+		case c := <-ch:
+			if c&ddm.ChangeHeapMap != 0 {
+				break wait
+			}
+		case <-t.C:
+			break wait
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if !on {
+		v.dc.SetHeapSegments(false, false)
+	}
+	hm := v.dc.Data().HeapMap(1, false)
+	if hm == nil {
+		return nil, fmt.Errorf("VM %s sent no heap map (HPSG) after a GC: modern ART no longer supports it", v.id)
+	}
+	return hm, nil
+}
+
+// Stack asks a DDM VM for one thread's stack (STKL).
+func (v *VM) Stack(ctx context.Context, thread uint32) ([]ddm.Frame, error) {
+	if v.dc == nil {
+		return nil, ErrNotDDM
+	}
+	m, err := v.dc.Request(ctx, &ddm.StackRequest{ThreadID: thread})
+	if err != nil {
+		return nil, fmt.Errorf("VM %s: STKL of thread %d: %w", v.id, thread, err)
+	}
+	st, ok := m.(*ddm.Stack)
+	if !ok {
+		return nil, fmt.Errorf("VM %s: STKL of thread %d: the VM sent no stack", v.id, thread)
+	}
+	return st.Frames, nil
+}
+
+// GC asks a DDM VM to collect garbage (HPGC).
+func (v *VM) GC(ctx context.Context) error {
+	if v.dc == nil {
+		return ErrNotDDM
+	}
+	_, err := v.dc.GC().Wait(ctx)
+	return err
+}
+
+// Exit makes the VM exit: EXIT for DDM VMs, VirtualMachine.Exit otherwise.
+func (v *VM) Exit(ctx context.Context, status int32) error {
+	if v.dc != nil {
+		v.dc.Send(&ddm.Exit{Status: uint32(status)}, nil)
+		return nil
+	}
+	return v.conn.Exit(ctx, status)
+}

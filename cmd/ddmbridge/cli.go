@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/bridge"
+)
+
+// The control CLI: thin wrappers over the JSON-RPC API of a running `ddmbridge serve`.
+func init() {
+	register(&command{name: "vms", summary: "list the VMs a running monitor sees", run: runVMs})
+	register(&command{name: "select", summary: "make a VM current (port 8700 leads to it)", run: runSelect})
+	register(&command{name: "threads", summary: "show a VM's threads", run: runThreads})
+	register(&command{name: "heap", summary: "show a DDM VM's heap summary and map", run: runHeap})
+}
+
+// cliFlags are the flags of every control command.
+type cliFlags struct {
+	rpc     string
+	json    bool
+	args    []string // positional arguments
+	timeout time.Duration
+}
+
+func addCLIFlags(fs *flag.FlagSet, withJSON bool) *cliFlags {
+	f := &cliFlags{}
+	fs.StringVar(&f.rpc, "rpc", bridge.DefaultRPCAddr(), "control API address of the running 'ddmbridge serve': unix:PATH or tcp:HOST:PORT")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on the request")
+	if withJSON {
+		fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
+	}
+	return f
+}
+
+// dial parses args and connects; nargs is the number of positional arguments.
+func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, nargs int, usage string) (*bridge.Client, context.Context, context.CancelFunc, error) {
+	// Flags may follow the positional arguments: ddmbridge threads 3 --json.
+	var pos []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			return nil, nil, nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if err := parse(ctx, fs, nil); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(pos) != nargs {
+		return nil, nil, nil, fmt.Errorf("%w: want %s", errUsage, usage)
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	c, err := bridge.DialRPC(ctx, f.rpc, nil)
+	if err != nil {
+		cancel()
+		return nil, nil, nil, err
+	}
+	f.args = pos
+	return c, ctx, func() { c.Close(); cancel() }, nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func runVMs(ctx context.Context, fs *flag.FlagSet, args []string) error {
+	f := addCLIFlags(fs, true)
+	c, ctx, done, err := f.dial(ctx, fs, args, 0, "ddmbridge vms [--json] [--rpc ADDR]")
+	if err != nil {
+		return err
+	}
+	defer done()
+	vms, err := c.VMs(ctx)
+	if err != nil {
+		return err
+	}
+	out := stdout(ctx)
+	if f.json {
+		if vms == nil {
+			vms = []bridge.VMInfo{}
+		}
+		return printJSON(out, vms)
+	}
+	if len(vms) == 0 {
+		fmt.Fprintln(out, "no VMs found (is the app started with -agentlib:jdwp=transport=dt_socket,server=y,address=127.0.0.1:8000?)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\tID\tADDRESS\tPID\tNAME\tVM\tDDM\tSTATE\tDEBUG PORT")
+	for _, v := range vms {
+		cur := ""
+		if v.Current {
+			cur = "*"
+		}
+		state := "running"
+		switch {
+		case v.Debugger:
+			state = "debugger attached"
+		case v.Waiting:
+			state = "waiting for debugger"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%v\t%s\t%d\n", cur, v.ID, v.Address, v.PID, v.Name, v.VM, v.DDM, state, v.DebugPort)
+	}
+	return tw.Flush()
+}
+
+func runSelect(ctx context.Context, fs *flag.FlagSet, args []string) error {
+	f := addCLIFlags(fs, false)
+	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge select ID [--rpc ADDR]")
+	if err != nil {
+		return err
+	}
+	defer done()
+	v, err := c.Select(ctx, f.args[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout(ctx), "current VM: %s (%s, %s)\n", v.ID, v.Name, v.Address)
+	return nil
+}
+
+func runThreads(ctx context.Context, fs *flag.FlagSet, args []string) error {
+	f := addCLIFlags(fs, true)
+	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge threads ID [--json] [--rpc ADDR]")
+	if err != nil {
+		return err
+	}
+	defer done()
+	th, err := c.Threads(ctx, f.args[0])
+	if err != nil {
+		return err
+	}
+	out := stdout(ctx)
+	if f.json {
+		return printJSON(out, th)
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tSUSPENDED\tTID\tUTIME\tSTIME")
+	for _, t := range th.Threads {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%v\t%d\t%d\t%d\n", t.ID, t.Name, t.State, t.Suspended, t.TID, t.UTime, t.STime)
+	}
+	return tw.Flush()
+}
+
+func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
+	f := addCLIFlags(fs, true)
+	pngFile := fs.String("png", "", "also write the heap map as a PNG to this file")
+	gc := fs.Bool("gc", true, "run a GC first so the map is fresh")
+	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE] [--rpc ADDR]")
+	if err != nil {
+		return err
+	}
+	defer done()
+	id := f.args[0]
+	info, err := c.HeapInfo(ctx, id)
+	if err != nil {
+		return err
+	}
+	hm, err := c.HeapMap(ctx, id, *gc, *pngFile != "")
+	if err != nil {
+		return err
+	}
+	if *pngFile != "" {
+		b, err := base64.StdEncoding.DecodeString(hm.PNG)
+		if err != nil {
+			return fmt.Errorf("heap map PNG: %w", err)
+		}
+		if err := os.WriteFile(*pngFile, b, 0o644); err != nil {
+			return err
+		}
+		hm.PNG = ""
+	}
+	out := stdout(ctx)
+	if f.json {
+		return printJSON(out, struct {
+			Info bridge.VMHeapInfo  `json:"info"`
+			Map  bridge.HeapMapJSON `json:"map"`
+		}{info, hm})
+	}
+	for _, h := range info.Heaps {
+		fmt.Fprintf(out, "heap %d: %s of %s used (%d objects), footprint %s, max %s\n", h.HeapID,
+			mib(uint64(h.AllocatedBytes)), mib(uint64(h.SizeBytes)), h.AllocatedObjects, mib(uint64(h.SizeBytes)), mib(uint64(h.MaxBytes)))
+	}
+	fmt.Fprintf(out, "map: %s in %d pieces, %s free\n", mib(hm.Totals.Bytes), len(hm.Pieces), mib(hm.Totals.FreeBytes))
+	kinds := make([]string, 0, len(hm.Totals.ByKind))
+	for k := range hm.Totals.ByKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(out, "  %-14s %s\n", k, mib(hm.Totals.ByKind[k]))
+	}
+	if *pngFile != "" {
+		fmt.Fprintf(out, "heap map written to %s\n", *pngFile)
+	}
+	return nil
+}
+
+func mib(b uint64) string {
+	switch {
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return strings.TrimSpace(fmt.Sprintf("%d B", b))
+}

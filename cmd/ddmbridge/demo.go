@@ -1,0 +1,380 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
+	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/ddm/simvm"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+)
+
+func init() {
+	register(&command{
+		name:    "demo",
+		summary: "start a sample Java app behind a simulated Android VM, monitor it and show its threads and heap live",
+		run:     runDemo,
+	})
+}
+
+func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
+	mf := addMonitorFlags(fs)
+	duration := fs.Duration("duration", 0, "run this long, then exit (0: until Ctrl-C)")
+	every := fs.Duration("refresh", time.Second, "refresh period of the view")
+	if err := parse(ctx, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	opts, err := mf.options()
+	if err != nil {
+		return err
+	}
+	if len(opts.Scan) == 0 {
+		return fmt.Errorf("%w: demo needs a --scan range to put the simulated VM in", errUsage)
+	}
+	log := component("bridge")
+	out := stdout(ctx)
+
+	// The monitor first (scenario 1 of the seed: the VM appears later).
+	m, err := bridge.New(opts)
+	if err != nil {
+		return err
+	}
+	mctx, stopMonitor := context.WithCancel(context.WithoutCancel(ctx))
+	monitorDone := make(chan struct{})
+	go func() { m.Run(mctx); close(monitorDone) }()
+	defer func() { stopMonitor(); <-monitorDone }()
+	if ln, err := bridge.ListenRPC(bridge.DefaultRPCAddr(), false); err != nil {
+		log.Info().Err(err).Msg("control API not started (ddmbridge vms/threads/heap will not see the demo)")
+	} else {
+		srv := bridge.NewServer(m, bridge.ServerOptions{Logger: logger})
+		go srv.Serve(mctx, ln)
+	}
+
+	fmt.Fprintln(out, "ddmbridge demo: compiling and starting the sample app (DemoApp.java)…")
+	jvm, err := demoapp.Start(ctx, jvmtest.Options{})
+	if err != nil {
+		return fmt.Errorf("start the sample app: %w", err)
+	}
+	defer jvm.Close() // kills the JVM on every way out, Ctrl-C included
+
+	// The simulated Android VM in front of it, on a free port of the scan range.
+	sim, err := simvm.New(simvm.Options{JVM: jvm.Addr, AppName: "com.example.demo", PID: uint32(jvm.Pid),
+		Logger: component("ddm"), TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data")})
+	if err != nil {
+		return err
+	}
+	defer sim.Close()
+	simLn, err := listenInRanges(opts.Scan)
+	if err != nil {
+		return err
+	}
+	go sim.Serve(simLn)
+	simAddr := simLn.Addr().String()
+
+	var v *bridge.VM
+	for v == nil {
+		if v, err = m.VM(simAddr); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return demoEnd(ctx)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if _, err := m.Select(v.ID()); err != nil {
+		return err
+	}
+	v.SetThreadUpdates(true)
+	v.SetHeapUpdates(true)
+
+	view := &demoView{w: out, tty: isTerminal(out), jvm: jvm, sim: simAddr, current: m.CurrentAddr(), prev: map[uint64]uint32{}}
+	t := time.NewTicker(*every)
+	defer t.Stop()
+	for {
+		view.draw(v)
+		select {
+		case <-ctx.Done():
+			view.finish()
+			return demoEnd(ctx)
+		case <-v.Done():
+			view.finish()
+			return errors.New("the sample app's VM went away")
+		case <-jvm.Exited():
+			view.finish()
+			return fmt.Errorf("the sample app exited: %v", jvm.Wait())
+		case <-t.C:
+		}
+	}
+}
+
+// demoEnd turns the end of the context into the command's result: Ctrl-C
+// and --duration are normal ends.
+func demoEnd(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(ctx.Err(), context.Canceled) {
+		return nil
+	}
+	return ctx.Err()
+}
+
+// listenInRanges listens on the first free port of the ranges.
+func listenInRanges(rs []bridge.Range) (net.Listener, error) {
+	for _, r := range rs {
+		for p := r.Lo; p <= r.Hi; p++ {
+			if ln, err := net.Listen("tcp", net.JoinHostPort(r.Host, strconv.Itoa(p))); err == nil {
+				return ln, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no free port in %v for the simulated VM", rs)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// demoView renders the live view: ANSI redraws on a terminal, plain
+// snapshots otherwise.
+type demoView struct {
+	w            io.Writer
+	tty          bool
+	jvm          *jvmtest.JVM
+	sim, current string
+	prev         map[uint64]uint32 // thread id → utime+stime at the last draw
+	last         time.Time
+	drawn        bool
+}
+
+const clockTicks = 100 // USER_HZ: THST CPU times are in 1/100 s
+
+func (d *demoView) draw(v *bridge.VM) {
+	var b strings.Builder
+	info := v.Info()
+	now := time.Now()
+	dt := now.Sub(d.last).Seconds()
+	d.last = now
+	if d.tty {
+		b.WriteString("\x1b[H\x1b[2J")
+	} else {
+		fmt.Fprintf(&b, "--- %s ---\n", now.Format("15:04:05"))
+	}
+	fmt.Fprintf(&b, "%s  %s (pid %d, %s) — simulated DDM VM on %s in front of the JVM at %s\n",
+		d.bold("ddmbridge demo"), info.Name, info.PID, info.VM, d.sim, d.jvm.Addr)
+	dbg := "no debugger attached"
+	if info.Debugger {
+		dbg = "debugger attached from " + info.DebuggerFrom
+	}
+	fmt.Fprintf(&b, "Attach a debugger:  %s   (%s)\n\n", d.bold("jdb -attach "+d.current), dbg)
+
+	threads := v.CachedThreads()
+	osTicks := procThreadTicks(d.jvm.Pid)
+	fmt.Fprintf(&b, "%s (%d)\n", d.bold("THREADS"), len(threads))
+	fmt.Fprintf(&b, "  %4s  %-24s %-11s %6s %9s\n", "ID", "NAME", "STATE", "CPU", "CPU TIME")
+	for _, t := range threads {
+		ticks := t.UTime + t.STime
+		if n, ok := osTicks[trunc15(t.Name)]; ok {
+			ticks = n // the real JVM thread's CPU time, when /proc shows it
+		}
+		cpu := "-"
+		if p, ok := d.prev[t.ID]; ok && dt > 0 && ticks >= p {
+			cpu = fmt.Sprintf("%.0f%%", float64(ticks-p)/clockTicks/dt*100)
+		}
+		d.prev[t.ID] = ticks
+		fmt.Fprintf(&b, "  %4d  %-24s %-11s %6s %8.2fs\n", t.ID, trunc(t.Name, 24), d.state(t.State), cpu, float64(ticks)/clockTicks)
+	}
+	b.WriteString("\n" + d.bold("HEAP") + "\n")
+	if dc := v.DDM(); dc != nil {
+		heaps := dc.Data().HeapInfo()
+		ids := make([]uint32, 0, len(heaps))
+		for id := range heaps {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		for _, id := range ids {
+			h := heaps[id]
+			fmt.Fprintf(&b, "  heap %d: %s used of %s (%d objects), max %s, at %s\n", id, mib(uint64(h.AllocatedBytes)),
+				mib(uint64(h.SizeBytes)), h.AllocatedObjects, mib(uint64(h.MaxBytes)), time.UnixMilli(int64(h.TimestampMs)).Format("15:04:05"))
+		}
+		if hm := dc.Data().HeapMap(1, false); hm != nil {
+			t := hm.Totals()
+			fmt.Fprintf(&b, "  map: %s, %s free  [%s]\n", mib(t.Bytes), mib(t.Free.Bytes), d.strip(hm, 60))
+			if d.tty {
+				b.WriteString("       " + d.legend() + "\n")
+			}
+		} else {
+			b.WriteString("  map: waiting for the first GC…\n")
+		}
+	}
+	if d.tty {
+		b.WriteString("\nCtrl-C to stop (the sample app is killed).\n")
+	}
+	io.WriteString(d.w, b.String())
+	d.drawn = true
+}
+
+func (d *demoView) finish() {
+	if d.drawn {
+		fmt.Fprintln(d.w, "demo stopped; the sample app is being killed")
+	}
+}
+
+func (d *demoView) bold(s string) string {
+	if !d.tty {
+		return s
+	}
+	return "\x1b[1m" + s + "\x1b[0m"
+}
+
+func (d *demoView) state(s string) string {
+	if !d.tty {
+		return fmt.Sprintf("%-11s", s)
+	}
+	colour := map[string]string{"running": "32", "monitor": "31", "wait": "33", "timed-wait": "36"}[s]
+	if colour == "" {
+		return fmt.Sprintf("%-11s", s)
+	}
+	return fmt.Sprintf("\x1b[%sm%-11s\x1b[0m", colour, s)
+}
+
+// Heap strip cells: one character (or coloured cell) per slice of the map,
+// showing the kind that fills most of it.
+var (
+	kindLetters = [8]byte{'o', 'c', '1', '2', '4', '8', '?', 'n'}
+	kindColours = [8]string{"44", "42", "41", "43", "103", "45", "105", "100"}
+)
+
+func (d *demoView) strip(hm *ddm.HeapMap, width int) string {
+	var total uint64
+	for _, p := range hm.Pieces {
+		total += p.Units
+	}
+	if total == 0 {
+		return ""
+	}
+	per := (total + uint64(width) - 1) / uint64(width)
+	var cells []int // kind index, or -1 for free
+	var acc [9]uint64
+	var n uint64
+	flush := func() {
+		best, most := 8, uint64(0)
+		for i, c := range acc {
+			if c > most {
+				best, most = i, c
+			}
+		}
+		cells = append(cells, best)
+		acc, n = [9]uint64{}, 0
+	}
+	for _, p := range hm.Pieces {
+		for _, bl := range p.Blocks {
+			for left := uint64(bl.Units); left > 0; {
+				take := min(left, per-n)
+				k := int(bl.Kind & 7)
+				if bl.Free() {
+					k = 8
+				}
+				acc[k] += take
+				n += take
+				left -= take
+				if n == per {
+					flush()
+				}
+			}
+		}
+	}
+	if n > 0 {
+		flush()
+	}
+	var b strings.Builder
+	for _, k := range cells {
+		switch {
+		case k == 8 && d.tty:
+			b.WriteString("\x1b[40m \x1b[0m")
+		case k == 8:
+			b.WriteByte('.')
+		case d.tty:
+			b.WriteString("\x1b[" + kindColours[k] + "m \x1b[0m")
+		default:
+			b.WriteByte(kindLetters[k])
+		}
+	}
+	return b.String()
+}
+
+func (d *demoView) legend() string {
+	var b strings.Builder
+	for k := range 6 {
+		fmt.Fprintf(&b, "\x1b[%sm \x1b[0m %s  ", kindColours[k], ddm.Kind(k))
+	}
+	b.WriteString("\x1b[40m \x1b[0m free")
+	return b.String()
+}
+
+func trunc(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// procThreadTicks reads the CPU time (utime+stime, clock ticks) of a
+// process's threads by native thread name from /proc (Linux; HotSpot names
+// its native threads after the Java threads, cut to 15 bytes). Threads that
+// share a name are summed. Empty elsewhere.
+func procThreadTicks(pid int) map[string]uint32 {
+	out := map[string]uint32{}
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return out
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		f := strings.Fields(s[end+1:])
+		if len(f) < 13 {
+			continue
+		}
+		ut, _ := strconv.ParseUint(f[11], 10, 32)
+		st, _ := strconv.ParseUint(f[12], 10, 32)
+		out[s[open+1:end]] += uint32(ut + st)
+	}
+	return out
+}
+
+func trunc15(s string) string {
+	if len(s) > 15 {
+		return s[:15]
+	}
+	return s
+}

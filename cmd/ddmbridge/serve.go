@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/bridge"
+)
+
+func init() {
+	register(&command{
+		name:    "serve",
+		summary: "monitor VMs: scan ports, own their JDWP connections, debugger ports, JSON-RPC control API",
+		run:     runServe,
+	})
+}
+
+// monitorFlags are the flags serve and demo share.
+type monitorFlags struct {
+	scan        string
+	debugBase   int
+	currentPort int
+	allowRemote bool
+	hold        time.Duration
+	interval    time.Duration
+}
+
+func addMonitorFlags(fs *flag.FlagSet) *monitorFlags {
+	f := &monitorFlags{}
+	fs.StringVar(&f.scan, "scan", "127.0.0.1:8000-8040", "comma-separated HOST:LO-HI port ranges to scan for VMs; empty scans nothing")
+	fs.DurationVar(&f.interval, "scan-interval", time.Second, "time between probes of a port without a VM")
+	fs.IntVar(&f.debugBase, "debug-port-base", 8600, "first per-VM debugger port (0: ephemeral, -1: none)")
+	fs.IntVar(&f.currentPort, "current-port", 8700, "port that leads to the current VM (0: ephemeral, -1: none)")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "listen on all interfaces instead of loopback (DANGEROUS: a JDWP port is remote code execution)")
+	fs.DurationVar(&f.hold, "hold-timeout", 30*time.Second, "how long a debugger on the current-VM port waits for a VM to become current")
+	return f
+}
+
+// options turns the flags into monitor options with the logging wiring.
+func (f *monitorFlags) options() (bridge.Options, error) {
+	o := bridge.Options{
+		ScanInterval: f.interval, DebugPortBase: f.debugBase, CurrentPort: f.currentPort,
+		AllowRemote: f.allowRemote, HoldTimeout: f.hold,
+		Logger:     logger,
+		TraceProxy: traced("bridge.proxy"), TraceScan: traced("bridge.scan"),
+		JDWP: *jdwpOptions("jdwp"), TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data"),
+	}
+	if f.scan != "" {
+		r, err := bridge.ParseRanges(f.scan)
+		if err != nil {
+			return o, fmt.Errorf("%w: --scan: %v", errUsage, err)
+		}
+		o.Scan = r
+	}
+	if f.allowRemote {
+		l := component("bridge")
+		l.Warn().Msg("--allow-remote: debugger ports listen on ALL interfaces. Anyone who can reach them can run arbitrary code in your VMs. Use only on a trusted network.")
+	}
+	return o, nil
+}
+
+func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
+	mf := addMonitorFlags(fs)
+	rpcAddr := fs.String("rpc", bridge.DefaultRPCAddr(), "control API address: unix:PATH or tcp:HOST:PORT (loopback unless --allow-remote)")
+	stdio := fs.Bool("stdio", false, "serve the control API on stdin/stdout (language-server style) instead of --rpc; logs stay on stderr")
+	allowExit := fs.Bool("allow-exit", false, "allow the vm/exit method to end VMs")
+	if err := parse(ctx, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	opts, err := mf.options()
+	if err != nil {
+		return err
+	}
+	m, err := bridge.New(opts)
+	if err != nil {
+		return err
+	}
+	log := component("bridge")
+	srv := bridge.NewServer(m, bridge.ServerOptions{AllowExit: *allowExit, Logger: logger, TraceMessages: traced("rpc.msg")})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	if *stdio {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			srv.ServeConn(ctx, stdioConn{os.Stdin, os.Stdout})
+			cancel() // the client closed stdin: we are done
+		}()
+	} else {
+		ln, err := bridge.ListenRPC(*rpcAddr, mf.allowRemote)
+		if err != nil {
+			m.Close()
+			return err
+		}
+		log.Info().Str("rpc", *rpcAddr).Msg("control API listening")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := srv.Serve(ctx, ln); err != nil {
+				log.Error().Err(err).Msg("control API stopped")
+			}
+		}()
+	}
+	if addr := m.CurrentAddr(); addr != "" {
+		log.Info().Str("addr", addr).Msgf("current-VM port: jdb -attach %s", addr)
+	}
+
+	// ---- DAP hook -------------------------------------------------------
+	// DAP sessions are accepted here once dap/ lands: the DAP server gets m
+	// and becomes a debugger of a VM with
+	//
+	//	conn, err := m.OpenDebugger(ctx, target) // VM id, "current" or host:port
+	//
+	// (then the JDWP handshake on conn), and m.DDM(target) for DDM data.
+	// -----------------------------------------------------------------------
+
+	err = m.Run(ctx)
+	cancel()
+	wg.Wait()
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// stdioConn is stdin and stdout as one connection.
+type stdioConn struct {
+	io.Reader
+	io.Writer
+}
+
+func (stdioConn) Close() error { return os.Stdin.Close() }
