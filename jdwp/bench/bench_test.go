@@ -36,8 +36,12 @@ func TestWorkloadsMatchJDI(t *testing.T) {
 			if err != nil {
 				t.Fatalf("JDI: %v", err)
 			}
-			if ours.Items != jdi.Items {
-				t.Errorf("items: ddmbridge %d, JDI %d", ours.Items, jdi.Items)
+			// The main thread keeps running between the two runs, so its stack (and
+			// the frames and locals counted on it) may differ by a few; every
+			// other thread is parked and counts exactly the same.
+			slack := map[string]int{"threaddump": 6, "locals": 24}[w.Name]
+			if d := ours.Items - jdi.Items; d > slack || -d > slack {
+				t.Errorf("items: ddmbridge %d, JDI %d (allowed difference %d)", ours.Items, jdi.Items, slack)
 			}
 			if n, ok := want[w.Name]; ok && ours.Items != n {
 				t.Errorf("items = %d, want %d", ours.Items, n)
