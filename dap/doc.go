@@ -2,6 +2,120 @@
 //
 // It translates DAP requests from an editor into calls on a jdwp connection
 // and turns JDWP events and DDM model changes into DAP events. It owns no
-// sockets to VMs: connections come from the bridge (or a direct jdwp.Dial for
-// a stand-alone session).
+// sockets to VMs: connections come from a [Backend] — the bridge's monitor,
+// or [DirectBackend] (a TCP dial) for a stand-alone session — and launched
+// JVMs connect back to a loopback listener the session opens for them.
+//
+// What it must not touch: the JDWP wire (package jdwp), DDM chunk layouts
+// (package ddm), VM discovery and multiplexing (package bridge). Expressions
+// are evaluated by package dap/expr, which knows nothing of DAP or JDWP.
+//
+// # Serving
+//
+// [NewServer] and [Server.ServeConn] run one session over any stream, so
+// `ddmbridge dap` (stdio) and `ddmbridge serve` (a socket) share them. A
+// session that ends — disconnect, end of stream, cancelled context — never
+// leaves the VM suspended: a launched JVM is terminated, an attached VM has
+// every request the session made cleared, every suspension it holds resumed,
+// and is disposed.
+//
+// Requests are handled one at a time, grouped by the state the debuggee must
+// be in (Delve's structure): any time (initialize, launch, attach,
+// disconnect), with a debuggee (configurationDone, setBreakpoints,
+// setExceptionBreakpoints, threads, pause, terminate, the ddm requests),
+// stopped (continue, next, stepIn, stepOut, stackTrace, scopes, variables,
+// evaluate, restartFrame, exceptionInfo). Anything else gets an error
+// response with id ErrUnsupportedCommand; a request that cannot be decoded
+// gets ErrMalformedRequest; a handler that panics gets ErrInternal and the
+// session goes on. Error ids are listed in errors.go.
+//
+// # Launch and attach
+//
+// The arguments are [LaunchConfig] and [AttachConfig]; their field comments
+// are the user documentation. A launch starts java with
+// -agentlib:jdwp=...,server=n,suspend=y connecting back to the session,
+// through the client's runInTerminal when "console" asks for a terminal and
+// the client supports it; its stdout and stderr otherwise become output
+// events. The answer to launch and attach is, in order: a process event, a
+// capabilities event if the VM lacks something initialize announced
+// (restartFrame without CanPopFrames), the response, the initialized event.
+//
+// # Running and stopping
+//
+// Every stop suspends the whole VM (suspend policy ALL); continue and the
+// steps resume it all, so continue answers allThreadsContinued and steps are
+// followed by a continued event. Thread names carry their state: "main
+// (running)", "worker (waiting)", or why the thread stopped: "main
+// (breakpoint)", "main (step)", "main (paused)", "main (exception)",
+// "main (entry)". Step-into passes over the JDK's classes (java.*, javax.*,
+// jdk.*, sun.*, com.sun.*).
+//
+// Line breakpoints are resolved against the classes compiled from the
+// source file (its package declaration plus the file name, and the classes
+// nested in it): the loaded ones at once, the others when they are prepared,
+// which a breakpoint event ("changed", verified) reports. Conditions and
+// logpoint {expressions} are evaluated in Go over JDWP (package dap/expr);
+// a condition that fails to evaluate stops, with the error printed. A
+// hitCondition "N" or "== N" stops on the Nth hit only; ">= N", "> N",
+// "<= N", "< N" and "% N" compare the count of hits (hits whose condition
+// held).
+//
+// Scopes are "Locals" (this first, then the visible local variables) and
+// "Static" (the static fields of the frame's class). Values show as Java
+// writes them; strings quoted; boxed values as their primitive (expandable to
+// their field); arrays as "int[250] (id=7)" with indexedVariables for paging
+// with start/count; other objects as "Node (id=9)" with their fields,
+// inherited ones included.
+//
+// # DDM
+//
+// When the VM speaks DDM (an Android VM, or one behind the monitor or the
+// simulated DDM VM), a session can stream the VM's DDM state as custom
+// events. The backend's DDM client is used when it has one; otherwise the
+// session attaches one to its own connection, and a VM that answers HELO
+// with a JDWP error (HotSpot) is plain JDWP: the DDM requests then fail with
+// ErrNoDDM.
+//
+// Custom requests:
+//
+//	ddmUpdates {"threads": bool?, "heapInfo": bool?, "heapMap": bool?}
+//	    Turns events on or off; a field left out keeps its setting. The
+//	    response body is {"threads", "heapInfo", "heapMap", "vm", "app", "pid"}:
+//	    the settings in force and the VM's identity from HELO. Turning
+//	    threads on also sends a ddmThreads event with the current threads.
+//	ddmGC {}
+//	    Asks the VM to collect garbage (HPGC); heap events follow if on.
+//
+// Custom events:
+//
+//	ddmThreads {"threads": [{"id", "name", "state"?, "suspended"?, "tid"?,
+//	            "utime"?, "stime"?, "daemon"?}]}
+//	    Every thread the VM reported, by DDM thread id, after each change
+//	    (THCR, THDE, THNM, THST; thread states are polled every second while
+//	    on, as DDMS does). state is zombie, running, timed-wait, monitor,
+//	    wait, initializing, starting, native, vmwait or suspended. 2007-draft
+//	    VMs report "suspended"; ART reports "tid", "utime", "stime" (clock
+//	    ticks) and "daemon".
+//	ddmHeapInfo {"heaps": [{"id", "maxBytes", "sizeBytes", "allocatedBytes",
+//	            "allocatedObjects", "timestamp"}]}
+//	    After every GC (HPIF); timestamp is in ms since the Unix epoch.
+//	ddmHeapMap {"heapId", "perObject"?, "freeBytes", "usedBytes",
+//	            "pieces": [{"start", "unitSize", "units", "runs"}]}
+//	    One heap's map after every GC (HPST…HPSG…HPEN), in a compact encoding.
+//
+// The heap-map encoding: the map is a list of pieces, each a contiguous
+// stretch of the heap from address "start" made of "units" allocation units
+// of "unitSize" bytes. A piece's "runs" is base64 of DDM's own run list
+// (shared/reference/ddm.md §6): two bytes per run, a state byte and the run
+// length minus one, in units. The state byte is kind<<3 | solidity, with
+// bit 0x80 set when the run continues in the next pair (runs longer than
+// 256 units are split this way). kind: 0 object (or free space), 1 class
+// object, 2 1-byte array, 3 2-byte array, 4 4-byte array, 5 8-byte array,
+// 6 unknown, 7 native. solidity: 0 free, 1 hard-reachable, 2 soft, 3 weak,
+// 4 phantom, 5 pending finalization, 6 about to be swept. A 1 MB heap of
+// 8-byte units typically takes a few kilobytes. freeBytes and usedBytes
+// total the pieces for a legend without decoding.
+//
+// Logging goes through zerolog with component "dap"; Config.TraceMessages
+// logs every DAP message at trace level with kind "dap.msg".
 package dap

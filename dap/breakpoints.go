@@ -1,0 +1,461 @@
+package dap
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	godap "github.com/google/go-dap"
+)
+
+// sourceFile is a source file with breakpoints and the loaded classes
+// compiled from it (its top-level class and the classes nested in it).
+type sourceFile struct {
+	path    string
+	class   string // binary name of the top-level class, e.g. "com.example.App"
+	classes map[jdwp.ReferenceTypeID]string
+	bps     []*breakpoint
+}
+
+// owns reports whether a class (binary name) was compiled from the file.
+func (f *sourceFile) owns(name string) bool {
+	return name == f.class || strings.HasPrefix(name, f.class+"$")
+}
+
+// breakpoint is one line breakpoint or logpoint of a setBreakpoints request.
+type breakpoint struct {
+	id       int
+	file     *sourceFile
+	line     int // requested line
+	actual   int // resolved line, once verified
+	cond     expr.Node
+	hit      *hitCondition
+	log      *expr.Template
+	bad      string // why the condition, hit condition or message is invalid
+	hits     int
+	reqs     []int32
+	verified bool
+	done     map[jdwp.ReferenceTypeID]bool // classes already searched
+}
+
+func (bp *breakpoint) dap() godap.Breakpoint {
+	out := godap.Breakpoint{Id: bp.id, Verified: bp.verified, Line: bp.line, Source: &godap.Source{Name: filepath.Base(bp.file.path), Path: bp.file.path}}
+	switch {
+	case bp.bad != "":
+		out.Message = bp.bad
+	case bp.verified:
+		out.Line = bp.actual
+	case len(bp.file.classes) == 0:
+		out.Message = fmt.Sprintf("%s is not loaded yet; the breakpoint is set when it loads", bp.file.class)
+	default:
+		out.Message = fmt.Sprintf("no code at line %d in the loaded classes of %s", bp.line, filepath.Base(bp.file.path))
+	}
+	return out
+}
+
+// hitCondition is a breakpoint's hitCondition: "N" or "== N" stops on the
+// Nth hit only; ">= N", "> N", "<= N", "< N" compare the hit count; "% N"
+// stops on every Nth hit.
+type hitCondition struct {
+	op string
+	n  int
+}
+
+func parseHitCondition(s string) (*hitCondition, error) {
+	s = strings.TrimSpace(s)
+	op := "=="
+	for _, o := range []string{">=", "<=", "==", ">", "<", "%", "="} {
+		if strings.HasPrefix(s, o) {
+			op, s = o, strings.TrimSpace(s[len(o):])
+			break
+		}
+	}
+	if op == "=" {
+		op = "=="
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || op == "%" && n == 0 {
+		return nil, fmt.Errorf("hit condition %q: expected a count such as \"5\", \">= 5\" or \"%% 5\"", s)
+	}
+	return &hitCondition{op, n}, nil
+}
+
+func (h *hitCondition) ok(hits int) bool {
+	switch h.op {
+	case ">=":
+		return hits >= h.n
+	case ">":
+		return hits > h.n
+	case "<=":
+		return hits <= h.n
+	case "<":
+		return hits < h.n
+	case "%":
+		return hits%h.n == 0
+	}
+	return hits == h.n
+}
+
+var (
+	javaComments = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+	javaPackage  = regexp.MustCompile(`^\s*package\s+([\p{L}_$][\p{L}\p{N}_$]*(?:\s*\.\s*[\p{L}_$][\p{L}\p{N}_$]*)*)\s*;`)
+)
+
+// classForSource returns the binary name of a source file's top-level class:
+// its package declaration plus the file's base name.
+func classForSource(path string) string {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return base
+	}
+	src := javaComments.ReplaceAllString(string(b), " ")
+	if m := javaPackage.FindStringSubmatch(src); m != nil {
+		return strings.Join(strings.Fields(strings.ReplaceAll(m[1], ".", " ")), ".") + "." + base
+	}
+	return base
+}
+
+// sigToName turns "Lcom/example/App$1;" into "com.example.App$1".
+func sigToName(sig string) string {
+	return strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(sig, "L"), ";"), "/", ".")
+}
+
+func (s *session) onSetBreakpointsRequest(r *godap.SetBreakpointsRequest) {
+	path := r.Arguments.Source.Path
+	if path == "" {
+		s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setBreakpoints: source.path is required (sources without a file are not supported)"))
+		return
+	}
+	want := r.Arguments.Breakpoints
+	if want == nil {
+		for _, l := range r.Arguments.Lines {
+			want = append(want, godap.SourceBreakpoint{Line: l})
+		}
+	}
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	bps, err := s.dbg.setBreakpoints(ctx, path, want)
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("%s: %w", path, err))
+		return
+	}
+	out := make([]godap.Breakpoint, len(bps))
+	for i, bp := range bps {
+		out[i] = bp
+	}
+	s.send(&godap.SetBreakpointsResponse{Response: newResponse(&r.Request), Body: godap.SetBreakpointsResponseBody{Breakpoints: out}})
+}
+
+// setBreakpoints replaces the breakpoints of a source file and installs them
+// in the classes of the file that are loaded; the others are installed when
+// their class is prepared.
+func (d *debuggee) setBreakpoints(ctx context.Context, path string, want []godap.SourceBreakpoint) ([]godap.Breakpoint, error) {
+	d.bpMu.Lock()
+	defer d.bpMu.Unlock()
+	d.mu.Lock()
+	f := d.files[path]
+	newFile := f == nil
+	if newFile {
+		f = &sourceFile{path: path, class: classForSource(path), classes: map[jdwp.ReferenceTypeID]string{}}
+		d.files[path] = f
+	}
+	old := f.bps
+	f.bps = nil
+	for _, bp := range old {
+		for _, id := range bp.reqs {
+			delete(d.bpByReq, id)
+		}
+	}
+	for _, w := range want {
+		bp := &breakpoint{id: d.nextBP, file: f, line: w.Line, done: map[jdwp.ReferenceTypeID]bool{}}
+		d.nextBP++
+		bp.parse(w)
+		f.bps = append(f.bps, bp)
+	}
+	d.mu.Unlock()
+	for _, bp := range old {
+		for _, id := range bp.reqs {
+			d.clearRequest(ctx, jdwp.EventBreakpoint, id)
+		}
+	}
+	if newFile {
+		// Ask for the file's classes as they load, then look at those loaded
+		// already; a class loading in between is seen twice, harmlessly.
+		id, err := d.setRequest(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(f.class+"*"))
+		if err != nil {
+			return nil, fmt.Errorf("watch for class %s: %w", f.class, err)
+		}
+		d.mu.Lock()
+		d.prepByReq[id] = f
+		d.mu.Unlock()
+		all, err := d.conn.AllClasses(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list loaded classes: %w", err)
+		}
+		for _, c := range all {
+			if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") {
+				if name := sigToName(c.Signature); f.owns(name) {
+					f.classes[c.ID] = name
+				}
+			}
+		}
+	}
+	for class := range f.classes {
+		for _, bp := range f.bps {
+			if err := d.install(ctx, bp, class); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make([]godap.Breakpoint, len(f.bps))
+	for i, bp := range f.bps {
+		out[i] = bp.dap()
+	}
+	return out, nil
+}
+
+// parse reads a breakpoint's condition, hit condition and log message.
+func (bp *breakpoint) parse(w godap.SourceBreakpoint) {
+	var err error
+	if w.Condition != "" {
+		if bp.cond, err = expr.Parse(w.Condition); err != nil {
+			bp.bad = fmt.Sprintf("condition: %v", err)
+		}
+	}
+	if w.HitCondition != "" {
+		if bp.hit, err = parseHitCondition(w.HitCondition); err != nil {
+			bp.bad = err.Error()
+		}
+	}
+	if w.LogMessage != "" {
+		if bp.log, err = expr.ParseTemplate(w.LogMessage); err != nil {
+			bp.bad = fmt.Sprintf("log message: %v", err)
+		}
+	}
+}
+
+// install sets the JDWP breakpoint requests of bp in one class. Callers hold bpMu.
+func (d *debuggee) install(ctx context.Context, bp *breakpoint, class jdwp.ReferenceTypeID) error {
+	if bp.bad != "" || bp.done[class] {
+		return nil
+	}
+	locs, err := d.lineLocations(ctx, class, bp.line)
+	if err != nil {
+		return err
+	}
+	for _, loc := range locs {
+		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, jdwp.SuspendAll, jdwp.LocationOnly(loc))
+		if err != nil {
+			return fmt.Errorf("set breakpoint at line %d: %w", bp.line, err)
+		}
+		d.mu.Lock()
+		bp.reqs = append(bp.reqs, id)
+		d.bpByReq[id] = bp
+		d.mu.Unlock()
+	}
+	bp.done[class] = true
+	if len(locs) > 0 {
+		bp.verified, bp.actual = true, bp.line
+	}
+	return nil
+}
+
+// lineLocations returns, for each method of class with code on line, the
+// first code index of that line.
+func (d *debuggee) lineLocations(ctx context.Context, class jdwp.ReferenceTypeID, line int) ([]jdwp.Location, error) {
+	ms, err := d.methodsOf(ctx, class)
+	if err != nil {
+		return nil, fmt.Errorf("methods of class %d: %w", class, err)
+	}
+	tables := make([]lineInfo, len(ms))
+	if err := parallel(len(ms), func(i int) error {
+		if ms[i].ModBits&(jdwp.AccNative|jdwp.AccAbstract) != 0 {
+			tables[i] = lineInfo{absent: true}
+			return nil
+		}
+		var err error
+		tables[i], err = d.lineTable(ctx, class, ms[i].ID)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("line tables: %w", err)
+	}
+	var out []jdwp.Location
+	for i, lt := range tables {
+		best, found := uint64(0), false
+		for _, e := range lt.Lines {
+			if int(e.Line) == line && (!found || e.CodeIndex < best) {
+				best, found = e.CodeIndex, true
+			}
+		}
+		if found {
+			out = append(out, jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: class, Method: ms[i].ID, Index: best})
+		}
+	}
+	return out, nil
+}
+
+// onClassPrepare installs the breakpoints of a class that just loaded, while
+// its thread is suspended, and reports the ones that became verified.
+func (d *debuggee) onClassPrepare(ctx context.Context, e jdwp.Event) {
+	d.mu.Lock()
+	f := d.prepByReq[e.RequestID]
+	entry := d.entryReqs[e.RequestID]
+	d.mu.Unlock()
+	if entry {
+		d.entryBreakpoint(ctx, e.RefType)
+		d.clearRequest(ctx, jdwp.EventClassPrepare, e.RequestID)
+		return
+	}
+	if f == nil {
+		return
+	}
+	name := sigToName(e.Signature)
+	d.bpMu.Lock()
+	if !f.owns(name) {
+		d.bpMu.Unlock()
+		return
+	}
+	f.classes[e.RefType] = name
+	var changed []godap.Breakpoint
+	for _, bp := range f.bps {
+		was := bp.verified
+		if err := d.install(ctx, bp, e.RefType); err != nil {
+			d.log.Warn().Err(err).Str("class", name).Msg("install breakpoint")
+		}
+		if bp.verified && !was {
+			changed = append(changed, bp.dap())
+		}
+	}
+	d.bpMu.Unlock()
+	for _, b := range changed {
+		d.s.send(&godap.BreakpointEvent{Event: newEvent("breakpoint"), Body: godap.BreakpointEventBody{Reason: "changed", Breakpoint: b}})
+	}
+}
+
+// onBreakpoint decides whether a breakpoint hit stops: it evaluates the
+// condition and hit condition, and prints a logpoint's message instead of
+// stopping.
+func (d *debuggee) onBreakpoint(ctx context.Context, e jdwp.Event) *stopInfo {
+	d.mu.Lock()
+	bp := d.bpByReq[e.RequestID]
+	entry := d.entryReqs[e.RequestID]
+	delete(d.entryReqs, e.RequestID)
+	d.mu.Unlock()
+	if entry {
+		d.clearRequest(ctx, jdwp.EventBreakpoint, e.RequestID)
+		return &stopInfo{reason: "entry", thread: e.Thread}
+	}
+	if bp == nil {
+		return nil // cleared while the event was on its way
+	}
+	env := d.frameEnv(e.Thread, 0, 0, e.Location)
+	if bp.cond != nil {
+		ok, err := expr.Truth(ctx, bp.cond, env)
+		if err != nil {
+			msg := fmt.Sprintf("breakpoint at %s:%d: condition failed: %v", filepath.Base(bp.file.path), bp.line, err)
+			d.s.output("console", msg+"\n")
+			return &stopInfo{reason: "breakpoint", thread: e.Thread, bps: []int{bp.id}, description: "Breakpoint condition failed", text: msg}
+		}
+		if !ok {
+			return nil
+		}
+	}
+	d.mu.Lock()
+	bp.hits++
+	hits := bp.hits
+	d.mu.Unlock()
+	if bp.hit != nil && !bp.hit.ok(hits) {
+		return nil
+	}
+	if bp.log != nil {
+		d.s.send(&godap.OutputEvent{Event: newEvent("output"), Body: godap.OutputEventBody{
+			Category: "console", Output: bp.log.Eval(ctx, env) + "\n",
+			Source: &godap.Source{Name: filepath.Base(bp.file.path), Path: bp.file.path}, Line: bp.line,
+		}})
+		return nil
+	}
+	return &stopInfo{reason: "breakpoint", thread: e.Thread, bps: []int{bp.id}}
+}
+
+// Exception breakpoints: the "uncaught" and "caught" filters.
+
+func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpointsRequest) {
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	d := s.dbg
+	var caught, uncaught bool
+	var out []godap.Breakpoint
+	for _, f := range r.Arguments.Filters {
+		switch f {
+		case "caught":
+			caught = true
+		case "uncaught":
+			uncaught = true
+		default:
+			s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setExceptionBreakpoints: unknown filter %q (uncaught, caught)", f))
+			return
+		}
+		out = append(out, godap.Breakpoint{Verified: true})
+	}
+	d.mu.Lock()
+	old := d.excReq
+	d.excReq = 0
+	d.mu.Unlock()
+	if old != 0 {
+		d.clearRequest(ctx, jdwp.EventException, old)
+	}
+	if caught || uncaught {
+		id, err := d.setRequest(ctx, jdwp.EventException, jdwp.SuspendAll, jdwp.ExceptionOnly{Caught: caught, Uncaught: uncaught})
+		if err != nil {
+			s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setExceptionBreakpoints: %w", err))
+			return
+		}
+		d.mu.Lock()
+		d.excReq = id
+		d.mu.Unlock()
+	}
+	s.send(&godap.SetExceptionBreakpointsResponse{Response: newResponse(&r.Request), Body: godap.SetExceptionBreakpointsResponseBody{Breakpoints: out}})
+}
+
+// onException stops on an exception, describing it by class and message.
+func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
+	d.mu.Lock()
+	d.lastExc[e.Thread] = e.Exception
+	d.mu.Unlock()
+	name, msg := d.describeException(ctx, e.Thread, e.Exception.ID)
+	text := name
+	if msg != "" {
+		text += ": " + msg
+	}
+	kind := "Uncaught"
+	if e.CatchLocation.Class != 0 {
+		kind = "Caught"
+	}
+	return &stopInfo{reason: "exception", thread: e.Thread, description: fmt.Sprintf("Paused on %s exception", strings.ToLower(kind)), text: text}
+}
+
+// describeException returns an exception's class name and detail message.
+func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, exc jdwp.ObjectID) (string, string) {
+	_, sig, err := d.typeOf(ctx, exc)
+	if err != nil {
+		return "exception", ""
+	}
+	name := sigToName(sig)
+	env := d.frameEnv(thread, 0, 0, jdwp.Location{})
+	v, err := env.Field(ctx, expr.ObjectRef(uint64(exc), sig), "detailMessage")
+	if err != nil || v.Kind != expr.KindString {
+		return name, ""
+	}
+	msg, err := env.StringOf(ctx, v)
+	if err != nil {
+		return name, ""
+	}
+	return name, msg
+}

@@ -1,0 +1,269 @@
+package dap
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// LaunchConfig is the arguments of a launch request: start a local Java
+// program under the debugger. In VS Code these are the fields of a launch.json
+// configuration with "request": "launch".
+type LaunchConfig struct {
+	// MainClass is the class whose main method runs, e.g. "com.example.App"
+	// (required).
+	MainClass string `json:"mainClass"`
+	// ClassPaths are the class path entries (directories and jars), joined
+	// into -cp. Relative entries are relative to Cwd.
+	ClassPaths []string `json:"classPaths,omitempty"`
+	// VMArgs are extra JVM options, e.g. ["-Xmx512m", "-Dmode=test"]; a
+	// single string is split at spaces.
+	VMArgs StringList `json:"vmArgs,omitempty"`
+	// Args are the program's arguments; a single string is split at spaces.
+	Args StringList `json:"args,omitempty"`
+	// Cwd is the program's working directory; the default is the adapter's.
+	Cwd string `json:"cwd,omitempty"`
+	// Env adds or overrides environment variables of the program.
+	Env map[string]string `json:"env,omitempty"`
+	// StopOnEntry stops at the first line of main.
+	StopOnEntry bool `json:"stopOnEntry,omitempty"`
+	// Console is where the program's input and output go:
+	// "internalConsole" (the default: output arrives as output events),
+	// "integratedTerminal" or "externalTerminal" (through the client's
+	// runInTerminal request; output events are used instead when the client
+	// cannot run a terminal).
+	Console string `json:"console,omitempty"`
+	// JavaExec is the java executable; the default is $JAVA_HOME/bin/java,
+	// then java on $PATH.
+	JavaExec string `json:"javaExec,omitempty"`
+	// SourcePaths are the source roots stack frames are mapped to: a frame in
+	// class com.example.App from App.java shows
+	// <root>/com/example/App.java from the first root that has it. The
+	// default is Cwd.
+	SourcePaths []string `json:"sourcePaths,omitempty"`
+	// Timeout is how long to wait for the JVM to connect, in milliseconds
+	// (default 30000).
+	Timeout int `json:"timeout,omitempty"`
+}
+
+// AttachConfig is the arguments of an attach request: debug a VM that is
+// already running. Name it with exactly one of HostName+Port, VM or ProcessID.
+type AttachConfig struct {
+	// HostName and Port are the address of a JDWP agent listening with
+	// server=y (java -agentlib:jdwp=transport=dt_socket,server=y,address=PORT).
+	// HostName defaults to 127.0.0.1.
+	HostName string `json:"hostName,omitempty"`
+	Port     int    `json:"port,omitempty"`
+	// VM is the id of a VM the ddmbridge monitor watches, or "current" for its
+	// selected VM. The session then attaches through the monitor, so DDM keeps
+	// flowing and the VM stays monitored afterwards.
+	VM string `json:"vm,omitempty"`
+	// ProcessID is the pid of a local JVM started with a JDWP agent in server
+	// mode; its address is read from the process's command line. A number or
+	// a numeric string.
+	ProcessID FlexInt `json:"processId,omitempty"`
+	// Timeout is how long to keep trying to connect, in milliseconds (default
+	// 10000). A refused connection is retried until then, so an attach can be
+	// started just before the VM.
+	Timeout int `json:"timeout,omitempty"`
+	// SourcePaths are the source roots stack frames are mapped to (see
+	// LaunchConfig.SourcePaths). The default is the adapter's directory.
+	SourcePaths []string `json:"sourcePaths,omitempty"`
+}
+
+// StringList is a list of strings that may also be given as one string of
+// space-separated words (as launch.json "args": "a b c" often is). Double
+// quotes group words.
+type StringList []string
+
+func (l *StringList) UnmarshalJSON(b []byte) error {
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte(`"`)) {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*l = splitWords(s)
+		return nil
+	}
+	var out []string
+	if err := json.Unmarshal(b, &out); err != nil {
+		return errors.New("expected a string or an array of strings")
+	}
+	*l = out
+	return nil
+}
+
+// splitWords splits at unquoted spaces; double quotes group and are removed.
+func splitWords(s string) []string {
+	var out []string
+	var cur strings.Builder
+	in, have := false, false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			in, have = !in, true
+		case (r == ' ' || r == '\t' || r == '\n') && !in:
+			if have {
+				out = append(out, cur.String())
+				cur.Reset()
+				have = false
+			}
+		default:
+			cur.WriteRune(r)
+			have = true
+		}
+	}
+	if have {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// FlexInt is an integer that may also be given as a numeric string (VS Code's
+// "${command:PickProcess}" substitutes a string).
+type FlexInt int
+
+func (n *FlexInt) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case float64:
+		*n = FlexInt(v)
+	case string:
+		i, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("expected a number, got %q", v)
+		}
+		*n = FlexInt(i)
+	case nil:
+		*n = 0
+	default:
+		return errors.New("expected a number")
+	}
+	return nil
+}
+
+// decodeConfig decodes request arguments into cfg, naming the field that is wrong.
+func decodeConfig(request string, raw json.RawMessage, cfg any) error {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return fmt.Errorf("%s: the request has no arguments", request)
+	}
+	err := json.Unmarshal(raw, cfg)
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
+		return fmt.Errorf("%s: field %q: expected %s, got a JSON %s", request, te.Field, jsonTypeName(te.Type.String()), te.Value)
+	case errors.As(err, &se):
+		return fmt.Errorf("%s: the arguments are not valid JSON: %v", request, err)
+	}
+	// Errors from our own UnmarshalJSON methods name no field; find it.
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) == nil {
+		for _, name := range []string{"vmArgs", "args", "processId"} {
+			if f, ok := fields[name]; ok {
+				var probe any
+				switch name {
+				case "processId":
+					probe = new(FlexInt)
+				default:
+					probe = new(StringList)
+				}
+				if e := json.Unmarshal(f, probe); e != nil {
+					return fmt.Errorf("%s: field %q: %v", request, name, e)
+				}
+			}
+		}
+	}
+	return fmt.Errorf("%s: %v", request, err)
+}
+
+func jsonTypeName(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "[]"), goType == "dap.StringList":
+		return "an array"
+	case strings.HasPrefix(goType, "map["):
+		return "an object"
+	case strings.HasPrefix(goType, "int"), goType == "dap.FlexInt":
+		return "a number"
+	case goType == "bool":
+		return "true or false"
+	case goType == "string":
+		return "a string"
+	}
+	return goType
+}
+
+func (c *LaunchConfig) validate() error {
+	if strings.TrimSpace(c.MainClass) == "" {
+		return errors.New(`launch: field "mainClass" is required: the class whose main method to run, e.g. "com.example.App"`)
+	}
+	if strings.ContainsAny(c.MainClass, "/\\ ") || strings.HasSuffix(c.MainClass, ".java") || strings.HasSuffix(c.MainClass, ".class") {
+		return fmt.Errorf(`launch: field "mainClass": %q is not a class name; give the fully qualified name, e.g. "com.example.App"`, c.MainClass)
+	}
+	switch c.Console {
+	case "", "internalConsole", "integratedTerminal", "externalTerminal":
+	default:
+		return fmt.Errorf(`launch: field "console": %q is not one of internalConsole, integratedTerminal, externalTerminal`, c.Console)
+	}
+	if c.Timeout < 0 {
+		return fmt.Errorf(`launch: field "timeout": %d is negative`, c.Timeout)
+	}
+	return nil
+}
+
+func (c *LaunchConfig) timeout() time.Duration { return millis(c.Timeout, 30*time.Second) }
+
+// millis is ms milliseconds, or def when ms is not positive.
+func millis(ms int, def time.Duration) time.Duration {
+	if ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return def
+}
+
+func (c *AttachConfig) validate() error {
+	n := 0
+	if c.Port != 0 || c.HostName != "" {
+		n++
+	}
+	if c.VM != "" {
+		n++
+	}
+	if c.ProcessID != 0 {
+		n++
+	}
+	switch {
+	case n == 0:
+		return errors.New(`attach: name the VM with "hostName" and "port", "vm" (a monitored VM id or "current"), or "processId"`)
+	case n > 1:
+		return errors.New(`attach: give only one of "hostName"/"port", "vm" and "processId"`)
+	case c.HostName != "" && c.Port == 0:
+		return fmt.Errorf(`attach: field "port" is required with "hostName" %q`, c.HostName)
+	case c.Port < 0 || c.Port > 65535:
+		return fmt.Errorf(`attach: field "port": %d is not a TCP port`, c.Port)
+	case c.ProcessID < 0:
+		return fmt.Errorf(`attach: field "processId": %d is not a process id`, c.ProcessID)
+	case c.Timeout < 0:
+		return fmt.Errorf(`attach: field "timeout": %d is negative`, c.Timeout)
+	}
+	return nil
+}
+
+func (c *AttachConfig) timeout() time.Duration { return millis(c.Timeout, 10*time.Second) }
+
+// parseConfig decodes and validates the arguments of a launch or attach request.
+func parseConfig(request string, raw json.RawMessage, cfg interface{ validate() error }) error {
+	if err := decodeConfig(request, raw, cfg); err != nil {
+		return err
+	}
+	return cfg.validate()
+}

@@ -1,0 +1,598 @@
+package dap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	godap "github.com/google/go-dap"
+	"github.com/rs/zerolog"
+)
+
+// debuggee is the VM of a session: its JDWP connection, what the session
+// has asked of it, whether it is stopped, and caches of what never changes
+// (signatures, methods, line and variable tables).
+type debuggee struct {
+	s    *session
+	conn *jdwp.Conn
+	sub  *jdwp.Subscription
+	caps jdwp.Capabilities
+	log  zerolog.Logger
+
+	target      string   // what attach or launch named, for messages
+	proc        *process // the JVM this session started, or nil
+	sourcePaths []string
+	stopOnEntry string // the main class to stop in, for launch with stopOnEntry
+	ddm         *ddmState
+
+	// Caches. Reference type ids stay valid while the class is loaded; a
+	// session does not outlive class unloading in practice.
+	sigs    memo[jdwp.ReferenceTypeID, string]
+	methods memo[jdwp.ReferenceTypeID, []jdwp.MethodInfo]
+	lines   memo[methodKey, lineInfo]
+	varTabs memo[methodKey, varInfo]
+	fields  memo[jdwp.ReferenceTypeID, []jdwp.FieldInfo]
+	supers  memo[jdwp.ReferenceTypeID, jdwp.ReferenceTypeID]
+	sources memo[jdwp.ReferenceTypeID, *godap.Source]
+	objType memo[jdwp.ObjectID, jdwp.ReferenceTypeID]
+
+	threads *idMap[jdwp.ThreadID]
+	frames  *handles[frameRef]
+	vars    *handles[container]
+
+	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
+
+	mu         sync.Mutex // guards everything below
+	configured bool       // configurationDone arrived
+	heldStart  bool       // a VM_START suspension is held until configurationDone
+	suspends   int        // VM-wide suspensions the session holds (resumed by resumeAll)
+	stopped    bool       // a stopped event was sent and no resume since
+	stopThread jdwp.ThreadID
+	stopReason string
+	requests   map[eventReq]bool // every event request set, for detach
+	steps      []int32           // pending single-step requests
+	files      map[string]*sourceFile
+	bpByReq    map[int32]*breakpoint
+	prepByReq  map[int32]*sourceFile
+	nextBP     int
+	excReq     int32
+	entryReqs  map[int32]bool // the stopOnEntry class-prepare and breakpoint requests
+	lastExc    map[jdwp.ThreadID]jdwp.TaggedObjectID
+	ended      bool // VM death or disconnect seen
+	endedCh    chan struct{}
+}
+
+type eventReq struct {
+	kind jdwp.EventKind
+	id   int32
+}
+
+type methodKey struct {
+	class  jdwp.ReferenceTypeID
+	method jdwp.MethodID
+}
+
+// lineInfo is a method's line table; absent when compiled without -g or native.
+type lineInfo struct {
+	jdwp.LineTable
+	absent bool
+}
+
+type varInfo struct {
+	jdwp.VariableTable
+	absent bool
+}
+
+// frameRef is what a DAP frame id stands for.
+type frameRef struct {
+	thread jdwp.ThreadID
+	frame  jdwp.FrameID
+	loc    jdwp.Location
+	depth  int32
+}
+
+func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
+	return &debuggee{
+		s: s, conn: conn, log: s.log.With().Str("vm", target).Logger(), target: target,
+		sub:       conn.Subscribe(), // before anything else, so no event is missed
+		threads:   newIDMap[jdwp.ThreadID](),
+		frames:    newHandles[frameRef](),
+		vars:      newHandles[container](),
+		requests:  map[eventReq]bool{},
+		files:     map[string]*sourceFile{},
+		bpByReq:   map[int32]*breakpoint{},
+		prepByReq: map[int32]*sourceFile{},
+		entryReqs: map[int32]bool{},
+		lastExc:   map[jdwp.ThreadID]jdwp.TaggedObjectID{},
+		nextBP:    1,
+		endedCh:   make(chan struct{}),
+	}
+}
+
+// start reads the VM's capabilities, asks for thread events and starts the
+// event loop.
+func (d *debuggee) start(ctx context.Context) error {
+	caps, err := d.conn.Capabilities(ctx)
+	if err != nil {
+		return fmt.Errorf("read the VM's capabilities: %w", err)
+	}
+	d.caps = caps
+	for _, k := range []jdwp.EventKind{jdwp.EventThreadStart, jdwp.EventThreadDeath} {
+		if _, err := d.setRequest(ctx, k, jdwp.SuspendNone); err != nil {
+			if jdwp.Code(err) != jdwp.ErrNotImplemented {
+				return fmt.Errorf("ask for thread events: %w", err)
+			}
+			d.log.Info().Msg("the VM sends no thread events (EventRequest.Set is not implemented)")
+			break
+		}
+	}
+	d.s.wg.Add(1)
+	go func() {
+		defer d.s.wg.Done()
+		d.loop()
+	}()
+	return nil
+}
+
+// setRequest sets an event request and remembers it for detach.
+func (d *debuggee) setRequest(ctx context.Context, kind jdwp.EventKind, policy jdwp.SuspendPolicy, mods ...jdwp.Modifier) (int32, error) {
+	id, err := d.conn.SetRequest(ctx, kind, policy, mods...)
+	if err != nil {
+		return 0, err
+	}
+	d.mu.Lock()
+	d.requests[eventReq{kind, id}] = true
+	d.mu.Unlock()
+	return id, nil
+}
+
+// clearRequest clears a request; one that already expired (a count filter)
+// or vanished is not an error.
+func (d *debuggee) clearRequest(ctx context.Context, kind jdwp.EventKind, id int32) {
+	d.mu.Lock()
+	delete(d.requests, eventReq{kind, id})
+	d.mu.Unlock()
+	if err := d.conn.ClearRequest(ctx, kind, id); err != nil && d.conn.Err() == nil {
+		d.log.Debug().Err(err).Stringer("kind", kind).Int32("id", id).Msg("clear request")
+	}
+}
+
+func (d *debuggee) isStopped() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.stopped
+}
+
+func (d *debuggee) isEnded() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ended
+}
+
+// resumeAll releases every suspension the session holds and invalidates
+// frame and variable references.
+func (d *debuggee) resumeAll(ctx context.Context) error {
+	d.mu.Lock()
+	n := d.suspends
+	d.suspends, d.stopped, d.stopThread, d.stopReason = 0, false, 0, ""
+	d.mu.Unlock()
+	d.frames.reset()
+	d.vars.reset()
+	for i := 0; i < n; i++ {
+		if err := d.conn.Resume(ctx); err != nil {
+			return fmt.Errorf("resume the VM: %w", err)
+		}
+	}
+	return nil
+}
+
+// clearSteps clears pending single-step requests.
+func (d *debuggee) clearSteps(ctx context.Context) {
+	d.mu.Lock()
+	steps := d.steps
+	d.steps = nil
+	d.mu.Unlock()
+	for _, id := range steps {
+		d.clearRequest(ctx, jdwp.EventSingleStep, id)
+	}
+}
+
+// stopInfo describes why an event set stops the VM.
+type stopInfo struct {
+	reason      string
+	thread      jdwp.ThreadID
+	bps         []int
+	description string
+	text        string
+}
+
+// loop handles the VM's events in order until the connection ends.
+func (d *debuggee) loop() {
+	for es := range d.sub.C {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					d.log.Error().Interface("panic", p).Msg("event handler panicked")
+				}
+			}()
+			d.handleEventSet(es)
+		}()
+	}
+}
+
+func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
+	ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
+	defer cancel()
+	var stop *stopInfo
+	held := false // the set's suspension is kept (VM_START before configurationDone)
+	for _, e := range es.Events {
+		switch e.Kind {
+		case jdwp.EventVMStart:
+			d.mu.Lock()
+			if !d.configured {
+				d.heldStart, held = true, true
+			}
+			d.mu.Unlock()
+		case jdwp.EventThreadStart:
+			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "started", ThreadId: d.threads.id(e.Thread)}})
+		case jdwp.EventThreadDeath:
+			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "exited", ThreadId: d.threads.id(e.Thread)}})
+		case jdwp.EventClassPrepare:
+			d.onClassPrepare(ctx, e)
+		case jdwp.EventBreakpoint:
+			stop = mergeStop(stop, d.onBreakpoint(ctx, e))
+		case jdwp.EventSingleStep:
+			d.clearRequest(ctx, jdwp.EventSingleStep, e.RequestID)
+			stop = mergeStop(stop, &stopInfo{reason: "step", thread: e.Thread})
+		case jdwp.EventException:
+			stop = mergeStop(stop, d.onException(ctx, e))
+		case jdwp.EventVMDeath, jdwp.EventVMDisconnected:
+			d.onEnd()
+			return
+		}
+	}
+	switch {
+	case held:
+	case stop != nil && es.SuspendPolicy == jdwp.SuspendAll:
+		d.stop(ctx, stop)
+	case es.SuspendPolicy == jdwp.SuspendAll:
+		if err := d.conn.Resume(ctx); err != nil {
+			d.log.Warn().Err(err).Msg("resume after an event")
+		}
+	case es.SuspendPolicy == jdwp.SuspendEventThread:
+		for _, e := range es.Events {
+			if e.Thread != 0 {
+				if err := d.conn.ResumeThread(ctx, e.Thread); err != nil {
+					d.log.Warn().Err(err).Msg("resume a thread after an event")
+				}
+				break
+			}
+		}
+	}
+}
+
+func mergeStop(a, b *stopInfo) *stopInfo {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	a.bps = append(a.bps, b.bps...)
+	if a.reason != "breakpoint" && b.reason == "breakpoint" {
+		a.reason = b.reason
+	}
+	return a
+}
+
+// stop records a stop (the event set's suspension is now held) and tells the client.
+func (d *debuggee) stop(ctx context.Context, st *stopInfo) {
+	d.mu.Lock()
+	d.suspends++
+	d.stopped = true
+	d.stopThread, d.stopReason = st.thread, st.reason
+	d.mu.Unlock()
+	d.clearSteps(ctx)
+	d.s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
+		Reason: st.reason, ThreadId: d.threads.id(st.thread), AllThreadsStopped: true,
+		HitBreakpointIds: st.bps, Description: st.description, Text: st.text,
+	}})
+}
+
+// onEnd runs once, when the VM dies or the connection ends: it reports the
+// exit code of a VM the session started, then termination.
+func (d *debuggee) onEnd() {
+	d.mu.Lock()
+	if d.ended {
+		d.mu.Unlock()
+		return
+	}
+	d.ended = true
+	d.stopped = false
+	d.mu.Unlock()
+	close(d.endedCh)
+	if d.ddm != nil {
+		d.ddm.close()
+	}
+	if d.s.isDone() {
+		return
+	}
+	if d.proc != nil {
+		if code, ok := d.proc.waitExit(5 * time.Second); ok {
+			d.s.send(&godap.ExitedEvent{Event: newEvent("exited"), Body: godap.ExitedEventBody{ExitCode: code}})
+		}
+	}
+	d.s.send(&godap.TerminatedEvent{Event: newEvent("terminated")})
+}
+
+// configurationDone lets the VM run: the suspension of VM_START, if held, is
+// released (unless the launch stops on entry, which a breakpoint handles).
+func (d *debuggee) configurationDone(ctx context.Context) error {
+	d.mu.Lock()
+	d.configured = true
+	held := d.heldStart
+	d.heldStart = false
+	entry := d.stopOnEntry
+	d.mu.Unlock()
+	if entry != "" {
+		if err := d.armEntry(ctx, entry); err != nil {
+			return err
+		}
+	}
+	if held {
+		if err := d.conn.Resume(ctx); err != nil {
+			return fmt.Errorf("start the VM: %w", err)
+		}
+	}
+	return nil
+}
+
+// armEntry arranges a stop at the first line of mainClass.main.
+func (d *debuggee) armEntry(ctx context.Context, mainClass string) error {
+	id, err := d.setRequest(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(mainClass))
+	if err != nil {
+		return fmt.Errorf("stopOnEntry: %w", err)
+	}
+	d.mu.Lock()
+	d.entryReqs[id] = true
+	d.mu.Unlock()
+	loaded, err := d.conn.ClassesBySignature(ctx, "L"+strings.ReplaceAll(mainClass, ".", "/")+";")
+	if err != nil {
+		return fmt.Errorf("stopOnEntry: %w", err)
+	}
+	for _, c := range loaded {
+		d.entryBreakpoint(ctx, c.ID)
+	}
+	return nil
+}
+
+// entryBreakpoint sets a one-shot breakpoint at the start of class's main.
+func (d *debuggee) entryBreakpoint(ctx context.Context, class jdwp.ReferenceTypeID) {
+	ms, err := d.methodsOf(ctx, class)
+	if err != nil {
+		d.log.Warn().Err(err).Msg("stopOnEntry: methods of the main class")
+		return
+	}
+	for _, m := range ms {
+		if m.Name != "main" || m.ModBits&jdwp.AccNative != 0 {
+			continue
+		}
+		idx := uint64(0)
+		if lt, err := d.lineTable(ctx, class, m.ID); err == nil && !lt.absent {
+			idx = lt.Start
+		}
+		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, jdwp.SuspendAll,
+			jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: class, Method: m.ID, Index: idx}, jdwp.Count(1))
+		if err != nil {
+			d.log.Warn().Err(err).Msg("stopOnEntry: breakpoint on main")
+			return
+		}
+		d.mu.Lock()
+		d.entryReqs[id] = true
+		d.mu.Unlock()
+		return
+	}
+}
+
+// release leaves the VM as the session end requires: terminate it, or clear
+// every request, resume whatever the session suspended, and dispose.
+func (d *debuggee) release(ctx context.Context, terminate bool) error {
+	if d.isEnded() {
+		if d.proc != nil {
+			d.proc.kill()
+		}
+		d.conn.Close()
+		return nil
+	}
+	if terminate {
+		err := d.conn.Exit(ctx, 1)
+		if d.proc != nil {
+			if _, ok := d.proc.waitExit(2 * time.Second); !ok {
+				d.proc.kill()
+			}
+			err = nil
+		}
+		d.conn.Close()
+		if err != nil && d.conn.Err() != nil && !errors.Is(err, jdwp.ErrClosed) {
+			return fmt.Errorf("terminate the VM: %w", err)
+		}
+		return nil
+	}
+	d.mu.Lock()
+	reqs := make([]eventReq, 0, len(d.requests))
+	for r := range d.requests {
+		reqs = append(reqs, r)
+	}
+	d.requests = map[eventReq]bool{}
+	if d.heldStart {
+		d.suspends++
+		d.heldStart = false
+	}
+	d.mu.Unlock()
+	var firstErr error
+	for _, r := range reqs {
+		// A JDWP error means the request is gone already (an expired count
+		// filter); only a lost connection matters.
+		if err := d.conn.ClearRequest(ctx, r.kind, r.id); err != nil && jdwp.Code(err) == jdwp.ErrNone && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if err := d.resumeAll(ctx); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	if err := d.conn.Dispose(ctx); err != nil && firstErr == nil && !errors.Is(err, jdwp.ErrClosed) {
+		firstErr = err
+	}
+	d.conn.Close()
+	if d.ddm != nil {
+		d.ddm.close()
+	}
+	if firstErr != nil {
+		return fmt.Errorf("detach from the VM: %w", firstErr)
+	}
+	return nil
+}
+
+// ---- cached queries ----
+
+func (d *debuggee) signature(ctx context.Context, t jdwp.ReferenceTypeID) (string, error) {
+	return d.sigs.get(t, func() (string, error) { return d.conn.Signature(ctx, t) })
+}
+
+func (d *debuggee) methodsOf(ctx context.Context, t jdwp.ReferenceTypeID) ([]jdwp.MethodInfo, error) {
+	return d.methods.get(t, func() ([]jdwp.MethodInfo, error) { return d.conn.Methods(ctx, t) })
+}
+
+func (d *debuggee) method(ctx context.Context, t jdwp.ReferenceTypeID, m jdwp.MethodID) (jdwp.MethodInfo, error) {
+	ms, err := d.methodsOf(ctx, t)
+	if err != nil {
+		return jdwp.MethodInfo{}, err
+	}
+	for _, mi := range ms {
+		if mi.ID == m {
+			return mi, nil
+		}
+	}
+	return jdwp.MethodInfo{}, fmt.Errorf("method %d not found in its class", m)
+}
+
+// absent reports whether err is the VM saying the information is not there
+// (no -g, native or abstract method).
+func absent(err error) bool {
+	c := jdwp.Code(err)
+	return c == jdwp.ErrAbsentInformation || c == jdwp.ErrNativeMethod
+}
+
+func (d *debuggee) lineTable(ctx context.Context, t jdwp.ReferenceTypeID, m jdwp.MethodID) (lineInfo, error) {
+	return d.lines.get(methodKey{t, m}, func() (lineInfo, error) {
+		lt, err := d.conn.LineTable(ctx, t, m)
+		if absent(err) {
+			return lineInfo{absent: true}, nil
+		}
+		return lineInfo{LineTable: lt}, err
+	})
+}
+
+func (d *debuggee) variableTable(ctx context.Context, t jdwp.ReferenceTypeID, m jdwp.MethodID) (varInfo, error) {
+	return d.varTabs.get(methodKey{t, m}, func() (varInfo, error) {
+		vt, err := d.conn.VariableTable(ctx, t, m)
+		if absent(err) {
+			return varInfo{absent: true}, nil
+		}
+		return varInfo{VariableTable: vt}, err
+	})
+}
+
+func (d *debuggee) fieldsOf(ctx context.Context, t jdwp.ReferenceTypeID) ([]jdwp.FieldInfo, error) {
+	return d.fields.get(t, func() ([]jdwp.FieldInfo, error) { return d.conn.Fields(ctx, t) })
+}
+
+func (d *debuggee) superclass(ctx context.Context, t jdwp.ReferenceTypeID) (jdwp.ReferenceTypeID, error) {
+	return d.supers.get(t, func() (jdwp.ReferenceTypeID, error) {
+		sup, err := d.conn.Superclass(ctx, t)
+		if jdwp.Code(err) == jdwp.ErrInvalidClass { // an interface or array type
+			return 0, nil
+		}
+		return sup, err
+	})
+}
+
+// typeOf returns an object's runtime type and its signature.
+func (d *debuggee) typeOf(ctx context.Context, obj jdwp.ObjectID) (jdwp.ReferenceTypeID, string, error) {
+	t, err := d.objType.get(obj, func() (jdwp.ReferenceTypeID, error) {
+		ci, err := d.conn.ObjectType(ctx, obj)
+		return ci.ID, err
+	})
+	if err != nil {
+		return 0, "", err
+	}
+	sig, err := d.signature(ctx, t)
+	return t, sig, err
+}
+
+// fieldChain returns the fields of t and its superclasses, subclass first,
+// each with the class declaring it.
+func (d *debuggee) fieldChain(ctx context.Context, t jdwp.ReferenceTypeID) ([]declField, error) {
+	var out []declField
+	for c := t; c != 0; {
+		fs, err := d.fieldsOf(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fs {
+			out = append(out, declField{FieldInfo: f, class: c})
+		}
+		if c, err = d.superclass(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+type declField struct {
+	jdwp.FieldInfo
+	class jdwp.ReferenceTypeID
+}
+
+// parallel runs f(0..n-1) with bounded concurrency, so many small JDWP
+// commands are in flight at once, and returns the first error.
+func parallel(n int, f func(i int) error) error {
+	if n == 1 {
+		return f(0)
+	}
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	sem := make(chan struct{}, 64)
+	for i := 0; i < n; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			if err := f(i); err != nil {
+				once.Do(func() { first = err })
+			}
+		}(i)
+	}
+	wg.Wait()
+	return first
+}
+
+// ddmState is the DDM side of a session (see ddm.go).
+type ddmState struct {
+	client *ddm.Client
+	own    bool // the session attached it, and closes it
+	stop   func()
+
+	closeOnce sync.Once
+	closed    chan struct{}
+	pollStop  chan struct{}
+
+	mu                         sync.Mutex
+	threads, heapInfo, heapMap bool
+}

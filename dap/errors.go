@@ -1,0 +1,55 @@
+package dap
+
+// Error ids of error responses. Clients show the message; the id says which
+// family of failure it is and is stable across releases.
+const (
+	// Protocol-level failures.
+	ErrUnsupportedCommand = 1001 // the adapter does not implement the request
+	ErrMalformedRequest   = 1002 // the request could not be decoded
+	ErrInternal           = 1003 // a handler panicked; the session goes on
+	ErrNoDebuggee         = 1004 // the request needs a launched or attached VM
+	ErrNotStopped         = 1005 // the request needs the VM to be stopped
+	ErrBadState           = 1006 // the request is out of order (e.g. a second launch)
+
+	// Session start.
+	ErrFailedToLaunch = 2001
+	ErrFailedToAttach = 2002
+
+	// Requests on a running session.
+	ErrUnableToSetBreakpoints = 3001
+	ErrUnableToListThreads    = 3002
+	ErrUnableToStackTrace     = 3003
+	ErrUnableToListVariables  = 3004
+	ErrUnableToEvaluate       = 3005
+	ErrUnableToResume         = 3006 // continue, next, stepIn, stepOut, restartFrame
+	ErrUnableToPause          = 3007
+	ErrUnableToDisconnect     = 3008
+	ErrUnableToTerminate      = 3009
+	ErrUnableToExceptionInfo  = 3010
+
+	// DDM requests.
+	ErrNoDDM = 4001 // the VM does not speak DDM
+)
+
+// errorSummaries are the short messages of error responses, by id.
+var errorSummaries = map[int]string{
+	ErrUnsupportedCommand:     "Unsupported command",
+	ErrMalformedRequest:       "Malformed request",
+	ErrInternal:               "Internal error",
+	ErrNoDebuggee:             "No debuggee",
+	ErrNotStopped:             "Debuggee is running",
+	ErrBadState:               "Request out of order",
+	ErrFailedToLaunch:         "Failed to launch",
+	ErrFailedToAttach:         "Failed to attach",
+	ErrUnableToSetBreakpoints: "Unable to set breakpoints",
+	ErrUnableToListThreads:    "Unable to list threads",
+	ErrUnableToStackTrace:     "Unable to produce stack trace",
+	ErrUnableToListVariables:  "Unable to list variables",
+	ErrUnableToEvaluate:       "Unable to evaluate expression",
+	ErrUnableToResume:         "Unable to resume",
+	ErrUnableToPause:          "Unable to pause",
+	ErrUnableToDisconnect:     "Unable to disconnect",
+	ErrUnableToTerminate:      "Unable to terminate",
+	ErrUnableToExceptionInfo:  "Unable to get exception info",
+	ErrNoDDM:                  "DDM not available",
+}

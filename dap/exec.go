@@ -1,0 +1,171 @@
+package dap
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	godap "github.com/google/go-dap"
+)
+
+// Execution control. Every stop suspends the whole VM (suspend policy ALL),
+// so continue and the steps resume all threads: clients are told so with
+// allThreadsContinued and, after a step, a continued event.
+
+func (s *session) onContinueRequest(r *godap.ContinueRequest) {
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	d := s.dbg
+	d.clearSteps(ctx)
+	// The response goes first: once the VM runs, a stopped event may follow at once.
+	s.send(&godap.ContinueResponse{Response: newResponse(&r.Request), Body: godap.ContinueResponseBody{AllThreadsContinued: true}})
+	s.resume(ctx, "continue")
+}
+
+// resume resumes the VM after the response to a request that does so was
+// sent; a failure can then only be reported as output.
+func (s *session) resume(ctx context.Context, what string) {
+	if err := s.dbg.resumeAll(ctx); err != nil {
+		s.log.Warn().Err(err).Str("request", what).Msg("resume failed")
+		s.output("important", fmt.Sprintf("%s: %v\n", what, err))
+	}
+}
+
+// stepExcludes are the classes step-into passes through: the JDK's own.
+var stepExcludes = []string{"java.*", "javax.*", "jdk.*", "sun.*", "com.sun.*"}
+
+// step sets a one-shot line step request for a thread and resumes the VM.
+func (s *session) step(req *godap.Request, threadID int, depth jdwp.StepDepth) {
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	d := s.dbg
+	t, ok := d.threads.key(threadID)
+	if !ok {
+		s.sendError(req, ErrUnableToResume, fmt.Errorf("%s: unknown thread id %d", req.Command, threadID))
+		return
+	}
+	if err := d.setStep(ctx, t, depth); err != nil {
+		s.sendError(req, ErrUnableToResume, fmt.Errorf("%s: %w", req.Command, err))
+		return
+	}
+	s.send(&godap.NextResponse{Response: newResponse(req)})
+	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: threadID, AllThreadsContinued: true}})
+	s.resume(ctx, req.Command)
+}
+
+// setStep sets a one-shot line step request for a thread (the VM stays suspended).
+func (d *debuggee) setStep(ctx context.Context, t jdwp.ThreadID, depth jdwp.StepDepth) error {
+	d.clearSteps(ctx)
+	mods := []jdwp.Modifier{jdwp.Step{Thread: t, Size: jdwp.StepLine, Depth: depth}}
+	if depth == jdwp.StepInto {
+		for _, p := range stepExcludes {
+			mods = append(mods, jdwp.ClassExclude(p))
+		}
+	}
+	mods = append(mods, jdwp.Count(1))
+	id, err := d.setRequest(ctx, jdwp.EventSingleStep, jdwp.SuspendAll, mods...)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.steps = append(d.steps, id)
+	d.mu.Unlock()
+	return nil
+}
+
+func (s *session) onNextRequest(r *godap.NextRequest) {
+	s.step(&r.Request, r.Arguments.ThreadId, jdwp.StepOver)
+}
+
+func (s *session) onStepInRequest(r *godap.StepInRequest) {
+	s.step(&r.Request, r.Arguments.ThreadId, jdwp.StepInto)
+}
+
+func (s *session) onStepOutRequest(r *godap.StepOutRequest) {
+	s.step(&r.Request, r.Arguments.ThreadId, jdwp.StepOut)
+}
+
+// onPauseRequest suspends the whole VM and reports the thread asked for as paused.
+func (s *session) onPauseRequest(r *godap.PauseRequest) {
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	d := s.dbg
+	t, ok := d.threads.key(r.Arguments.ThreadId)
+	if !ok {
+		ids, err := d.conn.AllThreads(ctx)
+		if err != nil || len(ids) == 0 {
+			s.sendError(&r.Request, ErrUnableToPause, fmt.Errorf("pause: unknown thread id %d", r.Arguments.ThreadId))
+			return
+		}
+		t = ids[0]
+	}
+	if d.isStopped() {
+		s.send(&godap.PauseResponse{Response: newResponse(&r.Request)})
+		return
+	}
+	if err := d.conn.Suspend(ctx); err != nil {
+		s.sendError(&r.Request, ErrUnableToPause, fmt.Errorf("pause: %w", err))
+		return
+	}
+	d.mu.Lock()
+	d.suspends++
+	d.stopped, d.stopThread, d.stopReason = true, t, "paused"
+	d.mu.Unlock()
+	d.clearSteps(ctx)
+	s.send(&godap.PauseResponse{Response: newResponse(&r.Request)})
+	s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
+		Reason: "pause", ThreadId: d.threads.id(t), AllThreadsStopped: true,
+	}})
+}
+
+// onRestartFrameRequest pops frames up to and including the one given and
+// steps into the call again, stopping at the method's first line.
+func (s *session) onRestartFrameRequest(r *godap.RestartFrameRequest) {
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	d := s.dbg
+	if !d.caps.CanPopFrames {
+		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: this VM cannot pop frames"))
+		return
+	}
+	f, ok := d.frames.get(r.Arguments.FrameId)
+	if !ok {
+		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: unknown frame id %d", r.Arguments.FrameId))
+		return
+	}
+	if err := d.conn.PopFrames(ctx, f.thread, f.frame); err != nil {
+		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
+		return
+	}
+	d.clearSteps(ctx)
+	id, err := d.setRequest(ctx, jdwp.EventSingleStep, jdwp.SuspendAll, jdwp.Step{Thread: f.thread, Size: jdwp.StepLine, Depth: jdwp.StepInto}, jdwp.Count(1))
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
+		return
+	}
+	d.mu.Lock()
+	d.steps = append(d.steps, id)
+	d.mu.Unlock()
+	s.send(&godap.RestartFrameResponse{Response: newResponse(&r.Request)})
+	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: d.threads.id(f.thread), AllThreadsContinued: true}})
+	s.resume(ctx, "restartFrame")
+}
+
+// onExceptionInfoRequest describes the exception a thread stopped on.
+func (s *session) onExceptionInfoRequest(r *godap.ExceptionInfoRequest) {
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	d := s.dbg
+	t, ok := d.threads.key(r.Arguments.ThreadId)
+	d.mu.Lock()
+	exc, have := d.lastExc[t]
+	d.mu.Unlock()
+	if !ok || !have {
+		s.sendError(&r.Request, ErrUnableToExceptionInfo, fmt.Errorf("exceptionInfo: thread %d did not stop on an exception", r.Arguments.ThreadId))
+		return
+	}
+	name, msg := d.describeException(ctx, t, exc.ID)
+	s.send(&godap.ExceptionInfoResponse{Response: newResponse(&r.Request), Body: godap.ExceptionInfoResponseBody{
+		ExceptionId: name, Description: msg, BreakMode: "always",
+	}})
+}

@@ -1,0 +1,668 @@
+package expr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf16"
+)
+
+// Env is what the evaluator needs from a suspended VM frame.
+type Env interface {
+	// Lookup resolves a simple name: a local variable, then a field of this,
+	// then a static field of the frame's class. A name that is none of them
+	// fails with an error wrapping ErrUnknownName.
+	Lookup(ctx context.Context, name string) (Value, error)
+	// This is the frame's this (an error in a static method).
+	This(ctx context.Context) (Value, error)
+	// Field reads a field of an object (instance or static).
+	Field(ctx context.Context, obj Value, name string) (Value, error)
+	// Length is an array's length.
+	Length(ctx context.Context, arr Value) (int, error)
+	// Element reads an array element.
+	Element(ctx context.Context, arr Value, i int) (Value, error)
+	// StringOf returns the contents of a java.lang.String object.
+	StringOf(ctx context.Context, s Value) (string, error)
+}
+
+// ErrUnknownName is wrapped by Env.Lookup errors for names that resolve to nothing.
+var ErrUnknownName = errors.New("no local variable, field or static field of that name")
+
+// ErrUnsupported is wrapped by errors for valid Java this engine cannot run yet.
+var ErrUnsupported = errors.New("not supported by this expression engine yet")
+
+// EvalError is an evaluation failure, naming the part of the expression that failed.
+type EvalError struct {
+	Expr string // the failing sub-expression, as source
+	Err  error
+}
+
+func (e *EvalError) Error() string { return fmt.Sprintf("%s: %v", e.Expr, e.Err) }
+func (e *EvalError) Unwrap() error { return e.Err }
+
+// Eval evaluates n against env.
+func Eval(ctx context.Context, n Node, env Env) (Value, error) {
+	ev := evaluator{env: env}
+	return ev.eval(ctx, n)
+}
+
+// EvalString parses and evaluates src.
+func EvalString(ctx context.Context, src string, env Env) (Value, error) {
+	n, err := Parse(src)
+	if err != nil {
+		return Value{}, err
+	}
+	return Eval(ctx, n, env)
+}
+
+// Truth evaluates a breakpoint condition: it must yield a boolean (or a Boolean).
+func Truth(ctx context.Context, n Node, env Env) (bool, error) {
+	ev := evaluator{env: env}
+	v, err := ev.eval(ctx, n)
+	if err != nil {
+		return false, err
+	}
+	v, err = ev.unbox(ctx, n, v)
+	if err != nil {
+		return false, err
+	}
+	if v.Kind != KindBoolean {
+		return false, &EvalError{n.String(), fmt.Errorf("a condition must be boolean, not %s", v.TypeName())}
+	}
+	return v.Bool(), nil
+}
+
+type evaluator struct{ env Env }
+
+func fail(n Node, format string, args ...any) error {
+	return &EvalError{Expr: n.String(), Err: fmt.Errorf(format, args...)}
+}
+
+func wrap(n Node, err error) error {
+	var ee *EvalError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &EvalError{Expr: n.String(), Err: err}
+}
+
+func (ev *evaluator) eval(ctx context.Context, n Node) (Value, error) {
+	if err := ctx.Err(); err != nil {
+		return Value{}, err
+	}
+	switch n := n.(type) {
+	case *Lit:
+		return n.Value, nil
+	case *Name:
+		v, err := ev.env.Lookup(ctx, n.Name)
+		if err != nil {
+			return Value{}, wrap(n, err)
+		}
+		return v, nil
+	case *This:
+		v, err := ev.env.This(ctx)
+		if err != nil {
+			return Value{}, wrap(n, err)
+		}
+		return v, nil
+	case *Select:
+		x, err := ev.eval(ctx, n.X)
+		if err != nil {
+			return Value{}, err
+		}
+		return ev.selectField(ctx, n, x)
+	case *Index:
+		return ev.index(ctx, n)
+	case *Unary:
+		return ev.unary(ctx, n)
+	case *Binary:
+		return ev.binary(ctx, n)
+	case *Cond:
+		c, err := ev.eval(ctx, n.Cond)
+		if err != nil {
+			return Value{}, err
+		}
+		if c, err = ev.unbox(ctx, n.Cond, c); err != nil {
+			return Value{}, err
+		}
+		if c.Kind != KindBoolean {
+			return Value{}, fail(n.Cond, "the condition of ?: must be boolean, not %s", c.TypeName())
+		}
+		if c.Bool() {
+			return ev.eval(ctx, n.Then)
+		}
+		return ev.eval(ctx, n.Else)
+	case *Cast:
+		return ev.cast(ctx, n)
+	case *Call:
+		return ev.call(ctx, n)
+	case *InstanceOf:
+		return Value{}, fail(n, "instanceof: %w", ErrUnsupported)
+	}
+	return Value{}, fmt.Errorf("expr: unknown node %T", n)
+}
+
+func (ev *evaluator) selectField(ctx context.Context, n *Select, x Value) (Value, error) {
+	switch {
+	case x.Kind == KindNull:
+		return Value{}, fail(n, "NullPointerException: %s is null", n.X)
+	case !x.Kind.IsRef():
+		return Value{}, fail(n, "%s is a %s, which has no fields", n.X, x.Kind)
+	case strings.HasPrefix(x.Type, "[") && n.Name == "length":
+		l, err := ev.env.Length(ctx, x)
+		if err != nil {
+			return Value{}, wrap(n, err)
+		}
+		return IntValue(int32(l)), nil
+	}
+	v, err := ev.env.Field(ctx, x, n.Name)
+	if err != nil {
+		return Value{}, wrap(n, err)
+	}
+	return v, nil
+}
+
+func (ev *evaluator) index(ctx context.Context, n *Index) (Value, error) {
+	x, err := ev.eval(ctx, n.X)
+	if err != nil {
+		return Value{}, err
+	}
+	i, err := ev.eval(ctx, n.Index)
+	if err != nil {
+		return Value{}, err
+	}
+	if i, err = ev.unbox(ctx, n.Index, i); err != nil {
+		return Value{}, err
+	}
+	switch {
+	case x.Kind == KindNull:
+		return Value{}, fail(n, "NullPointerException: %s is null", n.X)
+	case x.Kind != KindObject || !strings.HasPrefix(x.Type, "["):
+		return Value{}, fail(n, "%s is not an array", n.X)
+	case !i.Kind.IsIntegral() || i.Kind == KindLong:
+		return Value{}, fail(n, "an array index must be an int, not %s", i.TypeName())
+	}
+	l, err := ev.env.Length(ctx, x)
+	if err != nil {
+		return Value{}, wrap(n, err)
+	}
+	if i.I < 0 || i.I >= int64(l) {
+		return Value{}, fail(n, "ArrayIndexOutOfBoundsException: index %d out of bounds for length %d", i.I, l)
+	}
+	v, err := ev.env.Element(ctx, x, int(i.I))
+	if err != nil {
+		return Value{}, wrap(n, err)
+	}
+	return v, nil
+}
+
+// boxes maps wrapper class signatures to the primitive kind they hold.
+var boxes = map[string]Kind{
+	"Ljava/lang/Boolean;": KindBoolean, "Ljava/lang/Byte;": KindByte, "Ljava/lang/Character;": KindChar,
+	"Ljava/lang/Short;": KindShort, "Ljava/lang/Integer;": KindInt, "Ljava/lang/Long;": KindLong,
+	"Ljava/lang/Float;": KindFloat, "Ljava/lang/Double;": KindDouble,
+}
+
+// IsBox reports whether sig is a primitive wrapper class (java.lang.Integer…).
+func IsBox(sig string) bool { _, ok := boxes[sig]; return ok }
+
+// unbox returns the primitive inside a wrapper object, or v unchanged.
+func (ev *evaluator) unbox(ctx context.Context, n Node, v Value) (Value, error) {
+	if v.Kind != KindObject || !IsBox(v.Type) {
+		return v, nil
+	}
+	p, err := ev.env.Field(ctx, v, "value")
+	if err != nil {
+		return Value{}, wrap(n, fmt.Errorf("unboxing %s: %w", v.TypeName(), err))
+	}
+	return p, nil
+}
+
+func (ev *evaluator) unary(ctx context.Context, n *Unary) (Value, error) {
+	x, err := ev.eval(ctx, n.X)
+	if err != nil {
+		return Value{}, err
+	}
+	if x, err = ev.unbox(ctx, n.X, x); err != nil {
+		return Value{}, err
+	}
+	switch n.Op {
+	case "!":
+		if x.Kind != KindBoolean {
+			return Value{}, fail(n, "! needs a boolean, not %s", x.TypeName())
+		}
+		return BoolValue(!x.Bool()), nil
+	case "~":
+		if !x.Kind.IsIntegral() {
+			return Value{}, fail(n, "~ needs an integral value, not %s", x.TypeName())
+		}
+		x = promote1(x)
+		return normalize(Value{Kind: x.Kind, I: ^x.I}), nil
+	case "+", "-":
+		if !x.Kind.IsNumeric() {
+			return Value{}, fail(n, "unary %s needs a number, not %s", n.Op, x.TypeName())
+		}
+		x = promote1(x)
+		if n.Op == "-" {
+			if x.Kind == KindFloat || x.Kind == KindDouble {
+				x.F = -x.F
+			} else {
+				x.I = -x.I
+			}
+		}
+		return normalize(x), nil
+	}
+	return Value{}, fail(n, "unknown operator %s", n.Op)
+}
+
+// promote1 is unary numeric promotion: byte, short and char become int.
+func promote1(v Value) Value {
+	switch v.Kind {
+	case KindByte, KindShort, KindChar:
+		v.Kind = KindInt
+	}
+	return v
+}
+
+// promote2 is binary numeric promotion: the wider of the two kinds, at least int.
+func promote2(a, b Value) Kind {
+	switch {
+	case a.Kind == KindDouble || b.Kind == KindDouble:
+		return KindDouble
+	case a.Kind == KindFloat || b.Kind == KindFloat:
+		return KindFloat
+	case a.Kind == KindLong || b.Kind == KindLong:
+		return KindLong
+	}
+	return KindInt
+}
+
+// convert converts a numeric value to kind k as a Java primitive cast does.
+func convert(v Value, k Kind) Value {
+	out := Value{Kind: k}
+	isF := v.Kind == KindFloat || v.Kind == KindDouble
+	switch k {
+	case KindFloat:
+		out.F = float64(float32(v.Float()))
+	case KindDouble:
+		out.F = v.Float()
+	case KindLong:
+		out.I = v.Int()
+	default:
+		i := v.I
+		if isF {
+			i = f2l(v.F, 32)
+		}
+		out.I = i
+	}
+	return normalize(out)
+}
+
+// f2l converts a float to an integer of bits width with Java's saturation rules.
+func f2l(f float64, bits int) int64 {
+	if math.IsNaN(f) {
+		return 0
+	}
+	lo, hi := float64(math.MinInt64), float64(math.MaxInt64)
+	if bits == 32 {
+		lo, hi = math.MinInt32, math.MaxInt32
+	}
+	switch {
+	case f <= lo:
+		return int64(lo)
+	case f >= hi:
+		if bits == 64 {
+			return math.MaxInt64
+		}
+		return math.MaxInt32
+	}
+	return int64(f)
+}
+
+// normalize wraps integers to their kind's width.
+func normalize(v Value) Value {
+	switch v.Kind {
+	case KindByte:
+		v.I = int64(int8(v.I))
+	case KindShort:
+		v.I = int64(int16(v.I))
+	case KindChar:
+		v.I = int64(uint16(v.I))
+	case KindInt:
+		v.I = int64(int32(v.I))
+	case KindBoolean:
+		if v.I != 0 {
+			v.I = 1
+		}
+	case KindFloat:
+		v.F = float64(float32(v.F))
+	}
+	return v
+}
+
+func (ev *evaluator) binary(ctx context.Context, n *Binary) (Value, error) {
+	x, err := ev.eval(ctx, n.X)
+	if err != nil {
+		return Value{}, err
+	}
+	if n.Op == "&&" || n.Op == "||" {
+		if x, err = ev.unbox(ctx, n.X, x); err != nil {
+			return Value{}, err
+		}
+		if x.Kind != KindBoolean {
+			return Value{}, fail(n.X, "%s needs boolean operands, not %s", n.Op, x.TypeName())
+		}
+		if x.Bool() == (n.Op == "||") {
+			return x, nil
+		}
+		y, err := ev.eval(ctx, n.Y)
+		if err != nil {
+			return Value{}, err
+		}
+		if y, err = ev.unbox(ctx, n.Y, y); err != nil {
+			return Value{}, err
+		}
+		if y.Kind != KindBoolean {
+			return Value{}, fail(n.Y, "%s needs boolean operands, not %s", n.Op, y.TypeName())
+		}
+		return y, nil
+	}
+	y, err := ev.eval(ctx, n.Y)
+	if err != nil {
+		return Value{}, err
+	}
+	switch n.Op {
+	case "==", "!=":
+		eq, err := ev.equal(ctx, n, x, y)
+		if err != nil {
+			return Value{}, err
+		}
+		return BoolValue(eq == (n.Op == "==")), nil
+	case "+":
+		if x.Kind == KindString || y.Kind == KindString {
+			xs, err := ev.javaString(ctx, n.X, x)
+			if err != nil {
+				return Value{}, err
+			}
+			ys, err := ev.javaString(ctx, n.Y, y)
+			if err != nil {
+				return Value{}, err
+			}
+			return StringLit(xs + ys), nil
+		}
+	}
+	if x, err = ev.unbox(ctx, n.X, x); err != nil {
+		return Value{}, err
+	}
+	if y, err = ev.unbox(ctx, n.Y, y); err != nil {
+		return Value{}, err
+	}
+	switch n.Op {
+	case "&", "|", "^":
+		if x.Kind == KindBoolean && y.Kind == KindBoolean {
+			a, b := x.Bool(), y.Bool()
+			return BoolValue(map[string]bool{"&": a && b, "|": a || b, "^": a != b}[n.Op]), nil
+		}
+		if !x.Kind.IsIntegral() || !y.Kind.IsIntegral() {
+			return Value{}, fail(n, "%s needs two integral or two boolean operands, not %s and %s", n.Op, x.TypeName(), y.TypeName())
+		}
+		k := promote2(x, y)
+		a, b := convert(x, k).I, convert(y, k).I
+		r := map[string]int64{"&": a & b, "|": a | b, "^": a ^ b}[n.Op]
+		return normalize(Value{Kind: k, I: r}), nil
+	case "<<", ">>", ">>>":
+		if !x.Kind.IsIntegral() || !y.Kind.IsIntegral() {
+			return Value{}, fail(n, "%s needs integral operands, not %s and %s", n.Op, x.TypeName(), y.TypeName())
+		}
+		x = promote1(x)
+		mask := int64(31)
+		if x.Kind == KindLong {
+			mask = 63
+		}
+		s := uint(y.I & mask)
+		var r int64
+		switch n.Op {
+		case "<<":
+			r = x.I << s
+		case ">>":
+			r = x.I >> s
+		case ">>>":
+			if x.Kind == KindLong {
+				r = int64(uint64(x.I) >> s)
+			} else {
+				r = int64(uint32(x.I) >> s)
+			}
+		}
+		return normalize(Value{Kind: x.Kind, I: r}), nil
+	}
+	if !x.Kind.IsNumeric() || !y.Kind.IsNumeric() {
+		return Value{}, fail(n, "%s needs numeric operands, not %s and %s", n.Op, x.TypeName(), y.TypeName())
+	}
+	k := promote2(x, y)
+	a, b := convert(x, k), convert(y, k)
+	if k == KindFloat || k == KindDouble {
+		if c, ok := relational(n.Op, a.F, b.F); ok {
+			return BoolValue(c), nil
+		}
+		if n.Op == "%" {
+			return normalize(Value{Kind: k, F: math.Mod(a.F, b.F)}), nil
+		}
+		if r, ok := arithmetic(n.Op, a.F, b.F); ok {
+			return normalize(Value{Kind: k, F: r}), nil
+		}
+	} else {
+		i, j := a.I, b.I
+		if c, ok := relational(n.Op, i, j); ok {
+			return BoolValue(c), nil
+		}
+		switch {
+		case (n.Op == "/" || n.Op == "%") && j == 0:
+			return Value{}, fail(n, "ArithmeticException: / by zero")
+		case n.Op == "%":
+			if j == -1 { // MIN_VALUE % -1 is 0 in Java
+				return Value{Kind: k}, nil
+			}
+			return normalize(Value{Kind: k, I: i % j}), nil
+		}
+		if r, ok := arithmetic(n.Op, i, j); ok {
+			return normalize(Value{Kind: k, I: r}), nil
+		}
+	}
+	return Value{}, fail(n, "unknown operator %s", n.Op)
+}
+
+// relational applies <, <=, > or >=.
+func relational[T int64 | float64](op string, a, b T) (result, ok bool) {
+	switch op {
+	case "<":
+		return a < b, true
+	case "<=":
+		return a <= b, true
+	case ">":
+		return a > b, true
+	case ">=":
+		return a >= b, true
+	}
+	return false, false
+}
+
+// arithmetic applies + - * /; integer results are wrapped by normalize
+// (Go's MIN_VALUE / -1 wraps as Java's does).
+func arithmetic[T int64 | float64](op string, a, b T) (T, bool) {
+	switch op {
+	case "+":
+		return a + b, true
+	case "-":
+		return a - b, true
+	case "*":
+		return a * b, true
+	case "/":
+		return a / b, true
+	}
+	return 0, false
+}
+
+// equal implements == (with string contents compared, see the package doc).
+func (ev *evaluator) equal(ctx context.Context, n *Binary, x, y Value) (bool, error) {
+	if x.Kind == KindString && y.Kind == KindString {
+		if x.Ref != 0 && x.Ref == y.Ref {
+			return true, nil
+		}
+		xs, err := ev.stringOf(ctx, n.X, x)
+		if err != nil {
+			return false, err
+		}
+		ys, err := ev.stringOf(ctx, n.Y, y)
+		if err != nil {
+			return false, err
+		}
+		return xs == ys, nil
+	}
+	if x.Kind.IsRef() && y.Kind.IsRef() {
+		return x.Ref == y.Ref && (x.Ref != 0 || x.Kind == y.Kind || x.Kind == KindNull || y.Kind == KindNull), nil
+	}
+	var err error
+	if x, err = ev.unbox(ctx, n.X, x); err != nil {
+		return false, err
+	}
+	if y, err = ev.unbox(ctx, n.Y, y); err != nil {
+		return false, err
+	}
+	switch {
+	case x.Kind == KindBoolean && y.Kind == KindBoolean:
+		return x.Bool() == y.Bool(), nil
+	case x.Kind.IsNumeric() && y.Kind.IsNumeric():
+		k := promote2(x, y)
+		a, b := convert(x, k), convert(y, k)
+		if k == KindFloat || k == KindDouble {
+			return a.F == b.F, nil
+		}
+		return a.I == b.I, nil
+	}
+	return false, fail(n, "cannot compare %s with %s", x.TypeName(), y.TypeName())
+}
+
+func (ev *evaluator) stringOf(ctx context.Context, n Node, v Value) (string, error) {
+	if v.Known {
+		return v.Str, nil
+	}
+	s, err := ev.env.StringOf(ctx, v)
+	if err != nil {
+		return "", wrap(n, err)
+	}
+	return s, nil
+}
+
+// javaString is String.valueOf(v) as far as it can go without running code
+// in the VM: primitives, strings, boxed values, null; other objects print as
+// Type@id.
+func (ev *evaluator) javaString(ctx context.Context, n Node, v Value) (string, error) {
+	switch {
+	case v.Kind == KindString:
+		return ev.stringOf(ctx, n, v)
+	case v.Kind == KindObject && IsBox(v.Type):
+		p, err := ev.unbox(ctx, n, v)
+		if err != nil {
+			return "", err
+		}
+		return p.JavaString(), nil
+	}
+	return v.JavaString(), nil
+}
+
+// ToString formats v for a logpoint or a string concatenation.
+func ToString(ctx context.Context, env Env, v Value) (string, error) {
+	ev := evaluator{env: env}
+	return ev.javaString(ctx, &Lit{Value: v}, v)
+}
+
+func (ev *evaluator) cast(ctx context.Context, n *Cast) (Value, error) {
+	x, err := ev.eval(ctx, n.X)
+	if err != nil {
+		return Value{}, err
+	}
+	k, primitive := map[string]Kind{"boolean": KindBoolean, "byte": KindByte, "char": KindChar, "short": KindShort,
+		"int": KindInt, "long": KindLong, "float": KindFloat, "double": KindDouble}[n.Type]
+	if !primitive {
+		if !x.Kind.IsRef() {
+			return Value{}, fail(n, "cannot cast a %s to %s", x.Kind, n.Type)
+		}
+		return Value{}, fail(n, "reference casts: %w", ErrUnsupported)
+	}
+	if x, err = ev.unbox(ctx, n.X, x); err != nil {
+		return Value{}, err
+	}
+	switch {
+	case k == KindBoolean && x.Kind == KindBoolean:
+		return x, nil
+	case k != KindBoolean && x.Kind.IsNumeric():
+		return convert(x, k), nil
+	}
+	return Value{}, fail(n, "cannot cast %s to %s", x.TypeName(), n.Type)
+}
+
+// call evaluates the String methods that need no code in the VM; every other
+// method call waits for the full engine.
+func (ev *evaluator) call(ctx context.Context, n *Call) (Value, error) {
+	sel, ok := n.Fun.(*Select)
+	if !ok {
+		return Value{}, fail(n, "method calls: %w", ErrUnsupported)
+	}
+	recv, err := ev.eval(ctx, sel.X)
+	if err != nil {
+		return Value{}, err
+	}
+	if recv.Kind == KindNull {
+		return Value{}, fail(n, "NullPointerException: %s is null", sel.X)
+	}
+	if recv.Kind != KindString {
+		return Value{}, fail(n, "method calls: %w", ErrUnsupported)
+	}
+	s, err := ev.stringOf(ctx, sel.X, recv)
+	if err != nil {
+		return Value{}, err
+	}
+	args := make([]Value, len(n.Args))
+	for i, a := range n.Args {
+		if args[i], err = ev.eval(ctx, a); err != nil {
+			return Value{}, err
+		}
+	}
+	argString := func(i int) (string, bool, error) {
+		if args[i].Kind != KindString {
+			return "", false, nil
+		}
+		t, err := ev.stringOf(ctx, n.Args[i], args[i])
+		return t, true, err
+	}
+	switch {
+	case sel.Name == "length" && len(args) == 0:
+		return IntValue(int32(len(utf16.Encode([]rune(s))))), nil
+	case sel.Name == "isEmpty" && len(args) == 0:
+		return BoolValue(s == ""), nil
+	case (sel.Name == "equals" || sel.Name == "contains" || sel.Name == "startsWith" || sel.Name == "endsWith") && len(args) == 1:
+		t, ok, err := argString(0)
+		if err != nil {
+			return Value{}, err
+		}
+		if !ok {
+			if sel.Name == "equals" {
+				return BoolValue(false), nil
+			}
+			return Value{}, fail(n, "%s needs a String argument", sel.Name)
+		}
+		switch sel.Name {
+		case "equals":
+			return BoolValue(s == t), nil
+		case "contains":
+			return BoolValue(strings.Contains(s, t)), nil
+		case "startsWith":
+			return BoolValue(strings.HasPrefix(s, t)), nil
+		default:
+			return BoolValue(strings.HasSuffix(s, t)), nil
+		}
+	}
+	return Value{}, fail(n, "String.%s with %d arguments: %w", sel.Name, len(args), ErrUnsupported)
+}

@@ -1,0 +1,35 @@
+package expr
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// FuzzParse checks that the parser never panics and that printing a parsed
+// expression and parsing it again gives the same tree; whatever parses is
+// also evaluated against the fake frame, which must not panic either.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"a + b * c", "x.y[1].z", "(int) -x", "a ? b : c", "s.equals(\"x\")", "'\\n' + 1L",
+		"1.5e3f / 0", "i > 5 && name == \"main\"", "x instanceof a.B", "((Foo) o).f", "~0x7fffffff >>> 3", "-2147483648"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		n, err := Parse(src)
+		if err != nil {
+			return
+		}
+		printed := n.String()
+		m, err := Parse(printed)
+		if err != nil && strings.Contains(err.Error(), "nested deeper") {
+			return // the rendering adds parentheses, and so depth
+		}
+		if err != nil {
+			t.Fatalf("%q parsed, but its rendering %q does not: %v", src, printed, err)
+		}
+		if again := m.String(); again != printed {
+			t.Fatalf("%q: rendering not stable: %q then %q", src, printed, again)
+		}
+		Eval(context.Background(), n, newFakeEnv())
+	})
+}

@@ -1,0 +1,109 @@
+package expr
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Template is a logpoint message: text with {expression} parts.
+type Template struct {
+	parts []templatePart
+}
+
+type templatePart struct {
+	text string
+	expr Node // nil for plain text
+}
+
+// ParseTemplate parses a message such as "x = {x}, name = {p.name}". Braces
+// inside string and character literals of an expression do not end it; "{{"
+// and "}}" stand for literal braces.
+func ParseTemplate(s string) (*Template, error) {
+	t := &Template{}
+	var text strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case strings.HasPrefix(s[i:], "{{"), strings.HasPrefix(s[i:], "}}"):
+			text.WriteByte(s[i])
+			i += 2
+		case s[i] == '{':
+			end, err := matchBrace(s, i)
+			if err != nil {
+				return nil, err
+			}
+			n, err := Parse(s[i+1 : end])
+			if err != nil {
+				return nil, fmt.Errorf("in {%s}: %w", s[i+1:end], err)
+			}
+			if text.Len() > 0 {
+				t.parts = append(t.parts, templatePart{text: text.String()})
+				text.Reset()
+			}
+			t.parts = append(t.parts, templatePart{text: s[i+1 : end], expr: n})
+			i = end + 1
+		default:
+			text.WriteByte(s[i])
+			i++
+		}
+	}
+	if text.Len() > 0 {
+		t.parts = append(t.parts, templatePart{text: text.String()})
+	}
+	return t, nil
+}
+
+// matchBrace returns the index of the '}' closing the '{' at open.
+func matchBrace(s string, open int) (int, error) {
+	var quote byte
+	for i := open + 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == '\\':
+			i++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '}':
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("the { at offset %d has no closing }", open)
+}
+
+// Exprs returns the template's expressions, as source.
+func (t *Template) Exprs() []string {
+	var out []string
+	for _, p := range t.parts {
+		if p.expr != nil {
+			out = append(out, p.text)
+		}
+	}
+	return out
+}
+
+// Eval renders the template. An expression that fails renders as
+// "{expr: error}" so a logpoint always prints something.
+func (t *Template) Eval(ctx context.Context, env Env) string {
+	var b strings.Builder
+	for _, p := range t.parts {
+		if p.expr == nil {
+			b.WriteString(p.text)
+			continue
+		}
+		v, err := Eval(ctx, p.expr, env)
+		var s string
+		if err == nil {
+			s, err = ToString(ctx, env, v)
+		}
+		if err != nil {
+			fmt.Fprintf(&b, "{%s: %v}", p.text, err)
+			continue
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}

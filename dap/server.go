@@ -1,0 +1,470 @@
+package dap
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	godap "github.com/google/go-dap"
+	"github.com/rs/zerolog"
+)
+
+// Config configures a Server. The zero value serves stand-alone sessions
+// that dial VMs directly and log nothing.
+type Config struct {
+	// Backend opens VM connections for attach requests; nil means DirectBackend.
+	Backend Backend
+	// Logger receives the server's logs; component "dap" is added.
+	Logger zerolog.Logger
+	// TraceMessages logs every DAP message at trace level, kind "dap.msg".
+	TraceMessages bool
+	// JDWP are the options of the JDWP connections sessions make (its Logger
+	// and Trace); timeouts are set per request by the session.
+	JDWP jdwp.Options
+	// DDM are the options of the DDM clients sessions attach themselves
+	// (when the backend has none for the VM).
+	DDM ddm.Options
+	// RequestTimeout bounds the VM calls one request makes; 0 means 30 s.
+	RequestTimeout time.Duration
+}
+
+// Server serves DAP sessions. One Server may serve many sessions at once,
+// each on its own stream.
+type Server struct {
+	cfg Config
+	log zerolog.Logger
+}
+
+// NewServer returns a server with cfg.
+func NewServer(cfg Config) *Server {
+	if cfg.Backend == nil {
+		cfg.Backend = DirectBackend{}
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	return &Server{cfg: cfg, log: cfg.Logger.With().Str("component", "dap").Logger()}
+}
+
+// ServeConn runs one debug session over rwc (stdio, a socket, a pipe) until
+// the client disconnects, the stream ends or ctx is cancelled, then releases
+// the VM: a launched VM is terminated, an attached one is left running with
+// every request cleared and nothing suspended. rwc is closed on return. The
+// error is nil for a session that ended normally.
+func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ss := newSession(ctx, s, rwc)
+	stop := context.AfterFunc(ctx, func() { rwc.Close() })
+	defer stop()
+	err := ss.run()
+	ss.release()
+	rwc.Close()
+	ss.wg.Wait()
+	return err
+}
+
+// session is one client and at most one debuggee.
+type session struct {
+	srv *Server
+	cfg *Config
+	log zerolog.Logger
+	ctx context.Context // ends with the session
+
+	rwc   io.ReadWriteCloser
+	r     *bufio.Reader
+	wmu   sync.Mutex // serialises writes and seq numbers
+	w     *bufio.Writer
+	seq   int
+	codec *godap.Codec
+
+	rmu     sync.Mutex // reverse requests waiting for the client's response
+	reverse map[int]chan godap.Message
+
+	wg sync.WaitGroup // goroutines that must end before ServeConn returns
+
+	// Set by initialize.
+	client godap.InitializeRequestArguments
+
+	// current is the raw JSON of the request being handled (for fields
+	// go-dap's types cannot tell absent from false).
+	current []byte
+
+	done     bool        // disconnect handled: stop reading
+	closing  atomic.Bool // the session is ending: no more events
+	released bool        // the VM was released
+
+	dbg *debuggee // nil until launch or attach succeeds
+}
+
+func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *session {
+	codec := godap.NewCodec()
+	registerCustom(codec)
+	return &session{
+		srv: srv, cfg: &srv.cfg, log: srv.log, ctx: ctx,
+		rwc: rwc, r: bufio.NewReader(rwc), w: bufio.NewWriter(rwc),
+		codec: codec, reverse: map[int]chan godap.Message{},
+	}
+}
+
+// inbound is one decoded message, or why it could not be decoded.
+type inbound struct {
+	raw []byte
+	msg godap.Message
+	err error
+}
+
+// run reads messages on a reader goroutine and handles requests one at a time
+// on this one, so a handler may wait for a reverse request's response.
+func (s *session) run() error {
+	in := make(chan inbound, 16)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(in)
+		for {
+			raw, err := godap.ReadBaseMessage(s.r)
+			if err != nil {
+				readErr <- err
+				return
+			}
+			s.trace("in", raw)
+			msg, derr := s.codec.DecodeMessage(raw)
+			if resp, ok := msg.(godap.ResponseMessage); ok && derr == nil {
+				s.routeResponse(resp)
+				continue
+			}
+			select {
+			case in <- inbound{raw: raw, msg: msg, err: derr}:
+			case <-s.ctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case m, ok := <-in:
+			if !ok {
+				select {
+				case err := <-readErr:
+					if errors.Is(err, io.EOF) || s.ctx.Err() != nil {
+						s.log.Debug().Msg("client closed the stream")
+						return nil
+					}
+					return fmt.Errorf("dap: read from client: %w", err)
+				default:
+					return nil
+				}
+			}
+			s.handle(m)
+			if s.done {
+				return nil
+			}
+		case <-s.ctx.Done():
+			return nil
+		}
+	}
+}
+
+func (s *session) trace(dir string, raw []byte) {
+	if s.cfg.TraceMessages {
+		s.log.Trace().Str("kind", "dap.msg").Str("dir", dir).RawJSON("msg", raw).Msg("dap")
+	}
+}
+
+// send writes one message with the next sequence number.
+func (s *session) send(m godap.Message) { s.write(m, nil) }
+
+// write sends m; register, if set, learns m's sequence number before m is
+// on the wire (so a reverse request's response cannot overtake it).
+func (s *session) write(m godap.Message, register func(seq int)) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.seq++
+	switch m := m.(type) {
+	case godap.RequestMessage:
+		m.GetRequest().Seq = s.seq
+	case godap.ResponseMessage:
+		m.GetResponse().Seq = s.seq
+	case godap.EventMessage:
+		m.GetEvent().Seq = s.seq
+	}
+	if register != nil {
+		register(s.seq)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		s.log.Error().Err(err).Msgf("cannot encode %T", m)
+		return
+	}
+	s.trace("out", b)
+	if err := godap.WriteBaseMessage(s.w, b); err == nil {
+		err = s.w.Flush()
+		if err != nil {
+			s.log.Debug().Err(err).Msg("write to client failed")
+		}
+	}
+}
+
+func newResponse(req *godap.Request) godap.Response {
+	return godap.Response{
+		ProtocolMessage: godap.ProtocolMessage{Type: "response"},
+		Command:         req.Command,
+		RequestSeq:      req.Seq,
+		Success:         true,
+	}
+}
+
+func newEvent(name string) godap.Event {
+	return godap.Event{ProtocolMessage: godap.ProtocolMessage{Type: "event"}, Event: name}
+}
+
+// sendError answers req with an error response: id names the family, err says what failed.
+func (s *session) sendError(req *godap.Request, id int, err error) {
+	s.sendErrorMessage(req.Seq, req.Command, id, err.Error())
+}
+
+func (s *session) sendErrorMessage(seq int, command string, id int, details string) {
+	summary := errorSummaries[id]
+	s.log.Debug().Str("command", command).Int("id", id).Str("details", details).Msg("error response")
+	s.send(&godap.ErrorResponse{
+		Response: godap.Response{
+			ProtocolMessage: godap.ProtocolMessage{Type: "response"},
+			Command:         command, RequestSeq: seq, Success: false, Message: summary,
+		},
+		Body: godap.ErrorResponseBody{Error: &godap.ErrorMessage{
+			Id: id, Format: fmt.Sprintf("%s: %s", summary, details), ShowUser: true,
+		}},
+	})
+}
+
+// reverseRequest sends a request to the client and waits for its response.
+func (s *session) reverseRequest(ctx context.Context, req godap.RequestMessage) (godap.Message, error) {
+	ch := make(chan godap.Message, 1)
+	var seq int
+	s.write(req, func(n int) {
+		seq = n
+		s.rmu.Lock()
+		s.reverse[n] = ch
+		s.rmu.Unlock()
+	})
+	select {
+	case m := <-ch:
+		return m, nil
+	case <-ctx.Done():
+		s.rmu.Lock()
+		delete(s.reverse, seq)
+		s.rmu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+func (s *session) routeResponse(m godap.ResponseMessage) {
+	seq := m.GetResponse().RequestSeq
+	s.rmu.Lock()
+	ch := s.reverse[seq]
+	delete(s.reverse, seq)
+	s.rmu.Unlock()
+	if ch == nil {
+		s.log.Debug().Int("request_seq", seq).Msg("response to no pending reverse request, ignored")
+		return
+	}
+	ch <- m
+}
+
+// panicCommand makes the handler of one command panic, for tests of the
+// panic-to-error-response path.
+var panicCommand string
+
+// handle answers one inbound message. A panic in a handler becomes an error
+// response; the session goes on.
+func (s *session) handle(m inbound) {
+	var hdr struct {
+		Seq     int    `json:"seq"`
+		Type    string `json:"type"`
+		Command string `json:"command"`
+	}
+	if m.err != nil {
+		json.Unmarshal(m.raw, &hdr)
+		var fe *godap.DecodeProtocolMessageFieldError
+		switch {
+		case hdr.Type != "request":
+			s.log.Warn().Err(m.err).Str("type", hdr.Type).Msg("undecodable message from the client, ignored")
+		case errors.As(m.err, &fe) && fe.FieldName == "command":
+			s.sendErrorMessage(hdr.Seq, hdr.Command, ErrUnsupportedCommand, fmt.Sprintf("the adapter does not implement %q", hdr.Command))
+		default:
+			s.sendErrorMessage(hdr.Seq, hdr.Command, ErrMalformedRequest, fmt.Sprintf("%s: %v", hdr.Command, m.err))
+		}
+		return
+	}
+	req, ok := m.msg.(godap.RequestMessage)
+	if !ok {
+		s.log.Warn().Msgf("unexpected %T from the client, ignored", m.msg)
+		return
+	}
+	s.current = m.raw
+	defer func() {
+		if p := recover(); p != nil {
+			r := req.GetRequest()
+			s.log.Error().Interface("panic", p).Str("command", r.Command).Str("stack", string(debug.Stack())).Msg("request handler panicked")
+			s.sendErrorMessage(r.Seq, r.Command, ErrInternal, fmt.Sprintf("%s: %v (the session goes on; please report this)", r.Command, p))
+		}
+	}()
+	if panicCommand != "" && req.GetRequest().Command == panicCommand {
+		panic("test panic")
+	}
+	s.dispatch(req)
+}
+
+// dispatch routes a request to its handler. Requests are grouped by the state
+// the debuggee must be in, as Delve's adapter does.
+func (s *session) dispatch(req godap.RequestMessage) {
+	// Requests that can come at any time.
+	switch r := req.(type) {
+	case *godap.InitializeRequest:
+		s.onInitializeRequest(r)
+		return
+	case *godap.LaunchRequest:
+		s.onLaunchRequest(r)
+		return
+	case *godap.AttachRequest:
+		s.onAttachRequest(r)
+		return
+	case *godap.DisconnectRequest:
+		s.onDisconnectRequest(r)
+		return
+	}
+	// Requests that need a debuggee, running or stopped.
+	if isDebuggeeRequest(req) && s.dbg == nil {
+		r := req.GetRequest()
+		s.sendError(r, ErrNoDebuggee, fmt.Errorf("%s needs a debuggee: send launch or attach first", r.Command))
+		return
+	}
+	switch r := req.(type) {
+	case *godap.TerminateRequest:
+		s.onTerminateRequest(r)
+	case *godap.ConfigurationDoneRequest:
+		s.onConfigurationDoneRequest(r)
+	case *godap.SetBreakpointsRequest:
+		s.onSetBreakpointsRequest(r)
+	case *godap.SetExceptionBreakpointsRequest:
+		s.onSetExceptionBreakpointsRequest(r)
+	case *godap.ThreadsRequest:
+		s.onThreadsRequest(r)
+	case *godap.PauseRequest:
+		s.onPauseRequest(r)
+	case *ddmUpdatesRequest:
+		s.onDDMUpdatesRequest(r)
+	case *ddmGCRequest:
+		s.onDDMGCRequest(r)
+	default:
+		s.dispatchStopped(req)
+	}
+}
+
+// dispatchStopped handles the requests that need the VM stopped.
+func (s *session) dispatchStopped(req godap.RequestMessage) {
+	switch req.(type) {
+	case *godap.ContinueRequest, *godap.NextRequest, *godap.StepInRequest, *godap.StepOutRequest,
+		*godap.StackTraceRequest, *godap.ScopesRequest, *godap.VariablesRequest, *godap.EvaluateRequest,
+		*godap.RestartFrameRequest, *godap.ExceptionInfoRequest:
+		if !s.dbg.isStopped() {
+			r := req.GetRequest()
+			s.sendError(r, ErrNotStopped, fmt.Errorf("%s needs the VM stopped; pause it or wait for a breakpoint", r.Command))
+			return
+		}
+	}
+	switch r := req.(type) {
+	case *godap.ContinueRequest:
+		s.onContinueRequest(r)
+	case *godap.NextRequest:
+		s.onNextRequest(r)
+	case *godap.StepInRequest:
+		s.onStepInRequest(r)
+	case *godap.StepOutRequest:
+		s.onStepOutRequest(r)
+	case *godap.StackTraceRequest:
+		s.onStackTraceRequest(r)
+	case *godap.ScopesRequest:
+		s.onScopesRequest(r)
+	case *godap.VariablesRequest:
+		s.onVariablesRequest(r)
+	case *godap.EvaluateRequest:
+		s.onEvaluateRequest(r)
+	case *godap.RestartFrameRequest:
+		s.onRestartFrameRequest(r)
+	case *godap.ExceptionInfoRequest:
+		s.onExceptionInfoRequest(r)
+	default:
+		// Everything else: setVariable, setFunctionBreakpoints, dataBreakpointInfo,
+		// completions, source, loadedSources… (see issue 6).
+		rq := req.GetRequest()
+		s.sendErrorMessage(rq.Seq, rq.Command, ErrUnsupportedCommand, fmt.Sprintf("the adapter does not implement %q yet", rq.Command))
+	}
+}
+
+func isDebuggeeRequest(req godap.RequestMessage) bool {
+	switch req.(type) {
+	case *godap.InitializeRequest, *godap.LaunchRequest, *godap.AttachRequest, *godap.DisconnectRequest:
+		return false
+	case *godap.TerminateRequest, *godap.ConfigurationDoneRequest, *godap.SetBreakpointsRequest,
+		*godap.SetExceptionBreakpointsRequest, *godap.ThreadsRequest, *godap.PauseRequest,
+		*ddmUpdatesRequest, *ddmGCRequest,
+		*godap.ContinueRequest, *godap.NextRequest, *godap.StepInRequest, *godap.StepOutRequest,
+		*godap.StackTraceRequest, *godap.ScopesRequest, *godap.VariablesRequest, *godap.EvaluateRequest,
+		*godap.RestartFrameRequest, *godap.ExceptionInfoRequest:
+		return true
+	}
+	return false
+}
+
+// reqCtx bounds the VM calls of one request.
+func (s *session) reqCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(s.ctx, s.cfg.RequestTimeout)
+}
+
+// capabilities is what the adapter can do with a VM that can do everything.
+func capabilities() godap.Capabilities {
+	return godap.Capabilities{
+		SupportsConfigurationDoneRequest:  true,
+		SupportsConditionalBreakpoints:    true,
+		SupportsHitConditionalBreakpoints: true,
+		SupportsLogPoints:                 true,
+		SupportsEvaluateForHovers:         true,
+		SupportsTerminateRequest:          true,
+		SupportTerminateDebuggee:          true,
+		SupportsDelayedStackTraceLoading:  true,
+		SupportsRestartFrame:              true,
+		SupportsExceptionInfoRequest:      true,
+		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{
+			{Filter: "uncaught", Label: "Uncaught Exceptions", Default: true},
+			{Filter: "caught", Label: "Caught Exceptions"},
+		},
+	}
+}
+
+// withdrawn lists the announced capabilities a VM lacks, for the capabilities event.
+func withdrawn(c jdwp.Capabilities) map[string]bool {
+	out := map[string]bool{}
+	if !c.CanPopFrames {
+		out["supportsRestartFrame"] = false
+	}
+	return out
+}
+
+func (s *session) onInitializeRequest(r *godap.InitializeRequest) {
+	s.client = r.Arguments
+	if r.Arguments.PathFormat != "" && r.Arguments.PathFormat != "path" {
+		s.sendError(&r.Request, ErrMalformedRequest, fmt.Errorf("initialize: pathFormat %q is not supported; use \"path\"", r.Arguments.PathFormat))
+		return
+	}
+	s.send(&godap.InitializeResponse{Response: newResponse(&r.Request), Body: capabilities()})
+}

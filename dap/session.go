@@ -1,0 +1,219 @@
+package dap
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	godap "github.com/google/go-dap"
+)
+
+// Session start and end: launch, attach, configurationDone, disconnect, terminate.
+
+func (s *session) onLaunchRequest(r *godap.LaunchRequest) {
+	if s.dbg != nil {
+		s.sendError(&r.Request, ErrBadState, fmt.Errorf("launch: the session already has a debuggee (%s)", s.dbg.target))
+		return
+	}
+	var cfg LaunchConfig
+	if err := parseConfig("launch", r.Arguments, &cfg); err != nil {
+		s.sendError(&r.Request, ErrFailedToLaunch, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, cfg.timeout())
+	defer cancel()
+	d, err := s.launch(ctx, &cfg)
+	if err == nil {
+		err = s.begin(ctx, d, "")
+	}
+	if err != nil {
+		if d != nil {
+			d.release(ctx, true)
+		}
+		s.sendError(&r.Request, ErrFailedToLaunch, fmt.Errorf("launch %s: %w", cfg.MainClass, err))
+		return
+	}
+	s.announce(&r.Request, "launch", cfg.MainClass, d.proc.pid)
+}
+
+func (s *session) onAttachRequest(r *godap.AttachRequest) {
+	if s.dbg != nil {
+		s.sendError(&r.Request, ErrBadState, fmt.Errorf("attach: the session already has a debuggee (%s)", s.dbg.target))
+		return
+	}
+	var cfg AttachConfig
+	if err := parseConfig("attach", r.Arguments, &cfg); err != nil {
+		s.sendError(&r.Request, ErrFailedToAttach, err)
+		return
+	}
+	target := cfg.VM
+	switch {
+	case cfg.ProcessID != 0:
+		addr, err := processJDWPAddress(int(cfg.ProcessID))
+		if err != nil {
+			s.sendError(&r.Request, ErrFailedToAttach, fmt.Errorf("attach: %w", err))
+			return
+		}
+		target = addr
+	case target == "":
+		host := cfg.HostName
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		target = net.JoinHostPort(host, strconv.Itoa(cfg.Port))
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, cfg.timeout())
+	defer cancel()
+	d, err := s.attach(ctx, target)
+	if err != nil {
+		s.sendError(&r.Request, ErrFailedToAttach, fmt.Errorf("attach %s: %w", target, err))
+		return
+	}
+	d.sourcePaths = cfg.SourcePaths
+	if len(d.sourcePaths) == 0 {
+		d.sourcePaths = []string{"."}
+	}
+	pid := int(cfg.ProcessID)
+	if pid == 0 && d.ddm != nil {
+		pid = int(d.ddm.client.Data().Identity().PID)
+	}
+	s.announce(&r.Request, "attach", target, pid)
+}
+
+// attach opens the VM through the backend, performs the handshake and starts the session.
+func (s *session) attach(ctx context.Context, target string) (*debuggee, error) {
+	nc, err := openWithRetry(ctx, s.cfg.Backend, target)
+	if err != nil {
+		return nil, err
+	}
+	opts := s.cfg.JDWP
+	conn, err := jdwp.Handshake(ctx, nc, &opts)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	d := newDebuggee(s, conn, target)
+	if err := s.begin(ctx, d, target); err != nil {
+		d.release(ctx, false)
+		return nil, err
+	}
+	return d, nil
+}
+
+// begin starts DDM and the event loop of a connected debuggee.
+func (s *session) begin(ctx context.Context, d *debuggee, target string) error {
+	s.startDDM(d, target)
+	if err := d.start(ctx); err != nil {
+		return err
+	}
+	s.dbg = d
+	return nil
+}
+
+// announce finishes a successful launch or attach: process event, the
+// capabilities this VM lacks, the response, then initialized.
+func (s *session) announce(req *godap.Request, method, name string, pid int) {
+	s.send(&godap.ProcessEvent{Event: newEvent("process"), Body: godap.ProcessEventBody{
+		Name: name, SystemProcessId: pid, IsLocalProcess: method == "launch" || pid != 0, StartMethod: method,
+	}})
+	if w := withdrawn(s.dbg.caps); len(w) > 0 {
+		s.send(&capabilitiesEvent{Event: newEvent("capabilities"), Body: capabilitiesBody{Capabilities: w}})
+	}
+	s.send(&godap.LaunchResponse{Response: newResponse(req)})
+	s.send(&godap.InitializedEvent{Event: newEvent("initialized")})
+}
+
+// capabilitiesEvent carries withdrawn capabilities as explicit false values,
+// which go-dap's Capabilities (all omitempty) cannot express.
+type capabilitiesEvent struct {
+	godap.Event
+	Body capabilitiesBody `json:"body"`
+}
+
+type capabilitiesBody struct {
+	Capabilities map[string]bool `json:"capabilities"`
+}
+
+func (s *session) onConfigurationDoneRequest(r *godap.ConfigurationDoneRequest) {
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	if err := s.dbg.configurationDone(ctx); err != nil {
+		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("configurationDone: %w", err))
+		return
+	}
+	s.send(&godap.ConfigurationDoneResponse{Response: newResponse(&r.Request)})
+}
+
+func (s *session) isDone() bool { return s.closing.Load() }
+
+func (s *session) onDisconnectRequest(r *godap.DisconnectRequest) {
+	s.closing.Store(true)
+	var err error
+	if d := s.dbg; d != nil && !s.released {
+		terminate := d.proc != nil
+		var args struct {
+			Arguments struct {
+				TerminateDebuggee *bool `json:"terminateDebuggee"`
+			} `json:"arguments"`
+		}
+		if json.Unmarshal(s.current, &args) == nil && args.Arguments.TerminateDebuggee != nil {
+			terminate = *args.Arguments.TerminateDebuggee
+		}
+		ctx, cancel := s.reqCtx()
+		err = d.release(ctx, terminate)
+		cancel()
+		s.released = true
+	}
+	s.done = true
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToDisconnect, err)
+		return
+	}
+	s.send(&godap.DisconnectResponse{Response: newResponse(&r.Request)})
+}
+
+// onTerminateRequest ends the debuggee gracefully: a JVM the session started
+// gets SIGTERM (shutdown hooks run), any other VM is told to exit. The
+// exited and terminated events follow when the VM is gone.
+func (s *session) onTerminateRequest(r *godap.TerminateRequest) {
+	d := s.dbg
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	if d.proc != nil && d.proc.pid > 0 {
+		if err := d.resumeAll(ctx); err != nil {
+			s.log.Debug().Err(err).Msg("terminate: resume before SIGTERM")
+		}
+		d.proc.signal(syscall.SIGTERM)
+		go func() {
+			select {
+			case <-d.endedCh:
+			case <-time.After(5 * time.Second):
+				d.proc.kill()
+			}
+		}()
+	} else if err := d.conn.Exit(ctx, 0); err != nil && d.conn.Err() == nil {
+		s.sendError(&r.Request, ErrUnableToTerminate, fmt.Errorf("terminate: %w", err))
+		return
+	}
+	s.send(&godap.TerminateResponse{Response: newResponse(&r.Request)})
+}
+
+// release runs when the session ends without a disconnect: the VM is never
+// left suspended.
+func (s *session) release() {
+	s.closing.Store(true)
+	if s.dbg == nil || s.released {
+		return
+	}
+	s.released = true
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.dbg.release(ctx, s.dbg.proc != nil); err != nil {
+		s.log.Warn().Err(err).Msg("releasing the VM at the end of the session")
+	}
+}

@@ -1,0 +1,201 @@
+package dap
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	godap "github.com/google/go-dap"
+)
+
+// threadStates names JDWP thread statuses the way the threads list shows them.
+var threadStates = map[jdwp.ThreadStatus]string{
+	jdwp.ThreadZombie: "zombie", jdwp.ThreadRunning: "running", jdwp.ThreadSleeping: "sleeping",
+	jdwp.ThreadMonitor: "blocked", jdwp.ThreadWait: "waiting",
+}
+
+// onThreadsRequest lists every thread as "name (state)": the thread the VM
+// stopped in shows why ("main (breakpoint)"), the others their JDWP status
+// ("worker-1 (waiting)", "main (running)").
+func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	d := s.dbg
+	if d.isEnded() {
+		s.send(&godap.ThreadsResponse{Response: newResponse(&r.Request), Body: godap.ThreadsResponseBody{Threads: []godap.Thread{}}})
+		return
+	}
+	ids, err := d.conn.AllThreads(ctx)
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToListThreads, fmt.Errorf("threads: %w", err))
+		return
+	}
+	d.mu.Lock()
+	stopThread, reason := d.stopThread, d.stopReason
+	d.mu.Unlock()
+	names, states := make([]string, len(ids)), make([]string, len(ids))
+	err = parallel(2*len(ids), func(i int) error {
+		t := ids[i/2]
+		gone := func(err error) bool {
+			c := jdwp.Code(err)
+			return c == jdwp.ErrInvalidThread || c == jdwp.ErrInvalidObject
+		}
+		if i%2 == 0 {
+			name, err := d.conn.ThreadName(ctx, t)
+			if gone(err) {
+				name, err = "<exited>", nil
+			}
+			names[i/2] = name
+			return err
+		}
+		if t == stopThread && reason != "" {
+			states[i/2] = reason
+			return nil
+		}
+		st, _, err := d.conn.ThreadStatus(ctx, t)
+		if gone(err) {
+			st, err = jdwp.ThreadZombie, nil
+		}
+		states[i/2] = threadStates[st]
+		return err
+	})
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToListThreads, fmt.Errorf("threads: %w", err))
+		return
+	}
+	threads := make([]godap.Thread, len(ids))
+	for i, t := range ids {
+		threads[i] = godap.Thread{Id: d.threads.id(t), Name: names[i] + " (" + states[i] + ")"}
+	}
+	s.send(&godap.ThreadsResponse{Response: newResponse(&r.Request), Body: godap.ThreadsResponseBody{Threads: threads}})
+}
+
+func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	d := s.dbg
+	t, ok := d.threads.key(r.Arguments.ThreadId)
+	if !ok {
+		s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: unknown thread id %d", r.Arguments.ThreadId))
+		return
+	}
+	total, err := d.conn.FrameCount(ctx, t)
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: %w", err))
+		return
+	}
+	start := int32(max(r.Arguments.StartFrame, 0))
+	n := total - start
+	if r.Arguments.Levels > 0 && int32(r.Arguments.Levels) < n {
+		n = int32(r.Arguments.Levels)
+	}
+	var frames []jdwp.Frame
+	if n > 0 {
+		if frames, err = d.conn.Frames(ctx, t, start, n); err != nil {
+			s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: %w", err))
+			return
+		}
+	}
+	out := make([]godap.StackFrame, len(frames))
+	err = parallel(len(frames), func(i int) error {
+		f := frames[i]
+		sf, err := d.describeFrame(ctx, f.Location)
+		if err != nil {
+			return err
+		}
+		sf.Id = d.frames.add(frameRef{thread: t, frame: f.ID, loc: f.Location, depth: start + int32(i)})
+		sf.CanRestart = d.caps.CanPopFrames && start+int32(i) < total-1
+		out[i] = sf
+		return nil
+	})
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: %w", err))
+		return
+	}
+	s.send(&godap.StackTraceResponse{Response: newResponse(&r.Request), Body: godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(total)}})
+}
+
+// describeFrame names a location: "Class.method", its line and source file.
+func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.StackFrame, error) {
+	sig, err := d.signature(ctx, loc.Class)
+	if err != nil {
+		return godap.StackFrame{}, err
+	}
+	m, err := d.method(ctx, loc.Class, loc.Method)
+	if err != nil {
+		return godap.StackFrame{}, err
+	}
+	name := sigToName(sig)
+	name = name[strings.LastIndexByte(name, '.')+1:] + "." + m.Name
+	sf := godap.StackFrame{Name: name, Column: 1}
+	if m.ModBits&jdwp.AccNative != 0 {
+		sf.PresentationHint = "subtle"
+		sf.Name += " (native)"
+		return sf, nil
+	}
+	lt, err := d.lineTable(ctx, loc.Class, loc.Method)
+	if err != nil {
+		return godap.StackFrame{}, err
+	}
+	if !lt.absent {
+		sf.Line = int(lt.LineFor(loc.Index))
+	}
+	src, err := d.source(ctx, loc.Class, sig)
+	if err != nil {
+		return godap.StackFrame{}, err
+	}
+	sf.Source = src
+	if src == nil || src.Path == "" {
+		sf.PresentationHint = "subtle"
+	}
+	return sf, nil
+}
+
+// source maps a class to its source file through the source paths: the
+// class's package directory plus its SourceFile attribute, under the first
+// source root that has it. Without a local file the source has only a name.
+func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig string) (*godap.Source, error) {
+	return d.sources.get(class, func() (*godap.Source, error) {
+		file, err := d.conn.SourceFile(ctx, class)
+		if absent(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		rel := file
+		if name := strings.TrimPrefix(sig, "L"); strings.Contains(name, "/") {
+			rel = path.Join(path.Dir(name), file)
+		}
+		for _, root := range d.sourcePaths {
+			p := filepath.Join(root, filepath.FromSlash(rel))
+			if _, err := os.Stat(p); err == nil {
+				if abs, err := filepath.Abs(p); err == nil {
+					p = abs
+				}
+				return &godap.Source{Name: file, Path: p}, nil
+			}
+		}
+		return &godap.Source{Name: file, PresentationHint: "deemphasize", Origin: "not found in sourcePaths: " + rel}, nil
+	})
+}
+
+// Scopes: "Locals" (this first, then the method's visible variables) and
+// "Static" (the static fields of the frame's class).
+func (s *session) onScopesRequest(r *godap.ScopesRequest) {
+	d := s.dbg
+	f, ok := d.frames.get(r.Arguments.FrameId)
+	if !ok {
+		s.sendError(&r.Request, ErrUnableToListVariables, fmt.Errorf("scopes: unknown frame id %d (frames are forgotten when the VM resumes)", r.Arguments.FrameId))
+		return
+	}
+	scopes := []godap.Scope{
+		{Name: "Locals", PresentationHint: "locals", VariablesReference: d.vars.add(&localsScope{f: f})},
+		{Name: "Static", VariablesReference: d.vars.add(&staticsScope{class: f.loc.Class, thread: f.thread, loc: f.loc})},
+	}
+	s.send(&godap.ScopesResponse{Response: newResponse(&r.Request), Body: godap.ScopesResponseBody{Scopes: scopes}})
+}

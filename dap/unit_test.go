@@ -1,0 +1,115 @@
+package dap
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+)
+
+func TestJDWPAddressFromArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"java", "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=5005", "Main"}, "127.0.0.1:5005"},
+		{[]string{"java", "-agentlib:jdwp=transport=dt_socket,server=y,address=*:8000"}, "127.0.0.1:8000"},
+		{[]string{"java", "-Xrunjdwp:transport=dt_socket,server=y,address=10.0.0.2:9000"}, "10.0.0.2:9000"},
+		{[]string{"java", "Main"}, "has no JDWP agent"},
+		{[]string{"java", "-agentlib:jdwp=transport=dt_socket,server=n,address=5005"}, "server=n"},
+		{[]string{"java", "-agentlib:jdwp=transport=dt_socket,server=y"}, "no fixed address"},
+		{[]string{"java", "-agentlib:jdwp=transport=dt_socket,server=y,address=0"}, "no usable port"},
+	} {
+		got, err := jdwpAddressFromArgs(42, tc.args)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%q: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	if _, err := processJDWPAddress(1 << 30); err == nil || !strings.Contains(err.Error(), "no such process") {
+		t.Errorf("missing process: %v", err)
+	}
+}
+
+func TestHitCondition(t *testing.T) {
+	for _, tc := range []struct {
+		cond string
+		hits []bool // for hit counts 1..len
+	}{
+		{"3", []bool{false, false, true, false}},
+		{"== 2", []bool{false, true, false}},
+		{">= 2", []bool{false, true, true}},
+		{"> 2", []bool{false, false, true}},
+		{"< 2", []bool{true, false}},
+		{"% 2", []bool{false, true, false, true}},
+	} {
+		h, err := parseHitCondition(tc.cond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range tc.hits {
+			if h.ok(i+1) != want {
+				t.Errorf("%q at hit %d: %v", tc.cond, i+1, !want)
+			}
+		}
+	}
+	for _, bad := range []string{"", "x", "% 0", ">= -1"} {
+		if _, err := parseHitCondition(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestLaunchConfigDecoding(t *testing.T) {
+	var cfg LaunchConfig
+	raw := `{"type":"java","request":"launch","mainClass":"a.B","args":"one \"two three\"","vmArgs":["-Xmx1g"],"env":{"K":"V"}}`
+	if err := decodeConfig("launch", json.RawMessage(raw), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cfg.Args, "|") != "one|two three" || cfg.VMArgs[0] != "-Xmx1g" || cfg.Env["K"] != "V" {
+		t.Errorf("decoded %+v", cfg)
+	}
+	if err := (&LaunchConfig{MainClass: "src/App.java"}).validate(); err == nil || !strings.Contains(err.Error(), "not a class name") {
+		t.Errorf("file as main class: %v", err)
+	}
+	var ac AttachConfig
+	if err := decodeConfig("attach", json.RawMessage(`{"processId":"1234"}`), &ac); err != nil || ac.ProcessID != 1234 {
+		t.Errorf("processId as a string: %v %d", err, ac.ProcessID)
+	}
+	if err := decodeConfig("attach", json.RawMessage(`{"processId":"abc"}`), &ac); err == nil || !strings.Contains(err.Error(), `field "processId"`) {
+		t.Errorf("bad processId: %v", err)
+	}
+	if err := decodeConfig("attach", nil, &ac); err == nil || !strings.Contains(err.Error(), "no arguments") {
+		t.Errorf("no arguments: %v", err)
+	}
+}
+
+func TestWithdrawn(t *testing.T) {
+	if w := withdrawn(jdwp.Capabilities{}); !w["supportsRestartFrame"] == false || len(w) != 1 {
+		t.Errorf("withdrawn from a VM that can do nothing: %v", w)
+	}
+	if w := withdrawn(jdwp.Capabilities{CanPopFrames: true}); len(w) != 0 {
+		t.Errorf("withdrawn from a capable VM: %v", w)
+	}
+	b, _ := json.Marshal(capabilitiesEvent{Event: newEvent("capabilities"), Body: capabilitiesBody{Capabilities: withdrawn(jdwp.Capabilities{})}})
+	if !strings.Contains(string(b), `"supportsRestartFrame":false`) {
+		t.Errorf("capabilities event %s does not carry the explicit false", b)
+	}
+}
+
+func TestClassForSource(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "App.java")
+	os.WriteFile(p, []byte("/* package not.this; */\n// package nor.this;\npackage com . example;\nclass App {}\n"), 0o644)
+	if got := classForSource(p); got != "com.example.App" {
+		t.Errorf("classForSource = %q", got)
+	}
+	if got := classForSource(filepath.Join(dir, "Missing.java")); got != "Missing" {
+		t.Errorf("missing file: %q", got)
+	}
+}

@@ -1,0 +1,353 @@
+package dap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	godap "github.com/google/go-dap"
+)
+
+// container is what a variablesReference stands for: a scope, an object or
+// an array whose children the variables request lists.
+type container interface {
+	children(ctx context.Context, d *debuggee, filter string, start, count int) ([]godap.Variable, error)
+}
+
+type (
+	localsScope  struct{ f frameRef }
+	staticsScope struct {
+		class  jdwp.ReferenceTypeID
+		thread jdwp.ThreadID
+		loc    jdwp.Location
+	}
+	objectVars struct {
+		obj      jdwp.ObjectID
+		class    jdwp.ReferenceTypeID
+		evalName string
+	}
+	arrayVars struct {
+		arr      jdwp.ObjectID
+		sig      string
+		length   int
+		evalName string
+	}
+)
+
+// maxUnpaged bounds the elements listed of an array when the client asks for
+// all of them; clients page through indexedVariables anyway.
+const maxUnpaged = 10000
+
+func (s *session) onVariablesRequest(r *godap.VariablesRequest) {
+	d := s.dbg
+	c, ok := d.vars.get(r.Arguments.VariablesReference)
+	if !ok {
+		s.sendError(&r.Request, ErrUnableToListVariables, fmt.Errorf("variables: unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference))
+		return
+	}
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	vars, err := c.children(ctx, d, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToListVariables, fmt.Errorf("variables: %w", err))
+		return
+	}
+	if vars == nil {
+		vars = []godap.Variable{}
+	}
+	s.send(&godap.VariablesResponse{Response: newResponse(&r.Request), Body: godap.VariablesResponseBody{Variables: vars}})
+}
+
+// named pairs a JDWP value with the variable name and evaluate name it gets.
+type named struct {
+	name, evalName string
+	v              jdwp.Value
+}
+
+// variables turns values into variables, many at once.
+func (d *debuggee) variables(ctx context.Context, vals []named) ([]godap.Variable, error) {
+	out := make([]godap.Variable, len(vals))
+	err := parallel(len(vals), func(i int) error {
+		v, err := d.variable(ctx, vals[i].name, vals[i].evalName, vals[i].v)
+		out[i] = v
+		return err
+	})
+	return out, err
+}
+
+func (d *debuggee) variable(ctx context.Context, name, evalName string, v jdwp.Value) (godap.Variable, error) {
+	ev, err := d.toExpr(ctx, v)
+	if isCollected(err) {
+		return godap.Variable{Name: name, Value: "<collected>", EvaluateName: evalName}, nil
+	}
+	if err != nil {
+		return godap.Variable{}, err
+	}
+	return d.exprVariable(ctx, name, evalName, ev)
+}
+
+func isCollected(err error) bool {
+	return jdwp.Code(err) == jdwp.ErrInvalidObject
+}
+
+// simpleName is the last part of a type name: "java.util.HashMap$Node" → "HashMap$Node".
+func simpleName(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
+
+// exprVariable shows a value naturally: primitives as Java writes them,
+// strings quoted, boxed values as their primitive, arrays as int[3] with
+// paged elements, other objects as Type (id=N) with their fields.
+func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v expr.Value) (godap.Variable, error) {
+	out := godap.Variable{Name: name, EvaluateName: evalName, Type: v.TypeName()}
+	switch {
+	case v.Kind == expr.KindVoid:
+		out.Value, out.Type = "void", ""
+	case !v.Kind.IsRef():
+		out.Value = v.JavaString()
+		if v.Kind == expr.KindChar {
+			out.Value = v.Literal()
+		}
+	case v.Kind == expr.KindNull:
+		out.Value, out.Type = "null", ""
+	case v.Kind == expr.KindString:
+		str := v.Str
+		if !v.Known {
+			var err error
+			if str, err = d.conn.StringValue(ctx, jdwp.ObjectID(v.Ref)); err != nil {
+				if isCollected(err) {
+					out.Value = "<collected>"
+					return out, nil
+				}
+				return out, err
+			}
+		}
+		out.Value = expr.StringLit(str).Literal()
+		out.Type = "String"
+	case expr.IsBox(v.Type):
+		env := d.frameEnv(0, 0, 0, jdwp.Location{})
+		p, err := env.Field(ctx, v, "value")
+		if err != nil {
+			return out, err
+		}
+		out.Value = p.JavaString()
+		if p.Kind == expr.KindChar {
+			out.Value = p.Literal()
+		}
+		out.Type = simpleName(out.Type)
+		out.VariablesReference = d.objectRef(ctx, v, evalName)
+	case strings.HasPrefix(v.Type, "["):
+		n, err := d.conn.ArrayLength(ctx, jdwp.ObjectID(v.Ref))
+		if err != nil {
+			return out, err
+		}
+		elem := simpleName(expr.SignatureToName(v.Type[1:]))
+		out.Value = fmt.Sprintf("%s[%d]%s (id=%d)", strings.TrimSuffix(elem, strings.Repeat("[]", strings.Count(elem, "[]"))), n, strings.Repeat("[]", strings.Count(elem, "[]")), v.Ref)
+		out.IndexedVariables = int(n)
+		if n > 0 {
+			out.VariablesReference = d.vars.add(&arrayVars{arr: jdwp.ObjectID(v.Ref), sig: v.Type, length: int(n), evalName: evalName})
+		}
+	default:
+		out.Value = fmt.Sprintf("%s (id=%d)", simpleName(out.Type), v.Ref)
+		out.VariablesReference = d.objectRef(ctx, v, evalName)
+	}
+	return out, nil
+}
+
+func (d *debuggee) objectRef(ctx context.Context, v expr.Value, evalName string) int {
+	t, _, err := d.typeOf(ctx, jdwp.ObjectID(v.Ref))
+	if err != nil {
+		return 0
+	}
+	return d.vars.add(&objectVars{obj: jdwp.ObjectID(v.Ref), class: t, evalName: evalName})
+}
+
+func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
+	f := c.f
+	var vals []named
+	m, err := d.method(ctx, f.loc.Class, f.loc.Method)
+	if err != nil {
+		return nil, err
+	}
+	if m.ModBits&(jdwp.AccStatic|jdwp.AccNative) == 0 {
+		this, err := d.conn.ThisObject(ctx, f.thread, f.frame)
+		if err != nil {
+			return nil, fmt.Errorf("this: %w", err)
+		}
+		if this.ID != 0 {
+			vals = append(vals, named{"this", "this", jdwp.Value{Tag: this.Tag, Bits: uint64(this.ID)}})
+		}
+	}
+	vars, absentInfo, err := d.visibleVariables(ctx, f.loc)
+	if err != nil {
+		return nil, err
+	}
+	if len(vars) > 0 {
+		slots := make([]jdwp.SlotRequest, len(vars))
+		for i, v := range vars {
+			slots[i] = jdwp.SlotRequest{Slot: v.Slot, Tag: jdwp.TagForSignature(v.Signature)}
+		}
+		values, err := d.conn.FrameValues(ctx, f.thread, f.frame, slots)
+		if err != nil {
+			return nil, fmt.Errorf("local variables: %w", err)
+		}
+		for i, v := range vars {
+			vals = append(vals, named{v.Name, v.Name, values[i]})
+		}
+	}
+	out, err := d.variables(ctx, vals)
+	if absentInfo && m.ModBits&jdwp.AccNative == 0 {
+		out = append(out, godap.Variable{Name: "<locals>", Value: "no local variable information: compile with javac -g"})
+	}
+	return out, err
+}
+
+func (c *staticsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
+	fs, err := d.fieldsOf(ctx, c.class)
+	if err != nil {
+		return nil, err
+	}
+	sig, err := d.signature(ctx, c.class)
+	if err != nil {
+		return nil, err
+	}
+	owner := simpleName(sigToName(sig))
+	var ids []jdwp.FieldID
+	var names []string
+	for _, f := range fs {
+		if f.ModBits&jdwp.AccStatic != 0 && f.ModBits&jdwp.AccSynthetic == 0 {
+			ids = append(ids, f.ID)
+			names = append(names, f.Name)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	values, err := d.conn.StaticValues(ctx, c.class, ids)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]named, len(ids))
+	for i := range ids {
+		vals[i] = named{names[i], strings.ReplaceAll(owner, "$", ".") + "." + names[i], values[i]}
+	}
+	return d.variables(ctx, vals)
+}
+
+func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _, _ int) ([]godap.Variable, error) {
+	if filter == "indexed" {
+		return nil, nil
+	}
+	chain, err := d.fieldChain(ctx, c.class)
+	if err != nil {
+		return nil, err
+	}
+	var inst []declField
+	count := map[string]int{}
+	for _, f := range chain {
+		if f.ModBits&jdwp.AccStatic == 0 {
+			inst = append(inst, f)
+			count[f.Name]++
+		}
+	}
+	if len(inst) == 0 {
+		return nil, nil
+	}
+	ids := make([]jdwp.FieldID, len(inst))
+	for i, f := range inst {
+		ids[i] = f.ID
+	}
+	values, err := d.conn.FieldValues(ctx, c.obj, ids)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]named, len(inst))
+	for i, f := range inst {
+		name, evalName := f.Name, c.evalName+"."+f.Name
+		if count[f.Name] > 1 && f.class != c.class { // shadowed by a subclass field
+			sig, _ := d.signature(ctx, f.class)
+			name = fmt.Sprintf("%s (%s)", f.Name, simpleName(sigToName(sig)))
+			evalName = ""
+		}
+		if c.evalName == "" {
+			evalName = ""
+		}
+		vals[i] = named{name, evalName, values[i]}
+	}
+	return d.variables(ctx, vals)
+}
+
+func (c *arrayVars) children(ctx context.Context, d *debuggee, filter string, start, count int) ([]godap.Variable, error) {
+	if filter == "named" {
+		return nil, nil
+	}
+	if start < 0 || start > c.length {
+		return nil, fmt.Errorf("start %d is outside the array of length %d", start, c.length)
+	}
+	if count <= 0 || start+count > c.length {
+		count = c.length - start
+	}
+	count = min(count, maxUnpaged)
+	if count == 0 {
+		return nil, nil
+	}
+	values, err := d.conn.ArrayValues(ctx, c.arr, int32(start), int32(count))
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]named, len(values))
+	for i, v := range values {
+		idx := strconv.Itoa(start + i)
+		evalName := ""
+		if c.evalName != "" {
+			evalName = c.evalName + "[" + idx + "]"
+		}
+		vals[i] = named{"[" + idx + "]", evalName, v}
+	}
+	return d.variables(ctx, vals)
+}
+
+// onEvaluateRequest evaluates an expression in a stopped frame (the top
+// frame of the stopped thread when no frame is given).
+func (s *session) onEvaluateRequest(r *godap.EvaluateRequest) {
+	d := s.dbg
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	var env *frameEnv
+	if r.Arguments.FrameId != 0 {
+		f, ok := d.frames.get(r.Arguments.FrameId)
+		if !ok {
+			s.sendError(&r.Request, ErrUnableToEvaluate, fmt.Errorf("evaluate: unknown frame id %d", r.Arguments.FrameId))
+			return
+		}
+		env = d.frameEnv(f.thread, f.depth, f.frame, f.loc)
+	} else {
+		d.mu.Lock()
+		t := d.stopThread
+		d.mu.Unlock()
+		if t == 0 {
+			s.sendError(&r.Request, ErrUnableToEvaluate, errors.New("evaluate: give a frameId; no thread is stopped at an event"))
+			return
+		}
+		env = d.frameEnv(t, 0, 0, jdwp.Location{})
+		if _, err := env.frameID(ctx); err != nil {
+			s.sendError(&r.Request, ErrUnableToEvaluate, fmt.Errorf("evaluate: %w", err))
+			return
+		}
+	}
+	v, err := expr.EvalString(ctx, r.Arguments.Expression, env)
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToEvaluate, err)
+		return
+	}
+	vr, err := d.exprVariable(ctx, "", r.Arguments.Expression, v)
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToEvaluate, err)
+		return
+	}
+	s.send(&godap.EvaluateResponse{Response: newResponse(&r.Request), Body: godap.EvaluateResponseBody{
+		Result: vr.Value, Type: vr.Type, VariablesReference: vr.VariablesReference, IndexedVariables: vr.IndexedVariables,
+	}})
+}
