@@ -15,8 +15,16 @@
 // debugger, and a suspend=y VM runs off when its first debugger leaves — so a
 // probe that completes the handshake is never closed: it becomes the VM's
 // owning connection. A monitored VM's death is seen at once from that
-// connection. Other transports (adb jdwp: streams) hand their connection to
-// [Monitor.Connect].
+// connection. Other transports hand their connection to [Monitor.Connect].
+//
+// With Options.ADB the monitor also follows an adb server (starting a local
+// one when none runs, reconnecting with backoff when it goes away): its
+// devices (Monitor.Devices, devices/* events) and, per online device, the
+// debuggable processes of track-jdwp. Each process gets a follower that opens
+// its jdwp:PID stream and monitors the VM at address SERIAL/PID like any
+// other, names it from /proc/PID/cmdline until the VM names itself, retries
+// while another tool holds the VM, and removes it when the process leaves
+// the list or the device goes offline or away.
 //
 // On every new connection the monitor sends HELO. A VM that answers is
 // DDM-aware and from then on gets only DDM traffic until a debugger attaches
@@ -59,9 +67,10 @@
 //
 // # Logging
 //
-// zerolog with component "bridge"; trace kinds "bridge.proxy" (every
-// debugger packet with its id mapping) and "bridge.scan" (every probe).
+// zerolog with component "bridge" ("adb" for device tracking); trace kinds
+// "bridge.proxy" (every debugger packet with its id mapping) and
+// "bridge.scan" (every probe).
 //
 // It must not touch: JDWP or DDM wire formats (jdwp, ddm), DAP (dap), or
-// adb (bridge/adb).
+// the adb host protocol (bridge/adb, whose Client it uses).
 package bridge

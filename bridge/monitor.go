@@ -28,12 +28,18 @@ const (
 	EventChanged EventKind = "vms/changed" // a VM's info changed (name, waiting, debugger, current, …)
 	EventThreads EventKind = "vm/threads"  // a VM's threads changed
 	EventHeap    EventKind = "vm/heap"     // a VM sent heap info or a heap map
+
+	EventDeviceAdded   EventKind = "devices/added"   // an adb device appeared (in any state)
+	EventDeviceRemoved EventKind = "devices/removed" // a device went away (or the adb server did)
+	EventDeviceChanged EventKind = "devices/changed" // a device's state or details changed
 )
 
-// Event is one change; VM is the VM's info at the time of the change.
+// Event is one change; VM is the VM's info at the time of the change, Device
+// the device's for the devices/* kinds.
 type Event struct {
-	Kind EventKind
-	VM   VMInfo
+	Kind   EventKind
+	VM     VMInfo
+	Device DeviceInfo
 }
 
 // Monitor discovers VMs, owns one JDWP connection per VM and lets debuggers in
@@ -57,6 +63,8 @@ type Monitor struct {
 	changed   chan struct{} // closed and replaced on every VM list change (wakes held debuggers)
 	curLn     net.Listener
 	closed    bool
+	devices   map[string]DeviceInfo // adb devices by serial
+	adb       *adbWatch             // nil without Options.ADB
 
 	wg     sync.WaitGroup // accept loops and scanner
 	stop   chan struct{}
@@ -79,6 +87,10 @@ func New(opts Options) (*Monitor, error) {
 		subs:      map[*queue[Event]]struct{}{},
 		changed:   make(chan struct{}),
 		stop:      make(chan struct{}),
+		devices:   map[string]DeviceInfo{},
+	}
+	if opts.ADB != nil {
+		m.adb = newADBWatch(m, opts.ADB)
 	}
 	if opts.CurrentPort >= 0 {
 		addr := net.JoinHostPort(opts.listenHost(), strconv.Itoa(opts.CurrentPort))
@@ -122,6 +134,10 @@ func (m *Monitor) Run(ctx context.Context) error {
 	}
 	m.wg.Add(1)
 	go m.scan(ctx)
+	if m.adb != nil {
+		m.wg.Add(1)
+		go m.adb.run(ctx)
+	}
 	select {
 	case <-ctx.Done():
 	case <-m.stop:
@@ -238,8 +254,9 @@ func (m *Monitor) sortedLocked() []*VM {
 // ErrNoVM is returned when a target names no monitored VM.
 var ErrNoVM = errors.New("no such VM")
 
-// VM returns the VM a target names: a VM id, "current", or the host:port of
-// a monitored VM (its JDWP address or its debugger port).
+// VM returns the VM a target names: a VM id, "current", the address of a
+// monitored VM (host:port of its JDWP agent, or SERIAL/PID on a device) or
+// its debugger port (host:port).
 func (m *Monitor) VM(target string) (*VM, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -331,17 +348,25 @@ func (m *Monitor) currentLocked() *VM {
 // stream) whose JDWP handshake is not done yet: it handshakes, greets the VM
 // with HELO and monitors it under address until the connection ends.
 func (m *Monitor) Connect(ctx context.Context, nc net.Conn, address string) (*VM, error) {
+	return m.connect(ctx, nc, address, vmOrigin{})
+}
+
+func (m *Monitor) connect(ctx context.Context, nc net.Conn, address string, from vmOrigin) (*VM, error) {
 	c, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout)
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("VM %s: %w", address, err)
 	}
-	return m.adopt(ctx, c, address)
+	return m.adoptFrom(ctx, c, address, from)
 }
 
 // adopt monitors a connection whose handshake is done.
 func (m *Monitor) adopt(ctx context.Context, nc net.Conn, address string) (*VM, error) {
-	v, err := m.setupVM(ctx, nc, address)
+	return m.adoptFrom(ctx, nc, address, vmOrigin{})
+}
+
+func (m *Monitor) adoptFrom(ctx context.Context, nc net.Conn, address string, from vmOrigin) (*VM, error) {
+	v, err := m.setupVM(ctx, nc, address, from)
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -382,7 +407,7 @@ func (m *Monitor) add(v *VM) error {
 		go m.acceptLoop(v.ln, v)
 	}
 	info := v.Info()
-	m.log.Info().Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).Int("pid", info.PID).Bool("ddm", info.DDM).
+	m.log.Info().Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).Int("pid", info.PID).Str("serial", info.Serial).Bool("ddm", info.DDM).
 		Bool("waiting", info.Waiting).Int("debugPort", v.debugPort).Msg("VM found")
 	m.notify(EventAdded, v)
 	go func() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/adb"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -102,6 +103,18 @@ type Options struct {
 	// CleanupTimeout bounds the cleanup after a debugger leaves; 0 means 10 s.
 	CleanupTimeout time.Duration
 
+	// ADB, when not nil, is the adb server whose devices the monitor follows
+	// (serve: on by default, --adb ADDR, --no-adb): every debuggable process
+	// of every online device becomes a VM at address SERIAL/PID, and the
+	// devices are listed (Monitor.Devices). The client's own settings apply:
+	// it starts a local server when none runs unless NoStart.
+	ADB *adb.Client
+	// ADBRetry is the longest wait between attempts to reach the adb server
+	// after it went away or could not be started (attempts back off from
+	// 250 ms); 0 means 10 s. A process whose JDWP stream cannot be opened
+	// (another debugger holds it) is retried on the same schedule.
+	ADBRetry time.Duration
+
 	// Logger receives the monitor's logs (component "bridge" is added).
 	Logger zerolog.Logger
 	// TraceProxy logs every debugger packet and its id remapping (kind
@@ -131,6 +144,7 @@ func (o *Options) setDefaults() {
 	def(&o.ThreadPollInterval, 2*time.Second)
 	def(&o.RequestTimeout, 5*time.Second)
 	def(&o.CleanupTimeout, 10*time.Second)
+	def(&o.ADBRetry, 10*time.Second)
 }
 
 // listenHost is where debugger listeners bind.

@@ -168,10 +168,11 @@ type (
 	}
 	// MonitorStatus is the monitor/status result.
 	MonitorStatus struct {
-		CurrentAddress string   `json:"currentAddress,omitempty"` // where the current-VM port listens
-		Scan           []string `json:"scan"`
-		AllowExit      bool     `json:"allowExit"`
-		VMs            int      `json:"vms"`
+		CurrentAddress string     `json:"currentAddress,omitempty"` // where the current-VM port listens
+		Scan           []string   `json:"scan"`
+		AllowExit      bool       `json:"allowExit"`
+		VMs            int        `json:"vms"`
+		ADB            *ADBStatus `json:"adb,omitempty"` // absent when devices are not followed (serve --no-adb)
 	}
 )
 
@@ -194,6 +195,8 @@ func (c *rpcConn) notification(ctx context.Context, e Event) (string, any) {
 			c.mu.Unlock()
 		}
 		return string(e.Kind), e.VM
+	case EventDeviceAdded, EventDeviceRemoved, EventDeviceChanged:
+		return string(e.Kind), e.Device
 	case EventThreads:
 		c.mu.Lock()
 		want := c.threads[e.VM.ID]
@@ -413,7 +416,12 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 		for _, r := range s.m.opts.Scan {
 			st.Scan = append(st.Scan, r.String())
 		}
+		if a, ok := s.m.ADBStatus(); ok {
+			st.ADB = &a
+		}
 		return st, nil
+	case "devices/list":
+		return s.m.Devices(), nil
 	case "vms/list":
 		return nonNil(s.m.VMs()), nil
 	case "vms/select":

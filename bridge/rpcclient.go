@@ -65,6 +65,12 @@ func (c *Client) VMs(ctx context.Context) ([]VMInfo, error) {
 	return out, c.Call(ctx, "vms/list", nil, &out)
 }
 
+// Devices lists the adb devices the monitor follows.
+func (c *Client) Devices(ctx context.Context) ([]DeviceInfo, error) {
+	var out []DeviceInfo
+	return out, c.Call(ctx, "devices/list", nil, &out)
+}
+
 // Select makes a VM current.
 func (c *Client) Select(ctx context.Context, id string) (VMInfo, error) {
 	var out VMInfo

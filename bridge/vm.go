@@ -20,8 +20,8 @@ import (
 // vms/list and `ddmbridge vms --json`.
 type VMInfo struct {
 	ID        string `json:"id"`        // the monitor's id for the VM, stable while it lives
-	Address   string `json:"address"`   // host:port of its JDWP agent
-	PID       int    `json:"pid"`       // process id; 0 when unknown
+	Address   string `json:"address"`   // host:port of its JDWP agent, or SERIAL/PID on an adb device
+	PID       int    `json:"pid"`       // process id (on its device for device VMs); 0 when unknown
 	Name      string `json:"name"`      // application name (DDM) or main class / jar (HotSpot)
 	VM        string `json:"vm"`        // VM ident, "<name> v<version>"
 	DDM       bool   `json:"ddm"`       // the VM speaks DDM
@@ -39,6 +39,8 @@ type VMInfo struct {
 	ABI          string    `json:"abi,omitempty"`          // DDM HELO ABI
 	Package      string    `json:"packageName,omitempty"`  // DDM HELO/APNM package name
 	UserID       uint32    `json:"userId,omitempty"`       // DDM HELO/APNM user id
+	Serial       string    `json:"serial,omitempty"`       // adb serial of the VM's device; "" for workstation VMs
+	Device       string    `json:"device,omitempty"`       // the device's model as `adb devices -l` lists it (else its product)
 }
 
 // ThreadInfo is one thread of a VM. For DDM VMs it comes from THCR/THST (ID is
@@ -66,6 +68,7 @@ type VM struct {
 	draft bool        // the VM speaks the 2007 draft protocol (DBGD)
 	log   zerolog.Logger
 	since time.Time
+	from  vmOrigin
 
 	ln        net.Listener // per-VM debugger port, or nil
 	debugPort int
@@ -110,7 +113,7 @@ func (v *VM) Info() VMInfo {
 	info := VMInfo{
 		ID: v.id, Address: v.addr, PID: v.pid, Name: v.name, VM: v.ident, DDM: v.dc != nil,
 		Waiting: v.waiting, DebugPort: v.debugPort, Since: v.since, Protocol: "jdwp",
-		ThreadUpdate: v.threadUpdates, HeapUpdate: v.heapUpdates,
+		ThreadUpdate: v.threadUpdates, HeapUpdate: v.heapUpdates, Serial: v.from.serial, Device: v.from.device,
 	}
 	if s := v.dbg; s != nil && !s.isEnded() {
 		info.Debugger = true
@@ -126,7 +129,7 @@ func (v *VM) Info() VMInfo {
 		if id.PID != 0 {
 			info.PID = int(id.PID)
 		}
-		if id.AppName != "" {
+		if id.AppName != "" && id.AppName != preInitialized {
 			info.Name = id.AppName
 		}
 		info.VM = id.VMIdent
@@ -155,12 +158,24 @@ func (g *gatedConn) Read(b []byte) (int, error) {
 // errNotDDM marks a VM that rejected HELO.
 var errNotDDM = errors.New("not DDM-aware")
 
+// preInitialized is the name ART reports for a zygote child that is not yet
+// an app (HELO before APNM, /proc/PID/cmdline): no name yet.
+const preInitialized = "<pre-initialized>"
+
+// vmOrigin says where a VM's connection comes from: a workstation port (the
+// zero value) or a process on an adb device.
+type vmOrigin struct {
+	serial string // adb serial
+	device string // the device's model
+	pid    int    // pid on the device (track-jdwp)
+}
+
 // setup takes over a connection whose handshake is done: HELO decides between
 // DDM and plain JDWP, then identity and the event pump start.
-func (m *Monitor) setupVM(ctx context.Context, nc net.Conn, addr string) (*VM, error) {
+func (m *Monitor) setupVM(ctx context.Context, nc net.Conn, addr string, from vmOrigin) (*VM, error) {
 	v := &VM{
 		m: m, addr: addr, since: time.Now(), removed: make(chan struct{}),
-		id: fmt.Sprint(m.nextID.Add(1)),
+		id: fmt.Sprint(m.nextID.Add(1)), from: from, pid: from.pid,
 	}
 	v.log = m.log.With().Str("vm", v.id).Str("addr", addr).Logger()
 	g := &gatedConn{Conn: nc, open: make(chan struct{})}
@@ -242,9 +257,14 @@ func (v *VM) identifyPlain(ctx context.Context, nc net.Conn) error {
 	if err != nil {
 		return fmt.Errorf("VM %s: VirtualMachine.Version: %w", v.addr, err)
 	}
-	pid, name := localProcess(nc)
 	v.mu.Lock()
 	v.ident = ver.VMName + " v" + ver.VMVersion
+	v.mu.Unlock()
+	if v.from.serial != "" {
+		return nil // the stream ends at the adb server: the device knows the pid and name
+	}
+	pid, name := localProcess(nc)
+	v.mu.Lock()
 	v.pid, v.name = pid, name
 	v.mu.Unlock()
 	return nil

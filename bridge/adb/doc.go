@@ -17,7 +17,7 @@
 //
 // It owns the host protocol and nothing else: JDWP beyond the raw stream
 // belongs to package jdwp, DDM to ddm, which VMs to attach to the bridge.
-// The simulated device for tests lives in adb/simdevice; internal/adbtest
+// The simulated device for tests lives in adb/simdevice; adb/adbtest
 // runs private adb servers for tests.
 //
 //	c := &adb.Client{}

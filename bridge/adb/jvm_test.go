@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -15,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge/adb/internal/adbtest"
+	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
@@ -138,15 +137,6 @@ func (p *expectProc) wait() {
 	}
 }
 
-// ddmlibJars are Debian's libandroid-ddms-java and what AndroidDebugBridge loads.
-var ddmlibJars = []string{
-	"/usr/share/java/com.android.tools.ddms.ddmlib.jar",
-	"/usr/share/java/com.android.tools.common.jar",
-	"/usr/share/java/guava.jar",
-	"/usr/share/java/kxml2.jar",
-	"/usr/share/java/com.android.tools.annotations.jar",
-}
-
 // TestDdmlibSeesDevice is the interoperability check: Debian's ddmlib,
 // through the same private adb server, finds the simulated device, reads a
 // property with getprop, opens jdwp:PID to each VM and learns their names
@@ -154,36 +144,15 @@ var ddmlibJars = []string{
 func TestDdmlibSeesDevice(t *testing.T) {
 	t.Parallel()
 	jvmtest.RequireJava(t)
-	for _, j := range ddmlibJars {
-		if _, err := os.Stat(j); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is missing; install libandroid-ddms-java", j)
-			}
-			t.Skipf("%s is missing (apt-get install -y libandroid-ddms-java)", j)
-		}
-	}
-	javac, _ := jvmtest.FindTool("javac")
-	java, _ := jvmtest.FindTool("java")
 	srv, ctx, _, serial, pids := onDevice(t, simdevice.Options{Model: "DdmlibSim"}, "com.example.first", "com.example.second")
 	p1, p2 := pids[0], pids[1]
-
-	dir := t.TempDir()
-	cp := strings.Join(ddmlibJars, ":")
-	if out, err := exec.CommandContext(ctx, javac, "-d", dir, "-cp", cp, filepath.Join("testdata", "ddmlib", "DeviceProbe.java")).CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
-	cmd := exec.CommandContext(ctx, java, "-cp", dir+":"+cp, "DeviceProbe", serial, "2", strconv.Itoa(adbtest.FreePort(t)), strconv.Itoa(adbtest.FreePort(t)))
-	cmd.Env = srv.Env()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("ddmlib probe: %v\n%s", err, out)
-	}
+	out := srv.RunDeviceProbe(t, ctx, filepath.Join("testdata", "ddmlib", "DeviceProbe.java"), serial, 2)
 	for _, want := range []string{
 		fmt.Sprintf("device=%s ONLINE DdmlibSim", serial),
 		fmt.Sprintf("client=%s %d com.example.first", serial, p1),
 		fmt.Sprintf("client=%s %d com.example.second", serial, p2),
 	} {
-		if !strings.Contains(string(out), want+"\n") {
+		if !strings.Contains(out, want+"\n") {
 			t.Errorf("ddmlib did not see %q", want)
 		}
 	}

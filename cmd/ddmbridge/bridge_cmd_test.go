@@ -142,7 +142,7 @@ func TestServeStdio(t *testing.T) {
 	_, port, _ := net.SplitHostPort(simAddr)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	cmd := child(ctx, "serve", "--stdio", "--scan", "127.0.0.1:"+port, "--scan-interval", "100ms",
+	cmd := child(ctx, "serve", "--stdio", "--no-adb", "--scan", "127.0.0.1:"+port, "--scan-interval", "100ms",
 		"--current-port", "0", "--debug-port-base", "0", "--log-level", "debug")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

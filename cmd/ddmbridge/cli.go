@@ -19,6 +19,7 @@ import (
 // The control CLI: thin wrappers over the JSON-RPC API of a running `ddmbridge serve`.
 func init() {
 	register(&command{name: "vms", summary: "list the VMs a running monitor sees", run: runVMs})
+	register(&command{name: "devices", summary: "list the adb devices a running monitor follows", run: runDevices})
 	register(&command{name: "select", summary: "make a VM current (port 8700 leads to it)", run: runSelect})
 	register(&command{name: "threads", summary: "show a VM's threads", run: runThreads})
 	register(&command{name: "heap", summary: "show a DDM VM's heap summary and map", run: runHeap})
@@ -115,6 +116,36 @@ func runVMs(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			state = "waiting for debugger"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%v\t%s\t%d\n", cur, v.ID, v.Address, v.PID, v.Name, v.VM, v.DDM, state, v.DebugPort)
+	}
+	return tw.Flush()
+}
+
+func runDevices(ctx context.Context, fs *flag.FlagSet, args []string) error {
+	f := addCLIFlags(fs, true)
+	c, ctx, done, err := f.dial(ctx, fs, args, 0, "ddmbridge devices [--json] [--rpc ADDR]")
+	if err != nil {
+		return err
+	}
+	defer done()
+	devs, err := c.Devices(ctx)
+	if err != nil {
+		return err
+	}
+	out := stdout(ctx)
+	if f.json {
+		if devs == nil {
+			devs = []bridge.DeviceInfo{}
+		}
+		return printJSON(out, devs)
+	}
+	if len(devs) == 0 {
+		fmt.Fprintln(out, "no adb devices (is one connected? `adb devices`; or the monitor runs with --no-adb)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERIAL\tSTATE\tMODEL\tPRODUCT")
+	for _, d := range devs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Serial, d.State, d.Model, d.Product)
 	}
 	return tw.Flush()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/adb"
 )
 
 func init() {
@@ -70,6 +71,8 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	rpcAddr := fs.String("rpc", bridge.DefaultRPCAddr(), "control API address: unix:PATH or tcp:HOST:PORT (loopback unless --allow-remote)")
 	stdio := fs.Bool("stdio", false, "serve the control API on stdin/stdout (language-server style) instead of --rpc; logs stay on stderr")
 	allowExit := fs.Bool("allow-exit", false, "allow the vm/exit method to end VMs")
+	adbAddr := fs.String("adb", "", "adb server HOST:PORT whose devices' VMs to monitor (default: $ADB_SERVER_SOCKET, $ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037; a local server is started when none runs)")
+	noADB := fs.Bool("no-adb", false, "do not follow adb devices")
 	if err := parse(ctx, fs, args); err != nil {
 		return err
 	}
@@ -79,6 +82,12 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	opts, err := mf.options()
 	if err != nil {
 		return err
+	}
+	if !*noADB {
+		opts.ADB, err = adbClient(*adbAddr)
+		if err != nil {
+			return err
+		}
 	}
 	m, err := bridge.New(opts)
 	if err != nil {
@@ -131,6 +140,21 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		return nil
 	}
 	return err
+}
+
+// adbClient is the client of the adb server serve follows: addr, else the one
+// the environment selects.
+func adbClient(addr string) (*adb.Client, error) {
+	if addr != "" {
+		a, err := adb.ParseServerSocket(addr)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --adb: %v", errUsage, err)
+		}
+		addr = a
+	} else if _, err := adb.ServerAddr(); err != nil {
+		return nil, fmt.Errorf("%w (or pass --adb HOST:PORT, or --no-adb)", err)
+	}
+	return &adb.Client{Addr: addr, Logger: logger}, nil
 }
 
 // stdioConn is stdin and stdout as one connection.

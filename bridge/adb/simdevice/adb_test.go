@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge/adb/internal/adbtest"
+	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 )

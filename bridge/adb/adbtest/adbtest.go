@@ -16,6 +16,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
 // RequireADB returns the adb executable, skipping the test when it is
@@ -174,4 +175,46 @@ func Next[T any](t testing.TB, ctx context.Context, tr *adb.Tracker[T], what str
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
+}
+
+// DdmlibJars are Debian's libandroid-ddms-java and what its
+// AndroidDebugBridge loads.
+var DdmlibJars = []string{
+	"/usr/share/java/com.android.tools.ddms.ddmlib.jar",
+	"/usr/share/java/com.android.tools.common.jar",
+	"/usr/share/java/guava.jar",
+	"/usr/share/java/kxml2.jar",
+	"/usr/share/java/com.android.tools.annotations.jar",
+}
+
+// RunDeviceProbe compiles the ddmlib probe at src (bridge/adb/testdata/ddmlib/
+// DeviceProbe.java) against DdmlibJars and runs it against this server until
+// it sees want named clients of serial; it returns the probe's output. The
+// test is skipped when Java or ddmlib is missing, except under CI (CI=true),
+// where that is a failure.
+func (s *Server) RunDeviceProbe(t testing.TB, ctx context.Context, src, serial string, want int) string {
+	t.Helper()
+	jvmtest.RequireJava(t)
+	for _, j := range DdmlibJars {
+		if _, err := os.Stat(j); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is missing; install libandroid-ddms-java", j)
+			}
+			t.Skipf("%s is missing (apt-get install -y libandroid-ddms-java)", j)
+		}
+	}
+	javac, _ := jvmtest.FindTool("javac")
+	java, _ := jvmtest.FindTool("java")
+	dir := t.TempDir()
+	cp := strings.Join(DdmlibJars, ":")
+	if out, err := exec.CommandContext(ctx, javac, "-d", dir, "-cp", cp, src).CombinedOutput(); err != nil {
+		t.Fatalf("javac %s: %v\n%s", src, err, out)
+	}
+	cmd := exec.CommandContext(ctx, java, "-cp", dir+":"+cp, "DeviceProbe", serial, strconv.Itoa(want), strconv.Itoa(FreePort(t)), strconv.Itoa(FreePort(t)))
+	cmd.Env = s.Env()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("ddmlib probe: %v\n%s", err, out)
+	}
+	return string(out)
 }
