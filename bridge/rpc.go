@@ -44,6 +44,15 @@ type ServerOptions struct {
 	TraceMessages bool
 	// RequestTimeout bounds each method; 0 means 30 s.
 	RequestTimeout time.Duration
+	// DAPAddr is where the process accepts DAP sessions that debug through
+	// this monitor ("unix:PATH" or "tcp:HOST:PORT"); dap/address reports it.
+	DAPAddr string
+}
+
+// DAPAddress is the result of dap/address.
+type DAPAddress struct {
+	// Address is "unix:PATH" or "tcp:HOST:PORT".
+	Address string `json:"address"`
 }
 
 // Server serves the monitor's JSON-RPC 2.0 control API (docs/rpc.md),
@@ -422,6 +431,11 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 		return st, nil
 	case "devices/list":
 		return s.m.Devices(), nil
+	case "dap/address":
+		if s.opts.DAPAddr == "" {
+			return nil, rpcError(CodeInvalidRequest, "this monitor accepts no DAP sessions (start it without --dap '')")
+		}
+		return DAPAddress{Address: s.opts.DAPAddr}, nil
 	case "vms/list":
 		return nonNil(s.m.VMs()), nil
 	case "vms/select":

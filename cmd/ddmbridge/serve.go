@@ -6,12 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
+	"github.com/ddmbridge/ddmbridge/dap"
 )
 
 func init() {
@@ -73,6 +76,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	allowExit := fs.Bool("allow-exit", false, "allow the vm/exit method to end VMs")
 	adbAddr := fs.String("adb", "", "adb server HOST:PORT whose devices' VMs to monitor (default: $ADB_SERVER_SOCKET, $ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037; a local server is started when none runs)")
 	noADB := fs.Bool("no-adb", false, "do not follow adb devices")
+	dapAddr := fs.String("dap", "auto", "accept DAP sessions that debug through this monitor: unix:PATH or loopback tcp:HOST:PORT; 'auto' is a user-only socket for this process (the dap/address method reports it); '' accepts none")
 	if err := parse(ctx, fs, args); err != nil {
 		return err
 	}
@@ -94,10 +98,29 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	log := component("bridge")
-	srv := bridge.NewServer(m, bridge.ServerOptions{AllowExit: *allowExit, Logger: logger, TraceMessages: traced("rpc.msg")})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	// DAP sessions debug through the monitor: m is their Backend, so attach
+	// requests reach VMs through its proxy and DDM keeps flowing.
+	dapLn, dapAt, err := listenDAP(*dapAddr)
+	if err != nil {
+		m.Close()
+		return err
+	}
+	if dapLn != nil {
+		defer dapLn.Close()
+		cfg := dapConfig()
+		cfg.Backend = m
+		dsrv := dap.NewServer(cfg)
+		log.Info().Str("dap", dapAt).Msg("DAP sessions accepted")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			serveDAPSessions(ctx, dapLn, dsrv)
+		}()
+	}
+	srv := bridge.NewServer(m, bridge.ServerOptions{AllowExit: *allowExit, Logger: logger, TraceMessages: traced("rpc.msg"), DAPAddr: dapAt})
 	if *stdio {
 		wg.Add(1)
 		go func() {
@@ -124,15 +147,6 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		log.Info().Str("addr", addr).Msgf("current-VM port: jdb -attach %s", addr)
 	}
 
-	// ---- DAP hook -------------------------------------------------------
-	// DAP sessions are accepted here once dap/ lands: the DAP server gets m
-	// and becomes a debugger of a VM with
-	//
-	//	conn, err := m.OpenDebugger(ctx, target) // VM id, "current" or host:port
-	//
-	// (then the JDWP handshake on conn), and m.DDM(target) for DDM data.
-	// -----------------------------------------------------------------------
-
 	err = m.Run(ctx)
 	cancel()
 	wg.Wait()
@@ -140,6 +154,58 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		return nil
 	}
 	return err
+}
+
+// listenDAP opens the listener for DAP sessions. "auto" is a user-only unix
+// socket named after this process, so several monitors never collide; TCP
+// must be loopback whatever --allow-remote says: a DAP session can start
+// programs.
+func listenDAP(addr string) (net.Listener, string, error) {
+	switch addr {
+	case "":
+		return nil, "", nil
+	case "auto":
+		_, rpcPath, err := bridge.ParseRPCAddr(bridge.DefaultRPCAddr())
+		if err != nil {
+			return nil, "", err
+		}
+		addr = "unix:" + filepath.Join(filepath.Dir(rpcPath), fmt.Sprintf("dap-%d.sock", os.Getpid()))
+	}
+	ln, err := bridge.ListenRPC(addr, false)
+	if err != nil {
+		return nil, "", fmt.Errorf("--dap: %w", err)
+	}
+	if ln.Addr().Network() == "tcp" {
+		addr = "tcp:" + ln.Addr().String()
+	}
+	return ln, addr, nil
+}
+
+// serveDAPSessions runs one DAP session per connection until ctx ends.
+func serveDAPSessions(ctx context.Context, ln net.Listener, srv *dap.Server) {
+	log := component("dap")
+	context.AfterFunc(ctx, func() { ln.Close() })
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() == nil && !errors.Is(err, net.ErrClosed) {
+				log.Error().Err(err).Msg("DAP listener failed; no more sessions")
+			}
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer nc.Close()
+			log.Info().Msg("DAP session starts")
+			if err := srv.ServeConn(ctx, nc); err != nil {
+				log.Warn().Err(err).Msg("DAP session ended with an error")
+			}
+			log.Info().Msg("DAP session ended")
+		}()
+	}
 }
 
 // adbClient is the client of the adb server serve follows: addr, else the one

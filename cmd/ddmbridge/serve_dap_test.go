@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+)
+
+// TestServeDAPSession: a DAP session on serve's DAP socket attaches to a
+// monitored HotSpot VM through the monitor, sees its threads, disconnects,
+// and the VM stays monitored with no debugger.
+func TestServeDAPSession(t *testing.T) {
+	jvmtest.RequireJava(t)
+	vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{VMArgs: []string{"-Dthreads=3", "-Ddepth=2", "-Dobjects=10"}})
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	dapSock := filepath.Join(dir, "dap.sock")
+	cmd := child(ctx, "serve", "--stdio", "--no-adb", "--scan", "127.0.0.1:"+fmt.Sprint(vm.Port), "--scan-interval", "100ms",
+		"--current-port", "0", "--debug-port-base", "0", "--dap", "unix:"+dapSock)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	r := bufio.NewReader(stdout)
+	call := func(id int, method string, params any) map[string]any {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(b), b)
+		for {
+			var msg map[string]any
+			if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(r, &msg); err != nil {
+				t.Fatalf("stdout is not JSON-RPC: %v\nstderr:\n%s", err, stderr.String())
+			}
+			if msg["id"] == float64(id) {
+				return msg
+			}
+		}
+	}
+	res := call(1, "dap/address", nil)
+	if got, _ := res["result"].(map[string]any); got["address"] != "unix:"+dapSock {
+		t.Fatalf("dap/address: %v", res)
+	}
+	var vmID string
+	deadline := time.Now().Add(15 * time.Second)
+	for vmID == "" {
+		if l, _ := call(2, "vms/list", nil)["result"].([]any); len(l) == 1 {
+			vmID = fmt.Sprint(l[0].(map[string]any)["id"])
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the VM was not found\n%s", stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	nc, err := net.Dial("unix", dapSock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(40 * time.Second))
+	dr := bufio.NewReader(nc)
+	seq := 0
+	send := func(m godap.Message) {
+		if err := godap.WriteProtocolMessage(nc, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req := func(command string) godap.Request {
+		seq++
+		return godap.Request{ProtocolMessage: godap.ProtocolMessage{Seq: seq, Type: "request"}, Command: command}
+	}
+	// await reads until a response to command (failing on an error response),
+	// collecting the events seen on the way.
+	var events []string
+	await := func(command string) godap.ResponseMessage {
+		for {
+			m, err := godap.ReadProtocolMessage(dr)
+			if err != nil {
+				t.Fatalf("reading DAP: %v (events so far %v)\n%s", err, events, stderr.String())
+			}
+			switch m := m.(type) {
+			case godap.ResponseMessage:
+				if m.GetResponse().Command != command {
+					continue
+				}
+				if !m.GetResponse().Success {
+					t.Fatalf("%s failed: %s", command, m.GetResponse().Message)
+				}
+				return m
+			case godap.EventMessage:
+				events = append(events, m.GetEvent().Event)
+			}
+		}
+	}
+	send(&godap.InitializeRequest{Request: req("initialize"), Arguments: godap.InitializeRequestArguments{AdapterID: "ddmbridge", LinesStartAt1: true, ColumnsStartAt1: true}})
+	await("initialize")
+	send(&godap.AttachRequest{Request: req("attach"), Arguments: json.RawMessage(`{"vm":"` + vmID + `"}`)})
+	await("attach")
+	send(&godap.ConfigurationDoneRequest{Request: req("configurationDone")})
+	await("configurationDone")
+	send(&godap.ThreadsRequest{Request: req("threads")})
+	th := await("threads").(*godap.ThreadsResponse)
+	names := []string{}
+	for _, x := range th.Body.Threads {
+		names = append(names, x.Name)
+	}
+	if !strings.Contains(strings.Join(names, ","), "worker-0") {
+		t.Errorf("threads through the monitor: %v", names)
+	}
+	if !contains(events, "initialized") {
+		t.Errorf("no initialized event: %v", events)
+	}
+	// While the session is on, the monitor shows the VM with a debugger.
+	if l, _ := call(3, "vms/list", nil)["result"].([]any); len(l) != 1 || l[0].(map[string]any)["debugger"] != true {
+		t.Errorf("vms/list during the session: %v", l)
+	}
+	send(&godap.DisconnectRequest{Request: req("disconnect")})
+	await("disconnect")
+	nc.Close()
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		l, _ := call(4, "vms/list", nil)["result"].([]any)
+		if len(l) == 1 && l[0].(map[string]any)["debugger"] == false {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after disconnect the VM should stay monitored with no debugger: %v", l)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
