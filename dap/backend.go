@@ -123,3 +123,20 @@ func jdwpAddressFromArgs(pid int, args []string) (string, error) {
 	}
 	return net.JoinHostPort(host, port), nil
 }
+
+// AndroidLauncher is implemented by backends that reach Android devices (the monitor with adb).
+type AndroidLauncher interface {
+	// LaunchAndroid installs (apkFile, if set) and starts the app waiting for a debugger, waits for its VM and returns the attach target (a monitored VM id). progress reports what it is waiting for.
+	LaunchAndroid(ctx context.Context, req AndroidLaunch, progress func(message string)) (target string, err error)
+}
+
+// AndroidLaunch is what a launch request with "packageName" asks of an
+// AndroidLauncher (see LaunchConfig for each field).
+type AndroidLaunch struct {
+	Device, Package, Activity string
+	AmStartArgs               []string
+	APK                       string
+}
+
+// errNoAndroid is the launch error of a backend that cannot reach devices.
+var errNoAndroid = errors.New("launching Android apps needs the monitor: run ddmbridge serve (adb devices are found automatically) and connect through it")

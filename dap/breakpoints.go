@@ -42,9 +42,42 @@ type breakpoint struct {
 	reqs     []int32
 	verified bool
 	done     map[jdwp.ReferenceTypeID]bool // classes already searched
+
+	// Function and data breakpoints (file is nil).
+	fn       *funcSpec
+	data     *dataTarget
+	src      *godap.Source    // where a function breakpoint resolved
+	prepReq  int32            // a function breakpoint's class-prepare request
+	reqKinds []jdwp.EventKind // a data breakpoint's request kinds, by reqs index
+	reason   string           // the stopped event's reason: "breakpoint" unless set
+}
+
+// where names a breakpoint in messages.
+func (bp *breakpoint) where() string {
+	switch {
+	case bp.fn != nil:
+		return "function breakpoint " + bp.fn.text
+	case bp.data != nil:
+		return "data breakpoint on " + bp.data.desc
+	}
+	return fmt.Sprintf("breakpoint at %s:%d", filepath.Base(bp.file.path), bp.line)
+}
+
+func (bp *breakpoint) stopReason() string {
+	if bp.reason != "" {
+		return bp.reason
+	}
+	return "breakpoint"
 }
 
 func (bp *breakpoint) dap() godap.Breakpoint {
+	if bp.file == nil {
+		out := godap.Breakpoint{Id: bp.id, Verified: bp.verified, Source: bp.src, Line: bp.actual, Message: bp.bad}
+		if !bp.verified && bp.bad == "" && bp.fn != nil {
+			out.Message = fmt.Sprintf("no loaded class has %s yet; the breakpoint is set when one loads", bp.fn.text)
+		}
+		return out
+	}
 	out := godap.Breakpoint{Id: bp.id, Verified: bp.verified, Line: bp.line, Source: &godap.Source{Name: filepath.Base(bp.file.path), Path: bp.file.path}}
 	switch {
 	case bp.bad != "":
@@ -307,7 +340,12 @@ func (d *debuggee) onClassPrepare(ctx context.Context, e jdwp.Event) {
 	d.mu.Lock()
 	f := d.prepByReq[e.RequestID]
 	entry := d.entryReqs[e.RequestID]
+	fn := d.fnPrep[e.RequestID]
 	d.mu.Unlock()
+	if fn != nil {
+		d.onFuncClassPrepare(ctx, fn, e)
+		return
+	}
 	if entry {
 		d.entryBreakpoint(ctx, e.RefType)
 		d.clearRequest(ctx, jdwp.EventClassPrepare, e.RequestID)
@@ -355,13 +393,19 @@ func (d *debuggee) onBreakpoint(ctx context.Context, e jdwp.Event) *stopInfo {
 	if bp == nil {
 		return nil // cleared while the event was on its way
 	}
+	return d.hit(ctx, bp, e, "")
+}
+
+// hit applies a breakpoint's condition, hit condition and log message to
+// one hit and returns the stop, if it stops.
+func (d *debuggee) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text string) *stopInfo {
 	env := d.frameEnv(e.Thread, 0, 0, e.Location)
 	if bp.cond != nil {
 		ok, err := expr.Truth(ctx, bp.cond, env)
 		if err != nil {
-			msg := fmt.Sprintf("breakpoint at %s:%d: condition failed: %v", filepath.Base(bp.file.path), bp.line, err)
+			msg := fmt.Sprintf("%s: condition failed: %v", bp.where(), err)
 			d.s.output("console", msg+"\n")
-			return &stopInfo{reason: "breakpoint", thread: e.Thread, bps: []int{bp.id}, description: "Breakpoint condition failed", text: msg}
+			return &stopInfo{reason: bp.stopReason(), thread: e.Thread, bps: []int{bp.id}, description: "Breakpoint condition failed", text: msg}
 		}
 		if !ok {
 			return nil
@@ -375,87 +419,12 @@ func (d *debuggee) onBreakpoint(ctx context.Context, e jdwp.Event) *stopInfo {
 		return nil
 	}
 	if bp.log != nil {
-		d.s.send(&godap.OutputEvent{Event: newEvent("output"), Body: godap.OutputEventBody{
-			Category: "console", Output: bp.log.Eval(ctx, env) + "\n",
-			Source: &godap.Source{Name: filepath.Base(bp.file.path), Path: bp.file.path}, Line: bp.line,
-		}})
+		out := godap.OutputEventBody{Category: "console", Output: bp.log.Eval(ctx, env) + "\n"}
+		if bp.file != nil {
+			out.Source, out.Line = &godap.Source{Name: filepath.Base(bp.file.path), Path: bp.file.path}, bp.line
+		}
+		d.s.send(&godap.OutputEvent{Event: newEvent("output"), Body: out})
 		return nil
 	}
-	return &stopInfo{reason: "breakpoint", thread: e.Thread, bps: []int{bp.id}}
-}
-
-// Exception breakpoints: the "uncaught" and "caught" filters.
-
-func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpointsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
-	d := s.dbg
-	var caught, uncaught bool
-	var out []godap.Breakpoint
-	for _, f := range r.Arguments.Filters {
-		switch f {
-		case "caught":
-			caught = true
-		case "uncaught":
-			uncaught = true
-		default:
-			s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setExceptionBreakpoints: unknown filter %q (uncaught, caught)", f))
-			return
-		}
-		out = append(out, godap.Breakpoint{Verified: true})
-	}
-	d.mu.Lock()
-	old := d.excReq
-	d.excReq = 0
-	d.mu.Unlock()
-	if old != 0 {
-		d.clearRequest(ctx, jdwp.EventException, old)
-	}
-	if caught || uncaught {
-		id, err := d.setRequest(ctx, jdwp.EventException, jdwp.SuspendAll, jdwp.ExceptionOnly{Caught: caught, Uncaught: uncaught})
-		if err != nil {
-			s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setExceptionBreakpoints: %w", err))
-			return
-		}
-		d.mu.Lock()
-		d.excReq = id
-		d.mu.Unlock()
-	}
-	s.send(&godap.SetExceptionBreakpointsResponse{Response: newResponse(&r.Request), Body: godap.SetExceptionBreakpointsResponseBody{Breakpoints: out}})
-}
-
-// onException stops on an exception, describing it by class and message.
-func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
-	d.mu.Lock()
-	d.lastExc[e.Thread] = e.Exception
-	d.mu.Unlock()
-	name, msg := d.describeException(ctx, e.Thread, e.Exception.ID)
-	text := name
-	if msg != "" {
-		text += ": " + msg
-	}
-	kind := "Uncaught"
-	if e.CatchLocation.Class != 0 {
-		kind = "Caught"
-	}
-	return &stopInfo{reason: "exception", thread: e.Thread, description: fmt.Sprintf("Paused on %s exception", strings.ToLower(kind)), text: text}
-}
-
-// describeException returns an exception's class name and detail message.
-func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, exc jdwp.ObjectID) (string, string) {
-	_, sig, err := d.typeOf(ctx, exc)
-	if err != nil {
-		return "exception", ""
-	}
-	name := sigToName(sig)
-	env := d.frameEnv(thread, 0, 0, jdwp.Location{})
-	v, err := env.Field(ctx, expr.ObjectRef(uint64(exc), sig), "detailMessage")
-	if err != nil || v.Kind != expr.KindString {
-		return name, ""
-	}
-	msg, err := env.StringOf(ctx, v)
-	if err != nil {
-		return name, ""
-	}
-	return name, msg
+	return &stopInfo{reason: bp.stopReason(), thread: e.Thread, bps: []int{bp.id}, text: text}
 }

@@ -127,6 +127,18 @@ func (c *client) next() godap.Message {
 	}
 }
 
+// nextRaw reads the next message undecoded (for bodies go-dap's types
+// cannot hold, such as explicit false capabilities).
+func (c *client) nextRaw() []byte {
+	c.t.Helper()
+	c.conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	raw, err := godap.ReadBaseMessage(c.r)
+	if err != nil {
+		c.t.Fatalf("reading from the adapter: %v", err)
+	}
+	return raw
+}
+
 // expect reads the next message and fails unless it is a T.
 func expect[T godap.Message](c *client) T {
 	c.t.Helper()

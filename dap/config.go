@@ -46,8 +46,62 @@ type LaunchConfig struct {
 	// default is Cwd.
 	SourcePaths []string `json:"sourcePaths,omitempty"`
 	// Timeout is how long to wait for the JVM to connect, in milliseconds
-	// (default 30000).
+	// (default 30000; an Android launch waits up to 120000 by default).
 	Timeout int `json:"timeout,omitempty"`
+
+	// PackageName launches an Android app instead of a local program (then
+	// MainClass is not needed): the ddmbridge monitor installs ApkFile if
+	// set, starts the app waiting for a debugger (am start -D), waits for
+	// its VM and attaches to it; the app runs when configurationDone
+	// arrives. Needs the session to run inside `ddmbridge serve`.
+	PackageName string `json:"packageName,omitempty"`
+	// TargetDevice is the adb serial of the device or emulator
+	// ("emulator-5554"); the default is the only device connected.
+	TargetDevice string `json:"targetDevice,omitempty"`
+	// LaunchActivity is the activity to start, e.g. ".MainActivity" or
+	// "com.example/.MainActivity"; the default is the package's launcher
+	// activity.
+	LaunchActivity string `json:"launchActivity,omitempty"`
+	// AmStartArgs are extra arguments of `am start`, e.g. ["--ez", "demo", "true"].
+	AmStartArgs []string `json:"amStartArgs,omitempty"`
+	// ApkFile is an APK to install (adb install -r) before starting the app.
+	ApkFile string `json:"apkFile,omitempty"`
+
+	CommonConfig
+}
+
+// CommonConfig are the options launch and attach share.
+type CommonConfig struct {
+	// EvaluateHoverMethods lets hover evaluation run methods in the VM
+	// (getters, toString in concatenations). The default, false, keeps
+	// hovers free of side effects: an expression that needs to call a
+	// method fails to evaluate and objects concatenated to strings show as
+	// Type@id.
+	EvaluateHoverMethods bool `json:"evaluateHoverMethods,omitempty"`
+	// StepFilters are what step-into passes over, in vscode-java-debug's
+	// shape. The default skips the JDK's classes.
+	StepFilters *StepFilters `json:"stepFilters,omitempty"`
+	// HideSystemThreads leaves the VM's own threads out of the threads
+	// list: Reference Handler, Finalizer, Signal Dispatcher, Common-Cleaner,
+	// Notification Thread, Attach Listener and the like (and Android's
+	// daemons), and every thread of the "system" thread group.
+	HideSystemThreads bool `json:"hideSystemThreads,omitempty"`
+}
+
+// StepFilters say which code step-into passes over.
+type StepFilters struct {
+	// SkipClasses are class patterns: a name ("com.example.Util"), a prefix
+	// ("com.example.*"), a suffix ("*.Generated"), or "$JDK" for java.*,
+	// javax.*, jdk.*, sun.*, com.sun.* (the default when StepFilters is
+	// absent).
+	SkipClasses []string `json:"skipClasses,omitempty"`
+	// SkipSynthetics passes over synthetic methods (lambda bodies, bridges,
+	// accessors).
+	SkipSynthetics bool `json:"skipSynthetics,omitempty"`
+	// SkipStaticInitializers passes over static initializers (<clinit>).
+	SkipStaticInitializers bool `json:"skipStaticInitializers,omitempty"`
+	// SkipConstructors passes over constructors (<init>).
+	SkipConstructors bool `json:"skipConstructors,omitempty"`
 }
 
 // AttachConfig is the arguments of an attach request: debug a VM that is
@@ -73,6 +127,8 @@ type AttachConfig struct {
 	// SourcePaths are the source roots stack frames are mapped to (see
 	// LaunchConfig.SourcePaths). The default is the adapter's directory.
 	SourcePaths []string `json:"sourcePaths,omitempty"`
+
+	CommonConfig
 }
 
 // StringList is a list of strings that may also be given as one string of
@@ -203,6 +259,15 @@ func jsonTypeName(goType string) string {
 }
 
 func (c *LaunchConfig) validate() error {
+	if c.PackageName != "" {
+		if strings.ContainsAny(c.PackageName, "/ ") {
+			return fmt.Errorf(`launch: field "packageName": %q is not an Android package name, e.g. "com.example.app"`, c.PackageName)
+		}
+		if c.Timeout < 0 {
+			return fmt.Errorf(`launch: field "timeout": %d is negative`, c.Timeout)
+		}
+		return nil
+	}
 	if strings.TrimSpace(c.MainClass) == "" {
 		return errors.New(`launch: field "mainClass" is required: the class whose main method to run, e.g. "com.example.App"`)
 	}
@@ -220,7 +285,12 @@ func (c *LaunchConfig) validate() error {
 	return nil
 }
 
-func (c *LaunchConfig) timeout() time.Duration { return millis(c.Timeout, 30*time.Second) }
+func (c *LaunchConfig) timeout() time.Duration {
+	if c.PackageName != "" {
+		return millis(c.Timeout, 120*time.Second)
+	}
+	return millis(c.Timeout, 30*time.Second)
+}
 
 // millis is ms milliseconds, or def when ms is not positive.
 func millis(ms int, def time.Duration) time.Duration {

@@ -121,6 +121,8 @@ type customEvent[B any] struct {
 func registerCustom(c *godap.Codec) {
 	c.RegisterRequest("ddmUpdates", func() godap.Message { return &ddmUpdatesRequest{} }, func() godap.Message { return &ddmUpdatesResponse{} })
 	c.RegisterRequest("ddmGC", func() godap.Message { return &ddmGCRequest{} }, func() godap.Message { return &ddmGCResponse{} })
+	c.RegisterRequest("redefineClasses", func() godap.Message { return &redefineClassesRequest{} }, func() godap.Message { return &redefineClassesResponse{} })
+	c.RegisterRequest("attachVM", func() godap.Message { return &attachVMRequest{} }, func() godap.Message { return &attachVMResponse{} })
 }
 
 // startDDM gives the debuggee a DDM client: the backend's, or one attached

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	godap "github.com/google/go-dap"
@@ -28,22 +29,34 @@ type debuggee struct {
 	proc        *process // the JVM this session started, or nil
 	sourcePaths []string
 	stopOnEntry string // the main class to stop in, for launch with stopOnEntry
+	opts        CommonConfig
+	launched    bool // an Android launch: terminated on disconnect by default
 	ddm         *ddmState
 
 	// Caches. Reference type ids stay valid while the class is loaded; a
 	// session does not outlive class unloading in practice.
-	sigs    memo[jdwp.ReferenceTypeID, string]
-	methods memo[jdwp.ReferenceTypeID, []jdwp.MethodInfo]
-	lines   memo[methodKey, lineInfo]
-	varTabs memo[methodKey, varInfo]
-	fields  memo[jdwp.ReferenceTypeID, []jdwp.FieldInfo]
-	supers  memo[jdwp.ReferenceTypeID, jdwp.ReferenceTypeID]
-	sources memo[jdwp.ReferenceTypeID, *godap.Source]
-	objType memo[jdwp.ObjectID, jdwp.ReferenceTypeID]
+	sigs       memo[jdwp.ReferenceTypeID, string]
+	methods    memo[jdwp.ReferenceTypeID, []jdwp.MethodInfo]
+	lines      memo[methodKey, lineInfo]
+	varTabs    memo[methodKey, varInfo]
+	fields     memo[jdwp.ReferenceTypeID, []jdwp.FieldInfo]
+	supers     memo[jdwp.ReferenceTypeID, jdwp.ReferenceTypeID]
+	sources    memo[jdwp.ReferenceTypeID, *godap.Source]
+	objType    memo[jdwp.ObjectID, jdwp.ReferenceTypeID]
+	bySig      memo[string, jdwp.ReferenceTypeID]
+	ifaces     memo[jdwp.ReferenceTypeID, []jdwp.ReferenceTypeID]
+	subtypes   memo[subtypeKey, bool]
+	pools      memo[jdwp.ReferenceTypeID, *classfile.Pool]
+	sysThreads memo[jdwp.ThreadID, bool]
 
 	threads *idMap[jdwp.ThreadID]
 	frames  *handles[frameRef]
 	vars    *handles[container]
+	targets *handles[*stepTarget]
+	// srcRefs are the sourceReferences of classes without a local source;
+	// they live as long as the session.
+	srcRefs  *handles[jdwp.ReferenceTypeID]
+	srcRefOf memo[jdwp.ReferenceTypeID, int]
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
@@ -56,15 +69,26 @@ type debuggee struct {
 	stopReason string
 	requests   map[eventReq]bool // every event request set, for detach
 	steps      []int32           // pending single-step requests
+	stepping   *stepState        // the step in progress
 	files      map[string]*sourceFile
 	bpByReq    map[int32]*breakpoint
 	prepByReq  map[int32]*sourceFile
+	funcBPs    []*breakpoint
+	fnPrep     map[int32]*breakpoint // function breakpoints by class-prepare request
+	dataBPs    []*breakpoint
+	dataByReq  map[int32]*breakpoint // data breakpoints by field watch request
 	nextBP     int
 	excReq     int32
-	entryReqs  map[int32]bool // the stopOnEntry class-prepare and breakpoint requests
+	excRules   []excRule
+	excCaught  map[jdwp.ThreadID]bool // whether lastExc will be caught
+	entryReqs  map[int32]bool         // the stopOnEntry class-prepare and breakpoint requests
 	lastExc    map[jdwp.ThreadID]jdwp.TaggedObjectID
-	ended      bool // VM death or disconnect seen
-	endedCh    chan struct{}
+	// invokingThreads counts the methods running for the debugger per
+	// thread; gens counts invocations per thread (they invalidate frame ids).
+	invokingThreads map[jdwp.ThreadID]int
+	gens            map[jdwp.ThreadID]int
+	ended           bool // VM death or disconnect seen
+	endedCh         chan struct{}
 }
 
 type eventReq struct {
@@ -94,23 +118,31 @@ type frameRef struct {
 	frame  jdwp.FrameID
 	loc    jdwp.Location
 	depth  int32
+	gen    int // the thread's invocation generation when frame was read
 }
 
 func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 	return &debuggee{
 		s: s, conn: conn, log: s.log.With().Str("vm", target).Logger(), target: target,
-		sub:       conn.Subscribe(), // before anything else, so no event is missed
-		threads:   newIDMap[jdwp.ThreadID](),
-		frames:    newHandles[frameRef](),
-		vars:      newHandles[container](),
-		requests:  map[eventReq]bool{},
-		files:     map[string]*sourceFile{},
-		bpByReq:   map[int32]*breakpoint{},
-		prepByReq: map[int32]*sourceFile{},
-		entryReqs: map[int32]bool{},
-		lastExc:   map[jdwp.ThreadID]jdwp.TaggedObjectID{},
-		nextBP:    1,
-		endedCh:   make(chan struct{}),
+		sub:             conn.Subscribe(), // before anything else, so no event is missed
+		threads:         newIDMap[jdwp.ThreadID](),
+		frames:          newHandles[frameRef](),
+		vars:            newHandles[container](),
+		targets:         newHandles[*stepTarget](),
+		srcRefs:         newHandles[jdwp.ReferenceTypeID](),
+		requests:        map[eventReq]bool{},
+		files:           map[string]*sourceFile{},
+		bpByReq:         map[int32]*breakpoint{},
+		prepByReq:       map[int32]*sourceFile{},
+		fnPrep:          map[int32]*breakpoint{},
+		dataByReq:       map[int32]*breakpoint{},
+		entryReqs:       map[int32]bool{},
+		lastExc:         map[jdwp.ThreadID]jdwp.TaggedObjectID{},
+		invokingThreads: map[jdwp.ThreadID]int{},
+		gens:            map[jdwp.ThreadID]int{},
+		excCaught:       map[jdwp.ThreadID]bool{},
+		nextBP:          1,
+		endedCh:         make(chan struct{}),
 	}
 }
 
@@ -131,10 +163,15 @@ func (d *debuggee) start(ctx context.Context) error {
 			break
 		}
 	}
-	d.s.wg.Add(1)
+	queue := make(chan *jdwp.EventSet, 4096)
+	d.s.wg.Add(2)
 	go func() {
 		defer d.s.wg.Done()
-		d.loop()
+		d.pump(queue)
+	}()
+	go func() {
+		defer d.s.wg.Done()
+		d.loop(queue)
 	}()
 	return nil
 }
@@ -183,6 +220,7 @@ func (d *debuggee) resumeAll(ctx context.Context) error {
 	d.mu.Unlock()
 	d.frames.reset()
 	d.vars.reset()
+	d.targets.reset()
 	for i := 0; i < n; i++ {
 		if err := d.conn.Resume(ctx); err != nil {
 			return fmt.Errorf("resume the VM: %w", err)
@@ -196,9 +234,14 @@ func (d *debuggee) clearSteps(ctx context.Context) {
 	d.mu.Lock()
 	steps := d.steps
 	d.steps = nil
+	st := d.stepping
+	d.stepping = nil
 	d.mu.Unlock()
 	for _, id := range steps {
 		d.clearRequest(ctx, jdwp.EventSingleStep, id)
+	}
+	if st != nil && st.entryReq != 0 {
+		d.clearRequest(ctx, jdwp.EventMethodEntry, st.entryReq)
 	}
 }
 
@@ -211,9 +254,70 @@ type stopInfo struct {
 	text        string
 }
 
-// loop handles the VM's events in order until the connection ends.
-func (d *debuggee) loop() {
+// pump reads the VM's events and queues them for loop, except the events
+// of a thread running a method for the debugger: a breakpoint, step or
+// exception inside an evaluated method does not stop (the evaluation would
+// never return), so those are handled here — classes it prepares still get
+// their breakpoints — and the thread is let go at once.
+func (d *debuggee) pump(queue chan<- *jdwp.EventSet) {
+	defer close(queue)
 	for es := range d.sub.C {
+		if !d.duringInvoke(es) {
+			queue <- es
+			continue
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					d.log.Error().Interface("panic", p).Msg("event handler panicked")
+				}
+			}()
+			d.handleDuringInvoke(es)
+		}()
+	}
+}
+
+// duringInvoke reports whether an event set comes from a thread running a
+// method for the debugger.
+func (d *debuggee) duringInvoke(es *jdwp.EventSet) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, e := range es.Events {
+		if e.Thread != 0 && d.invokingThreads[e.Thread] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *debuggee) handleDuringInvoke(es *jdwp.EventSet) {
+	ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
+	defer cancel()
+	var thread jdwp.ThreadID
+	for _, e := range es.Events {
+		thread = e.Thread
+		switch e.Kind {
+		case jdwp.EventClassPrepare:
+			d.onClassPrepare(ctx, e)
+		default:
+			d.log.Debug().Stringer("kind", e.Kind).Msg("event in a thread running a method for the debugger: not a stop")
+		}
+	}
+	switch es.SuspendPolicy {
+	case jdwp.SuspendAll:
+		if err := d.conn.Resume(ctx); err != nil {
+			d.log.Warn().Err(err).Msg("resume after an event during an evaluation")
+		}
+	case jdwp.SuspendEventThread:
+		if err := d.conn.ResumeThread(ctx, thread); err != nil {
+			d.log.Warn().Err(err).Msg("resume after an event during an evaluation")
+		}
+	}
+}
+
+// loop handles the VM's events in order until the connection ends.
+func (d *debuggee) loop(queue <-chan *jdwp.EventSet) {
+	for es := range queue {
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
@@ -247,10 +351,13 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 		case jdwp.EventBreakpoint:
 			stop = mergeStop(stop, d.onBreakpoint(ctx, e))
 		case jdwp.EventSingleStep:
-			d.clearRequest(ctx, jdwp.EventSingleStep, e.RequestID)
-			stop = mergeStop(stop, &stopInfo{reason: "step", thread: e.Thread})
+			stop = mergeStop(stop, d.onStep(ctx, e))
+		case jdwp.EventMethodEntry:
+			stop = mergeStop(stop, d.onMethodEntry(ctx, e))
 		case jdwp.EventException:
 			stop = mergeStop(stop, d.onException(ctx, e))
+		case jdwp.EventFieldAccess, jdwp.EventFieldModification:
+			stop = mergeStop(stop, d.onFieldEvent(ctx, e))
 		case jdwp.EventVMDeath, jdwp.EventVMDisconnected:
 			d.onEnd()
 			return

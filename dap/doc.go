@@ -21,13 +21,19 @@
 //
 // Requests are handled one at a time, grouped by the state the debuggee must
 // be in (Delve's structure): any time (initialize, launch, attach,
-// disconnect), with a debuggee (configurationDone, setBreakpoints,
-// setExceptionBreakpoints, threads, pause, terminate, the ddm requests),
-// stopped (continue, next, stepIn, stepOut, stackTrace, scopes, variables,
-// evaluate, restartFrame, exceptionInfo). Anything else gets an error
-// response with id ErrUnsupportedCommand; a request that cannot be decoded
-// gets ErrMalformedRequest; a handler that panics gets ErrInternal and the
-// session goes on. Error ids are listed in errors.go.
+// disconnect, attachVM), with a debuggee (configurationDone,
+// setBreakpoints, setFunctionBreakpoints, setExceptionBreakpoints,
+// setDataBreakpoints, threads, pause, terminate, source, loadedSources,
+// redefineClasses, the ddm requests), stopped (continue, next, stepIn,
+// stepOut, stepInTargets, stackTrace, scopes, variables, evaluate,
+// setVariable, setExpression, completions, restartFrame, exceptionInfo,
+// dataBreakpointInfo). Anything else gets an error response with id
+// ErrUnsupportedCommand; a request that cannot be decoded gets
+// ErrMalformedRequest; a handler that panics gets ErrInternal and the
+// session goes on. cancel is answered by the reader goroutine at once: the
+// request it names (being handled or still queued) has its context
+// cancelled and answers with an error whose message is "cancelled". Error
+// ids are listed in errors.go.
 //
 // # Launch and attach
 //
@@ -36,9 +42,21 @@
 // -agentlib:jdwp=...,server=n,suspend=y connecting back to the session,
 // through the client's runInTerminal when "console" asks for a terminal and
 // the client supports it; its stdout and stderr otherwise become output
-// events. The answer to launch and attach is, in order: a process event, a
-// capabilities event if the VM lacks something initialize announced
-// (restartFrame without CanPopFrames), the response, the initialized event.
+// events. A launch with "packageName" starts an Android app instead,
+// through the backend's [AndroidLauncher] (the monitor, with adb), with
+// progress events while it waits, then attaches to the app's VM and lets
+// it run at configurationDone; a backend without one fails the launch
+// saying to run ddmbridge serve. The answer to launch and attach is, in
+// order: a process event, a capabilities event if the VM lacks something
+// initialize announced, the response, the initialized event.
+//
+// Capabilities the VM lacks (from CapabilitiesNew) are withdrawn with
+// explicit false values: supportsRestartFrame (CanPopFrames),
+// supportsDataBreakpoints (CanWatchFieldAccess/Modification),
+// supportsStepInTargetsRequest (CanGetBytecodes and CanGetConstantPool),
+// supportsHotCodeReplace (CanRedefineClasses). A request that needs one
+// fails with ErrVMCannot and a message naming it: "this VM cannot pop frames
+// (CanPopFrames is false)".
 //
 // # Running and stopping
 //
@@ -47,18 +65,50 @@
 // followed by a continued event. Thread names carry their state: "main
 // (running)", "worker (waiting)", or why the thread stopped: "main
 // (breakpoint)", "main (step)", "main (paused)", "main (exception)",
-// "main (entry)". Step-into passes over the JDK's classes (java.*, javax.*,
-// jdk.*, sun.*, com.sun.*).
+// "main (entry)". hideSystemThreads leaves the VM's own threads out.
+//
+// Stepping (steps.go): step-into passes over the classes of stepFilters
+// (the JDK's by default) with JDWP class exclusions, and over synthetic
+// methods, static initializers and constructors when asked, by stepping out
+// of them and on. stepInTargets lists the calls left on the current line,
+// from the method's bytecode; stepIn with a targetId stops when that method
+// is entered. restartFrame pops frames (PopFrames) and steps into the call
+// again, stopping with reason "restart".
 //
 // Line breakpoints are resolved against the classes compiled from the
 // source file (its package declaration plus the file name, and the classes
 // nested in it): the loaded ones at once, the others when they are prepared,
-// which a breakpoint event ("changed", verified) reports. Conditions and
-// logpoint {expressions} are evaluated in Go over JDWP (package dap/expr);
-// a condition that fails to evaluate stops, with the error printed. A
-// hitCondition "N" or "== N" stops on the Nth hit only; ">= N", "> N",
-// "<= N", "< N" and "% N" compare the count of hits (hits whose condition
-// held).
+// which a breakpoint event ("changed", verified) reports. Function
+// breakpoints ("Class.method", with "(I)V" or "(int, String)" to pick an
+// overload) are set at the first line of the matching methods in the same
+// way and stop with reason "function breakpoint". Data breakpoints watch a
+// field of one object, or a static field, for reads and writes (reason
+// "data breakpoint", the text saying what changed). Exception breakpoints
+// take "caught" and "uncaught" filters whose conditions are class patterns
+// or Java conditions with "exception" bound, and exceptionOptions naming
+// classes with a break mode; exceptionInfo gives the class, getMessage(),
+// getStackTrace() and the causes.
+//
+// Conditions, hit conditions and logpoint {expressions} are evaluated in Go
+// over JDWP (package dap/expr); a condition that fails to evaluate stops,
+// with the error printed. A hitCondition "N" or "== N" stops on the Nth hit
+// only; ">= N", "> N", "<= N", "< N" and "% N" compare the count of hits
+// (hits whose condition held).
+//
+// # Expressions
+//
+// evaluate (repl, watch, hover, clipboard), conditions, logpoints,
+// setVariable and setExpression share one engine: literals, locals, this,
+// fields and statics by simple or qualified class names, arrays, every
+// operator with Java's promotions, string concatenation with toString(),
+// casts, instanceof, ?:, method calls with overloads resolved as JLS
+// 15.12.2 does, and new. Methods run in the stopped thread alone
+// (InvokeSingleThreaded); breakpoints they hit do not stop. A hover runs no
+// methods unless evaluateHoverMethods is set. Results are variables the
+// client can expand; valueFormattingOptions hex shows integers in
+// hexadecimal in evaluate, variables and stackTrace (whose format can also
+// ask for parameters and lines). completions lists locals and members. An
+// evaluation that runs long shows progress (cancellable) after 300 ms.
 //
 // Scopes are "Locals" (this first, then the visible local variables) and
 // "Static" (the static fields of the frame's class). Values show as Java
@@ -85,9 +135,28 @@
 //	    threads on also sends a ddmThreads event with the current threads.
 //	ddmGC {}
 //	    Asks the VM to collect garbage (HPGC); heap events follow if on.
+//	redefineClasses {"classFiles": [path]?, "directory": path?}
+//	    Hot code replace: each .class file (and every one under directory)
+//	    replaces the loaded class of the same name (its this_class) with
+//	    RedefineClasses, all at once. The body, also sent as a
+//	    hotCodeReplace event, is {"success", "message", "classes",
+//	    "skipped"?: [{"file", "class"?, "reason"}], "error"?}; when the VM
+//	    refuses, the error response and the event say what in words and
+//	    give the JDWP error name: "hot code replace refused: adding a
+//	    method is not supported by this VM (ADD_METHOD_NOT_IMPLEMENTED);
+//	    classes: Loop". Classes not loaded are skipped (they load the new
+//	    file). initialize announces "supportsHotCodeReplace": true.
+//	attachVM {"vm": id, "name"?}
+//	    Opens a child session for another VM the monitor watches: the
+//	    adapter sends the client a startDebugging request with an attach
+//	    configuration {"type", "request": "attach", "name", "vm",
+//	    "sourcePaths", options…}. Fails when the client does not announce
+//	    supportsStartDebuggingRequest.
 //
 // Custom events:
 //
+//	hotCodeReplace {"success", "message", "classes", "skipped"?, "error"?}
+//	    The result of every redefineClasses.
 //	ddmThreads {"threads": [{"id", "name", "state"?, "suspended"?, "tid"?,
 //	            "utime"?, "stime"?, "daemon"?}]}
 //	    Every thread the VM reported, by DDM thread id, after each change
@@ -115,6 +184,14 @@
 // 4 phantom, 5 pending finalization, 6 about to be swept. A 1 MB heap of
 // 8-byte units typically takes a few kilobytes. freeBytes and usedBytes
 // total the pieces for a legend without decoding.
+//
+// # Sources
+//
+// A class whose source is not under sourcePaths gets a sourceReference; the
+// source request answers with an outline of the class (declaration, fields,
+// methods with signatures) and each method's bytecode disassembled with
+// resolved names (package dap/classfile). loadedSources lists the loaded
+// top-level classes, with progress events.
 //
 // Logging goes through zerolog with component "dap"; Config.TraceMessages
 // logs every DAP message at trace level with kind "dap.msg".

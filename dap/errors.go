@@ -10,6 +10,8 @@ const (
 	ErrNoDebuggee         = 1004 // the request needs a launched or attached VM
 	ErrNotStopped         = 1005 // the request needs the VM to be stopped
 	ErrBadState           = 1006 // the request is out of order (e.g. a second launch)
+	ErrCancelled          = 1007 // the client cancelled the request
+	ErrVMCannot           = 1008 // the VM lacks the capability the request needs
 
 	// Session start.
 	ErrFailedToLaunch = 2001
@@ -26,6 +28,13 @@ const (
 	ErrUnableToDisconnect     = 3008
 	ErrUnableToTerminate      = 3009
 	ErrUnableToExceptionInfo  = 3010
+	ErrUnableToSetVariable    = 3011 // setVariable, setExpression
+	ErrUnableToComplete       = 3012 // completions
+	ErrUnableToStepInTargets  = 3013
+	ErrUnableToSource         = 3014 // source, loadedSources
+	ErrUnableToRedefine       = 3015 // redefineClasses (hot code replace)
+	ErrUnableToDataBreakpoint = 3016 // dataBreakpointInfo, setDataBreakpoints
+	ErrUnableToStartDebugging = 3017 // attachVM
 
 	// DDM requests.
 	ErrNoDDM = 4001 // the VM does not speak DDM
@@ -39,6 +48,8 @@ var errorSummaries = map[int]string{
 	ErrNoDebuggee:             "No debuggee",
 	ErrNotStopped:             "Debuggee is running",
 	ErrBadState:               "Request out of order",
+	ErrCancelled:              "cancelled",
+	ErrVMCannot:               "Not supported by this VM",
 	ErrFailedToLaunch:         "Failed to launch",
 	ErrFailedToAttach:         "Failed to attach",
 	ErrUnableToSetBreakpoints: "Unable to set breakpoints",
@@ -51,5 +62,12 @@ var errorSummaries = map[int]string{
 	ErrUnableToDisconnect:     "Unable to disconnect",
 	ErrUnableToTerminate:      "Unable to terminate",
 	ErrUnableToExceptionInfo:  "Unable to get exception info",
+	ErrUnableToSetVariable:    "Unable to set variable",
+	ErrUnableToComplete:       "Unable to complete",
+	ErrUnableToStepInTargets:  "Unable to list step-in targets",
+	ErrUnableToSource:         "Unable to produce source",
+	ErrUnableToRedefine:       "Hot code replace failed",
+	ErrUnableToDataBreakpoint: "Unable to set data breakpoint",
+	ErrUnableToStartDebugging: "Unable to start debugging",
 	ErrNoDDM:                  "DDM not available",
 }

@@ -31,9 +31,6 @@ func (s *session) resume(ctx context.Context, what string) {
 	}
 }
 
-// stepExcludes are the classes step-into passes through: the JDK's own.
-var stepExcludes = []string{"java.*", "javax.*", "jdk.*", "sun.*", "com.sun.*"}
-
 // step sets a one-shot line step request for a thread and resumes the VM.
 func (s *session) step(req *godap.Request, threadID int, depth jdwp.StepDepth) {
 	ctx, cancel := s.reqCtx()
@@ -44,7 +41,7 @@ func (s *session) step(req *godap.Request, threadID int, depth jdwp.StepDepth) {
 		s.sendError(req, ErrUnableToResume, fmt.Errorf("%s: unknown thread id %d", req.Command, threadID))
 		return
 	}
-	if err := d.setStep(ctx, t, depth); err != nil {
+	if err := d.startStep(ctx, t, depth, "step"); err != nil {
 		s.sendError(req, ErrUnableToResume, fmt.Errorf("%s: %w", req.Command, err))
 		return
 	}
@@ -53,31 +50,15 @@ func (s *session) step(req *godap.Request, threadID int, depth jdwp.StepDepth) {
 	s.resume(ctx, req.Command)
 }
 
-// setStep sets a one-shot line step request for a thread (the VM stays suspended).
-func (d *debuggee) setStep(ctx context.Context, t jdwp.ThreadID, depth jdwp.StepDepth) error {
-	d.clearSteps(ctx)
-	mods := []jdwp.Modifier{jdwp.Step{Thread: t, Size: jdwp.StepLine, Depth: depth}}
-	if depth == jdwp.StepInto {
-		for _, p := range stepExcludes {
-			mods = append(mods, jdwp.ClassExclude(p))
-		}
-	}
-	mods = append(mods, jdwp.Count(1))
-	id, err := d.setRequest(ctx, jdwp.EventSingleStep, jdwp.SuspendAll, mods...)
-	if err != nil {
-		return err
-	}
-	d.mu.Lock()
-	d.steps = append(d.steps, id)
-	d.mu.Unlock()
-	return nil
-}
-
 func (s *session) onNextRequest(r *godap.NextRequest) {
 	s.step(&r.Request, r.Arguments.ThreadId, jdwp.StepOver)
 }
 
 func (s *session) onStepInRequest(r *godap.StepInRequest) {
+	if r.Arguments.TargetId != 0 {
+		s.stepInTarget(r)
+		return
+	}
 	s.step(&r.Request, r.Arguments.ThreadId, jdwp.StepInto)
 }
 
@@ -124,8 +105,8 @@ func (s *session) onRestartFrameRequest(r *godap.RestartFrameRequest) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()
 	d := s.dbg
-	if !d.caps.CanPopFrames {
-		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: this VM cannot pop frames"))
+	if err := d.cannot("supportsRestartFrame"); err != nil {
+		s.sendError(&r.Request, ErrVMCannot, fmt.Errorf("restartFrame: %w", err))
 		return
 	}
 	f, ok := d.frames.get(r.Arguments.FrameId)
@@ -133,39 +114,20 @@ func (s *session) onRestartFrameRequest(r *godap.RestartFrameRequest) {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: unknown frame id %d", r.Arguments.FrameId))
 		return
 	}
-	if err := d.conn.PopFrames(ctx, f.thread, f.frame); err != nil {
-		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
-		return
-	}
-	d.clearSteps(ctx)
-	id, err := d.setRequest(ctx, jdwp.EventSingleStep, jdwp.SuspendAll, jdwp.Step{Thread: f.thread, Size: jdwp.StepLine, Depth: jdwp.StepInto}, jdwp.Count(1))
+	frame, err := d.liveFrame(ctx, f)
 	if err != nil {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
 		return
 	}
-	d.mu.Lock()
-	d.steps = append(d.steps, id)
-	d.mu.Unlock()
+	if err := d.conn.PopFrames(ctx, f.thread, frame); err != nil {
+		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
+		return
+	}
+	if err := d.startStep(ctx, f.thread, jdwp.StepInto, "restart"); err != nil {
+		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
+		return
+	}
 	s.send(&godap.RestartFrameResponse{Response: newResponse(&r.Request)})
 	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: d.threads.id(f.thread), AllThreadsContinued: true}})
 	s.resume(ctx, "restartFrame")
-}
-
-// onExceptionInfoRequest describes the exception a thread stopped on.
-func (s *session) onExceptionInfoRequest(r *godap.ExceptionInfoRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
-	d := s.dbg
-	t, ok := d.threads.key(r.Arguments.ThreadId)
-	d.mu.Lock()
-	exc, have := d.lastExc[t]
-	d.mu.Unlock()
-	if !ok || !have {
-		s.sendError(&r.Request, ErrUnableToExceptionInfo, fmt.Errorf("exceptionInfo: thread %d did not stop on an exception", r.Arguments.ThreadId))
-		return
-	}
-	name, msg := d.describeException(ctx, t, exc.ID)
-	s.send(&godap.ExceptionInfoResponse{Response: newResponse(&r.Request), Body: godap.ExceptionInfoResponseBody{
-		ExceptionId: name, Description: msg, BreakMode: "always",
-	}})
 }

@@ -98,3 +98,21 @@ func (c *memo[K, V]) get(k K, fetch func() (V, error)) (V, error) {
 	c.mu.Unlock()
 	return v, nil
 }
+
+// forget drops a cached answer.
+func (c *memo[K, V]) forget(k K) {
+	c.mu.Lock()
+	delete(c.m, k)
+	c.mu.Unlock()
+}
+
+// forgetIf drops the cached answers whose keys match.
+func (c *memo[K, V]) forgetIf(match func(K) bool) {
+	c.mu.Lock()
+	for k := range c.m {
+		if match(k) {
+			delete(c.m, k)
+		}
+	}
+	c.mu.Unlock()
+}

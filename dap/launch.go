@@ -154,6 +154,7 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 		return nil, err
 	}
 	d := newDebuggee(s, conn, cfg.MainClass)
+	d.opts = cfg.CommonConfig
 	d.proc = p
 	d.sourcePaths = cfg.SourcePaths
 	if len(d.sourcePaths) == 0 {

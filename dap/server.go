@@ -96,8 +96,11 @@ type session struct {
 	client godap.InitializeRequestArguments
 
 	// current is the raw JSON of the request being handled (for fields
-	// go-dap's types cannot tell absent from false).
+	// go-dap's types cannot tell absent from false), curSeq its seq.
 	current []byte
+	curSeq  int
+
+	cancels cancels
 
 	done     bool        // disconnect handled: stop reading
 	closing  atomic.Bool // the session is ending: no more events
@@ -109,11 +112,13 @@ type session struct {
 func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *session {
 	codec := godap.NewCodec()
 	registerCustom(codec)
-	return &session{
+	s := &session{
 		srv: srv, cfg: &srv.cfg, log: srv.log, ctx: ctx,
 		rwc: rwc, r: bufio.NewReader(rwc), w: bufio.NewWriter(rwc),
 		codec: codec, reverse: map[int]chan godap.Message{},
 	}
+	s.cancels.init()
+	return s
 }
 
 // inbound is one decoded message, or why it could not be decoded.
@@ -140,6 +145,10 @@ func (s *session) run() error {
 			msg, derr := s.codec.DecodeMessage(raw)
 			if resp, ok := msg.(godap.ResponseMessage); ok && derr == nil {
 				s.routeResponse(resp)
+				continue
+			}
+			if c, ok := msg.(*godap.CancelRequest); ok && derr == nil {
+				s.onCancelRequest(c)
 				continue
 			}
 			select {
@@ -234,6 +243,9 @@ func (s *session) sendError(req *godap.Request, id int, err error) {
 
 func (s *session) sendErrorMessage(seq int, command string, id int, details string) {
 	summary := errorSummaries[id]
+	if s.isCancelled(seq) {
+		summary = "cancelled" // the message DAP prescribes for cancelled requests
+	}
 	s.log.Debug().Str("command", command).Int("id", id).Str("details", details).Msg("error response")
 	s.send(&godap.ErrorResponse{
 		Response: godap.Response{
@@ -311,6 +323,17 @@ func (s *session) handle(m inbound) {
 		return
 	}
 	s.current = m.raw
+	s.curSeq = req.GetRequest().Seq
+	defer func() {
+		s.cancels.mu.Lock()
+		delete(s.cancels.cancelled, s.curSeq)
+		s.cancels.mu.Unlock()
+	}()
+	if s.isCancelled(s.curSeq) {
+		r := req.GetRequest()
+		s.sendErrorMessage(r.Seq, r.Command, ErrCancelled, r.Command+": cancelled before it started")
+		return
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			r := req.GetRequest()
@@ -341,48 +364,53 @@ func (s *session) dispatch(req godap.RequestMessage) {
 	case *godap.DisconnectRequest:
 		s.onDisconnectRequest(r)
 		return
+	case *attachVMRequest:
+		s.onAttachVMRequest(r)
+		return
 	}
-	// Requests that need a debuggee, running or stopped.
-	if isDebuggeeRequest(req) && s.dbg == nil {
-		r := req.GetRequest()
-		s.sendError(r, ErrNoDebuggee, fmt.Errorf("%s needs a debuggee: send launch or attach first", r.Command))
+	rq := req.GetRequest()
+	if !handled(req) {
+		s.sendErrorMessage(rq.Seq, rq.Command, ErrUnsupportedCommand, fmt.Sprintf("the adapter does not implement %q", rq.Command))
+		return
+	}
+	if s.dbg == nil {
+		s.sendError(rq, ErrNoDebuggee, fmt.Errorf("%s needs a debuggee: send launch or attach first", rq.Command))
+		return
+	}
+	if needsStop(req) && !s.dbg.isStopped() {
+		s.sendError(rq, ErrNotStopped, fmt.Errorf("%s needs the VM stopped; pause it or wait for a breakpoint", rq.Command))
 		return
 	}
 	switch r := req.(type) {
+	// With a debuggee, running or stopped.
 	case *godap.TerminateRequest:
 		s.onTerminateRequest(r)
 	case *godap.ConfigurationDoneRequest:
 		s.onConfigurationDoneRequest(r)
 	case *godap.SetBreakpointsRequest:
 		s.onSetBreakpointsRequest(r)
+	case *godap.SetFunctionBreakpointsRequest:
+		s.onSetFunctionBreakpointsRequest(r)
 	case *godap.SetExceptionBreakpointsRequest:
 		s.onSetExceptionBreakpointsRequest(r)
+	case *godap.SetDataBreakpointsRequest:
+		s.onSetDataBreakpointsRequest(r)
 	case *godap.ThreadsRequest:
 		s.onThreadsRequest(r)
 	case *godap.PauseRequest:
 		s.onPauseRequest(r)
+	case *godap.SourceRequest:
+		s.onSourceRequest(r)
+	case *godap.LoadedSourcesRequest:
+		s.onLoadedSourcesRequest(r)
+	case *redefineClassesRequest:
+		s.onRedefineClassesRequest(r)
 	case *ddmUpdatesRequest:
 		s.onDDMUpdatesRequest(r)
 	case *ddmGCRequest:
 		s.onDDMGCRequest(r)
-	default:
-		s.dispatchStopped(req)
-	}
-}
 
-// dispatchStopped handles the requests that need the VM stopped.
-func (s *session) dispatchStopped(req godap.RequestMessage) {
-	switch req.(type) {
-	case *godap.ContinueRequest, *godap.NextRequest, *godap.StepInRequest, *godap.StepOutRequest,
-		*godap.StackTraceRequest, *godap.ScopesRequest, *godap.VariablesRequest, *godap.EvaluateRequest,
-		*godap.RestartFrameRequest, *godap.ExceptionInfoRequest:
-		if !s.dbg.isStopped() {
-			r := req.GetRequest()
-			s.sendError(r, ErrNotStopped, fmt.Errorf("%s needs the VM stopped; pause it or wait for a breakpoint", r.Command))
-			return
-		}
-	}
-	switch r := req.(type) {
+	// Stopped.
 	case *godap.ContinueRequest:
 		s.onContinueRequest(r)
 	case *godap.NextRequest:
@@ -391,6 +419,8 @@ func (s *session) dispatchStopped(req godap.RequestMessage) {
 		s.onStepInRequest(r)
 	case *godap.StepOutRequest:
 		s.onStepOutRequest(r)
+	case *godap.StepInTargetsRequest:
+		s.onStepInTargetsRequest(r)
 	case *godap.StackTraceRequest:
 		s.onStackTraceRequest(r)
 	case *godap.ScopesRequest:
@@ -399,65 +429,128 @@ func (s *session) dispatchStopped(req godap.RequestMessage) {
 		s.onVariablesRequest(r)
 	case *godap.EvaluateRequest:
 		s.onEvaluateRequest(r)
+	case *godap.SetVariableRequest:
+		s.onSetVariableRequest(r)
+	case *godap.SetExpressionRequest:
+		s.onSetExpressionRequest(r)
+	case *godap.CompletionsRequest:
+		s.onCompletionsRequest(r)
 	case *godap.RestartFrameRequest:
 		s.onRestartFrameRequest(r)
 	case *godap.ExceptionInfoRequest:
 		s.onExceptionInfoRequest(r)
-	default:
-		// Everything else: setVariable, setFunctionBreakpoints, dataBreakpointInfo,
-		// completions, source, loadedSources… (see issue 6).
-		rq := req.GetRequest()
-		s.sendErrorMessage(rq.Seq, rq.Command, ErrUnsupportedCommand, fmt.Sprintf("the adapter does not implement %q yet", rq.Command))
+	case *godap.DataBreakpointInfoRequest:
+		s.onDataBreakpointInfoRequest(r)
 	}
 }
 
-func isDebuggeeRequest(req godap.RequestMessage) bool {
+// handled reports whether dispatch has a handler for a request that needs a debuggee.
+func handled(req godap.RequestMessage) bool {
 	switch req.(type) {
-	case *godap.InitializeRequest, *godap.LaunchRequest, *godap.AttachRequest, *godap.DisconnectRequest:
-		return false
 	case *godap.TerminateRequest, *godap.ConfigurationDoneRequest, *godap.SetBreakpointsRequest,
-		*godap.SetExceptionBreakpointsRequest, *godap.ThreadsRequest, *godap.PauseRequest,
-		*ddmUpdatesRequest, *ddmGCRequest,
-		*godap.ContinueRequest, *godap.NextRequest, *godap.StepInRequest, *godap.StepOutRequest,
-		*godap.StackTraceRequest, *godap.ScopesRequest, *godap.VariablesRequest, *godap.EvaluateRequest,
-		*godap.RestartFrameRequest, *godap.ExceptionInfoRequest:
+		*godap.SetFunctionBreakpointsRequest, *godap.SetExceptionBreakpointsRequest, *godap.SetDataBreakpointsRequest,
+		*godap.ThreadsRequest, *godap.PauseRequest, *godap.SourceRequest, *godap.LoadedSourcesRequest,
+		*redefineClassesRequest, *ddmUpdatesRequest, *ddmGCRequest:
+		return true
+	}
+	return needsStop(req)
+}
+
+// needsStop reports whether a request needs the VM stopped.
+func needsStop(req godap.RequestMessage) bool {
+	switch req.(type) {
+	case *godap.ContinueRequest, *godap.NextRequest, *godap.StepInRequest, *godap.StepOutRequest,
+		*godap.StepInTargetsRequest, *godap.StackTraceRequest, *godap.ScopesRequest, *godap.VariablesRequest,
+		*godap.EvaluateRequest, *godap.SetVariableRequest, *godap.SetExpressionRequest, *godap.CompletionsRequest,
+		*godap.RestartFrameRequest, *godap.ExceptionInfoRequest, *godap.DataBreakpointInfoRequest:
 		return true
 	}
 	return false
 }
 
-// reqCtx bounds the VM calls of one request.
-func (s *session) reqCtx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(s.ctx, s.cfg.RequestTimeout)
-}
-
 // capabilities is what the adapter can do with a VM that can do everything.
-func capabilities() godap.Capabilities {
-	return godap.Capabilities{
+func capabilities() initializeBody {
+	return initializeBody{Capabilities: godap.Capabilities{
 		SupportsConfigurationDoneRequest:  true,
+		SupportsFunctionBreakpoints:       true,
 		SupportsConditionalBreakpoints:    true,
 		SupportsHitConditionalBreakpoints: true,
 		SupportsLogPoints:                 true,
 		SupportsEvaluateForHovers:         true,
+		SupportsClipboardContext:          true,
+		SupportsSetVariable:               true,
+		SupportsSetExpression:             true,
+		SupportsCompletionsRequest:        true,
+		CompletionTriggerCharacters:       []string{"."},
+		SupportsValueFormattingOptions:    true,
 		SupportsTerminateRequest:          true,
 		SupportTerminateDebuggee:          true,
 		SupportsDelayedStackTraceLoading:  true,
 		SupportsRestartFrame:              true,
+		SupportsStepInTargetsRequest:      true,
 		SupportsExceptionInfoRequest:      true,
+		SupportsExceptionOptions:          true,
+		SupportsExceptionFilterOptions:    true,
+		SupportsDataBreakpoints:           true,
+		SupportsLoadedSourcesRequest:      true,
+		SupportsCancelRequest:             true,
 		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{
-			{Filter: "uncaught", Label: "Uncaught Exceptions", Default: true},
-			{Filter: "caught", Label: "Caught Exceptions"},
+			{Filter: "uncaught", Label: "Uncaught Exceptions", Default: true, SupportsCondition: true, ConditionDescription: excConditionHelp},
+			{Filter: "caught", Label: "Caught Exceptions", SupportsCondition: true, ConditionDescription: excConditionHelp},
 		},
-	}
+	}, SupportsHotCodeReplace: true}
+}
+
+const excConditionHelp = `Exception classes ("java.io.*, !java.io.EOFException") or a Java condition ("exception.getMessage() != null")`
+
+// initializeBody is the initialize response's body: the standard
+// capabilities and the custom ones.
+type initializeBody struct {
+	godap.Capabilities
+	// SupportsHotCodeReplace announces the redefineClasses request.
+	SupportsHotCodeReplace bool `json:"supportsHotCodeReplace,omitempty"`
+}
+
+type initializeResponse struct {
+	godap.Response
+	Body initializeBody `json:"body"`
+}
+
+// vmNeeds lists, per capability the adapter announces, what the VM must be
+// able to do for it: capabilities it lacks are withdrawn with a
+// capabilities event, and requests that need them fail saying so.
+var vmNeeds = []struct {
+	capability string
+	can        func(jdwp.Capabilities) bool
+	what       string
+}{
+	{"supportsRestartFrame", func(c jdwp.Capabilities) bool { return c.CanPopFrames }, "this VM cannot pop frames (CanPopFrames is false)"},
+	{"supportsDataBreakpoints", func(c jdwp.Capabilities) bool { return c.CanWatchFieldAccess || c.CanWatchFieldModification },
+		"this VM cannot watch fields (CanWatchFieldAccess and CanWatchFieldModification are false)"},
+	{"supportsStepInTargetsRequest", func(c jdwp.Capabilities) bool { return c.CanGetBytecodes && c.CanGetConstantPool },
+		"this VM cannot show bytecodes (CanGetBytecodes or CanGetConstantPool is false)"},
+	{"supportsHotCodeReplace", func(c jdwp.Capabilities) bool { return c.CanRedefineClasses }, "this VM cannot redefine classes (CanRedefineClasses is false)"},
 }
 
 // withdrawn lists the announced capabilities a VM lacks, for the capabilities event.
 func withdrawn(c jdwp.Capabilities) map[string]bool {
 	out := map[string]bool{}
-	if !c.CanPopFrames {
-		out["supportsRestartFrame"] = false
+	for _, n := range vmNeeds {
+		if !n.can(c) {
+			out[n.capability] = false
+		}
 	}
 	return out
+}
+
+// cannot returns an error if the VM lacks what capability needs.
+func (d *debuggee) cannot(capability string) error {
+	for _, n := range vmNeeds {
+		if n.capability == capability && !n.can(d.caps) {
+			return errors.New(n.what)
+		}
+	}
+	return nil
 }
 
 func (s *session) onInitializeRequest(r *godap.InitializeRequest) {
@@ -466,5 +559,5 @@ func (s *session) onInitializeRequest(r *godap.InitializeRequest) {
 		s.sendError(&r.Request, ErrMalformedRequest, fmt.Errorf("initialize: pathFormat %q is not supported; use \"path\"", r.Arguments.PathFormat))
 		return
 	}
-	s.send(&godap.InitializeResponse{Response: newResponse(&r.Request), Body: capabilities()})
+	s.send(&initializeResponse{Response: newResponse(&r.Request), Body: capabilities()})
 }

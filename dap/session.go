@@ -25,6 +25,10 @@ func (s *session) onLaunchRequest(r *godap.LaunchRequest) {
 		s.sendError(&r.Request, ErrFailedToLaunch, err)
 		return
 	}
+	if cfg.PackageName != "" {
+		s.launchAndroid(&r.Request, &cfg)
+		return
+	}
 	ctx, cancel := context.WithTimeout(s.ctx, cfg.timeout())
 	defer cancel()
 	d, err := s.launch(ctx, &cfg)
@@ -69,7 +73,7 @@ func (s *session) onAttachRequest(r *godap.AttachRequest) {
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, cfg.timeout())
 	defer cancel()
-	d, err := s.attach(ctx, target)
+	d, err := s.attach(ctx, target, cfg.CommonConfig)
 	if err != nil {
 		s.sendError(&r.Request, ErrFailedToAttach, fmt.Errorf("attach %s: %w", target, err))
 		return
@@ -85,8 +89,51 @@ func (s *session) onAttachRequest(r *godap.AttachRequest) {
 	s.announce(&r.Request, "attach", target, pid)
 }
 
+// launchAndroid starts an app through the backend's AndroidLauncher and
+// attaches to its VM; the VM runs when configurationDone arrives (the
+// VM_START suspension of a VM that waits for its debugger is held until
+// then) and is terminated on disconnect unless terminateDebuggee is false.
+func (s *session) launchAndroid(req *godap.Request, cfg *LaunchConfig) {
+	al, ok := s.cfg.Backend.(AndroidLauncher)
+	if !ok {
+		s.sendError(req, ErrFailedToLaunch, fmt.Errorf("launch %s: %w", cfg.PackageName, errNoAndroid))
+		return
+	}
+	rctx, rcancel := s.reqCtx()
+	defer rcancel()
+	ctx, cancel := context.WithTimeout(rctx, cfg.timeout())
+	defer cancel()
+	p := s.startProgress(req.Seq, "Launching "+cfg.PackageName, "")
+	target, err := al.LaunchAndroid(ctx, AndroidLaunch{
+		Device: cfg.TargetDevice, Package: cfg.PackageName, Activity: cfg.LaunchActivity,
+		AmStartArgs: cfg.AmStartArgs, APK: cfg.ApkFile,
+	}, func(msg string) { p.update(msg, -1) })
+	if err != nil {
+		p.end("failed")
+		s.sendError(req, ErrFailedToLaunch, fmt.Errorf("launch %s: %w", cfg.PackageName, err))
+		return
+	}
+	p.update("attaching to "+target, -1)
+	d, err := s.attach(ctx, target, cfg.CommonConfig)
+	p.end("")
+	if err != nil {
+		s.sendError(req, ErrFailedToLaunch, fmt.Errorf("launch %s: attach %s: %w", cfg.PackageName, target, err))
+		return
+	}
+	d.launched = true
+	d.sourcePaths = cfg.SourcePaths
+	if len(d.sourcePaths) == 0 {
+		d.sourcePaths = []string{"."}
+	}
+	pid := 0
+	if d.ddm != nil {
+		pid = int(d.ddm.client.Data().Identity().PID)
+	}
+	s.announce(req, "launch", cfg.PackageName, pid)
+}
+
 // attach opens the VM through the backend, performs the handshake and starts the session.
-func (s *session) attach(ctx context.Context, target string) (*debuggee, error) {
+func (s *session) attach(ctx context.Context, target string, common CommonConfig) (*debuggee, error) {
 	nc, err := openWithRetry(ctx, s.cfg.Backend, target)
 	if err != nil {
 		return nil, err
@@ -98,6 +145,7 @@ func (s *session) attach(ctx context.Context, target string) (*debuggee, error) 
 		return nil, err
 	}
 	d := newDebuggee(s, conn, target)
+	d.opts = common
 	if err := s.begin(ctx, d, target); err != nil {
 		d.release(ctx, false)
 		return nil, err
@@ -119,7 +167,7 @@ func (s *session) begin(ctx context.Context, d *debuggee, target string) error {
 // capabilities this VM lacks, the response, then initialized.
 func (s *session) announce(req *godap.Request, method, name string, pid int) {
 	s.send(&godap.ProcessEvent{Event: newEvent("process"), Body: godap.ProcessEventBody{
-		Name: name, SystemProcessId: pid, IsLocalProcess: method == "launch" || pid != 0, StartMethod: method,
+		Name: name, SystemProcessId: pid, IsLocalProcess: s.dbg.proc != nil || method == "attach" && pid != 0, StartMethod: method,
 	}})
 	if w := withdrawn(s.dbg.caps); len(w) > 0 {
 		s.send(&capabilitiesEvent{Event: newEvent("capabilities"), Body: capabilitiesBody{Capabilities: w}})
@@ -155,7 +203,7 @@ func (s *session) onDisconnectRequest(r *godap.DisconnectRequest) {
 	s.closing.Store(true)
 	var err error
 	if d := s.dbg; d != nil && !s.released {
-		terminate := d.proc != nil
+		terminate := d.proc != nil || d.launched
 		var args struct {
 			Arguments struct {
 				TerminateDebuggee *bool `json:"terminateDebuggee"`

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	godap "github.com/google/go-dap"
 )
@@ -16,6 +17,31 @@ import (
 var threadStates = map[jdwp.ThreadStatus]string{
 	jdwp.ThreadZombie: "zombie", jdwp.ThreadRunning: "running", jdwp.ThreadSleeping: "sleeping",
 	jdwp.ThreadMonitor: "blocked", jdwp.ThreadWait: "waiting",
+}
+
+// systemThreads are the VM's own threads, HotSpot's and ART's.
+var systemThreads = map[string]bool{
+	"Reference Handler": true, "Finalizer": true, "Signal Dispatcher": true, "Common-Cleaner": true,
+	"Notification Thread": true, "Attach Listener": true, "Service Thread": true, "Monitor Deflation Thread": true,
+	"Signal Catcher": true, "ReferenceQueueDaemon": true, "FinalizerDaemon": true, "FinalizerWatchdogDaemon": true,
+	"HeapTaskDaemon": true, "Jit thread pool worker thread 0": true, "Profile Saver": true,
+}
+
+// isSystemThread reports whether a thread is the VM's own: by name, or by
+// belonging to the "system" thread group.
+func (d *debuggee) isSystemThread(ctx context.Context, t jdwp.ThreadID, name string) bool {
+	if systemThreads[name] {
+		return true
+	}
+	sys, err := d.sysThreads.get(t, func() (bool, error) {
+		g, err := d.conn.ThreadGroup(ctx, t)
+		if err != nil {
+			return false, err
+		}
+		gn, err := d.conn.ThreadGroupName(ctx, g)
+		return gn == "system", err
+	})
+	return err == nil && sys
 }
 
 // onThreadsRequest lists every thread as "name (state)": the thread the VM
@@ -67,9 +93,18 @@ func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
 		s.sendError(&r.Request, ErrUnableToListThreads, fmt.Errorf("threads: %w", err))
 		return
 	}
-	threads := make([]godap.Thread, len(ids))
+	hidden := make([]bool, len(ids))
+	if d.opts.HideSystemThreads {
+		parallel(len(ids), func(i int) error {
+			hidden[i] = ids[i] != stopThread && d.isSystemThread(ctx, ids[i], names[i])
+			return nil
+		})
+	}
+	threads := make([]godap.Thread, 0, len(ids))
 	for i, t := range ids {
-		threads[i] = godap.Thread{Id: d.threads.id(t), Name: names[i] + " (" + states[i] + ")"}
+		if !hidden[i] {
+			threads = append(threads, godap.Thread{Id: d.threads.id(t), Name: names[i] + " (" + states[i] + ")"})
+		}
 	}
 	s.send(&godap.ThreadsResponse{Response: newResponse(&r.Request), Body: godap.ThreadsResponseBody{Threads: threads}})
 }
@@ -94,6 +129,7 @@ func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
 		n = int32(r.Arguments.Levels)
 	}
 	var frames []jdwp.Frame
+	gen := d.invokeGen(t)
 	if n > 0 {
 		if frames, err = d.conn.Frames(ctx, t, start, n); err != nil {
 			s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: %w", err))
@@ -107,7 +143,10 @@ func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
 		if err != nil {
 			return err
 		}
-		sf.Id = d.frames.add(frameRef{thread: t, frame: f.ID, loc: f.Location, depth: start + int32(i)})
+		sf.Id = d.frames.add(frameRef{thread: t, frame: f.ID, loc: f.Location, depth: start + int32(i), gen: gen})
+		if ff := r.Arguments.Format; ff != nil {
+			sf.Name = d.formatFrameName(withHex(ctx, &ff.ValueFormat), ff, t, f, sf)
+		}
 		sf.CanRestart = d.caps.CanPopFrames && start+int32(i) < total-1
 		out[i] = sf
 		return nil
@@ -117,6 +156,64 @@ func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
 		return
 	}
 	s.send(&godap.StackTraceResponse{Response: newResponse(&r.Request), Body: godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(total)}})
+}
+
+// formatFrameName adds what a stackTrace format asks for to a frame's
+// name: its parameters (types, names, values; values in hex if asked) and
+// its line.
+func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameFormat, t jdwp.ThreadID, f jdwp.Frame, sf godap.StackFrame) string {
+	name := sf.Name
+	all := ff.IncludeAll
+	if ff.Parameters || ff.ParameterTypes || ff.ParameterNames || ff.ParameterValues || all {
+		m, err := d.method(ctx, f.Location.Class, f.Location.Method)
+		params, _ := expr.ParamSigs(m.Signature)
+		var parts []string
+		var args []jdwp.Variable
+		if vt, verr := d.variableTable(ctx, f.Location.Class, f.Location.Method); verr == nil && !vt.absent {
+			first := int32(0)
+			if m.ModBits&jdwp.AccStatic == 0 {
+				first = 1
+			}
+			for _, v := range vt.Variables {
+				if v.Slot >= first && v.Slot < vt.ArgCount && v.CodeIndex == 0 {
+					args = append(args, v)
+				}
+			}
+		}
+		var vals []jdwp.Value
+		if (ff.ParameterValues || all) && len(args) == len(params) && len(args) > 0 {
+			slots := make([]jdwp.SlotRequest, len(args))
+			for i, a := range args {
+				slots[i] = jdwp.SlotRequest{Slot: a.Slot, Tag: jdwp.TagForSignature(a.Signature)}
+			}
+			vals, _ = d.conn.FrameValues(ctx, t, f.ID, slots)
+		}
+		for i, p := range params {
+			var part []string
+			if ff.ParameterTypes || all || !(ff.ParameterNames || ff.ParameterValues) {
+				part = append(part, expr.SimpleTypeName(p))
+			}
+			if (ff.ParameterNames || all) && len(args) == len(params) {
+				part = append(part, args[i].Name)
+			}
+			if i < len(vals) {
+				if v, err := d.variable(ctx, "", "", vals[i]); err == nil {
+					if len(part) > 0 {
+						part = append(part, "=")
+					}
+					part = append(part, v.Value)
+				}
+			}
+			parts = append(parts, strings.Join(part, " "))
+		}
+		if err == nil {
+			name += "(" + strings.Join(parts, ", ") + ")"
+		}
+	}
+	if (ff.Line || all) && sf.Line > 0 {
+		name += fmt.Sprintf(" line %d", sf.Line)
+	}
+	return name
 }
 
 // describeFrame names a location: "Class.method", its line and source file.
@@ -162,7 +259,8 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 	return d.sources.get(class, func() (*godap.Source, error) {
 		file, err := d.conn.SourceFile(ctx, class)
 		if absent(err) {
-			return nil, nil
+			name := sigToName(sig)
+			return &godap.Source{Name: simpleName(name) + ".class", SourceReference: d.sourceRef(class), PresentationHint: "deemphasize", Origin: "no SourceFile attribute: outline and bytecode"}, nil
 		}
 		if err != nil {
 			return nil, err
@@ -180,7 +278,7 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 				return &godap.Source{Name: file, Path: p}, nil
 			}
 		}
-		return &godap.Source{Name: file, PresentationHint: "deemphasize", Origin: "not found in sourcePaths: " + rel}, nil
+		return &godap.Source{Name: file, SourceReference: d.sourceRef(class), PresentationHint: "deemphasize", Origin: "not found in sourcePaths: " + rel + "; outline and bytecode"}, nil
 	})
 }
 

@@ -90,15 +90,20 @@ func TestLaunchConfigDecoding(t *testing.T) {
 }
 
 func TestWithdrawn(t *testing.T) {
-	if w := withdrawn(jdwp.Capabilities{}); !w["supportsRestartFrame"] == false || len(w) != 1 {
+	if w := withdrawn(jdwp.Capabilities{}); len(w) != len(vmNeeds) || w["supportsRestartFrame"] || w["supportsHotCodeReplace"] {
 		t.Errorf("withdrawn from a VM that can do nothing: %v", w)
 	}
-	if w := withdrawn(jdwp.Capabilities{CanPopFrames: true}); len(w) != 0 {
+	all := jdwp.Capabilities{CanPopFrames: true, CanWatchFieldAccess: true, CanGetBytecodes: true, CanGetConstantPool: true, CanRedefineClasses: true}
+	if w := withdrawn(all); len(w) != 0 {
 		t.Errorf("withdrawn from a capable VM: %v", w)
 	}
 	b, _ := json.Marshal(capabilitiesEvent{Event: newEvent("capabilities"), Body: capabilitiesBody{Capabilities: withdrawn(jdwp.Capabilities{})}})
 	if !strings.Contains(string(b), `"supportsRestartFrame":false`) {
 		t.Errorf("capabilities event %s does not carry the explicit false", b)
+	}
+	d := &debuggee{caps: jdwp.Capabilities{}}
+	if err := d.cannot("supportsRestartFrame"); err == nil || err.Error() != "this VM cannot pop frames (CanPopFrames is false)" {
+		t.Errorf("cannot: %v", err)
 	}
 }
 

@@ -2,7 +2,6 @@ package dap
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -51,7 +50,7 @@ func (s *session) onVariablesRequest(r *godap.VariablesRequest) {
 	}
 	ctx, cancel := s.reqCtx()
 	defer cancel()
-	vars, err := c.children(ctx, d, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
+	vars, err := c.children(withHex(ctx, r.Arguments.Format), d, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
 	if err != nil {
 		s.sendError(&r.Request, ErrUnableToListVariables, fmt.Errorf("variables: %w", err))
 		return
@@ -106,10 +105,7 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 	case v.Kind == expr.KindVoid:
 		out.Value, out.Type = "void", ""
 	case !v.Kind.IsRef():
-		out.Value = v.JavaString()
-		if v.Kind == expr.KindChar {
-			out.Value = v.Literal()
-		}
+		out.Value = formatPrimitive(ctx, v)
 	case v.Kind == expr.KindNull:
 		out.Value, out.Type = "null", ""
 	case v.Kind == expr.KindString:
@@ -132,10 +128,7 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 		if err != nil {
 			return out, err
 		}
-		out.Value = p.JavaString()
-		if p.Kind == expr.KindChar {
-			out.Value = p.Literal()
-		}
+		out.Value = formatPrimitive(ctx, p)
 		out.Type = simpleName(out.Type)
 		out.VariablesReference = d.objectRef(ctx, v, evalName)
 	case strings.HasPrefix(v.Type, "["):
@@ -156,6 +149,35 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 	return out, nil
 }
 
+// hexKey marks a context whose request asked for hexadecimal integers
+// (valueFormattingOptions).
+type hexKey struct{}
+
+func withHex(ctx context.Context, f *godap.ValueFormat) context.Context {
+	if f != nil && f.Hex {
+		return context.WithValue(ctx, hexKey{}, true)
+	}
+	return ctx
+}
+
+// formatPrimitive shows a primitive as Java writes it (chars quoted), or
+// integers in hexadecimal (two's complement at their width) when the request
+// asked for hex.
+func formatPrimitive(ctx context.Context, v expr.Value) string {
+	if hex, _ := ctx.Value(hexKey{}).(bool); hex && v.Kind.IsIntegral() && v.Kind != expr.KindChar {
+		bits := map[expr.Kind]uint{expr.KindByte: 8, expr.KindShort: 16, expr.KindInt: 32, expr.KindLong: 64}[v.Kind]
+		u := uint64(v.I)
+		if bits < 64 {
+			u &= 1<<bits - 1
+		}
+		return fmt.Sprintf("0x%x", u)
+	}
+	if v.Kind == expr.KindChar {
+		return v.Literal()
+	}
+	return v.JavaString()
+}
+
 func (d *debuggee) objectRef(ctx context.Context, v expr.Value, evalName string) int {
 	t, _, err := d.typeOf(ctx, jdwp.ObjectID(v.Ref))
 	if err != nil {
@@ -171,8 +193,12 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 	if err != nil {
 		return nil, err
 	}
+	frame, err := d.liveFrame(ctx, f)
+	if err != nil {
+		return nil, err
+	}
 	if m.ModBits&(jdwp.AccStatic|jdwp.AccNative) == 0 {
-		this, err := d.conn.ThisObject(ctx, f.thread, f.frame)
+		this, err := d.conn.ThisObject(ctx, f.thread, frame)
 		if err != nil {
 			return nil, fmt.Errorf("this: %w", err)
 		}
@@ -189,7 +215,7 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 		for i, v := range vars {
 			slots[i] = jdwp.SlotRequest{Slot: v.Slot, Tag: jdwp.TagForSignature(v.Signature)}
 		}
-		values, err := d.conn.FrameValues(ctx, f.thread, f.frame, slots)
+		values, err := d.conn.FrameValues(ctx, f.thread, frame, slots)
 		if err != nil {
 			return nil, fmt.Errorf("local variables: %w", err)
 		}
@@ -307,47 +333,4 @@ func (c *arrayVars) children(ctx context.Context, d *debuggee, filter string, st
 		vals[i] = named{"[" + idx + "]", evalName, v}
 	}
 	return d.variables(ctx, vals)
-}
-
-// onEvaluateRequest evaluates an expression in a stopped frame (the top
-// frame of the stopped thread when no frame is given).
-func (s *session) onEvaluateRequest(r *godap.EvaluateRequest) {
-	d := s.dbg
-	ctx, cancel := s.reqCtx()
-	defer cancel()
-	var env *frameEnv
-	if r.Arguments.FrameId != 0 {
-		f, ok := d.frames.get(r.Arguments.FrameId)
-		if !ok {
-			s.sendError(&r.Request, ErrUnableToEvaluate, fmt.Errorf("evaluate: unknown frame id %d", r.Arguments.FrameId))
-			return
-		}
-		env = d.frameEnv(f.thread, f.depth, f.frame, f.loc)
-	} else {
-		d.mu.Lock()
-		t := d.stopThread
-		d.mu.Unlock()
-		if t == 0 {
-			s.sendError(&r.Request, ErrUnableToEvaluate, errors.New("evaluate: give a frameId; no thread is stopped at an event"))
-			return
-		}
-		env = d.frameEnv(t, 0, 0, jdwp.Location{})
-		if _, err := env.frameID(ctx); err != nil {
-			s.sendError(&r.Request, ErrUnableToEvaluate, fmt.Errorf("evaluate: %w", err))
-			return
-		}
-	}
-	v, err := expr.EvalString(ctx, r.Arguments.Expression, env)
-	if err != nil {
-		s.sendError(&r.Request, ErrUnableToEvaluate, err)
-		return
-	}
-	vr, err := d.exprVariable(ctx, "", r.Arguments.Expression, v)
-	if err != nil {
-		s.sendError(&r.Request, ErrUnableToEvaluate, err)
-		return
-	}
-	s.send(&godap.EvaluateResponse{Response: newResponse(&r.Request), Body: godap.EvaluateResponseBody{
-		Result: vr.Value, Type: vr.Type, VariablesReference: vr.VariablesReference, IndexedVariables: vr.IndexedVariables,
-	}})
 }

@@ -111,7 +111,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if dapLn != nil {
 		defer dapLn.Close()
 		cfg := dapConfig()
-		cfg.Backend = m
+		cfg.Backend = monitorBackend{m}
 		dsrv := dap.NewServer(cfg)
 		log.Info().Str("dap", dapAt).Msg("DAP sessions accepted")
 		wg.Add(1)
@@ -155,6 +155,17 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	}
 	return err
 }
+
+// monitorBackend is the monitor as the DAP server's Backend: OpenDebugger and
+// DDM come from it as they are, and Android launches become LaunchApp.
+type monitorBackend struct{ *bridge.Monitor }
+
+func (b monitorBackend) LaunchAndroid(ctx context.Context, req dap.AndroidLaunch, progress func(string)) (string, error) {
+	return b.LaunchApp(ctx, bridge.LaunchRequest{Device: req.Device, Package: req.Package, Activity: req.Activity,
+		AmStartArgs: req.AmStartArgs, APK: req.APK}, progress)
+}
+
+var _ dap.AndroidLauncher = monitorBackend{}
 
 // listenDAP opens the listener for DAP sessions. "auto" is a user-only unix
 // socket named after this process, so several monitors never collide; TCP

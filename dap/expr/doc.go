@@ -2,14 +2,22 @@
 // for a subset of Java expressions, and an evaluator that runs them in Go
 // against an [Env] — no JDK on the debugger side.
 //
-// What it owns: the grammar (literals, names, this, field selection, array
-// indexing, unary/binary/conditional operators with Java's precedence,
-// primitive casts, and — parsed now, evaluated by a later engine — method
-// calls and instanceof), Java's numeric promotion and overflow rules, string
-// concatenation, and {expr} templates for logpoints ([ParseTemplate]).
+// What it owns: the grammar (literals: decimal, hex, octal and binary
+// integers with underscores, floats, chars, strings; names, this,
+// field selection, qualified class names, array indexing,
+// unary/binary/conditional operators with Java's precedence, casts,
+// instanceof, method calls, new), Java's numeric promotion and overflow
+// rules, string concatenation (with toString() of objects), method overload
+// resolution by the arguments' runtime types (JLS 15.12.2: strict, loose,
+// variable arity, then the most specific), the conversions of arguments and
+// of assigned values ([Convert]: widening, narrowing of values that fit,
+// boxing, unboxing), and {expr} templates for logpoints ([ParseTemplate]).
+// Errors name the sub-expression that failed ([EvalError]); exceptions
+// thrown by invoked methods are [Thrown].
 //
 // What it must not touch: JDWP, DAP or any VM. Everything the evaluator needs
-// from a VM — locals, this, fields, array elements, string contents — comes
+// from a VM — locals, this, fields, array elements, string contents,
+// classes, methods, subtyping, invocation, new strings and arrays — comes
 // through [Env]; package dap implements it over a jdwp.Conn. That keeps the
 // engine testable with a fake Env and its parser fuzzable ([FuzzParse]).
 //

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
-	"unicode/utf16"
 )
 
-// Env is what the evaluator needs from a suspended VM frame.
+// Env is what the evaluator needs from a suspended VM frame. Types are JNI
+// signatures ("I", "Ljava/lang/String;", "[J").
 type Env interface {
 	// Lookup resolves a simple name: a local variable, then a field of this,
 	// then a static field of the frame's class. A name that is none of them
@@ -25,13 +26,84 @@ type Env interface {
 	Element(ctx context.Context, arr Value, i int) (Value, error)
 	// StringOf returns the contents of a java.lang.String object.
 	StringOf(ctx context.Context, s Value) (string, error)
+
+	// FrameClass is the signature of the class whose method the frame runs.
+	FrameClass(ctx context.Context) (string, error)
+	// Class resolves a class name as Java source writes it — simple
+	// ("Integer", "Node"), qualified ("java.util.List") or nested
+	// ("Outer.Inner") — to the signature of a loaded class. A name that
+	// names no loaded class fails with an error wrapping ErrUnknownName.
+	Class(ctx context.Context, name string) (string, error)
+	// StaticField reads a static field of a class; a missing field fails
+	// with an error wrapping ErrUnknownName.
+	StaticField(ctx context.Context, class, name string) (Value, error)
+	// Methods lists the methods called name that class declares or
+	// inherits, from superclasses and interfaces, the most derived first;
+	// for "<init>", the constructors class declares.
+	Methods(ctx context.Context, class, name string) ([]Method, error)
+	// Subtype reports whether type sub is assignable to type sup (both
+	// reference signatures; arrays follow Java's covariance).
+	Subtype(ctx context.Context, sub, sup string) (bool, error)
+	// Invoke runs m on recv (ignored for a static m) with args already
+	// converted to m's parameter types. An exception thrown by the method
+	// is returned as a *Thrown error. Environments that must not run code
+	// (hover) fail with an error wrapping ErrNoInvoke.
+	Invoke(ctx context.Context, recv Value, m Method, args []Value) (Value, error)
+	// New creates an object with constructor m (as Invoke for errors).
+	New(ctx context.Context, m Method, args []Value) (Value, error)
+	// NewString creates a java.lang.String in the VM.
+	NewString(ctx context.Context, s string) (Value, error)
+	// NewArray creates an array of type sig holding elems (already
+	// converted to the element type).
+	NewArray(ctx context.Context, sig string, elems []Value) (Value, error)
 }
+
+// Method is a method or constructor as the Env lists it.
+type Method struct {
+	Class     string // signature of the declaring type
+	Name      string
+	Signature string // method descriptor, e.g. "(ILjava/lang/String;)V"
+	Static    bool
+	Varargs   bool
+	Handle    any // the Env's own reference to the method
+}
+
+// String renders m as "Class.name(int, String)".
+func (m Method) String() string {
+	params, _ := ParamSigs(m.Signature)
+	names := make([]string, len(params))
+	for i, p := range params {
+		names[i] = SimpleTypeName(p)
+	}
+	name := m.Name
+	if name == "<init>" {
+		name = "new " + SimpleTypeName(m.Class)
+	} else {
+		name = SimpleTypeName(m.Class) + "." + name
+	}
+	return name + "(" + strings.Join(names, ", ") + ")"
+}
+
+// Thrown is an exception a method invoked by the evaluator threw.
+type Thrown struct {
+	Class   string // binary name, e.g. "java.lang.IllegalStateException"
+	Message string // its getMessage(), "" for none
+	Object  Value  // the exception object
+}
+
+func (t *Thrown) Error() string {
+	if t.Message == "" {
+		return t.Class + " thrown"
+	}
+	return t.Class + " thrown: " + t.Message
+}
+
+// ErrNoInvoke is wrapped by Env errors when running code in the VM is not
+// allowed (hover evaluation, unless the user allows it).
+var ErrNoInvoke = errors.New("running methods is not allowed here")
 
 // ErrUnknownName is wrapped by Env.Lookup errors for names that resolve to nothing.
 var ErrUnknownName = errors.New("no local variable, field or static field of that name")
-
-// ErrUnsupported is wrapped by errors for valid Java this engine cannot run yet.
-var ErrUnsupported = errors.New("not supported by this expression engine yet")
 
 // EvalError is an evaluation failure, naming the part of the expression that failed.
 type EvalError struct {
@@ -110,6 +182,9 @@ func (ev *evaluator) eval(ctx context.Context, n Node) (Value, error) {
 	case *Select:
 		x, err := ev.eval(ctx, n.X)
 		if err != nil {
+			if class, ok := ev.asClass(ctx, n.X, err); ok {
+				return ev.staticField(ctx, n, class)
+			}
 			return Value{}, err
 		}
 		return ev.selectField(ctx, n, x)
@@ -139,9 +214,47 @@ func (ev *evaluator) eval(ctx context.Context, n Node) (Value, error) {
 	case *Call:
 		return ev.call(ctx, n)
 	case *InstanceOf:
-		return Value{}, fail(n, "instanceof: %w", ErrUnsupported)
+		return ev.instanceOf(ctx, n)
+	case *New:
+		return ev.newObject(ctx, n)
 	}
 	return Value{}, fmt.Errorf("expr: unknown node %T", n)
+}
+
+// asClass interprets a name chain whose evaluation failed for an unknown
+// name as a class name (java.lang.Integer, Outer.Inner, Node).
+func (ev *evaluator) asClass(ctx context.Context, n Node, evalErr error) (string, bool) {
+	if !errors.Is(evalErr, ErrUnknownName) {
+		return "", false
+	}
+	name, ok := dotted(n)
+	if !ok {
+		return "", false
+	}
+	class, err := ev.env.Class(ctx, name)
+	return class, err == nil
+}
+
+// dotted renders a chain of names (a.b.C) as a string.
+func dotted(n Node) (string, bool) {
+	switch n := n.(type) {
+	case *Name:
+		return n.Name, true
+	case *Select:
+		x, ok := dotted(n.X)
+		return x + "." + n.Name, ok
+	}
+	return "", false
+}
+
+// staticField reads Class.name; a missing field wraps ErrUnknownName, so
+// that Outer.Inner can still be tried as a nested class.
+func (ev *evaluator) staticField(ctx context.Context, n *Select, class string) (Value, error) {
+	v, err := ev.env.StaticField(ctx, class, n.Name)
+	if err != nil {
+		return Value{}, wrap(n, err)
+	}
+	return v, nil
 }
 
 func (ev *evaluator) selectField(ctx context.Context, n *Select, x Value) (Value, error) {
@@ -555,9 +668,9 @@ func (ev *evaluator) stringOf(ctx context.Context, n Node, v Value) (string, err
 	return s, nil
 }
 
-// javaString is String.valueOf(v) as far as it can go without running code
-// in the VM: primitives, strings, boxed values, null; other objects print as
-// Type@id.
+// javaString is String.valueOf(v): primitives, strings, boxed values and
+// null directly; other objects through their toString() when the Env may run
+// code, and as Type@id when it may not.
 func (ev *evaluator) javaString(ctx context.Context, n Node, v Value) (string, error) {
 	switch {
 	case v.Kind == KindString:
@@ -568,8 +681,20 @@ func (ev *evaluator) javaString(ctx context.Context, n Node, v Value) (string, e
 			return "", err
 		}
 		return p.JavaString(), nil
+	case v.Kind != KindObject:
+		return v.JavaString(), nil
 	}
-	return v.JavaString(), nil
+	s, err := ev.invokeNamed(ctx, n, v, "toString", nil)
+	if errors.Is(err, ErrNoInvoke) {
+		return SimpleTypeName(v.Type) + "@" + strconv.FormatUint(v.Ref, 16), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if s.Kind == KindNull {
+		return "null", nil
+	}
+	return ev.stringOf(ctx, n, s)
 }
 
 // ToString formats v for a logpoint or a string concatenation.
@@ -583,13 +708,9 @@ func (ev *evaluator) cast(ctx context.Context, n *Cast) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	k, primitive := map[string]Kind{"boolean": KindBoolean, "byte": KindByte, "char": KindChar, "short": KindShort,
-		"int": KindInt, "long": KindLong, "float": KindFloat, "double": KindDouble}[n.Type]
+	k, primitive := primitiveNames[n.Type]
 	if !primitive {
-		if !x.Kind.IsRef() {
-			return Value{}, fail(n, "cannot cast a %s to %s", x.Kind, n.Type)
-		}
-		return Value{}, fail(n, "reference casts: %w", ErrUnsupported)
+		return ev.refCast(ctx, n, x)
 	}
 	if x, err = ev.unbox(ctx, n.X, x); err != nil {
 		return Value{}, err
@@ -603,66 +724,68 @@ func (ev *evaluator) cast(ctx context.Context, n *Cast) (Value, error) {
 	return Value{}, fail(n, "cannot cast %s to %s", x.TypeName(), n.Type)
 }
 
-// call evaluates the String methods that need no code in the VM; every other
-// method call waits for the full engine.
-func (ev *evaluator) call(ctx context.Context, n *Call) (Value, error) {
-	sel, ok := n.Fun.(*Select)
+// resolveType turns a type name of the source (int, String, a.b.C[], Outer.Inner)
+// into a signature.
+func (ev *evaluator) resolveType(ctx context.Context, n Node, name string) (string, error) {
+	dims := strings.Count(name, "[]")
+	base := strings.TrimSuffix(name, strings.Repeat("[]", dims))
+	if k, ok := primitiveNames[base]; ok {
+		return strings.Repeat("[", dims) + kindSigs[k], nil
+	}
+	sig, err := ev.env.Class(ctx, base)
+	if err != nil {
+		return "", wrap(n, err)
+	}
+	return strings.Repeat("[", dims) + sig, nil
+}
+
+// refCast is a cast to a reference type: boxing a primitive, and a
+// ClassCastException when the runtime type does not fit.
+func (ev *evaluator) refCast(ctx context.Context, n *Cast, x Value) (Value, error) {
+	target, err := ev.resolveType(ctx, n, n.Type)
+	if err != nil {
+		return Value{}, err
+	}
+	if x.Kind == KindNull {
+		return x, nil
+	}
+	if !x.Kind.IsRef() {
+		if x.Kind == KindVoid {
+			return Value{}, fail(n, "cannot cast void to %s", n.Type)
+		}
+		if ok, err := ev.env.Subtype(ctx, boxSigs[x.Kind], target); err != nil || !ok {
+			return Value{}, fail(n, "cannot cast %s to %s", x.TypeName(), n.Type)
+		}
+		return ev.box(ctx, n, x)
+	}
+	ok, err := ev.env.Subtype(ctx, typeSig(x), target)
+	if err != nil {
+		return Value{}, wrap(n, err)
+	}
 	if !ok {
-		return Value{}, fail(n, "method calls: %w", ErrUnsupported)
+		return Value{}, fail(n, "ClassCastException: class %s cannot be cast to class %s", SignatureToName(typeSig(x)), SignatureToName(target))
 	}
-	recv, err := ev.eval(ctx, sel.X)
+	return x, nil
+}
+
+func (ev *evaluator) instanceOf(ctx context.Context, n *InstanceOf) (Value, error) {
+	x, err := ev.eval(ctx, n.X)
 	if err != nil {
 		return Value{}, err
 	}
-	if recv.Kind == KindNull {
-		return Value{}, fail(n, "NullPointerException: %s is null", sel.X)
+	if !x.Kind.IsRef() {
+		return Value{}, fail(n, "instanceof needs a reference, not %s", x.TypeName())
 	}
-	if recv.Kind != KindString {
-		return Value{}, fail(n, "method calls: %w", ErrUnsupported)
-	}
-	s, err := ev.stringOf(ctx, sel.X, recv)
+	target, err := ev.resolveType(ctx, n, n.Type)
 	if err != nil {
 		return Value{}, err
 	}
-	args := make([]Value, len(n.Args))
-	for i, a := range n.Args {
-		if args[i], err = ev.eval(ctx, a); err != nil {
-			return Value{}, err
-		}
+	if x.Kind == KindNull {
+		return BoolValue(false), nil
 	}
-	argString := func(i int) (string, bool, error) {
-		if args[i].Kind != KindString {
-			return "", false, nil
-		}
-		t, err := ev.stringOf(ctx, n.Args[i], args[i])
-		return t, true, err
+	ok, err := ev.env.Subtype(ctx, typeSig(x), target)
+	if err != nil {
+		return Value{}, wrap(n, err)
 	}
-	switch {
-	case sel.Name == "length" && len(args) == 0:
-		return IntValue(int32(len(utf16.Encode([]rune(s))))), nil
-	case sel.Name == "isEmpty" && len(args) == 0:
-		return BoolValue(s == ""), nil
-	case (sel.Name == "equals" || sel.Name == "contains" || sel.Name == "startsWith" || sel.Name == "endsWith") && len(args) == 1:
-		t, ok, err := argString(0)
-		if err != nil {
-			return Value{}, err
-		}
-		if !ok {
-			if sel.Name == "equals" {
-				return BoolValue(false), nil
-			}
-			return Value{}, fail(n, "%s needs a String argument", sel.Name)
-		}
-		switch sel.Name {
-		case "equals":
-			return BoolValue(s == t), nil
-		case "contains":
-			return BoolValue(strings.Contains(s, t)), nil
-		case "startsWith":
-			return BoolValue(strings.HasPrefix(s, t)), nil
-		default:
-			return BoolValue(strings.HasSuffix(s, t)), nil
-		}
-	}
-	return Value{}, fail(n, "String.%s with %d arguments: %w", sel.Name, len(args), ErrUnsupported)
+	return BoolValue(ok), nil
 }

@@ -72,6 +72,12 @@ type (
 		X    Node
 		Type string
 	}
+	// New is new Type(Args...): an instance created by a constructor.
+	New struct {
+		At   int
+		Type string
+		Args []Node
+	}
 )
 
 func (n *Lit) Pos() int        { return n.At }
@@ -85,6 +91,7 @@ func (n *Binary) Pos() int     { return n.X.Pos() }
 func (n *Cond) Pos() int       { return n.Cond.Pos() }
 func (n *Cast) Pos() int       { return n.At }
 func (n *InstanceOf) Pos() int { return n.X.Pos() }
+func (n *New) Pos() int        { return n.At }
 
 func (n *Lit) String() string {
 	s := n.Value.Literal()
@@ -99,12 +106,15 @@ func (n *Name) String() string   { return n.Name }
 func (n *This) String() string   { return "this" }
 func (n *Select) String() string { return n.X.String() + "." + n.Name }
 func (n *Index) String() string  { return n.X.String() + "[" + n.Index.String() + "]" }
-func (n *Call) String() string {
-	args := make([]string, len(n.Args))
-	for i, a := range n.Args {
-		args[i] = a.String()
+func (n *Call) String() string   { return n.Fun.String() + argList(n.Args) }
+func (n *New) String() string    { return "new " + n.Type + argList(n.Args) }
+
+func argList(args []Node) string {
+	s := make([]string, len(args))
+	for i, a := range args {
+		s[i] = a.String()
 	}
-	return n.Fun.String() + "(" + strings.Join(args, ", ") + ")"
+	return "(" + strings.Join(s, ", ") + ")"
 }
 func (n *Unary) String() string  { return "(" + n.Op + n.X.String() + ")" }
 func (n *Binary) String() string { return "(" + n.X.String() + " " + n.Op + " " + n.Y.String() + ")" }
@@ -243,6 +253,11 @@ func (lx *lexer) number() (token, error) {
 	if strings.HasPrefix(src[lx.pos:], "0x") || strings.HasPrefix(src[lx.pos:], "0X") {
 		lx.pos += 2
 		for lx.pos < len(src) && (strings.IndexByte("0123456789abcdefABCDEF_", src[lx.pos]) >= 0) {
+			lx.pos++
+		}
+	} else if strings.HasPrefix(src[lx.pos:], "0b") || strings.HasPrefix(src[lx.pos:], "0B") {
+		lx.pos += 2
+		for lx.pos < len(src) && (strings.IndexByte("01_", src[lx.pos]) >= 0) {
 			lx.pos++
 		}
 	} else {
@@ -504,6 +519,17 @@ func (p *parser) startsOperand(primitive bool) bool {
 
 // typeName parses a (qualified) type name with optional [] suffixes.
 func (p *parser) typeName() string {
+	name := p.qualifiedName()
+	for p.err == nil && p.isOp("[") {
+		p.next()
+		p.expect("]")
+		name += "[]"
+	}
+	return name
+}
+
+// qualifiedName parses a name with dots: a.b.C.
+func (p *parser) qualifiedName() string {
 	if p.tok.kind != tIdent {
 		p.fail(p.tok.pos, "expected a type name, found %s", p.tok)
 		return ""
@@ -518,11 +544,6 @@ func (p *parser) typeName() string {
 		}
 		name += "." + p.tok.text
 		p.next()
-	}
-	for p.isOp("[") {
-		p.next()
-		p.expect("]")
-		name += "[]"
 	}
 	return name
 }
@@ -555,6 +576,17 @@ func (p *parser) primary() Node {
 		case "instanceof":
 			p.fail(t.pos, "instanceof needs a value on its left")
 			return nil
+		case "new":
+			typ := p.qualifiedName()
+			if p.err == nil && p.isOp("[") {
+				p.fail(p.tok.pos, "array creation (new %s[...]) is not supported; only constructors are", strings.TrimSuffix(typ, "[]"))
+				return nil
+			}
+			if !p.isOp("(") {
+				p.fail(p.tok.pos, "expected ( after new %s, found %s", typ, p.tok)
+				return nil
+			}
+			return &New{At: t.pos, Type: typ, Args: p.args()}
 		}
 		return &Name{At: t.pos, Name: t.text}
 	case tOp:
@@ -592,22 +624,27 @@ func (p *parser) postfix(x Node) Node {
 				p.fail(p.tok.pos, "only a named method can be called")
 				return nil
 			}
-			p.next()
-			var args []Node
-			for p.err == nil && !p.isOp(")") {
-				args = append(args, p.expr(0))
-				if !p.isOp(",") {
-					break
-				}
-				p.next()
-			}
-			p.expect(")")
-			x = &Call{Fun: x, Args: args}
+			x = &Call{Fun: x, Args: p.args()}
 		default:
 			return x
 		}
 	}
 	return x
+}
+
+// args parses a parenthesised, comma-separated argument list.
+func (p *parser) args() []Node {
+	p.expect("(")
+	var args []Node
+	for p.err == nil && !p.isOp(")") {
+		args = append(args, p.expr(0))
+		if !p.isOp(",") {
+			break
+		}
+		p.next()
+	}
+	p.expect(")")
+	return args
 }
 
 func (p *parser) intLit(t token, neg bool) Node {
@@ -618,6 +655,8 @@ func (p *parser) intLit(t token, neg bool) Node {
 	switch {
 	case strings.HasPrefix(text, "0x") || strings.HasPrefix(text, "0X"):
 		base, text = 16, text[2:]
+	case strings.HasPrefix(text, "0b") || strings.HasPrefix(text, "0B"):
+		base, text = 2, text[2:]
 	case len(text) > 1 && text[0] == '0':
 		base, text = 8, text[1:]
 	}

@@ -1,0 +1,80 @@
+package dap
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	godap "github.com/google/go-dap"
+)
+
+// Child sessions: the custom request attachVM asks the client, through the
+// startDebugging reverse request, to open another debug session attached to
+// another VM the monitor watches — so one debugging session can fan out to
+// every process of an app. The child is an ordinary attach session with
+// "vm" set; it inherits this session's sourcePaths and options.
+
+// AttachVMArguments are the arguments of attachVM.
+type AttachVMArguments struct {
+	// VM is the id of a VM the ddmbridge monitor watches.
+	VM string `json:"vm"`
+	// Name is the child session's name; the default is "VM <id>".
+	Name string `json:"name,omitempty"`
+}
+
+type attachVMRequest struct {
+	godap.Request
+	Arguments AttachVMArguments `json:"arguments"`
+}
+
+type attachVMResponse struct {
+	godap.Response
+}
+
+func (s *session) onAttachVMRequest(r *attachVMRequest) {
+	vm := strings.TrimSpace(r.Arguments.VM)
+	if vm == "" {
+		s.sendError(&r.Request, ErrUnableToStartDebugging, errors.New(`attachVM: field "vm" is required: the id of a VM the monitor watches`))
+		return
+	}
+	if !s.client.SupportsStartDebuggingRequest {
+		s.sendError(&r.Request, ErrUnableToStartDebugging, errors.New("attachVM: the client cannot open child sessions (it does not announce supportsStartDebuggingRequest); start an attach session with \"vm\": "+vm+" instead"))
+		return
+	}
+	name := r.Arguments.Name
+	if name == "" {
+		name = "VM " + vm
+	}
+	conf := map[string]any{"type": s.client.AdapterID, "request": "attach", "name": name, "vm": vm}
+	if d := s.dbg; d != nil {
+		conf["sourcePaths"] = d.sourcePaths
+		if d.opts.EvaluateHoverMethods {
+			conf["evaluateHoverMethods"] = true
+		}
+		if d.opts.HideSystemThreads {
+			conf["hideSystemThreads"] = true
+		}
+		if d.opts.StepFilters != nil {
+			conf["stepFilters"] = d.opts.StepFilters
+		}
+	}
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	resp, err := s.reverseRequest(ctx, &godap.StartDebuggingRequest{
+		Request:   godap.Request{ProtocolMessage: godap.ProtocolMessage{Type: "request"}, Command: "startDebugging"},
+		Arguments: godap.StartDebuggingRequestArguments{Request: "attach", Configuration: conf},
+	})
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToStartDebugging, fmt.Errorf("attachVM: no answer to startDebugging: %w", err))
+		return
+	}
+	if e, ok := resp.(*godap.ErrorResponse); ok {
+		msg := e.Message
+		if e.Body.Error != nil {
+			msg = e.Body.Error.Format
+		}
+		s.sendError(&r.Request, ErrUnableToStartDebugging, fmt.Errorf("attachVM: the client could not start the session: %s", msg))
+		return
+	}
+	s.send(&attachVMResponse{Response: newResponse(&r.Request)})
+}

@@ -1,0 +1,102 @@
+package dap
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ddmbridge/ddmbridge/dap/expr"
+	godap "github.com/google/go-dap"
+)
+
+// namedEnv is an Env with extra names bound before the frame's: "exception"
+// while a thread is stopped on one, or in an exception breakpoint's condition.
+type namedEnv struct {
+	*frameEnv
+	names map[string]expr.Value
+}
+
+func (e *namedEnv) Lookup(ctx context.Context, name string) (expr.Value, error) {
+	if v, ok := e.names[name]; ok {
+		if _, local, err := e.frameEnv.local(ctx, name); err == nil && local {
+			return e.frameEnv.Lookup(ctx, name) // a local of that name wins
+		}
+		return v, nil
+	}
+	return e.frameEnv.Lookup(ctx, name)
+}
+
+// evalEnv is the environment evaluate uses for a frame: the frame's, with
+// "exception" bound when its thread stopped on an exception.
+func (d *debuggee) evalEnv(ctx context.Context, env *frameEnv) expr.Env {
+	d.mu.Lock()
+	exc, ok := d.lastExc[env.thread]
+	onExc := ok && d.stopReason == "exception" && d.stopThread == env.thread
+	d.mu.Unlock()
+	if !onExc {
+		return env
+	}
+	sig := ""
+	if _, s, err := d.typeOf(ctx, exc.ID); err == nil {
+		sig = s
+	}
+	return &namedEnv{frameEnv: env, names: map[string]expr.Value{"exception": expr.ObjectRef(uint64(exc.ID), sig)}}
+}
+
+// requestEnv is the environment of a request's frameId, or of the top
+// frame of the thread the VM stopped in when the request names none.
+func (d *debuggee) requestEnv(ctx context.Context, frameID int) (*frameEnv, error) {
+	if frameID == 0 {
+		return d.stoppedEnv(ctx)
+	}
+	f, ok := d.frames.get(frameID)
+	if !ok {
+		return nil, fmt.Errorf("unknown frame id %d (frames are forgotten when the VM resumes)", frameID)
+	}
+	return d.envFor(f), nil
+}
+
+// hoverNoInvoke is why a hover does not run methods.
+const hoverNoInvoke = `hovers do not run methods; set "evaluateHoverMethods": true in the launch configuration to allow it`
+
+// onEvaluateRequest evaluates an expression in a stopped frame (the top
+// frame of the stopped thread when no frame is given). Contexts: "hover"
+// runs no methods unless evaluateHoverMethods is set; "clipboard" gives a
+// string's contents unquoted and an object's toString(); "repl" and
+// "watch" evaluate anything.
+func (s *session) onEvaluateRequest(r *godap.EvaluateRequest) {
+	d := s.dbg
+	ctx, cancel := s.reqCtx()
+	defer cancel()
+	ctx = withHex(ctx, r.Arguments.Format)
+	env, err := d.requestEnv(ctx, r.Arguments.FrameId)
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToEvaluate, fmt.Errorf("evaluate: %w", err))
+		return
+	}
+	if r.Arguments.Context == "hover" && !d.opts.EvaluateHoverMethods {
+		env.noInvoke = hoverNoInvoke
+	}
+	ev := d.evalEnv(ctx, env)
+	var v expr.Value
+	stop := s.progressAfter(ctx, r.Request.Seq, "Evaluating "+r.Arguments.Expression)
+	v, err = expr.EvalString(ctx, r.Arguments.Expression, ev)
+	stop()
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToEvaluate, err)
+		return
+	}
+	vr, err := d.exprVariable(ctx, "", r.Arguments.Expression, v)
+	if err != nil {
+		s.sendError(&r.Request, ErrUnableToEvaluate, err)
+		return
+	}
+	if r.Arguments.Context == "clipboard" && v.Kind.IsRef() && v.Kind != expr.KindNull {
+		if str, err := expr.ToString(ctx, ev, v); err == nil {
+			vr.Value = str
+		}
+	}
+	s.send(&godap.EvaluateResponse{Response: newResponse(&r.Request), Body: godap.EvaluateResponseBody{
+		Result: vr.Value, Type: vr.Type, VariablesReference: vr.VariablesReference,
+		IndexedVariables: vr.IndexedVariables, NamedVariables: vr.NamedVariables,
+	}})
+}
