@@ -69,46 +69,8 @@ func TestServeDAPSession(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 
-	nc, err := net.Dial("unix", dapSock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(40 * time.Second))
-	dr := bufio.NewReader(nc)
-	seq := 0
-	send := func(m godap.Message) {
-		if err := godap.WriteProtocolMessage(nc, m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	req := func(command string) godap.Request {
-		seq++
-		return godap.Request{ProtocolMessage: godap.ProtocolMessage{Seq: seq, Type: "request"}, Command: command}
-	}
-	// await reads until a response to command (failing on an error response),
-	// collecting the events seen on the way.
-	var events []string
-	await := func(command string) godap.ResponseMessage {
-		for {
-			m, err := godap.ReadProtocolMessage(dr)
-			if err != nil {
-				t.Fatalf("reading DAP: %v (events so far %v)\n%s", err, events, stderr.String())
-			}
-			switch m := m.(type) {
-			case godap.ResponseMessage:
-				if m.GetResponse().Command != command {
-					continue
-				}
-				if !m.GetResponse().Success {
-					t.Fatalf("%s failed: %s", command, m.GetResponse().Message)
-				}
-				return m
-			case godap.EventMessage:
-				events = append(events, m.GetEvent().Event)
-			}
-		}
-	}
+	d := dialDAP(t, dapSock, &stderr)
+	send, req, await := d.send, d.req, d.await
 	send(&godap.InitializeRequest{Request: req("initialize"), Arguments: godap.InitializeRequestArguments{AdapterID: "ddmbridge", LinesStartAt1: true, ColumnsStartAt1: true}})
 	await("initialize")
 	send(&godap.AttachRequest{Request: req("attach"), Arguments: json.RawMessage(`{"vm":"` + vmID + `"}`)})
@@ -124,8 +86,8 @@ func TestServeDAPSession(t *testing.T) {
 	if !strings.Contains(strings.Join(names, ","), "worker-0") {
 		t.Errorf("threads through the monitor: %v", names)
 	}
-	if !contains(events, "initialized") {
-		t.Errorf("no initialized event: %v", events)
+	if !contains(d.events, "initialized") {
+		t.Errorf("no initialized event: %v", d.events)
 	}
 	// While the session is on, the monitor shows the VM with a debugger.
 	if l, _ := call(3, "vms/list", nil)["result"].([]any); len(l) != 1 || l[0].(map[string]any)["debugger"] != true {
@@ -133,7 +95,7 @@ func TestServeDAPSession(t *testing.T) {
 	}
 	send(&godap.DisconnectRequest{Request: req("disconnect")})
 	await("disconnect")
-	nc.Close()
+	d.nc.Close()
 	deadline = time.Now().Add(10 * time.Second)
 	for {
 		l, _ := call(4, "vms/list", nil)["result"].([]any)
@@ -154,4 +116,63 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// dapClient is a small synchronous DAP client for serve's DAP socket.
+type dapClient struct {
+	t      *testing.T
+	nc     net.Conn
+	r      *bufio.Reader
+	seq    int
+	events []string
+	bodies []godap.EventMessage
+	logs   *bytes.Buffer
+}
+
+func dialDAP(t *testing.T, sock string, logs *bytes.Buffer) *dapClient {
+	t.Helper()
+	nc, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	nc.SetDeadline(time.Now().Add(40 * time.Second))
+	return &dapClient{t: t, nc: nc, r: bufio.NewReader(nc), logs: logs}
+}
+
+func (d *dapClient) send(m godap.Message) {
+	d.t.Helper()
+	if err := godap.WriteProtocolMessage(d.nc, m); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+func (d *dapClient) req(command string) godap.Request {
+	d.seq++
+	return godap.Request{ProtocolMessage: godap.ProtocolMessage{Seq: d.seq, Type: "request"}, Command: command}
+}
+
+// await reads until the response to command (failing on an error response),
+// collecting the events seen on the way.
+func (d *dapClient) await(command string) godap.ResponseMessage {
+	d.t.Helper()
+	for {
+		m, err := godap.ReadProtocolMessage(d.r)
+		if err != nil {
+			d.t.Fatalf("reading DAP: %v (events so far %v)\n%s", err, d.events, d.logs.String())
+		}
+		switch m := m.(type) {
+		case godap.ResponseMessage:
+			if m.GetResponse().Command != command {
+				continue
+			}
+			if !m.GetResponse().Success {
+				d.t.Fatalf("%s failed: %s", command, m.GetResponse().Message)
+			}
+			return m
+		case godap.EventMessage:
+			d.events = append(d.events, m.GetEvent().Event)
+			d.bodies = append(d.bodies, m)
+		}
+	}
 }

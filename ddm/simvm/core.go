@@ -27,6 +27,9 @@ const (
 	cmdCapabilities    = 12
 	cmdCapabilitiesNew = 17
 	cmdThreadName      = 1
+	cmdThreadSuspend   = 2
+	cmdThreadResume    = 3
+	cmdThreadStatus    = 4
 
 	objectIDSize = 8
 )
@@ -73,17 +76,30 @@ func (s *session) handleCore(p *jdwp.Packet) bool {
 		vm.mu.Unlock()
 	case [2]byte{setVM, cmdDispose}, [2]byte{setVM, cmdExit}:
 		keep = false
-	case [2]byte{setThread, cmdThreadName}:
+	case [2]byte{setThread, cmdThreadName}, [2]byte{setThread, cmdThreadSuspend}, [2]byte{setThread, cmdThreadResume}, [2]byte{setThread, cmdThreadStatus}:
+		code = jdwp.ErrInvalidThread
 		if len(p.Data) < objectIDSize {
-			code = jdwp.ErrInvalidThread
 			break
 		}
 		id := binary.BigEndian.Uint64(p.Data)
-		code = jdwp.ErrInvalidThread
 		vm.mu.Lock()
 		for _, t := range vm.threads {
-			if t.jdwpID == id {
-				out, code = jdwpString(nil, t.name), jdwp.ErrNone
+			if t.jdwpID != id {
+				continue
+			}
+			code = jdwp.ErrNone
+			switch p.Cmd {
+			case cmdThreadName:
+				out = jdwpString(nil, t.name)
+			case cmdThreadSuspend, cmdThreadResume:
+				t.suspended = p.Cmd == cmdThreadSuspend
+			case cmdThreadStatus:
+				out = binary.BigEndian.AppendUint32(nil, uint32(jdwpThreadStatus(t.status)))
+				suspended := uint32(0)
+				if t.suspended {
+					suspended = uint32(jdwp.SuspendStatusSuspended)
+				}
+				out = binary.BigEndian.AppendUint32(out, suspended)
 			}
 		}
 		vm.mu.Unlock()
@@ -92,6 +108,21 @@ func (s *session) handleCore(p *jdwp.Packet) bool {
 	}
 	s.reply(p.ID, code, out)
 	return keep
+}
+
+// jdwpThreadStatus maps a DDM thread state to ThreadReference.Status's.
+func jdwpThreadStatus(st ddm.ThreadState) jdwp.ThreadStatus {
+	switch st {
+	case ddm.ThreadZombie:
+		return jdwp.ThreadZombie
+	case ddm.ThreadTimedWait:
+		return jdwp.ThreadSleeping
+	case ddm.ThreadMonitor:
+		return jdwp.ThreadMonitor
+	case ddm.ThreadWait, ddm.ThreadVMWait:
+		return jdwp.ThreadWait
+	}
+	return jdwp.ThreadRunning
 }
 
 // Passthrough to a real JVM.
