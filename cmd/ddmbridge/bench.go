@@ -81,23 +81,35 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	out := stdout(ctx)
 	for _, w := range selected {
 		for i := 0; i < *runs; i++ {
+			// Side by side, the clients take turns going first: a debuggee's
+			// first pass over its frames can cost it more than later ones.
+			jdiFirst := *jdi && i%2 == 1
+			var jr bench.Result
+			var err error
+			if jdiFirst {
+				if jr, err = runJDI(ctx, addr, w.Name); err != nil {
+					return err
+				}
+			}
 			r, err := bench.Run(ctx, addr, w, opts)
 			if err != nil {
 				return err
 			}
+			if *jdi && !jdiFirst {
+				if jr, err = runJDI(ctx, addr, w.Name); err != nil {
+					return err
+				}
+			}
 			fmt.Fprintln(out, r.JSON())
-			if *jdi {
-				jr, err := jvmtest.RunJDI(ctx, addr, w.Name)
-				if err != nil {
-					return fmt.Errorf("JDI harness: %w", err)
-				}
-				fmt.Fprintln(out, bench.Result{Client: jr.Client, Workload: jr.Workload, Items: jr.Items, Seconds: jr.Seconds}.JSON())
-				if jr.Items != r.Items {
-					log.Warn().Str("workload", w.Name).Int("ddmbridge", r.Items).Int("jdi", jr.Items).Msg("item counts differ")
-				}
-				if jr.Seconds > 0 {
-					log.Info().Str("workload", w.Name).Float64("ratio", r.Seconds/jr.Seconds).Msg("ddmbridge time / JDI time")
-				}
+			if !*jdi {
+				continue
+			}
+			fmt.Fprintln(out, jr.JSON())
+			if jr.Items != r.Items {
+				log.Warn().Str("workload", w.Name).Int("ddmbridge", r.Items).Int("jdi", jr.Items).Msg("item counts differ")
+			}
+			if jr.Seconds > 0 {
+				log.Info().Str("workload", w.Name).Bool("jdiFirst", jdiFirst).Float64("ratio", r.Seconds/jr.Seconds).Msg("ddmbridge time / JDI time")
 			}
 		}
 	}
@@ -114,6 +126,15 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		return ctx.Err()
 	}
 	return nil
+}
+
+// runJDI runs the JDI reference harness for one workload.
+func runJDI(ctx context.Context, addr, workload string) (bench.Result, error) {
+	jr, err := jvmtest.RunJDI(ctx, addr, workload)
+	if err != nil {
+		return bench.Result{}, fmt.Errorf("JDI harness: %w", err)
+	}
+	return bench.Result{Client: jr.Client, Workload: jr.Workload, Items: jr.Items, Seconds: jr.Seconds}, nil
 }
 
 func workloadNames() string {
