@@ -1,0 +1,130 @@
+// The control API the extension uses, on top of Backend.request. Method names
+// and parameters follow docs/rpc.md; they live in one table so a rename in
+// the backend is a one-line change here.
+
+import { decodeHeapInfo, HeapStats } from '../heap/heapinfo';
+import { decodeThreads, ThreadInfo } from '../threads/threads';
+import { decodeVMs, VMInfo } from '../vms';
+import { Backend, BackendError, isMethodNotFound } from './rpc';
+
+export const methods = {
+  list: 'vms/list',
+  select: 'vms/select',
+  threads: 'vm/threads',
+  heapInfo: 'vm/heapInfo',
+  heapMap: 'vm/heapMap',
+  gc: 'vm/gc',
+  dumpHeap: 'vm/dumpHeap',
+  threadUpdates: 'vm/setThreadUpdates',
+  heapUpdates: 'vm/setHeapUpdates',
+  status: 'monitor/status',
+  dapAddress: 'dap/address',
+} as const;
+
+export class ControlApi {
+  constructor(readonly backend: Backend) {}
+
+  /** monitor/status: where the current-VM port listens, what is scanned. */
+  async status(): Promise<{ currentAddress?: string; scan?: string[]; vms?: number }> {
+    const r = await this.backend.request<Record<string, unknown>>(methods.status, {});
+    return {
+      currentAddress: typeof r?.currentAddress === 'string' ? r.currentAddress : undefined,
+      scan: Array.isArray(r?.scan) ? (r.scan as string[]) : undefined,
+      vms: typeof r?.vms === 'number' ? r.vms : undefined,
+    };
+  }
+
+  async listVMs(): Promise<VMInfo[]> {
+    return decodeVMs(await this.backend.request(methods.list, {}));
+  }
+
+  async selectVM(id: string): Promise<void> {
+    await this.backend.request(methods.select, { id });
+  }
+
+  async threads(id: string): Promise<ThreadInfo[]> {
+    return decodeThreads(await this.backend.request(methods.threads, { id }));
+  }
+
+  async heapInfo(id: string): Promise<HeapStats[]> {
+    return decodeHeapInfo(await this.backend.request(methods.heapInfo, { id }));
+  }
+
+  /** The raw heap-map result (decoded by heap/heapmap in the view); gc runs a GC first for a fresh map. */
+  async heapMap(id: string, gc: boolean): Promise<unknown> {
+    return this.backend.request(methods.heapMap, { id, gc }, 30_000);
+  }
+
+  async gc(id: string): Promise<void> {
+    await this.backend.request(methods.gc, { id }, 30_000);
+  }
+
+  /** Writes an HPROF dump of the VM's heap to file; false when the backend cannot. */
+  async dumpHeap(id: string, file: string): Promise<boolean> {
+    try {
+      await this.backend.request(methods.dumpHeap, { id, file }, 120_000);
+      return true;
+    } catch (e) {
+      if (isMethodNotFound(e)) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Turns the VM's streamed thread / heap updates on or off for this
+   * connection (vm/threads and vm/heap notifications); ignored by backends
+   * without it. Heap updates need a DDM VM (error -32002 otherwise).
+   */
+  async setUpdates(id: string, what: 'threads' | 'heap', on: boolean): Promise<void> {
+    try {
+      await this.backend.request(what === 'threads' ? methods.threadUpdates : methods.heapUpdates, { id, enabled: on });
+    } catch (e) {
+      if (!isMethodNotFound(e)) {
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Where the backend accepts DAP sessions that debug through its monitor
+   * (dap/address), or undefined when it accepts none (serve --dap '') or
+   * predates the method — then the extension falls back to `ddmbridge dap`.
+   */
+  async dapEndpoint(): Promise<DapEndpoint | undefined> {
+    try {
+      return parseDapAddress(await this.backend.request<unknown>(methods.dapAddress, {}, 5_000));
+    } catch (e) {
+      if (isMethodNotFound(e) || (e instanceof BackendError && e.code === InvalidRequest)) {
+        return undefined;
+      }
+      throw e;
+    }
+  }
+}
+
+/** JSON-RPC "invalid request": dap/address when serve runs with --dap ''. */
+const InvalidRequest = -32600;
+
+export type DapEndpoint = { kind: 'pipe'; path: string } | { kind: 'tcp'; host: string; port: number };
+
+/**
+ * Reads a dap/address result, {"address": "unix:PATH"} or "tcp:HOST:PORT"
+ * (a bare string too); undefined when it names nothing usable.
+ */
+export function parseDapAddress(r: unknown): DapEndpoint | undefined {
+  const a =
+    typeof r === 'string' ? r : typeof r === 'object' && r !== null ? (r as Record<string, unknown>).address : undefined;
+  if (typeof a !== 'string' || a === '') {
+    return undefined;
+  }
+  if (a.startsWith('unix:')) {
+    return a.length > 5 ? { kind: 'pipe', path: a.slice(5) } : undefined;
+  }
+  const m = /^(?:tcp:)?\[?([^\]]*?)\]?:(\d+)$/.exec(a);
+  if (m && Number(m[2]) > 0 && Number(m[2]) < 65536) {
+    return { kind: 'tcp', host: m[1] || '127.0.0.1', port: Number(m[2]) };
+  }
+  return a.startsWith('/') || a.startsWith('\\\\') ? { kind: 'pipe', path: a } : undefined;
+}

@@ -1,0 +1,219 @@
+// The debugger contribution's code: configuration provider, adapter
+// descriptor factory (the window's backend socket, or `ddmbridge dap`) and the
+// VM picker behind ${command:ddmbridge.pickVM}.
+
+import * as cp from 'child_process';
+import * as fs from 'fs';
+import * as vscode from 'vscode';
+import { ControlApi } from '../backend/api';
+import { errorText } from '../ddmHub';
+import { VMStore } from '../views/vmTree';
+import { groupByDevice, VMInfo, vmDescription, vmLabel, vmStates } from '../vms';
+import { ConfigError, DebugConfig, defaultConfig, normalizeConfig, routeThroughMonitor } from './config';
+
+export class ConfigurationProvider implements vscode.DebugConfigurationProvider {
+  constructor(
+    private readonly store: VMStore,
+    private readonly api: ControlApi,
+  ) {}
+
+  resolveDebugConfiguration(
+    _folder: vscode.WorkspaceFolder | undefined,
+    config: vscode.DebugConfiguration,
+  ): vscode.DebugConfiguration {
+    if (!config.type && !config.request && !config.name) {
+      return defaultConfig();
+    }
+    return config;
+  }
+
+  async resolveDebugConfigurationWithSubstitutedVariables(
+    _folder: vscode.WorkspaceFolder | undefined,
+    config: vscode.DebugConfiguration,
+  ): Promise<vscode.DebugConfiguration | undefined> {
+    try {
+      const c = normalizeConfig(config as DebugConfig, (id) => this.store.find(id) !== undefined);
+      if (c.request !== 'attach' || typeof c.vm !== 'string') {
+        return c;
+      }
+      // A monitored VM: the session goes through the window's backend — its
+      // DAP socket, or else the monitor's pass-through port for that VM.
+      await this.api.backend.start();
+      if (!this.store.isLoaded) {
+        await this.store.refresh();
+      }
+      const currentId = this.store.vms.find((v) => v.current)?.id;
+      if (await this.api.dapEndpoint()) {
+        // The backend resolves the VM itself; remember which one it is for the views.
+        return { ...c, ddmbridgeVM: c.vm === 'current' ? (currentId ?? c.vm) : c.vm };
+      }
+      const status = await this.api.status();
+      return routeThroughMonitor(c, {
+        currentAddress: status.currentAddress,
+        debugPortOf: (id) => this.store.find(id)?.debugPort,
+        currentId,
+      });
+    } catch (e) {
+      if (e instanceof ConfigError) {
+        const open = 'Open launch.json';
+        void vscode.window.showErrorMessage(`ddmbridge: ${config.name}: ${e.message}`, open).then((a) => {
+          if (a === open) {
+            void vscode.commands.executeCommand('workbench.action.debug.configure');
+          }
+        });
+        return undefined;
+      }
+      throw e;
+    }
+  }
+}
+
+/** Offers "Attach to <VM>" for every monitored VM in the Run and Debug picker. */
+export class DynamicConfigurationProvider implements vscode.DebugConfigurationProvider {
+  constructor(private readonly store: VMStore) {}
+
+  async provideDebugConfigurations(): Promise<vscode.DebugConfiguration[]> {
+    const vms = this.store.isLoaded ? this.store.vms : await this.store.refresh().catch(() => []);
+    return vms.map((vm) => ({
+      type: 'ddmbridge',
+      request: 'attach',
+      name: `Attach to ${vmLabel(vm)} (${vm.address || vm.id})`,
+      vm: vm.id,
+    }));
+  }
+}
+
+export interface AdapterDeps {
+  api: ControlApi;
+  /** Resolves the binary, or throws an actionable error. */
+  binary: () => string;
+  log: vscode.OutputChannel;
+  logArgs: () => string[];
+  /** Shows an actionable error about the binary (with "Open Setting"). */
+  onBinaryProblem: (message: string) => void;
+}
+
+/**
+ * Checks once per binary (path and modification time) that it has the `dap`
+ * command, so an outdated binary gives an actionable message instead of an
+ * adapter that dies at start.
+ */
+export function checkDapCommand(bin: string): string | undefined {
+  let key: string;
+  try {
+    key = `${bin}@${fs.statSync(bin).mtimeMs}`;
+  } catch {
+    key = bin;
+  }
+  if (dapChecked.has(key)) {
+    return dapChecked.get(key);
+  }
+  const r = cp.spawnSync(bin, ['dap', '--help'], { encoding: 'utf8', timeout: 10_000 });
+  const problem =
+    r.error !== undefined
+      ? `cannot run ${bin}: ${r.error.message}`
+      : /unknown command/.test(r.stderr ?? '')
+        ? `${bin} has no "dap" command: it is older than this extension. Rebuild it (go build ./cmd/ddmbridge) or set "ddmbridge.path".`
+        : undefined;
+  dapChecked.set(key, problem);
+  return problem;
+}
+
+const dapChecked = new Map<string, string | undefined>();
+
+export class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
+  constructor(private readonly d: AdapterDeps) {}
+
+  async createDebugAdapterDescriptor(session: vscode.DebugSession): Promise<vscode.DebugAdapterDescriptor> {
+    const bin = this.d.binary();
+    try {
+      await this.d.api.backend.start();
+      const ep = await this.d.api.dapEndpoint();
+      if (ep?.kind === 'pipe') {
+        this.d.log.appendLine(`session "${session.name}": DAP through the backend, ${ep.path}`);
+        return new vscode.DebugAdapterNamedPipeServer(ep.path);
+      }
+      if (ep?.kind === 'tcp') {
+        this.d.log.appendLine(`session "${session.name}": DAP through the backend, ${ep.host}:${ep.port}`);
+        return new vscode.DebugAdapterServer(ep.port, ep.host);
+      }
+    } catch (e) {
+      this.d.log.appendLine(`session "${session.name}": backend socket unavailable (${errorText(e)})`);
+    }
+    const problem = checkDapCommand(bin);
+    if (problem) {
+      this.d.onBinaryProblem(problem);
+      throw new Error(problem);
+    }
+    this.d.log.appendLine(`session "${session.name}": ${bin} dap`);
+    return new vscode.DebugAdapterExecutable(bin, ['dap', ...this.d.logArgs()]);
+  }
+}
+
+interface VMPickItem extends vscode.QuickPickItem {
+  vm?: VMInfo;
+}
+
+function pickItems(vms: readonly VMInfo[]): VMPickItem[] {
+  const items: VMPickItem[] = [];
+  for (const g of groupByDevice(vms)) {
+    items.push({ label: g.label, kind: vscode.QuickPickItemKind.Separator });
+    for (const vm of g.vms) {
+      items.push({
+        label: `$(${vm.debugger ? 'debug' : vm.waiting ? 'watch' : 'vm'}) ${vmLabel(vm)}`,
+        description: vmDescription(vm),
+        detail: [vm.vm, ...vmStates(vm)].filter(Boolean).join(' · ') || undefined,
+        vm,
+      });
+    }
+  }
+  return items;
+}
+
+/**
+ * One QuickPick with local and device VMs, updated live as VMs come and go.
+ * Resolves to the VM's id, or undefined when dismissed (which cancels a
+ * launch that used ${command:ddmbridge.pickVM}).
+ */
+export async function pickVM(store: VMStore, title = 'Attach to which VM?'): Promise<string | undefined> {
+  const qp = vscode.window.createQuickPick<VMPickItem>();
+  qp.title = title;
+  qp.placeholder = 'Local JVMs and Android VMs found by ddmbridge';
+  qp.matchOnDescription = true;
+  qp.matchOnDetail = true;
+  const update = (vms: readonly VMInfo[]): void => {
+    qp.items = pickItems(vms);
+    if (vms.length === 0) {
+      qp.placeholder = store.isLoaded
+        ? 'No VMs yet — start a JVM with -agentlib:jdwp=transport=dt_socket,server=y,address=127.0.0.1:8000 or connect a device'
+        : 'Looking for VMs…';
+    }
+  };
+  update(store.vms);
+  qp.busy = true;
+  const sub = store.onDidChange(update);
+  store
+    .refresh()
+    .catch((e) => {
+      qp.placeholder = `Cannot list VMs: ${errorText(e)}`;
+    })
+    .finally(() => {
+      qp.busy = false;
+    });
+  try {
+    return await new Promise<string | undefined>((resolve) => {
+      qp.onDidAccept(() => {
+        const vm = qp.selectedItems[0]?.vm;
+        if (vm) {
+          resolve(vm.id);
+          qp.hide();
+        }
+      });
+      qp.onDidHide(() => resolve(undefined));
+      qp.show();
+    });
+  } finally {
+    sub.dispose();
+    qp.dispose();
+  }
+}

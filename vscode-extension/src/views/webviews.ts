@@ -1,0 +1,141 @@
+// The two webviews: the Threads view (a panel view) and the Heap map (an
+// editor panel). Both render the shared HTML shell and follow the DdmHub.
+
+import * as vscode from 'vscode';
+import { DdmHub, errorText } from '../ddmHub';
+import { makeNonce, webviewHtml } from '../webview/html';
+import type { FromWebview, ToWebview } from '../webview/messages';
+
+function html(webview: vscode.Webview, extensionUri: vscode.Uri, view: 'heap' | 'threads'): string {
+  const script = view === 'heap' ? 'heapView.js' : 'threadsView.js';
+  return webviewHtml({
+    title: view === 'heap' ? 'Heap map' : 'Threads',
+    cspSource: webview.cspSource,
+    nonce: makeNonce(),
+    scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'out', 'webview', script)).toString(),
+    styleUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'webview.css')).toString(),
+    view,
+  });
+}
+
+function options(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return {
+    enableScripts: true,
+    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'out', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')],
+  };
+}
+
+/** Wires a webview to the hub: target changes and data of the given kinds, and its buttons. */
+function connect(
+  webview: vscode.Webview,
+  hub: DdmHub,
+  kinds: ('threads' | 'heapInfo' | 'heapMap')[],
+  onMessage: (m: FromWebview) => void,
+): vscode.Disposable {
+  const send = (m: ToWebview): void => {
+    void webview.postMessage(m);
+  };
+  const subs = [
+    hub.onDidChangeTarget((vm) => send({ type: 'vm', vm })),
+    hub.onDidReceive(({ kind, body }) => {
+      if (kinds.includes(kind)) {
+        send({ type: kind, body });
+      }
+    }),
+    hub.onDidFail((message) => send({ type: 'error', message })),
+    webview.onDidReceiveMessage((m: FromWebview) => {
+      if (m.type === 'ready') {
+        send({ type: 'vm', vm: hub.current });
+        for (const k of kinds) {
+          const body = hub.last(k);
+          if (body !== undefined) {
+            send({ type: k, body });
+          }
+        }
+      }
+      onMessage(m);
+    }),
+  ];
+  return vscode.Disposable.from(...subs);
+}
+
+export class ThreadsViewProvider implements vscode.WebviewViewProvider {
+  static readonly viewType = 'ddmbridge.threads';
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly hub: DdmHub,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    view.webview.options = options(this.extensionUri);
+    view.webview.html = html(view.webview, this.extensionUri, 'threads');
+    const sub = connect(view.webview, this.hub, ['threads'], (m) => {
+      if (m.type === 'refresh') {
+        void this.hub.refresh(['threads']);
+      } else if (m.type === 'pickVM') {
+        void vscode.commands.executeCommand('ddmbridge.focusVM', { pick: true });
+      }
+    });
+    let visible = view.visible;
+    if (visible) {
+      this.hub.watch('threads', 1);
+    }
+    const vis = view.onDidChangeVisibility(() => {
+      if (view.visible !== visible) {
+        visible = view.visible;
+        this.hub.watch('threads', visible ? 1 : -1);
+      }
+    });
+    view.onDidDispose(() => {
+      if (visible) {
+        this.hub.watch('threads', -1);
+      }
+      sub.dispose();
+      vis.dispose();
+    });
+  }
+}
+
+export class HeapPanel {
+  static readonly viewType = 'ddmbridge.heap';
+  private static panel?: vscode.WebviewPanel;
+
+  /** Opens (or reveals) the heap map of whatever the hub shows. */
+  static show(extensionUri: vscode.Uri, hub: DdmHub): vscode.WebviewPanel {
+    if (HeapPanel.panel) {
+      HeapPanel.panel.reveal(undefined, false);
+      void hub.refresh(['heapInfo', 'heapMap']);
+      return HeapPanel.panel;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      HeapPanel.viewType,
+      'Heap map',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+      { ...options(extensionUri), retainContextWhenHidden: true },
+    );
+    HeapPanel.panel = panel;
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'ddmbridge.svg');
+    panel.webview.html = html(panel.webview, extensionUri, 'heap');
+    const setTitle = (): void => {
+      panel.title = hub.current ? `Heap: ${hub.current.name}` : 'Heap map';
+    };
+    setTitle();
+    const sub = connect(panel.webview, hub, ['heapInfo', 'heapMap'], (m) => {
+      if (m.type === 'gc') {
+        hub.gc().catch((e) => void panel.webview.postMessage({ type: 'error', message: `GC: ${errorText(e)}` }));
+      } else if (m.type === 'refresh') {
+        void hub.refresh(['heapInfo', 'heapMap'], true);
+      }
+    });
+    const titleSub = hub.onDidChangeTarget(setTitle);
+    hub.watch('heap', 1);
+    panel.onDidDispose(() => {
+      hub.watch('heap', -1);
+      sub.dispose();
+      titleSub.dispose();
+      HeapPanel.panel = undefined;
+    });
+    return panel;
+  }
+}

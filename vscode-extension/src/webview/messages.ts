@@ -1,0 +1,23 @@
+// Messages between the extension and its webviews. Bodies are passed as the
+// backend sent them; the webview decodes them with the shared pure modules.
+
+export interface VMRef {
+  id: string;
+  name: string;
+  /** Where the data comes from: a debug session's DDM events or the backend's control API. */
+  source: 'session' | 'backend' | 'recording';
+}
+
+export type ToWebview =
+  | { type: 'vm'; vm: VMRef | null }
+  | { type: 'heapInfo'; body: unknown }
+  | { type: 'heapMap'; body: unknown }
+  | { type: 'threads'; body: unknown }
+  | { type: 'status'; message: string }
+  | { type: 'error'; message: string };
+
+export type FromWebview =
+  | { type: 'ready' }
+  | { type: 'gc' }
+  | { type: 'refresh' }
+  | { type: 'pickVM' };

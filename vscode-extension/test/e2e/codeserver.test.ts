@@ -1,0 +1,369 @@
+// The packaged extension in a real VS Code: code-server 4.139.1 (Node 24)
+// served to Debian's headless Chromium. Installs ddmbridge.vsix, opens the
+// Java fixture, sets a breakpoint, attaches to the current VM (a HotSpot VM
+// behind `ddmbridge simvm`, monitored by the extension's own backend), sees
+// "Paused on breakpoint" and the variables, opens the heap view, continues
+// and disconnects. Run with `npm run test:e2e` (which packages first).
+
+import assert from 'node:assert/strict';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
+import { blockColor, freeColor } from '../../src/heap/heapmap';
+import { launchChromium } from '../support/browser';
+import { buildBackend, eventually, extRoot, freePort, Jvm, lineOf, sampleJava, startJvm, tmpDir } from '../support/fixtures';
+import { countColor, decodePng } from '../support/png';
+
+const vsix = path.join(extRoot, 'ddmbridge.vsix');
+const shots = path.join(extRoot, 'test-results');
+const t0 = Date.now();
+const since = (): string => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
+
+let cs: ChildProcess | undefined;
+let csLog = '';
+let browser: Browser | undefined;
+let jvm: Jvm | undefined;
+let sim: ChildProcess | undefined;
+let page: Page;
+let url: string;
+let userDataDir: string;
+
+function log(msg: string): void {
+  process.stderr.write(`# e2e ${since()}: ${msg}\n`);
+}
+
+interface Setup {
+  node: string;
+  entry: string;
+}
+
+before(async () => {
+  assert.ok(fs.existsSync(vsix), `${vsix} is missing: run "npm run package" (npm run test:e2e does)`);
+  fs.mkdirSync(shots, { recursive: true });
+  const setup = JSON.parse(
+    execFileSync(process.execPath, [path.join(extRoot, 'scripts', 'e2e-setup.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] }).toString(),
+  ) as Setup;
+  log('code-server ready');
+
+  const root = tmpDir();
+  const dirs = {
+    userData: path.join(root, 'cs-user'),
+    extensions: path.join(root, 'cs-extensions'),
+    xdg: path.join(root, 'cs-xdg'),
+    ws: path.join(root, 'workspace'),
+  };
+  Object.values(dirs).forEach((d) => fs.mkdirSync(d, { recursive: true }));
+  userDataDir = dirs.userData;
+  const env = {
+    ...process.env,
+    HOME: dirs.xdg,
+    XDG_CONFIG_HOME: path.join(dirs.xdg, 'config'),
+    XDG_DATA_HOME: path.join(dirs.xdg, 'data'),
+    XDG_CACHE_HOME: path.join(dirs.xdg, 'cache'),
+    PATH: `${path.dirname(setup.node)}${path.delimiter}${process.env.PATH}`,
+  };
+
+  // The debuggee: HotSpot running fixture.Sample forever, behind the simulated DDM VM.
+  // The same binary the .vsix carries (npm run package built it), else a fresh build.
+  const bundled = path.join(extRoot, 'bin', 'ddmbridge');
+  const bin = !process.env.DDMBRIDGE_BIN && fs.existsSync(bundled) ? bundled : await buildBackend();
+  jvm = await startJvm({ suspend: false, args: ['forever'] });
+  const simPort = await freePort();
+  sim = spawn(bin, ['simvm', '--profile', 'art', '--listen', `127.0.0.1:${simPort}`, '--jvm', `127.0.0.1:${jvm.port}`, '--app', 'com.example.e2e', '--gc', '1s'], {
+    stdio: 'ignore',
+  });
+
+  // Workspace: the Java source, and a launch.json that attaches to the current VM.
+  const src = path.join(dirs.ws, 'src', 'fixture');
+  fs.mkdirSync(src, { recursive: true });
+  fs.copyFileSync(sampleJava, path.join(src, 'Sample.java'));
+  fs.mkdirSync(path.join(dirs.ws, '.vscode'));
+  fs.writeFileSync(
+    path.join(dirs.ws, '.vscode', 'launch.json'),
+    JSON.stringify(
+      {
+        version: '0.2.0',
+        configurations: [
+          { type: 'ddmbridge', request: 'attach', name: 'Attach to current VM', vm: 'current', sourcePaths: ['${workspaceFolder}/src'] },
+        ],
+      },
+      null,
+      2,
+    ),
+  );
+  const currentPort = await freePort();
+  fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
+  fs.writeFileSync(
+    path.join(dirs.userData, 'User', 'settings.json'),
+    JSON.stringify(
+      {
+        'security.workspace.trust.enabled': false,
+        'workbench.startupEditor': 'none',
+        'remote.autoForwardPorts': false,
+        'chat.disableAIFeatures': true,
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'telemetry.telemetryLevel': 'off',
+        'workbench.tips.enabled': false,
+        'extensions.ignoreRecommendations': true,
+        'debug.openDebug': 'openOnDebugBreak',
+        'ddmbridge.serveArgs': ['--scan', `127.0.0.1:${simPort}-${simPort}`, '--debug-port-base', '0', '--current-port', String(currentPort)],
+        'ddmbridge.logLevel': 'debug',
+      },
+      null,
+      2,
+    ),
+  );
+
+  // Install the .vsix the way a user would.
+  execFileSync(setup.node, [setup.entry, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData, '--install-extension', vsix], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const installed = fs.readdirSync(dirs.extensions).find((d) => d.startsWith('ddmbridge.ddmbridge-'));
+  assert.ok(installed, `the .vsix is installed (${fs.readdirSync(dirs.extensions).join(', ')})`);
+  assert.ok(
+    fs.statSync(path.join(dirs.extensions, installed, 'bin', 'ddmbridge')).mode & 0o100,
+    'the bundled backend keeps its executable bit',
+  );
+  log(`installed ${installed}`);
+
+  const port = await freePort();
+  cs = spawn(
+    setup.node,
+    [
+      setup.entry,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--user-data-dir',
+      dirs.userData,
+      '--extensions-dir',
+      dirs.extensions,
+      dirs.ws,
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  cs.stdout!.on('data', (d: Buffer) => (csLog += d.toString()));
+  cs.stderr!.on('data', (d: Buffer) => (csLog += d.toString()));
+  url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`;
+  await eventually(
+    async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok,
+    30000,
+    `code-server /healthz\n${csLog}`,
+  );
+  log('code-server up');
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+});
+
+after(async () => {
+  if (page) {
+    await page.screenshot({ path: path.join(shots, 'e2e-last.png') }).catch(() => undefined);
+  }
+  await browser?.close().catch(() => undefined);
+  cs?.kill('SIGTERM');
+  sim?.kill('SIGKILL');
+  jvm?.kill();
+});
+
+/** Runs a command through the palette, clicking the row whose label matches exactly. */
+async function palette(label: string): Promise<void> {
+  await eventually(
+    async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(`>${label}`);
+      const row = page.locator('.quick-input-list .monaco-list-row').filter({
+        has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }),
+      });
+      await row.first().waitFor({ state: 'visible', timeout: 3000 });
+      await row.first().click();
+      return true;
+    },
+    30000,
+    `the command "${label}" in the palette`,
+  );
+}
+
+function findFiles(dir: string, re: RegExp): string[] {
+  if (!fs.existsSync(dir)) {
+    return [];
+  }
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? findFiles(p, re) : re.test(e.name) ? [p] : [];
+  });
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: path.join(shots, `${name}.png`) });
+}
+
+test('code-server: breakpoint, Paused on breakpoint, variables, heap view, continue, disconnect', { timeout: 300_000 }, async () => {
+  await page.goto(url);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+  log('workbench visible');
+
+  // Open the Java file.
+  await eventually(
+    async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill('Sample.java');
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Sample.java' });
+      await row.first().waitFor({ state: 'visible', timeout: 5000 });
+      await row.first().click();
+      await page.locator('.tab', { hasText: 'Sample.java' }).waitFor({ timeout: 5000 });
+      return true;
+    },
+    30000,
+    'Sample.java open',
+  );
+  await page.locator('.monaco-editor .view-lines').first().waitFor();
+  log('Sample.java open');
+
+  // The VM explorer lists the monitored VM.
+  await palette('View: Show ddmbridge');
+  await page.getByText('com.example.e2e').first().waitFor({ timeout: 30000 });
+  // Its state: current (the only VM), DDM-aware (it answered HELO).
+  await eventually(
+    async () => {
+      const row = (await page.locator('.monaco-list-row', { hasText: 'com.example.e2e' }).first().textContent()) ?? '';
+      return /current/.test(row) && /DDM/.test(row);
+    },
+    15000,
+    'the explorer row showing "current" and "DDM"',
+  );
+  assert.ok(await page.getByText('This computer').first().isVisible(), 'VMs are grouped under their device');
+  await shot('e2e-vm-explorer');
+  log('VM explorer shows the VM');
+
+  // Breakpoint on tick()'s last line.
+  const line = lineOf('tick');
+  await page.locator('.monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+G');
+  await page.locator('.quick-input-widget input').fill(`:${line}`);
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('F9');
+  await page.locator('.monaco-editor .codicon-debug-breakpoint').first().waitFor({ timeout: 10000 });
+  log(`breakpoint at line ${line}`);
+
+  // Start the "Attach to current VM" configuration.
+  await palette('Debug: Start Debugging');
+  await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 60000 });
+  log('Paused on breakpoint');
+  await shot('e2e-paused');
+
+  // The call stack shows tick(), the variables its argument n.
+  const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
+  const tickFrame = pane('Call Stack').locator('.monaco-list-row', { hasText: 'tick' });
+  await eventually(
+    async () => {
+      if (await tickFrame.first().isVisible()) {
+        return true;
+      }
+      await pane('Call Stack').locator('.monaco-list-row', { hasText: 'main' }).first().click();
+      await page.keyboard.press('ArrowRight');
+      await tickFrame.first().waitFor({ timeout: 2000 });
+      return true;
+    },
+    20000,
+    'the tick frame in the call stack',
+  );
+  const nPattern = /^\s*n\s*[=:]\s*(-?\d+)\s*$/;
+  const nRow = pane('Variables').locator('.monaco-list-row').filter({ hasText: nPattern });
+  const nValue = async (): Promise<number> => Number(nPattern.exec((await nRow.first().textContent({ timeout: 2000 })) ?? '')?.[1]);
+  await eventually(
+    async () => {
+      if (await nRow.first().isVisible()) {
+        return true;
+      }
+      const locals = pane('Variables').locator('.monaco-list-row', { hasText: 'Locals' }).first();
+      if ((await locals.getAttribute('aria-expanded')) !== 'true') {
+        await locals.click();
+        await page.keyboard.press('ArrowRight');
+      }
+      await nRow.first().waitFor({ timeout: 2000 });
+      return true;
+    },
+    20000,
+    'the variable n',
+  );
+  const n1 = await nValue();
+  assert.ok(Number.isInteger(n1) && n1 >= 0, `n is an int (${n1})`);
+  await shot('e2e-variables');
+  log(`variables: n = ${n1}`);
+
+  // The heap view of the same VM, drawn from the backend's heap map.
+  await palette('ddmbridge: Show Heap Map');
+  const webview: FrameLocator = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  await webview.locator('#legend li').first().waitFor({ timeout: 30000 });
+  await webview.locator('#totals tr[data-kind]').first().waitFor({ timeout: 30000 });
+  assert.equal(await webview.locator('#vm-title').textContent(), 'Heap of com.example.e2e', 'the session resolved to the monitored VM');
+  const legend = (await webview.locator('#legend').textContent()) ?? '';
+  assert.match(legend, /1-byte array/);
+  const heapShot = decodePng(await webview.locator('#heap-canvas').screenshot());
+  assert.ok(countColor(heapShot, freeColor) > 0, 'free space drawn black');
+  const kindsDrawn = [0, 1, 2, 3, 4, 5].filter((k) => countColor(heapShot, blockColor(k, 1)) > 0);
+  assert.ok(kindsDrawn.length >= 2, `several kinds drawn in their colours (${kindsDrawn.join(', ')})`);
+  await shot('e2e-heap');
+  log(`heap view: kinds ${kindsDrawn.join(', ')} drawn`);
+
+  // The live Threads panel of the same VM (DDM thread data from the backend).
+  await palette('ddmbridge: Show Threads');
+  const threadsView = await eventually(
+    async () => {
+      const frames = page.locator('iframe.webview.ready');
+      for (let i = 0; i < (await frames.count()); i++) {
+        const f = frames.nth(i).contentFrame().frameLocator('iframe#active-frame');
+        if ((await f.locator('#threads tr[data-thread]').count()) > 0) {
+          return f;
+        }
+      }
+      return undefined;
+    },
+    30000,
+    'thread rows in the Threads panel',
+  );
+  const threadsText = (await threadsView.locator('#threads').textContent()) ?? '';
+  assert.match(threadsText, /main/);
+  assert.ok((await threadsView.locator('#threads .state[data-state]').count()) > 0, 'states are shown');
+  await shot('e2e-threads');
+  log('threads panel shows the VM threads');
+
+  // Continue: the loop comes back to the breakpoint with a larger n.
+  await palette('Debug: Continue');
+  await eventually(
+    async () => {
+      const v = await nValue();
+      return Number.isInteger(v) && v > n1 ? v : undefined;
+    },
+    30000,
+    'the breakpoint hit again after continue',
+  );
+  log('continued and stopped again');
+
+  // Disconnect (what the toolbar offers for an attach session): the VM keeps running.
+  await palette('Debug: Disconnect');
+  await page.getByText('Paused on breakpoint').first().waitFor({ state: 'hidden', timeout: 20000 });
+  await shot('e2e-done');
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(jvm!.proc.exitCode, null, `the VM still runs after the debugger left:\n${jvm!.output()}`);
+
+  // The session ran inside the window's backend (its DAP socket), not a second process.
+  const channel = findFiles(path.join(userDataDir, 'logs'), /ddmbridge\.log$/)
+    .map((f) => fs.readFileSync(f, 'utf8'))
+    .join('\n');
+  assert.match(channel, /DAP through the backend/, `the ddmbridge output channel:\n${channel}`);
+  log('done');
+});
