@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,7 +31,7 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}
 	}
 	attach := fs.String("attach", "", "HOST:PORT of a VM running BenchTarget with a JDWP agent (server=y); empty starts the bundled sample VM")
-	workload := fs.String("workload", "all", "workload: "+workloadNames()+", or all; also roundtrip (client overhead per round trip against a raw socket)")
+	workload := fs.String("workload", "all", "workload: "+workloadNames()+", or all; also localsfloor (the VM's own floor for locals) and roundtrip (client overhead per round trip against a raw socket)")
 	runs := fs.Int("runs", 1, "runs of each workload")
 	jdi := fs.Bool("jdi", false, "also run the JDI reference harness on the same debuggee, side by side (needs a JDK)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "bound on the whole benchmark")
@@ -80,10 +81,12 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	opts := jdwpOptions("jdwp")
 	out := stdout(ctx)
 	for _, w := range selected {
+		// JDI runs the shared workloads only; extras have no JDI twin.
+		withJDI := *jdi && slices.ContainsFunc(bench.Workloads, func(x bench.Workload) bool { return x.Name == w.Name })
 		for i := 0; i < *runs; i++ {
 			// Side by side, the clients take turns going first: a debuggee's
 			// first pass over its frames can cost it more than later ones.
-			jdiFirst := *jdi && i%2 == 1
+			jdiFirst := withJDI && i%2 == 1
 			var jr bench.Result
 			var err error
 			if jdiFirst {
@@ -95,13 +98,13 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			if err != nil {
 				return err
 			}
-			if *jdi && !jdiFirst {
+			if withJDI && !jdiFirst {
 				if jr, err = runJDI(ctx, addr, w.Name); err != nil {
 					return err
 				}
 			}
 			fmt.Fprintln(out, r.JSON())
-			if !*jdi {
+			if !withJDI {
 				continue
 			}
 			fmt.Fprintln(out, jr.JSON())

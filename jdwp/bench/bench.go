@@ -51,10 +51,15 @@ var Workloads = []Workload{
 	{"step", "breakpoint in BenchTarget.step, then 300 line step-overs reading the top frame's line", runStep},
 }
 
-// Lookup returns the named workload.
+// Extras are diagnostic workloads outside the shared benchmark (not in "all").
+var Extras = []Workload{
+	{"localsfloor", "the VM's floor for locals: only the GetValues, pipelined, after untimed frame and variable-table reads", runLocalsFloor},
+}
+
+// Lookup returns the named workload (a shared one or an extra).
 func Lookup(name string) (Workload, error) {
 	var names []string
-	for _, w := range Workloads {
+	for _, w := range append(Workloads[:len(Workloads):len(Workloads)], Extras...) {
 		if w.Name == name {
 			return w, nil
 		}

@@ -148,49 +148,88 @@ func runThreadDump(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error) {
 // information are skipped. Items: values read.
 func runLocals(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error) {
 	return suspended(ctx, c, func() (int, error) {
-		threads, err := c.AllThreads(ctx)
+		reads, err := planLocals(ctx, c)
 		if err != nil {
 			return 0, err
 		}
-		s := &session{c: c}
-		tfs, err := allFrames(ctx, c, threads, false)
-		if err != nil {
-			return 0, err
-		}
-		type frameRef struct {
-			thread jdwp.ThreadID
-			frame  jdwp.Frame
-		}
-		var refs []frameRef
-		for _, tf := range tfs {
-			for _, f := range tf.frames {
-				refs = append(refs, frameRef{tf.thread, f})
-			}
-		}
-		var values atomic.Int64
-		err = parallel(ctx, len(refs), inFlight, func(ctx context.Context, i int) error {
-			ref := refs[i]
-			vt, err := s.variableTable(ctx, ref.frame.Location)
-			if err != nil || vt == nil {
-				return err
-			}
-			vars := visible(vt, ref.frame.Location.Index)
-			if len(vars) == 0 {
-				return nil
-			}
-			slots := make([]jdwp.SlotRequest, len(vars))
-			for j, v := range vars {
-				slots[j] = jdwp.SlotRequest{Slot: v.Slot, Tag: jdwp.TagForSignature(v.Signature)}
-			}
-			vals, err := c.FrameValues(ctx, ref.thread, ref.frame.ID, slots)
-			if err != nil {
-				return err
-			}
-			values.Add(int64(len(vals)))
-			return nil
-		})
-		return int(values.Load()), err
+		return readLocals(ctx, c, reads)
 	})
+}
+
+// runLocalsFloor measures the VM's own floor for the locals workload: the same
+// StackFrame.GetValues commands, pipelined, with the threads, frames and
+// variable tables read beforehand and not timed. Items: values read.
+func runLocalsFloor(ctx context.Context, c *jdwp.Conn, t *timer) (int, error) {
+	return suspended(ctx, c, func() (int, error) {
+		reads, err := planLocals(ctx, c)
+		if err != nil {
+			return 0, err
+		}
+		t.reset()
+		return readLocals(ctx, c, reads)
+	})
+}
+
+// localsRead is one StackFrame.GetValues of the locals workload.
+type localsRead struct {
+	thread jdwp.ThreadID
+	frame  jdwp.FrameID
+	slots  []jdwp.SlotRequest
+}
+
+// planLocals reads every thread's frames and the variable tables of their
+// methods, and returns the GetValues to do: one per frame with visible variables.
+func planLocals(ctx context.Context, c *jdwp.Conn) ([]localsRead, error) {
+	threads, err := c.AllThreads(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{c: c}
+	tfs, err := allFrames(ctx, c, threads, false)
+	if err != nil {
+		return nil, err
+	}
+	type frameRef struct {
+		thread jdwp.ThreadID
+		frame  jdwp.Frame
+	}
+	var refs []frameRef
+	for _, tf := range tfs {
+		for _, f := range tf.frames {
+			refs = append(refs, frameRef{tf.thread, f})
+		}
+	}
+	reads := make([]localsRead, len(refs))
+	err = parallel(ctx, len(refs), inFlight, func(ctx context.Context, i int) error {
+		ref := refs[i]
+		vt, err := s.variableTable(ctx, ref.frame.Location)
+		if err != nil || vt == nil {
+			return err
+		}
+		vars := visible(vt, ref.frame.Location.Index)
+		slots := make([]jdwp.SlotRequest, len(vars))
+		for j, v := range vars {
+			slots[j] = jdwp.SlotRequest{Slot: v.Slot, Tag: jdwp.TagForSignature(v.Signature)}
+		}
+		reads[i] = localsRead{ref.thread, ref.frame.ID, slots}
+		return nil
+	})
+	return reads, err
+}
+
+// readLocals does the GetValues, many in flight, and counts the values read.
+func readLocals(ctx context.Context, c *jdwp.Conn, reads []localsRead) (int, error) {
+	var values atomic.Int64
+	err := parallel(ctx, len(reads), inFlight, func(ctx context.Context, i int) error {
+		r := reads[i]
+		if len(r.slots) == 0 {
+			return nil
+		}
+		vals, err := c.FrameValues(ctx, r.thread, r.frame, r.slots)
+		values.Add(int64(len(vals)))
+		return err
+	})
+	return int(values.Load()), err
 }
 
 // runObjects: read BenchTarget.graph (a Node[]), all its elements, each element's
