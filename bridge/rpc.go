@@ -3,11 +3,14 @@ package bridge
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -175,6 +178,14 @@ type (
 		File   string `json:"file,omitempty"`
 		Line   int32  `json:"line"`
 	}
+	// HeapDump is the vm/dumpHeap result: Path when the server wrote the
+	// file, else Data, the whole HPROF file in base64.
+	HeapDump struct {
+		ID    string `json:"id"`
+		Path  string `json:"path,omitempty"`
+		Bytes int    `json:"bytes"`
+		Data  string `json:"data,omitempty"`
+	}
 	// MonitorStatus is the monitor/status result.
 	MonitorStatus struct {
 		CurrentAddress string     `json:"currentAddress,omitempty"` // where the current-VM port listens
@@ -286,6 +297,10 @@ type (
 		PNG   bool   `json:"png"`   // also render it
 		Width int    `json:"width"` // PNG width, default 256
 	}
+	dumpHeapParams struct {
+		ID   string `json:"id"`
+		Path string `json:"path,omitempty"` // absolute; empty: return the data
+	}
 	exitParams struct {
 		ID     string `json:"id"`
 		Status int32  `json:"status"`
@@ -332,7 +347,11 @@ func (c *rpcConn) handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Re
 			result, err = nil, rpcError(CodeInternalError, "%s: internal error: %v", req.Method, p)
 		}
 	}()
-	ctx, cancel := context.WithTimeout(ctx, c.s.opts.RequestTimeout)
+	timeout := c.s.opts.RequestTimeout
+	if req.Method == "vm/dumpHeap" {
+		timeout = max(timeout, HeapDumpTimeout) // large heaps take a while
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	result, err = c.dispatch(ctx, req)
 	if err != nil {
@@ -350,6 +369,7 @@ type vmParams struct {
 	PNG     bool   `json:"png"`
 	Width   int    `json:"width"`
 	Status  int32  `json:"status"`
+	Path    string `json:"path"`
 }
 
 // vmMethods are the methods on one VM, as a table (docs/rpc.md).
@@ -379,6 +399,29 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 			return nil, err
 		}
 		return EncodeHeapMap(v.id, hm, p.PNG, p.Width)
+	},
+	"vm/dumpHeap": func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
+		if p.Path != "" {
+			if !filepath.IsAbs(p.Path) {
+				return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: path %q is not absolute", p.Path)
+			}
+			// Fail before a long dump when the file cannot be written.
+			if fi, err := os.Stat(filepath.Dir(p.Path)); err != nil || !fi.IsDir() {
+				return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: path %q: its directory does not exist", p.Path)
+			}
+		}
+		b, err := v.DumpHeap(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if p.Path == "" {
+			return HeapDump{ID: v.id, Bytes: len(b), Data: base64.StdEncoding.EncodeToString(b)}, nil
+		}
+		if err := os.WriteFile(p.Path, b, 0o644); err != nil {
+			return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: writing the heap dump: %v", err)
+		}
+		c.s.log.Info().Str("vm", v.id).Str("path", p.Path).Int("bytes", len(b)).Msg("heap dump written")
+		return HeapDump{ID: v.id, Path: p.Path, Bytes: len(b)}, nil
 	},
 	"vm/gc": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
 		return nil, v.GC(ctx)

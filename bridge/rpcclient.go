@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,4 +94,21 @@ func (c *Client) HeapInfo(ctx context.Context, id string) (VMHeapInfo, error) {
 func (c *Client) HeapMap(ctx context.Context, id string, gc, png bool) (HeapMapJSON, error) {
 	var out HeapMapJSON
 	return out, c.Call(ctx, "vm/heapMap", heapMapParams{ID: id, GC: gc, PNG: png}, &out)
+}
+
+// DumpHeap asks a DDM VM for an HPROF heap dump. With path (absolute, on the
+// monitor's host) the monitor writes the file; without, the result carries
+// the file as base64 Data (see [HeapDump.Decode]).
+func (c *Client) DumpHeap(ctx context.Context, id, path string) (HeapDump, error) {
+	var out HeapDump
+	return out, c.Call(ctx, "vm/dumpHeap", dumpHeapParams{ID: id, Path: path}, &out)
+}
+
+// Decode returns the dump's bytes (only when the monitor wrote no file).
+func (h HeapDump) Decode() ([]byte, error) {
+	b, err := base64.StdEncoding.DecodeString(h.Data)
+	if err == nil && len(b) != h.Bytes {
+		err = fmt.Errorf("heap dump: %d bytes of data, %d announced", len(b), h.Bytes)
+	}
+	return b, err
 }

@@ -88,6 +88,8 @@ type VM struct {
 	removed   chan struct{}
 	closeOnce sync.Once
 	dbgdAcks  atomic.Int32 // DBGD acknowledgements (draft VMs)
+
+	dumpMu sync.Mutex // one heap dump at a time: HPDS chunks carry no request id
 }
 
 // ID returns the monitor's id of the VM.
@@ -623,4 +625,65 @@ func (v *VM) Exit(ctx context.Context, status int32) error {
 		return nil
 	}
 	return v.conn.Exit(ctx, status)
+}
+
+// HeapDumpTimeout bounds [VM.DumpHeap] when its context has no earlier
+// deadline.
+const HeapDumpTimeout = 5 * time.Minute
+
+// featureHprofStreaming is the FEAT string of VMs that answer HPDS.
+const featureHprofStreaming = "hprof-heap-dump-streaming"
+
+// DumpHeap asks a DDM VM for an HPROF heap dump streamed back to the monitor
+// (HPDS, ART's streaming form: the VM answers with an unsolicited HPDS chunk
+// whose data is the whole file, shared/reference/ddm.md §5.4) and returns the
+// file's bytes. It waits at most HeapDumpTimeout, or until ctx ends. Dumps of
+// one VM are serialised, since an HPDS chunk does not say which request it
+// answers.
+func (v *VM) DumpHeap(ctx context.Context) ([]byte, error) {
+	if v.dc == nil {
+		return nil, fmt.Errorf("VM %s: heap dumps need a DDM-aware VM: %w", v.id, ErrNotDDM)
+	}
+	if f := v.dc.Data().Identity().Features; len(f) > 0 && !slices.Contains(f, featureHprofStreaming) {
+		return nil, fmt.Errorf("VM %s cannot stream heap dumps (no %q feature); older VMs only write them to a device file (HPDU)", v.id, featureHprofStreaming)
+	}
+	v.dumpMu.Lock()
+	defer v.dumpMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, HeapDumpTimeout)
+	defer cancel()
+	// Subscribe before asking: the chunk may come before the (empty) reply.
+	ch, unsub := v.dc.Data().Subscribe()
+	defer unsub()
+	before := v.dc.Data().Profiling().LastHprof
+	req := v.dc.Send(&ddm.Empty{Type: ddm.HPDS}, nil)
+	replied := req.Done()
+	for {
+		if h := v.dc.Data().Profiling().LastHprof; isNewDump(before, h) {
+			return h, nil
+		}
+		select {
+		case <-ch:
+		case <-replied:
+			replied = nil
+			rep, _ := req.Wait(context.Background()) // done: returns at once
+			// ART writes the dump before it replies, so a late reply (or
+			// none) is not a failure; a FAIL or a lost connection is.
+			if rep.Err != nil && !errors.Is(rep.Err, ddm.ErrTimeout) {
+				return nil, fmt.Errorf("VM %s: heap dump (HPDS): %w", v.id, rep.Err)
+			}
+		case <-v.removed:
+			return nil, fmt.Errorf("VM %s went away during the heap dump", v.id)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("VM %s sent no heap dump (HPDS): %w", v.id, ctx.Err())
+		}
+	}
+}
+
+// isNewDump reports whether the model's last hprof h is another dump than
+// before: every HPDS chunk is decoded into its own buffer.
+func isNewDump(before, h []byte) bool {
+	if len(h) == 0 {
+		return false
+	}
+	return len(before) == 0 || &before[0] != &h[0]
 }

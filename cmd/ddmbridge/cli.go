@@ -192,12 +192,19 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	f := addCLIFlags(fs, true)
 	pngFile := fs.String("png", "", "also write the heap map as a PNG to this file")
 	gc := fs.Bool("gc", true, "run a GC first so the map is fresh")
-	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE] [--rpc ADDR]")
+	hprof := fs.String("hprof", "", "instead of the summary, write an HPROF heap dump to this file (VMs that stream dumps, e.g. ART; raise --timeout for large heaps)")
+	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE | --hprof FILE] [--rpc ADDR]")
 	if err != nil {
 		return err
 	}
 	defer done()
 	id := f.args[0]
+	if *hprof != "" {
+		if *pngFile != "" {
+			return fmt.Errorf("%w: --png and --hprof do not go together", errUsage)
+		}
+		return dumpHeap(ctx, c, id, *hprof, f.json)
+	}
 	info, err := c.HeapInfo(ctx, id)
 	if err != nil {
 		return err
@@ -239,6 +246,28 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if *pngFile != "" {
 		fmt.Fprintf(out, "heap map written to %s\n", *pngFile)
 	}
+	return nil
+}
+
+// dumpHeap fetches a heap dump through the control API and writes it here
+// (the monitor may not see this process's working directory).
+func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, asJSON bool) error {
+	d, err := c.DumpHeap(ctx, id, "")
+	if err != nil {
+		return err
+	}
+	b, err := d.Decode()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		return err
+	}
+	out := stdout(ctx)
+	if asJSON {
+		return printJSON(out, bridge.HeapDump{ID: d.ID, Path: file, Bytes: len(b)})
+	}
+	fmt.Fprintf(out, "heap dump (%s) written to %s\n", mib(uint64(len(b))), file)
 	return nil
 }
 

@@ -2,12 +2,12 @@
 // explorer and the DDM views. Protocol logic lives in the Go backend; data
 // shaping in the vscode-free modules next to this file.
 
-import * as path from 'path';
 import * as vscode from 'vscode';
-import { ControlApi } from './backend/api';
+import { ControlApi, hprofFileName } from './backend/api';
 import { BinaryNotFoundError, resolveBinary } from './backend/binary';
 import { Backend, BackendOptions } from './backend/rpc';
 import { DdmHub, errorText } from './ddmHub';
+import { formatBytes } from './heap/heapmap';
 import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickVM } from './debug/providers';
 import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
 import { HeapPanel, ThreadsViewProvider } from './views/webviews';
@@ -242,19 +242,24 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
     if (!vm) {
       return;
     }
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const dir = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(context.globalStorageUri.fsPath);
     const target = await vscode.window.showSaveDialog({
-      defaultUri: vscode.Uri.joinPath(dir, `${(vmLabel(vm) || 'vm').replace(/[^\w.-]+/g, '_')}-${stamp}.hprof`),
+      defaultUri: vscode.Uri.joinPath(dir, hprofFileName(vm)),
       filters: { 'HPROF heap dump': ['hprof'] },
       title: `Dump the heap of ${vmLabel(vm)}`,
     });
     if (!target) {
       return;
     }
-    const ok = await api.dumpHeap(vm.id, target.fsPath);
-    if (ok) {
-      void vscode.window.showInformationMessage(`Heap of ${vmLabel(vm)} written to ${path.basename(target.fsPath)}.`);
+    const dump = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Dumping the heap of ${vmLabel(vm)}…` },
+      () => api.dumpHeap(vm.id, target.fsPath),
+    );
+    if (dump) {
+      const reveal = 'Reveal';
+      void vscode.window
+        .showInformationMessage(`Heap of ${vmLabel(vm)} (${formatBytes(dump.bytes)}) written to ${dump.path}.`, reveal)
+        .then((a) => a === reveal && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(dump.path)));
     } else {
       void vscode.window.showWarningMessage('This ddmbridge backend cannot write HPROF dumps yet; showing the heap map instead.');
       hub.focusVM(vm);

@@ -59,14 +59,17 @@ export class ControlApi {
     await this.backend.request(methods.gc, { id }, 30_000);
   }
 
-  /** Writes an HPROF dump of the VM's heap to file; false when the backend cannot. */
-  async dumpHeap(id: string, file: string): Promise<boolean> {
+  /**
+   * vm/dumpHeap: has the backend write an HPROF dump of the VM's heap to
+   * path (absolute, on the backend's host). Undefined when the backend
+   * predates the method; a non-DDM VM fails with code -32002.
+   */
+  async dumpHeap(id: string, path: string): Promise<HeapDumpResult | undefined> {
     try {
-      await this.backend.request(methods.dumpHeap, { id, file }, 120_000);
-      return true;
+      return decodeHeapDump(await this.backend.request<unknown>(methods.dumpHeap, { id, path }, dumpHeapTimeoutMs), path);
     } catch (e) {
       if (isMethodNotFound(e)) {
-        return false;
+        return undefined;
       }
       throw e;
     }
@@ -102,6 +105,30 @@ export class ControlApi {
       throw e;
     }
   }
+}
+
+/** The backend waits up to five minutes for a dump; allow a little more. */
+const dumpHeapTimeoutMs = 320_000;
+
+/** What vm/dumpHeap wrote. */
+export interface HeapDumpResult {
+  path: string;
+  bytes: number;
+}
+
+/** Reads a vm/dumpHeap result ({path, bytes}); the asked-for path when the result names none. */
+export function decodeHeapDump(r: unknown, asked: string): HeapDumpResult {
+  const o = typeof r === 'object' && r !== null ? (r as Record<string, unknown>) : {};
+  return {
+    path: typeof o.path === 'string' && o.path !== '' ? o.path : asked,
+    bytes: typeof o.bytes === 'number' ? o.bytes : 0,
+  };
+}
+
+/** The default file name of a VM's heap dump: `<app>-<pid>.hprof`. */
+export function hprofFileName(vm: { name?: string; packageName?: string; pid?: number }): string {
+  const app = (vm.packageName || vm.name || 'vm').replace(/[^\w.-]+/g, '_');
+  return vm.pid ? `${app}-${vm.pid}.hprof` : `${app}.hprof`;
 }
 
 /** JSON-RPC "invalid request": dap/address when serve runs with --dap ''. */
