@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -166,6 +167,7 @@ type session struct {
 	wspare  []byte
 	writing bool
 	wake    chan struct{}
+	raw     syscall.RawConn // nc's descriptor for writes that must not wait; nil for pipes
 
 	pending atomic.Int32 // forwarded commands without a reply yet
 
@@ -221,6 +223,9 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 				requests: map[reqKey]bool{}, wake: make(chan struct{}, 1),
 				cleaned: make(chan struct{}), done: make(chan struct{}),
 				writing: true, // until open: nothing may precede the handshake
+			}
+			if sc, ok := nc.(syscall.Conn); ok {
+				s.raw, _ = sc.SyscallConn()
 			}
 			s.wbuf = append(s.wbuf, jdwp.HandshakeString...)
 			if v.waiting && v.vmStart != nil {
@@ -315,9 +320,10 @@ func (s *session) writeLoop() {
 }
 
 // drain writes the queued output unless another goroutine is doing so.
-// A write that takes longer than limit (short on the VM connection's reader
-// goroutine, which must not stall behind a slow debugger) leaves the rest to
-// the writer goroutine; at writeTimeout the debugger is dropped.
+// A write on the VM connection's reader goroutine (limit < writeTimeout),
+// which must not stall behind a slow debugger, leaves what the socket does
+// not take at once to the writer goroutine; at writeTimeout the debugger is
+// dropped.
 func (s *session) drain(limit time.Duration) {
 	s.wmu.Lock()
 	if s.writing {
@@ -325,14 +331,14 @@ func (s *session) drain(limit time.Duration) {
 		return
 	}
 	s.writing = true
+	inline := limit < writeTimeout
 	for len(s.wbuf) > 0 && !s.isEnded() {
 		buf := s.wbuf
 		s.wbuf, s.wspare = s.wspare[:0], nil
 		s.wmu.Unlock()
-		s.nc.SetWriteDeadline(time.Now().Add(limit))
-		n, err := s.nc.Write(buf)
+		n, err := s.write(buf, limit)
 		s.wmu.Lock()
-		if err != nil && limit < writeTimeout && errors.Is(err, os.ErrDeadlineExceeded) {
+		if inline && (err == nil && n < len(buf) || errors.Is(err, os.ErrDeadlineExceeded)) {
 			s.wbuf = append(buf[n:], s.wbuf...)
 			s.writing = false
 			s.wmu.Unlock()
@@ -351,6 +357,51 @@ func (s *session) drain(limit time.Duration) {
 	}
 	s.writing = false
 	s.wmu.Unlock()
+}
+
+// write writes buf to the debugger within limit. Inline writes on a socket
+// take only what the socket accepts without blocking (the rest is returned
+// unwritten); other writes wait up to limit. A deadline is armed only around
+// a write that may wait: an armed socket timer costs a forwarded round trip
+// about as much as the forwarding itself.
+func (s *session) write(buf []byte, limit time.Duration) (int, error) {
+	if limit < writeTimeout && s.raw != nil {
+		return writeNow(s.raw, buf)
+	}
+	s.nc.SetWriteDeadline(time.Now().Add(limit))
+	n, err := s.nc.Write(buf)
+	s.nc.SetWriteDeadline(time.Time{})
+	return n, err
+}
+
+// writeNow writes as much of buf as the socket takes without waiting.
+func writeNow(rc syscall.RawConn, buf []byte) (int, error) {
+	n := 0
+	var werr error
+	err := rc.Write(func(fd uintptr) bool {
+		for n < len(buf) {
+			m, e := syscall.Write(int(fd), buf[n:])
+			if m > 0 {
+				n += m
+			}
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return true // full: the writer goroutine waits instead
+			case e != nil:
+				werr = e
+				return true
+			case m <= 0:
+				return true
+			}
+		}
+		return true
+	})
+	if werr != nil {
+		return n, werr
+	}
+	return n, err
 }
 
 // inlineWriteLimit bounds a write to the debugger on the VM connection's
