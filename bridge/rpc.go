@@ -113,13 +113,16 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 	if s.opts.TraceMessages {
 		opts = append(opts, jsonrpc2.LogMessages(zlogAdapter{s.log.With().Str("kind", "rpc.msg").Logger()}))
 	}
-	conn := jsonrpc2.NewConn(ctx, newTolerantStream(rwc), jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(cs.handle).SuppressErrClosed()), opts...)
+	handler := orderedHandler{cs: cs, next: jsonrpc2.HandlerWithError(cs.handle).SuppressErrClosed()}
+	conn := jsonrpc2.NewConn(ctx, newTolerantStream(rwc), jsonrpc2.AsyncHandler(handler), opts...)
 	events, unsub := s.m.Subscribe()
 	defer unsub()
 	go func() {
 		for e := range events {
 			if n, params := cs.notification(ctx, e); n != "" {
+				cs.order.Lock()
 				conn.Notify(ctx, n, params)
+				cs.order.Unlock()
 			}
 		}
 	}()
@@ -141,6 +144,39 @@ type rpcConn struct {
 	mu      sync.Mutex
 	threads map[string]bool
 	heap    map[string]bool
+	// order is held while a notification is written, and while a list
+	// method's result is computed and written, so a client never gets a list
+	// older than a vms/added or devices/added it already received.
+	order sync.Mutex
+}
+
+// listMethods answer with a snapshot that notifications update.
+var listMethods = map[string]bool{"vms/list": true, "devices/list": true}
+
+// orderedHandler answers list methods in order with notifications (see
+// rpcConn.order) and passes every other request on.
+type orderedHandler struct {
+	cs   *rpcConn
+	next jsonrpc2.Handler
+}
+
+func (h orderedHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if !listMethods[req.Method] || req.Notif {
+		h.next.Handle(ctx, conn, req)
+		return
+	}
+	h.cs.order.Lock()
+	defer h.cs.order.Unlock()
+	result, err := h.cs.handle(ctx, conn, req)
+	if err != nil {
+		var je *jsonrpc2.Error
+		if !errors.As(err, &je) {
+			je = rpcError(CodeInternalError, "%v", err)
+		}
+		conn.ReplyWithError(ctx, req.ID, je)
+		return
+	}
+	conn.Reply(ctx, req.ID, result)
 }
 
 // Notification parameters.
