@@ -384,8 +384,11 @@ func (m *Monitor) add(v *VM) error {
 		if err != nil {
 			m.log.Warn().Err(err).Str("vm", v.id).Msg("no debugger port for the VM; it is still monitored")
 		} else {
+			// The VM's model watcher may already read Info: set under v.mu.
+			v.mu.Lock()
 			v.ln = ln
 			v.debugPort = ln.Addr().(*net.TCPAddr).Port
+			v.mu.Unlock()
 		}
 	}
 	m.mu.Lock()

@@ -346,10 +346,10 @@ func (v *VM) watchModel() {
 func (v *VM) close() {
 	v.closeOnce.Do(func() {
 		close(v.removed)
+		v.mu.Lock()
 		if v.ln != nil {
 			v.ln.Close()
 		}
-		v.mu.Lock()
 		s := v.dbg
 		if v.pollStop != nil {
 			close(v.pollStop)
