@@ -649,6 +649,9 @@ func (v *VM) DumpHeap(ctx context.Context) ([]byte, error) {
 	}
 	v.dumpMu.Lock()
 	defer v.dumpMu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("VM %s: heap dump: %w", v.id, err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, HeapDumpTimeout)
 	defer cancel()
 	// Subscribe before asking: the chunk may come before the (empty) reply.
