@@ -137,6 +137,27 @@ func TestCLICommands(t *testing.T) {
 }
 
 // serve --stdio speaks JSON-RPC on stdin/stdout and nothing else on stdout.
+// stdioRPC returns a synchronous JSON-RPC caller over a `serve --stdio`
+// child's pipes: it sends a request and returns the response with its id,
+// skipping notifications.
+func stdioRPC(t *testing.T, stdin io.Writer, stdout io.Reader, stderr *bytes.Buffer) func(id int, method string, params any) map[string]any {
+	r := bufio.NewReader(stdout)
+	return func(id int, method string, params any) map[string]any {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(b), b)
+		for {
+			var msg map[string]any
+			if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(r, &msg); err != nil {
+				t.Fatalf("stdout is not JSON-RPC: %v\nstderr:\n%s", err, stderr.String())
+			}
+			if msg["id"] == float64(id) {
+				return msg
+			}
+		}
+	}
+}
+
 func TestServeStdio(t *testing.T) {
 	simAddr := startSim(t)
 	_, port, _ := net.SplitHostPort(simAddr)
@@ -151,20 +172,7 @@ func TestServeStdio(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r := bufio.NewReader(stdout)
-	call := func(id int, method string, params any) map[string]any {
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(b), b)
-		for {
-			var msg map[string]any
-			if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(r, &msg); err != nil {
-				t.Fatalf("stdout is not JSON-RPC: %v\nstderr:\n%s", err, stderr.String())
-			}
-			if msg["id"] == float64(id) {
-				return msg
-			}
-		}
-	}
+	call := stdioRPC(t, stdin, stdout, &stderr)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		res := call(1, "vms/list", nil)

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
@@ -38,20 +37,7 @@ func TestServeDAPSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { stdin.Close(); cmd.Wait() }()
-	r := bufio.NewReader(stdout)
-	call := func(id int, method string, params any) map[string]any {
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(b), b)
-		for {
-			var msg map[string]any
-			if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(r, &msg); err != nil {
-				t.Fatalf("stdout is not JSON-RPC: %v\nstderr:\n%s", err, stderr.String())
-			}
-			if msg["id"] == float64(id) {
-				return msg
-			}
-		}
-	}
+	call := stdioRPC(t, stdin, stdout, &stderr)
 	res := call(1, "dap/address", nil)
 	if got, _ := res["result"].(map[string]any); got["address"] != "unix:"+dapSock {
 		t.Fatalf("dap/address: %v", res)
