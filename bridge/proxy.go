@@ -17,6 +17,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/busypoll"
 )
 
 // Why a debugger session ended.
@@ -171,6 +172,12 @@ type session struct {
 
 	pending atomic.Int32 // forwarded commands without a reply yet
 
+	// rd reads the debugger's packets. It polls (package busypoll) while
+	// the debugger's next command is due, that is while no command is in
+	// flight; during one the VM connection's reader polls instead, and
+	// deliver hands the turn back with rd.Wake.
+	rd *busypoll.Reader
+
 	mu          sync.Mutex
 	requests    map[reqKey]bool // event requests the debugger created
 	breakpoints bool            // it created breakpoint requests
@@ -227,6 +234,7 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 			if sc, ok := nc.(syscall.Conn); ok {
 				s.raw, _ = sc.SyscallConn()
 			}
+			s.rd = busypoll.NewReader(nc, max(v.m.opts.SpinWait, 0), func() bool { return s.pending.Load() == 0 })
 			s.wbuf = append(s.wbuf, jdwp.HandshakeString...)
 			if v.waiting && v.vmStart != nil {
 				// A debugger attached directly to a suspend=y VM gets VM_START
@@ -410,7 +418,7 @@ const inlineWriteLimit = 2 * time.Millisecond
 
 // run reads the debugger's packets until it leaves.
 func (s *session) run() {
-	r := bufio.NewReaderSize(s.nc, 64<<10)
+	r := bufio.NewReaderSize(s.rd, 64<<10)
 	for {
 		p, err := jdwp.ReadPacket(r, jdwp.DefaultMaxPacketSize)
 		last := r.Buffered() == 0
@@ -492,7 +500,11 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 // deliver queues a forwarded command's reply for the debugger under the
 // debugger's own id. It runs on the VM connection's reader goroutine.
 func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
-	defer s.pending.Add(-1)
+	defer func() {
+		if s.pending.Add(-1) == 0 {
+			s.rd.Wake() // the debugger's turn
+		}
+	}()
 	rp := call.Reply()
 	if rp == nil { // the VM connection failed; the VM's removal ends the session
 		return
