@@ -109,9 +109,13 @@ func median(d []time.Duration) time.Duration {
 // proxyWorkloads are the debugger workloads compared direct and through
 // the current-VM port; each returns the time per command.
 var proxyWorkloads = map[string]func(tb testing.TB, nc net.Conn, r *bufio.Reader) time.Duration{
-	"roundtrip":  func(tb testing.TB, nc net.Conn, r *bufio.Reader) time.Duration { return roundTrips(tb, nc, r, 25, idSizes) },
-	"allclasses": func(tb testing.TB, nc net.Conn, r *bufio.Reader) time.Duration { return roundTrips(tb, nc, r, 2, allClasses) },
-	"pipelined":  func(tb testing.TB, nc net.Conn, r *bufio.Reader) time.Duration { return pipelined(tb, nc, r, 2000, 64) },
+	"roundtrip": func(tb testing.TB, nc net.Conn, r *bufio.Reader) time.Duration {
+		return roundTrips(tb, nc, r, 25, idSizes)
+	},
+	"allclasses": func(tb testing.TB, nc net.Conn, r *bufio.Reader) time.Duration {
+		return roundTrips(tb, nc, r, 2, allClasses)
+	},
+	"pipelined": func(tb testing.TB, nc net.Conn, r *bufio.Reader) time.Duration { return pipelined(tb, nc, r, 2000, 64) },
 }
 
 var allClasses = []byte{0, 0, 0, 11, 0, 0, 0, 1, 0, 1, 3} // VirtualMachine.AllClasses
