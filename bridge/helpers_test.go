@@ -29,16 +29,19 @@ func testLogger(t testing.TB) zerolog.Logger {
 }
 
 var portMu sync.Mutex
-var lastPort = 20000 + os.Getpid()%20000
+var lastPort = 20000 + os.Getpid()%12000
 
 // freePorts returns n consecutive loopback ports that are free right now.
+// They come from below Linux's ephemeral range (32768 up), so no connection
+// made meanwhile, by this or a parallel test process, is given one of them
+// as its local port before the VM under test binds it.
 func freePorts(t testing.TB, n int) int {
 	t.Helper()
 	portMu.Lock()
 	defer portMu.Unlock()
 	for tries := 0; tries < 200; tries++ {
 		lastPort += n + 7
-		if lastPort+n > 60000 {
+		if lastPort+n > 32000 {
 			lastPort = 20000
 		}
 		base := lastPort
