@@ -255,3 +255,74 @@ func TestSimVMHost(t *testing.T) {
 	}
 	select {}
 }
+
+// BenchmarkJDIThroughBridge is what an IDE sees: the JDK's own debugger
+// (JDI, jdwp/jvmtest/jdi) runs the shared benchmark's workloads on one
+// BenchTarget alternately directly and through the current-VM port of a
+// monitor started for the run (and stopped after it, so the VM is free for
+// the direct run); per workload it reports the median seconds and their
+// ratio. BenchTarget is scaled down (50 threads, 20 frames deep, 2 000
+// objects) so a round takes seconds. One debuggee, as in real use: two
+// would each keep a CPU busy with their hot loops.
+func BenchmarkJDIThroughBridge(b *testing.B) {
+	jvmtest.RequireJava(b)
+	lo := freePorts(b, 1)
+	addr := fmt.Sprintf("127.0.0.1:%d", lo)
+	jvmtest.StartBenchTargetT(b, jvmtest.Options{Address: addr, VMArgs: []string{"-Dthreads=50", "-Ddepth=20", "-Dobjects=2000"}})
+	o := testOptions(b, lo, 1)
+	o.Logger = o.Logger.Level(5) // quiet
+	if sw, err := time.ParseDuration(os.Getenv("BRIDGE_SPIN")); err == nil {
+		o.SpinWait = sw
+	}
+	ctx := context.Background()
+	jdi := func(target, w string) float64 {
+		var err error
+		for try := 0; try < 50; try++ { // the agent re-listens a moment after a debugger leaves
+			var r jvmtest.BenchResult
+			if r, err = jvmtest.RunJDI(ctx, target, w); err == nil {
+				return r.Seconds
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		b.Fatal(err)
+		return 0
+	}
+	via := func(w string) float64 {
+		m, err := New(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		mctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { m.Run(mctx); close(done) }()
+		defer func() { cancel(); <-done }()
+		waitVM(b, m, addr, 10*time.Second)
+		return jdi(m.CurrentAddr(), w)
+	}
+	workloads := []string{"classes", "threaddump", "objects", "step"}
+	if w := os.Getenv("BRIDGE_JDI_WORKLOADS"); w != "" {
+		workloads = strings.Split(w, ",")
+	}
+	times := map[string][]float64{}
+	for _, w := range workloads {
+		jdi(addr, w) // warm up
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, w := range workloads {
+			times[w+"/direct"] = append(times[w+"/direct"], jdi(addr, w))
+			times[w+"/via"] = append(times[w+"/via"], via(w))
+		}
+	}
+	med := func(x []float64) float64 {
+		s := append([]float64(nil), x...)
+		sort.Float64s(s)
+		return s[len(s)/2]
+	}
+	for _, w := range workloads {
+		dm, vm := med(times[w+"/direct"]), med(times[w+"/via"])
+		b.ReportMetric(dm*1000, w+"-ms-direct")
+		b.ReportMetric(vm*1000, w+"-ms-bridge")
+		b.ReportMetric(vm/dm, w+"-bridge/direct")
+	}
+}

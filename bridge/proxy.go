@@ -234,7 +234,7 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 			if sc, ok := nc.(syscall.Conn); ok {
 				s.raw, _ = sc.SyscallConn()
 			}
-			s.rd = busypoll.NewReader(nc, max(v.m.opts.SpinWait, 0), func() bool { return s.pending.Load() == 0 })
+			s.rd = busypoll.NewReader(nc, v.m.opts.SpinWait, func() bool { return s.pending.Load() == 0 })
 			s.wbuf = append(s.wbuf, jdwp.HandshakeString...)
 			if v.waiting && v.vmStart != nil {
 				// A debugger attached directly to a suspend=y VM gets VM_START

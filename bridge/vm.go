@@ -202,7 +202,7 @@ func (m *Monitor) setupVM(ctx context.Context, nc net.Conn, addr string, from vm
 	// VMs): the connection must not ask a DDM VM itself, since any non-DDM
 	// packet switches it to its debugger path. Events are forwarded raw anyway.
 	jo.IDSizes = &jdwp.DefaultIDSizes
-	if jo.SpinWait == 0 {
+	if jo.SpinWait <= 0 {
 		jo.SpinWait = m.opts.SpinWait
 	}
 	v.conn = jdwp.NewConn(g, &jo)

@@ -44,7 +44,7 @@ type Options struct {
 	RequestTimeout time.Duration
 	// IDSizes, if set, are used instead of asking the VM (VirtualMachine.IDSizes).
 	IDSizes *IDSizes
-	// SpinWait, if non-zero, makes the reader poll the socket for up to this
+	// SpinWait, if positive, makes the reader poll the socket for up to this
 	// long before parking while a reply is due (see package busypoll): lower
 	// latency per round trip for at most that much CPU per command.
 	SpinWait time.Duration

@@ -44,7 +44,7 @@ func addMonitorFlags(fs *flag.FlagSet) *monitorFlags {
 	fs.IntVar(&f.currentPort, "current-port", 8700, "port that leads to the current VM (0: ephemeral, -1: none)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "listen on all interfaces instead of loopback (DANGEROUS: a JDWP port is remote code execution)")
 	fs.DurationVar(&f.hold, "hold-timeout", 30*time.Second, "how long a debugger on the current-VM port waits for a VM to become current")
-	fs.DurationVar(&f.spin, "spin-wait", 100*time.Microsecond, "how long a forwarding hop polls for a due packet before sleeping (lower latency through the debugger ports for at most that much CPU per packet; 0: never poll)")
+	fs.DurationVar(&f.spin, "spin-wait", 0, "how long a forwarding hop polls for a due packet before sleeping, e.g. 100us: lower latency through the debugger ports on a machine with idle cores, for at most that much CPU per packet (0: never poll)")
 	return f
 }
 
@@ -56,9 +56,6 @@ func (f *monitorFlags) options() (bridge.Options, error) {
 		Logger:     logger,
 		TraceProxy: traced("bridge.proxy"), TraceScan: traced("bridge.scan"),
 		JDWP: *jdwpOptions("jdwp"), TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data"),
-	}
-	if o.SpinWait <= 0 {
-		o.SpinWait = -1 // never
 	}
 	if f.scan != "" {
 		r, err := bridge.ParseRanges(f.scan)

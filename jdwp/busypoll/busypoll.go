@@ -17,6 +17,11 @@
 // running goroutine (a Go-level hand-off, no thread wake-up) and starts
 // polling. The cost is one busy CPU while packets flow, bounded by the spin
 // time after the last one, and nothing while idle.
+//
+// It pays only where cores sit idle. Where every core is busy, a polling
+// reader takes a core from the threads it waits for: measured through the
+// bridge on a 2-core VM, a trivial round trip was 1.3× faster with both
+// cores idle and 3× slower with one core busy. So it is opt-in.
 package busypoll
 
 import (
@@ -136,25 +141,20 @@ func (r *Reader) Wake() {
 }
 
 // poll reads what arrives within the spin time while the reader stays hot;
-// errAgain if nothing did.
+// errAgain if nothing did (the turn passed), errTimeUp if the time is up.
 func (r *Reader) poll(p []byte) (int, error) {
-	var t0 time.Time
-	for i := 0; ; i++ {
+	start := time.Now()
+	for {
 		n, err := r.try(p)
 		if err != errAgain {
 			return n, err
 		}
-		if i&7 == 7 {
-			if t0.IsZero() {
-				t0 = time.Now()
-			} else if time.Since(t0) >= r.spin {
-				return 0, errTimeUp
-			}
-			if !r.isHot() {
-				return 0, errAgain
-			}
+		switch {
+		case time.Since(start) >= r.spin:
+			return 0, errTimeUp
+		case !r.isHot():
+			return 0, errAgain
 		}
-		runtime.Gosched() // anything runnable on this P goes first,
-		yieldCPU()        // and on this CPU
+		runtime.Gosched() // anything runnable on this P goes first
 	}
 }

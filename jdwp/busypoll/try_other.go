@@ -6,5 +6,3 @@ package busypoll
 const supported = false
 
 func (r *Reader) try(p []byte) (int, error) { return r.nc.Read(p) }
-
-func yieldCPU() {}

@@ -1,5 +1,0 @@
-//go:build unix && !linux
-
-package busypoll
-
-func yieldCPU() {}
