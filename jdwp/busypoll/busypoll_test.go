@@ -91,16 +91,7 @@ func TestWakeHandsTheTurn(t *testing.T) {
 	a, b := pair(t)
 	var hot atomic.Bool
 	r := NewReader(a, time.Second, hot.Load)
-	got := make(chan string, 1)
-	go func() {
-		buf := make([]byte, 8)
-		n, err := r.Read(buf)
-		if err != nil {
-			got <- "error: " + err.Error()
-			return
-		}
-		got <- string(buf[:n])
-	}()
+	got := readAsync(r)
 	waitFor(t, func() bool { return r.parked.Load() })
 	hot.Store(true)
 	r.Wake()
@@ -114,15 +105,7 @@ func TestWakeHandsTheTurn(t *testing.T) {
 	}
 
 	hot.Store(false)
-	go func() {
-		buf := make([]byte, 8)
-		n, err := r.Read(buf)
-		if err != nil {
-			got <- "error: " + err.Error()
-			return
-		}
-		got <- string(buf[:n])
-	}()
+	got = readAsync(r)
 	select {
 	case s := <-got:
 		t.Fatalf("a read with nothing to read returned %q: a deadline was left behind", s)
@@ -234,6 +217,22 @@ func TestWakeRacesLoseNothing(t *testing.T) {
 		t.Fatal("bytes lost or reordered")
 	}
 	t.Logf("%d reads polled, %d parked", r.polled.Load(), r.parks.Load())
+}
+
+// readAsync reads once from r on another goroutine and sends what it read
+// (or the error).
+func readAsync(r *Reader) <-chan string {
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 8)
+		n, err := r.Read(buf)
+		if err != nil {
+			got <- "error: " + err.Error()
+			return
+		}
+		got <- string(buf[:n])
+	}()
+	return got
 }
 
 func waitFor(t *testing.T, cond func() bool) {
