@@ -3,6 +3,7 @@ package simvm
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -131,81 +132,67 @@ func jdwpThreadStatus(st ddm.ThreadState) jdwp.ThreadStatus {
 // from debuggers' small ids.
 const queryIDBase = 0x7E000000
 
-// connectJVM dials the JVM, handshakes, and reads its threads so DDM reports
-// them. Packets the JVM sends meanwhile are returned to be forwarded.
-func (s *session) connectJVM() ([]*jdwp.Packet, error) {
+// queryTimeout bounds one batch of the simulator's own queries (a var for
+// tests).
+var queryTimeout = 2 * time.Second
+
+// maxAbandoned is how many unanswered queries may be outstanding before new
+// ones fail at once: the JVM is not keeping up.
+const maxAbandoned = 1024
+
+var errJVMGone = errors.New("JVM connection closed")
+
+// connectJVM dials the JVM, handshakes, starts forwarding what it sends, and
+// reads its threads so the first THST already reports them.
+func (s *session) connectJVM() error {
 	addr := s.vm.opt.JVM
 	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
-		return nil, fmt.Errorf("dial JVM %s: %w — is it started with -agentlib:jdwp=transport=dt_socket,server=y,address=%s?", addr, err, addr)
+		return fmt.Errorf("dial JVM %s: %w — is it started with -agentlib:jdwp=transport=dt_socket,server=y,address=%s?", addr, err, addr)
 	}
 	nc.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.WriteString(nc, jdwp.HandshakeString); err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("JVM %s handshake: %w", addr, err)
+		return fmt.Errorf("JVM %s handshake: %w", addr, err)
 	}
 	buf := make([]byte, len(jdwp.HandshakeString))
 	if _, err := io.ReadFull(nc, buf); err != nil || string(buf) != jdwp.HandshakeString {
 		nc.Close()
-		return nil, fmt.Errorf("JVM %s handshake: got %q: %v", addr, buf, err)
-	}
-	s.jvm = nc
-	r := bufio.NewReader(nc)
-	var early []*jdwp.Packet
-	id := uint32(queryIDBase)
-	call := func(set, cmd byte, data []byte) ([]byte, error) {
-		id++
-		if err := jdwp.WritePacket(nc, &jdwp.Packet{ID: id, CmdSet: set, Cmd: cmd, Data: data}); err != nil {
-			return nil, err
-		}
-		for {
-			p, err := jdwp.ReadPacket(r, 0)
-			if err != nil {
-				return nil, err
-			}
-			if !p.IsReply() || p.ID != id {
-				early = append(early, p)
-				continue
-			}
-			if p.Error != jdwp.ErrNone {
-				return nil, p.Error
-			}
-			return p.Data, nil
-		}
-	}
-	sizes, err := call(setVM, cmdIDSizes, nil)
-	if err != nil || len(sizes) < 20 {
-		nc.Close()
-		return nil, fmt.Errorf("JVM %s IDSizes: %v", addr, err)
-	}
-	oid := int(binary.BigEndian.Uint32(sizes[8:]))
-	all, err := call(setVM, cmdAllThreads, nil)
-	if err != nil || len(all) < 4 || oid < 1 || oid > 8 {
-		nc.Close()
-		return nil, fmt.Errorf("JVM %s AllThreads: %v", addr, err)
-	}
-	n := int(binary.BigEndian.Uint32(all))
-	threads := map[uint32]*thread{}
-	for i := 0; i < n && 4+(i+1)*oid <= len(all); i++ {
-		raw := all[4+i*oid : 4+(i+1)*oid]
-		var tid uint64
-		for _, b := range raw {
-			tid = tid<<8 | uint64(b)
-		}
-		name := fmt.Sprintf("thread-%d", i+1)
-		if nb, err := call(setThread, cmdThreadName, raw); err == nil && len(nb) >= 4 && int(binary.BigEndian.Uint32(nb)) <= len(nb)-4 {
-			name = string(nb[4 : 4+binary.BigEndian.Uint32(nb)])
-		}
-		t := &thread{id: uint32(i + 1), name: name, status: ddm.ThreadRunning, tid: s.vm.opt.PID + uint32(i), jdwpID: tid}
-		threads[t.id] = t
+		return fmt.Errorf("JVM %s handshake: got %q: %v", addr, buf, err)
 	}
 	nc.SetDeadline(time.Time{})
-	s.vm.mu.Lock()
-	s.vm.threads = threads // DDM now reports the JVM's real threads
-	s.vm.nextTID = uint32(n)
-	s.vm.mu.Unlock()
+	s.jvm = nc
+	s.jvmDone = make(chan struct{})
+	s.qid = queryIDBase
+	s.pending = map[uint32]chan *jdwp.Packet{}
+	// The pump runs from here on, so whatever the JVM sends is forwarded in
+	// order while the queries below wait for their replies.
+	s.bg.Add(1)
+	go s.pumpFromJVM()
+	sizes, err := s.query(setVM, cmdIDSizes, nil)
+	if err != nil || len(sizes) < 20 {
+		return fmt.Errorf("JVM %s IDSizes: %v", addr, err)
+	}
+	if s.jvmOID = int(binary.BigEndian.Uint32(sizes[8:])); s.jvmOID < 1 || s.jvmOID > 8 {
+		return fmt.Errorf("JVM %s IDSizes: object ids of %d bytes", addr, s.jvmOID)
+	}
+	n, err := s.refreshThreads(true)
+	if err != nil {
+		return fmt.Errorf("JVM %s threads: %w", addr, err)
+	}
 	s.log.Info().Str("jvm", addr).Int("threads", n).Msg("passing JDWP through to the JVM")
-	return early, nil
+	return nil
+}
+
+// closeJVM ends the JVM connection and waits for the goroutines that use it.
+func (s *session) closeJVM() {
+	if s.jvm != nil {
+		s.vm.mu.Lock()
+		s.jvmClosed = true
+		s.vm.mu.Unlock()
+		s.jvm.Close()
+	}
+	s.bg.Wait()
 }
 
 func (s *session) toJVM(p *jdwp.Packet) error {
@@ -214,8 +201,11 @@ func (s *session) toJVM(p *jdwp.Packet) error {
 	return jdwp.WritePacket(s.jvm, p)
 }
 
-// pumpFromJVM forwards every JVM packet to the session unchanged.
+// pumpFromJVM forwards every JVM packet to the session unchanged, except the
+// replies to the simulator's own queries.
 func (s *session) pumpFromJVM() {
+	defer s.bg.Done()
+	defer close(s.jvmDone)
 	r := bufio.NewReader(s.jvm)
 	for {
 		p, err := jdwp.ReadPacket(r, 0)
@@ -224,9 +214,86 @@ func (s *session) pumpFromJVM() {
 			s.nc.Close()
 			return
 		}
+		if p.IsReply() {
+			s.qmu.Lock()
+			ch, ours := s.pending[p.ID]
+			delete(s.pending, p.ID)
+			s.qmu.Unlock()
+			if ours {
+				if ch != nil {
+					ch <- p // buffered: never blocks
+				}
+				continue
+			}
+		}
 		if err := s.send(p); err != nil {
 			s.jvm.Close()
 			return
 		}
 	}
+}
+
+// query sends one command to the JVM and returns its reply's data.
+func (s *session) query(set, cmd byte, data []byte) ([]byte, error) {
+	rs, err := s.queries([]jdwp.Packet{{CmdSet: set, Cmd: cmd, Data: data}})
+	if err != nil {
+		return nil, err
+	}
+	if rs[0].Error != jdwp.ErrNone {
+		return nil, rs[0].Error
+	}
+	return rs[0].Data, nil
+}
+
+// queries sends commands to the JVM under the simulator's own ids, all before
+// waiting, and returns their replies in order; a reply may carry a JDWP
+// error. It fails after queryTimeout, or at once when the connection ends.
+func (s *session) queries(cmds []jdwp.Packet) ([]*jdwp.Packet, error) {
+	chs := make([]chan *jdwp.Packet, len(cmds))
+	s.qmu.Lock()
+	if len(s.pending) > maxAbandoned {
+		s.qmu.Unlock()
+		return nil, fmt.Errorf("JVM has %d queries unanswered", len(s.pending))
+	}
+	for i := range cmds {
+		if s.qid++; s.qid < queryIDBase { // wrapped around
+			s.qid = queryIDBase
+		}
+		cmds[i].ID, cmds[i].Flags = s.qid, 0
+		chs[i] = make(chan *jdwp.Packet, 1)
+		s.pending[s.qid] = chs[i]
+	}
+	s.qmu.Unlock()
+	answered, written := 0, 0
+	defer func() {
+		// Replies still to come are dropped by the pump, not forwarded.
+		s.qmu.Lock()
+		for i, c := range cmds[answered:] {
+			if _, ok := s.pending[c.ID]; ok && answered+i < written {
+				s.pending[c.ID] = nil
+			} else {
+				delete(s.pending, c.ID)
+			}
+		}
+		s.qmu.Unlock()
+	}()
+	for ; written < len(cmds); written++ {
+		if err := s.toJVM(&cmds[written]); err != nil {
+			return nil, err
+		}
+	}
+	timer := time.NewTimer(queryTimeout)
+	defer timer.Stop()
+	out := make([]*jdwp.Packet, len(cmds))
+	for i, ch := range chs {
+		select {
+		case out[i] = <-ch:
+			answered++
+		case <-s.jvmDone:
+			return nil, errJVMGone
+		case <-timer.C:
+			return nil, fmt.Errorf("JVM did not answer command %d/%d within %v", cmds[i].CmdSet, cmds[i].Cmd, queryTimeout)
+		}
+	}
+	return out, nil
 }

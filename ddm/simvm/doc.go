@@ -22,8 +22,19 @@
 // ThreadReference.Name) and NOT_IMPLEMENTED to anything else.
 //
 // With Options.JVM it sits in front of a real JVM started with a JDWP agent:
-// non-DDM packets pass through unchanged in both directions, DDM is answered
-// by the simulator, and the simulated threads are the JVM's real threads.
+// non-DDM packets pass through unchanged in both directions and DDM is
+// answered by the simulator. Its threads are then the JVM's, as ART's agent
+// reports its own: every Tick the session reads AllThreads and each thread's
+// Name and Status over the same connection, under command ids from
+// 0x7E000000 whose replies it keeps to itself, and THCR, THNM and THDE
+// follow. THST states are JDWP's (running, timed-wait for sleeping, monitor,
+// wait, zombie; JDWP cannot tell native or vmwait), and native tids and CPU
+// times come from /proc/PID/task, matched by HotSpot's native thread names,
+// when Options.PID is the JVM's process id on Linux; otherwise they are 0.
+// The rest is not read from the JVM and stays simulated: the heap and its
+// GCs (HPIF, HPSG/HPSO, NHSG, NHGT, allocation records; HotSpot has no heap
+// maps to give), STKL stacks (JDWP has frames only of suspended threads),
+// the daemon flag (always false), and the profiling and hprof replies.
 //
 // It owns its listening socket and nothing else in the project.
 package simvm

@@ -43,8 +43,16 @@ type session struct {
 	profMode      uint8
 	thstStop      chan struct{}
 
-	jvm    net.Conn // passthrough target, if any
-	jvmWmu sync.Mutex
+	jvm       net.Conn // passthrough target, if any
+	jvmWmu    sync.Mutex
+	jvmOID    int            // the JVM's object id size
+	jvmDone   chan struct{}  // closed when pumpFromJVM ends
+	jvmClosed bool           // by closeJVM (vm.mu): refreshes still under way are stale
+	bg        sync.WaitGroup // pumpFromJVM and followJVMThreads
+
+	qmu     sync.Mutex // the simulator's own queries to the JVM
+	qid     uint32
+	pending map[uint32]chan *jdwp.Packet // by command id; nil once the caller gave up
 }
 
 func (vm *VM) serveConn(nc net.Conn) {
@@ -65,14 +73,12 @@ func (vm *VM) serveConn(nc net.Conn) {
 		return
 	}
 	nc.SetDeadline(time.Time{})
-	var early []*jdwp.Packet
 	if vm.opt.JVM != "" {
-		var err error
-		if early, err = s.connectJVM(); err != nil {
+		defer s.closeJVM()
+		if err := s.connectJVM(); err != nil {
 			s.log.Error().Err(err).Msg("passthrough to the JVM failed; closing the session")
 			return
 		}
-		defer s.jvm.Close()
 	}
 	vm.mu.Lock()
 	select {
@@ -85,10 +91,8 @@ func (vm *VM) serveConn(nc net.Conn) {
 	vm.mu.Unlock()
 	defer s.end()
 	if s.jvm != nil {
-		for _, p := range early {
-			s.send(p)
-		}
-		go s.pumpFromJVM()
+		s.bg.Add(1)
+		go s.followJVMThreads()
 	}
 	r := bufio.NewReader(nc)
 	for {

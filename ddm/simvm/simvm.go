@@ -35,10 +35,10 @@ func ParseProfile(s string) (Profile, error) {
 type Options struct {
 	Profile            Profile       // ProfileART by default
 	AppName            string        // "com.example.simvm"
-	PID                uint32        // 4242
+	PID                uint32        // 4242; with JVM, the JVM's, for its threads' tids and CPU times in /proc
 	WaitingForDebugger bool          // send WAIT before the HELO reply
-	Threads            int           // synthetic threads at start, at least 1 (main); default 6
-	Tick               time.Duration // how often threads change state and objects are allocated; 200 ms
+	Threads            int           // synthetic threads at start when standalone, at least 1 (main); default 6
+	Tick               time.Duration // how often threads change state (with JVM: are read) and objects are allocated; 200 ms
 	GCInterval         time.Duration // time between simulated GCs; 2 s
 	Seed               uint64        // random seed; 0 means 1
 	// JVM, if set, is the HOST:PORT of a real JVM's JDWP agent to sit in front of.
@@ -59,6 +59,7 @@ type VM struct {
 	rng      *rand.Rand
 	threads  map[uint32]*thread
 	nextTID  uint32
+	jvmPID   uint32 // Options.PID as given, for /proc; 0 if not
 	heap     heap
 	sessions map[*session]struct{}
 	allocs   []ddm.AllocRecord
@@ -82,6 +83,7 @@ func New(opt Options) (*VM, error) {
 	if opt.AppName == "" {
 		opt.AppName = "com.example.simvm"
 	}
+	jvmPID := opt.PID
 	if opt.PID == 0 {
 		opt.PID = 4242
 	}
@@ -105,8 +107,12 @@ func New(opt Options) (*VM, error) {
 		sessions: map[*session]struct{}{},
 		closed:   make(chan struct{}),
 	}
-	for range opt.Threads {
-		vm.spawnLocked()
+	if opt.JVM == "" {
+		for range opt.Threads {
+			vm.spawnLocked()
+		}
+	} else {
+		vm.jvmPID = jvmPID // the threads are the JVM's, from the first session on
 	}
 	for range 200 {
 		vm.allocLocked()
@@ -251,8 +257,16 @@ func (vm *VM) allocLocked() {
 }
 
 // stepLocked changes thread states, sometimes starts, renames or ends a
-// thread, allocates a few objects, and tells the sessions.
+// thread, allocates a few objects, and tells the sessions. In front of a JVM
+// only the heap is simulated: the session that owns the JVM connection keeps
+// the threads current (followJVMThreads).
 func (vm *VM) stepLocked() {
+	if vm.opt.JVM != "" {
+		for range 1 + vm.rng.IntN(5) {
+			vm.allocLocked()
+		}
+		return
+	}
 	for _, t := range vm.threads {
 		if vm.rng.IntN(3) == 0 {
 			lo := 1
@@ -270,14 +284,14 @@ func (vm *VM) stepLocked() {
 	case 1:
 		// Only threads beyond the initial set die, so "main" and friends stay.
 		for _, t := range sortedThreads(vm.threads) {
-			if int(t.id) > vm.opt.Threads && vm.opt.JVM == "" {
+			if int(t.id) > vm.opt.Threads {
 				died = t
 				delete(vm.threads, t.id)
 				break
 			}
 		}
 	case 2:
-		if t := vm.threads[uint32(vm.opt.Threads)]; t != nil && vm.opt.Threads > 1 && vm.opt.JVM == "" {
+		if t := vm.threads[uint32(vm.opt.Threads)]; t != nil && vm.opt.Threads > 1 {
 			t.name = fmt.Sprintf("worker-renamed-%d", vm.rng.IntN(100))
 			renamed = t
 		}
