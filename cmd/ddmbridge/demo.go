@@ -107,7 +107,8 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	v.SetThreadUpdates(true)
 	v.SetHeapUpdates(true)
 
-	view := &demoView{w: out, tty: isTerminal(out), jvm: jvm, sim: simAddr, current: m.CurrentAddr(), prev: map[uint64]uint32{}}
+	view := &demoView{w: out, tty: isTerminal(out), jvm: jvm, sim: simAddr, current: m.CurrentAddr(),
+		prev: map[uint64]uint32{}, pct: map[uint64]string{}}
 	t := time.NewTicker(*every)
 	defer t.Stop()
 	for {
@@ -164,9 +165,12 @@ type demoView struct {
 	tty          bool
 	jvm          *jvmtest.JVM
 	sim, current string
-	prev         map[uint64]uint32 // thread id → utime+stime at the last draw
-	last         time.Time
-	drawn        bool
+	// CPU use is the change of a thread's utime+stime between two thread
+	// samples (THST, every couple of seconds), not between two draws.
+	prev     map[uint64]uint32 // thread id → utime+stime at the last sample
+	pct      map[uint64]string // thread id → CPU use over the last two samples
+	sampleAt time.Time         // when the last sample was first drawn
+	drawn    bool
 }
 
 const clockTicks = 100 // USER_HZ: THST CPU times are in 1/100 s
@@ -175,8 +179,6 @@ func (d *demoView) draw(v *bridge.VM) {
 	var b strings.Builder
 	info := v.Info()
 	now := time.Now()
-	dt := now.Sub(d.last).Seconds()
-	d.last = now
 	if d.tty {
 		b.WriteString("\x1b[H\x1b[2J")
 	} else {
@@ -191,19 +193,15 @@ func (d *demoView) draw(v *bridge.VM) {
 	fmt.Fprintf(&b, "Attach a debugger:  %s   (%s)\n\n", d.bold("jdb -attach "+d.current), dbg)
 
 	threads := v.CachedThreads()
-	osTicks := procThreadTicks(d.jvm.Pid)
+	d.sample(threads, now)
 	fmt.Fprintf(&b, "%s (%d)\n", d.bold("THREADS"), len(threads))
 	fmt.Fprintf(&b, "  %4s  %-24s %-11s %6s %9s\n", "ID", "NAME", "STATE", "CPU", "CPU TIME")
 	for _, t := range threads {
-		ticks := t.UTime + t.STime
-		if n, ok := osTicks[trunc15(t.Name)]; ok {
-			ticks = n // the real JVM thread's CPU time, when /proc shows it
+		cpu := d.pct[t.ID]
+		if cpu == "" {
+			cpu = "-"
 		}
-		cpu := "-"
-		if p, ok := d.prev[t.ID]; ok && dt > 0 && ticks >= p {
-			cpu = fmt.Sprintf("%.0f%%", float64(ticks-p)/clockTicks/dt*100)
-		}
-		d.prev[t.ID] = ticks
+		ticks := t.UTime + t.STime // the simulator reads them from /proc for the JVM's threads
 		fmt.Fprintf(&b, "  %4d  %-24s %-11s %6s %8.2fs\n", t.ID, trunc(t.Name, 24), d.state(t.State), cpu, float64(ticks)/clockTicks)
 	}
 	b.WriteString("\n" + d.bold("HEAP") + "\n")
@@ -234,6 +232,39 @@ func (d *demoView) draw(v *bridge.VM) {
 	}
 	io.WriteString(d.w, b.String())
 	d.drawn = true
+}
+
+// sample works out the threads' CPU use when their times changed since the
+// last draw, that is when a new thread sample arrived; with no change for
+// longer than samples take, the threads are idle.
+func (d *demoView) sample(threads []bridge.ThreadInfo, now time.Time) {
+	changed := false
+	for _, t := range threads {
+		if p, ok := d.prev[t.ID]; !ok || p != t.UTime+t.STime {
+			changed = true
+		}
+	}
+	dt := now.Sub(d.sampleAt).Seconds()
+	switch {
+	case changed && !d.sampleAt.IsZero() && dt > 0:
+		for _, t := range threads {
+			ticks := t.UTime + t.STime
+			if p, ok := d.prev[t.ID]; ok && ticks >= p {
+				d.pct[t.ID] = fmt.Sprintf("%.0f%%", float64(ticks-p)/clockTicks/dt*100)
+			}
+		}
+	case !changed && dt > 5:
+		for _, t := range threads {
+			d.pct[t.ID] = "0%"
+		}
+	}
+	if changed || d.sampleAt.IsZero() {
+		d.sampleAt = now
+		clear(d.prev)
+		for _, t := range threads {
+			d.prev[t.ID] = t.UTime + t.STime
+		}
+	}
 }
 
 func (d *demoView) finish() {
@@ -339,42 +370,4 @@ func trunc(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "…"
-}
-
-// procThreadTicks reads the CPU time (utime+stime, clock ticks) of a
-// process's threads by native thread name from /proc (Linux; HotSpot names
-// its native threads after the Java threads, cut to 15 bytes). Threads that
-// share a name are summed. Empty elsewhere.
-func procThreadTicks(pid int) map[string]uint32 {
-	out := map[string]uint32{}
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return out
-	}
-	for _, t := range tasks {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t.Name()))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		f := strings.Fields(s[end+1:])
-		if len(f) < 13 {
-			continue
-		}
-		ut, _ := strconv.ParseUint(f[11], 10, 32)
-		st, _ := strconv.ParseUint(f[12], 10, 32)
-		out[s[open+1:end]] += uint32(ut + st)
-	}
-	return out
-}
-
-func trunc15(s string) string {
-	if len(s) > 15 {
-		return s[:15]
-	}
-	return s
 }
