@@ -220,17 +220,8 @@ func TestPassthroughRealThreadStates(t *testing.T) {
 // of the simulator's.
 func TestPassthroughQueriesApart(t *testing.T) {
 	jvm, _ := startThreadStates(t)
-	vm, err := New(Options{Profile: ProfileART, JVM: jvm.Addr, PID: uint32(jvm.Pid), Tick: 5 * time.Millisecond, GCInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go vm.Serve(ln)
-	nc, err := jvmtest.DialHandshake(t.Context(), ln.Addr().String())
+	vm, addr := listen(t, Options{Profile: ProfileART, JVM: jvm.Addr, PID: uint32(jvm.Pid), Tick: 5 * time.Millisecond, GCInterval: time.Hour})
+	nc, err := jvmtest.DialHandshake(t.Context(), addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,23 +308,14 @@ func TestPassthroughQueriesApart(t *testing.T) {
 // leaves and when the JVM goes away, refreshes in flight or not.
 func TestPassthroughSessionEnds(t *testing.T) {
 	jvm, _ := startThreadStates(t)
-	vm, err := New(Options{Profile: ProfileART, JVM: jvm.Addr, PID: uint32(jvm.Pid), Tick: time.Millisecond, GCInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { vm.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go vm.Serve(ln)
+	vm, addr := listen(t, Options{Profile: ProfileART, JVM: jvm.Addr, PID: uint32(jvm.Pid), Tick: time.Millisecond, GCInterval: time.Hour})
 	sessions := func() int { vm.mu.Lock(); defer vm.mu.Unlock(); return len(vm.sessions) }
 	// attach opens a session; the JVM listens again only a moment after the
 	// last one left, so the simulator's dial may need another try.
 	attach := func() net.Conn {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-			nc, err := jvmtest.DialHandshake(t.Context(), ln.Addr().String())
+			nc, err := jvmtest.DialHandshake(t.Context(), addr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -464,18 +446,9 @@ func fakeJVM(t *testing.T, delay time.Duration) (addr string, kill func()) {
 func TestPassthroughLateReplies(t *testing.T) {
 	defer func(d time.Duration) { queryTimeout = d }(queryTimeout)
 	queryTimeout = 50 * time.Millisecond
-	addr, kill := fakeJVM(t, 150*time.Millisecond)
-	vm, err := New(Options{JVM: addr, Tick: 10 * time.Millisecond, GCInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { vm.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go vm.Serve(ln)
-	nc, err := jvmtest.DialHandshake(t.Context(), ln.Addr().String())
+	jvmAddr, kill := fakeJVM(t, 150*time.Millisecond)
+	vm, addr := listen(t, Options{JVM: jvmAddr, Tick: 10 * time.Millisecond, GCInterval: time.Hour})
+	nc, err := jvmtest.DialHandshake(t.Context(), addr)
 	if err != nil {
 		t.Fatal(err)
 	}

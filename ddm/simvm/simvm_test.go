@@ -30,6 +30,21 @@ func start(t *testing.T, opt Options, copt ddm.Options) (*VM, *jdwp.Conn, *ddm.C
 // are closed when the test ends.
 func serve(t *testing.T, opt Options) (*VM, *jdwp.Conn) {
 	t.Helper()
+	vm, addr := listen(t, opt)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := jdwp.Dial(ctx, addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return vm, conn
+}
+
+// listen starts a simulated VM serving on a loopback port and returns it with
+// the port's address; it is closed when the test ends.
+func listen(t *testing.T, opt Options) (*VM, string) {
+	t.Helper()
 	vm, err := New(opt)
 	if err != nil {
 		t.Fatal(err)
@@ -40,14 +55,7 @@ func serve(t *testing.T, opt Options) (*VM, *jdwp.Conn) {
 		t.Fatal(err)
 	}
 	go vm.Serve(ln)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := jdwp.Dial(ctx, ln.Addr().String(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return vm, conn
+	return vm, ln.Addr().String()
 }
 
 func eventually(t *testing.T, what string, cond func() bool) {
