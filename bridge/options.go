@@ -102,7 +102,7 @@ type Options struct {
 	// wake-up per hop off a round trip, for at most that much CPU per packet
 	// and none while no debugger is busy. It pays on a machine with idle
 	// cores; where every core is busy a polling hop only competes with the
-	// VM and the debugger (measured: 1.3× faster through the bridge on an
+	// VM and the debugger (measured: 1.2× faster through the bridge on an
 	// idle 2-core VM, 3× slower with one core busy), so 0, the default,
 	// never polls.
 	SpinWait time.Duration

@@ -20,7 +20,7 @@
 //
 // It pays only where cores sit idle. Where every core is busy, a polling
 // reader takes a core from the threads it waits for: measured through the
-// bridge on a 2-core VM, a trivial round trip was 1.3× faster with both
+// bridge on a 2-core VM, a trivial round trip was 1.2× faster with both
 // cores idle and 3× slower with one core busy. So it is opt-in.
 package busypoll
 
