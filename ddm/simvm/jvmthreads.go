@@ -4,14 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/ddm/procthreads"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -53,9 +49,9 @@ func (s *session) refreshThreads(initial bool) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var tasks []task
+	var tasks []procthreads.Task
 	if s.vm.jvmPID != 0 {
-		tasks = readTasks(s.vm.jvmPID)
+		tasks = procthreads.Read(s.vm.jvmPID)
 	}
 	s.vm.mu.Lock()
 	defer s.vm.mu.Unlock()
@@ -143,7 +139,7 @@ func ddmThreadState(st jdwp.ThreadStatus) ddm.ThreadState {
 // sessions that enabled thread events hear of each birth, death and rename.
 // initial starts a fresh table and tells no one: a new JDWP connection has
 // new thread ids.
-func (vm *VM) syncJVMThreadsLocked(jts []jvmThread, tasks []task, initial bool) {
+func (vm *VM) syncJVMThreadsLocked(jts []jvmThread, tasks []procthreads.Task, initial bool) {
 	if initial {
 		vm.threads = map[uint32]*thread{}
 		vm.nextTID = 0
@@ -188,130 +184,15 @@ func (vm *VM) syncJVMThreadsLocked(jts []jvmThread, tasks []task, initial bool) 
 	}
 }
 
-// task is one native thread of the JVM process.
-type task struct {
-	tid          uint32
-	comm         string
-	utime, stime uint32 // clock ticks, THST's unit
-}
-
-// readTasks lists a process's native threads by tid from /proc/PID/task;
-// nil where that does not exist (not Linux, or no such process).
-func readTasks(pid uint32) []task {
-	dir := fmt.Sprintf("/proc/%d/task", pid)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
+// matchTasks gives the threads (sorted by id) their native threads' tids and
+// CPU times (see procthreads.Match).
+func matchTasks(ts []*thread, tasks []procthreads.Task, pid uint32) {
+	pts := make([]*procthreads.Thread, len(ts))
+	for i, t := range ts {
+		pts[i] = &procthreads.Thread{Name: t.name, TID: t.tid}
 	}
-	tasks := make([]task, 0, len(ents))
-	for _, e := range ents {
-		tid, err := strconv.ParseUint(e.Name(), 10, 32)
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(dir + "/" + e.Name() + "/stat")
-		if err != nil {
-			continue // ended meanwhile
-		}
-		if t, ok := parseStat(string(b)); ok {
-			t.tid = uint32(tid)
-			tasks = append(tasks, t)
-		}
-	}
-	sort.Slice(tasks, func(i, j int) bool { return tasks[i].tid < tasks[j].tid })
-	return tasks
-}
-
-// parseStat reads comm, utime and stime from a /proc stat line,
-// "tid (comm) state ppid …": comm may hold spaces and parentheses, so it ends
-// at the last ')'; utime and stime are fields 14 and 15, the 12th and 13th
-// after it.
-func parseStat(s string) (task, bool) {
-	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if open < 0 || end < open {
-		return task{}, false
-	}
-	f := strings.Fields(s[end+1:])
-	if len(f) < 13 {
-		return task{}, false
-	}
-	ut, err1 := strconv.ParseUint(f[11], 10, 64)
-	st, err2 := strconv.ParseUint(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return task{}, false
-	}
-	return task{comm: s[open+1 : end], utime: uint32(ut), stime: uint32(st)}, true
-}
-
-// commLen is the length of a Linux thread name: 16 bytes with the NUL.
-const commLen = 15
-
-// matchTasks gives each thread (sorted by id) its native thread's tid and
-// CPU times. HotSpot names the native thread of each thread it starts after
-// the Java name, cut to 15 bytes. The Java main thread is the launcher's and
-// keeps the process's name (the primordial thread's), as does the thread
-// the launcher attaches as DestroyJavaVM once main returns; the primordial
-// thread (tid == pid) itself only waits and is no Java thread. A thread keeps
-// last tick's native thread while its name still fits; the others take the
-// free ones of their name in tid order. A thread without one gets tid 0 and
-// no CPU time, as do all when no thread matches by its own name (then pid is
-// not this JVM's).
-func matchTasks(ts []*thread, tasks []task, pid uint32) {
-	var procComm string
-	byTID := make(map[uint32]task, len(tasks))
-	byComm := map[string][]task{}
-	for _, k := range tasks {
-		if k.tid == pid {
-			procComm = k.comm
-			continue
-		}
-		byTID[k.tid] = k
-		byComm[k.comm] = append(byComm[k.comm], k)
-	}
-	names := func(t *thread) []string {
-		n := t.name
-		if len(n) > commLen {
-			n = n[:commLen]
-		}
-		if (t.name == "main" || t.name == "DestroyJavaVM") && procComm != "" {
-			return []string{n, procComm}
-		}
-		return []string{n}
-	}
-	taken := map[uint32]bool{}
-	var pending []*thread
-	for _, t := range ts {
-		k, ok := byTID[t.tid]
-		if ok && t.tid != 0 && slices.Contains(names(t), k.comm) {
-			taken[k.tid] = true
-			t.utime, t.stime = k.utime, k.stime
-			continue
-		}
-		t.tid, t.utime, t.stime = 0, 0, 0
-		pending = append(pending, t)
-	}
-	for _, t := range pending {
-	find:
-		for _, n := range names(t) {
-			for _, k := range byComm[n] {
-				if !taken[k.tid] {
-					taken[k.tid] = true
-					t.tid, t.utime, t.stime = k.tid, k.utime, k.stime
-					break find
-				}
-			}
-		}
-	}
-	own := false
-	for _, t := range ts {
-		if k, ok := byTID[t.tid]; ok && k.comm == names(t)[0] {
-			own = true
-			break
-		}
-	}
-	if !own {
-		for _, t := range ts {
-			t.tid, t.utime, t.stime = 0, 0, 0
-		}
+	procthreads.Match(pts, tasks, pid)
+	for i, t := range ts {
+		t.tid, t.utime, t.stime = pts[i].TID, pts[i].UTime, pts[i].STime
 	}
 }
