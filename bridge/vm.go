@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/ddm/procthreads"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -53,9 +55,9 @@ type ThreadInfo struct {
 	State     string `json:"state"` // running, timed-wait, monitor, wait, zombie, … (DDM names)
 	Suspended bool   `json:"suspended"`
 	Daemon    bool   `json:"daemon,omitempty"`
-	TID       uint32 `json:"tid,omitempty"`   // Linux thread id (DDM only)
-	UTime     uint32 `json:"utime,omitempty"` // user CPU time in clock ticks (DDM only)
-	STime     uint32 `json:"stime,omitempty"` // system CPU time in clock ticks (DDM only)
+	TID       uint32 `json:"tid,omitempty"`   // Linux thread id (DDM, or /proc for a JVM on this machine)
+	UTime     uint32 `json:"utime,omitempty"` // user CPU time in clock ticks (1/100 s), likewise
+	STime     uint32 `json:"stime,omitempty"` // system CPU time in clock ticks, likewise
 }
 
 // VM is one monitored VM: the monitor owns its only JDWP connection. DDM and
@@ -452,6 +454,7 @@ func (v *VM) pollJDWPThreads(ctx context.Context) ([]ThreadInfo, error) {
 		}()
 	}
 	wg.Wait()
+	v.addNativeThreads(out)
 	v.mu.Lock()
 	changed := !slices.Equal(v.threads, out)
 	v.threads = out
@@ -460,6 +463,39 @@ func (v *VM) pollJDWPThreads(ctx context.Context) ([]ThreadInfo, error) {
 		v.m.notify(EventThreads, v)
 	}
 	return slices.Clone(out), nil
+}
+
+// addNativeThreads gives a local JVM's threads their Linux thread ids and CPU
+// times from /proc, as a DDM VM's THST does (package procthreads); a thread
+// keeps the native thread it had at the last poll while the name fits.
+func (v *VM) addNativeThreads(ts []ThreadInfo) {
+	v.mu.Lock()
+	pid, local := v.pid, v.from.serial == ""
+	prev := make(map[uint64]uint32, len(v.threads))
+	for _, t := range v.threads {
+		prev[t.ID] = t.TID
+	}
+	v.mu.Unlock()
+	if pid <= 0 || !local {
+		return
+	}
+	tasks := procthreads.Read(uint32(pid))
+	if tasks == nil {
+		return
+	}
+	order := make([]int, len(ts)) // by JDWP id: creation order, stable across polls
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return ts[order[a]].ID < ts[order[b]].ID })
+	pts := make([]*procthreads.Thread, len(ts))
+	for k, i := range order {
+		pts[k] = &procthreads.Thread{Name: ts[i].Name, TID: prev[ts[i].ID]}
+	}
+	procthreads.Match(pts, tasks, uint32(pid))
+	for k, i := range order {
+		ts[i].TID, ts[i].UTime, ts[i].STime = pts[k].TID, pts[k].UTime, pts[k].STime
+	}
 }
 
 // SetThreadUpdates turns periodic thread updates on or off: THEN and THST
