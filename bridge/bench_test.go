@@ -36,6 +36,17 @@ func startIdle(b testing.TB, addr string) *jvmtest.JVM {
 	return vm
 }
 
+// benchOptions are the options of a quiet monitor scanning port lo;
+// BRIDGE_SPIN=D sets SpinWait (e.g. 100us) to compare polling hops.
+func benchOptions(b *testing.B, lo int) Options {
+	o := testOptions(b, lo, 1)
+	o.Logger = o.Logger.Level(5) // quiet
+	if d, err := time.ParseDuration(os.Getenv("BRIDGE_SPIN")); err == nil {
+		o.SpinWait = d
+	}
+	return o
+}
+
 // benchTargets returns a direct JVM address and the current-VM port of a
 // monitor in front of an identical JVM.
 func benchTargets(b *testing.B) (direct, via string) {
@@ -43,12 +54,7 @@ func benchTargets(b *testing.B) (direct, via string) {
 	lo := freePorts(b, 1)
 	startIdle(b, fmt.Sprintf("127.0.0.1:%d", lo))
 	d := startIdle(b, "")
-	o := testOptions(b, lo, 1)
-	o.Logger = o.Logger.Level(5) // quiet
-	if d, err := time.ParseDuration(os.Getenv("BRIDGE_SPIN")); err == nil {
-		o.SpinWait = d
-	}
-	m := startMonitor(b, o)
+	m := startMonitor(b, benchOptions(b, lo))
 	waitVM(b, m, fmt.Sprintf("127.0.0.1:%d", lo), 5*time.Second)
 	return d.Addr, m.CurrentAddr()
 }
@@ -269,11 +275,7 @@ func BenchmarkJDIThroughBridge(b *testing.B) {
 	lo := freePorts(b, 1)
 	addr := fmt.Sprintf("127.0.0.1:%d", lo)
 	jvmtest.StartBenchTargetT(b, jvmtest.Options{Address: addr, VMArgs: []string{"-Dthreads=50", "-Ddepth=20", "-Dobjects=2000"}})
-	o := testOptions(b, lo, 1)
-	o.Logger = o.Logger.Level(5) // quiet
-	if sw, err := time.ParseDuration(os.Getenv("BRIDGE_SPIN")); err == nil {
-		o.SpinWait = sw
-	}
+	o := benchOptions(b, lo)
 	ctx := context.Background()
 	jdi := func(target, w string) float64 {
 		var err error

@@ -17,8 +17,16 @@ import (
 // 127.0.0.1:port.
 func startSimVM(t testing.TB, port int, jvm string, profile simvm.Profile) *simvm.VM {
 	t.Helper()
-	sv, err := simvm.New(simvm.Options{Profile: profile, JVM: jvm, AppName: "com.example.demo", PID: 4242,
-		Tick: 100 * time.Millisecond, GCInterval: 250 * time.Millisecond, Logger: testLogger(t)})
+	return serveSim(t, port, simvm.Options{Profile: profile, JVM: jvm, AppName: "com.example.demo", PID: 4242,
+		Tick: 100 * time.Millisecond, GCInterval: 250 * time.Millisecond})
+}
+
+// serveSim serves a simulated VM with opts (logging to the test) on
+// 127.0.0.1:port until the test ends.
+func serveSim(t testing.TB, port int, opts simvm.Options) *simvm.VM {
+	t.Helper()
+	opts.Logger = testLogger(t)
+	sv, err := simvm.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

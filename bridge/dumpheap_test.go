@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,16 +34,7 @@ func checkSimHprof(t *testing.T, b []byte, from, to time.Time) {
 // startSimOnly serves a simulated DDM VM (no JVM behind it) on 127.0.0.1:port.
 func startSimOnly(t *testing.T, port int) {
 	t.Helper()
-	sv, err := simvm.New(simvm.Options{AppName: "com.example.dump", Tick: 50 * time.Millisecond, Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	go sv.Serve(ln)
-	t.Cleanup(func() { sv.Close() })
+	serveSim(t, port, simvm.Options{AppName: "com.example.dump", Tick: 50 * time.Millisecond})
 }
 
 func TestDumpHeap(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,16 +51,7 @@ func rpcCode(err error) int64 {
 func TestRPC(t *testing.T) {
 	t.Parallel()
 	lo := freePorts(t, 2)
-	sv, err := simvm.New(simvm.Options{AppName: "com.example.sim", GCInterval: 200 * time.Millisecond, Tick: 50 * time.Millisecond, Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", lo))
-	if err != nil {
-		t.Fatal(err)
-	}
-	go sv.Serve(ln)
-	t.Cleanup(func() { sv.Close() })
+	serveSim(t, lo, simvm.Options{AppName: "com.example.sim", GCInterval: 200 * time.Millisecond, Tick: 50 * time.Millisecond})
 	hot := startDemo(t, lo+1, false)
 	m := startMonitor(t, testOptions(t, lo, 2))
 	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})

@@ -75,10 +75,11 @@ func (s *session) readJVMThreads() ([]jvmThread, error) {
 		return nil, fmt.Errorf("AllThreads: short reply (%d bytes)", len(all))
 	}
 	n := int(binary.BigEndian.Uint32(all))
+	raws := make([][]byte, n) // the thread ids as sent
 	cmds := make([]jdwp.Packet, 0, 2*n)
 	for i := range n {
-		raw := all[4+i*oid : 4+(i+1)*oid]
-		cmds = append(cmds, jdwp.Packet{CmdSet: setThread, Cmd: cmdThreadName, Data: raw}, jdwp.Packet{CmdSet: setThread, Cmd: cmdThreadStatus, Data: raw})
+		raws[i] = all[4+i*oid : 4+(i+1)*oid]
+		cmds = append(cmds, jdwp.Packet{CmdSet: setThread, Cmd: cmdThreadName, Data: raws[i]}, jdwp.Packet{CmdSet: setThread, Cmd: cmdThreadStatus, Data: raws[i]})
 	}
 	rs, err := s.queries(cmds)
 	if err != nil {
@@ -97,7 +98,7 @@ func (s *session) readJVMThreads() ([]jvmThread, error) {
 			return nil, errors.New("malformed ThreadReference reply")
 		}
 		var id uint64
-		for _, b := range all[4+i*oid : 4+(i+1)*oid] {
+		for _, b := range raws[i] {
 			id = id<<8 | uint64(b)
 		}
 		out = append(out, jvmThread{
