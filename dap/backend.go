@@ -48,19 +48,29 @@ func (DirectBackend) DDM(string) *ddm.Client { return nil }
 
 // openWithRetry calls OpenDebugger until it succeeds, fails with something
 // other than a refused connection, or ctx ends, so an attach may start just
-// before its VM does.
+// before its VM does. When ctx ends, even in the middle of a dial (a loaded
+// machine may take that long), the error says in words what to check.
 func openWithRetry(ctx context.Context, b Backend, target string) (net.Conn, error) {
+	const hint = "is the VM started with -agentlib:jdwp=transport=dt_socket,server=y,address=...?"
+	refused := false
 	for {
 		nc, err := b.OpenDebugger(ctx, target)
 		if err == nil {
 			return nc, nil
 		}
-		if !errors.Is(err, syscall.ECONNREFUSED) {
+		switch {
+		case errors.Is(err, syscall.ECONNREFUSED):
+			refused = true
+		case ctx.Err() != nil && refused:
+			return nil, fmt.Errorf("connect to %s: connection refused until the timeout — %s", target, hint)
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("connect to %s: no answer before the timeout (%v) — %s", target, err, hint)
+		default:
 			return nil, fmt.Errorf("connect to %s: %w", target, err)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("connect to %s: connection refused until the timeout — is the VM started with -agentlib:jdwp=transport=dt_socket,server=y,address=...?", target)
+			return nil, fmt.Errorf("connect to %s: connection refused until the timeout — %s", target, hint)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

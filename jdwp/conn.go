@@ -394,6 +394,10 @@ func (c *Conn) command(ctx context.Context, cmd Cmd, data []byte) ([]byte, error
 	return b, err
 }
 
+// Forget drops a started call whose reply is no longer wanted (its caller
+// gave up waiting): a late reply is then discarded.
+func (c *Conn) Forget(call *Call) { c.forget(call.ID) }
+
 func (c *Conn) forget(id uint32) {
 	c.mu.Lock()
 	delete(c.pending, id)
