@@ -74,9 +74,11 @@ func (j *jdb) kill() {
 }
 
 // expect waits for re in the output not yet consumed and returns the output
-// up to the end of the match.
+// up to the end of the match. Like waitFor, it raises the timeout to a
+// minute: a loaded machine only makes jdb slower.
 func (j *jdb) expect(pattern string, timeout time.Duration) string {
 	j.t.Helper()
+	timeout = max(timeout, time.Minute)
 	re := regexp.MustCompile(pattern)
 	deadline := time.After(timeout)
 	for {

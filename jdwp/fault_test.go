@@ -674,7 +674,7 @@ func TestVMStopsReading(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("call to a VM that stopped reading: %v; want DeadlineExceeded", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Errorf("call blocked in a write past its 300ms deadline")
 		resumeVM()
 		<-done

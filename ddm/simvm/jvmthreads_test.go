@@ -145,10 +145,15 @@ func TestPassthroughRealThreadStates(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t0 := time.Now()
-	time.Sleep(time.Second)
-	second := thst(t, c)
-	elapsed := time.Since(t0)
 	cpu := func(m map[uint32]ddm.ThreadInfo, name string) uint32 { return m[ids[name]].UTime + m[ids[name]].STime }
+	// A busy thread accrues about 100 ticks a second on a free core: wait for
+	// 10, however long a loaded machine takes.
+	var second map[uint32]ddm.ThreadInfo
+	eventually(t, "spinner to use CPU", func() bool {
+		second = thst(t, c)
+		return runtime.GOOS != "linux" || cpu(second, "spinner")-cpu(first, "spinner") >= 10
+	})
+	elapsed := time.Since(t0)
 	for _, th := range c.Data().Threads() {
 		e := second[th.ID]
 		t.Logf("%4d %-24s %-10v tid %-7d utime %-5d stime %d", th.ID, th.Name, e.Status, e.TID, e.UTime, e.STime)
@@ -169,11 +174,7 @@ func TestPassthroughRealThreadStates(t *testing.T) {
 		}
 		return
 	}
-	// A busy thread accrues about 100 ticks a second on a free core; allow
-	// for a loaded machine.
-	if grew := cpu(second, "spinner") - cpu(first, "spinner"); grew < 10 {
-		t.Errorf("spinner's CPU time grew by %d ticks in %v, want it busy", grew, elapsed)
-	}
+	t.Logf("spinner's CPU time grew by %d ticks in %v", cpu(second, "spinner")-cpu(first, "spinner"), elapsed)
 	if n := cpu(second, "sleeper"); n > 2 {
 		t.Errorf("sleeper used %d ticks of CPU time, want ~0", n)
 	}
@@ -314,7 +315,7 @@ func TestPassthroughSessionEnds(t *testing.T) {
 	// last one left, so the simulator's dial may need another try.
 	attach := func() net.Conn {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 			nc, err := jvmtest.DialHandshake(t.Context(), addr)
 			if err != nil {
 				t.Fatal(err)
@@ -343,7 +344,7 @@ func TestPassthroughSessionEnds(t *testing.T) {
 		eventually(t, "the session's end", func() bool { return sessions() == 0 })
 	}
 	var g1 int
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for g1 = runtime.NumGoroutine(); g1 > g0 && time.Now().Before(deadline); g1 = runtime.NumGoroutine() {
 		time.Sleep(10 * time.Millisecond)
 	}
