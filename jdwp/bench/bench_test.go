@@ -59,12 +59,20 @@ func TestWorkloadsMatchJDI(t *testing.T) {
 			t.Logf("%s: ddmbridge %.4fs, JDI %.4fs (%d items)", w.Name, ours.Seconds, jdi.Seconds, ours.Items)
 		})
 	}
-	// The floor diagnostic reads the same values as locals.
-	floor, _ := Lookup("localsfloor")
-	fr, err := Run(ctx, vm.Addr, floor, nil)
-	lr, err2 := Run(ctx, vm.Addr, Workloads[2], nil)
-	if err != nil || err2 != nil || fr.Items == 0 || fr.Items-lr.Items > 24 || lr.Items-fr.Items > 24 {
-		t.Errorf("localsfloor %+v (%v) vs locals %+v (%v)", fr, err, lr, err2)
+	// Each floor reads what its workload reads: the same item counts (within
+	// the live VM's slack, as above).
+	for _, w := range Workloads {
+		name := Floor(w.Name)
+		if name == "" {
+			continue
+		}
+		floor, _ := Lookup(name)
+		fr, err := Run(ctx, vm.Addr, floor, nil)
+		wr, err2 := Run(ctx, vm.Addr, w, nil)
+		slack := map[string]int{"classes": 2, "threaddump": 6, "locals": 24}[w.Name]
+		if err != nil || err2 != nil || fr.Items == 0 || fr.Items-wr.Items > slack || wr.Items-fr.Items > slack {
+			t.Errorf("%s %+v (%v) vs %s %+v (%v)", name, fr, err, w.Name, wr, err2)
+		}
 	}
 	// The debuggee still runs: its main thread keeps stepping, so a fresh
 	// threaddump sees it and the step workload can hit its breakpoint again.
