@@ -8,6 +8,7 @@ import { BinaryNotFoundError, resolveBinary } from './backend/binary';
 import { Backend, BackendOptions } from './backend/rpc';
 import { DdmHub, errorText } from './ddmHub';
 import { formatBytes } from './heap/heapmap';
+import { HotCodeReplacer } from './debug/hotCodeReplace';
 import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickVM } from './debug/providers';
 import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
 import { HeapPanel, ThreadsViewProvider } from './views/webviews';
@@ -152,6 +153,8 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
       }),
     }),
   );
+
+  context.subscriptions.push(new HotCodeReplacer(log));
 
   // Views.
   context.subscriptions.push(

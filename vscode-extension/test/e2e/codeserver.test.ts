@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { blockColor, freeColor } from '../../src/heap/heapmap';
 import { launchChromium } from '../support/browser';
-import { buildBackend, eventually, extRoot, freePort, Jvm, lineOf, sampleJava, startJvm, tmpDir } from '../support/fixtures';
+import { buildBackend, compileFixture, eventually, extRoot, freePort, Jvm, lineOf, sampleJava, startJvm, tmpDir } from '../support/fixtures';
 import { countColor, decodePng } from '../support/png';
 
 const vsix = path.join(extRoot, 'ddmbridge.vsix');
@@ -86,7 +86,15 @@ before(async () => {
       {
         version: '0.2.0',
         configurations: [
-          { type: 'ddmbridge', request: 'attach', name: 'Attach to current VM', vm: 'current', sourcePaths: ['${workspaceFolder}/src'] },
+          {
+            type: 'ddmbridge',
+            request: 'attach',
+            name: 'Attach to current VM',
+            vm: 'current',
+            sourcePaths: ['${workspaceFolder}/src'],
+            // The JVM's class folder: rebuilt classes there are hot-replaced.
+            outputFolders: [await compileFixture()],
+          },
         ],
       },
       null,
@@ -303,6 +311,20 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
   assert.ok(Number.isInteger(n1) && n1 >= 0, `n is an int (${n1})`);
   await shot('e2e-variables');
   log(`variables: n = ${n1}`);
+
+  // Hot code replace: a rebuild writes a new Sample.class into the session's
+  // output folder; the extension sends it to the VM on its own ("auto") and
+  // says what it replaced.
+  const edited = path.join(tmpDir(), 'edited', 'fixture');
+  fs.mkdirSync(edited, { recursive: true });
+  fs.writeFileSync(
+    path.join(edited, 'Sample.java'),
+    fs.readFileSync(sampleJava, 'utf8').replace('int result = x * x; // TAG:square', 'int result = x * x + 1; // TAG:square'),
+  );
+  execFileSync('javac', ['-g', '-d', await compileFixture(), path.join(edited, 'Sample.java')], { timeout: 120_000 });
+  await page.getByText('Hot code replace: replaced 1 class (fixture.Sample)').first().waitFor({ timeout: 60000 });
+  await shot('e2e-hot-code-replace');
+  log('hot code replace reported');
 
   // The heap view of the same VM, drawn from the backend's heap map.
   await palette('ddmbridge: Show Heap Map');
