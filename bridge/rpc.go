@@ -81,7 +81,10 @@ func NewServer(m *Monitor, opts ServerOptions) *Server {
 }
 
 // Serve accepts control connections on ln until ctx ends or ln is closed.
+// A listener not from Listen is guarded with default ListenOptions: other
+// local users are refused and temporary accept errors retried.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	ln = Guard(ln, ListenOptions{Logger: s.opts.Logger})
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var wg sync.WaitGroup
