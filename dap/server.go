@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/internal/framing"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	godap "github.com/google/go-dap"
 	"github.com/rs/zerolog"
@@ -114,12 +115,15 @@ func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *sessi
 	registerCustom(codec)
 	s := &session{
 		srv: srv, cfg: &srv.cfg, log: srv.log, ctx: ctx,
-		rwc: rwc, r: bufio.NewReader(rwc), w: bufio.NewWriter(rwc),
+		rwc: rwc, r: bufio.NewReaderSize(rwc, framing.MaxHeaderLine), w: bufio.NewWriter(rwc),
 		codec: codec, reverse: map[int]chan godap.Message{},
 	}
 	s.cancels.init()
 	return s
 }
+
+// maxMessage bounds one message from the client.
+const maxMessage = 64 << 20
 
 // inbound is one decoded message, or why it could not be decoded.
 type inbound struct {
@@ -136,7 +140,7 @@ func (s *session) run() error {
 	go func() {
 		defer close(in)
 		for {
-			raw, err := godap.ReadBaseMessage(s.r)
+			raw, err := framing.ReadMessage(s.r, maxMessage)
 			if err != nil {
 				readErr <- err
 				return
