@@ -44,6 +44,22 @@ type VMInfo struct {
 	UserID       uint32    `json:"userId,omitempty"`       // DDM HELO/APNM user id
 	Serial       string    `json:"serial,omitempty"`       // adb serial of the VM's device; "" for workstation VMs
 	Device       string    `json:"device,omitempty"`       // the device's model as `adb devices -l` lists it (else its product)
+
+	// What an adb device's track-app says of the process (present only
+	// where the device says so: track-app for the first four, its app_info
+	// for the rest; frozen when the monitor found it so).
+	Process            string   `json:"process,omitempty"`            // process name, e.g. "com.example.app:remote"
+	Packages           []string `json:"packages,omitempty"`           // the packages running in it
+	Debuggable         *bool    `json:"debuggable,omitempty"`         // adbd opens jdwp:PID to it
+	Profileable        *bool    `json:"profileable,omitempty"`        // profileable (shell or from a release build)
+	WaitingForDebugger *bool    `json:"waitingForDebugger,omitempty"` // the app waits for a debugger (am start -D)
+	Frozen             *bool    `json:"frozen,omitempty"`             // frozen by the cached-apps freezer: adbd refuses JDWP
+	Architecture       string   `json:"architecture,omitempty"`       // ISA, e.g. "arm64"
+	UID                *int     `json:"uid,omitempty"`                // the app's Linux uid
+	// Listed marks an entry only the device's process list knows: the
+	// monitor holds no JDWP connection to it (yet); Note says why.
+	Listed bool   `json:"listedOnly,omitempty"`
+	Note   string `json:"note,omitempty"` // why the process is not monitored, and what to do
 }
 
 // ThreadInfo is one thread of a VM. For DDM VMs it comes from THCR/THST (ID is
@@ -191,7 +207,10 @@ type vmOrigin struct {
 func (m *Monitor) setupVM(ctx context.Context, nc net.Conn, addr string, from vmOrigin) (*VM, error) {
 	v := &VM{
 		m: m, addr: addr, since: time.Now(), removed: make(chan struct{}),
-		id: fmt.Sprint(m.nextID.Add(1)), from: from, pid: from.pid,
+		id: m.listedID(addr), from: from, pid: from.pid,
+	}
+	if from.serial == "" || v.id == "" {
+		v.id = fmt.Sprint(m.nextID.Add(1))
 	}
 	v.log = m.log.With().Str("vm", v.id).Str("addr", addr).Logger()
 	g := &gatedConn{Conn: nc, open: make(chan struct{})}

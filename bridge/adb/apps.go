@@ -275,3 +275,18 @@ func (c *Client) TrackApp(ctx context.Context, serial string) (*Tracker[[]AppPro
 	go readLists(ctx, t, "adb -s "+serial+" track-app", parse, t.emit)
 	return t, nil
 }
+
+// ProcessFrozen reports whether process pid sleeps in the cgroup freezer
+// (/proc/PID/wchan reads do_freezer_trap with cgroup v2, __refrigerator with
+// v1): how Android's cached-apps freezer holds an app, and why adbd then
+// refuses jdwp:PID.
+func (c *Client) ProcessFrozen(ctx context.Context, serial string, pid int) (bool, error) {
+	out, err := c.Shell(ctx, serial, fmt.Sprintf("cat /proc/%d/wchan", pid))
+	if err != nil {
+		return false, err
+	}
+	if strings.Contains(out, "No such file") {
+		return false, fmt.Errorf("adb -s %s: process %d: %w", serial, pid, ErrNoProcess)
+	}
+	return strings.Contains(out, "freezer") || strings.Contains(out, "refrigerator"), nil
+}

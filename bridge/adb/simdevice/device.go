@@ -467,3 +467,28 @@ func (d *Device) banner() string {
 	return fmt.Sprintf("device::ro.product.name=%s;ro.product.model=%s;ro.product.device=%s;features=%s",
 		d.opt.Product, d.opt.Model, d.opt.Name, strings.Join(d.opt.Features, ","))
 }
+
+// VM returns the simulated VM of process pid, or nil: tests read its
+// counters (simvm.VM.NonDDMPackets).
+func (d *Device) VM(pid int) *simvm.VM {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p := d.procs[pid]; p != nil {
+		return p.vm
+	}
+	return nil
+}
+
+// SetFrozen freezes or thaws process pid, as the cached-apps freezer does
+// when an app goes to the background or comes back: while frozen, jdwp:PID
+// is refused.
+func (d *Device) SetFrozen(pid int, frozen bool) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p := d.procs[pid]
+	if p == nil {
+		return fmt.Errorf("simdevice: no process %d", pid)
+	}
+	p.Frozen = frozen
+	return nil
+}
