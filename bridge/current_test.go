@@ -89,9 +89,24 @@ func TestCurrentAndroidThroughRealADB(t *testing.T) {
 	if _, err := v.HeapInfo(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// Current ART has no THST or STKL: the views degrade with words, still
+	// without a JDWP packet.
+	ts, err := v.Threads(ctx)
+	if err != nil || len(ts) == 0 || ts[0].State != "unknown" || !strings.Contains(v.ThreadsNote(), "debugger") {
+		t.Errorf("threads without THST: %+v, %v, note %q", ts, err, v.ThreadsNote())
+	}
+	if ts, err := v.Threads(ctx); err != nil || len(ts) == 0 {
+		t.Errorf("threads asked again: %+v, %v", ts, err)
+	}
+	if _, err := v.Stack(ctx, uint32(ts[0].ID)); err == nil || !strings.Contains(err.Error(), "attach a debugger") {
+		t.Errorf("stack without STKL: %v", err)
+	}
 	svm := dev.VM(app)
 	if n := svm.NonDDMPackets(); n != 0 || svm.AgentLoaded() {
 		t.Errorf("the monitor sent %d non-DDM packets while only monitoring: the JDWP agent was woken", n)
+	}
+	if n := dev.VM(wait).NonDDMPackets(); n != 0 {
+		t.Errorf("the monitor sent %d non-DDM packets to the waiting app", n)
 	}
 
 	// The frozen app: listed, refused, said so.
@@ -126,6 +141,10 @@ func TestCurrentAndroidThroughRealADB(t *testing.T) {
 	}
 	if svm.NonDDMPackets() == 0 || !svm.AgentLoaded() {
 		t.Errorf("a debugger's packets did not reach the VM: %d", svm.NonDDMPackets())
+	}
+	waitFor(t, 60*time.Second, "the debugger seen", func() bool { return v.Info().Debugger })
+	if ts, err := v.Threads(ctx); err != nil || len(ts) == 0 || ts[0].State == "unknown" || ts[0].Name == "" {
+		t.Errorf("threads from JDWP with a debugger attached: %+v, %v", ts, err)
 	}
 
 	// Thawed, the app is monitored like any other.

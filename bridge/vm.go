@@ -107,6 +107,8 @@ type VM struct {
 	removed   chan struct{}
 	closeOnce sync.Once
 	dbgdAcks  atomic.Int32 // DBGD acknowledgements (draft VMs)
+	noTHST    atomic.Bool  // the VM left a THST unanswered: current frameworks have no handler
+	noSTKL    atomic.Bool  // likewise STKL
 
 	dumpMu sync.Mutex // one heap dump at a time: HPDS chunks carry no request id
 }
@@ -412,15 +414,53 @@ func (v *VM) Threads(ctx context.Context) ([]ThreadInfo, error) {
 		return v.pollJDWPThreads(ctx)
 	}
 	v.enableThreadNotify()
-	if _, err := v.dc.Request(ctx, &ddm.ThreadStatusRequest{}); err != nil && !errors.Is(err, ddm.ErrTimeout) {
+	if v.noTHST.Load() {
+		return v.threadsWithoutTHST(ctx)
+	}
+	_, err := v.dc.Request(ctx, &ddm.ThreadStatusRequest{})
+	switch {
+	case errors.Is(err, ddm.ErrTimeout) && v.conn.Err() == nil && ctx.Err() == nil:
+		// Current frameworks dropped DdmHandleThread's THST: say so once and
+		// stop asking, rather than wait for every poll.
+		v.noTHST.Store(true)
+		v.log.Info().Msg(noteNoTHST)
+		return v.threadsWithoutTHST(ctx)
+	case err != nil && !errors.Is(err, ddm.ErrTimeout):
 		return nil, fmt.Errorf("VM %s: THST: %w", v.id, err)
 	}
 	return v.ddmThreads(), nil
 }
 
+// noteNoTHST is what the thread view says of a VM that does not answer THST.
+const noteNoTHST = "this VM does not answer THST (current Android dropped the handler): threads come from THCR/THNM " +
+	"without states; their states come from JDWP once a debugger is attached"
+
+// ThreadsNote says why the thread list lacks something ("" when it does
+// not): a VM without THST shows states only while a debugger is attached.
+func (v *VM) ThreadsNote() string {
+	if v.dc == nil || !v.noTHST.Load() {
+		return ""
+	}
+	return noteNoTHST
+}
+
+// threadsWithoutTHST: with a debugger attached (the JDWP agent is loaded
+// anyway) states come from JDWP; without one, the monitor stays DDM-only and
+// gives the THCR names with state "unknown".
+func (v *VM) threadsWithoutTHST(ctx context.Context) ([]ThreadInfo, error) {
+	if v.Info().Debugger {
+		return v.pollJDWPThreads(ctx)
+	}
+	ts := v.ddmThreads()
+	for i := range ts {
+		ts[i].State = "unknown"
+	}
+	return ts, nil
+}
+
 // CachedThreads returns the last known threads without asking the VM.
 func (v *VM) CachedThreads() []ThreadInfo {
-	if v.dc != nil {
+	if v.dc != nil && !(v.noTHST.Load() && v.Info().Debugger) {
 		return v.ddmThreads()
 	}
 	v.mu.Lock()
@@ -663,12 +703,24 @@ wait:
 	return hm, nil
 }
 
+// noteNoSTKL is what a stack request on a VM without STKL says.
+const noteNoSTKL = "this VM does not answer STKL (current Android dropped the handler): " +
+	"attach a debugger (ddmbridge dap, jdb) and pause the thread to see its stack"
+
 // Stack asks a DDM VM for one thread's stack (STKL).
 func (v *VM) Stack(ctx context.Context, thread uint32) ([]ddm.Frame, error) {
 	if v.dc == nil {
 		return nil, ErrNotDDM
 	}
+	if v.noSTKL.Load() {
+		return nil, fmt.Errorf("VM %s: %s", v.id, noteNoSTKL)
+	}
 	m, err := v.dc.Request(ctx, &ddm.StackRequest{ThreadID: thread})
+	if errors.Is(err, ddm.ErrTimeout) && v.conn.Err() == nil && ctx.Err() == nil {
+		v.noSTKL.Store(true)
+		v.log.Info().Msg(noteNoSTKL)
+		return nil, fmt.Errorf("VM %s: %s", v.id, noteNoSTKL)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("VM %s: STKL of thread %d: %w", v.id, thread, err)
 	}
