@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,7 +78,8 @@ func TestCurrentAndroidThroughRealADB(t *testing.T) {
 		info, _ = entry(m, addr)
 		return !info.Listed && info.DDM && len(info.Features) > 0
 	})
-	if info.ID != first[app].ID || info.Process != "com.example.app" || info.Frozen == nil || *info.Frozen {
+	if info.ID != first[app].ID || info.Process != "com.example.app" || info.Frozen == nil || *info.Frozen ||
+		info.BootStage != "A_GO" || info.JVMFlags != "CheckJNI=false" || !slices.Contains(info.Features, "support_boot_stages") {
 		t.Errorf("monitored app: %+v (listed as %s)", info, first[app].ID)
 	}
 	v, err := m.VM(addr)

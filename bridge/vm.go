@@ -56,6 +56,10 @@ type VMInfo struct {
 	Frozen             *bool    `json:"frozen,omitempty"`             // frozen by the cached-apps freezer: adbd refuses JDWP
 	Architecture       string   `json:"architecture,omitempty"`       // ISA, e.g. "arm64"
 	UID                *int     `json:"uid,omitempty"`                // the app's Linux uid
+	// From HELO's later tails (API 34+ for the boot stage) and STAG.
+	JVMFlags         string `json:"jvmFlags,omitempty"`         // e.g. "CheckJNI=false"
+	NativeDebuggable bool   `json:"nativeDebuggable,omitempty"` // the app is native-debuggable
+	BootStage        string `json:"bootStage,omitempty"`        // BOOT, ATCH, BIND, NAMD, DEBG, A_GO
 	// Listed marks an entry only the device's process list knows: the
 	// monitor holds no JDWP connection to it (yet); Note says why.
 	Listed bool   `json:"listedOnly,omitempty"`
@@ -158,6 +162,10 @@ func (v *VM) Info() VMInfo {
 		info.VM = id.VMIdent
 		info.Features = id.Features
 		info.ABI, info.Package, info.UserID = id.ABI, id.PackageName, id.UserID
+		info.JVMFlags, info.NativeDebuggable = id.JVMFlags, id.NativeDebuggable
+		if id.BootStage != 0 {
+			info.BootStage = id.BootStage.String()
+		}
 		if v.dc.Data().Debugger() == ddm.DebuggerWaiting {
 			info.Waiting = true
 		}
