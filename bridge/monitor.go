@@ -65,6 +65,7 @@ type Monitor struct {
 	closed    bool
 	devices   map[string]DeviceInfo // adb devices by serial
 	adb       *adbWatch             // nil without Options.ADB
+	devProcs  map[string]*devProc   // device processes by address, connected or not (apps.go)
 
 	wg     sync.WaitGroup // accept loops and scanner
 	stop   chan struct{}
@@ -223,6 +224,7 @@ func (m *Monitor) notify(kind EventKind, v *VM) {
 func (m *Monitor) info(v *VM) VMInfo {
 	info := v.Info()
 	info.Current = m.current() == v
+	m.enrich(&info)
 	return info
 }
 
@@ -235,6 +237,9 @@ func (m *Monitor) VMs() []VMInfo {
 	for i, v := range vms {
 		out[i] = m.info(v)
 	}
+	m.mu.Lock()
+	out = append(out, m.listedLocked()...)
+	m.mu.Unlock()
 	return out
 }
 
@@ -278,6 +283,9 @@ func (m *Monitor) VM(target string) (*VM, error) {
 				return v, nil
 			}
 		}
+	}
+	if err := m.notListedLocked(target); err != nil {
+		return nil, err
 	}
 	return nil, fmt.Errorf("%w %q: not a VM id, \"current\" or the address of a monitored VM (see `ddmbridge vms`)", ErrNoVM, target)
 }
@@ -452,6 +460,7 @@ func (m *Monitor) remove(v *VM, why string) {
 		q.push(Event{Kind: EventRemoved, VM: info})
 	}
 	m.mu.Unlock()
+	m.relist(v.addr)
 }
 
 // listenDebugPort binds the VM's debugger port: its previous port if free,

@@ -221,6 +221,7 @@ type (
 	VMThreads struct {
 		ID      string       `json:"id"`
 		Threads []ThreadInfo `json:"threads"`
+		Note    string       `json:"note,omitempty"` // what the list lacks and why (a VM without THST)
 	}
 	// VMHeapInfo is the vm/heapInfo result and the vm/heap notification.
 	VMHeapInfo struct {
@@ -448,7 +449,7 @@ type vmParams struct {
 var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error){
 	"vm/threads": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
 		ts, err := v.Threads(ctx)
-		return VMThreads{ID: v.id, Threads: nonNil(ts)}, err
+		return VMThreads{ID: v.id, Threads: nonNil(ts), Note: v.ThreadsNote()}, err
 	},
 	"vm/stack": func(_ *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
 		frames, err := v.Stack(ctx, p.Thread)

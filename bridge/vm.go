@@ -44,6 +44,26 @@ type VMInfo struct {
 	UserID       uint32    `json:"userId,omitempty"`       // DDM HELO/APNM user id
 	Serial       string    `json:"serial,omitempty"`       // adb serial of the VM's device; "" for workstation VMs
 	Device       string    `json:"device,omitempty"`       // the device's model as `adb devices -l` lists it (else its product)
+
+	// What an adb device's track-app says of the process (present only
+	// where the device says so: track-app for the first four, its app_info
+	// for the rest; frozen when the monitor found it so).
+	Process            string   `json:"process,omitempty"`            // process name, e.g. "com.example.app:remote"
+	Packages           []string `json:"packages,omitempty"`           // the packages running in it
+	Debuggable         *bool    `json:"debuggable,omitempty"`         // adbd opens jdwp:PID to it
+	Profileable        *bool    `json:"profileable,omitempty"`        // profileable (shell or from a release build)
+	WaitingForDebugger *bool    `json:"waitingForDebugger,omitempty"` // the app waits for a debugger (am start -D)
+	Frozen             *bool    `json:"frozen,omitempty"`             // frozen by the cached-apps freezer: adbd refuses JDWP
+	Architecture       string   `json:"architecture,omitempty"`       // ISA, e.g. "arm64"
+	UID                *int     `json:"uid,omitempty"`                // the app's Linux uid
+	// From HELO's later tails (API 34+ for the boot stage) and STAG.
+	JVMFlags         string `json:"jvmFlags,omitempty"`         // e.g. "CheckJNI=false"
+	NativeDebuggable bool   `json:"nativeDebuggable,omitempty"` // the app is native-debuggable
+	BootStage        string `json:"bootStage,omitempty"`        // BOOT, ATCH, BIND, NAMD, DEBG, A_GO
+	// Listed marks an entry only the device's process list knows: the
+	// monitor holds no JDWP connection to it (yet); Note says why.
+	Listed bool   `json:"listedOnly,omitempty"`
+	Note   string `json:"note,omitempty"` // why the process is not monitored, and what to do
 }
 
 // ThreadInfo is one thread of a VM. For DDM VMs it comes from THCR/THST (ID is
@@ -91,6 +111,8 @@ type VM struct {
 	removed   chan struct{}
 	closeOnce sync.Once
 	dbgdAcks  atomic.Int32 // DBGD acknowledgements (draft VMs)
+	noTHST    atomic.Bool  // the VM left a THST unanswered: current frameworks have no handler
+	noSTKL    atomic.Bool  // likewise STKL
 
 	dumpMu sync.Mutex // one heap dump at a time: HPDS chunks carry no request id
 }
@@ -140,6 +162,10 @@ func (v *VM) Info() VMInfo {
 		info.VM = id.VMIdent
 		info.Features = id.Features
 		info.ABI, info.Package, info.UserID = id.ABI, id.PackageName, id.UserID
+		info.JVMFlags, info.NativeDebuggable = id.JVMFlags, id.NativeDebuggable
+		if id.BootStage != 0 {
+			info.BootStage = id.BootStage.String()
+		}
 		if v.dc.Data().Debugger() == ddm.DebuggerWaiting {
 			info.Waiting = true
 		}
@@ -191,7 +217,10 @@ type vmOrigin struct {
 func (m *Monitor) setupVM(ctx context.Context, nc net.Conn, addr string, from vmOrigin) (*VM, error) {
 	v := &VM{
 		m: m, addr: addr, since: time.Now(), removed: make(chan struct{}),
-		id: fmt.Sprint(m.nextID.Add(1)), from: from, pid: from.pid,
+		id: m.listedID(addr), from: from, pid: from.pid,
+	}
+	if from.serial == "" || v.id == "" {
+		v.id = fmt.Sprint(m.nextID.Add(1))
 	}
 	v.log = m.log.With().Str("vm", v.id).Str("addr", addr).Logger()
 	g := &gatedConn{Conn: nc, open: make(chan struct{})}
@@ -393,15 +422,53 @@ func (v *VM) Threads(ctx context.Context) ([]ThreadInfo, error) {
 		return v.pollJDWPThreads(ctx)
 	}
 	v.enableThreadNotify()
-	if _, err := v.dc.Request(ctx, &ddm.ThreadStatusRequest{}); err != nil && !errors.Is(err, ddm.ErrTimeout) {
+	if v.noTHST.Load() {
+		return v.threadsWithoutTHST(ctx)
+	}
+	_, err := v.dc.Request(ctx, &ddm.ThreadStatusRequest{})
+	switch {
+	case errors.Is(err, ddm.ErrTimeout) && v.conn.Err() == nil && ctx.Err() == nil:
+		// Current frameworks dropped DdmHandleThread's THST: say so once and
+		// stop asking, rather than wait for every poll.
+		v.noTHST.Store(true)
+		v.log.Info().Msg(noteNoTHST)
+		return v.threadsWithoutTHST(ctx)
+	case err != nil && !errors.Is(err, ddm.ErrTimeout):
 		return nil, fmt.Errorf("VM %s: THST: %w", v.id, err)
 	}
 	return v.ddmThreads(), nil
 }
 
+// noteNoTHST is what the thread view says of a VM that does not answer THST.
+const noteNoTHST = "this VM does not answer THST (current Android dropped the handler): threads come from THCR/THNM " +
+	"without states; their states come from JDWP once a debugger is attached"
+
+// ThreadsNote says why the thread list lacks something ("" when it does
+// not): a VM without THST shows states only while a debugger is attached.
+func (v *VM) ThreadsNote() string {
+	if v.dc == nil || !v.noTHST.Load() {
+		return ""
+	}
+	return noteNoTHST
+}
+
+// threadsWithoutTHST: with a debugger attached (the JDWP agent is loaded
+// anyway) states come from JDWP; without one, the monitor stays DDM-only and
+// gives the THCR names with state "unknown".
+func (v *VM) threadsWithoutTHST(ctx context.Context) ([]ThreadInfo, error) {
+	if v.Info().Debugger {
+		return v.pollJDWPThreads(ctx)
+	}
+	ts := v.ddmThreads()
+	for i := range ts {
+		ts[i].State = "unknown"
+	}
+	return ts, nil
+}
+
 // CachedThreads returns the last known threads without asking the VM.
 func (v *VM) CachedThreads() []ThreadInfo {
-	if v.dc != nil {
+	if v.dc != nil && !(v.noTHST.Load() && v.Info().Debugger) {
 		return v.ddmThreads()
 	}
 	v.mu.Lock()
@@ -644,12 +711,24 @@ wait:
 	return hm, nil
 }
 
+// noteNoSTKL is what a stack request on a VM without STKL says.
+const noteNoSTKL = "this VM does not answer STKL (current Android dropped the handler): " +
+	"attach a debugger (ddmbridge dap, jdb) and pause the thread to see its stack"
+
 // Stack asks a DDM VM for one thread's stack (STKL).
 func (v *VM) Stack(ctx context.Context, thread uint32) ([]ddm.Frame, error) {
 	if v.dc == nil {
 		return nil, ErrNotDDM
 	}
+	if v.noSTKL.Load() {
+		return nil, fmt.Errorf("VM %s: %s", v.id, noteNoSTKL)
+	}
 	m, err := v.dc.Request(ctx, &ddm.StackRequest{ThreadID: thread})
+	if errors.Is(err, ddm.ErrTimeout) && v.conn.Err() == nil && ctx.Err() == nil {
+		v.noSTKL.Store(true)
+		v.log.Info().Msg(noteNoSTKL)
+		return nil, fmt.Errorf("VM %s: %s", v.id, noteNoSTKL)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("VM %s: STKL of thread %d: %w", v.id, thread, err)
 	}

@@ -112,12 +112,26 @@ func runVMs(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		switch {
 		case v.Debugger:
 			state = "debugger attached"
+		case v.Frozen != nil && *v.Frozen:
+			state = "frozen (not debuggable now)"
+		case v.Listed && v.Debuggable != nil && !*v.Debuggable:
+			state = "not debuggable"
 		case v.Waiting:
 			state = "waiting for debugger"
+		case v.Listed:
+			state = "not monitored yet"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%v\t%s\t%d\n", cur, v.ID, v.Address, v.PID, v.Name, v.VM, v.DDM, state, v.DebugPort)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, v := range vms { // what the device refuses, in words
+		if v.Note != "" && (v.Frozen != nil && *v.Frozen || v.Debuggable != nil && !*v.Debuggable) {
+			fmt.Fprintf(out, "%s %s: %s\n", v.ID, v.Name, v.Note)
+		}
+	}
+	return nil
 }
 
 func runDevices(ctx context.Context, fs *flag.FlagSet, args []string) error {

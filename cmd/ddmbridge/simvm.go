@@ -19,7 +19,7 @@ func init() {
 }
 
 func runSimVM(ctx context.Context, fs *flag.FlagSet, args []string) error {
-	profile := fs.String("profile", "art", "VM generation to imitate: art (what ART/ddmlib do) or draft (the 2007 DDM design)")
+	profile := fs.String("profile", "art", "VM generation to imitate: art (what ART/ddmlib do), current (ART today: no THST/STKL, agent loaded on the first non-DDM packet) or draft (the 2007 DDM design)")
 	listen := fs.String("listen", "127.0.0.1:8000", "address to accept JDWP connections on")
 	jvm := fs.String("jvm", "", "HOST:PORT of a real JVM's JDWP agent to sit in front of (non-DDM JDWP passes through)")
 	app := fs.String("app", "com.example.simvm", "application name reported in HELO/APNM")

@@ -58,7 +58,7 @@ type session struct {
 func (vm *VM) serveConn(nc net.Conn) {
 	defer nc.Close()
 	s := &session{vm: vm, nc: nc, log: vm.log.With().Str("peer", nc.RemoteAddr().String()).Logger()}
-	if vm.opt.Profile == ProfileART {
+	if vm.opt.Profile.art() {
 		s.eventID.Store(0x80000000) // adbconnection: 0x80000001, 0x80000002, …
 	} else {
 		s.eventID.Store(0x10000000 - 1) // Dalvik: 0x10000000, …
@@ -102,6 +102,11 @@ func (vm *VM) serveConn(nc net.Conn) {
 				s.log.Debug().Err(err).Msg("session ended")
 			}
 			return
+		}
+		if p.IsReply() || p.CmdSet != ddm.CommandSet {
+			if vm.nonDDM.Add(1) == 1 && vm.opt.Profile == ProfileCurrent {
+				s.log.Info().Uint8("set", p.CmdSet).Uint8("cmd", p.Cmd).Msg("first non-DDM packet: JDWP agent loaded")
+			}
 		}
 		switch {
 		case !p.IsReply() && p.CmdSet == ddm.CommandSet:
@@ -148,6 +153,9 @@ func (s *session) reply(id uint32, code jdwp.ErrorCode, data []byte) error {
 }
 
 func (s *session) draft() bool { return s.vm.opt.Profile == ProfileDraft }
+
+// current reports the ProfileCurrent session: no THST/STKL handlers.
+func (s *session) current() bool { return s.vm.opt.Profile == ProfileCurrent }
 
 // wire frames chunks for the profile: the draft compresses big chunks.
 func (s *session) wire(cs ...ddm.Chunk) []byte {
@@ -279,12 +287,18 @@ func (s *session) answer(c ddm.Chunk) answer {
 		vm.mu.Unlock()
 		return answer{}
 	case *ddm.ThreadStatusRequest:
+		if s.current() {
+			return answer{} // DdmHandleThread's THST is gone from current frameworks
+		}
 		if s.draft() && m.Draft {
 			s.setPeriodicTHST(time.Duration(m.IntervalMs) * time.Millisecond)
 			return answer{}
 		}
 		return answer{reply: s.threadStatus()}
 	case *ddm.StackRequest:
+		if s.current() {
+			return answer{} // and so is its STKL
+		}
 		vm.mu.Lock()
 		t := vm.threads[m.ThreadID]
 		vm.mu.Unlock()
@@ -349,7 +363,11 @@ func (s *session) answerEmpty(t ddm.Type) answer {
 	vm := s.vm
 	switch t {
 	case ddm.FEAT:
-		return answer{reply: &ddm.Features{Names: []string{"hprof-heap-dump-streaming", "hprof-heap-dump", "method-sample-profiling", "method-trace-profiling-streaming", "method-trace-profiling"}}}
+		names := []string{"hprof-heap-dump-streaming", "hprof-heap-dump", "method-sample-profiling", "method-trace-profiling-streaming", "method-trace-profiling"}
+		if s.current() { // the framework's own, after the VM's
+			names = append(names, "view-hierarchy", "support_boot_stages")
+		}
+		return answer{reply: &ddm.Features{Names: names}}
 	case ddm.DBGD:
 		return answer{reply: &ddm.Empty{Type: ddm.DBGD}} // the seed's acknowledgement
 	case ddm.HPGC:

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { ControlApi } from '../backend/api';
 import { errorText } from '../ddmHub';
 import { VMStore } from '../views/vmTree';
-import { groupByDevice, VMInfo, vmDescription, vmLabel, vmStates } from '../vms';
+import { groupByDevice, unattachable, VMInfo, vmDescription, vmLabel, vmStates } from '../vms';
 import { ConfigError, DebugConfig, defaultConfig, normalizeConfig, routeThroughMonitor } from './config';
 
 export class ConfigurationProvider implements vscode.DebugConfigurationProvider {
@@ -159,10 +159,11 @@ function pickItems(vms: readonly VMInfo[]): VMPickItem[] {
   for (const g of groupByDevice(vms)) {
     items.push({ label: g.label, kind: vscode.QuickPickItemKind.Separator });
     for (const vm of g.vms) {
+      const refused = unattachable(vm);
       items.push({
-        label: `$(${vm.debugger ? 'debug' : vm.waiting ? 'watch' : 'vm'}) ${vmLabel(vm)}`,
+        label: `$(${refused ? 'circle-slash' : vm.debugger ? 'debug' : vm.waiting ? 'watch' : 'vm'}) ${vmLabel(vm)}`,
         description: vmDescription(vm),
-        detail: [vm.vm, ...vmStates(vm)].filter(Boolean).join(' · ') || undefined,
+        detail: refused ?? ([vm.vm, ...vmStates(vm)].filter(Boolean).join(' · ') || undefined),
         vm,
       });
     }
@@ -204,6 +205,12 @@ export async function pickVM(store: VMStore, title = 'Attach to which VM?'): Pro
     return await new Promise<string | undefined>((resolve) => {
       qp.onDidAccept(() => {
         const vm = qp.selectedItems[0]?.vm;
+        const refused = vm && unattachable(vm);
+        if (refused) {
+          // adbd would refuse the JDWP stream: say why and what to do, keep the picker open.
+          void vscode.window.showWarningMessage(`${vmLabel(vm)}: ${refused}`);
+          return;
+        }
         if (vm) {
           resolve(vm.id);
           qp.hide();
