@@ -120,17 +120,17 @@ type Heap struct {
 	HeapNames []string // Android heap names ("app", "zygote", "image", …) by heap index; "default" alone otherwise
 	Classes   []Class
 
-	ids      []uint64
-	cls      []int32
-	size     []uint32
-	heap     []uint8 // heap index per object; nil if the dump names no heaps
-	refStart []uint32
-	refs     []int32
-	roots    []int32
-	rootKind []RootKind
-	classObj int32 // class index of java.lang.Class, -1 if absent
-	strs     []strArray
-	index    idIndex
+	ids        []uint64
+	cls        []int32
+	size       []uint32
+	heap       []uint8 // heap index per object; nil if the dump names no heaps
+	refStart   []uint32
+	refs       []int32
+	roots      []int32
+	rootKind   []RootKind
+	classObj   int32 // class index of java.lang.Class, -1 if absent
+	strs       []strArray
+	index      idIndex
 	Unresolved int // references to ids the dump holds no object for (skipped)
 }
 
