@@ -432,6 +432,17 @@ func (p *parser) classDump() error {
 	return nil
 }
 
+// hotspotInjected are the bytes of the fields HotSpot adds to JDK classes
+// without declaring (javaClasses.hpp, ALL_INJECTED_FIELDS) and leaves out of
+// dumps, with compressed references; subclasses inherit them.
+var hotspotInjected = map[string]uint32{
+	"java.lang.ClassLoader":                                8,  // loader_data
+	"java.lang.Module":                                     8,  // module_entry
+	"java.lang.invoke.MemberName":                          8,  // vmindex
+	"java.lang.invoke.ResolvedMethodName":                  12, // vmtarget, vmholder
+	"java.lang.invoke.MethodHandleNatives$CallSiteContext": 16, // vmdependencies, last_cleanup
+}
+
 // layout computes c's instance layout once its superclass chain is known.
 func (p *parser) layout(c int32) bool {
 	cl := &p.h.Classes[c]
@@ -453,6 +464,9 @@ func (p *parser) layout(c int32) bool {
 				vm += uint32(typeSize[f.Type])
 			}
 			wire += uint32(f.Type.size(p.idSize))
+		}
+		if !p.h.Android {
+			vm += hotspotInjected[kc.Name]
 		}
 		k = kc.Super
 	}
