@@ -373,6 +373,7 @@ type (
 	dumpHeapParams struct {
 		ID   string `json:"id"`
 		Path string `json:"path,omitempty"` // absolute; empty: return the data
+		All  bool   `json:"all,omitempty"`  // HotSpot: unreachable objects too
 	}
 	exitParams struct {
 		ID     string `json:"id"`
@@ -443,6 +444,7 @@ type vmParams struct {
 	Width   int    `json:"width"`
 	Status  int32  `json:"status"`
 	Path    string `json:"path"`
+	All     bool   `json:"all"`
 }
 
 // vmMethods are the methods on one VM, as a table (docs/rpc.md).
@@ -483,7 +485,11 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 				return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: path %q: its directory does not exist", p.Path)
 			}
 		}
-		b, err := v.DumpHeap(ctx)
+		dump := v.DumpHeap
+		if p.All {
+			dump = v.DumpHeapAll
+		}
+		b, err := dump(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/procthreads"
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -764,7 +765,9 @@ const HeapDumpTimeout = 5 * time.Minute
 // featureHprofStreaming is the FEAT string of VMs that answer HPDS.
 const featureHprofStreaming = "hprof-heap-dump-streaming"
 
-// DumpHeap asks a DDM VM for an HPROF heap dump streamed back to the monitor
+// DumpHeap returns an HPROF dump of the VM's heap. A plain JDWP VM on this
+// host is asked through HotSpot's attach mechanism (package bridge/hotspot:
+// live objects, after a full GC); a DDM VM for a dump streamed back to the monitor
 // (HPDS, ART's streaming form: the VM answers with an unsolicited HPDS chunk
 // whose data is the whole file, shared/reference/ddm.md §5.4) and returns the
 // file's bytes. It waits at most HeapDumpTimeout, or until ctx ends. Dumps of
@@ -772,7 +775,7 @@ const featureHprofStreaming = "hprof-heap-dump-streaming"
 // answers.
 func (v *VM) DumpHeap(ctx context.Context) ([]byte, error) {
 	if v.dc == nil {
-		return nil, fmt.Errorf("VM %s: heap dumps need a DDM-aware VM: %w", v.id, ErrNotDDM)
+		return v.dumpHotSpot(ctx, true)
 	}
 	if f := v.dc.Data().Identity().Features; len(f) > 0 && !slices.Contains(f, featureHprofStreaming) {
 		return nil, fmt.Errorf("VM %s cannot stream heap dumps (no %q feature); older VMs only write them to a device file (HPDU)", v.id, featureHprofStreaming)
@@ -810,6 +813,37 @@ func (v *VM) DumpHeap(ctx context.Context) ([]byte, error) {
 			return nil, fmt.Errorf("VM %s sent no heap dump (HPDS): %w", v.id, ctx.Err())
 		}
 	}
+}
+
+// DumpHeapAll is DumpHeap with unreachable objects too, for VMs that can
+// tell (HotSpot through attach); DDM VMs dump as DumpHeap does.
+func (v *VM) DumpHeapAll(ctx context.Context) ([]byte, error) {
+	if v.dc == nil {
+		return v.dumpHotSpot(ctx, false)
+	}
+	return v.DumpHeap(ctx)
+}
+
+// dumpHotSpot dumps a local HotSpot VM's heap through its attach socket.
+func (v *VM) dumpHotSpot(ctx context.Context, live bool) ([]byte, error) {
+	v.mu.Lock()
+	pid, local := v.pid, v.from.serial == ""
+	v.mu.Unlock()
+	if !local {
+		return nil, fmt.Errorf("VM %s: heap dumps of a device VM need DDM (HPDS): %w", v.id, ErrNotDDM)
+	}
+	if pid <= 0 {
+		return nil, fmt.Errorf("VM %s: no local process found behind %s, so HotSpot's attach mechanism cannot reach it (heap dumps need the VM on this host, or a DDM-aware VM)", v.id, v.addr)
+	}
+	v.dumpMu.Lock()
+	defer v.dumpMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, HeapDumpTimeout)
+	defer cancel()
+	b, err := hotspot.DumpHeap(ctx, pid, live)
+	if err != nil {
+		return nil, fmt.Errorf("VM %s (pid %d): %w", v.id, pid, err)
+	}
+	return b, nil
 }
 
 // isNewDump reports whether the model's last hprof h is another dump than

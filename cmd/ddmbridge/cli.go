@@ -206,8 +206,9 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	f := addCLIFlags(fs, true)
 	pngFile := fs.String("png", "", "also write the heap map as a PNG to this file")
 	gc := fs.Bool("gc", true, "run a GC first so the map is fresh")
-	hprof := fs.String("hprof", "", "instead of the summary, write an HPROF heap dump to this file (VMs that stream dumps, e.g. ART; raise --timeout for large heaps)")
-	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE | --hprof FILE] [--rpc ADDR]")
+	hprof := fs.String("hprof", "", "instead of the summary, write an HPROF heap dump to this file (HotSpot VMs on this host through attach, DDM VMs through HPDS; raise --timeout for large heaps); read it with 'ddmbridge hprof FILE'")
+	all := fs.Bool("all", false, "with --hprof: dump unreachable objects too (HotSpot; by default the VM runs a full GC and dumps live objects)")
+	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE | --hprof FILE [--all]] [--rpc ADDR]")
 	if err != nil {
 		return err
 	}
@@ -217,7 +218,7 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		if *pngFile != "" {
 			return fmt.Errorf("%w: --png and --hprof do not go together", errUsage)
 		}
-		return dumpHeap(ctx, c, id, *hprof, f.json)
+		return dumpHeap(ctx, c, id, *hprof, *all, f.json)
 	}
 	info, err := c.HeapInfo(ctx, id)
 	if err != nil {
@@ -265,8 +266,8 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 
 // dumpHeap fetches a heap dump through the control API and writes it here
 // (the monitor may not see this process's working directory).
-func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, asJSON bool) error {
-	d, err := c.DumpHeap(ctx, id, "")
+func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, all, asJSON bool) error {
+	d, err := c.DumpHeapAll(ctx, id, "", all)
 	if err != nil {
 		return err
 	}

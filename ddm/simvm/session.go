@@ -2,7 +2,6 @@ package simvm
 
 import (
 	"bufio"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -409,9 +408,10 @@ func (s *session) answerEmpty(t ddm.Type) answer {
 		}}
 	case ddm.HPDS:
 		return answer{after: func() {
-			hprof := append([]byte("JAVA PROFILE 1.0.3\x00"), 0, 0, 0, 4)
-			hprof = binary.BigEndian.AppendUint64(hprof, uint64(time.Now().UnixMilli()))
-			s.event(&ddm.Raw{Type: ddm.HPDS, Data: hprof})
+			vm.mu.Lock()
+			dump := vm.heap.hprofDump(time.Now()) // the simulated heap as a real HPROF file
+			vm.mu.Unlock()
+			s.event(&ddm.Raw{Type: ddm.HPDS, Data: dump})
 		}}
 	case ddm.NHGT:
 		return answer{reply: &ddm.NativeHeap{PointerSize: 8, Maps: "7f0000000000-7f0000100000 rw-p 00000000 00:00 0 [anon:libc_malloc]\n",
