@@ -86,6 +86,16 @@ type CommonConfig struct {
 	// Notification Thread, Attach Listener and the like (and Android's
 	// daemons), and every thread of the "system" thread group.
 	HideSystemThreads bool `json:"hideSystemThreads,omitempty"`
+	// ShowToString shows toString() in the value column for objects whose
+	// class overrides it (default true). Methods run in the stopped thread
+	// alone, at most InvokeTimeout each, never in hovers unless
+	// EvaluateHoverMethods is set, and never on an object whose monitor
+	// another thread holds.
+	ShowToString *bool `json:"showToString,omitempty"`
+	// InvokeTimeout bounds each method run to present a value (toString,
+	// size, toArray), in milliseconds (default 3000). One that does not
+	// return in time stops further runs until the VM resumes.
+	InvokeTimeout int `json:"invokeTimeout,omitempty"`
 }
 
 // StepFilters say which code step-into passes over.

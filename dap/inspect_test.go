@@ -47,7 +47,7 @@ func TestVariables(t *testing.T) {
 	}
 	for name, prefix := range map[string]string{
 		"obj": "Object (id=", "ints": "int[250] (id=", "strs": "String[3] (id=", "grid": "long[2][] (id=",
-		"list": "ArrayList (id=", "th": "Thread (id=", "group": "ThreadGroup (id=", "cls": "Class (id=",
+		"list": "ArrayList (size=2)", "th": `Thread "main"`, "group": "java.lang.ThreadGroup[name=main,", "cls": "class Values",
 		"loader": "ClassLoaders$AppClassLoader (id=", "this": "Values (id=",
 	} {
 		if v := locals[name]; !strings.HasPrefix(v.Value, prefix) || v.VariablesReference == 0 {

@@ -197,7 +197,7 @@ func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameForm
 				part = append(part, args[i].Name)
 			}
 			if i < len(vals) {
-				if v, err := d.variable(ctx, "", "", vals[i]); err == nil {
+				if v, err := d.variable(withNoInvoke(ctx, "frame names run no methods"), "", "", vals[i]); err == nil {
 					if len(part) > 0 {
 						part = append(part, "=")
 					}
