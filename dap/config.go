@@ -96,6 +96,10 @@ type CommonConfig struct {
 	// size, toArray), in milliseconds (default 3000). One that does not
 	// return in time stops further runs until the VM resumes.
 	InvokeTimeout int `json:"invokeTimeout,omitempty"`
+	// ShowFrameParameterTypes names stack frames with their parameter
+	// types, OrderApp.describe(Order) (default true); false gives
+	// OrderApp.describe. A stackTrace request's format overrides it.
+	ShowFrameParameterTypes *bool `json:"showFrameParameterTypes,omitempty"`
 }
 
 // StepFilters say which code step-into passes over.

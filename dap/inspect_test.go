@@ -195,13 +195,13 @@ func TestThreadsAndPause(t *testing.T) {
 		}
 	}
 	frames := c.stackTrace(main)
-	if len(frames) == 0 || frames[len(frames)-1].Name != "Threads.main" {
+	if len(frames) == 0 || frames[len(frames)-1].Name != "Threads.main(String[])" {
 		t.Errorf("main's frames after pause: %s", mustJSON(frames))
 	}
 	// Paging the stack: one frame from the bottom.
 	c.send("stackTrace", map[string]any{"threadId": main, "startFrame": len(frames) - 1, "levels": 5})
 	st := expect[*godap.StackTraceResponse](c).Body
-	if len(st.StackFrames) != 1 || st.TotalFrames != len(frames) || st.StackFrames[0].Name != "Threads.main" {
+	if len(st.StackFrames) != 1 || st.TotalFrames != len(frames) || st.StackFrames[0].Name != "Threads.main(String[])" {
 		t.Errorf("paged stack: %s", mustJSON(st))
 	}
 	c.send("continue", map[string]any{"threadId": main})

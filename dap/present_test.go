@@ -114,3 +114,35 @@ func values(vs []godap.Variable) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// TestExceptionInVariables shows the exception a thread stopped on among
+// the top frame's locals, with its message, and frame names with their
+// parameter types.
+func TestExceptionInVariables(t *testing.T) {
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Exceptions"))
+	c.send("setExceptionBreakpoints", map[string]any{"filters": []string{}, "filterOptions": []map[string]any{
+		{"filterId": "caught", "condition": "java.lang.IllegalStateException"},
+	}})
+	expect[*godap.SetExceptionBreakpointsResponse](c)
+	c.configurationDone()
+	th := c.expectStop("exception").Body.ThreadId
+	frames := c.stackTrace(th)
+	if frames[0].Name != "Exceptions.thrower(int)" || frames[len(frames)-1].Name != "Exceptions.main(String[])" {
+		t.Errorf("frame names %q … %q, want parameter types", frames[0].Name, frames[len(frames)-1].Name)
+	}
+	c.send("scopes", map[string]any{"frameId": frames[0].Id})
+	scopes := expect[*godap.ScopesResponse](c).Body.Scopes
+	vars := c.variables(scopes[0].VariablesReference)
+	if len(vars) == 0 || vars[0].Name != exceptionName || vars[0].Value != "IllegalStateException: state 0" || vars[0].EvaluateName != "exception" || vars[0].VariablesReference == 0 {
+		t.Errorf("locals of the throwing frame %s", mustJSON(vars))
+	}
+	c.send("scopes", map[string]any{"frameId": frames[1].Id})
+	scopes = expect[*godap.ScopesResponse](c).Body.Scopes
+	if caller := byName(c.variables(scopes[0].VariablesReference)); len(caller) == 0 || caller[exceptionName].Name != "" {
+		t.Errorf("the caller's locals show the exception too: %s", mustJSON(caller))
+	}
+	c.send("disconnect", map[string]any{"terminateDebuggee": true})
+	expect[*godap.DisconnectResponse](c)
+}

@@ -144,7 +144,7 @@ func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
 			return err
 		}
 		sf.Id = d.frames.add(frameRef{thread: t, frame: f.ID, loc: f.Location, depth: start + int32(i), gen: gen})
-		if ff := r.Arguments.Format; ff != nil {
+		if ff := d.frameFormat(r.Arguments.Format); ff != nil {
 			sf.Name = d.formatFrameName(withHex(ctx, &ff.ValueFormat), ff, t, f, sf)
 		}
 		sf.CanRestart = d.caps.CanPopFrames && start+int32(i) < total-1
@@ -156,6 +156,16 @@ func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
 		return
 	}
 	s.send(&godap.StackTraceResponse{Response: newResponse(&r.Request), Body: godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(total)}})
+}
+
+// frameFormat is the format a stackTrace request asked for, or the
+// default: parameter types (OrderApp.describe(Order)) unless
+// showFrameParameterTypes is false.
+func (d *debuggee) frameFormat(ff *godap.StackFrameFormat) *godap.StackFrameFormat {
+	if ff == nil && (d.opts.ShowFrameParameterTypes == nil || *d.opts.ShowFrameParameterTypes) {
+		return &godap.StackFrameFormat{ParameterTypes: true}
+	}
+	return ff
 }
 
 // formatFrameName adds what a stackTrace format asks for to a frame's

@@ -315,6 +315,9 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 			vals = append(vals, named{"this", "this", jdwp.Value{Tag: this.Tag, Bits: uint64(this.ID)}})
 		}
 	}
+	if exc, ok := d.stoppedOn(f); ok {
+		vals = append([]named{{exceptionName, "exception", jdwp.Value{Tag: exc.Tag, Bits: uint64(exc.ID)}}}, vals...)
+	}
 	vars, absentInfo, err := d.visibleVariables(ctx, f.loc)
 	if err != nil {
 		return nil, err
@@ -337,6 +340,18 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 		out = append(out, godap.Variable{Name: "<locals>", Value: "no local variable information: compile with javac -g"})
 	}
 	return out, err
+}
+
+// exceptionName is the local that shows the exception a thread stopped on.
+const exceptionName = "<exception>"
+
+// stoppedOn returns the exception the VM stopped on when f is the top frame
+// of the thread that threw it.
+func (d *debuggee) stoppedOn(f frameRef) (jdwp.TaggedObjectID, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	exc, ok := d.lastExc[f.thread]
+	return exc, ok && f.depth == 0 && d.stopReason == "exception" && d.stopThread == f.thread && exc.ID != 0
 }
 
 func (c *staticsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
