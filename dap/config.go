@@ -100,6 +100,21 @@ type CommonConfig struct {
 	// types, OrderApp.describe(Order) (default true); false gives
 	// OrderApp.describe. A stackTrace request's format overrides it.
 	ShowFrameParameterTypes *bool `json:"showFrameParameterTypes,omitempty"`
+	// WorkspaceFolders are searched for sources when SourcePaths is absent:
+	// their .java files are found by package declaration, whatever the
+	// folder layout (default: the launch's cwd, or the adapter's working
+	// directory). Then -sources.jar archives beside class path jars, src.zip
+	// in class path directories, and the JDK's lib/src.zip are searched; a
+	// class found nowhere shows an outline of its bytecode.
+	WorkspaceFolders []string `json:"workspaceFolders,omitempty"`
+}
+
+// workspace is where zero-config source lookup looks first.
+func (c CommonConfig) workspace() []string {
+	if len(c.WorkspaceFolders) > 0 {
+		return c.WorkspaceFolders
+	}
+	return []string{"."}
 }
 
 // StepFilters say which code step-into passes over.

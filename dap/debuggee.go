@@ -58,6 +58,8 @@ type debuggee struct {
 	// they live as long as the session.
 	srcRefs  *handles[jdwp.ReferenceTypeID]
 	srcRefOf memo[jdwp.ReferenceTypeID, int]
+	outlines memo[jdwp.ReferenceTypeID, *outlined]
+	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
 
 	present     *mirror.Presenter // value presentation (present.go)
 	presentOnce sync.Once

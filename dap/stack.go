@@ -259,6 +259,14 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 	if src == nil || src.Path == "" {
 		sf.PresentationHint = "subtle"
 	}
+	if src != nil && src.SourceReference != 0 {
+		if _, archived := d.archived(src.SourceReference); !archived {
+			// The outline: its own line numbers, at the frame's instruction.
+			if l := d.outlineLine(ctx, loc); l > 0 {
+				sf.Line = l
+			}
+		}
+	}
 	return sf, nil
 }
 
@@ -287,6 +295,9 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 				}
 				return &godap.Source{Name: file, Path: p}, nil
 			}
+		}
+		if src := d.autoSource(rel); src != nil {
+			return src, nil
 		}
 		return &godap.Source{Name: file, SourceReference: d.sourceRef(class), PresentationHint: "deemphasize", Origin: "not found in sourcePaths: " + rel + "; outline and bytecode"}, nil
 	})
