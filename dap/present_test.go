@@ -146,3 +146,62 @@ func TestExceptionInVariables(t *testing.T) {
 	c.send("disconnect", map[string]any{"terminateDebuggee": true})
 	expect[*godap.DisconnectResponse](c)
 }
+
+// TestExpressionsLikeJava evaluates what users type next in a real VM:
+// overloads with covariant returns, new objects and arrays (generic type
+// arguments ignored), class literals, instanceof patterns, assignment and
+// compound assignment; lambdas and method references are named as
+// unsupported.
+func TestExpressionsLikeJava(t *testing.T) {
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Logical"))
+	c.setBreakpoints(source(t, "Logical.java"), bp(t, "Logical.java", "show"))
+	c.configurationDone()
+	expect[*godap.BreakpointEvent](c)
+	th := c.expectStop("breakpoint").Body.ThreadId
+	top := c.stackTrace(th)[0].Id
+	for _, tc := range [][2]string{
+		{`new StringBuilder("ab").reverse()`, `"ba"`},
+		{`new StringBuilder("ab").reverse().length()`, "2"},
+		{`new int[]{1, 2, 3}[2]`, "3"},
+		{`new int[4].length`, "4"},
+		{`new String[]{"a", "b"}[1]`, `"b"`},
+		{`new long[][]{{1}, {2, 3}}[1][1]`, "3"},
+		{`new ArrayList<>(list)`, "ArrayList (size=3)"},
+		{`new java.util.HashMap<String, List<Integer>>().size()`, "0"},
+		{`String.class`, "class java.lang.String"},
+		{`int.class`, "int"},
+		{`Logical.class.getSimpleName()`, `"Logical"`},
+		{`error instanceof IllegalStateException ise ? ise.getMessage() : "no"`, `"boom"`},
+		{`customer instanceof Logical.Customer cu && cu.name.length() == 4`, "true"},
+		{`counter.get() > 40 ? "big" : "small"`, `"big"`},
+		{`total = 5`, "5"},
+		{`total += 2`, "7"},
+		{`total++`, "7"},
+		{`total`, "8"},
+		{`--total`, "7"},
+		{`plain.id *= 2`, "796"},
+		{`sb.append("!")`, `"built!"`},
+	} {
+		if r := c.evaluate(top, tc[0]); r.Result != tc[1] {
+			t.Errorf("evaluate %s = %q, want %q", tc[0], r.Result, tc[1])
+		}
+	}
+	for expr, want := range map[string]string{
+		`list.stream().filter(s -> s.equals("a")).count()`: "lambdas are not supported here",
+		`list.forEach(System.out::println)`:                "method references are not supported here",
+		`new int[2][3]`:                                    "several sizes",
+	} {
+		c.send("evaluate", map[string]any{"expression": expr, "frameId": top, "context": "repl"})
+		c.expectError(ErrUnableToEvaluate, want)
+	}
+	// Hovers assign nothing.
+	c.send("evaluate", map[string]any{"expression": "total = 1", "frameId": top, "context": "hover"})
+	c.expectError(ErrUnableToEvaluate, "assignment is not supported here")
+	if r := c.evaluate(top, "total"); r.Result != "7" {
+		t.Errorf("after a refused hover assignment total = %s", r.Result)
+	}
+	c.send("disconnect", map[string]any{"terminateDebuggee": true})
+	expect[*godap.DisconnectResponse](c)
+}

@@ -267,6 +267,9 @@ func (p *Presenter) text(ctx context.Context, obj jdwp.ObjectID, sig string, vie
 		if err != nil {
 			return fallback(obj, sig), -1, err
 		}
+		if !strings.Contains(n, ".") && strings.ToLower(n) == n { // int.class, void.class
+			return n, -1, nil
+		}
 		return "class " + n, -1, nil
 	case Thread:
 		name, ok, err := p.vm.Field(ctx, obj, "name")

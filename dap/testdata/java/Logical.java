@@ -58,6 +58,7 @@ public class Logical {
         Thread thread = Thread.currentThread();
         Exception error = new IllegalStateException("boom");
         Map.Entry<String, Integer> entry = Map.entry("k", 7);
-        System.out.println(list.size() + immutable.size() + map.size() + set.size() + enumMap.size() + big.size() + bag.size() + opt.get() + none.isPresent() + counter + flag + sb + wide + status + op + point + customer + plain.id + cls + thread.getName() + error + entry); // @show
+        int total = 40;
+        System.out.println(list.size() + immutable.size() + map.size() + set.size() + enumMap.size() + big.size() + bag.size() + opt.get() + none.isPresent() + counter + flag + sb + wide + status + op + point + customer + plain.id + cls + thread.getName() + error + entry + total); // @show
     }
 }
