@@ -127,6 +127,9 @@ func (m *Monitor) OpenDebugger(ctx context.Context, target string) (net.Conn, er
 		v, err = m.waitCurrent(ctx, m.opts.HoldTimeout)
 	} else {
 		v, err = m.VM(target)
+		if errors.Is(err, ErrNoVM) && isHostPort(target) {
+			v, err = m.adoptAddress(ctx, target)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -150,6 +153,46 @@ func (m *Monitor) OpenDebugger(ctx context.Context, target string) (net.Conn, er
 		s.run()
 	}()
 	return client, nil
+}
+
+func isHostPort(target string) bool {
+	_, p, err := net.SplitHostPort(target)
+	return err == nil && p != ""
+}
+
+// adoptAddress monitors the VM at a JDWP address outside the scan ranges
+// (an attach to host:port names it): the monitor dials it, as a probe
+// would, and owns the connection from then on, so DDM and the pass-through
+// port work for it like for any VM found by scanning. A refused dial is
+// returned as it is (the caller tells nothing listening from a VM that
+// has a debugger); a peer that does not answer the handshake is not JDWP.
+func (m *Monitor) adoptAddress(ctx context.Context, addr string) (*VM, error) {
+	if !m.claimProbe(addr) {
+		// Monitored meanwhile, or a scan probe is on it: its outcome decides.
+		if v, err := m.VM(addr); err == nil {
+			return v, nil
+		}
+		return nil, fmt.Errorf("%s is being probed by the monitor's scan; try again", addr)
+	}
+	defer func() {
+		m.mu.Lock()
+		delete(m.probing, addr)
+		m.mu.Unlock()
+	}()
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("%s is not a JDWP agent (%v): is it the VM's -agentlib:jdwp address?", addr, err)
+	}
+	v, err := m.adopt(context.WithoutCancel(ctx), nc, addr)
+	if err != nil {
+		return nil, fmt.Errorf("VM at %s found but could not be monitored: %w", addr, err)
+	}
+	return v, nil
 }
 
 // session is one debugger attached to a VM through the monitor.

@@ -11,6 +11,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 	"github.com/rs/zerolog"
 )
@@ -57,6 +58,12 @@ type debuggee struct {
 	// they live as long as the session.
 	srcRefs  *handles[jdwp.ReferenceTypeID]
 	srcRefOf memo[jdwp.ReferenceTypeID, int]
+	outlines memo[jdwp.ReferenceTypeID, *outlined]
+	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
+
+	present     *mirror.Presenter // value presentation (present.go)
+	presentOnce sync.Once
+	presentSt   presentState
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
@@ -221,6 +228,7 @@ func (d *debuggee) resumeAll(ctx context.Context) error {
 	d.frames.reset()
 	d.vars.reset()
 	d.targets.reset()
+	d.presentSt.release(ctx, d.conn)
 	for i := 0; i < n; i++ {
 		if err := d.conn.Resume(ctx); err != nil {
 			return fmt.Errorf("resume the VM: %w", err)

@@ -75,6 +75,7 @@ func (s *session) onEvaluateRequest(r *godap.EvaluateRequest) {
 	}
 	if r.Arguments.Context == "hover" && !d.opts.EvaluateHoverMethods {
 		env.noInvoke = hoverNoInvoke
+		ctx = withNoInvoke(ctx, hoverNoInvoke)
 	}
 	ev := d.evalEnv(ctx, env)
 	var v expr.Value

@@ -297,7 +297,12 @@ func TestEvalErrors(t *testing.T) {
 		{"Over.twice(1)", "no method twice"},
 		{"twice(true)", "no Node.twice(boolean) matches"},
 		{"new Over()", "no new Over() matches the arguments; there is new Over(int)"},
-		{"new int[3]", "array creation"},
+		{"new int[2][3]", "several sizes"},
+		{"xs.forEach(x -> f(x))", "lambdas are not supported here"},
+		{"xs.forEach(System.out::println)", "method references are not supported here"},
+		{"1 = 2", "only a variable"},
+		{"1++", "needs a variable"},
+		{"a = 1", "assignment is not supported here"},
 	} {
 		_, err := EvalString(context.Background(), tc.src, newFakeEnv())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
