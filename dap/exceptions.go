@@ -152,7 +152,7 @@ func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpoi
 		d.clearRequest(ctx, jdwp.EventException, old)
 	}
 	if caught || uncaught {
-		id, err := d.setRequest(ctx, jdwp.EventException, jdwp.SuspendAll, jdwp.ExceptionOnly{Caught: caught, Uncaught: uncaught})
+		id, err := d.setRequest(ctx, jdwp.EventException, stopPolicy, jdwp.ExceptionOnly{Caught: caught, Uncaught: uncaught})
 		if err != nil {
 			s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setExceptionBreakpoints: %w", err))
 			return

@@ -16,7 +16,9 @@ func (s *session) onContinueRequest(r *godap.ContinueRequest) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()
 	d := s.dbg
-	d.clearSteps(ctx)
+	if t, ok := d.threads.key(r.Arguments.ThreadId); ok {
+		d.clearSteps(ctx, t) // a step another thread began goes on
+	}
 	// The response goes first: once the VM runs, a stopped event may follow at once.
 	s.send(&godap.ContinueResponse{Response: newResponse(&r.Request), Body: godap.ContinueResponseBody{AllThreadsContinued: true}})
 	s.resume(ctx, "continue")
@@ -92,7 +94,6 @@ func (s *session) onPauseRequest(r *godap.PauseRequest) {
 	d.suspends++
 	d.stopped, d.stopThread, d.stopReason = true, t, "paused"
 	d.mu.Unlock()
-	d.clearSteps(ctx)
 	s.send(&godap.PauseResponse{Response: newResponse(&r.Request)})
 	s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
 		Reason: "pause", ThreadId: d.threads.id(t), AllThreadsStopped: true,
