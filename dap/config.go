@@ -86,6 +86,12 @@ type CommonConfig struct {
 	// Notification Thread, Attach Listener and the like (and Android's
 	// daemons), and every thread of the "system" thread group.
 	HideSystemThreads bool `json:"hideSystemThreads,omitempty"`
+	// SuspendAllThreads says whether a stop (breakpoint, step, exception)
+	// suspends every thread of the VM (true, the default) or only the
+	// thread that stopped, the others running on; pause and continue then
+	// act on the thread they name, and the threads list says which are
+	// suspended.
+	SuspendAllThreads *bool `json:"suspendAllThreads,omitempty"`
 }
 
 // StepFilters say which code step-into passes over.

@@ -70,22 +70,27 @@ type debuggee struct {
 	stopped    bool       // a stopped event was sent and no resume since
 	stopThread jdwp.ThreadID
 	stopReason string
-	requests   map[eventReq]bool            // every event request set, for detach
-	steps      map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
-	stepping   map[jdwp.ThreadID]*stepState // the steps in progress, by thread
-	files      map[string]*sourceFile
-	bpByReq    map[int32]*breakpoint
-	prepByReq  map[int32]*sourceFile
-	funcBPs    []*breakpoint
-	fnPrep     map[int32]*breakpoint // function breakpoints by class-prepare request
-	dataBPs    []*breakpoint
-	dataByReq  map[int32]*breakpoint // data breakpoints by field watch request
-	nextBP     int
-	excReq     int32
-	excRules   []excRule
-	excCaught  map[jdwp.ThreadID]bool // whether lastExc will be caught
-	entryReqs  map[int32]bool         // the stopOnEntry class-prepare and breakpoint requests
-	lastExc    map[jdwp.ThreadID]jdwp.TaggedObjectID
+	// held counts the suspensions of single threads the session holds
+	// (stops and pauses when suspendAllThreads is false); reasons says why
+	// each stopped thread stopped.
+	held      map[jdwp.ThreadID]int
+	reasons   map[jdwp.ThreadID]string
+	requests  map[eventReq]bool            // every event request set, for detach
+	steps     map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
+	stepping  map[jdwp.ThreadID]*stepState // the steps in progress, by thread
+	files     map[string]*sourceFile
+	bpByReq   map[int32]*breakpoint
+	prepByReq map[int32]*sourceFile
+	funcBPs   []*breakpoint
+	fnPrep    map[int32]*breakpoint // function breakpoints by class-prepare request
+	dataBPs   []*breakpoint
+	dataByReq map[int32]*breakpoint // data breakpoints by field watch request
+	nextBP    int
+	excReq    int32
+	excRules  []excRule
+	excCaught map[jdwp.ThreadID]bool // whether lastExc will be caught
+	entryReqs map[int32]bool         // the stopOnEntry class-prepare and breakpoint requests
+	lastExc   map[jdwp.ThreadID]jdwp.TaggedObjectID
 	// invokingThreads counts the methods running for the debugger per
 	// thread; gens counts invocations per thread (they invalidate frame ids).
 	invokingThreads map[jdwp.ThreadID]int
@@ -150,6 +155,8 @@ func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 		invokingThreads: map[jdwp.ThreadID]int{},
 		gens:            map[jdwp.ThreadID]int{},
 		late:            map[jdwp.ThreadID]int{},
+		held:            map[jdwp.ThreadID]int{},
+		reasons:         map[jdwp.ThreadID]string{},
 		after:           map[jdwp.ThreadID][]func(){},
 		invokeDone:      make(chan struct{}),
 		queues:          map[jdwp.ThreadID][]*jdwp.EventSet{},
@@ -225,8 +232,9 @@ func (d *debuggee) isEnded() bool {
 // frame and variable references.
 func (d *debuggee) resumeAll(ctx context.Context) error {
 	d.mu.Lock()
-	n := d.suspends
+	n, held := d.suspends, d.held
 	d.suspends, d.stopped, d.stopThread, d.stopReason = 0, false, 0, ""
+	d.held, d.reasons = map[jdwp.ThreadID]int{}, map[jdwp.ThreadID]string{}
 	d.mu.Unlock()
 	d.frames.reset()
 	d.vars.reset()
@@ -236,7 +244,7 @@ func (d *debuggee) resumeAll(ctx context.Context) error {
 			return fmt.Errorf("resume the VM: %w", err)
 		}
 	}
-	return nil
+	return d.resumeHeld(ctx, held)
 }
 
 // clearSteps clears the pending single-step requests of a thread, or of

@@ -317,7 +317,8 @@ func (s *session) stepInTarget(r *godap.StepInRequest) {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("stepIn: %w", err))
 		return
 	}
+	alone := d.heldAlone(target.thread)
 	s.send(&godap.StepInResponse{Response: newResponse(&r.Request)})
-	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: r.Arguments.ThreadId, AllThreadsContinued: true}})
-	s.resume(ctx, "stepIn")
+	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: r.Arguments.ThreadId, AllThreadsContinued: !alone}})
+	s.resumeAfter(ctx, "stepIn", target.thread, alone)
 }

@@ -194,14 +194,27 @@ func (d *debuggee) waitEvaluations(ctx context.Context, self jdwp.ThreadID) {
 	}
 }
 
+// suspendAll reports whether a stop suspends the whole VM (the launch or
+// attach option suspendAllThreads, true unless set false).
+func (d *debuggee) suspendAll() bool {
+	return d.opts.SuspendAllThreads == nil || *d.opts.SuspendAllThreads
+}
+
 // holdStop turns the suspension of a stopping event into the session's: with
-// policy ALL it is a VM-wide one already; with the event thread's policy the
-// rest of the VM is suspended too (after the evaluations other threads run
-// have finished), and the thread's own suspension is folded into it.
+// policy ALL it is a VM-wide one already; with the event thread's policy it
+// stays the thread's alone, unless stops suspend the whole VM: then the rest
+// of the VM is suspended too (after the evaluations other threads run have
+// finished), and the thread's own suspension is folded into it.
 func (d *debuggee) holdStop(ctx context.Context, st *stopInfo, policy jdwp.SuspendPolicy) error {
-	if policy == jdwp.SuspendAll {
+	switch {
+	case policy == jdwp.SuspendAll:
 		d.mu.Lock()
 		d.suspends++
+		d.mu.Unlock()
+		return nil
+	case !d.suspendAll():
+		d.mu.Lock()
+		d.held[st.thread]++
 		d.mu.Unlock()
 		return nil
 	}
@@ -225,15 +238,83 @@ func (d *debuggee) stop(ctx context.Context, st *stopInfo, policy jdwp.SuspendPo
 	if err := d.holdStop(ctx, st, policy); err != nil {
 		d.log.Warn().Err(err).Msg("stop")
 	}
+	all := policy == jdwp.SuspendAll || d.suspendAll()
 	d.mu.Lock()
 	d.stopped = true
 	d.stopThread, d.stopReason = st.thread, st.reason
+	d.reasons[st.thread] = st.reason
 	d.mu.Unlock()
 	d.clearSteps(ctx, st.thread)
 	d.s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
-		Reason: st.reason, ThreadId: d.threads.id(st.thread), AllThreadsStopped: true,
+		Reason: st.reason, ThreadId: d.threads.id(st.thread), AllThreadsStopped: all,
 		HitBreakpointIds: st.bps, Description: st.description, Text: st.text,
 	}})
+}
+
+// resumeHeld releases the single-thread suspensions in held.
+func (d *debuggee) resumeHeld(ctx context.Context, held map[jdwp.ThreadID]int) error {
+	for t, n := range held {
+		for i := 0; i < n; i++ {
+			if err := d.conn.ResumeThread(ctx, t); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
+				return fmt.Errorf("resume thread %d: %w", d.threads.id(t), err)
+			}
+		}
+	}
+	return nil
+}
+
+// heldAlone reports whether the session holds thread suspended by itself
+// (the VM as a whole is not).
+func (d *debuggee) heldAlone(thread jdwp.ThreadID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.suspends == 0 && d.held[thread] > 0
+}
+
+// resumeThread releases the session's suspensions of one thread; the
+// session stays stopped while it holds others.
+func (d *debuggee) resumeThread(ctx context.Context, thread jdwp.ThreadID) error {
+	d.mu.Lock()
+	n := d.held[thread]
+	delete(d.held, thread)
+	delete(d.reasons, thread)
+	if d.stopThread == thread {
+		d.stopThread, d.stopReason = 0, ""
+	}
+	d.stopped = d.suspends > 0 || len(d.held) > 0
+	d.mu.Unlock()
+	d.frames.reset()
+	d.vars.reset()
+	d.targets.reset()
+	return d.resumeHeld(ctx, map[jdwp.ThreadID]int{thread: n})
+}
+
+// pauseThread suspends one thread and reports it paused.
+func (d *debuggee) pauseThread(ctx context.Context, thread jdwp.ThreadID) error {
+	if err := d.conn.SuspendThread(ctx, thread); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.held[thread]++
+	d.stopped = true
+	d.stopThread, d.stopReason = thread, "paused"
+	d.reasons[thread] = "paused"
+	d.mu.Unlock()
+	return nil
+}
+
+// stopReasons returns why each stopped thread stopped.
+func (d *debuggee) stopReasons() map[jdwp.ThreadID]string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make(map[jdwp.ThreadID]string, len(d.reasons)+1)
+	for t, r := range d.reasons {
+		out[t] = r
+	}
+	if d.stopThread != 0 && d.stopReason != "" {
+		out[d.stopThread] = d.stopReason
+	}
+	return out
 }
 
 // resumeEventThread releases the suspension of an event set that does not stop.

@@ -59,3 +59,152 @@ func TestConditionManyThreads(t *testing.T) {
 		c.expectEnd(0)
 	})
 }
+
+// others are the threads respond saw stop besides the one it was asked about.
+var others = map[int]bool{}
+
+// respond reads messages until a response of type T and returns it with
+// the stops of thread th it passed (other threads' stops are left stopped:
+// the next resume lets them go).
+func respond[T godap.ResponseMessage](c *client, th int) (T, []*godap.StoppedEvent) {
+	c.t.Helper()
+	var mine []*godap.StoppedEvent
+	for {
+		switch m := c.next().(type) {
+		case T:
+			return m, mine
+		case *godap.StoppedEvent:
+			if m.Body.ThreadId == th {
+				mine = append(mine, m)
+			} else {
+				others[m.Body.ThreadId] = true
+			}
+		case *godap.ErrorResponse:
+			c.t.Fatalf("error response %s", mustJSON(m))
+		}
+	}
+}
+
+// awaitStop reads messages until thread th stops, continuing the other
+// threads that stop meanwhile.
+func awaitStop(c *client, th int) *godap.StoppedEvent {
+	c.t.Helper()
+	for {
+		switch m := c.next().(type) {
+		case *godap.StoppedEvent:
+			if m.Body.ThreadId == th {
+				return m
+			}
+			c.send("continue", map[string]any{"threadId": m.Body.ThreadId})
+		case *godap.ContinueResponse:
+		case *godap.ErrorResponse:
+			c.t.Fatalf("error response %s", mustJSON(m))
+		case *godap.TerminatedEvent:
+			c.t.Fatalf("the program ended before thread %d stopped", th)
+		}
+	}
+}
+
+// TestStepInThreadPool steps through a method all four pool threads run at
+// once, with a breakpoint in it, stopping only the thread that hits
+// (suspendAllThreads false): the other threads' hits are reported (and
+// continued, each alone) and every step of the first thread completes, on
+// the next line.
+func TestStepInThreadPool(t *testing.T) {
+	file := source(t, "Orders.java")
+	clear(others)
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Orders", "args", "2", "suspendAllThreads", false))
+	c.setBreakpoints(file, bp(t, "Orders.java", "step-a"))
+	c.configurationDone()
+	expect[*godap.BreakpointEvent](c)
+	first := expect[*godap.StoppedEvent](c)
+	if first.Body.Reason != "breakpoint" || first.Body.AllThreadsStopped {
+		t.Fatalf("stopped %s, want a breakpoint stopping its thread alone", mustJSON(first.Body))
+	}
+	th := first.Body.ThreadId
+	for _, want := range []string{"step-b", "step-c", "step-d"} {
+		c.send("next", map[string]any{"threadId": th})
+		_, stops := respond[*godap.NextResponse](c, th)
+		if len(stops) == 0 {
+			stops = append(stops, awaitStop(c, th))
+		}
+		if s := stops[0].Body; s.Reason != "step" || len(stops) != 1 {
+			t.Fatalf("after next: stops %s, want one step", mustJSON(stops))
+		}
+		c.send("stackTrace", map[string]any{"threadId": th})
+		r, _ := respond[*godap.StackTraceResponse](c, th)
+		frameAt(t, r.Body.StackFrames[0], "Orders.step", line(t, "Orders.java", want))
+	}
+	c.send("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []any{}})
+	respond[*godap.SetBreakpointsResponse](c, th)
+	others[th] = true
+	for o := range others {
+		c.send("continue", map[string]any{"threadId": o})
+		if r, _ := respond[*godap.ContinueResponse](c, th); r.Body.AllThreadsContinued {
+			t.Errorf("continue of thread %d alone: %s", o, mustJSON(r.Body))
+		}
+	}
+	for {
+		if _, ok := c.next().(*godap.ExitedEvent); ok {
+			break
+		}
+	}
+}
+
+// TestStepInThreadPoolAllSuspended steps a pool thread while the other
+// three hit a breakpoint in the same method, every stop suspending the VM:
+// each other thread's hit is reported and continued, and the step is not
+// dropped: it ends in a step stop of its own thread.
+func TestStepInThreadPoolAllSuspended(t *testing.T) {
+	file := source(t, "Orders.java")
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Orders", "args", "2"))
+	c.setBreakpoints(file, bp(t, "Orders.java", "step-a"))
+	c.configurationDone()
+	expect[*godap.BreakpointEvent](c)
+	th := c.expectStop("breakpoint").Body.ThreadId
+	c.send("next", map[string]any{"threadId": th})
+	// Stops read while a resume's response is awaited were resumed by it.
+	pending, interrupted := 1, 0
+	for {
+		switch m := c.next().(type) {
+		case *godap.NextResponse, *godap.ContinueResponse:
+			pending--
+			continue
+		case *godap.StoppedEvent:
+			if m.Body.ThreadId == th {
+				if m.Body.Reason != "step" {
+					t.Fatalf("thread %d stopped %s, want the end of its step", th, mustJSON(m.Body))
+				}
+				t.Logf("the step completed after %d other threads' stops", interrupted)
+				c.send("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []any{}})
+				respond[*godap.SetBreakpointsResponse](c, th)
+				if pending == 0 {
+					c.send("continue", map[string]any{"threadId": th})
+				}
+				// Stops already on their way are continued too (a
+				// continue that finds the VM running fails harmlessly).
+				for {
+					switch m := c.next().(type) {
+					case *godap.ExitedEvent:
+						return
+					case *godap.StoppedEvent:
+						c.send("continue", map[string]any{"threadId": m.Body.ThreadId})
+					}
+				}
+			}
+			interrupted++
+			if pending == 0 {
+				c.send("continue", map[string]any{"threadId": m.Body.ThreadId})
+				pending++
+			}
+		case *godap.ErrorResponse:
+			t.Fatalf("error response %s", mustJSON(m))
+		case *godap.TerminatedEvent:
+			t.Fatalf("the program ended and thread %d's step never did", th)
+		}
+	}
+}

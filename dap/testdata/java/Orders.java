@@ -66,6 +66,12 @@ public class Orders {
         return done;
     }
 
+    static long ledgerNow() {
+        synchronized (ledgerLock) {
+            return ledger;
+        }
+    }
+
     static void check(Order order) {
         if (order.kind() == Kind.SMALL) {
             throw new IllegalStateException("small order " + order.id());
