@@ -107,6 +107,12 @@ type CommonConfig struct {
 	// in class path directories, and the JDK's lib/src.zip are searched; a
 	// class found nowhere shows an outline of its bytecode.
 	WorkspaceFolders []string `json:"workspaceFolders,omitempty"`
+	// SuspendAllThreads says whether a stop (breakpoint, step, exception)
+	// suspends every thread of the VM (true, the default) or only the
+	// thread that stopped, the others running on; pause and continue then
+	// act on the thread they name, and the threads list says which are
+	// suspended.
+	SuspendAllThreads *bool `json:"suspendAllThreads,omitempty"`
 }
 
 // workspace is where zero-config source lookup looks first.

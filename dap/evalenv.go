@@ -282,7 +282,7 @@ func (e *frameEnv) Invoke(ctx context.Context, recv expr.Value, m expr.Method, a
 	}
 	h, jargs := m.Handle.(methodRef), toJDWPs(args)
 	var res jdwp.InvokeResult
-	err := e.d.invoking(ctx, e.thread, func() error {
+	err := e.d.invoking(ctx, e.thread, func(ctx context.Context) error {
 		var err error
 		switch {
 		case !m.Static:
@@ -303,7 +303,7 @@ func (e *frameEnv) New(ctx context.Context, m expr.Method, args []expr.Value) (e
 	}
 	h, jargs := m.Handle.(methodRef), toJDWPs(args)
 	var res jdwp.InvokeResult
-	err := e.d.invoking(ctx, e.thread, func() error {
+	err := e.d.invoking(ctx, e.thread, func(ctx context.Context) error {
 		var err error
 		res, err = e.d.conn.NewInstance(ctx, h.class, e.thread, h.id, jargs, jdwp.InvokeSingleThreaded)
 		if err == nil && res.Exception.ID == 0 {
@@ -426,25 +426,6 @@ func allZero(vs []expr.Value) bool {
 	}
 	return true
 }
-
-// invoking runs f, an invocation in thread: events the invoked code causes
-// in that thread are not stops (see pump), and the thread's frame ids are
-// looked up again afterwards.
-func (d *debuggee) invoking(ctx context.Context, thread jdwp.ThreadID, f func() error) error {
-	d.mu.Lock()
-	d.invokingThreads[thread]++
-	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		if d.invokingThreads[thread]--; d.invokingThreads[thread] <= 0 {
-			delete(d.invokingThreads, thread)
-		}
-		d.gens[thread]++
-		d.mu.Unlock()
-	}()
-	return f()
-}
-
 func (d *debuggee) invokeGen(thread jdwp.ThreadID) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -215,7 +215,7 @@ func (p presentVM) Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc str
 	ictx, cancel := context.WithTimeout(ctx, d.invokeTimeout())
 	defer cancel()
 	var res jdwp.InvokeResult
-	err = d.invoking(ictx, thread, func() error {
+	err = d.invoking(ictx, thread, func(ictx context.Context) error {
 		var err error
 		res, err = d.conn.InvokeMethod(ictx, obj, thread, h.class, h.id, nil, jdwp.InvokeSingleThreaded)
 		return err

@@ -36,6 +36,10 @@ type Config struct {
 	DDM ddm.Options
 	// RequestTimeout bounds the VM calls one request makes; 0 means 30 s.
 	RequestTimeout time.Duration
+	// EvalTimeout bounds the evaluation of a breakpoint's condition or log
+	// message; 0 means 10 s. A method still running then is left to finish
+	// and the hit does not stop.
+	EvalTimeout time.Duration
 }
 
 // Server serves DAP sessions. One Server may serve many sessions at once,

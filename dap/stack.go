@@ -61,8 +61,9 @@ func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
 		return
 	}
 	d.mu.Lock()
-	stopThread, reason := d.stopThread, d.stopReason
+	stopThread, perThread := d.stopThread, d.suspends == 0
 	d.mu.Unlock()
+	reasons := d.stopReasons()
 	names, states := make([]string, len(ids)), make([]string, len(ids))
 	err = parallel(2*len(ids), func(i int) error {
 		t := ids[i/2]
@@ -78,15 +79,18 @@ func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
 			names[i/2] = name
 			return err
 		}
-		if t == stopThread && reason != "" {
+		if reason := reasons[t]; reason != "" {
 			states[i/2] = reason
 			return nil
 		}
-		st, _, err := d.conn.ThreadStatus(ctx, t)
+		st, suspended, err := d.conn.ThreadStatus(ctx, t)
 		if gone(err) {
 			st, err = jdwp.ThreadZombie, nil
 		}
 		states[i/2] = threadStates[st]
+		if suspended && perThread {
+			states[i/2] += ", suspended"
+		}
 		return err
 	})
 	if err != nil {
