@@ -68,7 +68,7 @@ func TestDumpHeap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 
 	from := time.Now()
@@ -120,7 +120,7 @@ func TestDumpHeapRPC(t *testing.T) {
 	sim := waitVM(t, m, fmt.Sprintf("127.0.0.1:%d", lo), 5*time.Second)
 	plain := waitVM(t, m, hot.Addr, 5*time.Second)
 
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	c, err := DialRPC(ctx, addr, nil)
 	if err != nil {

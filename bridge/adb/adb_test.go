@@ -24,7 +24,7 @@ import (
 var quietVM = simvm.Options{Tick: time.Hour, GCInterval: time.Hour}
 
 func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // generous: load only slows the test
 	t.Cleanup(cancel)
 	return ctx
 }
