@@ -163,27 +163,7 @@ func runThreadDumpFloor(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error
 // string in one stage. Items: objects.
 func runObjectsFloor(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error) {
 	s := &session{c: c}
-	target, err := onlyClass(ctx, c, "LBenchTarget;")
-	if err != nil {
-		return 0, err
-	}
-	tfields, err := s.classFields(ctx, target)
-	if err != nil {
-		return 0, err
-	}
-	graphField, ok := fieldNamed(tfields, "graph")
-	if !ok {
-		return 0, errors.New("BenchTarget has no field graph")
-	}
-	vals, err := c.StaticValues(ctx, target, []jdwp.FieldID{graphField.ID})
-	if err != nil {
-		return 0, err
-	}
-	arr := vals[0].Object()
-	if arr == 0 {
-		return 0, errors.New("BenchTarget.graph is null (is the debuggee READY?)")
-	}
-	n, err := c.ArrayLength(ctx, arr)
+	arr, n, err := s.graph(ctx)
 	if err != nil {
 		return 0, err
 	}
