@@ -600,7 +600,7 @@ func (c *Conn) IDSizes(ctx context.Context) (IDSizes, error) {
 	if s := c.sizes.Load(); s != nil {
 		return *s, nil
 	}
-	b, err := c.command(ctx, cmdVMIDSizes, nil)
+	b, err := c.command(ctx, CmdVMIDSizes, nil)
 	if err != nil {
 		return IDSizes{}, err
 	}

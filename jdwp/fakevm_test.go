@@ -76,7 +76,7 @@ func startFakeVM(t testing.TB, cfg fakeConfig) *fakeVM {
 		t:        t,
 		ln:       ln,
 		sizes:    cfg.Sizes,
-		handlers: map[Cmd]fakeHandler{cmdVMIDSizes: replyIDSizes},
+		handlers: map[Cmd]fakeHandler{CmdVMIDSizes: replyIDSizes},
 		replies:  make(chan *Packet, 64),
 		quit:     make(chan struct{}),
 		served:   make(chan struct{}),
@@ -373,7 +373,7 @@ func TestFakeVMIDWidths(t *testing.T) {
 		{ID: 0xFF, Location: Location{TypeTag: TypeTagInterface, Class: 0x0102, Method: 0x030405, Index: 0xFFFFFFFFFFFFFFFF}},
 	}
 	vm := startFakeVM(t, fakeConfig{Handlers: map[Cmd]fakeHandler{
-		cmdVMAllThreads: answer(func(r *Reader, w *Writer) ErrorCode {
+		CmdVMAllThreads: answer(func(r *Reader, w *Writer) ErrorCode {
 			w.Int32(int32(len(threads)))
 			for _, id := range threads {
 				w.ObjectID(id)

@@ -31,10 +31,10 @@ func newStage(ctx context.Context, c *jdwp.Conn) (*stage, error) {
 }
 
 // add queues one command; enc writes its data.
-func (s *stage) add(set, cmd byte, enc func(w *jdwp.Writer)) error {
+func (s *stage) add(cmd jdwp.Cmd, enc func(w *jdwp.Writer)) error {
 	w := jdwp.NewWriter(s.sizes)
 	enc(w)
-	call, err := s.c.Start(jdwp.Cmd{Set: set, Cmd: cmd}, w.Bytes())
+	call, err := s.c.Start(cmd, w.Bytes())
 	if err != nil {
 		return err
 	}
@@ -72,8 +72,8 @@ func runClassesFloor(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error) {
 		return 0, err
 	}
 	for _, ci := range classes {
-		for _, cmd := range []byte{15, 14} { // MethodsWithGeneric, FieldsWithGeneric
-			if err := st.add(jdwp.SetReferenceType, cmd, func(w *jdwp.Writer) { w.ReferenceTypeID(ci.ID) }); err != nil {
+		for _, cmd := range []jdwp.Cmd{jdwp.CmdRefTypeMethodsWithGeneric, jdwp.CmdRefTypeFieldsWithGeneric} {
+			if err := st.add(cmd, func(w *jdwp.Writer) { w.ReferenceTypeID(ci.ID) }); err != nil {
 				return 0, err
 			}
 		}
@@ -98,10 +98,10 @@ func runThreadDumpFloor(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error
 			return 0, err
 		}
 		for _, t := range threads {
-			for _, cmd := range []byte{1, 4, 6} { // Name, Status, Frames
-				if err := st.add(jdwp.SetThreadReference, cmd, func(w *jdwp.Writer) {
+			for _, cmd := range []jdwp.Cmd{jdwp.CmdThreadName, jdwp.CmdThreadStatus, jdwp.CmdThreadFrames} {
+				if err := st.add(cmd, func(w *jdwp.Writer) {
 					w.ObjectID(jdwp.ObjectID(t))
-					if cmd == 6 {
+					if cmd == jdwp.CmdThreadFrames {
 						w.Int32(0)
 						w.Int32(-1)
 					}
@@ -133,13 +133,13 @@ func runThreadDumpFloor(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error
 				frames++
 				if !classes[l.Class] {
 					classes[l.Class] = true
-					if err := st.add(jdwp.SetReferenceType, 5, func(w *jdwp.Writer) { w.ReferenceTypeID(l.Class) }); err != nil { // Methods
+					if err := st.add(jdwp.CmdRefTypeMethods, func(w *jdwp.Writer) { w.ReferenceTypeID(l.Class) }); err != nil {
 						return 0, err
 					}
 				}
 				if k := (methodKey{l.Class, l.Method}); !methods[k] {
 					methods[k] = true
-					if err := st.add(jdwp.SetMethod, 1, func(w *jdwp.Writer) { // LineTable
+					if err := st.add(jdwp.CmdMethodLineTable, func(w *jdwp.Writer) {
 						w.ReferenceTypeID(l.Class)
 						w.MethodID(l.Method)
 					}); err != nil {
@@ -199,7 +199,7 @@ func runObjectsFloor(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error) {
 			continue
 		}
 		objects++
-		if err := st.add(jdwp.SetObjectReference, 2, func(w *jdwp.Writer) { // GetValues
+		if err := st.add(jdwp.CmdObjRefGetValues, func(w *jdwp.Writer) {
 			w.ObjectID(obj)
 			w.Int32(int32(len(fields)))
 			for _, f := range fields {
@@ -229,7 +229,7 @@ func runObjectsFloor(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error) {
 			return 0, fmt.Errorf("ObjectReference.GetValues: bad reply: %w", r.Err())
 		}
 		if str := lv.Object(); str != 0 {
-			if err := st.add(jdwp.SetStringReference, 1, func(w *jdwp.Writer) { w.ObjectID(str) }); err != nil {
+			if err := st.add(jdwp.CmdStringRefValue, func(w *jdwp.Writer) { w.ObjectID(str) }); err != nil {
 				return 0, err
 			}
 		}
