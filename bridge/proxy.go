@@ -612,12 +612,10 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 		}
 		s.mu.Unlock()
 	case cmdIDSizes:
-		r := jdwp.NewReader(reply, nil)
-		sz := jdwp.IDSizes{FieldID: int(r.Int32()), MethodID: int(r.Int32()), ObjectID: int(r.Int32()), ReferenceTypeID: int(r.Int32()), FrameID: int(r.Int32())}
-		if r.Err() == nil {
-			if err := v.conn.SetIDSizes(sz); err != nil {
-				s.log.Warn().Err(err).Msg("VM reported unusable id sizes")
-			}
+		if sz, err := jdwp.DecodeIDSizes(reply); err != nil {
+			s.log.Warn().Err(err).Msg("VM reported unusable id sizes")
+		} else {
+			v.conn.SetIDSizes(sz)
 		}
 	case cmdResume:
 		v.mu.Lock()

@@ -293,14 +293,8 @@ func (m *Monitor) setupVM(ctx context.Context, nc net.Conn, addr string, from vm
 func (v *VM) identifyPlain(ctx context.Context, nc net.Conn) error {
 	ctx, cancel := context.WithTimeout(ctx, v.m.opts.RequestTimeout)
 	defer cancel()
-	b, err := v.conn.Command(ctx, jdwp.SetVirtualMachine, 7, nil)
-	if err != nil {
-		return fmt.Errorf("VM %s: VirtualMachine.IDSizes: %w", v.addr, err)
-	}
-	r := jdwp.NewReader(b, nil)
-	s := jdwp.IDSizes{FieldID: int(r.Int32()), MethodID: int(r.Int32()), ObjectID: int(r.Int32()), ReferenceTypeID: int(r.Int32()), FrameID: int(r.Int32())}
-	if err := errors.Join(r.Err(), v.conn.SetIDSizes(s)); err != nil {
-		return fmt.Errorf("VM %s: VirtualMachine.IDSizes: %w", v.addr, err)
+	if _, err := v.conn.IDSizes(ctx); err != nil {
+		return fmt.Errorf("VM %s: %w", v.addr, err)
 	}
 	ver, err := v.conn.Version(ctx)
 	if err != nil {

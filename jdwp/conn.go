@@ -604,7 +604,18 @@ func (c *Conn) IDSizes(ctx context.Context) (IDSizes, error) {
 	if err != nil {
 		return IDSizes{}, err
 	}
-	r := NewReader(b, nil)
+	s, err := DecodeIDSizes(b)
+	if err != nil {
+		return IDSizes{}, err
+	}
+	c.sizes.Store(&s)
+	return s, nil
+}
+
+// DecodeIDSizes reads a VirtualMachine.IDSizes reply (as a proxy sees it
+// pass) and checks the sizes are usable.
+func DecodeIDSizes(reply []byte) (IDSizes, error) {
+	r := NewReader(reply, nil)
 	s := IDSizes{FieldID: int(r.Int32()), MethodID: int(r.Int32()), ObjectID: int(r.Int32()), ReferenceTypeID: int(r.Int32()), FrameID: int(r.Int32())}
 	if err := r.Err(); err != nil {
 		return IDSizes{}, fmt.Errorf("VirtualMachine.IDSizes: %w", err)
@@ -612,7 +623,6 @@ func (c *Conn) IDSizes(ctx context.Context) (IDSizes, error) {
 	if err := s.Validate(); err != nil {
 		return IDSizes{}, fmt.Errorf("VirtualMachine.IDSizes: %w", err)
 	}
-	c.sizes.Store(&s)
 	return s, nil
 }
 
