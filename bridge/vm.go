@@ -509,7 +509,7 @@ func (v *VM) pollJDWPThreads(ctx context.Context) ([]ThreadInfo, error) {
 				t.Name = name
 			}
 			if st, sus, err := v.conn.ThreadStatus(ctx, id); err == nil {
-				t.State = ddm.ThreadState(st).String()
+				t.State = ddm.ThreadStateFromJDWP(st).String()
 				t.Suspended = sus
 			}
 			out[i] = t

@@ -9,7 +9,6 @@ import (
 	"net"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -95,7 +94,7 @@ func (s *session) handleCore(p *jdwp.Packet) bool {
 			case cmdThreadSuspend, cmdThreadResume:
 				t.suspended = p.Cmd == cmdThreadSuspend
 			case cmdThreadStatus:
-				out = binary.BigEndian.AppendUint32(nil, uint32(jdwpThreadStatus(t.status)))
+				out = binary.BigEndian.AppendUint32(nil, uint32(t.status.JDWP()))
 				suspended := uint32(0)
 				if t.suspended {
 					suspended = uint32(jdwp.SuspendStatusSuspended)
@@ -109,21 +108,6 @@ func (s *session) handleCore(p *jdwp.Packet) bool {
 	}
 	s.reply(p.ID, code, out)
 	return keep
-}
-
-// jdwpThreadStatus maps a DDM thread state to ThreadReference.Status's.
-func jdwpThreadStatus(st ddm.ThreadState) jdwp.ThreadStatus {
-	switch st {
-	case ddm.ThreadZombie:
-		return jdwp.ThreadZombie
-	case ddm.ThreadTimedWait:
-		return jdwp.ThreadSleeping
-	case ddm.ThreadMonitor:
-		return jdwp.ThreadMonitor
-	case ddm.ThreadWait, ddm.ThreadVMWait:
-		return jdwp.ThreadWait
-	}
-	return jdwp.ThreadRunning
 }
 
 // Passthrough to a real JVM.

@@ -104,7 +104,7 @@ func (s *session) readJVMThreads() ([]jvmThread, error) {
 		out = append(out, jvmThread{
 			jdwpID:    id,
 			name:      string(name.Data[4 : 4+binary.BigEndian.Uint32(name.Data)]),
-			status:    ddmThreadState(jdwp.ThreadStatus(binary.BigEndian.Uint32(st.Data))),
+			status:    ddm.ThreadStateFromJDWP(jdwp.ThreadStatus(binary.BigEndian.Uint32(st.Data))),
 			suspended: int32(binary.BigEndian.Uint32(st.Data[4:]))&jdwp.SuspendStatusSuspended != 0,
 		})
 	}
@@ -117,22 +117,6 @@ func firstErr(a, b jdwp.ErrorCode) jdwp.ErrorCode {
 		return a
 	}
 	return b
-}
-
-// ddmThreadState maps ThreadReference.Status to a DDM state. All fall in
-// 0–4, the range of both profiles; JDWP cannot tell NATIVE or VMWAIT.
-func ddmThreadState(st jdwp.ThreadStatus) ddm.ThreadState {
-	switch st {
-	case jdwp.ThreadZombie:
-		return ddm.ThreadZombie
-	case jdwp.ThreadSleeping:
-		return ddm.ThreadTimedWait
-	case jdwp.ThreadMonitor:
-		return ddm.ThreadMonitor
-	case jdwp.ThreadWait:
-		return ddm.ThreadWait
-	}
-	return ddm.ThreadRunning
 }
 
 // syncJVMThreadsLocked makes the VM's threads the JVM's: a thread keeps its
