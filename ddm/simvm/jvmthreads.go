@@ -66,7 +66,7 @@ func (s *session) refreshThreads(initial bool) (int, error) {
 // readJVMThreads lists the JVM's live threads: AllThreads, then every
 // thread's Name (names change) and Status in one batch.
 func (s *session) readJVMThreads() ([]jvmThread, error) {
-	all, err := s.query(setVM, cmdAllThreads, nil)
+	all, err := s.query(jdwp.CmdVMAllThreads, nil)
 	if err != nil {
 		return nil, fmt.Errorf("AllThreads: %w", err)
 	}
@@ -79,7 +79,7 @@ func (s *session) readJVMThreads() ([]jvmThread, error) {
 	cmds := make([]jdwp.Packet, 0, 2*n)
 	for i := range n {
 		raws[i] = all[4+i*oid : 4+(i+1)*oid]
-		cmds = append(cmds, jdwp.Packet{CmdSet: setThread, Cmd: cmdThreadName, Data: raws[i]}, jdwp.Packet{CmdSet: setThread, Cmd: cmdThreadStatus, Data: raws[i]})
+		cmds = append(cmds, jdwp.Packet{CmdSet: jdwp.CmdThreadName.Set, Cmd: jdwp.CmdThreadName.Cmd, Data: raws[i]}, jdwp.Packet{CmdSet: jdwp.CmdThreadStatus.Set, Cmd: jdwp.CmdThreadStatus.Cmd, Data: raws[i]})
 	}
 	rs, err := s.queries(cmds)
 	if err != nil {

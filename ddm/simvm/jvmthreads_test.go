@@ -242,16 +242,16 @@ func TestPassthroughQueriesApart(t *testing.T) {
 			return p
 		}
 	}
-	send := func(id uint32, set, cmd byte, data []byte) {
+	send := func(id uint32, cmd jdwp.Cmd, data []byte) {
 		t.Helper()
-		if err := jdwp.WritePacket(nc, &jdwp.Packet{ID: id, CmdSet: set, Cmd: cmd, Data: data}); err != nil {
+		if err := jdwp.WritePacket(nc, &jdwp.Packet{ID: id, CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: data}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Thread events on, so the refreshes also write to this connection (ART
 	// does not answer THEN).
-	send(1, ddm.CommandSet, ddm.Command, ddm.EncodeChunks(ddm.Encode(&ddm.ThreadNotify{Enable: true})))
-	send(2, setVM, cmdAllThreads, nil)
+	send(1, jdwp.CmdDDMChunk, ddm.EncodeChunks(ddm.Encode(&ddm.ThreadNotify{Enable: true})))
+	send(2, jdwp.CmdVMAllThreads, nil)
 	all := read()
 	if all.ID != 2 || all.Error != jdwp.ErrNone {
 		t.Fatalf("AllThreads: %v", all)
@@ -272,14 +272,14 @@ func TestPassthroughQueriesApart(t *testing.T) {
 	// Rounds of pipelined commands while the simulator queries every 5 ms.
 	id := uint32(10)
 	kinds := []struct {
-		set, cmd byte
-		data     []byte
-		check    func(p *jdwp.Packet) bool
+		cmd   jdwp.Cmd
+		data  []byte
+		check func(p *jdwp.Packet) bool
 	}{
-		{setVM, cmdVersion, nil, func(p *jdwp.Packet) bool { return strings.Contains(string(p.Data), "Java") }},
-		{setVM, cmdIDSizes, nil, func(p *jdwp.Packet) bool { return len(p.Data) == 20 }},
-		{setThread, cmdThreadName, thread, func(p *jdwp.Packet) bool { return len(p.Data) > 4 }},
-		{setThread, cmdThreadStatus, thread, func(p *jdwp.Packet) bool { return len(p.Data) == 8 }},
+		{jdwp.CmdVMVersion, nil, func(p *jdwp.Packet) bool { return strings.Contains(string(p.Data), "Java") }},
+		{jdwp.CmdVMIDSizes, nil, func(p *jdwp.Packet) bool { return len(p.Data) == 20 }},
+		{jdwp.CmdThreadName, thread, func(p *jdwp.Packet) bool { return len(p.Data) > 4 }},
+		{jdwp.CmdThreadStatus, thread, func(p *jdwp.Packet) bool { return len(p.Data) == 8 }},
 	}
 	replies := 0
 	for round := 0; round < 40 || qid()-q0 < 200; round++ {
@@ -290,13 +290,13 @@ func TestPassthroughQueriesApart(t *testing.T) {
 		for i := range 25 {
 			k := kinds[i%len(kinds)]
 			id++
-			send(id, k.set, k.cmd, k.data)
+			send(id, k.cmd, k.data)
 		}
 		for want := first; want <= id; want++ {
 			p := read()
 			k := kinds[(want-first)%uint32(len(kinds))]
 			if !p.IsReply() || p.ID != want || p.ID >= queryIDBase || p.Error != jdwp.ErrNone || !k.check(p) {
-				t.Fatalf("round %d: got %v (data %q), want the reply to %d (command %d/%d)", round, p, p.Data, want, k.set, k.cmd)
+				t.Fatalf("round %d: got %v (data %q), want the reply to %d (%v)", round, p, p.Data, want, k.cmd)
 			}
 			replies++
 		}
@@ -410,22 +410,22 @@ func fakeJVM(t *testing.T, delay time.Duration) (addr string, kill func()) {
 				return
 			}
 			var out []byte
-			switch [2]byte{p.CmdSet, p.Cmd} {
-			case [2]byte{setVM, cmdIDSizes}:
+			switch (jdwp.Cmd{Set: p.CmdSet, Cmd: p.Cmd}) {
+			case jdwp.CmdVMIDSizes:
 				for range 5 {
 					out = binary.BigEndian.AppendUint32(out, 8)
 				}
-			case [2]byte{setVM, cmdAllThreads}:
+			case jdwp.CmdVMAllThreads:
 				out = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(nil, 1), 0x42)
 				if allThreads++; allThreads > 1 {
 					go func(id uint32) { time.Sleep(delay); reply(id, out) }(p.ID)
 					continue
 				}
-			case [2]byte{setThread, cmdThreadName}:
+			case jdwp.CmdThreadName:
 				out = jdwpString(nil, "main")
-			case [2]byte{setThread, cmdThreadStatus}:
+			case jdwp.CmdThreadStatus:
 				out = binary.BigEndian.AppendUint64(nil, uint64(jdwp.ThreadRunning)<<32)
-			case [2]byte{setVM, cmdVersion}:
+			case jdwp.CmdVMVersion:
 				out = jdwpString(nil, "fake")
 			}
 			reply(p.ID, out)
@@ -457,7 +457,7 @@ func TestPassthroughLateReplies(t *testing.T) {
 	r := bufio.NewReader(nc)
 	nc.SetDeadline(time.Now().Add(10 * time.Second))
 	for id := uint32(1); id <= 50; id++ {
-		if err := jdwp.WritePacket(nc, &jdwp.Packet{ID: id, CmdSet: setVM, Cmd: cmdVersion}); err != nil {
+		if err := jdwp.WritePacket(nc, &jdwp.Packet{ID: id, CmdSet: jdwp.CmdVMVersion.Set, Cmd: jdwp.CmdVMVersion.Cmd}); err != nil {
 			t.Fatal(err)
 		}
 		p, err := jdwp.ReadPacket(r, 0)
