@@ -16,8 +16,8 @@ import (
 // nothing panics, nothing hangs.
 func FuzzReplyDecoders(f *testing.F) {
 	f.Add([]byte{0})
-	f.Add([]byte{0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 7})                    // a count of 1 and a short element
-	f.Add([]byte{1, 0x7f, 0xff, 0xff, 0xff})                                    // a huge count
+	f.Add([]byte{0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 7})                       // a count of 1 and a short element
+	f.Add([]byte{1, 0x7f, 0xff, 0xff, 0xff})                                      // a huge count
 	f.Add([]byte{0, 0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o', 0, 0, 0, 2, 0, 0, 0, 3}) // a string then ints
 	f.Add(append([]byte{3}, make([]byte, 64)...))
 	methods := replyMethods()
