@@ -213,7 +213,8 @@ type session struct {
 	wake    chan struct{}
 	raw     syscall.RawConn // nc's descriptor for writes that must not wait; nil for pipes
 
-	pending atomic.Int32 // forwarded commands without a reply yet
+	pending atomic.Int32  // forwarded commands without a reply yet
+	room    chan struct{} // signalled when output is written or a reply comes: see awaitRoom
 
 	// rd reads the debugger's packets. It polls (package busypoll) while
 	// the debugger's next command is due, that is while no command is in
@@ -270,7 +271,7 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 			s := &session{
 				v: v, nc: nc, from: from, trace: v.m.opts.TraceProxy,
 				log:      v.log.With().Str("debugger", from).Logger(),
-				requests: map[reqKey]bool{}, wake: make(chan struct{}, 1),
+				requests: map[reqKey]bool{}, wake: make(chan struct{}, 1), room: make(chan struct{}, 1),
 				cleaned: make(chan struct{}), done: make(chan struct{}),
 				writing: true, // until open: nothing may precede the handshake
 			}
@@ -405,9 +406,48 @@ func (s *session) drain(limit time.Duration) {
 		if cap(buf) <= 1<<20 {
 			s.wspare = buf[:0]
 		}
+		s.signalRoom()
 	}
 	s.writing = false
 	s.wmu.Unlock()
+}
+
+// Backpressure: a debugger's next command is not read while this many of
+// its commands await the VM's reply, or while this many bytes of output
+// wait for it to read them. A debugger that sends without reading then
+// holds a bounded part of the monitor's memory and of the VM's time.
+const (
+	maxPendingCommands = 128
+	maxUnreadOutput    = 8 << 20
+)
+
+// awaitRoom waits until the debugger may send another command; false when
+// the session ended meanwhile.
+func (s *session) awaitRoom() bool {
+	for {
+		if s.pending.Load() < maxPendingCommands && s.unread() < maxUnreadOutput {
+			return true
+		}
+		select {
+		case <-s.room:
+		case <-s.done:
+			return false
+		}
+	}
+}
+
+// unread is how many bytes of output are queued for the debugger.
+func (s *session) unread() int {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return len(s.wbuf)
+}
+
+func (s *session) signalRoom() {
+	select {
+	case s.room <- struct{}{}:
+	default:
+	}
 }
 
 // write writes buf to the debugger within limit. Inline writes on a socket
@@ -468,7 +508,8 @@ func (s *session) run() {
 		if err != nil {
 			switch {
 			case s.isEnded():
-			case errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrClosedPipe):
+			case errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrClosedPipe) ||
+				errors.Is(err, syscall.ECONNRESET): // a reset is a debugger leaving, not a malformed packet
 				s.end(errDebuggerLeft)
 			default:
 				s.log.Warn().Err(err).Msg("malformed packet from the debugger; closing it (the VM stays monitored)")
@@ -476,7 +517,7 @@ func (s *session) run() {
 			}
 			return
 		}
-		if !s.handle(p, last) {
+		if !s.awaitRoom() || !s.handle(p, last) {
 			return
 		}
 	}
@@ -547,6 +588,7 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 		if s.pending.Add(-1) == 0 {
 			s.rd.Wake() // the debugger's turn
 		}
+		s.signalRoom()
 	}()
 	rp := call.Reply()
 	if rp == nil { // the VM connection failed; the VM's removal ends the session

@@ -106,3 +106,28 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestSimVMWarnsOnAllInterfaces: simvm --listen 0.0.0.0:P warns that it is
+// reachable from other hosts (issue 12); on loopback it does not.
+func TestSimVMWarnsOnAllInterfaces(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		warn bool
+	}{{"0.0.0.0:0", true}, {"127.0.0.1:0", false}} {
+		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+		cmd := child(ctx, "simvm", "--listen", tc.addr)
+		stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for !strings.Contains(stdout.String(), "listening on") && ctx.Err() == nil {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+		cmd.Wait()
+		if got := strings.Contains(stderr.String(), "non-loopback address"); got != tc.warn {
+			t.Errorf("simvm --listen %s: warned=%v, want %v; stderr:\n%s", tc.addr, got, tc.warn, stderr.String())
+		}
+	}
+}

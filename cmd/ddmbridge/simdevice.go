@@ -94,6 +94,7 @@ func runSimDevice(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", *listen, err)
 	}
+	warnUnlessLoopback(ln, "simdevice")
 	out := stdout(ctx)
 	fmt.Fprintf(out, "listening on %s\n", ln.Addr())
 	fmt.Fprintf(out, "connect the adb server to it with: adb connect %s\n", ln.Addr())

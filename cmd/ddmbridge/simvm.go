@@ -51,6 +51,7 @@ func runSimVM(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		vm.Close()
 		return fmt.Errorf("listen %s: %w", *listen, err)
 	}
+	warnUnlessLoopback(ln, "simvm")
 	fmt.Fprintf(stdout(ctx), "listening on %s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- vm.Serve(ln) }()
@@ -61,5 +62,14 @@ func runSimVM(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	case err := <-errc:
 		vm.Close()
 		return err
+	}
+}
+
+// warnUnlessLoopback warns when a simulator's listener is reachable from
+// other hosts: what it serves (JDWP, adb) lets them run code.
+func warnUnlessLoopback(ln net.Listener, what string) {
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && !a.IP.IsLoopback() {
+		l := component("bridge")
+		l.Warn().Str("addr", a.String()).Msgf("%s listens on a non-loopback address (all interfaces for 0.0.0.0 or ::): anyone who can reach it can debug through it, which is running code. Use 127.0.0.1 unless on a trusted network.", what)
 	}
 }
