@@ -56,7 +56,8 @@ type Monitor struct {
 	probing   map[string]bool
 	ports     map[string]int // VM address → its last debugger port, so a restarted VM keeps it
 	usedPorts map[int]bool
-	own       map[string]bool // our own listener addresses, never probed
+	portLns   map[string]*debugListener // open debugger ports by VM address
+	own       map[string]bool           // our own listener addresses, never probed
 	selected  *VM
 	selKey    struct{ addr, name string }
 	subs      map[*queue[Event]]struct{}
@@ -83,6 +84,7 @@ func New(opts Options) (*Monitor, error) {
 		probing:   map[string]bool{},
 		ports:     map[string]int{},
 		usedPorts: map[int]bool{},
+		portLns:   map[string]*debugListener{},
 		own:       map[string]bool{},
 		subs:      map[*queue[Event]]struct{}{},
 		changed:   make(chan struct{}),
@@ -101,7 +103,7 @@ func New(opts Options) (*Monitor, error) {
 		m.curLn = ln
 		m.markOwn(ln)
 		m.wg.Add(1)
-		go m.acceptLoop(ln, nil)
+		go m.acceptLoop(ln, "")
 	}
 	return m, nil
 }
@@ -179,6 +181,11 @@ func (m *Monitor) Close() error {
 		for _, v := range vms {
 			m.remove(v, "monitor closed")
 		}
+		m.mu.Lock()
+		for addr, dl := range m.portLns {
+			m.closePortLocked(addr, dl)
+		}
+		m.mu.Unlock()
 		for q := range subs {
 			q.close()
 		}
@@ -360,13 +367,8 @@ func (m *Monitor) connect(ctx context.Context, nc net.Conn, address string, from
 	return m.adoptFrom(ctx, c, address, from)
 }
 
-// adopt monitors a connection whose handshake is done.
-func (m *Monitor) adopt(ctx context.Context, nc net.Conn, address string) (*VM, error) {
-	return m.adoptFrom(ctx, nc, address, vmOrigin{})
-}
-
 func (m *Monitor) adoptFrom(ctx context.Context, nc net.Conn, address string, from vmOrigin) (*VM, error) {
-	v, err := m.setupVM(ctx, nc, address, from)
+	v, err := m.setupVMAs(ctx, nc, address, from, "", time.Now())
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -378,41 +380,44 @@ func (m *Monitor) adoptFrom(ctx context.Context, nc net.Conn, address string, fr
 	return v, nil
 }
 
-func (m *Monitor) add(v *VM) error {
-	if m.opts.DebugPortBase >= 0 {
-		ln, err := m.listenDebugPort(v.addr)
-		if err != nil {
-			m.log.Warn().Err(err).Str("vm", v.id).Msg("no debugger port for the VM; it is still monitored")
-		} else {
-			// The VM's model watcher may already read Info: set under v.mu.
-			v.mu.Lock()
-			v.ln = ln
-			v.debugPort = ln.Addr().(*net.TCPAddr).Port
-			v.mu.Unlock()
-		}
-	}
+func (m *Monitor) add(v *VM) error { return m.addVM(v, false) }
+
+// addVM makes v monitored. again marks a VM the monitor reconnected to
+// after resetting its agent: it keeps its id and port and is announced as
+// changed, not added.
+func (m *Monitor) addVM(v *VM, again bool) error {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
-		m.releasePort(v)
 		return errors.New("monitor closed")
 	}
 	if old := m.byAddr[v.addr]; old != nil {
 		m.mu.Unlock()
-		m.releasePort(v)
 		return fmt.Errorf("VM %s is already monitored as %s", v.addr, old.id)
 	}
 	m.vms[v.id] = v
 	m.byAddr[v.addr] = v
 	m.mu.Unlock()
-	if v.ln != nil {
-		m.wg.Add(1)
-		go m.acceptLoop(v.ln, v)
+	if m.opts.DebugPortBase >= 0 {
+		dl, err := m.debugListener(v.addr)
+		if err != nil {
+			m.log.Warn().Err(err).Str("vm", v.id).Msg("no debugger port for the VM; it is still monitored")
+		} else {
+			// The VM's model watcher may already read Info: set under v.mu.
+			v.mu.Lock()
+			v.debugPort = dl.port
+			v.mu.Unlock()
+		}
 	}
 	info := v.Info()
-	m.log.Info().Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).Int("pid", info.PID).Str("serial", info.Serial).Bool("ddm", info.DDM).
-		Bool("waiting", info.Waiting).Int("debugPort", v.debugPort).Msg("VM found")
-	m.notify(EventAdded, v)
+	if again {
+		m.log.Debug().Str("vm", v.id).Str("addr", v.addr).Msg("reconnected to the VM after resetting its agent")
+		m.notify(EventChanged, v)
+	} else {
+		m.log.Info().Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).Int("pid", info.PID).Str("serial", info.Serial).Bool("ddm", info.DDM).
+			Bool("waiting", info.Waiting).Int("debugPort", v.debugPort).Msg("VM found")
+		m.notify(EventAdded, v)
+	}
 	go func() {
 		select {
 		case <-v.conn.Done():
@@ -423,21 +428,36 @@ func (m *Monitor) add(v *VM) error {
 	return nil
 }
 
-// remove forgets a VM and closes its connection.
-func (m *Monitor) remove(v *VM, why string) {
+// forget takes v out of the monitor's maps and closes it; false if it was
+// not monitored (any more).
+func (m *Monitor) forget(v *VM) (wasCurrent, ok bool) {
 	m.mu.Lock()
 	if m.vms[v.id] != v {
 		m.mu.Unlock()
 		v.close()
-		return
+		return false, false
 	}
 	delete(m.vms, v.id)
 	delete(m.byAddr, v.addr)
-	wasCurrent := m.selected == v
+	wasCurrent = m.selected == v
 	m.mu.Unlock()
-	info := v.Info()
 	v.close()
-	m.releasePort(v)
+	return wasCurrent, true
+}
+
+// remove forgets a VM and closes its connection.
+func (m *Monitor) remove(v *VM, why string) {
+	info := v.Info()
+	wasCurrent, ok := m.forget(v)
+	if ok {
+		m.gone(v, info, wasCurrent, why)
+	}
+}
+
+// gone announces a VM that was forgotten; its debugger port stays open for
+// RestartHold in case the VM comes back.
+func (m *Monitor) gone(v *VM, info VMInfo, wasCurrent bool, why string) {
+	m.parkPort(v.addr)
 	cause := v.conn.Err()
 	if errors.Is(cause, jdwp.ErrClosed) {
 		cause = nil
@@ -452,6 +472,145 @@ func (m *Monitor) remove(v *VM, why string) {
 		q.push(Event{Kind: EventRemoved, VM: info})
 	}
 	m.mu.Unlock()
+}
+
+// resetAgent drops the monitor's connection to v, so that the VM's agent
+// resets exactly as it does when a directly attached debugger leaves (it
+// forgets its ids, collection pins, held events and event requests and
+// resumes the VM, suspend=y included), then connects again. The VM keeps its
+// id and debugger port; debuggers arriving meanwhile are held. Only VMs the
+// monitor can dial again (found by scanning) are reset.
+func (m *Monitor) resetAgent(v *VM) {
+	info := v.Info()
+	m.mu.Lock()
+	threadUpdates := v.threadUpdates
+	m.probing[v.addr] = true // the scanner keeps off while the monitor reconnects
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		delete(m.probing, v.addr)
+		m.mu.Unlock()
+	}()
+	wasCurrent, ok := m.forget(v)
+	if !ok {
+		return
+	}
+	nv, err := m.reconnect(v)
+	if err == nil {
+		err = m.addVM(nv, true)
+		if err != nil {
+			nv.close()
+		}
+	}
+	if err != nil {
+		m.gone(v, info, wasCurrent, "reconnecting after the debugger left: "+err.Error())
+		return
+	}
+	if threadUpdates {
+		nv.SetThreadUpdates(true)
+	}
+}
+
+// reconnect dials v's agent again, within RestartHold, and sets up a new VM
+// under v's id.
+func (m *Monitor) reconnect(v *VM) (*VM, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), m.opts.RestartHold+m.opts.ProbeTimeout)
+	defer cancel()
+	wait := 5 * time.Millisecond
+	for {
+		nc, err := v.from.dial(ctx)
+		if err == nil {
+			nv, err := m.setupVMAs(ctx, nc, v.addr, v.from, v.id, v.since)
+			if err != nil {
+				nc.Close()
+			}
+			return nv, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-m.stop:
+			return nil, errors.New("monitor closed")
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 200*time.Millisecond)
+	}
+}
+
+// debugListener is a VM address's debugger port. It outlives the VM there
+// by RestartHold, so a debugger connecting during a restart is held, not
+// refused.
+type debugListener struct {
+	ln   net.Listener
+	port int
+	idle *time.Timer // closes a parked listener
+}
+
+// debugListener returns addr's debugger port, opening it (its previous
+// number if free) unless it is open.
+func (m *Monitor) debugListener(addr string) (*debugListener, error) {
+	m.mu.Lock()
+	if dl := m.portLns[addr]; dl != nil {
+		if dl.idle != nil {
+			dl.idle.Stop()
+			dl.idle = nil
+		}
+		m.mu.Unlock()
+		return dl, nil
+	}
+	m.mu.Unlock()
+	ln, err := m.listenDebugPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	dl := &debugListener{ln: ln, port: ln.Addr().(*net.TCPAddr).Port}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		ln.Close()
+		return nil, errors.New("monitor closed")
+	}
+	m.portLns[addr] = dl
+	m.mu.Unlock()
+	m.wg.Add(1)
+	go m.acceptLoop(ln, addr)
+	return dl, nil
+}
+
+// parkPort closes addr's debugger port after RestartHold unless a VM is
+// back at addr by then.
+func (m *Monitor) parkPort(addr string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dl := m.portLns[addr]
+	if dl == nil {
+		return
+	}
+	if m.closed {
+		m.closePortLocked(addr, dl)
+		return
+	}
+	if dl.idle != nil {
+		dl.idle.Stop()
+	}
+	dl.idle = time.AfterFunc(m.opts.RestartHold, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.portLns[addr] == dl && m.byAddr[addr] == nil {
+			m.closePortLocked(addr, dl)
+		}
+	})
+}
+
+func (m *Monitor) closePortLocked(addr string, dl *debugListener) {
+	if dl.idle != nil {
+		dl.idle.Stop()
+	}
+	dl.ln.Close()
+	delete(m.portLns, addr)
+	if m.opts.DebugPortBase > 0 {
+		delete(m.usedPorts, dl.port)
+	}
 }
 
 // listenDebugPort binds the VM's debugger port: its previous port if free,
@@ -502,26 +661,30 @@ func (m *Monitor) listenDebugPort(addr string) (net.Listener, error) {
 	return nil, fmt.Errorf("no free debugger port in %d-%d", m.opts.DebugPortBase, m.opts.DebugPortBase+999)
 }
 
-func (m *Monitor) releasePort(v *VM) {
-	if v.ln == nil {
-		return
-	}
-	v.ln.Close()
-	m.mu.Lock()
-	if m.opts.DebugPortBase > 0 {
-		delete(m.usedPorts, v.debugPort)
-	}
-	m.mu.Unlock()
-}
-
 // waitCurrent returns the current VM, waiting up to hold for one to appear.
 func (m *Monitor) waitCurrent(ctx context.Context, hold time.Duration) (*VM, error) {
+	return m.waitFor(ctx, hold, m.currentLocked, func() error {
+		return fmt.Errorf("%w: no VM became current within %v (start the app, or select a VM with `ddmbridge select ID`)", ErrNoVM, hold)
+	})
+}
+
+// waitAddr returns the VM at addr, waiting up to hold for one to be there
+// (it restarts, or the monitor reconnects to it).
+func (m *Monitor) waitAddr(ctx context.Context, addr string, hold time.Duration) (*VM, error) {
+	return m.waitFor(ctx, hold, func() *VM { return m.byAddr[addr] }, func() error {
+		return fmt.Errorf("%w: no VM at %s (it did not come back within %v)", ErrNoVM, addr, hold)
+	})
+}
+
+// waitFor returns the VM pick (called under m.mu) finds, waiting up to hold
+// for the VM list to change so that it finds one.
+func (m *Monitor) waitFor(ctx context.Context, hold time.Duration, pick func() *VM, timedOut func() error) (*VM, error) {
 	t := time.NewTimer(hold)
 	defer t.Stop()
 	logged := false
 	for {
 		m.mu.Lock()
-		v := m.currentLocked()
+		v := pick()
 		changed := m.changed
 		closed := m.closed
 		m.mu.Unlock()
@@ -532,13 +695,13 @@ func (m *Monitor) waitCurrent(ctx context.Context, hold time.Duration) (*VM, err
 			return nil, errors.New("monitor closed")
 		}
 		if !logged {
-			m.log.Info().Dur("hold", hold).Msg("debugger on the current-VM port waits for a VM to become current")
+			m.log.Info().Dur("hold", hold).Msg("debugger waits for its VM")
 			logged = true
 		}
 		select {
 		case <-changed:
 		case <-t.C:
-			return nil, fmt.Errorf("%w: no VM became current within %v (start the app, or select a VM with `ddmbridge select ID`)", ErrNoVM, hold)
+			return nil, timedOut()
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-m.stop:

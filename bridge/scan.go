@@ -105,9 +105,24 @@ func (m *Monitor) probe(ctx context.Context, addr string) error {
 		return errNotJDWP
 	}
 	// The VM is ours now, whatever happens below; its lifetime is not the probe's.
-	if _, err := m.adopt(context.WithoutCancel(ctx), nc, addr); err != nil {
+	from := vmOrigin{dial: func(ctx context.Context) (net.Conn, error) { return m.dialVM(ctx, addr) }}
+	if _, err := m.adoptFrom(context.WithoutCancel(ctx), nc, addr, from); err != nil {
 		m.log.Warn().Str("addr", addr).Err(err).Msg("VM found but could not be monitored")
 		return err
 	}
 	return nil
+}
+
+// dialVM connects to the agent at addr and handshakes.
+func (m *Monitor) dialVM(ctx context.Context, addr string) (net.Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return nc, nil
 }

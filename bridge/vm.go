@@ -73,8 +73,7 @@ type VM struct {
 	since time.Time
 	from  vmOrigin
 
-	ln        net.Listener // per-VM debugger port, or nil
-	debugPort int
+	debugPort int // the debugger port of the VM's address (the monitor owns it), or 0
 
 	mu            sync.Mutex
 	pid           int
@@ -184,14 +183,22 @@ type vmOrigin struct {
 	serial string // adb serial
 	device string // the device's model
 	pid    int    // pid on the device (track-jdwp)
+
+	// dial connects to the VM's agent again and handshakes (VMs the monitor
+	// found by scanning); nil when the monitor cannot.
+	dial func(context.Context) (net.Conn, error)
 }
 
-// setup takes over a connection whose handshake is done: HELO decides between
-// DDM and plain JDWP, then identity and the event pump start.
-func (m *Monitor) setupVM(ctx context.Context, nc net.Conn, addr string, from vmOrigin) (*VM, error) {
+// setupVMAs takes over a connection whose handshake is done: HELO decides
+// between DDM and plain JDWP, then identity and the event pump start. id
+// and since are a reconnected VM's; id "" takes a new one.
+func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from vmOrigin, id string, since time.Time) (*VM, error) {
+	if id == "" {
+		id = fmt.Sprint(m.nextID.Add(1))
+	}
 	v := &VM{
-		m: m, addr: addr, since: time.Now(), removed: make(chan struct{}),
-		id: fmt.Sprint(m.nextID.Add(1)), from: from, pid: from.pid,
+		m: m, addr: addr, since: since, removed: make(chan struct{}),
+		id: id, from: from, pid: from.pid,
 	}
 	v.log = m.log.With().Str("vm", v.id).Str("addr", addr).Logger()
 	g := &gatedConn{Conn: nc, open: make(chan struct{})}
@@ -358,15 +365,12 @@ func (v *VM) watchModel() {
 	}
 }
 
-// close ends the VM's monitoring: the debugger, the listener, DDM and the
-// connection. It does not send Dispose (that would end a suspend=y VM's wait).
+// close ends the VM's monitoring: the debugger, DDM and the connection (the
+// monitor owns the debugger port). It does not send Dispose (that would end a suspend=y VM's wait).
 func (v *VM) close() {
 	v.closeOnce.Do(func() {
 		close(v.removed)
 		v.mu.Lock()
-		if v.ln != nil {
-			v.ln.Close()
-		}
 		s := v.dbg
 		if v.pollStop != nil {
 			close(v.pollStop)
