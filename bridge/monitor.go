@@ -62,6 +62,7 @@ type Monitor struct {
 	selKey    struct{ addr, name string }
 	subs      map[*queue[Event]]struct{}
 	changed   chan struct{} // closed and replaced on every VM list change (wakes held debuggers)
+	scanNow   chan struct{} // a debugger waits for a VM: probe now, not at the next tick
 	curLn     net.Listener
 	closed    bool
 	devices   map[string]DeviceInfo // adb devices by serial
@@ -88,6 +89,7 @@ func New(opts Options) (*Monitor, error) {
 		own:       map[string]bool{},
 		subs:      map[*queue[Event]]struct{}{},
 		changed:   make(chan struct{}),
+		scanNow:   make(chan struct{}, 1),
 		stop:      make(chan struct{}),
 		devices:   map[string]DeviceInfo{},
 	}
@@ -286,7 +288,23 @@ func (m *Monitor) VM(target string) (*VM, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("%w %q: not a VM id, \"current\" or the address of a monitored VM (see `ddmbridge vms`)", ErrNoVM, target)
+	var named []*VM
+	for _, v := range m.sortedLocked() {
+		if info := v.Info(); info.Name == target || info.Package != "" && info.Package == target {
+			named = append(named, v)
+		}
+	}
+	switch len(named) {
+	case 1:
+		return named[0], nil
+	case 0:
+		return nil, fmt.Errorf("%w %q: not a VM id, name, \"current\" or the address of a monitored VM (see `ddmbridge vms`)", ErrNoVM, target)
+	}
+	ids := make([]string, len(named))
+	for i, v := range named {
+		ids[i] = v.id
+	}
+	return nil, fmt.Errorf("%w: %d VMs are named %q (ids %v): give an id", ErrNoVM, len(named), target, ids)
 }
 
 // DDM returns the DDM client of the VM target names, or nil when there is no
@@ -299,9 +317,15 @@ func (m *Monitor) DDM(target string) *ddm.Client {
 	return v.dc
 }
 
-// Select makes the VM target names current: the current-VM port leads to it.
-// When it dies, a VM that later appears with the same name (or, without a
-// name, at the same address) becomes current again.
+// Select makes the VM target names (an id, name or address, as for VM)
+// current: the current-VM port leads to it. The choice sticks to the VM's
+// name (or, without a name, its address): when the VM dies, the next VM
+// with that name becomes current, so a restarted app is followed.
+// SelectAuto goes back to the automatic choice.
+//
+// The rule, like DDMS's selected client: automatic (the oldest monitored
+// VM) until a VM is chosen; then the chosen app, through its restarts,
+// until SelectAuto.
 func (m *Monitor) Select(target string) (VMInfo, error) {
 	v, err := m.VM(target)
 	if err != nil {
@@ -319,6 +343,27 @@ func (m *Monitor) Select(target string) (VMInfo, error) {
 	}
 	m.notify(EventChanged, v)
 	return m.info(v), nil
+}
+
+// SelectAuto makes the current VM automatic again: the oldest monitored
+// VM. It returns the VM now current, or nil when there is none.
+func (m *Monitor) SelectAuto() *VMInfo {
+	m.mu.Lock()
+	prev := m.currentLocked()
+	m.selected = nil
+	m.selKey.addr, m.selKey.name = "", ""
+	now := m.currentLocked()
+	m.mu.Unlock()
+	m.log.Info().Msg("the current VM is automatic again (the oldest VM)")
+	if prev != nil && prev != now {
+		m.notify(EventChanged, prev)
+	}
+	if now == nil {
+		return nil
+	}
+	m.notify(EventChanged, now)
+	info := m.info(now)
+	return &info
 }
 
 func (m *Monitor) current() *VM {
@@ -380,20 +425,28 @@ func (m *Monitor) adoptFrom(ctx context.Context, nc net.Conn, address string, fr
 	return v, nil
 }
 
-func (m *Monitor) add(v *VM) error { return m.addVM(v, false) }
+func (m *Monitor) add(v *VM) error { return m.addVM(v, nil) }
 
-// addVM makes v monitored. again marks a VM the monitor reconnected to
-// after resetting its agent: it keeps its id and port and is announced as
+// addVM makes v monitored. A VM the monitor reconnected to after resetting
+// its agent replaces prev: it keeps prev's id and port and is announced as
 // changed, not added.
-func (m *Monitor) addVM(v *VM, again bool) error {
+func (m *Monitor) addVM(v *VM, prev *VM) error {
+	again := prev != nil
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return errors.New("monitor closed")
 	}
-	if old := m.byAddr[v.addr]; old != nil {
+	if old := m.byAddr[v.addr]; old != nil && old != prev {
 		m.mu.Unlock()
 		return fmt.Errorf("VM %s is already monitored as %s", v.addr, old.id)
+	}
+	if again && m.vms[prev.id] != prev {
+		m.mu.Unlock()
+		return errors.New("the VM was removed meanwhile")
+	}
+	if again && m.selected == prev {
+		m.selected = v
 	}
 	m.vms[v.id] = v
 	m.byAddr[v.addr] = v
@@ -421,7 +474,9 @@ func (m *Monitor) addVM(v *VM, again bool) error {
 	go func() {
 		select {
 		case <-v.conn.Done():
-			m.remove(v, "connection lost")
+			if !v.resetting.Load() {
+				m.remove(v, "connection lost")
+			}
 		case <-v.removed:
 		}
 	}()
@@ -477,33 +532,30 @@ func (m *Monitor) gone(v *VM, info VMInfo, wasCurrent bool, why string) {
 // resetAgent drops the monitor's connection to v, so that the VM's agent
 // resets exactly as it does when a directly attached debugger leaves (it
 // forgets its ids, collection pins, held events and event requests and
-// resumes the VM, suspend=y included), then connects again. The VM keeps its
-// id and debugger port; debuggers arriving meanwhile are held. Only VMs the
-// monitor can dial again (found by scanning) are reset.
+// resumes the VM, suspend=y included), then connects again. The VM stays
+// listed meanwhile and its successor keeps its id and debugger port;
+// debuggers arriving meanwhile are held. Only VMs the monitor can dial
+// again (found by scanning) are reset.
 func (m *Monitor) resetAgent(v *VM) {
-	info := v.Info()
 	m.mu.Lock()
-	threadUpdates := v.threadUpdates
-	m.probing[v.addr] = true // the scanner keeps off while the monitor reconnects
-	m.mu.Unlock()
-	defer func() {
-		m.mu.Lock()
-		delete(m.probing, v.addr)
+	if m.vms[v.id] != v || m.closed {
 		m.mu.Unlock()
-	}()
-	wasCurrent, ok := m.forget(v)
-	if !ok {
 		return
 	}
+	v.resetting.Store(true)
+	m.mu.Unlock()
+	v.mu.Lock()
+	threadUpdates := v.threadUpdates
+	v.mu.Unlock()
+	v.close()
 	nv, err := m.reconnect(v)
 	if err == nil {
-		err = m.addVM(nv, true)
-		if err != nil {
+		if err = m.addVM(nv, v); err != nil {
 			nv.close()
 		}
 	}
 	if err != nil {
-		m.gone(v, info, wasCurrent, "reconnecting after the debugger left: "+err.Error())
+		m.remove(v, "reconnecting after the debugger left: "+err.Error())
 		return
 	}
 	if threadUpdates {
@@ -661,17 +713,26 @@ func (m *Monitor) listenDebugPort(addr string) (net.Listener, error) {
 	return nil, fmt.Errorf("no free debugger port in %d-%d", m.opts.DebugPortBase, m.opts.DebugPortBase+999)
 }
 
-// waitCurrent returns the current VM, waiting up to hold for one to appear.
-func (m *Monitor) waitCurrent(ctx context.Context, hold time.Duration) (*VM, error) {
-	return m.waitFor(ctx, hold, m.currentLocked, func() error {
-		return fmt.Errorf("%w: no VM became current within %v (start the app, or select a VM with `ddmbridge select ID`)", ErrNoVM, hold)
-	})
-}
-
-// waitAddr returns the VM at addr, waiting up to hold for one to be there
-// (it restarts, or the monitor reconnects to it).
-func (m *Monitor) waitAddr(ctx context.Context, addr string, hold time.Duration) (*VM, error) {
-	return m.waitFor(ctx, hold, func() *VM { return m.byAddr[addr] }, func() error {
+// waitDebuggee returns the VM at addr ("": the current VM) other than
+// gone (a VM that went away, still listed while the monitor reconnects to
+// it), waiting for one: up to HoldTimeout for the current VM, RestartHold
+// for an address.
+func (m *Monitor) waitDebuggee(ctx context.Context, addr string, gone *VM) (*VM, error) {
+	hold := m.opts.RestartHold
+	pick := func() *VM { return m.byAddr[addr] }
+	if addr == "" {
+		hold = m.opts.HoldTimeout
+		pick = m.currentLocked
+	}
+	return m.waitFor(ctx, hold, func() *VM {
+		if v := pick(); v != gone {
+			return v
+		}
+		return nil
+	}, func() error {
+		if addr == "" {
+			return fmt.Errorf("%w: no VM became current within %v (start the app, or select a VM with `ddmbridge select ID`)", ErrNoVM, hold)
+		}
 		return fmt.Errorf("%w: no VM at %s (it did not come back within %v)", ErrNoVM, addr, hold)
 	})
 }
@@ -695,8 +756,12 @@ func (m *Monitor) waitFor(ctx context.Context, hold time.Duration, pick func() *
 			return nil, errors.New("monitor closed")
 		}
 		if !logged {
-			m.log.Info().Dur("hold", hold).Msg("debugger waits for its VM")
+			m.log.Info().Dur("hold", hold).Msg("debugger waits for its VM; scanning now")
 			logged = true
+			select {
+			case m.scanNow <- struct{}{}:
+			default:
+			}
 		}
 		select {
 		case <-changed:

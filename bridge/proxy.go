@@ -97,19 +97,15 @@ func (m *Monitor) serveTCPDebugger(nc net.Conn, addr string) {
 // resets its agent after the previous debugger, or it restarts) is looked
 // up again.
 func (m *Monitor) attachTo(ctx context.Context, addr string, nc net.Conn, from string) (*session, error) {
+	var gone *VM
 	for tries := 0; ; tries++ {
-		var v *VM
-		var err error
-		if addr == "" {
-			v, err = m.waitCurrent(ctx, m.opts.HoldTimeout)
-		} else {
-			v, err = m.waitAddr(ctx, addr, m.opts.RestartHold)
-		}
+		v, err := m.waitDebuggee(ctx, addr, gone)
 		if err != nil {
 			return nil, err
 		}
 		s, err := v.attach(nc, from)
 		if errors.Is(err, errVMGone) && tries < 3 {
+			gone = v
 			continue
 		}
 		return s, err

@@ -18,7 +18,8 @@ const notJDWPBackoff = 30 * time.Second
 // JDWP port is attaching to it (HotSpot serves one debugger, and a suspend=y
 // VM would run off when that debugger left), so the probe's connection
 // becomes the VM's owning connection. A monitored VM's death is seen at once
-// from its connection, not from probes.
+// from its connection, not from probes. A debugger waiting for a VM makes
+// the scan run at once (Monitor.scanNow).
 func (m *Monitor) scan(ctx context.Context) {
 	defer m.wg.Done()
 	if len(m.opts.Scan) == 0 {
@@ -54,6 +55,7 @@ func (m *Monitor) scan(ctx context.Context) {
 				}
 				continue
 			case <-t.C:
+			case <-m.scanNow:
 			case <-ctx.Done():
 				return
 			case <-m.stop:

@@ -89,6 +89,7 @@ type VM struct {
 
 	removed   chan struct{}
 	closeOnce sync.Once
+	resetting atomic.Bool // the monitor resets the agent: a successor replaces v
 	dbgdAcks  atomic.Int32 // DBGD acknowledgements (draft VMs)
 
 	dumpMu sync.Mutex // one heap dump at a time: HPDS chunks carry no request id
@@ -283,8 +284,16 @@ func (v *VM) identifyPlain(ctx context.Context, nc net.Conn) error {
 	if err != nil {
 		return fmt.Errorf("VM %s: VirtualMachine.Version: %w", v.addr, err)
 	}
+	// A suspend=y VM sent VM_START before any reply, but the event pump may
+	// not have seen it yet: ask, so the VM is announced as waiting.
+	waiting := false
+	if ts, err := v.conn.AllThreads(ctx); err == nil && len(ts) > 0 {
+		n, err := v.conn.SuspendCount(ctx, ts[0])
+		waiting = err == nil && n > 0
+	}
 	v.mu.Lock()
 	v.ident = ver.VMName + " v" + ver.VMVersion
+	v.waiting = v.waiting || waiting
 	v.mu.Unlock()
 	if v.from.serial != "" {
 		return nil // the stream ends at the adb server: the device knows the pid and name
