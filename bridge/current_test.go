@@ -114,4 +114,3 @@ func TestDebugPortHoldsDuringRestart(t *testing.T) {
 		t.Errorf("restarted VM's debugger port %d, want %d", again.DebugPort, info.DebugPort)
 	}
 }
-

@@ -89,7 +89,7 @@ type VM struct {
 
 	removed   chan struct{}
 	closeOnce sync.Once
-	resetting atomic.Bool // the monitor resets the agent: a successor replaces v
+	resetting atomic.Bool  // the monitor resets the agent: a successor replaces v
 	dbgdAcks  atomic.Int32 // DBGD acknowledgements (draft VMs)
 
 	dumpMu sync.Mutex // one heap dump at a time: HPDS chunks carry no request id
