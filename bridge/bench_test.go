@@ -47,16 +47,62 @@ func benchOptions(b *testing.B, lo int) Options {
 	return o
 }
 
-// benchTargets returns a direct JVM address and the current-VM port of a
-// monitor in front of an identical JVM.
-func benchTargets(b *testing.B) (direct, via string) {
+// benchTargets returns a direct JVM address, the current-VM port of a
+// monitor in front of an identical JVM and a bare relay in front of a
+// third.
+func benchTargets(b *testing.B) (direct, via, relay string) {
 	jvmtest.RequireJava(b)
 	lo := freePorts(b, 1)
 	startIdle(b, fmt.Sprintf("127.0.0.1:%d", lo))
 	d := startIdle(b, "")
+	r := startIdle(b, "")
 	m := startMonitor(b, benchOptions(b, lo))
-	waitVM(b, m, fmt.Sprintf("127.0.0.1:%d", lo), 5*time.Second)
-	return d.Addr, m.CurrentAddr()
+	waitVM(b, m, fmt.Sprintf("127.0.0.1:%d", lo), 60*time.Second)
+	return d.Addr, m.CurrentAddr(), startRelay(b, r.Addr)
+}
+
+// startRelay serves one connection at a time by copying bytes to and from
+// addr through user-space buffers, as the monitor's hops do (io.Copy
+// between TCP sockets would splice in the kernel): the floor any user-space
+// relay sits on, measured in the same run as the bridge.
+func startRelay(b testing.TB, addr string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ln.Close() })
+	pump := func(dst, src net.Conn) {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := src.Read(buf)
+			if n > 0 {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		dst.Close()
+		src.Close()
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			vm, err := net.Dial("tcp", addr)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go pump(vm, c)
+			go pump(c, vm)
+		}
+	}()
+	return ln.Addr().String()
 }
 
 var idSizes = []byte{0, 0, 0, 11, 0, 0, 0, 1, 0, 1, 7} // VirtualMachine.IDSizes; the id is patched per use
@@ -132,10 +178,10 @@ var allClasses = []byte{0, 0, 0, 11, 0, 0, 0, 1, 0, 1, 3} // VirtualMachine.AllC
 // debugger runs in a child process, as jdb or an IDE would: in this process
 // it would share the monitor's scheduler, which no real debugger does.
 func compareProxy(b *testing.B, workload string) {
-	direct, via := benchTargets(b)
+	direct, via, relay := benchTargets(b)
 	rounds := 100 * b.N
 	cmd := exec.Command(os.Args[0], "-test.run=^TestProxyBenchClient$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("BRIDGE_PROXY_CLIENT=%s,%s,%s,%d", workload, direct, via, rounds))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("BRIDGE_PROXY_CLIENT=%s,%s,%s,%d,%s", workload, direct, via, rounds, relay))
 	cmd.Stderr = os.Stderr
 	b.ResetTimer()
 	out, err := cmd.Output()
@@ -143,18 +189,20 @@ func compareProxy(b *testing.B, workload string) {
 	if err != nil {
 		b.Fatalf("benchmark client: %v\n%s", err, out)
 	}
-	var d, v float64
+	var d, v, r float64
 	for _, line := range strings.Split(string(out), "\n") {
-		if _, err := fmt.Sscanf(line, "proxybench %g %g", &d, &v); err == nil {
+		if _, err := fmt.Sscanf(line, "proxybench %g %g %g", &d, &v, &r); err == nil {
 			break
 		}
 	}
-	if d == 0 || v == 0 {
+	if d == 0 || v == 0 || r == 0 {
 		b.Fatalf("benchmark client printed no figures:\n%s", out)
 	}
 	b.ReportMetric(d, "µs/op-direct")
 	b.ReportMetric(v, "µs/op-bridge")
+	b.ReportMetric(r, "µs/op-relay")
 	b.ReportMetric(v/d, "bridge/direct")
+	b.ReportMetric(v/r, "bridge/relay")
 }
 
 // TestProxyBenchClient is the debugger process of compareProxy: it times a
@@ -168,7 +216,7 @@ func TestProxyBenchClient(t *testing.T) {
 	f := strings.Split(spec, ",")
 	work := proxyWorkloads[f[0]]
 	rounds, _ := strconv.Atoi(f[3])
-	conns := map[string]net.Conn{"direct": rawDebugger(t, f[1]), "via": rawDebugger(t, f[2])}
+	conns := map[string]net.Conn{"direct": rawDebugger(t, f[1]), "via": rawDebugger(t, f[2]), "relay": rawDebugger(t, f[4])}
 	readers := map[string]*bufio.Reader{}
 	for k, nc := range conns {
 		nc.SetDeadline(time.Time{})
@@ -180,12 +228,12 @@ func TestProxyBenchClient(t *testing.T) {
 	}
 	times := map[string][]time.Duration{}
 	for range rounds {
-		for _, k := range []string{"direct", "via"} {
+		for _, k := range []string{"direct", "via", "relay"} {
 			times[k] = append(times[k], work(t, conns[k], readers[k]))
 		}
 	}
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
-	fmt.Printf("proxybench %.3f %.3f\n", us(median(times["direct"])), us(median(times["via"])))
+	fmt.Printf("proxybench %.3f %.3f %.3f\n", us(median(times["direct"])), us(median(times["via"])), us(median(times["relay"])))
 }
 
 // BenchmarkRoundTrip: one command at a time, direct vs through the

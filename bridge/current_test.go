@@ -1,168 +1,116 @@
 package bridge
 
 import (
-	"context"
+	"bufio"
+	"fmt"
+	"io"
 	"net"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
-	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
-	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
-// TestCurrentAndroidThroughRealADB runs the monitor against Debian's real
-// adb server and a device as current as Android is today (track-app with
-// app_info, the current ART profile): every process is in the VM list with
-// its process name, packages and waiting state from its first announcement,
-// before any JDWP connection; the monitored app receives no non-DDM packet
-// until a debugger attaches (current ART loads its JDWP agent on the first
-// one); a frozen app and a profileable-only app are listed with, in words,
-// why they cannot be debugged and what to do.
-func TestCurrentAndroidThroughRealADB(t *testing.T) {
+// A selection by address sticks; by a shared name it is refused as
+// ambiguous; vms/select {"auto": true} makes the oldest VM current again.
+func TestSelectByNameAddressAndAuto(t *testing.T) {
 	t.Parallel()
-	srv := adbtest.StartServer(t)
-	vmo := quietVM
-	vmo.Profile = simvm.ProfileCurrent
-	dev := simdevice.New(simdevice.Options{VM: vmo, Model: "Pixel_Sim", Features: simdevice.CurrentFeatures})
-	app, _ := dev.AddProcess(simdevice.ProcessOptions{Name: "com.example.app", Packages: []string{"com.example.app", "com.example.shared"}})
-	wait, _ := dev.AddProcess(simdevice.ProcessOptions{Name: "com.example.wait", WaitingForDebugger: true})
-	frozen, _ := dev.AddProcess(simdevice.ProcessOptions{Name: "com.example.cached", Frozen: true})
-	release, _ := dev.AddProcess(simdevice.ProcessOptions{Name: "com.example.release", NotDebuggable: true, Profileable: true})
-
-	m := startMonitor(t, deviceOptions(t, srv.Client.Addr))
-	events, cancel := m.Subscribe()
-	defer cancel()
-	serial := srv.Connect(t, dev)
-
-	// The first word of each process is the device's list, not a JDWP connection.
-	first := map[int]VMInfo{}
-	deadline := time.After(60 * time.Second)
-	for len(first) < 4 {
-		select {
-		case e := <-events:
-			if e.Kind != EventAdded || e.VM.Serial != serial {
-				continue
-			}
-			if _, seen := first[e.VM.PID]; !seen {
-				first[e.VM.PID] = e.VM
-			}
-		case <-deadline:
-			t.Fatalf("announced: %+v", first)
-		}
-	}
-	for pid, e := range first {
-		if !e.Listed || e.Process == "" || e.Debuggable == nil || e.WaitingForDebugger == nil {
-			t.Errorf("pid %d first announced as %+v, not from track-app", pid, e)
-		}
-	}
-	if e := first[app]; e.Process != "com.example.app" || strings.Join(e.Packages, ",") != "com.example.app,com.example.shared" {
-		t.Errorf("app announced as %+v", e)
-	}
-	if e := first[wait]; !*e.WaitingForDebugger || !e.Waiting || e.Name != "com.example.wait" {
-		t.Errorf("waiting app announced as %+v", e)
-	}
-	if e := first[release]; *e.Debuggable || !*e.Profileable || !strings.Contains(e.Note, "not debuggable") {
-		t.Errorf("release app announced as %+v", e)
-	}
-
-	// The monitored app: DDM identity and features, then a DDM round trip
-	// after everything the monitor sent on connecting; no non-DDM packet.
-	addr := DeviceAddr(serial, app)
-	var info VMInfo
-	waitFor(t, 60*time.Second, "the app monitored over DDM", func() bool {
-		info, _ = entry(m, addr)
-		return !info.Listed && info.DDM && len(info.Features) > 0
-	})
-	if info.ID != first[app].ID || info.Process != "com.example.app" || info.Frozen == nil || *info.Frozen ||
-		info.BootStage != "A_GO" || info.JVMFlags != "CheckJNI=false" || !slices.Contains(info.Features, "support_boot_stages") {
-		t.Errorf("monitored app: %+v (listed as %s)", info, first[app].ID)
-	}
-	v, err := m.VM(addr)
+	lo := freePorts(t, 2)
+	first := startDemo(t, lo, false)
+	m := startMonitor(t, testOptions(t, lo, 2))
+	older := waitVM(t, m, first.Addr, passDeadline)
+	second := startDemo(t, lo+1, false)
+	younger := waitVM(t, m, second.Addr, passDeadline)
+	c, err := DialRPC(t.Context(), startRPC(t, m, ServerOptions{Logger: testLogger(t)}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancelCtx := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancelCtx()
-	if _, err := v.HeapInfo(ctx); err != nil {
-		t.Fatal(err)
-	}
-	// Current ART has no THST or STKL: the views degrade with words, still
-	// without a JDWP packet.
-	ts, err := v.Threads(ctx)
-	if err != nil || len(ts) == 0 || ts[0].State != "unknown" || !strings.Contains(v.ThreadsNote(), "debugger") {
-		t.Errorf("threads without THST: %+v, %v, note %q", ts, err, v.ThreadsNote())
-	}
-	if ts, err := v.Threads(ctx); err != nil || len(ts) == 0 {
-		t.Errorf("threads asked again: %+v, %v", ts, err)
-	}
-	if _, err := v.Stack(ctx, uint32(ts[0].ID)); err == nil || !strings.Contains(err.Error(), "attach a debugger") {
-		t.Errorf("stack without STKL: %v", err)
-	}
-	svm := dev.VM(app)
-	if n := svm.NonDDMPackets(); n != 0 || svm.AgentLoaded() {
-		t.Errorf("the monitor sent %d non-DDM packets while only monitoring: the JDWP agent was woken", n)
-	}
-	if n := dev.VM(wait).NonDDMPackets(); n != 0 {
-		t.Errorf("the monitor sent %d non-DDM packets to the waiting app", n)
-	}
-
-	// The frozen app: listed, refused, said so.
-	waitFor(t, 60*time.Second, "the frozen app reported", func() bool {
-		for _, e := range m.VMs() {
-			if e.PID == frozen && e.Serial == serial {
-				return e.Frozen != nil && *e.Frozen && strings.Contains(e.Note, "frozen") && strings.Contains(e.Note, "foreground")
+	defer c.Close()
+	current := func() string {
+		for _, v := range m.VMs() {
+			if v.Current {
+				return v.ID
 			}
 		}
-		return false
-	})
-	if _, err := m.VM(DeviceAddr(serial, frozen)); err == nil || !strings.Contains(err.Error(), "frozen") {
-		t.Errorf("VM(frozen app): %v", err)
+		return ""
 	}
-	if _, err := m.VM(DeviceAddr(serial, release)); err == nil || !strings.Contains(err.Error(), "not debuggable") {
-		t.Errorf("VM(release app): %v", err)
+	if got := current(); got != older.ID {
+		t.Fatalf("automatic current VM %q, want the oldest %q", got, older.ID)
 	}
-
-	// A debugger attaches to the app: its first packets load the agent.
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(info.DebugPort)))
-	if err != nil {
-		t.Fatal(err)
+	if _, err := c.Select(t.Context(), "DemoApp"); rpcCode(err) != CodeNoSuchVM {
+		t.Errorf("select by a name two VMs share: %v, want a no-such-VM error naming the ids", err)
 	}
-	conn, err := jdwp.Handshake(ctx, nc, nil)
-	if err != nil {
-		t.Fatal(err)
+	v, err := c.Select(t.Context(), second.Addr)
+	if err != nil || v.ID != younger.ID || current() != younger.ID {
+		t.Fatalf("select by address: %+v %v; current %q", v, err, current())
 	}
-	defer conn.Close()
-	if _, err := conn.Version(ctx); err != nil {
-		t.Fatal(err)
+	auto, err := c.SelectAuto(t.Context())
+	if err != nil || auto == nil || auto.ID != older.ID || current() != older.ID {
+		t.Fatalf("select --auto: %+v %v; current %q, want %q", auto, err, current(), older.ID)
 	}
-	if svm.NonDDMPackets() == 0 || !svm.AgentLoaded() {
-		t.Errorf("a debugger's packets did not reach the VM: %d", svm.NonDDMPackets())
+	// With one VM of that name left, the name selects it.
+	first.Close()
+	waitGone(t, m, first.Addr, passDeadline)
+	if v, err := c.Select(t.Context(), "DemoApp"); err != nil || v.ID != younger.ID {
+		t.Errorf("select by name: %+v %v, want VM %s", v, err, younger.ID)
 	}
-	waitFor(t, 60*time.Second, "the debugger seen", func() bool { return v.Info().Debugger })
-	if ts, err := v.Threads(ctx); err != nil || len(ts) == 0 || ts[0].State == "unknown" || ts[0].Name == "" {
-		t.Errorf("threads from JDWP with a debugger attached: %+v, %v", ts, err)
-	}
-
-	// Thawed, the app is monitored like any other.
-	dev.SetFrozen(frozen, false)
-	waitFor(t, 60*time.Second, "the thawed app monitored", func() bool {
-		e, ok := entry(m, DeviceAddr(serial, frozen))
-		return ok && !e.Listed && e.DDM && e.Frozen != nil && !*e.Frozen && e.Note == ""
-	})
 }
 
-// entry is the VM-list entry at addr.
-func entry(m *Monitor, addr string) (VMInfo, bool) {
-	for _, e := range m.VMs() {
-		if e.Address == addr {
-			return e, true
-		}
+// A debugger on the current-VM port while no VM is current makes the
+// monitor scan at once: it attaches long before the next scan tick.
+func TestCurrentPortScansAtOnce(t *testing.T) {
+	t.Parallel()
+	lo := freePorts(t, 1)
+	o := testOptions(t, lo, 1)
+	o.ScanInterval = time.Hour
+	o.HoldTimeout = passDeadline
+	m := startMonitor(t, o)
+	vm := startDemo(t, lo, false) // READY: its agent listens; the monitor's first scan was before
+	s := rawDial(t, m.CurrentAddr())
+	id := s.send(t, jdwp.SetVirtualMachine, 1)
+	if p := s.read(t); !p.IsReply() || p.ID != id || p.Error != jdwp.ErrNone {
+		t.Fatalf("first packet through the current-VM port: %s", describe(p))
 	}
-	return VMInfo{}, false
+	waitVM(t, m, vm.Addr, passDeadline)
+}
+
+// A VM's debugger port stays open while the VM restarts: a debugger
+// connecting in between is held and reaches the restarted VM.
+func TestDebugPortHoldsDuringRestart(t *testing.T) {
+	t.Parallel()
+	lo := freePorts(t, 1)
+	o := testOptions(t, lo, 1)
+	o.RestartHold = passDeadline
+	m := startMonitor(t, o)
+	vm := startDemo(t, lo, false)
+	info := waitVM(t, m, vm.Addr, passDeadline)
+	vm.Close()
+	waitGone(t, m, vm.Addr, passDeadline)
+
+	port := fmt.Sprintf("127.0.0.1:%d", info.DebugPort)
+	nc, err := net.Dial("tcp", port)
+	if err != nil {
+		t.Fatalf("debugger port of a restarting VM: %v, want it held", err)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(passDeadline))
+	if _, err := io.WriteString(nc, jdwp.HandshakeString); err != nil {
+		t.Fatal(err)
+	}
+	startDemo(t, lo, false)
+	r := bufio.NewReader(nc)
+	buf := make([]byte, len(jdwp.HandshakeString))
+	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != jdwp.HandshakeString {
+		t.Fatalf("handshake after the restart: %q %v", buf, err)
+	}
+	if _, err := nc.Write((&jdwp.Packet{ID: 1, CmdSet: jdwp.SetVirtualMachine, Cmd: 1}).AppendTo(nil)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := jdwp.ReadPacket(r, jdwp.DefaultMaxPacketSize)
+	if err != nil || !p.IsReply() || p.Error != jdwp.ErrNone {
+		t.Fatalf("Version through the held port: %v %v", p, err)
+	}
+	if again := waitVM(t, m, vm.Addr, passDeadline); again.DebugPort != info.DebugPort {
+		t.Errorf("restarted VM's debugger port %d, want %d", again.DebugPort, info.DebugPort)
+	}
 }

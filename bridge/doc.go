@@ -40,10 +40,14 @@
 // # Debugger pass-through
 //
 // Each VM gets a debugger port, the lowest free one from DebugPortBase (8600;
-// a VM that comes back at the same address gets its old port), and
-// CurrentPort (8700) leads to the current VM: the selected one, or after it
-// died the next VM with its name, or — nothing ever selected — the oldest. A
-// debugger arriving on 8700 while no VM is current is held up to HoldTimeout.
+// a VM that comes back at the same address gets its old port). The port
+// belongs to the address: it stays open for RestartHold after the VM there
+// is gone, and a debugger connecting meanwhile is held until a VM is back
+// (a restart) instead of refused. CurrentPort (8700) leads to the current
+// VM: automatic (the oldest VM) until one is selected (by id, name or
+// address), then the selected app through its restarts until
+// [Monitor.SelectAuto]. A debugger arriving on 8700 while no VM is current
+// makes the monitor scan at once and is held up to HoldTimeout.
 // The monitor answers the debugger's handshake and forwards its commands on
 // the VM connection under fresh ids (mapping replies back), forwards VM
 // events after any reply the VM sent before them, and keeps DDM (0xC7) to
@@ -51,13 +55,26 @@
 // [Monitor.OpenDebugger] gives an in-process debugger (the DAP server) the
 // same service over a pipe.
 //
-// When a debugger leaves — Dispose, close, crash, garbage — the monitor
-// clears the event requests it created (and all breakpoints if it made any),
-// resumes until no thread is suspended beyond what a still-waiting suspend=y
-// VM had before, and sends DBGD to draft-protocol VMs. Should that fail with
-// the VM alive, the connection is dropped so the VM's agent resets, and the
-// scanner finds the VM again. A second debugger on an occupied VM is refused
-// (after a one-second grace in case the first one just closed).
+// Each debugger session is a fresh attach, as directly. When a debugger of a
+// plain JDWP VM the monitor found by scanning leaves — Dispose, close,
+// crash, garbage — after sending a command (or while the VM waits since
+// suspend=y), the monitor drops its connection and connects again: the
+// VM's agent resets exactly as after a direct debugger (ids the debugger
+// learnt answer INVALID_OBJECT, its collection pins, HoldEvents and event
+// requests are gone, a suspend=y VM runs on, and the next debugger gets no
+// VM_START). The VM keeps its id and port; a debugger arriving during the
+// reconnect is held. The monitor's own requests on the new connection
+// (thread updates) may be given ids a stale id happens to equal.
+//
+// Other VMs (DDM VMs, whose DDM state a reconnect would lose, and VMs
+// handed to [Monitor.Connect]) are cleaned up command by command: the
+// monitor clears the event requests the debugger created (and all
+// breakpoints if it made any), resumes until no thread is suspended beyond
+// what a still-waiting suspend=y VM had before, and sends DBGD to
+// draft-protocol VMs. Should that fail with the VM alive, the connection is
+// dropped so the VM's agent resets, and the scanner finds the VM again. A
+// second debugger on an occupied VM is refused (after a one-second grace in
+// case the first one just closed).
 //
 // # Control API
 //

@@ -56,11 +56,13 @@ type Monitor struct {
 	probing   map[string]bool
 	ports     map[string]int // VM address → its last debugger port, so a restarted VM keeps it
 	usedPorts map[int]bool
-	own       map[string]bool // our own listener addresses, never probed
+	portLns   map[string]*debugListener // open debugger ports by VM address
+	own       map[string]bool           // our own listener addresses, never probed
 	selected  *VM
 	selKey    struct{ addr, name string }
 	subs      map[*queue[Event]]struct{}
 	changed   chan struct{} // closed and replaced on every VM list change (wakes held debuggers)
+	scanNow   chan struct{} // a debugger waits for a VM: probe now, not at the next tick
 	curLn     net.Listener
 	closed    bool
 	devices   map[string]DeviceInfo // adb devices by serial
@@ -84,9 +86,11 @@ func New(opts Options) (*Monitor, error) {
 		probing:   map[string]bool{},
 		ports:     map[string]int{},
 		usedPorts: map[int]bool{},
+		portLns:   map[string]*debugListener{},
 		own:       map[string]bool{},
 		subs:      map[*queue[Event]]struct{}{},
 		changed:   make(chan struct{}),
+		scanNow:   make(chan struct{}, 1),
 		stop:      make(chan struct{}),
 		devices:   map[string]DeviceInfo{},
 	}
@@ -102,7 +106,7 @@ func New(opts Options) (*Monitor, error) {
 		m.curLn = ln
 		m.markOwn(ln)
 		m.wg.Add(1)
-		go m.acceptLoop(ln, nil)
+		go m.acceptLoop(ln, "")
 	}
 	return m, nil
 }
@@ -180,6 +184,11 @@ func (m *Monitor) Close() error {
 		for _, v := range vms {
 			m.remove(v, "monitor closed")
 		}
+		m.mu.Lock()
+		for addr, dl := range m.portLns {
+			m.closePortLocked(addr, dl)
+		}
+		m.mu.Unlock()
 		for q := range subs {
 			q.close()
 		}
@@ -284,10 +293,26 @@ func (m *Monitor) VM(target string) (*VM, error) {
 			}
 		}
 	}
-	if err := m.notListedLocked(target); err != nil {
-		return nil, err
+	var named []*VM
+	for _, v := range m.sortedLocked() {
+		if info := v.Info(); info.Name == target || info.Package != "" && info.Package == target {
+			named = append(named, v)
+		}
 	}
-	return nil, fmt.Errorf("%w %q: not a VM id, \"current\" or the address of a monitored VM (see `ddmbridge vms`)", ErrNoVM, target)
+	switch len(named) {
+	case 1:
+		return named[0], nil
+	case 0:
+		if err := m.notListedLocked(target); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w %q: not a VM id, name, \"current\" or the address of a monitored VM (see `ddmbridge vms`)", ErrNoVM, target)
+	}
+	ids := make([]string, len(named))
+	for i, v := range named {
+		ids[i] = v.id
+	}
+	return nil, fmt.Errorf("%w: %d VMs are named %q (ids %v): give an id", ErrNoVM, len(named), target, ids)
 }
 
 // DDM returns the DDM client of the VM target names, or nil when there is no
@@ -300,9 +325,15 @@ func (m *Monitor) DDM(target string) *ddm.Client {
 	return v.dc
 }
 
-// Select makes the VM target names current: the current-VM port leads to it.
-// When it dies, a VM that later appears with the same name (or, without a
-// name, at the same address) becomes current again.
+// Select makes the VM target names (an id, name or address, as for VM)
+// current: the current-VM port leads to it. The choice sticks to the VM's
+// name (or, without a name, its address): when the VM dies, the next VM
+// with that name becomes current, so a restarted app is followed.
+// SelectAuto goes back to the automatic choice.
+//
+// The rule, like DDMS's selected client: automatic (the oldest monitored
+// VM) until a VM is chosen; then the chosen app, through its restarts,
+// until SelectAuto.
 func (m *Monitor) Select(target string) (VMInfo, error) {
 	v, err := m.VM(target)
 	if err != nil {
@@ -320,6 +351,27 @@ func (m *Monitor) Select(target string) (VMInfo, error) {
 	}
 	m.notify(EventChanged, v)
 	return m.info(v), nil
+}
+
+// SelectAuto makes the current VM automatic again: the oldest monitored
+// VM. It returns the VM now current, or nil when there is none.
+func (m *Monitor) SelectAuto() *VMInfo {
+	m.mu.Lock()
+	prev := m.currentLocked()
+	m.selected = nil
+	m.selKey.addr, m.selKey.name = "", ""
+	now := m.currentLocked()
+	m.mu.Unlock()
+	m.log.Info().Msg("the current VM is automatic again (the oldest VM)")
+	if prev != nil && prev != now {
+		m.notify(EventChanged, prev)
+	}
+	if now == nil {
+		return nil
+	}
+	m.notify(EventChanged, now)
+	info := m.info(now)
+	return &info
 }
 
 func (m *Monitor) current() *VM {
@@ -368,13 +420,8 @@ func (m *Monitor) connect(ctx context.Context, nc net.Conn, address string, from
 	return m.adoptFrom(ctx, c, address, from)
 }
 
-// adopt monitors a connection whose handshake is done.
-func (m *Monitor) adopt(ctx context.Context, nc net.Conn, address string) (*VM, error) {
-	return m.adoptFrom(ctx, nc, address, vmOrigin{})
-}
-
 func (m *Monitor) adoptFrom(ctx context.Context, nc net.Conn, address string, from vmOrigin) (*VM, error) {
-	v, err := m.setupVM(ctx, nc, address, from)
+	v, err := m.setupVMAs(ctx, nc, address, from, "", time.Now())
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -386,66 +433,94 @@ func (m *Monitor) adoptFrom(ctx context.Context, nc net.Conn, address string, fr
 	return v, nil
 }
 
-func (m *Monitor) add(v *VM) error {
+func (m *Monitor) add(v *VM) error { return m.addVM(v, nil) }
+
+// addVM makes v monitored. A VM the monitor reconnected to after resetting
+// its agent replaces prev: it keeps prev's id and port and is announced as
+// changed, not added.
+func (m *Monitor) addVM(v *VM, prev *VM) error {
+	again := prev != nil
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return errors.New("monitor closed")
+	}
+	if old := m.byAddr[v.addr]; old != nil && old != prev {
+		m.mu.Unlock()
+		return fmt.Errorf("VM %s is already monitored as %s", v.addr, old.id)
+	}
+	if again && m.vms[prev.id] != prev {
+		m.mu.Unlock()
+		return errors.New("the VM was removed meanwhile")
+	}
+	if again && m.selected == prev {
+		m.selected = v
+	}
+	m.vms[v.id] = v
+	m.byAddr[v.addr] = v
+	m.mu.Unlock()
 	if m.opts.DebugPortBase >= 0 {
-		ln, err := m.listenDebugPort(v.addr)
+		dl, err := m.debugListener(v.addr)
 		if err != nil {
 			m.log.Warn().Err(err).Str("vm", v.id).Msg("no debugger port for the VM; it is still monitored")
 		} else {
 			// The VM's model watcher may already read Info: set under v.mu.
 			v.mu.Lock()
-			v.ln = ln
-			v.debugPort = ln.Addr().(*net.TCPAddr).Port
+			v.debugPort = dl.port
 			v.mu.Unlock()
 		}
 	}
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		m.releasePort(v)
-		return errors.New("monitor closed")
-	}
-	if old := m.byAddr[v.addr]; old != nil {
-		m.mu.Unlock()
-		m.releasePort(v)
-		return fmt.Errorf("VM %s is already monitored as %s", v.addr, old.id)
-	}
-	m.vms[v.id] = v
-	m.byAddr[v.addr] = v
-	m.mu.Unlock()
-	if v.ln != nil {
-		m.wg.Add(1)
-		go m.acceptLoop(v.ln, v)
-	}
 	info := v.Info()
-	m.log.Info().Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).Int("pid", info.PID).Str("serial", info.Serial).Bool("ddm", info.DDM).
-		Bool("waiting", info.Waiting).Int("debugPort", v.debugPort).Msg("VM found")
-	m.notify(EventAdded, v)
+	if again {
+		m.log.Debug().Str("vm", v.id).Str("addr", v.addr).Msg("reconnected to the VM after resetting its agent")
+		m.notify(EventChanged, v)
+	} else {
+		m.log.Info().Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).Int("pid", info.PID).Str("serial", info.Serial).Bool("ddm", info.DDM).
+			Bool("waiting", info.Waiting).Int("debugPort", v.debugPort).Msg("VM found")
+		m.notify(EventAdded, v)
+	}
 	go func() {
 		select {
 		case <-v.conn.Done():
-			m.remove(v, "connection lost")
+			if !v.resetting.Load() {
+				m.remove(v, "connection lost")
+			}
 		case <-v.removed:
 		}
 	}()
 	return nil
 }
 
-// remove forgets a VM and closes its connection.
-func (m *Monitor) remove(v *VM, why string) {
+// forget takes v out of the monitor's maps and closes it; false if it was
+// not monitored (any more).
+func (m *Monitor) forget(v *VM) (wasCurrent, ok bool) {
 	m.mu.Lock()
 	if m.vms[v.id] != v {
 		m.mu.Unlock()
 		v.close()
-		return
+		return false, false
 	}
 	delete(m.vms, v.id)
 	delete(m.byAddr, v.addr)
-	wasCurrent := m.selected == v
+	wasCurrent = m.selected == v
 	m.mu.Unlock()
-	info := v.Info()
 	v.close()
-	m.releasePort(v)
+	return wasCurrent, true
+}
+
+// remove forgets a VM and closes its connection.
+func (m *Monitor) remove(v *VM, why string) {
+	info := v.Info()
+	wasCurrent, ok := m.forget(v)
+	if ok {
+		m.gone(v, info, wasCurrent, why)
+	}
+}
+
+// gone announces a VM that was forgotten; its debugger port stays open for
+// RestartHold in case the VM comes back.
+func (m *Monitor) gone(v *VM, info VMInfo, wasCurrent bool, why string) {
+	m.parkPort(v.addr)
 	cause := v.conn.Err()
 	if errors.Is(cause, jdwp.ErrClosed) {
 		cause = nil
@@ -461,6 +536,142 @@ func (m *Monitor) remove(v *VM, why string) {
 	}
 	m.mu.Unlock()
 	m.relist(v.addr)
+}
+
+// resetAgent drops the monitor's connection to v, so that the VM's agent
+// resets exactly as it does when a directly attached debugger leaves (it
+// forgets its ids, collection pins, held events and event requests and
+// resumes the VM, suspend=y included), then connects again. The VM stays
+// listed meanwhile and its successor keeps its id and debugger port;
+// debuggers arriving meanwhile are held. Only VMs the monitor can dial
+// again (found by scanning) are reset.
+func (m *Monitor) resetAgent(v *VM) {
+	m.mu.Lock()
+	if m.vms[v.id] != v || m.closed {
+		m.mu.Unlock()
+		return
+	}
+	v.resetting.Store(true)
+	m.mu.Unlock()
+	v.mu.Lock()
+	threadUpdates := v.threadUpdates
+	v.mu.Unlock()
+	v.close()
+	nv, err := m.reconnect(v)
+	if err == nil {
+		if err = m.addVM(nv, v); err != nil {
+			nv.close()
+		}
+	}
+	if err != nil {
+		m.remove(v, "reconnecting after the debugger left: "+err.Error())
+		return
+	}
+	if threadUpdates {
+		nv.SetThreadUpdates(true)
+	}
+}
+
+// reconnect dials v's agent again, within RestartHold, and sets up a new VM
+// under v's id.
+func (m *Monitor) reconnect(v *VM) (*VM, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), m.opts.RestartHold+m.opts.ProbeTimeout)
+	defer cancel()
+	wait := 5 * time.Millisecond
+	for {
+		nc, err := v.from.dial(ctx)
+		if err == nil {
+			nv, err := m.setupVMAs(ctx, nc, v.addr, v.from, v.id, v.since)
+			if err != nil {
+				nc.Close()
+			}
+			return nv, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-m.stop:
+			return nil, errors.New("monitor closed")
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 200*time.Millisecond)
+	}
+}
+
+// debugListener is a VM address's debugger port. It outlives the VM there
+// by RestartHold, so a debugger connecting during a restart is held, not
+// refused.
+type debugListener struct {
+	ln   net.Listener
+	port int
+	idle *time.Timer // closes a parked listener
+}
+
+// debugListener returns addr's debugger port, opening it (its previous
+// number if free) unless it is open.
+func (m *Monitor) debugListener(addr string) (*debugListener, error) {
+	m.mu.Lock()
+	if dl := m.portLns[addr]; dl != nil {
+		if dl.idle != nil {
+			dl.idle.Stop()
+			dl.idle = nil
+		}
+		m.mu.Unlock()
+		return dl, nil
+	}
+	m.mu.Unlock()
+	ln, err := m.listenDebugPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	dl := &debugListener{ln: ln, port: ln.Addr().(*net.TCPAddr).Port}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		ln.Close()
+		return nil, errors.New("monitor closed")
+	}
+	m.portLns[addr] = dl
+	m.mu.Unlock()
+	m.wg.Add(1)
+	go m.acceptLoop(ln, addr)
+	return dl, nil
+}
+
+// parkPort closes addr's debugger port after RestartHold unless a VM is
+// back at addr by then.
+func (m *Monitor) parkPort(addr string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dl := m.portLns[addr]
+	if dl == nil {
+		return
+	}
+	if m.closed {
+		m.closePortLocked(addr, dl)
+		return
+	}
+	if dl.idle != nil {
+		dl.idle.Stop()
+	}
+	dl.idle = time.AfterFunc(m.opts.RestartHold, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.portLns[addr] == dl && m.byAddr[addr] == nil {
+			m.closePortLocked(addr, dl)
+		}
+	})
+}
+
+func (m *Monitor) closePortLocked(addr string, dl *debugListener) {
+	if dl.idle != nil {
+		dl.idle.Stop()
+	}
+	dl.ln.Close()
+	delete(m.portLns, addr)
+	if m.opts.DebugPortBase > 0 {
+		delete(m.usedPorts, dl.port)
+	}
 }
 
 // listenDebugPort binds the VM's debugger port: its previous port if free,
@@ -511,26 +722,39 @@ func (m *Monitor) listenDebugPort(addr string) (net.Listener, error) {
 	return nil, fmt.Errorf("no free debugger port in %d-%d", m.opts.DebugPortBase, m.opts.DebugPortBase+999)
 }
 
-func (m *Monitor) releasePort(v *VM) {
-	if v.ln == nil {
-		return
+// waitDebuggee returns the VM at addr ("": the current VM) other than
+// gone (a VM that went away, still listed while the monitor reconnects to
+// it), waiting for one: up to HoldTimeout for the current VM, RestartHold
+// for an address.
+func (m *Monitor) waitDebuggee(ctx context.Context, addr string, gone *VM) (*VM, error) {
+	hold := m.opts.RestartHold
+	pick := func() *VM { return m.byAddr[addr] }
+	if addr == "" {
+		hold = m.opts.HoldTimeout
+		pick = m.currentLocked
 	}
-	v.ln.Close()
-	m.mu.Lock()
-	if m.opts.DebugPortBase > 0 {
-		delete(m.usedPorts, v.debugPort)
-	}
-	m.mu.Unlock()
+	return m.waitFor(ctx, hold, func() *VM {
+		if v := pick(); v != gone {
+			return v
+		}
+		return nil
+	}, func() error {
+		if addr == "" {
+			return fmt.Errorf("%w: no VM became current within %v (start the app, or select a VM with `ddmbridge select ID`)", ErrNoVM, hold)
+		}
+		return fmt.Errorf("%w: no VM at %s (it did not come back within %v)", ErrNoVM, addr, hold)
+	})
 }
 
-// waitCurrent returns the current VM, waiting up to hold for one to appear.
-func (m *Monitor) waitCurrent(ctx context.Context, hold time.Duration) (*VM, error) {
+// waitFor returns the VM pick (called under m.mu) finds, waiting up to hold
+// for the VM list to change so that it finds one.
+func (m *Monitor) waitFor(ctx context.Context, hold time.Duration, pick func() *VM, timedOut func() error) (*VM, error) {
 	t := time.NewTimer(hold)
 	defer t.Stop()
 	logged := false
 	for {
 		m.mu.Lock()
-		v := m.currentLocked()
+		v := pick()
 		changed := m.changed
 		closed := m.closed
 		m.mu.Unlock()
@@ -541,13 +765,17 @@ func (m *Monitor) waitCurrent(ctx context.Context, hold time.Duration) (*VM, err
 			return nil, errors.New("monitor closed")
 		}
 		if !logged {
-			m.log.Info().Dur("hold", hold).Msg("debugger on the current-VM port waits for a VM to become current")
+			m.log.Info().Dur("hold", hold).Msg("debugger waits for its VM; scanning now")
 			logged = true
+			select {
+			case m.scanNow <- struct{}{}:
+			default:
+			}
 		}
 		select {
 		case <-changed:
 		case <-t.C:
-			return nil, fmt.Errorf("%w: no VM became current within %v (start the app, or select a VM with `ddmbridge select ID`)", ErrNoVM, hold)
+			return nil, timedOut()
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-m.stop:

@@ -94,6 +94,11 @@ type Options struct {
 	// HoldTimeout is how long a debugger connecting to the current-VM port
 	// while no VM is current is held waiting for one; 0 means 30 s.
 	HoldTimeout time.Duration
+	// RestartHold is how long a VM's debugger port stays open after the VM
+	// is gone (it keeps its number for the address), holding a debugger that
+	// connects meanwhile until a VM is back at the address; 0 means 5 s. It
+	// also bounds the monitor's reconnect to an agent it reset.
+	RestartHold time.Duration
 	// SpinWait, when positive, is how long a forwarding hop polls its socket
 	// before parking while a packet is due: during a debugger's command the
 	// VM connection polls for the reply, between commands the debugger's
@@ -153,6 +158,7 @@ func (o *Options) setDefaults() {
 	def(&o.ScanInterval, time.Second)
 	def(&o.ProbeTimeout, 2*time.Second)
 	def(&o.HoldTimeout, 30*time.Second)
+	def(&o.RestartHold, 5*time.Second)
 	def(&o.ThreadPollInterval, 2*time.Second)
 	def(&o.RequestTimeout, 5*time.Second)
 	def(&o.CleanupTimeout, 10*time.Second)

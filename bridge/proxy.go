@@ -46,9 +46,9 @@ const handshakeTimeout = 10 * time.Second
 // reading for that long is dropped.
 const writeTimeout = 30 * time.Second
 
-// acceptLoop serves debuggers on a listener: v's port, or (v nil) the
-// current-VM port.
-func (m *Monitor) acceptLoop(ln net.Listener, v *VM) {
+// acceptLoop serves debuggers on a listener: the debugger port of the VM
+// at addr, or (addr "") the current-VM port.
+func (m *Monitor) acceptLoop(ln net.Listener, addr string) {
 	defer m.wg.Done()
 	for {
 		nc, err := ln.Accept()
@@ -67,14 +67,14 @@ func (m *Monitor) acceptLoop(ln net.Listener, v *VM) {
 		m.wg.Add(1)
 		go func() {
 			defer m.wg.Done()
-			m.serveTCPDebugger(nc, v)
+			m.serveTCPDebugger(nc, addr)
 		}()
 	}
 }
 
-// serveTCPDebugger checks a debugger's handshake, finds its VM (holding a
-// connection to the current-VM port until one is current) and serves it.
-func (m *Monitor) serveTCPDebugger(nc net.Conn, v *VM) {
+// serveTCPDebugger checks a debugger's handshake, finds its VM (holding the
+// connection until a VM is current, or back at addr) and serves it.
+func (m *Monitor) serveTCPDebugger(nc net.Conn, addr string) {
 	from := nc.RemoteAddr().String()
 	log := m.log.With().Str("debugger", from).Logger()
 	if err := readHandshake(nc); err != nil {
@@ -82,15 +82,7 @@ func (m *Monitor) serveTCPDebugger(nc net.Conn, v *VM) {
 		nc.Close()
 		return
 	}
-	if v == nil {
-		var err error
-		if v, err = m.waitCurrent(context.Background(), m.opts.HoldTimeout); err != nil {
-			log.Warn().Err(err).Msg("debugger on the current-VM port refused")
-			nc.Close()
-			return
-		}
-	}
-	s, err := v.attach(nc, from)
+	s, err := m.attachTo(context.Background(), addr, nc, from)
 	if err != nil {
 		log.Warn().Err(err).Msg("debugger refused")
 		nc.Close()
@@ -98,6 +90,26 @@ func (m *Monitor) serveTCPDebugger(nc net.Conn, v *VM) {
 	}
 	s.open()
 	s.run()
+}
+
+// attachTo attaches a debugger to the VM at addr ("": the current VM),
+// waiting for one to be there. A VM that goes away meanwhile (the monitor
+// resets its agent after the previous debugger, or it restarts) is looked
+// up again.
+func (m *Monitor) attachTo(ctx context.Context, addr string, nc net.Conn, from string) (*session, error) {
+	var gone *VM
+	for tries := 0; ; tries++ {
+		v, err := m.waitDebuggee(ctx, addr, gone)
+		if err != nil {
+			return nil, err
+		}
+		s, err := v.attach(nc, from)
+		if errors.Is(err, errVMGone) && tries < 3 {
+			gone = v
+			continue
+		}
+		return s, err
+	}
 }
 
 func readHandshake(nc net.Conn) error {
@@ -121,21 +133,19 @@ func readHandshake(nc net.Conn) error {
 // address of a monitored VM. Closing the conn detaches the debugger; the
 // monitor then cleans up after it like after any debugger.
 func (m *Monitor) OpenDebugger(ctx context.Context, target string) (net.Conn, error) {
-	var v *VM
-	var err error
-	if target == "current" {
-		v, err = m.waitCurrent(ctx, m.opts.HoldTimeout)
-	} else {
-		v, err = m.VM(target)
+	addr := ""
+	if target != "current" {
+		v, err := m.VM(target)
 		if errors.Is(err, ErrNoVM) && isHostPort(target) {
 			v, err = m.adoptAddress(ctx, target)
 		}
-	}
-	if err != nil {
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
+		addr = v.addr
 	}
 	client, server := net.Pipe()
-	s, err := v.attach(server, "in-process")
+	s, err := m.attachTo(ctx, addr, server, "in-process")
 	if err != nil {
 		client.Close()
 		server.Close()
@@ -188,7 +198,10 @@ func (m *Monitor) adoptAddress(ctx context.Context, addr string) (*VM, error) {
 		nc.Close()
 		return nil, fmt.Errorf("%s is not a JDWP agent (%v): is it the VM's -agentlib:jdwp address?", addr, err)
 	}
-	v, err := m.adopt(context.WithoutCancel(ctx), nc, addr)
+	// Like a VM found by scanning, it can be dialled again, so its agent is
+	// reset when a debugger leaves.
+	from := vmOrigin{dial: func(ctx context.Context) (net.Conn, error) { return m.dialVM(ctx, addr) }}
+	v, err := m.adoptFrom(context.WithoutCancel(ctx), nc, addr, from)
 	if err != nil {
 		return nil, fmt.Errorf("VM at %s found but could not be monitored: %w", addr, err)
 	}
@@ -732,14 +745,27 @@ func (s *session) end(why error) {
 	})
 }
 
-// cleanup undoes what the debugger left behind so the VM runs on: its event
-// requests are cleared and what it suspended is resumed (a VM that waits for
-// a debugger since it started with suspend=y stays suspended unless the
-// debugger resumed it). A draft-protocol VM gets DBGD. If the cleanup fails
+// cleanup makes the VM what a debugger attaching next would find had it
+// been attached directly.
+//
+// A plain JDWP VM the monitor can dial again gets its agent reset: the
+// monitor drops its connection and reconnects (Monitor.resetAgent), so the
+// agent itself forgets everything the debugger left (ids, collection pins,
+// HoldEvents, event requests, a default stratum, suspensions: a suspend=y
+// VM runs on) and sends no VM_START to the next debugger, exactly as after a
+// direct detach. This is the only way to reset state the monitor cannot
+// see, and it costs one reconnect per debugger session.
+//
+// Other VMs (DDM VMs, whose DDM state would be lost, and VMs handed to
+// Monitor.Connect) are cleaned up command by command: the debugger's event
+// requests are cleared and what it suspended is resumed (a VM that waits
+// for a debugger since it started with suspend=y stays suspended unless the
+// debugger resumed it). A draft-protocol VM gets DBGD. If that cleanup fails
 // while the VM is alive, the connection is dropped (the VM's agent then
 // resets itself) and the scanner finds the VM again.
 func (s *session) cleanup(why error) {
 	v := s.v
+	reset := false
 	defer func() {
 		v.mu.Lock()
 		if v.dbg == s {
@@ -747,12 +773,29 @@ func (s *session) cleanup(why error) {
 		}
 		v.mu.Unlock()
 		close(s.cleaned)
+		if reset {
+			return // v is gone: its successor is announced
+		}
 		if v.dc != nil {
 			v.dc.Data().SetDebugger(ddm.DebuggerDefault)
 		}
 		v.m.notify(EventChanged, v)
 	}()
 	if errors.Is(why, errVMGone) || v.conn.Err() != nil {
+		return
+	}
+	if v.resettable() {
+		s.mu.Lock()
+		sent := s.sent
+		s.mu.Unlock()
+		v.mu.Lock()
+		waiting := v.waiting
+		v.mu.Unlock()
+		if sent || waiting {
+			reset = true
+			s.log.Debug().Msg("resetting the VM's agent after the debugger")
+			v.m.resetAgent(v)
+		}
 		return
 	}
 	// Let in-flight commands land so their effects are tracked.
@@ -792,6 +835,10 @@ func (s *session) cleanup(why error) {
 		go v.m.remove(v, "cleanup failed")
 	}
 }
+
+// resettable says the monitor resets v's agent after a debugger by
+// reconnecting (see cleanup).
+func (v *VM) resettable() bool { return v.dc == nil && v.from.dial != nil }
 
 func (v *VM) clearRequests(ctx context.Context, reqs []reqKey, breakpoints bool) error {
 	errs := make(chan error, len(reqs))

@@ -360,6 +360,10 @@ type (
 	idParams struct {
 		ID string `json:"id"`
 	}
+	selectParams struct {
+		ID   string `json:"id"`   // a VM id, name or address
+		Auto bool   `json:"auto"` // back to automatic: the oldest VM is current
+	}
 	updatesParams struct {
 		ID      string `json:"id"`
 		Enabled bool   `json:"enabled"`
@@ -561,9 +565,17 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 	case "vms/list":
 		return nonNil(s.m.VMs()), nil
 	case "vms/select":
-		var p idParams
+		var p selectParams
 		if err := decodeParams(req, &p, true); err != nil {
 			return nil, err
+		}
+		switch {
+		case p.Auto && p.ID != "":
+			return nil, rpcError(CodeInvalidParams, "vms/select: give either \"id\" or \"auto\": true, not both")
+		case p.Auto:
+			return s.m.SelectAuto(), nil
+		case p.ID == "":
+			return nil, rpcError(CodeInvalidParams, "vms/select: want {\"id\": VM id, name or address} or {\"auto\": true}")
 		}
 		return s.m.Select(p.ID)
 	}

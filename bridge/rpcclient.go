@@ -78,6 +78,13 @@ func (c *Client) Select(ctx context.Context, id string) (VMInfo, error) {
 	return out, c.Call(ctx, "vms/select", idParams{ID: id}, &out)
 }
 
+// SelectAuto makes the current VM automatic again (the oldest VM) and
+// returns it, or nil when there is no VM.
+func (c *Client) SelectAuto(ctx context.Context) (*VMInfo, error) {
+	var out *VMInfo
+	return out, c.Call(ctx, "vms/select", selectParams{Auto: true}, &out)
+}
+
 // Threads returns a VM's threads.
 func (c *Client) Threads(ctx context.Context, id string) (VMThreads, error) {
 	var out VMThreads

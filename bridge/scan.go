@@ -67,7 +67,8 @@ func (b *probeBackoff) result(addr string, err error, now time.Time) time.Durati
 // JDWP port is attaching to it (HotSpot serves one debugger, and a suspend=y
 // VM would run off when that debugger left), so the probe's connection
 // becomes the VM's owning connection. A monitored VM's death is seen at once
-// from its connection, not from probes.
+// from its connection, not from probes. A debugger waiting for a VM makes
+// the scan run at once (Monitor.scanNow).
 func (m *Monitor) scan(ctx context.Context) {
 	defer m.wg.Done()
 	if len(m.opts.Scan) == 0 {
@@ -103,6 +104,7 @@ func (m *Monitor) scan(ctx context.Context) {
 				}
 				continue
 			case <-t.C:
+			case <-m.scanNow:
 			case <-ctx.Done():
 				return
 			case <-m.stop:
@@ -157,9 +159,24 @@ func (m *Monitor) probe(ctx context.Context, addr string) error {
 		return errNotJDWP
 	}
 	// The VM is ours now, whatever happens below; its lifetime is not the probe's.
-	if _, err := m.adopt(context.WithoutCancel(ctx), nc, addr); err != nil {
+	from := vmOrigin{dial: func(ctx context.Context) (net.Conn, error) { return m.dialVM(ctx, addr) }}
+	if _, err := m.adoptFrom(context.WithoutCancel(ctx), nc, addr, from); err != nil {
 		m.log.Warn().Str("addr", addr).Err(err).Msg("VM found but could not be monitored")
 		return fmt.Errorf("%w: %v", errNotMonitorable, err)
 	}
 	return nil
+}
+
+// dialVM connects to the agent at addr and handshakes.
+func (m *Monitor) dialVM(ctx context.Context, addr string) (net.Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return nc, nil
 }

@@ -94,8 +94,7 @@ type VM struct {
 	since time.Time
 	from  vmOrigin
 
-	ln        net.Listener // per-VM debugger port, or nil
-	debugPort int
+	debugPort int // the debugger port of the VM's address (the monitor owns it), or 0
 
 	mu            sync.Mutex
 	pid           int
@@ -111,6 +110,7 @@ type VM struct {
 
 	removed   chan struct{}
 	closeOnce sync.Once
+	resetting atomic.Bool  // the monitor resets the agent: a successor replaces v
 	dbgdAcks  atomic.Int32 // DBGD acknowledgements (draft VMs)
 	noTHST    atomic.Bool  // the VM left a THST unanswered: current frameworks have no handler
 	noSTKL    atomic.Bool  // likewise STKL
@@ -211,17 +211,25 @@ type vmOrigin struct {
 	serial string // adb serial
 	device string // the device's model
 	pid    int    // pid on the device (track-jdwp)
+
+	// dial connects to the VM's agent again and handshakes (VMs the monitor
+	// found by scanning); nil when the monitor cannot.
+	dial func(context.Context) (net.Conn, error)
 }
 
-// setup takes over a connection whose handshake is done: HELO decides between
-// DDM and plain JDWP, then identity and the event pump start.
-func (m *Monitor) setupVM(ctx context.Context, nc net.Conn, addr string, from vmOrigin) (*VM, error) {
-	v := &VM{
-		m: m, addr: addr, since: time.Now(), removed: make(chan struct{}),
-		id: m.listedID(addr), from: from, pid: from.pid,
+// setupVMAs takes over a connection whose handshake is done: HELO decides
+// between DDM and plain JDWP, then identity and the event pump start. id
+// and since are a reconnected VM's; id "" takes a new one.
+func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from vmOrigin, id string, since time.Time) (*VM, error) {
+	if id == "" && from.serial != "" {
+		id = m.listedID(addr) // the id it had in the list before any connection
 	}
-	if from.serial == "" || v.id == "" {
-		v.id = fmt.Sprint(m.nextID.Add(1))
+	if id == "" {
+		id = fmt.Sprint(m.nextID.Add(1))
+	}
+	v := &VM{
+		m: m, addr: addr, since: since, removed: make(chan struct{}),
+		id: id, from: from, pid: from.pid,
 	}
 	v.log = m.log.With().Str("vm", v.id).Str("addr", addr).Logger()
 	g := &gatedConn{Conn: nc, open: make(chan struct{})}
@@ -300,8 +308,16 @@ func (v *VM) identifyPlain(ctx context.Context, nc net.Conn) error {
 	if err != nil {
 		return fmt.Errorf("VM %s: VirtualMachine.Version: %w", v.addr, err)
 	}
+	// A suspend=y VM sent VM_START before any reply, but the event pump may
+	// not have seen it yet: ask, so the VM is announced as waiting.
+	waiting := false
+	if ts, err := v.conn.AllThreads(ctx); err == nil && len(ts) > 0 {
+		n, err := v.conn.SuspendCount(ctx, ts[0])
+		waiting = err == nil && n > 0
+	}
 	v.mu.Lock()
 	v.ident = ver.VMName + " v" + ver.VMVersion
+	v.waiting = v.waiting || waiting
 	v.mu.Unlock()
 	if v.from.serial != "" {
 		return nil // the stream ends at the adb server: the device knows the pid and name
@@ -382,15 +398,12 @@ func (v *VM) watchModel() {
 	}
 }
 
-// close ends the VM's monitoring: the debugger, the listener, DDM and the
-// connection. It does not send Dispose (that would end a suspend=y VM's wait).
+// close ends the VM's monitoring: the debugger, DDM and the connection (the
+// monitor owns the debugger port). It does not send Dispose (that would end a suspend=y VM's wait).
 func (v *VM) close() {
 	v.closeOnce.Do(func() {
 		close(v.removed)
 		v.mu.Lock()
-		if v.ln != nil {
-			v.ln.Close()
-		}
 		s := v.dbg
 		if v.pollStop != nil {
 			close(v.pollStop)

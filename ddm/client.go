@@ -315,7 +315,7 @@ func (c *Client) reply(r *Request, data []byte, err error) Reply {
 				c.notDDM = true
 				c.mu.Unlock()
 				c.markReady()
-				c.log.Warn().Uint64("jdwp_error", code).Msg("VM answered HELO with a JDWP error; not sending further DDM requests")
+				c.log.Debug().Uint64("jdwp_error", code).Msg("VM answered HELO with a JDWP error (a plain JDWP VM, e.g. HotSpot); not sending further DDM requests")
 				return Reply{Err: fmt.Errorf("%w (JDWP error %d)", ErrNotDDM, code)}
 			}
 			c.markReady() // ddmlib: any DDM packet, error replies included, makes the VM ready

@@ -105,6 +105,12 @@ func TestCLICommands(t *testing.T) {
 	if out := runCLI(t, "select", id, "--rpc", rpc); !strings.Contains(out, "current VM: "+id) {
 		t.Errorf("select: %s", out)
 	}
+	if out := runCLI(t, "select", "com.example.cli", "--rpc", rpc); !strings.Contains(out, "current VM: "+id) {
+		t.Errorf("select by name: %s", out)
+	}
+	if out := runCLI(t, "select", "--auto", "--rpc", rpc); !strings.Contains(out, "current VM: automatic, now "+id) {
+		t.Errorf("select --auto: %s", out)
+	}
 	var th bridge.VMThreads
 	if err := json.Unmarshal([]byte(runCLI(t, "threads", id, "--json", "--rpc", rpc)), &th); err != nil || len(th.Threads) == 0 {
 		t.Errorf("threads --json: %v %+v", err, th)

@@ -20,7 +20,7 @@ import (
 func init() {
 	register(&command{name: "vms", summary: "list the VMs a running monitor sees", run: runVMs})
 	register(&command{name: "devices", summary: "list the adb devices a running monitor follows", run: runDevices})
-	register(&command{name: "select", summary: "make a VM current (port 8700 leads to it)", run: runSelect})
+	register(&command{name: "select", summary: "make a VM current (port 8700 leads to it), by id, name or address; --auto: the oldest again", run: runSelect})
 	register(&command{name: "threads", summary: "show a VM's threads", run: runThreads})
 	register(&command{name: "heap", summary: "show a DDM VM's heap summary and map", run: runHeap})
 }
@@ -43,7 +43,8 @@ func addCLIFlags(fs *flag.FlagSet, withJSON bool) *cliFlags {
 	return f
 }
 
-// dial parses args and connects; nargs is the number of positional arguments.
+// dial parses args and connects; nargs is the number of positional arguments
+// (negative: the caller checks them).
 func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, nargs int, usage string) (*bridge.Client, context.Context, context.CancelFunc, error) {
 	// Flags may follow the positional arguments: ddmbridge threads 3 --json.
 	var pos []string
@@ -60,7 +61,7 @@ func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, na
 	if err := parse(ctx, fs, nil); err != nil {
 		return nil, nil, nil, err
 	}
-	if len(pos) != nargs {
+	if nargs >= 0 && len(pos) != nargs {
 		return nil, nil, nil, fmt.Errorf("%w: want %s", errUsage, usage)
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
@@ -166,11 +167,28 @@ func runDevices(ctx context.Context, fs *flag.FlagSet, args []string) error {
 
 func runSelect(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	f := addCLIFlags(fs, false)
-	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge select ID [--rpc ADDR]")
+	auto := fs.Bool("auto", false, "make the current VM automatic again (the oldest VM), undoing a selection")
+	const usage = "ddmbridge select ID|NAME|ADDRESS [--rpc ADDR], or ddmbridge select --auto"
+	c, ctx, done, err := f.dial(ctx, fs, args, -1, usage)
 	if err != nil {
 		return err
 	}
 	defer done()
+	if *auto != (len(f.args) == 0) || len(f.args) > 1 {
+		return fmt.Errorf("%w: want %s", errUsage, usage)
+	}
+	if *auto {
+		v, err := c.SelectAuto(ctx)
+		switch {
+		case err != nil:
+			return err
+		case v == nil:
+			fmt.Fprintln(stdout(ctx), "current VM: automatic (none yet)")
+		default:
+			fmt.Fprintf(stdout(ctx), "current VM: automatic, now %s (%s, %s)\n", v.ID, v.Name, v.Address)
+		}
+		return nil
+	}
 	v, err := c.Select(ctx, f.args[0])
 	if err != nil {
 		return err
