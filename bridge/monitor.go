@@ -517,10 +517,16 @@ func (m *Monitor) remove(v *VM, why string) {
 	}
 }
 
-// gone announces a VM that was forgotten; its debugger port stays open for
-// RestartHold in case the VM comes back.
+// gone announces a VM that was forgotten. The debugger port of a VM at a
+// network address stays open for RestartHold in case the VM comes back
+// there; a device process's closes at once (a restarted app is a new pid,
+// so a new address).
 func (m *Monitor) gone(v *VM, info VMInfo, wasCurrent bool, why string) {
-	m.parkPort(v.addr)
+	if v.from.serial != "" {
+		m.closePort(v.addr)
+	} else {
+		m.parkPort(v.addr)
+	}
 	cause := v.conn.Err()
 	if errors.Is(cause, jdwp.ErrClosed) {
 		cause = nil
@@ -661,6 +667,15 @@ func (m *Monitor) parkPort(addr string) {
 			m.closePortLocked(addr, dl)
 		}
 	})
+}
+
+// closePort closes addr's debugger port now.
+func (m *Monitor) closePort(addr string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if dl := m.portLns[addr]; dl != nil {
+		m.closePortLocked(addr, dl)
+	}
 }
 
 func (m *Monitor) closePortLocked(addr string, dl *debugListener) {
