@@ -149,6 +149,30 @@ func TestCurrentAndroidThroughRealADB(t *testing.T) {
 		t.Errorf("threads from JDWP with a debugger attached: %+v, %v", ts, err)
 	}
 
+	// On the waiting app a debugger comes first: THST then gets the empty
+	// reply of a loaded agent, and states come from JDWP at once.
+	wv, err := m.VM(DeviceAddr(serial, wait))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wi, _ := entry(m, DeviceAddr(serial, wait))
+	wnc, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(wi.DebugPort)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wconn, err := jdwp.Handshake(ctx, wnc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wconn.Close()
+	if _, err := wconn.Version(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "the debugger seen on the waiting app", func() bool { return wv.Info().Debugger })
+	if ts, err := wv.Threads(ctx); err != nil || len(ts) == 0 || ts[0].State == "unknown" || wv.ThreadsNote() == "" {
+		t.Errorf("threads of the waiting app with a debugger: %+v, %v, note %q", ts, err, wv.ThreadsNote())
+	}
+
 	// Thawed, the app is monitored like any other.
 	dev.SetFrozen(frozen, false)
 	waitFor(t, 60*time.Second, "the thawed app monitored", func() bool {

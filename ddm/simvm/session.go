@@ -225,8 +225,9 @@ func (s *session) handleDDM(p *jdwp.Packet) bool {
 		return false
 	}
 	// A handler with nothing to say: Dalvik and the draft send an empty reply,
-	// modern ART's adbconnection sends nothing.
-	if len(out) > 0 || s.draft() || len(chunks) == 0 {
+	// modern ART's adbconnection sends nothing — until the JDWP agent is
+	// loaded, which answers empty (its error suppressed for compatibility).
+	if len(out) > 0 || s.draft() || len(chunks) == 0 || (s.current() && s.vm.nonDDM.Load() > 0) {
 		s.reply(p.ID, jdwp.ErrNone, s.wire(out...))
 	}
 	for _, f := range after {
