@@ -66,6 +66,10 @@ func TestCurrentAndroidThroughRealADB(t *testing.T) {
 	if e := first[wait]; !*e.WaitingForDebugger || !e.Waiting || e.Name != "com.example.wait" {
 		t.Errorf("waiting app announced as %+v", e)
 	}
+	waitFor(t, 60*time.Second, "the waiting app at boot stage DEBG", func() bool {
+		e, _ := entry(m, DeviceAddr(serial, wait))
+		return e.BootStage == "DEBG"
+	})
 	if e := first[release]; *e.Debuggable || !*e.Profileable || !strings.Contains(e.Note, "not debuggable") {
 		t.Errorf("release app announced as %+v", e)
 	}
@@ -168,7 +172,9 @@ func TestCurrentAndroidThroughRealADB(t *testing.T) {
 	if _, err := wconn.Version(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 60*time.Second, "the debugger seen on the waiting app", func() bool { return wv.Info().Debugger })
+	waitFor(t, 60*time.Second, "the debugger seen on the waiting app, which goes on (STAG A_GO)", func() bool {
+		return wv.Info().Debugger && wv.Info().BootStage == "A_GO"
+	})
 	if ts, err := wv.Threads(ctx); err != nil || len(ts) == 0 || ts[0].State == "unknown" || wv.ThreadsNote() == "" {
 		t.Errorf("threads of the waiting app with a debugger: %+v, %v, note %q", ts, err, wv.ThreadsNote())
 	}

@@ -106,6 +106,9 @@ func (vm *VM) serveConn(nc net.Conn) {
 		if p.IsReply() || p.CmdSet != ddm.CommandSet {
 			if vm.nonDDM.Add(1) == 1 && vm.opt.Profile == ProfileCurrent {
 				s.log.Info().Uint8("set", p.CmdSet).Uint8("cmd", p.Cmd).Msg("first non-DDM packet: JDWP agent loaded")
+				if vm.opt.WaitingForDebugger {
+					s.event(&ddm.BootStage{Stage: ddm.StageGo}) // the debugger came: the app goes on
+				}
 			}
 		}
 		switch {
@@ -270,6 +273,9 @@ func (s *session) answer(c ddm.Chunk) answer {
 		}
 		h.VMIdent = "Dalvik v2.1.0"
 		h.Tails, h.ABI, h.JVMFlags, h.PackageName, h.BootStage = 6, "64-bit (x86_64)", "CheckJNI=false", vm.opt.AppName, ddm.StageGo
+		if s.current() && vm.opt.WaitingForDebugger && vm.nonDDM.Load() == 0 {
+			h.BootStage = ddm.StageDebug // stopped in Debug.waitForDebugger
+		}
 		return answer{reply: h, after: func() {
 			s.event(&ddm.AppName{Name: vm.opt.AppName, Tails: 2, PackageName: vm.opt.AppName})
 		}}
