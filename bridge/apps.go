@@ -108,9 +108,8 @@ func (m *Monitor) enrich(info *VMInfo) {
 		return
 	}
 	m.mu.Lock()
-	d := m.devProcs[info.Address]
-	m.mu.Unlock()
-	if d != nil {
+	defer m.mu.Unlock()
+	if d := m.devProcs[info.Address]; d != nil {
 		d.appInfo(info)
 	}
 }
