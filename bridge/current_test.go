@@ -172,8 +172,9 @@ func TestCurrentAndroidThroughRealADB(t *testing.T) {
 	if _, err := wconn.Version(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 60*time.Second, "the debugger seen on the waiting app, which goes on (STAG A_GO)", func() bool {
-		return wv.Info().Debugger && wv.Info().BootStage == "A_GO"
+	waitFor(t, 60*time.Second, "the debugger seen on the waiting app, which goes on (STAG A_GO, track-app no longer waiting)", func() bool {
+		e, _ := entry(m, DeviceAddr(serial, wait))
+		return e.Debugger && e.BootStage == "A_GO" && e.WaitingForDebugger != nil && !*e.WaitingForDebugger
 	})
 	if ts, err := wv.Threads(ctx); err != nil || len(ts) == 0 || ts[0].State == "unknown" || wv.ThreadsNote() == "" {
 		t.Errorf("threads of the waiting app with a debugger: %+v, %v, note %q", ts, err, wv.ThreadsNote())

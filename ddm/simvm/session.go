@@ -109,6 +109,9 @@ func (vm *VM) serveConn(nc net.Conn) {
 				if vm.opt.WaitingForDebugger {
 					s.event(&ddm.BootStage{Stage: ddm.StageGo}) // the debugger came: the app goes on
 				}
+				if vm.opt.OnAgentLoaded != nil {
+					vm.opt.OnAgentLoaded()
+				}
 			}
 		}
 		switch {
