@@ -104,10 +104,12 @@ func (vm *VM) serveConn(nc net.Conn) {
 			return
 		}
 		if p.IsReply() || p.CmdSet != ddm.CommandSet {
-			if vm.nonDDM.Add(1) == 1 && vm.opt.Profile == ProfileCurrent {
-				s.log.Info().Uint8("set", p.CmdSet).Uint8("cmd", p.Cmd).Msg("first non-DDM packet: JDWP agent loaded")
-				if vm.opt.WaitingForDebugger {
-					s.event(&ddm.BootStage{Stage: ddm.StageGo}) // the debugger came: the app goes on
+			if vm.nonDDM.Add(1) == 1 {
+				if vm.opt.Profile == ProfileCurrent {
+					s.log.Info().Uint8("set", p.CmdSet).Uint8("cmd", p.Cmd).Msg("first non-DDM packet: JDWP agent loaded")
+					if vm.opt.WaitingForDebugger {
+						s.event(&ddm.BootStage{Stage: ddm.StageGo}) // the debugger came: the app goes on
+					}
 				}
 				if vm.opt.OnAgentLoaded != nil {
 					vm.opt.OnAgentLoaded()

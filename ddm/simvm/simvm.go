@@ -54,8 +54,8 @@ type Options struct {
 	JVM string
 
 	// OnAgentLoaded, if set, is called once when the first non-DDM packet
-	// loads the JDWP agent (ProfileCurrent): a simulated adbd then tells
-	// track-app the app no longer waits.
+	// arrives (on ProfileCurrent it loads the JDWP agent): a simulated adbd
+	// then tells track-app the app no longer waits.
 	OnAgentLoaded func()
 
 	Logger      zerolog.Logger

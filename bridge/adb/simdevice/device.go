@@ -367,7 +367,7 @@ func (d *Device) apps() ([]adb.AppProcess, <-chan struct{}) {
 		if appInfo {
 			a.AppInfo, a.UserID, a.UID, a.ProcessName = true, p.UserID, p.UID, p.Name
 			// ART tells adbd when a debugger's first packet ends the wait.
-			a.PackageNames, a.WaitingForDebugger = slices.Clone(p.Packages), p.WaitingForDebugger && !p.vm.AgentLoaded()
+			a.PackageNames, a.WaitingForDebugger = slices.Clone(p.Packages), p.WaitingForDebugger && p.vm.NonDDMPackets() == 0
 		}
 		out = append(out, a)
 	}
