@@ -62,9 +62,8 @@ func (d *devProc) appInfo(info *VMInfo) {
 			info.Name = a.ProcessName
 		}
 	}
-	if a.Debuggable || d.frozen {
-		fr := d.frozen
-		info.Frozen = &fr
+	if d.frozen {
+		info.Frozen = &t
 	}
 }
 
@@ -111,6 +110,10 @@ func (m *Monitor) enrich(info *VMInfo) {
 	defer m.mu.Unlock()
 	if d := m.devProcs[info.Address]; d != nil {
 		d.appInfo(info)
+		if info.Frozen == nil {
+			f := false // adbd opened its JDWP: not frozen
+			info.Frozen = &f
+		}
 	}
 }
 
