@@ -66,6 +66,10 @@ func TestCurrentAndroidThroughRealADB(t *testing.T) {
 	if e := first[wait]; !*e.WaitingForDebugger || !e.Waiting || e.Name != "com.example.wait" {
 		t.Errorf("waiting app announced as %+v", e)
 	}
+	waitFor(t, 60*time.Second, "the waiting app at boot stage DEBG", func() bool {
+		e, _ := entry(m, DeviceAddr(serial, wait))
+		return e.BootStage == "DEBG"
+	})
 	if e := first[release]; *e.Debuggable || !*e.Profileable || !strings.Contains(e.Note, "not debuggable") {
 		t.Errorf("release app announced as %+v", e)
 	}
@@ -147,6 +151,33 @@ func TestCurrentAndroidThroughRealADB(t *testing.T) {
 	waitFor(t, 60*time.Second, "the debugger seen", func() bool { return v.Info().Debugger })
 	if ts, err := v.Threads(ctx); err != nil || len(ts) == 0 || ts[0].State == "unknown" || ts[0].Name == "" {
 		t.Errorf("threads from JDWP with a debugger attached: %+v, %v", ts, err)
+	}
+
+	// On the waiting app a debugger comes first: THST then gets the empty
+	// reply of a loaded agent, and states come from JDWP at once.
+	wv, err := m.VM(DeviceAddr(serial, wait))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wi, _ := entry(m, DeviceAddr(serial, wait))
+	wnc, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(wi.DebugPort)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wconn, err := jdwp.Handshake(ctx, wnc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wconn.Close()
+	if _, err := wconn.Version(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "the debugger seen on the waiting app, which goes on (STAG A_GO, track-app no longer waiting)", func() bool {
+		e, _ := entry(m, DeviceAddr(serial, wait))
+		return e.Debugger && e.BootStage == "A_GO" && e.WaitingForDebugger != nil && !*e.WaitingForDebugger
+	})
+	if ts, err := wv.Threads(ctx); err != nil || len(ts) == 0 || ts[0].State == "unknown" || wv.ThreadsNote() == "" {
+		t.Errorf("threads of the waiting app with a debugger: %+v, %v, note %q", ts, err, wv.ThreadsNote())
 	}
 
 	// Thawed, the app is monitored like any other.

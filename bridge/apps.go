@@ -62,9 +62,8 @@ func (d *devProc) appInfo(info *VMInfo) {
 			info.Name = a.ProcessName
 		}
 	}
-	if a.Debuggable || d.frozen {
-		fr := d.frozen
-		info.Frozen = &fr
+	if d.frozen {
+		info.Frozen = &t
 	}
 }
 
@@ -108,10 +107,13 @@ func (m *Monitor) enrich(info *VMInfo) {
 		return
 	}
 	m.mu.Lock()
-	d := m.devProcs[info.Address]
-	m.mu.Unlock()
-	if d != nil {
+	defer m.mu.Unlock()
+	if d := m.devProcs[info.Address]; d != nil {
 		d.appInfo(info)
+		if info.Frozen == nil {
+			f := false // adbd opened its JDWP: not frozen
+			info.Frozen = &f
+		}
 	}
 }
 

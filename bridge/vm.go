@@ -433,9 +433,9 @@ func (v *VM) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	if v.noTHST.Load() {
 		return v.threadsWithoutTHST(ctx)
 	}
-	_, err := v.dc.Request(ctx, &ddm.ThreadStatusRequest{})
+	msg, err := v.dc.Request(ctx, &ddm.ThreadStatusRequest{})
 	switch {
-	case errors.Is(err, ddm.ErrTimeout) && v.conn.Err() == nil && ctx.Err() == nil:
+	case unanswered(v, msg, err) && ctx.Err() == nil:
 		// Current frameworks dropped DdmHandleThread's THST: say so once and
 		// stop asking, rather than wait for every poll.
 		v.noTHST.Store(true)
@@ -445,6 +445,16 @@ func (v *VM) Threads(ctx context.Context) ([]ThreadInfo, error) {
 		return nil, fmt.Errorf("VM %s: THST: %w", v.id, err)
 	}
 	return v.ddmThreads(), nil
+}
+
+// unanswered reports a request the VM has no handler for: no reply at all
+// (adbconnection), or an empty one (current ART with its JDWP agent loaded).
+// The draft answers empty by design, so only a missing reply counts there.
+func unanswered(v *VM, msg ddm.Message, err error) bool {
+	if err == nil {
+		return msg == nil && !v.draft
+	}
+	return errors.Is(err, ddm.ErrTimeout) && v.conn.Err() == nil
 }
 
 // noteNoTHST is what the thread view says of a VM that does not answer THST.
@@ -732,7 +742,7 @@ func (v *VM) Stack(ctx context.Context, thread uint32) ([]ddm.Frame, error) {
 		return nil, fmt.Errorf("VM %s: %s", v.id, noteNoSTKL)
 	}
 	m, err := v.dc.Request(ctx, &ddm.StackRequest{ThreadID: thread})
-	if errors.Is(err, ddm.ErrTimeout) && v.conn.Err() == nil && ctx.Err() == nil {
+	if unanswered(v, m, err) && ctx.Err() == nil {
 		v.noSTKL.Store(true)
 		v.log.Info().Msg(noteNoSTKL)
 		return nil, fmt.Errorf("VM %s: %s", v.id, noteNoSTKL)

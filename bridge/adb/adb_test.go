@@ -398,7 +398,14 @@ func TestTrackAllJDWP(t *testing.T) {
 // am start -D, wait for the package's process.
 func TestWaitForProcess(t *testing.T) {
 	t.Parallel()
-	srv, ctx, _, serial, pids := onDevice(t, simdevice.Options{Packages: []string{"com.example.launch"}}, "com.example.other")
+	t.Run("track-jdwp", func(t *testing.T) { t.Parallel(); testWaitForProcess(t, nil) })
+	t.Run("track-app", func(t *testing.T) { t.Parallel(); testWaitForProcess(t, simdevice.CurrentFeatures) })
+}
+
+// testWaitForProcess: names from /proc/PID/cmdline (track-jdwp devices) or
+// from track-app's app_info.
+func testWaitForProcess(t *testing.T, features []string) {
+	srv, ctx, _, serial, pids := onDevice(t, simdevice.Options{Packages: []string{"com.example.launch"}, Features: features}, "com.example.other")
 	other := pids[0]
 	before, err := srv.Client.JDWPProcesses(ctx, serial)
 	if err != nil {

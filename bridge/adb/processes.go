@@ -200,9 +200,17 @@ func (c *Client) followProcesses(ctx context.Context, serial, service string, se
 // its pid. Pids in ignore (those that ran before an `am start`) are skipped.
 // A zygote child still "<pre-initialized>" is checked again until it has a
 // name.
+//
+// On a device with track-app and app_info the names come with the list and
+// no shell command is run.
 func (c *Client) WaitForProcess(ctx context.Context, serial, name string, ignore ...int) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if feats, err := c.Features(ctx, serial); err == nil && slices.Contains(feats, FeatureTrackApp) && slices.Contains(feats, FeatureAppInfo) {
+		if pid, err := c.waitForApp(ctx, serial, name, ignore); !errors.Is(err, errNoTrackApp) {
+			return pid, err
+		}
+	}
 	tr, err := c.TrackJDWP(ctx, serial)
 	if err != nil {
 		return 0, err
@@ -244,6 +252,37 @@ func (c *Client) WaitForProcess(ctx context.Context, serial, name string, ignore
 			case err == nil && got != "" && got != "<pre-initialized>":
 				other[pid] = true
 			}
+		}
+	}
+}
+
+// errNoTrackApp: the device refused track-app after all.
+var errNoTrackApp = errors.New("track-app refused")
+
+// waitForApp is WaitForProcess over track-app's process names.
+func (c *Client) waitForApp(ctx context.Context, serial, name string, ignore []int) (int, error) {
+	tr, err := c.TrackApp(ctx, serial)
+	if err != nil {
+		var fe *FailError
+		if errors.As(err, &fe) {
+			return 0, errNoTrackApp
+		}
+		return 0, err
+	}
+	defer tr.Close()
+	for {
+		select {
+		case apps, ok := <-tr.Updates():
+			if !ok {
+				return 0, fmt.Errorf("waiting for %s on %s: %w", name, serial, tr.Err())
+			}
+			for _, a := range apps {
+				if a.Debuggable && a.ProcessName == name && !slices.Contains(ignore, a.PID) {
+					return a.PID, nil
+				}
+			}
+		case <-ctx.Done():
+			return 0, fmt.Errorf("waiting for %s on %s: %w — did it start? (adb -s %s shell am start …)", name, serial, ctx.Err(), serial)
 		}
 	}
 }

@@ -217,7 +217,13 @@ func runThreads(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	for _, t := range th.Threads {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%v\t%d\t%d\t%d\n", t.ID, t.Name, t.State, t.Suspended, t.TID, t.UTime, t.STime)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if th.Note != "" {
+		fmt.Fprintln(out, th.Note)
+	}
+	return nil
 }
 
 func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -115,4 +116,9 @@ func TestSimDeviceProfileCurrent(t *testing.T) {
 		}
 	}
 	t.Logf("vms:\n%s", out)
+	// Current ART has no THST: `threads` lists names and says why states are missing.
+	id := fmt.Sprint(byName["com.example.sim1"]["id"])
+	if out := runCLI(t, "threads", id, "--rpc", rpc); !strings.Contains(out, "unknown") || !strings.Contains(out, "does not answer THST") {
+		t.Errorf("threads of a current-ART VM:\n%s", out)
+	}
 }

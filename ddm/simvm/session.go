@@ -103,8 +103,16 @@ func (vm *VM) serveConn(nc net.Conn) {
 			return
 		}
 		if p.IsReply() || p.CmdSet != ddm.CommandSet {
-			if vm.nonDDM.Add(1) == 1 && vm.opt.Profile == ProfileCurrent {
-				s.log.Info().Uint8("set", p.CmdSet).Uint8("cmd", p.Cmd).Msg("first non-DDM packet: JDWP agent loaded")
+			if vm.nonDDM.Add(1) == 1 {
+				if vm.opt.Profile == ProfileCurrent {
+					s.log.Info().Uint8("set", p.CmdSet).Uint8("cmd", p.Cmd).Msg("first non-DDM packet: JDWP agent loaded")
+					if vm.opt.WaitingForDebugger {
+						s.event(&ddm.BootStage{Stage: ddm.StageGo}) // the debugger came: the app goes on
+					}
+				}
+				if vm.opt.OnAgentLoaded != nil {
+					vm.opt.OnAgentLoaded()
+				}
 			}
 		}
 		switch {
@@ -224,8 +232,9 @@ func (s *session) handleDDM(p *jdwp.Packet) bool {
 		return false
 	}
 	// A handler with nothing to say: Dalvik and the draft send an empty reply,
-	// modern ART's adbconnection sends nothing.
-	if len(out) > 0 || s.draft() || len(chunks) == 0 {
+	// modern ART's adbconnection sends nothing — until the JDWP agent is
+	// loaded, which answers empty (its error suppressed for compatibility).
+	if len(out) > 0 || s.draft() || len(chunks) == 0 || (s.current() && s.vm.nonDDM.Load() > 0) {
 		s.reply(p.ID, jdwp.ErrNone, s.wire(out...))
 	}
 	for _, f := range after {
@@ -268,6 +277,9 @@ func (s *session) answer(c ddm.Chunk) answer {
 		}
 		h.VMIdent = "Dalvik v2.1.0"
 		h.Tails, h.ABI, h.JVMFlags, h.PackageName, h.BootStage = 6, "64-bit (x86_64)", "CheckJNI=false", vm.opt.AppName, ddm.StageGo
+		if s.current() && vm.opt.WaitingForDebugger && vm.nonDDM.Load() == 0 {
+			h.BootStage = ddm.StageDebug // stopped in Debug.waitForDebugger
+		}
 		return answer{reply: h, after: func() {
 			s.event(&ddm.AppName{Name: vm.opt.AppName, Tails: 2, PackageName: vm.opt.AppName})
 		}}

@@ -53,6 +53,11 @@ type Options struct {
 	// JVM, if set, is the HOST:PORT of a real JVM's JDWP agent to sit in front of.
 	JVM string
 
+	// OnAgentLoaded, if set, is called once when the first non-DDM packet
+	// arrives (on ProfileCurrent it loads the JDWP agent): a simulated adbd
+	// then tells track-app the app no longer waits.
+	OnAgentLoaded func()
+
 	Logger      zerolog.Logger
 	TraceChunks bool // log chunks at trace level, kind "ddm.chunk"
 	TraceData   bool // hex-dump chunks at trace level, kind "ddm.data"

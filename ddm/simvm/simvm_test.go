@@ -258,3 +258,38 @@ func TestProfileParse(t *testing.T) {
 		t.Error("New accepted a bad profile")
 	}
 }
+
+// TestCurrentProfile: the framework's FEAT strings, HELO's boot stage, no
+// THST or STKL answer while only DDM flows (adbconnection sends nothing) and
+// an empty answer once a non-DDM packet has loaded the JDWP agent; the VM
+// counts the non-DDM packets.
+func TestCurrentProfile(t *testing.T) {
+	vm, conn, c := start(t, Options{Profile: ProfileCurrent, AppName: "com.example.now", Threads: 3, Tick: time.Hour, GCInterval: time.Hour}, ddm.Options{Timeout: time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	eventually(t, "HELO and FEAT", func() bool {
+		id := c.Data().Identity()
+		return id.HasFeature("support_boot_stages") && id.HasFeature("view-hierarchy") && id.HasFeature("hprof-heap-dump")
+	})
+	if id := c.Data().Identity(); id.BootStage != ddm.StageGo || id.PackageName != "com.example.now" || id.HelloTails != 6 {
+		t.Errorf("identity: %+v", id)
+	}
+	if _, err := c.Request(ctx, &ddm.ThreadStatusRequest{}); !errors.Is(err, ddm.ErrTimeout) {
+		t.Errorf("THST before the agent: %v, want no reply", err)
+	}
+	if _, err := c.Request(ctx, &ddm.StackRequest{ThreadID: 1}); !errors.Is(err, ddm.ErrTimeout) {
+		t.Errorf("STKL before the agent: %v, want no reply", err)
+	}
+	if n := vm.NonDDMPackets(); n != 0 || vm.AgentLoaded() {
+		t.Fatalf("%d non-DDM packets counted from a DDM-only client", n)
+	}
+	if _, err := conn.Version(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := vm.NonDDMPackets(); n < 1 || !vm.AgentLoaded() { // Version, and IDSizes the client asks first
+		t.Errorf("after VirtualMachine.Version: %d non-DDM packets, agent loaded %v", n, vm.AgentLoaded())
+	}
+	if m, err := c.Request(ctx, &ddm.ThreadStatusRequest{}); err != nil || m != nil {
+		t.Errorf("THST with the agent loaded: %v, %v, want an empty reply", m, err)
+	}
+}

@@ -261,9 +261,13 @@ export function vmTooltip(vm: VMInfo): string {
 
 /**
  * The explorer item's contextValue: "vm" plus flags, so menus can match
- * /^vm/ and e.g. /ddm/ for the heap actions.
+ * /^vm/ and e.g. /ddm/ for the heap actions; "listed" for a process only the
+ * device's list knows (frozen, not debuggable, not yet monitored).
  */
 export function vmContextValue(vm: VMInfo): string {
+  if (vm.listedOnly) {
+    return 'listed'; // no JDWP connection: no VM actions, the tooltip says why
+  }
   return ['vm', vm.ddm ? 'ddm' : 'jdwp', vm.debugger ? 'attached' : '', vm.current ? 'current' : '']
     .filter((p) => p !== '')
     .join('.');

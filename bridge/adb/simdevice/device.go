@@ -266,6 +266,13 @@ func (d *Device) AddProcess(po ProcessOptions) (int, error) {
 	vo := d.opt.VM
 	vo.AppName, vo.PID, vo.WaitingForDebugger, vo.JVM = po.Name, uint32(po.PID), po.WaitingForDebugger, po.JVM
 	vo.Logger = d.opt.Logger
+	vo.OnAgentLoaded = func() { // track-app streams learn the app stopped waiting
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if !d.closed {
+			d.notifyLocked()
+		}
+	}
 	vm, err := simvm.New(vo)
 	if err != nil {
 		return 0, err
@@ -359,7 +366,8 @@ func (d *Device) apps() ([]adb.AppProcess, <-chan struct{}) {
 		a := adb.AppProcess{PID: pid, Debuggable: !p.NotDebuggable, Profileable: p.Profileable, Architecture: p.Architecture}
 		if appInfo {
 			a.AppInfo, a.UserID, a.UID, a.ProcessName = true, p.UserID, p.UID, p.Name
-			a.PackageNames, a.WaitingForDebugger = slices.Clone(p.Packages), p.WaitingForDebugger
+			// ART tells adbd when a debugger's first packet ends the wait.
+			a.PackageNames, a.WaitingForDebugger = slices.Clone(p.Packages), p.WaitingForDebugger && p.vm.NonDDMPackets() == 0
 		}
 		out = append(out, a)
 	}

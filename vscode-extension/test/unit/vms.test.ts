@@ -95,6 +95,8 @@ describe('VM list', () => {
     assert.deepEqual(vmStates(frozen), ['frozen']);
     assert.match(unattachable(release) ?? '', /debug build/);
     assert.deepEqual(vmStates(release), ['not debuggable']);
+    assert.equal(vmContextValue(frozen), 'listed', 'no VM actions on an entry without a JDWP connection');
+    assert.equal(vmContextValue(waiting), 'vm.ddm');
     assert.equal(vmLabel(release), 'com.example.release', 'named after its process');
     assert.equal(decodeVMs(listed)[0].frozen, undefined, 'absent where the device says nothing');
     assert.equal(unattachable({ ...waiting, listedOnly: true, note: undefined }), 'not monitored yet: try again in a moment');
