@@ -1,6 +1,7 @@
 package localjvm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Process is a local JVM.
@@ -228,4 +230,26 @@ func isLocal(host string) bool {
 		}
 	}
 	return false
+}
+
+// WaitRefused dials addr until a dial is refused (a HotSpot agent stops
+// listening once it serves a debugger) or ctx ends, and returns the
+// refusal; nil means ctx ended first.
+func WaitRefused(ctx context.Context, addr string) error {
+	var d net.Dialer
+	for {
+		nc, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		nc.Close()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
