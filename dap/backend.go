@@ -54,7 +54,7 @@ func openWithRetry(ctx context.Context, b Backend, target string) (net.Conn, err
 			return nc, nil
 		}
 		if !errors.Is(err, syscall.ECONNREFUSED) {
-			return nil, fmt.Errorf("connect to %s: %w", target, err)
+			return nil, fmt.Errorf("connect to %s: %w", target, localjvm.Explain(target, err))
 		}
 		// A local VM whose agent refuses connections has a debugger: no
 		// use waiting. Nothing listening may be a VM still starting.

@@ -174,14 +174,19 @@ var (
 	ErrHasDebugger = errors.New("the VM already has a debugger")
 )
 
-// Explain turns a failed dial of a JDWP address into an error saying which
-// case it is; other errors are returned as they are.
+// Explain turns a failed dial of a JDWP address (refused, or reset: a dial
+// that landed in the backlog as the agent stopped listening) into an error
+// saying which case it is; other errors are returned as they are.
 func Explain(addr string, err error) error {
-	if !errors.Is(err, syscall.ECONNREFUSED) {
+	refused := errors.Is(err, syscall.ECONNREFUSED)
+	if !refused && !errors.Is(err, syscall.ECONNRESET) {
 		return err
 	}
 	if p, ok := agentAt(addr); ok {
 		return fmt.Errorf("%w: process %d (%s) has its JDWP agent at %s but refuses connections — a JVM serves one debugger at a time; detach the other debugger (or the ddmbridge monitor that holds it) first", ErrHasDebugger, p.PID, p.Main, addr)
+	}
+	if !refused {
+		return err
 	}
 	return fmt.Errorf("%w at %s: is the VM started with -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=%s?", ErrNothingListening, addr, portOf(addr))
 }
