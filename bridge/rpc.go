@@ -21,6 +21,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/internal/framing"
+	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 )
 
 // JSON-RPC error codes: the standard ones and the monitor's.
@@ -564,6 +565,13 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 		return DAPAddress{Address: s.opts.DAPAddr}, nil
 	case "vms/list":
 		return nonNil(s.m.VMs()), nil
+	case "jvms/list":
+		// Local JVMs for an "attach to process" picker, attachable or not.
+		ps, err := localjvm.List()
+		if err != nil {
+			return nil, rpcError(CodeInvalidRequest, "%v", err)
+		}
+		return nonNil(ps), nil
 	case "vms/select":
 		var p selectParams
 		if err := decodeParams(req, &p, true); err != nil {

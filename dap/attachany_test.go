@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 )
 
 // TestAttachErrorsSayWhy: attaching to a VM another debugger holds fails at
@@ -25,6 +26,9 @@ func TestAttachErrorsSayWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
+	if err := localjvm.WaitRefused(ctx, vm.Addr); err == nil {
+		t.Fatal("the VM with a debugger still accepts connections")
+	}
 
 	c := startSession(t, Config{})
 	c.initialize()

@@ -68,7 +68,7 @@ func openWithRetry(ctx context.Context, b Backend, target string) (net.Conn, err
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("connect to %s: no answer before the timeout (%v) — is the VM started with -agentlib:jdwp=transport=dt_socket,server=y,address=...?", target, err)
 		default:
-			return nil, fmt.Errorf("connect to %s: %w", target, err)
+			return nil, fmt.Errorf("connect to %s: %w", target, localjvm.Explain(target, err))
 		}
 		select {
 		case <-ctx.Done():

@@ -167,6 +167,7 @@ func (d *debuggee) redefine(ctx context.Context, files []string) HotCodeReplaceB
 		d.methods.forget(def.Type)
 		d.fields.forget(def.Type)
 		d.pools.forget(def.Type)
+		d.outlines.forget(def.Type)
 	}
 	d.lines.forgetIf(func(k methodKey) bool { return redefined[k.class] })
 	d.varTabs.forgetIf(func(k methodKey) bool { return redefined[k.class] })

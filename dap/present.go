@@ -33,9 +33,10 @@ func (p *presentState) release(ctx context.Context, conn *jdwp.Conn) {
 	kept := p.kept
 	p.kept, p.stuck = nil, false
 	p.mu.Unlock()
-	for _, id := range kept {
-		conn.EnableCollection(ctx, id) //nolint:errcheck // the object may be gone; nothing to do
-	}
+	parallel(len(kept), func(i int) error {
+		conn.EnableCollection(ctx, kept[i]) //nolint:errcheck // the object may be gone; nothing to do
+		return nil
+	})
 }
 
 // noInvokeKey marks a request context in which presentation runs no methods

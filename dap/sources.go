@@ -47,13 +47,23 @@ type autoSources struct {
 // its class path is asked for).
 func (d *debuggee) useAutoSources(folders, classPath []string, javaExec string) {
 	d.auto = &autoSources{folders: folders, classPath: classPath, javaExec: javaExec, refs: map[string]int{}, found: map[int]srclookup.Found{}}
+	// Index now, so the first stop finds it ready.
+	d.s.wg.Add(1)
+	go func() {
+		defer d.s.wg.Done()
+		d.autoIndex()
+	}()
 }
+
+// indexTimeout bounds building the source index; what is indexed by then
+// is used.
+const indexTimeout = 20 * time.Second
 
 // autoIndex builds the index once, bounded in time.
 func (d *debuggee) autoIndex() *srclookup.Index {
 	a := d.auto
 	a.once.Do(func() {
-		ctx, cancel := context.WithTimeout(d.s.ctx, time.Minute)
+		ctx, cancel := context.WithTimeout(d.s.ctx, indexTimeout)
 		defer cancel()
 		cp := a.classPath
 		if cp == nil {

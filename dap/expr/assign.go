@@ -43,6 +43,9 @@ type ClassObjects interface {
 var ErrNoAssign = errors.New("assignment is not supported here")
 
 func (ev *evaluator) place(ctx context.Context, n Node) (Place, error) {
+	if ev.noAssign != "" {
+		return Place{}, fail(n, "%v: %s", ErrNoAssign, ev.noAssign)
+	}
 	a, ok := ev.env.(Assigner)
 	if !ok {
 		return Place{}, fail(n, "%v", ErrNoAssign)

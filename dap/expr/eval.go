@@ -131,7 +131,7 @@ func EvalString(ctx context.Context, src string, env Env) (Value, error) {
 
 // Truth evaluates a breakpoint condition: it must yield a boolean (or a Boolean).
 func Truth(ctx context.Context, n Node, env Env) (bool, error) {
-	ev := evaluator{env: env}
+	ev := evaluator{env: env, noAssign: "a condition cannot assign (did you mean ==?)"}
 	v, err := ev.eval(ctx, n)
 	if err != nil {
 		return false, err
@@ -150,6 +150,8 @@ type evaluator struct {
 	env Env
 	// binds are the names instanceof patterns bound (x instanceof T t).
 	binds map[string]Value
+	// noAssign, when set, is why this evaluation may not assign.
+	noAssign string
 }
 
 func fail(n Node, format string, args ...any) error {

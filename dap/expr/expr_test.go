@@ -437,6 +437,17 @@ func TestShortCircuit(t *testing.T) {
 	if _, err := Truth(context.Background(), mustParse(t, "i"), env); err == nil {
 		t.Fatal("an int condition was accepted")
 	}
+	// A condition never assigns: "b = true" is a typo for ==.
+	if _, err := Truth(context.Background(), mustParse(t, "b = true"), env); err == nil || !strings.Contains(err.Error(), "did you mean ==?") {
+		t.Fatalf("an assigning condition: %v", err)
+	}
+	tmpl, err := ParseTemplate("x={i += 1}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := tmpl.Eval(context.Background(), env); !strings.Contains(out, "a logpoint cannot assign") {
+		t.Errorf("an assigning logpoint printed %q", out)
+	}
 }
 
 func mustParse(t *testing.T, s string) Node {

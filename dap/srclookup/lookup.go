@@ -68,7 +68,9 @@ type Sources struct {
 	Archives []string
 }
 
-// New indexes the workspace folders now and opens archives when first asked.
+// New indexes the workspace folders now (until ctx ends or MaxFiles are
+// seen: what was indexed by then is used) and opens archives when first
+// asked.
 func New(ctx context.Context, s Sources) (*Index, error) {
 	ix := &Index{files: map[string]string{}}
 	seenArc := map[string]bool{}
@@ -129,8 +131,8 @@ func New(ctx context.Context, s Sources) (*Index, error) {
 			}
 			return nil
 		})
-		if errors.Is(err, errTooMany) {
-			break
+		if errors.Is(err, errTooMany) || ctx.Err() != nil {
+			break // what is indexed so far is used
 		}
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package localjvm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Process is a local JVM.
@@ -172,14 +174,19 @@ var (
 	ErrHasDebugger = errors.New("the VM already has a debugger")
 )
 
-// Explain turns a failed dial of a JDWP address into an error saying which
-// case it is; other errors are returned as they are.
+// Explain turns a failed dial of a JDWP address (refused, or reset: a dial
+// that landed in the backlog as the agent stopped listening) into an error
+// saying which case it is; other errors are returned as they are.
 func Explain(addr string, err error) error {
-	if !errors.Is(err, syscall.ECONNREFUSED) {
+	refused := errors.Is(err, syscall.ECONNREFUSED)
+	if !refused && !errors.Is(err, syscall.ECONNRESET) {
 		return err
 	}
 	if p, ok := agentAt(addr); ok {
 		return fmt.Errorf("%w: process %d (%s) has its JDWP agent at %s but refuses connections — a JVM serves one debugger at a time; detach the other debugger (or the ddmbridge monitor that holds it) first", ErrHasDebugger, p.PID, p.Main, addr)
+	}
+	if !refused {
+		return err
 	}
 	return fmt.Errorf("%w at %s: is the VM started with -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=%s?", ErrNothingListening, addr, portOf(addr))
 }
@@ -228,4 +235,26 @@ func isLocal(host string) bool {
 		}
 	}
 	return false
+}
+
+// WaitRefused dials addr until a dial is refused (a HotSpot agent stops
+// listening once it serves a debugger) or ctx ends, and returns the
+// refusal; nil means ctx ended first.
+func WaitRefused(ctx context.Context, addr string) error {
+	var d net.Dialer
+	for {
+		nc, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		nc.Close()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }

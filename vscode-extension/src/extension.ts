@@ -9,7 +9,7 @@ import { Backend, BackendOptions } from './backend/rpc';
 import { DdmHub, errorText } from './ddmHub';
 import { formatBytes } from './heap/heapmap';
 import { HotCodeReplacer } from './debug/hotCodeReplace';
-import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickVM } from './debug/providers';
+import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickJavaProcess, pickVM } from './debug/providers';
 import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
 import { HeapPanel, ThreadsViewProvider } from './views/webviews';
 import { VMInfo, vmLabel } from './vms';
@@ -196,6 +196,12 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
       return undefined;
     }
     return pickVM(store);
+  });
+  command('ddmbridge.pickJavaProcess', async () => {
+    if (!(await startBackend())) {
+      return undefined;
+    }
+    return pickJavaProcess(api);
   });
   command('ddmbridge.refreshVMs', async () => {
     if (await startBackend()) {

@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { ControlApi } from '../backend/api';
 import { errorText } from '../ddmHub';
+import { processItems, ProcessItem } from '../jvms';
 import { VMStore } from '../views/vmTree';
 import { groupByDevice, unattachable, VMInfo, vmDescription, vmLabel, vmStates } from '../vms';
 import { ConfigError, DebugConfig, defaultConfig, normalizeConfig, routeThroughMonitor } from './config';
@@ -223,4 +224,39 @@ export async function pickVM(store: VMStore, title = 'Attach to which VM?'): Pro
     sub.dispose();
     qp.dispose();
   }
+}
+
+/**
+ * The "attach to process" picker behind ${command:ddmbridge.pickJavaProcess}:
+ * the local JVMs, those with a JDWP agent first. Resolves to the pid (a
+ * string, for "processId"), or undefined when dismissed or when the chosen
+ * process has no agent (then a message says what to add to its command line).
+ */
+export async function pickJavaProcess(api: ControlApi): Promise<string | undefined> {
+  let items: ProcessItem[];
+  try {
+    items = processItems(await api.listJVMs());
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Cannot list Java processes: ${errorText(e)}`);
+    return undefined;
+  }
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage(
+      'No Java process is running. Start one with -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:5005 to attach to it.',
+    );
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Attach to which Java process?',
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  if (!picked) {
+    return undefined;
+  }
+  if (!picked.process.address) {
+    void vscode.window.showErrorMessage(picked.process.noAttach ?? `Process ${picked.process.pid} cannot be attached.`);
+    return undefined;
+  }
+  return String(picked.process.pid);
 }

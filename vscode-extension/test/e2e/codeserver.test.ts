@@ -326,6 +326,31 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
   await shot('e2e-hot-code-replace');
   log('hot code replace reported');
 
+  // main's list in its logical view: its size, then its elements.
+  const namesRow = pane('Variables').locator('.monaco-list-row').filter({ hasText: /names\s*[=:]\s*ArrayList \(size=2\)/ });
+  await eventually(
+    async () => {
+      if (await namesRow.first().isVisible()) {
+        return true;
+      }
+      await pane('Call Stack').locator('.monaco-list-row', { hasText: 'Sample.main' }).first().click();
+      const locals = pane('Variables').locator('.monaco-list-row', { hasText: 'Locals' }).first();
+      if ((await locals.getAttribute('aria-expanded')) !== 'true') {
+        await locals.click();
+        await page.keyboard.press('ArrowRight');
+      }
+      await namesRow.first().waitFor({ timeout: 2000 });
+      return true;
+    },
+    20000,
+    'names shown as ArrayList (size=2) in main\'s frame',
+  );
+  await namesRow.first().click();
+  await page.keyboard.press('ArrowRight');
+  await pane('Variables').locator('.monaco-list-row', { hasText: '"grace"' }).first().waitFor({ timeout: 10000 });
+  await shot('e2e-logical-list');
+  log('logical view: names = ArrayList (size=2) with its elements');
+
   // The heap view of the same VM, drawn from the backend's heap map.
   await palette('ddmbridge: Show Heap Map');
   const webview: FrameLocator = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
