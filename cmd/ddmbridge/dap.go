@@ -48,7 +48,7 @@ func runDAP(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return fmt.Errorf("%w: --listen %q: only loopback addresses are allowed (the adapter can start programs)", errUsage, *listen)
 	}
-	ln, err := bridge.Listen("tcp:"+*listen, bridge.ListenOptions{AllowOtherUsers: *allowOthers, Logger: logger})
+	ln, err := bridge.Listen("tcp:"+*listen, bridge.ListenOptions{AllowOtherUsers: *allowOthers, Logger: rootLogger()})
 	if err != nil {
 		return err
 	}
@@ -75,10 +75,10 @@ func runDAP(ctx context.Context, fs *flag.FlagSet, args []string) error {
 // dapConfig wires the server's logging and trace kinds from the flags.
 func dapConfig() dap.Config {
 	return dap.Config{
-		Logger:        logger,
+		Logger:        rootLogger(),
 		TraceMessages: traced("dap.msg"),
 		JDWP:          *jdwpOptions("jdwp"),
-		DDM:           ddm.Options{Logger: logger, TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data")},
+		DDM:           ddm.Options{Logger: rootLogger(), TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data")},
 	}
 }
 

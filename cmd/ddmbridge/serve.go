@@ -53,7 +53,7 @@ func (f *monitorFlags) options() (bridge.Options, error) {
 	o := bridge.Options{
 		ScanInterval: f.interval, DebugPortBase: f.debugBase, CurrentPort: f.currentPort,
 		AllowRemote: f.allowRemote, HoldTimeout: f.hold, SpinWait: f.spin,
-		Logger:     logger,
+		Logger:     rootLogger(),
 		TraceProxy: traced("bridge.proxy"), TraceScan: traced("bridge.scan"),
 		JDWP: *jdwpOptions("jdwp"), TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data"),
 	}
@@ -106,7 +106,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	var wg sync.WaitGroup
 	// DAP sessions debug through the monitor: m is their Backend, so attach
 	// requests reach VMs through its proxy and DDM keeps flowing.
-	lopts := bridge.ListenOptions{AllowOtherUsers: *allowOthers, Logger: logger}
+	lopts := bridge.ListenOptions{AllowOtherUsers: *allowOthers, Logger: rootLogger()}
 	dapLn, dapAt, err := listenDAP(*dapAddr, lopts)
 	if err != nil {
 		m.Close()
@@ -124,7 +124,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			serveDAPSessions(ctx, dapLn, dsrv)
 		}()
 	}
-	srv := bridge.NewServer(m, bridge.ServerOptions{AllowExit: *allowExit, Logger: logger, TraceMessages: traced("rpc.msg"), DAPAddr: dapAt})
+	srv := bridge.NewServer(m, bridge.ServerOptions{AllowExit: *allowExit, Logger: rootLogger(), TraceMessages: traced("rpc.msg"), DAPAddr: dapAt})
 	if *stdio {
 		wg.Add(1)
 		go func() {
@@ -248,7 +248,7 @@ func adbClient(addr string) (*adb.Client, error) {
 	} else if _, err := adb.ServerAddr(); err != nil {
 		return nil, fmt.Errorf("%w (or pass --adb HOST:PORT, or --no-adb)", err)
 	}
-	return &adb.Client{Addr: addr, Logger: logger}, nil
+	return &adb.Client{Addr: addr, Logger: rootLogger()}, nil
 }
 
 // stdioConn is stdin and stdout as one connection.

@@ -64,7 +64,7 @@ func runSimDevice(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		features = simdevice.CurrentFeatures
 	}
 	dev := simdevice.New(simdevice.Options{
-		Model: *model, Packages: packages, Auth: *auth, Logger: logger, Features: features, // components "adb" and "ddm" are added
+		Model: *model, Packages: packages, Auth: *auth, Logger: rootLogger(), Features: features, // components "adb" and "ddm" are added
 		VM: simvm.Options{Profile: vmProfile, TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data")},
 	})
 	defer dev.Close()
