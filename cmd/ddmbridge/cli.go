@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/ddm"
 )
 
 // The control CLI: thin wrappers over the JSON-RPC API of a running `ddmbridge serve`.
@@ -181,7 +181,7 @@ func runThreads(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		return printJSON(out, th)
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tSUSPENDED\tTID\tUTIME\tSTIME")
+	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tSUSPENDED\tTID\tUTIME (1/100 s)\tSTIME (1/100 s)")
 	for _, t := range th.Threads {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%v\t%d\t%d\t%d\n", t.ID, t.Name, t.State, t.Suspended, t.TID, t.UTime, t.STime)
 	}
@@ -210,19 +210,23 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	hm, err := c.HeapMap(ctx, id, *gc, *pngFile != "")
+	hm, err := c.HeapMap(ctx, id, *gc, false)
 	if err != nil {
 		return err
 	}
 	if *pngFile != "" {
-		b, err := base64.StdEncoding.DecodeString(hm.PNG)
-		if err != nil {
-			return fmt.Errorf("heap map PNG: %w", err)
+		// A picture for people: the map scaled, with its legend and totals.
+		m := &ddm.HeapMap{HeapID: hm.HeapID, PerObject: hm.PerObject}
+		for _, p := range hm.Pieces {
+			blocks, err := p.Blocks()
+			if err != nil {
+				return fmt.Errorf("heap map: %w", err)
+			}
+			m.Pieces = append(m.Pieces, ddm.Piece{Start: p.Start, UnitSize: p.UnitSize, Units: p.Units, Blocks: blocks})
 		}
-		if err := os.WriteFile(*pngFile, b, 0o644); err != nil {
+		if err := writePicture(*pngFile, m, fmt.Sprintf("VM %s heap %d (DDM heap map)", id, hm.HeapID)); err != nil {
 			return err
 		}
-		hm.PNG = ""
 	}
 	out := stdout(ctx)
 	if f.json {
@@ -235,7 +239,11 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(out, "heap %d: %s of %s used (%d objects), footprint %s, max %s\n", h.HeapID,
 			mib(uint64(h.AllocatedBytes)), mib(uint64(h.SizeBytes)), h.AllocatedObjects, mib(uint64(h.SizeBytes)), mib(uint64(h.MaxBytes)))
 	}
-	fmt.Fprintf(out, "map: %s in %d pieces, %s free\n", mib(hm.Totals.Bytes), len(hm.Pieces), mib(hm.Totals.FreeBytes))
+	pieces := "pieces"
+	if len(hm.Pieces) == 1 {
+		pieces = "piece"
+	}
+	fmt.Fprintf(out, "map: %s in %d %s, %s free\n", mib(hm.Totals.Bytes), len(hm.Pieces), pieces, mib(hm.Totals.FreeBytes))
 	kinds := make([]string, 0, len(hm.Totals.ByKind))
 	for k := range hm.Totals.ByKind {
 		kinds = append(kinds, k)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"text/tabwriter"
@@ -156,7 +157,7 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if *pngFile != "" {
 		views++
 		m := h.Map(hprof.MapOptions{})
-		if err := writeMapPNG(*pngFile, m); err != nil {
+		if err := writePicture(*pngFile, m, "heap map of "+filepath.Base(pos[0])+" (from object addresses)"); err != nil {
 			return err
 		}
 		tot := m.Totals()
@@ -238,13 +239,13 @@ func printObjects(w io.Writer, objs []hprof.Object, retained bool) {
 	tw.Flush()
 }
 
-// writeMapPNG writes m as the DDMS-style picture with its legend.
-func writeMapPNG(name string, m *ddm.HeapMap) error {
+// writePicture writes m as a PNG picture with its legend and totals.
+func writePicture(name string, m *ddm.HeapMap, title string) error {
 	f, err := os.Create(name)
 	if err != nil {
 		return err
 	}
-	if err := m.WritePNG(f, ddm.RenderOptions{}); err != nil {
+	if err := m.WritePicture(f, title); err != nil {
 		f.Close()
 		return err
 	}
