@@ -45,6 +45,10 @@ func addCLIFlags(fs *flag.FlagSet, withJSON bool) *cliFlags {
 
 // dial parses args and connects; nargs is the number of positional arguments.
 func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, nargs int, usage string) (*bridge.Client, context.Context, context.CancelFunc, error) {
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: "+usage)
+		fs.PrintDefaults()
+	}
 	// Flags may follow the positional arguments: ddmbridge threads 3 --json.
 	var pos []string
 	for rest := args; ; {

@@ -103,3 +103,20 @@ func TestBenchHeapAgainstDdmlib(t *testing.T) {
 		t.Errorf("ddmbridge %+v, ddmlib %+v", ours, theirs)
 	}
 }
+
+// Help that is asked for is the command's output: stdout, exit 0, and the
+// per-VM commands name their ID argument.
+func TestHelpToStdout(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"threads", "--help"}, {"heap", "-h"}, {"select", "--help"}, {"hprof", "--help"}} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 0 {
+			t.Errorf("%q: exit %d", args, code)
+		}
+		if out.Len() == 0 || errb.Len() != 0 {
+			t.Errorf("%q: stdout %q, stderr %q: want the help on stdout only", args, out.String(), errb.String())
+		}
+		if len(args) == 2 && args[0] != "hprof" && !strings.Contains(out.String(), "ddmbridge "+args[0]+" ID") {
+			t.Errorf("%q: help does not show the ID argument:\n%s", args, out.String())
+		}
+	}
+}
