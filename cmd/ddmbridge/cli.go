@@ -22,7 +22,7 @@ func init() {
 	register(&command{name: "devices", summary: "list the adb devices a running monitor follows", run: runDevices})
 	register(&command{name: "select", summary: "make a VM current (port 8700 leads to it)", run: runSelect})
 	register(&command{name: "threads", summary: "show a VM's threads", run: runThreads})
-	register(&command{name: "heap", summary: "show a DDM VM's heap summary and map", run: runHeap})
+	register(&command{name: "heap", summary: "show a VM's heap summary and map (DDM, or a local HotSpot VM through a heap dump)", run: runHeap})
 }
 
 // cliFlags are the flags of every control command.
