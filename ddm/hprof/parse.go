@@ -712,6 +712,9 @@ func (p *parser) finish() error {
 	if p.layout(h.classObj) {
 		mirror = h.Classes[h.classObj].shallow
 	}
+	if mirror == 0 { // java.lang.Class not dumped: at least an object header
+		mirror = align8(uint64(p.hdr))
+	}
 	for i := range h.Classes {
 		cl := &h.Classes[i]
 		if cl.Object >= 0 {
