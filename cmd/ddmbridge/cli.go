@@ -240,8 +240,12 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}{info, hm})
 	}
 	for _, h := range info.Heaps {
+		maxb := mib(uint64(h.MaxBytes))
+		if h.MaxBytes == 0 {
+			maxb = "unknown" // a HotSpot VM's heap read from a dump
+		}
 		fmt.Fprintf(out, "heap %d: %s of %s used (%d objects), footprint %s, max %s\n", h.HeapID,
-			mib(uint64(h.AllocatedBytes)), mib(uint64(h.SizeBytes)), h.AllocatedObjects, mib(uint64(h.SizeBytes)), mib(uint64(h.MaxBytes)))
+			mib(uint64(h.AllocatedBytes)), mib(uint64(h.SizeBytes)), h.AllocatedObjects, mib(uint64(h.SizeBytes)), maxb)
 	}
 	pieces := "pieces"
 	if len(hm.Pieces) == 1 {
