@@ -228,7 +228,7 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			}
 			m.Pieces = append(m.Pieces, ddm.Piece{Start: p.Start, UnitSize: p.UnitSize, Units: p.Units, Blocks: blocks})
 		}
-		if err := writePicture(*pngFile, m, fmt.Sprintf("VM %s heap %d (DDM heap map)", id, hm.HeapID)); err != nil {
+		if err := writePicture(*pngFile, m, fmt.Sprintf("VM %s heap %d (DDMS-style heap map)", id, hm.HeapID)); err != nil {
 			return err
 		}
 	}
