@@ -84,31 +84,32 @@ func (h *Heap) Dominators() *Dominators {
 	stack = nil
 	R := int32(len(vert)) // reachable nodes, root included
 
-	// Predecessors of reachable nodes, by DFS number, as CSR.
+	// Predecessors of reachable nodes, by DFS number, as CSR: count into
+	// predStart[d], turn the counts into range ends, then fill each range
+	// downwards, which leaves predStart[d] at its start (no second array).
 	predStart := make([]int32, R+1)
 	for k := range R {
 		v := vert[k]
 		for _, w := range succ(v) {
-			if d := num[w+off(v)]; d > 0 {
-				predStart[d]++ // d-1+1
+			if d := num[w+off(v)] - 1; d >= 0 {
+				predStart[d]++
 			}
 		}
 	}
-	for k := range R {
-		predStart[k+1] += predStart[k]
+	for k := int32(1); k <= R; k++ {
+		predStart[k] += predStart[k-1]
 	}
 	pred := make([]int32, predStart[R])
-	fill := slices.Clone(predStart[:R])
 	for k := range R {
 		v := vert[k]
 		for _, w := range succ(v) {
 			if d := num[w+off(v)] - 1; d >= 0 {
-				pred[fill[d]] = k
-				fill[d]++
+				predStart[d]--
+				pred[predStart[d]] = k
 			}
 		}
 	}
-	fill, num = nil, nil // from here on everything is by DFS number
+	num = nil // from here on everything is by DFS number
 
 	// Semi-dominators as in Lengauer–Tarjan (eval with path compression,
 	// link right after), then immediate dominators as nearest common
