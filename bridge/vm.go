@@ -398,7 +398,9 @@ func (v *VM) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	if _, err := v.dc.Request(ctx, &ddm.ThreadStatusRequest{}); err != nil && !errors.Is(err, ddm.ErrTimeout) {
 		return nil, fmt.Errorf("VM %s: THST: %w", v.id, err)
 	}
-	return v.ddmThreads(), nil
+	ts := v.ddmThreads()
+	v.markSuspended(ctx, ts)
+	return ts, nil
 }
 
 // CachedThreads returns the last known threads without asking the VM.
