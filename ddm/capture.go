@@ -43,6 +43,14 @@ type CaptureStats struct {
 func DecodeCapture(chunks []Chunk) (CaptureStats, error) {
 	var st CaptureStats
 	var a HeapAssembler
+	// Every piece's run list is known up front: one array for all blocks.
+	runs := 0
+	for _, c := range chunks {
+		if c.Type == HPSG || c.Type == HPSO || c.Type == NHSG {
+			runs += max(len(c.Data)-17, 0) / 2
+		}
+	}
+	a.Reserve(runs)
 	for _, c := range chunks {
 		switch c.Type {
 		case HPST, HPSG, HPSO, HPEN, NHST, NHSG, NHEN:

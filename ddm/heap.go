@@ -3,6 +3,7 @@ package ddm
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -67,37 +68,49 @@ var ErrBadSegment = errors.New("ddm: bad heap segment")
 
 // DecodeRuns decodes a run list (§6) into blocks.
 func DecodeRuns(runs []byte) ([]Block, uint64, error) {
+	return decodeRunsAppend(make([]Block, 0, len(runs)/2), runs) // one allocation per run list, not per run
+}
+
+// decodeRunsAppend decodes runs onto out. Blocks are written into out's
+// spare capacity (grown once to len(runs)/2, the most a run list can hold):
+// nothing is allocated per run.
+func decodeRunsAppend(out []Block, runs []byte) ([]Block, uint64, error) {
 	if len(runs)%2 != 0 {
 		return nil, 0, fmt.Errorf("%w: run list of odd length %d", ErrBadSegment, len(runs))
 	}
-	out := make([]Block, 0, len(runs)/2) // one allocation per run list, not per run
+	out = slices.Grow(out, len(runs)/2)
+	n := len(out)
+	buf := out[:cap(out)]
 	var total uint64
-	for i := 0; i < len(runs); {
+	for i := 0; i+1 < len(runs); {
 		state := runs[i]
 		units := uint64(runs[i+1]) + 1
 		i += 2
-		for state&statePartial != 0 {
-			if i >= len(runs) {
-				return nil, 0, fmt.Errorf("%w: partial run (state 0x%02X) at the end of the run list", ErrBadSegment, state)
+		if state&(statePartial|stateUnused) != 0 {
+			for state&statePartial != 0 {
+				if i >= len(runs) {
+					return nil, 0, fmt.Errorf("%w: partial run (state 0x%02X) at the end of the run list", ErrBadSegment, state)
+				}
+				next := runs[i]
+				if next&^statePartial != state&^statePartial {
+					return nil, 0, fmt.Errorf("%w: partial run 0x%02X continued by 0x%02X at byte %d", ErrBadSegment, state, next, i)
+				}
+				state = next
+				units += uint64(runs[i+1]) + 1
+				i += 2
 			}
-			next := runs[i]
-			if next&^statePartial != state&^statePartial {
-				return nil, 0, fmt.Errorf("%w: partial run 0x%02X continued by 0x%02X at byte %d", ErrBadSegment, state, next, i)
+			if state&stateUnused != 0 {
+				return nil, 0, fmt.Errorf("%w: unused bit set in state 0x%02X at byte %d", ErrBadSegment, state, i-2)
 			}
-			state = next
-			units += uint64(runs[i+1]) + 1
-			i += 2
+			if units > 1<<32-1 {
+				return nil, 0, fmt.Errorf("%w: a block of %d units", ErrBadSegment, units)
+			}
 		}
-		if state&stateUnused != 0 {
-			return nil, 0, fmt.Errorf("%w: unused bit set in state 0x%02X at byte %d", ErrBadSegment, state, i-2)
-		}
-		if units > 1<<32-1 {
-			return nil, 0, fmt.Errorf("%w: a block of %d units", ErrBadSegment, units)
-		}
-		out = append(out, Block{Kind: Kind(state >> 3 & 7), Solidity: Solidity(state & 7), Units: uint32(units)})
+		buf[n] = Block{Kind: Kind(state >> 3 & 7), Solidity: Solidity(state & 7), Units: uint32(units)}
+		n++
 		total += units
 	}
-	return out, total, nil
+	return buf[:n], total, nil
 }
 
 // AppendRuns encodes blocks as a run list, splitting blocks longer than 256
@@ -120,7 +133,21 @@ func AppendRuns(b []byte, blocks []Block) []byte {
 
 // Blocks decodes s.Runs and checks them against s.UnitCount.
 func (s *HeapSegment) Blocks() ([]Block, error) {
-	blocks, total, err := DecodeRuns(s.Runs)
+	return s.blocksOnto(nil)
+}
+
+// blocksOnto is Blocks decoding onto arena when it has room for every run
+// (the result then shares arena's array), else into a slice of its own.
+func (s *HeapSegment) blocksOnto(arena []Block) ([]Block, error) {
+	if cap(arena)-len(arena) < len(s.Runs)/2 {
+		arena = make([]Block, 0, len(s.Runs)/2)
+	}
+	start := len(arena)
+	arena, total, err := decodeRunsAppend(arena, s.Runs)
+	var blocks []Block
+	if err == nil {
+		blocks = arena[start:]
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s heap %d at 0x%X: %w", s.Type, s.HeapID, s.Start, err)
 	}
@@ -136,6 +163,9 @@ type Piece struct {
 	UnitSize uint32
 	Units    uint64
 	Blocks   []Block
+
+	inArena bool // Blocks is HeapMap.arena[at:at+len(Blocks)]
+	at      int
 }
 
 // End is the address just past p.
@@ -149,6 +179,8 @@ type HeapMap struct {
 	Pieces    []Piece // sorted by address; touching pieces merged
 	Complete  bool    // the end marker arrived
 	Rejected  []error // pieces dropped because their run list was invalid
+
+	arena []Block // blocks of all pieces back to back, when reserved (HeapAssembler.Reserve)
 }
 
 // Clone returns a deep copy of m.
@@ -160,17 +192,30 @@ func (m *HeapMap) Clone() *HeapMap {
 	c.Pieces = make([]Piece, len(m.Pieces))
 	for i, p := range m.Pieces {
 		p.Blocks = append([]Block(nil), p.Blocks...)
+		p.inArena = false
 		c.Pieces[i] = p
 	}
+	c.arena = nil
 	c.Rejected = append([]error(nil), m.Rejected...)
 	return &c
 }
 
 func (m *HeapMap) add(s *HeapSegment) error {
-	blocks, err := s.Blocks()
+	at, inArena := len(m.arena), cap(m.arena)-len(m.arena) >= len(s.Runs)/2
+	var blocks []Block
+	var err error
+	if inArena {
+		blocks, err = s.blocksOnto(m.arena)
+	} else {
+		blocks, err = s.Blocks()
+	}
 	if err != nil {
 		m.Rejected = append(m.Rejected, err)
 		return err
+	}
+	if inArena {
+		m.arena = m.arena[:at+len(blocks)]
+		blocks = blocks[:len(blocks):len(blocks)] // appends to a piece never reach the next
 	}
 	if s.Type == HPSO {
 		m.PerObject = true
@@ -180,6 +225,8 @@ func (m *HeapMap) add(s *HeapSegment) error {
 		UnitSize: uint32(s.UnitSize),
 		Units:    uint64(s.UnitCount),
 		Blocks:   blocks,
+		inArena:  inArena,
+		at:       at,
 	})
 	return nil
 }
@@ -209,6 +256,19 @@ func (m *HeapMap) finish() {
 		}
 		if end-first[g] == 1 {
 			out[g].Blocks = m.Pieces[first[g]].Blocks
+			continue
+		}
+		// Pieces decoded back to back into the arena join without a copy.
+		group, next := m.Pieces[first[g]:end], m.Pieces[first[g]].at
+		for _, p := range group {
+			if !p.inArena || p.at != next {
+				next = -1
+				break
+			}
+			next += len(p.Blocks)
+		}
+		if next >= 0 {
+			out[g].Blocks = m.arena[group[0].at:next:next]
 			continue
 		}
 		blocks := make([]Block, 0, nblocks[g])
@@ -278,8 +338,14 @@ type heapKey struct {
 // heap maps, one in progress per (heap id, native). It is not safe for
 // concurrent use; [ClientData] wraps one.
 type HeapAssembler struct {
-	open map[heapKey]*HeapMap
+	open    map[heapKey]*HeapMap
+	reserve int
 }
+
+// Reserve makes the next map begun (HPST/NHST) decode its pieces back to
+// back into one array of room for n blocks, so touching pieces join without
+// copying; n is at most the run lists' total length / 2.
+func (a *HeapAssembler) Reserve(n int) { a.reserve = n }
 
 // Add feeds one message. It returns the finished map when m is an end marker,
 // and an error for a piece rejected by validation (the map keeps assembling
@@ -290,7 +356,11 @@ func (a *HeapAssembler) Add(m Message) (*HeapMap, error) {
 	}
 	switch m := m.(type) {
 	case *HeapDumpStart:
-		a.open[heapKey{m.HeapID, m.Native}] = &HeapMap{HeapID: m.HeapID, Native: m.Native}
+		hm := &HeapMap{HeapID: m.HeapID, Native: m.Native}
+		if a.reserve > 0 {
+			hm.arena, a.reserve = make([]Block, 0, a.reserve), 0
+		}
+		a.open[heapKey{m.HeapID, m.Native}] = hm
 	case *HeapSegment:
 		k := heapKey{m.HeapID, m.Type == NHSG}
 		hm := a.open[k]
