@@ -116,6 +116,7 @@ type VM struct {
 	noSTKL    atomic.Bool  // likewise STKL
 
 	dumpMu sync.Mutex // one heap dump at a time: HPDS chunks carry no request id
+	hsHeap hotspotHeapCache
 }
 
 // ID returns the monitor's id of the VM.
@@ -444,7 +445,9 @@ func (v *VM) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	case err != nil && !errors.Is(err, ddm.ErrTimeout):
 		return nil, fmt.Errorf("VM %s: THST: %w", v.id, err)
 	}
-	return v.ddmThreads(), nil
+	ts := v.ddmThreads()
+	v.markSuspended(ctx, ts)
+	return ts, nil
 }
 
 // unanswered reports a request the VM has no handler for: no reply at all
@@ -654,10 +657,15 @@ func (v *VM) SetHeapUpdates(on bool) error {
 	return nil
 }
 
-// HeapInfo asks for an HPIF now and returns the heaps' statistics.
+// HeapInfo asks for an HPIF now and returns the heaps' statistics; a plain
+// HotSpot VM on this host answers from a heap dump (attach, no GC forced).
 func (v *VM) HeapInfo(ctx context.Context) (map[uint32]ddm.HeapStats, error) {
 	if v.dc == nil {
-		return nil, ErrNotDDM
+		info, _, err := v.hotspotHeap(ctx, false) // a local HotSpot VM: from a heap dump
+		if err != nil {
+			return nil, err
+		}
+		return map[uint32]ddm.HeapStats{1: info}, nil
 	}
 	before := v.dc.Data().HeapInfo()
 	ch, cancel := v.dc.Data().Subscribe()
@@ -687,10 +695,12 @@ func (v *VM) HeapInfo(ctx context.Context) (map[uint32]ddm.HeapStats, error) {
 
 // HeapMap returns the last complete heap map (heap 1) or nil. With
 // collect, it first enables heap maps if needed and runs a GC so a fresh map
-// is sent.
+// is sent. A plain HotSpot VM on this host has its map drawn from a heap
+// dump's object addresses (live objects after a full GC with collect).
 func (v *VM) HeapMap(ctx context.Context, collect bool) (*ddm.HeapMap, error) {
 	if v.dc == nil {
-		return nil, ErrNotDDM
+		_, hm, err := v.hotspotHeap(ctx, collect) // a local HotSpot VM: drawn from a heap dump
+		return hm, err
 	}
 	if hm := v.dc.Data().HeapMap(1, false); hm != nil && !collect {
 		return hm, nil

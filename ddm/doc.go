@@ -11,7 +11,11 @@
 //     [Encode], [Decode]), in both the 2007 draft layouts and the ones real
 //     Dalvik/ART/ddmlib use; THST layout is auto-detected.
 //   - Heap maps ([HeapAssembler], [HeapMap]): HPST → HPSG/HPSO… → HPEN (and the
-//     native NHST/NHSG/NHEN) assembled, validated, totalled and rendered to PNG.
+//     native NHST/NHSG/NHEN) assembled, validated, totalled and rendered to PNG
+//     ([HeapMap.Image] pixel for unit, [HeapMap.Picture] for people: scaled, with
+//     a legend and totals); capture files of heap chunks ([ReadCapture],
+//     [DecodeCapture], [WriteSyntheticCapture]) for `ddmbridge bench heap`.
+//     HPROF dumps are read by the subpackage ddm/hprof.
 //   - A per-VM model ([ClientData]) updated from chunks, safe for concurrent
 //     readers, with change notifications.
 //   - The server side of the seed's "Server API" ([Client]): handlers per chunk

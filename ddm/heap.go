@@ -3,6 +3,7 @@ package ddm
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -67,37 +68,49 @@ var ErrBadSegment = errors.New("ddm: bad heap segment")
 
 // DecodeRuns decodes a run list (§6) into blocks.
 func DecodeRuns(runs []byte) ([]Block, uint64, error) {
+	return decodeRunsAppend(make([]Block, 0, len(runs)/2), runs) // one allocation per run list, not per run
+}
+
+// decodeRunsAppend decodes runs onto out. Blocks are written into out's
+// spare capacity (grown once to len(runs)/2, the most a run list can hold):
+// nothing is allocated per run.
+func decodeRunsAppend(out []Block, runs []byte) ([]Block, uint64, error) {
 	if len(runs)%2 != 0 {
 		return nil, 0, fmt.Errorf("%w: run list of odd length %d", ErrBadSegment, len(runs))
 	}
-	var out []Block
+	out = slices.Grow(out, len(runs)/2)
+	n := len(out)
+	buf := out[:cap(out)]
 	var total uint64
-	for i := 0; i < len(runs); {
+	for i := 0; i+1 < len(runs); {
 		state := runs[i]
 		units := uint64(runs[i+1]) + 1
 		i += 2
-		for state&statePartial != 0 {
-			if i >= len(runs) {
-				return nil, 0, fmt.Errorf("%w: partial run (state 0x%02X) at the end of the run list", ErrBadSegment, state)
+		if state&(statePartial|stateUnused) != 0 {
+			for state&statePartial != 0 {
+				if i >= len(runs) {
+					return nil, 0, fmt.Errorf("%w: partial run (state 0x%02X) at the end of the run list", ErrBadSegment, state)
+				}
+				next := runs[i]
+				if next&^statePartial != state&^statePartial {
+					return nil, 0, fmt.Errorf("%w: partial run 0x%02X continued by 0x%02X at byte %d", ErrBadSegment, state, next, i)
+				}
+				state = next
+				units += uint64(runs[i+1]) + 1
+				i += 2
 			}
-			next := runs[i]
-			if next&^statePartial != state&^statePartial {
-				return nil, 0, fmt.Errorf("%w: partial run 0x%02X continued by 0x%02X at byte %d", ErrBadSegment, state, next, i)
+			if state&stateUnused != 0 {
+				return nil, 0, fmt.Errorf("%w: unused bit set in state 0x%02X at byte %d", ErrBadSegment, state, i-2)
 			}
-			state = next
-			units += uint64(runs[i+1]) + 1
-			i += 2
+			if units > 1<<32-1 {
+				return nil, 0, fmt.Errorf("%w: a block of %d units", ErrBadSegment, units)
+			}
 		}
-		if state&stateUnused != 0 {
-			return nil, 0, fmt.Errorf("%w: unused bit set in state 0x%02X at byte %d", ErrBadSegment, state, i-2)
-		}
-		if units > 1<<32-1 {
-			return nil, 0, fmt.Errorf("%w: a block of %d units", ErrBadSegment, units)
-		}
-		out = append(out, Block{Kind: Kind(state >> 3 & 7), Solidity: Solidity(state & 7), Units: uint32(units)})
+		buf[n] = Block{Kind: Kind(state >> 3 & 7), Solidity: Solidity(state & 7), Units: uint32(units)}
+		n++
 		total += units
 	}
-	return out, total, nil
+	return buf[:n], total, nil
 }
 
 // AppendRuns encodes blocks as a run list, splitting blocks longer than 256
@@ -120,7 +133,21 @@ func AppendRuns(b []byte, blocks []Block) []byte {
 
 // Blocks decodes s.Runs and checks them against s.UnitCount.
 func (s *HeapSegment) Blocks() ([]Block, error) {
-	blocks, total, err := DecodeRuns(s.Runs)
+	return s.blocksOnto(nil)
+}
+
+// blocksOnto is Blocks decoding onto arena when it has room for every run
+// (the result then shares arena's array), else into a slice of its own.
+func (s *HeapSegment) blocksOnto(arena []Block) ([]Block, error) {
+	if cap(arena)-len(arena) < len(s.Runs)/2 {
+		arena = make([]Block, 0, len(s.Runs)/2)
+	}
+	start := len(arena)
+	arena, total, err := decodeRunsAppend(arena, s.Runs)
+	var blocks []Block
+	if err == nil {
+		blocks = arena[start:]
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s heap %d at 0x%X: %w", s.Type, s.HeapID, s.Start, err)
 	}
@@ -136,6 +163,9 @@ type Piece struct {
 	UnitSize uint32
 	Units    uint64
 	Blocks   []Block
+
+	inArena bool // Blocks is HeapMap.arena[at:at+len(Blocks)]
+	at      int
 }
 
 // End is the address just past p.
@@ -149,6 +179,8 @@ type HeapMap struct {
 	Pieces    []Piece // sorted by address; touching pieces merged
 	Complete  bool    // the end marker arrived
 	Rejected  []error // pieces dropped because their run list was invalid
+
+	arena []Block // blocks of all pieces back to back, when reserved (HeapAssembler.Reserve)
 }
 
 // Clone returns a deep copy of m.
@@ -160,17 +192,30 @@ func (m *HeapMap) Clone() *HeapMap {
 	c.Pieces = make([]Piece, len(m.Pieces))
 	for i, p := range m.Pieces {
 		p.Blocks = append([]Block(nil), p.Blocks...)
+		p.inArena = false
 		c.Pieces[i] = p
 	}
+	c.arena = nil
 	c.Rejected = append([]error(nil), m.Rejected...)
 	return &c
 }
 
 func (m *HeapMap) add(s *HeapSegment) error {
-	blocks, err := s.Blocks()
+	at, inArena := len(m.arena), cap(m.arena)-len(m.arena) >= len(s.Runs)/2
+	var blocks []Block
+	var err error
+	if inArena {
+		blocks, err = s.blocksOnto(m.arena)
+	} else {
+		blocks, err = s.Blocks()
+	}
 	if err != nil {
 		m.Rejected = append(m.Rejected, err)
 		return err
+	}
+	if inArena {
+		m.arena = m.arena[:at+len(blocks)]
+		blocks = blocks[:len(blocks):len(blocks)] // appends to a piece never reach the next
 	}
 	if s.Type == HPSO {
 		m.PerObject = true
@@ -180,6 +225,8 @@ func (m *HeapMap) add(s *HeapSegment) error {
 		UnitSize: uint32(s.UnitSize),
 		Units:    uint64(s.UnitCount),
 		Blocks:   blocks,
+		inArena:  inArena,
+		at:       at,
 	})
 	return nil
 }
@@ -188,14 +235,47 @@ func (m *HeapMap) add(s *HeapSegment) error {
 // when they have the same unit size and touch, as ddmlib does.
 func (m *HeapMap) finish() {
 	sort.SliceStable(m.Pieces, func(i, j int) bool { return m.Pieces[i].Start < m.Pieces[j].Start })
+	// Group touching pieces first, then copy each group's blocks once.
 	var out []Piece
-	for _, p := range m.Pieces {
+	var first []int // index in m.Pieces of each group's first piece
+	nblocks := []int{}
+	for i, p := range m.Pieces {
 		if n := len(out); n > 0 && out[n-1].UnitSize == p.UnitSize && out[n-1].End() == p.Start {
 			out[n-1].Units += p.Units
-			out[n-1].Blocks = append(out[n-1].Blocks, p.Blocks...)
+			nblocks[n-1] += len(p.Blocks)
 			continue
 		}
-		out = append(out, p)
+		out = append(out, Piece{Start: p.Start, UnitSize: p.UnitSize, Units: p.Units})
+		first = append(first, i)
+		nblocks = append(nblocks, len(p.Blocks))
+	}
+	for g := range out {
+		end := len(m.Pieces)
+		if g+1 < len(first) {
+			end = first[g+1]
+		}
+		if end-first[g] == 1 {
+			out[g].Blocks = m.Pieces[first[g]].Blocks
+			continue
+		}
+		// Pieces decoded back to back into the arena join without a copy.
+		group, next := m.Pieces[first[g]:end], m.Pieces[first[g]].at
+		for _, p := range group {
+			if !p.inArena || p.at != next {
+				next = -1
+				break
+			}
+			next += len(p.Blocks)
+		}
+		if next >= 0 {
+			out[g].Blocks = m.arena[group[0].at:next:next]
+			continue
+		}
+		blocks := make([]Block, 0, nblocks[g])
+		for _, p := range m.Pieces[first[g]:end] {
+			blocks = append(blocks, p.Blocks...)
+		}
+		out[g].Blocks = blocks
 	}
 	m.Pieces = out
 }
@@ -217,16 +297,30 @@ type Totals struct {
 // Totals counts m's blocks. For HPSO maps a block is an object; for HPSG maps
 // a block is a run and may hold several objects.
 func (m *HeapMap) Totals() Totals {
+	// Count units by state first (a tight loop), then fold into the totals.
 	var t Totals
 	for _, p := range m.Pieces {
+		var blocks, units [64]uint64
 		for _, b := range p.Blocks {
-			n := uint64(b.Units) * uint64(p.UnitSize)
-			t.Bytes += n
-			t.BySolidity[b.Solidity&7].add(n)
-			if b.Free() {
-				t.Free.add(n)
+			st := (b.Kind&7)<<3 | Kind(b.Solidity&7)
+			blocks[st]++
+			units[st] += uint64(b.Units)
+		}
+		for st := range 64 {
+			if blocks[st] == 0 {
+				continue
+			}
+			c := Count{Blocks: blocks[st], Bytes: units[st] * uint64(p.UnitSize)}
+			k, sol := st>>3, st&7
+			t.Bytes += c.Bytes
+			t.BySolidity[sol].Blocks += c.Blocks
+			t.BySolidity[sol].Bytes += c.Bytes
+			if Solidity(sol) == SolidFree {
+				t.Free.Blocks += c.Blocks
+				t.Free.Bytes += c.Bytes
 			} else {
-				t.ByKind[b.Kind&7].add(n)
+				t.ByKind[k].Blocks += c.Blocks
+				t.ByKind[k].Bytes += c.Bytes
 			}
 		}
 	}
@@ -244,8 +338,14 @@ type heapKey struct {
 // heap maps, one in progress per (heap id, native). It is not safe for
 // concurrent use; [ClientData] wraps one.
 type HeapAssembler struct {
-	open map[heapKey]*HeapMap
+	open    map[heapKey]*HeapMap
+	reserve int
 }
+
+// Reserve makes the next map begun (HPST/NHST) decode its pieces back to
+// back into one array of room for n blocks, so touching pieces join without
+// copying; n is at most the run lists' total length / 2.
+func (a *HeapAssembler) Reserve(n int) { a.reserve = n }
 
 // Add feeds one message. It returns the finished map when m is an end marker,
 // and an error for a piece rejected by validation (the map keeps assembling
@@ -256,7 +356,11 @@ func (a *HeapAssembler) Add(m Message) (*HeapMap, error) {
 	}
 	switch m := m.(type) {
 	case *HeapDumpStart:
-		a.open[heapKey{m.HeapID, m.Native}] = &HeapMap{HeapID: m.HeapID, Native: m.Native}
+		hm := &HeapMap{HeapID: m.HeapID, Native: m.Native}
+		if a.reserve > 0 {
+			hm.arena, a.reserve = make([]Block, 0, a.reserve), 0
+		}
+		a.open[heapKey{m.HeapID, m.Native}] = hm
 	case *HeapSegment:
 		k := heapKey{m.HeapID, m.Type == NHSG}
 		hm := a.open[k]

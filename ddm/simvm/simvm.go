@@ -78,6 +78,7 @@ type VM struct {
 	sessions map[*session]struct{}
 	allocs   []ddm.AllocRecord
 	gcs      int
+	steps    int // simulation ticks, for tests
 
 	nonDDM atomic.Int64 // non-DDM packets received, over all sessions
 
@@ -244,10 +245,15 @@ func (vm *VM) run() {
 			return
 		case <-tick.C:
 			vm.mu.Lock()
+			vm.steps++
 			vm.stepLocked()
 			vm.mu.Unlock()
 		case <-gc.C:
-			vm.GC()
+			vm.mu.Lock()
+			if !vm.jvmSuspendedLocked() { // a suspended VM collects nothing
+				vm.gcLocked()
+			}
+			vm.mu.Unlock()
 		}
 	}
 }
@@ -288,6 +294,9 @@ func (vm *VM) allocLocked() {
 // only the heap is simulated: the session that owns the JVM connection keeps
 // the threads current (followJVMThreads).
 func (vm *VM) stepLocked() {
+	if vm.jvmSuspendedLocked() {
+		return // the JVM's threads are all suspended: nothing allocates
+	}
 	if vm.opt.JVM != "" {
 		for range 1 + vm.rng.IntN(5) {
 			vm.allocLocked()
@@ -329,6 +338,20 @@ func (vm *VM) stepLocked() {
 	for s := range vm.sessions {
 		s.threadEvents(born, died, renamed)
 	}
+}
+
+// jvmSuspendedLocked reports whether the simulator fronts a JVM whose
+// threads are all suspended (by a debugger), as its last poll saw them.
+func (vm *VM) jvmSuspendedLocked() bool {
+	if vm.opt.JVM == "" || len(vm.threads) == 0 {
+		return false
+	}
+	for _, t := range vm.threads {
+		if !t.suspended {
+			return false
+		}
+	}
+	return true
 }
 
 func (vm *VM) gcLocked() {
