@@ -37,6 +37,17 @@ before(async () => {
       view: 'hprof',
     }),
   );
+  server.page(
+    '/heap.html',
+    webviewHtml({
+      title: 'Heap map',
+      cspSource: server.origin,
+      nonce: makeNonce(),
+      scriptUri: `${server.origin}/out/webview/heapView.js`,
+      styleUri: `${server.origin}/media/webview.css`,
+      view: 'heap',
+    }),
+  );
   browser = await launchChromium();
 });
 
@@ -47,7 +58,7 @@ after(async () => {
 
 type Posted = { type: string; object?: number };
 
-async function open(): Promise<{ page: Page; problems: string[]; post(m: ToWebview): Promise<void>; posted(): Promise<Posted[]>; shot(sel: string, name: string): Promise<Image> }> {
+async function open(view = 'hprof'): Promise<{ page: Page; problems: string[]; post(m: ToWebview): Promise<void>; posted(): Promise<Posted[]>; shot(sel: string, name: string): Promise<Image> }> {
   const page = await browser.newPage({ viewport: { width: 1100, height: 1000 }, deviceScaleFactor: 1 });
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -57,7 +68,7 @@ async function open(): Promise<{ page: Page; problems: string[]; post(m: ToWebvi
     }
   });
   await page.addInitScript(vscodeStub);
-  await page.goto(`${server.origin}/hprof.html`);
+  await page.goto(`${server.origin}/${view}.html`);
   await page.waitForFunction(() => (window as unknown as { __posted: Posted[] }).__posted.some((m) => m.type === 'ready'));
   return {
     page,
@@ -210,6 +221,25 @@ describe('HPROF editor webview', () => {
     await o.post({ type: 'summary', body: { path: '/x', objects: 1, classes: 'nope', totals: {} } });
     await o.page.waitForSelector('#status.error');
     assert.match((await o.page.textContent('#status')) ?? '', /Cannot read the answer: hprof\/summary: "classes" is not a list/);
+    assert.deepEqual(o.problems, []);
+    await o.page.close();
+  });
+});
+
+describe('DDM heap map webview on a VM without DDM', () => {
+  test('says so instead of waiting for a map, and offers Dump Heap', async () => {
+    const o = await open('heap');
+    await o.post({ type: 'vm', vm: { id: '3', name: 'fixture.Sample', source: 'backend' } });
+    assert.equal(await o.page.textContent('#status'), 'Waiting for a heap map from fixture.Sample…');
+    const msg = 'fixture.Sample is a plain JVM without DDM: the DDM heap map needs an Android VM (or the simulated DDM VM).';
+    await o.post({ type: 'noDdm', message: msg });
+    await o.page.waitForSelector('#status.no-ddm');
+    assert.equal(await o.page.textContent('#status'), msg);
+    await o.page.click('#dump-heap');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'dumpHeap' });
+    // Another VM: the note goes with the old one.
+    await o.post({ type: 'vm', vm: { id: '4', name: 'com.example.app', source: 'backend' } });
+    assert.equal(await o.page.textContent('#status'), 'Waiting for a heap map from com.example.app…');
     assert.deepEqual(o.problems, []);
     await o.page.close();
   });
