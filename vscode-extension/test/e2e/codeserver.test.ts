@@ -435,6 +435,40 @@ test('code-server: Dump Heap on a plain JVM opens its histogram', { timeout: 300
     await editor.locator('#dominators tr[data-id]').first().waitFor({ timeout: 60000 });
     await shot('e2e-hprof-dominators');
     log('HPROF editor shows the histogram and the dominator tree');
+
+    // The DDM heap map of the plain VM says it has none instead of waiting for one.
+    await eventually(
+      async () => {
+        await palette('ddmbridge: Show Heap Map');
+        try {
+          await vmRow.first().waitFor({ state: 'visible', timeout: 5000 });
+        } catch {
+          await page.keyboard.press('Escape');
+          return false;
+        }
+        await vmRow.first().click();
+        return true;
+      },
+      60000,
+      'the plain JVM in the Show Heap Map picker',
+    );
+    const note = await eventually(
+      async () => {
+        const frames = page.locator('iframe.webview.ready');
+        for (let i = 0; i < (await frames.count()); i++) {
+          const f = frames.nth(i).contentFrame().frameLocator('iframe#active-frame');
+          if ((await f.locator('#status.no-ddm').count()) > 0) {
+            return (await f.locator('#status').textContent()) ?? undefined;
+          }
+        }
+        return undefined;
+      },
+      30000,
+      'the heap map saying the VM has no DDM',
+    );
+    assert.match(note, /is a plain JVM without DDM/);
+    await shot('e2e-heap-no-ddm');
+    log('the DDM heap map says the plain JVM has no DDM');
   } finally {
     plain.kill();
   }
