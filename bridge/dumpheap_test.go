@@ -20,7 +20,7 @@ import (
 // simulated heap, taken between from and to.
 func checkSimHprof(t *testing.T, b []byte, from, to time.Time) {
 	t.Helper()
-	h, err := hprof.Parse(bytes.NewReader(b), hprof.Limits{})
+	h, err := hprof.Parse(bytes.NewReader(b), hprof.Options{})
 	if err != nil {
 		t.Fatalf("heap dump of %d bytes: %v", len(b), err)
 	}
@@ -36,7 +36,7 @@ func checkSimHprof(t *testing.T, b []byte, from, to time.Time) {
 // program's heap.
 func checkHotSpotHprof(t *testing.T, b []byte) *hprof.Heap {
 	t.Helper()
-	h, err := hprof.Parse(bytes.NewReader(b), hprof.Limits{})
+	h, err := hprof.Parse(bytes.NewReader(b), hprof.Options{})
 	if err != nil {
 		t.Fatalf("heap dump of %d bytes: %v", len(b), err)
 	}

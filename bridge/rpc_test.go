@@ -131,9 +131,13 @@ func TestRPC(t *testing.T) {
 	if err := c.Call(ctx, "vm/gc", idParams{sim.ID}, nil); err != nil {
 		t.Errorf("vm/gc: %v", err)
 	}
-	// Plain VMs have no heap: a clear error.
-	if err := c.Call(ctx, "vm/heapInfo", idParams{plain.ID}, nil); rpcCode(err) != CodeNotDDM {
-		t.Errorf("heapInfo on HotSpot: %v, want code %d", err, CodeNotDDM)
+	// A plain HotSpot VM on this host: heap info and map from a heap dump
+	// (attach), the map drawn from object addresses.
+	if hi, err := c.HeapInfo(ctx, plain.ID); err != nil || len(hi.Heaps) != 1 || hi.Heaps[0].AllocatedObjects < 1000 || hi.Heaps[0].AllocatedBytes == 0 {
+		t.Errorf("vm/heapInfo on HotSpot: %+v, %v", hi, err)
+	}
+	if hm, err := c.HeapMap(ctx, plain.ID, true, false); err != nil || len(hm.Pieces) == 0 || hm.Totals.ByKind["class"] == 0 || hm.Totals.ByKind["object"] == 0 {
+		t.Errorf("vm/heapMap on HotSpot: %+v, %v", hm.Totals, err)
 	}
 	// Updates and notifications.
 	for _, m := range []string{"vm/setThreadUpdates", "vm/setHeapUpdates"} {

@@ -94,6 +94,7 @@ type VM struct {
 	dbgdAcks  atomic.Int32 // DBGD acknowledgements (draft VMs)
 
 	dumpMu sync.Mutex // one heap dump at a time: HPDS chunks carry no request id
+	hsHeap hotspotHeapCache
 }
 
 // ID returns the monitor's id of the VM.
@@ -570,10 +571,15 @@ func (v *VM) SetHeapUpdates(on bool) error {
 	return nil
 }
 
-// HeapInfo asks for an HPIF now and returns the heaps' statistics.
+// HeapInfo asks for an HPIF now and returns the heaps' statistics; a plain
+// HotSpot VM on this host answers from a heap dump (attach, no GC forced).
 func (v *VM) HeapInfo(ctx context.Context) (map[uint32]ddm.HeapStats, error) {
 	if v.dc == nil {
-		return nil, ErrNotDDM
+		info, _, err := v.hotspotHeap(ctx, false) // a local HotSpot VM: from a heap dump
+		if err != nil {
+			return nil, err
+		}
+		return map[uint32]ddm.HeapStats{1: info}, nil
 	}
 	before := v.dc.Data().HeapInfo()
 	ch, cancel := v.dc.Data().Subscribe()
@@ -603,10 +609,12 @@ func (v *VM) HeapInfo(ctx context.Context) (map[uint32]ddm.HeapStats, error) {
 
 // HeapMap returns the last complete heap map (heap 1) or nil. With
 // collect, it first enables heap maps if needed and runs a GC so a fresh map
-// is sent.
+// is sent. A plain HotSpot VM on this host has its map drawn from a heap
+// dump's object addresses (live objects after a full GC with collect).
 func (v *VM) HeapMap(ctx context.Context, collect bool) (*ddm.HeapMap, error) {
 	if v.dc == nil {
-		return nil, ErrNotDDM
+		_, hm, err := v.hotspotHeap(ctx, collect) // a local HotSpot VM: drawn from a heap dump
+		return hm, err
 	}
 	if hm := v.dc.Data().HeapMap(1, false); hm != nil && !collect {
 		return hm, nil

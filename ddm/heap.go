@@ -70,7 +70,7 @@ func DecodeRuns(runs []byte) ([]Block, uint64, error) {
 	if len(runs)%2 != 0 {
 		return nil, 0, fmt.Errorf("%w: run list of odd length %d", ErrBadSegment, len(runs))
 	}
-	var out []Block
+	out := make([]Block, 0, len(runs)/2) // one allocation per run list, not per run
 	var total uint64
 	for i := 0; i < len(runs); {
 		state := runs[i]
@@ -188,14 +188,34 @@ func (m *HeapMap) add(s *HeapSegment) error {
 // when they have the same unit size and touch, as ddmlib does.
 func (m *HeapMap) finish() {
 	sort.SliceStable(m.Pieces, func(i, j int) bool { return m.Pieces[i].Start < m.Pieces[j].Start })
+	// Group touching pieces first, then copy each group's blocks once.
 	var out []Piece
-	for _, p := range m.Pieces {
+	var first []int // index in m.Pieces of each group's first piece
+	nblocks := []int{}
+	for i, p := range m.Pieces {
 		if n := len(out); n > 0 && out[n-1].UnitSize == p.UnitSize && out[n-1].End() == p.Start {
 			out[n-1].Units += p.Units
-			out[n-1].Blocks = append(out[n-1].Blocks, p.Blocks...)
+			nblocks[n-1] += len(p.Blocks)
 			continue
 		}
-		out = append(out, p)
+		out = append(out, Piece{Start: p.Start, UnitSize: p.UnitSize, Units: p.Units})
+		first = append(first, i)
+		nblocks = append(nblocks, len(p.Blocks))
+	}
+	for g := range out {
+		end := len(m.Pieces)
+		if g+1 < len(first) {
+			end = first[g+1]
+		}
+		if end-first[g] == 1 {
+			out[g].Blocks = m.Pieces[first[g]].Blocks
+			continue
+		}
+		blocks := make([]Block, 0, nblocks[g])
+		for _, p := range m.Pieces[first[g]:end] {
+			blocks = append(blocks, p.Blocks...)
+		}
+		out[g].Blocks = blocks
 	}
 	m.Pieces = out
 }
@@ -217,16 +237,30 @@ type Totals struct {
 // Totals counts m's blocks. For HPSO maps a block is an object; for HPSG maps
 // a block is a run and may hold several objects.
 func (m *HeapMap) Totals() Totals {
+	// Count units by state first (a tight loop), then fold into the totals.
 	var t Totals
 	for _, p := range m.Pieces {
+		var blocks, units [64]uint64
 		for _, b := range p.Blocks {
-			n := uint64(b.Units) * uint64(p.UnitSize)
-			t.Bytes += n
-			t.BySolidity[b.Solidity&7].add(n)
-			if b.Free() {
-				t.Free.add(n)
+			st := (b.Kind&7)<<3 | Kind(b.Solidity&7)
+			blocks[st]++
+			units[st] += uint64(b.Units)
+		}
+		for st := range 64 {
+			if blocks[st] == 0 {
+				continue
+			}
+			c := Count{Blocks: blocks[st], Bytes: units[st] * uint64(p.UnitSize)}
+			k, sol := st>>3, st&7
+			t.Bytes += c.Bytes
+			t.BySolidity[sol].Blocks += c.Blocks
+			t.BySolidity[sol].Bytes += c.Bytes
+			if Solidity(sol) == SolidFree {
+				t.Free.Blocks += c.Blocks
+				t.Free.Bytes += c.Bytes
 			} else {
-				t.ByKind[b.Kind&7].add(n)
+				t.ByKind[k].Blocks += c.Blocks
+				t.ByKind[k].Bytes += c.Bytes
 			}
 		}
 	}

@@ -101,7 +101,7 @@ func TestDumpHeapMatchesJcmd(t *testing.T) {
 	if out, err := Execute(ctx, vm.Pid, "properties"); err != nil || !strings.Contains(out, "java.version") {
 		t.Errorf("properties through a running listener: %v\n%.200s", err, out)
 	}
-	h, err := hprof.Parse(bytes.NewReader(dump), hprof.Limits{})
+	h, err := hprof.Parse(bytes.NewReader(dump), hprof.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

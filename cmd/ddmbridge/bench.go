@@ -17,17 +17,20 @@ import (
 func init() {
 	register(&command{
 		name:    "bench",
-		summary: "run the JDWP client benchmark (bench jdwp) against a VM or the bundled sample VM",
+		summary: "run the JDWP client benchmark (bench jdwp) or the DDM heap-map decoding benchmark (bench heap FILE)",
 		run:     runBench,
 	})
 }
 
 func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
+	if len(args) > 0 && args[0] == "heap" {
+		return runBenchHeap(ctx, fs, args[1:])
+	}
 	if len(args) == 0 || args[0] != "jdwp" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			args = append([]string{"jdwp"}, args...)
 		} else {
-			return fmt.Errorf("%w: expected 'bench jdwp', e.g. ddmbridge bench jdwp --attach 127.0.0.1:5005 --workload objects", errUsage)
+			return fmt.Errorf("%w: expected 'bench jdwp' or 'bench heap FILE', e.g. ddmbridge bench jdwp --attach 127.0.0.1:5005 --workload objects", errUsage)
 		}
 	}
 	attach := fs.String("attach", "", "HOST:PORT of a VM running BenchTarget with a JDWP agent (server=y); empty starts the bundled sample VM")

@@ -214,7 +214,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo: %v\n%s\n%s", err, out, stderr.String())
 	}
 	s := string(out)
-	for _, want := range []string{"THREADS", "cruncher", "HEAP", "jdb -attach 127.0.0.1:", "map: "} {
+	for _, want := range []string{"THREADS", "cruncher", "REAL JVM HEAP", "SIMULATED DDM HEAP", "a real HotSpot JVM", "are simulated", "jdb -attach 127.0.0.1:", "map: "} {
 		if !strings.Contains(s, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, s)
 		}

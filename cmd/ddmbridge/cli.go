@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/ddm"
 )
 
 // The control CLI: thin wrappers over the JSON-RPC API of a running `ddmbridge serve`.
@@ -22,7 +22,7 @@ func init() {
 	register(&command{name: "devices", summary: "list the adb devices a running monitor follows", run: runDevices})
 	register(&command{name: "select", summary: "make a VM current (port 8700 leads to it)", run: runSelect})
 	register(&command{name: "threads", summary: "show a VM's threads", run: runThreads})
-	register(&command{name: "heap", summary: "show a DDM VM's heap summary and map", run: runHeap})
+	register(&command{name: "heap", summary: "show a VM's heap summary and map (DDM, or a local HotSpot VM through a heap dump)", run: runHeap})
 }
 
 // cliFlags are the flags of every control command.
@@ -45,6 +45,10 @@ func addCLIFlags(fs *flag.FlagSet, withJSON bool) *cliFlags {
 
 // dial parses args and connects; nargs is the number of positional arguments.
 func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, nargs int, usage string) (*bridge.Client, context.Context, context.CancelFunc, error) {
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: "+usage)
+		fs.PrintDefaults()
+	}
 	// Flags may follow the positional arguments: ddmbridge threads 3 --json.
 	var pos []string
 	for rest := args; ; {
@@ -181,7 +185,7 @@ func runThreads(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		return printJSON(out, th)
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tSUSPENDED\tTID\tUTIME\tSTIME")
+	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tSUSPENDED\tTID\tUTIME (1/100 s)\tSTIME (1/100 s)")
 	for _, t := range th.Threads {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%v\t%d\t%d\t%d\n", t.ID, t.Name, t.State, t.Suspended, t.TID, t.UTime, t.STime)
 	}
@@ -210,19 +214,23 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	hm, err := c.HeapMap(ctx, id, *gc, *pngFile != "")
+	hm, err := c.HeapMap(ctx, id, *gc, false)
 	if err != nil {
 		return err
 	}
 	if *pngFile != "" {
-		b, err := base64.StdEncoding.DecodeString(hm.PNG)
-		if err != nil {
-			return fmt.Errorf("heap map PNG: %w", err)
+		// A picture for people: the map scaled, with its legend and totals.
+		m := &ddm.HeapMap{HeapID: hm.HeapID, PerObject: hm.PerObject}
+		for _, p := range hm.Pieces {
+			blocks, err := p.Blocks()
+			if err != nil {
+				return fmt.Errorf("heap map: %w", err)
+			}
+			m.Pieces = append(m.Pieces, ddm.Piece{Start: p.Start, UnitSize: p.UnitSize, Units: p.Units, Blocks: blocks})
 		}
-		if err := os.WriteFile(*pngFile, b, 0o644); err != nil {
+		if err := writePicture(*pngFile, m, fmt.Sprintf("VM %s heap %d (DDMS-style heap map)", id, hm.HeapID)); err != nil {
 			return err
 		}
-		hm.PNG = ""
 	}
 	out := stdout(ctx)
 	if f.json {
@@ -232,10 +240,18 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}{info, hm})
 	}
 	for _, h := range info.Heaps {
+		maxb := mib(uint64(h.MaxBytes))
+		if h.MaxBytes == 0 {
+			maxb = "unknown" // a HotSpot VM's heap read from a dump
+		}
 		fmt.Fprintf(out, "heap %d: %s of %s used (%d objects), footprint %s, max %s\n", h.HeapID,
-			mib(uint64(h.AllocatedBytes)), mib(uint64(h.SizeBytes)), h.AllocatedObjects, mib(uint64(h.SizeBytes)), mib(uint64(h.MaxBytes)))
+			mib(uint64(h.AllocatedBytes)), mib(uint64(h.SizeBytes)), h.AllocatedObjects, mib(uint64(h.SizeBytes)), maxb)
 	}
-	fmt.Fprintf(out, "map: %s in %d pieces, %s free\n", mib(hm.Totals.Bytes), len(hm.Pieces), mib(hm.Totals.FreeBytes))
+	pieces := "pieces"
+	if len(hm.Pieces) == 1 {
+		pieces = "piece"
+	}
+	fmt.Fprintf(out, "map: %s in %d %s, %s free\n", mib(hm.Totals.Bytes), len(hm.Pieces), pieces, mib(hm.Totals.FreeBytes))
 	kinds := make([]string, 0, len(hm.Totals.ByKind))
 	for k := range hm.Totals.ByKind {
 		kinds = append(kinds, k)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -11,11 +12,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
+	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
@@ -109,6 +113,7 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 
 	view := &demoView{w: out, tty: isTerminal(out), jvm: jvm, sim: simAddr, current: m.CurrentAddr(),
 		prev: map[uint64]uint32{}, pct: map[uint64]string{}}
+	go view.dumpRealHeap(ctx, *every*10)
 	t := time.NewTicker(*every)
 	defer t.Stop()
 	for {
@@ -171,6 +176,46 @@ type demoView struct {
 	pct      map[uint64]string // thread id → CPU use over the last two samples
 	sampleAt time.Time         // when the last sample was first drawn
 	drawn    bool
+
+	mu       sync.Mutex
+	realHeap string // summary of the last real heap dump
+}
+
+// dumpRealHeap dumps the real JVM's heap every period (all objects, so no
+// GC is forced on it) and keeps a summary for the view.
+func (d *demoView) dumpRealHeap(ctx context.Context, period time.Duration) {
+	set := func(s string) { d.mu.Lock(); d.realHeap = s; d.mu.Unlock() }
+	set("  dumping…\n")
+	for {
+		dctx, cancel := context.WithTimeout(ctx, time.Minute)
+		b, err := hotspot.DumpHeap(dctx, d.jvm.Pid, false)
+		cancel()
+		var s strings.Builder
+		if err == nil {
+			var h *hprof.Heap
+			if h, err = hprof.Parse(bytes.NewReader(b), hprof.Options{}); err == nil {
+				hist := h.Histogram()
+				var total int64
+				for _, c := range hist {
+					total += c.Bytes
+				}
+				fmt.Fprintf(&s, "  %d objects, %s at %s; biggest classes:", h.NumObjects(), mib(uint64(total)), time.Now().Format("15:04:05"))
+				for _, c := range hist[:min(4, len(hist))] {
+					fmt.Fprintf(&s, " %s %s,", c.Class, mib(uint64(c.Bytes)))
+				}
+				s.WriteString(" …\n")
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(&s, "  no dump: %v\n", err)
+		}
+		set(s.String())
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(period):
+		}
+	}
 }
 
 const clockTicks = 100 // USER_HZ: THST CPU times are in 1/100 s
@@ -184,8 +229,9 @@ func (d *demoView) draw(v *bridge.VM) {
 	} else {
 		fmt.Fprintf(&b, "--- %s ---\n", now.Format("15:04:05"))
 	}
-	fmt.Fprintf(&b, "%s  %s (pid %d, %s) — simulated DDM VM on %s in front of the JVM at %s\n",
-		d.bold("ddmbridge demo"), info.Name, info.PID, info.VM, d.sim, d.jvm.Addr)
+	fmt.Fprintf(&b, "%s  %s — a real HotSpot JVM (pid %d, JDWP at %s) behind a SIMULATED DDM layer on %s\n",
+		d.bold("ddmbridge demo"), info.Name, info.PID, d.jvm.Addr, d.sim)
+	fmt.Fprintf(&b, "  (the VM name %q, the DDM identity and the DDM heap are simulated; the threads are the JVM's own)\n", info.VM)
 	dbg := "no debugger attached"
 	if info.Debugger {
 		dbg = "debugger attached from " + info.DebuggerFrom
@@ -194,7 +240,7 @@ func (d *demoView) draw(v *bridge.VM) {
 
 	threads := v.CachedThreads()
 	d.sample(threads, now)
-	fmt.Fprintf(&b, "%s (%d)\n", d.bold("THREADS"), len(threads))
+	fmt.Fprintf(&b, "%s (%d, real: the JVM's threads, CPU times from /proc)\n", d.bold("THREADS"), len(threads))
 	fmt.Fprintf(&b, "  %4s  %-24s %-11s %6s %9s\n", "ID", "NAME", "STATE", "CPU", "CPU TIME")
 	for _, t := range threads {
 		cpu := d.pct[t.ID]
@@ -204,7 +250,11 @@ func (d *demoView) draw(v *bridge.VM) {
 		ticks := t.UTime + t.STime // the simulator reads them from /proc for the JVM's threads
 		fmt.Fprintf(&b, "  %4d  %-24s %-11s %6s %8.2fs\n", t.ID, trunc(t.Name, 24), d.state(t.State), cpu, float64(ticks)/clockTicks)
 	}
-	b.WriteString("\n" + d.bold("HEAP") + "\n")
+	b.WriteString("\n" + d.bold("REAL JVM HEAP") + " (HPROF dump through HotSpot's attach mechanism, no GC forced)\n")
+	d.mu.Lock()
+	b.WriteString(d.realHeap)
+	d.mu.Unlock()
+	b.WriteString("\n" + d.bold("SIMULATED DDM HEAP") + " (invented by ddm/simvm, not the JVM's heap)\n")
 	if dc := v.DDM(); dc != nil {
 		heaps := dc.Data().HeapInfo()
 		ids := make([]uint32, 0, len(heaps))

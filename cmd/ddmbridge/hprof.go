@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"text/tabwriter"
 
@@ -50,7 +52,10 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: want %s", errUsage, hprofUsage)
 	}
-	h, f, err := openDump(pos[0])
+	// The heap model is a few pointer-free arrays: collecting often is cheap
+	// and keeps the peak near the live data (about the dump's size).
+	debug.SetGCPercent(20)
+	h, f, err := openDump(pos[0], *dups > 0)
 	if err != nil {
 		return err
 	}
@@ -75,7 +80,7 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	}
 	if *diff != "" {
 		views++
-		old, of, err := openDump(*diff)
+		old, of, err := openDump(*diff, false)
 		if err != nil {
 			return err
 		}
@@ -152,7 +157,7 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if *pngFile != "" {
 		views++
 		m := h.Map(hprof.MapOptions{})
-		if err := writeMapPNG(*pngFile, m); err != nil {
+		if err := writePicture(*pngFile, m, "heap map of "+filepath.Base(pos[0])+" (from object addresses)"); err != nil {
 			return err
 		}
 		tot := m.Totals()
@@ -184,12 +189,12 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-func openDump(name string) (*hprof.Heap, *os.File, error) {
+func openDump(name string, strings bool) (*hprof.Heap, *os.File, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := hprof.Parse(f, hprof.Limits{})
+	h, err := hprof.Parse(f, hprof.Options{Strings: strings})
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
@@ -234,13 +239,13 @@ func printObjects(w io.Writer, objs []hprof.Object, retained bool) {
 	tw.Flush()
 }
 
-// writeMapPNG writes m as the DDMS-style picture with its legend.
-func writeMapPNG(name string, m *ddm.HeapMap) error {
+// writePicture writes m as a PNG picture with its legend and totals.
+func writePicture(name string, m *ddm.HeapMap, title string) error {
 	f, err := os.Create(name)
 	if err != nil {
 		return err
 	}
-	if err := m.WritePNG(f, ddm.RenderOptions{}); err != nil {
+	if err := m.WritePicture(f, title); err != nil {
 		f.Close()
 		return err
 	}

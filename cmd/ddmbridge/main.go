@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -51,11 +52,12 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout) // asked for: it is the command's output
 		return 0
 	}
 	c, ok := commands[args[0]]
@@ -66,6 +68,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("ddmbridge "+c.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	if slices.ContainsFunc(args[1:], isHelpFlag) {
+		fs.SetOutput(stdout) // help asked for goes to stdout; usage errors to stderr
+	}
 	lf := addLogFlags(fs)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -86,6 +91,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 }
+
+func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "--h" }
 
 // parse parses the subcommand's flags and configures logging from them.
 func parse(ctx context.Context, fs *flag.FlagSet, args []string) error {

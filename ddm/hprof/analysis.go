@@ -2,6 +2,7 @@ package hprof
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -253,6 +254,9 @@ func (h *Heap) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
 		if h.Classes[i].Name == "java.lang.String" {
 			strCls = int32(i)
 		}
+	}
+	if !h.keptStrings {
+		return nil, errors.New("hprof: duplicate strings need the dump parsed with Options.Strings")
 	}
 	if strCls < 0 || len(h.strs) == 0 {
 		return nil, nil

@@ -19,8 +19,10 @@ const (
 	NotReachable int32 = -2
 )
 
-// Dominators computes the dominator tree with the Lengauer–Tarjan algorithm
-// (path compression, iterative, O(E log N)) on int32 arrays in DFS order.
+// Dominators computes the dominator tree with SEMI-NCA (Lengauer–Tarjan's
+// semi-dominators with path compression, then nearest common ancestors;
+// iterative, O(E log N) in practice) on int32 arrays in DFS order: about
+// 6 × 4 bytes per object and 4 per reference while it runs.
 func (h *Heap) Dominators() *Dominators {
 	n := int32(len(h.ids))
 	N := n + 1 // node 0 is the virtual root, object i is node i+1
@@ -55,7 +57,9 @@ func (h *Heap) Dominators() *Dominators {
 	// Depth-first numbering: num[v] is v's DFS number + 1 (0 = unreached).
 	num := make([]int32, N)
 	vert := make([]int32, 0, N)
-	parent := make([]int32, 0, N) // by DFS number
+	// parent, by DFS number, shares its array with idom: LT sets idom[v]
+	// only after the last use of parent[v].
+	parent := make([]int32, 0, N)
 	type frame struct{ v, next int32 }
 	stack := []frame{{0, 0}}
 	num[0] = 1
@@ -80,40 +84,42 @@ func (h *Heap) Dominators() *Dominators {
 	stack = nil
 	R := int32(len(vert)) // reachable nodes, root included
 
-	// Predecessors of reachable nodes, by DFS number, as CSR.
+	// Predecessors of reachable nodes, by DFS number, as CSR: count into
+	// predStart[d], turn the counts into range ends, then fill each range
+	// downwards, which leaves predStart[d] at its start (no second array).
 	predStart := make([]int32, R+1)
 	for k := range R {
 		v := vert[k]
 		for _, w := range succ(v) {
-			if d := num[w+off(v)]; d > 0 {
-				predStart[d]++ // d-1+1
+			if d := num[w+off(v)] - 1; d >= 0 {
+				predStart[d]++
 			}
 		}
 	}
-	for k := range R {
-		predStart[k+1] += predStart[k]
+	for k := int32(1); k <= R; k++ {
+		predStart[k] += predStart[k-1]
 	}
 	pred := make([]int32, predStart[R])
-	fill := slices.Clone(predStart[:R])
 	for k := range R {
 		v := vert[k]
 		for _, w := range succ(v) {
 			if d := num[w+off(v)] - 1; d >= 0 {
-				pred[fill[d]] = k
-				fill[d]++
+				predStart[d]--
+				pred[predStart[d]] = k
 			}
 		}
 	}
-	fill = nil
+	num = nil // from here on everything is by DFS number
 
+	// Semi-dominators as in Lengauer–Tarjan (eval with path compression,
+	// link right after), then immediate dominators as nearest common
+	// ancestors (SEMI-NCA, Georgiadis): no buckets, two arrays fewer.
 	semi := make([]int32, R)
 	label := make([]int32, R)
 	ancestor := make([]int32, R)
-	idom := make([]int32, R)
-	bucketHead := make([]int32, R)
-	bucketNext := make([]int32, R)
+	idom := parent
 	for k := range R {
-		semi[k], label[k], ancestor[k], bucketHead[k] = k, k, -1, -1
+		semi[k], label[k], ancestor[k] = k, k, -1
 	}
 	var cstack []int32
 	eval := func(v int32) int32 {
@@ -141,26 +147,15 @@ func (h *Heap) Dominators() *Dominators {
 				semi[w] = semi[u]
 			}
 		}
-		s := semi[w]
-		bucketNext[w] = bucketHead[s]
-		bucketHead[s] = w
-		p := parent[w]
-		ancestor[w] = p
-		for v := bucketHead[p]; v >= 0; v = bucketNext[v] {
-			if u := eval(v); semi[u] < semi[v] {
-				idom[v] = u
-			} else {
-				idom[v] = p
-			}
-		}
-		bucketHead[p] = -1
+		ancestor[w] = parent[w]
 	}
+	pred, predStart, label, ancestor = nil, nil, nil, nil
 	for w := int32(1); w < R; w++ {
-		if idom[w] != semi[w] {
+		for idom[w] > semi[w] {
 			idom[w] = idom[idom[w]]
 		}
 	}
-	pred, predStart, label, ancestor, bucketHead, bucketNext, semi = nil, nil, nil, nil, nil, nil, nil
+	semi = nil
 
 	// Retained sizes: children come after their dominator in DFS order.
 	retained := make([]uint64, n)

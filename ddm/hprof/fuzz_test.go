@@ -16,7 +16,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		h, err := Parse(bytes.NewReader(in), Limits{MaxObjects: 1 << 16})
+		h, err := Parse(bytes.NewReader(in), Options{MaxObjects: 1 << 16, Strings: true})
 		if err != nil {
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -120,18 +121,20 @@ type Heap struct {
 	HeapNames []string // Android heap names ("app", "zygote", "image", …) by heap index; "default" alone otherwise
 	Classes   []Class
 
-	ids        []uint64
-	cls        []int32
-	size       []uint32
-	heap       []uint8 // heap index per object; nil if the dump names no heaps
-	refStart   []uint32
-	refs       []int32
-	roots      []int32
-	rootKind   []RootKind
-	classObj   int32 // class index of java.lang.Class, -1 if absent
-	strs       []strArray
-	index      idIndex
-	Unresolved int // references to ids the dump holds no object for (skipped)
+	ids         []uint64
+	cls         []int32
+	size        []uint32
+	heap        []uint8 // heap index per object; nil if the dump names no heaps
+	refStart    []uint32
+	refs        []int32
+	roots       []int32
+	rootKind    []RootKind
+	classObj    int32 // class index of java.lang.Class, -1 if absent
+	strs        []strArray
+	index       idIndex
+	indexOnce   sync.Once
+	keptStrings bool
+	Unresolved  int // references to ids the dump holds no object for (skipped)
 }
 
 // strArray is a char[] or byte[] whose contents may back a String.
@@ -170,8 +173,16 @@ func (h *Heap) Refs(i int32) []int32 { return h.refs[h.refStart[i]:h.refStart[i+
 // several kinds).
 func (h *Heap) Roots() ([]int32, []RootKind) { return h.roots, h.rootKind }
 
-// Lookup is the index of the object with id, or -1.
-func (h *Heap) Lookup(id uint64) int32 { return h.index.get(h.ids, id) }
+// Lookup is the index of the object with id, or -1. The first call after
+// Parse builds an index (4–8 bytes per object).
+func (h *Heap) Lookup(id uint64) int32 {
+	h.indexOnce.Do(func() {
+		if h.index.slots == nil {
+			h.index.build(h.ids)
+		}
+	})
+	return h.index.get(h.ids, id)
+}
 
 // IsClassObject reports whether object i is a class object.
 func (h *Heap) IsClassObject(i int32) bool { return h.cls[i] == h.classObj && h.classObj >= 0 }
@@ -214,13 +225,24 @@ func formatErr(off int64, f string, args ...any) error {
 }
 
 // idIndex maps ids to object indices: open addressing over int32 slots,
-// comparing through the ids array, so a slot costs 4 bytes.
+// comparing through the ids array, so a slot costs 4 bytes. The slot of an
+// id is its address in 8-byte units modulo the table size: HotSpot and ART
+// ids are addresses and references mostly point near their source, so
+// lookups walk the table and the ids array almost in order. Ids that crowd
+// (not addresses, or a crafted file) switch it to a multiplicative hash.
 type idIndex struct {
-	slots []int32 // object index + 1; 0 = empty
-	shift uint
+	slots  []int32 // object index + 1; 0 = empty
+	mask   uint64
+	shift  uint
+	scramb bool
 }
 
-func hashID(id uint64, shift uint) uint64 { return (id * 0x9E3779B97F4A7C15) >> shift }
+func (x *idIndex) slot(id uint64) uint64 {
+	if x.scramb {
+		return (id * 0x9E3779B97F4A7C15) >> x.shift
+	}
+	return (id >> 3) & x.mask
+}
 
 func (x *idIndex) build(ids []uint64) {
 	n := uint64(16)
@@ -230,18 +252,24 @@ func (x *idIndex) build(ids []uint64) {
 		bits++
 	}
 	x.slots = make([]int32, n)
-	x.shift = 64 - bits
-	mask := n - 1
+	x.mask, x.shift = n-1, 64-bits
+	probes := 0
 	for i, id := range ids {
-		s := hashID(id, x.shift)
+		s := x.slot(id)
 		for x.slots[s] != 0 {
 			if ids[x.slots[s]-1] == id {
 				break // duplicate id: the first object wins
 			}
-			s = (s + 1) & mask
+			s = (s + 1) & x.mask
+			probes++
 		}
 		if x.slots[s] == 0 {
 			x.slots[s] = int32(i) + 1
+		}
+		if !x.scramb && probes > 8*len(ids)+1024 {
+			x.scramb = true
+			x.build(ids)
+			return
 		}
 	}
 }
@@ -250,8 +278,7 @@ func (x *idIndex) get(ids []uint64, id uint64) int32 {
 	if len(x.slots) == 0 {
 		return -1
 	}
-	mask := uint64(len(x.slots) - 1)
-	for s := hashID(id, x.shift); ; s = (s + 1) & mask {
+	for s := x.slot(id); ; s = (s + 1) & x.mask {
 		v := x.slots[s]
 		if v == 0 {
 			return -1

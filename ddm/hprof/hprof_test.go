@@ -3,6 +3,7 @@ package hprof
 import (
 	"bytes"
 	"encoding/binary"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -81,7 +82,7 @@ func sample(t testing.TB, idSize int, android bool) []byte {
 
 func parseBytes(t testing.TB, b []byte) *Heap {
 	t.Helper()
-	h, err := Parse(bytes.NewReader(b), Limits{})
+	h, err := Parse(bytes.NewReader(b), Options{Strings: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,11 +228,102 @@ func TestParseErrors(t *testing.T) {
 		"id size":   append([]byte("JAVA PROFILE 1.0.2\x00"), 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0),
 		"truncated": good[:len(good)-40],
 	} {
-		if _, err := Parse(bytes.NewReader(in), Limits{}); err == nil {
+		if _, err := Parse(bytes.NewReader(in), Options{}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := Parse(bytes.NewReader(good), Limits{MaxObjects: 3}); err == nil {
+	if _, err := Parse(bytes.NewReader(good), Options{MaxObjects: 3}); err == nil {
 		t.Errorf("MaxObjects 3: no error")
+	}
+}
+
+// TestDominatorsAgainstDefinition checks the dominator tree of random graphs
+// against the definition: d dominates v iff v is unreachable from the roots
+// once d is removed.
+func TestDominatorsAgainstDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 200 {
+		n := 2 + r.IntN(40)
+		h := &Heap{classObj: -1}
+		adj := make([][]int32, n)
+		for v := range n {
+			h.ids = append(h.ids, uint64(8*(v+1)))
+			h.cls = append(h.cls, 0)
+			h.size = append(h.size, uint32(8+r.IntN(4)*8))
+			h.refStart = append(h.refStart, uint32(len(h.refs)))
+			for range r.IntN(4) {
+				w := int32(r.IntN(n))
+				adj[v] = append(adj[v], w)
+				h.refs = append(h.refs, w)
+			}
+		}
+		h.refStart = append(h.refStart, uint32(len(h.refs)))
+		for range 1 + r.IntN(3) {
+			h.roots = append(h.roots, int32(r.IntN(n)))
+			h.rootKind = append(h.rootKind, RootUnknown)
+		}
+		reach := func(removed int32) []bool {
+			seen := make([]bool, n)
+			var stack []int32
+			for _, x := range h.roots {
+				if x != removed && !seen[x] {
+					seen[x] = true
+					stack = append(stack, x)
+				}
+			}
+			for len(stack) > 0 {
+				v := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for _, w := range adj[v] {
+					if w != removed && !seen[w] {
+						seen[w] = true
+						stack = append(stack, w)
+					}
+				}
+			}
+			return seen
+		}
+		all := reach(-1)
+		dominated := make([][]bool, n) // dominated[d][v]
+		for d := range int32(n) {
+			without := reach(d)
+			dominated[d] = make([]bool, n)
+			for v := range n {
+				dominated[d][v] = all[v] && !without[v] && int32(v) != d
+			}
+		}
+		dt := h.Dominators()
+		for v := range int32(n) {
+			if !all[v] {
+				if dt.Idom[v] != NotReachable || dt.Retained[v] != 0 {
+					t.Fatalf("round %d: unreachable %d has idom %d, retained %d", round, v, dt.Idom[v], dt.Retained[v])
+				}
+				continue
+			}
+			// The chain of immediate dominators is exactly v's dominators.
+			var chain []int32
+			for d := dt.Idom[v]; d >= 0; d = dt.Idom[d] {
+				chain = append(chain, d)
+			}
+			var want []int32
+			for d := range int32(n) {
+				if dominated[d][v] {
+					want = append(want, d)
+				}
+			}
+			slices.Sort(chain)
+			if !slices.Equal(chain, want) {
+				t.Fatalf("round %d: dominators of %d: tree says %v, definition %v", round, v, chain, want)
+			}
+			var ret uint64
+			for w := range n {
+				if dominated[v][w] || int32(w) == v {
+					ret += uint64(h.size[w])
+				}
+			}
+			if dt.Retained[v] != ret {
+				t.Fatalf("round %d: retained(%d) = %d, want %d", round, v, dt.Retained[v], ret)
+			}
+		}
 	}
 }

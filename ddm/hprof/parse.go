@@ -3,9 +3,10 @@ package hprof
 import (
 	"bytes"
 	"fmt"
-	"hash/fnv"
+	"hash/maphash"
 	"io"
 	"math"
+	"os"
 	"time"
 )
 
@@ -24,10 +25,16 @@ const (
 	subHeapDumpInfo   = 0xFE // Android: the following objects are in this heap
 )
 
-// Limits bound what a dump may make the parser allocate.
-type Limits struct {
+// Options tune [Parse].
+type Options struct {
 	// MaxObjects bounds the object count; 0 means 1<<31 - 2.
 	MaxObjects int
+	// Strings keeps a hash and the file offset of every char[] and byte[]
+	// for [Heap.DuplicateStrings] (24 bytes per array).
+	Strings bool
+	// SizeHint is the dump's size in bytes, to size the arrays up front; 0
+	// takes it from r when r has a Stat or Len method.
+	SizeHint int64
 }
 
 // Parse reads a whole dump from r and builds its model.
@@ -39,12 +46,16 @@ type Limits struct {
 // for Android dumps the instance size the class dump records. These are the
 // sizes `jcmd PID GC.class_histogram` reports, less fields the VM injects
 // without dumping them.
-func Parse(r io.Reader, lim Limits) (*Heap, error) {
-	p := &parser{rd: newReader(r), h: &Heap{classObj: -1}, classByID: map[uint64]int32{}, names: map[uint64]string{}, primClass: map[Type]int32{}}
-	if lim.MaxObjects <= 0 || lim.MaxObjects > math.MaxInt32-1 {
-		lim.MaxObjects = math.MaxInt32 - 1
+func Parse(r io.Reader, opt Options) (*Heap, error) {
+	p := &parser{rd: newReader(r), h: &Heap{classObj: -1}, classByID: map[uint64]int32{}, names: map[uint64]string{}, lastCls: -1}
+	if opt.MaxObjects <= 0 || opt.MaxObjects > math.MaxInt32-1 {
+		opt.MaxObjects = math.MaxInt32 - 1
 	}
-	p.maxObjects = lim.MaxObjects
+	p.maxObjects = opt.MaxObjects
+	p.seed = maphash.MakeSeed()
+	p.strings = opt.Strings
+	p.h.keptStrings = opt.Strings
+	p.presize(r, opt.SizeHint)
 	if err := p.header(); err != nil {
 		return nil, err
 	}
@@ -65,14 +76,18 @@ type pendingInstance struct {
 
 type parser struct {
 	rd         *reader
+	strings    bool
+	seed       maphash.Seed
 	h          *Heap
 	idSize     int
 	maxObjects int
 
 	names      map[uint64]string // UTF8 records
 	classByID  map[uint64]int32
-	primClass  map[Type]int32
-	rawRefs    []uint64
+	primClass  [12]int32 // class index + 1 by element type
+	lastCID    uint64
+	lastCls    int32
+	rawRefs    refBuf
 	rootIDs    []uint64
 	pending    []pendingInstance
 	pendingRef map[int32][2]uint32 // refs of pending instances: start, count
@@ -81,6 +96,34 @@ type parser struct {
 	hdr, aHdr  uint32 // object and array header sizes of the layout model
 	refSize    uint32
 	scratch    []byte
+}
+
+// presize reserves the object and reference arrays from the dump's size:
+// untouched capacity costs address space, not memory, and saves the copies
+// of growing.
+func (p *parser) presize(r io.Reader, hint int64) {
+	if hint <= 0 {
+		switch r := r.(type) {
+		case interface{ Stat() (os.FileInfo, error) }:
+			if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
+				hint = fi.Size()
+			}
+		case interface{ Len() int }:
+			hint = int64(r.Len())
+		}
+	}
+	if hint <= 0 {
+		return
+	}
+	// An object takes at least 9+2·4+4 bytes on the wire, typically 40;
+	// a reference at least 4.
+	objs := min(hint/24, int64(p.maxObjects)) + 1024
+	h := p.h
+	h.ids = make([]uint64, 0, objs)
+	h.cls = make([]int32, 0, objs)
+	h.size = make([]uint32, 0, objs)
+	h.refStart = make([]uint32, 0, objs+1)
+	p.rawRefs.narrow = make([]int32, 0, hint/20+1024)
 }
 
 func (p *parser) header() error {
@@ -192,12 +235,12 @@ func (p *parser) class(id uint64) int32 {
 
 // primArrayClass is the pseudo-class of arrays of t.
 func (p *parser) primArrayClass(t Type) int32 {
-	if c, ok := p.primClass[t]; ok {
-		return c
+	if c := p.primClass[t]; c > 0 {
+		return c - 1
 	}
 	c := int32(len(p.h.Classes))
 	p.h.Classes = append(p.h.Classes, Class{Name: t.String() + "[]", Object: -1, Super: -1, Elem: t, layoutDone: true})
-	p.primClass[t] = c
+	p.primClass[t] = c + 1
 	return c
 }
 
@@ -209,13 +252,13 @@ func (p *parser) object(id uint64, cls int32, size uint32) (int32, error) {
 	if i >= p.maxObjects {
 		return 0, fmt.Errorf("hprof: more than %d objects (raise Limits.MaxObjects)", p.maxObjects)
 	}
-	if len(p.rawRefs) > math.MaxUint32 {
+	if p.rawRefs.len() > math.MaxUint32 {
 		return 0, fmt.Errorf("hprof: more than %d references", uint64(math.MaxUint32))
 	}
 	h.ids = append(h.ids, id)
 	h.cls = append(h.cls, cls)
 	h.size = append(h.size, size)
-	h.refStart = append(h.refStart, uint32(len(p.rawRefs)))
+	h.refStart = append(h.refStart, uint32(p.rawRefs.len()))
 	if h.heap != nil {
 		h.heap = append(h.heap, p.curHeap)
 	}
@@ -347,12 +390,12 @@ func (p *parser) classDump() error {
 	if super != 0 {
 		sc = p.class(super)
 	}
-	start := len(p.rawRefs)
+	start := p.rawRefs.len()
 	if super != 0 {
-		p.rawRefs = append(p.rawRefs, super)
+		p.rawRefs.add(super)
 	}
 	if loader != 0 {
-		p.rawRefs = append(p.rawRefs, loader)
+		p.rawRefs.add(loader)
 	}
 	var statics uint32
 	// constant pool: u2 index, u1 type, value
@@ -388,7 +431,7 @@ func (p *parser) classDump() error {
 		}
 		if t == TypeObject {
 			if v := idAt(rd.buf[rd.pos+id+1:], id); v != 0 {
-				p.rawRefs = append(p.rawRefs, v)
+				p.rawRefs.add(v)
 			}
 			statics += p.refSize
 		} else {
@@ -415,19 +458,24 @@ func (p *parser) classDump() error {
 	}
 	cl := &p.h.Classes[c]
 	if cl.Object >= 0 {
-		p.rawRefs = p.rawRefs[:start]
+		p.rawRefs.truncate(start)
 		return nil // a class dumped twice: keep the first
 	}
 	cl.Super, cl.InstanceSize, cl.Fields, cl.staticBytes = sc, instSize, fields, statics
 	// The class object's refs were appended before its slot: move the slot's
 	// start back by hand.
-	refs := append([]uint64(nil), p.rawRefs[start:]...)
-	p.rawRefs = p.rawRefs[:start]
+	var refs []uint64
+	for k := start; k < p.rawRefs.len(); k++ {
+		refs = append(refs, p.rawRefs.at(k))
+	}
+	p.rawRefs.truncate(start)
 	o, err := p.object(cid, -1, 0) // class and size fixed in finish
 	if err != nil {
 		return err
 	}
-	p.rawRefs = append(p.rawRefs, refs...)
+	for _, r := range refs {
+		p.rawRefs.add(r)
+	}
 	cl.Object = o
 	return nil
 }
@@ -488,8 +536,12 @@ func (p *parser) instance() error {
 	b := rd.buf[rd.pos+1:]
 	oid, cid, n := idAt(b, id), idAt(b[id+4:], id), int(be32(b[2*id+4:]))
 	rd.pos += head
-	c, known := p.classByID[cid]
+	c, known := p.lastCls, p.lastCls >= 0 && p.lastCID == cid
+	if !known {
+		c, known = p.classByID[cid]
+	}
 	if known && p.layout(c) && n <= len(rd.buf) {
+		p.lastCID, p.lastCls = cid, c
 		cl := &p.h.Classes[c]
 		if uint32(n) != cl.dataSize {
 			return formatErr(at, "instance of %s has %d bytes of fields, its class says %d", cl.Name, n, cl.dataSize)
@@ -503,7 +555,7 @@ func (p *parser) instance() error {
 		data := rd.buf[rd.pos : rd.pos+n]
 		for _, off := range cl.refOffs {
 			if v := idAt(data[off:], id); v != 0 {
-				p.rawRefs = append(p.rawRefs, v)
+				p.rawRefs.add(v)
 			}
 		}
 		rd.pos += n
@@ -556,7 +608,7 @@ func (p *parser) objArray() error {
 		chunk, _ := rd.chunk(left - left%int64(id))
 		for i := 0; i+id <= len(chunk); i += id {
 			if v := idAt(chunk[i:], id); v != 0 {
-				p.rawRefs = append(p.rawRefs, v)
+				p.rawRefs.add(v)
 			}
 		}
 		left -= int64(len(chunk))
@@ -594,7 +646,7 @@ func (p *parser) primArray(withData bool) error {
 		return nil
 	}
 	left := int64(n * es)
-	if t != TypeChar && t != TypeByte {
+	if !p.strings || t != TypeChar && t != TypeByte {
 		if err := rd.skip(left); err != nil {
 			return formatErr(at, "truncated PRIMITIVE_ARRAY_DUMP")
 		}
@@ -602,7 +654,8 @@ func (p *parser) primArray(withData bool) error {
 	}
 	// char[] and byte[] may back Strings: keep a hash of the contents.
 	s := strArray{obj: o, len: uint32(min(left, math.MaxUint32)), off: rd.offset()}
-	hs := fnv.New64a()
+	var hs maphash.Hash
+	hs.SetSeed(p.seed)
 	for left > 0 {
 		chunk, err := rd.chunk(left)
 		if err != nil {
@@ -621,7 +674,7 @@ func (p *parser) primArray(withData bool) error {
 func (p *parser) finish() error {
 	h := p.h
 	n := len(h.ids)
-	h.refStart = append(h.refStart, uint32(len(p.rawRefs)))
+	h.refStart = append(h.refStart, uint32(p.rawRefs.len()))
 	for _, pi := range p.pending {
 		c, ok := p.classByID[pi.classID]
 		if !ok || !p.layout(c) {
@@ -635,13 +688,13 @@ func (p *parser) finish() error {
 		if p.pendingRef == nil {
 			p.pendingRef = map[int32][2]uint32{}
 		}
-		start := uint32(len(p.rawRefs))
+		start := uint32(p.rawRefs.len())
 		for _, off := range cl.refOffs {
 			if v := idAt(pi.data[off:], p.idSize); v != 0 {
-				p.rawRefs = append(p.rawRefs, v)
+				p.rawRefs.add(v)
 			}
 		}
-		p.pendingRef[pi.obj] = [2]uint32{start, uint32(len(p.rawRefs)) - start}
+		p.pendingRef[pi.obj] = [2]uint32{start, uint32(p.rawRefs.len()) - start}
 	}
 	p.pending = nil
 	// java.lang.Class: class objects are its instances.
@@ -659,6 +712,9 @@ func (p *parser) finish() error {
 	if p.layout(h.classObj) {
 		mirror = h.Classes[h.classObj].shallow
 	}
+	if mirror == 0 { // java.lang.Class not dumped: at least an object header
+		mirror = align8(uint64(p.hdr))
+	}
 	for i := range h.Classes {
 		cl := &h.Classes[i]
 		if cl.Object >= 0 {
@@ -668,15 +724,23 @@ func (p *parser) finish() error {
 	}
 	// Ids to indices.
 	h.index.build(h.ids)
-	refs := make([]int32, 0, len(p.rawRefs))
+	// Resolve in place when the ids were stored narrow and in object order
+	// (no pending instances): the write position never passes the read
+	// position.
+	var refs []int32
+	if p.rawRefs.wide || len(p.pendingRef) > 0 {
+		refs = make([]int32, 0, p.rawRefs.len())
+	} else {
+		refs = p.rawRefs.narrow[:0]
+	}
 	for i := range n {
 		s, e := h.refStart[i], h.refStart[i+1]
 		if pr, ok := p.pendingRef[int32(i)]; ok {
 			s, e = pr[0], pr[0]+pr[1]
 		}
 		h.refStart[i] = uint32(len(refs))
-		for _, id := range p.rawRefs[s:e] {
-			if j := h.index.get(h.ids, id); j >= 0 {
+		for k := s; k < e; k++ {
+			if j := h.index.get(h.ids, p.rawRefs.at(int(k))); j >= 0 {
 				refs = append(refs, j)
 			} else {
 				h.Unresolved++
@@ -685,7 +749,7 @@ func (p *parser) finish() error {
 	}
 	h.refStart[n] = uint32(len(refs))
 	h.refs = refs
-	p.rawRefs = nil
+	p.rawRefs = refBuf{}
 	h.roots = make([]int32, 0, len(p.rootIDs))
 	kinds := h.rootKind[:0]
 	for k, id := range p.rootIDs {
@@ -695,5 +759,52 @@ func (p *parser) finish() error {
 		}
 	}
 	h.rootKind = kinds
+	h.index = idIndex{} // rebuilt by Lookup when needed
 	return nil
+}
+
+// refBuf holds the referenced ids until they can be resolved: narrow, as
+// id/8 in 32 bits, while every id is 8-aligned below 32 GiB (HotSpot and ART
+// addresses), so they resolve in place; wide otherwise.
+type refBuf struct {
+	narrow []int32
+	all    []uint64
+	wide   bool
+}
+
+func (r *refBuf) add(id uint64) {
+	if !r.wide {
+		if id&7 == 0 && id>>35 == 0 {
+			r.narrow = append(r.narrow, int32(uint32(id>>3)))
+			return
+		}
+		r.all = make([]uint64, len(r.narrow), max(2*len(r.narrow), 1024))
+		for k, v := range r.narrow {
+			r.all[k] = uint64(uint32(v)) << 3
+		}
+		r.narrow, r.wide = nil, true
+	}
+	r.all = append(r.all, id)
+}
+
+func (r *refBuf) len() int {
+	if r.wide {
+		return len(r.all)
+	}
+	return len(r.narrow)
+}
+
+func (r *refBuf) at(k int) uint64 {
+	if r.wide {
+		return r.all[k]
+	}
+	return uint64(uint32(r.narrow[k])) << 3
+}
+
+func (r *refBuf) truncate(n int) {
+	if r.wide {
+		r.all = r.all[:n]
+	} else {
+		r.narrow = r.narrow[:n]
+	}
 }

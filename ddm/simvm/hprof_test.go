@@ -20,7 +20,7 @@ func TestHprofDumpOfSimulatedHeap(t *testing.T) {
 	}
 	h.gc(r)
 	b := h.hprofDump(time.Now())
-	d, err := hprof.Parse(bytes.NewReader(b), hprof.Limits{})
+	d, err := hprof.Parse(bytes.NewReader(b), hprof.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

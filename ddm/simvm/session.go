@@ -299,9 +299,11 @@ func (s *session) answer(c ddm.Chunk) answer {
 		if m.When > ddm.WhenEveryGC {
 			return fail("Unsupported HPIF what")
 		}
-		s.mu.Lock()
-		s.hpifWhen = m.When
-		s.mu.Unlock()
+		if m.When != ddm.WhenNow { // a query leaves the reporting mode as it was
+			s.mu.Lock()
+			s.hpifWhen = m.When
+			s.mu.Unlock()
+		}
 		if m.When == ddm.WhenNow {
 			vm.mu.Lock()
 			s.event(&ddm.HeapInfo{Heaps: []ddm.HeapStats{vm.heap.stats(ddm.WhenNow)}}) // sent before the (empty) reply

@@ -132,6 +132,12 @@ func TestARTProfile(t *testing.T) {
 	if got := tot.Bytes - tot.Free.Bytes; got != uint64(info.AllocatedBytes) {
 		t.Errorf("map has %d allocated bytes, HPIF says %d", got, info.AllocatedBytes)
 	}
+	// A query (HPIF when=now) leaves the reporting mode alone: the next GC
+	// still reports, as every-GC.
+	c.RequestHeapInfo(ddm.WhenNow)
+	eventually(t, "HPIF now", func() bool { return d.HeapInfo()[1].Reason == ddm.WhenNow })
+	c.GC()
+	eventually(t, "HPIF after the next GC", func() bool { return d.HeapInfo()[1].Reason == ddm.WhenEveryGC })
 
 	// Allocation tracking, profiling, hprof.
 	c.Send(&ddm.AllocTrackingEnable{Enable: true}, nil)

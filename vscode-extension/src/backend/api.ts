@@ -66,7 +66,8 @@ export class ControlApi {
   /**
    * vm/dumpHeap: has the backend write an HPROF dump of the VM's heap to
    * path (absolute, on the backend's host). Undefined when the backend
-   * predates the method; a non-DDM VM fails with code -32002.
+   * predates the method; a VM that cannot be dumped (on an adb device
+   * without DDM) fails with code -32002. Local HotSpot VMs dump via attach.
    */
   async dumpHeap(id: string, path: string): Promise<HeapDumpResult | undefined> {
     try {

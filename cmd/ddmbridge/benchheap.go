@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+)
+
+//go:embed ddmlibbench/DdmlibHpsgBench.java
+var ddmlibHpsgBenchSource []byte
+
+// ddmlibClassPath is Debian's libandroid-ddms-java.
+const ddmlibClassPath = "/usr/share/java/com.android.tools.ddms.ddmlib.jar"
+
+// heapBenchResult is one JSON line of `bench heap`.
+type heapBenchResult struct {
+	Client   string  `json:"client"`
+	Workload string  `json:"workload"`
+	Items    uint64  `json:"items"`
+	Bytes    uint64  `json:"bytes"`
+	Seconds  float64 `json:"seconds"`
+}
+
+const benchHeapUsage = "ddmbridge bench heap FILE [--runs N] [--ddmlib] | ddmbridge bench heap --generate SIZE FILE"
+
+// runBenchHeap decodes a DDM heap capture (HPST, HPSG…, HPEN) into the heap
+// map model with per-kind totals, best of --runs, and prints
+// {"client":"ddmbridge","workload":"hpsg","items":UNITS,"bytes":RUN_BYTES,"seconds":S}.
+func runBenchHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
+	runs := fs.Int("runs", 3, "runs; the best is printed")
+	withDdmlib := fs.Bool("ddmlib", false, "also run ddmlib's HeapSegment parser (Debian libandroid-ddms-java) on the same file and print the throughput ratio")
+	generate := fs.String("generate", "", "instead of decoding, write a synthetic ART-like heap capture of this size (e.g. 2GiB, 512MiB) to FILE")
+	seed := fs.Uint64("seed", 1, "with --generate: the random seed")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: "+benchHeapUsage)
+		fmt.Fprintln(fs.Output(), "\nA capture is DDM chunks back to back: u4 type, u4 length, data.")
+		fs.PrintDefaults()
+	}
+	var pos []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if err := parse(ctx, fs, nil); err != nil {
+		return err
+	}
+	if len(pos) != 1 || *runs < 1 {
+		return fmt.Errorf("%w: want %s", errUsage, benchHeapUsage)
+	}
+	file := pos[0]
+	out := stdout(ctx)
+	if *generate != "" {
+		size, err := parseSize(*generate)
+		if err != nil {
+			return fmt.Errorf("%w: --generate %q: %v", errUsage, *generate, err)
+		}
+		f, err := os.Create(file)
+		if err != nil {
+			return err
+		}
+		if err := ddm.WriteSyntheticCapture(f, size, *seed); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		fi, _ := os.Stat(file)
+		fmt.Fprintf(out, "wrote %s: a %s heap in %s of chunks\n", file, mib(size), mib(uint64(fi.Size())))
+		return nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	best := heapBenchResult{Client: "ddmbridge", Workload: "hpsg", Seconds: -1}
+	for range *runs {
+		t0 := time.Now()
+		chunks, err := ddm.ReadCapture(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		st, err := ddm.DecodeCapture(chunks)
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		sec := time.Since(t0).Seconds()
+		if st.Units == 0 {
+			return fmt.Errorf("%s: no heap segments (HPSG/HPSO/NHSG) in the capture", file)
+		}
+		if best.Seconds < 0 || sec < best.Seconds {
+			best.Seconds = sec
+		}
+		best.Items, best.Bytes = st.Units, st.RunBytes
+	}
+	best.Seconds = roundSec(best.Seconds)
+	if err := json.NewEncoder(out).Encode(best); err != nil {
+		return err
+	}
+	if !*withDdmlib {
+		return nil
+	}
+	ref, err := runDdmlibHpsg(ctx, file, *runs)
+	if err != nil {
+		return err
+	}
+	if err := json.NewEncoder(out).Encode(ref); err != nil {
+		return err
+	}
+	if ref.Items != best.Items {
+		return fmt.Errorf("ddmlib counted %d units, ddmbridge %d: the two decoders disagree", ref.Items, best.Items)
+	}
+	fmt.Fprintf(out, "ddmbridge/ddmlib throughput: %.2f×\n", ref.Seconds/best.Seconds)
+	return nil
+}
+
+func roundSec(s float64) float64 { v, _ := strconv.ParseFloat(fmt.Sprintf("%.4f", s), 64); return v }
+
+// runDdmlibHpsg compiles (cached) and runs ddmlibbench/DdmlibHpsgBench.java.
+func runDdmlibHpsg(ctx context.Context, file string, runs int) (heapBenchResult, error) {
+	var r heapBenchResult
+	if _, err := os.Stat(ddmlibClassPath); err != nil {
+		return r, fmt.Errorf("ddmlib is missing (%v): apt-get install -y libandroid-ddms-java", err)
+	}
+	javac, err := jvmtest.FindTool("javac")
+	if err != nil {
+		return r, err
+	}
+	java, err := jvmtest.FindTool("java")
+	if err != nil {
+		return r, err
+	}
+	dir, err := os.MkdirTemp("", "ddmlib-hpsg-")
+	if err != nil {
+		return r, err
+	}
+	defer os.RemoveAll(dir)
+	src := filepath.Join(dir, "DdmlibHpsgBench.java")
+	if err := os.WriteFile(src, ddmlibHpsgBenchSource, 0o644); err != nil {
+		return r, err
+	}
+	if b, err := exec.CommandContext(ctx, javac, "-cp", ddmlibClassPath, "-d", dir, src).CombinedOutput(); err != nil {
+		return r, fmt.Errorf("javac DdmlibHpsgBench.java: %v\n%s", err, b)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, java, "-Xmx6g", "-cp", dir+string(os.PathListSeparator)+ddmlibClassPath, "DdmlibHpsgBench", file, strconv.Itoa(runs))
+	cmd.Stderr = &stderr
+	outb, err := cmd.Output()
+	if err != nil {
+		return r, fmt.Errorf("ddmlib harness: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(outb), &r); err != nil {
+		return r, fmt.Errorf("ddmlib harness printed %q: %v", outb, err)
+	}
+	return r, nil
+}
+
+// parseSize reads 2GiB, 512MiB, 64KiB or a byte count.
+func parseSize(s string) (uint64, error) {
+	mult := uint64(1)
+	for suf, m := range map[string]uint64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if v, ok := strings.CutSuffix(s, suf); ok {
+			s, mult = v, m
+			break
+		}
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("not a size (want e.g. 2GiB, 512MiB or a byte count)")
+	}
+	return n * mult, nil
+}

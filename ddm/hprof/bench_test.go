@@ -1,0 +1,214 @@
+package hprof
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+)
+
+// The benchmarks work on a dump of the shared BenchTarget (four objects per
+// node: Node, its String label, the label's byte[], an int[]) taken through
+// the attach mechanism. HPROF_BENCH_OBJECTS sets the node count (default
+// 2 500 000, about 10 million objects and 430 MB); HPROF_BENCH_FILE names a
+// dump to use instead. The dump is cached under the user cache directory.
+//
+//	go test -run X -bench . -benchtime 3x ./ddm/hprof
+//
+// They run with the GC percent at 20, as `ddmbridge hprof` does (the
+// model is pointer-free, so collecting often is cheap and keeps the peak
+// near the live data). They print MB/s and objects/s by wall clock and by CPU time (on a shared
+// machine the wall clock includes waiting for a core) and the peak RSS of
+// the benchmark, also as a multiple of the dump's size.
+
+var benchDumpOnce struct {
+	sync.Once
+	path string
+	err  error
+}
+
+func benchDump(b *testing.B) string {
+	benchDumpOnce.Do(func() {
+		if f := os.Getenv("HPROF_BENCH_FILE"); f != "" {
+			benchDumpOnce.path = f
+			return
+		}
+		nodes := 2_500_000
+		if s := os.Getenv("HPROF_BENCH_OBJECTS"); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				benchDumpOnce.err = fmt.Errorf("HPROF_BENCH_OBJECTS=%q: %v", s, err)
+				return
+			}
+			nodes = n
+		}
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = os.TempDir()
+		}
+		dir = filepath.Join(dir, "ddmbridge-bench")
+		path := filepath.Join(dir, fmt.Sprintf("benchtarget-%d.hprof", nodes))
+		benchDumpOnce.path = path
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		benchDumpOnce.err = makeBenchDump(dir, path, nodes)
+	})
+	if benchDumpOnce.err != nil {
+		b.Fatal(benchDumpOnce.err)
+	}
+	return benchDumpOnce.path
+}
+
+func makeBenchDump(dir, path string, nodes int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	heapMB := max(256, nodes/4000*2)
+	vm, err := jvmtest.StartBenchTarget(ctx, jvmtest.Options{
+		VMArgs:  []string{"-Dobjects=" + strconv.Itoa(nodes), "-Dthreads=4", fmt.Sprintf("-Xmx%dm", heapMB)},
+		Timeout: 10 * time.Minute,
+	})
+	if err != nil {
+		return err
+	}
+	defer vm.Close()
+	dump, err := hotspot.DumpHeap(ctx, vm.Pid, true)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, dump, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// resetPeakRSS starts a new peak-RSS measurement (Linux: clear_refs 5).
+func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS is VmHWM in bytes, 0 where unknown.
+func peakRSS() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func report(b *testing.B, size int64, objects int, wall, cpu time.Duration) {
+	n := float64(b.N)
+	b.ReportMetric(float64(size)*n/wall.Seconds()/1e6, "MB/s")
+	b.ReportMetric(float64(size)*n/cpu.Seconds()/1e6, "MB/cpu-s")
+	b.ReportMetric(float64(objects)*n/wall.Seconds(), "objects/s")
+	b.ReportMetric(float64(objects)*n/cpu.Seconds(), "objects/cpu-s")
+	rss := peakRSS()
+	b.ReportMetric(rss/1e6, "peak-RSS-MB")
+	b.ReportMetric(rss/float64(size), "RSS/dump")
+	b.Logf("%d objects, dump %.0f MB: %.0f MB/s (%.0f MB per CPU second), %.2f s per run, peak RSS %.0f MB = %.2f× the dump",
+		objects, float64(size)/1e6, float64(size)*n/wall.Seconds()/1e6, float64(size)*n/cpu.Seconds()/1e6, wall.Seconds()/n, rss/1e6, rss/float64(size))
+}
+
+// BenchmarkParseHistogram: parse a page-cached dump and count its classes.
+func BenchmarkParseHistogram(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(20))
+	path := benchDump(b)
+	data, err := os.ReadFile(path) // into the page cache
+	if err != nil {
+		b.Fatal(err)
+	}
+	size := int64(len(data))
+	data = nil
+	runtime.GC()
+	resetPeakRSS()
+	var objects int
+	b.ResetTimer()
+	c0, t0 := cpuTime(), time.Now()
+	for range b.N {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h, err := Parse(f, Options{})
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		objects = h.NumObjects()
+		if len(h.Histogram()) == 0 {
+			b.Fatal("empty histogram")
+		}
+	}
+	wall, cpu := time.Since(t0), cpuTime()-c0
+	b.StopTimer()
+	report(b, size, objects, wall, cpu)
+}
+
+// BenchmarkDominators: the dominator tree and retained sizes of a parsed dump.
+func BenchmarkDominators(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(20))
+	path := benchDump(b)
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	h, err := Parse(f, Options{})
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	debug.FreeOSMemory() // what parsing freed (its id index) is not the dominators' peak
+	resetPeakRSS()
+	b.ResetTimer()
+	c0, t0 := cpuTime(), time.Now()
+	for range b.N {
+		d := h.Dominators()
+		if len(d.Children(Root, 1)) == 0 {
+			b.Fatal("no dominator tree")
+		}
+	}
+	wall, cpu := time.Since(t0), cpuTime()-c0
+	b.StopTimer()
+	report(b, fi.Size(), h.NumObjects(), wall, cpu)
+}
+
+// BenchmarkParseSample: the small writer-made sample, for allocation counts.
+func BenchmarkParseSample(b *testing.B) {
+	in := sample(b, 8, false)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := Parse(bytes.NewReader(in), Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
