@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -314,7 +313,7 @@ func (d *hprofDump) parse() {
 		return
 	}
 	defer f.Close()
-	d.heap, d.err = hprof.Parse(bufio.NewReaderSize(f, 1<<20), hprof.Limits{})
+	d.heap, d.err = hprof.Parse(f, hprof.Options{}) // it buffers; the file gives it the size
 	if d.err == nil {
 		d.histogram = d.heap.Histogram()
 	}
