@@ -121,7 +121,7 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		}
 		dom, kids := d.dominators()
 		of := hprof.Root
-		out := HprofDominators{Path: p.Path, Children: []HprofDomNode{}}
+		out := HprofDominators{Path: p.Path, Children: []HprofDomNode{}, Reachable: d.reachable, Total: d.total}
 		if p.Object != nil {
 			of = d.heap.Lookup(*p.Object)
 			if of < 0 {
@@ -134,14 +134,6 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 			}
 		}
 		all := dom.Children(of, 0)
-		for i, p := range dom.Idom {
-			if p != hprof.NotReachable {
-				out.Reachable++
-				if p == hprof.Root {
-					out.Total += dom.Retained[i]
-				}
-			}
-		}
 		for k, o := range all {
 			if k == p.Limit {
 				out.More = len(all) - k
@@ -226,18 +218,26 @@ type hprofDump struct {
 
 	histogram []hprof.ClassStat
 
-	domOnce sync.Once
-	dom     *hprof.Dominators
-	kids    []int32 // per object: how many objects it immediately dominates
+	domOnce   sync.Once
+	dom       *hprof.Dominators
+	kids      []int32 // per object: how many objects it immediately dominates
+	reachable int     // objects reachable from a GC root
+	total     uint64  // their retained size
 }
 
 func (d *hprofDump) dominators() (*hprof.Dominators, []int32) {
 	d.domOnce.Do(func() {
 		d.dom = d.heap.Dominators()
 		d.kids = make([]int32, len(d.dom.Idom))
-		for _, p := range d.dom.Idom {
-			if p >= 0 {
+		for i, p := range d.dom.Idom {
+			switch {
+			case p >= 0:
 				d.kids[p]++
+			case p == hprof.Root:
+				d.total += d.dom.Retained[i]
+			}
+			if p != hprof.NotReachable {
+				d.reachable++
 			}
 		}
 	})
@@ -305,8 +305,14 @@ func (c *hprofCache) get(ctx context.Context, path string) (*hprofDump, error) {
 	return d, nil
 }
 
+// parsing bounds the parses running at once: a client asking for many files
+// in a row evicts them from the cache but cannot make them all parse at once.
+var parsing = make(chan struct{}, hprofCacheSize)
+
 func (d *hprofDump) parse() {
 	defer close(d.ready)
+	parsing <- struct{}{}
+	defer func() { <-parsing }()
 	f, err := os.Open(d.key.path)
 	if err != nil {
 		d.err = err
