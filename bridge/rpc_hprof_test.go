@@ -276,9 +276,11 @@ func TestHprofRPCHotSpot(t *testing.T) {
 	c := hprofRPC(t)
 
 	var sum HprofSummary
+	start := time.Now()
 	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": path}, &sum); err != nil {
 		t.Fatal(err)
 	}
+	parsed := time.Since(start)
 	node := statNamed(sum.Classes, "BenchTarget$Node")
 	if node.Instances != nodes || statNamed(sum.Classes, "BenchTarget$Node[]").Instances != 1 || statNamed(sum.Classes, "java.lang.String").Instances < nodes {
 		t.Errorf("summary: %d nodes, want %d; %d classes", node.Instances, nodes, len(sum.Classes))
@@ -296,9 +298,16 @@ func TestHprofRPCHotSpot(t *testing.T) {
 
 	// The top of the tree: biggest first; the reachable heap is what it retains.
 	var top HprofDominators
+	start = time.Now()
 	if err := c.Call(ctx, "hprof/dominators", map[string]any{"path": path, "limit": 10000}, &top); err != nil {
 		t.Fatal(err)
 	}
+	dominated := time.Since(start)
+	start = time.Now()
+	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": path}, &sum); err != nil {
+		t.Fatal(err)
+	}
+	cached := time.Since(start)
 	var sumTop uint64
 	for k, o := range top.Children {
 		sumTop += o.Retained
@@ -383,4 +392,5 @@ func TestHprofRPCHotSpot(t *testing.T) {
 		t.Errorf("self diff: %d classes, totals %+v", len(d.Classes), d.Totals)
 	}
 	t.Logf("dump %d bytes, %d objects, %d classes; a node retains %d bytes", len(dump), sum.Objects, len(sum.Classes), nd.Object.Retained)
+	t.Logf("hprof/summary %v (parse + histogram + JSON), hprof/dominators %v (tree + top level), summary again from the cache %v", parsed, dominated, cached)
 }
