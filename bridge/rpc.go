@@ -427,7 +427,7 @@ func (c *rpcConn) handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Re
 		}
 	}()
 	timeout := c.s.opts.RequestTimeout
-	if req.Method == "vm/dumpHeap" {
+	if req.Method == "vm/dumpHeap" || strings.HasPrefix(req.Method, "hprof/") {
 		timeout = max(timeout, HeapDumpTimeout) // large heaps take a while
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -586,6 +586,9 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 			return nil, rpcError(CodeInvalidParams, "vms/select: want {\"id\": VM id, name or address} or {\"auto\": true}")
 		}
 		return s.m.Select(p.ID)
+	}
+	if res, ok, err := dispatchHprof(ctx, req); ok { // rpc_hprof.go
+		return res, err
 	}
 	method, ok := vmMethods[req.Method]
 	if !ok {

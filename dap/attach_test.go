@@ -166,14 +166,16 @@ func TestAttachThroughSimulatedDDM(t *testing.T) {
 }
 
 // TestNotDDM: a plain HotSpot VM answers HELO with a JDWP error, so DDM
-// requests fail with a message saying why.
+// requests fail with a message saying why, not shown to the user.
 func TestNotDDM(t *testing.T) {
 	vm := startLoop(t)
 	c := startSession(t, Config{})
 	c.initialize()
 	c.attach(map[string]any{"port": vm.Port})
 	c.send("ddmGC", nil)
-	c.expectError(ErrNoDDM, "does not speak DDM")
+	if e := c.expectError(ErrNoDDM, "does not speak DDM"); e.Body.Error.ShowUser {
+		t.Error("ErrNoDDM is shown to the user: the editor would pop it up on every plain-Java session")
+	}
 	c.send("disconnect", nil)
 	expect[*godap.DisconnectResponse](c)
 }

@@ -261,7 +261,8 @@ func (s *session) sendErrorMessage(seq int, command string, id int, details stri
 			Command:         command, RequestSeq: seq, Success: false, Message: summary,
 		},
 		Body: godap.ErrorResponseBody{Error: &godap.ErrorMessage{
-			Id: id, Format: fmt.Sprintf("%s: %s", summary, details), ShowUser: true,
+			// A VM without DDM is no error to pop up: the editor asks every session.
+			Id: id, Format: fmt.Sprintf("%s: %s", summary, details), ShowUser: id != ErrNoDDM,
 		}},
 	})
 }

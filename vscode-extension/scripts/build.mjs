@@ -25,7 +25,7 @@ const builds = [
   },
   {
     ...common,
-    entryPoints: { heapView: 'src/webview/heapView.ts', threadsView: 'src/webview/threadsView.ts' },
+    entryPoints: { heapView: 'src/webview/heapView.ts', threadsView: 'src/webview/threadsView.ts', hprofView: 'src/webview/hprofView.ts' },
     outdir: 'out/webview',
     platform: 'browser',
     format: 'iife',

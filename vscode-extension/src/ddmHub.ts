@@ -19,7 +19,12 @@ export class DdmHub implements vscode.Disposable {
   private readonly onTarget = new vscode.EventEmitter<VMRef | null>();
   private readonly onData = new vscode.EventEmitter<{ kind: DdmKind; body: unknown }>();
   private readonly onError = new vscode.EventEmitter<string>();
+  private readonly onNoDdm = new vscode.EventEmitter<string>();
   readonly onDidChangeTarget = this.onTarget.event;
+  /** The target speaks no DDM: the message says so (instead of waiting for a heap map forever). */
+  readonly onDidFindNoDdm = this.onNoDdm.event;
+  /** Sessions whose VM answered a DDM request with ErrNoDDM. */
+  private readonly plainSessions = new Set<string>();
   readonly onDidReceive = this.onData.event;
   readonly onDidFail = this.onError.event;
   private readonly subs: vscode.Disposable[] = [];
@@ -34,6 +39,8 @@ export class DdmHub implements vscode.Disposable {
     private readonly log: vscode.OutputChannel,
     /** The display name of a monitored VM, for a session attached to it. */
     private readonly vmName: (id: string) => string | undefined = () => undefined,
+    /** Whether a monitored VM speaks DDM; undefined when unknown. */
+    private readonly vmDdm: (id: string) => boolean | undefined = () => undefined,
   ) {
     const be = api.backend;
     const onThreads = (p: unknown): void => {
@@ -104,6 +111,28 @@ export class DdmHub implements vscode.Disposable {
     };
   }
 
+  /** Why the target has no DDM heap map, or undefined when it may have one. */
+  get noDdm(): string | undefined {
+    const t = this.target;
+    if (!t) {
+      return undefined;
+    }
+    const plain =
+      t.kind === 'vm'
+        ? !t.vm.ddm
+        : t.vmId
+          ? this.vmDdm(t.vmId) === false
+          : this.plainSessions.has(t.session.id);
+    if (!plain) {
+      return undefined;
+    }
+    return (
+      `${this.current?.name ?? 'This VM'} is a plain JVM without DDM: the DDM heap map needs an Android VM ` +
+      '(or the simulated DDM VM). "Dump Heap" writes an HPROF dump of any VM and opens its class histogram, ' +
+      'dominator tree and heap map.'
+    );
+  }
+
   get currentVMId(): string | undefined {
     const t = this.target;
     return t?.kind === 'vm' ? t.vm.id : t?.vmId;
@@ -153,6 +182,9 @@ export class DdmHub implements vscode.Disposable {
       return;
     }
     if (t.kind === 'session' && !t.vmId) {
+      if (this.plainSessions.has(t.session.id)) {
+        return; // it answered ErrNoDDM once: asking again only fails again
+      }
       const heap = this.viewers.heap > 0;
       if (!this.sessionUpdates && !heap && this.viewers.threads === 0) {
         return; // nothing was turned on, nothing to turn off
@@ -166,7 +198,7 @@ export class DdmHub implements vscode.Disposable {
       return;
     }
     const vmId = t.kind === 'vm' ? t.vm.id : t.vmId!;
-    await this.setBackendUpdates(vmId, this.viewers.threads > 0, this.viewers.heap > 0);
+    await this.setBackendUpdates(vmId, this.viewers.threads > 0, this.viewers.heap > 0 && !this.noDdm);
     if (this.viewers.threads > 0) {
       // Fallback for backends that stream nothing: poll while the view is visible.
       this.pollTimer = setInterval(() => {
@@ -200,6 +232,14 @@ export class DdmHub implements vscode.Disposable {
       return;
     }
     const id = this.currentVMId;
+    const noDdm = this.noDdm;
+    if (noDdm && (kinds.includes('heapMap') || kinds.includes('heapInfo'))) {
+      this.onNoDdm.fire(noDdm);
+      kinds = kinds.filter((k) => k === 'threads');
+      if (t.kind === 'session' && !id) {
+        return;
+      }
+    }
     if (t.kind === 'session' && !id) {
       // A session's heap data arrives as events after a GC: ask for one when
       // the map is wanted and none has come yet.
@@ -243,6 +283,9 @@ export class DdmHub implements vscode.Disposable {
   async gc(): Promise<void> {
     const t = this.target;
     const id = this.currentVMId;
+    if (this.noDdm) {
+      throw new Error(this.noDdm);
+    }
     if (t?.kind === 'session' && !id) {
       await this.sessionRequest(t.session, dapRequests.gc, {});
       return;
@@ -258,6 +301,14 @@ export class DdmHub implements vscode.Disposable {
     try {
       await s.customRequest(command, args);
     } catch (e) {
+      if (isNoDdm(e)) {
+        this.plainSessions.add(s.id);
+        const t = this.target;
+        if (t?.kind === 'session' && t.session.id === s.id && this.noDdm) {
+          this.onNoDdm.fire(this.noDdm);
+        }
+        return;
+      }
       if (!isMethodNotFound(e)) {
         this.log.appendLine(`${command} in session ${s.name}: ${errorText(e)}`);
       }
@@ -298,6 +349,7 @@ export class DdmHub implements vscode.Disposable {
     this.onTarget.dispose();
     this.onData.dispose();
     this.onError.dispose();
+    this.onNoDdm.dispose();
   }
 }
 
@@ -305,6 +357,11 @@ function sessionVM(s: vscode.DebugSession): string | undefined {
   // ddmbridgeVM: the id the configuration provider resolved "current" (or a routed vm) to.
   const vm = s.configuration.ddmbridgeVM ?? s.configuration.vm;
   return typeof vm === 'string' && vm !== '' && vm !== 'current' ? vm : undefined;
+}
+
+/** The session's answer to a DDM request on a VM without DDM (dap ErrNoDDM, "DDM not available"). */
+export function isNoDdm(e: unknown): boolean {
+  return /DDM not available|does not speak DDM/.test(errorText(e));
 }
 
 export function errorText(e: unknown): string {

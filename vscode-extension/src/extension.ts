@@ -11,6 +11,7 @@ import { formatBytes } from './heap/heapmap';
 import { HotCodeReplacer } from './debug/hotCodeReplace';
 import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickJavaProcess, pickVM } from './debug/providers';
 import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
+import { HprofEditorProvider } from './views/hprofEditor';
 import { HeapPanel, ThreadsViewProvider } from './views/webviews';
 import { VMInfo, vmLabel } from './vms';
 
@@ -73,10 +74,15 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
   context.subscriptions.push({ dispose: () => void backend.stop() });
 
   const store = new VMStore(api, log);
-  const hub = new DdmHub(api, log, (id) => {
-    const vm = store.find(id);
-    return vm ? vmLabel(vm) : undefined;
-  });
+  const hub = new DdmHub(
+    api,
+    log,
+    (id) => {
+      const vm = store.find(id);
+      return vm ? vmLabel(vm) : undefined;
+    },
+    (id) => store.find(id)?.ddm,
+  );
   const tree = new VMTreeProvider(store);
   context.subscriptions.push(store, hub, tree);
 
@@ -159,6 +165,9 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
   // Views.
   context.subscriptions.push(
     vscode.window.registerWebviewViewProvider(ThreadsViewProvider.viewType, new ThreadsViewProvider(context.extensionUri, hub)),
+    vscode.window.registerCustomEditorProvider(HprofEditorProvider.viewType, new HprofEditorProvider(context.extensionUri, api, log), {
+      webviewOptions: { retainContextWhenHidden: true },
+    }),
   );
 
   const withVM = async (arg: unknown, what: string): Promise<VMInfo | undefined> => {
@@ -265,10 +274,8 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
       () => api.dumpHeap(vm.id, target.fsPath),
     );
     if (dump) {
-      const reveal = 'Reveal';
-      void vscode.window
-        .showInformationMessage(`Heap of ${vmLabel(vm)} (${formatBytes(dump.bytes)}) written to ${dump.path}.`, reveal)
-        .then((a) => a === reveal && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(dump.path)));
+      vscode.window.setStatusBarMessage(`ddmbridge: heap of ${vmLabel(vm)} (${formatBytes(dump.bytes)}) written to ${dump.path}`, 6000);
+      await vscode.commands.executeCommand('vscode.openWith', vscode.Uri.file(dump.path), HprofEditorProvider.viewType);
     } else {
       void vscode.window.showWarningMessage('This ddmbridge backend cannot write HPROF dumps yet; showing the heap map instead.');
       hub.focusVM(vm);

@@ -21,6 +21,10 @@ export const methods = {
   status: 'monitor/status',
   dapAddress: 'dap/address',
   jvms: 'jvms/list',
+  hprofSummary: 'hprof/summary',
+  hprofDominators: 'hprof/dominators',
+  hprofHeapMap: 'hprof/heapMap',
+  hprofDiff: 'hprof/diff',
 } as const;
 
 export class ControlApi {
@@ -83,6 +87,26 @@ export class ControlApi {
     }
   }
 
+  /** hprof/summary: the class histogram of an HPROF file on the backend's host (raw, see heap/hprof). */
+  async hprofSummary(path: string): Promise<unknown> {
+    return this.backend.request(methods.hprofSummary, { path }, hprofTimeoutMs);
+  }
+
+  /** hprof/dominators: one level of the dominator tree; object undefined for the top. */
+  async hprofDominators(path: string, object?: number, limit = 200): Promise<unknown> {
+    return this.backend.request(methods.hprofDominators, object === undefined ? { path, limit } : { path, object, limit }, hprofTimeoutMs);
+  }
+
+  /** hprof/heapMap: the heap map drawn from the dump's addresses, in vm/heapMap's form. */
+  async hprofHeapMap(path: string): Promise<unknown> {
+    return this.backend.request(methods.hprofHeapMap, { path }, hprofTimeoutMs);
+  }
+
+  /** hprof/diff: per-class changes from base (the earlier dump) to path. */
+  async hprofDiff(path: string, base: string): Promise<unknown> {
+    return this.backend.request(methods.hprofDiff, { path, base }, hprofTimeoutMs);
+  }
+
   /**
    * Turns the VM's streamed thread / heap updates on or off for this
    * connection (vm/threads and vm/heap notifications); ignored by backends
@@ -114,6 +138,9 @@ export class ControlApi {
     }
   }
 }
+
+/** The backend parses a dump within five minutes; allow a little more. */
+const hprofTimeoutMs = 320_000;
 
 /** The backend waits up to five minutes for a dump; allow a little more. */
 const dumpHeapTimeoutMs = 320_000;

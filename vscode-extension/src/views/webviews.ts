@@ -43,9 +43,14 @@ function connect(
       }
     }),
     hub.onDidFail((message) => send({ type: 'error', message })),
+    hub.onDidFindNoDdm((message) => kinds.includes('heapMap') && send({ type: 'noDdm', message })),
     webview.onDidReceiveMessage((m: FromWebview) => {
       if (m.type === 'ready') {
         send({ type: 'vm', vm: hub.current });
+        const noDdm = hub.noDdm;
+        if (noDdm && kinds.includes('heapMap')) {
+          send({ type: 'noDdm', message: noDdm });
+        }
         for (const k of kinds) {
           const body = hub.last(k);
           if (body !== undefined) {
@@ -126,6 +131,8 @@ export class HeapPanel {
         hub.gc().catch((e) => void panel.webview.postMessage({ type: 'error', message: `GC: ${errorText(e)}` }));
       } else if (m.type === 'refresh') {
         void hub.refresh(['heapInfo', 'heapMap'], true);
+      } else if (m.type === 'dumpHeap') {
+        void vscode.commands.executeCommand('ddmbridge.dumpHeap');
       }
     });
     const titleSub = hub.onDidChangeTarget(setTitle);

@@ -10,12 +10,9 @@ import {
   formatAddress,
   formatBytes,
   freeColor,
-  gapColor,
   HeapMap,
   heapTotals,
   hitTest,
-  kindColors,
-  kindDetails,
   kindNames,
   Layout,
   layout,
@@ -25,6 +22,7 @@ import {
 import { decodeHeapInfo, HeapStats, heapUsePercent } from '../heap/heapinfo';
 import type { FromWebview, ToWebview, VMRef } from './messages';
 import { button, el, getVsCodeApi, text } from './dom';
+import { buildLegend } from './legend';
 
 const vscode = getVsCodeApi<{ upp?: number; scale?: number; width?: number }>();
 
@@ -41,6 +39,8 @@ interface State {
   autoFit: boolean;
   error?: string;
   status?: string;
+  /** The VM speaks no DDM: why there is no map. */
+  noDdm?: string;
 }
 
 const saved = vscode.getState() ?? {};
@@ -66,6 +66,7 @@ const toolbar = el(
   { class: 'toolbar', role: 'toolbar' },
   button('Cause GC', { id: 'gc', title: 'Run a GC in the VM; a fresh heap map follows' }, () => post({ type: 'gc' })),
   button('Refresh', { id: 'refresh', title: 'Ask for heap info and the heap map again' }, () => post({ type: 'refresh' })),
+  button('Dump Heap', { id: 'dump-heap', title: 'Write an HPROF dump of the VM and open it (any VM)' }, () => post({ type: 'dumpHeap' })),
   el('span', { class: 'sep' }),
   button('−', { id: 'zoom-out', title: 'Zoom out', 'aria-label': 'Zoom out' }, () => zoom(-1)),
   el('span', { id: 'zoom-level', class: 'zoom' }, ''),
@@ -96,21 +97,7 @@ app.append(
   el('section', { class: 'totals' }, el('h3', {}, 'By kind'), totals),
 );
 
-buildLegend();
-
-function buildLegend(): void {
-  legend.replaceChildren();
-  const swatch = (rgb: readonly [number, number, number], label: string, detail: string, kind: string): HTMLElement => {
-    const sw = el('span', { class: 'swatch' });
-    sw.style.backgroundColor = cssColor(rgb);
-    return el('li', { 'data-kind': kind }, sw, el('span', { class: 'label' }, label), el('span', { class: 'detail' }, detail));
-  };
-  legend.append(swatch(freeColor, 'free', 'free space', 'free'));
-  kindNames.forEach((name, k) => legend.append(swatch(kindColors[k], name, kindDetails[k], String(k))));
-  legend.append(swatch(gapColor, 'heap expansion area', 'between and after pieces', 'gap'));
-  const note = el('li', { class: 'note' }, 'Paler: soft, weak, phantom, finalizable, about to be swept.');
-  legend.append(note);
-}
+buildLegend(legend);
 
 // ---- rendering ----
 
@@ -121,7 +108,10 @@ function setStatus(): void {
     return;
   }
   statusLine.className = 'status';
-  if (state.status) {
+  if (state.noDdm && !state.map) {
+    statusLine.textContent = state.noDdm;
+    statusLine.className = 'status no-ddm';
+  } else if (state.status) {
     statusLine.textContent = state.status;
   } else if (!state.map) {
     statusLine.textContent = state.vm ? `Waiting for a heap map from ${state.vm.name}…` : 'No VM selected.';
@@ -312,6 +302,7 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
         state.map = undefined;
         state.info = [];
         state.autoFit = true;
+        state.noDdm = undefined;
       }
       state.vm = m.vm;
       state.error = undefined;
@@ -330,6 +321,10 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
       break;
     case 'status':
       state.status = m.message;
+      break;
+    case 'noDdm':
+      state.noDdm = m.message;
+      state.error = undefined;
       break;
     case 'error':
       state.error = m.message;

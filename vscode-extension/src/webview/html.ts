@@ -10,8 +10,8 @@ export interface WebviewHtmlOptions {
   nonce: string;
   scriptUri: string;
   styleUri: string;
-  /** Which view the script should build: 'heap' or 'threads'. */
-  view: 'heap' | 'threads';
+  /** Which view the script should build. */
+  view: 'heap' | 'threads' | 'hprof';
 }
 
 export function makeNonce(random: () => number = Math.random): string {

@@ -14,10 +14,22 @@ export type ToWebview =
   | { type: 'heapMap'; body: unknown }
   | { type: 'threads'; body: unknown }
   | { type: 'status'; message: string }
-  | { type: 'error'; message: string };
+  | { type: 'error'; message: string }
+  // The heap view's VM speaks no DDM: say so (and offer an HPROF dump).
+  | { type: 'noDdm'; message: string }
+  // The HPROF editor (hprofView): backend results, as sent.
+  | { type: 'summary'; body: unknown }
+  | { type: 'dominators'; body: unknown }
+  | { type: 'diff'; body: unknown };
 
 export type FromWebview =
   | { type: 'ready' }
   | { type: 'gc' }
   | { type: 'refresh' }
-  | { type: 'pickVM' };
+  | { type: 'pickVM' }
+  | { type: 'dumpHeap' }
+  // The HPROF editor: one level of the dominator tree (object absent: the top),
+  // the heap map, and a diff against another dump the user picks.
+  | { type: 'dominators'; object?: number }
+  | { type: 'heapMap' }
+  | { type: 'pickBase' };

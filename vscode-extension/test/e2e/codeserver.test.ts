@@ -35,6 +35,9 @@ let backendBin = '';
 let page: Page;
 let url: string;
 let userDataDir: string;
+let wsDir: string;
+/** Scanned from the start; the plain JVM of the HPROF test listens there. */
+let plainPort: number;
 
 function log(msg: string): void {
   process.stderr.write(`# e2e ${since()}: ${msg}\n`);
@@ -62,6 +65,7 @@ before(async () => {
   };
   Object.values(dirs).forEach((d) => fs.mkdirSync(d, { recursive: true }));
   userDataDir = dirs.userData;
+  wsDir = dirs.ws;
   const env = {
     ...process.env,
     HOME: dirs.xdg,
@@ -131,6 +135,7 @@ before(async () => {
     ),
   );
   const currentPort = await freePort();
+  plainPort = await freePort();
   fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
   fs.writeFileSync(
     path.join(dirs.userData, 'User', 'settings.json'),
@@ -147,7 +152,7 @@ before(async () => {
         'debug.openDebug': 'openOnDebugBreak',
         'ddmbridge.serveArgs': [
           '--scan',
-          `127.0.0.1:${simPort}-${simPort}`,
+          `127.0.0.1:${simPort}-${simPort},127.0.0.1:${plainPort}-${plainPort}`,
           '--debug-port-base',
           '0',
           '--current-port',
@@ -454,6 +459,107 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
     .join('\n');
   assert.match(channel, /DAP through the backend/, `the ddmbridge output channel:\n${channel}`);
   log('done');
+});
+
+// HPROF: a plain HotSpot VM (no DDM) starts on a scanned port; "Dump Heap" on it
+// writes a real dump through HotSpot's attach mechanism and opens it in the
+// HPROF editor, whose histogram shows the VM's classes.
+test('code-server: Dump Heap on a plain JVM opens its histogram', { timeout: 300_000 }, async () => {
+  const plain = await startJvm({ suspend: false, args: ['forever'], port: plainPort });
+  try {
+    const vmRow = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: new RegExp(`fixture\\.Sample|:${plain.port}\\b`) });
+    await eventually(
+      async () => {
+        await palette('ddmbridge: Dump Heap');
+        try {
+          await vmRow.first().waitFor({ state: 'visible', timeout: 5000 });
+        } catch {
+          await page.keyboard.press('Escape');
+          return false;
+        }
+        await vmRow.first().click();
+        return true;
+      },
+      90000,
+      'the plain JVM in the Dump Heap picker',
+    );
+    // The save dialog (code-server's simple dialog) proposes <app>-<pid>.hprof in the workspace.
+    const input = page.locator('.quick-input-widget input');
+    await eventually(async () => /\.hprof$/.test(await input.inputValue()), 15000, 'the save dialog with a .hprof name');
+    const target = await input.inputValue();
+    await page.keyboard.press('Enter');
+    log(`dumping to ${target}`);
+
+    const editor = await eventually(
+      async () => {
+        const frames = page.locator('iframe.webview.ready');
+        for (let i = 0; i < (await frames.count()); i++) {
+          const f = frames.nth(i).contentFrame().frameLocator('iframe#active-frame');
+          if ((await f.locator('#histogram tr[data-class]').count()) > 0) {
+            return f;
+          }
+        }
+        return undefined;
+      },
+      120000,
+      'the histogram of the dump in the HPROF editor',
+    );
+    const dumps = findFiles(wsDir, /\.hprof$/);
+    assert.equal(dumps.length, 1, `one dump in the workspace (${dumps.join(', ')})`);
+    assert.ok(fs.statSync(dumps[0]).size > 1 << 20, `a complete HotSpot dump (${fs.statSync(dumps[0]).size} bytes)`);
+    assert.match((await editor.locator('#status').textContent()) ?? '', /JAVA PROFILE 1\.0\.2: [\d,]+ objects/);
+    const classes = await editor.locator('#histogram tr[data-class]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-class')));
+    for (const c of ['byte[]', 'java.lang.String', 'java.lang.Class']) {
+      assert.ok(classes.includes(c), `${c} in the histogram (${classes.slice(0, 10).join(', ')}…)`);
+    }
+    // Sample.tick keeps a byte[1024] per tick: byte[] is among the biggest.
+    assert.ok(classes.indexOf('byte[]') < 5, `byte[] near the top (${classes.slice(0, 5).join(', ')})`);
+    await editor.locator('#hist-filter').fill('java.lang.String');
+    await eventually(async () => (await editor.locator('#histogram tr[data-class]').count()) <= 10, 10000, 'the filtered histogram');
+    await shot('e2e-hprof-histogram');
+
+    // The dominator tree of the same dump.
+    await editor.locator('#tab-dominators').click();
+    await editor.locator('#dominators tr[data-id]').first().waitFor({ timeout: 60000 });
+    await shot('e2e-hprof-dominators');
+    log('HPROF editor shows the histogram and the dominator tree');
+
+    // The DDM heap map of the plain VM says it has none instead of waiting for one.
+    await eventually(
+      async () => {
+        await palette('ddmbridge: Show Heap Map');
+        try {
+          await vmRow.first().waitFor({ state: 'visible', timeout: 5000 });
+        } catch {
+          await page.keyboard.press('Escape');
+          return false;
+        }
+        await vmRow.first().click();
+        return true;
+      },
+      60000,
+      'the plain JVM in the Show Heap Map picker',
+    );
+    const note = await eventually(
+      async () => {
+        const frames = page.locator('iframe.webview.ready');
+        for (let i = 0; i < (await frames.count()); i++) {
+          const f = frames.nth(i).contentFrame().frameLocator('iframe#active-frame');
+          if ((await f.locator('#status.no-ddm').count()) > 0) {
+            return (await f.locator('#status').textContent()) ?? undefined;
+          }
+        }
+        return undefined;
+      },
+      30000,
+      'the heap map saying the VM has no DDM',
+    );
+    assert.match(note, /is a plain JVM without DDM/);
+    await shot('e2e-heap-no-ddm');
+    log('the DDM heap map says the plain JVM has no DDM');
+  } finally {
+    plain.kill();
+  }
 });
 
 test('code-server: current Android — the picker lists track-app apps, refuses a frozen one in words, debugs the waiting one', { timeout: 300_000 }, async () => {

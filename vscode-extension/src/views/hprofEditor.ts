@@ -1,0 +1,89 @@
+// The HPROF editor: `.hprof` files open in a read-only custom editor showing
+// the class histogram, the dominator tree, the heap map and a diff against
+// another dump. The backend parses the file (hprof/* methods, docs/rpc.md);
+// the webview (webview/hprofView) renders what it answers.
+
+import * as vscode from 'vscode';
+import { ControlApi } from '../backend/api';
+import { errorText } from '../ddmHub';
+import { makeNonce, webviewHtml } from '../webview/html';
+import type { FromWebview, ToWebview } from '../webview/messages';
+
+class HprofDocument implements vscode.CustomDocument {
+  constructor(readonly uri: vscode.Uri) {}
+  dispose(): void {}
+}
+
+export class HprofEditorProvider implements vscode.CustomReadonlyEditorProvider<HprofDocument> {
+  static readonly viewType = 'ddmbridge.hprof';
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly api: ControlApi,
+    private readonly log: vscode.OutputChannel,
+  ) {}
+
+  openCustomDocument(uri: vscode.Uri): HprofDocument {
+    return new HprofDocument(uri);
+  }
+
+  resolveCustomEditor(doc: HprofDocument, panel: vscode.WebviewPanel): void {
+    const webview = panel.webview;
+    webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'out', 'webview'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+    };
+    webview.html = webviewHtml({
+      title: 'Heap dump',
+      cspSource: webview.cspSource,
+      nonce: makeNonce(),
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'out', 'webview', 'hprofView.js')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'webview.css')).toString(),
+      view: 'hprof',
+    });
+    const path = doc.uri.fsPath;
+    const send = (m: ToWebview): void => {
+      void webview.postMessage(m);
+    };
+    const name = vscode.workspace.asRelativePath(doc.uri);
+    /** Runs a backend call, with progress in the status bar, and posts its answer. */
+    const run = (what: string, call: () => Promise<ToWebview>): Thenable<void> =>
+      vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `${what} of ${name}` }, async () => {
+        try {
+          send(await call());
+        } catch (e) {
+          this.log.appendLine(`${what} of ${name}: ${errorText(e)}`);
+          send({ type: 'error', message: `${what} of ${name}: ${errorText(e)}` });
+        }
+      });
+    const sub = webview.onDidReceiveMessage((m: FromWebview) => {
+      switch (m.type) {
+        case 'ready':
+          send({ type: 'status', message: `Reading ${name}…` });
+          void run('Histogram', async () => ({ type: 'summary', body: await this.api.hprofSummary(path) }));
+          break;
+        case 'dominators':
+          void run('Dominator tree', async () => ({ type: 'dominators', body: await this.api.hprofDominators(path, m.object) }));
+          break;
+        case 'heapMap':
+          void run('Heap map', async () => ({ type: 'heapMap', body: await this.api.hprofHeapMap(path) }));
+          break;
+        case 'pickBase':
+          void (async () => {
+            const picked = await vscode.window.showOpenDialog({
+              canSelectMany: false,
+              defaultUri: vscode.Uri.joinPath(doc.uri, '..'),
+              filters: { 'HPROF heap dump': ['hprof'] },
+              openLabel: 'Compare',
+              title: `Compare ${name} with an earlier dump`,
+            });
+            if (picked?.[0]) {
+              await run('Diff', async () => ({ type: 'diff', body: await this.api.hprofDiff(path, picked[0].fsPath) }));
+            }
+          })();
+          break;
+      }
+    });
+    panel.onDidDispose(() => sub.dispose());
+  }
+}

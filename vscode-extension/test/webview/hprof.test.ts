@@ -1,0 +1,246 @@
+// The HPROF editor's webview in headless Chromium, with the same HTML, CSP
+// and script VS Code loads, fed answers shaped as the backend's hprof/*
+// methods give them (the heap map: a recorded one, same form). The heap map
+// and legend are checked pixel by pixel.
+
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { blockColor, freeColor, gapColor, kindColors, kindNames } from '../../src/heap/heapmap';
+import { makeNonce, webviewHtml } from '../../src/webview/html';
+import type { ToWebview } from '../../src/webview/messages';
+import { launchChromium, serveStatic, StaticServer, vscodeStub } from '../support/browser';
+import { extRoot } from '../support/fixtures';
+import { countColor, decodePng, Image } from '../support/png';
+
+const rec = JSON.parse(fs.readFileSync(path.join(extRoot, 'test', 'fixtures', 'ddm-recording.json'), 'utf8')) as {
+  heapMap: { pieces: { unitSize: number }[]; totals: { freeBytes: number; byKind: Record<string, number> } };
+};
+const shots = path.join(extRoot, 'test-results');
+
+let browser: Browser;
+let server: StaticServer;
+
+before(async () => {
+  fs.mkdirSync(shots, { recursive: true });
+  server = await serveStatic(extRoot);
+  server.page(
+    '/hprof.html',
+    webviewHtml({
+      title: 'Heap dump',
+      cspSource: server.origin,
+      nonce: makeNonce(),
+      scriptUri: `${server.origin}/out/webview/hprofView.js`,
+      styleUri: `${server.origin}/media/webview.css`,
+      view: 'hprof',
+    }),
+  );
+  server.page(
+    '/heap.html',
+    webviewHtml({
+      title: 'Heap map',
+      cspSource: server.origin,
+      nonce: makeNonce(),
+      scriptUri: `${server.origin}/out/webview/heapView.js`,
+      styleUri: `${server.origin}/media/webview.css`,
+      view: 'heap',
+    }),
+  );
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+type Posted = { type: string; object?: number };
+
+async function open(view = 'hprof'): Promise<{ page: Page; problems: string[]; post(m: ToWebview): Promise<void>; posted(): Promise<Posted[]>; shot(sel: string, name: string): Promise<Image> }> {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1000 }, deviceScaleFactor: 1 });
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') {
+      problems.push(`console ${m.type()}: ${m.text()}`);
+    }
+  });
+  await page.addInitScript(vscodeStub);
+  await page.goto(`${server.origin}/${view}.html`);
+  await page.waitForFunction(() => (window as unknown as { __posted: Posted[] }).__posted.some((m) => m.type === 'ready'));
+  return {
+    page,
+    problems,
+    post: (m) => page.evaluate((msg) => window.postMessage(msg, '*'), m),
+    posted: () => page.evaluate(() => (window as unknown as { __posted: Posted[] }).__posted),
+    shot: async (sel, name) => decodePng(await page.locator(sel).screenshot({ path: path.join(shots, `${name}.png`), animations: 'disabled' })),
+  };
+}
+
+const summary = {
+  path: '/work/dumps/app-4242.hprof',
+  format: 'JAVA PROFILE 1.0.2',
+  idSize: 8,
+  objects: 1131,
+  classes: [
+    { class: 'byte[]', instances: 400, bytes: 19200 },
+    { class: 'java.lang.String', instances: 500, bytes: 12000 },
+    { class: 'BenchTarget$Node', instances: 200, bytes: 9600 },
+    { class: 'int[]', instances: 30, bytes: 960 },
+    { class: 'java.util.HashMap', instances: 1, bytes: 48 },
+  ],
+  totals: { classes: 5, instances: 1131, bytes: 41808 },
+};
+
+async function rowClasses(page: Page, table: string): Promise<string[]> {
+  return page.$$eval(`#${table} tr[data-class]`, (rows) => rows.map((r) => r.getAttribute('data-class') ?? ''));
+}
+
+describe('HPROF editor webview', () => {
+  test('histogram sorts and filters; dominator tree drills down and back; heap map in DDMS colours; diff', async () => {
+    const o = await open();
+    await o.post({ type: 'summary', body: summary });
+    await o.page.waitForSelector('#histogram tr[data-class]');
+    assert.equal(await o.page.textContent('#hprof-title'), 'Heap dump app-4242.hprof');
+    assert.match((await o.page.textContent('#status')) ?? '', /1,131 objects of 5 classes/);
+    assert.deepEqual(await rowClasses(o.page, 'histogram'), summary.classes.map((c) => c.class), 'biggest first');
+    // Sort by instances (descending first), then ascending.
+    await o.page.click('#histogram th[data-sort="instances"]');
+    assert.deepEqual((await rowClasses(o.page, 'histogram')).slice(0, 2), ['java.lang.String', 'byte[]']);
+    await o.page.click('#histogram th[data-sort="instances"]');
+    assert.deepEqual((await rowClasses(o.page, 'histogram'))[0], 'java.util.HashMap');
+    await o.page.click('#histogram th[data-sort="class"]');
+    assert.deepEqual((await rowClasses(o.page, 'histogram'))[0], 'BenchTarget$Node');
+    // Filter: arrays only; the total line sums what is shown.
+    await o.page.fill('#hist-filter', '[]');
+    assert.deepEqual(await rowClasses(o.page, 'histogram'), ['byte[]', 'int[]']);
+    assert.equal(await o.page.getAttribute('#histogram tr.total td[data-bytes]', 'data-bytes'), '20160');
+    assert.match((await o.page.textContent('#histogram tr.total')) ?? '', /2 of 5 classes/);
+    await o.shot('body', 'hprof-histogram');
+
+    // Dominators: asked for on first show; drill into an object and back.
+    await o.page.click('#tab-dominators');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'dominators' });
+    await o.post({
+      type: 'dominators',
+      body: {
+        path: summary.path,
+        children: [
+          { id: 0x7ff001000, class: 'BenchTarget$Node[]', size: 816, retained: 30000, children: 200 },
+          { id: 0x7ff002000, class: 'java.lang.String', size: 24, retained: 48, children: 1 },
+          { id: 0x7ff003000, class: 'java.lang.Object', size: 16, retained: 16, children: 0 },
+        ],
+        more: 12,
+        reachable: 1100,
+        total: 40000,
+      },
+    });
+    await o.page.waitForSelector('#dominators tr[data-id]');
+    assert.equal(await o.page.locator('#dominators tr[data-id]').count(), 3);
+    assert.match((await o.page.textContent('#dominators')) ?? '', /… and 12 smaller/);
+    assert.equal(await o.page.locator('#dominators tr[data-class="java.lang.Object"] button.drill').count(), 0, 'a leaf has nothing to drill into');
+    assert.match((await o.page.textContent('#dominators tr[data-class="BenchTarget$Node[]"]')) ?? '', /0x7ff001000.*29\.3 KiB.*75\.0%/);
+    await o.page.click('#dominators tr[data-class="BenchTarget$Node[]"] button.drill');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'dominators', object: 0x7ff001000 });
+    await o.post({
+      type: 'dominators',
+      body: {
+        path: summary.path,
+        object: { id: 0x7ff001000, class: 'BenchTarget$Node[]', size: 816, retained: 30000, children: 200 },
+        children: [{ id: 0x7ff010000, class: 'BenchTarget$Node', size: 48, retained: 144, children: 2 }],
+        more: 199,
+        reachable: 1100,
+        total: 40000,
+      },
+    });
+    await o.page.waitForSelector('#dominators tr[data-class="BenchTarget$Node"]');
+    assert.equal(await o.page.textContent('#dom-trail'), 'GC roots › BenchTarget$Node[] 0x7ff001000');
+    await o.page.click('#dom-trail button.crumb[data-depth="0"]');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'dominators' });
+
+    // Heap map: asked for on first show, drawn with the DDM map's colours and legend.
+    await o.page.click('#tab-heapmap');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'heapMap' });
+    await o.post({ type: 'heapMap', body: rec.heapMap });
+    await o.page.waitForSelector('#totals tr[data-kind]');
+    const canvas = o.page.locator('#heap-canvas');
+    const scale = Number(await canvas.getAttribute('data-scale'));
+    const upp = Number(await canvas.getAttribute('data-upp'));
+    const img = await o.shot('#heap-canvas', 'hprof-heapmap-canvas');
+    const unit = rec.heapMap.pieces[0].unitSize;
+    for (const [name, bytes] of Object.entries(rec.heapMap.totals.byKind)) {
+      const k = kindNames.indexOf(name);
+      assert.equal(await o.page.getAttribute(`#totals tr[data-kind="${k}"] td[data-bytes]`, 'data-bytes'), String(bytes), `${name} bytes`);
+      if (upp === 1) {
+        const px = countColor(img, blockColor(k, 1));
+        const expected = (bytes / unit) * scale * scale;
+        assert.ok(Math.abs(px - expected) <= expected * 0.05 + 2 * scale, `${name}: ${px} pixels, expected about ${expected}`);
+      }
+    }
+    assert.ok(countColor(img, freeColor) > 0, 'free space black');
+    const leg = await o.shot('#legend', 'hprof-legend');
+    for (const c of [...kindColors, freeColor, gapColor]) {
+      assert.ok(countColor(leg, c) >= 100, `legend swatch ${c}`);
+    }
+
+    // Diff: pick a base, then the changes, growth first.
+    await o.page.click('#tab-diff');
+    await o.page.click('#pick-base');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'pickBase' });
+    await o.post({
+      type: 'diff',
+      body: {
+        path: summary.path,
+        base: '/work/dumps/app-4242-before.hprof',
+        classes: [
+          { class: 'BenchTarget$Node', instances: 150, bytes: 7200, oldInstances: 50, oldBytes: 2400, newInstances: 200, newBytes: 9600 },
+          { class: 'java.util.HashMap', instances: -3, bytes: -144, oldInstances: 4, oldBytes: 192, newInstances: 1, newBytes: 48 },
+        ],
+        totals: { old: { classes: 5, instances: 984, bytes: 34752 }, new: { classes: 5, instances: 1131, bytes: 41808 } },
+      },
+    });
+    await o.page.waitForSelector('#diff tr[data-class]');
+    assert.deepEqual(await rowClasses(o.page, 'diff'), ['BenchTarget$Node', 'java.util.HashMap']);
+    assert.match((await o.page.textContent('#diff tr[data-class="BenchTarget$Node"]')) ?? '', /\+150.*\+7\.03 KiB.*50 · 2\.34 KiB.*200 · 9\.38 KiB/);
+    assert.match((await o.page.textContent('#diff tr[data-class="java.util.HashMap"]')) ?? '', /−3/);
+    assert.equal(await o.page.textContent('#diff-base'), 'Changes since /work/dumps/app-4242-before.hprof');
+    await o.shot('body', 'hprof-diff');
+
+    await o.post({ type: 'error', message: 'Diff of app-4242.hprof: hprof: /x: no such file' });
+    assert.equal(await o.page.textContent('#status'), 'Diff of app-4242.hprof: hprof: /x: no such file');
+    const csp = await o.page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations);
+    assert.deepEqual(csp, []);
+    assert.deepEqual(o.problems, []);
+    await o.page.close();
+  });
+
+  test('a malformed answer is reported, not rendered', async () => {
+    const o = await open();
+    await o.post({ type: 'summary', body: { path: '/x', objects: 1, classes: 'nope', totals: {} } });
+    await o.page.waitForSelector('#status.error');
+    assert.match((await o.page.textContent('#status')) ?? '', /Cannot read the answer: hprof\/summary: "classes" is not a list/);
+    assert.deepEqual(o.problems, []);
+    await o.page.close();
+  });
+});
+
+describe('DDM heap map webview on a VM without DDM', () => {
+  test('says so instead of waiting for a map, and offers Dump Heap', async () => {
+    const o = await open('heap');
+    await o.post({ type: 'vm', vm: { id: '3', name: 'fixture.Sample', source: 'backend' } });
+    assert.equal(await o.page.textContent('#status'), 'Waiting for a heap map from fixture.Sample…');
+    const msg = 'fixture.Sample is a plain JVM without DDM: the DDM heap map needs an Android VM (or the simulated DDM VM).';
+    await o.post({ type: 'noDdm', message: msg });
+    await o.page.waitForSelector('#status.no-ddm');
+    assert.equal(await o.page.textContent('#status'), msg);
+    await o.page.click('#dump-heap');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'dumpHeap' });
+    // Another VM: the note goes with the old one.
+    await o.post({ type: 'vm', vm: { id: '4', name: 'com.example.app', source: 'backend' } });
+    assert.equal(await o.page.textContent('#status'), 'Waiting for a heap map from com.example.app…');
+    assert.deepEqual(o.problems, []);
+    await o.page.close();
+  });
+});
