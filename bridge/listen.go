@@ -120,6 +120,9 @@ func (g *guarded) admit(c net.Conn) error {
 	if errors.Is(err, errors.ErrUnsupported) {
 		return nil // this system does not tell
 	}
+	if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+		return fmt.Errorf("out of file descriptors, cannot check which local user connected (%v); raise `ulimit -n`", err)
+	}
 	if err != nil {
 		return fmt.Errorf("cannot tell which local user connected (%v); pass --allow-other-users to accept anyone who can reach the port", err)
 	}

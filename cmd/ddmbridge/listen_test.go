@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ddmbridge/ddmbridge/bridge"
 )
 
 // firstLineAs sends msg, DAP-framed, to 127.0.0.1:port from a shell running
@@ -129,5 +131,81 @@ func TestSimVMWarnsOnAllInterfaces(t *testing.T) {
 		if got := strings.Contains(stderr.String(), "non-loopback address"); got != tc.warn {
 			t.Errorf("simvm --listen %s: warned=%v, want %v; stderr:\n%s", tc.addr, got, tc.warn, stderr.String())
 		}
+	}
+}
+
+// TestServeSurvivesEMFILE: serve under `prlimit --nofile` runs out of
+// descriptors while clients pile up; accept fails with EMFILE, and once
+// they leave the control API serves again (issue 12: it stopped for good,
+// "control API stopped", while the process looked healthy). Other users are
+// allowed here so that accepting is all a connection costs: the same-user
+// check reads /proc, which fails first and refuses the connection instead.
+func TestServeSurvivesEMFILE(t *testing.T) {
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Fatalf("prlimit (util-linux) is needed: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prlimit, "--nofile=40", "--", os.Args[0], "serve", "--no-adb", "--scan", "",
+		"--debug-port-base", "-1", "--current-port", "-1", "--dap", "", "--rpc", "tcp:"+addr, "--allow-other-users")
+	cmd.Env = append(os.Environ(), "DDMBRIDGE_TEST_MAIN=1")
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitLog := func(what string) {
+		t.Helper()
+		for !strings.Contains(stderr.String(), what) {
+			if strings.Contains(stderr.String(), "control API stopped") {
+				t.Fatalf("the control API stopped:\n%s", stderr.String())
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("no %q in serve's log:\n%s", what, stderr.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitLog("control API listening")
+
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for i := 0; i < 100 && !strings.Contains(stderr.String(), "accept failed; retrying"); i++ {
+		c, err := net.DialTimeout("tcp", addr, 60*time.Second)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		held = append(held, c)
+	}
+	waitLog("accept failed; retrying")
+	for _, c := range held {
+		c.Close()
+	}
+	held = nil
+
+	cctx, ccancel := context.WithTimeout(ctx, 60*time.Second)
+	defer ccancel()
+	c, err := bridge.DialRPC(cctx, "tcp:"+addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.VMs(cctx); err != nil {
+		t.Fatalf("vms/list after EMFILE: %v\n%s", err, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "control API stopped") {
+		t.Errorf("serve reported its control API stopped:\n%s", stderr.String())
 	}
 }
