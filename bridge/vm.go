@@ -34,7 +34,7 @@ type VMInfo struct {
 
 	Current      bool      `json:"current"`                // the VM the current-VM port leads to
 	Protocol     string    `json:"protocol"`               // "jdwp", "ddm" or "ddm-draft"
-	DebuggerFrom string    `json:"debuggerFrom,omitempty"` // remote address of the attached debugger
+	DebuggerFrom string    `json:"debuggerFrom,omitempty"` // remote address of the attached debugger(s), comma-separated
 	Since        time.Time `json:"since"`                  // when the monitor found the VM
 	Features     []string  `json:"features,omitempty"`     // DDM FEAT strings
 	ThreadUpdate bool      `json:"threadUpdates"`          // thread updates are on
