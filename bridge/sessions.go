@@ -161,8 +161,12 @@ func (s *session) countEvent(es *jdwp.EventSet) {
 // does not hold and restricts ClearAllBreakpoints to s's breakpoints. It
 // returns false when the command is answered here.
 func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
-	v := s.v
-	others := len(v.live()) > 1
+	switch cmd {
+	case cmdSuspend, cmdThreadSusp, cmdResume, cmdThreadResume, cmdClearAllBPs:
+	default:
+		return true // the hot path: most commands concern no debugger alone
+	}
+	others := len(s.v.live()) > 1
 	switch cmd {
 	case cmdSuspend:
 		s.mu.Lock()
