@@ -509,10 +509,20 @@ func (m *Monitor) remove(v *VM, why string) {
 	}
 }
 
-// gone announces a VM that was forgotten; its debugger port stays open for
-// RestartHold in case the VM comes back.
+// gone announces a VM that was forgotten. A workstation VM's debugger port
+// stays open for RestartHold in case the VM comes back at its address; a
+// device VM's closes (a restarted app there is a new process, so a new
+// address).
 func (m *Monitor) gone(v *VM, info VMInfo, wasCurrent bool, why string) {
-	m.parkPort(v.addr)
+	if v.from.serial == "" {
+		m.parkPort(v.addr)
+	} else {
+		m.mu.Lock()
+		if dl := m.portLns[v.addr]; dl != nil {
+			m.closePortLocked(v.addr, dl)
+		}
+		m.mu.Unlock()
+	}
 	cause := v.conn.Err()
 	if errors.Is(cause, jdwp.ErrClosed) {
 		cause = nil
