@@ -89,15 +89,22 @@ func TestDDMFlowsAroundDebuggerSession(t *testing.T) {
 				}
 				return n
 			}
+			// DDM flows before the session: an event of each kind, however
+			// long a loaded machine takes to send it.
 			before := time.Now()
-			time.Sleep(800 * time.Millisecond)
+			flowing := func(what string, from time.Time) {
+				waitFor(t, time.Minute, what, func() bool {
+					return count(EventThreads, from, time.Now()) > 0 && count(EventHeap, from, time.Now()) > 0
+				})
+			}
+			flowing("thread and heap events before the session", before)
 			start := time.Now()
 			lines := runJDI(t, fmt.Sprintf("127.0.0.1:%d", info.DebugPort), 8)
 			end := time.Now()
 			if lines[len(lines)-1] != "OK" {
 				t.Fatalf("JDI session: %q", lines)
 			}
-			time.Sleep(800 * time.Millisecond)
+			flowing("thread and heap events after the session", end)
 			after := time.Now()
 			for _, k := range []EventKind{EventThreads, EventHeap} {
 				b, d, a := count(k, before, start), count(k, start, end), count(k, end, after)

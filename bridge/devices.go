@@ -211,6 +211,7 @@ func (w *adbWatch) session(ctx context.Context) (connected bool, err error) {
 			stop(errADBGone)
 		}
 		w.setDevices(nil)
+		w.m.setListed(nil)
 	}()
 	for {
 		select {
@@ -223,6 +224,7 @@ func (w *adbWatch) session(ctx context.Context) (connected bool, err error) {
 			if !ok {
 				return true, procs.Err()
 			}
+			w.m.setListed(list)
 			w.setProcs(sctx, followers, list)
 		case <-ctx.Done():
 			return true, ctx.Err()
@@ -312,15 +314,23 @@ func (w *adbWatch) follow(ctx context.Context, p adb.JDWPProcess) {
 		model = p.Device.Product
 	}
 	from := vmOrigin{serial: serial, device: model, pid: pid}
+	if !p.Debuggable() {
+		<-ctx.Done() // track-app lists it as profileable only: adbd would refuse
+		return
+	}
 	fails := 0
 	for {
 		nc, err := w.c.DialJDWP(ctx, serial, pid)
+		if err != nil && ctx.Err() == nil {
+			w.checkFrozen(ctx, addr, serial, pid, err)
+		}
 		var v *VM
 		if err == nil {
 			v, err = w.m.connect(ctx, nc, addr, from)
 		}
 		if err == nil {
 			fails = 0
+			w.m.setProcNote(addr, false, "")
 			w.m.wg.Add(1)
 			go w.nameFromDevice(ctx, v, serial, pid)
 			select {
@@ -395,4 +405,20 @@ func (v *VM) setFallbackName(name string) {
 	v.mu.Unlock()
 	v.log.Debug().Str("name", name).Msg("named after the device's process name")
 	v.m.notify(EventChanged, v)
+}
+
+// checkFrozen tells a frozen app (the cached-apps freezer: adbd refuses
+// jdwp:PID) from one another debugger holds, and records it in words.
+func (w *adbWatch) checkFrozen(ctx context.Context, addr, serial string, pid int, dialErr error) {
+	frozen, err := w.c.ProcessFrozen(ctx, serial, pid)
+	if err != nil {
+		w.log.Debug().Err(err).Str("addr", addr).Msg("cannot tell whether the process is frozen")
+		return
+	}
+	if frozen {
+		w.log.Info().Str("addr", addr).AnErr("refused", dialErr).Msg("the app is frozen by the cached-apps freezer; adbd refuses JDWP until it is unfrozen")
+		w.m.setProcNote(addr, true, noteFrozen)
+		return
+	}
+	w.m.setProcNote(addr, false, "")
 }

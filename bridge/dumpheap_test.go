@@ -3,32 +3,53 @@ package bridge
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 )
 
-// checkSimHprof checks a dump against what ddm/simvm streams: the HPROF
-// header "JAVA PROFILE 1.0.3\0", identifier size 4 and a millisecond
-// timestamp between from and to.
+// checkSimHprof checks a dump against what ddm/simvm streams: a complete
+// Android HPROF file ("JAVA PROFILE 1.0.3", 4-byte ids, an "app" heap) of its
+// simulated heap, taken between from and to.
 func checkSimHprof(t *testing.T, b []byte, from, to time.Time) {
 	t.Helper()
-	head := []byte("JAVA PROFILE 1.0.3\x00\x00\x00\x00\x04")
-	if len(b) != len(head)+8 || !bytes.HasPrefix(b, head) {
-		t.Fatalf("heap dump = %q, want %q + an 8-byte timestamp", b, head)
+	h, err := hprof.Parse(bytes.NewReader(b), hprof.Limits{})
+	if err != nil {
+		t.Fatalf("heap dump of %d bytes: %v", len(b), err)
 	}
-	ms := int64(binary.BigEndian.Uint64(b[len(head):]))
-	if ms < from.UnixMilli() || ms > to.UnixMilli() {
+	if h.Format != "JAVA PROFILE 1.0.3" || h.IDSize != 4 || !h.Android || h.NumObjects() < 10 {
+		t.Errorf("heap dump: %s, %d-byte ids, Android %v, %d objects", h.Format, h.IDSize, h.Android, h.NumObjects())
+	}
+	if ms := h.Timestamp.UnixMilli(); ms < from.UnixMilli() || ms > to.UnixMilli() {
 		t.Errorf("hprof timestamp %d outside %d..%d", ms, from.UnixMilli(), to.UnixMilli())
 	}
+}
+
+// checkHotSpotHprof parses a HotSpot dump and checks it holds the running
+// program's heap.
+func checkHotSpotHprof(t *testing.T, b []byte) *hprof.Heap {
+	t.Helper()
+	h, err := hprof.Parse(bytes.NewReader(b), hprof.Limits{})
+	if err != nil {
+		t.Fatalf("heap dump of %d bytes: %v", len(b), err)
+	}
+	var strs int64
+	for _, c := range h.Histogram() {
+		if c.Class == "java.lang.String" {
+			strs = c.Instances
+		}
+	}
+	if h.Format != "JAVA PROFILE 1.0.2" || h.IDSize != 8 || strs < 1000 {
+		t.Errorf("heap dump: %s, %d-byte ids, %d Strings: want a HotSpot dump of a running program", h.Format, h.IDSize, strs)
+	}
+	return h
 }
 
 // startSimOnly serves a simulated DDM VM (no JVM behind it) on 127.0.0.1:port.
@@ -47,7 +68,7 @@ func TestDumpHeap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 
 	from := time.Now()
@@ -99,7 +120,7 @@ func TestDumpHeapRPC(t *testing.T) {
 	sim := waitVM(t, m, fmt.Sprintf("127.0.0.1:%d", lo), 5*time.Second)
 	plain := waitVM(t, m, hot.Addr, 5*time.Second)
 
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	c, err := DialRPC(ctx, addr, nil)
 	if err != nil {
@@ -147,10 +168,26 @@ func TestDumpHeapRPC(t *testing.T) {
 		}
 	}
 
-	// A plain JDWP VM has no heap dumps through DDM.
-	_, err = c.DumpHeap(ctx, plain.ID, "")
-	if rpcCode(err) != CodeNotDDM || !strings.Contains(err.Error(), "heap dumps need a DDM-aware VM") {
-		t.Errorf("vm/dumpHeap on HotSpot: %v, want code %d", err, CodeNotDDM)
+	// A plain HotSpot VM on this host dumps through its attach mechanism:
+	// live objects by default, everything with all.
+	d, err = c.DumpHeap(ctx, plain.ID, "")
+	if err != nil {
+		t.Fatalf("vm/dumpHeap on HotSpot: %v", err)
+	}
+	b, err = d.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := checkHotSpotHprof(t, b)
+	file = filepath.Join(t.TempDir(), "hotspot.hprof")
+	if d, err = c.DumpHeapAll(ctx, plain.ID, file, true); err != nil {
+		t.Fatalf("vm/dumpHeap all on HotSpot: %v", err)
+	}
+	if b, err = os.ReadFile(file); err != nil || len(b) != d.Bytes {
+		t.Fatalf("hotspot.hprof: %d bytes (result %d), %v", len(b), d.Bytes, err)
+	}
+	if all := checkHotSpotHprof(t, b); all.NumObjects() < live.NumObjects()/2 {
+		t.Errorf("dump with all: %d objects, live dump %d", all.NumObjects(), live.NumObjects())
 	}
 	if _, err := c.DumpHeap(ctx, "nope", ""); rpcCode(err) != CodeNoSuchVM {
 		t.Errorf("vm/dumpHeap of an unknown VM: %v", err)

@@ -67,6 +67,7 @@ type Monitor struct {
 	closed    bool
 	devices   map[string]DeviceInfo // adb devices by serial
 	adb       *adbWatch             // nil without Options.ADB
+	devProcs  map[string]*devProc   // device processes by address, connected or not (apps.go)
 
 	wg     sync.WaitGroup // accept loops and scanner
 	stop   chan struct{}
@@ -232,6 +233,7 @@ func (m *Monitor) notify(kind EventKind, v *VM) {
 func (m *Monitor) info(v *VM) VMInfo {
 	info := v.Info()
 	info.Current = m.current() == v
+	m.enrich(&info)
 	return info
 }
 
@@ -244,6 +246,9 @@ func (m *Monitor) VMs() []VMInfo {
 	for i, v := range vms {
 		out[i] = m.info(v)
 	}
+	m.mu.Lock()
+	out = append(out, m.listedLocked()...)
+	m.mu.Unlock()
 	return out
 }
 
@@ -298,6 +303,9 @@ func (m *Monitor) VM(target string) (*VM, error) {
 	case 1:
 		return named[0], nil
 	case 0:
+		if err := m.notListedLocked(target); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%w %q: not a VM id, name, \"current\" or the address of a monitored VM (see `ddmbridge vms`)", ErrNoVM, target)
 	}
 	ids := make([]string, len(named))
@@ -523,19 +531,15 @@ func (m *Monitor) remove(v *VM, why string) {
 	}
 }
 
-// gone announces a VM that was forgotten. A workstation VM's debugger port
-// stays open for RestartHold in case the VM comes back at its address; a
-// device VM's closes (a restarted app there is a new process, so a new
-// address).
+// gone announces a VM that was forgotten. The debugger port of a VM at a
+// network address stays open for RestartHold in case the VM comes back
+// there; a device process's closes at once (a restarted app is a new pid,
+// so a new address).
 func (m *Monitor) gone(v *VM, info VMInfo, wasCurrent bool, why string) {
-	if v.from.serial == "" {
-		m.parkPort(v.addr)
+	if v.from.serial != "" {
+		m.closePort(v.addr)
 	} else {
-		m.mu.Lock()
-		if dl := m.portLns[v.addr]; dl != nil {
-			m.closePortLocked(v.addr, dl)
-		}
-		m.mu.Unlock()
+		m.parkPort(v.addr)
 	}
 	cause := v.conn.Err()
 	if errors.Is(cause, jdwp.ErrClosed) {
@@ -551,6 +555,7 @@ func (m *Monitor) gone(v *VM, info VMInfo, wasCurrent bool, why string) {
 		q.push(Event{Kind: EventRemoved, VM: info})
 	}
 	m.mu.Unlock()
+	m.relist(v.addr)
 }
 
 // resetAgent drops the monitor's connection to v, so that the VM's agent
@@ -676,6 +681,15 @@ func (m *Monitor) parkPort(addr string) {
 			m.closePortLocked(addr, dl)
 		}
 	})
+}
+
+// closePort closes addr's debugger port now.
+func (m *Monitor) closePort(addr string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if dl := m.portLns[addr]; dl != nil {
+		m.closePortLocked(addr, dl)
+	}
 }
 
 func (m *Monitor) closePortLocked(addr string, dl *debugListener) {

@@ -35,8 +35,17 @@ func TestPlainVMNativeThreads(t *testing.T) {
 		return out
 	}
 	first := byName()
-	time.Sleep(1500 * time.Millisecond)
-	second := byName()
+	// cruncher spins 300 ms of every 500: wait until it has used at least
+	// 10 ticks of CPU since the first sample, however long a loaded machine
+	// takes; sleeper, awake 20 ms of every 720, must have used far less.
+	var second map[string]ThreadInfo
+	cpu := func(m map[string]ThreadInfo, name string) uint64 {
+		return uint64(m[name].UTime) + uint64(m[name].STime)
+	}
+	waitFor(t, time.Minute, "cruncher to use CPU", func() bool {
+		second = byName()
+		return runtime.GOOS != "linux" || cpu(second, "cruncher")-cpu(first, "cruncher") >= 10
+	})
 	if runtime.GOOS != "linux" {
 		for _, x := range second {
 			if x.TID != 0 || x.UTime+x.STime != 0 {
@@ -64,10 +73,10 @@ func TestPlainVMNativeThreads(t *testing.T) {
 	if second["main"].TID == uint32(jvm.Pid) {
 		t.Error("main matched to the primordial thread")
 	}
-	busy := second["cruncher"].UTime + second["cruncher"].STime - first["cruncher"].UTime - first["cruncher"].STime
-	idle := second["sleeper"].UTime + second["sleeper"].STime - first["sleeper"].UTime - first["sleeper"].STime
-	t.Logf("CPU over 1.5 s: cruncher %d ticks, sleeper %d", busy, idle)
-	if busy < 10 || idle > busy/4 {
-		t.Errorf("CPU ticks over 1.5 s: cruncher %d, sleeper %d", busy, idle)
+	busy := cpu(second, "cruncher") - cpu(first, "cruncher")
+	idle := cpu(second, "sleeper") - cpu(first, "sleeper")
+	t.Logf("CPU between the samples: cruncher %d ticks, sleeper %d", busy, idle)
+	if idle > busy/4 {
+		t.Errorf("CPU ticks between the samples: cruncher %d, sleeper %d", busy, idle)
 	}
 }

@@ -137,6 +137,9 @@ func (m *Monitor) OpenDebugger(ctx context.Context, target string) (net.Conn, er
 	addr := ""
 	if target != "current" {
 		v, err := m.VM(target)
+		if errors.Is(err, ErrNoVM) && isHostPort(target) {
+			v, err = m.adoptAddress(ctx, target)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -163,6 +166,49 @@ func (m *Monitor) OpenDebugger(ctx context.Context, target string) (net.Conn, er
 	return client, nil
 }
 
+func isHostPort(target string) bool {
+	_, p, err := net.SplitHostPort(target)
+	return err == nil && p != ""
+}
+
+// adoptAddress monitors the VM at a JDWP address outside the scan ranges
+// (an attach to host:port names it): the monitor dials it, as a probe
+// would, and owns the connection from then on, so DDM and the pass-through
+// port work for it like for any VM found by scanning. A refused dial is
+// returned as it is (the caller tells nothing listening from a VM that
+// has a debugger); a peer that does not answer the handshake is not JDWP.
+func (m *Monitor) adoptAddress(ctx context.Context, addr string) (*VM, error) {
+	if !m.claimProbe(addr) {
+		// Monitored meanwhile, or a scan probe is on it: its outcome decides.
+		if v, err := m.VM(addr); err == nil {
+			return v, nil
+		}
+		return nil, fmt.Errorf("%s is being probed by the monitor's scan; try again", addr)
+	}
+	defer func() {
+		m.mu.Lock()
+		delete(m.probing, addr)
+		m.mu.Unlock()
+	}()
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("%s is not a JDWP agent (%v): is it the VM's -agentlib:jdwp address?", addr, err)
+	}
+	// Like a VM found by scanning, it can be dialled again, so its agent is
+	// reset when a debugger leaves.
+	from := vmOrigin{dial: func(ctx context.Context) (net.Conn, error) { return m.dialVM(ctx, addr) }}
+	v, err := m.adoptFrom(context.WithoutCancel(ctx), nc, addr, from)
+	if err != nil {
+		return nil, fmt.Errorf("VM at %s found but could not be monitored: %w", addr, err)
+	}
+	return v, nil
+}
+
 // session is one debugger attached to a VM through the monitor.
 type session struct {
 	v     *VM
@@ -181,7 +227,8 @@ type session struct {
 	wake    chan struct{}
 	raw     syscall.RawConn // nc's descriptor for writes that must not wait; nil for pipes
 
-	pending atomic.Int32 // forwarded commands without a reply yet
+	pending atomic.Int32  // forwarded commands without a reply yet
+	room    chan struct{} // signalled when output is written or a reply comes: see awaitRoom
 
 	// rd reads the debugger's packets. It polls (package busypoll) while
 	// the debugger's next command is due, that is while no command is in
@@ -269,7 +316,7 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 		s := &session{
 			v: v, nc: nc, from: from, trace: v.m.opts.TraceProxy,
 			log:      v.log.With().Str("debugger", from).Logger(),
-			requests: map[reqKey]bool{}, reqIDs: map[int32]bool{}, wake: make(chan struct{}, 1),
+			requests: map[reqKey]bool{}, reqIDs: map[int32]bool{}, wake: make(chan struct{}, 1), room: make(chan struct{}, 1),
 			cleaned: make(chan struct{}), done: make(chan struct{}),
 			writing: true, // until open: nothing may precede the handshake
 		}
@@ -383,9 +430,48 @@ func (s *session) drain(limit time.Duration) {
 		if cap(buf) <= 1<<20 {
 			s.wspare = buf[:0]
 		}
+		s.signalRoom()
 	}
 	s.writing = false
 	s.wmu.Unlock()
+}
+
+// Backpressure: a debugger's next command is not read while this many of
+// its commands await the VM's reply, or while this many bytes of output
+// wait for it to read them. A debugger that sends without reading then
+// holds a bounded part of the monitor's memory and of the VM's time.
+const (
+	maxPendingCommands = 128
+	maxUnreadOutput    = 8 << 20
+)
+
+// awaitRoom waits until the debugger may send another command; false when
+// the session ended meanwhile.
+func (s *session) awaitRoom() bool {
+	for {
+		if s.pending.Load() < maxPendingCommands && s.unread() < maxUnreadOutput {
+			return true
+		}
+		select {
+		case <-s.room:
+		case <-s.done:
+			return false
+		}
+	}
+}
+
+// unread is how many bytes of output are queued for the debugger.
+func (s *session) unread() int {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return len(s.wbuf)
+}
+
+func (s *session) signalRoom() {
+	select {
+	case s.room <- struct{}{}:
+	default:
+	}
 }
 
 // write writes buf to the debugger within limit. Inline writes on a socket
@@ -446,7 +532,8 @@ func (s *session) run() {
 		if err != nil {
 			switch {
 			case s.isEnded():
-			case errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrClosedPipe):
+			case errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrClosedPipe) ||
+				errors.Is(err, syscall.ECONNRESET): // a reset is a debugger leaving, not a malformed packet
 				s.end(errDebuggerLeft)
 			default:
 				s.log.Warn().Err(err).Msg("malformed packet from the debugger; closing it (the VM stays monitored)")
@@ -454,7 +541,7 @@ func (s *session) run() {
 			}
 			return
 		}
-		if !s.handle(p, last) {
+		if !s.awaitRoom() || !s.handle(p, last) {
 			return
 		}
 	}
@@ -528,6 +615,7 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 		if s.pending.Add(-1) == 0 {
 			s.rd.Wake() // the debugger's turn
 		}
+		s.signalRoom()
 	}()
 	rp := call.Reply()
 	if rp == nil { // the VM connection failed; the VM's removal ends the session
@@ -594,12 +682,10 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 	case cmdDisableCollection, cmdEnableCollection, cmdHoldEvents, cmdReleaseEvents:
 		s.trackShared(fc)
 	case cmdIDSizes:
-		r := jdwp.NewReader(reply, nil)
-		sz := jdwp.IDSizes{FieldID: int(r.Int32()), MethodID: int(r.Int32()), ObjectID: int(r.Int32()), ReferenceTypeID: int(r.Int32()), FrameID: int(r.Int32())}
-		if r.Err() == nil {
-			if err := v.conn.SetIDSizes(sz); err != nil {
-				s.log.Warn().Err(err).Msg("VM reported unusable id sizes")
-			}
+		if sz, err := jdwp.DecodeIDSizes(reply); err != nil {
+			s.log.Warn().Err(err).Msg("VM reported unusable id sizes")
+		} else {
+			v.conn.SetIDSizes(sz)
 		}
 	case cmdResume:
 		v.mu.Lock()

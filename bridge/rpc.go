@@ -13,15 +13,15 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/ddmbridge/ddmbridge/dap/framing"
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 )
 
 // JSON-RPC error codes: the standard ones and the monitor's.
@@ -35,7 +35,12 @@ const (
 	CodeNotDDM         = -32002 // the method needs a DDM-aware VM
 	CodeNotAllowed     = -32003 // vm/exit without serve --allow-exit
 	CodeVMError        = -32004 // the VM failed or did not answer the request
+	CodeBusy           = -32005 // too many requests in flight on the connection
 )
+
+// maxInFlight bounds the requests a connection may have in flight: a client
+// that sends without reading answers cannot make the monitor hold more.
+const maxInFlight = 128
 
 // ServerOptions configure the control API.
 type ServerOptions struct {
@@ -81,7 +86,10 @@ func NewServer(m *Monitor, opts ServerOptions) *Server {
 }
 
 // Serve accepts control connections on ln until ctx ends or ln is closed.
+// A listener not from Listen is guarded with default ListenOptions: other
+// local users are refused and temporary accept errors retried.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	ln = Guard(ln, ListenOptions{Logger: s.opts.Logger})
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var wg sync.WaitGroup
@@ -114,7 +122,7 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 		opts = append(opts, jsonrpc2.LogMessages(zlogAdapter{s.log.With().Str("kind", "rpc.msg").Logger()}))
 	}
 	handler := orderedHandler{cs: cs, next: jsonrpc2.HandlerWithError(cs.handle).SuppressErrClosed()}
-	conn := jsonrpc2.NewConn(ctx, newTolerantStream(rwc), jsonrpc2.AsyncHandler(handler), opts...)
+	conn := jsonrpc2.NewConn(ctx, newTolerantStream(rwc), boundedAsync(handler, maxInFlight), opts...)
 	events, unsub := s.m.Subscribe()
 	defer unsub()
 	go func() {
@@ -132,6 +140,35 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 		conn.Close()
 	}
 	cs.release()
+}
+
+// boundedAsync handles each request on its own goroutine, at most limit at a
+// time; one more is answered with CodeBusy on the reader goroutine, which
+// then waits for a client that does not read to take the answer, and so
+// stops reading its requests.
+func boundedAsync(next jsonrpc2.Handler, limit int) jsonrpc2.Handler {
+	return &bounded{next: next, slots: make(chan struct{}, limit)}
+}
+
+type bounded struct {
+	next  jsonrpc2.Handler
+	slots chan struct{}
+}
+
+func (b *bounded) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	select {
+	case b.slots <- struct{}{}:
+	default:
+		if !req.Notif {
+			conn.ReplyWithError(ctx, req.ID, rpcError(CodeBusy,
+				"%s: %d requests are already in flight on this connection: wait for their answers before sending more", req.Method, cap(b.slots)))
+		}
+		return
+	}
+	go func() {
+		defer func() { <-b.slots }()
+		b.next.Handle(ctx, conn, req)
+	}()
 }
 
 type zlogAdapter struct{ l zerolog.Logger }
@@ -185,6 +222,7 @@ type (
 	VMThreads struct {
 		ID      string       `json:"id"`
 		Threads []ThreadInfo `json:"threads"`
+		Note    string       `json:"note,omitempty"` // what the list lacks and why (a VM without THST)
 	}
 	// VMHeapInfo is the vm/heapInfo result and the vm/heap notification.
 	VMHeapInfo struct {
@@ -340,6 +378,7 @@ type (
 	dumpHeapParams struct {
 		ID   string `json:"id"`
 		Path string `json:"path,omitempty"` // absolute; empty: return the data
+		All  bool   `json:"all,omitempty"`  // HotSpot: unreachable objects too
 	}
 	exitParams struct {
 		ID     string `json:"id"`
@@ -410,13 +449,14 @@ type vmParams struct {
 	Width   int    `json:"width"`
 	Status  int32  `json:"status"`
 	Path    string `json:"path"`
+	All     bool   `json:"all"`
 }
 
 // vmMethods are the methods on one VM, as a table (docs/rpc.md).
 var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error){
 	"vm/threads": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
 		ts, err := v.Threads(ctx)
-		return VMThreads{ID: v.id, Threads: nonNil(ts)}, err
+		return VMThreads{ID: v.id, Threads: nonNil(ts), Note: v.ThreadsNote()}, err
 	},
 	"vm/stack": func(_ *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
 		frames, err := v.Stack(ctx, p.Thread)
@@ -450,7 +490,11 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 				return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: path %q: its directory does not exist", p.Path)
 			}
 		}
-		b, err := v.DumpHeap(ctx)
+		dump := v.DumpHeap
+		if p.All {
+			dump = v.DumpHeapAll
+		}
+		b, err := dump(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -521,6 +565,13 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 		return DAPAddress{Address: s.opts.DAPAddr}, nil
 	case "vms/list":
 		return nonNil(s.m.VMs()), nil
+	case "jvms/list":
+		// Local JVMs for an "attach to process" picker, attachable or not.
+		ps, err := localjvm.List()
+		if err != nil {
+			return nil, rpcError(CodeInvalidRequest, "%v", err)
+		}
+		return nonNil(ps), nil
 	case "vms/select":
 		var p selectParams
 		if err := decodeParams(req, &p, true); err != nil {
@@ -568,7 +619,7 @@ type tolerantStream struct {
 }
 
 func newTolerantStream(rwc io.ReadWriteCloser) *tolerantStream {
-	return &tolerantStream{rwc: rwc, r: bufio.NewReader(rwc)}
+	return &tolerantStream{rwc: rwc, r: bufio.NewReaderSize(rwc, framing.MaxHeaderLine)}
 }
 
 func (t *tolerantStream) WriteObject(obj any) error {
@@ -598,31 +649,14 @@ func (t *tolerantStream) ReadObject(v any) error {
 	}
 }
 
-// readMessage reads one Content-Length framed message body.
+// readMessage reads one Content-Length framed message body. Bad framing is
+// answered with a parse error before the connection closes: the stream
+// cannot be resynchronized.
 func (t *tolerantStream) readMessage() ([]byte, error) {
-	n := -1
-	for {
-		line, err := t.r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			if n < 0 {
-				return nil, errors.New("control message without a Content-Length header")
-			}
-			break
-		}
-		name, val, ok := strings.Cut(line, ":")
-		if ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			n, err = strconv.Atoi(strings.TrimSpace(val))
-			if err != nil || n < 0 || n > maxRPCMessage {
-				return nil, fmt.Errorf("bad Content-Length %q", val)
-			}
-		}
+	body, err := framing.ReadMessage(t.r, maxRPCMessage)
+	if errors.Is(err, framing.ErrFraming) {
+		t.reject(CodeParseError, err.Error()+"; closing the connection")
 	}
-	body := make([]byte, n)
-	_, err := io.ReadFull(t.r, body)
 	return body, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // DefaultRPCAddr is the per-user control socket: unix:$XDG_RUNTIME_DIR/ddmbridge.sock,
@@ -18,7 +19,62 @@ func DefaultRPCAddr() string {
 			return "unix:" + filepath.Join(d, "ddmbridge.sock")
 		}
 	}
-	return "unix:" + filepath.Join(os.TempDir(), fmt.Sprintf("ddmbridge-%d", os.Getuid()), "ddmbridge.sock")
+	return "unix:" + filepath.Join(fallbackRuntimeDir(), "ddmbridge.sock")
+}
+
+// fallbackRuntimeDir is the per-user directory used when there is no
+// XDG_RUNTIME_DIR: /tmp/ddmbridge-$UID. Anyone can create a name in /tmp, so
+// it is trusted only if this user owns it and no one else may enter it.
+func fallbackRuntimeDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("ddmbridge-%d", os.Getuid()))
+}
+
+// checkRuntimeDir refuses a fallback runtime directory that another user
+// could have planted or can write to. Other directories are the user's
+// choice and are not checked.
+func checkRuntimeDir(dir string) error {
+	if filepath.Clean(dir) != fallbackRuntimeDir() {
+		return nil
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("runtime directory %s: %w", dir, err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("runtime directory %s is not a directory (%v): remove it, or set XDG_RUNTIME_DIR or pass --rpc", dir, fi.Mode().Type())
+	case ok && int(st.Uid) != os.Getuid():
+		return fmt.Errorf("runtime directory %s belongs to uid %d, not to you (uid %d): another user may have planted it; remove it, or set XDG_RUNTIME_DIR or pass --rpc", dir, st.Uid, os.Getuid())
+	case fi.Mode().Perm() != 0o700:
+		return fmt.Errorf("runtime directory %s has mode %v, want 0700 (drwx------): others could reach or replace its sockets; `chmod 700 %s`", dir, fi.Mode().Perm(), dir)
+	}
+	return nil
+}
+
+// CleanStaleSockets removes sockets in dir whose names match pattern (as
+// filepath.Match) that nothing listens on any more: left by monitors that
+// were killed. It returns the paths removed.
+func CleanStaleSockets(dir, pattern string) []string {
+	if err := checkRuntimeDir(dir); err != nil {
+		return nil
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, pattern))
+	var removed []string
+	for _, name := range names {
+		if fi, err := os.Lstat(name); err != nil || fi.Mode().Type() != os.ModeSocket {
+			continue
+		}
+		c, err := net.Dial("unix", name)
+		if err == nil {
+			c.Close()
+			continue
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) && os.Remove(name) == nil {
+			removed = append(removed, name)
+		}
+	}
+	return removed
 }
 
 // ParseRPCAddr splits a control address: "unix:PATH", "tcp:HOST:PORT", a
@@ -51,8 +107,13 @@ func ParseRPCAddr(addr string) (network, address string, err error) {
 // ListenRPC listens on a control address. A unix socket is created mode 0600
 // (its directory 0700 if the monitor creates it; a stale socket left by a
 // dead monitor is replaced); a TCP address must be loopback unless
-// allowRemote.
+// allowRemote, and other local users' connections are refused. It is Listen
+// with default options.
 func ListenRPC(addr string, allowRemote bool) (net.Listener, error) {
+	return Listen(addr, ListenOptions{AllowRemote: allowRemote})
+}
+
+func listenAddr(addr string, allowRemote bool) (net.Listener, error) {
 	network, address, err := ParseRPCAddr(addr)
 	if err != nil {
 		return nil, err
@@ -74,6 +135,9 @@ func ListenRPC(addr string, allowRemote bool) (net.Listener, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("control socket directory %s: %w", dir, err)
 		}
+	}
+	if err := checkRuntimeDir(dir); err != nil {
+		return nil, err
 	}
 	if _, err := os.Stat(address); err == nil {
 		c, err := net.Dial("unix", address)
@@ -99,6 +163,11 @@ func DialRPCConn(ctx context.Context, addr string) (net.Conn, error) {
 	network, address, err := ParseRPCAddr(addr)
 	if err != nil {
 		return nil, err
+	}
+	if network == "unix" {
+		if err := checkRuntimeDir(filepath.Dir(address)); err != nil {
+			return nil, fmt.Errorf("connect to the monitor: %w", err)
+		}
 	}
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, address)

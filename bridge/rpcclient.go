@@ -103,12 +103,19 @@ func (c *Client) HeapMap(ctx context.Context, id string, gc, png bool) (HeapMapJ
 	return out, c.Call(ctx, "vm/heapMap", heapMapParams{ID: id, GC: gc, PNG: png}, &out)
 }
 
-// DumpHeap asks a DDM VM for an HPROF heap dump. With path (absolute, on the
-// monitor's host) the monitor writes the file; without, the result carries
-// the file as base64 Data (see [HeapDump.Decode]).
+// DumpHeap asks a VM for an HPROF heap dump (HotSpot through attach, DDM VMs
+// through HPDS). With path (absolute, on the monitor's host) the monitor
+// writes the file; without, the result carries the file as base64 Data (see
+// [HeapDump.Decode]).
 func (c *Client) DumpHeap(ctx context.Context, id, path string) (HeapDump, error) {
+	return c.DumpHeapAll(ctx, id, path, false)
+}
+
+// DumpHeapAll is DumpHeap; with all a HotSpot VM dumps unreachable objects
+// too (no GC first).
+func (c *Client) DumpHeapAll(ctx context.Context, id, path string, all bool) (HeapDump, error) {
 	var out HeapDump
-	return out, c.Call(ctx, "vm/dumpHeap", dumpHeapParams{ID: id, Path: path}, &out)
+	return out, c.Call(ctx, "vm/dumpHeap", dumpHeapParams{ID: id, Path: path, All: all}, &out)
 }
 
 // Decode returns the dump's bytes (only when the monitor wrote no file).

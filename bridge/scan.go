@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"syscall"
@@ -10,8 +11,56 @@ import (
 )
 
 // notJDWPBackoff is how long a port that accepted but did not speak JDWP is
-// left alone.
-const notJDWPBackoff = 30 * time.Second
+// first left alone; maxProbeBackoff bounds the doubling after each further
+// failure.
+const (
+	notJDWPBackoff  = 30 * time.Second
+	maxProbeBackoff = 5 * time.Minute
+)
+
+// probeBackoff is how long each port of the scan range is left alone after
+// it failed in a way a retry a scan interval later would not mend: it did
+// not speak JDWP, or spoke it and then failed (a hostile or broken
+// endpoint). Each further failure doubles the wait, up to maxProbeBackoff;
+// success forgets the failures. A refused or timed-out connection is no
+// failure: no VM is there yet.
+type probeBackoff struct {
+	first time.Duration // the first wait after a VM that could not be monitored
+	fails map[string]int
+	until map[string]time.Time
+}
+
+func newProbeBackoff(interval time.Duration) *probeBackoff {
+	return &probeBackoff{first: 2 * interval, fails: map[string]int{}, until: map[string]time.Time{}}
+}
+
+// waiting says whether addr is not to be probed at now.
+func (b *probeBackoff) waiting(addr string, now time.Time) bool { return b.until[addr].After(now) }
+
+// result records a probe's outcome and returns the wait it imposes (0: none).
+func (b *probeBackoff) result(addr string, err error, now time.Time) time.Duration {
+	var d time.Duration
+	switch {
+	case err == nil:
+		delete(b.fails, addr)
+		delete(b.until, addr)
+		return 0
+	case errors.Is(err, errNotJDWP):
+		d = notJDWPBackoff
+	case errors.Is(err, errNotMonitorable):
+		d = b.first
+	default:
+		return 0
+	}
+	n := b.fails[addr]
+	b.fails[addr] = n + 1
+	for i := 0; i < n && d < maxProbeBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, maxProbeBackoff)
+	b.until[addr] = now.Add(d)
+	return d
+}
 
 // scan probes every port of the ranges that no VM of ours holds, every
 // ScanInterval. A probe that completes the handshake is not closed: probing a
@@ -25,7 +74,7 @@ func (m *Monitor) scan(ctx context.Context) {
 	if len(m.opts.Scan) == 0 {
 		return
 	}
-	backoff := map[string]time.Time{}
+	backoff := newProbeBackoff(m.opts.ScanInterval)
 	results := make(chan probeResult, 64)
 	t := time.NewTicker(m.opts.ScanInterval)
 	defer t.Stop()
@@ -34,7 +83,7 @@ func (m *Monitor) scan(ctx context.Context) {
 		for _, r := range m.opts.Scan {
 			for p := r.Lo; p <= r.Hi; p++ {
 				addr := net.JoinHostPort(r.Host, strconv.Itoa(p))
-				if backoff[addr].After(now) || !m.claimProbe(addr) {
+				if backoff.waiting(addr, now) || !m.claimProbe(addr) {
 					continue
 				}
 				m.wg.Add(1)
@@ -50,8 +99,8 @@ func (m *Monitor) scan(ctx context.Context) {
 				m.mu.Lock()
 				delete(m.probing, res.addr)
 				m.mu.Unlock()
-				if errors.Is(res.err, errNotJDWP) {
-					backoff[res.addr] = time.Now().Add(notJDWPBackoff)
+				if d := backoff.result(res.addr, res.err, time.Now()); d > 0 {
+					m.log.Debug().Str("addr", res.addr).Err(res.err).Dur("retryIn", d).Msg("port in the scan range left alone for a while")
 				}
 				continue
 			case <-t.C:
@@ -83,7 +132,10 @@ func (m *Monitor) claimProbe(addr string) bool {
 	return true
 }
 
-var errNotJDWP = errors.New("not a JDWP agent")
+var (
+	errNotJDWP        = errors.New("not a JDWP agent")
+	errNotMonitorable = errors.New("a JDWP agent that could not be monitored")
+)
 
 // probe connects to addr; when a JDWP agent answers the handshake, the
 // connection is adopted as the VM's.
@@ -103,14 +155,14 @@ func (m *Monitor) probe(ctx context.Context, addr string) error {
 	}
 	if _, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout); err != nil {
 		nc.Close()
-		m.log.Debug().Str("addr", addr).Err(err).Dur("retry", notJDWPBackoff).Msg("port in the scan range does not speak JDWP")
+		m.log.Debug().Str("addr", addr).Err(err).Msg("port in the scan range does not speak JDWP")
 		return errNotJDWP
 	}
 	// The VM is ours now, whatever happens below; its lifetime is not the probe's.
 	from := vmOrigin{dial: func(ctx context.Context) (net.Conn, error) { return m.dialVM(ctx, addr) }}
 	if _, err := m.adoptFrom(context.WithoutCancel(ctx), nc, addr, from); err != nil {
 		m.log.Warn().Str("addr", addr).Err(err).Msg("VM found but could not be monitored")
-		return err
+		return fmt.Errorf("%w: %v", errNotMonitorable, err)
 	}
 	return nil
 }

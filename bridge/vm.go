@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/procthreads"
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -44,6 +45,26 @@ type VMInfo struct {
 	UserID       uint32    `json:"userId,omitempty"`       // DDM HELO/APNM user id
 	Serial       string    `json:"serial,omitempty"`       // adb serial of the VM's device; "" for workstation VMs
 	Device       string    `json:"device,omitempty"`       // the device's model as `adb devices -l` lists it (else its product)
+
+	// What an adb device's track-app says of the process (present only
+	// where the device says so: track-app for the first four, its app_info
+	// for the rest; frozen when the monitor found it so).
+	Process            string   `json:"process,omitempty"`            // process name, e.g. "com.example.app:remote"
+	Packages           []string `json:"packages,omitempty"`           // the packages running in it
+	Debuggable         *bool    `json:"debuggable,omitempty"`         // adbd opens jdwp:PID to it
+	Profileable        *bool    `json:"profileable,omitempty"`        // profileable (shell or from a release build)
+	WaitingForDebugger *bool    `json:"waitingForDebugger,omitempty"` // the app waits for a debugger (am start -D)
+	Frozen             *bool    `json:"frozen,omitempty"`             // frozen by the cached-apps freezer: adbd refuses JDWP
+	Architecture       string   `json:"architecture,omitempty"`       // ISA, e.g. "arm64"
+	UID                *int     `json:"uid,omitempty"`                // the app's Linux uid
+	// From HELO's later tails (API 34+ for the boot stage) and STAG.
+	JVMFlags         string `json:"jvmFlags,omitempty"`         // e.g. "CheckJNI=false"
+	NativeDebuggable bool   `json:"nativeDebuggable,omitempty"` // the app is native-debuggable
+	BootStage        string `json:"bootStage,omitempty"`        // BOOT, ATCH, BIND, NAMD, DEBG, A_GO
+	// Listed marks an entry only the device's process list knows: the
+	// monitor holds no JDWP connection to it (yet); Note says why.
+	Listed bool   `json:"listedOnly,omitempty"`
+	Note   string `json:"note,omitempty"` // why the process is not monitored, and what to do
 }
 
 // ThreadInfo is one thread of a VM. For DDM VMs it comes from THCR/THST (ID is
@@ -91,6 +112,8 @@ type VM struct {
 	closeOnce sync.Once
 	resetting atomic.Bool  // the monitor resets the agent: a successor replaces v
 	dbgdAcks  atomic.Int32 // DBGD acknowledgements (draft VMs)
+	noTHST    atomic.Bool  // the VM left a THST unanswered: current frameworks have no handler
+	noSTKL    atomic.Bool  // likewise STKL
 
 	dumpMu sync.Mutex // one heap dump at a time: HPDS chunks carry no request id
 }
@@ -140,6 +163,10 @@ func (v *VM) Info() VMInfo {
 		info.VM = id.VMIdent
 		info.Features = id.Features
 		info.ABI, info.Package, info.UserID = id.ABI, id.PackageName, id.UserID
+		info.JVMFlags, info.NativeDebuggable = id.JVMFlags, id.NativeDebuggable
+		if id.BootStage != 0 {
+			info.BootStage = id.BootStage.String()
+		}
 		if v.dc.Data().Debugger() == ddm.DebuggerWaiting {
 			info.Waiting = true
 		}
@@ -194,6 +221,9 @@ type vmOrigin struct {
 // between DDM and plain JDWP, then identity and the event pump start. id
 // and since are a reconnected VM's; id "" takes a new one.
 func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from vmOrigin, id string, since time.Time) (*VM, error) {
+	if id == "" && from.serial != "" {
+		id = m.listedID(addr) // the id it had in the list before any connection
+	}
 	if id == "" {
 		id = fmt.Sprint(m.nextID.Add(1))
 	}
@@ -271,14 +301,8 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 func (v *VM) identifyPlain(ctx context.Context, nc net.Conn) error {
 	ctx, cancel := context.WithTimeout(ctx, v.m.opts.RequestTimeout)
 	defer cancel()
-	b, err := v.conn.Command(ctx, jdwp.SetVirtualMachine, 7, nil)
-	if err != nil {
-		return fmt.Errorf("VM %s: VirtualMachine.IDSizes: %w", v.addr, err)
-	}
-	r := jdwp.NewReader(b, nil)
-	s := jdwp.IDSizes{FieldID: int(r.Int32()), MethodID: int(r.Int32()), ObjectID: int(r.Int32()), ReferenceTypeID: int(r.Int32()), FrameID: int(r.Int32())}
-	if err := errors.Join(r.Err(), v.conn.SetIDSizes(s)); err != nil {
-		return fmt.Errorf("VM %s: VirtualMachine.IDSizes: %w", v.addr, err)
+	if _, err := v.conn.IDSizes(ctx); err != nil {
+		return fmt.Errorf("VM %s: %w", v.addr, err)
 	}
 	ver, err := v.conn.Version(ctx)
 	if err != nil {
@@ -403,15 +427,63 @@ func (v *VM) Threads(ctx context.Context) ([]ThreadInfo, error) {
 		return v.pollJDWPThreads(ctx)
 	}
 	v.enableThreadNotify()
-	if _, err := v.dc.Request(ctx, &ddm.ThreadStatusRequest{}); err != nil && !errors.Is(err, ddm.ErrTimeout) {
+	if v.noTHST.Load() {
+		return v.threadsWithoutTHST(ctx)
+	}
+	msg, err := v.dc.Request(ctx, &ddm.ThreadStatusRequest{})
+	switch {
+	case unanswered(v, msg, err) && ctx.Err() == nil:
+		// Current frameworks dropped DdmHandleThread's THST: say so once and
+		// stop asking, rather than wait for every poll.
+		v.noTHST.Store(true)
+		v.log.Info().Msg(noteNoTHST)
+		return v.threadsWithoutTHST(ctx)
+	case err != nil && !errors.Is(err, ddm.ErrTimeout):
 		return nil, fmt.Errorf("VM %s: THST: %w", v.id, err)
 	}
 	return v.ddmThreads(), nil
 }
 
+// unanswered reports a request the VM has no handler for: no reply at all
+// (adbconnection), or an empty one (current ART with its JDWP agent loaded).
+// The draft answers empty by design, so only a missing reply counts there.
+func unanswered(v *VM, msg ddm.Message, err error) bool {
+	if err == nil {
+		return msg == nil && !v.draft
+	}
+	return errors.Is(err, ddm.ErrTimeout) && v.conn.Err() == nil
+}
+
+// noteNoTHST is what the thread view says of a VM that does not answer THST.
+const noteNoTHST = "this VM does not answer THST (current Android dropped the handler): threads come from THCR/THNM " +
+	"without states; their states come from JDWP once a debugger is attached"
+
+// ThreadsNote says why the thread list lacks something ("" when it does
+// not): a VM without THST shows states only while a debugger is attached.
+func (v *VM) ThreadsNote() string {
+	if v.dc == nil || !v.noTHST.Load() {
+		return ""
+	}
+	return noteNoTHST
+}
+
+// threadsWithoutTHST: with a debugger attached (the JDWP agent is loaded
+// anyway) states come from JDWP; without one, the monitor stays DDM-only and
+// gives the THCR names with state "unknown".
+func (v *VM) threadsWithoutTHST(ctx context.Context) ([]ThreadInfo, error) {
+	if v.Info().Debugger {
+		return v.pollJDWPThreads(ctx)
+	}
+	ts := v.ddmThreads()
+	for i := range ts {
+		ts[i].State = "unknown"
+	}
+	return ts, nil
+}
+
 // CachedThreads returns the last known threads without asking the VM.
 func (v *VM) CachedThreads() []ThreadInfo {
-	if v.dc != nil {
+	if v.dc != nil && !(v.noTHST.Load() && v.Info().Debugger) {
 		return v.ddmThreads()
 	}
 	v.mu.Lock()
@@ -457,7 +529,7 @@ func (v *VM) pollJDWPThreads(ctx context.Context) ([]ThreadInfo, error) {
 				t.Name = name
 			}
 			if st, sus, err := v.conn.ThreadStatus(ctx, id); err == nil {
-				t.State = ddm.ThreadState(st).String()
+				t.State = ddm.ThreadStateFromJDWP(st).String()
 				t.Suspended = sus
 			}
 			out[i] = t
@@ -654,12 +726,24 @@ wait:
 	return hm, nil
 }
 
+// noteNoSTKL is what a stack request on a VM without STKL says.
+const noteNoSTKL = "this VM does not answer STKL (current Android dropped the handler): " +
+	"attach a debugger (ddmbridge dap, jdb) and pause the thread to see its stack"
+
 // Stack asks a DDM VM for one thread's stack (STKL).
 func (v *VM) Stack(ctx context.Context, thread uint32) ([]ddm.Frame, error) {
 	if v.dc == nil {
 		return nil, ErrNotDDM
 	}
+	if v.noSTKL.Load() {
+		return nil, fmt.Errorf("VM %s: %s", v.id, noteNoSTKL)
+	}
 	m, err := v.dc.Request(ctx, &ddm.StackRequest{ThreadID: thread})
+	if unanswered(v, m, err) && ctx.Err() == nil {
+		v.noSTKL.Store(true)
+		v.log.Info().Msg(noteNoSTKL)
+		return nil, fmt.Errorf("VM %s: %s", v.id, noteNoSTKL)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("VM %s: STKL of thread %d: %w", v.id, thread, err)
 	}
@@ -695,7 +779,9 @@ const HeapDumpTimeout = 5 * time.Minute
 // featureHprofStreaming is the FEAT string of VMs that answer HPDS.
 const featureHprofStreaming = "hprof-heap-dump-streaming"
 
-// DumpHeap asks a DDM VM for an HPROF heap dump streamed back to the monitor
+// DumpHeap returns an HPROF dump of the VM's heap. A plain JDWP VM on this
+// host is asked through HotSpot's attach mechanism (package bridge/hotspot:
+// live objects, after a full GC); a DDM VM for a dump streamed back to the monitor
 // (HPDS, ART's streaming form: the VM answers with an unsolicited HPDS chunk
 // whose data is the whole file, shared/reference/ddm.md §5.4) and returns the
 // file's bytes. It waits at most HeapDumpTimeout, or until ctx ends. Dumps of
@@ -703,7 +789,7 @@ const featureHprofStreaming = "hprof-heap-dump-streaming"
 // answers.
 func (v *VM) DumpHeap(ctx context.Context) ([]byte, error) {
 	if v.dc == nil {
-		return nil, fmt.Errorf("VM %s: heap dumps need a DDM-aware VM: %w", v.id, ErrNotDDM)
+		return v.dumpHotSpot(ctx, true)
 	}
 	if f := v.dc.Data().Identity().Features; len(f) > 0 && !slices.Contains(f, featureHprofStreaming) {
 		return nil, fmt.Errorf("VM %s cannot stream heap dumps (no %q feature); older VMs only write them to a device file (HPDU)", v.id, featureHprofStreaming)
@@ -741,6 +827,37 @@ func (v *VM) DumpHeap(ctx context.Context) ([]byte, error) {
 			return nil, fmt.Errorf("VM %s sent no heap dump (HPDS): %w", v.id, ctx.Err())
 		}
 	}
+}
+
+// DumpHeapAll is DumpHeap with unreachable objects too, for VMs that can
+// tell (HotSpot through attach); DDM VMs dump as DumpHeap does.
+func (v *VM) DumpHeapAll(ctx context.Context) ([]byte, error) {
+	if v.dc == nil {
+		return v.dumpHotSpot(ctx, false)
+	}
+	return v.DumpHeap(ctx)
+}
+
+// dumpHotSpot dumps a local HotSpot VM's heap through its attach socket.
+func (v *VM) dumpHotSpot(ctx context.Context, live bool) ([]byte, error) {
+	v.mu.Lock()
+	pid, local := v.pid, v.from.serial == ""
+	v.mu.Unlock()
+	if !local {
+		return nil, fmt.Errorf("VM %s: heap dumps of a device VM need DDM (HPDS): %w", v.id, ErrNotDDM)
+	}
+	if pid <= 0 {
+		return nil, fmt.Errorf("VM %s: no local process found behind %s, so HotSpot's attach mechanism cannot reach it (heap dumps need the VM on this host, or a DDM-aware VM)", v.id, v.addr)
+	}
+	v.dumpMu.Lock()
+	defer v.dumpMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, HeapDumpTimeout)
+	defer cancel()
+	b, err := hotspot.DumpHeap(ctx, pid, live)
+	if err != nil {
+		return nil, fmt.Errorf("VM %s (pid %d): %w", v.id, pid, err)
+	}
+	return b, nil
 }
 
 // isNewDump reports whether the model's last hprof h is another dump than

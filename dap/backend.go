@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 )
 
 // Backend opens VM connections for attach requests.
@@ -48,19 +46,33 @@ func (DirectBackend) DDM(string) *ddm.Client { return nil }
 
 // openWithRetry calls OpenDebugger until it succeeds, fails with something
 // other than a refused connection, or ctx ends, so an attach may start just
-// before its VM does.
+// before its VM does. When ctx ends, even in the middle of a dial (a loaded
+// machine may take that long), the error says in words what to check.
 func openWithRetry(ctx context.Context, b Backend, target string) (net.Conn, error) {
+	var why error // the last refusal, explained
 	for {
 		nc, err := b.OpenDebugger(ctx, target)
 		if err == nil {
 			return nc, nil
 		}
-		if !errors.Is(err, syscall.ECONNREFUSED) {
-			return nil, fmt.Errorf("connect to %s: %w", target, err)
+		switch {
+		case errors.Is(err, syscall.ECONNREFUSED):
+			// A local VM whose agent refuses connections has a debugger: no
+			// use waiting. Nothing listening may be a VM still starting.
+			why = localjvm.Explain(target, err)
+			if errors.Is(why, localjvm.ErrHasDebugger) {
+				return nil, fmt.Errorf("connect to %s: %w", target, why)
+			}
+		case ctx.Err() != nil && why != nil:
+			return nil, fmt.Errorf("connect to %s: connection refused until the timeout: %w", target, why)
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("connect to %s: no answer before the timeout (%v) — is the VM started with -agentlib:jdwp=transport=dt_socket,server=y,address=...?", target, err)
+		default:
+			return nil, fmt.Errorf("connect to %s: %w", target, localjvm.Explain(target, err))
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("connect to %s: connection refused until the timeout — is the VM started with -agentlib:jdwp=transport=dt_socket,server=y,address=...?", target)
+			return nil, fmt.Errorf("connect to %s: connection refused until the timeout: %w", target, why)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -69,59 +81,14 @@ func openWithRetry(ctx context.Context, b Backend, target string) (net.Conn, err
 // processJDWPAddress returns the host:port a local JVM's JDWP agent listens
 // on, read from its command line (/proc/PID/cmdline).
 func processJDWPAddress(pid int) (string, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("process %d: no such process (or no /proc on this system)", pid)
-		}
-		return "", fmt.Errorf("process %d: read its command line: %w", pid, err)
-	}
-	return jdwpAddressFromArgs(pid, strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"))
+	p, err := localjvm.Get(pid)
+	return p.Address, err
 }
 
 // jdwpAddressFromArgs finds -agentlib:jdwp=... (or -Xrunjdwp:...) in a JVM's
 // arguments and returns the address its server listens on.
 func jdwpAddressFromArgs(pid int, args []string) (string, error) {
-	var opts string
-	found := false
-	for _, a := range args {
-		switch {
-		case strings.HasPrefix(a, "-agentlib:jdwp="):
-			opts, found = strings.TrimPrefix(a, "-agentlib:jdwp="), true
-		case strings.HasPrefix(a, "-Xrunjdwp:"):
-			opts, found = strings.TrimPrefix(a, "-Xrunjdwp:"), true
-		}
-	}
-	if !found {
-		return "", fmt.Errorf("process %d has no JDWP agent: start it with -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=PORT", pid)
-	}
-	kv := map[string]string{}
-	for _, part := range strings.Split(opts, ",") {
-		k, v, _ := strings.Cut(part, "=")
-		kv[k] = v
-	}
-	if kv["server"] != "y" {
-		return "", fmt.Errorf("process %d's JDWP agent connects out (server=n), it does not listen: restart it with server=y", pid)
-	}
-	if t := kv["transport"]; t != "" && t != "dt_socket" {
-		return "", fmt.Errorf("process %d's JDWP agent uses transport %q; only dt_socket can be attached", pid, t)
-	}
-	addr := kv["address"]
-	if addr == "" {
-		return "", fmt.Errorf("process %d's JDWP agent has no fixed address (it picked a random port); restart it with address=PORT", pid)
-	}
-	host, port := "127.0.0.1", addr
-	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
-		host, port = addr[:i], addr[i+1:]
-		switch host {
-		case "", "*", "0.0.0.0", "localhost":
-			host = "127.0.0.1"
-		}
-	}
-	if p, err := strconv.Atoi(port); err != nil || p <= 0 || p > 65535 {
-		return "", fmt.Errorf("process %d's JDWP agent address %q has no usable port (address=0 picks a random one; restart it with a fixed port)", pid, addr)
-	}
-	return net.JoinHostPort(host, port), nil
+	return localjvm.AgentAddress(pid, args)
 }
 
 // AndroidLauncher is implemented by backends that reach Android devices (the monitor with adb).

@@ -31,9 +31,33 @@ func benchSession(b *testing.B) (*client, int) {
 	c := startSession(b, Config{})
 	c.initialize()
 	c.attach(map[string]any{"port": vm.Port, "sourcePaths": []string{dir}})
-	c.setBreakpoints(path, map[string]any{"line": lineB})
-	c.configurationDone()
-	return c, c.expectStop("breakpoint").Body.ThreadId
+	// The hot loop runs: the breakpoint may hit before its response arrives.
+	c.send("setBreakpoints", map[string]any{"source": map[string]any{"path": path}, "breakpoints": []map[string]any{{"line": lineB}}})
+	var stop *godap.StoppedEvent
+	for answered := false; !answered; {
+		switch m := c.next().(type) {
+		case *godap.SetBreakpointsResponse:
+			answered = true
+		case *godap.StoppedEvent:
+			stop = m
+		case *godap.BreakpointEvent:
+		default:
+			b.Fatalf("setBreakpoints: got %T", m)
+		}
+	}
+	c.send("configurationDone", nil)
+	for done := false; !done || stop == nil; {
+		switch m := c.next().(type) {
+		case *godap.ConfigurationDoneResponse:
+			done = true
+		case *godap.StoppedEvent:
+			stop = m
+		case *godap.BreakpointEvent:
+		default:
+			b.Fatalf("configurationDone: got %T", m)
+		}
+	}
+	return c, stop.Body.ThreadId
 }
 
 // BenchmarkStopToVariables measures what an editor waits for at a breakpoint
@@ -79,4 +103,49 @@ func BenchmarkStep(b *testing.B) {
 		expect[*godap.StoppedEvent](c) // "breakpoint" when the step lands on line B again
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/step")
+}
+
+// BenchmarkRefreshAfterStop measures what VS Code asks for after a stop on
+// the shared bench debuggee (200 threads), from the stopped event on:
+// threads, the first 20 frames of the stopped thread, their scopes and the
+// top frame's locals, presented with logical views and toString (the
+// defaults). Target: under 30 ms. Expanding the Static scope, whose objects
+// are presented by running toString in the VM, is reported apart. The
+// figures are reported, never asserted.
+func BenchmarkRefreshAfterStop(b *testing.B) {
+	c, th := benchSession(b)
+	var refresh, statics time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		c.send("continue", map[string]any{"threadId": th})
+		expect[*godap.ContinueResponse](c)
+		th = c.expectStop("breakpoint").Body.ThreadId
+		b.StartTimer()
+		start := time.Now()
+		c.send("threads", nil)
+		if n := len(expect[*godap.ThreadsResponse](c).Body.Threads); n < 200 {
+			b.Fatalf("%d threads", n)
+		}
+		c.send("stackTrace", map[string]any{"threadId": th, "startFrame": 0, "levels": 20})
+		frames := expect[*godap.StackTraceResponse](c).Body.StackFrames
+		c.send("scopes", map[string]any{"frameId": frames[0].Id})
+		scopes := expect[*godap.ScopesResponse](c).Body.Scopes
+		if vars := c.variables(scopes[0].VariablesReference); len(vars) == 0 {
+			b.Fatal("no locals")
+		}
+		refresh += time.Since(start)
+		// The Static scope holds objects presented by toString (a
+		// CountDownLatch) and an array: the presentation's invocations.
+		b.StopTimer()
+		start = time.Now()
+		if vars := c.variables(scopes[1].VariablesReference); len(vars) == 0 {
+			b.Fatal("no statics")
+		}
+		statics += time.Since(start)
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(refresh.Microseconds())/1000/float64(b.N), "ms/refresh")
+	b.ReportMetric(float64(statics.Microseconds())/1000/float64(b.N), "ms/statics")
 }

@@ -284,7 +284,7 @@ func (d *debuggee) install(ctx context.Context, bp *breakpoint, class jdwp.Refer
 		return err
 	}
 	for _, loc := range locs {
-		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, jdwp.SuspendAll, jdwp.LocationOnly(loc))
+		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly(loc))
 		if err != nil {
 			return fmt.Errorf("set breakpoint at line %d: %w", bp.line, err)
 		}
@@ -400,9 +400,16 @@ func (d *debuggee) onBreakpoint(ctx context.Context, e jdwp.Event) *stopInfo {
 // one hit and returns the stop, if it stops.
 func (d *debuggee) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text string) *stopInfo {
 	env := d.frameEnv(e.Thread, 0, 0, e.Location)
+	ectx, cancel := context.WithTimeout(ctx, d.evalTimeout())
+	defer cancel()
 	if bp.cond != nil {
-		ok, err := expr.Truth(ctx, bp.cond, env)
+		ok, err := expr.Truth(ectx, bp.cond, env)
 		if err != nil {
+			if d.stillRunning(e.Thread) {
+				msg := fmt.Sprintf("%s: the condition did not finish in %v (%v); not stopping: the thread goes on when the method returns (does it wait for a lock another thread holds?)", bp.where(), d.evalTimeout(), err)
+				d.s.output("important", msg+"\n")
+				return d.handOff(ctx, e.Thread)
+			}
 			msg := fmt.Sprintf("%s: condition failed: %v", bp.where(), err)
 			d.s.output("console", msg+"\n")
 			return &stopInfo{reason: bp.stopReason(), thread: e.Thread, bps: []int{bp.id}, description: "Breakpoint condition failed", text: msg}
@@ -419,11 +426,14 @@ func (d *debuggee) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text s
 		return nil
 	}
 	if bp.log != nil {
-		out := godap.OutputEventBody{Category: "console", Output: bp.log.Eval(ctx, env) + "\n"}
+		out := godap.OutputEventBody{Category: "console", Output: bp.log.Eval(ectx, env) + "\n"}
 		if bp.file != nil {
 			out.Source, out.Line = &godap.Source{Name: filepath.Base(bp.file.path), Path: bp.file.path}, bp.line
 		}
 		d.s.send(&godap.OutputEvent{Event: newEvent("output"), Body: out})
+		if d.stillRunning(e.Thread) {
+			return d.handOff(ctx, e.Thread)
+		}
 		return nil
 	}
 	return &stopInfo{reason: bp.stopReason(), thread: e.Thread, bps: []int{bp.id}, text: text}

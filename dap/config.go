@@ -86,6 +86,41 @@ type CommonConfig struct {
 	// Notification Thread, Attach Listener and the like (and Android's
 	// daemons), and every thread of the "system" thread group.
 	HideSystemThreads bool `json:"hideSystemThreads,omitempty"`
+	// ShowToString shows toString() in the value column for objects whose
+	// class overrides it (default true). Methods run in the stopped thread
+	// alone, at most InvokeTimeout each, never in hovers unless
+	// EvaluateHoverMethods is set, and never on an object whose monitor
+	// another thread holds.
+	ShowToString *bool `json:"showToString,omitempty"`
+	// InvokeTimeout bounds each method run to present a value (toString,
+	// size, toArray), in milliseconds (default 3000). One that does not
+	// return in time stops further runs until the VM resumes.
+	InvokeTimeout int `json:"invokeTimeout,omitempty"`
+	// ShowFrameParameterTypes names stack frames with their parameter
+	// types, OrderApp.describe(Order) (default true); false gives
+	// OrderApp.describe. A stackTrace request's format overrides it.
+	ShowFrameParameterTypes *bool `json:"showFrameParameterTypes,omitempty"`
+	// WorkspaceFolders are searched for sources when SourcePaths is absent:
+	// their .java files are found by package declaration, whatever the
+	// folder layout (default: the launch's cwd, or the adapter's working
+	// directory). Then -sources.jar archives beside class path jars, src.zip
+	// in class path directories, and the JDK's lib/src.zip are searched; a
+	// class found nowhere shows an outline of its bytecode.
+	WorkspaceFolders []string `json:"workspaceFolders,omitempty"`
+	// SuspendAllThreads says whether a stop (breakpoint, step, exception)
+	// suspends every thread of the VM (true, the default) or only the
+	// thread that stopped, the others running on; pause and continue then
+	// act on the thread they name, and the threads list says which are
+	// suspended.
+	SuspendAllThreads *bool `json:"suspendAllThreads,omitempty"`
+}
+
+// workspace is where zero-config source lookup looks first.
+func (c CommonConfig) workspace() []string {
+	if len(c.WorkspaceFolders) > 0 {
+		return c.WorkspaceFolders
+	}
+	return []string{"."}
 }
 
 // StepFilters say which code step-into passes over.

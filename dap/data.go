@@ -212,7 +212,7 @@ func (d *debuggee) watchField(ctx context.Context, bp *breakpoint) error {
 		if t.obj != 0 && d.caps.CanUseInstanceFilters {
 			mods = append(mods, jdwp.InstanceOnly(t.obj))
 		}
-		id, err := d.setRequest(ctx, k, jdwp.SuspendAll, mods...)
+		id, err := d.setRequest(ctx, k, stopPolicy, mods...)
 		if err != nil {
 			return fmt.Errorf("watch %s: %w", t.desc, err)
 		}

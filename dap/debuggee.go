@@ -11,6 +11,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 	"github.com/rs/zerolog"
 )
@@ -57,8 +58,17 @@ type debuggee struct {
 	// they live as long as the session.
 	srcRefs  *handles[jdwp.ReferenceTypeID]
 	srcRefOf memo[jdwp.ReferenceTypeID, int]
+	outlines memo[jdwp.ReferenceTypeID, *outlined]
+	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
+
+	present     *mirror.Presenter // value presentation (present.go)
+	presentOnce sync.Once
+	presentSt   presentState
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
+
+	qmu    sync.Mutex                         // guards queues
+	queues map[jdwp.ThreadID][]*jdwp.EventSet // event sets waiting for their thread's goroutine (see dispatch)
 
 	mu         sync.Mutex // guards everything below
 	configured bool       // configurationDone arrived
@@ -67,28 +77,39 @@ type debuggee struct {
 	stopped    bool       // a stopped event was sent and no resume since
 	stopThread jdwp.ThreadID
 	stopReason string
-	requests   map[eventReq]bool // every event request set, for detach
-	steps      []int32           // pending single-step requests
-	stepping   *stepState        // the step in progress
-	files      map[string]*sourceFile
-	bpByReq    map[int32]*breakpoint
-	prepByReq  map[int32]*sourceFile
-	funcBPs    []*breakpoint
-	fnPrep     map[int32]*breakpoint // function breakpoints by class-prepare request
-	dataBPs    []*breakpoint
-	dataByReq  map[int32]*breakpoint // data breakpoints by field watch request
-	nextBP     int
-	excReq     int32
-	excRules   []excRule
-	excCaught  map[jdwp.ThreadID]bool // whether lastExc will be caught
-	entryReqs  map[int32]bool         // the stopOnEntry class-prepare and breakpoint requests
-	lastExc    map[jdwp.ThreadID]jdwp.TaggedObjectID
+	// held counts the suspensions of single threads the session holds
+	// (stops and pauses when suspendAllThreads is false); reasons says why
+	// each stopped thread stopped.
+	held      map[jdwp.ThreadID]int
+	reasons   map[jdwp.ThreadID]string
+	requests  map[eventReq]bool            // every event request set, for detach
+	steps     map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
+	stepping  map[jdwp.ThreadID]*stepState // the steps in progress, by thread
+	files     map[string]*sourceFile
+	bpByReq   map[int32]*breakpoint
+	prepByReq map[int32]*sourceFile
+	funcBPs   []*breakpoint
+	fnPrep    map[int32]*breakpoint // function breakpoints by class-prepare request
+	dataBPs   []*breakpoint
+	dataByReq map[int32]*breakpoint // data breakpoints by field watch request
+	nextBP    int
+	excReq    int32
+	excRules  []excRule
+	excCaught map[jdwp.ThreadID]bool // whether lastExc will be caught
+	entryReqs map[int32]bool         // the stopOnEntry class-prepare and breakpoint requests
+	lastExc   map[jdwp.ThreadID]jdwp.TaggedObjectID
 	// invokingThreads counts the methods running for the debugger per
 	// thread; gens counts invocations per thread (they invalidate frame ids).
 	invokingThreads map[jdwp.ThreadID]int
 	gens            map[jdwp.ThreadID]int
-	ended           bool // VM death or disconnect seen
-	endedCh         chan struct{}
+	// late counts the methods evaluations left running past their deadline,
+	// per thread; after holds what to do when a thread's method returns;
+	// invokeDone is closed (and replaced) whenever one returns.
+	late       map[jdwp.ThreadID]int
+	after      map[jdwp.ThreadID][]func()
+	invokeDone chan struct{}
+	ended      bool // VM death or disconnect seen
+	endedCh    chan struct{}
 }
 
 type eventReq struct {
@@ -140,6 +161,14 @@ func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 		lastExc:         map[jdwp.ThreadID]jdwp.TaggedObjectID{},
 		invokingThreads: map[jdwp.ThreadID]int{},
 		gens:            map[jdwp.ThreadID]int{},
+		late:            map[jdwp.ThreadID]int{},
+		held:            map[jdwp.ThreadID]int{},
+		reasons:         map[jdwp.ThreadID]string{},
+		after:           map[jdwp.ThreadID][]func(){},
+		invokeDone:      make(chan struct{}),
+		queues:          map[jdwp.ThreadID][]*jdwp.EventSet{},
+		steps:           map[jdwp.ThreadID][]int32{},
+		stepping:        map[jdwp.ThreadID]*stepState{},
 		excCaught:       map[jdwp.ThreadID]bool{},
 		nextBP:          1,
 		endedCh:         make(chan struct{}),
@@ -163,15 +192,10 @@ func (d *debuggee) start(ctx context.Context) error {
 			break
 		}
 	}
-	queue := make(chan *jdwp.EventSet, 4096)
-	d.s.wg.Add(2)
+	d.s.wg.Add(1)
 	go func() {
 		defer d.s.wg.Done()
-		d.pump(queue)
-	}()
-	go func() {
-		defer d.s.wg.Done()
-		d.loop(queue)
+		d.pump()
 	}()
 	return nil
 }
@@ -215,33 +239,48 @@ func (d *debuggee) isEnded() bool {
 // frame and variable references.
 func (d *debuggee) resumeAll(ctx context.Context) error {
 	d.mu.Lock()
-	n := d.suspends
+	n, held := d.suspends, d.held
 	d.suspends, d.stopped, d.stopThread, d.stopReason = 0, false, 0, ""
+	d.held, d.reasons = map[jdwp.ThreadID]int{}, map[jdwp.ThreadID]string{}
 	d.mu.Unlock()
 	d.frames.reset()
 	d.vars.reset()
 	d.targets.reset()
+	d.presentSt.release(ctx, d.conn)
 	for i := 0; i < n; i++ {
 		if err := d.conn.Resume(ctx); err != nil {
 			return fmt.Errorf("resume the VM: %w", err)
 		}
 	}
-	return nil
+	return d.resumeHeld(ctx, held)
 }
 
-// clearSteps clears pending single-step requests.
-func (d *debuggee) clearSteps(ctx context.Context) {
+// clearSteps clears the pending single-step requests of a thread, or of
+// every thread when thread is 0.
+func (d *debuggee) clearSteps(ctx context.Context, thread jdwp.ThreadID) {
 	d.mu.Lock()
-	steps := d.steps
-	d.steps = nil
-	st := d.stepping
-	d.stepping = nil
+	var steps []int32
+	var states []*stepState
+	for t, ids := range d.steps {
+		if thread == 0 || t == thread {
+			steps = append(steps, ids...)
+			delete(d.steps, t)
+		}
+	}
+	for t, st := range d.stepping {
+		if thread == 0 || t == thread {
+			states = append(states, st)
+			delete(d.stepping, t)
+		}
+	}
 	d.mu.Unlock()
 	for _, id := range steps {
 		d.clearRequest(ctx, jdwp.EventSingleStep, id)
 	}
-	if st != nil && st.entryReq != 0 {
-		d.clearRequest(ctx, jdwp.EventMethodEntry, st.entryReq)
+	for _, st := range states {
+		if st.entryReq != 0 {
+			d.clearRequest(ctx, jdwp.EventMethodEntry, st.entryReq)
+		}
 	}
 }
 
@@ -252,28 +291,25 @@ type stopInfo struct {
 	bps         []int
 	description string
 	text        string
+	// handedOff says the event's suspension is not the set's to release: a
+	// method an evaluation left running in the thread releases it (see
+	// invoking), and the hit does not stop.
+	handedOff bool
 }
 
-// pump reads the VM's events and queues them for loop, except the events
-// of a thread running a method for the debugger: a breakpoint, step or
-// exception inside an evaluated method does not stop (the evaluation would
-// never return), so those are handled here — classes it prepares still get
-// their breakpoints — and the thread is let go at once.
-func (d *debuggee) pump(queue chan<- *jdwp.EventSet) {
-	defer close(queue)
+// pump reads the VM's events and dispatches them to their threads'
+// goroutines, except the events of a thread running a method for the
+// debugger: a breakpoint, step or exception inside an evaluated method does
+// not stop (the evaluation would never return), so those are handled here
+// — classes it prepares still get their breakpoints — and the thread is let
+// go at once.
+func (d *debuggee) pump() {
 	for es := range d.sub.C {
 		if !d.duringInvoke(es) {
-			queue <- es
+			d.dispatch(es)
 			continue
 		}
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					d.log.Error().Interface("panic", p).Msg("event handler panicked")
-				}
-			}()
-			d.handleDuringInvoke(es)
-		}()
+		d.safely(func() { d.handleDuringInvoke(es) })
 	}
 }
 
@@ -315,20 +351,6 @@ func (d *debuggee) handleDuringInvoke(es *jdwp.EventSet) {
 	}
 }
 
-// loop handles the VM's events in order until the connection ends.
-func (d *debuggee) loop(queue <-chan *jdwp.EventSet) {
-	for es := range queue {
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					d.log.Error().Interface("panic", p).Msg("event handler panicked")
-				}
-			}()
-			d.handleEventSet(es)
-		}()
-	}
-}
-
 func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 	ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
 	defer cancel()
@@ -364,22 +386,11 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 		}
 	}
 	switch {
-	case held:
-	case stop != nil && es.SuspendPolicy == jdwp.SuspendAll:
-		d.stop(ctx, stop)
-	case es.SuspendPolicy == jdwp.SuspendAll:
-		if err := d.conn.Resume(ctx); err != nil {
-			d.log.Warn().Err(err).Msg("resume after an event")
-		}
-	case es.SuspendPolicy == jdwp.SuspendEventThread:
-		for _, e := range es.Events {
-			if e.Thread != 0 {
-				if err := d.conn.ResumeThread(ctx, e.Thread); err != nil {
-					d.log.Warn().Err(err).Msg("resume a thread after an event")
-				}
-				break
-			}
-		}
+	case held, stop != nil && stop.handedOff:
+	case stop != nil:
+		d.stop(ctx, stop, es.SuspendPolicy)
+	default:
+		d.resumeEventSet(ctx, es)
 	}
 }
 
@@ -390,25 +401,17 @@ func mergeStop(a, b *stopInfo) *stopInfo {
 	case b == nil:
 		return a
 	}
+	if b.handedOff {
+		return b // the thread's suspension belongs to a method still running
+	}
+	if a.handedOff {
+		return a
+	}
 	a.bps = append(a.bps, b.bps...)
 	if a.reason != "breakpoint" && b.reason == "breakpoint" {
 		a.reason = b.reason
 	}
 	return a
-}
-
-// stop records a stop (the event set's suspension is now held) and tells the client.
-func (d *debuggee) stop(ctx context.Context, st *stopInfo) {
-	d.mu.Lock()
-	d.suspends++
-	d.stopped = true
-	d.stopThread, d.stopReason = st.thread, st.reason
-	d.mu.Unlock()
-	d.clearSteps(ctx)
-	d.s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
-		Reason: st.reason, ThreadId: d.threads.id(st.thread), AllThreadsStopped: true,
-		HitBreakpointIds: st.bps, Description: st.description, Text: st.text,
-	}})
 }
 
 // onEnd runs once, when the VM dies or the connection ends: it reports the
@@ -493,7 +496,7 @@ func (d *debuggee) entryBreakpoint(ctx context.Context, class jdwp.ReferenceType
 		if lt, err := d.lineTable(ctx, class, m.ID); err == nil && !lt.absent {
 			idx = lt.Start
 		}
-		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, jdwp.SuspendAll,
+		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, stopPolicy,
 			jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: class, Method: m.ID, Index: idx}, jdwp.Count(1))
 		if err != nil {
 			d.log.Warn().Err(err).Msg("stopOnEntry: breakpoint on main")

@@ -101,8 +101,10 @@
 // setVariable and setExpression share one engine: literals, locals, this,
 // fields and statics by simple or qualified class names, arrays, every
 // operator with Java's promotions, string concatenation with toString(),
-// casts, instanceof, ?:, method calls with overloads resolved as JLS
-// 15.12.2 does, and new. Methods run in the stopped thread alone
+// casts, instanceof (with patterns), ?:, method calls with overloads
+// resolved as JLS 15.12.2 does, new objects and arrays, class literals, and
+// in the REPL assignment (=, +=, ++). Lambdas and method references are
+// refused by name. Methods run in the stopped thread alone
 // (InvokeSingleThreaded); breakpoints they hit do not stop. A hover runs no
 // methods unless evaluateHoverMethods is set. Results are variables the
 // client can expand; valueFormattingOptions hex shows integers in
@@ -114,8 +116,18 @@
 // "Static" (the static fields of the frame's class). Values show as Java
 // writes them; strings quoted; boxed values as their primitive (expandable to
 // their field); arrays as "int[250] (id=7)" with indexedVariables for paging
-// with start/count; other objects as "Node (id=9)" with their fields,
-// inherited ones included.
+// with start/count; other objects as package jdwp/mirror presents them:
+// collections and maps as "ArrayList (size=3)" whose children are the
+// elements or "key -> value" entries (paged with indexedVariables, gathered
+// by toArray() in the stopped thread) and a "<raw>" child with the fields;
+// enums as Status.NEW, records as Point[x=1, y=2], Optional, atomics,
+// string builders, Class, Thread and exceptions by their content; toString()
+// for classes that override it (showToString, on by default; never in
+// hovers, never on an object whose monitor another thread holds, each run
+// bounded by invokeTimeout); else "Node (id=9)" with the fields, inherited
+// ones included. Stopped on an exception, the top frame's Locals start with
+// <exception>. Frames are named with their parameter types
+// (showFrameParameterTypes).
 //
 // # DDM
 //
@@ -187,11 +199,16 @@
 //
 // # Sources
 //
-// A class whose source is not under sourcePaths gets a sourceReference; the
+// Without sourcePaths, sources are found without configuration (package
+// dap/srclookup): the workspace folders' .java files by package declaration,
+// -sources.jar and src.zip beside the class path, the JDK's lib/src.zip
+// (archive entries are served by sourceReference). A class whose source is
+// found nowhere gets a sourceReference; the
 // source request answers with an outline of the class (declaration, fields,
 // methods with signatures) and each method's bytecode disassembled with
 // resolved names (package dap/classfile). loadedSources lists the loaded
-// top-level classes, with progress events.
+// top-level classes, with progress events. A frame in an outline points at
+// the outline line of its instruction.
 //
 // Logging goes through zerolog with component "dap"; Config.TraceMessages
 // logs every DAP message at trace level with kind "dap.msg".

@@ -109,7 +109,7 @@ func TestEvaluateEngine(t *testing.T) {
 
 	// Results are expandable.
 	body, _ := c.evaluateIn(top.Id, "watch", "new Engine(5)")
-	if !strings.HasPrefix(body.Result, "Engine (id=") || body.VariablesReference == 0 {
+	if body.Result != "Engine(5)" || body.VariablesReference == 0 { // Engine overrides toString
 		t.Fatalf("new Engine(5): %+v", body)
 	}
 	if fields := byName(c.variables(body.VariablesReference)); fields["value"].Value != "5" {

@@ -282,7 +282,7 @@ func (e *frameEnv) Invoke(ctx context.Context, recv expr.Value, m expr.Method, a
 	}
 	h, jargs := m.Handle.(methodRef), toJDWPs(args)
 	var res jdwp.InvokeResult
-	err := e.d.invoking(ctx, e.thread, func() error {
+	err := e.d.invoking(ctx, e.thread, func(ctx context.Context) error {
 		var err error
 		switch {
 		case !m.Static:
@@ -303,7 +303,7 @@ func (e *frameEnv) New(ctx context.Context, m expr.Method, args []expr.Value) (e
 	}
 	h, jargs := m.Handle.(methodRef), toJDWPs(args)
 	var res jdwp.InvokeResult
-	err := e.d.invoking(ctx, e.thread, func() error {
+	err := e.d.invoking(ctx, e.thread, func(ctx context.Context) error {
 		var err error
 		res, err = e.d.conn.NewInstance(ctx, h.class, e.thread, h.id, jargs, jdwp.InvokeSingleThreaded)
 		if err == nil && res.Exception.ID == 0 {
@@ -345,15 +345,25 @@ func (e *frameEnv) NewString(ctx context.Context, s string) (expr.Value, error) 
 }
 
 func (e *frameEnv) NewArray(ctx context.Context, sig string, elems []expr.Value) (expr.Value, error) {
+	var arr jdwp.TaggedObjectID
 	t, err := e.d.classID(ctx, sig)
-	if err != nil {
+	switch {
+	case errors.Is(err, expr.ErrUnknownName):
+		// The VM creates array types as the program uses them; one it has
+		// not made yet comes from java.lang.reflect.Array.newInstance.
+		v, rerr := e.reflectArray(ctx, sig, len(elems))
+		if rerr != nil {
+			return expr.Value{}, fmt.Errorf("array type %s is not loaded, and making it failed: %w", expr.SignatureToName(sig), rerr)
+		}
+		arr = jdwp.TaggedObjectID{Tag: jdwp.TagArray, ID: jdwp.ObjectID(v.Ref)}
+	case err != nil:
 		return expr.Value{}, err
+	default:
+		if arr, err = e.d.conn.NewArray(ctx, t, int32(len(elems))); err != nil {
+			return expr.Value{}, err
+		}
 	}
-	arr, err := e.d.conn.NewArray(ctx, t, int32(len(elems)))
-	if err != nil {
-		return expr.Value{}, err
-	}
-	if len(elems) > 0 {
+	if len(elems) > 0 && !allZero(elems) { // a new array holds zeros and nulls already
 		if err := e.d.conn.SetArrayValues(ctx, arr.ID, 0, toJDWPs(elems)); err != nil {
 			return expr.Value{}, err
 		}
@@ -361,24 +371,61 @@ func (e *frameEnv) NewArray(ctx context.Context, sig string, elems []expr.Value)
 	return expr.ObjectRef(uint64(arr.ID), sig), nil
 }
 
-// invoking runs f, an invocation in thread: events the invoked code causes
-// in that thread are not stops (see pump), and the thread's frame ids are
-// looked up again afterwards.
-func (d *debuggee) invoking(ctx context.Context, thread jdwp.ThreadID, f func() error) error {
-	d.mu.Lock()
-	d.invokingThreads[thread]++
-	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		if d.invokingThreads[thread]--; d.invokingThreads[thread] <= 0 {
-			delete(d.invokingThreads, thread)
+// reflectArray creates an array of a type the VM has not loaded by running
+// Array.newInstance(component, n).
+func (e *frameEnv) reflectArray(ctx context.Context, sig string, n int) (expr.Value, error) {
+	comp := sig[1:]
+	var class expr.Value
+	var err error
+	switch {
+	case expr.IsPrimitiveSig(comp):
+		class, err = e.StaticField(ctx, expr.BoxSig(comp), "TYPE")
+	default:
+		if class, err = e.ClassObject(ctx, comp); errors.Is(err, expr.ErrUnknownName) && strings.HasPrefix(comp, "[") {
+			var inner expr.Value
+			if inner, err = e.NewArray(ctx, comp, nil); err == nil {
+				class, err = e.invokeNoArgs(ctx, inner, "getClass")
+			}
 		}
-		d.gens[thread]++
-		d.mu.Unlock()
-	}()
-	return f()
+	}
+	if err != nil {
+		return expr.Value{}, err
+	}
+	ms, err := e.Methods(ctx, "Ljava/lang/reflect/Array;", "newInstance")
+	if err != nil {
+		return expr.Value{}, err
+	}
+	for _, m := range ms {
+		if m.Signature == "(Ljava/lang/Class;I)Ljava/lang/Object;" {
+			return e.Invoke(ctx, expr.Null, m, []expr.Value{class, expr.IntValue(int32(n))})
+		}
+	}
+	return expr.Value{}, errors.New("java.lang.reflect.Array.newInstance(Class, int) not found")
 }
 
+// invokeNoArgs runs obj.name().
+func (e *frameEnv) invokeNoArgs(ctx context.Context, obj expr.Value, name string) (expr.Value, error) {
+	ms, err := e.Methods(ctx, obj.Type, name)
+	if err != nil {
+		return expr.Value{}, err
+	}
+	for _, m := range ms {
+		if strings.HasPrefix(m.Signature, "()") && !m.Static {
+			return e.Invoke(ctx, obj, m, nil)
+		}
+	}
+	return expr.Value{}, fmt.Errorf("%s has no method %s()", obj.TypeName(), name)
+}
+
+// allZero reports whether values are all 0, false or null.
+func allZero(vs []expr.Value) bool {
+	for _, v := range vs {
+		if v.Kind.IsRef() && v.Kind != expr.KindNull || v.I != 0 || v.F != 0 {
+			return false
+		}
+	}
+	return true
+}
 func (d *debuggee) invokeGen(thread jdwp.ThreadID) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -545,8 +592,8 @@ const (
 )
 
 // methodsNamed lists the methods called name of t, its superclasses and
-// interfaces, the most derived first, one per descriptor; constructors are
-// t's own.
+// interfaces, the most derived first, one per parameter list; constructors
+// are t's own.
 func (d *debuggee) methodsNamed(ctx context.Context, t jdwp.ReferenceTypeID, name string) ([]expr.Method, error) {
 	var out []expr.Method
 	seen := map[string]bool{}
@@ -560,10 +607,14 @@ func (d *debuggee) methodsNamed(ctx context.Context, t jdwp.ReferenceTypeID, nam
 			return err
 		}
 		for _, m := range ms {
-			if m.Name != name || seen[m.Signature] || m.ModBits&(accBridge|jdwp.AccSynthetic) != 0 {
+			// One per parameter list: an override with a covariant return
+			// (StringBuilder.reverse() over AbstractStringBuilder's) hides
+			// the overridden method.
+			params := m.Signature[:strings.IndexByte(m.Signature, ')')+1]
+			if m.Name != name || seen[params] || m.ModBits&(accBridge|jdwp.AccSynthetic) != 0 {
 				continue
 			}
-			seen[m.Signature] = true
+			seen[params] = true
 			out = append(out, expr.Method{
 				Class: sig, Name: m.Name, Signature: m.Signature,
 				Static: m.ModBits&jdwp.AccStatic != 0, Varargs: m.ModBits&accVarargs != 0,

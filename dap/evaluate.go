@@ -30,7 +30,7 @@ func (e *namedEnv) Lookup(ctx context.Context, name string) (expr.Value, error) 
 func (d *debuggee) evalEnv(ctx context.Context, env *frameEnv) expr.Env {
 	d.mu.Lock()
 	exc, ok := d.lastExc[env.thread]
-	onExc := ok && d.stopReason == "exception" && d.stopThread == env.thread
+	onExc := ok && d.reasons[env.thread] == "exception"
 	d.mu.Unlock()
 	if !onExc {
 		return env
@@ -75,6 +75,7 @@ func (s *session) onEvaluateRequest(r *godap.EvaluateRequest) {
 	}
 	if r.Arguments.Context == "hover" && !d.opts.EvaluateHoverMethods {
 		env.noInvoke = hoverNoInvoke
+		ctx = withNoInvoke(ctx, hoverNoInvoke)
 	}
 	ev := d.evalEnv(ctx, env)
 	var v expr.Value

@@ -152,7 +152,7 @@ func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpoi
 		d.clearRequest(ctx, jdwp.EventException, old)
 	}
 	if caught || uncaught {
-		id, err := d.setRequest(ctx, jdwp.EventException, jdwp.SuspendAll, jdwp.ExceptionOnly{Caught: caught, Uncaught: uncaught})
+		id, err := d.setRequest(ctx, jdwp.EventException, stopPolicy, jdwp.ExceptionOnly{Caught: caught, Uncaught: uncaught})
 		if err != nil {
 			s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setExceptionBreakpoints: %w", err))
 			return
@@ -282,7 +282,7 @@ func (s *session) onExceptionInfoRequest(r *godap.ExceptionInfoRequest) {
 	t, ok := d.threads.key(r.Arguments.ThreadId)
 	d.mu.Lock()
 	exc, have := d.lastExc[t]
-	onExc := have && d.stopReason == "exception" && d.stopThread == t
+	onExc := have && d.reasons[t] == "exception"
 	d.mu.Unlock()
 	if !ok || !onExc {
 		s.sendError(&r.Request, ErrUnableToExceptionInfo, fmt.Errorf("exceptionInfo: thread %d did not stop on an exception", r.Arguments.ThreadId))

@@ -8,18 +8,37 @@ import (
 	godap "github.com/google/go-dap"
 )
 
-// Execution control. Every stop suspends the whole VM (suspend policy ALL),
-// so continue and the steps resume all threads: clients are told so with
-// allThreadsContinued and, after a step, a continued event.
+// Execution control. By default a stop suspends the whole VM, so continue
+// and the steps resume all threads: clients are told so with
+// allThreadsContinued and, after a step, a continued event. With
+// suspendAllThreads false a stop holds its thread alone, and continue, the
+// steps and pause act on the thread they name (see suspend.go).
 
 func (s *session) onContinueRequest(r *godap.ContinueRequest) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()
 	d := s.dbg
-	d.clearSteps(ctx)
+	t, ok := d.threads.key(r.Arguments.ThreadId)
+	if ok {
+		d.clearSteps(ctx, t) // a step another thread began goes on
+	}
+	alone := ok && d.heldAlone(t)
 	// The response goes first: once the VM runs, a stopped event may follow at once.
-	s.send(&godap.ContinueResponse{Response: newResponse(&r.Request), Body: godap.ContinueResponseBody{AllThreadsContinued: true}})
-	s.resume(ctx, "continue")
+	s.send(&godap.ContinueResponse{Response: newResponse(&r.Request), Body: godap.ContinueResponseBody{AllThreadsContinued: !alone}})
+	s.resumeAfter(ctx, "continue", t, alone)
+}
+
+// resumeAfter resumes thread alone, or the whole VM, after the response to
+// a request that does so was sent.
+func (s *session) resumeAfter(ctx context.Context, what string, t jdwp.ThreadID, alone bool) {
+	if !alone {
+		s.resume(ctx, what)
+		return
+	}
+	if err := s.dbg.resumeThread(ctx, t); err != nil {
+		s.log.Warn().Err(err).Str("request", what).Msg("resume failed")
+		s.output("important", fmt.Sprintf("%s: %v\n", what, err))
+	}
 }
 
 // resume resumes the VM after the response to a request that does so was
@@ -45,9 +64,10 @@ func (s *session) step(req *godap.Request, threadID int, depth jdwp.StepDepth) {
 		s.sendError(req, ErrUnableToResume, fmt.Errorf("%s: %w", req.Command, err))
 		return
 	}
+	alone := d.heldAlone(t)
 	s.send(&godap.NextResponse{Response: newResponse(req)})
-	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: threadID, AllThreadsContinued: true}})
-	s.resume(ctx, req.Command)
+	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: threadID, AllThreadsContinued: !alone}})
+	s.resumeAfter(ctx, req.Command, t, alone)
 }
 
 func (s *session) onNextRequest(r *godap.NextRequest) {
@@ -80,6 +100,17 @@ func (s *session) onPauseRequest(r *godap.PauseRequest) {
 		}
 		t = ids[0]
 	}
+	if !d.suspendAll() {
+		if !d.heldAlone(t) {
+			if err := d.pauseThread(ctx, t); err != nil {
+				s.sendError(&r.Request, ErrUnableToPause, fmt.Errorf("pause: %w", err))
+				return
+			}
+		}
+		s.send(&godap.PauseResponse{Response: newResponse(&r.Request)})
+		s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{Reason: "pause", ThreadId: d.threads.id(t)}})
+		return
+	}
 	if d.isStopped() {
 		s.send(&godap.PauseResponse{Response: newResponse(&r.Request)})
 		return
@@ -91,8 +122,8 @@ func (s *session) onPauseRequest(r *godap.PauseRequest) {
 	d.mu.Lock()
 	d.suspends++
 	d.stopped, d.stopThread, d.stopReason = true, t, "paused"
+	d.reasons[t] = "paused"
 	d.mu.Unlock()
-	d.clearSteps(ctx)
 	s.send(&godap.PauseResponse{Response: newResponse(&r.Request)})
 	s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
 		Reason: "pause", ThreadId: d.threads.id(t), AllThreadsStopped: true,
@@ -127,7 +158,8 @@ func (s *session) onRestartFrameRequest(r *godap.RestartFrameRequest) {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
 		return
 	}
+	alone := d.heldAlone(f.thread)
 	s.send(&godap.RestartFrameResponse{Response: newResponse(&r.Request)})
-	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: d.threads.id(f.thread), AllThreadsContinued: true}})
-	s.resume(ctx, "restartFrame")
+	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: d.threads.id(f.thread), AllThreadsContinued: !alone}})
+	s.resumeAfter(ctx, "restartFrame", f.thread, alone)
 }

@@ -200,7 +200,7 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 		if !lt.absent {
 			idx, line = lt.Start, int(lt.LineFor(lt.Start))
 		}
-		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, jdwp.SuspendAll, jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: class, Method: m.ID, Index: idx})
+		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: class, Method: m.ID, Index: idx})
 		if err != nil {
 			return fmt.Errorf("set function breakpoint %s: %w", bp.fn.text, err)
 		}

@@ -47,7 +47,7 @@ func TestVariables(t *testing.T) {
 	}
 	for name, prefix := range map[string]string{
 		"obj": "Object (id=", "ints": "int[250] (id=", "strs": "String[3] (id=", "grid": "long[2][] (id=",
-		"list": "ArrayList (id=", "th": "Thread (id=", "group": "ThreadGroup (id=", "cls": "Class (id=",
+		"list": "ArrayList (size=2)", "th": `Thread "main"`, "group": "java.lang.ThreadGroup[name=main,", "cls": "class Values",
 		"loader": "ClassLoaders$AppClassLoader (id=", "this": "Values (id=",
 	} {
 		if v := locals[name]; !strings.HasPrefix(v.Value, prefix) || v.VariablesReference == 0 {
@@ -195,13 +195,13 @@ func TestThreadsAndPause(t *testing.T) {
 		}
 	}
 	frames := c.stackTrace(main)
-	if len(frames) == 0 || frames[len(frames)-1].Name != "Threads.main" {
+	if len(frames) == 0 || frames[len(frames)-1].Name != "Threads.main(String[])" {
 		t.Errorf("main's frames after pause: %s", mustJSON(frames))
 	}
 	// Paging the stack: one frame from the bottom.
 	c.send("stackTrace", map[string]any{"threadId": main, "startFrame": len(frames) - 1, "levels": 5})
 	st := expect[*godap.StackTraceResponse](c).Body
-	if len(st.StackFrames) != 1 || st.TotalFrames != len(frames) || st.StackFrames[0].Name != "Threads.main" {
+	if len(st.StackFrames) != 1 || st.TotalFrames != len(frames) || st.StackFrames[0].Name != "Threads.main(String[])" {
 		t.Errorf("paged stack: %s", mustJSON(st))
 	}
 	c.send("continue", map[string]any{"threadId": main})
@@ -247,7 +247,7 @@ func TestProtocolErrors(t *testing.T) {
 	c.expectError(ErrFailedToAttach, "only one of")
 	c.send("attach", map[string]any{"vm": "emulator-5554"})
 	c.expectError(ErrFailedToAttach, "ddmbridge serve")
-	c.send("attach", map[string]any{"hostName": "127.0.0.1", "port": freePort(t), "timeout": 300})
+	c.send("attach", map[string]any{"hostName": "127.0.0.1", "port": freePort(t), "timeout": 3000})
 	c.expectError(ErrFailedToAttach, "connection refused until the timeout")
 
 	panicCommand = "threads"

@@ -159,6 +159,18 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 	d.sourcePaths = cfg.SourcePaths
 	if len(d.sourcePaths) == 0 {
 		d.sourcePaths = []string{cwd}
+		folders := cfg.WorkspaceFolders
+		if len(folders) == 0 {
+			folders = []string{cwd}
+		}
+		classPath := []string{}
+		for _, e := range cfg.ClassPaths {
+			if !filepath.IsAbs(e) {
+				e = filepath.Join(cwd, e)
+			}
+			classPath = append(classPath, e)
+		}
+		d.useAutoSources(folders, classPath, java)
 	}
 	if cfg.StopOnEntry {
 		d.stopOnEntry = cfg.MainClass

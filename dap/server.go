@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/dap/framing"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	godap "github.com/google/go-dap"
@@ -35,6 +36,10 @@ type Config struct {
 	DDM ddm.Options
 	// RequestTimeout bounds the VM calls one request makes; 0 means 30 s.
 	RequestTimeout time.Duration
+	// EvalTimeout bounds the evaluation of a breakpoint's condition or log
+	// message; 0 means 10 s. A method still running then is left to finish
+	// and the hit does not stop.
+	EvalTimeout time.Duration
 }
 
 // Server serves DAP sessions. One Server may serve many sessions at once,
@@ -114,12 +119,15 @@ func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *sessi
 	registerCustom(codec)
 	s := &session{
 		srv: srv, cfg: &srv.cfg, log: srv.log, ctx: ctx,
-		rwc: rwc, r: bufio.NewReader(rwc), w: bufio.NewWriter(rwc),
+		rwc: rwc, r: bufio.NewReaderSize(rwc, framing.MaxHeaderLine), w: bufio.NewWriter(rwc),
 		codec: codec, reverse: map[int]chan godap.Message{},
 	}
 	s.cancels.init()
 	return s
 }
+
+// maxMessage bounds one message from the client.
+const maxMessage = 64 << 20
 
 // inbound is one decoded message, or why it could not be decoded.
 type inbound struct {
@@ -136,7 +144,7 @@ func (s *session) run() error {
 	go func() {
 		defer close(in)
 		for {
-			raw, err := godap.ReadBaseMessage(s.r)
+			raw, err := framing.ReadMessage(s.r, maxMessage)
 			if err != nil {
 				readErr <- err
 				return

@@ -81,6 +81,7 @@ func (s *session) onAttachRequest(r *godap.AttachRequest) {
 	d.sourcePaths = cfg.SourcePaths
 	if len(d.sourcePaths) == 0 {
 		d.sourcePaths = []string{"."}
+		d.useAutoSources(cfg.workspace(), nil, "")
 	}
 	pid := int(cfg.ProcessID)
 	if pid == 0 && d.ddm != nil {

@@ -313,3 +313,102 @@ func (d *debuggee) objectFieldLV(ctx context.Context, obj expr.Value, name strin
 	}
 	return d.fieldLV(ctx, jdwp.ObjectID(obj.Ref), f), true, nil
 }
+
+// ---- expr.Assigner and expr.ClassObjects: assignment and class literals in expressions ----
+
+// place turns an lvalue into an expression's assignable place.
+func (e *frameEnv) place(lv lvalue) expr.Place {
+	return expr.Place{Sig: lv.sig, Store: func(ctx context.Context, v expr.Value) error {
+		jv := toJDWP(v)
+		if expr.IsPrimitiveSig(lv.sig) {
+			jv.Tag = jdwp.TagForSignature(lv.sig)
+		}
+		return lv.set(ctx, jv)
+	}}
+}
+
+func (e *frameEnv) canAssign() error {
+	if e.noInvoke != "" {
+		return fmt.Errorf("%w: %s", expr.ErrNoAssign, strings.Replace(e.noInvoke, "run methods", "assign", 1))
+	}
+	return nil
+}
+
+func (e *frameEnv) VariablePlace(ctx context.Context, name string) (expr.Place, error) {
+	if err := e.canAssign(); err != nil {
+		return expr.Place{}, err
+	}
+	lv, ok, err := e.d.localLV(ctx, e, name)
+	if err != nil {
+		return expr.Place{}, err
+	}
+	if ok {
+		return e.place(lv), nil
+	}
+	if this, err := e.This(ctx); err == nil {
+		if p, err := e.FieldPlace(ctx, this, name); err == nil {
+			return p, nil
+		}
+	}
+	sig, err := e.FrameClass(ctx)
+	if err != nil {
+		return expr.Place{}, err
+	}
+	return e.StaticPlace(ctx, sig, name)
+}
+
+func (e *frameEnv) FieldPlace(ctx context.Context, obj expr.Value, name string) (expr.Place, error) {
+	if err := e.canAssign(); err != nil {
+		return expr.Place{}, err
+	}
+	t, _, err := e.d.typeOf(ctx, jdwp.ObjectID(obj.Ref))
+	if err != nil {
+		return expr.Place{}, err
+	}
+	f, ok, err := e.d.findField(ctx, t, name)
+	if err != nil {
+		return expr.Place{}, err
+	}
+	if !ok {
+		return expr.Place{}, fmt.Errorf("%s has no field %s: %w", obj.TypeName(), name, expr.ErrUnknownName)
+	}
+	return e.place(e.d.fieldLV(ctx, jdwp.ObjectID(obj.Ref), f)), nil
+}
+
+func (e *frameEnv) StaticPlace(ctx context.Context, class, name string) (expr.Place, error) {
+	if err := e.canAssign(); err != nil {
+		return expr.Place{}, err
+	}
+	t, err := e.d.classID(ctx, class)
+	if err != nil {
+		return expr.Place{}, err
+	}
+	f, ok, err := e.d.findField(ctx, t, name)
+	if err != nil {
+		return expr.Place{}, err
+	}
+	if !ok || f.ModBits&jdwp.AccStatic == 0 {
+		return expr.Place{}, fmt.Errorf("%s has no static field %s: %w", expr.SignatureToName(class), name, expr.ErrUnknownName)
+	}
+	return e.place(e.d.fieldLV(ctx, 0, f)), nil
+}
+
+func (e *frameEnv) ElementPlace(ctx context.Context, arr expr.Value, i int) (expr.Place, error) {
+	if err := e.canAssign(); err != nil {
+		return expr.Place{}, err
+	}
+	return e.place(e.d.elementLV(jdwp.ObjectID(arr.Ref), arr.Type, i)), nil
+}
+
+// ClassObject is the java.lang.Class of a loaded type.
+func (e *frameEnv) ClassObject(ctx context.Context, sig string) (expr.Value, error) {
+	t, err := e.d.classID(ctx, sig)
+	if err != nil {
+		return expr.Value{}, err
+	}
+	id, err := e.d.conn.ClassObject(ctx, t)
+	if err != nil {
+		return expr.Value{}, err
+	}
+	return expr.ObjectRef(uint64(id), "Ljava/lang/Class;"), nil
+}

@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	godap "github.com/google/go-dap"
 )
@@ -21,6 +25,104 @@ import (
 // line starts). loadedSources lists the top-level loaded classes, by path
 // when sourcePaths has the file and by reference otherwise.
 
+// autoSources finds sources when the session names no sourcePaths (see
+// package srclookup): the workspace folders, archives beside the class
+// path, the JDK's src.zip. Archive entries are shown by sourceReference,
+// one per file.
+type autoSources struct {
+	folders   []string
+	classPath []string // nil: ask the VM
+	javaExec  string
+
+	once sync.Once
+	idx  *srclookup.Index
+
+	mu    sync.Mutex
+	refs  map[string]int
+	found map[int]srclookup.Found
+}
+
+// useAutoSources turns zero-config source lookup on: folders are the
+// workspace, classPath the launched program's (nil for an attached VM:
+// its class path is asked for).
+func (d *debuggee) useAutoSources(folders, classPath []string, javaExec string) {
+	d.auto = &autoSources{folders: folders, classPath: classPath, javaExec: javaExec, refs: map[string]int{}, found: map[int]srclookup.Found{}}
+	// Index now, so the first stop finds it ready.
+	d.s.wg.Add(1)
+	go func() {
+		defer d.s.wg.Done()
+		d.autoIndex()
+	}()
+}
+
+// indexTimeout bounds building the source index; what is indexed by then
+// is used.
+const indexTimeout = 20 * time.Second
+
+// autoIndex builds the index once, bounded in time.
+func (d *debuggee) autoIndex() *srclookup.Index {
+	a := d.auto
+	a.once.Do(func() {
+		ctx, cancel := context.WithTimeout(d.s.ctx, indexTimeout)
+		defer cancel()
+		cp := a.classPath
+		if cp == nil {
+			if info, err := d.conn.ClassPaths(ctx); err == nil {
+				for _, e := range info.ClassPaths {
+					if !filepath.IsAbs(e) {
+						e = filepath.Join(info.BaseDir, e)
+					}
+					cp = append(cp, e)
+				}
+			}
+		}
+		idx, err := srclookup.New(ctx, srclookup.Sources{Folders: a.folders, ClassPath: cp, Archives: srclookup.JDKSources(a.javaExec)})
+		if err != nil {
+			d.log.Warn().Err(err).Msg("index sources")
+			idx, _ = srclookup.New(ctx, srclookup.Sources{})
+		}
+		a.idx = idx
+	})
+	return a.idx
+}
+
+// autoSource finds the source of rel ("java/lang/String.java") without
+// sourcePaths, or returns nil.
+func (d *debuggee) autoSource(rel string) *godap.Source {
+	if d.auto == nil {
+		return nil
+	}
+	f, ok := d.autoIndex().Find(rel)
+	if !ok {
+		return nil
+	}
+	name := path.Base(rel)
+	if f.Path != "" {
+		return &godap.Source{Name: name, Path: f.Path}
+	}
+	a := d.auto
+	key := f.Archive + "!" + f.Entry
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ref, ok := a.refs[key]
+	if !ok {
+		ref = d.srcRefs.add(0)
+		a.refs[key], a.found[ref] = ref, f
+	}
+	return &godap.Source{Name: name, SourceReference: ref, PresentationHint: "deemphasize", Origin: f.Origin()}
+}
+
+// archived returns the archive entry a sourceReference stands for.
+func (d *debuggee) archived(ref int) (srclookup.Found, bool) {
+	if d.auto == nil {
+		return srclookup.Found{}, false
+	}
+	d.auto.mu.Lock()
+	defer d.auto.mu.Unlock()
+	f, ok := d.auto.found[ref]
+	return f, ok
+}
+
 func (s *session) onSourceRequest(r *godap.SourceRequest) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()
@@ -28,6 +130,15 @@ func (s *session) onSourceRequest(r *godap.SourceRequest) {
 	ref := r.Arguments.SourceReference
 	if r.Arguments.Source != nil && r.Arguments.Source.SourceReference != 0 {
 		ref = r.Arguments.Source.SourceReference
+	}
+	if f, ok := d.archived(ref); ok {
+		text, err := srclookup.Read(f)
+		if err != nil {
+			s.sendError(&r.Request, ErrUnableToSource, fmt.Errorf("source: %w", err))
+			return
+		}
+		s.send(&godap.SourceResponse{Response: newResponse(&r.Request), Body: godap.SourceResponseBody{Content: string(text), MimeType: "text/x-java"}})
+		return
 	}
 	class, ok := d.srcRefs.get(ref)
 	if !ok {
@@ -74,11 +185,52 @@ func modifierNames(bits int32, method bool) string {
 	return strings.Join(out, " ") + " "
 }
 
+// outlined is a class's outline and, per method, the outline line of each
+// instruction (ascending offsets), so a frame in the outline highlights the
+// instruction it is at.
+type outlined struct {
+	text  string
+	lines map[jdwp.MethodID][]insLine
+}
+
+type insLine struct {
+	offset uint64
+	line   int
+}
+
 // outline renders a class without source.
 func (d *debuggee) outline(ctx context.Context, class jdwp.ReferenceTypeID) (string, error) {
-	sig, err := d.signature(ctx, class)
+	o, err := d.outlineOf(ctx, class)
 	if err != nil {
 		return "", err
+	}
+	return o.text, nil
+}
+
+// outlineLine returns the outline line of the instruction at loc, or 0.
+func (d *debuggee) outlineLine(ctx context.Context, loc jdwp.Location) int {
+	o, err := d.outlineOf(ctx, loc.Class)
+	if err != nil {
+		return 0
+	}
+	line := 0
+	for _, il := range o.lines[loc.Method] {
+		if il.offset > loc.Index {
+			break
+		}
+		line = il.line
+	}
+	return line
+}
+
+func (d *debuggee) outlineOf(ctx context.Context, class jdwp.ReferenceTypeID) (*outlined, error) {
+	return d.outlines.get(class, func() (*outlined, error) { return d.renderOutline(ctx, class) })
+}
+
+func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID) (*outlined, error) {
+	sig, err := d.signature(ctx, class)
+	if err != nil {
+		return nil, err
 	}
 	name := sigToName(sig)
 	var b strings.Builder
@@ -120,32 +272,43 @@ func (d *debuggee) outline(ctx context.Context, class jdwp.ReferenceTypeID) (str
 	b.WriteString(" {\n")
 	fields, err := d.fieldsOf(ctx, class)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	for _, f := range fields {
 		fmt.Fprintf(&b, "    %s%s %s;\n", modifierNames(f.ModBits, false), expr.SignatureToName(f.Signature), f.Name)
 	}
 	methods, err := d.methodsOf(ctx, class)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	bodies := make([]string, len(methods))
+	offsets := make([][]int64, len(methods))
 	err = parallel(len(methods), func(i int) error {
-		bodies[i] = d.methodOutline(ctx, class, name, methods[i])
+		bodies[i], offsets[i] = d.methodOutline(ctx, class, name, methods[i])
 		return ctx.Err()
 	})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	for _, body := range bodies {
-		b.WriteString("\n" + body)
+	o := &outlined{lines: map[jdwp.MethodID][]insLine{}}
+	for i, body := range bodies {
+		b.WriteString("\n")
+		first := strings.Count(b.String(), "\n") + 1 // the method's first line
+		for j, off := range offsets[i] {
+			if off >= 0 {
+				o.lines[methods[i].ID] = append(o.lines[methods[i].ID], insLine{uint64(off), first + j})
+			}
+		}
+		b.WriteString(body)
 	}
 	b.WriteString("}\n")
-	return b.String(), nil
+	o.text = b.String()
+	return o, nil
 }
 
-// methodOutline renders one method: its declaration and its bytecode.
-func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID, className string, m jdwp.MethodInfo) string {
+// methodOutline renders one method: its declaration and its bytecode; offs
+// has, for each line of it, the offset of the instruction on it or -1.
+func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID, className string, m jdwp.MethodInfo) (text string, offs []int64) {
 	var b strings.Builder
 	params, ret := expr.ParamSigs(m.Signature)
 	names := make([]string, len(params))
@@ -161,16 +324,18 @@ func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID
 		fmt.Fprintf(&b, "    %s%s %s(%s)", modifierNames(m.ModBits, true), expr.SignatureToName(ret), m.Name, strings.Join(names, ", "))
 	}
 	fmt.Fprintf(&b, " // %s\n", m.Signature)
+	offs = append(offs, -1)
 	if m.ModBits&(jdwp.AccNative|jdwp.AccAbstract) != 0 {
-		return b.String()
+		return b.String(), nil
 	}
 	if !d.caps.CanGetBytecodes || !d.caps.CanGetConstantPool {
 		b.WriteString("        // bytecode unavailable: this VM cannot show it (CanGetBytecodes or CanGetConstantPool is false)\n")
-		return b.String()
+		return b.String(), nil
 	}
 	ins, err := d.disassemble(ctx, class, m.ID)
 	if err != nil {
 		fmt.Fprintf(&b, "        // %v\n", err)
+		offs = append(offs, -1)
 	}
 	lines := map[uint64]int32{}
 	if lt, err := d.lineTable(ctx, class, m.ID); err == nil {
@@ -181,10 +346,12 @@ func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID
 	for _, in := range ins {
 		if l, ok := lines[uint64(in.Offset)]; ok {
 			fmt.Fprintf(&b, "        // line %d\n", l)
+			offs = append(offs, -1)
 		}
 		fmt.Fprintf(&b, "      %s\n", in)
+		offs = append(offs, int64(in.Offset))
 	}
-	return b.String()
+	return b.String(), offs
 }
 
 func (s *session) onLoadedSourcesRequest(r *godap.LoadedSourcesRequest) {

@@ -61,8 +61,9 @@ func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
 		return
 	}
 	d.mu.Lock()
-	stopThread, reason := d.stopThread, d.stopReason
+	stopThread, perThread := d.stopThread, d.suspends == 0
 	d.mu.Unlock()
+	reasons := d.stopReasons()
 	names, states := make([]string, len(ids)), make([]string, len(ids))
 	err = parallel(2*len(ids), func(i int) error {
 		t := ids[i/2]
@@ -78,15 +79,18 @@ func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
 			names[i/2] = name
 			return err
 		}
-		if t == stopThread && reason != "" {
+		if reason := reasons[t]; reason != "" {
 			states[i/2] = reason
 			return nil
 		}
-		st, _, err := d.conn.ThreadStatus(ctx, t)
+		st, suspended, err := d.conn.ThreadStatus(ctx, t)
 		if gone(err) {
 			st, err = jdwp.ThreadZombie, nil
 		}
 		states[i/2] = threadStates[st]
+		if suspended && perThread {
+			states[i/2] += ", suspended"
+		}
 		return err
 	})
 	if err != nil {
@@ -144,7 +148,7 @@ func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
 			return err
 		}
 		sf.Id = d.frames.add(frameRef{thread: t, frame: f.ID, loc: f.Location, depth: start + int32(i), gen: gen})
-		if ff := r.Arguments.Format; ff != nil {
+		if ff := d.frameFormat(r.Arguments.Format); ff != nil {
 			sf.Name = d.formatFrameName(withHex(ctx, &ff.ValueFormat), ff, t, f, sf)
 		}
 		sf.CanRestart = d.caps.CanPopFrames && start+int32(i) < total-1
@@ -156,6 +160,16 @@ func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
 		return
 	}
 	s.send(&godap.StackTraceResponse{Response: newResponse(&r.Request), Body: godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(total)}})
+}
+
+// frameFormat is the format a stackTrace request asked for, or the
+// default: parameter types (OrderApp.describe(Order)) unless
+// showFrameParameterTypes is false.
+func (d *debuggee) frameFormat(ff *godap.StackFrameFormat) *godap.StackFrameFormat {
+	if ff == nil && (d.opts.ShowFrameParameterTypes == nil || *d.opts.ShowFrameParameterTypes) {
+		return &godap.StackFrameFormat{ParameterTypes: true}
+	}
+	return ff
 }
 
 // formatFrameName adds what a stackTrace format asks for to a frame's
@@ -197,7 +211,7 @@ func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameForm
 				part = append(part, args[i].Name)
 			}
 			if i < len(vals) {
-				if v, err := d.variable(ctx, "", "", vals[i]); err == nil {
+				if v, err := d.variable(withNoInvoke(ctx, "frame names run no methods"), "", "", vals[i]); err == nil {
 					if len(part) > 0 {
 						part = append(part, "=")
 					}
@@ -249,6 +263,14 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 	if src == nil || src.Path == "" {
 		sf.PresentationHint = "subtle"
 	}
+	if src != nil && src.SourceReference != 0 {
+		if _, archived := d.archived(src.SourceReference); !archived {
+			// The outline: its own line numbers, at the frame's instruction.
+			if l := d.outlineLine(ctx, loc); l > 0 {
+				sf.Line = l
+			}
+		}
+	}
 	return sf, nil
 }
 
@@ -277,6 +299,9 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 				}
 				return &godap.Source{Name: file, Path: p}, nil
 			}
+		}
+		if src := d.autoSource(rel); src != nil {
+			return src, nil
 		}
 		return &godap.Source{Name: file, SourceReference: d.sourceRef(class), PresentationHint: "deemphasize", Origin: "not found in sourcePaths: " + rel + "; outline and bytecode"}, nil
 	})

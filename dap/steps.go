@@ -69,7 +69,7 @@ func (d *debuggee) skipClasses() []string {
 // startStep begins a step of a thread (the VM stays suspended until the
 // caller resumes it).
 func (d *debuggee) startStep(ctx context.Context, t jdwp.ThreadID, depth jdwp.StepDepth, reason string) error {
-	d.clearSteps(ctx)
+	d.clearSteps(ctx, t)
 	st := &stepState{thread: t, depth: depth, reason: reason}
 	if f := d.opts.StepFilters; depth == jdwp.StepInto && f != nil && (f.SkipConstructors || f.SkipStaticInitializers || f.SkipSynthetics) {
 		n, err := d.conn.FrameCount(ctx, t)
@@ -86,7 +86,7 @@ func (d *debuggee) startStep(ctx context.Context, t jdwp.ThreadID, depth jdwp.St
 		}
 	}
 	d.mu.Lock()
-	d.stepping = st
+	d.stepping[t] = st
 	d.mu.Unlock()
 	return d.stepRequest(ctx, t, depth)
 }
@@ -100,12 +100,12 @@ func (d *debuggee) stepRequest(ctx context.Context, t jdwp.ThreadID, depth jdwp.
 		}
 	}
 	mods = append(mods, jdwp.Count(1))
-	id, err := d.setRequest(ctx, jdwp.EventSingleStep, jdwp.SuspendAll, mods...)
+	id, err := d.setRequest(ctx, jdwp.EventSingleStep, stopPolicy, mods...)
 	if err != nil {
 		return err
 	}
 	d.mu.Lock()
-	d.steps = append(d.steps, id)
+	d.steps[t] = append(d.steps[t], id)
 	d.mu.Unlock()
 	return nil
 }
@@ -138,7 +138,10 @@ func (d *debuggee) filtered(ctx context.Context, loc jdwp.Location) bool {
 func (d *debuggee) onStep(ctx context.Context, e jdwp.Event) *stopInfo {
 	d.clearRequest(ctx, jdwp.EventSingleStep, e.RequestID)
 	d.mu.Lock()
-	st := d.stepping
+	st := d.stepping[e.Thread]
+	if ids := d.steps[e.Thread]; len(ids) > 0 {
+		d.steps[e.Thread] = removeID(ids, e.RequestID)
+	}
 	d.mu.Unlock()
 	if st == nil || st.thread != e.Thread {
 		return &stopInfo{reason: "step", thread: e.Thread}
@@ -183,7 +186,7 @@ func (d *debuggee) onStep(ctx context.Context, e jdwp.Event) *stopInfo {
 // onMethodEntry stops a step into a target when the target is entered.
 func (d *debuggee) onMethodEntry(ctx context.Context, e jdwp.Event) *stopInfo {
 	d.mu.Lock()
-	st := d.stepping
+	st := d.stepping[e.Thread]
 	d.mu.Unlock()
 	if st == nil || st.target == nil || st.thread != e.Thread {
 		return nil
@@ -295,26 +298,27 @@ func (s *session) stepInTarget(r *godap.StepInRequest) {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("stepIn: unknown target id %d (targets are forgotten when the VM resumes)", r.Arguments.TargetId))
 		return
 	}
-	d.clearSteps(ctx)
+	d.clearSteps(ctx, target.thread)
 	mods := []jdwp.Modifier{jdwp.ThreadOnly(target.thread)}
 	if !strings.HasPrefix(target.class, "java.") {
 		for _, p := range jdkClasses {
 			mods = append(mods, jdwp.ClassExclude(p))
 		}
 	}
-	entry, err := d.setRequest(ctx, jdwp.EventMethodEntry, jdwp.SuspendAll, mods...)
+	entry, err := d.setRequest(ctx, jdwp.EventMethodEntry, stopPolicy, mods...)
 	if err != nil {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("stepIn: %w", err))
 		return
 	}
 	d.mu.Lock()
-	d.stepping = &stepState{thread: target.thread, depth: jdwp.StepOver, reason: "step", target: target, entryReq: entry}
+	d.stepping[target.thread] = &stepState{thread: target.thread, depth: jdwp.StepOver, reason: "step", target: target, entryReq: entry}
 	d.mu.Unlock()
 	if err := d.stepRequest(ctx, target.thread, jdwp.StepOver); err != nil {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("stepIn: %w", err))
 		return
 	}
+	alone := d.heldAlone(target.thread)
 	s.send(&godap.StepInResponse{Response: newResponse(&r.Request)})
-	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: r.Arguments.ThreadId, AllThreadsContinued: true}})
-	s.resume(ctx, "stepIn")
+	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: r.Arguments.ThreadId, AllThreadsContinued: !alone}})
+	s.resumeAfter(ctx, "stepIn", target.thread, alone)
 }

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -143,8 +145,115 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 			out.VariablesReference = d.vars.add(&arrayVars{arr: jdwp.ObjectID(v.Ref), sig: v.Type, length: int(n), evalName: evalName})
 		}
 	default:
-		out.Value = fmt.Sprintf("%s (id=%d)", simpleName(out.Type), v.Ref)
-		out.VariablesReference = d.objectRef(ctx, v, evalName)
+		return d.objectVariable(ctx, out, v)
+	}
+	return out, nil
+}
+
+// objectVariable presents an object through package mirror: a logical view
+// (collections and maps list their elements, paged, with a raw view), or
+// its summary (enum constant, record components, toString…) and fields.
+func (d *debuggee) objectVariable(ctx context.Context, out godap.Variable, v expr.Value) (godap.Variable, error) {
+	obj := jdwp.ObjectID(v.Ref)
+	sum, err := d.presenter().Summarize(ctx, obj, v.Type, mirror.Options{ToString: d.showToString()})
+	if isCollected(err) {
+		out.Value = "<collected>"
+		return out, nil
+	}
+	if err != nil {
+		d.log.Debug().Err(err).Str("type", v.Type).Msg("present a value")
+		sum = mirror.Summary{Text: fmt.Sprintf("%s (id=%d)", simpleName(out.Type), v.Ref), Size: -1}
+	}
+	out.Value = sum.Text
+	t, _, err := d.typeOf(ctx, obj)
+	if err != nil {
+		return out, nil
+	}
+	raw := &objectVars{obj: obj, class: t, evalName: out.EvaluateName}
+	switch {
+	case sum.View.Logical():
+		out.VariablesReference = d.vars.add(&logicalVars{raw: raw, view: sum.View, size: sum.Size})
+		if sum.Size >= 0 {
+			out.IndexedVariables, out.NamedVariables = sum.Size, 1
+		}
+	case sum.View == mirror.MapEntry:
+		out.VariablesReference = d.vars.add(&logicalVars{raw: raw, view: sum.View, size: -1})
+	default:
+		out.VariablesReference = d.vars.add(raw)
+	}
+	return out, nil
+}
+
+// logicalVars are the children of an object in a logical view: a
+// collection's elements or a map's entries (paged; gathered once per stop
+// by toArray in the VM), a map entry's key and value; and a raw view of the
+// object's fields.
+type logicalVars struct {
+	raw  *objectVars
+	view mirror.View
+	size int // -1 when unknown
+
+	mu  sync.Mutex
+	arr jdwp.ObjectID // the elements, gathered once
+	n   int
+}
+
+// rawName names the child that shows an object's fields.
+const rawName = "<raw>"
+
+func (c *logicalVars) rawChild(ctx context.Context, d *debuggee) godap.Variable {
+	sig, _ := d.signature(ctx, c.raw.class)
+	return godap.Variable{Name: rawName, Value: simpleName(sigToName(sig)) + " fields", VariablesReference: d.vars.add(c.raw)}
+}
+
+func (c *logicalVars) elements(ctx context.Context, d *debuggee) (jdwp.ObjectID, int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.arr != 0 {
+		return c.arr, c.n, nil
+	}
+	arr, err := d.presenter().Elements(ctx, c.raw.obj, c.view)
+	if err != nil {
+		return 0, 0, err
+	}
+	n, err := d.conn.ArrayLength(ctx, arr)
+	if err != nil {
+		return 0, 0, err
+	}
+	c.arr, c.n = arr, int(n)
+	return c.arr, c.n, nil
+}
+
+func (c *logicalVars) children(ctx context.Context, d *debuggee, filter string, start, count int) ([]godap.Variable, error) {
+	if c.view == mirror.MapEntry {
+		k, v, err := d.presenter().Entry(ctx, c.raw.obj)
+		if err != nil {
+			return c.raw.children(ctx, d, filter, start, count)
+		}
+		out, err := d.variables(ctx, []named{{"key", "", k}, {"value", "", v}})
+		return append(out, c.rawChild(ctx, d)), err
+	}
+	if filter == "named" {
+		return []godap.Variable{c.rawChild(ctx, d)}, nil
+	}
+	arr, n, err := c.elements(ctx, d)
+	if err != nil {
+		// Methods may not run here (a thread stopped by pause): the fields.
+		d.log.Debug().Err(err).Msg("gather elements")
+		if filter == "indexed" {
+			return []godap.Variable{{Name: "<elements>", Value: "cannot be listed here: " + err.Error()}}, nil
+		}
+		return c.raw.children(ctx, d, filter, start, count)
+	}
+	var out []godap.Variable
+	if start < n {
+		elems := arrayVars{arr: arr, length: n}
+		if out, err = elems.children(ctx, d, "indexed", start, count); err != nil {
+			return nil, err
+		}
+	}
+	if filter == "" {
+		out = append(out, c.rawChild(ctx, d))
 	}
 	return out, nil
 }
@@ -206,6 +315,9 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 			vals = append(vals, named{"this", "this", jdwp.Value{Tag: this.Tag, Bits: uint64(this.ID)}})
 		}
 	}
+	if exc, ok := d.stoppedOn(f); ok {
+		vals = append([]named{{exceptionName, "exception", jdwp.Value{Tag: exc.Tag, Bits: uint64(exc.ID)}}}, vals...)
+	}
 	vars, absentInfo, err := d.visibleVariables(ctx, f.loc)
 	if err != nil {
 		return nil, err
@@ -228,6 +340,18 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 		out = append(out, godap.Variable{Name: "<locals>", Value: "no local variable information: compile with javac -g"})
 	}
 	return out, err
+}
+
+// exceptionName is the local that shows the exception a thread stopped on.
+const exceptionName = "<exception>"
+
+// stoppedOn returns the exception the VM stopped on when f is the top frame
+// of the thread that threw it.
+func (d *debuggee) stoppedOn(f frameRef) (jdwp.TaggedObjectID, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	exc, ok := d.lastExc[f.thread]
+	return exc, ok && f.depth == 0 && d.stopReason == "exception" && d.stopThread == f.thread && exc.ID != 0
 }
 
 func (c *staticsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {

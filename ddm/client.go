@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/rs/zerolog"
 )
 
@@ -24,6 +25,14 @@ import (
 // which is what [Attach] does.
 type Transport interface {
 	Command(ctx context.Context, set, cmd byte, data []byte) ([]byte, error)
+}
+
+// queuer is a transport that queues a command on the caller's goroutine
+// (a *jdwp.Conn): requests then reach the VM in the order Send was called,
+// which matters to the VM ("report heap segments", then "GC").
+type queuer interface {
+	Start(cmd jdwp.Cmd, data []byte) (*jdwp.Call, error)
+	Forget(call *jdwp.Call)
 }
 
 // Handler receives chunks from a VM. isReply is true for chunks that came in a
@@ -242,11 +251,25 @@ func (c *Client) Send(m Message, done func(Reply)) *Request {
 		return r
 	}
 	c.trace("send", ch, r.ID, false)
+	q, ordered := c.t.(queuer)
+	var call *jdwp.Call
+	var err error
+	if ordered {
+		call, err = q.Start(jdwp.Cmd{Set: CommandSet, Cmd: Command}, EncodeChunks(ch))
+	}
 	go func() {
 		defer c.wg.Done()
 		ctx, cancel := context.WithTimeout(c.ctx, c.opt.Timeout)
 		defer cancel()
-		data, err := c.t.Command(ctx, CommandSet, Command, EncodeChunks(ch))
+		var data []byte
+		switch {
+		case !ordered:
+			data, err = c.t.Command(ctx, CommandSet, Command, EncodeChunks(ch))
+		case err == nil:
+			if data, err = call.Wait(ctx); ctx.Err() != nil {
+				q.Forget(call)
+			}
+		}
 		c.complete(r, c.reply(r, data, err), done)
 	}()
 	return r

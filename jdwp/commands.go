@@ -70,28 +70,120 @@ func CommandName(set, cmd byte) string {
 	return fmt.Sprintf("%s.%d", s.name, cmd)
 }
 
-// Commands used by the typed calls. Declared once here so the calls read as a table.
+// The command table as values: every command of commandSets, named Cmd +
+// the set (shortened) + the command, so no caller writes a command number.
 var (
-	cmdVMVersion               = Cmd{1, 1}
-	cmdVMClassesBySignature    = Cmd{1, 2}
-	cmdVMAllClasses            = Cmd{1, 3}
-	cmdVMAllThreads            = Cmd{1, 4}
-	cmdVMTopLevelThreadGroups  = Cmd{1, 5}
-	cmdVMDispose               = Cmd{1, 6}
-	cmdVMIDSizes               = Cmd{1, 7}
-	cmdVMSuspend               = Cmd{1, 8}
-	cmdVMResume                = Cmd{1, 9}
-	cmdVMExit                  = Cmd{1, 10}
-	cmdVMCreateString          = Cmd{1, 11}
-	cmdVMCapabilities          = Cmd{1, 12}
-	cmdVMClassPaths            = Cmd{1, 13}
-	cmdVMDisposeObjects        = Cmd{1, 14}
-	cmdVMHoldEvents            = Cmd{1, 15}
-	cmdVMReleaseEvents         = Cmd{1, 16}
-	cmdVMCapabilitiesNew       = Cmd{1, 17}
-	cmdVMRedefineClasses       = Cmd{1, 18}
-	cmdVMSetDefaultStratum     = Cmd{1, 19}
-	cmdVMAllClassesWithGeneric = Cmd{1, 20}
-	cmdVMInstanceCounts        = Cmd{1, 21}
-	cmdVMAllModules            = Cmd{1, 22}
+	CmdVMVersion               = Cmd{SetVirtualMachine, 1}  // VirtualMachine.Version
+	CmdVMClassesBySignature    = Cmd{SetVirtualMachine, 2}  // VirtualMachine.ClassesBySignature
+	CmdVMAllClasses            = Cmd{SetVirtualMachine, 3}  // VirtualMachine.AllClasses
+	CmdVMAllThreads            = Cmd{SetVirtualMachine, 4}  // VirtualMachine.AllThreads
+	CmdVMTopLevelThreadGroups  = Cmd{SetVirtualMachine, 5}  // VirtualMachine.TopLevelThreadGroups
+	CmdVMDispose               = Cmd{SetVirtualMachine, 6}  // VirtualMachine.Dispose
+	CmdVMIDSizes               = Cmd{SetVirtualMachine, 7}  // VirtualMachine.IDSizes
+	CmdVMSuspend               = Cmd{SetVirtualMachine, 8}  // VirtualMachine.Suspend
+	CmdVMResume                = Cmd{SetVirtualMachine, 9}  // VirtualMachine.Resume
+	CmdVMExit                  = Cmd{SetVirtualMachine, 10} // VirtualMachine.Exit
+	CmdVMCreateString          = Cmd{SetVirtualMachine, 11} // VirtualMachine.CreateString
+	CmdVMCapabilities          = Cmd{SetVirtualMachine, 12} // VirtualMachine.Capabilities
+	CmdVMClassPaths            = Cmd{SetVirtualMachine, 13} // VirtualMachine.ClassPaths
+	CmdVMDisposeObjects        = Cmd{SetVirtualMachine, 14} // VirtualMachine.DisposeObjects
+	CmdVMHoldEvents            = Cmd{SetVirtualMachine, 15} // VirtualMachine.HoldEvents
+	CmdVMReleaseEvents         = Cmd{SetVirtualMachine, 16} // VirtualMachine.ReleaseEvents
+	CmdVMCapabilitiesNew       = Cmd{SetVirtualMachine, 17} // VirtualMachine.CapabilitiesNew
+	CmdVMRedefineClasses       = Cmd{SetVirtualMachine, 18} // VirtualMachine.RedefineClasses
+	CmdVMSetDefaultStratum     = Cmd{SetVirtualMachine, 19} // VirtualMachine.SetDefaultStratum
+	CmdVMAllClassesWithGeneric = Cmd{SetVirtualMachine, 20} // VirtualMachine.AllClassesWithGeneric
+	CmdVMInstanceCounts        = Cmd{SetVirtualMachine, 21} // VirtualMachine.InstanceCounts
+	CmdVMAllModules            = Cmd{SetVirtualMachine, 22} // VirtualMachine.AllModules
+
+	CmdRefTypeSignature            = Cmd{SetReferenceType, 1}  // ReferenceType.Signature
+	CmdRefTypeClassLoader          = Cmd{SetReferenceType, 2}  // ReferenceType.ClassLoader
+	CmdRefTypeModifiers            = Cmd{SetReferenceType, 3}  // ReferenceType.Modifiers
+	CmdRefTypeFields               = Cmd{SetReferenceType, 4}  // ReferenceType.Fields
+	CmdRefTypeMethods              = Cmd{SetReferenceType, 5}  // ReferenceType.Methods
+	CmdRefTypeGetValues            = Cmd{SetReferenceType, 6}  // ReferenceType.GetValues
+	CmdRefTypeSourceFile           = Cmd{SetReferenceType, 7}  // ReferenceType.SourceFile
+	CmdRefTypeNestedTypes          = Cmd{SetReferenceType, 8}  // ReferenceType.NestedTypes
+	CmdRefTypeStatus               = Cmd{SetReferenceType, 9}  // ReferenceType.Status
+	CmdRefTypeInterfaces           = Cmd{SetReferenceType, 10} // ReferenceType.Interfaces
+	CmdRefTypeClassObject          = Cmd{SetReferenceType, 11} // ReferenceType.ClassObject
+	CmdRefTypeSourceDebugExtension = Cmd{SetReferenceType, 12} // ReferenceType.SourceDebugExtension
+	CmdRefTypeSignatureWithGeneric = Cmd{SetReferenceType, 13} // ReferenceType.SignatureWithGeneric
+	CmdRefTypeFieldsWithGeneric    = Cmd{SetReferenceType, 14} // ReferenceType.FieldsWithGeneric
+	CmdRefTypeMethodsWithGeneric   = Cmd{SetReferenceType, 15} // ReferenceType.MethodsWithGeneric
+	CmdRefTypeInstances            = Cmd{SetReferenceType, 16} // ReferenceType.Instances
+	CmdRefTypeClassFileVersion     = Cmd{SetReferenceType, 17} // ReferenceType.ClassFileVersion
+	CmdRefTypeConstantPool         = Cmd{SetReferenceType, 18} // ReferenceType.ConstantPool
+	CmdRefTypeModule               = Cmd{SetReferenceType, 19} // ReferenceType.Module
+
+	CmdClassTypeSuperclass   = Cmd{SetClassType, 1} // ClassType.Superclass
+	CmdClassTypeSetValues    = Cmd{SetClassType, 2} // ClassType.SetValues
+	CmdClassTypeInvokeMethod = Cmd{SetClassType, 3} // ClassType.InvokeMethod
+	CmdClassTypeNewInstance  = Cmd{SetClassType, 4} // ClassType.NewInstance
+
+	CmdArrayTypeNewInstance = Cmd{SetArrayType, 1} // ArrayType.NewInstance
+
+	CmdInterfaceTypeInvokeMethod = Cmd{SetInterfaceType, 1} // InterfaceType.InvokeMethod
+
+	CmdMethodLineTable                = Cmd{SetMethod, 1} // Method.LineTable
+	CmdMethodVariableTable            = Cmd{SetMethod, 2} // Method.VariableTable
+	CmdMethodBytecodes                = Cmd{SetMethod, 3} // Method.Bytecodes
+	CmdMethodIsObsolete               = Cmd{SetMethod, 4} // Method.IsObsolete
+	CmdMethodVariableTableWithGeneric = Cmd{SetMethod, 5} // Method.VariableTableWithGeneric
+
+	CmdObjRefReferenceType     = Cmd{SetObjectReference, 1}  // ObjectReference.ReferenceType
+	CmdObjRefGetValues         = Cmd{SetObjectReference, 2}  // ObjectReference.GetValues
+	CmdObjRefSetValues         = Cmd{SetObjectReference, 3}  // ObjectReference.SetValues
+	CmdObjRefMonitorInfo       = Cmd{SetObjectReference, 5}  // ObjectReference.MonitorInfo
+	CmdObjRefInvokeMethod      = Cmd{SetObjectReference, 6}  // ObjectReference.InvokeMethod
+	CmdObjRefDisableCollection = Cmd{SetObjectReference, 7}  // ObjectReference.DisableCollection
+	CmdObjRefEnableCollection  = Cmd{SetObjectReference, 8}  // ObjectReference.EnableCollection
+	CmdObjRefIsCollected       = Cmd{SetObjectReference, 9}  // ObjectReference.IsCollected
+	CmdObjRefReferringObjects  = Cmd{SetObjectReference, 10} // ObjectReference.ReferringObjects
+
+	CmdStringRefValue = Cmd{SetStringReference, 1} // StringReference.Value
+
+	CmdThreadName                        = Cmd{SetThreadReference, 1}  // ThreadReference.Name
+	CmdThreadSuspend                     = Cmd{SetThreadReference, 2}  // ThreadReference.Suspend
+	CmdThreadResume                      = Cmd{SetThreadReference, 3}  // ThreadReference.Resume
+	CmdThreadStatus                      = Cmd{SetThreadReference, 4}  // ThreadReference.Status
+	CmdThreadThreadGroup                 = Cmd{SetThreadReference, 5}  // ThreadReference.ThreadGroup
+	CmdThreadFrames                      = Cmd{SetThreadReference, 6}  // ThreadReference.Frames
+	CmdThreadFrameCount                  = Cmd{SetThreadReference, 7}  // ThreadReference.FrameCount
+	CmdThreadOwnedMonitors               = Cmd{SetThreadReference, 8}  // ThreadReference.OwnedMonitors
+	CmdThreadCurrentContendedMonitor     = Cmd{SetThreadReference, 9}  // ThreadReference.CurrentContendedMonitor
+	CmdThreadStop                        = Cmd{SetThreadReference, 10} // ThreadReference.Stop
+	CmdThreadInterrupt                   = Cmd{SetThreadReference, 11} // ThreadReference.Interrupt
+	CmdThreadSuspendCount                = Cmd{SetThreadReference, 12} // ThreadReference.SuspendCount
+	CmdThreadOwnedMonitorsStackDepthInfo = Cmd{SetThreadReference, 13} // ThreadReference.OwnedMonitorsStackDepthInfo
+	CmdThreadForceEarlyReturn            = Cmd{SetThreadReference, 14} // ThreadReference.ForceEarlyReturn
+	CmdThreadIsVirtual                   = Cmd{SetThreadReference, 15} // ThreadReference.IsVirtual
+
+	CmdThreadGroupName     = Cmd{SetThreadGroupReference, 1} // ThreadGroupReference.Name
+	CmdThreadGroupParent   = Cmd{SetThreadGroupReference, 2} // ThreadGroupReference.Parent
+	CmdThreadGroupChildren = Cmd{SetThreadGroupReference, 3} // ThreadGroupReference.Children
+
+	CmdArrayRefLength    = Cmd{SetArrayReference, 1} // ArrayReference.Length
+	CmdArrayRefGetValues = Cmd{SetArrayReference, 2} // ArrayReference.GetValues
+	CmdArrayRefSetValues = Cmd{SetArrayReference, 3} // ArrayReference.SetValues
+
+	CmdClassLoaderVisibleClasses = Cmd{SetClassLoaderReference, 1} // ClassLoaderReference.VisibleClasses
+
+	CmdEventRequestSet                 = Cmd{SetEventRequest, 1} // EventRequest.Set
+	CmdEventRequestClear               = Cmd{SetEventRequest, 2} // EventRequest.Clear
+	CmdEventRequestClearAllBreakpoints = Cmd{SetEventRequest, 3} // EventRequest.ClearAllBreakpoints
+
+	CmdStackFrameGetValues  = Cmd{SetStackFrame, 1} // StackFrame.GetValues
+	CmdStackFrameSetValues  = Cmd{SetStackFrame, 2} // StackFrame.SetValues
+	CmdStackFrameThisObject = Cmd{SetStackFrame, 3} // StackFrame.ThisObject
+	CmdStackFramePopFrames  = Cmd{SetStackFrame, 4} // StackFrame.PopFrames
+
+	CmdClassObjectReflectedType = Cmd{SetClassObjectReference, 1} // ClassObjectReference.ReflectedType
+
+	CmdModuleName        = Cmd{SetModuleReference, 1} // ModuleReference.Name
+	CmdModuleClassLoader = Cmd{SetModuleReference, 2} // ModuleReference.ClassLoader
+
+	CmdEventComposite = Cmd{SetEvent, 100} // Event.Composite
+
+	CmdDDMChunk = Cmd{SetDDM, 1} // DDM.Chunk
 )

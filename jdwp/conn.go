@@ -394,6 +394,10 @@ func (c *Conn) command(ctx context.Context, cmd Cmd, data []byte) ([]byte, error
 	return b, err
 }
 
+// Forget drops a started call whose reply is no longer wanted (its caller
+// gave up waiting): a late reply is then discarded.
+func (c *Conn) Forget(call *Call) { c.forget(call.ID) }
+
 func (c *Conn) forget(id uint32) {
 	c.mu.Lock()
 	delete(c.pending, id)
@@ -596,11 +600,22 @@ func (c *Conn) IDSizes(ctx context.Context) (IDSizes, error) {
 	if s := c.sizes.Load(); s != nil {
 		return *s, nil
 	}
-	b, err := c.command(ctx, cmdVMIDSizes, nil)
+	b, err := c.command(ctx, CmdVMIDSizes, nil)
 	if err != nil {
 		return IDSizes{}, err
 	}
-	r := NewReader(b, nil)
+	s, err := DecodeIDSizes(b)
+	if err != nil {
+		return IDSizes{}, err
+	}
+	c.sizes.Store(&s)
+	return s, nil
+}
+
+// DecodeIDSizes reads a VirtualMachine.IDSizes reply (as a proxy sees it
+// pass) and checks the sizes are usable.
+func DecodeIDSizes(reply []byte) (IDSizes, error) {
+	r := NewReader(reply, nil)
 	s := IDSizes{FieldID: int(r.Int32()), MethodID: int(r.Int32()), ObjectID: int(r.Int32()), ReferenceTypeID: int(r.Int32()), FrameID: int(r.Int32())}
 	if err := r.Err(); err != nil {
 		return IDSizes{}, fmt.Errorf("VirtualMachine.IDSizes: %w", err)
@@ -608,7 +623,6 @@ func (c *Conn) IDSizes(ctx context.Context) (IDSizes, error) {
 	if err := s.Validate(); err != nil {
 		return IDSizes{}, fmt.Errorf("VirtualMachine.IDSizes: %w", err)
 	}
-	c.sizes.Store(&s)
 	return s, nil
 }
 

@@ -4,21 +4,21 @@ import "context"
 
 // ObjectType returns the runtime type of an object (ObjectReference.ReferenceType).
 func (c *Conn) ObjectType(ctx context.Context, obj ObjectID) (ci ClassInfo, err error) {
-	err = c.do(ctx, Cmd{SetObjectReference, 1}, func(w *Writer) { w.ObjectID(obj) },
+	err = c.do(ctx, CmdObjRefReferenceType, func(w *Writer) { w.ObjectID(obj) },
 		func(r *Reader) { ci = ClassInfo{TypeTag: TypeTag(r.Byte()), ID: r.ReferenceTypeID()} })
 	return ci, err
 }
 
 // FieldValues returns values of an object's instance fields (ObjectReference.GetValues).
 func (c *Conn) FieldValues(ctx context.Context, obj ObjectID, fields []FieldID) (out []Value, err error) {
-	err = c.do(ctx, Cmd{SetObjectReference, 2}, func(w *Writer) { w.ObjectID(obj); writeFieldIDs(w, fields) },
+	err = c.do(ctx, CmdObjRefGetValues, func(w *Writer) { w.ObjectID(obj); writeFieldIDs(w, fields) },
 		func(r *Reader) { out = readValues(r) })
 	return out, err
 }
 
 // SetFieldValues sets an object's instance fields; values must have the fields' tags.
 func (c *Conn) SetFieldValues(ctx context.Context, obj ObjectID, values []FieldValue) error {
-	return c.do(ctx, Cmd{SetObjectReference, 3}, func(w *Writer) {
+	return c.do(ctx, CmdObjRefSetValues, func(w *Writer) {
 		w.ObjectID(obj)
 		w.Int32(int32(len(values)))
 		for _, v := range values {
@@ -37,7 +37,7 @@ type MonitorInfo struct {
 
 // MonitorInfo returns an object's monitor state (needs CanGetMonitorInfo).
 func (c *Conn) MonitorInfo(ctx context.Context, obj ObjectID) (mi MonitorInfo, err error) {
-	err = c.do(ctx, Cmd{SetObjectReference, 5}, func(w *Writer) { w.ObjectID(obj) }, func(r *Reader) {
+	err = c.do(ctx, CmdObjRefMonitorInfo, func(w *Writer) { w.ObjectID(obj) }, func(r *Reader) {
 		mi = MonitorInfo{Owner: r.ObjectID(), EntryCount: r.Int32(), Waiters: readObjectIDs(r)}
 	})
 	return mi, err
@@ -46,7 +46,7 @@ func (c *Conn) MonitorInfo(ctx context.Context, obj ObjectID) (mi MonitorInfo, e
 // InvokeMethod invokes an instance method on obj in a thread suspended by an event.
 // class is the type declaring the method.
 func (c *Conn) InvokeMethod(ctx context.Context, obj ObjectID, thread ThreadID, class ClassID, method MethodID, args []Value, opts InvokeOptions) (res InvokeResult, err error) {
-	err = c.do(ctx, Cmd{SetObjectReference, 6}, func(w *Writer) {
+	err = c.do(ctx, CmdObjRefInvokeMethod, func(w *Writer) {
 		w.ObjectID(obj)
 		w.ObjectID(thread)
 		w.ReferenceTypeID(class)
@@ -58,57 +58,57 @@ func (c *Conn) InvokeMethod(ctx context.Context, obj ObjectID, thread ThreadID, 
 
 // DisableCollection keeps an object from being garbage collected.
 func (c *Conn) DisableCollection(ctx context.Context, obj ObjectID) error {
-	return c.do(ctx, Cmd{SetObjectReference, 7}, func(w *Writer) { w.ObjectID(obj) }, nil)
+	return c.do(ctx, CmdObjRefDisableCollection, func(w *Writer) { w.ObjectID(obj) }, nil)
 }
 
 // EnableCollection undoes DisableCollection.
 func (c *Conn) EnableCollection(ctx context.Context, obj ObjectID) error {
-	return c.do(ctx, Cmd{SetObjectReference, 8}, func(w *Writer) { w.ObjectID(obj) }, nil)
+	return c.do(ctx, CmdObjRefEnableCollection, func(w *Writer) { w.ObjectID(obj) }, nil)
 }
 
 // IsCollected reports whether an object was garbage collected.
 func (c *Conn) IsCollected(ctx context.Context, obj ObjectID) (gone bool, err error) {
-	err = c.do(ctx, Cmd{SetObjectReference, 9}, func(w *Writer) { w.ObjectID(obj) }, func(r *Reader) { gone = r.Bool() })
+	err = c.do(ctx, CmdObjRefIsCollected, func(w *Writer) { w.ObjectID(obj) }, func(r *Reader) { gone = r.Bool() })
 	return gone, err
 }
 
 // ReferringObjects returns up to max objects referring to obj (0 means all).
 func (c *Conn) ReferringObjects(ctx context.Context, obj ObjectID, max int32) (out []TaggedObjectID, err error) {
-	err = c.do(ctx, Cmd{SetObjectReference, 10}, func(w *Writer) { w.ObjectID(obj); w.Int32(max) },
+	err = c.do(ctx, CmdObjRefReferringObjects, func(w *Writer) { w.ObjectID(obj); w.Int32(max) },
 		func(r *Reader) { out = readTaggedObjects(r) })
 	return out, err
 }
 
 // StringValue returns the characters of a java.lang.String.
 func (c *Conn) StringValue(ctx context.Context, s StringID) (v string, err error) {
-	err = c.do(ctx, Cmd{SetStringReference, 1}, func(w *Writer) { w.ObjectID(s) }, func(r *Reader) { v = r.String() })
+	err = c.do(ctx, CmdStringRefValue, func(w *Writer) { w.ObjectID(s) }, func(r *Reader) { v = r.String() })
 	return v, err
 }
 
 // threadCmd runs a ThreadReference command whose only argument is the thread.
-func (c *Conn) threadCmd(ctx context.Context, cmd byte, t ThreadID, dec func(*Reader)) error {
-	return c.do(ctx, Cmd{SetThreadReference, cmd}, func(w *Writer) { w.ObjectID(t) }, dec)
+func (c *Conn) threadCmd(ctx context.Context, cmd Cmd, t ThreadID, dec func(*Reader)) error {
+	return c.do(ctx, cmd, func(w *Writer) { w.ObjectID(t) }, dec)
 }
 
 // ThreadName returns a thread's name.
 func (c *Conn) ThreadName(ctx context.Context, t ThreadID) (name string, err error) {
-	err = c.threadCmd(ctx, 1, t, func(r *Reader) { name = r.String() })
+	err = c.threadCmd(ctx, CmdThreadName, t, func(r *Reader) { name = r.String() })
 	return name, err
 }
 
 // SuspendThread suspends one thread.
 func (c *Conn) SuspendThread(ctx context.Context, t ThreadID) error {
-	return c.threadCmd(ctx, 2, t, nil)
+	return c.threadCmd(ctx, CmdThreadSuspend, t, nil)
 }
 
 // ResumeThread resumes one thread once.
 func (c *Conn) ResumeThread(ctx context.Context, t ThreadID) error {
-	return c.threadCmd(ctx, 3, t, nil)
+	return c.threadCmd(ctx, CmdThreadResume, t, nil)
 }
 
 // ThreadStatus returns a thread's status and whether it is suspended.
 func (c *Conn) ThreadStatus(ctx context.Context, t ThreadID) (st ThreadStatus, suspended bool, err error) {
-	err = c.threadCmd(ctx, 4, t, func(r *Reader) {
+	err = c.threadCmd(ctx, CmdThreadStatus, t, func(r *Reader) {
 		st = ThreadStatus(r.Int32())
 		suspended = r.Int32()&SuspendStatusSuspended != 0
 	})
@@ -117,7 +117,7 @@ func (c *Conn) ThreadStatus(ctx context.Context, t ThreadID) (st ThreadStatus, s
 
 // ThreadGroup returns a thread's group.
 func (c *Conn) ThreadGroup(ctx context.Context, t ThreadID) (g ThreadGroupID, err error) {
-	err = c.threadCmd(ctx, 5, t, func(r *Reader) { g = r.ObjectID() })
+	err = c.threadCmd(ctx, CmdThreadThreadGroup, t, func(r *Reader) { g = r.ObjectID() })
 	return g, err
 }
 
@@ -130,7 +130,7 @@ type Frame struct {
 // Frames returns frames of a suspended thread, from start, at most length of
 // them (-1 for all).
 func (c *Conn) Frames(ctx context.Context, t ThreadID, start, length int32) (out []Frame, err error) {
-	err = c.do(ctx, Cmd{SetThreadReference, 6}, func(w *Writer) { w.ObjectID(t); w.Int32(start); w.Int32(length) }, func(r *Reader) {
+	err = c.do(ctx, CmdThreadFrames, func(w *Writer) { w.ObjectID(t); w.Int32(start); w.Int32(length) }, func(r *Reader) {
 		n := r.Count(r.Sizes.FrameID + 1 + r.Sizes.ReferenceTypeID + r.Sizes.MethodID + 8)
 		out = make([]Frame, 0, n)
 		for i := 0; i < n && r.Err() == nil; i++ {
@@ -142,35 +142,35 @@ func (c *Conn) Frames(ctx context.Context, t ThreadID, start, length int32) (out
 
 // FrameCount returns the number of frames of a suspended thread.
 func (c *Conn) FrameCount(ctx context.Context, t ThreadID) (n int32, err error) {
-	err = c.threadCmd(ctx, 7, t, func(r *Reader) { n = r.Int32() })
+	err = c.threadCmd(ctx, CmdThreadFrameCount, t, func(r *Reader) { n = r.Int32() })
 	return n, err
 }
 
 // OwnedMonitors returns the monitors a suspended thread owns.
 func (c *Conn) OwnedMonitors(ctx context.Context, t ThreadID) (out []TaggedObjectID, err error) {
-	err = c.threadCmd(ctx, 8, t, func(r *Reader) { out = readTaggedObjects(r) })
+	err = c.threadCmd(ctx, CmdThreadOwnedMonitors, t, func(r *Reader) { out = readTaggedObjects(r) })
 	return out, err
 }
 
 // CurrentContendedMonitor returns the monitor a suspended thread waits for (ID 0 if none).
 func (c *Conn) CurrentContendedMonitor(ctx context.Context, t ThreadID) (m TaggedObjectID, err error) {
-	err = c.threadCmd(ctx, 9, t, func(r *Reader) { m = r.TaggedObjectID() })
+	err = c.threadCmd(ctx, CmdThreadCurrentContendedMonitor, t, func(r *Reader) { m = r.TaggedObjectID() })
 	return m, err
 }
 
 // StopThread throws an exception object in a thread.
 func (c *Conn) StopThread(ctx context.Context, t ThreadID, throwable ObjectID) error {
-	return c.do(ctx, Cmd{SetThreadReference, 10}, func(w *Writer) { w.ObjectID(t); w.ObjectID(throwable) }, nil)
+	return c.do(ctx, CmdThreadStop, func(w *Writer) { w.ObjectID(t); w.ObjectID(throwable) }, nil)
 }
 
 // InterruptThread interrupts a thread.
 func (c *Conn) InterruptThread(ctx context.Context, t ThreadID) error {
-	return c.threadCmd(ctx, 11, t, nil)
+	return c.threadCmd(ctx, CmdThreadInterrupt, t, nil)
 }
 
 // SuspendCount returns how many times a thread was suspended.
 func (c *Conn) SuspendCount(ctx context.Context, t ThreadID) (n int32, err error) {
-	err = c.threadCmd(ctx, 12, t, func(r *Reader) { n = r.Int32() })
+	err = c.threadCmd(ctx, CmdThreadSuspendCount, t, func(r *Reader) { n = r.Int32() })
 	return n, err
 }
 
@@ -182,7 +182,7 @@ type MonitorDepth struct {
 
 // OwnedMonitorsStackDepthInfo returns owned monitors with their frame depths.
 func (c *Conn) OwnedMonitorsStackDepthInfo(ctx context.Context, t ThreadID) (out []MonitorDepth, err error) {
-	err = c.threadCmd(ctx, 13, t, func(r *Reader) {
+	err = c.threadCmd(ctx, CmdThreadOwnedMonitorsStackDepthInfo, t, func(r *Reader) {
 		n := r.Count(5 + r.Sizes.ObjectID)
 		out = make([]MonitorDepth, 0, n)
 		for i := 0; i < n && r.Err() == nil; i++ {
@@ -194,30 +194,30 @@ func (c *Conn) OwnedMonitorsStackDepthInfo(ctx context.Context, t ThreadID) (out
 
 // ForceEarlyReturn makes the top frame of a suspended thread return value.
 func (c *Conn) ForceEarlyReturn(ctx context.Context, t ThreadID, value Value) error {
-	return c.do(ctx, Cmd{SetThreadReference, 14}, func(w *Writer) { w.ObjectID(t); w.Value(value) }, nil)
+	return c.do(ctx, CmdThreadForceEarlyReturn, func(w *Writer) { w.ObjectID(t); w.Value(value) }, nil)
 }
 
 // IsVirtual reports whether a thread is a virtual thread (JDWP 19+).
 func (c *Conn) IsVirtual(ctx context.Context, t ThreadID) (v bool, err error) {
-	err = c.threadCmd(ctx, 15, t, func(r *Reader) { v = r.Bool() })
+	err = c.threadCmd(ctx, CmdThreadIsVirtual, t, func(r *Reader) { v = r.Bool() })
 	return v, err
 }
 
 // ThreadGroupName returns a thread group's name.
 func (c *Conn) ThreadGroupName(ctx context.Context, g ThreadGroupID) (name string, err error) {
-	err = c.do(ctx, Cmd{SetThreadGroupReference, 1}, func(w *Writer) { w.ObjectID(g) }, func(r *Reader) { name = r.String() })
+	err = c.do(ctx, CmdThreadGroupName, func(w *Writer) { w.ObjectID(g) }, func(r *Reader) { name = r.String() })
 	return name, err
 }
 
 // ThreadGroupParent returns a group's parent (0 for a top-level group).
 func (c *Conn) ThreadGroupParent(ctx context.Context, g ThreadGroupID) (p ThreadGroupID, err error) {
-	err = c.do(ctx, Cmd{SetThreadGroupReference, 2}, func(w *Writer) { w.ObjectID(g) }, func(r *Reader) { p = r.ObjectID() })
+	err = c.do(ctx, CmdThreadGroupParent, func(w *Writer) { w.ObjectID(g) }, func(r *Reader) { p = r.ObjectID() })
 	return p, err
 }
 
 // ThreadGroupChildren returns a group's live threads and child groups.
 func (c *Conn) ThreadGroupChildren(ctx context.Context, g ThreadGroupID) (threads []ThreadID, groups []ThreadGroupID, err error) {
-	err = c.do(ctx, Cmd{SetThreadGroupReference, 3}, func(w *Writer) { w.ObjectID(g) }, func(r *Reader) {
+	err = c.do(ctx, CmdThreadGroupChildren, func(w *Writer) { w.ObjectID(g) }, func(r *Reader) {
 		threads, groups = readObjectIDs(r), readObjectIDs(r)
 	})
 	return threads, groups, err
@@ -225,7 +225,7 @@ func (c *Conn) ThreadGroupChildren(ctx context.Context, g ThreadGroupID) (thread
 
 // ArrayLength returns an array's length.
 func (c *Conn) ArrayLength(ctx context.Context, arr ArrayID) (n int32, err error) {
-	err = c.do(ctx, Cmd{SetArrayReference, 1}, func(w *Writer) { w.ObjectID(arr) }, func(r *Reader) { n = r.Int32() })
+	err = c.do(ctx, CmdArrayRefLength, func(w *Writer) { w.ObjectID(arr) }, func(r *Reader) { n = r.Int32() })
 	return n, err
 }
 
@@ -233,7 +233,7 @@ func (c *Conn) ArrayLength(ctx context.Context, arr ArrayID) (n int32, err error
 // primitive arrays carry the array's element tag; object arrays carry each
 // element's own tag.
 func (c *Conn) ArrayValues(ctx context.Context, arr ArrayID, first, length int32) (out []Value, err error) {
-	err = c.do(ctx, Cmd{SetArrayReference, 2}, func(w *Writer) { w.ObjectID(arr); w.Int32(first); w.Int32(length) }, func(r *Reader) {
+	err = c.do(ctx, CmdArrayRefGetValues, func(w *Writer) { w.ObjectID(arr); w.Int32(first); w.Int32(length) }, func(r *Reader) {
 		tag := Tag(r.Byte())
 		if r.Err() == nil && tag.size(r.Sizes) < 0 {
 			r.Fail(errUnknownTag(tag))
@@ -259,7 +259,7 @@ func (c *Conn) ArrayValues(ctx context.Context, arr ArrayID, first, length int32
 
 // SetArrayValues sets elements of an array from first. Values must have the element type's tag.
 func (c *Conn) SetArrayValues(ctx context.Context, arr ArrayID, first int32, values []Value) error {
-	return c.do(ctx, Cmd{SetArrayReference, 3}, func(w *Writer) {
+	return c.do(ctx, CmdArrayRefSetValues, func(w *Writer) {
 		w.ObjectID(arr)
 		w.Int32(first)
 		w.Int32(int32(len(values)))
@@ -277,7 +277,7 @@ type SlotRequest struct {
 
 // FrameValues returns local variables of a frame (StackFrame.GetValues).
 func (c *Conn) FrameValues(ctx context.Context, t ThreadID, f FrameID, slots []SlotRequest) (out []Value, err error) {
-	err = c.do(ctx, Cmd{SetStackFrame, 1}, func(w *Writer) {
+	err = c.do(ctx, CmdStackFrameGetValues, func(w *Writer) {
 		w.ObjectID(t)
 		w.FrameID(f)
 		w.Int32(int32(len(slots)))
@@ -297,7 +297,7 @@ type SlotValue struct {
 
 // SetFrameValues sets local variables of a frame (StackFrame.SetValues).
 func (c *Conn) SetFrameValues(ctx context.Context, t ThreadID, f FrameID, values []SlotValue) error {
-	return c.do(ctx, Cmd{SetStackFrame, 2}, func(w *Writer) {
+	return c.do(ctx, CmdStackFrameSetValues, func(w *Writer) {
 		w.ObjectID(t)
 		w.FrameID(f)
 		w.Int32(int32(len(values)))
@@ -310,11 +310,11 @@ func (c *Conn) SetFrameValues(ctx context.Context, t ThreadID, f FrameID, values
 
 // ThisObject returns a frame's this (ID 0 in static and native methods).
 func (c *Conn) ThisObject(ctx context.Context, t ThreadID, f FrameID) (obj TaggedObjectID, err error) {
-	err = c.do(ctx, Cmd{SetStackFrame, 3}, func(w *Writer) { w.ObjectID(t); w.FrameID(f) }, func(r *Reader) { obj = r.TaggedObjectID() })
+	err = c.do(ctx, CmdStackFrameThisObject, func(w *Writer) { w.ObjectID(t); w.FrameID(f) }, func(r *Reader) { obj = r.TaggedObjectID() })
 	return obj, err
 }
 
 // PopFrames pops frames up to and including f (needs CanPopFrames).
 func (c *Conn) PopFrames(ctx context.Context, t ThreadID, f FrameID) error {
-	return c.do(ctx, Cmd{SetStackFrame, 4}, func(w *Writer) { w.ObjectID(t); w.FrameID(f) }, nil)
+	return c.do(ctx, CmdStackFramePopFrames, func(w *Writer) { w.ObjectID(t); w.FrameID(f) }, nil)
 }

@@ -34,30 +34,30 @@ const (
 
 // Signature returns the JNI signature of a type (ReferenceType.Signature).
 func (c *Conn) Signature(ctx context.Context, t ReferenceTypeID) (sig string, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 1}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { sig = r.String() })
+	err = c.do(ctx, CmdRefTypeSignature, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { sig = r.String() })
 	return sig, err
 }
 
 // SignatureWithGeneric returns the JNI and generic signatures of a type.
 func (c *Conn) SignatureWithGeneric(ctx context.Context, t ReferenceTypeID) (sig, generic string, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 13}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { sig, generic = r.String(), r.String() })
+	err = c.do(ctx, CmdRefTypeSignatureWithGeneric, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { sig, generic = r.String(), r.String() })
 	return sig, generic, err
 }
 
 // ClassLoader returns the loader of a type (0 for the bootstrap loader).
 func (c *Conn) ClassLoader(ctx context.Context, t ReferenceTypeID) (id ClassLoaderID, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 2}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { id = r.ObjectID() })
+	err = c.do(ctx, CmdRefTypeClassLoader, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { id = r.ObjectID() })
 	return id, err
 }
 
 // Modifiers returns a type's access flags.
 func (c *Conn) Modifiers(ctx context.Context, t ReferenceTypeID) (mods int32, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 3}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { mods = r.Int32() })
+	err = c.do(ctx, CmdRefTypeModifiers, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { mods = r.Int32() })
 	return mods, err
 }
 
-func (c *Conn) fields(ctx context.Context, cmd byte, t ReferenceTypeID, generic bool) (out []FieldInfo, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, cmd}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) {
+func (c *Conn) fields(ctx context.Context, cmd Cmd, t ReferenceTypeID, generic bool) (out []FieldInfo, err error) {
+	err = c.do(ctx, cmd, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) {
 		n := r.Count(r.Sizes.FieldID + 12)
 		out = make([]FieldInfo, 0, n)
 		for i := 0; i < n && r.Err() == nil; i++ {
@@ -72,8 +72,8 @@ func (c *Conn) fields(ctx context.Context, cmd byte, t ReferenceTypeID, generic 
 	return out, err
 }
 
-func (c *Conn) methods(ctx context.Context, cmd byte, t ReferenceTypeID, generic bool) (out []MethodInfo, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, cmd}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) {
+func (c *Conn) methods(ctx context.Context, cmd Cmd, t ReferenceTypeID, generic bool) (out []MethodInfo, err error) {
+	err = c.do(ctx, cmd, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) {
 		n := r.Count(r.Sizes.MethodID + 12)
 		out = make([]MethodInfo, 0, n)
 		for i := 0; i < n && r.Err() == nil; i++ {
@@ -90,22 +90,22 @@ func (c *Conn) methods(ctx context.Context, cmd byte, t ReferenceTypeID, generic
 
 // Fields returns the fields declared by a type (not inherited ones).
 func (c *Conn) Fields(ctx context.Context, t ReferenceTypeID) ([]FieldInfo, error) {
-	return c.fields(ctx, 4, t, false)
+	return c.fields(ctx, CmdRefTypeFields, t, false)
 }
 
 // FieldsWithGeneric returns the declared fields with generic signatures.
 func (c *Conn) FieldsWithGeneric(ctx context.Context, t ReferenceTypeID) ([]FieldInfo, error) {
-	return c.fields(ctx, 14, t, true)
+	return c.fields(ctx, CmdRefTypeFieldsWithGeneric, t, true)
 }
 
 // Methods returns the methods declared by a type (not inherited ones).
 func (c *Conn) Methods(ctx context.Context, t ReferenceTypeID) ([]MethodInfo, error) {
-	return c.methods(ctx, 5, t, false)
+	return c.methods(ctx, CmdRefTypeMethods, t, false)
 }
 
 // MethodsWithGeneric returns the declared methods with generic signatures.
 func (c *Conn) MethodsWithGeneric(ctx context.Context, t ReferenceTypeID) ([]MethodInfo, error) {
-	return c.methods(ctx, 15, t, true)
+	return c.methods(ctx, CmdRefTypeMethodsWithGeneric, t, true)
 }
 
 func writeFieldIDs(w *Writer, fields []FieldID) {
@@ -126,50 +126,50 @@ func readValues(r *Reader) []Value {
 
 // StaticValues returns the values of static fields of a type (ReferenceType.GetValues).
 func (c *Conn) StaticValues(ctx context.Context, t ReferenceTypeID, fields []FieldID) (out []Value, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 6}, func(w *Writer) { w.ReferenceTypeID(t); writeFieldIDs(w, fields) },
+	err = c.do(ctx, CmdRefTypeGetValues, func(w *Writer) { w.ReferenceTypeID(t); writeFieldIDs(w, fields) },
 		func(r *Reader) { out = readValues(r) })
 	return out, err
 }
 
 // SourceFile returns the source file name of a type (ABSENT_INFORMATION when unknown).
 func (c *Conn) SourceFile(ctx context.Context, t ReferenceTypeID) (name string, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 7}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { name = r.String() })
+	err = c.do(ctx, CmdRefTypeSourceFile, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { name = r.String() })
 	return name, err
 }
 
 // NestedTypes returns the types directly nested in a type.
 func (c *Conn) NestedTypes(ctx context.Context, t ReferenceTypeID) (out []ClassInfo, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 8}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { out = readTaggedRefTypes(r) })
+	err = c.do(ctx, CmdRefTypeNestedTypes, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { out = readTaggedRefTypes(r) })
 	return out, err
 }
 
 // Status returns a type's class status bits.
 func (c *Conn) Status(ctx context.Context, t ReferenceTypeID) (s ClassStatus, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 9}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { s = ClassStatus(r.Int32()) })
+	err = c.do(ctx, CmdRefTypeStatus, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { s = ClassStatus(r.Int32()) })
 	return s, err
 }
 
 // Interfaces returns the interfaces a type directly implements.
 func (c *Conn) Interfaces(ctx context.Context, t ReferenceTypeID) (out []InterfaceID, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 10}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { out = readRefTypeIDs(r) })
+	err = c.do(ctx, CmdRefTypeInterfaces, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { out = readRefTypeIDs(r) })
 	return out, err
 }
 
 // ClassObject returns the java.lang.Class instance of a type.
 func (c *Conn) ClassObject(ctx context.Context, t ReferenceTypeID) (id ClassObjectID, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 11}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { id = r.ObjectID() })
+	err = c.do(ctx, CmdRefTypeClassObject, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { id = r.ObjectID() })
 	return id, err
 }
 
 // SourceDebugExtension returns a type's SMAP (JSR-45) attribute.
 func (c *Conn) SourceDebugExtension(ctx context.Context, t ReferenceTypeID) (ext string, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 12}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { ext = r.String() })
+	err = c.do(ctx, CmdRefTypeSourceDebugExtension, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { ext = r.String() })
 	return ext, err
 }
 
 // Instances returns up to max live instances of a type (0 means all).
 func (c *Conn) Instances(ctx context.Context, t ReferenceTypeID, max int32) (out []TaggedObjectID, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 16}, func(w *Writer) { w.ReferenceTypeID(t); w.Int32(max) }, func(r *Reader) { out = readTaggedObjects(r) })
+	err = c.do(ctx, CmdRefTypeInstances, func(w *Writer) { w.ReferenceTypeID(t); w.Int32(max) }, func(r *Reader) { out = readTaggedObjects(r) })
 	return out, err
 }
 
@@ -184,13 +184,13 @@ func readTaggedObjects(r *Reader) []TaggedObjectID {
 
 // ClassFileVersion returns a type's class file major and minor version.
 func (c *Conn) ClassFileVersion(ctx context.Context, t ReferenceTypeID) (major, minor int32, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 17}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { major, minor = r.Int32(), r.Int32() })
+	err = c.do(ctx, CmdRefTypeClassFileVersion, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { major, minor = r.Int32(), r.Int32() })
 	return major, minor, err
 }
 
 // ConstantPool returns a type's constant pool count and raw bytes.
 func (c *Conn) ConstantPool(ctx context.Context, t ReferenceTypeID) (count int32, bytes []byte, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 18}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) {
+	err = c.do(ctx, CmdRefTypeConstantPool, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) {
 		count = r.Int32()
 		n := r.Count(1)
 		bytes = append([]byte(nil), r.take(n)...)
@@ -200,13 +200,13 @@ func (c *Conn) ConstantPool(ctx context.Context, t ReferenceTypeID) (count int32
 
 // Module returns the module of a type.
 func (c *Conn) Module(ctx context.Context, t ReferenceTypeID) (id ModuleID, err error) {
-	err = c.do(ctx, Cmd{SetReferenceType, 19}, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { id = r.ObjectID() })
+	err = c.do(ctx, CmdRefTypeModule, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { id = r.ObjectID() })
 	return id, err
 }
 
 // Superclass returns a class's superclass (0 for java.lang.Object).
 func (c *Conn) Superclass(ctx context.Context, class ClassID) (id ClassID, err error) {
-	err = c.do(ctx, Cmd{SetClassType, 1}, func(w *Writer) { w.ReferenceTypeID(class) }, func(r *Reader) { id = r.ReferenceTypeID() })
+	err = c.do(ctx, CmdClassTypeSuperclass, func(w *Writer) { w.ReferenceTypeID(class) }, func(r *Reader) { id = r.ReferenceTypeID() })
 	return id, err
 }
 
@@ -218,7 +218,7 @@ type FieldValue struct {
 
 // SetStaticValues sets static fields of a class (ClassType.SetValues).
 func (c *Conn) SetStaticValues(ctx context.Context, class ClassID, values []FieldValue) error {
-	return c.do(ctx, Cmd{SetClassType, 2}, func(w *Writer) {
+	return c.do(ctx, CmdClassTypeSetValues, func(w *Writer) {
 		w.ReferenceTypeID(class)
 		w.Int32(int32(len(values)))
 		for _, v := range values {
@@ -248,7 +248,7 @@ func readInvokeResult(r *Reader) InvokeResult {
 
 // InvokeStatic invokes a static method of a class in a thread suspended by an event.
 func (c *Conn) InvokeStatic(ctx context.Context, class ClassID, thread ThreadID, method MethodID, args []Value, opts InvokeOptions) (res InvokeResult, err error) {
-	err = c.do(ctx, Cmd{SetClassType, 3}, func(w *Writer) {
+	err = c.do(ctx, CmdClassTypeInvokeMethod, func(w *Writer) {
 		w.ReferenceTypeID(class)
 		w.ObjectID(thread)
 		w.MethodID(method)
@@ -260,7 +260,7 @@ func (c *Conn) InvokeStatic(ctx context.Context, class ClassID, thread ThreadID,
 // NewInstance creates an object by running a constructor in a suspended thread;
 // the result's Value is the new object.
 func (c *Conn) NewInstance(ctx context.Context, class ClassID, thread ThreadID, ctor MethodID, args []Value, opts InvokeOptions) (res InvokeResult, err error) {
-	err = c.do(ctx, Cmd{SetClassType, 4}, func(w *Writer) {
+	err = c.do(ctx, CmdClassTypeNewInstance, func(w *Writer) {
 		w.ReferenceTypeID(class)
 		w.ObjectID(thread)
 		w.MethodID(ctor)
@@ -274,14 +274,14 @@ func (c *Conn) NewInstance(ctx context.Context, class ClassID, thread ThreadID, 
 
 // NewArray creates an array of an array type with length elements.
 func (c *Conn) NewArray(ctx context.Context, arrayType ArrayTypeID, length int32) (arr TaggedObjectID, err error) {
-	err = c.do(ctx, Cmd{SetArrayType, 1}, func(w *Writer) { w.ReferenceTypeID(arrayType); w.Int32(length) },
+	err = c.do(ctx, CmdArrayTypeNewInstance, func(w *Writer) { w.ReferenceTypeID(arrayType); w.Int32(length) },
 		func(r *Reader) { arr = r.TaggedObjectID() })
 	return arr, err
 }
 
 // InvokeInterfaceStatic invokes a static method of an interface (InterfaceType.InvokeMethod).
 func (c *Conn) InvokeInterfaceStatic(ctx context.Context, iface InterfaceID, thread ThreadID, method MethodID, args []Value, opts InvokeOptions) (res InvokeResult, err error) {
-	err = c.do(ctx, Cmd{SetInterfaceType, 1}, func(w *Writer) {
+	err = c.do(ctx, CmdInterfaceTypeInvokeMethod, func(w *Writer) {
 		w.ReferenceTypeID(iface)
 		w.ObjectID(thread)
 		w.MethodID(method)
@@ -321,7 +321,7 @@ func writeMethod(w *Writer, t ReferenceTypeID, m MethodID) {
 
 // LineTable returns a method's line table (ABSENT_INFORMATION without -g).
 func (c *Conn) LineTable(ctx context.Context, t ReferenceTypeID, m MethodID) (lt LineTable, err error) {
-	err = c.do(ctx, Cmd{SetMethod, 1}, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) {
+	err = c.do(ctx, CmdMethodLineTable, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) {
 		lt.Start, lt.End = r.Uint64(), r.Uint64()
 		n := r.Count(12)
 		lt.Lines = make([]LineEntry, 0, n)
@@ -353,8 +353,8 @@ func (v *Variable) Visible(index uint64) bool {
 	return index >= v.CodeIndex && index < v.CodeIndex+uint64(v.Length)
 }
 
-func (c *Conn) variableTable(ctx context.Context, cmd byte, t ReferenceTypeID, m MethodID, generic bool) (vt VariableTable, err error) {
-	err = c.do(ctx, Cmd{SetMethod, cmd}, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) {
+func (c *Conn) variableTable(ctx context.Context, cmd Cmd, t ReferenceTypeID, m MethodID, generic bool) (vt VariableTable, err error) {
+	err = c.do(ctx, cmd, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) {
 		vt.ArgCount = r.Int32()
 		n := r.Count(24)
 		vt.Variables = make([]Variable, 0, n)
@@ -373,17 +373,17 @@ func (c *Conn) variableTable(ctx context.Context, cmd byte, t ReferenceTypeID, m
 
 // VariableTable returns a method's variables (ABSENT_INFORMATION without -g).
 func (c *Conn) VariableTable(ctx context.Context, t ReferenceTypeID, m MethodID) (VariableTable, error) {
-	return c.variableTable(ctx, 2, t, m, false)
+	return c.variableTable(ctx, CmdMethodVariableTable, t, m, false)
 }
 
 // VariableTableWithGeneric returns a method's variables with generic signatures.
 func (c *Conn) VariableTableWithGeneric(ctx context.Context, t ReferenceTypeID, m MethodID) (VariableTable, error) {
-	return c.variableTable(ctx, 5, t, m, true)
+	return c.variableTable(ctx, CmdMethodVariableTableWithGeneric, t, m, true)
 }
 
 // Bytecodes returns a method's bytecodes.
 func (c *Conn) Bytecodes(ctx context.Context, t ReferenceTypeID, m MethodID) (code []byte, err error) {
-	err = c.do(ctx, Cmd{SetMethod, 3}, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) {
+	err = c.do(ctx, CmdMethodBytecodes, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) {
 		code = append([]byte(nil), r.take(r.Count(1))...)
 	})
 	return code, err
@@ -391,31 +391,31 @@ func (c *Conn) Bytecodes(ctx context.Context, t ReferenceTypeID, m MethodID) (co
 
 // IsObsolete reports whether a method was replaced by RedefineClasses.
 func (c *Conn) IsObsolete(ctx context.Context, t ReferenceTypeID, m MethodID) (ob bool, err error) {
-	err = c.do(ctx, Cmd{SetMethod, 4}, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) { ob = r.Bool() })
+	err = c.do(ctx, CmdMethodIsObsolete, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) { ob = r.Bool() })
 	return ob, err
 }
 
 // ReflectedType returns the type a java.lang.Class object stands for.
 func (c *Conn) ReflectedType(ctx context.Context, class ClassObjectID) (ci ClassInfo, err error) {
-	err = c.do(ctx, Cmd{SetClassObjectReference, 1}, func(w *Writer) { w.ObjectID(class) },
+	err = c.do(ctx, CmdClassObjectReflectedType, func(w *Writer) { w.ObjectID(class) },
 		func(r *Reader) { ci = ClassInfo{TypeTag: TypeTag(r.Byte()), ID: r.ReferenceTypeID()} })
 	return ci, err
 }
 
 // ModuleName returns a module's name ("" for an unnamed module).
 func (c *Conn) ModuleName(ctx context.Context, m ModuleID) (name string, err error) {
-	err = c.do(ctx, Cmd{SetModuleReference, 1}, func(w *Writer) { w.ObjectID(m) }, func(r *Reader) { name = r.String() })
+	err = c.do(ctx, CmdModuleName, func(w *Writer) { w.ObjectID(m) }, func(r *Reader) { name = r.String() })
 	return name, err
 }
 
 // ModuleClassLoader returns a module's class loader.
 func (c *Conn) ModuleClassLoader(ctx context.Context, m ModuleID) (id ClassLoaderID, err error) {
-	err = c.do(ctx, Cmd{SetModuleReference, 2}, func(w *Writer) { w.ObjectID(m) }, func(r *Reader) { id = r.ObjectID() })
+	err = c.do(ctx, CmdModuleClassLoader, func(w *Writer) { w.ObjectID(m) }, func(r *Reader) { id = r.ObjectID() })
 	return id, err
 }
 
 // VisibleClasses returns the types a class loader can find by name.
 func (c *Conn) VisibleClasses(ctx context.Context, loader ClassLoaderID) (out []ClassInfo, err error) {
-	err = c.do(ctx, Cmd{SetClassLoaderReference, 1}, func(w *Writer) { w.ObjectID(loader) }, func(r *Reader) { out = readTaggedRefTypes(r) })
+	err = c.do(ctx, CmdClassLoaderVisibleClasses, func(w *Writer) { w.ObjectID(loader) }, func(r *Reader) { out = readTaggedRefTypes(r) })
 	return out, err
 }

@@ -88,7 +88,7 @@ func (PlatformThreadsOnly) encode(w *Writer) {}
 // SetRequest asks the VM to report events of a kind (EventRequest.Set) and
 // returns the request id that events carry.
 func (c *Conn) SetRequest(ctx context.Context, kind EventKind, suspend SuspendPolicy, mods ...Modifier) (id int32, err error) {
-	err = c.do(ctx, Cmd{SetEventRequest, 1}, func(w *Writer) {
+	err = c.do(ctx, CmdEventRequestSet, func(w *Writer) {
 		w.Byte(byte(kind))
 		w.Byte(byte(suspend))
 		w.Int32(int32(len(mods)))
@@ -102,10 +102,10 @@ func (c *Conn) SetRequest(ctx context.Context, kind EventKind, suspend SuspendPo
 
 // ClearRequest removes an event request (EventRequest.Clear).
 func (c *Conn) ClearRequest(ctx context.Context, kind EventKind, id int32) error {
-	return c.do(ctx, Cmd{SetEventRequest, 2}, func(w *Writer) { w.Byte(byte(kind)); w.Int32(id) }, nil)
+	return c.do(ctx, CmdEventRequestClear, func(w *Writer) { w.Byte(byte(kind)); w.Int32(id) }, nil)
 }
 
 // ClearAllBreakpoints removes every breakpoint request.
 func (c *Conn) ClearAllBreakpoints(ctx context.Context) error {
-	return c.do(ctx, Cmd{SetEventRequest, 3}, nil, nil)
+	return c.do(ctx, CmdEventRequestClearAllBreakpoints, nil, nil)
 }

@@ -61,7 +61,7 @@ func (c *Capabilities) fields() []*bool {
 
 // Version returns the VM's version information (VirtualMachine.Version).
 func (c *Conn) Version(ctx context.Context) (v VersionInfo, err error) {
-	err = c.do(ctx, cmdVMVersion, nil, func(r *Reader) {
+	err = c.do(ctx, CmdVMVersion, nil, func(r *Reader) {
 		v = VersionInfo{Description: r.String(), JDWPMajor: r.Int32(), JDWPMinor: r.Int32(), VMVersion: r.String(), VMName: r.String()}
 	})
 	return v, err
@@ -86,7 +86,7 @@ func readClassInfos(r *Reader, withSig, generic bool) []ClassInfo {
 
 // ClassesBySignature returns the loaded types with a JNI signature such as "Ljava/lang/String;".
 func (c *Conn) ClassesBySignature(ctx context.Context, signature string) (out []ClassInfo, err error) {
-	err = c.do(ctx, cmdVMClassesBySignature, func(w *Writer) { w.String(signature) }, func(r *Reader) {
+	err = c.do(ctx, CmdVMClassesBySignature, func(w *Writer) { w.String(signature) }, func(r *Reader) {
 		out = readClassInfos(r, false, false)
 		for i := range out {
 			out[i].Signature = signature
@@ -97,13 +97,13 @@ func (c *Conn) ClassesBySignature(ctx context.Context, signature string) (out []
 
 // AllClasses returns every loaded reference type (VirtualMachine.AllClasses).
 func (c *Conn) AllClasses(ctx context.Context) (out []ClassInfo, err error) {
-	err = c.do(ctx, cmdVMAllClasses, nil, func(r *Reader) { out = readClassInfos(r, true, false) })
+	err = c.do(ctx, CmdVMAllClasses, nil, func(r *Reader) { out = readClassInfos(r, true, false) })
 	return out, err
 }
 
 // AllClassesWithGeneric returns every loaded reference type with generic signatures.
 func (c *Conn) AllClassesWithGeneric(ctx context.Context) (out []ClassInfo, err error) {
-	err = c.do(ctx, cmdVMAllClassesWithGeneric, nil, func(r *Reader) { out = readClassInfos(r, true, true) })
+	err = c.do(ctx, CmdVMAllClassesWithGeneric, nil, func(r *Reader) { out = readClassInfos(r, true, true) })
 	return out, err
 }
 
@@ -136,13 +136,13 @@ func readTaggedRefTypes(r *Reader) []ClassInfo {
 
 // AllThreads returns every live thread started by the application.
 func (c *Conn) AllThreads(ctx context.Context) (out []ThreadID, err error) {
-	err = c.do(ctx, cmdVMAllThreads, nil, func(r *Reader) { out = readObjectIDs(r) })
+	err = c.do(ctx, CmdVMAllThreads, nil, func(r *Reader) { out = readObjectIDs(r) })
 	return out, err
 }
 
 // TopLevelThreadGroups returns the thread groups without a parent.
 func (c *Conn) TopLevelThreadGroups(ctx context.Context) (out []ThreadGroupID, err error) {
-	err = c.do(ctx, cmdVMTopLevelThreadGroups, nil, func(r *Reader) { out = readObjectIDs(r) })
+	err = c.do(ctx, CmdVMTopLevelThreadGroups, nil, func(r *Reader) { out = readObjectIDs(r) })
 	return out, err
 }
 
@@ -151,26 +151,26 @@ func (c *Conn) TopLevelThreadGroups(ctx context.Context) (out []ThreadGroupID, e
 // connection is then closed.
 func (c *Conn) Dispose(ctx context.Context) error {
 	c.disposed.Store(true)
-	err := c.do(ctx, cmdVMDispose, nil, nil)
+	err := c.do(ctx, CmdVMDispose, nil, nil)
 	c.Close()
 	return err
 }
 
 // Suspend suspends every thread (VirtualMachine.Suspend).
-func (c *Conn) Suspend(ctx context.Context) error { return c.do(ctx, cmdVMSuspend, nil, nil) }
+func (c *Conn) Suspend(ctx context.Context) error { return c.do(ctx, CmdVMSuspend, nil, nil) }
 
 // Resume resumes every thread once (VirtualMachine.Resume).
-func (c *Conn) Resume(ctx context.Context) error { return c.do(ctx, cmdVMResume, nil, nil) }
+func (c *Conn) Resume(ctx context.Context) error { return c.do(ctx, CmdVMResume, nil, nil) }
 
 // Exit terminates the VM with the exit code.
 func (c *Conn) Exit(ctx context.Context, code int32) error {
-	return c.do(ctx, cmdVMExit, func(w *Writer) { w.Int32(code) }, nil)
+	return c.do(ctx, CmdVMExit, func(w *Writer) { w.Int32(code) }, nil)
 }
 
 // CreateString creates a string in the VM. It may be collected unless
 // DisableCollection is called on it.
 func (c *Conn) CreateString(ctx context.Context, s string) (id StringID, err error) {
-	err = c.do(ctx, cmdVMCreateString, func(w *Writer) { w.String(s) }, func(r *Reader) { id = r.ObjectID() })
+	err = c.do(ctx, CmdVMCreateString, func(w *Writer) { w.String(s) }, func(r *Reader) { id = r.ObjectID() })
 	return id, err
 }
 
@@ -189,10 +189,10 @@ func (c *Conn) Capabilities(ctx context.Context) (Capabilities, error) {
 			*f = r.Bool()
 		}
 	}
-	err := c.do(ctx, cmdVMCapabilitiesNew, nil, dec)
+	err := c.do(ctx, CmdVMCapabilitiesNew, nil, dec)
 	if Code(err) == ErrNotImplemented {
 		caps = Capabilities{}
-		err = c.do(ctx, cmdVMCapabilities, nil, dec)
+		err = c.do(ctx, CmdVMCapabilities, nil, dec)
 	}
 	if err != nil {
 		return Capabilities{}, err
@@ -219,7 +219,7 @@ func readStrings(r *Reader) []string {
 
 // ClassPaths returns the VM's class paths.
 func (c *Conn) ClassPaths(ctx context.Context) (p ClassPathInfo, err error) {
-	err = c.do(ctx, cmdVMClassPaths, nil, func(r *Reader) {
+	err = c.do(ctx, CmdVMClassPaths, nil, func(r *Reader) {
 		p = ClassPathInfo{BaseDir: r.String(), ClassPaths: readStrings(r), BootClassPaths: readStrings(r)}
 	})
 	return p, err
@@ -233,7 +233,7 @@ type ObjectRefCount struct {
 
 // DisposeObjects releases objects the VM keeps for the debugger.
 func (c *Conn) DisposeObjects(ctx context.Context, objs []ObjectRefCount) error {
-	return c.do(ctx, cmdVMDisposeObjects, func(w *Writer) {
+	return c.do(ctx, CmdVMDisposeObjects, func(w *Writer) {
 		w.Int32(int32(len(objs)))
 		for _, o := range objs {
 			w.ObjectID(o.Object)
@@ -243,11 +243,11 @@ func (c *Conn) DisposeObjects(ctx context.Context, objs []ObjectRefCount) error 
 }
 
 // HoldEvents makes the VM hold events until ReleaseEvents.
-func (c *Conn) HoldEvents(ctx context.Context) error { return c.do(ctx, cmdVMHoldEvents, nil, nil) }
+func (c *Conn) HoldEvents(ctx context.Context) error { return c.do(ctx, CmdVMHoldEvents, nil, nil) }
 
 // ReleaseEvents releases events held by HoldEvents.
 func (c *Conn) ReleaseEvents(ctx context.Context) error {
-	return c.do(ctx, cmdVMReleaseEvents, nil, nil)
+	return c.do(ctx, CmdVMReleaseEvents, nil, nil)
 }
 
 // ClassDef is one class to redefine: its type and new class-file bytes.
@@ -259,7 +259,7 @@ type ClassDef struct {
 // RedefineClasses installs new class files (hot code replace). The VM's refusal
 // comes back as a *CommandError with the JDWP reason (e.g. ADD_METHOD_NOT_IMPLEMENTED).
 func (c *Conn) RedefineClasses(ctx context.Context, defs []ClassDef) error {
-	return c.do(ctx, cmdVMRedefineClasses, func(w *Writer) {
+	return c.do(ctx, CmdVMRedefineClasses, func(w *Writer) {
 		w.Int32(int32(len(defs)))
 		for _, d := range defs {
 			w.ReferenceTypeID(d.Type)
@@ -271,12 +271,12 @@ func (c *Conn) RedefineClasses(ctx context.Context, defs []ClassDef) error {
 
 // SetDefaultStratum sets the stratum used for line information ("" for the default).
 func (c *Conn) SetDefaultStratum(ctx context.Context, stratum string) error {
-	return c.do(ctx, cmdVMSetDefaultStratum, func(w *Writer) { w.String(stratum) }, nil)
+	return c.do(ctx, CmdVMSetDefaultStratum, func(w *Writer) { w.String(stratum) }, nil)
 }
 
 // InstanceCounts returns the number of instances of each type.
 func (c *Conn) InstanceCounts(ctx context.Context, types []ReferenceTypeID) (out []int64, err error) {
-	err = c.do(ctx, cmdVMInstanceCounts, func(w *Writer) {
+	err = c.do(ctx, CmdVMInstanceCounts, func(w *Writer) {
 		w.Int32(int32(len(types)))
 		for _, t := range types {
 			w.ReferenceTypeID(t)
@@ -293,6 +293,6 @@ func (c *Conn) InstanceCounts(ctx context.Context, types []ReferenceTypeID) (out
 
 // AllModules returns every module in the VM (JDWP 9+).
 func (c *Conn) AllModules(ctx context.Context) (out []ModuleID, err error) {
-	err = c.do(ctx, cmdVMAllModules, nil, func(r *Reader) { out = readObjectIDs(r) })
+	err = c.do(ctx, CmdVMAllModules, nil, func(r *Reader) { out = readObjectIDs(r) })
 	return out, err
 }

@@ -24,7 +24,7 @@ import (
 var quietVM = simvm.Options{Tick: time.Hour, GCInterval: time.Hour}
 
 func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // generous: load only slows the test
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -398,7 +398,14 @@ func TestTrackAllJDWP(t *testing.T) {
 // am start -D, wait for the package's process.
 func TestWaitForProcess(t *testing.T) {
 	t.Parallel()
-	srv, ctx, _, serial, pids := onDevice(t, simdevice.Options{Packages: []string{"com.example.launch"}}, "com.example.other")
+	t.Run("track-jdwp", func(t *testing.T) { t.Parallel(); testWaitForProcess(t, nil) })
+	t.Run("track-app", func(t *testing.T) { t.Parallel(); testWaitForProcess(t, simdevice.CurrentFeatures) })
+}
+
+// testWaitForProcess: names from /proc/PID/cmdline (track-jdwp devices) or
+// from track-app's app_info.
+func testWaitForProcess(t *testing.T, features []string) {
+	srv, ctx, _, serial, pids := onDevice(t, simdevice.Options{Packages: []string{"com.example.launch"}, Features: features}, "com.example.other")
 	other := pids[0]
 	before, err := srv.Client.JDWPProcesses(ctx, serial)
 	if err != nil {
@@ -424,5 +431,67 @@ func TestWaitForProcess(t *testing.T) {
 	defer cancel()
 	if _, err := srv.Client.WaitForProcess(short, serial, "com.example.never"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("waiting for a process that never starts: %v", err)
+	}
+}
+
+// TestTrackAppThroughRealServer: Debian's adb server (v29, older than
+// track-app) relays track-app to a device that announces track_app and
+// app_info; TrackAllJDWP picks it from the device's features and lists
+// profileable-only processes with the rest, with names, packages and the
+// waiting flag. A device without the feature falls back to track-jdwp.
+func TestTrackAppThroughRealServer(t *testing.T) {
+	t.Parallel()
+	srv := adbtest.StartServer(t)
+	ctx := testCtx(t)
+	cur := simdevice.New(simdevice.Options{VM: quietVM, Model: "Current", Features: simdevice.CurrentFeatures})
+	app, _ := cur.AddProcess(simdevice.ProcessOptions{Name: "com.example.app", UserID: 10, UID: 1010123, Packages: []string{"com.example.app", "com.example.lib"}})
+	wait, _ := cur.AddProcess(simdevice.ProcessOptions{Name: "com.example.wait", WaitingForDebugger: true})
+	prof, _ := cur.AddProcess(simdevice.ProcessOptions{Name: "com.example.release", NotDebuggable: true, Profileable: true})
+	cur.AddProcess(simdevice.ProcessOptions{Name: "com.example.hidden", NotDebuggable: true})
+	old := simdevice.New(simdevice.Options{VM: quietVM, Model: "Old", FirstPID: 3000})
+	oldPID, _ := old.AddProcess(simdevice.ProcessOptions{Name: "com.example.old"})
+	old.AddProcess(simdevice.ProcessOptions{Name: "com.example.oldrelease", NotDebuggable: true})
+	sc := srv.Connect(t, cur)
+	so := srv.Connect(t, old)
+
+	if feats, err := srv.Client.Features(ctx, sc); err != nil || !slices.Contains(feats, adb.FeatureTrackApp) || !slices.Contains(feats, adb.FeatureAppInfo) {
+		t.Fatalf("device features %v, %v", feats, err)
+	}
+	if hf, err := srv.Client.HostFeatures(ctx); err != nil {
+		var fe *adb.FailError
+		if !errors.As(err, &fe) {
+			t.Errorf("host-features: %v", err)
+		}
+		t.Logf("this server has no host:host-features (%v): track-app is still relayed", err)
+	} else {
+		t.Logf("server features: %v", hf)
+	}
+
+	tr, err := srv.Client.TrackAllJDWP(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	var got map[int]adb.JDWPProcess
+	adbtest.Next(t, ctx, tr, "both devices' processes", func(list []adb.JDWPProcess) bool {
+		got = map[int]adb.JDWPProcess{}
+		for _, p := range list {
+			if p.Device.Serial == sc || p.Device.Serial == so {
+				got[p.PID] = p
+			}
+		}
+		return len(got) == 4
+	})
+	a, w, p, o := got[app], got[wait], got[prof], got[oldPID]
+	switch {
+	case a.App == nil || !a.App.AppInfo || a.App.ProcessName != "com.example.app" || !a.App.Debuggable || a.App.UserID != 10 || a.App.UID != 1010123 ||
+		!slices.Equal(a.App.PackageNames, []string{"com.example.app", "com.example.lib"}) || a.App.Architecture != "x86_64" || a.App.WaitingForDebugger:
+		t.Errorf("app: %+v %+v", a, a.App)
+	case w.App == nil || !w.App.WaitingForDebugger:
+		t.Errorf("waiting app: %+v", w.App)
+	case p.App == nil || p.App.Debuggable || !p.App.Profileable || p.Debuggable():
+		t.Errorf("profileable app: %+v", p.App)
+	case o.App != nil || !o.Debuggable() || o.Device.Model != "Old":
+		t.Errorf("old device's process (track-jdwp): %+v", o)
 	}
 }

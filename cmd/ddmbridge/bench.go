@@ -31,7 +31,7 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}
 	}
 	attach := fs.String("attach", "", "HOST:PORT of a VM running BenchTarget with a JDWP agent (server=y); empty starts the bundled sample VM")
-	workload := fs.String("workload", "all", "workload: "+workloadNames()+", or all; also localsfloor (the VM's own floor for locals) and roundtrip (client overhead per round trip against a raw socket)")
+	workload := fs.String("workload", "all", "workload: "+workloadNames()+", or all (each with its floor where it has one); also classesfloor, threaddumpfloor, localsfloor, objectsfloor (the VM's own floor for a workload) and roundtrip (client overhead per round trip against a raw socket)")
 	runs := fs.Int("runs", 1, "runs of each workload")
 	jdi := fs.Bool("jdi", false, "also run the JDI reference harness on the same debuggee, side by side (needs a JDK)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "bound on the whole benchmark")
@@ -104,6 +104,19 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 				}
 			}
 			fmt.Fprintln(out, r.JSON())
+			// The VM's own floor for this workload, measured in the same run:
+			// how far the client is from what the VM allows.
+			if name := bench.Floor(w.Name); name != "" {
+				fw, _ := bench.Lookup(name)
+				fr, err := bench.Run(ctx, addr, fw, opts)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(out, fr.JSON())
+				if fr.Seconds > 0 {
+					log.Info().Str("workload", w.Name).Float64("floor_seconds", fr.Seconds).Float64("ratio", r.Seconds/fr.Seconds).Msg("ddmbridge time / the VM's floor")
+				}
+			}
 			if !withJDI {
 				continue
 			}

@@ -45,11 +45,13 @@ func TestBenchJSONLine(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
+	// Each workload with a floor is followed by its floor's run.
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("want 2 lines on stdout, got %q", out.String())
+	names := []string{"objects", "objectsfloor", "classes", "classesfloor"}
+	if len(lines) != len(names) {
+		t.Fatalf("want %d lines on stdout, got %q", len(names), out.String())
 	}
-	for i, name := range []string{"objects", "classes"} {
+	for i, name := range names {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(lines[i]), &m); err != nil {
 			t.Fatalf("line %q: %v", lines[i], err)

@@ -113,12 +113,26 @@ func runVMs(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		switch {
 		case v.Debugger:
 			state = "debugger attached"
+		case v.Frozen != nil && *v.Frozen:
+			state = "frozen (not debuggable now)"
+		case v.Listed && v.Debuggable != nil && !*v.Debuggable:
+			state = "not debuggable"
 		case v.Waiting:
 			state = "waiting for debugger"
+		case v.Listed:
+			state = "not monitored yet"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%v\t%s\t%d\n", cur, v.ID, v.Address, v.PID, v.Name, v.VM, v.DDM, state, v.DebugPort)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, v := range vms { // what the device refuses, in words
+		if v.Note != "" && (v.Frozen != nil && *v.Frozen || v.Debuggable != nil && !*v.Debuggable) {
+			fmt.Fprintf(out, "%s %s: %s\n", v.ID, v.Name, v.Note)
+		}
+	}
+	return nil
 }
 
 func runDevices(ctx context.Context, fs *flag.FlagSet, args []string) error {
@@ -203,15 +217,22 @@ func runThreads(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	for _, t := range th.Threads {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%v\t%d\t%d\t%d\n", t.ID, t.Name, t.State, t.Suspended, t.TID, t.UTime, t.STime)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if th.Note != "" {
+		fmt.Fprintln(out, th.Note)
+	}
+	return nil
 }
 
 func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	f := addCLIFlags(fs, true)
 	pngFile := fs.String("png", "", "also write the heap map as a PNG to this file")
 	gc := fs.Bool("gc", true, "run a GC first so the map is fresh")
-	hprof := fs.String("hprof", "", "instead of the summary, write an HPROF heap dump to this file (VMs that stream dumps, e.g. ART; raise --timeout for large heaps)")
-	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE | --hprof FILE] [--rpc ADDR]")
+	hprof := fs.String("hprof", "", "instead of the summary, write an HPROF heap dump to this file (HotSpot VMs on this host through attach, DDM VMs through HPDS; raise --timeout for large heaps); read it with 'ddmbridge hprof FILE'")
+	all := fs.Bool("all", false, "with --hprof: dump unreachable objects too (HotSpot; by default the VM runs a full GC and dumps live objects)")
+	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE | --hprof FILE [--all]] [--rpc ADDR]")
 	if err != nil {
 		return err
 	}
@@ -221,7 +242,7 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		if *pngFile != "" {
 			return fmt.Errorf("%w: --png and --hprof do not go together", errUsage)
 		}
-		return dumpHeap(ctx, c, id, *hprof, f.json)
+		return dumpHeap(ctx, c, id, *hprof, *all, f.json)
 	}
 	info, err := c.HeapInfo(ctx, id)
 	if err != nil {
@@ -269,8 +290,8 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 
 // dumpHeap fetches a heap dump through the control API and writes it here
 // (the monitor may not see this process's working directory).
-func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, asJSON bool) error {
-	d, err := c.DumpHeap(ctx, id, "")
+func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, all, asJSON bool) error {
+	d, err := c.DumpHeapAll(ctx, id, "", all)
 	if err != nil {
 		return err
 	}

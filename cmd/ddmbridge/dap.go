@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 
+	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/dap"
 	"github.com/ddmbridge/ddmbridge/ddm"
 )
@@ -23,6 +24,7 @@ func init() {
 
 func runDAP(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	listen := fs.String("listen", "", "serve DAP on this loopback TCP address (e.g. 127.0.0.1:4711) instead of stdio, one session after another, for debugging the adapter")
+	allowOthers := fs.Bool("allow-other-users", false, "with --listen, accept connections from other local users too; by default only this user's are (checked on Linux)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: ddmbridge dap [--listen 127.0.0.1:PORT]")
 		fmt.Fprintln(fs.Output(), "\nWithout --listen, one DAP session runs on stdin/stdout; logs go to stderr only.")
@@ -46,9 +48,9 @@ func runDAP(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return fmt.Errorf("%w: --listen %q: only loopback addresses are allowed (the adapter can start programs)", errUsage, *listen)
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := bridge.Listen("tcp:"+*listen, bridge.ListenOptions{AllowOtherUsers: *allowOthers, Logger: rootLogger()})
 	if err != nil {
-		return fmt.Errorf("listen %s: %w", *listen, err)
+		return err
 	}
 	defer ln.Close()
 	context.AfterFunc(ctx, func() { ln.Close() })
@@ -73,10 +75,10 @@ func runDAP(ctx context.Context, fs *flag.FlagSet, args []string) error {
 // dapConfig wires the server's logging and trace kinds from the flags.
 func dapConfig() dap.Config {
 	return dap.Config{
-		Logger:        logger,
+		Logger:        rootLogger(),
 		TraceMessages: traced("dap.msg"),
 		JDWP:          *jdwpOptions("jdwp"),
-		DDM:           ddm.Options{Logger: logger, TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data")},
+		DDM:           ddm.Options{Logger: rootLogger(), TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data")},
 	}
 }
 

@@ -65,7 +65,7 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if ln, err := bridge.ListenRPC(bridge.DefaultRPCAddr(), false); err != nil {
 		log.Info().Err(err).Msg("control API not started (ddmbridge vms/threads/heap will not see the demo)")
 	} else {
-		srv := bridge.NewServer(m, bridge.ServerOptions{Logger: logger})
+		srv := bridge.NewServer(m, bridge.ServerOptions{Logger: rootLogger()})
 		go srv.Serve(mctx, ln)
 	}
 

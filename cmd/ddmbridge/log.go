@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -35,21 +36,39 @@ func traceKindNames() []string {
 	return names
 }
 
-// tracing is the set of trace kinds --trace enabled; wiring code passes it to components.
-var tracing = map[string]bool{}
+// tracing is the set of trace kinds --trace enabled; wiring code passes it to
+// components. Like the root logger it is set whole by setup (atomically: the
+// tests run commands in parallel in one process).
+var tracing atomic.Pointer[map[string]bool]
 
 // traced reports whether kind (e.g. "jdwp.cmd") is enabled.
-func traced(kind string) bool { return tracing[kind] }
-
-// logger is the root logger; components derive theirs with component(name).
-var logger = zerolog.New(io.Discard)
-
-func component(name string) zerolog.Logger {
-	return logger.With().Str("component", name).Logger()
+func traced(kind string) bool {
+	if t := tracing.Load(); t != nil {
+		return (*t)[kind]
+	}
+	return false
 }
 
+// root is the root logger; components derive theirs with component(name).
+var root atomic.Pointer[zerolog.Logger]
+
+func rootLogger() zerolog.Logger {
+	if l := root.Load(); l != nil {
+		return *l
+	}
+	return zerolog.New(io.Discard)
+}
+
+func component(name string) zerolog.Logger {
+	return rootLogger().With().Str("component", name).Logger()
+}
+
+func init() { zerolog.TimeFieldFormat = time.RFC3339Nano }
+
+func tracingSet(t map[string]bool) { tracing.Store(&t) }
+
 func (lf *logFlags) setup(stderr io.Writer) error {
-	tracing = map[string]bool{}
+	tracing := map[string]bool{}
 	if lf.trace != "" {
 		for _, k := range strings.Split(lf.trace, ",") {
 			k = strings.TrimSpace(strings.ToLower(k))
@@ -90,7 +109,8 @@ func (lf *logFlags) setup(stderr io.Writer) error {
 	default:
 		return fmt.Errorf("--log-format: unknown format %q (console, json)", lf.format)
 	}
-	logger = zerolog.New(w).Level(level).With().Timestamp().Logger()
-	zerolog.TimeFieldFormat = time.RFC3339Nano
+	l := zerolog.New(w).Level(level).With().Timestamp().Logger()
+	root.Store(&l)
+	tracingSet(tracing)
 	return nil
 }

@@ -53,7 +53,7 @@ func (f *monitorFlags) options() (bridge.Options, error) {
 	o := bridge.Options{
 		ScanInterval: f.interval, DebugPortBase: f.debugBase, CurrentPort: f.currentPort,
 		AllowRemote: f.allowRemote, HoldTimeout: f.hold, SpinWait: f.spin,
-		Logger:     logger,
+		Logger:     rootLogger(),
 		TraceProxy: traced("bridge.proxy"), TraceScan: traced("bridge.scan"),
 		JDWP: *jdwpOptions("jdwp"), TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data"),
 	}
@@ -78,6 +78,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	allowExit := fs.Bool("allow-exit", false, "allow the vm/exit method to end VMs")
 	adbAddr := fs.String("adb", "", "adb server HOST:PORT whose devices' VMs to monitor (default: $ADB_SERVER_SOCKET, $ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037; a local server is started when none runs)")
 	noADB := fs.Bool("no-adb", false, "do not follow adb devices")
+	allowOthers := fs.Bool("allow-other-users", false, "accept loopback TCP connections (--rpc tcp:…, --dap tcp:…) from other local users; by default only this user's are (checked on Linux)")
 	dapAddr := fs.String("dap", "auto", "accept DAP sessions that debug through this monitor: unix:PATH or loopback tcp:HOST:PORT; 'auto' is a user-only socket for this process (the dap/address method reports it); '' accepts none")
 	if err := parse(ctx, fs, args); err != nil {
 		return err
@@ -105,7 +106,8 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	var wg sync.WaitGroup
 	// DAP sessions debug through the monitor: m is their Backend, so attach
 	// requests reach VMs through its proxy and DDM keeps flowing.
-	dapLn, dapAt, err := listenDAP(*dapAddr)
+	lopts := bridge.ListenOptions{AllowOtherUsers: *allowOthers, Logger: rootLogger()}
+	dapLn, dapAt, err := listenDAP(*dapAddr, lopts)
 	if err != nil {
 		m.Close()
 		return err
@@ -122,7 +124,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			serveDAPSessions(ctx, dapLn, dsrv)
 		}()
 	}
-	srv := bridge.NewServer(m, bridge.ServerOptions{AllowExit: *allowExit, Logger: logger, TraceMessages: traced("rpc.msg"), DAPAddr: dapAt})
+	srv := bridge.NewServer(m, bridge.ServerOptions{AllowExit: *allowExit, Logger: rootLogger(), TraceMessages: traced("rpc.msg"), DAPAddr: dapAt})
 	if *stdio {
 		wg.Add(1)
 		go func() {
@@ -131,7 +133,8 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			cancel() // the client closed stdin: we are done
 		}()
 	} else {
-		ln, err := bridge.ListenRPC(*rpcAddr, mf.allowRemote)
+		lopts.AllowRemote = mf.allowRemote
+		ln, err := bridge.Listen(*rpcAddr, lopts)
 		if err != nil {
 			m.Close()
 			return err
@@ -170,10 +173,10 @@ func (b monitorBackend) LaunchAndroid(ctx context.Context, req dap.AndroidLaunch
 var _ dap.AndroidLauncher = monitorBackend{}
 
 // listenDAP opens the listener for DAP sessions. "auto" is a user-only unix
-// socket named after this process, so several monitors never collide; TCP
-// must be loopback whatever --allow-remote says: a DAP session can start
-// programs.
-func listenDAP(addr string) (net.Listener, string, error) {
+// socket named after this process, so several monitors never collide (the
+// sockets of killed monitors are removed first); TCP must be loopback
+// whatever --allow-remote says: a DAP session can start programs.
+func listenDAP(addr string, o bridge.ListenOptions) (net.Listener, string, error) {
 	switch addr {
 	case "":
 		return nil, "", nil
@@ -182,9 +185,21 @@ func listenDAP(addr string) (net.Listener, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		addr = "unix:" + filepath.Join(filepath.Dir(rpcPath), fmt.Sprintf("dap-%d.sock", os.Getpid()))
+		dir := filepath.Dir(rpcPath)
+		log := component("dap")
+		for _, p := range bridge.CleanStaleSockets(dir, "dap-*.sock") {
+			log.Info().Str("socket", p).Msg("removed the socket of a monitor that is gone")
+		}
+		addr = "unix:" + filepath.Join(dir, fmt.Sprintf("dap-%d.sock", os.Getpid()))
 	}
-	ln, err := bridge.ListenRPC(addr, false)
+	if network, address, err := bridge.ParseRPCAddr(addr); err == nil && network == "tcp" {
+		host, _, _ := net.SplitHostPort(address)
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return nil, "", fmt.Errorf("%w: --dap %s is not loopback: DAP is never served remotely, --allow-remote or not (a DAP session can start programs)", errUsage, addr)
+		}
+	}
+	o.AllowRemote = false
+	ln, err := bridge.Listen(addr, o)
 	if err != nil {
 		return nil, "", fmt.Errorf("--dap: %w", err)
 	}
@@ -233,7 +248,7 @@ func adbClient(addr string) (*adb.Client, error) {
 	} else if _, err := adb.ServerAddr(); err != nil {
 		return nil, fmt.Errorf("%w (or pass --adb HOST:PORT, or --no-adb)", err)
 	}
-	return &adb.Client{Addr: addr, Logger: logger}, nil
+	return &adb.Client{Addr: addr, Logger: rootLogger()}, nil
 }
 
 // stdioConn is stdin and stdout as one connection.

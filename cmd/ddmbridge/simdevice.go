@@ -21,6 +21,15 @@ func init() {
 	})
 }
 
+// currentApps are the apps `simdevice --profile current` adds: one waiting
+// for a debugger (am start -D), one frozen by the cached-apps freezer, and a
+// release build that is only profileable.
+var currentApps = []simdevice.ProcessOptions{
+	{Name: "com.example.waiting", WaitingForDebugger: true},
+	{Name: "com.example.cached", Frozen: true},
+	{Name: "com.example.release", NotDebuggable: true, Profileable: true},
+}
+
 func runSimDevice(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	listen := fs.String("listen", "127.0.0.1:6555", "address to accept the adb server's connection on (then: adb connect ADDR); on an odd port from 5555 to 5585 the adb server also finds it by itself, as emulator-(PORT-1)")
 	procs := fs.Int("procs", 2, "simulated VMs (DDM, ART profile) to start with")
@@ -28,6 +37,9 @@ func runSimDevice(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	pkgs := fs.String("packages", "com.example.app", "comma-separated installed packages ('am start -D -n PKG/.Main' starts one)")
 	model := fs.String("model", "Sim", "ro.product.model, shown by adb devices -l")
 	auth := fs.Bool("auth", false, "ask the adb server for AUTH before going online (any key is accepted)")
+	profile := fs.String("profile", "art", "which Android to imitate: art (the default: track-jdwp, the ART of API 26–33), "+
+		"current (track-app with app_info, current ART: agent loaded on the first non-DDM packet, no THST/STKL; "+
+		"adds a waiting app, a frozen app and a profileable-only release app) or draft (the 2007 DDM draft)")
 	if err := parse(ctx, fs, args); err != nil {
 		return err
 	}
@@ -43,14 +55,29 @@ func runSimDevice(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			packages = append(packages, p)
 		}
 	}
+	vmProfile, err := simvm.ParseProfile(*profile)
+	if err != nil {
+		return fmt.Errorf("%w: --profile: %v", errUsage, err)
+	}
+	var features []string
+	if vmProfile == simvm.ProfileCurrent {
+		features = simdevice.CurrentFeatures
+	}
 	dev := simdevice.New(simdevice.Options{
-		Model: *model, Packages: packages, Auth: *auth, Logger: logger, // components "adb" and "ddm" are added
-		VM: simvm.Options{Profile: simvm.ProfileART, TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data")},
+		Model: *model, Packages: packages, Auth: *auth, Logger: rootLogger(), Features: features, // components "adb" and "ddm" are added
+		VM: simvm.Options{Profile: vmProfile, TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data")},
 	})
 	defer dev.Close()
 	for i := range *procs {
 		if _, err := dev.AddProcess(simdevice.ProcessOptions{Name: fmt.Sprintf("com.example.sim%d", i+1)}); err != nil {
 			return err
+		}
+	}
+	if vmProfile == simvm.ProfileCurrent {
+		for _, po := range currentApps {
+			if _, err := dev.AddProcess(po); err != nil {
+				return err
+			}
 		}
 	}
 	if *jvm {
@@ -67,6 +94,7 @@ func runSimDevice(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", *listen, err)
 	}
+	warnUnlessLoopback(ln, "simdevice")
 	out := stdout(ctx)
 	fmt.Fprintf(out, "listening on %s\n", ln.Addr())
 	fmt.Fprintf(out, "connect the adb server to it with: adb connect %s\n", ln.Addr())
@@ -74,6 +102,19 @@ func runSimDevice(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(out, "(the adb server probes this port and also lists it by itself as emulator-%d)\n", port-1)
 	}
 	for _, p := range dev.Processes() {
+		var what []string
+		for _, w := range []struct {
+			on   bool
+			word string
+		}{{p.WaitingForDebugger, "waiting for a debugger"}, {p.Frozen, "frozen"}, {p.NotDebuggable, "not debuggable"}, {p.Profileable, "profileable"}} {
+			if w.on {
+				what = append(what, w.word)
+			}
+		}
+		if len(what) > 0 {
+			fmt.Fprintf(out, "process %d %s (%s)\n", p.PID, p.Name, strings.Join(what, ", "))
+			continue
+		}
 		fmt.Fprintf(out, "process %d %s\n", p.PID, p.Name)
 	}
 	errc := make(chan error, 1)

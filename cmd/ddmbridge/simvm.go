@@ -19,7 +19,7 @@ func init() {
 }
 
 func runSimVM(ctx context.Context, fs *flag.FlagSet, args []string) error {
-	profile := fs.String("profile", "art", "VM generation to imitate: art (what ART/ddmlib do) or draft (the 2007 DDM design)")
+	profile := fs.String("profile", "art", "VM generation to imitate: art (what ART/ddmlib do), current (ART today: no THST/STKL, agent loaded on the first non-DDM packet) or draft (the 2007 DDM design)")
 	listen := fs.String("listen", "127.0.0.1:8000", "address to accept JDWP connections on")
 	jvm := fs.String("jvm", "", "HOST:PORT of a real JVM's JDWP agent to sit in front of (non-DDM JDWP passes through)")
 	app := fs.String("app", "com.example.simvm", "application name reported in HELO/APNM")
@@ -51,6 +51,7 @@ func runSimVM(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		vm.Close()
 		return fmt.Errorf("listen %s: %w", *listen, err)
 	}
+	warnUnlessLoopback(ln, "simvm")
 	fmt.Fprintf(stdout(ctx), "listening on %s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- vm.Serve(ln) }()
@@ -61,5 +62,14 @@ func runSimVM(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	case err := <-errc:
 		vm.Close()
 		return err
+	}
+}
+
+// warnUnlessLoopback warns when a simulator's listener is reachable from
+// other hosts: what it serves (JDWP, adb) lets them run code.
+func warnUnlessLoopback(ln net.Listener, what string) {
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && !a.IP.IsLoopback() {
+		l := component("bridge")
+		l.Warn().Str("addr", a.String()).Msgf("%s listens on a non-loopback address (all interfaces for 0.0.0.0 or ::): anyone who can reach it can debug through it, which is running code. Use 127.0.0.1 unless on a trusted network.", what)
 	}
 }

@@ -6,7 +6,10 @@
 // integers with underscores, floats, chars, strings; names, this,
 // field selection, qualified class names, array indexing,
 // unary/binary/conditional operators with Java's precedence, casts,
-// instanceof, method calls, new), Java's numeric promotion and overflow
+// instanceof with patterns (x instanceof T t), method calls, new objects
+// (type arguments ignored) and arrays (new int[n], new T[]{...}), class
+// literals, assignment and compound assignment (=, +=, ++, through an Env
+// that implements [Assigner])), Java's numeric promotion and overflow
 // rules, string concatenation (with toString() of objects), method overload
 // resolution by the arguments' runtime types (JLS 15.12.2: strict, loose,
 // variable arity, then the most specific), the conversions of arguments and
@@ -20,6 +23,9 @@
 // classes, methods, subtyping, invocation, new strings and arrays — comes
 // through [Env]; package dap implements it over a jdwp.Conn. That keeps the
 // engine testable with a fake Env and its parser fuzzable ([FuzzParse]).
+//
+// Lambdas, method references, switch expressions, statements and blocks are
+// refused by name ("lambdas are not supported here"), not as syntax errors.
 //
 // String equality: == and != between two strings compare their contents, not
 // their identities (what a user typing name == "main" in a condition means);

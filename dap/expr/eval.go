@@ -131,7 +131,7 @@ func EvalString(ctx context.Context, src string, env Env) (Value, error) {
 
 // Truth evaluates a breakpoint condition: it must yield a boolean (or a Boolean).
 func Truth(ctx context.Context, n Node, env Env) (bool, error) {
-	ev := evaluator{env: env}
+	ev := evaluator{env: env, noAssign: "a condition cannot assign (did you mean ==?)"}
 	v, err := ev.eval(ctx, n)
 	if err != nil {
 		return false, err
@@ -146,7 +146,13 @@ func Truth(ctx context.Context, n Node, env Env) (bool, error) {
 	return v.Bool(), nil
 }
 
-type evaluator struct{ env Env }
+type evaluator struct {
+	env Env
+	// binds are the names instanceof patterns bound (x instanceof T t).
+	binds map[string]Value
+	// noAssign, when set, is why this evaluation may not assign.
+	noAssign string
+}
 
 func fail(n Node, format string, args ...any) error {
 	return &EvalError{Expr: n.String(), Err: fmt.Errorf(format, args...)}
@@ -168,6 +174,9 @@ func (ev *evaluator) eval(ctx context.Context, n Node) (Value, error) {
 	case *Lit:
 		return n.Value, nil
 	case *Name:
+		if v, ok := ev.binds[n.Name]; ok {
+			return v, nil
+		}
 		v, err := ev.env.Lookup(ctx, n.Name)
 		if err != nil {
 			return Value{}, wrap(n, err)
@@ -217,6 +226,14 @@ func (ev *evaluator) eval(ctx context.Context, n Node) (Value, error) {
 		return ev.instanceOf(ctx, n)
 	case *New:
 		return ev.newObject(ctx, n)
+	case *NewArray:
+		return ev.newArray(ctx, n)
+	case *ArrayInit:
+		return Value{}, fail(n, "an array initializer needs new Type[] before it")
+	case *ClassLit:
+		return ev.classLit(ctx, n)
+	case *Assign:
+		return ev.assign(ctx, n)
 	}
 	return Value{}, fmt.Errorf("expr: unknown node %T", n)
 }
@@ -786,6 +803,12 @@ func (ev *evaluator) instanceOf(ctx context.Context, n *InstanceOf) (Value, erro
 	ok, err := ev.env.Subtype(ctx, typeSig(x), target)
 	if err != nil {
 		return Value{}, wrap(n, err)
+	}
+	if ok && n.Bind != "" {
+		if ev.binds == nil {
+			ev.binds = map[string]Value{}
+		}
+		ev.binds[n.Bind] = x
 	}
 	return BoolValue(ok), nil
 }

@@ -297,7 +297,12 @@ func TestEvalErrors(t *testing.T) {
 		{"Over.twice(1)", "no method twice"},
 		{"twice(true)", "no Node.twice(boolean) matches"},
 		{"new Over()", "no new Over() matches the arguments; there is new Over(int)"},
-		{"new int[3]", "array creation"},
+		{"new int[2][3]", "several sizes"},
+		{"xs.forEach(x -> f(x))", "lambdas are not supported here"},
+		{"xs.forEach(System.out::println)", "method references are not supported here"},
+		{"1 = 2", "only a variable"},
+		{"1++", "needs a variable"},
+		{"a = 1", "assignment is not supported here"},
 	} {
 		_, err := EvalString(context.Background(), tc.src, newFakeEnv())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -431,6 +436,17 @@ func TestShortCircuit(t *testing.T) {
 	}
 	if _, err := Truth(context.Background(), mustParse(t, "i"), env); err == nil {
 		t.Fatal("an int condition was accepted")
+	}
+	// A condition never assigns: "b = true" is a typo for ==.
+	if _, err := Truth(context.Background(), mustParse(t, "b = true"), env); err == nil || !strings.Contains(err.Error(), "did you mean ==?") {
+		t.Fatalf("an assigning condition: %v", err)
+	}
+	tmpl, err := ParseTemplate("x={i += 1}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := tmpl.Eval(context.Background(), env); !strings.Contains(out, "a logpoint cannot assign") {
+		t.Errorf("an assigning logpoint printed %q", out)
 	}
 }
 

@@ -67,10 +67,38 @@ type (
 		Type string
 		X    Node
 	}
-	// InstanceOf is X instanceof Type.
+	// InstanceOf is X instanceof Type, or X instanceof Type Bind (a
+	// pattern: Bind names X, as Type, where the test is true).
 	InstanceOf struct {
 		X    Node
 		Type string
+		Bind string
+	}
+	// NewArray is new Type[Len] (Init nil) or new Type[]{Init...}; Type is
+	// the array type ("int[]", "String[][]").
+	NewArray struct {
+		At   int
+		Type string
+		Len  Node
+		Init *ArrayInit
+	}
+	// ArrayInit is {X, Y, ...}, the elements of an array being created.
+	ArrayInit struct {
+		At    int
+		Elems []Node
+	}
+	// ClassLit is Type.class.
+	ClassLit struct {
+		At   int
+		Type string
+	}
+	// Assign is X = Y, or X op= Y for a compound operator (Op "+", "-", …;
+	// "" for plain assignment); X++ and X-- are X += 1 with Post set, ++X
+	// and --X without.
+	Assign struct {
+		Op   string
+		X, Y Node
+		Post bool
 	}
 	// New is new Type(Args...): an instance created by a constructor.
 	New struct {
@@ -92,6 +120,39 @@ func (n *Cond) Pos() int       { return n.Cond.Pos() }
 func (n *Cast) Pos() int       { return n.At }
 func (n *InstanceOf) Pos() int { return n.X.Pos() }
 func (n *New) Pos() int        { return n.At }
+func (n *NewArray) Pos() int   { return n.At }
+func (n *ArrayInit) Pos() int  { return n.At }
+func (n *ClassLit) Pos() int   { return n.At }
+func (n *Assign) Pos() int     { return n.X.Pos() }
+
+func (n *NewArray) String() string {
+	if n.Init != nil {
+		return "new " + n.Type + n.Init.String()
+	}
+	return "new " + strings.Replace(n.Type, "[]", "["+n.Len.String()+"]", 1)
+}
+func (n *ArrayInit) String() string {
+	s := make([]string, len(n.Elems))
+	for i, e := range n.Elems {
+		s[i] = e.String()
+	}
+	return "{" + strings.Join(s, ", ") + "}"
+}
+func (n *ClassLit) String() string { return n.Type + ".class" }
+func (n *Assign) String() string {
+	switch {
+	case n.Post && n.Op == "+" && isOne(n.Y):
+		return "(" + n.X.String() + "++)"
+	case n.Post && n.Op == "-" && isOne(n.Y):
+		return "(" + n.X.String() + "--)"
+	}
+	return "(" + n.X.String() + " " + n.Op + "= " + n.Y.String() + ")"
+}
+
+func isOne(n Node) bool {
+	l, ok := n.(*Lit)
+	return ok && l.Value.Kind == KindInt && l.Value.I == 1
+}
 
 func (n *Lit) String() string {
 	s := n.Value.Literal()
@@ -121,8 +182,13 @@ func (n *Binary) String() string { return "(" + n.X.String() + " " + n.Op + " " 
 func (n *Cond) String() string {
 	return "(" + n.Cond.String() + " ? " + n.Then.String() + " : " + n.Else.String() + ")"
 }
-func (n *Cast) String() string       { return "((" + n.Type + ") " + n.X.String() + ")" }
-func (n *InstanceOf) String() string { return "(" + n.X.String() + " instanceof " + n.Type + ")" }
+func (n *Cast) String() string { return "((" + n.Type + ") " + n.X.String() + ")" }
+func (n *InstanceOf) String() string {
+	if n.Bind != "" {
+		return "(" + n.X.String() + " instanceof " + n.Type + " " + n.Bind + ")"
+	}
+	return "(" + n.X.String() + " instanceof " + n.Type + ")"
+}
 
 // SyntaxError is a parse failure at a byte offset of the source.
 type SyntaxError struct {
@@ -148,6 +214,9 @@ const MaxDepth = 200
 
 // Parse parses one Java expression.
 func Parse(src string) (Node, error) {
+	if err := unsupported(src); err != nil {
+		return nil, err
+	}
 	p := &parser{lx: lexer{src: src}}
 	p.next()
 	n := p.expr(0)
@@ -158,6 +227,33 @@ func Parse(src string) (Node, error) {
 		return nil, p.err
 	}
 	return n, nil
+}
+
+// unsupported names the Java constructs the engine does not evaluate, so
+// the user reads "lambdas are not supported here" rather than a syntax
+// error at an arrow.
+func unsupported(src string) error {
+	lx := lexer{src: src}
+	var prev token
+	for {
+		t, err := lx.scan()
+		if err != nil || t.kind == tEOF {
+			return nil // the parser reports it
+		}
+		switch {
+		case t.kind == tOp && t.text == "->":
+			return &SyntaxError{Src: src, Pos: t.pos, Msg: "lambdas are not supported here: evaluate the lambda's body with its parameters as values instead"}
+		case t.kind == tOp && t.text == "::":
+			return &SyntaxError{Src: src, Pos: t.pos, Msg: "method references are not supported here: call the method instead"}
+		case t.kind == tIdent && t.text == "switch":
+			return &SyntaxError{Src: src, Pos: t.pos, Msg: "switch expressions are not supported here: use the conditional operator ?:"}
+		case t.kind == tOp && t.text == ";":
+			return &SyntaxError{Src: src, Pos: t.pos, Msg: "statements are not supported here: evaluate one expression"}
+		case t.kind == tOp && t.text == "{" && !(prev.kind == tOp && (prev.text == "]" || prev.text == "{" || prev.text == ",")):
+			return &SyntaxError{Src: src, Pos: t.pos, Msg: "blocks and anonymous classes are not supported here: evaluate one expression"}
+		}
+		prev = t
+	}
 }
 
 // ---- lexer ----
@@ -196,8 +292,9 @@ type lexer struct {
 }
 
 // ops lists operators longest first, so the lexer takes the longest match.
-var ops = []string{">>>", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
-	"+", "-", "*", "/", "%", "<", ">", "!", "~", "&", "|", "^", "?", ":", "(", ")", "[", "]", ".", ","}
+var ops = []string{">>>=", "<<=", ">>=", ">>>", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+	"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "->", "::",
+	"+", "-", "*", "/", "%", "<", ">", "!", "~", "&", "|", "^", "?", ":", "(", ")", "[", "]", ".", ",", "=", "{", "}", ";", "@"}
 
 func (lx *lexer) scan() (token, error) {
 	for lx.pos < len(lx.src) && strings.IndexByte(" \t\r\n", lx.src[lx.pos]) >= 0 {
@@ -416,7 +513,24 @@ var binaryPrec = map[string]int{
 	"*": 12, "/": 12, "%": 12,
 }
 
-const condPrec = 2
+const (
+	condPrec   = 2
+	assignPrec = 1
+)
+
+// assignOps are the assignment operators and the binary operator each
+// applies ("" for plain assignment).
+var assignOps = map[string]string{"=": "", "+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%",
+	"&=": "&", "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>", ">>>=": ">>>"}
+
+// assignable reports whether n can be assigned to.
+func assignable(n Node) bool {
+	switch n.(type) {
+	case *Name, *Select, *Index:
+		return true
+	}
+	return false
+}
 
 // expr parses an expression whose operators bind tighter than minPrec.
 func (p *parser) expr(minPrec int) Node {
@@ -430,7 +544,22 @@ func (p *parser) expr(minPrec int) Node {
 	for p.err == nil {
 		if p.tok.kind == tIdent && p.tok.text == "instanceof" && minPrec < 9 {
 			p.next()
-			x = &InstanceOf{X: x, Type: p.typeName()}
+			io := &InstanceOf{X: x, Type: p.typeName()}
+			if p.tok.kind == tIdent && p.tok.text != "instanceof" {
+				io.Bind = p.tok.text
+				p.next()
+			}
+			x = io
+			continue
+		}
+		if op, ok := assignOps[p.tok.text]; ok && p.tok.kind == tOp && minPrec < assignPrec {
+			pos := p.tok.pos
+			if !assignable(x) {
+				p.fail(pos, "only a variable, a field or an array element can be assigned")
+				return nil
+			}
+			p.next()
+			x = &Assign{Op: op, X: x, Y: p.expr(assignPrec - 1)} // right-associative
 			continue
 		}
 		if p.isOp("?") && minPrec < condPrec {
@@ -475,6 +604,15 @@ func (p *parser) unary() Node {
 				return p.postfix(p.intLit(t, true))
 			}
 			return &Unary{At: pos, Op: op, X: p.unary()}
+		case "++", "--":
+			op := p.tok.text[:1]
+			p.next()
+			x := p.postfix(p.primary())
+			if p.err == nil && !assignable(x) {
+				p.fail(pos, "%s needs a variable, a field or an array element", op+op)
+				return nil
+			}
+			return &Assign{Op: op, X: x, Y: &Lit{At: pos, Value: IntValue(1)}}
 		case "(":
 			// A cast: ( primitive ) unary, or ( Qualified.Name ) followed by
 			// something that can only start an operand.
@@ -578,9 +716,9 @@ func (p *parser) primary() Node {
 			return nil
 		case "new":
 			typ := p.qualifiedName()
+			p.typeArgs()
 			if p.err == nil && p.isOp("[") {
-				p.fail(p.tok.pos, "array creation (new %s[...]) is not supported; only constructors are", strings.TrimSuffix(typ, "[]"))
-				return nil
+				return p.newArray(t.pos, typ)
 			}
 			if !p.isOp("(") {
 				p.fail(p.tok.pos, "expected ( after new %s, found %s", typ, p.tok)
@@ -601,9 +739,132 @@ func (p *parser) primary() Node {
 	return nil
 }
 
+// typeArgs skips type arguments (<>, <String>, <K, List<V>>): the VM's
+// types are erased.
+func (p *parser) typeArgs() {
+	if !p.isOp("<") {
+		return
+	}
+	depth := 0
+	for p.err == nil {
+		switch {
+		case p.isOp("<"):
+			depth++
+		case p.isOp(">"):
+			depth--
+		case p.isOp(">>"):
+			depth -= 2
+		case p.isOp(">>>"):
+			depth -= 3
+		case p.tok.kind == tIdent || p.isOp(",") || p.isOp(".") || p.isOp("?") || p.isOp("[") || p.isOp("]"):
+		default:
+			p.fail(p.tok.pos, "unexpected %s in type arguments", p.tok)
+			return
+		}
+		p.next()
+		if depth <= 0 {
+			if depth < 0 {
+				p.fail(p.tok.pos, "unbalanced > in type arguments")
+			}
+			return
+		}
+	}
+}
+
+// newArray parses the rest of new Type[n] or new Type[]...{...}.
+func (p *parser) newArray(at int, elem string) Node {
+	p.next() // [
+	if p.isOp("]") {
+		p.next()
+		typ := elem + "[]"
+		for p.isOp("[") {
+			p.next()
+			p.expect("]")
+			typ += "[]"
+		}
+		if !p.isOp("{") {
+			p.fail(p.tok.pos, "expected { with the elements of new %s, found %s", typ, p.tok)
+			return nil
+		}
+		return &NewArray{At: at, Type: typ, Init: p.arrayInit()}
+	}
+	n := p.expr(0)
+	p.expect("]")
+	typ := elem + "[]"
+	for p.err == nil && p.isOp("[") {
+		p.next()
+		if !p.isOp("]") {
+			p.fail(p.tok.pos, "arrays with several sizes (new %s[a][b]) are not supported here: give one size", elem)
+			return nil
+		}
+		p.next()
+		typ += "[]"
+	}
+	return &NewArray{At: at, Type: typ, Len: n}
+}
+
+// arrayInit parses {a, b, {c}}.
+func (p *parser) arrayInit() *ArrayInit {
+	init := &ArrayInit{At: p.tok.pos}
+	p.expect("{")
+	for p.err == nil && !p.isOp("}") {
+		if p.isOp("{") {
+			init.Elems = append(init.Elems, p.arrayInit())
+		} else {
+			init.Elems = append(init.Elems, p.expr(0))
+		}
+		if !p.isOp(",") {
+			break
+		}
+		p.next()
+	}
+	p.expect("}")
+	return init
+}
+
 func (p *parser) postfix(x Node) Node {
 	for p.err == nil {
 		switch {
+		case p.isOp("++") || p.isOp("--"):
+			if !assignable(x) {
+				p.fail(p.tok.pos, "%s needs a variable, a field or an array element", p.tok.text)
+				return nil
+			}
+			x = &Assign{Op: p.tok.text[:1], X: x, Y: &Lit{At: p.tok.pos, Value: IntValue(1)}, Post: true}
+			p.next()
+		case p.isOp(".") && isTypeName(x):
+			// Type.class, or a field or method of a class or object.
+			save, saveTok := p.lx, p.tok
+			p.next()
+			if p.tok.kind == tIdent && p.tok.text == "class" {
+				name, _ := dotted(x)
+				x = &ClassLit{At: x.Pos(), Type: name}
+				p.next()
+				continue
+			}
+			p.lx, p.tok = save, saveTok
+			p.next()
+			if p.tok.kind != tIdent {
+				p.fail(p.tok.pos, "expected a field or method name after '.', found %s", p.tok)
+				return nil
+			}
+			x = &Select{X: x, Name: p.tok.text}
+			p.next()
+		case p.isOp("[") && isTypeName(x) && p.peekIs("]"):
+			// Type[].class
+			name, _ := dotted(x)
+			for p.isOp("[") {
+				p.next()
+				p.expect("]")
+				name += "[]"
+			}
+			p.expect(".")
+			if p.tok.kind != tIdent || p.tok.text != "class" {
+				p.fail(p.tok.pos, "expected class after %s., found %s", name, p.tok)
+				return nil
+			}
+			p.next()
+			x = &ClassLit{At: x.Pos(), Type: name}
 		case p.isOp("."):
 			p.next()
 			if p.tok.kind != tIdent {
@@ -630,6 +891,19 @@ func (p *parser) postfix(x Node) Node {
 		}
 	}
 	return x
+}
+
+// isTypeName reports whether n could name a type (a.b.C, int).
+func isTypeName(n Node) bool {
+	_, ok := dotted(n)
+	return ok
+}
+
+// peekIs reports whether the token after the current one is op s.
+func (p *parser) peekIs(s string) bool {
+	lx := p.lx
+	t, err := lx.scan()
+	return err == nil && t.kind == tOp && t.text == s
 }
 
 // args parses a parenthesised, comma-separated argument list.

@@ -94,7 +94,8 @@ func (t *Template) Eval(ctx context.Context, env Env) string {
 			b.WriteString(p.text)
 			continue
 		}
-		v, err := Eval(ctx, p.expr, env)
+		ev := evaluator{env: env, noAssign: "a logpoint cannot assign"}
+		v, err := ev.eval(ctx, p.expr)
 		var s string
 		if err == nil {
 			s, err = ToString(ctx, env, v)

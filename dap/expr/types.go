@@ -150,3 +150,6 @@ func arrayElem(sig string) string {
 	}
 	return ""
 }
+
+// BoxSig is the wrapper class of a primitive signature ("I" → "Ljava/lang/Integer;").
+func BoxSig(sig string) string { return boxSigs[sigKinds[sig]] }

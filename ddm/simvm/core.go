@@ -9,31 +9,11 @@ import (
 	"net"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
-// Core JDWP commands the simulator answers when no real JVM is behind it.
-const (
-	setVM     = 1
-	setThread = 11
-
-	cmdVersion         = 1
-	cmdAllThreads      = 4
-	cmdDispose         = 6
-	cmdIDSizes         = 7
-	cmdSuspend         = 8
-	cmdResume          = 9
-	cmdExit            = 10
-	cmdCapabilities    = 12
-	cmdCapabilitiesNew = 17
-	cmdThreadName      = 1
-	cmdThreadSuspend   = 2
-	cmdThreadResume    = 3
-	cmdThreadStatus    = 4
-
-	objectIDSize = 8
-)
+// objectIDSize is the size of every id the simulator hands out.
+const objectIDSize = 8
 
 func jdwpString(b []byte, s string) []byte {
 	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
@@ -46,18 +26,19 @@ func (s *session) handleCore(p *jdwp.Packet) bool {
 	var out []byte
 	code := jdwp.ErrNone
 	keep := true
-	switch [2]byte{p.CmdSet, p.Cmd} {
-	case [2]byte{setVM, cmdVersion}:
+	cmd := jdwp.Cmd{Set: p.CmdSet, Cmd: p.Cmd}
+	switch cmd {
+	case jdwp.CmdVMVersion:
 		out = jdwpString(out, fmt.Sprintf("ddmbridge simulated VM (%s profile)", vm.opt.Profile))
 		out = binary.BigEndian.AppendUint32(out, 1)
 		out = binary.BigEndian.AppendUint32(out, 6)
 		out = jdwpString(out, "0")
 		out = jdwpString(out, "Dalvik")
-	case [2]byte{setVM, cmdIDSizes}:
+	case jdwp.CmdVMIDSizes:
 		for range 5 {
 			out = binary.BigEndian.AppendUint32(out, objectIDSize)
 		}
-	case [2]byte{setVM, cmdAllThreads}:
+	case jdwp.CmdVMAllThreads:
 		vm.mu.Lock()
 		ts := sortedThreads(vm.threads)
 		out = binary.BigEndian.AppendUint32(out, uint32(len(ts)))
@@ -65,19 +46,19 @@ func (s *session) handleCore(p *jdwp.Packet) bool {
 			out = binary.BigEndian.AppendUint64(out, t.jdwpID)
 		}
 		vm.mu.Unlock()
-	case [2]byte{setVM, cmdCapabilities}:
+	case jdwp.CmdVMCapabilities:
 		out = make([]byte, 7)
-	case [2]byte{setVM, cmdCapabilitiesNew}:
+	case jdwp.CmdVMCapabilitiesNew:
 		out = make([]byte, 32)
-	case [2]byte{setVM, cmdSuspend}, [2]byte{setVM, cmdResume}:
+	case jdwp.CmdVMSuspend, jdwp.CmdVMResume:
 		vm.mu.Lock()
 		for _, t := range vm.threads {
-			t.suspended = p.Cmd == cmdSuspend
+			t.suspended = cmd == jdwp.CmdVMSuspend
 		}
 		vm.mu.Unlock()
-	case [2]byte{setVM, cmdDispose}, [2]byte{setVM, cmdExit}:
+	case jdwp.CmdVMDispose, jdwp.CmdVMExit:
 		keep = false
-	case [2]byte{setThread, cmdThreadName}, [2]byte{setThread, cmdThreadSuspend}, [2]byte{setThread, cmdThreadResume}, [2]byte{setThread, cmdThreadStatus}:
+	case jdwp.CmdThreadName, jdwp.CmdThreadSuspend, jdwp.CmdThreadResume, jdwp.CmdThreadStatus:
 		code = jdwp.ErrInvalidThread
 		if len(p.Data) < objectIDSize {
 			break
@@ -89,13 +70,13 @@ func (s *session) handleCore(p *jdwp.Packet) bool {
 				continue
 			}
 			code = jdwp.ErrNone
-			switch p.Cmd {
-			case cmdThreadName:
+			switch cmd {
+			case jdwp.CmdThreadName:
 				out = jdwpString(nil, t.name)
-			case cmdThreadSuspend, cmdThreadResume:
-				t.suspended = p.Cmd == cmdThreadSuspend
-			case cmdThreadStatus:
-				out = binary.BigEndian.AppendUint32(nil, uint32(jdwpThreadStatus(t.status)))
+			case jdwp.CmdThreadSuspend, jdwp.CmdThreadResume:
+				t.suspended = cmd == jdwp.CmdThreadSuspend
+			case jdwp.CmdThreadStatus:
+				out = binary.BigEndian.AppendUint32(nil, uint32(t.status.JDWP()))
 				suspended := uint32(0)
 				if t.suspended {
 					suspended = uint32(jdwp.SuspendStatusSuspended)
@@ -109,21 +90,6 @@ func (s *session) handleCore(p *jdwp.Packet) bool {
 	}
 	s.reply(p.ID, code, out)
 	return keep
-}
-
-// jdwpThreadStatus maps a DDM thread state to ThreadReference.Status's.
-func jdwpThreadStatus(st ddm.ThreadState) jdwp.ThreadStatus {
-	switch st {
-	case ddm.ThreadZombie:
-		return jdwp.ThreadZombie
-	case ddm.ThreadTimedWait:
-		return jdwp.ThreadSleeping
-	case ddm.ThreadMonitor:
-		return jdwp.ThreadMonitor
-	case ddm.ThreadWait, ddm.ThreadVMWait:
-		return jdwp.ThreadWait
-	}
-	return jdwp.ThreadRunning
 }
 
 // Passthrough to a real JVM.
@@ -169,7 +135,7 @@ func (s *session) connectJVM() error {
 	// order while the queries below wait for their replies.
 	s.bg.Add(1)
 	go s.pumpFromJVM()
-	sizes, err := s.query(setVM, cmdIDSizes, nil)
+	sizes, err := s.query(jdwp.CmdVMIDSizes, nil)
 	if err != nil || len(sizes) < 20 {
 		return fmt.Errorf("JVM %s IDSizes: %v", addr, err)
 	}
@@ -234,8 +200,8 @@ func (s *session) pumpFromJVM() {
 }
 
 // query sends one command to the JVM and returns its reply's data.
-func (s *session) query(set, cmd byte, data []byte) ([]byte, error) {
-	rs, err := s.queries([]jdwp.Packet{{CmdSet: set, Cmd: cmd, Data: data}})
+func (s *session) query(cmd jdwp.Cmd, data []byte) ([]byte, error) {
+	rs, err := s.queries([]jdwp.Packet{{CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: data}})
 	if err != nil {
 		return nil, err
 	}

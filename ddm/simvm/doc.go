@@ -2,12 +2,19 @@
 // debugger's (or monitor's) JDWP handshake and answers DDM chunks the way an
 // Android VM does, following shared/reference/ddm.md byte for byte.
 //
-// Two profiles:
+// Three profiles:
 //
 //   - ProfileART follows what shipped: extended HELO (all 12 fields), FEAT,
 //     APNM after HELO, the real THST layout with states 0–4, unsolicited ids
 //     0x80000001…, and no reply at all where a modern ART handler returns
 //     nothing (adbconnection behaviour).
+//   - ProfileCurrent is ART of API 34–35 as the AOSP sources read today
+//     (art adbconnection/, frameworks/base core/java/android/ddm/): what
+//     ProfileART does, plus the framework's FEAT strings (view-hierarchy,
+//     support_boot_stages), minus the THST and STKL handlers the framework
+//     dropped (no reply, as adbconnection sends none). Its JDWP agent loads on
+//     the first non-DDM packet; VM.NonDDMPackets counts them so tests prove a
+//     monitor stays DDM-only.
 //   - ProfileDraft follows the 2007 design: the short HELO, THST with a u4
 //     count and state/suspended per thread (states 1–8), periodic THST pushes
 //     at the interval the server asks for, DBGD acknowledged, large chunks

@@ -66,7 +66,7 @@ func (s *session) refreshThreads(initial bool) (int, error) {
 // readJVMThreads lists the JVM's live threads: AllThreads, then every
 // thread's Name (names change) and Status in one batch.
 func (s *session) readJVMThreads() ([]jvmThread, error) {
-	all, err := s.query(setVM, cmdAllThreads, nil)
+	all, err := s.query(jdwp.CmdVMAllThreads, nil)
 	if err != nil {
 		return nil, fmt.Errorf("AllThreads: %w", err)
 	}
@@ -79,7 +79,7 @@ func (s *session) readJVMThreads() ([]jvmThread, error) {
 	cmds := make([]jdwp.Packet, 0, 2*n)
 	for i := range n {
 		raws[i] = all[4+i*oid : 4+(i+1)*oid]
-		cmds = append(cmds, jdwp.Packet{CmdSet: setThread, Cmd: cmdThreadName, Data: raws[i]}, jdwp.Packet{CmdSet: setThread, Cmd: cmdThreadStatus, Data: raws[i]})
+		cmds = append(cmds, jdwp.Packet{CmdSet: jdwp.CmdThreadName.Set, Cmd: jdwp.CmdThreadName.Cmd, Data: raws[i]}, jdwp.Packet{CmdSet: jdwp.CmdThreadStatus.Set, Cmd: jdwp.CmdThreadStatus.Cmd, Data: raws[i]})
 	}
 	rs, err := s.queries(cmds)
 	if err != nil {
@@ -104,7 +104,7 @@ func (s *session) readJVMThreads() ([]jvmThread, error) {
 		out = append(out, jvmThread{
 			jdwpID:    id,
 			name:      string(name.Data[4 : 4+binary.BigEndian.Uint32(name.Data)]),
-			status:    ddmThreadState(jdwp.ThreadStatus(binary.BigEndian.Uint32(st.Data))),
+			status:    ddm.ThreadStateFromJDWP(jdwp.ThreadStatus(binary.BigEndian.Uint32(st.Data))),
 			suspended: int32(binary.BigEndian.Uint32(st.Data[4:]))&jdwp.SuspendStatusSuspended != 0,
 		})
 	}
@@ -117,22 +117,6 @@ func firstErr(a, b jdwp.ErrorCode) jdwp.ErrorCode {
 		return a
 	}
 	return b
-}
-
-// ddmThreadState maps ThreadReference.Status to a DDM state. All fall in
-// 0–4, the range of both profiles; JDWP cannot tell NATIVE or VMWAIT.
-func ddmThreadState(st jdwp.ThreadStatus) ddm.ThreadState {
-	switch st {
-	case jdwp.ThreadZombie:
-		return ddm.ThreadZombie
-	case jdwp.ThreadSleeping:
-		return ddm.ThreadTimedWait
-	case jdwp.ThreadMonitor:
-		return ddm.ThreadMonitor
-	case jdwp.ThreadWait:
-		return ddm.ThreadWait
-	}
-	return ddm.ThreadRunning
 }
 
 // syncJVMThreadsLocked makes the VM's threads the JVM's: a thread keeps its

@@ -145,10 +145,15 @@ func TestPassthroughRealThreadStates(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t0 := time.Now()
-	time.Sleep(time.Second)
-	second := thst(t, c)
-	elapsed := time.Since(t0)
 	cpu := func(m map[uint32]ddm.ThreadInfo, name string) uint32 { return m[ids[name]].UTime + m[ids[name]].STime }
+	// A busy thread accrues about 100 ticks a second on a free core: wait for
+	// 10, however long a loaded machine takes.
+	var second map[uint32]ddm.ThreadInfo
+	eventually(t, "spinner to use CPU", func() bool {
+		second = thst(t, c)
+		return runtime.GOOS != "linux" || cpu(second, "spinner")-cpu(first, "spinner") >= 10
+	})
+	elapsed := time.Since(t0)
 	for _, th := range c.Data().Threads() {
 		e := second[th.ID]
 		t.Logf("%4d %-24s %-10v tid %-7d utime %-5d stime %d", th.ID, th.Name, e.Status, e.TID, e.UTime, e.STime)
@@ -169,11 +174,7 @@ func TestPassthroughRealThreadStates(t *testing.T) {
 		}
 		return
 	}
-	// A busy thread accrues about 100 ticks a second on a free core; allow
-	// for a loaded machine.
-	if grew := cpu(second, "spinner") - cpu(first, "spinner"); grew < 10 {
-		t.Errorf("spinner's CPU time grew by %d ticks in %v, want it busy", grew, elapsed)
-	}
+	t.Logf("spinner's CPU time grew by %d ticks in %v", cpu(second, "spinner")-cpu(first, "spinner"), elapsed)
 	if n := cpu(second, "sleeper"); n > 2 {
 		t.Errorf("sleeper used %d ticks of CPU time, want ~0", n)
 	}
@@ -241,16 +242,16 @@ func TestPassthroughQueriesApart(t *testing.T) {
 			return p
 		}
 	}
-	send := func(id uint32, set, cmd byte, data []byte) {
+	send := func(id uint32, cmd jdwp.Cmd, data []byte) {
 		t.Helper()
-		if err := jdwp.WritePacket(nc, &jdwp.Packet{ID: id, CmdSet: set, Cmd: cmd, Data: data}); err != nil {
+		if err := jdwp.WritePacket(nc, &jdwp.Packet{ID: id, CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: data}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Thread events on, so the refreshes also write to this connection (ART
 	// does not answer THEN).
-	send(1, ddm.CommandSet, ddm.Command, ddm.EncodeChunks(ddm.Encode(&ddm.ThreadNotify{Enable: true})))
-	send(2, setVM, cmdAllThreads, nil)
+	send(1, jdwp.CmdDDMChunk, ddm.EncodeChunks(ddm.Encode(&ddm.ThreadNotify{Enable: true})))
+	send(2, jdwp.CmdVMAllThreads, nil)
 	all := read()
 	if all.ID != 2 || all.Error != jdwp.ErrNone {
 		t.Fatalf("AllThreads: %v", all)
@@ -271,14 +272,14 @@ func TestPassthroughQueriesApart(t *testing.T) {
 	// Rounds of pipelined commands while the simulator queries every 5 ms.
 	id := uint32(10)
 	kinds := []struct {
-		set, cmd byte
-		data     []byte
-		check    func(p *jdwp.Packet) bool
+		cmd   jdwp.Cmd
+		data  []byte
+		check func(p *jdwp.Packet) bool
 	}{
-		{setVM, cmdVersion, nil, func(p *jdwp.Packet) bool { return strings.Contains(string(p.Data), "Java") }},
-		{setVM, cmdIDSizes, nil, func(p *jdwp.Packet) bool { return len(p.Data) == 20 }},
-		{setThread, cmdThreadName, thread, func(p *jdwp.Packet) bool { return len(p.Data) > 4 }},
-		{setThread, cmdThreadStatus, thread, func(p *jdwp.Packet) bool { return len(p.Data) == 8 }},
+		{jdwp.CmdVMVersion, nil, func(p *jdwp.Packet) bool { return strings.Contains(string(p.Data), "Java") }},
+		{jdwp.CmdVMIDSizes, nil, func(p *jdwp.Packet) bool { return len(p.Data) == 20 }},
+		{jdwp.CmdThreadName, thread, func(p *jdwp.Packet) bool { return len(p.Data) > 4 }},
+		{jdwp.CmdThreadStatus, thread, func(p *jdwp.Packet) bool { return len(p.Data) == 8 }},
 	}
 	replies := 0
 	for round := 0; round < 40 || qid()-q0 < 200; round++ {
@@ -289,13 +290,13 @@ func TestPassthroughQueriesApart(t *testing.T) {
 		for i := range 25 {
 			k := kinds[i%len(kinds)]
 			id++
-			send(id, k.set, k.cmd, k.data)
+			send(id, k.cmd, k.data)
 		}
 		for want := first; want <= id; want++ {
 			p := read()
 			k := kinds[(want-first)%uint32(len(kinds))]
 			if !p.IsReply() || p.ID != want || p.ID >= queryIDBase || p.Error != jdwp.ErrNone || !k.check(p) {
-				t.Fatalf("round %d: got %v (data %q), want the reply to %d (command %d/%d)", round, p, p.Data, want, k.set, k.cmd)
+				t.Fatalf("round %d: got %v (data %q), want the reply to %d (%v)", round, p, p.Data, want, k.cmd)
 			}
 			replies++
 		}
@@ -314,7 +315,7 @@ func TestPassthroughSessionEnds(t *testing.T) {
 	// last one left, so the simulator's dial may need another try.
 	attach := func() net.Conn {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 			nc, err := jvmtest.DialHandshake(t.Context(), addr)
 			if err != nil {
 				t.Fatal(err)
@@ -343,7 +344,7 @@ func TestPassthroughSessionEnds(t *testing.T) {
 		eventually(t, "the session's end", func() bool { return sessions() == 0 })
 	}
 	var g1 int
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for g1 = runtime.NumGoroutine(); g1 > g0 && time.Now().Before(deadline); g1 = runtime.NumGoroutine() {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -409,22 +410,22 @@ func fakeJVM(t *testing.T, delay time.Duration) (addr string, kill func()) {
 				return
 			}
 			var out []byte
-			switch [2]byte{p.CmdSet, p.Cmd} {
-			case [2]byte{setVM, cmdIDSizes}:
+			switch (jdwp.Cmd{Set: p.CmdSet, Cmd: p.Cmd}) {
+			case jdwp.CmdVMIDSizes:
 				for range 5 {
 					out = binary.BigEndian.AppendUint32(out, 8)
 				}
-			case [2]byte{setVM, cmdAllThreads}:
+			case jdwp.CmdVMAllThreads:
 				out = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(nil, 1), 0x42)
 				if allThreads++; allThreads > 1 {
 					go func(id uint32) { time.Sleep(delay); reply(id, out) }(p.ID)
 					continue
 				}
-			case [2]byte{setThread, cmdThreadName}:
+			case jdwp.CmdThreadName:
 				out = jdwpString(nil, "main")
-			case [2]byte{setThread, cmdThreadStatus}:
+			case jdwp.CmdThreadStatus:
 				out = binary.BigEndian.AppendUint64(nil, uint64(jdwp.ThreadRunning)<<32)
-			case [2]byte{setVM, cmdVersion}:
+			case jdwp.CmdVMVersion:
 				out = jdwpString(nil, "fake")
 			}
 			reply(p.ID, out)
@@ -456,7 +457,7 @@ func TestPassthroughLateReplies(t *testing.T) {
 	r := bufio.NewReader(nc)
 	nc.SetDeadline(time.Now().Add(10 * time.Second))
 	for id := uint32(1); id <= 50; id++ {
-		if err := jdwp.WritePacket(nc, &jdwp.Packet{ID: id, CmdSet: setVM, Cmd: cmdVersion}); err != nil {
+		if err := jdwp.WritePacket(nc, &jdwp.Packet{ID: id, CmdSet: jdwp.CmdVMVersion.Set, Cmd: jdwp.CmdVMVersion.Cmd}); err != nil {
 			t.Fatal(err)
 		}
 		p, err := jdwp.ReadPacket(r, 0)

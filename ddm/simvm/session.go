@@ -2,7 +2,6 @@ package simvm
 
 import (
 	"bufio"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -58,7 +57,7 @@ type session struct {
 func (vm *VM) serveConn(nc net.Conn) {
 	defer nc.Close()
 	s := &session{vm: vm, nc: nc, log: vm.log.With().Str("peer", nc.RemoteAddr().String()).Logger()}
-	if vm.opt.Profile == ProfileART {
+	if vm.opt.Profile.art() {
 		s.eventID.Store(0x80000000) // adbconnection: 0x80000001, 0x80000002, …
 	} else {
 		s.eventID.Store(0x10000000 - 1) // Dalvik: 0x10000000, …
@@ -102,6 +101,19 @@ func (vm *VM) serveConn(nc net.Conn) {
 				s.log.Debug().Err(err).Msg("session ended")
 			}
 			return
+		}
+		if p.IsReply() || p.CmdSet != ddm.CommandSet {
+			if vm.nonDDM.Add(1) == 1 {
+				if vm.opt.Profile == ProfileCurrent {
+					s.log.Info().Uint8("set", p.CmdSet).Uint8("cmd", p.Cmd).Msg("first non-DDM packet: JDWP agent loaded")
+					if vm.opt.WaitingForDebugger {
+						s.event(&ddm.BootStage{Stage: ddm.StageGo}) // the debugger came: the app goes on
+					}
+				}
+				if vm.opt.OnAgentLoaded != nil {
+					vm.opt.OnAgentLoaded()
+				}
+			}
 		}
 		switch {
 		case !p.IsReply() && p.CmdSet == ddm.CommandSet:
@@ -148,6 +160,9 @@ func (s *session) reply(id uint32, code jdwp.ErrorCode, data []byte) error {
 }
 
 func (s *session) draft() bool { return s.vm.opt.Profile == ProfileDraft }
+
+// current reports the ProfileCurrent session: no THST/STKL handlers.
+func (s *session) current() bool { return s.vm.opt.Profile == ProfileCurrent }
 
 // wire frames chunks for the profile: the draft compresses big chunks.
 func (s *session) wire(cs ...ddm.Chunk) []byte {
@@ -217,8 +232,9 @@ func (s *session) handleDDM(p *jdwp.Packet) bool {
 		return false
 	}
 	// A handler with nothing to say: Dalvik and the draft send an empty reply,
-	// modern ART's adbconnection sends nothing.
-	if len(out) > 0 || s.draft() || len(chunks) == 0 {
+	// modern ART's adbconnection sends nothing — until the JDWP agent is
+	// loaded, which answers empty (its error suppressed for compatibility).
+	if len(out) > 0 || s.draft() || len(chunks) == 0 || (s.current() && s.vm.nonDDM.Load() > 0) {
 		s.reply(p.ID, jdwp.ErrNone, s.wire(out...))
 	}
 	for _, f := range after {
@@ -261,6 +277,9 @@ func (s *session) answer(c ddm.Chunk) answer {
 		}
 		h.VMIdent = "Dalvik v2.1.0"
 		h.Tails, h.ABI, h.JVMFlags, h.PackageName, h.BootStage = 6, "64-bit (x86_64)", "CheckJNI=false", vm.opt.AppName, ddm.StageGo
+		if s.current() && vm.opt.WaitingForDebugger && vm.nonDDM.Load() == 0 {
+			h.BootStage = ddm.StageDebug // stopped in Debug.waitForDebugger
+		}
 		return answer{reply: h, after: func() {
 			s.event(&ddm.AppName{Name: vm.opt.AppName, Tails: 2, PackageName: vm.opt.AppName})
 		}}
@@ -279,12 +298,18 @@ func (s *session) answer(c ddm.Chunk) answer {
 		vm.mu.Unlock()
 		return answer{}
 	case *ddm.ThreadStatusRequest:
+		if s.current() {
+			return answer{} // DdmHandleThread's THST is gone from current frameworks
+		}
 		if s.draft() && m.Draft {
 			s.setPeriodicTHST(time.Duration(m.IntervalMs) * time.Millisecond)
 			return answer{}
 		}
 		return answer{reply: s.threadStatus()}
 	case *ddm.StackRequest:
+		if s.current() {
+			return answer{} // and so is its STKL
+		}
 		vm.mu.Lock()
 		t := vm.threads[m.ThreadID]
 		vm.mu.Unlock()
@@ -349,7 +374,11 @@ func (s *session) answerEmpty(t ddm.Type) answer {
 	vm := s.vm
 	switch t {
 	case ddm.FEAT:
-		return answer{reply: &ddm.Features{Names: []string{"hprof-heap-dump-streaming", "hprof-heap-dump", "method-sample-profiling", "method-trace-profiling-streaming", "method-trace-profiling"}}}
+		names := []string{"hprof-heap-dump-streaming", "hprof-heap-dump", "method-sample-profiling", "method-trace-profiling-streaming", "method-trace-profiling"}
+		if s.current() { // the framework's own, after the VM's
+			names = append(names, "view-hierarchy", "support_boot_stages")
+		}
+		return answer{reply: &ddm.Features{Names: names}}
 	case ddm.DBGD:
 		return answer{reply: &ddm.Empty{Type: ddm.DBGD}} // the seed's acknowledgement
 	case ddm.HPGC:
@@ -391,9 +420,10 @@ func (s *session) answerEmpty(t ddm.Type) answer {
 		}}
 	case ddm.HPDS:
 		return answer{after: func() {
-			hprof := append([]byte("JAVA PROFILE 1.0.3\x00"), 0, 0, 0, 4)
-			hprof = binary.BigEndian.AppendUint64(hprof, uint64(time.Now().UnixMilli()))
-			s.event(&ddm.Raw{Type: ddm.HPDS, Data: hprof})
+			vm.mu.Lock()
+			dump := vm.heap.hprofDump(time.Now()) // the simulated heap as a real HPROF file
+			vm.mu.Unlock()
+			s.event(&ddm.Raw{Type: ddm.HPDS, Data: dump})
 		}}
 	case ddm.NHGT:
 		return answer{reply: &ddm.NativeHeap{PointerSize: 8, Maps: "7f0000000000-7f0000100000 rw-p 00000000 00:00 0 [anon:libc_malloc]\n",

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -20,16 +21,24 @@ type Profile string
 const (
 	ProfileART   Profile = "art"
 	ProfileDraft Profile = "draft"
+	// ProfileCurrent is ART as of API 34–35: ProfileART's chunks, FEAT with
+	// the framework's view-hierarchy and support_boot_stages, no THST/STKL
+	// handlers (the framework dropped them), and a JDWP agent loaded only on
+	// the first non-DDM packet (adbconnection answers DDM by itself).
+	ProfileCurrent Profile = "current"
 )
 
 // ParseProfile checks a profile name.
 func ParseProfile(s string) (Profile, error) {
 	switch p := Profile(strings.ToLower(s)); p {
-	case ProfileART, ProfileDraft:
+	case ProfileART, ProfileDraft, ProfileCurrent:
 		return p, nil
 	}
-	return "", fmt.Errorf("unknown profile %q (art or draft)", s)
+	return "", fmt.Errorf("unknown profile %q (art, current or draft)", s)
 }
+
+// art reports whether the profile is an ART one (shipped or current).
+func (p Profile) art() bool { return p == ProfileART || p == ProfileCurrent }
 
 // Options configures a simulated VM. Zero values pick the defaults noted.
 type Options struct {
@@ -43,6 +52,11 @@ type Options struct {
 	Seed               uint64        // random seed; 0 means 1
 	// JVM, if set, is the HOST:PORT of a real JVM's JDWP agent to sit in front of.
 	JVM string
+
+	// OnAgentLoaded, if set, is called once when the first non-DDM packet
+	// arrives (on ProfileCurrent it loads the JDWP agent): a simulated adbd
+	// then tells track-app the app no longer waits.
+	OnAgentLoaded func()
 
 	Logger      zerolog.Logger
 	TraceChunks bool // log chunks at trace level, kind "ddm.chunk"
@@ -64,6 +78,8 @@ type VM struct {
 	sessions map[*session]struct{}
 	allocs   []ddm.AllocRecord
 	gcs      int
+
+	nonDDM atomic.Int64 // non-DDM packets received, over all sessions
 
 	lnMu      sync.Mutex
 	listeners []net.Listener
@@ -124,6 +140,17 @@ func New(opt Options) (*VM, error) {
 
 // Profile returns the profile the VM imitates.
 func (vm *VM) Profile() Profile { return vm.opt.Profile }
+
+// NonDDMPackets counts the packets the VM received that were not DDM
+// commands (set 0xC7): JDWP commands and replies. On current ART the first
+// one loads the JDWP agent; a monitor that only watches sends none.
+func (vm *VM) NonDDMPackets() int64 { return vm.nonDDM.Load() }
+
+// AgentLoaded reports whether a non-DDM packet has loaded the JDWP agent
+// (ProfileCurrent; the other profiles have their agent from the start).
+func (vm *VM) AgentLoaded() bool {
+	return vm.opt.Profile != ProfileCurrent || vm.nonDDM.Load() > 0
+}
 
 // ListenAndServe listens on addr (e.g. "127.0.0.1:0") and serves until Close.
 func (vm *VM) ListenAndServe(addr string) error {
@@ -227,7 +254,7 @@ func (vm *VM) run() {
 
 // maxState is the highest thread state the profile reports: ART only 0–4.
 func (vm *VM) maxState() int {
-	if vm.opt.Profile == ProfileART {
+	if vm.opt.Profile.art() {
 		return int(ddm.ThreadWait)
 	}
 	return int(ddm.ThreadVMWait)

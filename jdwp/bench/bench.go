@@ -53,7 +53,20 @@ var Workloads = []Workload{
 
 // Extras are diagnostic workloads outside the shared benchmark (not in "all").
 var Extras = []Workload{
+	{"classesfloor", "the VM's floor for classes: AllClassesWithGeneric, then every class's methods and fields at once", runClassesFloor},
+	{"threaddumpfloor", "the VM's floor for threaddump: every thread's name, status and frames at once, then each class's methods and each method's lines once, at once", runThreadDumpFloor},
 	{"localsfloor", "the VM's floor for locals: only the GetValues, pipelined, after untimed frame and variable-table reads", runLocalsFloor},
+	{"objectsfloor", "the VM's floor for objects: the graph array in one read, then every element's fields at once, then every label at once", runObjectsFloor},
+}
+
+// Floor returns the name of the workload that measures name's floor, or "".
+func Floor(name string) string {
+	for _, w := range Extras {
+		if w.Name == name+"floor" {
+			return w.Name
+		}
+	}
+	return ""
 }
 
 // Lookup returns the named workload (a shared one or an extra).

@@ -120,7 +120,7 @@ func clientRoundTrips(ctx context.Context, addr string, n int, opts *jdwp.Option
 	defer c.Close()
 	start := time.Now()
 	for i := 0; i < n; i++ {
-		if _, err := c.Command(ctx, jdwp.SetVirtualMachine, 7, nil); err != nil {
+		if _, err := c.Command(ctx, jdwp.CmdVMIDSizes.Set, jdwp.CmdVMIDSizes.Cmd, nil); err != nil {
 			return 0, err
 		}
 	}

@@ -236,27 +236,7 @@ func readLocals(ctx context.Context, c *jdwp.Conn, reads []localsRead) (int, err
 // instance field values and the string value of its label field. Items: objects.
 func runObjects(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error) {
 	s := &session{c: c}
-	target, err := onlyClass(ctx, c, "LBenchTarget;")
-	if err != nil {
-		return 0, err
-	}
-	tfields, err := s.classFields(ctx, target)
-	if err != nil {
-		return 0, err
-	}
-	graphField, ok := fieldNamed(tfields, "graph")
-	if !ok {
-		return 0, errors.New("BenchTarget has no field graph")
-	}
-	vals, err := c.StaticValues(ctx, target, []jdwp.FieldID{graphField.ID})
-	if err != nil {
-		return 0, err
-	}
-	arr := vals[0].Object()
-	if arr == 0 {
-		return 0, errors.New("BenchTarget.graph is null (is the debuggee READY?)")
-	}
-	n, err := c.ArrayLength(ctx, arr)
+	arr, n, err := s.graph(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -309,6 +289,32 @@ func runObjects(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error) {
 		return nil
 	})
 	return int(objects.Load()), err
+}
+
+// graph returns the array in BenchTarget.graph and its length.
+func (s *session) graph(ctx context.Context) (jdwp.ObjectID, int32, error) {
+	target, err := onlyClass(ctx, s.c, "LBenchTarget;")
+	if err != nil {
+		return 0, 0, err
+	}
+	tfields, err := s.classFields(ctx, target)
+	if err != nil {
+		return 0, 0, err
+	}
+	graphField, ok := fieldNamed(tfields, "graph")
+	if !ok {
+		return 0, 0, errors.New("BenchTarget has no field graph")
+	}
+	vals, err := s.c.StaticValues(ctx, target, []jdwp.FieldID{graphField.ID})
+	if err != nil {
+		return 0, 0, err
+	}
+	arr := vals[0].Object()
+	if arr == 0 {
+		return 0, 0, errors.New("BenchTarget.graph is null (is the debuggee READY?)")
+	}
+	n, err := s.c.ArrayLength(ctx, arr)
+	return arr, n, err
 }
 
 // instanceFields returns the non-static fields of a class and its superclasses.

@@ -8,7 +8,8 @@ import { BinaryNotFoundError, resolveBinary } from './backend/binary';
 import { Backend, BackendOptions } from './backend/rpc';
 import { DdmHub, errorText } from './ddmHub';
 import { formatBytes } from './heap/heapmap';
-import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickVM } from './debug/providers';
+import { HotCodeReplacer } from './debug/hotCodeReplace';
+import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickJavaProcess, pickVM } from './debug/providers';
 import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
 import { HeapPanel, ThreadsViewProvider } from './views/webviews';
 import { VMInfo, vmLabel } from './vms';
@@ -153,6 +154,8 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
     }),
   );
 
+  context.subscriptions.push(new HotCodeReplacer(log));
+
   // Views.
   context.subscriptions.push(
     vscode.window.registerWebviewViewProvider(ThreadsViewProvider.viewType, new ThreadsViewProvider(context.extensionUri, hub)),
@@ -193,6 +196,12 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
       return undefined;
     }
     return pickVM(store);
+  });
+  command('ddmbridge.pickJavaProcess', async () => {
+    if (!(await startBackend())) {
+      return undefined;
+    }
+    return pickJavaProcess(api);
   });
   command('ddmbridge.refreshVMs', async () => {
     if (await startBackend()) {

@@ -21,6 +21,22 @@ export interface VMInfo {
   device?: string;
   packageName?: string;
   debuggerFrom?: string;
+  /** From the device's track-app, where it says so. */
+  process?: string;
+  packages?: string[];
+  debuggable?: boolean;
+  profileable?: boolean;
+  waitingForDebugger?: boolean;
+  /** Frozen by the cached-apps freezer: adbd refuses JDWP. */
+  frozen?: boolean;
+  /** Only the device's list knows it: no JDWP connection (see note). */
+  listedOnly?: boolean;
+  /** Why it is not monitored and what to do, in words. */
+  note?: string;
+}
+
+function bool(v: unknown): boolean | undefined {
+  return typeof v === 'boolean' ? v : undefined;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -58,7 +74,29 @@ export function decodeVM(v: unknown): VMInfo | undefined {
     device: device || undefined,
     packageName: str(v.packageName) || undefined,
     debuggerFrom: str(v.debuggerFrom) || undefined,
+    process: str(v.process) || undefined,
+    packages: Array.isArray(v.packages) ? v.packages.map(str).filter((p) => p !== '') : undefined,
+    debuggable: bool(v.debuggable),
+    profileable: bool(v.profileable),
+    waitingForDebugger: bool(v.waitingForDebugger),
+    frozen: bool(v.frozen),
+    listedOnly: v.listedOnly === true || undefined,
+    note: str(v.note) || undefined,
   };
+}
+
+/**
+ * Why a debugger cannot attach to the VM now, in words with what to do;
+ * undefined when it can. adbd refuses JDWP to frozen and non-debuggable apps.
+ */
+export function unattachable(vm: VMInfo): string | undefined {
+  if (vm.frozen || vm.debuggable === false) {
+    return vm.note || (vm.frozen ? 'frozen by the cached-apps freezer: bring the app to the foreground' : 'not debuggable: install a debug build');
+  }
+  if (vm.listedOnly) {
+    return vm.note || 'not monitored yet: try again in a moment';
+  }
+  return undefined;
 }
 
 /** Reads a vms/list result: a bare array or `{vms: [...]}`. */
@@ -171,7 +209,7 @@ export function groupByDevice(vms: readonly VMInfo[], devices: readonly DeviceIn
 }
 
 export function vmLabel(vm: VMInfo): string {
-  return vm.name || vm.packageName || vm.vm || vm.address || vm.id;
+  return vm.name || vm.process || vm.packageName || vm.vm || vm.address || vm.id;
 }
 
 /** The states worth showing, most important first. */
@@ -179,6 +217,13 @@ export function vmStates(vm: VMInfo): string[] {
   const s: string[] = [];
   if (vm.current) {
     s.push('current');
+  }
+  if (vm.frozen) {
+    s.push('frozen');
+  } else if (vm.debuggable === false) {
+    s.push('not debuggable');
+  } else if (vm.listedOnly) {
+    s.push('not monitored yet');
   }
   if (vm.waiting) {
     s.push('waiting for debugger');
@@ -208,15 +253,21 @@ export function vmTooltip(vm: VMInfo): string {
     `protocol: ${vm.protocol ?? (vm.ddm ? 'ddm' : 'jdwp')}`,
     vm.waiting ? 'waiting for a debugger' : '',
     vm.debugger ? `debugger attached${vm.debuggerFrom ? ` from ${vm.debuggerFrom}` : ''}` : '',
+    vm.packages && vm.packages.length > 0 ? `packages: ${vm.packages.join(', ')}` : '',
+    vm.note ?? '',
   ];
   return lines.filter((l) => l !== '').join('\n');
 }
 
 /**
  * The explorer item's contextValue: "vm" plus flags, so menus can match
- * /^vm/ and e.g. /ddm/ for the heap actions.
+ * /^vm/ and e.g. /ddm/ for the heap actions; "listed" for a process only the
+ * device's list knows (frozen, not debuggable, not yet monitored).
  */
 export function vmContextValue(vm: VMInfo): string {
+  if (vm.listedOnly) {
+    return 'listed'; // no JDWP connection: no VM actions, the tooltip says why
+  }
   return ['vm', vm.ddm ? 'ddm' : 'jdwp', vm.debugger ? 'attached' : '', vm.current ? 'current' : '']
     .filter((p) => p !== '')
     .join('.');

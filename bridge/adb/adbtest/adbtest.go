@@ -1,7 +1,7 @@
 // Package adbtest runs the real adb server on a private port for tests, and
 // connects simulated devices to it. It never touches the default server on
-// 5037: every server it starts is killed (adb -P PORT kill-server) in the
-// test's cleanup.
+// 5037: every server it starts is stopped in the test's cleanup (adb -P PORT
+// kill-server, bounded in time, then SIGKILL by pid).
 package adbtest
 
 import (
@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -80,39 +82,145 @@ func (s *Server) ADBCommand(t testing.TB, args ...string) string {
 }
 
 // StartServer starts an adb server on a free port with a fresh $HOME and
-// kills it when the test ends.
+// kills it when the test ends. The server runs in the foreground (adb
+// nodaemon server) as this test's own child, so its pid is known and it is
+// killed for sure, even if it hangs on the way out.
 func StartServer(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{ADB: RequireADB(t), Home: t.TempDir()}
-	var last []byte
-	for range 3 {
+	for try := 1; ; try++ {
 		s.Port = FreePort(t)
-		cmd := exec.Command(s.ADB, "-P", strconv.Itoa(s.Port), "start-server")
+		cmd := exec.Command(s.ADB, "-P", strconv.Itoa(s.Port), "nodaemon", "server")
 		cmd.Env = s.Env()
-		cmd.WaitDelay = time.Second
-		out, err := cmd.CombinedOutput()
-		if err == nil || strings.Contains(string(out), "started successfully") {
-			last = nil
+		var out syncBuffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("adb nodaemon server: %v", err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port))
+		if waitListening(addr, exited, time.Minute) {
+			t.Cleanup(func() { stopServer(s.ADB, s.Port, s.Home, cmd.Process.Pid, exited) })
 			break
 		}
-		last = out
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+		if try == 3 { // the port was taken between FreePort and the bind, three times
+			t.Fatalf("adb server on a private port did not start:\n%s", out.String())
+		}
 	}
-	if last != nil {
-		t.Fatalf("adb start-server on a private port failed:\n%s", last)
-	}
-	KillServerAtCleanup(t, s.ADB, s.Port, s.Home)
 	s.Client = &adb.Client{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port)), NoStart: true}
 	return s
 }
 
-// KillServerAtCleanup runs `adb -P port kill-server` when the test ends.
+// waitListening waits until addr accepts a connection, the process ends, or
+// the timeout passes.
+func waitListening(addr string, exited <-chan struct{}, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return true
+		}
+		select {
+		case <-exited:
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return false
+}
+
+// stopServer asks the server on port to exit (adb kill-server, bounded in
+// time), then kills whatever is left: the process group of pid if pid is not
+// 0, and every process still listening on the port.
+func stopServer(adbPath string, port int, home string, pid int, exited <-chan struct{}) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, adbPath, "-P", strconv.Itoa(port), "kill-server")
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	cmd.WaitDelay = time.Second
+	cmd.Run()
+	if pid != 0 {
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+		}
+		syscall.Kill(-pid, syscall.SIGKILL)
+		<-exited
+	}
+	for _, p := range ListenerPIDs(port) {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+// KillServerAtCleanup stops the server on port when the test ends: for a
+// server this test did not start itself (one forked by adb start-server),
+// found by the socket it listens on.
 func KillServerAtCleanup(t testing.TB, adbPath string, port int, home string) {
-	t.Cleanup(func() {
-		cmd := exec.Command(adbPath, "-P", strconv.Itoa(port), "kill-server")
-		cmd.Env = append(os.Environ(), "HOME="+home)
-		cmd.WaitDelay = time.Second
-		cmd.Run()
-	})
+	t.Cleanup(func() { stopServer(adbPath, port, home, 0, nil) })
+}
+
+// ListenerPIDs returns the pids of the processes holding a TCP socket that
+// listens on port (Linux: /proc/net/tcp{,6} and /proc/PID/fd), nil elsewhere.
+func ListenerPIDs(port int) []int {
+	inodes := map[string]bool{}
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			fs := strings.Fields(line)
+			// local_address is HEX_IP:HEX_PORT; state 0A is LISTEN; inode is field 9.
+			if len(fs) < 10 || fs[3] != "0A" {
+				continue
+			}
+			i := strings.LastIndexByte(fs[1], ':')
+			if p, err := strconv.ParseUint(fs[1][i+1:], 16, 16); err == nil && int(p) == port {
+				inodes["socket:["+fs[9]+"]"] = true
+			}
+		}
+	}
+	if len(inodes) == 0 {
+		return nil
+	}
+	var pids []int
+	procs, _ := os.ReadDir("/proc")
+	for _, d := range procs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		fds, _ := os.ReadDir("/proc/" + d.Name() + "/fd")
+		for _, fd := range fds {
+			if l, err := os.Readlink("/proc/" + d.Name() + "/fd/" + fd.Name()); err == nil && inodes[l] {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}
+
+// syncBuffer collects a child's output for a failure message.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // Connect starts dev on a loopback port, `adb connect`s the server to it and

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/adb"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 )
 
@@ -54,8 +55,24 @@ type ProcessOptions struct {
 	Name string
 	// PID is the process id; 0 picks the next free one.
 	PID int
-	// WaitingForDebugger makes the VM report WAIT, as `am start -D` does.
+	// WaitingForDebugger makes the VM report WAIT, as `am start -D` does,
+	// and track-app (with app_info) say so.
 	WaitingForDebugger bool
+	// NotDebuggable makes the process profileable only: track-app lists it
+	// (when Profileable), track-jdwp and jdwp do not, and jdwp:PID is
+	// refused, as adbd refuses a non-debuggable app.
+	NotDebuggable bool
+	// Profileable marks the process profileable in track-app.
+	Profileable bool
+	// Frozen imitates the cached-apps freezer: the process stays listed but
+	// adbd refuses jdwp:PID, and /proc/PID/wchan reads do_freezer_trap.
+	Frozen bool
+	// UserID and UID are the Android user and the app's Linux uid for
+	// track-app's app_info; Packages its packages (default: Name);
+	// Architecture its ISA (default "x86_64").
+	UserID, UID  int
+	Packages     []string
+	Architecture string
 	// JVM, if set, is the HOST:PORT of a real JVM's JDWP agent (server=y):
 	// JDWP passes through to it and DDM is simulated in front of it.
 	JVM string
@@ -131,6 +148,12 @@ func New(opt Options) *Device {
 	}
 	return d
 }
+
+// CurrentFeatures is the banner of Options.Features for a device as current
+// as adbd is today: track-app with app_info besides the defaults. (A real
+// adbd announces more, e.g. stat_v2 and sendrecv_v2, that would make the adb
+// command line use sync requests this device does not serve.)
+var CurrentFeatures = []string{"shell_v2", "cmd", adb.FeatureTrackApp, adb.FeatureAppInfo}
 
 // ErrClosed is returned by calls on a closed device.
 var ErrClosed = errors.New("simdevice: device closed")
@@ -222,6 +245,15 @@ func (d *Device) AddProcess(po ProcessOptions) (int, error) {
 	if d.closed {
 		return 0, ErrClosed
 	}
+	if po.Architecture == "" {
+		po.Architecture = "x86_64"
+	}
+	if po.Packages == nil {
+		po.Packages = []string{po.Name}
+	}
+	if po.UID == 0 {
+		po.UID = 10100 + len(d.procs)
+	}
 	if po.PID == 0 {
 		for d.procs[d.nextPID] != nil {
 			d.nextPID++
@@ -234,6 +266,13 @@ func (d *Device) AddProcess(po ProcessOptions) (int, error) {
 	vo := d.opt.VM
 	vo.AppName, vo.PID, vo.WaitingForDebugger, vo.JVM = po.Name, uint32(po.PID), po.WaitingForDebugger, po.JVM
 	vo.Logger = d.opt.Logger
+	vo.OnAgentLoaded = func() { // track-app streams learn the app stopped waiting
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if !d.closed {
+			d.notifyLocked()
+		}
+	}
 	vm, err := simvm.New(vo)
 	if err != nil {
 		return 0, err
@@ -298,11 +337,41 @@ func (d *Device) notifyLocked() {
 	d.changed = make(chan struct{})
 }
 
-// pids returns the current pid list and a channel closed at the next change.
+// pids returns the debuggable pids (what track-jdwp and jdwp list) and a
+// channel closed at the next change.
 func (d *Device) pids() ([]int, <-chan struct{}) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.pidsLocked(), d.changed
+	var pids []int
+	for _, pid := range d.pidsLocked() {
+		if !d.procs[pid].NotDebuggable {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, d.changed
+}
+
+// apps returns what track-app lists (debuggable or profileable processes)
+// and a channel closed at the next change.
+func (d *Device) apps() ([]adb.AppProcess, <-chan struct{}) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	appInfo := slices.Contains(d.opt.Features, adb.FeatureAppInfo)
+	var out []adb.AppProcess
+	for _, pid := range d.pidsLocked() {
+		p := d.procs[pid]
+		if p.NotDebuggable && !p.Profileable {
+			continue
+		}
+		a := adb.AppProcess{PID: pid, Debuggable: !p.NotDebuggable, Profileable: p.Profileable, Architecture: p.Architecture}
+		if appInfo {
+			a.AppInfo, a.UserID, a.UID, a.ProcessName = true, p.UserID, p.UID, p.Name
+			// ART tells adbd when a debugger's first packet ends the wait.
+			a.PackageNames, a.WaitingForDebugger = slices.Clone(p.Packages), p.WaitingForDebugger && p.vm.NonDDMPackets() == 0
+		}
+		out = append(out, a)
+	}
+	return out, d.changed
 }
 
 // attach hands the process's VM a new connection, as ART's adbconnection
@@ -314,6 +383,12 @@ func (d *Device) attach(pid int) (nc net.Conn, release func(), err error) {
 	case p == nil:
 		d.mu.Unlock()
 		return nil, nil, fmt.Errorf("no process %d", pid)
+	case p.NotDebuggable:
+		d.mu.Unlock()
+		return nil, nil, fmt.Errorf("process %d (%s) is not debuggable", pid, p.Name)
+	case p.Frozen:
+		d.mu.Unlock()
+		return nil, nil, fmt.Errorf("process %d (%s) is frozen; denying JDWP connection", pid, p.Name)
 	case p.attached:
 		d.mu.Unlock()
 		return nil, nil, fmt.Errorf("process %d already has a debugger connection", pid)
@@ -399,4 +474,29 @@ func (pipeAddr) String() string  { return "jdwp" }
 func (d *Device) banner() string {
 	return fmt.Sprintf("device::ro.product.name=%s;ro.product.model=%s;ro.product.device=%s;features=%s",
 		d.opt.Product, d.opt.Model, d.opt.Name, strings.Join(d.opt.Features, ","))
+}
+
+// VM returns the simulated VM of process pid, or nil: tests read its
+// counters (simvm.VM.NonDDMPackets).
+func (d *Device) VM(pid int) *simvm.VM {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p := d.procs[pid]; p != nil {
+		return p.vm
+	}
+	return nil
+}
+
+// SetFrozen freezes or thaws process pid, as the cached-apps freezer does
+// when an app goes to the background or comes back: while frozen, jdwp:PID
+// is refused.
+func (d *Device) SetFrozen(pid int, frozen bool) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p := d.procs[pid]
+	if p == nil {
+		return fmt.Errorf("simdevice: no process %d", pid)
+	}
+	p.Frozen = frozen
+	return nil
 }

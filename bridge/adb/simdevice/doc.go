@@ -4,7 +4,11 @@
 // with `adb connect HOST:PORT`, lists it in `adb devices`, and opens its
 // services: track-jdwp and jdwp (the debuggable pids), jdwp:PID (a stream
 // to a process's VM, so `adb forward tcp:N jdwp:PID` works), shell (v1 and
-// v2), exec and sync (push).
+// v2), exec and sync (push). With track_app in Options.Features (as in
+// CurrentFeatures) it also serves track-app, with the app_info fields when
+// app_info is there too, and can hold non-debuggable (profileable) and
+// frozen processes: adbd's refusals of jdwp:PID are imitated, and a frozen
+// process's /proc/PID/wchan reads do_freezer_trap.
 //
 // Processes are simulated DDM VMs (package simvm, ART profile, in process)
 // or, with ProcessOptions.JVM, simvm in passthrough mode in front of a real

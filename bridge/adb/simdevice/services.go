@@ -2,10 +2,12 @@ package simdevice
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,6 +21,8 @@ func (d *Device) service(name string) (func(s *stream), error) {
 	switch {
 	case name == "track-jdwp":
 		return d.trackJDWP, nil
+	case name == "track-app" && slices.Contains(d.opt.Features, adb.FeatureTrackApp):
+		return d.trackApp, nil
 	case name == "jdwp":
 		return func(s *stream) {
 			pids, _ := d.pids()
@@ -61,6 +65,32 @@ func (d *Device) trackJDWP(s *stream) {
 		if body := adb.EncodePIDs(pids); body != last || first {
 			first = false
 			msg, _ := adb.EncodeMessage(body)
+			if _, err := s.Write(msg); err != nil {
+				return
+			}
+			last = body
+		}
+		select {
+		case <-changed:
+		case <-s.Done():
+			return
+		}
+	}
+}
+
+// trackApp sends the AppProcesses list at once and on every change, until
+// the stream closes (adbd's track-app: hex4 length, binary protobuf).
+func (d *Device) trackApp(s *stream) {
+	var last []byte
+	first := true
+	for {
+		apps, changed := d.apps()
+		if body := adb.EncodeAppProcesses(apps); !bytes.Equal(body, last) || first {
+			first = false
+			if len(body) > adb.MaxMessage {
+				body = body[:0] // adbd truncates; the simulator never lists that many
+			}
+			msg := append(fmt.Appendf(nil, "%04x", len(body)), body...)
 			if _, err := s.Write(msg); err != nil {
 				return
 			}

@@ -165,6 +165,10 @@ func (d *Device) cat(args []string) shellResult {
 				out.WriteString(p.Name + "\x00")
 				continue
 			}
+			if p != nil && file == "wchan" { // what a frozen task sleeps in (cgroup v2 freezer)
+				out.WriteString(map[bool]string{true: "do_freezer_trap", false: "do_epoll_wait"}[p.Frozen])
+				continue
+			}
 		} else {
 			d.mu.Lock()
 			data, ok := d.files[a]

@@ -4,6 +4,7 @@
 
 import { decodeHeapInfo, HeapStats } from '../heap/heapinfo';
 import { decodeThreads, ThreadInfo } from '../threads/threads';
+import { decodeJVMs, JavaProcess } from '../jvms';
 import { decodeVMs, VMInfo } from '../vms';
 import { Backend, BackendError, isMethodNotFound } from './rpc';
 
@@ -19,6 +20,7 @@ export const methods = {
   heapUpdates: 'vm/setHeapUpdates',
   status: 'monitor/status',
   dapAddress: 'dap/address',
+  jvms: 'jvms/list',
 } as const;
 
 export class ControlApi {
@@ -36,6 +38,11 @@ export class ControlApi {
 
   async listVMs(): Promise<VMInfo[]> {
     return decodeVMs(await this.backend.request(methods.list, {}));
+  }
+
+  /** jvms/list: the local Java processes, attachable or not, for the process picker. */
+  async listJVMs(): Promise<JavaProcess[]> {
+    return decodeJVMs(await this.backend.request(methods.jvms, {}));
   }
 
   async selectVM(id: string): Promise<void> {

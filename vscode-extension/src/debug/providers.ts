@@ -7,8 +7,9 @@ import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { ControlApi } from '../backend/api';
 import { errorText } from '../ddmHub';
+import { processItems, ProcessItem } from '../jvms';
 import { VMStore } from '../views/vmTree';
-import { groupByDevice, VMInfo, vmDescription, vmLabel, vmStates } from '../vms';
+import { groupByDevice, unattachable, VMInfo, vmDescription, vmLabel, vmStates } from '../vms';
 import { ConfigError, DebugConfig, defaultConfig, normalizeConfig, routeThroughMonitor } from './config';
 
 export class ConfigurationProvider implements vscode.DebugConfigurationProvider {
@@ -159,10 +160,11 @@ function pickItems(vms: readonly VMInfo[]): VMPickItem[] {
   for (const g of groupByDevice(vms)) {
     items.push({ label: g.label, kind: vscode.QuickPickItemKind.Separator });
     for (const vm of g.vms) {
+      const refused = unattachable(vm);
       items.push({
-        label: `$(${vm.debugger ? 'debug' : vm.waiting ? 'watch' : 'vm'}) ${vmLabel(vm)}`,
+        label: `$(${refused ? 'circle-slash' : vm.debugger ? 'debug' : vm.waiting ? 'watch' : 'vm'}) ${vmLabel(vm)}`,
         description: vmDescription(vm),
-        detail: [vm.vm, ...vmStates(vm)].filter(Boolean).join(' · ') || undefined,
+        detail: refused ?? ([vm.vm, ...vmStates(vm)].filter(Boolean).join(' · ') || undefined),
         vm,
       });
     }
@@ -204,6 +206,12 @@ export async function pickVM(store: VMStore, title = 'Attach to which VM?'): Pro
     return await new Promise<string | undefined>((resolve) => {
       qp.onDidAccept(() => {
         const vm = qp.selectedItems[0]?.vm;
+        const refused = vm && unattachable(vm);
+        if (refused) {
+          // adbd would refuse the JDWP stream: say why and what to do, keep the picker open.
+          void vscode.window.showWarningMessage(`${vmLabel(vm)}: ${refused}`);
+          return;
+        }
         if (vm) {
           resolve(vm.id);
           qp.hide();
@@ -216,4 +224,39 @@ export async function pickVM(store: VMStore, title = 'Attach to which VM?'): Pro
     sub.dispose();
     qp.dispose();
   }
+}
+
+/**
+ * The "attach to process" picker behind ${command:ddmbridge.pickJavaProcess}:
+ * the local JVMs, those with a JDWP agent first. Resolves to the pid (a
+ * string, for "processId"), or undefined when dismissed or when the chosen
+ * process has no agent (then a message says what to add to its command line).
+ */
+export async function pickJavaProcess(api: ControlApi): Promise<string | undefined> {
+  let items: ProcessItem[];
+  try {
+    items = processItems(await api.listJVMs());
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Cannot list Java processes: ${errorText(e)}`);
+    return undefined;
+  }
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage(
+      'No Java process is running. Start one with -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:5005 to attach to it.',
+    );
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Attach to which Java process?',
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  if (!picked) {
+    return undefined;
+  }
+  if (!picked.process.address) {
+    void vscode.window.showErrorMessage(picked.process.noAttach ?? `Process ${picked.process.pid} cannot be attached.`);
+    return undefined;
+  }
+  return String(picked.process.pid);
 }

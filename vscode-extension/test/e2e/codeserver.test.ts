@@ -8,12 +8,13 @@
 import assert from 'node:assert/strict';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { blockColor, freeColor } from '../../src/heap/heapmap';
 import { launchChromium } from '../support/browser';
-import { buildBackend, eventually, extRoot, freePort, Jvm, lineOf, sampleJava, startJvm, tmpDir } from '../support/fixtures';
+import { buildBackend, compileFixture, eventually, extRoot, freePort, Jvm, lineOf, sampleJava, startJvm, tmpDir } from '../support/fixtures';
 import { countColor, decodePng } from '../support/png';
 
 const vsix = path.join(extRoot, 'ddmbridge.vsix');
@@ -26,6 +27,11 @@ let csLog = '';
 let browser: Browser | undefined;
 let jvm: Jvm | undefined;
 let sim: ChildProcess | undefined;
+let adbServer: ChildProcess | undefined;
+let device: ChildProcess | undefined;
+let adbPort = 0;
+let adbHome = '';
+let backendBin = '';
 let page: Page;
 let url: string;
 let userDataDir: string;
@@ -75,6 +81,27 @@ before(async () => {
     stdio: 'ignore',
   });
 
+  // A private adb server the backend follows (the Android scenario connects
+  // a simulated current-Android device to it), run in the foreground so it
+  // is killed by pid.
+  backendBin = bin;
+  adbPort = await freePort();
+  adbHome = path.join(root, 'adb-home');
+  fs.mkdirSync(adbHome, { recursive: true });
+  adbServer = spawn('adb', ['-P', String(adbPort), 'nodaemon', 'server'], { env: { ...process.env, HOME: adbHome }, stdio: 'ignore' });
+  await eventually(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const c = net.connect(adbPort, '127.0.0.1', () => {
+          c.destroy();
+          resolve(true);
+        });
+        c.on('error', () => resolve(false));
+      }),
+    60000,
+    'the adb server listening',
+  );
+
   // Workspace: the Java source, and a launch.json that attaches to the current VM.
   const src = path.join(dirs.ws, 'src', 'fixture');
   fs.mkdirSync(src, { recursive: true });
@@ -86,7 +113,17 @@ before(async () => {
       {
         version: '0.2.0',
         configurations: [
-          { type: 'ddmbridge', request: 'attach', name: 'Attach to current VM', vm: 'current', sourcePaths: ['${workspaceFolder}/src'] },
+          {
+            type: 'ddmbridge',
+            request: 'attach',
+            name: 'Attach to current VM',
+            vm: 'current',
+            sourcePaths: ['${workspaceFolder}/src'],
+            // The JVM's class folder: rebuilt classes there are hot-replaced.
+            outputFolders: [await compileFixture()],
+          },
+          // VS Code's picker: the VM is chosen when the session starts.
+          { type: 'ddmbridge', request: 'attach', name: 'Pick a VM', processId: '${command:ddmbridge.pickVM}' },
         ],
       },
       null,
@@ -108,7 +145,16 @@ before(async () => {
         'workbench.tips.enabled': false,
         'extensions.ignoreRecommendations': true,
         'debug.openDebug': 'openOnDebugBreak',
-        'ddmbridge.serveArgs': ['--scan', `127.0.0.1:${simPort}-${simPort}`, '--debug-port-base', '0', '--current-port', String(currentPort)],
+        'ddmbridge.serveArgs': [
+          '--scan',
+          `127.0.0.1:${simPort}-${simPort}`,
+          '--debug-port-base',
+          '0',
+          '--current-port',
+          String(currentPort),
+          '--adb',
+          `127.0.0.1:${adbPort}`,
+        ],
         'ddmbridge.logLevel': 'debug',
       },
       null,
@@ -169,6 +215,8 @@ after(async () => {
   await browser?.close().catch(() => undefined);
   cs?.kill('SIGTERM');
   sim?.kill('SIGKILL');
+  device?.kill('SIGKILL');
+  adbServer?.kill('SIGKILL');
   jvm?.kill();
 });
 
@@ -304,12 +352,52 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
   await shot('e2e-variables');
   log(`variables: n = ${n1}`);
 
+  // Hot code replace: a rebuild writes a new Sample.class into the session's
+  // output folder; the extension sends it to the VM on its own ("auto") and
+  // says what it replaced.
+  const edited = path.join(tmpDir(), 'edited', 'fixture');
+  fs.mkdirSync(edited, { recursive: true });
+  fs.writeFileSync(
+    path.join(edited, 'Sample.java'),
+    fs.readFileSync(sampleJava, 'utf8').replace('int result = x * x; // TAG:square', 'int result = x * x + 1; // TAG:square'),
+  );
+  execFileSync('javac', ['-g', '-d', await compileFixture(), path.join(edited, 'Sample.java')], { timeout: 120_000 });
+  await page.getByText('Hot code replace: replaced 1 class (fixture.Sample)').first().waitFor({ timeout: 60000 });
+  await shot('e2e-hot-code-replace');
+  log('hot code replace reported');
+
+  // main's list in its logical view: its size, then its elements.
+  const namesRow = pane('Variables').locator('.monaco-list-row').filter({ hasText: /names\s*[=:]\s*ArrayList \(size=2\)/ });
+  await eventually(
+    async () => {
+      if (await namesRow.first().isVisible()) {
+        return true;
+      }
+      await pane('Call Stack').locator('.monaco-list-row', { hasText: 'Sample.main' }).first().click();
+      const locals = pane('Variables').locator('.monaco-list-row', { hasText: 'Locals' }).first();
+      if ((await locals.getAttribute('aria-expanded')) !== 'true') {
+        await locals.click();
+        await page.keyboard.press('ArrowRight');
+      }
+      await namesRow.first().waitFor({ timeout: 2000 });
+      return true;
+    },
+    20000,
+    'names shown as ArrayList (size=2) in main\'s frame',
+  );
+  await namesRow.first().click();
+  await page.keyboard.press('ArrowRight');
+  await pane('Variables').locator('.monaco-list-row', { hasText: '"grace"' }).first().waitFor({ timeout: 10000 });
+  await shot('e2e-logical-list');
+  log('logical view: names = ArrayList (size=2) with its elements');
+
   // The heap view of the same VM, drawn from the backend's heap map.
   await palette('ddmbridge: Show Heap Map');
   const webview: FrameLocator = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
   await webview.locator('#legend li').first().waitFor({ timeout: 30000 });
   await webview.locator('#totals tr[data-kind]').first().waitFor({ timeout: 30000 });
-  assert.equal(await webview.locator('#vm-title').textContent(), 'Heap of com.example.e2e', 'the session resolved to the monitored VM');
+  // The title follows once the view knows the session's VM.
+  await eventually(async () => (await webview.locator('#vm-title').textContent()) === 'Heap of com.example.e2e', 30000, 'the heap view titled for the session\'s VM (com.example.e2e)');
   const legend = (await webview.locator('#legend').textContent()) ?? '';
   assert.match(legend, /1-byte array/);
   const heapShot = decodePng(await webview.locator('#heap-canvas').screenshot());
@@ -366,4 +454,57 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
     .join('\n');
   assert.match(channel, /DAP through the backend/, `the ddmbridge output channel:\n${channel}`);
   log('done');
+});
+
+test('code-server: current Android — the picker lists track-app apps, refuses a frozen one in words, debugs the waiting one', { timeout: 300_000 }, async () => {
+  // A device as current as Android is today (track-app with app_info, a
+  // waiting, a frozen and a release app), connected to the backend's adb server.
+  device = spawn(backendBin, ['simdevice', '--profile', 'current', '--listen', '127.0.0.1:0', '--procs', '1', '--model', 'Current'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let printed = '';
+  device.stdout!.on('data', (d: Buffer) => (printed += d.toString()));
+  const addr = await eventually(() => /listening on (\S+)/.exec(printed)?.[1], 60000, `simdevice's address (printed: ${printed})`);
+  const adb = (...args: string[]): string =>
+    execFileSync('adb', ['-P', String(adbPort), ...args], { env: { ...process.env, HOME: adbHome }, timeout: 30_000 }).toString();
+  adb('connect', addr);
+  await eventually(() => adb('devices').includes(`${addr}\tdevice`), 60000, 'the simulated device online');
+  log(`device ${addr} online`);
+
+  // Start the "Pick a VM" configuration: VS Code asks ${command:ddmbridge.pickVM}.
+  await page.keyboard.press('Escape');
+  await palette('Debug: Select and Start Debugging');
+  const configRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Pick a VM' });
+  await configRow.first().waitFor({ timeout: 20000 });
+  await configRow.first().click();
+  const row = (text: string) => page.locator('.quick-input-list .monaco-list-row', { hasText: text });
+  // Every app of the device is listed from track-app, before any JDWP connection.
+  await row('com.example.waiting').first().waitFor({ timeout: 60000 });
+  await row('com.example.cached').first().waitFor({ timeout: 30000 });
+  await shot('e2e-android-picker');
+
+  // The frozen app is refused in words, with what to do; the picker stays open.
+  await row('com.example.cached').first().click();
+  await page.getByText(/frozen by the cached-apps freezer/).first().waitFor({ timeout: 20000 });
+  log('frozen app refused in words');
+
+  // The waiting app: a session starts on it, and the app stops waiting.
+  await row('com.example.waiting').first().click();
+  const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
+  // The app's threads (ART's "Signal Catcher" among them) in the Call Stack.
+  // (Or the session's own row, when another session is still listed.)
+  await pane('Call Stack').locator('.monaco-list-row', { hasText: /Signal Catcher|Pick a VM/ }).first().waitFor({ timeout: 60000 });
+  await shot('e2e-android-session');
+  log('debug session on the waiting app');
+  await palette('View: Show ddmbridge');
+  await eventually(
+    async () => {
+      const r = (await page.locator('.monaco-list-row', { hasText: 'com.example.waiting' }).first().textContent()) ?? '';
+      return !/waiting/.test(r.replace('com.example.waiting', ''));
+    },
+    60000,
+    'the explorer no longer showing the app as waiting for a debugger',
+  );
+  await palette('Debug: Disconnect');
+  log('android scenario done');
 });

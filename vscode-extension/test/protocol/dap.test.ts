@@ -154,6 +154,14 @@ describe('ddmbridge dap against HotSpot', () => {
     );
     const names = vars.get('names');
     assert.ok(names && names.variablesReference > 0, 'an object can be expanded');
+    // A list in its logical view: its size, then its elements and the raw fields.
+    assert.equal(names.value, 'ArrayList (size=2)');
+    assert.equal(names.indexedVariables, 2);
+    const listed = await c.variablesRequest({ variablesReference: names.variablesReference });
+    assert.deepEqual(
+      listed.body.variables.map((v) => `${v.name}=${v.value}`),
+      ['[0]="ada"', '[1]="grace"', '<raw>=ArrayList fields'],
+    );
 
     // Step in: into square().
     let next = stopped(c);

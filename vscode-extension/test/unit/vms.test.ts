@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { applyDeviceEvent, applyVMEvent, decodeDevices, decodeVMs, deviceOf, groupByDevice, localDevice, vmContextValue, vmDescription, vmStates } from '../../src/vms';
+import { applyDeviceEvent, applyVMEvent, decodeDevices, decodeVMs, deviceOf, groupByDevice, localDevice, unattachable, vmContextValue, vmDescription, vmLabel, vmStates } from '../../src/vms';
 
 // As `ddmbridge vms --json` prints them (bridge.VMInfo).
 const listed = [
@@ -73,5 +73,32 @@ describe('VM list', () => {
     assert.deepEqual(vms.map((v) => v.id).sort(), ['2', '3']);
     vms = applyVMEvent(vms, 'removed', listed[2]);
     assert.deepEqual(vms.map((v) => v.id), ['2']);
+  });
+
+  // As `ddmbridge vms --json` prints a current (track-app) device's apps.
+  const current = [
+    { id: '4', address: 'emu/1001', pid: 1001, name: 'com.example.waiting', vm: 'Dalvik v2.1.0', ddm: true, waiting: true, debugger: false, debugPort: 8603, serial: 'emu',
+      process: 'com.example.waiting', packages: ['com.example.waiting'], debuggable: true, profileable: false, waitingForDebugger: true, frozen: false },
+    { id: '5', address: 'emu/1002', pid: 1002, name: 'com.example.cached', ddm: false, waiting: false, debugger: false, debugPort: 0, serial: 'emu', listedOnly: true,
+      process: 'com.example.cached', packages: ['com.example.cached'], debuggable: true, frozen: true, note: 'frozen by the cached-apps freezer: … Bring the app to the foreground' },
+    { id: '6', address: 'emu/1003', pid: 1003, name: '', ddm: false, waiting: false, debugger: false, debugPort: 0, serial: 'emu', listedOnly: true,
+      process: 'com.example.release', debuggable: false, profileable: true, note: 'not debuggable: … Install a debug build' },
+  ];
+
+  test('track-app entries: frozen and non-debuggable apps are refused in words, the waiting app is not', () => {
+    const [waiting, frozen, release] = decodeVMs(current);
+    assert.equal(unattachable(waiting), undefined);
+    assert.deepEqual(vmStates(waiting), ['waiting for debugger', 'DDM']);
+    assert.deepEqual(waiting.packages, ['com.example.waiting']);
+    assert.equal(waiting.waitingForDebugger, true);
+    assert.match(unattachable(frozen) ?? '', /foreground/);
+    assert.deepEqual(vmStates(frozen), ['frozen']);
+    assert.match(unattachable(release) ?? '', /debug build/);
+    assert.deepEqual(vmStates(release), ['not debuggable']);
+    assert.equal(vmContextValue(frozen), 'listed', 'no VM actions on an entry without a JDWP connection');
+    assert.equal(vmContextValue(waiting), 'vm.ddm');
+    assert.equal(vmLabel(release), 'com.example.release', 'named after its process');
+    assert.equal(decodeVMs(listed)[0].frozen, undefined, 'absent where the device says nothing');
+    assert.equal(unattachable({ ...waiting, listedOnly: true, note: undefined }), 'not monitored yet: try again in a moment');
   });
 });

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package bridge
+
+import (
+	"errors"
+	"net"
+)
+
+// peerUID is unknown for TCP here: loopback peers are accepted.
+func peerUID(net.Conn) (int, error) { return -1, errors.ErrUnsupported }

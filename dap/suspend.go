@@ -1,0 +1,365 @@
+package dap
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	godap "github.com/google/go-dap"
+)
+
+// Suspension and event dispatch.
+//
+// Every request whose event may stop (breakpoints, steps, exceptions, field
+// watches, method entries) suspends only the thread of the event
+// (stopPolicy). Each thread's events are handled in order on a goroutine of
+// their own, so a condition or logpoint that runs a method in one thread
+// never waits for another thread's event to be handled, and a thread whose
+// event is pending holds no suspension that an invocation in another thread
+// would need: an invocation resumes its thread once, which is enough when
+// nothing but its own event suspended it. Only when a hit stops does the
+// session suspend the rest of the VM (see stop), after letting the
+// evaluations other threads are running finish.
+//
+// An evaluation that does not return within its deadline (a method waiting
+// for a lock another suspended thread holds, a loop) is not waited for any
+// longer: the request or condition fails saying so, the thread is left
+// running the method, and the session takes over the thread's suspension
+// when the method returns (see invoking).
+
+// stopPolicy is the suspend policy of every request whose events may stop.
+const stopPolicy = jdwp.SuspendEventThread
+
+// evalTimeout bounds a condition's or logpoint's evaluation.
+func (d *debuggee) evalTimeout() time.Duration {
+	if t := d.s.cfg.EvalTimeout; t > 0 {
+		return t
+	}
+	return 10 * time.Second
+}
+
+// dispatch queues an event set for the goroutine of its thread (the VM's
+// own events, without a thread, share one), starting it if idle.
+func (d *debuggee) dispatch(es *jdwp.EventSet) {
+	var key jdwp.ThreadID
+	for _, e := range es.Events {
+		if e.Thread != 0 {
+			key = e.Thread
+			break
+		}
+	}
+	d.qmu.Lock()
+	q, busy := d.queues[key]
+	d.queues[key] = append(q, es)
+	d.qmu.Unlock()
+	if busy {
+		return
+	}
+	d.s.wg.Add(1)
+	go func() {
+		defer d.s.wg.Done()
+		for {
+			d.qmu.Lock()
+			q := d.queues[key]
+			if len(q) == 0 {
+				delete(d.queues, key)
+				d.qmu.Unlock()
+				return
+			}
+			es := q[0]
+			q[0] = nil
+			d.queues[key] = q[1:]
+			d.qmu.Unlock()
+			d.safely(func() { d.handleEventSet(es) })
+		}
+	}()
+}
+
+// safely runs f, turning a panic into a log line.
+func (d *debuggee) safely(f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.Error().Interface("panic", p).Msg("event handler panicked")
+		}
+	}()
+	f()
+}
+
+// invoking runs f, an invocation in thread, with a context of its own: events
+// the invoked code causes in that thread are not stops (see pump), and the
+// thread's frame ids are looked up again afterwards. When ctx ends first,
+// invoking returns at once with an error saying so; f goes on until the
+// method returns, and the functions queued with afterInvoke run then.
+func (d *debuggee) invoking(ctx context.Context, thread jdwp.ThreadID, f func(context.Context) error) error {
+	d.mu.Lock()
+	if d.late[thread] > 0 {
+		d.mu.Unlock()
+		return errStillRunning
+	}
+	d.invokingThreads[thread]++
+	d.mu.Unlock()
+	// The invocation's own context ends with the session only; a long
+	// deadline keeps the connection's default timeout off it.
+	ictx, cancel := context.WithTimeout(d.s.ctx, 24*time.Hour)
+	done := make(chan error, 1)
+	go func() { done <- f(ictx) }()
+	finish := func() []func() {
+		cancel()
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.invokingThreads[thread]--; d.invokingThreads[thread] <= 0 {
+			delete(d.invokingThreads, thread)
+		}
+		d.gens[thread]++
+		close(d.invokeDone)
+		d.invokeDone = make(chan struct{})
+		after := d.after[thread]
+		delete(d.after, thread)
+		return after
+	}
+	select {
+	case err := <-done:
+		finish()
+		return err
+	case <-ctx.Done():
+	}
+	d.mu.Lock()
+	d.late[thread]++
+	d.mu.Unlock()
+	d.s.wg.Add(1)
+	go func() {
+		defer d.s.wg.Done()
+		err := <-done
+		d.mu.Lock()
+		if d.late[thread]--; d.late[thread] <= 0 {
+			delete(d.late, thread)
+		}
+		d.mu.Unlock()
+		d.log.Debug().Err(err).Uint64("thread", uint64(thread)).Msg("a method left running by an evaluation returned")
+		for _, g := range finish() {
+			g()
+		}
+	}()
+	return fmt.Errorf("%w: %w", errLeftRunning, ctx.Err())
+}
+
+var (
+	errLeftRunning  = fmt.Errorf("the method did not return in time and goes on running in its thread; the thread stops again when it returns")
+	errStillRunning = fmt.Errorf("the thread is still running a method of an evaluation that was cancelled or timed out; try again when it returns")
+)
+
+// afterInvoke queues f to run when the method thread runs for the debugger
+// returns; it reports false (and does not queue f) when none is running.
+func (d *debuggee) afterInvoke(thread jdwp.ThreadID, f func()) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.invokingThreads[thread] == 0 {
+		return false
+	}
+	d.after[thread] = append(d.after[thread], f)
+	return true
+}
+
+// stillRunning reports whether thread runs a method an evaluation left running.
+func (d *debuggee) stillRunning(thread jdwp.ThreadID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.late[thread] > 0
+}
+
+// waitEvaluations waits until no thread but self runs a method for the
+// debugger, or until ctx ends (each evaluation has its own deadline, so
+// this is bounded).
+func (d *debuggee) waitEvaluations(ctx context.Context, self jdwp.ThreadID) {
+	for {
+		d.mu.Lock()
+		busy := false
+		for t, n := range d.invokingThreads {
+			if t != self && n > 0 && d.late[t] == 0 {
+				busy = true
+				break
+			}
+		}
+		ch := d.invokeDone
+		d.mu.Unlock()
+		if !busy {
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// suspendAll reports whether a stop suspends the whole VM (the launch or
+// attach option suspendAllThreads, true unless set false).
+func (d *debuggee) suspendAll() bool {
+	return d.opts.SuspendAllThreads == nil || *d.opts.SuspendAllThreads
+}
+
+// holdStop turns the suspension of a stopping event into the session's: with
+// policy ALL it is a VM-wide one already; with the event thread's policy it
+// stays the thread's alone, unless stops suspend the whole VM: then the rest
+// of the VM is suspended too (after the evaluations other threads run have
+// finished), and the thread's own suspension is folded into it.
+func (d *debuggee) holdStop(ctx context.Context, st *stopInfo, policy jdwp.SuspendPolicy) error {
+	switch {
+	case policy == jdwp.SuspendAll:
+		d.mu.Lock()
+		d.suspends++
+		d.mu.Unlock()
+		return nil
+	case !d.suspendAll():
+		d.mu.Lock()
+		d.held[st.thread]++
+		d.mu.Unlock()
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, d.evalTimeout()+5*time.Second)
+	d.waitEvaluations(wctx, st.thread)
+	cancel()
+	if err := d.conn.Suspend(ctx); err != nil {
+		return fmt.Errorf("suspend the VM: %w", err)
+	}
+	d.mu.Lock()
+	d.suspends++
+	d.mu.Unlock()
+	if err := d.conn.ResumeThread(ctx, st.thread); err != nil {
+		return fmt.Errorf("fold the thread's suspension into the VM's: %w", err)
+	}
+	return nil
+}
+
+// stop records a stop (the event's suspension is now held) and tells the client.
+func (d *debuggee) stop(ctx context.Context, st *stopInfo, policy jdwp.SuspendPolicy) {
+	if err := d.holdStop(ctx, st, policy); err != nil {
+		d.log.Warn().Err(err).Msg("stop")
+	}
+	all := policy == jdwp.SuspendAll || d.suspendAll()
+	d.mu.Lock()
+	d.stopped = true
+	d.stopThread, d.stopReason = st.thread, st.reason
+	d.reasons[st.thread] = st.reason
+	d.mu.Unlock()
+	d.clearSteps(ctx, st.thread)
+	d.s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
+		Reason: st.reason, ThreadId: d.threads.id(st.thread), AllThreadsStopped: all,
+		HitBreakpointIds: st.bps, Description: st.description, Text: st.text,
+	}})
+}
+
+// resumeHeld releases the single-thread suspensions in held.
+func (d *debuggee) resumeHeld(ctx context.Context, held map[jdwp.ThreadID]int) error {
+	for t, n := range held {
+		for i := 0; i < n; i++ {
+			if err := d.conn.ResumeThread(ctx, t); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
+				return fmt.Errorf("resume thread %d: %w", d.threads.id(t), err)
+			}
+		}
+	}
+	return nil
+}
+
+// heldAlone reports whether the session holds thread suspended by itself
+// (the VM as a whole is not).
+func (d *debuggee) heldAlone(thread jdwp.ThreadID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.suspends == 0 && d.held[thread] > 0
+}
+
+// resumeThread releases the session's suspensions of one thread; the
+// session stays stopped while it holds others.
+func (d *debuggee) resumeThread(ctx context.Context, thread jdwp.ThreadID) error {
+	d.mu.Lock()
+	n := d.held[thread]
+	delete(d.held, thread)
+	delete(d.reasons, thread)
+	if d.stopThread == thread {
+		d.stopThread, d.stopReason = 0, ""
+	}
+	d.stopped = d.suspends > 0 || len(d.held) > 0
+	d.mu.Unlock()
+	d.frames.reset()
+	d.vars.reset()
+	d.targets.reset()
+	return d.resumeHeld(ctx, map[jdwp.ThreadID]int{thread: n})
+}
+
+// pauseThread suspends one thread and reports it paused.
+func (d *debuggee) pauseThread(ctx context.Context, thread jdwp.ThreadID) error {
+	if err := d.conn.SuspendThread(ctx, thread); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.held[thread]++
+	d.stopped = true
+	d.stopThread, d.stopReason = thread, "paused"
+	d.reasons[thread] = "paused"
+	d.mu.Unlock()
+	return nil
+}
+
+// stopReasons returns why each stopped thread stopped.
+func (d *debuggee) stopReasons() map[jdwp.ThreadID]string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make(map[jdwp.ThreadID]string, len(d.reasons)+1)
+	for t, r := range d.reasons {
+		out[t] = r
+	}
+	if d.stopThread != 0 && d.stopReason != "" {
+		out[d.stopThread] = d.stopReason
+	}
+	return out
+}
+
+// resumeEventThread releases the suspension of an event set that does not stop.
+func (d *debuggee) resumeEventSet(ctx context.Context, es *jdwp.EventSet) {
+	switch es.SuspendPolicy {
+	case jdwp.SuspendAll:
+		if err := d.conn.Resume(ctx); err != nil {
+			d.log.Warn().Err(err).Msg("resume after an event")
+		}
+	case jdwp.SuspendEventThread:
+		for _, e := range es.Events {
+			if e.Thread != 0 {
+				if err := d.conn.ResumeThread(ctx, e.Thread); err != nil {
+					d.log.Warn().Err(err).Msg("resume a thread after an event")
+				}
+				return
+			}
+		}
+	}
+}
+
+// removeID returns ids without id.
+func removeID(ids []int32, id int32) []int32 {
+	out := ids[:0]
+	for _, x := range ids {
+		if x != id {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// handOff gives the suspension of thread's event to the method an
+// evaluation left running there: when it returns, the thread (suspended
+// again by the VM) is resumed.
+func (d *debuggee) handOff(ctx context.Context, thread jdwp.ThreadID) *stopInfo {
+	resume := func() {
+		ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
+		defer cancel()
+		if err := d.conn.ResumeThread(ctx, thread); err != nil && d.conn.Err() == nil {
+			d.log.Warn().Err(err).Msg("resume a thread after the method an evaluation left running returned")
+		}
+	}
+	if !d.afterInvoke(thread, resume) {
+		resume()
+	}
+	return &stopInfo{thread: thread, handedOff: true}
+}

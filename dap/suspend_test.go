@@ -1,0 +1,210 @@
+package dap
+
+import (
+	"strings"
+	"testing"
+
+	godap "github.com/google/go-dap"
+)
+
+// TestConditionManyThreads has four pool threads hit a breakpoint whose
+// condition calls methods, together, round after round: a condition that
+// never holds lets the program run to its end, a logpoint calling methods
+// prints every hit, and a condition that holds for one worker stops there
+// each round. Run with -count=20: it must never freeze.
+func TestConditionManyThreads(t *testing.T) {
+	file := source(t, "Orders.java")
+	t.Run("never", func(t *testing.T) {
+		c := startSession(t, Config{})
+		c.initialize()
+		c.launch(launchArgs(t, "Orders", "args", "5"))
+		c.setBreakpoints(file, bp(t, "Orders.java", "hit", "condition", "order.total() > 100000 && order.customer().length() > 0"))
+		c.configurationDone()
+		expect[*godap.BreakpointEvent](c)
+		c.expectEnd(0)
+		if !strings.Contains(c.out.String(), "ORDERS-DONE") {
+			t.Errorf("output %q", c.out.String())
+		}
+	})
+	t.Run("logpoint", func(t *testing.T) {
+		c := startSession(t, Config{})
+		c.initialize()
+		c.launch(launchArgs(t, "Orders", "args", "5"))
+		c.setBreakpoints(file, bp(t, "Orders.java", "hit", "logMessage", "order {order.id()} total {order.total()} kind {order.kind()}"))
+		c.configurationDone()
+		expect[*godap.BreakpointEvent](c)
+		c.expectEnd(0)
+		out := c.out.String()
+		if n := strings.Count(out, "order "); n != 20 || !strings.Contains(out, "order 302 total 309 kind LARGE") {
+			t.Errorf("%d log lines in %q", n, out)
+		}
+	})
+	t.Run("stops", func(t *testing.T) {
+		c := startSession(t, Config{})
+		c.initialize()
+		c.launch(launchArgs(t, "Orders", "args", "3"))
+		c.setBreakpoints(file, bp(t, "Orders.java", "hit", "condition", "order.total() > 250 && order.customer().equals(\"c3\")"))
+		c.configurationDone()
+		expect[*godap.BreakpointEvent](c)
+		for round := 0; round < 3; round++ {
+			th := c.expectStop("breakpoint").Body.ThreadId
+			frames := c.stackTrace(th)
+			frameAt(t, frames[0], "Orders.work", line(t, "Orders.java", "hit"))
+			if v := c.evaluate(frames[0].Id, "order.id()").Result; v != []string{"300", "301", "302"}[round] {
+				t.Errorf("round %d: order.id() = %s", round, v)
+			}
+			c.send("continue", map[string]any{"threadId": th})
+			expect[*godap.ContinueResponse](c)
+		}
+		c.expectEnd(0)
+	})
+}
+
+// others are the threads respond saw stop besides the one it was asked about.
+var others = map[int]bool{}
+
+// respond reads messages until a response of type T and returns it with
+// the stops of thread th it passed (other threads' stops are left stopped:
+// the next resume lets them go).
+func respond[T godap.ResponseMessage](c *client, th int) (T, []*godap.StoppedEvent) {
+	c.t.Helper()
+	var mine []*godap.StoppedEvent
+	for {
+		switch m := c.next().(type) {
+		case T:
+			return m, mine
+		case *godap.StoppedEvent:
+			if m.Body.ThreadId == th {
+				mine = append(mine, m)
+			} else {
+				others[m.Body.ThreadId] = true
+			}
+		case *godap.ErrorResponse:
+			c.t.Fatalf("error response %s", mustJSON(m))
+		}
+	}
+}
+
+// awaitStop reads messages until thread th stops, continuing the other
+// threads that stop meanwhile.
+func awaitStop(c *client, th int) *godap.StoppedEvent {
+	c.t.Helper()
+	for {
+		switch m := c.next().(type) {
+		case *godap.StoppedEvent:
+			if m.Body.ThreadId == th {
+				return m
+			}
+			c.send("continue", map[string]any{"threadId": m.Body.ThreadId})
+		case *godap.ContinueResponse:
+		case *godap.ErrorResponse:
+			c.t.Fatalf("error response %s", mustJSON(m))
+		case *godap.TerminatedEvent:
+			c.t.Fatalf("the program ended before thread %d stopped", th)
+		}
+	}
+}
+
+// TestStepInThreadPool steps through a method all four pool threads run at
+// once, with a breakpoint in it, stopping only the thread that hits
+// (suspendAllThreads false): the other threads' hits are reported (and
+// continued, each alone) and every step of the first thread completes, on
+// the next line.
+func TestStepInThreadPool(t *testing.T) {
+	file := source(t, "Orders.java")
+	clear(others)
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Orders", "args", "2", "suspendAllThreads", false))
+	c.setBreakpoints(file, bp(t, "Orders.java", "step-a"))
+	c.configurationDone()
+	expect[*godap.BreakpointEvent](c)
+	first := expect[*godap.StoppedEvent](c)
+	if first.Body.Reason != "breakpoint" || first.Body.AllThreadsStopped {
+		t.Fatalf("stopped %s, want a breakpoint stopping its thread alone", mustJSON(first.Body))
+	}
+	th := first.Body.ThreadId
+	for _, want := range []string{"step-b", "step-c", "step-d"} {
+		c.send("next", map[string]any{"threadId": th})
+		_, stops := respond[*godap.NextResponse](c, th)
+		if len(stops) == 0 {
+			stops = append(stops, awaitStop(c, th))
+		}
+		if s := stops[0].Body; s.Reason != "step" || len(stops) != 1 {
+			t.Fatalf("after next: stops %s, want one step", mustJSON(stops))
+		}
+		c.send("stackTrace", map[string]any{"threadId": th})
+		r, _ := respond[*godap.StackTraceResponse](c, th)
+		frameAt(t, r.Body.StackFrames[0], "Orders.step", line(t, "Orders.java", want))
+	}
+	c.send("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []any{}})
+	respond[*godap.SetBreakpointsResponse](c, th)
+	others[th] = true
+	for o := range others {
+		c.send("continue", map[string]any{"threadId": o})
+		if r, _ := respond[*godap.ContinueResponse](c, th); r.Body.AllThreadsContinued {
+			t.Errorf("continue of thread %d alone: %s", o, mustJSON(r.Body))
+		}
+	}
+	for {
+		if _, ok := c.next().(*godap.ExitedEvent); ok {
+			break
+		}
+	}
+}
+
+// TestStepInThreadPoolAllSuspended steps a pool thread while the other
+// three hit a breakpoint in the same method, every stop suspending the VM:
+// each other thread's hit is reported and continued, and the step is not
+// dropped: it ends in a step stop of its own thread.
+func TestStepInThreadPoolAllSuspended(t *testing.T) {
+	file := source(t, "Orders.java")
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Orders", "args", "2"))
+	c.setBreakpoints(file, bp(t, "Orders.java", "step-a"))
+	c.configurationDone()
+	expect[*godap.BreakpointEvent](c)
+	th := c.expectStop("breakpoint").Body.ThreadId
+	c.send("next", map[string]any{"threadId": th})
+	// Stops read while a resume's response is awaited were resumed by it.
+	pending, interrupted := 1, 0
+	for {
+		switch m := c.next().(type) {
+		case *godap.NextResponse, *godap.ContinueResponse:
+			pending--
+			continue
+		case *godap.StoppedEvent:
+			if m.Body.ThreadId == th {
+				if m.Body.Reason != "step" {
+					t.Fatalf("thread %d stopped %s, want the end of its step", th, mustJSON(m.Body))
+				}
+				t.Logf("the step completed after %d other threads' stops", interrupted)
+				c.send("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []any{}})
+				respond[*godap.SetBreakpointsResponse](c, th)
+				if pending == 0 {
+					c.send("continue", map[string]any{"threadId": th})
+				}
+				// Stops already on their way are continued too (a
+				// continue that finds the VM running fails harmlessly).
+				for {
+					switch m := c.next().(type) {
+					case *godap.ExitedEvent:
+						return
+					case *godap.StoppedEvent:
+						c.send("continue", map[string]any{"threadId": m.Body.ThreadId})
+					}
+				}
+			}
+			interrupted++
+			if pending == 0 {
+				c.send("continue", map[string]any{"threadId": m.Body.ThreadId})
+				pending++
+			}
+		case *godap.ErrorResponse:
+			t.Fatalf("error response %s", mustJSON(m))
+		case *godap.TerminatedEvent:
+			t.Fatalf("the program ended and thread %d's step never did", th)
+		}
+	}
+}

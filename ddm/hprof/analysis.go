@@ -1,0 +1,345 @@
+package hprof
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"unicode/utf16"
+)
+
+// ClassStat is one line of a class histogram. Its JSON form is what
+// `ddmbridge hprof FILE --histo --json` prints.
+type ClassStat struct {
+	Class     string `json:"class"`
+	Instances int64  `json:"instances"`
+	Bytes     int64  `json:"bytes"` // shallow bytes of all instances
+}
+
+// Histogram counts the objects of every class (classes of the same name
+// from different loaders together), biggest total first. Class objects count
+// as instances of java.lang.Class.
+func (h *Heap) Histogram() []ClassStat {
+	n := make([]int64, len(h.Classes))
+	b := make([]int64, len(h.Classes))
+	for i, c := range h.cls {
+		n[c]++
+		b[c] += int64(h.size[i])
+	}
+	byName := map[string]int{}
+	var out []ClassStat
+	for c := range h.Classes {
+		if n[c] == 0 {
+			continue
+		}
+		name := h.Classes[c].Name
+		if k, ok := byName[name]; ok {
+			out[k].Instances += n[c]
+			out[k].Bytes += b[c]
+			continue
+		}
+		byName[name] = len(out)
+		out = append(out, ClassStat{name, n[c], b[c]})
+	}
+	sortStats(out)
+	return out
+}
+
+func sortStats(s []ClassStat) {
+	slices.SortFunc(s, func(a, b ClassStat) int {
+		if c := cmp.Compare(b.Bytes, a.Bytes); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Class, b.Class)
+	})
+}
+
+// ClassDelta is one class's change between two histograms.
+type ClassDelta struct {
+	Class     string `json:"class"`
+	Instances int64  `json:"instances"` // new − old
+	Bytes     int64  `json:"bytes"`     // new − old
+	Old       ClassStat
+	New       ClassStat
+}
+
+// Diff compares two histograms class by class: every class present in
+// either, largest absolute byte change first; unchanged classes left out.
+func Diff(old, new []ClassStat) []ClassDelta {
+	m := map[string]*ClassDelta{}
+	var order []string
+	get := func(name string) *ClassDelta {
+		d, ok := m[name]
+		if !ok {
+			d = &ClassDelta{Class: name}
+			m[name] = d
+			order = append(order, name)
+		}
+		return d
+	}
+	for _, s := range old {
+		get(s.Class).Old = s
+	}
+	for _, s := range new {
+		get(s.Class).New = s
+	}
+	var out []ClassDelta
+	for _, name := range order {
+		d := m[name]
+		d.Old.Class, d.New.Class = name, name
+		d.Instances = d.New.Instances - d.Old.Instances
+		d.Bytes = d.New.Bytes - d.Old.Bytes
+		if d.Instances != 0 || d.Bytes != 0 {
+			out = append(out, *d)
+		}
+	}
+	abs := func(v int64) int64 { return max(v, -v) }
+	slices.SortFunc(out, func(a, b ClassDelta) int {
+		if c := cmp.Compare(abs(b.Bytes), abs(a.Bytes)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Class, b.Class)
+	})
+	return out
+}
+
+// Object describes one object for listings.
+type Object struct {
+	Index    int32  `json:"-"`
+	ID       uint64 `json:"id"`
+	Class    string `json:"class"`
+	Size     uint32 `json:"size"`
+	Retained uint64 `json:"retained,omitempty"`
+}
+
+func (h *Heap) describe(i int32) Object {
+	return Object{Index: i, ID: h.ids[i], Class: h.ClassName(i), Size: h.size[i]}
+}
+
+// Biggest lists the n objects with the largest shallow size, largest first.
+func (h *Heap) Biggest(n int) []Object {
+	top := topN(len(h.ids), n, func(i int32) uint64 { return uint64(h.size[i]) })
+	out := make([]Object, len(top))
+	for k, i := range top {
+		out[k] = h.describe(i)
+	}
+	return out
+}
+
+// topN returns the indices of the n largest key(i) for i in [0,count),
+// largest first, in O(count·log n).
+func topN(count, n int, key func(int32) uint64) []int32 {
+	if n <= 0 {
+		return nil
+	}
+	heap := make([]int32, 0, n) // min-heap on key
+	less := func(a, b int32) bool { return key(a) < key(b) || key(a) == key(b) && a > b }
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(heap) {
+				return
+			}
+			if r := l + 1; r < len(heap) && less(heap[r], heap[l]) {
+				l = r
+			}
+			if !less(heap[l], heap[i]) {
+				return
+			}
+			heap[i], heap[l] = heap[l], heap[i]
+			i = l
+		}
+	}
+	for i := range int32(count) {
+		if len(heap) < n {
+			heap = append(heap, i)
+			for j := len(heap) - 1; j > 0; {
+				p := (j - 1) / 2
+				if !less(heap[j], heap[p]) {
+					break
+				}
+				heap[j], heap[p] = heap[p], heap[j]
+				j = p
+			}
+			continue
+		}
+		if less(heap[0], i) {
+			heap[0] = i
+			down(0)
+		}
+	}
+	slices.SortFunc(heap, func(a, b int32) int {
+		if less(a, b) {
+			return 1
+		}
+		if less(b, a) {
+			return -1
+		}
+		return 0
+	})
+	return heap
+}
+
+// PathStep is one object on a path from a GC root.
+type PathStep struct {
+	Object
+	Root string `json:"root,omitempty"` // the root kind, on the first step
+}
+
+// PathFromRoot is a shortest reference path from a GC root (or a class
+// object, which this package treats as roots) to obj, root first; nil if obj
+// is unreachable.
+func (h *Heap) PathFromRoot(obj int32) []PathStep {
+	n := int32(len(h.ids))
+	if obj < 0 || obj >= n {
+		return nil
+	}
+	const unseen, isRoot = -2, -1
+	parent := make([]int32, n)
+	for i := range parent {
+		parent[i] = unseen
+	}
+	rootKind := map[int32]RootKind{}
+	queue := make([]int32, 0, 1024)
+	for k, r := range h.roots {
+		if parent[r] == unseen {
+			parent[r] = isRoot
+			rootKind[r] = h.rootKind[k]
+			queue = append(queue, r)
+		}
+	}
+	for i := range h.Classes {
+		if o := h.Classes[i].Object; o >= 0 && parent[o] == unseen {
+			parent[o] = isRoot
+			rootKind[o] = RootStickyClass
+			queue = append(queue, o)
+		}
+	}
+	for q := 0; q < len(queue) && parent[obj] == unseen; q++ {
+		v := queue[q]
+		for _, w := range h.Refs(v) {
+			if parent[w] == unseen {
+				parent[w] = v
+				queue = append(queue, w)
+			}
+		}
+	}
+	if parent[obj] == unseen {
+		return nil
+	}
+	var path []PathStep
+	for v := obj; v != isRoot; v = parent[v] {
+		path = append(path, PathStep{Object: h.describe(v)})
+	}
+	slices.Reverse(path)
+	path[0].Root = rootKind[path[0].Index].String()
+	return path
+}
+
+// DupString is a string value held by several String objects.
+type DupString struct {
+	Value  string `json:"value"` // at most 200 characters
+	Count  int    `json:"count"`
+	Wasted uint64 `json:"wasted"` // bytes of the copies beyond the first (String and its array)
+}
+
+// DuplicateStrings finds java.lang.String values held by more than one
+// String object (each with its own array), most wasted bytes first, at most
+// n. src must read the same bytes Parse read; contents are read back from it
+// by offset.
+func (h *Heap) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
+	strCls := int32(-1)
+	for i := range h.Classes {
+		if h.Classes[i].Name == "java.lang.String" {
+			strCls = int32(i)
+		}
+	}
+	if strCls < 0 || len(h.strs) == 0 {
+		return nil, nil
+	}
+	byObj := func(o int32) int {
+		k, ok := slices.BinarySearchFunc(h.strs, o, func(s strArray, o int32) int { return cmp.Compare(s.obj, o) })
+		if !ok {
+			return -1
+		}
+		return k
+	}
+	type group struct {
+		count  int
+		wasted uint64
+		arr    int
+	}
+	type key struct {
+		hash uint64
+		len  uint32
+	}
+	groups := map[key]*group{}
+	for i, c := range h.cls {
+		if c != strCls {
+			continue
+		}
+		for _, r := range h.Refs(int32(i)) {
+			k := byObj(r)
+			if k < 0 {
+				continue
+			}
+			s := h.strs[k]
+			g := groups[key{s.hash, s.len}]
+			if g == nil {
+				g = &group{arr: k}
+				groups[key{s.hash, s.len}] = g
+			} else {
+				g.wasted += uint64(h.size[i]) + uint64(h.size[r])
+			}
+			g.count++
+			break
+		}
+	}
+	var dups []*group
+	for _, g := range groups {
+		if g.count > 1 {
+			dups = append(dups, g)
+		}
+	}
+	slices.SortFunc(dups, func(a, b *group) int {
+		if c := cmp.Compare(b.wasted, a.wasted); c != 0 {
+			return c
+		}
+		return cmp.Compare(h.strs[a.arr].off, h.strs[b.arr].off)
+	})
+	if n > 0 && len(dups) > n {
+		dups = dups[:n]
+	}
+	out := make([]DupString, 0, len(dups))
+	for _, g := range dups {
+		s := h.strs[g.arr]
+		buf := make([]byte, min(s.len, 400))
+		if _, err := src.ReadAt(buf, s.off); err != nil {
+			return nil, fmt.Errorf("hprof: reading a string's contents at byte %d: %w", s.off, err)
+		}
+		out = append(out, DupString{Value: decodeString(buf, h.ClassName(s.obj)), Count: g.count, Wasted: g.wasted})
+	}
+	return out, nil
+}
+
+// decodeString turns a String's array back into text: char[] as UTF-16,
+// byte[] as Latin-1 (compact strings) — a UTF-16 byte[] shows its bytes.
+func decodeString(b []byte, arrClass string) string {
+	var r []rune
+	if arrClass == "char[]" {
+		u := make([]uint16, len(b)/2)
+		for i := range u {
+			u[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
+		}
+		r = utf16.Decode(u)
+	} else {
+		r = make([]rune, len(b))
+		for i, c := range b {
+			r[i] = rune(c)
+		}
+	}
+	if len(r) > 200 {
+		r = r[:200]
+	}
+	return string(r)
+}

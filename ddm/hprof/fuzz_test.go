@@ -1,0 +1,56 @@
+package hprof
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse feeds arbitrary bytes to the parser and, when they parse, runs
+// every analysis over the result. Seed corpus: testdata/fuzz/FuzzParse;
+// regenerate it with HPROF_WRITE_CORPUS=1 go test -run TestWriteFuzzCorpus.
+func FuzzParse(f *testing.F) {
+	for _, s := range seeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		h, err := Parse(bytes.NewReader(in), Limits{MaxObjects: 1 << 16})
+		if err != nil {
+			return
+		}
+		h.Histogram()
+		h.Biggest(3)
+		d := h.Dominators()
+		d.Biggest(3)
+		d.Children(Root, 3)
+		if h.NumObjects() > 0 {
+			h.PathFromRoot(int32(h.NumObjects() - 1))
+		}
+		h.Map(MapOptions{})
+		if _, err := h.DuplicateStrings(bytes.NewReader(in), 3); err != nil {
+			t.Fatalf("contents of a parsed dump unreadable: %v", err)
+		}
+	})
+}
+
+func seeds(t testing.TB) [][]byte {
+	return [][]byte{sample(t, 8, false), sample(t, 4, false), sample(t, 8, true)}
+}
+
+func TestWriteFuzzCorpus(t *testing.T) {
+	if os.Getenv("HPROF_WRITE_CORPUS") == "" {
+		t.Skip("set HPROF_WRITE_CORPUS=1 to rewrite testdata/fuzz/FuzzParse")
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzParse")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range seeds(t) {
+		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", s)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%d", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,263 @@
+package hprof
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Type is an HPROF basic type.
+type Type uint8
+
+// The basic types of field, static and array records.
+const (
+	TypeObject  Type = 2
+	TypeBoolean Type = 4
+	TypeChar    Type = 5
+	TypeFloat   Type = 6
+	TypeDouble  Type = 7
+	TypeByte    Type = 8
+	TypeShort   Type = 9
+	TypeInt     Type = 10
+	TypeLong    Type = 11
+)
+
+var typeSize = [12]uint8{TypeBoolean: 1, TypeChar: 2, TypeFloat: 4, TypeDouble: 8, TypeByte: 1, TypeShort: 2, TypeInt: 4, TypeLong: 8}
+
+var typeName = [12]string{TypeObject: "Object", TypeBoolean: "boolean", TypeChar: "char", TypeFloat: "float", TypeDouble: "double", TypeByte: "byte", TypeShort: "short", TypeInt: "int", TypeLong: "long"}
+
+func (t Type) String() string {
+	if int(t) < len(typeName) && typeName[t] != "" {
+		return typeName[t]
+	}
+	return fmt.Sprintf("type(%d)", uint8(t))
+}
+
+// valid reports whether t is a basic type of the format.
+func (t Type) valid() bool { return t == TypeObject || (t >= TypeBoolean && t <= TypeLong) }
+
+// size is t's size on the wire; object references take idSize bytes.
+func (t Type) size(idSize int) int {
+	if t == TypeObject {
+		return idSize
+	}
+	return int(typeSize[t])
+}
+
+// RootKind is the kind of a GC root record.
+type RootKind uint8
+
+// GC root kinds: the sub-record tags, HotSpot's and Android's.
+const (
+	RootUnknown          RootKind = 0xFF
+	RootJNIGlobal        RootKind = 0x01
+	RootJNILocal         RootKind = 0x02
+	RootJavaFrame        RootKind = 0x03
+	RootNativeStack      RootKind = 0x04
+	RootStickyClass      RootKind = 0x05
+	RootThreadBlock      RootKind = 0x06
+	RootMonitorUsed      RootKind = 0x07
+	RootThreadObject     RootKind = 0x08
+	RootInternedString   RootKind = 0x89 // Android
+	RootFinalizing       RootKind = 0x8A // Android
+	RootDebugger         RootKind = 0x8B // Android
+	RootReferenceCleanup RootKind = 0x8C // Android
+	RootVMInternal       RootKind = 0x8D // Android
+	RootJNIMonitor       RootKind = 0x8E // Android
+	RootUnreachable      RootKind = 0x90 // Android: not a root, listed so tools can show it
+)
+
+var rootNames = map[RootKind]string{
+	RootUnknown: "unknown", RootJNIGlobal: "JNI global", RootJNILocal: "JNI local", RootJavaFrame: "Java frame",
+	RootNativeStack: "native stack", RootStickyClass: "system class", RootThreadBlock: "thread block",
+	RootMonitorUsed: "busy monitor", RootThreadObject: "thread", RootInternedString: "interned string",
+	RootFinalizing: "finalizing", RootDebugger: "debugger", RootReferenceCleanup: "reference cleanup",
+	RootVMInternal: "VM internal", RootJNIMonitor: "JNI monitor", RootUnreachable: "unreachable",
+}
+
+func (k RootKind) String() string {
+	if s, ok := rootNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("root(0x%02X)", uint8(k))
+}
+
+// Field is a declared instance field.
+type Field struct {
+	Name string
+	Type Type
+}
+
+// Class is one class of the dump, or the pseudo-class of a primitive array
+// type (ID 0, no class object).
+type Class struct {
+	Name         string // Java source form: java.lang.String, int[], java.lang.Object[][]
+	ID           uint64 // the class object's id; 0 for primitive-array pseudo-classes
+	Object       int32  // the class object's index, -1 if the dump has no CLASS_DUMP for it
+	Super        int32  // superclass index, -1 for none
+	InstanceSize uint32 // as recorded in the class dump
+	Fields       []Field
+	Elem         Type // element type for array classes, 0 otherwise
+
+	staticBytes uint32 // static field bytes with references as compressed pointers
+	refOffs     []uint32
+	dataSize    uint32 // instance data bytes on the wire, own and inherited fields
+	layoutDone  bool
+	shallow     uint32 // instance shallow size (instances only)
+}
+
+// IsArray reports whether c is an array class.
+func (c *Class) IsArray() bool { return c.Elem != 0 }
+
+// Heap is a parsed dump: every object in parallel arrays indexed by object
+// index 0..NumObjects()-1, references as object indices.
+type Heap struct {
+	Format    string // "JAVA PROFILE 1.0.2", "JAVA PROFILE 1.0.3"
+	IDSize    int
+	Timestamp time.Time
+	Android   bool     // the dump has Android's records (HEAP_DUMP_INFO, extra roots)
+	HeapNames []string // Android heap names ("app", "zygote", "image", …) by heap index; "default" alone otherwise
+	Classes   []Class
+
+	ids        []uint64
+	cls        []int32
+	size       []uint32
+	heap       []uint8 // heap index per object; nil if the dump names no heaps
+	refStart   []uint32
+	refs       []int32
+	roots      []int32
+	rootKind   []RootKind
+	classObj   int32 // class index of java.lang.Class, -1 if absent
+	strs       []strArray
+	index      idIndex
+	Unresolved int // references to ids the dump holds no object for (skipped)
+}
+
+// strArray is a char[] or byte[] whose contents may back a String.
+type strArray struct {
+	obj  int32
+	len  uint32 // bytes
+	hash uint64
+	off  int64 // stream offset of the contents
+}
+
+// NumObjects is the number of objects (instances, arrays, class objects).
+func (h *Heap) NumObjects() int { return len(h.ids) }
+
+// ID is object i's id (an address in HotSpot dumps).
+func (h *Heap) ID(i int32) uint64 { return h.ids[i] }
+
+// ClassOf is the class index of object i; class objects have java.lang.Class's.
+func (h *Heap) ClassOf(i int32) int32 { return h.cls[i] }
+
+// Size is object i's shallow size in bytes (see [Parse] for the layout model).
+func (h *Heap) Size(i int32) uint32 { return h.size[i] }
+
+// HeapOf is the name of the heap object i lives in.
+func (h *Heap) HeapOf(i int32) string {
+	if h.heap == nil {
+		return h.HeapNames[0]
+	}
+	return h.HeapNames[h.heap[i]]
+}
+
+// Refs are the objects i references (fields, array elements, static fields
+// and the superclass of class objects), nulls and dangling ids left out.
+func (h *Heap) Refs(i int32) []int32 { return h.refs[h.refStart[i]:h.refStart[i+1]] }
+
+// Roots are the GC roots with their kinds (an object may be listed under
+// several kinds).
+func (h *Heap) Roots() ([]int32, []RootKind) { return h.roots, h.rootKind }
+
+// Lookup is the index of the object with id, or -1.
+func (h *Heap) Lookup(id uint64) int32 { return h.index.get(h.ids, id) }
+
+// IsClassObject reports whether object i is a class object.
+func (h *Heap) IsClassObject(i int32) bool { return h.cls[i] == h.classObj && h.classObj >= 0 }
+
+// ClassName is the class name of object i.
+func (h *Heap) ClassName(i int32) string { return h.Classes[h.cls[i]].Name }
+
+// javaName converts a class name from a descriptor or internal form
+// ("[Ljava/lang/String;", "java/util/HashMap$Node", "[I") into Java source
+// form ("java.lang.String[]", "java.util.HashMap$Node", "int[]").
+func javaName(s string) string {
+	dims := 0
+	for dims < len(s) && s[dims] == '[' {
+		dims++
+	}
+	base := s[dims:]
+	if dims > 0 {
+		switch {
+		case len(base) == 1:
+			for t, n := range primDesc {
+				if n == base[0] {
+					base = typeName[t]
+				}
+			}
+		case base[0] == 'L' && base[len(base)-1] == ';':
+			base = base[1 : len(base)-1]
+		}
+	}
+	base = strings.ReplaceAll(base, "/", ".")
+	return base + strings.Repeat("[]", dims)
+}
+
+var primDesc = [12]byte{TypeBoolean: 'Z', TypeChar: 'C', TypeFloat: 'F', TypeDouble: 'D', TypeByte: 'B', TypeShort: 'S', TypeInt: 'I', TypeLong: 'J'}
+
+// ErrFormat reports input that is not a well-formed HPROF file.
+var ErrFormat = errors.New("hprof: malformed dump")
+
+func formatErr(off int64, f string, args ...any) error {
+	return fmt.Errorf("%w at byte %d: %s", ErrFormat, off, fmt.Sprintf(f, args...))
+}
+
+// idIndex maps ids to object indices: open addressing over int32 slots,
+// comparing through the ids array, so a slot costs 4 bytes.
+type idIndex struct {
+	slots []int32 // object index + 1; 0 = empty
+	shift uint
+}
+
+func hashID(id uint64, shift uint) uint64 { return (id * 0x9E3779B97F4A7C15) >> shift }
+
+func (x *idIndex) build(ids []uint64) {
+	n := uint64(16)
+	bits := uint(4)
+	for n < uint64(len(ids))*2 {
+		n <<= 1
+		bits++
+	}
+	x.slots = make([]int32, n)
+	x.shift = 64 - bits
+	mask := n - 1
+	for i, id := range ids {
+		s := hashID(id, x.shift)
+		for x.slots[s] != 0 {
+			if ids[x.slots[s]-1] == id {
+				break // duplicate id: the first object wins
+			}
+			s = (s + 1) & mask
+		}
+		if x.slots[s] == 0 {
+			x.slots[s] = int32(i) + 1
+		}
+	}
+}
+
+func (x *idIndex) get(ids []uint64, id uint64) int32 {
+	if len(x.slots) == 0 {
+		return -1
+	}
+	mask := uint64(len(x.slots) - 1)
+	for s := hashID(id, x.shift); ; s = (s + 1) & mask {
+		v := x.slots[s]
+		if v == 0 {
+			return -1
+		}
+		if ids[v-1] == id {
+			return v - 1
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package hprof
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/ddm"
+)
+
+// sample builds a small dump with the writer:
+//
+//	root(frame) → a(Holder) → arr(Object[]) → s1, s2 (String, "hello" each, own byte[])
+//	root(global) → b(Holder) → s3 (String "other")
+//	c(Holder) unreachable
+//
+// With android set it carries HEAP_DUMP_INFO records and Android roots.
+func sample(t testing.TB, idSize int, android bool) []byte {
+	var buf bytes.Buffer
+	format := "JAVA PROFILE 1.0.2"
+	if android {
+		format = "JAVA PROFILE 1.0.3"
+	}
+	w := NewWriterFormat(&buf, format, idSize, time.UnixMilli(1700000000000))
+	names := []string{"java/lang/Object", "java/lang/String", "Holder", "[Ljava/lang/Object;", "value", "next", "count", "app", "zygote", "java/lang/Class"}
+	for i, s := range names {
+		w.String(uint64(100+i), s)
+	}
+	// classes: Object 0x1000, String 0x1010, Holder 0x1020, Object[] 0x1030, Class 0x1040
+	for i := range 5 {
+		name := uint64(100 + i)
+		if i == 4 {
+			name = 109
+		}
+		w.LoadClass(uint64(0x1000+16*i), name)
+	}
+	ref := func(vals ...uint64) []byte {
+		var b []byte
+		for _, v := range vals {
+			if idSize == 8 {
+				b = binary.BigEndian.AppendUint64(b, v)
+			} else {
+				b = binary.BigEndian.AppendUint32(b, uint32(v))
+			}
+		}
+		return b
+	}
+	if android {
+		w.HeapInfo(1, 108) // zygote
+	}
+	w.ClassDump(0x1000, 0, 8, nil, nil)
+	w.ClassDump(0x1040, 0x1000, 8, nil, nil)
+	w.ClassDump(0x1010, 0x1000, 16, nil, []FieldDecl{{104, TypeObject}})
+	w.ClassDump(0x1030, 0x1000, 0, nil, nil)
+	if android {
+		w.HeapInfo(3, 107) // app
+		w.Root(RootInternedString, 0x2300)
+	}
+	// An instance before its class dump: the parser must keep it pending.
+	w.Instance(0x2400, 0x1020, append(ref(0x2300), 0, 0, 0, 3)) // c: unreachable
+	w.ClassDump(0x1020, 0x1000, 16, []StaticValue{{FieldDecl{106, TypeInt}, 7}}, []FieldDecl{{105, TypeObject}, {106, TypeInt}})
+	w.Root(RootJavaFrame, 0x2000)
+	w.Root(RootJNIGlobal, 0x2200)
+	w.Instance(0x2000, 0x1020, append(ref(0x2100), 0, 0, 0, 1)) // a
+	w.ObjectArray(0x2100, 0x1030, []uint64{0x2110, 0x2120, 0})
+	w.Instance(0x2110, 0x1010, ref(0x2111))
+	w.PrimitiveArray(0x2111, TypeByte, []byte("hello"))
+	w.Instance(0x2120, 0x1010, ref(0x2121))
+	w.PrimitiveArray(0x2121, TypeByte, []byte("hello"))
+	w.Instance(0x2200, 0x1020, append(ref(0x2300), 0, 0, 0, 2)) // b
+	w.Instance(0x2300, 0x1010, ref(0x2301))
+	w.PrimitiveArray(0x2301, TypeByte, []byte("other"))
+	w.PrimitiveArray(0x2302, TypeLong, make([]byte, 16))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func parseBytes(t testing.TB, b []byte) *Heap {
+	t.Helper()
+	h, err := Parse(bytes.NewReader(b), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func statOf(hist []ClassStat, name string) ClassStat {
+	for _, s := range hist {
+		if s.Class == name {
+			return s
+		}
+	}
+	return ClassStat{Class: name}
+}
+
+func TestParseSample(t *testing.T) {
+	for _, tc := range []struct {
+		idSize  int
+		android bool
+	}{{8, false}, {4, false}, {8, true}} {
+		h := parseBytes(t, sample(t, tc.idSize, tc.android))
+		if h.NumObjects() != 16 {
+			t.Errorf("id size %d android %v: %d objects, want 16 (5 classes, 11 objects)", tc.idSize, tc.android, h.NumObjects())
+		}
+		hist := h.Histogram()
+		want := map[string]int64{"java.lang.String": 3, "Holder": 3, "byte[]": 3, "java.lang.Object[]": 1, "long[]": 1, "java.lang.Class": 5}
+		for name, n := range want {
+			if got := statOf(hist, name).Instances; got != n {
+				t.Errorf("%d/%v: %s: %d instances, want %d", tc.idSize, tc.android, name, got, n)
+			}
+		}
+		if h.Android != tc.android {
+			t.Errorf("Android = %v, want %v", h.Android, tc.android)
+		}
+		if !tc.android {
+			// HotSpot layout: Holder = 12 + ref 4 + int 4 = 20 → 24; byte[5] = 16+5 → 24; Object[3] = 16+12 → 32.
+			hdr := uint32(12)
+			if tc.idSize == 4 {
+				hdr = 8
+			}
+			if got, want := statOf(hist, "Holder").Bytes, 3*int64(align8(uint64(hdr+8))); got != want {
+				t.Errorf("Holder bytes %d, want %d", got, want)
+			}
+		} else {
+			if got := statOf(hist, "Holder").Bytes; got != 3*16 {
+				t.Errorf("Android Holder bytes %d, want 48 (the class dump's instance size)", got)
+			}
+			if got := h.HeapOf(h.Lookup(0x2000)); got != "app" {
+				t.Errorf("heap of a = %q, want app", got)
+			}
+			if got := h.HeapOf(h.Lookup(0x1000)); got != "zygote" {
+				t.Errorf("heap of Object class = %q, want zygote", got)
+			}
+		}
+		a, arr, s1 := h.Lookup(0x2000), h.Lookup(0x2100), h.Lookup(0x2110)
+		if got := h.Refs(arr); len(got) != 2 || got[0] != s1 {
+			t.Errorf("array refs %v, want [s1 s2] (the null left out)", got)
+		}
+		path := h.PathFromRoot(h.Lookup(0x2111))
+		var ids []uint64
+		for _, p := range path {
+			ids = append(ids, p.ID)
+		}
+		if !slices.Equal(ids, []uint64{0x2000, 0x2100, 0x2110, 0x2111}) || path[0].Root != "Java frame" {
+			t.Errorf("path %+v", path)
+		}
+		if h.PathFromRoot(h.Lookup(0x2400)) != nil {
+			t.Errorf("unreachable c has a path")
+		}
+		d := h.Dominators()
+		if d.Idom[arr] != a || d.Idom[s1] != arr || d.Idom[h.Lookup(0x2400)] != NotReachable {
+			t.Errorf("idom: arr→%d (want %d), s1→%d (want %d)", d.Idom[arr], a, d.Idom[s1], arr)
+		}
+		// s3 is reached from b only (c is unreachable); on Android it is an interned-string root.
+		if got := d.Idom[h.Lookup(0x2300)]; !tc.android && got != h.Lookup(0x2200) || tc.android && got != Root {
+			t.Errorf("idom(s3) = %d", got)
+		}
+		var sub uint64
+		for _, id := range []uint64{0x2000, 0x2100, 0x2110, 0x2111, 0x2120, 0x2121} {
+			sub += uint64(h.Size(h.Lookup(id)))
+		}
+		if d.Retained[a] != sub {
+			t.Errorf("retained(a) = %d, want %d", d.Retained[a], sub)
+		}
+		dups, err := h.DuplicateStrings(bytes.NewReader(sample(t, tc.idSize, tc.android)), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(dups) != 1 || dups[0].Value != "hello" || dups[0].Count != 2 {
+			t.Errorf("duplicates %+v, want hello ×2", dups)
+		}
+	}
+}
+
+func TestDiff(t *testing.T) {
+	old := []ClassStat{{"A", 1, 16}, {"B", 2, 32}, {"C", 1, 8}}
+	new := []ClassStat{{"A", 1, 16}, {"B", 5, 80}, {"D", 1, 100}}
+	got := Diff(old, new)
+	want := []ClassDelta{
+		{Class: "D", Instances: 1, Bytes: 100, Old: ClassStat{"D", 0, 0}, New: ClassStat{"D", 1, 100}},
+		{Class: "B", Instances: 3, Bytes: 48, Old: ClassStat{"B", 2, 32}, New: ClassStat{"B", 5, 80}},
+		{Class: "C", Instances: -1, Bytes: -8, Old: ClassStat{"C", 1, 8}, New: ClassStat{"C", 0, 0}},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Diff = %+v\nwant %+v", got, want)
+	}
+}
+
+func TestJavaName(t *testing.T) {
+	for in, want := range map[string]string{
+		"java/lang/String": "java.lang.String", "[I": "int[]", "[[Ljava/lang/Object;": "java.lang.Object[][]",
+		"java.lang.String[]": "java.lang.String[]", "[Z": "boolean[]", "Foo$Bar": "Foo$Bar",
+	} {
+		if got := javaName(in); got != want {
+			t.Errorf("javaName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMap(t *testing.T) {
+	h := parseBytes(t, sample(t, 8, false))
+	m := h.Map(MapOptions{MaxGap: 0x200})
+	// Classes at 0x1000…0x1040 and objects at 0x2000…0x2400: two pieces. The
+	// sample's byte[] ids sit one byte after their String's, so they overlap
+	// it and are left out.
+	if len(m.Pieces) != 2 {
+		t.Fatalf("%d pieces, want 2: %+v", len(m.Pieces), m.Pieces)
+	}
+	tot := m.Totals()
+	if tot.ByKind[ddm.KindClass].Blocks == 0 || tot.ByKind[ddm.KindArray4].Bytes != 32 || tot.ByKind[ddm.KindObject].Bytes == 0 {
+		t.Errorf("totals by kind %+v: want class, object and one Object[3] (32 bytes)", tot.ByKind)
+	}
+	if m.Pieces[0].Start != 0x1000 || m.Pieces[1].Start != 0x2000 {
+		t.Errorf("piece starts %#x %#x", m.Pieces[0].Start, m.Pieces[1].Start)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	good := sample(t, 8, false)
+	for name, in := range map[string][]byte{
+		"empty":     nil,
+		"not hprof": []byte("PK\x03\x04 a zip file\x00"),
+		"id size":   append([]byte("JAVA PROFILE 1.0.2\x00"), 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0),
+		"truncated": good[:len(good)-40],
+	} {
+		if _, err := Parse(bytes.NewReader(in), Limits{}); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := Parse(bytes.NewReader(good), Limits{MaxObjects: 3}); err == nil {
+		t.Errorf("MaxObjects 3: no error")
+	}
+}

@@ -1,0 +1,699 @@
+package hprof
+
+import (
+	"bytes"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"time"
+)
+
+// Top-level record tags.
+const (
+	tagUTF8           = 0x01
+	tagLoadClass      = 0x02
+	tagHeapDump       = 0x0C
+	tagHeapDumpSeg    = 0x1C
+	tagHeapDumpEnd    = 0x2C
+	subClassDump      = 0x20
+	subInstanceDump   = 0x21
+	subObjArrayDump   = 0x22
+	subPrimArrayDump  = 0x23
+	subPrimArrayNoDat = 0xC3 // Android: primitive array without its data
+	subHeapDumpInfo   = 0xFE // Android: the following objects are in this heap
+)
+
+// Limits bound what a dump may make the parser allocate.
+type Limits struct {
+	// MaxObjects bounds the object count; 0 means 1<<31 - 2.
+	MaxObjects int
+}
+
+// Parse reads a whole dump from r and builds its model.
+//
+// Shallow sizes follow the VM's layout, not the file's: for HotSpot dumps
+// with 8-byte ids, compressed class pointers and oops (12-byte object
+// headers, 16-byte array headers, 4-byte references, 8-byte alignment; the
+// default below 32 GiB of heap), with 4-byte ids a 32-bit VM's 8/12/4;
+// for Android dumps the instance size the class dump records. These are the
+// sizes `jcmd PID GC.class_histogram` reports, less fields the VM injects
+// without dumping them.
+func Parse(r io.Reader, lim Limits) (*Heap, error) {
+	p := &parser{rd: newReader(r), h: &Heap{classObj: -1}, classByID: map[uint64]int32{}, names: map[uint64]string{}, primClass: map[Type]int32{}}
+	if lim.MaxObjects <= 0 || lim.MaxObjects > math.MaxInt32-1 {
+		lim.MaxObjects = math.MaxInt32 - 1
+	}
+	p.maxObjects = lim.MaxObjects
+	if err := p.header(); err != nil {
+		return nil, err
+	}
+	if err := p.records(); err != nil {
+		return nil, err
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	return p.h, nil
+}
+
+type pendingInstance struct {
+	obj     int32
+	classID uint64
+	data    []byte
+}
+
+type parser struct {
+	rd         *reader
+	h          *Heap
+	idSize     int
+	maxObjects int
+
+	names      map[uint64]string // UTF8 records
+	classByID  map[uint64]int32
+	primClass  map[Type]int32
+	rawRefs    []uint64
+	rootIDs    []uint64
+	pending    []pendingInstance
+	pendingRef map[int32][2]uint32 // refs of pending instances: start, count
+	curHeap    uint8
+	heapByType map[uint32]uint8
+	hdr, aHdr  uint32 // object and array header sizes of the layout model
+	refSize    uint32
+	scratch    []byte
+}
+
+func (p *parser) header() error {
+	rd := p.rd
+	// The format name is NUL-terminated; read byte by byte, it is short.
+	var name []byte
+	for {
+		if err := rd.need(1); err != nil {
+			return fmt.Errorf("%w: no HPROF header: %v", ErrFormat, err)
+		}
+		c := rd.buf[rd.pos]
+		rd.pos++
+		if c == 0 {
+			break
+		}
+		name = append(name, c)
+		if len(name) > 64 {
+			return fmt.Errorf("%w: no HPROF header (no format name in the first 64 bytes)", ErrFormat)
+		}
+	}
+	if !bytes.HasPrefix(name, []byte("JAVA PROFILE ")) {
+		return fmt.Errorf("%w: not an HPROF file (starts with %q)", ErrFormat, name)
+	}
+	if err := rd.need(12); err != nil {
+		return fmt.Errorf("%w: truncated header", ErrFormat)
+	}
+	b := rd.buf[rd.pos:]
+	p.idSize = int(be32(b))
+	if p.idSize != 4 && p.idSize != 8 {
+		return fmt.Errorf("%w: identifier size %d (want 4 or 8)", ErrFormat, p.idSize)
+	}
+	ms := uint64(be32(b[4:]))<<32 | uint64(be32(b[8:]))
+	rd.pos += 12
+	p.h.Format, p.h.IDSize = string(name), p.idSize
+	p.h.Timestamp = time.UnixMilli(int64(ms))
+	p.h.HeapNames = []string{"default"}
+	if p.idSize == 8 {
+		p.hdr, p.aHdr, p.refSize = 12, 16, 4
+	} else {
+		p.hdr, p.aHdr, p.refSize = 8, 12, 4
+	}
+	return nil
+}
+
+func (p *parser) records() error {
+	rd := p.rd
+	for {
+		eof, err := rd.atEOF()
+		if err != nil {
+			return err
+		}
+		if eof {
+			return nil
+		}
+		if err := rd.need(9); err != nil {
+			return formatErr(rd.offset(), "truncated record header")
+		}
+		b := rd.buf[rd.pos:]
+		tag, n := b[0], int64(be32(b[5:]))
+		rd.pos += 9
+		start := rd.offset()
+		switch tag {
+		case tagUTF8:
+			if n < int64(p.idSize) || n > 1<<20 {
+				return formatErr(start, "UTF8 record of %d bytes", n)
+			}
+			if err := rd.need(int(n)); err != nil {
+				return formatErr(start, "truncated UTF8 record")
+			}
+			b := rd.buf[rd.pos:]
+			p.names[idAt(b, p.idSize)] = string(b[p.idSize:n])
+			rd.pos += int(n)
+		case tagLoadClass:
+			if n != int64(8+2*p.idSize) {
+				return formatErr(start, "LOAD_CLASS record of %d bytes", n)
+			}
+			if err := rd.need(int(n)); err != nil {
+				return formatErr(start, "truncated LOAD_CLASS record")
+			}
+			b := rd.buf[rd.pos:]
+			cid, nameID := idAt(b[4:], p.idSize), idAt(b[8+p.idSize:], p.idSize)
+			c := p.class(cid)
+			if s, ok := p.names[nameID]; ok {
+				p.h.Classes[c].Name = javaName(s)
+			}
+			rd.pos += int(n)
+		case tagHeapDump, tagHeapDumpSeg:
+			if err := p.heapDump(n); err != nil {
+				return err
+			}
+		default: // HEAP_DUMP_END, stack traces, frames, CPU samples…: not needed
+			if err := rd.skip(n); err != nil {
+				return formatErr(start, "truncated record 0x%02X", tag)
+			}
+		}
+	}
+}
+
+// class returns the index of the class with id, creating it.
+func (p *parser) class(id uint64) int32 {
+	if c, ok := p.classByID[id]; ok {
+		return c
+	}
+	c := int32(len(p.h.Classes))
+	p.h.Classes = append(p.h.Classes, Class{Name: fmt.Sprintf("class@0x%x", id), ID: id, Object: -1, Super: -1})
+	p.classByID[id] = c
+	return c
+}
+
+// primArrayClass is the pseudo-class of arrays of t.
+func (p *parser) primArrayClass(t Type) int32 {
+	if c, ok := p.primClass[t]; ok {
+		return c
+	}
+	c := int32(len(p.h.Classes))
+	p.h.Classes = append(p.h.Classes, Class{Name: t.String() + "[]", Object: -1, Super: -1, Elem: t, layoutDone: true})
+	p.primClass[t] = c
+	return c
+}
+
+// object appends an object; refs appended to rawRefs since the previous
+// call belong to the previous object (refStart is closed lazily).
+func (p *parser) object(id uint64, cls int32, size uint32) (int32, error) {
+	h := p.h
+	i := len(h.ids)
+	if i >= p.maxObjects {
+		return 0, fmt.Errorf("hprof: more than %d objects (raise Limits.MaxObjects)", p.maxObjects)
+	}
+	if len(p.rawRefs) > math.MaxUint32 {
+		return 0, fmt.Errorf("hprof: more than %d references", uint64(math.MaxUint32))
+	}
+	h.ids = append(h.ids, id)
+	h.cls = append(h.cls, cls)
+	h.size = append(h.size, size)
+	h.refStart = append(h.refStart, uint32(len(p.rawRefs)))
+	if h.heap != nil {
+		h.heap = append(h.heap, p.curHeap)
+	}
+	return int32(i), nil
+}
+
+func align8(n uint64) uint32 {
+	n = (n + 7) &^ 7
+	if n > math.MaxUint32 {
+		return math.MaxUint32
+	}
+	return uint32(n)
+}
+
+func (p *parser) heapDump(n int64) error {
+	rd := p.rd
+	end := rd.offset() + n
+	id := p.idSize
+	for rd.offset() < end {
+		at := rd.offset()
+		if err := rd.need(1); err != nil {
+			return formatErr(at, "truncated heap dump")
+		}
+		sub := rd.buf[rd.pos]
+		var fixed int // bytes after the tag for fixed-size records
+		switch RootKind(sub) {
+		case RootUnknown, RootStickyClass, RootMonitorUsed, RootInternedString, RootFinalizing, RootDebugger,
+			RootReferenceCleanup, RootVMInternal, RootUnreachable:
+			fixed = id
+		case RootJNIGlobal:
+			fixed = 2 * id
+		case RootJNILocal, RootJavaFrame, RootThreadObject, RootJNIMonitor:
+			fixed = id + 8
+		case RootNativeStack, RootThreadBlock:
+			fixed = id + 4
+		}
+		if fixed > 0 {
+			if err := rd.need(1 + fixed); err != nil {
+				return formatErr(at, "truncated root record")
+			}
+			if RootKind(sub) != RootUnreachable {
+				p.rootIDs = append(p.rootIDs, idAt(rd.buf[rd.pos+1:], id))
+				p.h.rootKind = append(p.h.rootKind, RootKind(sub))
+			}
+			rd.pos += 1 + fixed
+			continue
+		}
+		var err error
+		switch sub {
+		case subInstanceDump:
+			err = p.instance()
+		case subObjArrayDump:
+			err = p.objArray()
+		case subPrimArrayDump, subPrimArrayNoDat:
+			err = p.primArray(sub == subPrimArrayDump)
+		case subClassDump:
+			err = p.classDump()
+		case subHeapDumpInfo:
+			err = p.heapInfo()
+		default:
+			return formatErr(at, "unknown heap dump sub-record 0x%02X", sub)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if rd.offset() != end {
+		return formatErr(rd.offset(), "heap dump sub-record runs past its segment by %d bytes", rd.offset()-end)
+	}
+	return nil
+}
+
+func (p *parser) heapInfo() error {
+	rd, id := p.rd, p.idSize
+	at := rd.offset()
+	if err := rd.need(5 + id); err != nil {
+		return formatErr(at, "truncated HEAP_DUMP_INFO")
+	}
+	b := rd.buf[rd.pos+1:]
+	typ, name := be32(b), p.names[idAt(b[4:], id)]
+	rd.pos += 5 + id
+	h := p.h
+	h.Android = true
+	if p.heapByType == nil {
+		p.heapByType = map[uint32]uint8{}
+	}
+	hi, ok := p.heapByType[typ]
+	if !ok {
+		if name == "" {
+			name = fmt.Sprintf("heap-%d", typ)
+		}
+		if h.heap == nil {
+			h.HeapNames = nil
+		}
+		if len(h.HeapNames) >= 255 {
+			return formatErr(at, "more than 255 heaps")
+		}
+		hi = uint8(len(h.HeapNames))
+		h.HeapNames = append(h.HeapNames, name)
+		p.heapByType[typ] = hi
+	}
+	if h.heap == nil {
+		h.heap = make([]uint8, len(h.ids), cap(h.ids))
+		for i := range h.heap {
+			h.heap[i] = hi // objects before the first info record
+		}
+	}
+	p.curHeap = hi
+	return nil
+}
+
+func (p *parser) classDump() error {
+	rd, id := p.rd, p.idSize
+	at := rd.offset()
+	// tag, class id, stack serial, super, loader, signers, domain, 2 reserved, instance size, cp count
+	head := 1 + id + 4 + 6*id + 4 + 2
+	if err := rd.need(head); err != nil {
+		return formatErr(at, "truncated CLASS_DUMP")
+	}
+	b := rd.buf[rd.pos+1:]
+	cid := idAt(b, id)
+	super := idAt(b[id+4:], id)
+	loader := idAt(b[2*id+4:], id)
+	instSize := be32(b[7*id+4:])
+	ncp := int(be16(b[7*id+8:]))
+	rd.pos += head
+	c := p.class(cid)
+	var sc int32 = -1
+	if super != 0 {
+		sc = p.class(super)
+	}
+	start := len(p.rawRefs)
+	if super != 0 {
+		p.rawRefs = append(p.rawRefs, super)
+	}
+	if loader != 0 {
+		p.rawRefs = append(p.rawRefs, loader)
+	}
+	var statics uint32
+	// constant pool: u2 index, u1 type, value
+	for range ncp {
+		if err := rd.need(3); err != nil {
+			return formatErr(at, "truncated constant pool")
+		}
+		t := Type(rd.buf[rd.pos+2])
+		if !t.valid() {
+			return formatErr(rd.offset(), "constant pool entry of type %d", t)
+		}
+		if err := rd.need(3 + t.size(id)); err != nil {
+			return formatErr(at, "truncated constant pool")
+		}
+		rd.pos += 3 + t.size(id)
+	}
+	if err := rd.need(2); err != nil {
+		return formatErr(at, "truncated CLASS_DUMP statics")
+	}
+	ns := int(be16(rd.buf[rd.pos:]))
+	rd.pos += 2
+	for range ns {
+		if err := rd.need(id + 1); err != nil {
+			return formatErr(at, "truncated static field")
+		}
+		t := Type(rd.buf[rd.pos+id])
+		if !t.valid() {
+			return formatErr(rd.offset(), "static field of type %d", t)
+		}
+		sz := t.size(id)
+		if err := rd.need(id + 1 + sz); err != nil {
+			return formatErr(at, "truncated static field")
+		}
+		if t == TypeObject {
+			if v := idAt(rd.buf[rd.pos+id+1:], id); v != 0 {
+				p.rawRefs = append(p.rawRefs, v)
+			}
+			statics += p.refSize
+		} else {
+			statics += uint32(sz)
+		}
+		rd.pos += id + 1 + sz
+	}
+	if err := rd.need(2); err != nil {
+		return formatErr(at, "truncated CLASS_DUMP fields")
+	}
+	nf := int(be16(rd.buf[rd.pos:]))
+	rd.pos += 2
+	fields := make([]Field, nf)
+	for i := range nf {
+		if err := rd.need(id + 1); err != nil {
+			return formatErr(at, "truncated field list")
+		}
+		t := Type(rd.buf[rd.pos+id])
+		if !t.valid() {
+			return formatErr(rd.offset(), "instance field of type %d", t)
+		}
+		fields[i] = Field{Name: p.names[idAt(rd.buf[rd.pos:], id)], Type: t}
+		rd.pos += id + 1
+	}
+	cl := &p.h.Classes[c]
+	if cl.Object >= 0 {
+		p.rawRefs = p.rawRefs[:start]
+		return nil // a class dumped twice: keep the first
+	}
+	cl.Super, cl.InstanceSize, cl.Fields, cl.staticBytes = sc, instSize, fields, statics
+	// The class object's refs were appended before its slot: move the slot's
+	// start back by hand.
+	refs := append([]uint64(nil), p.rawRefs[start:]...)
+	p.rawRefs = p.rawRefs[:start]
+	o, err := p.object(cid, -1, 0) // class and size fixed in finish
+	if err != nil {
+		return err
+	}
+	p.rawRefs = append(p.rawRefs, refs...)
+	cl.Object = o
+	return nil
+}
+
+// hotspotInjected are the bytes of the fields HotSpot adds to JDK classes
+// without declaring (javaClasses.hpp, ALL_INJECTED_FIELDS) and leaves out of
+// dumps, with compressed references; subclasses inherit them.
+var hotspotInjected = map[string]uint32{
+	"java.lang.ClassLoader":                                8,  // loader_data
+	"java.lang.Module":                                     8,  // module_entry
+	"java.lang.invoke.MemberName":                          8,  // vmindex
+	"java.lang.invoke.ResolvedMethodName":                  12, // vmtarget, vmholder
+	"java.lang.invoke.MethodHandleNatives$CallSiteContext": 16, // vmdependencies, last_cleanup
+}
+
+// layout computes c's instance layout once its superclass chain is known.
+func (p *parser) layout(c int32) bool {
+	cl := &p.h.Classes[c]
+	if cl.layoutDone {
+		return true
+	}
+	var offs []uint32
+	var wire, vm uint32
+	for k, depth := c, 0; k >= 0; depth++ {
+		kc := &p.h.Classes[k]
+		if kc.Object < 0 || depth > 1000 {
+			return false // not dumped yet (or a cycle)
+		}
+		for _, f := range kc.Fields {
+			if f.Type == TypeObject {
+				offs = append(offs, wire)
+				vm += p.refSize
+			} else {
+				vm += uint32(typeSize[f.Type])
+			}
+			wire += uint32(f.Type.size(p.idSize))
+		}
+		if !p.h.Android {
+			vm += hotspotInjected[kc.Name]
+		}
+		k = kc.Super
+	}
+	cl.refOffs, cl.dataSize, cl.layoutDone = offs, wire, true
+	cl.shallow = align8(uint64(p.hdr) + uint64(vm))
+	if p.h.Android && cl.InstanceSize > 0 {
+		cl.shallow = cl.InstanceSize
+	}
+	return true
+}
+
+func (p *parser) instance() error {
+	rd, id := p.rd, p.idSize
+	at := rd.offset()
+	head := 1 + 2*id + 8
+	if err := rd.need(head); err != nil {
+		return formatErr(at, "truncated INSTANCE_DUMP")
+	}
+	b := rd.buf[rd.pos+1:]
+	oid, cid, n := idAt(b, id), idAt(b[id+4:], id), int(be32(b[2*id+4:]))
+	rd.pos += head
+	c, known := p.classByID[cid]
+	if known && p.layout(c) && n <= len(rd.buf) {
+		cl := &p.h.Classes[c]
+		if uint32(n) != cl.dataSize {
+			return formatErr(at, "instance of %s has %d bytes of fields, its class says %d", cl.Name, n, cl.dataSize)
+		}
+		if _, err := p.object(oid, c, cl.shallow); err != nil {
+			return err
+		}
+		if err := rd.need(n); err != nil {
+			return formatErr(at, "truncated INSTANCE_DUMP")
+		}
+		data := rd.buf[rd.pos : rd.pos+n]
+		for _, off := range cl.refOffs {
+			if v := idAt(data[off:], id); v != 0 {
+				p.rawRefs = append(p.rawRefs, v)
+			}
+		}
+		rd.pos += n
+		return nil
+	}
+	// Class not dumped yet: keep the field bytes until the end.
+	data := make([]byte, 0, min(n, 1<<16))
+	for left := int64(n); left > 0; {
+		chunk, err := rd.chunk(left)
+		if err != nil {
+			return formatErr(at, "truncated INSTANCE_DUMP")
+		}
+		data = append(data, chunk...)
+		left -= int64(len(chunk))
+	}
+	o, err := p.object(oid, -1, 0)
+	if err != nil {
+		return err
+	}
+	p.pending = append(p.pending, pendingInstance{obj: o, classID: cid, data: data})
+	return nil
+}
+
+func (p *parser) objArray() error {
+	rd, id := p.rd, p.idSize
+	at := rd.offset()
+	head := 1 + id + 8 + id
+	if err := rd.need(head); err != nil {
+		return formatErr(at, "truncated OBJECT_ARRAY_DUMP")
+	}
+	b := rd.buf[rd.pos+1:]
+	oid, n, cid := idAt(b, id), uint64(be32(b[id+4:])), idAt(b[id+8:], id)
+	rd.pos += head
+	c := p.class(cid)
+	if cl := &p.h.Classes[c]; cl.Elem == 0 {
+		cl.Elem = TypeObject
+	}
+	hdr := uint64(p.aHdr)
+	if p.h.Android {
+		hdr = 12
+	}
+	if _, err := p.object(oid, c, align8(hdr+n*uint64(p.refSize))); err != nil {
+		return err
+	}
+	left := int64(n) * int64(id)
+	for left > 0 {
+		if err := rd.need(id); err != nil {
+			return formatErr(at, "truncated OBJECT_ARRAY_DUMP")
+		}
+		chunk, _ := rd.chunk(left - left%int64(id))
+		for i := 0; i+id <= len(chunk); i += id {
+			if v := idAt(chunk[i:], id); v != 0 {
+				p.rawRefs = append(p.rawRefs, v)
+			}
+		}
+		left -= int64(len(chunk))
+		if r := len(chunk) % id; r != 0 {
+			rd.pos -= r // a partial id: read it again with the next window
+			left += int64(r)
+		}
+	}
+	return nil
+}
+
+func (p *parser) primArray(withData bool) error {
+	rd, id := p.rd, p.idSize
+	at := rd.offset()
+	head := 1 + id + 9
+	if err := rd.need(head); err != nil {
+		return formatErr(at, "truncated PRIMITIVE_ARRAY_DUMP")
+	}
+	b := rd.buf[rd.pos+1:]
+	oid, n, t := idAt(b, id), uint64(be32(b[id+4:])), Type(b[id+8])
+	rd.pos += head
+	if t == TypeObject || !t.valid() {
+		return formatErr(at, "primitive array of type %d", t)
+	}
+	es := uint64(typeSize[t])
+	hdr := uint64(p.aHdr)
+	if p.h.Android && es < 8 {
+		hdr = 12
+	}
+	o, err := p.object(oid, p.primArrayClass(t), align8(hdr+n*es))
+	if err != nil {
+		return err
+	}
+	if !withData {
+		return nil
+	}
+	left := int64(n * es)
+	if t != TypeChar && t != TypeByte {
+		if err := rd.skip(left); err != nil {
+			return formatErr(at, "truncated PRIMITIVE_ARRAY_DUMP")
+		}
+		return nil
+	}
+	// char[] and byte[] may back Strings: keep a hash of the contents.
+	s := strArray{obj: o, len: uint32(min(left, math.MaxUint32)), off: rd.offset()}
+	hs := fnv.New64a()
+	for left > 0 {
+		chunk, err := rd.chunk(left)
+		if err != nil {
+			return formatErr(at, "truncated PRIMITIVE_ARRAY_DUMP")
+		}
+		hs.Write(chunk)
+		left -= int64(len(chunk))
+	}
+	s.hash = hs.Sum64()
+	p.h.strs = append(p.h.strs, s)
+	return nil
+}
+
+// finish resolves pending instances, class objects' sizes, roots and
+// references.
+func (p *parser) finish() error {
+	h := p.h
+	n := len(h.ids)
+	h.refStart = append(h.refStart, uint32(len(p.rawRefs)))
+	for _, pi := range p.pending {
+		c, ok := p.classByID[pi.classID]
+		if !ok || !p.layout(c) {
+			return fmt.Errorf("%w: instance 0x%x of class 0x%x, which the dump does not describe", ErrFormat, h.ids[pi.obj], pi.classID)
+		}
+		cl := &h.Classes[c]
+		if uint32(len(pi.data)) != cl.dataSize {
+			return fmt.Errorf("%w: instance 0x%x of %s has %d bytes of fields, its class says %d", ErrFormat, h.ids[pi.obj], cl.Name, len(pi.data), cl.dataSize)
+		}
+		h.cls[pi.obj], h.size[pi.obj] = c, cl.shallow
+		if p.pendingRef == nil {
+			p.pendingRef = map[int32][2]uint32{}
+		}
+		start := uint32(len(p.rawRefs))
+		for _, off := range cl.refOffs {
+			if v := idAt(pi.data[off:], p.idSize); v != 0 {
+				p.rawRefs = append(p.rawRefs, v)
+			}
+		}
+		p.pendingRef[pi.obj] = [2]uint32{start, uint32(len(p.rawRefs)) - start}
+	}
+	p.pending = nil
+	// java.lang.Class: class objects are its instances.
+	for i := range h.Classes {
+		if h.Classes[i].Name == "java.lang.Class" {
+			h.classObj = int32(i)
+			break
+		}
+	}
+	if h.classObj < 0 {
+		h.classObj = int32(len(h.Classes))
+		h.Classes = append(h.Classes, Class{Name: "java.lang.Class", Object: -1, Super: -1, layoutDone: true})
+	}
+	var mirror uint32
+	if p.layout(h.classObj) {
+		mirror = h.Classes[h.classObj].shallow
+	}
+	for i := range h.Classes {
+		cl := &h.Classes[i]
+		if cl.Object >= 0 {
+			h.cls[cl.Object] = h.classObj
+			h.size[cl.Object] = align8(uint64(mirror) + uint64(cl.staticBytes))
+		}
+	}
+	// Ids to indices.
+	h.index.build(h.ids)
+	refs := make([]int32, 0, len(p.rawRefs))
+	for i := range n {
+		s, e := h.refStart[i], h.refStart[i+1]
+		if pr, ok := p.pendingRef[int32(i)]; ok {
+			s, e = pr[0], pr[0]+pr[1]
+		}
+		h.refStart[i] = uint32(len(refs))
+		for _, id := range p.rawRefs[s:e] {
+			if j := h.index.get(h.ids, id); j >= 0 {
+				refs = append(refs, j)
+			} else {
+				h.Unresolved++
+			}
+		}
+	}
+	h.refStart[n] = uint32(len(refs))
+	h.refs = refs
+	p.rawRefs = nil
+	h.roots = make([]int32, 0, len(p.rootIDs))
+	kinds := h.rootKind[:0]
+	for k, id := range p.rootIDs {
+		if j := h.index.get(h.ids, id); j >= 0 {
+			h.roots = append(h.roots, j)
+			kinds = append(kinds, h.rootKind[k])
+		}
+	}
+	h.rootKind = kinds
+	return nil
+}

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ChangeSet, hcrMode, hcrReport, outputFolders } from '../../src/debug/hcr';
+
+describe('hot code replace', () => {
+  test('output folders: explicit, else the directories of classPaths, made absolute against cwd', () => {
+    assert.deepEqual(outputFolders({ outputFolders: ['/w/out', '/w/out'], classPaths: ['/w/other'] }), ['/w/out']);
+    assert.deepEqual(outputFolders({ classPaths: ['/w/classes', '/w/lib/a.jar', 'rel/bin', '/w/x.ZIP'], cwd: '/w' }), ['/w/classes', '/w/rel/bin']);
+    assert.deepEqual(outputFolders({ vm: 'current' } as never), []);
+    assert.deepEqual(outputFolders({ outputFolders: 'not a list' }), []);
+  });
+
+  test('mode defaults to auto', () => {
+    assert.equal(hcrMode(undefined), 'auto');
+    assert.equal(hcrMode('manual'), 'manual');
+    assert.equal(hcrMode('never'), 'never');
+    assert.equal(hcrMode('bogus'), 'auto');
+  });
+
+  test('changes: class files only, each once, taken in the order seen', () => {
+    const c = new ChangeSet();
+    assert.equal(c.add('/o/a/B.class'), true);
+    assert.equal(c.add('/o/a/B.java'), false);
+    c.add('/o/a/C.class');
+    c.add('/o/a/B.class');
+    assert.equal(c.size, 2);
+    assert.deepEqual(c.take(), ['/o/a/B.class', '/o/a/C.class']);
+    assert.equal(c.size, 0);
+  });
+
+  test('reports: replaced, nothing loaded, refused', () => {
+    assert.deepEqual(hcrReport({ success: true, message: 'replaced a.B', classes: ['a.B'] }), {
+      level: 'info',
+      text: 'Hot code replace: replaced 1 class (a.B)',
+    });
+    const many = hcrReport({ success: true, message: '', classes: ['a', 'b', 'c', 'd', 'e'], skipped: [{ file: 'x.class', reason: 'not loaded' }] });
+    assert.equal(many.text, 'Hot code replace: replaced 5 classes (a, b, c and 2 more); skipped 1 not loaded yet or unreadable');
+    const none = hcrReport({ success: true, message: 'nothing to replace', classes: [], skipped: [{ file: 'x.class', reason: 'not loaded: later' }] });
+    assert.equal(none.level, 'warning');
+    assert.match(none.text, /nothing to replace; 1 class file\(s\) skipped \(not loaded: later\)/);
+    const refused = hcrReport({ success: false, message: 'hot code replace refused: adding a method is not supported by this VM (ADD_METHOD_NOT_IMPLEMENTED); classes: a.B' });
+    assert.equal(refused.level, 'error');
+    assert.equal(refused.text, 'Hot code replace refused: adding a method is not supported by this VM (ADD_METHOD_NOT_IMPLEMENTED); classes: a.B');
+    assert.equal(hcrReport({ success: false, message: 'session ended' }).text, 'Hot code replace failed: session ended');
+  });
+});
