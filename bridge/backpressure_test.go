@@ -52,7 +52,9 @@ func TestProxyBackpressure(t *testing.T) {
 	waitFor(t, 60*time.Second, "the debugger's session", func() bool {
 		v.mu.Lock()
 		defer v.mu.Unlock()
-		s = v.dbg
+		if len(v.dbgs) > 0 {
+			s = v.dbgs[0]
+		}
 		return s != nil
 	})
 	waitFor(t, 60*time.Second, "the monitor to stop reading the debugger (replies pile up)", func() bool {

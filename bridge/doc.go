@@ -72,9 +72,16 @@
 // breakpoints if it made any), resumes until no thread is suspended beyond
 // what a still-waiting suspend=y VM had before, and sends DBGD to
 // draft-protocol VMs. Should that fail with the VM alive, the connection is
-// dropped so the VM's agent resets, and the scanner finds the VM again. A
-// second debugger on an occupied VM is refused (after a one-second grace in
-// case the first one just closed).
+// dropped so the VM's agent resets, and the scanner finds the VM again.
+//
+// Several debuggers may share a VM (a second one joins after a one-second
+// grace in case the first one just closed): each gets the events of its own
+// requests (VM_START and VM_DEATH go to all), its resumes release only its
+// own suspensions, ClearAllBreakpoints clears only its breakpoints, and
+// Dispose ends only its session; when it leaves, its requests, suspensions,
+// collection pins and HoldEvents are released, and the last one to leave
+// resets the agent as above. Ids are shared while they share the VM (one
+// agent, one id table). See sessions.go.
 //
 // # Control API
 //

@@ -62,7 +62,7 @@ func FuzzDebuggerPackets(f *testing.F) {
 			waitFor(t, 60*time.Second, "the debugger's session to end", func() bool {
 				v.mu.Lock()
 				defer v.mu.Unlock()
-				return v.dbg == nil
+				return len(v.dbgs) == 0
 			})
 		}
 		nc := patientDebugger(t, port)

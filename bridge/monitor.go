@@ -440,25 +440,25 @@ func (m *Monitor) add(v *VM) error { return m.addVM(v, nil) }
 // changed, not added.
 func (m *Monitor) addVM(v *VM, prev *VM) error {
 	again := prev != nil
+	check := func() error {
+		if m.closed {
+			return errors.New("monitor closed")
+		}
+		if old := m.byAddr[v.addr]; old != nil && old != prev {
+			return fmt.Errorf("VM %s is already monitored as %s", v.addr, old.id)
+		}
+		if again && m.vms[prev.id] != prev {
+			return errors.New("the VM was removed meanwhile")
+		}
+		return nil
+	}
 	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return errors.New("monitor closed")
-	}
-	if old := m.byAddr[v.addr]; old != nil && old != prev {
-		m.mu.Unlock()
-		return fmt.Errorf("VM %s is already monitored as %s", v.addr, old.id)
-	}
-	if again && m.vms[prev.id] != prev {
-		m.mu.Unlock()
-		return errors.New("the VM was removed meanwhile")
-	}
-	if again && m.selected == prev {
-		m.selected = v
-	}
-	m.vms[v.id] = v
-	m.byAddr[v.addr] = v
+	err := check()
 	m.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	// The port first, so that the VM is never listed without it.
 	if m.opts.DebugPortBase >= 0 {
 		dl, err := m.debugListener(v.addr)
 		if err != nil {
@@ -470,6 +470,20 @@ func (m *Monitor) addVM(v *VM, prev *VM) error {
 			v.mu.Unlock()
 		}
 	}
+	m.mu.Lock()
+	if err := check(); err != nil {
+		m.mu.Unlock()
+		if !again {
+			m.parkPort(v.addr)
+		}
+		return err
+	}
+	if again && m.selected == prev {
+		m.selected = v
+	}
+	m.vms[v.id] = v
+	m.byAddr[v.addr] = v
+	m.mu.Unlock()
 	info := v.Info()
 	if again {
 		m.log.Debug().Str("vm", v.id).Str("addr", v.addr).Msg("reconnected to the VM after resetting its agent")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -237,10 +238,14 @@ type session struct {
 
 	mu          sync.Mutex
 	requests    map[reqKey]bool // event requests the debugger created
-	breakpoints bool            // it created breakpoint requests
-	maySuspend  bool            // it may have suspended something
-	sent        bool            // it sent the VM a JDWP command
-	pastDrain   bool            // cleanup stopped waiting for in-flight calls
+	reqIDs      map[int32]bool  // their ids, for routing events
+	holds       holds           // its suspensions (sessions.go)
+	pins        map[jdwp.ObjectID]int
+	holding     bool // it sent HoldEvents
+	breakpoints bool // it created breakpoint requests
+	maySuspend  bool // it may have suspended something
+	sent        bool // it sent the VM a JDWP command
+	pastDrain   bool // cleanup stopped waiting for in-flight calls
 
 	ended   atomic.Bool
 	endOnce sync.Once
@@ -249,8 +254,8 @@ type session struct {
 }
 
 // reconnectGrace is how long a debugger arriving at an occupied VM waits
-// for the current debugger's connection to turn out closed before it is
-// refused.
+// for the current debugger's connection to turn out closed before it joins
+// it.
 const reconnectGrace = time.Second
 
 type reqKey struct {
@@ -265,8 +270,11 @@ type fwdCall struct {
 	data  []byte
 }
 
-// attach makes s the VM's debugger. A second debugger is refused; one that
-// arrives while the previous one is being cleaned up after waits for that.
+// attach adds a debugger to the VM. One that arrives while a previous
+// debugger is being cleaned up after waits for that, so that it finds the
+// VM as a fresh attach would; one that arrives while another debugger is
+// attached first gives that one a moment to turn out gone (it may just have
+// closed its connection), then joins it (see sessions.go).
 func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 	deadline := time.NewTimer(v.m.opts.CleanupTimeout)
 	defer deadline.Stop()
@@ -279,55 +287,58 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 			return nil, fmt.Errorf("VM %s: %w", v.id, errVMGone)
 		default:
 		}
-		prev := v.dbg
-		if prev == nil {
-			s := &session{
-				v: v, nc: nc, from: from, trace: v.m.opts.TraceProxy,
-				log:      v.log.With().Str("debugger", from).Logger(),
-				requests: map[reqKey]bool{}, wake: make(chan struct{}, 1), room: make(chan struct{}, 1),
-				cleaned: make(chan struct{}), done: make(chan struct{}),
-				writing: true, // until open: nothing may precede the handshake
+		var cleaning, live *session
+		for _, x := range v.dbgs {
+			if x.isEnded() {
+				cleaning = x
+			} else if live == nil {
+				live = x
 			}
-			if sc, ok := nc.(syscall.Conn); ok {
-				s.raw, _ = sc.SyscallConn()
-			}
-			s.rd = busypoll.NewReader(nc, v.m.opts.SpinWait, func() bool { return s.pending.Load() == 0 })
-			s.wbuf = append(s.wbuf, jdwp.HandshakeString...)
-			if v.waiting && v.vmStart != nil {
-				// A debugger attached directly to a suspend=y VM gets VM_START
-				// (SUSPEND_ALL) first; give it the one the monitor received.
-				s.wbuf = v.vmStart.AppendTo(s.wbuf)
-			}
-			v.dbg = s
-			v.mu.Unlock()
-			if v.dc != nil {
-				v.dc.Data().SetDebugger(ddm.DebuggerAttached)
-			}
-			s.log.Info().Msg("debugger attached")
-			v.m.notify(EventChanged, v)
-			return s, nil
 		}
-		if !prev.isEnded() && !waitedForEnd {
-			// The previous debugger may have just closed its connection
-			// without the monitor having read the EOF yet: give it a moment.
+		switch {
+		case cleaning != nil:
+			v.mu.Unlock()
+			select {
+			case <-cleaning.cleaned:
+			case <-deadline.C:
+				return nil, fmt.Errorf("VM %s: the previous debugger's cleanup has not finished; try again", v.id)
+			}
+			continue
+		case live != nil && !waitedForEnd:
 			v.mu.Unlock()
 			waitedForEnd = true
 			select {
-			case <-prev.done:
+			case <-live.done:
 			case <-time.After(reconnectGrace):
 			}
 			continue
 		}
-		if !prev.isEnded() {
-			v.mu.Unlock()
-			return nil, fmt.Errorf("VM %s (%s) already has a debugger attached from %s: a VM serves one debugger at a time; detach that one first", v.id, v.addr, prev.from)
+		s := &session{
+			v: v, nc: nc, from: from, trace: v.m.opts.TraceProxy,
+			log:      v.log.With().Str("debugger", from).Logger(),
+			requests: map[reqKey]bool{}, reqIDs: map[int32]bool{}, wake: make(chan struct{}, 1), room: make(chan struct{}, 1),
+			cleaned: make(chan struct{}), done: make(chan struct{}),
+			writing: true, // until open: nothing may precede the handshake
 		}
+		if sc, ok := nc.(syscall.Conn); ok {
+			s.raw, _ = sc.SyscallConn()
+		}
+		s.rd = busypoll.NewReader(nc, v.m.opts.SpinWait, func() bool { return s.pending.Load() == 0 })
+		s.wbuf = append(s.wbuf, jdwp.HandshakeString...)
+		if v.waiting && v.vmStart != nil {
+			// A debugger attached directly to a suspend=y VM gets VM_START
+			// (SUSPEND_ALL) first; give it the one the monitor received.
+			s.wbuf = v.vmStart.AppendTo(s.wbuf)
+			s.holds.vm = 1
+		}
+		v.dbgs = append(v.dbgs, s)
 		v.mu.Unlock()
-		select {
-		case <-prev.cleaned:
-		case <-deadline.C:
-			return nil, fmt.Errorf("VM %s: the previous debugger's cleanup has not finished; try again", v.id)
+		if v.dc != nil {
+			v.dc.Data().SetDebugger(ddm.DebuggerAttached)
 		}
+		s.log.Info().Bool("shared", live != nil).Msg("debugger attached")
+		v.m.notify(EventChanged, v)
+		return s, nil
 	}
 }
 
@@ -563,6 +574,9 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 		s.end(errDisposed)
 		return false
 	}
+	if !s.shared(p, cmd) {
+		return true
+	}
 	s.mu.Lock()
 	s.sent = true
 	switch cmd {
@@ -651,21 +665,22 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 		}
 		s.mu.Lock()
 		s.requests[k] = true
+		s.reqIDs[k.id] = true
 		s.mu.Unlock()
 	case cmdRequestClear:
 		r := jdwp.NewReader(fc.data, nil)
-		k := reqKey{jdwp.EventKind(r.Byte()), r.Int32()}
-		s.mu.Lock()
-		delete(s.requests, k)
-		s.mu.Unlock()
+		s.untrack(reqKey{jdwp.EventKind(r.Byte()), r.Int32()})
 	case cmdClearAllBPs:
 		s.mu.Lock()
 		for k := range s.requests {
 			if k.kind == jdwp.EventBreakpoint {
 				delete(s.requests, k)
+				delete(s.reqIDs, k.id)
 			}
 		}
 		s.mu.Unlock()
+	case cmdDisableCollection, cmdEnableCollection, cmdHoldEvents, cmdReleaseEvents:
+		s.trackShared(fc)
 	case cmdIDSizes:
 		if sz, err := jdwp.DecodeIDSizes(reply); err != nil {
 			s.log.Warn().Err(err).Msg("VM reported unusable id sizes")
@@ -720,6 +735,7 @@ func (s *session) event(es *jdwp.EventSet) {
 		s.mu.Lock()
 		s.maySuspend = true
 		s.mu.Unlock()
+		s.countEvent(es)
 	}
 	if s.trace {
 		s.log.Trace().Str("kind", "bridge.proxy").Str("dir", "vm→debugger").Str("cmd", "Event.Composite").
@@ -768,9 +784,7 @@ func (s *session) cleanup(why error) {
 	reset := false
 	defer func() {
 		v.mu.Lock()
-		if v.dbg == s {
-			v.dbg = nil
-		}
+		v.dbgs = slices.DeleteFunc(v.dbgs, func(x *session) bool { return x == s })
 		v.mu.Unlock()
 		close(s.cleaned)
 		if reset {
@@ -782,6 +796,15 @@ func (s *session) cleanup(why error) {
 		v.m.notify(EventChanged, v)
 	}()
 	if errors.Is(why, errVMGone) || v.conn.Err() != nil {
+		return
+	}
+	if len(v.live()) > 0 {
+		// Another debugger stays: release only what this one held.
+		ctx, cancel := context.WithTimeout(context.Background(), v.m.opts.CleanupTimeout)
+		defer cancel()
+		if err := s.releaseShared(ctx); err != nil && v.conn.Err() == nil {
+			s.log.Warn().Err(err).Msg("releasing what the debugger held failed")
+		}
 		return
 	}
 	if v.resettable() {

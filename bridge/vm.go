@@ -35,7 +35,7 @@ type VMInfo struct {
 
 	Current      bool      `json:"current"`                // the VM the current-VM port leads to
 	Protocol     string    `json:"protocol"`               // "jdwp", "ddm" or "ddm-draft"
-	DebuggerFrom string    `json:"debuggerFrom,omitempty"` // remote address of the attached debugger
+	DebuggerFrom string    `json:"debuggerFrom,omitempty"` // remote address of the attached debugger(s), comma-separated
 	Since        time.Time `json:"since"`                  // when the monitor found the VM
 	Features     []string  `json:"features,omitempty"`     // DDM FEAT strings
 	ThreadUpdate bool      `json:"threadUpdates"`          // thread updates are on
@@ -101,7 +101,7 @@ type VM struct {
 	name, ident   string
 	waiting       bool
 	vmStart       *jdwp.Packet // the VM_START that suspended the VM, replayed to debuggers
-	dbg           *session     // attached or cleaning up
+	dbgs          []*session   // attached or cleaning up after, oldest first
 	threads       []ThreadInfo // plain VMs: the last JDWP poll
 	threadUpdates bool
 	heapUpdates   bool
@@ -144,9 +144,9 @@ func (v *VM) Info() VMInfo {
 		Waiting: v.waiting, DebugPort: v.debugPort, Since: v.since, Protocol: "jdwp",
 		ThreadUpdate: v.threadUpdates, HeapUpdate: v.heapUpdates, Serial: v.from.serial, Device: v.from.device,
 	}
-	if s := v.dbg; s != nil && !s.isEnded() {
+	if live := v.liveLocked(); len(live) > 0 {
 		info.Debugger = true
-		info.DebuggerFrom = s.from
+		info.DebuggerFrom = debuggersFrom(live)
 	}
 	v.mu.Unlock()
 	if v.dc != nil {
@@ -339,19 +339,16 @@ func (v *VM) pumpEvents(sub *jdwp.Subscription) {
 			continue
 		}
 		v.mu.Lock()
-		s := v.dbg
-		if s != nil && s.isEnded() {
-			s = nil
-		}
+		live := v.liveLocked()
 		isStart := len(es.Events) > 0 && es.Events[0].Kind == jdwp.EventVMStart
-		if s == nil && isStart && es.SuspendPolicy == jdwp.SuspendAll {
+		if len(live) == 0 && isStart && es.SuspendPolicy == jdwp.SuspendAll {
 			v.waiting = true
 			v.vmStart = es.Packet
 		}
 		v.mu.Unlock()
 		switch {
-		case s != nil:
-			s.event(es)
+		case len(live) > 0:
+			v.route(es, live)
 		case isStart:
 			if es.SuspendPolicy == jdwp.SuspendAll {
 				v.log.Info().Msg("VM is suspended waiting for a debugger (suspend=y); not resuming it")
@@ -399,19 +396,19 @@ func (v *VM) watchModel() {
 	}
 }
 
-// close ends the VM's monitoring: the debugger, DDM and the connection (the
+// close ends the VM's monitoring: the debuggers, DDM and the connection (the
 // monitor owns the debugger port). It does not send Dispose (that would end a suspend=y VM's wait).
 func (v *VM) close() {
 	v.closeOnce.Do(func() {
 		close(v.removed)
 		v.mu.Lock()
-		s := v.dbg
+		dbgs := slices.Clone(v.dbgs)
 		if v.pollStop != nil {
 			close(v.pollStop)
 			v.pollStop = nil
 		}
 		v.mu.Unlock()
-		if s != nil {
+		for _, s := range dbgs {
 			s.end(errVMGone)
 		}
 		if v.dc != nil {

@@ -1,0 +1,358 @@
+package bridge
+
+import (
+	"context"
+	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+)
+
+// Several debuggers on one VM share the monitor's connection, so the agent
+// sees one debugger. This file keeps them apart:
+//
+//   - Events go to the debugger whose request caused them (by request id);
+//     automatic events (request id 0: VM_START, VM_DEATH) go to all. A
+//     composite set is split per debugger.
+//   - Each debugger's suspensions are counted (holds): VirtualMachine and
+//     ThreadReference Suspend, and suspending events it was sent. When a set
+//     that suspended goes to k debuggers, the monitor suspends k-1 more
+//     times first, so each debugger's resume releases only its own hold.
+//     While another debugger is attached, a resume is forwarded only as far
+//     as the debugger holds something (else answered here), so it never
+//     resumes threads the other suspended.
+//   - A debugger that leaves while another stays releases only its own:
+//     its holds, event requests, collection pins and HoldEvents. The last
+//     one to leave resets the agent (see session.cleanup).
+//
+// Ids are shared: while two debuggers are attached, an id one of them
+// learnt is valid for the other, as the agent has one id table.
+
+// holds are one debugger's suspensions: VM-wide, and per thread (a thread
+// the debugger resumed singly while holding the VM-wide suspension counts
+// -1).
+type holds struct {
+	vm      int
+	threads map[jdwp.ObjectID]int
+}
+
+func (h *holds) thread(t jdwp.ObjectID, d int) {
+	if h.threads == nil {
+		h.threads = map[jdwp.ObjectID]int{}
+	}
+	h.threads[t] += d
+	if h.threads[t] == 0 {
+		delete(h.threads, t)
+	}
+}
+
+// Commands whose effect is per debugger.
+var (
+	cmdThreadResume      = jdwp.Cmd{Set: jdwp.SetThreadReference, Cmd: 3}
+	cmdHoldEvents        = jdwp.Cmd{Set: jdwp.SetVirtualMachine, Cmd: 15}
+	cmdReleaseEvents     = jdwp.Cmd{Set: jdwp.SetVirtualMachine, Cmd: 16}
+	cmdDisableCollection = jdwp.Cmd{Set: jdwp.SetObjectReference, Cmd: 7}
+	cmdEnableCollection  = jdwp.Cmd{Set: jdwp.SetObjectReference, Cmd: 8}
+)
+
+// live returns the attached debuggers that have not ended.
+func (v *VM) live() []*session {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.liveLocked()
+}
+
+func (v *VM) liveLocked() []*session {
+	var out []*session
+	for _, s := range v.dbgs {
+		if !s.isEnded() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// route delivers an event set to the debuggers it concerns.
+func (v *VM) route(es *jdwp.EventSet, live []*session) {
+	if len(live) == 1 {
+		live[0].event(es) // a debugger alone sees everything, as directly
+		return
+	}
+	var targets []*session
+	parts := map[*session][]jdwp.Event{}
+	for _, e := range es.Events {
+		if e.RequestID == 0 {
+			for _, s := range live {
+				if parts[s] == nil {
+					targets = append(targets, s)
+				}
+				parts[s] = append(parts[s], e)
+			}
+			continue
+		}
+		for _, s := range live {
+			if s.ownsRequest(e.RequestID) {
+				if parts[s] == nil {
+					targets = append(targets, s)
+				}
+				parts[s] = append(parts[s], e)
+				break
+			}
+		}
+	}
+	if len(targets) == 0 {
+		if es.SuspendPolicy != jdwp.SuspendNone {
+			v.resumeOrphan(es)
+		}
+		return
+	}
+	if es.SuspendPolicy != jdwp.SuspendNone && len(es.Events) > 0 {
+		// One suspension per debugger, each released by its own resume; the
+		// extra ones are queued before any debugger sees the set.
+		for range len(targets) - 1 {
+			v.suspendAgain(es)
+		}
+	}
+	sizes := v.sizes()
+	for _, s := range targets {
+		if len(parts[s]) == len(es.Events) || sizes == nil {
+			s.event(es)
+			continue
+		}
+		sub := &jdwp.EventSet{SuspendPolicy: es.SuspendPolicy, Events: parts[s]}
+		sub.Packet = &jdwp.Packet{ID: es.Packet.ID, CmdSet: jdwp.SetEvent, Cmd: 100, Data: jdwp.EncodeEventSet(sub, sizes)}
+		s.event(sub)
+	}
+}
+
+// suspendAgain repeats the suspension an event set made.
+func (v *VM) suspendAgain(es *jdwp.EventSet) {
+	var data []byte
+	cmd := cmdSuspend
+	if es.SuspendPolicy == jdwp.SuspendEventThread {
+		w := jdwp.NewWriter(v.sizes())
+		w.ObjectID(jdwp.ObjectID(es.Events[0].Thread))
+		cmd, data = cmdThreadSusp, w.Bytes()
+	}
+	if _, err := v.conn.StartFunc(nil, cmd, data, func(*jdwp.Call) {}); err != nil {
+		v.log.Debug().Err(err).Msg("suspending for a second debugger failed")
+	}
+}
+
+func (s *session) ownsRequest(id int32) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reqIDs[id]
+}
+
+// countEvent notes the hold a suspending event set gives s.
+func (s *session) countEvent(es *jdwp.EventSet) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case es.SuspendPolicy == jdwp.SuspendAll:
+		s.holds.vm++
+	case es.SuspendPolicy == jdwp.SuspendEventThread && len(es.Events) > 0:
+		s.holds.thread(jdwp.ObjectID(es.Events[0].Thread), 1)
+	}
+}
+
+// shared handles a command whose effect must stay with s while other
+// debuggers are attached: it counts suspensions, answers resumes of what s
+// does not hold and restricts ClearAllBreakpoints to s's breakpoints. It
+// returns false when the command is answered here.
+func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
+	switch cmd {
+	case cmdSuspend, cmdThreadSusp, cmdResume, cmdThreadResume, cmdClearAllBPs:
+	default:
+		return true // the hot path: most commands concern no debugger alone
+	}
+	others := len(s.v.live()) > 1
+	switch cmd {
+	case cmdSuspend:
+		s.mu.Lock()
+		s.holds.vm++
+		s.mu.Unlock()
+	case cmdThreadSusp:
+		if t, ok := s.threadArg(p.Data); ok {
+			s.mu.Lock()
+			s.holds.thread(t, 1)
+			s.mu.Unlock()
+		}
+	case cmdResume:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.holds.vm > 0 {
+			// Undo single resumes of threads first, so the VM-wide resume
+			// releases each thread exactly once.
+			for t, n := range s.holds.threads {
+				for ; n < 0; n++ {
+					s.send(cmdThreadSusp, t)
+				}
+				if n == 0 {
+					delete(s.holds.threads, t)
+				} else {
+					s.holds.threads[t] = n
+				}
+			}
+			s.holds.vm--
+			return true
+		}
+		if !others {
+			return true
+		}
+		for t, n := range s.holds.threads {
+			if n > 0 {
+				s.send(cmdThreadResume, t)
+				s.holds.thread(t, -1)
+			}
+		}
+		s.replyLater(p.ID)
+		return false
+	case cmdThreadResume:
+		t, ok := s.threadArg(p.Data)
+		if !ok {
+			return true
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		switch {
+		case s.holds.threads[t] > 0, s.holds.vm > 0:
+			s.holds.thread(t, -1)
+			return true
+		case !others:
+			return true
+		}
+		s.replyLater(p.ID)
+		return false
+	case cmdClearAllBPs:
+		if !others {
+			return true
+		}
+		s.mu.Lock()
+		var bps []reqKey
+		for k := range s.requests {
+			if k.kind == jdwp.EventBreakpoint {
+				bps = append(bps, k)
+			}
+		}
+		s.mu.Unlock()
+		for _, k := range bps {
+			w := jdwp.NewWriter(nil)
+			w.Byte(byte(k.kind))
+			w.Int32(k.id)
+			s.v.conn.StartFunc(nil, cmdRequestClear, w.Bytes(), func(*jdwp.Call) {})
+			s.untrack(k)
+		}
+		s.replyLater(p.ID)
+		return false
+	}
+	return true
+}
+
+// replyLater answers a command here, after what was queued for the VM.
+func (s *session) replyLater(id uint32) {
+	go s.reply(id, jdwp.ErrNone)
+}
+
+// send queues a one-thread command for the VM, without waiting.
+func (s *session) send(cmd jdwp.Cmd, t jdwp.ObjectID) {
+	w := jdwp.NewWriter(s.v.sizes())
+	w.ObjectID(t)
+	s.v.conn.StartFunc(nil, cmd, w.Bytes(), func(*jdwp.Call) {})
+}
+
+func (s *session) threadArg(data []byte) (jdwp.ObjectID, bool) {
+	r := jdwp.NewReader(data, s.v.sizes())
+	t := r.ObjectID()
+	return t, r.Err() == nil
+}
+
+func (s *session) untrack(k reqKey) {
+	s.mu.Lock()
+	delete(s.requests, k)
+	delete(s.reqIDs, k.id)
+	s.mu.Unlock()
+}
+
+// trackShared notes what a successful command gave s alone: collection
+// pins and held events.
+func (s *session) trackShared(fc *fwdCall) {
+	switch fc.cmd {
+	case cmdDisableCollection, cmdEnableCollection:
+		o, ok := s.threadArg(fc.data) // an object id, like a thread's
+		if !ok {
+			return
+		}
+		s.mu.Lock()
+		if s.pins == nil {
+			s.pins = map[jdwp.ObjectID]int{}
+		}
+		if fc.cmd == cmdDisableCollection {
+			s.pins[o]++
+		} else if s.pins[o]--; s.pins[o] <= 0 {
+			delete(s.pins, o)
+		}
+		s.mu.Unlock()
+	case cmdHoldEvents:
+		s.mu.Lock()
+		s.holding = true
+		s.mu.Unlock()
+	case cmdReleaseEvents:
+		s.mu.Lock()
+		s.holding = false
+		s.mu.Unlock()
+	}
+}
+
+// releaseShared undoes what s alone holds while other debuggers stay: its
+// event requests, suspensions, collection pins and held events.
+func (s *session) releaseShared(ctx context.Context) error {
+	v := s.v
+	s.mu.Lock()
+	reqs := make([]reqKey, 0, len(s.requests))
+	for k := range s.requests {
+		reqs = append(reqs, k)
+	}
+	h := s.holds
+	pins := s.pins
+	holding := s.holding
+	s.mu.Unlock()
+	if err := v.clearRequests(ctx, reqs, false); err != nil {
+		return err
+	}
+	for t, n := range h.threads {
+		for ; n < 0 && h.vm > 0; n++ {
+			if err := v.conn.SuspendThread(ctx, jdwp.ThreadID(t)); err != nil {
+				break
+			}
+		}
+		for ; n > 0; n-- {
+			if err := v.conn.ResumeThread(ctx, jdwp.ThreadID(t)); err != nil {
+				break // the thread died
+			}
+		}
+	}
+	for range h.vm {
+		if err := v.conn.Resume(ctx); err != nil {
+			return err
+		}
+	}
+	for o, n := range pins {
+		for range n {
+			v.conn.EnableCollection(ctx, o) // an object collected meanwhile is fine
+		}
+	}
+	if holding {
+		return v.conn.ReleaseEvents(ctx)
+	}
+	return nil
+}
+
+// debuggerFrom names the attached debuggers.
+func debuggersFrom(live []*session) string {
+	from := make([]string, len(live))
+	for i, s := range live {
+		from[i] = s.from
+	}
+	return strings.Join(from, ",")
+}
