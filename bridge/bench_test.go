@@ -36,14 +36,10 @@ func startIdle(b testing.TB, addr string) *jvmtest.JVM {
 	return vm
 }
 
-// benchOptions are the options of a quiet monitor scanning port lo;
-// BRIDGE_SPIN=D sets SpinWait (e.g. 100us) to compare polling hops.
+// benchOptions are the options of a quiet monitor scanning port lo.
 func benchOptions(b *testing.B, lo int) Options {
 	o := testOptions(b, lo, 1)
 	o.Logger = o.Logger.Level(5) // quiet
-	if d, err := time.ParseDuration(os.Getenv("BRIDGE_SPIN")); err == nil {
-		o.SpinWait = d
-	}
 	return o
 }
 

@@ -14,7 +14,6 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
 	"github.com/ddmbridge/ddmbridge/jdwp"
-	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
 // rawDebugger connects to addr and does the JDWP handshake.
@@ -225,53 +224,5 @@ func TestRapidDebuggerCycles(t *testing.T) {
 	waitTicking(t, vm, 5*time.Second)
 	if vs := m.VMs(); len(vs) != 1 || vs[0].Debugger {
 		t.Errorf("VMs after cycles: %+v", vs)
-	}
-}
-
-// With polling hops (Options.SpinWait) every reply reaches the debugger
-// under its own id, one command at a time, pipelined, and with the turn
-// passing while the debugger pauses between commands.
-func TestPollingPassThrough(t *testing.T) {
-	t.Parallel()
-	jvmtest.RequireJava(t)
-	lo := freePorts(t, 1)
-	startIdle(t, fmt.Sprintf("127.0.0.1:%d", lo))
-	o := testOptions(t, lo, 1)
-	o.SpinWait = 300 * time.Microsecond
-	m := startMonitor(t, o)
-	waitVM(t, m, fmt.Sprintf("127.0.0.1:%d", lo), 5*time.Second)
-	nc := rawDebugger(t, m.CurrentAddr())
-	defer nc.Close()
-	r := bufio.NewReader(nc)
-	for i := uint32(1); i <= 300; i++ {
-		p := command(t, nc, r, i, 1, 7, nil) // VirtualMachine.IDSizes
-		if p.Error != jdwp.ErrNone || len(p.Data) != 20 {
-			t.Fatalf("IDSizes #%d: error %v, %d bytes", i, p.Error, len(p.Data))
-		}
-		if i%50 == 0 {
-			time.Sleep(time.Duration(i) * time.Microsecond) // past the spin time now and then
-		}
-	}
-	const burst = 500
-	var out []byte
-	for i := uint32(0); i < burst; i++ {
-		out = (&jdwp.Packet{ID: 1000 + i, CmdSet: 1, Cmd: 1}).AppendTo(out) // VirtualMachine.Version
-	}
-	if _, err := nc.Write(out); err != nil {
-		t.Fatal(err)
-	}
-	seen := map[uint32]bool{}
-	for len(seen) < burst {
-		p, err := jdwp.ReadPacket(r, 0)
-		if err != nil {
-			t.Fatalf("after %d replies: %v", len(seen), err)
-		}
-		if !p.IsReply() {
-			continue
-		}
-		if p.ID < 1000 || p.ID >= 1000+burst || seen[p.ID] || p.Error != jdwp.ErrNone {
-			t.Fatalf("unexpected reply id %d (error %v)", p.ID, p.Error)
-		}
-		seen[p.ID] = true
 	}
 }

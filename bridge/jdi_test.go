@@ -41,45 +41,37 @@ func runJDI(t testing.TB, addr string, rounds int) []string {
 }
 
 // A JDI program through a VM's own debugger port sets a breakpoint, steps
-// and reads locals; the VM runs on afterwards. With the hops parked, and
-// with them polling (Options.SpinWait).
+// and reads locals; the VM runs on afterwards.
 func TestJDIThroughVMPort(t *testing.T) {
 	t.Parallel()
-	for _, spin := range []time.Duration{0, 200 * time.Microsecond} {
-		t.Run(fmt.Sprintf("spin=%v", spin), func(t *testing.T) {
-			t.Parallel()
-			lo := freePorts(t, 1)
-			vm := startDemo(t, lo, false)
-			o := testOptions(t, lo, 1)
-			o.SpinWait = spin
-			m := startMonitor(t, o)
-			info := waitVM(t, m, vm.Addr, 5*time.Second)
-			lines := runJDI(t, fmt.Sprintf("127.0.0.1:%d", info.DebugPort), 3)
-			first, next := demoapp.Line("work-first"), demoapp.Line("work-first")+1
-			var bps, steps int
-			for _, l := range lines {
-				switch {
-				case strings.HasPrefix(l, "BP "):
-					bps++
-					if !strings.HasPrefix(l, fmt.Sprintf("BP line=%d n=", first)) {
-						t.Errorf("breakpoint line %q", l)
-					}
-				case strings.HasPrefix(l, "STEP "):
-					steps++
-					if l != fmt.Sprintf("STEP line=%d sum=0", next) {
-						t.Errorf("step line %q, want line=%d sum=0", l, next)
-					}
-				}
+	lo := freePorts(t, 1)
+	vm := startDemo(t, lo, false)
+	m := startMonitor(t, testOptions(t, lo, 1))
+	info := waitVM(t, m, vm.Addr, 5*time.Second)
+	lines := runJDI(t, fmt.Sprintf("127.0.0.1:%d", info.DebugPort), 3)
+	first, next := demoapp.Line("work-first"), demoapp.Line("work-first")+1
+	var bps, steps int
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "BP "):
+			bps++
+			if !strings.HasPrefix(l, fmt.Sprintf("BP line=%d n=", first)) {
+				t.Errorf("breakpoint line %q", l)
 			}
-			if bps != 3 || steps != 3 || lines[len(lines)-1] != "OK" {
-				t.Errorf("JdiClient output:\n%s", strings.Join(lines, "\n"))
+		case strings.HasPrefix(l, "STEP "):
+			steps++
+			if l != fmt.Sprintf("STEP line=%d sum=0", next) {
+				t.Errorf("step line %q, want line=%d sum=0", l, next)
 			}
-			waitTicking(t, vm, 5*time.Second)
-			// A second session on the same port works too.
-			if l := runJDI(t, fmt.Sprintf("127.0.0.1:%d", info.DebugPort), 1); l[len(l)-1] != "OK" {
-				t.Errorf("second JDI session: %q", l)
-			}
-			waitTicking(t, vm, 5*time.Second)
-		})
+		}
 	}
+	if bps != 3 || steps != 3 || lines[len(lines)-1] != "OK" {
+		t.Errorf("JdiClient output:\n%s", strings.Join(lines, "\n"))
+	}
+	waitTicking(t, vm, 5*time.Second)
+	// A second session on the same port works too.
+	if l := runJDI(t, fmt.Sprintf("127.0.0.1:%d", info.DebugPort), 1); l[len(l)-1] != "OK" {
+		t.Errorf("second JDI session: %q", l)
+	}
+	waitTicking(t, vm, 5*time.Second)
 }

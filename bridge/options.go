@@ -99,18 +99,6 @@ type Options struct {
 	// connects meanwhile until a VM is back at the address; 0 means 5 s. It
 	// also bounds the monitor's reconnect to an agent it reset.
 	RestartHold time.Duration
-	// SpinWait, when positive, is how long a forwarding hop polls its socket
-	// before parking while a packet is due: during a debugger's command the
-	// VM connection polls for the reply, between commands the debugger's
-	// connection polls for the next, and the two hand the turn to each other
-	// without waking a thread (package jdwp/busypoll). That takes a thread
-	// wake-up per hop off a round trip, for at most that much CPU per packet
-	// and none while no debugger is busy. It pays on a machine with idle
-	// cores; where every core is busy a polling hop only competes with the
-	// VM and the debugger (measured: 1.2× faster through the bridge on an
-	// idle 2-core VM, 3× slower with one core busy), so 0, the default,
-	// never polls.
-	SpinWait time.Duration
 
 	// ThreadPollInterval is the thread-update period: JDWP polling for plain
 	// VMs, THST polling for DDM VMs; 0 means 2 s.

@@ -18,7 +18,6 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
-	"github.com/ddmbridge/ddmbridge/jdwp/busypoll"
 )
 
 // Why a debugger session ended.
@@ -230,12 +229,6 @@ type session struct {
 	pending atomic.Int32  // forwarded commands without a reply yet
 	room    chan struct{} // signalled when output is written or a reply comes: see awaitRoom
 
-	// rd reads the debugger's packets. It polls (package busypoll) while
-	// the debugger's next command is due, that is while no command is in
-	// flight; during one the VM connection's reader polls instead, and
-	// deliver hands the turn back with rd.Wake.
-	rd *busypoll.Reader
-
 	mu          sync.Mutex
 	requests    map[reqKey]bool // event requests the debugger created
 	reqIDs      map[int32]bool  // their ids, for routing events
@@ -323,7 +316,6 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 		if sc, ok := nc.(syscall.Conn); ok {
 			s.raw, _ = sc.SyscallConn()
 		}
-		s.rd = busypoll.NewReader(nc, v.m.opts.SpinWait, func() bool { return s.pending.Load() == 0 })
 		s.wbuf = append(s.wbuf, jdwp.HandshakeString...)
 		if v.waiting && v.vmStart != nil {
 			// A debugger attached directly to a suspend=y VM gets VM_START
@@ -525,7 +517,7 @@ const inlineWriteLimit = 2 * time.Millisecond
 
 // run reads the debugger's packets until it leaves.
 func (s *session) run() {
-	r := bufio.NewReaderSize(s.rd, 64<<10)
+	r := bufio.NewReaderSize(s.nc, 64<<10)
 	for {
 		p, err := jdwp.ReadPacket(r, jdwp.DefaultMaxPacketSize)
 		last := r.Buffered() == 0
@@ -612,9 +604,7 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 // debugger's own id. It runs on the VM connection's reader goroutine.
 func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	defer func() {
-		if s.pending.Add(-1) == 0 {
-			s.rd.Wake() // the debugger's turn
-		}
+		s.pending.Add(-1)
 		s.signalRoom()
 	}()
 	rp := call.Reply()

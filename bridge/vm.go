@@ -9,7 +9,6 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -188,17 +187,6 @@ func (g *gatedConn) Read(b []byte) (int, error) {
 	return g.Conn.Read(b)
 }
 
-// SyscallConn gives the connection's descriptor for polling reads (package
-// busypoll), once the gate is open.
-func (g *gatedConn) SyscallConn() (syscall.RawConn, error) {
-	<-g.open
-	sc, ok := g.Conn.(syscall.Conn)
-	if !ok {
-		return nil, errors.New("not a socket")
-	}
-	return sc.SyscallConn()
-}
-
 // errNotDDM marks a VM that rejected HELO.
 var errNotDDM = errors.New("not DDM-aware")
 
@@ -243,9 +231,6 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 	// VMs): the connection must not ask a DDM VM itself, since any non-DDM
 	// packet switches it to its debugger path. Events are forwarded raw anyway.
 	jo.IDSizes = &jdwp.DefaultIDSizes
-	if jo.SpinWait <= 0 {
-		jo.SpinWait = m.opts.SpinWait
-	}
 	v.conn = jdwp.NewConn(g, &jo)
 	sub := v.conn.Subscribe()
 	close(g.open)

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-
-	"github.com/ddmbridge/ddmbridge/jdwp/busypoll"
 )
 
 // Trace selects what a connection logs at trace level, after the Harmony agent's
@@ -44,10 +42,6 @@ type Options struct {
 	RequestTimeout time.Duration
 	// IDSizes, if set, are used instead of asking the VM (VirtualMachine.IDSizes).
 	IDSizes *IDSizes
-	// SpinWait, if positive, makes the reader poll the socket for up to this
-	// long before parking while a reply is due (see package busypoll): lower
-	// latency per round trip for at most that much CPU per command.
-	SpinWait time.Duration
 }
 
 // ErrClosed is returned by calls on a connection closed by Close.
@@ -86,9 +80,6 @@ type Conn struct {
 	log  zerolog.Logger
 
 	nextID atomic.Uint32
-
-	rd       *busypoll.Reader // polls while calls are in flight (Options.SpinWait)
-	inflight atomic.Int32     // len(pending), for rd
 
 	mu         sync.Mutex
 	pending    map[uint32]*Call
@@ -211,7 +202,6 @@ func NewConn(nc net.Conn, opts *Options) *Conn {
 		s := *o.IDSizes
 		c.sizes.Store(&s)
 	}
-	c.rd = busypoll.NewReader(nc, o.SpinWait, func() bool { return c.inflight.Load() > 0 })
 	go c.readLoop()
 	go c.writeLoop()
 	return c
@@ -265,7 +255,6 @@ func (c *Conn) fail(cause error) {
 	}
 	pending := c.pending
 	c.pending = nil
-	c.inflight.Store(0)
 	subs := c.subs
 	c.subs = nil
 	err := c.err
@@ -353,13 +342,11 @@ func (c *Conn) startFunc(ctx context.Context, cmd Cmd, data []byte, done func(*C
 		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
 	c.pending[call.ID] = call
-	c.inflight.Store(int32(len(c.pending)))
 	if c.opts.Trace&TraceCmd != 0 {
 		call.sent = time.Now()
 	}
 	c.wbuf = p.AppendTo(c.wbuf)
 	c.mu.Unlock()
-	c.rd.Wake()
 	c.traceOut(&p)
 	if ctx != nil {
 		c.drain(ctx)
@@ -401,7 +388,6 @@ func (c *Conn) Forget(call *Call) { c.forget(call.ID) }
 func (c *Conn) forget(id uint32) {
 	c.mu.Lock()
 	delete(c.pending, id)
-	c.inflight.Store(int32(len(c.pending)))
 	c.mu.Unlock()
 }
 
@@ -517,7 +503,7 @@ func (c *Conn) HandleCommandSet(set byte, h CommandHandler) {
 }
 
 func (c *Conn) readLoop() {
-	r := bufio.NewReaderSize(c.rd, 64<<10)
+	r := bufio.NewReaderSize(c.nc, 64<<10)
 	for {
 		p, err := ReadPacket(r, c.opts.MaxPacketSize)
 		if err != nil {
@@ -536,7 +522,6 @@ func (c *Conn) readLoop() {
 			c.mu.Lock()
 			call := c.pending[p.ID]
 			delete(c.pending, p.ID)
-			c.inflight.Store(int32(len(c.pending)))
 			c.mu.Unlock()
 			if call == nil {
 				c.log.Debug().Uint32("id", p.ID).Msg("reply to no pending command (cancelled?), dropped")

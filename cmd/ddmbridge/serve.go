@@ -44,7 +44,7 @@ func addMonitorFlags(fs *flag.FlagSet) *monitorFlags {
 	fs.IntVar(&f.currentPort, "current-port", 8700, "port that leads to the current VM (0: ephemeral, -1: none)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "listen on all interfaces instead of loopback (DANGEROUS: a JDWP port is remote code execution)")
 	fs.DurationVar(&f.hold, "hold-timeout", 30*time.Second, "how long a debugger on the current-VM port waits for a VM to become current")
-	fs.DurationVar(&f.spin, "spin-wait", 0, "how long a forwarding hop polls for a due packet before sleeping, e.g. 100us: lower latency through the debugger ports on a machine with idle cores, for at most that much CPU per packet (0: never poll)")
+	fs.DurationVar(&f.spin, "spin-wait", 0, "accepted and ignored: busy polling was removed (it lost wherever every core is busy)")
 	return f
 }
 
@@ -52,7 +52,7 @@ func addMonitorFlags(fs *flag.FlagSet) *monitorFlags {
 func (f *monitorFlags) options() (bridge.Options, error) {
 	o := bridge.Options{
 		ScanInterval: f.interval, DebugPortBase: f.debugBase, CurrentPort: f.currentPort,
-		AllowRemote: f.allowRemote, HoldTimeout: f.hold, SpinWait: f.spin,
+		AllowRemote: f.allowRemote, HoldTimeout: f.hold,
 		Logger:     rootLogger(),
 		TraceProxy: traced("bridge.proxy"), TraceScan: traced("bridge.scan"),
 		JDWP: *jdwpOptions("jdwp"), TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data"),
@@ -63,6 +63,10 @@ func (f *monitorFlags) options() (bridge.Options, error) {
 			return o, fmt.Errorf("%w: --scan: %v", errUsage, err)
 		}
 		o.Scan = r
+	}
+	if f.spin != 0 {
+		l := component("bridge")
+		l.Warn().Dur("spin-wait", f.spin).Msg("--spin-wait is ignored: busy polling was removed (it was 3× slower wherever every core is busy)")
 	}
 	if f.allowRemote {
 		l := component("bridge")
