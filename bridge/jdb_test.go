@@ -135,7 +135,10 @@ func jdbScript(t testing.TB, j *jdb) []string {
 	j.send(fmt.Sprintf("stop at DemoApp:%d", line))
 	got := j.expect(`Set breakpoint DemoApp:\d+`, time.Minute)
 	out = append(out, "stop at => "+normalizeJDB(got))
-	j.expect(`Breakpoint hit: [^\n]*line=\d+ bci=\d+`, time.Minute)
+	// jdb's event thread and command thread write concurrently, so even the
+	// words "Breakpoint hit:" can come before "Set breakpoint": wait for the
+	// end of the hit's line, then its prompt.
+	j.expect(`"thread=main", [^\n]*line=\d+ bci=\d+`, time.Minute)
 	j.expect(`\w+\[\d+\] $`, time.Minute)
 	step("cont", `Breakpoint hit: .*line=\d+ bci=\d+\s*`)
 	step("where", `\[2\] DemoApp\.main \(DemoApp\.java:\d+\)\s*`)

@@ -27,18 +27,6 @@ var (
 	errDebuggerLeft = errors.New("the debugger closed the connection")
 )
 
-// Commands the proxy looks at.
-var (
-	cmdDispose      = jdwp.Cmd{Set: jdwp.SetVirtualMachine, Cmd: 6}
-	cmdIDSizes      = jdwp.Cmd{Set: jdwp.SetVirtualMachine, Cmd: 7}
-	cmdSuspend      = jdwp.Cmd{Set: jdwp.SetVirtualMachine, Cmd: 8}
-	cmdResume       = jdwp.Cmd{Set: jdwp.SetVirtualMachine, Cmd: 9}
-	cmdThreadSusp   = jdwp.Cmd{Set: jdwp.SetThreadReference, Cmd: 2}
-	cmdRequestSet   = jdwp.Cmd{Set: jdwp.SetEventRequest, Cmd: 1}
-	cmdRequestClear = jdwp.Cmd{Set: jdwp.SetEventRequest, Cmd: 2}
-	cmdClearAllBPs  = jdwp.Cmd{Set: jdwp.SetEventRequest, Cmd: 3}
-)
-
 // handshakeTimeout bounds reading a debugger's handshake.
 const handshakeTimeout = 10 * time.Second
 
@@ -559,7 +547,7 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 		// The DDM channel belongs to the monitor.
 		s.reply(p.ID, jdwp.ErrNotImplemented)
 		return true
-	case cmd == cmdDispose:
+	case cmd == jdwp.CmdVMDispose:
 		// Forwarding Dispose would end the VM's only connection: do it here.
 		s.reply(p.ID, jdwp.ErrNone)
 		s.flush()
@@ -572,9 +560,9 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 	s.mu.Lock()
 	s.sent = true
 	switch cmd {
-	case cmdSuspend, cmdThreadSusp:
+	case jdwp.CmdVMSuspend, jdwp.CmdThreadSuspend:
 		s.maySuspend = true
-	case cmdRequestSet:
+	case jdwp.CmdEventRequestSet:
 		if len(p.Data) >= 2 {
 			s.maySuspend = s.maySuspend || p.Data[1] != byte(jdwp.SuspendNone)
 			s.breakpoints = s.breakpoints || jdwp.EventKind(p.Data[0]) == jdwp.EventBreakpoint
@@ -642,7 +630,7 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 	v := s.v
 	switch fc.cmd {
-	case cmdRequestSet:
+	case jdwp.CmdEventRequestSet:
 		r := jdwp.NewReader(reply, nil)
 		id := r.Int32()
 		if r.Err() != nil || len(fc.data) < 1 {
@@ -657,10 +645,10 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 		s.requests[k] = true
 		s.reqIDs[k.id] = true
 		s.mu.Unlock()
-	case cmdRequestClear:
+	case jdwp.CmdEventRequestClear:
 		r := jdwp.NewReader(fc.data, nil)
 		s.untrack(reqKey{jdwp.EventKind(r.Byte()), r.Int32()})
-	case cmdClearAllBPs:
+	case jdwp.CmdEventRequestClearAllBreakpoints:
 		s.mu.Lock()
 		for k := range s.requests {
 			if k.kind == jdwp.EventBreakpoint {
@@ -669,15 +657,15 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 			}
 		}
 		s.mu.Unlock()
-	case cmdDisableCollection, cmdEnableCollection, cmdHoldEvents, cmdReleaseEvents:
+	case jdwp.CmdObjRefDisableCollection, jdwp.CmdObjRefEnableCollection, jdwp.CmdVMHoldEvents, jdwp.CmdVMReleaseEvents:
 		s.trackShared(fc)
-	case cmdIDSizes:
+	case jdwp.CmdVMIDSizes:
 		if sz, err := jdwp.DecodeIDSizes(reply); err != nil {
 			s.log.Warn().Err(err).Msg("VM reported unusable id sizes")
 		} else {
 			v.conn.SetIDSizes(sz)
 		}
-	case cmdResume:
+	case jdwp.CmdVMResume:
 		v.mu.Lock()
 		was := v.waiting
 		v.waiting, v.vmStart = false, nil
@@ -686,11 +674,11 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 			s.log.Info().Msg("the debugger resumed the waiting VM")
 			go v.m.notify(EventChanged, v)
 		}
-	case cmdSuspend:
+	case jdwp.CmdVMSuspend:
 		if late {
 			go v.undo(v.conn.Resume)
 		}
-	case cmdThreadSusp:
+	case jdwp.CmdThreadSuspend:
 		if late {
 			r := jdwp.NewReader(fc.data, v.sizes())
 			t := r.ObjectID()

@@ -45,15 +45,6 @@ func (h *holds) thread(t jdwp.ObjectID, d int) {
 	}
 }
 
-// Commands whose effect is per debugger.
-var (
-	cmdThreadResume      = jdwp.Cmd{Set: jdwp.SetThreadReference, Cmd: 3}
-	cmdHoldEvents        = jdwp.Cmd{Set: jdwp.SetVirtualMachine, Cmd: 15}
-	cmdReleaseEvents     = jdwp.Cmd{Set: jdwp.SetVirtualMachine, Cmd: 16}
-	cmdDisableCollection = jdwp.Cmd{Set: jdwp.SetObjectReference, Cmd: 7}
-	cmdEnableCollection  = jdwp.Cmd{Set: jdwp.SetObjectReference, Cmd: 8}
-)
-
 // live returns the attached debuggers that have not ended.
 func (v *VM) live() []*session {
 	v.mu.Lock()
@@ -119,7 +110,7 @@ func (v *VM) route(es *jdwp.EventSet, live []*session) {
 			continue
 		}
 		sub := &jdwp.EventSet{SuspendPolicy: es.SuspendPolicy, Events: parts[s]}
-		sub.Packet = &jdwp.Packet{ID: es.Packet.ID, CmdSet: jdwp.SetEvent, Cmd: 100, Data: jdwp.EncodeEventSet(sub, sizes)}
+		sub.Packet = &jdwp.Packet{ID: es.Packet.ID, CmdSet: jdwp.CmdEventComposite.Set, Cmd: jdwp.CmdEventComposite.Cmd, Data: jdwp.EncodeEventSet(sub, sizes)}
 		s.event(sub)
 	}
 }
@@ -127,11 +118,11 @@ func (v *VM) route(es *jdwp.EventSet, live []*session) {
 // suspendAgain repeats the suspension an event set made.
 func (v *VM) suspendAgain(es *jdwp.EventSet) {
 	var data []byte
-	cmd := cmdSuspend
+	cmd := jdwp.CmdVMSuspend
 	if es.SuspendPolicy == jdwp.SuspendEventThread {
 		w := jdwp.NewWriter(v.sizes())
 		w.ObjectID(jdwp.ObjectID(es.Events[0].Thread))
-		cmd, data = cmdThreadSusp, w.Bytes()
+		cmd, data = jdwp.CmdThreadSuspend, w.Bytes()
 	}
 	if _, err := v.conn.StartFunc(nil, cmd, data, func(*jdwp.Call) {}); err != nil {
 		v.log.Debug().Err(err).Msg("suspending for a second debugger failed")
@@ -162,23 +153,23 @@ func (s *session) countEvent(es *jdwp.EventSet) {
 // returns false when the command is answered here.
 func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
 	switch cmd {
-	case cmdSuspend, cmdThreadSusp, cmdResume, cmdThreadResume, cmdClearAllBPs:
+	case jdwp.CmdVMSuspend, jdwp.CmdThreadSuspend, jdwp.CmdVMResume, jdwp.CmdThreadResume, jdwp.CmdEventRequestClearAllBreakpoints:
 	default:
 		return true // the hot path: most commands concern no debugger alone
 	}
 	others := len(s.v.live()) > 1
 	switch cmd {
-	case cmdSuspend:
+	case jdwp.CmdVMSuspend:
 		s.mu.Lock()
 		s.holds.vm++
 		s.mu.Unlock()
-	case cmdThreadSusp:
+	case jdwp.CmdThreadSuspend:
 		if t, ok := s.threadArg(p.Data); ok {
 			s.mu.Lock()
 			s.holds.thread(t, 1)
 			s.mu.Unlock()
 		}
-	case cmdResume:
+	case jdwp.CmdVMResume:
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.holds.vm > 0 {
@@ -186,7 +177,7 @@ func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
 			// releases each thread exactly once.
 			for t, n := range s.holds.threads {
 				for ; n < 0; n++ {
-					s.send(cmdThreadSusp, t)
+					s.send(jdwp.CmdThreadSuspend, t)
 				}
 				if n == 0 {
 					delete(s.holds.threads, t)
@@ -202,13 +193,13 @@ func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
 		}
 		for t, n := range s.holds.threads {
 			if n > 0 {
-				s.send(cmdThreadResume, t)
+				s.send(jdwp.CmdThreadResume, t)
 				s.holds.thread(t, -1)
 			}
 		}
 		s.replyLater(p.ID)
 		return false
-	case cmdThreadResume:
+	case jdwp.CmdThreadResume:
 		t, ok := s.threadArg(p.Data)
 		if !ok {
 			return true
@@ -224,7 +215,7 @@ func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
 		}
 		s.replyLater(p.ID)
 		return false
-	case cmdClearAllBPs:
+	case jdwp.CmdEventRequestClearAllBreakpoints:
 		if !others {
 			return true
 		}
@@ -240,7 +231,7 @@ func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
 			w := jdwp.NewWriter(nil)
 			w.Byte(byte(k.kind))
 			w.Int32(k.id)
-			s.v.conn.StartFunc(nil, cmdRequestClear, w.Bytes(), func(*jdwp.Call) {})
+			s.v.conn.StartFunc(nil, jdwp.CmdEventRequestClear, w.Bytes(), func(*jdwp.Call) {})
 			s.untrack(k)
 		}
 		s.replyLater(p.ID)
@@ -278,7 +269,7 @@ func (s *session) untrack(k reqKey) {
 // pins and held events.
 func (s *session) trackShared(fc *fwdCall) {
 	switch fc.cmd {
-	case cmdDisableCollection, cmdEnableCollection:
+	case jdwp.CmdObjRefDisableCollection, jdwp.CmdObjRefEnableCollection:
 		o, ok := s.threadArg(fc.data) // an object id, like a thread's
 		if !ok {
 			return
@@ -287,17 +278,17 @@ func (s *session) trackShared(fc *fwdCall) {
 		if s.pins == nil {
 			s.pins = map[jdwp.ObjectID]int{}
 		}
-		if fc.cmd == cmdDisableCollection {
+		if fc.cmd == jdwp.CmdObjRefDisableCollection {
 			s.pins[o]++
 		} else if s.pins[o]--; s.pins[o] <= 0 {
 			delete(s.pins, o)
 		}
 		s.mu.Unlock()
-	case cmdHoldEvents:
+	case jdwp.CmdVMHoldEvents:
 		s.mu.Lock()
 		s.holding = true
 		s.mu.Unlock()
-	case cmdReleaseEvents:
+	case jdwp.CmdVMReleaseEvents:
 		s.mu.Lock()
 		s.holding = false
 		s.mu.Unlock()

@@ -255,7 +255,7 @@ func (c *Client) Send(m Message, done func(Reply)) *Request {
 	var call *jdwp.Call
 	var err error
 	if ordered {
-		call, err = q.Start(jdwp.Cmd{Set: CommandSet, Cmd: Command}, EncodeChunks(ch))
+		call, err = q.Start(jdwp.CmdDDMChunk, EncodeChunks(ch))
 	}
 	go func() {
 		defer c.wg.Done()
