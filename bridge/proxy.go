@@ -563,9 +563,9 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 	case jdwp.CmdVMSuspend, jdwp.CmdThreadSuspend:
 		s.maySuspend = true
 	case jdwp.CmdEventRequestSet:
-		if len(p.Data) >= 2 {
-			s.maySuspend = s.maySuspend || p.Data[1] != byte(jdwp.SuspendNone)
-			s.breakpoints = s.breakpoints || jdwp.EventKind(p.Data[0]) == jdwp.EventBreakpoint
+		if kind, suspend, ok := jdwp.PeekRequest(p.Data); ok {
+			s.maySuspend = s.maySuspend || suspend != jdwp.SuspendNone
+			s.breakpoints = s.breakpoints || kind == jdwp.EventBreakpoint
 		}
 	}
 	s.mu.Unlock()
@@ -633,10 +633,11 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 	case jdwp.CmdEventRequestSet:
 		r := jdwp.NewReader(reply, nil)
 		id := r.Int32()
-		if r.Err() != nil || len(fc.data) < 1 {
+		kind, _, ok := jdwp.PeekRequest(fc.data)
+		if r.Err() != nil || !ok {
 			return
 		}
-		k := reqKey{jdwp.EventKind(fc.data[0]), id}
+		k := reqKey{kind, id}
 		if late {
 			go v.undo(func(ctx context.Context) error { return v.conn.ClearRequest(ctx, k.kind, k.id) })
 			return

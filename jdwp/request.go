@@ -109,3 +109,13 @@ func (c *Conn) ClearRequest(ctx context.Context, kind EventKind, id int32) error
 func (c *Conn) ClearAllBreakpoints(ctx context.Context) error {
 	return c.do(ctx, CmdEventRequestClearAllBreakpoints, nil, nil)
 }
+
+// PeekRequest reads the event kind and suspend policy at the head of an
+// EventRequest.Set command's data (as a proxy sees it pass), without
+// decoding its modifiers. ok is false when the data is too short.
+func PeekRequest(data []byte) (kind EventKind, suspend SuspendPolicy, ok bool) {
+	if len(data) < 2 {
+		return 0, 0, false
+	}
+	return EventKind(data[0]), SuspendPolicy(data[1]), true
+}
