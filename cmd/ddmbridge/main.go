@@ -1,5 +1,3 @@
-// Command ddmbridge is a debugger backend for Java and Android VMs: a Debug Adapter
-// Protocol server, a DDM monitor and a JDWP multiplexer in one process.
 package main
 
 import (
