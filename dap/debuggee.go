@@ -60,6 +60,8 @@ type debuggee struct {
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
+	stopMu sync.Mutex // orders stops and the answers to resuming requests (see session.resumeWith)
+
 	qmu    sync.Mutex                         // guards queues
 	queues map[jdwp.ThreadID][]*jdwp.EventSet // event sets waiting for their thread's goroutine (see dispatch)
 

@@ -317,8 +317,10 @@ func (s *session) stepInTarget(r *godap.StepInRequest) {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("stepIn: %w", err))
 		return
 	}
-	alone := d.heldAlone(target.thread)
-	s.send(&godap.StepInResponse{Response: newResponse(&r.Request)})
-	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: r.Arguments.ThreadId, AllThreadsContinued: !alone}})
-	s.resumeAfter(ctx, "stepIn", target.thread, alone)
+	s.resumeWith(ctx, "stepIn", target.thread, func(alone bool) []godap.Message {
+		return []godap.Message{
+			&godap.StepInResponse{Response: newResponse(&r.Request)},
+			&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: r.Arguments.ThreadId, AllThreadsContinued: !alone}},
+		}
+	})
 }

@@ -182,11 +182,10 @@ func TestStepInThreadPoolAllSuspended(t *testing.T) {
 				t.Logf("the step completed after %d other threads' stops", interrupted)
 				c.send("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": []any{}})
 				respond[*godap.SetBreakpointsResponse](c, th)
-				if pending == 0 {
-					c.send("continue", map[string]any{"threadId": th})
-				}
-				// Stops already on their way are continued too (a
-				// continue that finds the VM running fails harmlessly).
+				// One continue resumes every stop reported so far; stops
+				// already on their way are continued too (a continue that
+				// finds the VM running fails harmlessly).
+				c.send("continue", map[string]any{"threadId": th})
 				for {
 					switch m := c.next().(type) {
 					case *godap.ExitedEvent:
