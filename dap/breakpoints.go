@@ -405,6 +405,9 @@ func (d *debuggee) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text s
 	if bp.cond != nil {
 		ok, err := expr.Truth(ectx, bp.cond, env)
 		if err != nil {
+			if d.conn.Err() != nil || jdwp.Code(err) == jdwp.ErrInvalidThread {
+				return nil // the VM or the thread is gone (a daemon at exit): nothing to stop
+			}
 			if d.stillRunning(e.Thread) {
 				msg := fmt.Sprintf("%s: the condition did not finish in %v (%v); not stopping: the thread goes on when the method returns (does it wait for a lock another thread holds?)", bp.where(), d.evalTimeout(), err)
 				d.s.output("important", msg+"\n")

@@ -242,7 +242,7 @@ func newEvent(name string) godap.Event {
 
 // sendError answers req with an error response: id names the family, err says what failed.
 func (s *session) sendError(req *godap.Request, id int, err error) {
-	s.sendErrorMessage(req.Seq, req.Command, id, err.Error())
+	s.sendErrorMessage(req.Seq, req.Command, id, s.explain(err).Error())
 }
 
 func (s *session) sendErrorMessage(seq int, command string, id int, details string) {

@@ -365,3 +365,22 @@ func (d *debuggee) handOff(ctx context.Context, thread jdwp.ThreadID) *stopInfo 
 	}
 	return &stopInfo{thread: thread, handedOff: true}
 }
+
+// explain adds to a VM's THREAD_NOT_SUSPENDED error what the session knows
+// of why: a method an evaluation left running.
+func (s *session) explain(err error) error {
+	d := s.dbg
+	if d == nil || jdwp.Code(err) != jdwp.ErrThreadNotSuspended {
+		return err
+	}
+	d.mu.Lock()
+	var busy []int
+	for t := range d.late {
+		busy = append(busy, d.threads.id(t))
+	}
+	d.mu.Unlock()
+	if len(busy) == 0 {
+		return fmt.Errorf("%w (the thread is running: resumed, or never stopped)", err)
+	}
+	return fmt.Errorf("%w: thread %v is still running a method of an evaluation that was cancelled or timed out; it is suspended again when the method returns", err, busy)
+}

@@ -3,6 +3,7 @@ package dap
 import (
 	"strings"
 	"testing"
+	"time"
 
 	godap "github.com/google/go-dap"
 )
@@ -204,6 +205,63 @@ func TestStepInThreadPoolAllSuspended(t *testing.T) {
 			t.Fatalf("error response %s", mustJSON(m))
 		case *godap.TerminatedEvent:
 			t.Fatalf("the program ended and thread %d's step never did", th)
+		}
+	}
+}
+
+// TestConditionBlockedByLock stops a pool thread inside its synchronized
+// block, stopping only that thread, while another thread keeps hitting a
+// breakpoint whose condition calls a method that needs the same lock: the
+// condition times out with a message saying so instead of freezing, the
+// stopped thread can still be inspected, an evaluation that blocks the same
+// way and is cancelled leaves the thread with errors in words until the
+// method returns, and the program runs to its end once continued.
+func TestConditionBlockedByLock(t *testing.T) {
+	file := source(t, "Orders.java")
+	c := startSession(t, Config{EvalTimeout: 2 * time.Second})
+	c.initialize()
+	c.launch(launchArgs(t, "Orders", "args", []string{"1", "audit"}, "suspendAllThreads", false))
+	c.setBreakpoints(file, bp(t, "Orders.java", "ledger"), bp(t, "Orders.java", "audit", "condition", "Orders.ledgerNow() < 0"))
+	c.configurationDone()
+	until[*godap.BreakpointEvent](c, "breakpoint events", nil)
+	var x int
+	for x == 0 {
+		if e, ok := c.next().(*godap.StoppedEvent); ok {
+			x = e.Body.ThreadId
+		}
+	}
+	// The auditor's condition now waits for the lock x holds.
+	c.skip["output"] = false
+	for {
+		if o, ok := c.next().(*godap.OutputEvent); ok && strings.Contains(o.Body.Output, "did not finish") {
+			if !strings.Contains(o.Body.Output, "Orders.ledgerNow()") && !strings.Contains(o.Body.Output, "ledgerNow") {
+				t.Errorf("timeout message %q does not name the method", o.Body.Output)
+			}
+			break
+		}
+	}
+	c.skip["output"] = true
+	frames := c.stackTrace(x)
+	frameAt(t, frames[0], "Orders.work", line(t, "Orders.java", "ledger"))
+	if v := c.evaluate(frames[0].Id, "order.total() + 0").Result; v == "" {
+		t.Errorf("evaluate in the stopped thread: empty")
+	}
+	c.send("continue", map[string]any{"threadId": x})
+	// The others stop in the synchronized block in turn; the auditor never does.
+	for {
+		switch m := c.next().(type) {
+		case *godap.StoppedEvent:
+			if m.Body.Reason != "breakpoint" || len(m.Body.HitBreakpointIds) != 1 || m.Body.HitBreakpointIds[0] != 1 {
+				t.Fatalf("stop %s, want the synchronized block's breakpoint", mustJSON(m.Body))
+			}
+			c.send("continue", map[string]any{"threadId": m.Body.ThreadId})
+		case *godap.ExitedEvent:
+			if m.Body.ExitCode != 0 {
+				t.Errorf("exit code %d", m.Body.ExitCode)
+			}
+			return
+		case *godap.ErrorResponse:
+			t.Fatalf("error response %s", mustJSON(m))
 		}
 	}
 }

@@ -30,6 +30,20 @@ public class Orders {
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
+        if (args.length > 1 && args[1].equals("audit")) {
+            Thread auditor = new Thread(() -> {
+                for (long tick = 0; ; tick++) {
+                    audit(tick);
+                    try {
+                        Thread.sleep(2);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "auditor");
+            auditor.setDaemon(true);
+            auditor.start();
+        }
         AtomicInteger n = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(4, r -> new Thread(r, "worker-" + n.incrementAndGet()));
         CyclicBarrier barrier = new CyclicBarrier(4);
@@ -64,6 +78,10 @@ public class Orders {
             done += step(order); // @step
         }
         return done;
+    }
+
+    static void audit(long tick) {
+        long seen = tick; // @audit
     }
 
     static long ledgerNow() {
