@@ -31,13 +31,21 @@ func (s *session) onLaunchRequest(r *godap.LaunchRequest) {
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, cfg.timeout())
 	defer cancel()
-	d, err := s.launch(ctx, &cfg)
+	err := checkClassPaths(cfg.ClassPaths)
+	var d *debuggee
+	if err == nil {
+		d, err = s.launch(ctx, &cfg)
+	}
 	if err == nil {
 		err = s.begin(ctx, d, "")
+	}
+	if err == nil && cfg.MainClass != "" {
+		err = d.runToMain(ctx, cfg.MainClass)
 	}
 	if err != nil {
 		if d != nil {
 			d.release(ctx, true)
+			s.dbg = nil
 		}
 		s.sendError(&r.Request, ErrFailedToLaunch, fmt.Errorf("launch %s: %w", cfg.MainClass, err))
 		return

@@ -21,7 +21,6 @@ func TestConditionManyThreads(t *testing.T) {
 		c.launch(launchArgs(t, "Orders", "args", "5"))
 		c.setBreakpoints(file, bp(t, "Orders.java", "hit", "condition", "order.total() > 100000 && order.customer().length() > 0"))
 		c.configurationDone()
-		expect[*godap.BreakpointEvent](c)
 		c.expectEnd(0)
 		if !strings.Contains(c.out.String(), "ORDERS-DONE") {
 			t.Errorf("output %q", c.out.String())
@@ -33,7 +32,6 @@ func TestConditionManyThreads(t *testing.T) {
 		c.launch(launchArgs(t, "Orders", "args", "5"))
 		c.setBreakpoints(file, bp(t, "Orders.java", "hit", "logMessage", "order {order.id()} total {order.total()} kind {order.kind()}"))
 		c.configurationDone()
-		expect[*godap.BreakpointEvent](c)
 		c.expectEnd(0)
 		out := c.out.String()
 		if n := strings.Count(out, "order "); n != 20 || !strings.Contains(out, "order 302 total 309 kind LARGE") {
@@ -46,7 +44,6 @@ func TestConditionManyThreads(t *testing.T) {
 		c.launch(launchArgs(t, "Orders", "args", "3"))
 		c.setBreakpoints(file, bp(t, "Orders.java", "hit", "condition", "order.total() > 250 && order.customer().equals(\"c3\")"))
 		c.configurationDone()
-		expect[*godap.BreakpointEvent](c)
 		for round := 0; round < 3; round++ {
 			th := c.expectStop("breakpoint").Body.ThreadId
 			frames := c.stackTrace(th)
@@ -119,7 +116,6 @@ func TestStepInThreadPool(t *testing.T) {
 	c.launch(launchArgs(t, "Orders", "args", "2", "suspendAllThreads", false))
 	c.setBreakpoints(file, bp(t, "Orders.java", "step-a"))
 	c.configurationDone()
-	expect[*godap.BreakpointEvent](c)
 	first := expect[*godap.StoppedEvent](c)
 	if first.Body.Reason != "breakpoint" || first.Body.AllThreadsStopped {
 		t.Fatalf("stopped %s, want a breakpoint stopping its thread alone", mustJSON(first.Body))
@@ -165,7 +161,6 @@ func TestStepInThreadPoolAllSuspended(t *testing.T) {
 	c.launch(launchArgs(t, "Orders", "args", "2"))
 	c.setBreakpoints(file, bp(t, "Orders.java", "step-a"))
 	c.configurationDone()
-	expect[*godap.BreakpointEvent](c)
 	th := c.expectStop("breakpoint").Body.ThreadId
 	c.send("next", map[string]any{"threadId": th})
 	// Stops read while a resume's response is awaited were resumed by it.
@@ -223,7 +218,6 @@ func TestConditionBlockedByLock(t *testing.T) {
 	c.launch(launchArgs(t, "Orders", "args", []string{"1", "audit"}, "suspendAllThreads", false))
 	c.setBreakpoints(file, bp(t, "Orders.java", "ledger"), bp(t, "Orders.java", "audit", "condition", "Orders.ledgerNow() < 0"))
 	c.configurationDone()
-	until[*godap.BreakpointEvent](c, "breakpoint events", nil)
 	var x int
 	for x == 0 {
 		if e, ok := c.next().(*godap.StoppedEvent); ok {
