@@ -259,3 +259,28 @@ func TestConditionBlockedByLock(t *testing.T) {
 		}
 	}
 }
+
+// TestThisOnce stops in an instance method of a record compiled with -g,
+// where javac lists this among the local variables: Locals shows it once.
+func TestThisOnce(t *testing.T) {
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Orders", "args", "1"))
+	c.setBreakpoints(source(t, "Orders.java"), bp(t, "Orders.java", "total", "condition", "id == 300"))
+	c.configurationDone()
+	th := until[*godap.StoppedEvent](c, "a stop in Order.total", nil).Body.ThreadId
+	locals, frames := c.locals(th)
+	frameAt(t, frames[0], frames[0].Name, line(t, "Orders.java", "total"))
+	c.send("scopes", map[string]any{"frameId": frames[0].Id})
+	n := 0
+	for _, v := range c.variables(expect[*godap.ScopesResponse](c).Body.Scopes[0].VariablesReference) {
+		if v.Name == "this" {
+			n++
+		}
+	}
+	if n != 1 || !strings.Contains(locals["this"].Value, "Order") {
+		t.Errorf("%d variables named this; Locals %s", n, mustJSON(locals))
+	}
+	c.send("disconnect", nil)
+	expect[*godap.DisconnectResponse](c)
+}

@@ -17,7 +17,7 @@ public class Orders {
 
     record Order(int id, String customer, List<Integer> items) {
         int total() {
-            return items.stream().mapToInt(Integer::intValue).sum();
+            return items.stream().mapToInt(Integer::intValue).sum(); // @total
         }
 
         Kind kind() {
