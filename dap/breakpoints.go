@@ -283,10 +283,16 @@ func (d *debuggee) install(ctx context.Context, bp *breakpoint, class jdwp.Refer
 	if err != nil {
 		return err
 	}
+	line := bp.line
+	if len(locs) == 0 && bp.file != nil && noCodeLine(bp.file.path, bp.line) {
+		if line, locs, err = d.nextCodeLine(ctx, class, bp.file.path, bp.line); err != nil {
+			return err
+		}
+	}
 	for _, loc := range locs {
 		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly(loc))
 		if err != nil {
-			return fmt.Errorf("set breakpoint at line %d: %w", bp.line, err)
+			return fmt.Errorf("set breakpoint at line %d: %w", line, err)
 		}
 		d.mu.Lock()
 		bp.reqs = append(bp.reqs, id)
@@ -295,7 +301,7 @@ func (d *debuggee) install(ctx context.Context, bp *breakpoint, class jdwp.Refer
 	}
 	bp.done[class] = true
 	if len(locs) > 0 {
-		bp.verified, bp.actual = true, bp.line
+		bp.verified, bp.actual = true, line
 	}
 	return nil
 }

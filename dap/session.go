@@ -198,6 +198,9 @@ type capabilitiesBody struct {
 func (s *session) onConfigurationDoneRequest(r *godap.ConfigurationDoneRequest) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()
+	// No stop is reported before the response (see resumeWith).
+	s.dbg.stopMu.Lock()
+	defer s.dbg.stopMu.Unlock()
 	if err := s.dbg.configurationDone(ctx); err != nil {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("configurationDone: %w", err))
 		return

@@ -284,3 +284,46 @@ func TestThisOnce(t *testing.T) {
 	c.send("disconnect", nil)
 	expect[*godap.DisconnectResponse](c)
 }
+
+// TestBreakpointOnLineWithoutCode moves breakpoints on comment lines to the
+// next line with code: at once in the loaded main class, and by a breakpoint
+// event when the nested record class loads.
+func TestBreakpointOnLineWithoutCode(t *testing.T) {
+	file := source(t, "Orders.java")
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Orders", "args", "1"))
+	bps := c.setBreakpoints(file,
+		bp(t, "Orders.java", "gap-work", "condition", "worker == 2"),
+		bp(t, "Orders.java", "gap-kind", "condition", "id == 200"))
+	work, kind := line(t, "Orders.java", "gap-work"), line(t, "Orders.java", "gap-kind")
+	if len(bps) != 2 || !bps[0].Verified || bps[0].Line != work+1 || bps[1].Verified {
+		t.Fatalf("breakpoints %s: want the first moved to line %d, the second waiting for its class", mustJSON(bps), work+1)
+	}
+	c.configurationDone()
+	seen, moved := map[int]bool{}, false
+	for len(seen) < 2 {
+		switch m := c.next().(type) {
+		case *godap.BreakpointEvent:
+			if b := m.Body.Breakpoint; b.Id != bps[1].Id || !b.Verified || b.Line != kind+1 {
+				t.Fatalf("breakpoint event %s, want id %d verified at line %d", mustJSON(m.Body), bps[1].Id, kind+1)
+			}
+			if seen[kind+1] {
+				t.Fatalf("the breakpoint event came after the stop")
+			}
+			moved = true
+		case *godap.StoppedEvent:
+			f := c.stackTrace(m.Body.ThreadId)[0]
+			seen[f.Line] = true
+			if f.Line != work+1 && f.Line != kind+1 {
+				t.Fatalf("stopped at %s:%d", f.Name, f.Line)
+			}
+			c.send("continue", map[string]any{"threadId": m.Body.ThreadId})
+		case *godap.TerminatedEvent:
+			t.Fatalf("ended having stopped at lines %v", seen)
+		}
+	}
+	if !moved {
+		t.Error("no breakpoint event for the record's breakpoint")
+	}
+}

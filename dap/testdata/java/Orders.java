@@ -21,6 +21,7 @@ public class Orders {
         }
 
         Kind kind() {
+            // @gap-kind
             return total() > 250 ? Kind.LARGE : Kind.SMALL;
         }
     }
@@ -66,6 +67,8 @@ public class Orders {
             barrier.await();
             Order order = new Order(worker * 100 + r, "c" + worker, List.of(worker * 100, r, 7));
             int total = order.total(); // @hit
+
+            // @gap-work
             synchronized (ledgerLock) {
                 ledger += total; // @ledger
             }
