@@ -3,6 +3,7 @@ package dap
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -383,4 +384,18 @@ func (s *session) explain(err error) error {
 		return fmt.Errorf("%w (the thread is running: resumed, or never stopped)", err)
 	}
 	return fmt.Errorf("%w: thread %v is still running a method of an evaluation that was cancelled or timed out; it is suspended again when the method returns", err, busy)
+}
+
+// obsoleteFrame describes a frame running a method a redefine replaced
+// (JDWP gives it method id 0): it has no name, lines or variables any more;
+// restartFrame re-enters the new version.
+func (d *debuggee) obsoleteFrame(ctx context.Context, class jdwp.ReferenceTypeID, sig string) (godap.StackFrame, error) {
+	name := sigToName(sig)
+	sf := godap.StackFrame{Name: name[strings.LastIndexByte(name, '.')+1:] + ".<obsolete method: restart the frame to run the new code>", Column: 1, PresentationHint: "subtle"}
+	src, err := d.source(ctx, class, sig)
+	if err != nil {
+		return godap.StackFrame{}, err
+	}
+	sf.Source = src
+	return sf, nil
 }
