@@ -411,7 +411,7 @@ func (d *debuggee) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text s
 	if bp.cond != nil {
 		ok, err := expr.Truth(ectx, bp.cond, env)
 		if err != nil {
-			if d.conn.Err() != nil || jdwp.Code(err) == jdwp.ErrInvalidThread {
+			if c := jdwp.Code(err); d.conn.Err() != nil || c == jdwp.ErrInvalidThread || c == jdwp.ErrVMDead {
 				return nil // the VM or the thread is gone (a daemon at exit): nothing to stop
 			}
 			if d.stillRunning(e.Thread) {

@@ -327,3 +327,98 @@ func TestBreakpointOnLineWithoutCode(t *testing.T) {
 		t.Error("no breakpoint event for the record's breakpoint")
 	}
 }
+
+// TestAbandonedEvaluation runs an evaluation whose method waits for a lock
+// another stopped thread holds, past the request's deadline: the request
+// fails saying the method goes on running, the thread's evaluations fail in
+// words while it runs, and the thread is back, stopped, once the lock is
+// released and the method returns. (A cancelled evaluate takes the same
+// path.)
+func TestAbandonedEvaluation(t *testing.T) {
+	file := source(t, "Orders.java")
+	c := startSession(t, Config{RequestTimeout: 5 * time.Second})
+	c.initialize()
+	c.launch(launchArgs(t, "Orders", "args", "1", "suspendAllThreads", false))
+	c.setBreakpoints(file, bp(t, "Orders.java", "ledger"), bp(t, "Orders.java", "hit", "condition", "worker == 0"))
+	c.configurationDone()
+	var stops []int
+	for len(stops) < 2 {
+		if e, ok := c.next().(*godap.StoppedEvent); ok {
+			stops = append(stops, e.Body.ThreadId)
+		}
+	}
+	// The others wait for the lock: no more events until x goes on.
+	x, y := stops[0], stops[1]
+	if f := c.stackTrace(x)[0]; f.Line != line(t, "Orders.java", "ledger") {
+		x, y = y, x
+	}
+	yf := c.stackTrace(y)[0]
+	frameAt(t, yf, "Orders.work", line(t, "Orders.java", "hit"))
+	if _, e := c.evaluateIn(yf.Id, "repl", "Orders.ledgerNow()"); e == nil || !strings.Contains(e.Body.Error.Format, "goes on running") {
+		t.Fatalf("evaluate of a method that waits for a lock: %s", mustJSON(e))
+	}
+	if _, e := c.evaluateIn(yf.Id, "repl", "Orders.ledgerNow() + 1"); e == nil || !strings.Contains(e.Body.Error.Format, "still running a method of an evaluation that was cancelled or timed out") {
+		t.Fatalf("evaluate while the cancelled one runs: %s", mustJSON(e))
+	}
+	// Let the lock go: no more stops in the synchronized block.
+	c.setBreakpoints(file)
+	c.send("continue", map[string]any{"threadId": x})
+	expect[*godap.ContinueResponse](c)
+	deadline := time.Now().Add(60 * time.Second)
+	for done := false; !done; {
+		if time.Now().After(deadline) {
+			t.Fatal("the thread did not come back from the abandoned evaluation")
+		}
+		seq := c.send("stackTrace", map[string]any{"threadId": y})
+		var st *godap.StackTraceResponse
+		for st == nil {
+			switch m := c.next().(type) {
+			case *godap.StackTraceResponse:
+				st = m
+			case *godap.ErrorResponse:
+				if m.RequestSeq != seq {
+					continue
+				}
+				if !strings.Contains(m.Body.Error.Format, "still running a method of an evaluation") {
+					t.Fatalf("stackTrace while the method runs: %s", mustJSON(m))
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the thread did not come back from the abandoned evaluation")
+				}
+				time.Sleep(20 * time.Millisecond)
+				seq = c.send("stackTrace", map[string]any{"threadId": y})
+			}
+		}
+		yf = st.Body.StackFrames[0]
+		frameAt(t, yf, "Orders.work", line(t, "Orders.java", "hit"))
+		seq = c.send("evaluate", map[string]any{"expression": "Orders.ledgerNow() >= 0", "frameId": yf.Id, "context": "repl"})
+	read:
+		for {
+			switch m := c.next().(type) {
+			case *godap.EvaluateResponse:
+				if m.Body.Result != "true" {
+					t.Errorf("evaluate after the method returned: %s", m.Body.Result)
+				}
+				done = true
+				break read
+			case *godap.ErrorResponse:
+				if m.RequestSeq == seq {
+					break read
+				}
+			}
+		}
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the thread did not come back from the cancelled evaluation")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.send("disconnect", nil)
+	for {
+		if _, ok := c.next().(*godap.DisconnectResponse); ok {
+			break
+		}
+	}
+}
