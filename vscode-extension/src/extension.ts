@@ -8,6 +8,7 @@ import { BinaryNotFoundError, resolveBinary } from './backend/binary';
 import { Backend, BackendOptions } from './backend/rpc';
 import { DdmHub, errorText } from './ddmHub';
 import { formatBytes } from './heap/heapmap';
+import { registerHotCodeReplace } from './debug/hcr';
 import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickVM } from './debug/providers';
 import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
 import { HeapPanel, ThreadsViewProvider } from './views/webviews';
@@ -26,6 +27,7 @@ export interface DdmbridgeApi {
 export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
   const log = vscode.window.createOutputChannel('ddmbridge');
   context.subscriptions.push(log);
+  registerHotCodeReplace(context);
 
   const settings = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('ddmbridge');
 
