@@ -155,6 +155,14 @@ func (d *debuggee) onStep(ctx context.Context, e jdwp.Event) *stopInfo {
 		}
 		return nil
 	}
+	if st.hops < 20 {
+		if depth, again := d.stepOn(ctx, st, e.Location); again {
+			st.hops++
+			if err := d.stepRequest(ctx, e.Thread, depth); err == nil {
+				return nil
+			}
+		}
+	}
 	if st.depth != jdwp.StepInto || st.hops >= 20 || d.opts.StepFilters == nil {
 		return stop
 	}

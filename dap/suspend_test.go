@@ -379,7 +379,10 @@ func TestAbandonedEvaluation(t *testing.T) {
 				if m.RequestSeq != seq {
 					continue
 				}
-				if !strings.Contains(m.Body.Error.Format, "still running a method of an evaluation") {
+				// Explained in words: the method still running, or (as
+				// it returns, before the VM suspends the thread again)
+				// the thread running.
+				if f := m.Body.Error.Format; !strings.Contains(f, "still running a method of an evaluation") && !strings.Contains(f, "(the thread is running") {
 					t.Fatalf("stackTrace while the method runs: %s", mustJSON(m))
 				}
 				if time.Now().After(deadline) {
@@ -421,4 +424,33 @@ func TestAbandonedEvaluation(t *testing.T) {
 			break
 		}
 	}
+}
+
+// TestLambdaSteps steps into a lambda a stream calls and out of it again:
+// into the lambda's body (not the hidden proxy class, not the JDK), and
+// back out to the program's line (not the stream's internals).
+func TestLambdaSteps(t *testing.T) {
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Orders", "args", "1"))
+	c.setBreakpoints(source(t, "Orders.java"), bp(t, "Orders.java", "stream", "condition", "worker == 1"))
+	c.configurationDone()
+	th := c.expectStop("breakpoint").Body.ThreadId
+	c.setBreakpoints(source(t, "Orders.java"))
+	stream := line(t, "Orders.java", "stream")
+	c.send("stepIn", map[string]any{"threadId": th})
+	expect[*godap.StepInResponse](c)
+	expect[*godap.ContinuedEvent](c)
+	c.expectStop("step")
+	top := c.stackTrace(th)[0]
+	if !strings.HasPrefix(top.Name, "Orders.lambda$work$") || top.Line != stream {
+		t.Fatalf("stepIn stopped in %s:%d, want the lambda at line %d", top.Name, top.Line, stream)
+	}
+	c.send("stepOut", map[string]any{"threadId": th})
+	expect[*godap.StepOutResponse](c)
+	expect[*godap.ContinuedEvent](c)
+	c.expectStop("step")
+	frameAt(t, c.stackTrace(th)[0], "Orders.work", stream)
+	c.send("disconnect", nil)
+	expect[*godap.DisconnectResponse](c)
 }
