@@ -33,6 +33,7 @@ type breakpoint struct {
 	id       int
 	file     *sourceFile
 	line     int // requested line
+	column   int // requested column: picks the enclosing method or a lambda on the line
 	actual   int // resolved line, once verified
 	cond     expr.Node
 	hit      *hitCondition
@@ -207,7 +208,7 @@ func (d *debuggee) setBreakpoints(ctx context.Context, path string, want []godap
 		}
 	}
 	for _, w := range want {
-		bp := &breakpoint{id: d.nextBP, file: f, line: w.Line, done: map[jdwp.ReferenceTypeID]bool{}}
+		bp := &breakpoint{id: d.nextBP, file: f, line: w.Line, column: w.Column, done: map[jdwp.ReferenceTypeID]bool{}}
 		d.nextBP++
 		bp.parse(w)
 		f.bps = append(f.bps, bp)
@@ -288,6 +289,9 @@ func (d *debuggee) install(ctx context.Context, bp *breakpoint, class jdwp.Refer
 		if line, locs, err = d.nextCodeLine(ctx, class, bp.file.path, bp.line); err != nil {
 			return err
 		}
+	}
+	if bp.column > 0 && bp.file != nil {
+		locs = d.byColumn(ctx, locs, bp.file.path, line, bp.column)
 	}
 	for _, loc := range locs {
 		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly(loc))

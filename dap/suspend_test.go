@@ -454,3 +454,38 @@ func TestLambdaSteps(t *testing.T) {
 	c.send("disconnect", nil)
 	expect[*godap.DisconnectResponse](c)
 }
+
+// TestColumnBreakpoints lists the breakpoint locations of a line holding a
+// lambda (the line, and the lambda's body) and stops at each: a breakpoint
+// at the line's start in the enclosing method only, one at the lambda in the
+// lambda only.
+func TestColumnBreakpoints(t *testing.T) {
+	file := source(t, "Orders.java")
+	stream := line(t, "Orders.java", "stream")
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Orders", "args", "1"))
+	c.send("breakpointLocations", map[string]any{"source": map[string]any{"path": file}, "line": stream})
+	locs := expect[*godap.BreakpointLocationsResponse](c).Body.Breakpoints
+	if len(locs) != 2 || locs[0].Line != stream || locs[1].Line != stream || locs[1].Column <= locs[0].Column {
+		t.Fatalf("breakpoint locations of line %d: %s", stream, mustJSON(locs))
+	}
+	bps := c.setBreakpoints(file,
+		map[string]any{"line": stream, "column": locs[0].Column, "condition": "worker == 1"},
+		map[string]any{"line": stream, "column": locs[1].Column, "condition": "worker == 1 && i == 2"})
+	if len(bps) != 2 || !bps[0].Verified || !bps[1].Verified {
+		t.Fatalf("column breakpoints %s", mustJSON(bps))
+	}
+	c.configurationDone()
+	for _, want := range []string{"Orders.work", "Orders.lambda$work$"} {
+		ev := c.expectStop("breakpoint")
+		th := ev.Body.ThreadId
+		top := c.stackTrace(th)[0]
+		if !strings.HasPrefix(top.Name, want) || top.Line != stream || len(ev.Body.HitBreakpointIds) != 1 {
+			t.Fatalf("stopped in %s:%d (breakpoints %v), want %s at line %d", top.Name, top.Line, ev.Body.HitBreakpointIds, want, stream)
+		}
+		c.send("continue", map[string]any{"threadId": th})
+		expect[*godap.ContinueResponse](c)
+	}
+	c.expectEnd(0)
+}
