@@ -417,6 +417,11 @@ func (d *debuggee) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text s
 		if err != nil {
 			if c := jdwp.Code(err); d.conn.Err() != nil || c == jdwp.ErrInvalidThread || c == jdwp.ErrVMDead {
 				return nil // the VM or the thread is gone (a daemon at exit): nothing to stop
+			} else if c == jdwp.ErrThreadNotSuspended {
+				// The VM let the thread go (it does so for daemons as it
+				// exits): there is nothing to stop.
+				d.s.output("console", fmt.Sprintf("%s: condition not evaluated: the VM no longer holds the thread (%v)\n", bp.where(), err))
+				return nil
 			}
 			if d.stillRunning(e.Thread) {
 				msg := fmt.Sprintf("%s: the condition did not finish in %v (%v); not stopping: the thread goes on when the method returns (does it wait for a lock another thread holds?)", bp.where(), d.evalTimeout(), err)
