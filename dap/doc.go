@@ -102,6 +102,11 @@
 //
 // A line breakpoint on a line without code (blank, comment, braces) moves
 // to the next line with code (movebp.go).
+// breakpointLocations offers a line's start and the body of each lambda on
+// it; a breakpoint with a column stops in the enclosing method or in the
+// lambdas only (columns.go). A step into a lambda passes over its hidden
+// proxy class, and a step out that lands in filtered library code (stream
+// internals) goes on out to the program's code (lambdasteps.go).
 //
 // Line breakpoints are resolved against the classes compiled from the
 // source file (its package declaration plus the file name, and the classes
