@@ -33,6 +33,7 @@ type breakpoint struct {
 	id       int
 	file     *sourceFile
 	line     int // requested line
+	column   int // requested column: picks the enclosing method or a lambda on the line
 	actual   int // resolved line, once verified
 	cond     expr.Node
 	hit      *hitCondition
@@ -207,7 +208,7 @@ func (d *debuggee) setBreakpoints(ctx context.Context, path string, want []godap
 		}
 	}
 	for _, w := range want {
-		bp := &breakpoint{id: d.nextBP, file: f, line: w.Line, done: map[jdwp.ReferenceTypeID]bool{}}
+		bp := &breakpoint{id: d.nextBP, file: f, line: w.Line, column: w.Column, done: map[jdwp.ReferenceTypeID]bool{}}
 		d.nextBP++
 		bp.parse(w)
 		f.bps = append(f.bps, bp)
@@ -283,10 +284,19 @@ func (d *debuggee) install(ctx context.Context, bp *breakpoint, class jdwp.Refer
 	if err != nil {
 		return err
 	}
+	line := bp.line
+	if len(locs) == 0 && bp.file != nil && noCodeLine(bp.file.path, bp.line) {
+		if line, locs, err = d.nextCodeLine(ctx, class, bp.file.path, bp.line); err != nil {
+			return err
+		}
+	}
+	if bp.column > 0 && bp.file != nil {
+		locs = d.byColumn(ctx, locs, bp.file.path, line, bp.column)
+	}
 	for _, loc := range locs {
 		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly(loc))
 		if err != nil {
-			return fmt.Errorf("set breakpoint at line %d: %w", bp.line, err)
+			return fmt.Errorf("set breakpoint at line %d: %w", line, err)
 		}
 		d.mu.Lock()
 		bp.reqs = append(bp.reqs, id)
@@ -295,7 +305,7 @@ func (d *debuggee) install(ctx context.Context, bp *breakpoint, class jdwp.Refer
 	}
 	bp.done[class] = true
 	if len(locs) > 0 {
-		bp.verified, bp.actual = true, bp.line
+		bp.verified, bp.actual = true, line
 	}
 	return nil
 }
@@ -405,6 +415,14 @@ func (d *debuggee) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text s
 	if bp.cond != nil {
 		ok, err := expr.Truth(ectx, bp.cond, env)
 		if err != nil {
+			if c := jdwp.Code(err); d.conn.Err() != nil || c == jdwp.ErrInvalidThread || c == jdwp.ErrVMDead {
+				return nil // the VM or the thread is gone (a daemon at exit): nothing to stop
+			} else if c == jdwp.ErrThreadNotSuspended {
+				// The VM let the thread go (it does so for daemons as it
+				// exits): there is nothing to stop.
+				d.s.output("console", fmt.Sprintf("%s: condition not evaluated: the VM no longer holds the thread (%v)\n", bp.where(), err))
+				return nil
+			}
 			if d.stillRunning(e.Thread) {
 				msg := fmt.Sprintf("%s: the condition did not finish in %v (%v); not stopping: the thread goes on when the method returns (does it wait for a lock another thread holds?)", bp.where(), d.evalTimeout(), err)
 				d.s.output("important", msg+"\n")

@@ -67,6 +67,8 @@ type debuggee struct {
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
+	stopMu sync.Mutex // orders stops and the answers to resuming requests (see session.resumeWith)
+
 	qmu    sync.Mutex                         // guards queues
 	queues map[jdwp.ThreadID][]*jdwp.EventSet // event sets waiting for their thread's goroutine (see dispatch)
 
@@ -108,8 +110,14 @@ type debuggee struct {
 	late       map[jdwp.ThreadID]int
 	after      map[jdwp.ThreadID][]func()
 	invokeDone chan struct{}
-	ended      bool // VM death or disconnect seen
-	endedCh    chan struct{}
+	// mainReq is the class-prepare request of runToMain, mainReady closed
+	// when it fired; launching is true while runToMain waits (VM death then
+	// fails the launch instead of ending the session).
+	mainReq   int32
+	mainReady chan struct{}
+	launching bool
+	ended     bool // VM death or disconnect seen
+	endedCh   chan struct{}
 }
 
 type eventReq struct {
@@ -369,6 +377,10 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 		case jdwp.EventThreadDeath:
 			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "exited", ThreadId: d.threads.id(e.Thread)}})
 		case jdwp.EventClassPrepare:
+			if d.onMainPrepared(ctx, e) {
+				held = true
+				continue
+			}
 			d.onClassPrepare(ctx, e)
 		case jdwp.EventBreakpoint:
 			stop = mergeStop(stop, d.onBreakpoint(ctx, e))
@@ -424,12 +436,13 @@ func (d *debuggee) onEnd() {
 	}
 	d.ended = true
 	d.stopped = false
+	launching := d.launching
 	d.mu.Unlock()
 	close(d.endedCh)
 	if d.ddm != nil {
 		d.ddm.close()
 	}
-	if d.s.isDone() {
+	if d.s.isDone() || launching {
 		return
 	}
 	if d.proc != nil {

@@ -60,12 +60,37 @@
 //
 // # Running and stopping
 //
-// Every stop suspends the whole VM (suspend policy ALL); continue and the
-// steps resume it all, so continue answers allThreadsContinued and steps are
-// followed by a continued event. Thread names carry their state: "main
-// (running)", "worker (waiting)", or why the thread stopped: "main
-// (breakpoint)", "main (step)", "main (paused)", "main (exception)",
-// "main (entry)". hideSystemThreads leaves the VM's own threads out.
+// Requests whose events may stop suspend only the event's thread, and each
+// thread's events are handled in order on a goroutine of their own
+// (suspend.go): a condition or logpoint evaluating in one thread never
+// waits for another thread's event, so several threads hitting a
+// method-calling condition together cannot freeze the VM. When a hit
+// stops, by default (suspendAllThreads true) the rest of the VM is
+// suspended too, once the evaluations other threads run have finished;
+// continue and the steps resume it all, so continue answers
+// allThreadsContinued and steps are followed by a continued event. With
+// suspendAllThreads false a stop holds its thread alone (allThreadsStopped
+// false), and continue, the steps and pause act on the thread they name.
+// A stop is never reported between a resuming request's answer and its
+// resume. A step belongs to its thread: other threads' stops do not cancel
+// it, and it ends with a step stop of its own thread. Thread names carry
+// their state: "main (running)", "worker (waiting)", "worker (running,
+// suspended)" (a thread held alone), or why the thread stopped: "main
+// (breakpoint)", "main (step)", "main (paused)", "main (exception)", "main
+// (entry)". hideSystemThreads leaves the VM's own threads out.
+//
+// A condition or log message whose evaluation does not finish within
+// Config.EvalTimeout (10 s; a method waiting for a lock a stopped thread
+// holds, say) is not waited for: the hit does not stop, a message says
+// why, and the thread is resumed when the method returns. An evaluate
+// request that is cancelled or times out likewise leaves its method
+// running; requests on that thread fail in words until it returns.
+//
+// A launch lets the VM run until its main class is prepared (nothing of
+// the program has run) before it answers: a JVM that exits first fails the
+// launch with its exit code and stderr, and classPaths entries that do not
+// exist fail it before java starts. Frames of methods a redefine replaced
+// show as obsolete; restartFrame re-enters the new code.
 //
 // Stepping (steps.go): step-into passes over the classes of stepFilters
 // (the JDK's by default) with JDWP class exclusions, and over synthetic
@@ -74,6 +99,14 @@
 // from the method's bytecode; stepIn with a targetId stops when that method
 // is entered. restartFrame pops frames (PopFrames) and steps into the call
 // again, stopping with reason "restart".
+//
+// A line breakpoint on a line without code (blank, comment, braces) moves
+// to the next line with code (movebp.go).
+// breakpointLocations offers a line's start and the body of each lambda on
+// it; a breakpoint with a column stops in the enclosing method or in the
+// lambdas only (columns.go). A step into a lambda passes over its hidden
+// proxy class, and a step out that lands in filtered library code (stream
+// internals) goes on out to the program's code (lambdasteps.go).
 //
 // Line breakpoints are resolved against the classes compiled from the
 // source file (its package declaration plus the file name, and the classes

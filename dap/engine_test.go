@@ -14,9 +14,10 @@ func stopAt(t *testing.T, c *client, mainClass, file, marker string, extra ...an
 	t.Helper()
 	c.initialize()
 	c.launch(launchArgs(t, mainClass, extra...))
-	c.setBreakpoints(source(t, file), bp(t, file, marker))
+	if bps := c.setBreakpoints(source(t, file), bp(t, file, marker)); len(bps) != 1 || !bps[0].Verified {
+		t.Fatalf("breakpoint in the loaded main class: %s", mustJSON(bps))
+	}
 	c.configurationDone()
-	expect[*godap.BreakpointEvent](c)
 	th := c.expectStop("breakpoint").Body.ThreadId
 	frames := c.stackTrace(th)
 	frameAt(t, frames[0], frames[0].Name, line(t, file, marker))
@@ -285,7 +286,6 @@ func TestHexCancelProgress(t *testing.T) {
 	c.launch(launchArgs(t, "Engine"))
 	c.setBreakpoints(source(t, "Engine.java"), bp(t, "Engine.java", "work"))
 	c.configurationDone()
-	expect[*godap.BreakpointEvent](c)
 	th := c.expectStop("breakpoint").Body.ThreadId
 	top := c.stackTrace(th)[0]
 	for expr, want := range map[string]string{"local": "0x2a", "-1": "0xffffffff", "wide": "0x64", "(byte) -2": "0xfe", "ch": "'x'", "2.5": "2.5"} {

@@ -69,7 +69,8 @@ func (d *debuggee) visibleVariables(ctx context.Context, loc jdwp.Location) ([]j
 	}
 	var out []jdwp.Variable
 	for _, v := range vt.Variables {
-		if v.Visible(loc.Index) {
+		// javac -g lists this (slot 0) among the locals; it is not one.
+		if v.Visible(loc.Index) && (v.Name != "this" || v.Slot != 0) {
 			out = append(out, v)
 		}
 	}

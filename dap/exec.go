@@ -22,10 +22,25 @@ func (s *session) onContinueRequest(r *godap.ContinueRequest) {
 	if ok {
 		d.clearSteps(ctx, t) // a step another thread began goes on
 	}
-	alone := ok && d.heldAlone(t)
-	// The response goes first: once the VM runs, a stopped event may follow at once.
-	s.send(&godap.ContinueResponse{Response: newResponse(&r.Request), Body: godap.ContinueResponseBody{AllThreadsContinued: !alone}})
-	s.resumeAfter(ctx, "continue", t, alone)
+	s.resumeWith(ctx, "continue", t, func(alone bool) []godap.Message {
+		return []godap.Message{&godap.ContinueResponse{Response: newResponse(&r.Request), Body: godap.ContinueResponseBody{AllThreadsContinued: !alone}}}
+	})
+}
+
+// resumeWith sends the answer to a request that resumes (msgs builds it,
+// told whether thread t alone resumes) and resumes, with no stop reported in
+// between: a stopped event the client reads before the answer was released
+// by this resume, one it reads after holds. The answer goes first: once the
+// VM runs, a stopped event may follow at once.
+func (s *session) resumeWith(ctx context.Context, what string, t jdwp.ThreadID, msgs func(alone bool) []godap.Message) {
+	d := s.dbg
+	d.stopMu.Lock()
+	defer d.stopMu.Unlock()
+	alone := t != 0 && d.heldAlone(t)
+	for _, m := range msgs(alone) {
+		s.send(m)
+	}
+	s.resumeAfter(ctx, what, t, alone)
 }
 
 // resumeAfter resumes thread alone, or the whole VM, after the response to
@@ -64,10 +79,12 @@ func (s *session) step(req *godap.Request, threadID int, depth jdwp.StepDepth) {
 		s.sendError(req, ErrUnableToResume, fmt.Errorf("%s: %w", req.Command, err))
 		return
 	}
-	alone := d.heldAlone(t)
-	s.send(&godap.NextResponse{Response: newResponse(req)})
-	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: threadID, AllThreadsContinued: !alone}})
-	s.resumeAfter(ctx, req.Command, t, alone)
+	s.resumeWith(ctx, req.Command, t, func(alone bool) []godap.Message {
+		return []godap.Message{
+			&godap.NextResponse{Response: newResponse(req)},
+			&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: threadID, AllThreadsContinued: !alone}},
+		}
+	})
 }
 
 func (s *session) onNextRequest(r *godap.NextRequest) {
@@ -158,8 +175,10 @@ func (s *session) onRestartFrameRequest(r *godap.RestartFrameRequest) {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
 		return
 	}
-	alone := d.heldAlone(f.thread)
-	s.send(&godap.RestartFrameResponse{Response: newResponse(&r.Request)})
-	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: d.threads.id(f.thread), AllThreadsContinued: !alone}})
-	s.resumeAfter(ctx, "restartFrame", f.thread, alone)
+	s.resumeWith(ctx, "restartFrame", f.thread, func(alone bool) []godap.Message {
+		return []godap.Message{
+			&godap.RestartFrameResponse{Response: newResponse(&r.Request)},
+			&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: d.threads.id(f.thread), AllThreadsContinued: !alone}},
+		}
+	})
 }

@@ -17,7 +17,6 @@ func TestVariables(t *testing.T) {
 	c.launch(launchArgs(t, "Values"))
 	c.setBreakpoints(source(t, "Values.java"), bp(t, "Values.java", "inspect"))
 	c.configurationDone()
-	expect[*godap.BreakpointEvent](c)
 	th := c.expectStop("breakpoint").Body.ThreadId
 	frames := c.stackTrace(th)
 	c.send("scopes", map[string]any{"frameId": frames[0].Id})

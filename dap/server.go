@@ -246,7 +246,7 @@ func newEvent(name string) godap.Event {
 
 // sendError answers req with an error response: id names the family, err says what failed.
 func (s *session) sendError(req *godap.Request, id int, err error) {
-	s.sendErrorMessage(req.Seq, req.Command, id, err.Error())
+	s.sendErrorMessage(req.Seq, req.Command, id, s.explain(err).Error())
 }
 
 func (s *session) sendErrorMessage(seq int, command string, id int, details string) {
@@ -398,6 +398,8 @@ func (s *session) dispatch(req godap.RequestMessage) {
 		s.onConfigurationDoneRequest(r)
 	case *godap.SetBreakpointsRequest:
 		s.onSetBreakpointsRequest(r)
+	case *godap.BreakpointLocationsRequest:
+		s.onBreakpointLocationsRequest(r)
 	case *godap.SetFunctionBreakpointsRequest:
 		s.onSetFunctionBreakpointsRequest(r)
 	case *godap.SetExceptionBreakpointsRequest:
@@ -456,7 +458,7 @@ func (s *session) dispatch(req godap.RequestMessage) {
 // handled reports whether dispatch has a handler for a request that needs a debuggee.
 func handled(req godap.RequestMessage) bool {
 	switch req.(type) {
-	case *godap.TerminateRequest, *godap.ConfigurationDoneRequest, *godap.SetBreakpointsRequest,
+	case *godap.TerminateRequest, *godap.ConfigurationDoneRequest, *godap.SetBreakpointsRequest, *godap.BreakpointLocationsRequest,
 		*godap.SetFunctionBreakpointsRequest, *godap.SetExceptionBreakpointsRequest, *godap.SetDataBreakpointsRequest,
 		*godap.ThreadsRequest, *godap.PauseRequest, *godap.SourceRequest, *godap.LoadedSourcesRequest,
 		*redefineClassesRequest, *ddmUpdatesRequest, *ddmGCRequest:
@@ -480,29 +482,30 @@ func needsStop(req godap.RequestMessage) bool {
 // capabilities is what the adapter can do with a VM that can do everything.
 func capabilities() initializeBody {
 	return initializeBody{Capabilities: godap.Capabilities{
-		SupportsConfigurationDoneRequest:  true,
-		SupportsFunctionBreakpoints:       true,
-		SupportsConditionalBreakpoints:    true,
-		SupportsHitConditionalBreakpoints: true,
-		SupportsLogPoints:                 true,
-		SupportsEvaluateForHovers:         true,
-		SupportsClipboardContext:          true,
-		SupportsSetVariable:               true,
-		SupportsSetExpression:             true,
-		SupportsCompletionsRequest:        true,
-		CompletionTriggerCharacters:       []string{"."},
-		SupportsValueFormattingOptions:    true,
-		SupportsTerminateRequest:          true,
-		SupportTerminateDebuggee:          true,
-		SupportsDelayedStackTraceLoading:  true,
-		SupportsRestartFrame:              true,
-		SupportsStepInTargetsRequest:      true,
-		SupportsExceptionInfoRequest:      true,
-		SupportsExceptionOptions:          true,
-		SupportsExceptionFilterOptions:    true,
-		SupportsDataBreakpoints:           true,
-		SupportsLoadedSourcesRequest:      true,
-		SupportsCancelRequest:             true,
+		SupportsConfigurationDoneRequest:   true,
+		SupportsFunctionBreakpoints:        true,
+		SupportsConditionalBreakpoints:     true,
+		SupportsHitConditionalBreakpoints:  true,
+		SupportsLogPoints:                  true,
+		SupportsEvaluateForHovers:          true,
+		SupportsClipboardContext:           true,
+		SupportsSetVariable:                true,
+		SupportsSetExpression:              true,
+		SupportsCompletionsRequest:         true,
+		CompletionTriggerCharacters:        []string{"."},
+		SupportsValueFormattingOptions:     true,
+		SupportsTerminateRequest:           true,
+		SupportTerminateDebuggee:           true,
+		SupportsDelayedStackTraceLoading:   true,
+		SupportsRestartFrame:               true,
+		SupportsStepInTargetsRequest:       true,
+		SupportsExceptionInfoRequest:       true,
+		SupportsExceptionOptions:           true,
+		SupportsExceptionFilterOptions:     true,
+		SupportsDataBreakpoints:            true,
+		SupportsLoadedSourcesRequest:       true,
+		SupportsBreakpointLocationsRequest: true,
+		SupportsCancelRequest:              true,
 		ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{
 			{Filter: "uncaught", Label: "Uncaught Exceptions", Default: true, SupportsCondition: true, ConditionDescription: excConditionHelp},
 			{Filter: "caught", Label: "Caught Exceptions", SupportsCondition: true, ConditionDescription: excConditionHelp},

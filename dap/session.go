@@ -31,13 +31,21 @@ func (s *session) onLaunchRequest(r *godap.LaunchRequest) {
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, cfg.timeout())
 	defer cancel()
-	d, err := s.launch(ctx, &cfg)
+	err := checkClassPaths(cfg.ClassPaths)
+	var d *debuggee
+	if err == nil {
+		d, err = s.launch(ctx, &cfg)
+	}
 	if err == nil {
 		err = s.begin(ctx, d, "")
+	}
+	if err == nil && cfg.MainClass != "" {
+		err = d.runToMain(ctx, cfg.MainClass)
 	}
 	if err != nil {
 		if d != nil {
 			d.release(ctx, true)
+			s.dbg = nil
 		}
 		s.sendError(&r.Request, ErrFailedToLaunch, fmt.Errorf("launch %s: %w", cfg.MainClass, err))
 		return
@@ -191,6 +199,9 @@ type capabilitiesBody struct {
 func (s *session) onConfigurationDoneRequest(r *godap.ConfigurationDoneRequest) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()
+	// No stop is reported before the response (see resumeWith).
+	s.dbg.stopMu.Lock()
+	defer s.dbg.stopMu.Unlock()
 	if err := s.dbg.configurationDone(ctx); err != nil {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("configurationDone: %w", err))
 		return

@@ -236,6 +236,9 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 	if err != nil {
 		return godap.StackFrame{}, err
 	}
+	if loc.Method == 0 {
+		return d.obsoleteFrame(ctx, loc.Class, sig)
+	}
 	m, err := d.method(ctx, loc.Class, loc.Method)
 	if err != nil {
 		return godap.StackFrame{}, err

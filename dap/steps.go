@@ -155,6 +155,14 @@ func (d *debuggee) onStep(ctx context.Context, e jdwp.Event) *stopInfo {
 		}
 		return nil
 	}
+	if st.hops < 20 {
+		if depth, again := d.stepOn(ctx, st, e.Location); again {
+			st.hops++
+			if err := d.stepRequest(ctx, e.Thread, depth); err == nil {
+				return nil
+			}
+		}
+	}
 	if st.depth != jdwp.StepInto || st.hops >= 20 || d.opts.StepFilters == nil {
 		return stop
 	}
@@ -317,8 +325,10 @@ func (s *session) stepInTarget(r *godap.StepInRequest) {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("stepIn: %w", err))
 		return
 	}
-	alone := d.heldAlone(target.thread)
-	s.send(&godap.StepInResponse{Response: newResponse(&r.Request)})
-	s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: r.Arguments.ThreadId, AllThreadsContinued: !alone}})
-	s.resumeAfter(ctx, "stepIn", target.thread, alone)
+	s.resumeWith(ctx, "stepIn", target.thread, func(alone bool) []godap.Message {
+		return []godap.Message{
+			&godap.StepInResponse{Response: newResponse(&r.Request)},
+			&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: r.Arguments.ThreadId, AllThreadsContinued: !alone}},
+		}
+	})
 }

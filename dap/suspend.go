@@ -3,6 +3,7 @@ package dap
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -235,6 +236,8 @@ func (d *debuggee) holdStop(ctx context.Context, st *stopInfo, policy jdwp.Suspe
 
 // stop records a stop (the event's suspension is now held) and tells the client.
 func (d *debuggee) stop(ctx context.Context, st *stopInfo, policy jdwp.SuspendPolicy) {
+	d.stopMu.Lock() // see session.resumeWith
+	defer d.stopMu.Unlock()
 	if err := d.holdStop(ctx, st, policy); err != nil {
 		d.log.Warn().Err(err).Msg("stop")
 	}
@@ -362,4 +365,37 @@ func (d *debuggee) handOff(ctx context.Context, thread jdwp.ThreadID) *stopInfo 
 		resume()
 	}
 	return &stopInfo{thread: thread, handedOff: true}
+}
+
+// explain adds to a VM's THREAD_NOT_SUSPENDED error what the session knows
+// of why: a method an evaluation left running.
+func (s *session) explain(err error) error {
+	d := s.dbg
+	if d == nil || jdwp.Code(err) != jdwp.ErrThreadNotSuspended {
+		return err
+	}
+	d.mu.Lock()
+	var busy []int
+	for t := range d.late {
+		busy = append(busy, d.threads.id(t))
+	}
+	d.mu.Unlock()
+	if len(busy) == 0 {
+		return fmt.Errorf("%w (the thread is running: resumed, or never stopped)", err)
+	}
+	return fmt.Errorf("%w: thread %v is still running a method of an evaluation that was cancelled or timed out; it is suspended again when the method returns", err, busy)
+}
+
+// obsoleteFrame describes a frame running a method a redefine replaced
+// (JDWP gives it method id 0): it has no name, lines or variables any more;
+// restartFrame re-enters the new version.
+func (d *debuggee) obsoleteFrame(ctx context.Context, class jdwp.ReferenceTypeID, sig string) (godap.StackFrame, error) {
+	name := sigToName(sig)
+	sf := godap.StackFrame{Name: name[strings.LastIndexByte(name, '.')+1:] + ".<obsolete method: restart the frame to run the new code>", Column: 1, PresentationHint: "subtle"}
+	src, err := d.source(ctx, class, sig)
+	if err != nil {
+		return godap.StackFrame{}, err
+	}
+	sf.Source = src
+	return sf, nil
 }

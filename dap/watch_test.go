@@ -21,12 +21,19 @@ func TestFunctionBreakpoints(t *testing.T) {
 		{"name": "nonsense"},
 	}})
 	bps := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
-	if len(bps) != 5 || bps[0].Verified || !strings.Contains(bps[0].Message, "when one loads") || !strings.Contains(bps[4].Message, "Class.method") {
+	if len(bps) != 5 || !bps[0].Verified || !strings.Contains(bps[1].Message, "when one loads") || !strings.Contains(bps[4].Message, "Class.method") {
 		t.Fatalf("function breakpoints %s", mustJSON(bps))
 	}
 	c.configurationDone()
 	stopIn := func(id int, name, file, marker string) int {
 		t.Helper()
+		if id == bps[0].Id { // in the main class: verified when set
+			stop := c.expectStop("function breakpoint")
+			frameAt(t, c.stackTrace(stop.Body.ThreadId)[0], name, line(t, file, marker))
+			c.send("continue", map[string]any{"threadId": stop.Body.ThreadId})
+			expect[*godap.ContinueResponse](c)
+			return stop.Body.ThreadId
+		}
 		ev := expect[*godap.BreakpointEvent](c)
 		if ev.Body.Breakpoint.Id != id || !ev.Body.Breakpoint.Verified || ev.Body.Breakpoint.Line != line(t, file, marker) ||
 			ev.Body.Breakpoint.Source == nil || ev.Body.Breakpoint.Source.Path != source(t, file) {

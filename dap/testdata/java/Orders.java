@@ -17,10 +17,11 @@ public class Orders {
 
     record Order(int id, String customer, List<Integer> items) {
         int total() {
-            return items.stream().mapToInt(Integer::intValue).sum();
+            return items.stream().mapToInt(Integer::intValue).sum(); // @total
         }
 
         Kind kind() {
+            // @gap-kind
             return total() > 250 ? Kind.LARGE : Kind.SMALL;
         }
     }
@@ -30,6 +31,20 @@ public class Orders {
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
+        if (args.length > 1 && args[1].equals("audit")) {
+            Thread auditor = new Thread(() -> {
+                for (long tick = 0; ; tick++) {
+                    audit(tick);
+                    try {
+                        Thread.sleep(2);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "auditor");
+            auditor.setDaemon(true);
+            auditor.start();
+        }
         AtomicInteger n = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(4, r -> new Thread(r, "worker-" + n.incrementAndGet()));
         CyclicBarrier barrier = new CyclicBarrier(4);
@@ -52,6 +67,8 @@ public class Orders {
             barrier.await();
             Order order = new Order(worker * 100 + r, "c" + worker, List.of(worker * 100, r, 7));
             int total = order.total(); // @hit
+
+            // @gap-work
             synchronized (ledgerLock) {
                 ledger += total; // @ledger
             }
@@ -64,6 +81,10 @@ public class Orders {
             done += step(order); // @step
         }
         return done;
+    }
+
+    static void audit(long tick) {
+        long seen = tick; // @audit
     }
 
     static long ledgerNow() {

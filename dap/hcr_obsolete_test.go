@@ -1,0 +1,45 @@
+package dap
+
+import (
+	"strings"
+	"testing"
+
+	godap "github.com/google/go-dap"
+)
+
+// TestObsoleteFrame redefines the method a thread is stopped in: the stack
+// still shows (the frame as obsolete), and restartFrame re-enters the new
+// version of the method.
+func TestObsoleteFrame(t *testing.T) {
+	changed := compileVariant(t, "Loop.java", func(s string) string {
+		return strings.Replace(s, "int sq = i * i; // @tick", "int sq = i * i * 0 + 7; // @tick", 1)
+	})
+	c := startSession(t, Config{})
+	c.codec.RegisterEvent("hotCodeReplace", func() godap.Message { return &customEvent[HotCodeReplaceBody]{} })
+	th, _ := stopAt(t, c, "Loop", "Loop.java", "tick")
+	c.send("redefineClasses", map[string]any{"directory": changed})
+	expect[*customEvent[HotCodeReplaceBody]](c)
+	if r := expect[*redefineClassesResponse](c); !r.Body.Success {
+		t.Fatalf("redefine: %s", mustJSON(r.Body))
+	}
+	frames := c.stackTrace(th)
+	if len(frames) < 2 || !strings.Contains(frames[0].Name, "obsolete") || frames[1].Name != "Loop.main" {
+		t.Fatalf("frames after the redefine: %s", mustJSON(frames))
+	}
+	c.setBreakpoints(source(t, "Loop.java"))
+	c.send("restartFrame", map[string]any{"frameId": frames[0].Id})
+	expect[*godap.RestartFrameResponse](c)
+	expect[*godap.ContinuedEvent](c)
+	c.expectStop("restart")
+	top := c.stackTrace(th)[0]
+	frameAt(t, top, "Loop.tick", line(t, "Loop.java", "tick"))
+	c.send("next", map[string]any{"threadId": th})
+	expect[*godap.NextResponse](c)
+	expect[*godap.ContinuedEvent](c)
+	c.expectStop("step")
+	if r := c.evaluate(c.stackTrace(th)[0].Id, "sq"); r.Result != "7" {
+		t.Errorf("sq in the new tick = %s, want 7", r.Result)
+	}
+	c.send("disconnect", nil)
+	expect[*godap.DisconnectResponse](c)
+}
