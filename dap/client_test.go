@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 	godap "github.com/google/go-dap"
 	"github.com/rs/zerolog"
@@ -43,6 +44,10 @@ func startSession(t testing.TB, cfg Config) *client {
 	if os.Getenv("DAP_TEST_LOG") != "" {
 		cfg.Logger = zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr}).Level(zerolog.TraceLevel)
 		cfg.TraceMessages = true
+		if os.Getenv("DAP_TEST_LOG") == "jdwp" {
+			cfg.JDWP.Logger = cfg.Logger
+			cfg.JDWP.Trace = jdwp.TraceCmd
+		}
 	}
 	srv := NewServer(cfg)
 	done := make(chan struct{})

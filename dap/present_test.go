@@ -19,7 +19,6 @@ func TestLogicalViews(t *testing.T) {
 	c.launch(launchArgs(t, "Logical"))
 	c.setBreakpoints(source(t, "Logical.java"), bp(t, "Logical.java", "show"))
 	c.configurationDone()
-	expect[*godap.BreakpointEvent](c)
 	th := c.expectStop("breakpoint").Body.ThreadId
 	locals, frames := c.locals(th)
 
@@ -158,7 +157,6 @@ func TestExpressionsLikeJava(t *testing.T) {
 	c.launch(launchArgs(t, "Logical"))
 	c.setBreakpoints(source(t, "Logical.java"), bp(t, "Logical.java", "show"))
 	c.configurationDone()
-	expect[*godap.BreakpointEvent](c)
 	th := c.expectStop("breakpoint").Body.ThreadId
 	top := c.stackTrace(th)[0].Id
 	for _, tc := range [][2]string{

@@ -314,6 +314,15 @@ func (t *LineTable) LineFor(index uint64) int32 {
 	return line
 }
 
+// noMethod is the error of a Method command asked about method id 0, which
+// is how HotSpot names the method of an obsolete frame (one a redefine
+// replaced). It is never sent: HotSpot's agent aborts the whole VM on it
+// ("JDWP exit error JVMTI_ERROR_INVALID_METHODID ... on checking for a
+// native interface"), seen with VariableTable on JDK 17.0.21.
+func noMethod(cmd Cmd) error {
+	return &CommandError{Command: cmd.String() + " (method id 0: an obsolete method)", Code: ErrInvalidMethodID}
+}
+
 func writeMethod(w *Writer, t ReferenceTypeID, m MethodID) {
 	w.ReferenceTypeID(t)
 	w.MethodID(m)
@@ -321,6 +330,9 @@ func writeMethod(w *Writer, t ReferenceTypeID, m MethodID) {
 
 // LineTable returns a method's line table (ABSENT_INFORMATION without -g).
 func (c *Conn) LineTable(ctx context.Context, t ReferenceTypeID, m MethodID) (lt LineTable, err error) {
+	if m == 0 {
+		return lt, noMethod(CmdMethodLineTable)
+	}
 	err = c.do(ctx, CmdMethodLineTable, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) {
 		lt.Start, lt.End = r.Uint64(), r.Uint64()
 		n := r.Count(12)
@@ -354,6 +366,9 @@ func (v *Variable) Visible(index uint64) bool {
 }
 
 func (c *Conn) variableTable(ctx context.Context, cmd Cmd, t ReferenceTypeID, m MethodID, generic bool) (vt VariableTable, err error) {
+	if m == 0 {
+		return vt, noMethod(cmd)
+	}
 	err = c.do(ctx, cmd, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) {
 		vt.ArgCount = r.Int32()
 		n := r.Count(24)
@@ -383,6 +398,9 @@ func (c *Conn) VariableTableWithGeneric(ctx context.Context, t ReferenceTypeID, 
 
 // Bytecodes returns a method's bytecodes.
 func (c *Conn) Bytecodes(ctx context.Context, t ReferenceTypeID, m MethodID) (code []byte, err error) {
+	if m == 0 {
+		return nil, noMethod(CmdMethodBytecodes)
+	}
 	err = c.do(ctx, CmdMethodBytecodes, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) {
 		code = append([]byte(nil), r.take(r.Count(1))...)
 	})
@@ -391,6 +409,9 @@ func (c *Conn) Bytecodes(ctx context.Context, t ReferenceTypeID, m MethodID) (co
 
 // IsObsolete reports whether a method was replaced by RedefineClasses.
 func (c *Conn) IsObsolete(ctx context.Context, t ReferenceTypeID, m MethodID) (ob bool, err error) {
+	if m == 0 {
+		return true, nil // HotSpot's id of every obsolete method
+	}
 	err = c.do(ctx, CmdMethodIsObsolete, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) { ob = r.Bool() })
 	return ob, err
 }
