@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
@@ -243,9 +244,13 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 	if err != nil {
 		return godap.StackFrame{}, err
 	}
-	name := sigToName(sig)
-	name = name[strings.LastIndexByte(name, '.')+1:] + "." + m.Name
-	sf := godap.StackFrame{Name: name, Column: 1}
+	name, hidden := frameClassName(sig)
+	sf := godap.StackFrame{Name: name + "." + m.Name, Column: 1}
+	if hidden {
+		// A lambda's proxy (a hidden class): named after the class that made
+		// it, dimmed like library code; the user's code is the lambda$ frame.
+		sf.PresentationHint = "subtle"
+	}
 	if m.ModBits&jdwp.AccNative != 0 {
 		sf.PresentationHint = "subtle"
 		sf.Name += " (native)"
@@ -284,8 +289,8 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 	return d.sources.get(class, func() (*godap.Source, error) {
 		file, err := d.conn.SourceFile(ctx, class)
 		if absent(err) {
-			name := sigToName(sig)
-			return &godap.Source{Name: simpleName(name) + ".class", SourceReference: d.sourceRef(class), PresentationHint: "deemphasize", Origin: "no SourceFile attribute: outline and bytecode"}, nil
+			name, _ := frameClassName(sig)
+			return &godap.Source{Name: name + ".class", SourceReference: d.sourceRef(class), PresentationHint: "deemphasize", Origin: "no SourceFile attribute: outline and bytecode"}, nil
 		}
 		if err != nil {
 			return nil, err
@@ -324,4 +329,22 @@ func (s *session) onScopesRequest(r *godap.ScopesRequest) {
 		{Name: "Static", VariablesReference: d.vars.add(&staticsScope{class: f.loc.Class, thread: f.thread, loc: f.loc})},
 	}
 	s.send(&godap.ScopesResponse{Response: newResponse(&r.Request), Body: godap.ScopesResponseBody{Scopes: scopes}})
+}
+
+// hiddenSuffix is the address HotSpot appends to a hidden class's name
+// (Orders$$Lambda$14/0x0000000800c03000; in a signature the slash reads as
+// a package separator).
+var hiddenSuffix = regexp.MustCompile(`[./]0x[0-9a-fA-F]+$`)
+
+// frameClassName is the simple class name a stack frame shows for a class
+// signature, and whether the class is hidden (a lambda proxy): its address
+// suffix is dropped, so a frame reads Orders$$Lambda$14.applyAsInt, never
+// 0x0000000800c03000.applyAsInt.
+func frameClassName(sig string) (string, bool) {
+	name := sigToName(sig)
+	hidden := false
+	if loc := hiddenSuffix.FindStringIndex(name); loc != nil {
+		name, hidden = name[:loc[0]], true
+	}
+	return name[strings.LastIndexByte(name, '.')+1:], hidden
 }

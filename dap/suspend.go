@@ -3,7 +3,6 @@ package dap
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -390,8 +389,8 @@ func (s *session) explain(err error) error {
 // (JDWP gives it method id 0): it has no name, lines or variables any more;
 // restartFrame re-enters the new version.
 func (d *debuggee) obsoleteFrame(ctx context.Context, class jdwp.ReferenceTypeID, sig string) (godap.StackFrame, error) {
-	name := sigToName(sig)
-	sf := godap.StackFrame{Name: name[strings.LastIndexByte(name, '.')+1:] + ".<obsolete method: restart the frame to run the new code>", Column: 1, PresentationHint: "subtle"}
+	name, _ := frameClassName(sig)
+	sf := godap.StackFrame{Name: name + ".<obsolete method: restart the frame to run the new code>", Column: 1, PresentationHint: "subtle"}
 	src, err := d.source(ctx, class, sig)
 	if err != nil {
 		return godap.StackFrame{}, err

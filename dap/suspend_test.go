@@ -442,9 +442,23 @@ func TestLambdaSteps(t *testing.T) {
 	expect[*godap.StepInResponse](c)
 	expect[*godap.ContinuedEvent](c)
 	c.expectStop("step")
-	top := c.stackTrace(th)[0]
+	frames := c.stackTrace(th)
+	top := frames[0]
 	if !strings.HasPrefix(top.Name, "Orders.lambda$work$") || top.Line != stream {
 		t.Fatalf("stepIn stopped in %s:%d, want the lambda at line %d", top.Name, top.Line, stream)
+	}
+	// The lambda's proxy frame is named after its class, never an address.
+	proxies := 0
+	for _, f := range frames {
+		if strings.Contains(f.Name, "0x") || f.Source != nil && strings.Contains(f.Source.Name, "0x") {
+			t.Errorf("frame %q (source %s) shows an address", f.Name, mustJSON(f.Source))
+		}
+		if strings.HasPrefix(f.Name, "Orders$$Lambda") {
+			proxies++
+		}
+	}
+	if proxies == 0 {
+		t.Errorf("no Orders$$Lambda proxy frame among %s", mustJSON(frames))
 	}
 	c.send("stepOut", map[string]any{"threadId": th})
 	expect[*godap.StepOutResponse](c)

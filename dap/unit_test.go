@@ -118,3 +118,19 @@ func TestClassForSource(t *testing.T) {
 		t.Errorf("missing file: %q", got)
 	}
 }
+
+func TestFrameClassName(t *testing.T) {
+	for sig, want := range map[string]struct {
+		name   string
+		hidden bool
+	}{
+		"Lcom/example/Orders;":                               {"Orders", false},
+		"Lcom/example/Orders$Worker;":                        {"Orders$Worker", false},
+		"Lcom/example/Orders$$Lambda$14.0x0000000800c03000;": {"Orders$$Lambda$14", true},
+		"LOrders$$Lambda$14/0x00007f5460007600;":             {"Orders$$Lambda$14", true},
+	} {
+		if name, hidden := frameClassName(sig); name != want.name || hidden != want.hidden {
+			t.Errorf("frameClassName(%q) = %q, %v; want %q, %v", sig, name, hidden, want.name, want.hidden)
+		}
+	}
+}
