@@ -173,7 +173,9 @@ export class ThreadTracker {
     const rows = deltas.map(({ t, cpu, before, delta }) => {
       const cls = stateClass(t.state, t.suspended);
       let level: number;
-      if (delta !== undefined) {
+      if (t.suspended) {
+        level = 0; // held by a debugger: whatever it used before, it runs no more
+      } else if (delta !== undefined) {
         level = delta === 0 ? 0 : Math.max(0.25, delta / Math.max(maxDelta, 1));
       } else {
         level = cls === 'running' ? 1 : 0;

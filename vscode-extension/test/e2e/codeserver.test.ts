@@ -431,6 +431,12 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
   const threadsText = (await threadsView.locator('#threads').textContent()) ?? '';
   assert.match(threadsText, /main/);
   assert.ok((await threadsView.locator('#threads .state[data-state]').count()) > 0, 'states are shown');
+  // Stopped at the breakpoint (every thread suspended): the panel says so, not "running".
+  await eventually(
+    async () => (await threadsView.locator('#threads .state[data-state="suspended"]').count()) > 0,
+    30000,
+    'threads shown as suspended while the debugger holds them',
+  );
   await shot('e2e-threads');
   log('threads panel shows the VM threads');
 

@@ -84,4 +84,12 @@ describe('ThreadTracker (blinkenlights)', () => {
     assert.equal(rows[0].lights.at(-1), 1);
     assert.equal(rows[1].lights.at(-1), 0);
   });
+
+  test('a thread a debugger holds is shown suspended, its lamp dark, whatever its state and CPU', () => {
+    const tr = new ThreadTracker();
+    tr.update([{ id: 1, name: 'main', state: 'running', suspended: false, daemon: false, utime: 100, stime: 0 }]);
+    const [row] = tr.update([{ id: 1, name: 'main', state: 'running', suspended: true, daemon: false, utime: 130, stime: 0 }]);
+    assert.equal(row.stateClass, 'suspended');
+    assert.equal(row.lights[row.lights.length - 1], 0);
+  });
 });
