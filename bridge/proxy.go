@@ -165,12 +165,25 @@ func isHostPort(target string) bool {
 // returned as it is (the caller tells nothing listening from a VM that
 // has a debugger); a peer that does not answer the handshake is not JDWP.
 func (m *Monitor) adoptAddress(ctx context.Context, addr string) (*VM, error) {
-	if !m.claimProbe(addr) {
-		// Monitored meanwhile, or a scan probe is on it: its outcome decides.
+	// Monitored already, or a scan probe is on it: wait for its outcome (a
+	// VM, or the probe ending without one, when the address is ours to try).
+	for !m.claimProbe(addr) {
 		if v, err := m.VM(addr); err == nil {
 			return v, nil
 		}
-		return nil, fmt.Errorf("%s is being probed by the monitor's scan; try again", addr)
+		m.mu.Lock()
+		own := m.own[addr]
+		m.mu.Unlock()
+		if own {
+			return nil, fmt.Errorf("%s is one of the monitor's own ports, not a VM: attach to the VM's address or id", addr)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s is being probed by the monitor's scan and the probe did not finish in time: %w", addr, ctx.Err())
+		case <-m.stop:
+			return nil, errors.New("monitor closed")
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	defer func() {
 		m.mu.Lock()
