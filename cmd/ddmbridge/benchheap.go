@@ -48,18 +48,8 @@ func runBenchHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintln(fs.Output(), "\nA capture is DDM chunks back to back: u4 type, u4 length, data.")
 		fs.PrintDefaults()
 	}
-	var pos []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
-	}
-	if err := parse(ctx, fs, nil); err != nil {
+	pos, err := parseWithOperands(ctx, fs, args)
+	if err != nil {
 		return err
 	}
 	if len(pos) != 1 || *runs < 1 {

@@ -51,18 +51,8 @@ func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, na
 		fs.PrintDefaults()
 	}
 	// Flags may follow the positional arguments: ddmbridge threads 3 --json.
-	var pos []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			return nil, nil, nil, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
-	}
-	if err := parse(ctx, fs, nil); err != nil {
+	pos, err := parseWithOperands(ctx, fs, args)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	if nargs >= 0 && len(pos) != nargs {

@@ -35,18 +35,8 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintln(fs.Output(), "\nWithout a view flag it prints a summary and the 20 biggest classes.")
 		fs.PrintDefaults()
 	}
-	var pos []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
-	}
-	if err := parse(ctx, fs, nil); err != nil {
+	pos, err := parseWithOperands(ctx, fs, args)
+	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {

@@ -100,6 +100,23 @@ func parse(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	return ctx.Value(logSetupKey{}).(func() error)()
 }
 
+// parseWithOperands is parse for commands that take operands among their
+// flags (FILE --histo, --histo FILE): it returns the operands in order.
+func parseWithOperands(ctx context.Context, fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	return pos, parse(ctx, fs, nil)
+}
+
 type stdoutKey struct{}
 type logSetupKey struct{}
 
