@@ -385,7 +385,7 @@ func (e *frameEnv) reflectArray(ctx context.Context, sig string, n int) (expr.Va
 		if class, err = e.ClassObject(ctx, comp); errors.Is(err, expr.ErrUnknownName) && strings.HasPrefix(comp, "[") {
 			var inner expr.Value
 			if inner, err = e.NewArray(ctx, comp, nil); err == nil {
-				class, err = e.invokeNoArgs(ctx, inner, "getClass")
+				class, err = e.call(ctx, inner, "getClass")
 			}
 		}
 	}
@@ -402,20 +402,6 @@ func (e *frameEnv) reflectArray(ctx context.Context, sig string, n int) (expr.Va
 		}
 	}
 	return expr.Value{}, errors.New("java.lang.reflect.Array.newInstance(Class, int) not found")
-}
-
-// invokeNoArgs runs obj.name().
-func (e *frameEnv) invokeNoArgs(ctx context.Context, obj expr.Value, name string) (expr.Value, error) {
-	ms, err := e.Methods(ctx, obj.Type, name)
-	if err != nil {
-		return expr.Value{}, err
-	}
-	for _, m := range ms {
-		if strings.HasPrefix(m.Signature, "()") && !m.Static {
-			return e.Invoke(ctx, obj, m, nil)
-		}
-	}
-	return expr.Value{}, fmt.Errorf("%s has no method %s()", obj.TypeName(), name)
 }
 
 // allZero reports whether values are all 0, false or null.
