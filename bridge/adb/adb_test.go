@@ -184,7 +184,7 @@ func TestDialJDWPReachesVM(t *testing.T) {
 	pid := pids[0]
 
 	conn, c := attachDDM(t, ctx, srv.Client, serial, pid)
-	adbtest.WaitFor(t, ctx, "HELO through jdwp:PID", func() bool { return c.Data().Identity().AppName != "" })
+	adbtest.WaitFor(t, ctx, "HELO through jdwp:PID", func() bool { id := c.Data().Identity(); return id.AppName != "" && id.PID != 0 })
 	if id := c.Data().Identity(); int(id.PID) != pid || id.AppName != "com.example.hello" {
 		t.Errorf("HELO through adb: %+v", id)
 	}

@@ -73,7 +73,8 @@ func TestARTProfile(t *testing.T) {
 	_, conn, c := start(t, Options{Profile: ProfileART, AppName: "com.example.art", PID: 777, WaitingForDebugger: true, Threads: 4, Tick: 20 * time.Millisecond, GCInterval: time.Hour},
 		ddm.Options{ThreadUpdates: true})
 	d := c.Data()
-	eventually(t, "identity", func() bool { return d.Identity().PackageName == "com.example.art" })
+	// APNM may come before HELO's reply is applied: wait for both.
+	eventually(t, "identity", func() bool { id := d.Identity(); return id.PackageName == "com.example.art" && id.VMIdent != "" })
 	id := d.Identity()
 	if id.PID != 777 || id.VMIdent != "Dalvik v2.1.0" || id.HelloTails != 6 || id.ABI != "64-bit (x86_64)" || id.BootStage != ddm.StageGo {
 		t.Errorf("identity %+v", id)
