@@ -40,14 +40,23 @@ func TestAttachMessageOrder(t *testing.T) {
 	c := startSession(t, Config{})
 	c.initialize()
 	c.attach(map[string]any{"hostName": "127.0.0.1", "port": vm.Port, "sourcePaths": []string{source(t, "")}})
-	bps := c.setBreakpoints(source(t, "Loop.java"), bp(t, "Loop.java", "tick", "condition", "i % 2 == 1"))
+	bps, early := c.setBreakpointsRunning(source(t, "Loop.java"), bp(t, "Loop.java", "tick", "condition", "i % 2 == 1"))
 	if !bps[0].Verified || bps[0].Line != line(t, "Loop.java", "tick") {
 		t.Fatalf("breakpoint in a loaded class: %+v", bps[0])
 	}
 	c.send("setExceptionBreakpoints", map[string]any{"filters": []string{}})
-	expect[*godap.SetExceptionBreakpointsResponse](c)
-	c.configurationDone()
-	stop := c.expectStop("breakpoint")
+	for {
+		m := c.next()
+		if s, ok := m.(*godap.StoppedEvent); ok {
+			early = s
+			continue
+		}
+		if _, ok := m.(*godap.SetExceptionBreakpointsResponse); !ok {
+			t.Fatalf("got %T, want setExceptionBreakpoints' response", m)
+		}
+		break
+	}
+	stop := c.configurationDoneAndStop("breakpoint", early)
 	locals, frames := c.locals(stop.Body.ThreadId)
 	frameAt(t, frames[0], "Loop.tick", line(t, "Loop.java", "tick"))
 	if !strings.HasSuffix(locals["i"].Value, "1") && !strings.HasSuffix(locals["i"].Value, "3") && !strings.HasSuffix(locals["i"].Value, "5") && !strings.HasSuffix(locals["i"].Value, "7") && !strings.HasSuffix(locals["i"].Value, "9") {

@@ -32,31 +32,8 @@ func benchSession(b *testing.B) (*client, int) {
 	c.initialize()
 	c.attach(map[string]any{"port": vm.Port, "sourcePaths": []string{dir}})
 	// The hot loop runs: the breakpoint may hit before its response arrives.
-	c.send("setBreakpoints", map[string]any{"source": map[string]any{"path": path}, "breakpoints": []map[string]any{{"line": lineB}}})
-	var stop *godap.StoppedEvent
-	for answered := false; !answered; {
-		switch m := c.next().(type) {
-		case *godap.SetBreakpointsResponse:
-			answered = true
-		case *godap.StoppedEvent:
-			stop = m
-		case *godap.BreakpointEvent:
-		default:
-			b.Fatalf("setBreakpoints: got %T", m)
-		}
-	}
-	c.send("configurationDone", nil)
-	for done := false; !done || stop == nil; {
-		switch m := c.next().(type) {
-		case *godap.ConfigurationDoneResponse:
-			done = true
-		case *godap.StoppedEvent:
-			stop = m
-		case *godap.BreakpointEvent:
-		default:
-			b.Fatalf("configurationDone: got %T", m)
-		}
-	}
+	_, early := c.setBreakpointsRunning(path, map[string]any{"line": lineB})
+	stop := c.configurationDoneAndStop("breakpoint", early)
 	return c, stop.Body.ThreadId
 }
 

@@ -210,6 +210,53 @@ func (c *client) configurationDone() {
 	expect[*godap.ConfigurationDoneResponse](c)
 }
 
+// setBreakpointsRunning is setBreakpoints on a VM that runs (an attach): a
+// breakpoint may be hit, and reported, before the response arrives. It
+// returns the breakpoints and the stop if one came first.
+func (c *client) setBreakpointsRunning(file string, bps ...map[string]any) ([]godap.Breakpoint, *godap.StoppedEvent) {
+	c.t.Helper()
+	if bps == nil {
+		bps = []map[string]any{}
+	}
+	c.send("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": bps})
+	var stop *godap.StoppedEvent
+	for {
+		switch m := c.next().(type) {
+		case *godap.SetBreakpointsResponse:
+			return m.Body.Breakpoints, stop
+		case *godap.StoppedEvent:
+			stop = m
+		case *godap.BreakpointEvent:
+		default:
+			c.t.Fatalf("got %T %s, want setBreakpoints' response", m, mustJSON(m))
+		}
+	}
+}
+
+// configurationDoneAndStop is configurationDone for a VM that runs (an
+// attach): the stop (unless seen already) may come before the response
+// arrives. It returns the stop, whichever came first.
+func (c *client) configurationDoneAndStop(reason string, seen *godap.StoppedEvent) *godap.StoppedEvent {
+	c.t.Helper()
+	c.send("configurationDone", nil)
+	stop := seen
+	for done := false; !done || stop == nil; {
+		switch m := c.next().(type) {
+		case *godap.ConfigurationDoneResponse:
+			done = true
+		case *godap.StoppedEvent:
+			stop = m
+		case *godap.BreakpointEvent:
+		default:
+			c.t.Fatalf("got %T %s, want configurationDone's response and a stop", m, mustJSON(m))
+		}
+	}
+	if stop.Body.Reason != reason || !stop.Body.AllThreadsStopped {
+		c.t.Fatalf("stopped %+v, want reason %q with all threads stopped", stop.Body, reason)
+	}
+	return stop
+}
+
 func (c *client) stackTrace(thread int) []godap.StackFrame {
 	c.t.Helper()
 	c.send("stackTrace", map[string]any{"threadId": thread})
