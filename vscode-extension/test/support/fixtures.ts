@@ -26,7 +26,15 @@ export function tmpDir(): string {
     if (process.env.KEEP_TEST_TMP === '1') {
       process.stderr.write(`# test files kept in ${dir}\n`);
     } else {
-      process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+      // Best effort: a child still shutting down (code-server) may write into
+      // it meanwhile; a leftover temporary directory must not fail the run.
+      process.on('exit', () => {
+        try {
+          fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+        } catch (e) {
+          process.stderr.write(`# could not remove ${dir}: ${String(e)}\n`);
+        }
+      });
     }
   }
   return tmpRoot;
