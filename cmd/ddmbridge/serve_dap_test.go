@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,76 +21,28 @@ import (
 func TestServeDAPSession(t *testing.T) {
 	jvmtest.RequireJava(t)
 	vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{VMArgs: []string{"-Dthreads=3", "-Ddepth=2", "-Dobjects=10"}})
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	dapSock := filepath.Join(dir, "dap.sock")
-	cmd := child(ctx, "serve", "--stdio", "--no-adb", "--scan", "127.0.0.1:"+fmt.Sprint(vm.Port), "--scan-interval", "100ms",
-		"--current-port", "0", "--debug-port-base", "0", "--dap", "unix:"+dapSock)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { stdin.Close(); cmd.Wait() }()
-	call := stdioRPC(t, stdin, stdout, &stderr)
-	res := call(1, "dap/address", nil)
-	if got, _ := res["result"].(map[string]any); got["address"] != "unix:"+dapSock {
-		t.Fatalf("dap/address: %v", res)
-	}
-	var vmID string
-	deadline := time.Now().Add(15 * time.Second)
-	for vmID == "" {
-		if l, _ := call(2, "vms/list", nil)["result"].([]any); len(l) == 1 {
-			vmID = fmt.Sprint(l[0].(map[string]any)["id"])
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the VM was not found\n%s", stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	s := startServeDAP(t, ctx, "--no-adb", "--scan", "127.0.0.1:"+fmt.Sprint(vm.Port), "--scan-interval", "100ms",
+		"--current-port", "0", "--debug-port-base", "0")
+	vmID := fmt.Sprint(s.waitVMs("the VM", func(l []map[string]any) bool { return len(l) == 1 })[0]["id"])
 
-	d := dialDAP(t, dapSock, &stderr)
-	send, req, await := d.send, d.req, d.await
-	send(&godap.InitializeRequest{Request: req("initialize"), Arguments: godap.InitializeRequestArguments{AdapterID: "ddmbridge", LinesStartAt1: true, ColumnsStartAt1: true}})
-	await("initialize")
-	send(&godap.AttachRequest{Request: req("attach"), Arguments: json.RawMessage(`{"vm":"` + vmID + `"}`)})
-	await("attach")
-	send(&godap.ConfigurationDoneRequest{Request: req("configurationDone")})
-	await("configurationDone")
-	send(&godap.ThreadsRequest{Request: req("threads")})
-	th := await("threads").(*godap.ThreadsResponse)
-	names := []string{}
-	for _, x := range th.Body.Threads {
-		names = append(names, x.Name)
-	}
-	if !strings.Contains(strings.Join(names, ","), "worker-0") {
+	d := s.session()
+	d.attach(`{"vm":"` + vmID + `"}`)
+	if names := d.threadNames(); !strings.Contains(strings.Join(names, ","), "worker-0") {
 		t.Errorf("threads through the monitor: %v", names)
 	}
 	if !contains(d.events, "initialized") {
 		t.Errorf("no initialized event: %v", d.events)
 	}
 	// While the session is on, the monitor shows the VM with a debugger.
-	if l, _ := call(3, "vms/list", nil)["result"].([]any); len(l) != 1 || l[0].(map[string]any)["debugger"] != true {
+	if l := s.vms(); len(l) != 1 || l[0]["debugger"] != true {
 		t.Errorf("vms/list during the session: %v", l)
 	}
-	send(&godap.DisconnectRequest{Request: req("disconnect")})
-	await("disconnect")
-	d.nc.Close()
-	deadline = time.Now().Add(10 * time.Second)
-	for {
-		l, _ := call(4, "vms/list", nil)["result"].([]any)
-		if len(l) == 1 && l[0].(map[string]any)["debugger"] == false {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after disconnect the VM should stay monitored with no debugger: %v", l)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	d.disconnect()
+	s.waitVMs("the VM monitored with no debugger after disconnect", func(l []map[string]any) bool {
+		return len(l) == 1 && l[0]["debugger"] == false
+	})
 }
 
 func contains(l []string, s string) bool {
