@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { blockColor, freeColor } from '../../src/heap/heapmap';
 import { launchChromium } from '../support/browser';
 import { buildBackend, compileFixture, eventually, extRoot, freePort, Jvm, lineOf, sampleJava, startJvm, tmpDir } from '../support/fixtures';
@@ -246,6 +246,43 @@ async function palette(label: string): Promise<void> {
   );
 }
 
+/** Runs a palette command that opens a picker and picks row, retrying while the row is not listed yet. */
+async function paletteThenPick(label: string, row: Locator, timeout: number, what: string): Promise<void> {
+  await eventually(
+    async () => {
+      await palette(label);
+      try {
+        await row.first().waitFor({ state: 'visible', timeout: 5000 });
+      } catch {
+        await page.keyboard.press('Escape');
+        return false;
+      }
+      await row.first().click();
+      return true;
+    },
+    timeout,
+    what,
+  );
+}
+
+/** Waits for a ready webview whose inner frame has an element matching selector, and returns that frame. */
+async function webviewWith(selector: string, timeout: number, what: string): Promise<FrameLocator> {
+  return eventually(
+    async () => {
+      const frames = page.locator('iframe.webview.ready');
+      for (let i = 0; i < (await frames.count()); i++) {
+        const f = frames.nth(i).contentFrame().frameLocator('iframe#active-frame');
+        if ((await f.locator(selector).count()) > 0) {
+          return f;
+        }
+      }
+      return undefined;
+    },
+    timeout,
+    what,
+  );
+}
+
 function findFiles(dir: string, re: RegExp): string[] {
   if (!fs.existsSync(dir)) {
     return [];
@@ -414,20 +451,7 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
 
   // The live Threads panel of the same VM (DDM thread data from the backend).
   await palette('ddmbridge: Show Threads');
-  const threadsView = await eventually(
-    async () => {
-      const frames = page.locator('iframe.webview.ready');
-      for (let i = 0; i < (await frames.count()); i++) {
-        const f = frames.nth(i).contentFrame().frameLocator('iframe#active-frame');
-        if ((await f.locator('#threads tr[data-thread]').count()) > 0) {
-          return f;
-        }
-      }
-      return undefined;
-    },
-    30000,
-    'thread rows in the Threads panel',
-  );
+  const threadsView = await webviewWith('#threads tr[data-thread]', 30000, 'thread rows in the Threads panel');
   const threadsText = (await threadsView.locator('#threads').textContent()) ?? '';
   assert.match(threadsText, /main/);
   assert.ok((await threadsView.locator('#threads .state[data-state]').count()) > 0, 'states are shown');
@@ -474,21 +498,7 @@ test('code-server: Dump Heap on a plain JVM opens its histogram', { timeout: 300
   const plain = await startJvm({ suspend: false, args: ['forever'], port: plainPort });
   try {
     const vmRow = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: new RegExp(`fixture\\.Sample|:${plain.port}\\b`) });
-    await eventually(
-      async () => {
-        await palette('ddmbridge: Dump Heap');
-        try {
-          await vmRow.first().waitFor({ state: 'visible', timeout: 5000 });
-        } catch {
-          await page.keyboard.press('Escape');
-          return false;
-        }
-        await vmRow.first().click();
-        return true;
-      },
-      90000,
-      'the plain JVM in the Dump Heap picker',
-    );
+    await paletteThenPick('ddmbridge: Dump Heap', vmRow, 90000, 'the plain JVM in the Dump Heap picker');
     // The save dialog (code-server's simple dialog) proposes <app>-<pid>.hprof in the workspace.
     const input = page.locator('.quick-input-widget input');
     await eventually(async () => /\.hprof$/.test(await input.inputValue()), 15000, 'the save dialog with a .hprof name');
@@ -496,20 +506,7 @@ test('code-server: Dump Heap on a plain JVM opens its histogram', { timeout: 300
     await page.keyboard.press('Enter');
     log(`dumping to ${target}`);
 
-    const editor = await eventually(
-      async () => {
-        const frames = page.locator('iframe.webview.ready');
-        for (let i = 0; i < (await frames.count()); i++) {
-          const f = frames.nth(i).contentFrame().frameLocator('iframe#active-frame');
-          if ((await f.locator('#histogram tr[data-class]').count()) > 0) {
-            return f;
-          }
-        }
-        return undefined;
-      },
-      120000,
-      'the histogram of the dump in the HPROF editor',
-    );
+    const editor = await webviewWith('#histogram tr[data-class]', 120000, 'the histogram of the dump in the HPROF editor');
     const dumps = findFiles(wsDir, /\.hprof$/);
     assert.equal(dumps.length, 1, `one dump in the workspace (${dumps.join(', ')})`);
     assert.ok(fs.statSync(dumps[0]).size > 1 << 20, `a complete HotSpot dump (${fs.statSync(dumps[0]).size} bytes)`);
@@ -531,35 +528,9 @@ test('code-server: Dump Heap on a plain JVM opens its histogram', { timeout: 300
     log('HPROF editor shows the histogram and the dominator tree');
 
     // The DDM heap map of the plain VM says it has none instead of waiting for one.
-    await eventually(
-      async () => {
-        await palette('ddmbridge: Show Heap Map');
-        try {
-          await vmRow.first().waitFor({ state: 'visible', timeout: 5000 });
-        } catch {
-          await page.keyboard.press('Escape');
-          return false;
-        }
-        await vmRow.first().click();
-        return true;
-      },
-      60000,
-      'the plain JVM in the Show Heap Map picker',
-    );
-    const note = await eventually(
-      async () => {
-        const frames = page.locator('iframe.webview.ready');
-        for (let i = 0; i < (await frames.count()); i++) {
-          const f = frames.nth(i).contentFrame().frameLocator('iframe#active-frame');
-          if ((await f.locator('#status.no-ddm').count()) > 0) {
-            return (await f.locator('#status').textContent()) ?? undefined;
-          }
-        }
-        return undefined;
-      },
-      30000,
-      'the heap map saying the VM has no DDM',
-    );
+    await paletteThenPick('ddmbridge: Show Heap Map', vmRow, 60000, 'the plain JVM in the Show Heap Map picker');
+    const noDDM = await webviewWith('#status.no-ddm', 30000, 'the heap map saying the VM has no DDM');
+    const note = (await noDDM.locator('#status').textContent()) ?? '';
     assert.match(note, /is a plain JVM without DDM/);
     await shot('e2e-heap-no-ddm');
     log('the DDM heap map says the plain JVM has no DDM');
