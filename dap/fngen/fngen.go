@@ -22,8 +22,12 @@ var Runtime []byte
 // RuntimeName is the runtime class's internal name.
 const RuntimeName = "ddmbridge/rt/Rt"
 
-// Package is the package of the generated classes, the runtime's.
+// Package is the package of generated classes whose frame's package cannot
+// hold them (java.*): the runtime's.
 const Package = "ddmbridge/rt/"
+
+// Prefix is the start of a generated class's simple name.
+const Prefix = "ddmbridge$F"
 
 const (
 	object   = "java/lang/Object"
@@ -32,17 +36,19 @@ const (
 	capField = "c"
 )
 
-// Class compiles f into a class implementing interface iface (internal
-// name) whose method sam (name and descriptor) runs f. The class's name
+// Class compiles f into a class of package pkg ("a/b/", "" for the
+// unnamed package) implementing interface iface (internal name) whose
+// method sam (name and descriptor) runs f. In the package of the code that
+// wrote the lambda it can use that package's classes. The class's name
 // depends on its contents only (a hash), so the same lambda in the same
 // class loader is defined once.
-func Class(iface, sam, samDesc string, f *expr.Func) (name string, class []byte, err error) {
-	b, err := compile(Package+"F", iface, sam, samDesc, f)
+func Class(pkg, iface, sam, samDesc string, f *expr.Func) (name string, class []byte, err error) {
+	b, err := compile(pkg+Prefix, iface, sam, samDesc, f)
 	if err != nil {
 		return "", nil, err
 	}
 	sum := sha256.Sum256(b)
-	name = Package + "F" + hex.EncodeToString(sum[:10])
+	name = pkg + Prefix + hex.EncodeToString(sum[:10])
 	b, err = compile(name, iface, sam, samDesc, f)
 	return name, b, err
 }

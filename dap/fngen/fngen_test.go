@@ -189,11 +189,11 @@ func TestLambdasRunInJVM(t *testing.T) {
 	}
 	var names []string
 	for _, c := range cases {
-		name, b, err := Class(c.iface, c.sam, c.desc, fn(t, c.src, c.captures, jl))
+		name, b, err := Class(Package, c.iface, c.sam, c.desc, fn(t, c.src, c.captures, jl))
 		if err != nil {
 			t.Fatalf("%s: %v", c.src, err)
 		}
-		again, _, _ := Class(c.iface, c.sam, c.desc, fn(t, c.src, c.captures, jl))
+		again, _, _ := Class(Package, c.iface, c.sam, c.desc, fn(t, c.src, c.captures, jl))
 		if again != name {
 			t.Errorf("%s: the name is not stable: %s then %s", c.src, name, again)
 		}
