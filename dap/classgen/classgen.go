@@ -69,10 +69,13 @@ func (c *Class) Method(access uint16, name, desc string) *Code {
 
 // Bytes returns the class file, or the first error any emitter recorded.
 func (c *Class) Bytes() ([]byte, error) {
+	code := c.pool.utf8("Code")
+	if c.err == nil {
+		c.err = c.pool.err
+	}
 	if c.err != nil {
 		return nil, c.err
 	}
-	code := c.pool.utf8("Code")
 	for _, m := range c.methods {
 		if err := m.finish(); err != nil {
 			return nil, err
@@ -141,6 +144,7 @@ type pool struct {
 	entries [][]byte
 	count   int // next index; longs and doubles take two
 	index   map[string]uint16
+	err     error
 }
 
 func (p *pool) add(key string, e []byte, wide bool) uint16 {
@@ -162,6 +166,10 @@ func (p *pool) add(key string, e []byte, wide bool) uint16 {
 
 func (p *pool) utf8(s string) uint16 {
 	m := modifiedUTF8(s)
+	if len(m) > 0xFFFF {
+		p.err = fmt.Errorf("classgen: a constant of %d bytes (the limit is 65535)", len(m))
+		m = nil
+	}
 	e := append([]byte{tagUTF8, byte(len(m) >> 8), byte(len(m))}, m...)
 	return p.add("u"+s, e, false)
 }

@@ -132,6 +132,11 @@ func TestErrors(t *testing.T) {
 			m.Op(classgen.Return)
 		},
 		"operands": func(m *classgen.Code) { m.Op(classgen.Getfield); m.Op(classgen.Return) },
+		"long constant": func(m *classgen.Code) {
+			m.String(strings.Repeat("é", 40000))
+			m.Op(classgen.Pop)
+			m.Op(classgen.Return)
+		},
 	} {
 		c := classgen.New("gen/Bad", "java/lang/Object")
 		build(c.Method(classgen.AccStatic, "f", "()V"))

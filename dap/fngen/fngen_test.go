@@ -46,9 +46,17 @@ func TestRuntimeMatchesSource(t *testing.T) {
 // in that order, and classes by their source names.
 func fn(t *testing.T, src string, captures []string, classes map[string]string) *expr.Func {
 	t.Helper()
-	n, err := expr.Parse(src)
+	f, err := funcOf(src, captures, classes)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return f
+}
+
+func funcOf(src string, captures []string, classes map[string]string) (*expr.Func, error) {
+	n, err := expr.Parse(src)
+	if err != nil {
+		return nil, err
 	}
 	f := &expr.Func{Node: n, Refs: map[expr.Node]expr.Ref{}}
 	var params []string
@@ -136,7 +144,37 @@ func fn(t *testing.T, src string, captures []string, classes map[string]string) 
 		}
 	}
 	walk(n)
-	return f
+	return f, nil
+}
+
+// FuzzClass compiles whatever lambda or method reference parses: Class
+// fails with an error or writes a class file that reads back, never panics.
+func FuzzClass(f *testing.F) {
+	for _, s := range []string{"s -> s.length() > limit && !s.isEmpty()", "String::length", "(x, y) -> x * y + 7 / 2 - (x > y ? x : -y) % 4",
+		`() -> "x" + 1 + 2.5 + 'c' + (7 / 2) + (1L << 40)`, "out::println", "StringBuilder::new", "a -> a[1] + a.length",
+		"(a, b) -> Math.max(a, b) + (a instanceof CharSequence) + (int) 2.9 + ((String) \"s\").length()", "o -> this.f(o) || o == null"} {
+		f.Add(s, "(Ljava/lang/Object;)Ljava/lang/Object;")
+	}
+	f.Add("(x, y) -> x + y", "(IJ)D")
+	f.Add("() -> 1", "()V")
+	f.Fuzz(func(t *testing.T, src, desc string) {
+		fn, err := funcOf(src, []string{"limit", "out", "this"}, jl)
+		if err != nil {
+			return
+		}
+		switch fn.Node.(type) {
+		case *expr.Lambda, *expr.MethodRef:
+		default:
+			return
+		}
+		name, b, err := Class(Package, "java/util/function/Function", "apply", desc, fn)
+		if err != nil {
+			return
+		}
+		if got, err := classfile.ThisClass(b); err != nil || got != name {
+			t.Fatalf("%q: the class reads back as %q (%v), not %s", src, got, err, name)
+		}
+	})
 }
 
 var jl = map[string]string{
