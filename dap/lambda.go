@@ -242,6 +242,9 @@ func (e *frameEnv) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, n
 		// Defined before, by another session perhaps: ask the loader.
 		v, err = e.forName(ctx, jname, loader)
 	}
+	if th, ok := expr.IsThrown(err); ok && th.Class == "java.lang.UnsupportedOperationException" {
+		return 0, fmt.Errorf("this VM cannot define classes from Java bytecode (Android runs dex), so lambdas and method references are not supported here: %w", err)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("defining class %s in the VM: %w", strings.ReplaceAll(name, "/", "."), err)
 	}

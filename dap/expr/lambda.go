@@ -197,6 +197,9 @@ func (ev *evaluator) function(ctx context.Context, n Node) (Value, error) {
 			if v.Kind == KindNull {
 				return Value{}, fail(n, "NullPointerException: %s is null", n.X)
 			}
+			// The receiver is the one value captured (resolving it
+			// above may have captured its parts).
+			r.f.Captures = nil
 			idx, err := r.capture(ctx, n.X, v)
 			if err != nil {
 				return Value{}, err
