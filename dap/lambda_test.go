@@ -12,7 +12,7 @@ import (
 // loader (no JDK involved), called by the program's own library code.
 func TestEvaluateLambdas(t *testing.T) {
 	c := startSession(t, Config{})
-	_, top := stopAt(t, c, "Lambdas", "Lambdas.java", "lambdas")
+	th, top := stopAt(t, c, "Lambdas", "Lambdas.java", "lambdas")
 	for _, tc := range []struct{ expr, want string }{
 		{"orders.stream().filter(o -> o.total() > 100).count()", "2"},
 		{"orders.stream().filter(o -> o.total() > limit && !o.customer().startsWith(\"B\")).count()", "1"},
@@ -23,7 +23,7 @@ func TestEvaluateLambdas(t *testing.T) {
 		{"apply(o -> o.total() * 2, orders.get(1))", "160.0"},
 		{"orders.stream().mapToDouble(Order::total).max().getAsDouble()", "250.0"},
 		{"xs.stream().map(StringBuilder::new).map(b -> b.reverse().toString()).toList().get(2)", `"ccc"`},
-		{"orders.stream().filter(o -> o.total() > 100).count()", "2"}, // again: its class is defined once
+		{"orders.stream().filter(o -> o.total() > 100).count()", "2"}, // again: the class is found in the loader, not defined twice
 	} {
 		body, errResp := c.evaluateIn(top.Id, "repl", tc.expr)
 		if errResp != nil {
@@ -68,7 +68,25 @@ func TestEvaluateLambdas(t *testing.T) {
 		t.Errorf("hover with a lambda: %s", mustJSON(e))
 	}
 
-	c.send("continue", map[string]any{"threadId": 1})
+	// A condition with a lambda, and lambdas in a static frame: captured
+	// locals, unqualified calls of the class's static methods.
+	c.setBreakpoints(source(t, "Lambdas.java"), bp(t, "Lambdas.java", "static", "condition", "java.util.List.of(1, n).stream().anyMatch(x -> x == n)"))
+	c.send("continue", map[string]any{"threadId": th})
+	until[*godap.ContinueResponse](c, "continue response", nil)
+	th = c.expectStop("breakpoint").Body.ThreadId
+	static := c.stackTrace(th)[0]
+	frameAt(t, static, static.Name, line(t, "Lambdas.java", "static"))
+	for _, tc := range []struct{ expr, want string }{
+		{"java.util.List.of(1, 2, 3).stream().filter(x -> x > n).count()", "1"},
+		{"java.util.List.of(1, 2).stream().map(x -> helper(x) * n).toList().toString()", `"[4, 6]"`},
+		{"java.util.stream.IntStream.rangeClosed(1, 4).map(Lambdas::helper).sum()", "14"},
+	} {
+		if body, e := c.evaluateIn(static.Id, "repl", tc.expr); e != nil || body.Result != tc.want {
+			t.Errorf("evaluate %s in main = %+v %s, want %s", tc.expr, body, mustJSON(e), tc.want)
+		}
+	}
+
+	c.send("continue", map[string]any{"threadId": th})
 	until[*godap.ContinueResponse](c, "continue response", nil)
 	c.expectEnd(0)
 	if out := c.out.String(); !strings.Contains(out, "a\nbb\nccc\n") || !strings.Contains(out, "after [a, bb, ccc]") {

@@ -27,7 +27,11 @@ public class Lambdas {
         System.out.println("after " + sink);
     }
 
+    static int helper(int x) { return x + 1; }
+
     public static void main(String[] args) {
         new Lambdas().run();
+        int n = 2;
+        System.out.println("main " + n); // @static
     }
 }
