@@ -1,8 +1,13 @@
 package dap
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/rs/zerolog"
 
 	godap "github.com/google/go-dap"
 )
@@ -11,7 +16,8 @@ import (
 // frame: the classes are generated and defined through the program's class
 // loader (no JDK involved), called by the program's own library code.
 func TestEvaluateLambdas(t *testing.T) {
-	c := startSession(t, Config{})
+	logs := &lockedLog{}
+	c := startSession(t, Config{Logger: zerolog.New(logs).Level(zerolog.DebugLevel)})
 	th, top := stopAt(t, c, "Lambdas", "Lambdas.java", "lambdas")
 	for _, tc := range []struct{ expr, want string }{
 		{"orders.stream().filter(o -> o.total() > 100).count()", "2"},
@@ -32,6 +38,23 @@ func TestEvaluateLambdas(t *testing.T) {
 		}
 		if body.Result != tc.want {
 			t.Errorf("evaluate %s = %s, want %s", tc.expr, body.Result, tc.want)
+		}
+	}
+
+	// Each class was defined once: the runtime and the repeated lambda too.
+	defined := map[string]int{}
+	for _, l := range strings.Split(logs.String(), "\n") {
+		var e struct{ Message, Class string }
+		if json.Unmarshal([]byte(l), &e) == nil && e.Message == "defined a class for an expression" {
+			defined[e.Class]++
+		}
+	}
+	if defined["ddmbridge/rt/Rt"] != 1 || len(defined) < 9 {
+		t.Errorf("classes defined: %v", defined)
+	}
+	for class, n := range defined {
+		if n != 1 {
+			t.Errorf("%s defined %d times", class, n)
 		}
 	}
 
@@ -92,4 +115,22 @@ func TestEvaluateLambdas(t *testing.T) {
 	if out := c.out.String(); !strings.Contains(out, "a\nbb\nccc\n") || !strings.Contains(out, "after [a, bb, ccc]") {
 		t.Errorf("program output %q lacks the lines forEach(System.out::println) printed, or sink's contents", out)
 	}
+}
+
+// lockedLog is a log sink the session writes from several goroutines.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
