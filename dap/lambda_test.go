@@ -29,6 +29,8 @@ func TestEvaluateLambdas(t *testing.T) {
 		{"apply(o -> o.total() * 2, orders.get(1))", "160.0"},
 		{"orders.stream().mapToDouble(Order::total).max().getAsDouble()", "250.0"},
 		{"xs.stream().map(StringBuilder::new).map(b -> b.reverse().toString()).toList().get(2)", `"ccc"`},
+		{"orders.stream().sorted(java.util.Comparator.comparing(Order::total)).map(o -> o.customer()).toList().toString()", `"[Ada, Bo, Chen]"`},
+		{"orders.stream().sorted((a, b) -> Double.compare(b.total(), a.total())).findFirst().get().customer()", `"Chen"`},
 		{"orders.stream().filter(o -> o.total() > 100).count()", "2"}, // again: the class is found in the loader, not defined twice
 	} {
 		body, errResp := c.evaluateIn(top.Id, "repl", tc.expr)
