@@ -209,7 +209,13 @@ func (e *frameEnv) Class(ctx context.Context, name string) (string, error) {
 	if _, err := e.FrameClass(ctx); err != nil {
 		return "", err
 	}
-	return e.d.resolveClass(ctx, name, e.loc.Class)
+	sig, err := e.d.resolveClass(ctx, name, e.loc.Class)
+	if errors.Is(err, expr.ErrUnknownName) {
+		if loaded, ok := e.loadNamed(ctx, name); ok { // lambda.go
+			return loaded, nil
+		}
+	}
+	return sig, err
 }
 
 func (e *frameEnv) StaticField(ctx context.Context, class, name string) (expr.Value, error) {

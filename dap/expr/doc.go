@@ -24,8 +24,15 @@
 // through [Env]; package dap implements it over a jdwp.Conn. That keeps the
 // engine testable with a fake Env and its parser fuzzable ([FuzzParse]).
 //
-// Lambdas, method references, switch expressions, statements and blocks are
-// refused by name ("lambdas are not supported here"), not as syntax errors.
+// Lambdas with an expression body (x -> x.total() > 100, (a, b) -> a + b)
+// and method references (String::length, System.out::println, Type::new)
+// passed to a method: the evaluator resolves the body's names where it is
+// written — a parameter, a value captured from the frame, a class — into a
+// [Func], and an Env that implements [Functions] makes it an object of the
+// functional interface the chosen parameter names (package dap defines a
+// class in the VM for it). Block-bodied lambdas, lambdas nested in lambdas,
+// switch expressions, statements and blocks are refused by name ("lambdas
+// with a block body are not supported here"), not as syntax errors.
 //
 // String equality: == and != between two strings compare their contents, not
 // their identities (what a user typing name == "main" in a condition means);

@@ -234,6 +234,10 @@ func (ev *evaluator) eval(ctx context.Context, n Node) (Value, error) {
 		return ev.classLit(ctx, n)
 	case *Assign:
 		return ev.assign(ctx, n)
+	case *Lambda:
+		return Value{}, fail(n, errNoTarget, "lambda")
+	case *MethodRef:
+		return Value{}, fail(n, errNoTarget, "method reference")
 	}
 	return Value{}, fmt.Errorf("expr: unknown node %T", n)
 }

@@ -298,8 +298,15 @@ func TestEvalErrors(t *testing.T) {
 		{"twice(true)", "no Node.twice(boolean) matches"},
 		{"new Over()", "no new Over() matches the arguments; there is new Over(int)"},
 		{"new int[2][3]", "several sizes"},
-		{"xs.forEach(x -> f(x))", "lambdas are not supported here"},
-		{"xs.forEach(System.out::println)", "method references are not supported here"},
+		{"x -> x + 1", "a lambda needs an interface to implement"},
+		{"Integer::parseInt", "a method reference needs an interface to implement"},
+		{"Over.f(x -> x)", "no Over.f(lambda) matches the arguments"},
+		{"Over.f(Integer::parseInt)", "no Over.f(method reference) matches the arguments"},
+		{"Over.f(x -> y -> x)", "a lambda or method reference inside a lambda is not supported here"},
+		{"Over.f(x -> x = 1)", "assignment is not supported inside a lambda"},
+		{"Over.f(x -> nope)", `"nope": no local variable`},
+		{"Over.f(x -> { return x; })", "lambdas with a block body are not supported here"},
+		{"Over.f(nil::toString)", "NullPointerException: nil is null"},
 		{"1 = 2", "only a variable"},
 		{"1++", "needs a variable"},
 		{"a = 1", "assignment is not supported here"},
@@ -473,6 +480,11 @@ func TestParse(t *testing.T) {
 		{"s.equals(\"a\\\"b\", 1)", `s.equals("a\"b", 1)`},
 		{"1_000L + 0x1F + 017", "((1000L + 31) + 15)"},
 		{"1.5f + .5 + 1e3", "((1.5f + 0.5) + 1000.0)"},
+		{"xs.filter(o -> o.total() > 100)", "xs.filter(((o) -> (o.total() > 100)))"},
+		{"m((a, b) -> a + b, () -> 1)", "m(((a, b) -> (a + b)), (() -> 1))"},
+		{"m((String s, java.util.List<T> l) -> s)", "m(((s, l) -> s))"},
+		{"xs.forEach(System.out::println)", "xs.forEach(System.out::println)"},
+		{"xs.map(String::length).map(ArrayList::new)", "xs.map(String::length).map(ArrayList::new)"},
 	} {
 		n, err := Parse(tc.src)
 		if err != nil {
@@ -483,7 +495,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %s, want %s", tc.src, got, tc.want)
 		}
 	}
-	for _, bad := range []string{"", "a +", "(a", "a b", "1x", "\"abc", "'ab'", "a.", "a[1", "2147483648", "9223372036854775808L", "f()()", "a ? b", "#", strings.Repeat("(", 300) + "a" + strings.Repeat(")", 300)} {
+	for _, bad := range []string{"", "a +", "(a", "a b", "1x", "\"abc", "'ab'", "a.", "a[1", "2147483648", "9223372036854775808L", "f()()", "a ? b", "#", "(a, b) + c", "(a,) -> a", "x -> ", "a::", "a::1", strings.Repeat("(", 300) + "a" + strings.Repeat(")", 300)} {
 		if _, err := Parse(bad); err == nil {
 			t.Errorf("Parse(%q) succeeded", bad)
 		}

@@ -13,7 +13,8 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"a + b * c", "x.y[1].z", "(int) -x", "a ? b : c", "s.equals(\"x\")", "'\\n' + 1L",
 		"1.5e3f / 0", "i > 5 && name == \"main\"", "x instanceof a.B", "((Foo) o).f", "~0x7fffffff >>> 3", "-2147483648",
 		"new Over(1).n", "Over.f((Object) boxed)", "java.lang.Integer.MAX_VALUE", "Over.join(\"a\", name)", "0b1010 | 0x0F",
-		"boxed instanceof Number ? twice(2) : -1", "\"n=\" + this", "Outer.Inner.depth", "new int[3]", "x.<T>y()"} {
+		"boxed instanceof Number ? twice(2) : -1", "\"n=\" + this", "Outer.Inner.depth", "new int[3]", "x.<T>y()",
+		"xs.filter(o -> o.total() > 100).count()", "m((a, b) -> a + b)", "xs.forEach(System.out::println)", "Over.f(String::length)"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {

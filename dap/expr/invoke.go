@@ -15,6 +15,15 @@ import (
 func (ev *evaluator) evalArgs(ctx context.Context, nodes []Node) ([]Value, error) {
 	args := make([]Value, len(nodes))
 	for i, a := range nodes {
+		switch a.(type) {
+		case *Lambda, *MethodRef:
+			f, err := ev.function(ctx, a)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = f
+			continue
+		}
 		v, err := ev.eval(ctx, a)
 		if err != nil {
 			return nil, err
@@ -182,8 +191,11 @@ func (ev *evaluator) choose(ctx context.Context, n Node, class, name string, arg
 	types := make([]string, len(args))
 	for i, a := range args {
 		types[i] = SimpleTypeName(typeSig(a))
-		if a.Kind == KindNull {
+		switch {
+		case a.Kind == KindNull:
 			types[i] = "null"
+		case a.Fn != nil:
+			types[i] = a.Fn.What()
 		}
 	}
 	var have []string
@@ -228,6 +240,9 @@ func (ev *evaluator) applicable(ctx context.Context, m Method, args []Value, pha
 // assignable reports whether v converts to type param in an invocation
 // context; loose allows boxing and unboxing.
 func (ev *evaluator) assignable(ctx context.Context, v Value, param string, loose bool) (bool, error) {
+	if v.Fn != nil {
+		return ev.functional(ctx, v.Fn, param)
+	}
 	if pk, prim := sigKinds[param]; prim {
 		k := v.Kind
 		if k == KindObject && loose {
@@ -372,6 +387,9 @@ func (ev *evaluator) convertArgs(ctx context.Context, n Node, m Method, args []V
 
 // convertTo converts an applicable value to type sig.
 func (ev *evaluator) convertTo(ctx context.Context, n Node, v Value, sig string) (Value, error) {
+	if v.Fn != nil {
+		return ev.makeFunction(ctx, n, v.Fn, sig)
+	}
 	if k, prim := sigKinds[sig]; prim {
 		v, err := ev.unbox(ctx, n, v)
 		if err != nil {

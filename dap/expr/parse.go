@@ -241,10 +241,8 @@ func unsupported(src string) error {
 			return nil // the parser reports it
 		}
 		switch {
-		case t.kind == tOp && t.text == "->":
-			return &SyntaxError{Src: src, Pos: t.pos, Msg: "lambdas are not supported here: evaluate the lambda's body with its parameters as values instead"}
-		case t.kind == tOp && t.text == "::":
-			return &SyntaxError{Src: src, Pos: t.pos, Msg: "method references are not supported here: call the method instead"}
+		case t.kind == tOp && t.text == "{" && prev.kind == tOp && prev.text == "->":
+			return &SyntaxError{Src: src, Pos: t.pos, Msg: "lambdas with a block body are not supported here: give the lambda an expression body (x -> x.total() > 100)"}
 		case t.kind == tIdent && t.text == "switch":
 			return &SyntaxError{Src: src, Pos: t.pos, Msg: "switch expressions are not supported here: use the conditional operator ?:"}
 		case t.kind == tOp && t.text == ";":
@@ -614,6 +612,9 @@ func (p *parser) unary() Node {
 			}
 			return &Assign{Op: op, X: x, Y: &Lit{At: pos, Value: IntValue(1)}}
 		case "(":
+			if params, ok := p.lambdaParams(); ok {
+				return p.lambda(pos, params, false)
+			}
 			// A cast: ( primitive ) unary, or ( Qualified.Name ) followed by
 			// something that can only start an operand.
 			save, saveTok := p.lx, p.tok
@@ -703,6 +704,9 @@ func (p *parser) primary() Node {
 		p.next()
 		return &Lit{At: t.pos, Value: StringLit(t.text)}
 	case tIdent:
+		if p.peekIs("->") {
+			return p.lambda(t.pos, []string{t.text}, true)
+		}
 		p.next()
 		switch t.text {
 		case "true", "false":
@@ -872,6 +876,14 @@ func (p *parser) postfix(x Node) Node {
 				return nil
 			}
 			x = &Select{X: x, Name: p.tok.text}
+			p.next()
+		case p.isOp("::"):
+			p.next()
+			if p.tok.kind != tIdent {
+				p.fail(p.tok.pos, "expected a method name or new after ::, found %s", p.tok)
+				return nil
+			}
+			x = &MethodRef{X: x, Name: p.tok.text}
 			p.next()
 		case p.isOp("["):
 			p.next()

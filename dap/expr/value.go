@@ -61,6 +61,9 @@ type Value struct {
 	// Type is the JNI signature of a reference's runtime type, e.g.
 	// "Ljava/lang/Integer;" or "[I", when the Env knows it.
 	Type string
+	// Fn is set on a lambda or method reference argument not yet made
+	// into an object: the parameter it is passed to gives its interface.
+	Fn *Func
 }
 
 // Constructors.

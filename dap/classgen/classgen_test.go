@@ -1,0 +1,162 @@
+package classgen_test
+
+import (
+	"context"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/dap/classfile"
+	"github.com/ddmbridge/ddmbridge/dap/classgen"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+)
+
+// sample builds gen/Pick implementing Supplier: get() returns "hi…" with a
+// supplementary character, and the static pick(Object) branches on a Boolean.
+func sample(t testing.TB) []byte {
+	c := classgen.New("gen/Pick", "java/lang/Object", "java/util/function/Supplier")
+	init := c.Method(classgen.AccPublic, "<init>", "()V")
+	init.Load("Ljava/lang/Object;", 0)
+	init.Invoke(classgen.Invokespec, "java/lang/Object", "<init>", "()V")
+	init.Op(classgen.Return)
+
+	get := c.Method(classgen.AccPublic, "get", "()Ljava/lang/Object;")
+	get.String("hi \U0001F600 \x00")
+	get.Op(classgen.Areturn)
+
+	pick := c.Method(classgen.AccPublic|classgen.AccStatic, "pick", "(Ljava/lang/Object;J)Ljava/lang/Object;")
+	no, end := pick.NewLabel(), pick.NewLabel()
+	pick.Load("Ljava/lang/Object;", 0)
+	pick.Type(classgen.Checkcast, "java/lang/Boolean")
+	pick.Invoke(classgen.Invokevirt, "java/lang/Boolean", "booleanValue", "()Z")
+	pick.Jump(classgen.Ifeq, no)
+	pick.Load("J", 1)
+	pick.Long(1 << 40)
+	pick.Op(classgen.Pop2)
+	pick.Invoke(classgen.Invokestat, "java/lang/Long", "valueOf", "(J)Ljava/lang/Long;")
+	pick.Jump(classgen.Goto, end)
+	pick.Mark(no)
+	pick.Int(100000)
+	pick.Invoke(classgen.Invokestat, "java/lang/Integer", "valueOf", "(I)Ljava/lang/Integer;")
+	pick.Mark(end)
+	pick.Op(classgen.Areturn)
+	b, err := c.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestWriteParses reads a written class back with dap/classfile.
+func TestWriteParses(t *testing.T) {
+	b := sample(t)
+	if name, err := classfile.ThisClass(b); err != nil || name != "gen/Pick" {
+		t.Fatalf("ThisClass = %q, %v", name, err)
+	}
+	if v := binary.BigEndian.Uint16(b[6:]); v != classgen.Version {
+		t.Errorf("version %d", v)
+	}
+	p, _, err := classfile.ParsePool(int(binary.BigEndian.Uint16(b[8:])), b[10:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for i := 1; i < 64; i++ {
+		if s := p.Describe(uint16(i)); s != "" {
+			texts = append(texts, s)
+		}
+	}
+	all := strings.Join(texts, "\n")
+	for _, want := range []string{"java/lang/Boolean", "booleanValue", "java/util/function/Supplier", "hi \U0001F600"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("constant pool lacks %q:\n%s", want, all)
+		}
+	}
+}
+
+// TestLoadsInJVM loads a written class in HotSpot (which verifies it) and
+// runs its methods.
+func TestLoadsInJVM(t *testing.T) {
+	jvmtest.RequireJava(t)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "gen"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gen", "Pick.class"), sample(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	drv, err := jvmtest.CompileFiles(ctx, map[string][]byte{"Drive.java": []byte(`
+public class Drive {
+    public static void main(String[] a) throws Exception {
+        Class<?> c = Class.forName("gen.Pick");
+        Object s = ((java.util.function.Supplier<?>) c.getConstructor().newInstance()).get();
+        System.out.println(s.equals("hi \uD83D\uDE00 \u0000") + " " + s.toString().length());
+        java.lang.reflect.Method m = c.getMethod("pick", Object.class, long.class);
+        System.out.println(m.invoke(null, true, 5L) + " " + m.invoke(null, false, 5L));
+    }
+}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	java, err := jvmtest.FindTool("java")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.CommandContext(ctx, java, "-Xverify:all", "-cp", drv+string(os.PathListSeparator)+dir, "Drive").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "true 7\n5 100000" {
+		t.Errorf("output %q", got)
+	}
+}
+
+// TestErrors: misuse is an error from Bytes, not a bad class file.
+func TestErrors(t *testing.T) {
+	for what, build := range map[string]func(m *classgen.Code){
+		"underflow":      func(m *classgen.Code) { m.Op(classgen.Pop); m.Op(classgen.Return) },
+		"falls off":      func(m *classgen.Code) { m.Op(classgen.AconstNull) },
+		"unmarked label": func(m *classgen.Code) { m.Jump(classgen.Goto, m.NewLabel()) },
+		"depths differ": func(m *classgen.Code) {
+			l := m.NewLabel()
+			m.Op(classgen.AconstNull)
+			m.Jump(classgen.Ifeq, l)
+			m.Op(classgen.AconstNull)
+			m.Mark(l)
+			m.Op(classgen.Return)
+		},
+		"operands": func(m *classgen.Code) { m.Op(classgen.Getfield); m.Op(classgen.Return) },
+		"long constant": func(m *classgen.Code) {
+			m.String(strings.Repeat("é", 40000))
+			m.Op(classgen.Pop)
+			m.Op(classgen.Return)
+		},
+	} {
+		c := classgen.New("gen/Bad", "java/lang/Object")
+		build(c.Method(classgen.AccStatic, "f", "()V"))
+		if _, err := c.Bytes(); err == nil {
+			t.Errorf("%s: no error", what)
+		}
+	}
+}
+
+func TestDescriptors(t *testing.T) {
+	if got := classgen.Params("(IJ[Ljava/lang/String;[[D)V"); strings.Join(got, ",") != "I,J,[Ljava/lang/String;,[[D" {
+		t.Errorf("Params = %q", got)
+	}
+	if n := classgen.ArgSlots("(IJ[Ljava/lang/String;D)V"); n != 6 {
+		t.Errorf("ArgSlots = %d", n)
+	}
+	if r := classgen.ReturnType("(I)Ljava/util/List;"); r != "Ljava/util/List;" {
+		t.Errorf("ReturnType = %q", r)
+	}
+	if got := classgen.Params("(Lbroken"); len(got) != 0 {
+		t.Errorf("Params of a broken descriptor = %q", got)
+	}
+}

@@ -1,0 +1,18 @@
+// Package fngen compiles the lambdas and method references of the
+// expression engine (an [expr.Func]) into Java class files that implement a
+// functional interface, for package dap to define in the target VM through
+// the debuggee's class loader — no JDK on the debugger side.
+//
+// A generated class keeps the captured values in an Object[] given to its
+// constructor; its single abstract method boxes its parameters and runs the
+// body with every value an Object: operations go through the runtime class
+// [RuntimeName] (Rt.java here, embedded compiled as Rt.class), which does
+// Java's numeric promotion, string concatenation, field reads and method
+// calls resolved by the arguments' runtime types through reflection. The
+// result is converted back to the method's return type at the boundary.
+//
+// What it owns: the translation of expression nodes into bytecode, the
+// runtime class and its source. What it must not touch: JDWP, DAP or any VM
+// (package dap defines the classes); the class-file layout (package
+// dap/classgen).
+package fngen
