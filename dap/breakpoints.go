@@ -11,6 +11,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -313,18 +314,18 @@ func (d *debuggee) install(ctx context.Context, bp *breakpoint, class jdwp.Refer
 // lineLocations returns, for each method of class with code on line, the
 // first code index of that line.
 func (d *debuggee) lineLocations(ctx context.Context, class jdwp.ReferenceTypeID, line int) ([]jdwp.Location, error) {
-	ms, err := d.methodsOf(ctx, class)
+	ms, err := d.vm.Methods(ctx, class)
 	if err != nil {
 		return nil, fmt.Errorf("methods of class %d: %w", class, err)
 	}
-	tables := make([]lineInfo, len(ms))
+	tables := make([]mirror.Lines, len(ms))
 	if err := parallel(len(ms), func(i int) error {
 		if ms[i].ModBits&(jdwp.AccNative|jdwp.AccAbstract) != 0 {
-			tables[i] = lineInfo{absent: true}
+			tables[i] = mirror.Lines{Absent: true}
 			return nil
 		}
 		var err error
-		tables[i], err = d.lineTable(ctx, class, ms[i].ID)
+		tables[i], err = d.vm.LineTable(ctx, class, ms[i].ID)
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("line tables: %w", err)
@@ -423,7 +424,7 @@ func (d *debuggee) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text s
 				d.s.output("console", fmt.Sprintf("%s: condition not evaluated: the VM no longer holds the thread (%v)\n", bp.where(), err))
 				return nil
 			}
-			if d.stillRunning(e.Thread) {
+			if d.vm.StillRunning(e.Thread) {
 				msg := fmt.Sprintf("%s: the condition did not finish in %v (%v); not stopping: the thread goes on when the method returns (does it wait for a lock another thread holds?)", bp.where(), d.evalTimeout(), err)
 				d.s.output("important", msg+"\n")
 				return d.handOff(ctx, e.Thread)
@@ -449,7 +450,7 @@ func (d *debuggee) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text s
 			out.Source, out.Line = &godap.Source{Name: filepath.Base(bp.file.path), Path: bp.file.path}, bp.line
 		}
 		d.s.send(&godap.OutputEvent{Event: newEvent("output"), Body: out})
-		if d.stillRunning(e.Thread) {
+		if d.vm.StillRunning(e.Thread) {
 			return d.handOff(ctx, e.Thread)
 		}
 		return nil

@@ -56,7 +56,7 @@ func (d *debuggee) byColumn(ctx context.Context, locs []jdwp.Location, path stri
 	inLambda := column >= cols[0]-3 // the arrow itself counts
 	var out []jdwp.Location
 	for _, loc := range locs {
-		m, err := d.method(ctx, loc.Class, loc.Method)
+		m, err := d.vm.Method(ctx, loc.Class, loc.Method)
 		if err != nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -71,19 +72,19 @@ func (s *session) onDataBreakpointInfoRequest(r *godap.DataBreakpointInfoRequest
 		return
 	}
 	var t dataTarget
-	var f declField
+	var f mirror.Field
 	found := false
 	name, owner, _ := strings.Cut(r.Arguments.Name, " (")
 	owner = strings.TrimSuffix(owner, ")")
 	switch c := c.(type) {
 	case *objectVars:
-		chain, err := d.fieldChain(ctx, c.class)
+		chain, err := d.vm.FieldChain(ctx, c.class)
 		if err != nil {
 			s.sendError(&r.Request, ErrUnableToDataBreakpoint, err)
 			return
 		}
 		for _, fi := range chain {
-			if fi.Name == name && (owner == "" || d.simpleClassName(ctx, fi.class) == owner) {
+			if fi.Name == name && (owner == "" || d.simpleClassName(ctx, fi.Class) == owner) {
 				f, found = fi, true
 				if fi.ModBits&jdwp.AccStatic == 0 {
 					t.obj = c.obj
@@ -92,14 +93,14 @@ func (s *session) onDataBreakpointInfoRequest(r *godap.DataBreakpointInfoRequest
 			}
 		}
 	case *staticsScope:
-		fs, err := d.fieldsOf(ctx, c.class)
+		fs, err := d.vm.DeclaredFields(ctx, c.class)
 		if err != nil {
 			s.sendError(&r.Request, ErrUnableToDataBreakpoint, err)
 			return
 		}
 		for _, fi := range fs {
 			if fi.Name == name && fi.ModBits&jdwp.AccStatic != 0 {
-				f, found = declField{FieldInfo: fi, class: c.class}, true
+				f, found = mirror.Field{FieldInfo: fi, Class: c.class}, true
 			}
 		}
 	default:
@@ -110,8 +111,8 @@ func (s *session) onDataBreakpointInfoRequest(r *godap.DataBreakpointInfoRequest
 		none(fmt.Sprintf("no field %s there", r.Arguments.Name))
 		return
 	}
-	t.class, t.field = f.class, f.ID
-	t.desc = d.simpleClassName(ctx, f.class) + "." + f.Name
+	t.class, t.field = f.Class, f.ID
+	t.desc = d.simpleClassName(ctx, f.Class) + "." + f.Name
 	if t.obj != 0 {
 		t.desc += fmt.Sprintf(" of (id=%d)", t.obj)
 	}
@@ -121,7 +122,7 @@ func (s *session) onDataBreakpointInfoRequest(r *godap.DataBreakpointInfoRequest
 }
 
 func (d *debuggee) simpleClassName(ctx context.Context, t jdwp.ReferenceTypeID) string {
-	sig, err := d.signature(ctx, t)
+	sig, err := d.vm.Signature(ctx, t)
 	if err != nil {
 		return "?"
 	}
@@ -165,7 +166,7 @@ func (s *session) onSetDataBreakpointsRequest(r *godap.SetDataBreakpointsRequest
 		if t.access == "" {
 			t.access = "write"
 		}
-		if fs, err := d.fieldsOf(ctx, t.class); err == nil {
+		if fs, err := d.vm.DeclaredFields(ctx, t.class); err == nil {
 			for _, f := range fs {
 				if f.ID == t.field {
 					t.desc = d.simpleClassName(ctx, t.class) + "." + f.Name

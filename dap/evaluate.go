@@ -29,14 +29,14 @@ func (e *namedEnv) Lookup(ctx context.Context, name string) (expr.Value, error) 
 // "exception" bound when its thread stopped on an exception.
 func (d *debuggee) evalEnv(ctx context.Context, env *frameEnv) expr.Env {
 	d.mu.Lock()
-	exc, ok := d.lastExc[env.thread]
-	onExc := ok && d.reasons[env.thread] == "exception"
+	exc, ok := d.lastExc[env.f.Thread]
+	onExc := ok && d.reasons[env.f.Thread] == "exception"
 	d.mu.Unlock()
 	if !onExc {
 		return env
 	}
 	sig := ""
-	if _, s, err := d.typeOf(ctx, exc.ID); err == nil {
+	if _, s, err := d.vm.ObjectType(ctx, exc.ID); err == nil {
 		sig = s
 	}
 	return &namedEnv{frameEnv: env, names: map[string]expr.Value{"exception": expr.ObjectRef(uint64(exc.ID), sig)}}

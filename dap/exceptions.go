@@ -168,12 +168,12 @@ func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpoi
 func (d *debuggee) classChain(ctx context.Context, t jdwp.ReferenceTypeID) ([]string, error) {
 	var out []string
 	for c := t; c != 0; {
-		sig, err := d.signature(ctx, c)
+		sig, err := d.vm.Signature(ctx, c)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, sigToName(sig))
-		if c, err = d.superclass(ctx, c); err != nil {
+		if c, err = d.vm.Superclass(ctx, c); err != nil {
 			return nil, err
 		}
 	}
@@ -195,7 +195,7 @@ func anyMatch(patterns, names []string) bool {
 // matches how it is thrown (caught or not), its class and its condition.
 func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
 	caught := e.CatchLocation.Class != 0
-	t, _, err := d.typeOf(ctx, e.Exception.ID)
+	t, _, err := d.vm.ObjectType(ctx, e.Exception.ID)
 	if err != nil {
 		d.log.Debug().Err(err).Msg("type of a thrown exception")
 		return nil
@@ -222,7 +222,7 @@ func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
 		}
 		var failed string
 		if r.cond != nil {
-			_, sig, _ := d.typeOf(ctx, e.Exception.ID)
+			_, sig, _ := d.vm.ObjectType(ctx, e.Exception.ID)
 			env := &namedEnv{frameEnv: d.frameEnv(e.Thread, 0, 0, e.Location), names: map[string]expr.Value{"exception": expr.ObjectRef(uint64(e.Exception.ID), sig)}}
 			ok, err := expr.Truth(ctx, r.cond, env)
 			if err != nil {
@@ -255,7 +255,7 @@ func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
 
 // describeException returns an exception's class name and detail message.
 func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, exc jdwp.ObjectID) (string, string) {
-	_, sig, err := d.typeOf(ctx, exc)
+	_, sig, err := d.vm.ObjectType(ctx, exc)
 	if err != nil {
 		return "exception", ""
 	}
@@ -303,7 +303,7 @@ func (s *session) onExceptionInfoRequest(r *godap.ExceptionInfoRequest) {
 
 // exceptionDetails describes an exception and (up to 4 deep) its causes.
 func (d *debuggee) exceptionDetails(ctx context.Context, env *frameEnv, exc jdwp.ObjectID, depth int) godap.ExceptionDetails {
-	_, sig, err := d.typeOf(ctx, exc)
+	_, sig, err := d.vm.ObjectType(ctx, exc)
 	if err != nil {
 		return godap.ExceptionDetails{Message: err.Error()}
 	}
@@ -315,7 +315,7 @@ func (d *debuggee) exceptionDetails(ctx context.Context, env *frameEnv, exc jdwp
 	if v, err := env.call(ctx, obj, "getMessage"); err == nil && v.Kind == expr.KindString {
 		out.Message, _ = env.StringOf(ctx, v)
 	} else {
-		_, out.Message = d.describeException(ctx, env.thread, exc)
+		_, out.Message = d.describeException(ctx, env.f.Thread, exc)
 	}
 	out.StackTrace = d.exceptionTrace(ctx, env, obj)
 	if depth < 4 {
@@ -362,7 +362,7 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 			}
 		}
 	}
-	frames, err := d.conn.Frames(ctx, env.thread, 0, -1)
+	frames, err := d.conn.Frames(ctx, env.f.Thread, 0, -1)
 	if err != nil {
 		return ""
 	}
@@ -375,8 +375,8 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 		if sf.Source != nil {
 			where = fmt.Sprintf("%s:%d", sf.Source.Name, sf.Line)
 		}
-		sig, _ := d.signature(ctx, f.Location.Class)
-		m, _ := d.method(ctx, f.Location.Class, f.Location.Method)
+		sig, _ := d.vm.Signature(ctx, f.Location.Class)
+		m, _ := d.vm.Method(ctx, f.Location.Class, f.Location.Method)
 		fmt.Fprintf(&b, "\tat %s.%s(%s)\n", sigToName(sig), m.Name, where)
 	}
 	return b.String()

@@ -184,7 +184,7 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 		return nil
 	}
 	bp.done[class] = true
-	ms, err := d.methodsOf(ctx, class)
+	ms, err := d.vm.Methods(ctx, class)
 	if err != nil {
 		return err
 	}
@@ -193,11 +193,11 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 			continue
 		}
 		idx, line := uint64(0), 0
-		lt, err := d.lineTable(ctx, class, m.ID)
+		lt, err := d.vm.LineTable(ctx, class, m.ID)
 		if err != nil {
 			return err
 		}
-		if !lt.absent {
+		if !lt.Absent {
 			idx, line = lt.Start, int(lt.LineFor(lt.Start))
 		}
 		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: class, Method: m.ID, Index: idx})
@@ -210,7 +210,7 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 		d.mu.Unlock()
 		if !bp.verified {
 			bp.verified, bp.actual = true, line
-			if sig, err := d.signature(ctx, class); err == nil {
+			if sig, err := d.vm.Signature(ctx, class); err == nil {
 				bp.src, _ = d.source(ctx, class, sig)
 			}
 		}

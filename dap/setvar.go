@@ -9,6 +9,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -35,19 +36,19 @@ func (d *debuggee) localLV(ctx context.Context, env *frameEnv, name string) (lva
 		if err != nil {
 			return err
 		}
-		return d.conn.SetFrameValues(ctx, env.thread, frame, []jdwp.SlotValue{{Slot: v.Slot, Value: val}})
+		return d.conn.SetFrameValues(ctx, env.f.Thread, frame, []jdwp.SlotValue{{Slot: v.Slot, Value: val}})
 	}}, true, nil
 }
 
-func (d *debuggee) fieldLV(ctx context.Context, obj jdwp.ObjectID, f declField) lvalue {
+func (d *debuggee) fieldLV(ctx context.Context, obj jdwp.ObjectID, f mirror.Field) lvalue {
 	owner := "?"
-	if sig, err := d.signature(ctx, f.class); err == nil {
+	if sig, err := d.vm.Signature(ctx, f.Class); err == nil {
 		owner = simpleName(sigToName(sig))
 	}
 	lv := lvalue{what: "field " + owner + "." + f.Name, sig: f.Signature}
 	if f.ModBits&jdwp.AccStatic != 0 {
 		lv.set = func(ctx context.Context, val jdwp.Value) error {
-			return d.conn.SetStaticValues(ctx, f.class, []jdwp.FieldValue{{Field: f.ID, Value: val}})
+			return d.conn.SetStaticValues(ctx, f.Class, []jdwp.FieldValue{{Field: f.ID, Value: val}})
 		}
 	} else {
 		lv.set = func(ctx context.Context, val jdwp.Value) error {
@@ -118,21 +119,21 @@ func (d *debuggee) containerLV(ctx context.Context, c container, name string) (l
 		}
 		return lv, env, nil
 	case *staticsScope:
-		fs, err := d.fieldsOf(ctx, c.class)
+		fs, err := d.vm.DeclaredFields(ctx, c.class)
 		if err != nil {
 			return lvalue{}, nil, err
 		}
 		for _, f := range fs {
 			if f.Name == name && f.ModBits&jdwp.AccStatic != 0 {
 				env, err := d.stoppedEnv(ctx)
-				return d.fieldLV(ctx, 0, declField{FieldInfo: f, class: c.class}), env, err
+				return d.fieldLV(ctx, 0, mirror.Field{FieldInfo: f, Class: c.class}), env, err
 			}
 		}
 		return lvalue{}, nil, fmt.Errorf("no static field %s", name)
 	case *objectVars:
 		field, owner, _ := strings.Cut(name, " (")
 		owner = strings.TrimSuffix(owner, ")")
-		chain, err := d.fieldChain(ctx, c.class)
+		chain, err := d.vm.FieldChain(ctx, c.class)
 		if err != nil {
 			return lvalue{}, nil, err
 		}
@@ -141,7 +142,7 @@ func (d *debuggee) containerLV(ctx context.Context, c container, name string) (l
 				continue
 			}
 			if owner != "" {
-				sig, _ := d.signature(ctx, f.class)
+				sig, _ := d.vm.Signature(ctx, f.Class)
 				if simpleName(sigToName(sig)) != owner {
 					continue
 				}
@@ -239,7 +240,7 @@ func (d *debuggee) exprLV(ctx context.Context, env *frameEnv, src string) (lvalu
 				return lv, err
 			}
 		}
-		if f, ok, err := d.findField(ctx, env.loc.Class, n.Name); err != nil || ok && f.ModBits&jdwp.AccStatic != 0 {
+		if f, ok, err := d.vm.FindField(ctx, env.f.Loc.Class, n.Name); err != nil || ok && f.ModBits&jdwp.AccStatic != 0 {
 			return d.fieldLV(ctx, 0, f), err
 		}
 		return lvalue{}, fmt.Errorf("no local variable or field %s", n.Name)
@@ -262,11 +263,11 @@ func (d *debuggee) exprLV(ctx context.Context, env *frameEnv, src string) (lvalu
 		if cerr != nil {
 			return lvalue{}, err
 		}
-		t, err := d.classID(ctx, class)
+		t, err := d.vm.ClassBySignature(ctx, class)
 		if err != nil {
 			return lvalue{}, err
 		}
-		f, ok, err := d.findField(ctx, t, n.Name)
+		f, ok, err := d.vm.FindField(ctx, t, n.Name)
 		if err != nil {
 			return lvalue{}, err
 		}
@@ -303,11 +304,11 @@ func (d *debuggee) exprLV(ctx context.Context, env *frameEnv, src string) (lvalu
 
 // objectFieldLV finds field name of an object.
 func (d *debuggee) objectFieldLV(ctx context.Context, obj expr.Value, name string) (lvalue, bool, error) {
-	t, _, err := d.typeOf(ctx, jdwp.ObjectID(obj.Ref))
+	t, _, err := d.vm.ObjectType(ctx, jdwp.ObjectID(obj.Ref))
 	if err != nil {
 		return lvalue{}, false, err
 	}
-	f, ok, err := d.findField(ctx, t, name)
+	f, ok, err := d.vm.FindField(ctx, t, name)
 	if err != nil || !ok {
 		return lvalue{}, false, err
 	}
@@ -361,11 +362,11 @@ func (e *frameEnv) FieldPlace(ctx context.Context, obj expr.Value, name string) 
 	if err := e.canAssign(); err != nil {
 		return expr.Place{}, err
 	}
-	t, _, err := e.d.typeOf(ctx, jdwp.ObjectID(obj.Ref))
+	t, _, err := e.d.vm.ObjectType(ctx, jdwp.ObjectID(obj.Ref))
 	if err != nil {
 		return expr.Place{}, err
 	}
-	f, ok, err := e.d.findField(ctx, t, name)
+	f, ok, err := e.d.vm.FindField(ctx, t, name)
 	if err != nil {
 		return expr.Place{}, err
 	}
@@ -379,11 +380,11 @@ func (e *frameEnv) StaticPlace(ctx context.Context, class, name string) (expr.Pl
 	if err := e.canAssign(); err != nil {
 		return expr.Place{}, err
 	}
-	t, err := e.d.classID(ctx, class)
+	t, err := e.d.vm.ClassBySignature(ctx, class)
 	if err != nil {
 		return expr.Place{}, err
 	}
-	f, ok, err := e.d.findField(ctx, t, name)
+	f, ok, err := e.d.vm.FindField(ctx, t, name)
 	if err != nil {
 		return expr.Place{}, err
 	}
@@ -402,7 +403,7 @@ func (e *frameEnv) ElementPlace(ctx context.Context, arr expr.Value, i int) (exp
 
 // ClassObject is the java.lang.Class of a loaded type.
 func (e *frameEnv) ClassObject(ctx context.Context, sig string) (expr.Value, error) {
-	t, err := e.d.classID(ctx, sig)
+	t, err := e.d.vm.ClassBySignature(ctx, sig)
 	if err != nil {
 		return expr.Value{}, err
 	}

@@ -155,7 +155,7 @@ func (s *session) onSourceRequest(r *godap.SourceRequest) {
 
 // sourceRef returns the sourceReference of a class (the same one each time).
 func (d *debuggee) sourceRef(class jdwp.ReferenceTypeID) int {
-	ref, _ := d.srcRefOf.get(class, func() (int, error) { return d.srcRefs.add(class), nil })
+	ref, _ := d.srcRefOf.Get(class, func() (int, error) { return d.srcRefs.add(class), nil })
 	return ref
 }
 
@@ -224,11 +224,11 @@ func (d *debuggee) outlineLine(ctx context.Context, loc jdwp.Location) int {
 }
 
 func (d *debuggee) outlineOf(ctx context.Context, class jdwp.ReferenceTypeID) (*outlined, error) {
-	return d.outlines.get(class, func() (*outlined, error) { return d.renderOutline(ctx, class) })
+	return d.outlines.Get(class, func() (*outlined, error) { return d.renderOutline(ctx, class) })
 }
 
 func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID) (*outlined, error) {
-	sig, err := d.signature(ctx, class)
+	sig, err := d.vm.Signature(ctx, class)
 	if err != nil {
 		return nil, err
 	}
@@ -252,15 +252,15 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 		fmt.Fprintf(&b, "package %s;\n\n", name[:i])
 	}
 	fmt.Fprintf(&b, "%s%s %s", modifierNames(mods&^0x20, false), kind, simpleName(name))
-	if sup, err := d.superclass(ctx, class); err == nil && sup != 0 {
-		if ss, err := d.signature(ctx, sup); err == nil && ss != "Ljava/lang/Object;" {
+	if sup, err := d.vm.Superclass(ctx, class); err == nil && sup != 0 {
+		if ss, err := d.vm.Signature(ctx, sup); err == nil && ss != "Ljava/lang/Object;" {
 			fmt.Fprintf(&b, " extends %s", sigToName(ss))
 		}
 	}
-	if is, err := d.interfacesOf(ctx, class); err == nil && len(is) > 0 {
+	if is, err := d.vm.Interfaces(ctx, class); err == nil && len(is) > 0 {
 		names := make([]string, len(is))
 		for i, it := range is {
-			s, _ := d.signature(ctx, it)
+			s, _ := d.vm.Signature(ctx, it)
 			names[i] = sigToName(s)
 		}
 		word := " implements "
@@ -270,14 +270,14 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 		b.WriteString(word + strings.Join(names, ", "))
 	}
 	b.WriteString(" {\n")
-	fields, err := d.fieldsOf(ctx, class)
+	fields, err := d.vm.DeclaredFields(ctx, class)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range fields {
 		fmt.Fprintf(&b, "    %s%s %s;\n", modifierNames(f.ModBits, false), expr.SignatureToName(f.Signature), f.Name)
 	}
-	methods, err := d.methodsOf(ctx, class)
+	methods, err := d.vm.Methods(ctx, class)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +338,7 @@ func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID
 		offs = append(offs, -1)
 	}
 	lines := map[uint64]int32{}
-	if lt, err := d.lineTable(ctx, class, m.ID); err == nil {
+	if lt, err := d.vm.LineTable(ctx, class, m.ID); err == nil {
 		for _, e := range lt.Lines {
 			lines[e.CodeIndex] = e.Line
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -81,7 +82,7 @@ func (d *debuggee) startStep(ctx context.Context, t jdwp.ThreadID, depth jdwp.St
 			return fmt.Errorf("the thread's top frame: %v", err)
 		}
 		st.origin, st.from = n, fs[0].Location
-		if lt, err := d.lineTable(ctx, st.from.Class, st.from.Method); err == nil && !lt.absent {
+		if lt, err := d.vm.LineTable(ctx, st.from.Class, st.from.Method); err == nil && !lt.Absent {
 			st.fromLine = lt.LineFor(st.from.Index)
 		}
 	}
@@ -116,7 +117,7 @@ func (d *debuggee) filtered(ctx context.Context, loc jdwp.Location) bool {
 	if f == nil {
 		return false
 	}
-	m, err := d.method(ctx, loc.Class, loc.Method)
+	m, err := d.vm.Method(ctx, loc.Class, loc.Method)
 	if err != nil {
 		return false
 	}
@@ -124,10 +125,10 @@ func (d *debuggee) filtered(ctx context.Context, loc jdwp.Location) bool {
 	case f.SkipConstructors && m.Name == "<init>", f.SkipStaticInitializers && m.Name == "<clinit>":
 		return true
 	case f.SkipSynthetics:
-		if m.ModBits&(jdwp.AccSynthetic|accBridge) != 0 || strings.HasPrefix(m.Name, "lambda$") {
+		if m.ModBits&(jdwp.AccSynthetic|mirror.AccBridge) != 0 || strings.HasPrefix(m.Name, "lambda$") {
 			return true
 		}
-		sig, err := d.signature(ctx, loc.Class)
+		sig, err := d.vm.Signature(ctx, loc.Class)
 		return err == nil && strings.Contains(sig, "$$Lambda")
 	}
 	return false
@@ -181,7 +182,7 @@ func (d *debuggee) onStep(ctx context.Context, e jdwp.Event) *stopInfo {
 	case st.hops > 0 && n == st.origin && e.Location.Class == st.from.Class && e.Location.Method == st.from.Method:
 		// Back on the line the step began on, after a filtered call
 		// returned: the step is not over yet.
-		if lt, err := d.lineTable(ctx, e.Location.Class, e.Location.Method); err == nil && !lt.absent && lt.LineFor(e.Location.Index) == st.fromLine {
+		if lt, err := d.vm.LineTable(ctx, e.Location.Class, e.Location.Method); err == nil && !lt.Absent && lt.LineFor(e.Location.Index) == st.fromLine {
 			st.hops++
 			if err := d.stepRequest(ctx, e.Thread, jdwp.StepInto); err == nil {
 				return nil
@@ -199,7 +200,7 @@ func (d *debuggee) onMethodEntry(ctx context.Context, e jdwp.Event) *stopInfo {
 	if st == nil || st.target == nil || st.thread != e.Thread {
 		return nil
 	}
-	m, err := d.method(ctx, e.Location.Class, e.Location.Method)
+	m, err := d.vm.Method(ctx, e.Location.Class, e.Location.Method)
 	if err != nil || m.Name != st.target.name || m.Signature != st.target.desc {
 		return nil
 	}
@@ -219,14 +220,14 @@ func (s *session) onStepInTargetsRequest(r *godap.StepInTargetsRequest) {
 		s.sendError(&r.Request, ErrUnableToStepInTargets, fmt.Errorf("stepInTargets: unknown frame id %d", r.Arguments.FrameId))
 		return
 	}
-	calls, line, err := d.callsOnLine(ctx, f.loc)
+	calls, line, err := d.callsOnLine(ctx, f.Loc)
 	if err != nil {
 		s.sendError(&r.Request, ErrUnableToStepInTargets, fmt.Errorf("stepInTargets: %w", err))
 		return
 	}
 	targets := []godap.StepInTarget{}
 	for _, m := range calls {
-		t := &stepTarget{thread: f.thread, class: classfile.JavaName(m.Class), name: m.Name, desc: m.Descriptor}
+		t := &stepTarget{thread: f.Thread, class: classfile.JavaName(m.Class), name: m.Name, desc: m.Descriptor}
 		label := expr.Method{Class: "L" + m.Class + ";", Name: m.Name, Signature: m.Descriptor}.String()
 		targets = append(targets, godap.StepInTarget{Id: d.targets.add(t), Label: label, Line: line})
 	}
@@ -235,11 +236,11 @@ func (s *session) onStepInTargetsRequest(r *godap.StepInTargetsRequest) {
 
 // callsOnLine lists the methods called on the rest of loc's line, in order.
 func (d *debuggee) callsOnLine(ctx context.Context, loc jdwp.Location) ([]classfile.Member, int, error) {
-	lt, err := d.lineTable(ctx, loc.Class, loc.Method)
+	lt, err := d.vm.LineTable(ctx, loc.Class, loc.Method)
 	if err != nil {
 		return nil, 0, err
 	}
-	if lt.absent {
+	if lt.Absent {
 		return nil, 0, fmt.Errorf("the method has no line numbers (compiled without -g)")
 	}
 	line := lt.LineFor(loc.Index)
@@ -284,7 +285,7 @@ func (d *debuggee) disassemble(ctx context.Context, class jdwp.ReferenceTypeID, 
 }
 
 func (d *debuggee) pool(ctx context.Context, class jdwp.ReferenceTypeID) (*classfile.Pool, error) {
-	return d.pools.get(class, func() (*classfile.Pool, error) {
+	return d.pools.Get(class, func() (*classfile.Pool, error) {
 		count, data, err := d.conn.ConstantPool(ctx, class)
 		if err != nil {
 			return nil, fmt.Errorf("constant pool: %w", err)

@@ -13,9 +13,10 @@ import (
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
-// VM is what presentation reads of a suspended VM. Signatures are JNI
-// signatures ("Ljava/util/ArrayList;").
-type VM interface {
+// Inspector is what presentation reads of a suspended VM: *VM's methods of
+// the same names, and an Invoke its owner bounds by policy. Signatures are
+// JNI signatures ("Ljava/util/ArrayList;").
+type Inspector interface {
 	// TypeOf returns an object's runtime type signature.
 	TypeOf(ctx context.Context, obj jdwp.ObjectID) (string, error)
 	// Subtype reports whether type sig is assignable to sup.
@@ -119,7 +120,7 @@ type Options struct {
 // Presenter chooses views and writes summaries; it caches per type what
 // never changes while the class is loaded. Safe for concurrent use.
 type Presenter struct {
-	vm VM
+	vm Inspector
 
 	mu        sync.Mutex
 	views     map[string]View
@@ -127,7 +128,7 @@ type Presenter struct {
 }
 
 // NewPresenter returns a presenter over vm.
-func NewPresenter(vm VM) *Presenter {
+func NewPresenter(vm Inspector) *Presenter {
 	return &Presenter{vm: vm, views: map[string]View{}, overrides: map[string]bool{}}
 }
 
