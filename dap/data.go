@@ -238,9 +238,9 @@ func (d *debuggee) onFieldEvent(ctx context.Context, e jdwp.Event) *stopInfo {
 	var vals []jdwp.Value
 	var err error
 	if e.Object.ID != 0 {
-		vals, err = d.conn.FieldValues(ctx, e.Object.ID, []jdwp.FieldID{e.Field})
+		vals, err = d.vm.ReadFields(ctx, e.Object.ID, []jdwp.FieldID{e.Field})
 	} else {
-		vals, err = d.conn.StaticValues(ctx, e.RefType, []jdwp.FieldID{e.Field})
+		vals, err = d.vm.ReadStatics(ctx, e.RefType, []jdwp.FieldID{e.Field})
 	}
 	if err == nil {
 		cur, _ = d.toExpr(ctx, vals[0])

@@ -99,7 +99,7 @@ func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
 		s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: unknown thread id %d", r.Arguments.ThreadId))
 		return
 	}
-	total, err := d.conn.FrameCount(ctx, t)
+	total, err := d.vm.FrameCount(ctx, t)
 	if err != nil {
 		s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: %w", err))
 		return

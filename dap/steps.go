@@ -73,7 +73,7 @@ func (d *debuggee) startStep(ctx context.Context, t jdwp.ThreadID, depth jdwp.St
 	d.clearSteps(ctx, t)
 	st := &stepState{thread: t, depth: depth, reason: reason}
 	if f := d.opts.StepFilters; depth == jdwp.StepInto && f != nil && (f.SkipConstructors || f.SkipStaticInitializers || f.SkipSynthetics) {
-		n, err := d.conn.FrameCount(ctx, t)
+		n, err := d.vm.FrameCount(ctx, t)
 		if err != nil {
 			return err
 		}
@@ -167,7 +167,7 @@ func (d *debuggee) onStep(ctx context.Context, e jdwp.Event) *stopInfo {
 	if st.depth != jdwp.StepInto || st.hops >= 20 || d.opts.StepFilters == nil {
 		return stop
 	}
-	n, err := d.conn.FrameCount(ctx, e.Thread)
+	n, err := d.vm.FrameCount(ctx, e.Thread)
 	if err != nil {
 		return stop
 	}

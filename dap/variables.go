@@ -114,7 +114,7 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 		str := v.Str
 		if !v.Known {
 			var err error
-			if str, err = d.conn.StringValue(ctx, jdwp.ObjectID(v.Ref)); err != nil {
+			if str, err = d.vm.String(ctx, jdwp.ObjectID(v.Ref)); err != nil {
 				if isCollected(err) {
 					out.Value = "<collected>"
 					return out, nil
@@ -134,7 +134,7 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 		out.Type = simpleName(out.Type)
 		out.VariablesReference = d.objectRef(ctx, v, evalName)
 	case strings.HasPrefix(v.Type, "["):
-		n, err := d.conn.ArrayLength(ctx, jdwp.ObjectID(v.Ref))
+		n, err := d.vm.ArrayLength(ctx, jdwp.ObjectID(v.Ref))
 		if err != nil {
 			return out, err
 		}
@@ -216,7 +216,7 @@ func (c *logicalVars) elements(ctx context.Context, d *debuggee) (jdwp.ObjectID,
 	if err != nil {
 		return 0, 0, err
 	}
-	n, err := d.conn.ArrayLength(ctx, arr)
+	n, err := d.vm.ArrayLength(ctx, arr)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -364,7 +364,7 @@ func (c *staticsScope) children(ctx context.Context, d *debuggee, _ string, _, _
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	values, err := d.conn.StaticValues(ctx, c.class, ids)
+	values, err := d.vm.ReadStatics(ctx, c.class, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +398,7 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 	for i, f := range inst {
 		ids[i] = f.ID
 	}
-	values, err := d.conn.FieldValues(ctx, c.obj, ids)
+	values, err := d.vm.ReadFields(ctx, c.obj, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -432,7 +432,7 @@ func (c *arrayVars) children(ctx context.Context, d *debuggee, filter string, st
 	if count == 0 {
 		return nil, nil
 	}
-	values, err := d.conn.ArrayValues(ctx, c.arr, int32(start), int32(count))
+	values, err := d.vm.ArrayValues(ctx, c.arr, start, count)
 	if err != nil {
 		return nil, err
 	}

@@ -141,3 +141,8 @@ func (m *VM) ReadLocals(ctx context.Context, f Frame, vars []jdwp.Variable) ([]j
 	}
 	return m.conn.FrameValues(ctx, f.Thread, f.ID, slots)
 }
+
+// FrameCount returns how many frames a suspended thread has.
+func (m *VM) FrameCount(ctx context.Context, thread jdwp.ThreadID) (int32, error) {
+	return m.conn.FrameCount(ctx, thread)
+}

@@ -191,3 +191,13 @@ func (m *VM) InstanceMethod(ctx context.Context, obj jdwp.ObjectID, name, desc s
 	}
 	return Method{}, fmt.Errorf("%s has no method %s%s", javalang.TypeName(desc), name, desc)
 }
+
+// ReadFields reads instance fields of obj with one command.
+func (m *VM) ReadFields(ctx context.Context, obj jdwp.ObjectID, ids []jdwp.FieldID) ([]jdwp.Value, error) {
+	return m.conn.FieldValues(ctx, obj, ids)
+}
+
+// ReadStatics reads static fields of t with one command.
+func (m *VM) ReadStatics(ctx context.Context, t jdwp.ReferenceTypeID, ids []jdwp.FieldID) ([]jdwp.Value, error) {
+	return m.conn.StaticValues(ctx, t, ids)
+}
