@@ -12,6 +12,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
+	"github.com/ddmbridge/ddmbridge/jdwp/queue"
 	godap "github.com/google/go-dap"
 	"github.com/rs/zerolog"
 )
@@ -61,8 +62,7 @@ type debuggee struct {
 
 	stopMu sync.Mutex // orders stops and the answers to resuming requests (see session.resumeWith)
 
-	qmu    sync.Mutex                         // guards queues
-	queues map[jdwp.ThreadID][]*jdwp.EventSet // event sets waiting for their thread's goroutine (see dispatch)
+	lanes *queue.Lanes[jdwp.ThreadID, *jdwp.EventSet] // event sets in order per thread (see dispatch)
 
 	mu         sync.Mutex // guards everything below
 	configured bool       // configurationDone arrived
@@ -109,16 +109,17 @@ type eventReq struct {
 
 func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 	log := s.log.With().Str("vm", target).Logger()
-	return &debuggee{
+	spawn := func(f func()) {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			f()
+		}()
+	}
+	d := &debuggee{
 		s: s, conn: conn, log: log, target: target,
-		sub: conn.Subscribe(), // before anything else, so no event is missed
-		vm: mirror.New(conn, mirror.Config{Context: s.ctx, Log: log, Go: func(f func()) {
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				f()
-			}()
-		}}),
+		sub:       conn.Subscribe(), // before anything else, so no event is missed
+		vm:        mirror.New(conn, mirror.Config{Context: s.ctx, Log: log, Go: spawn}),
 		threads:   newIDMap[jdwp.ThreadID](),
 		frames:    newHandles[mirror.Frame](),
 		vars:      newHandles[container](),
@@ -134,13 +135,16 @@ func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 		lastExc:   map[jdwp.ThreadID]jdwp.TaggedObjectID{},
 		held:      map[jdwp.ThreadID]int{},
 		reasons:   map[jdwp.ThreadID]string{},
-		queues:    map[jdwp.ThreadID][]*jdwp.EventSet{},
 		steps:     map[jdwp.ThreadID][]int32{},
 		stepping:  map[jdwp.ThreadID]*stepState{},
 		excCaught: map[jdwp.ThreadID]bool{},
 		nextBP:    1,
 		endedCh:   make(chan struct{}),
 	}
+	d.lanes = queue.NewLanes(func(_ jdwp.ThreadID, es *jdwp.EventSet) {
+		d.safely(func() { d.handleEventSet(es) })
+	}, spawn)
+	return d
 }
 
 // start reads the VM's capabilities, asks for thread events and starts the

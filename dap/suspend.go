@@ -49,31 +49,7 @@ func (d *debuggee) dispatch(es *jdwp.EventSet) {
 			break
 		}
 	}
-	d.qmu.Lock()
-	q, busy := d.queues[key]
-	d.queues[key] = append(q, es)
-	d.qmu.Unlock()
-	if busy {
-		return
-	}
-	d.s.wg.Add(1)
-	go func() {
-		defer d.s.wg.Done()
-		for {
-			d.qmu.Lock()
-			q := d.queues[key]
-			if len(q) == 0 {
-				delete(d.queues, key)
-				d.qmu.Unlock()
-				return
-			}
-			es := q[0]
-			q[0] = nil
-			d.queues[key] = q[1:]
-			d.qmu.Unlock()
-			d.safely(func() { d.handleEventSet(es) })
-		}
-	}()
+	d.lanes.Push(key, es)
 }
 
 // safely runs f, turning a panic into a log line.
