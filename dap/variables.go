@@ -125,8 +125,14 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 		out.Value = expr.StringLit(str).Literal()
 		out.Type = "String"
 	case expr.IsBox(v.Type):
-		env := d.frameEnv(0, 0, 0, jdwp.Location{})
-		p, err := env.Field(ctx, v, "value")
+		pv, ok, err := d.vm.Member(ctx, jdwp.ObjectID(v.Ref), "value")
+		if err == nil && !ok {
+			err = fmt.Errorf("%s has no field value", v.TypeName())
+		}
+		if err != nil {
+			return out, err
+		}
+		p, err := d.toExpr(ctx, pv)
 		if err != nil {
 			return out, err
 		}
