@@ -162,11 +162,10 @@ func sigToName(sig string) string {
 	return strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(sig, "L"), ";"), "/", ".")
 }
 
-func (s *session) onSetBreakpointsRequest(r *godap.SetBreakpointsRequest) {
+func (s *session) setBreakpoints(ctx context.Context, r *godap.SetBreakpointsRequest) (godap.SetBreakpointsResponseBody, error) {
 	path := r.Arguments.Source.Path
 	if path == "" {
-		s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setBreakpoints: source.path is required (sources without a file are not supported)"))
-		return
+		return godap.SetBreakpointsResponseBody{}, fmt.Errorf("source.path is required (sources without a file are not supported)")
 	}
 	want := r.Arguments.Breakpoints
 	if want == nil {
@@ -174,18 +173,15 @@ func (s *session) onSetBreakpointsRequest(r *godap.SetBreakpointsRequest) {
 			want = append(want, godap.SourceBreakpoint{Line: l})
 		}
 	}
-	ctx, cancel := s.reqCtx()
-	defer cancel()
 	bps, err := s.dbg.setBreakpoints(ctx, path, want)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("%s: %w", path, err))
-		return
+		return godap.SetBreakpointsResponseBody{}, asIs(fmt.Errorf("%s: %w", path, err))
 	}
 	out := make([]godap.Breakpoint, len(bps))
 	for i, bp := range bps {
 		out[i] = bp
 	}
-	s.send(&godap.SetBreakpointsResponse{Response: newResponse(&r.Request), Body: godap.SetBreakpointsResponseBody{Breakpoints: out}})
+	return godap.SetBreakpointsResponseBody{Breakpoints: out}, nil
 }
 
 // setBreakpoints replaces the breakpoints of a source file and installs them

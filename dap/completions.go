@@ -3,7 +3,6 @@ package dap
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 	"unicode"
@@ -19,14 +18,11 @@ import (
 // the frame's locals, this's fields and methods, and the statics of the
 // frame's class. The receiver is evaluated without running methods.
 
-func (s *session) onCompletionsRequest(r *godap.CompletionsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) completions(ctx context.Context, r *godap.CompletionsRequest) (godap.CompletionsResponseBody, error) {
 	d := s.dbg
 	env, err := d.requestEnv(ctx, r.Arguments.FrameId)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToComplete, fmt.Errorf("completions: %w", err))
-		return
+		return godap.CompletionsResponseBody{}, err
 	}
 	env.noInvoke = "completions do not run methods"
 	text := []rune(r.Arguments.Text)
@@ -48,8 +44,7 @@ func (s *session) onCompletionsRequest(r *godap.CompletionsRequest) {
 		items, err = d.scopeCompletions(ctx, env)
 	}
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToComplete, fmt.Errorf("completions: %w", err))
-		return
+		return godap.CompletionsResponseBody{}, err
 	}
 	out := []godap.CompletionItem{}
 	for _, it := range items {
@@ -63,7 +58,7 @@ func (s *session) onCompletionsRequest(r *godap.CompletionsRequest) {
 			out = append(out, it)
 		}
 	}
-	s.send(&godap.CompletionsResponse{Response: newResponse(&r.Request), Body: godap.CompletionsResponseBody{Targets: out}})
+	return godap.CompletionsResponseBody{Targets: out}, nil
 }
 
 // receiverOf finds the longest expression ending the text (the receiver of

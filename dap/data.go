@@ -129,13 +129,10 @@ func (d *debuggee) simpleClassName(ctx context.Context, t jdwp.ReferenceTypeID) 
 	return simpleName(sigToName(sig))
 }
 
-func (s *session) onSetDataBreakpointsRequest(r *godap.SetDataBreakpointsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) setDataBreakpoints(ctx context.Context, r *godap.SetDataBreakpointsRequest) (godap.SetDataBreakpointsResponseBody, error) {
 	d := s.dbg
 	if err := d.cannot("supportsDataBreakpoints"); err != nil && len(r.Arguments.Breakpoints) > 0 {
-		s.sendError(&r.Request, ErrVMCannot, fmt.Errorf("setDataBreakpoints: %w", err))
-		return
+		return godap.SetDataBreakpointsResponseBody{}, failWith(ErrVMCannot, err)
 	}
 	d.mu.Lock()
 	old := d.dataBPs
@@ -185,7 +182,7 @@ func (s *session) onSetDataBreakpointsRequest(r *godap.SetDataBreakpointsRequest
 		d.mu.Unlock()
 		out = append(out, bp.dap())
 	}
-	s.send(&godap.SetDataBreakpointsResponse{Response: newResponse(&r.Request), Body: godap.SetDataBreakpointsResponseBody{Breakpoints: out}})
+	return godap.SetDataBreakpointsResponseBody{Breakpoints: out}, nil
 }
 
 // watchField sets the watchpoint requests of a data breakpoint.

@@ -28,15 +28,20 @@
 // every request the session made cleared, every suspension it holds resumed,
 // and is disposed.
 //
-// Requests are handled one at a time, grouped by the state the debuggee must
-// be in (Delve's structure): any time (initialize, launch, attach,
-// disconnect, attachVM), with a debuggee (configurationDone,
-// setBreakpoints, setFunctionBreakpoints, setExceptionBreakpoints,
-// setDataBreakpoints, threads, pause, terminate, source, loadedSources,
-// redefineClasses, the ddm requests), stopped (continue, next, stepIn,
-// stepOut, stepInTargets, stackTrace, scopes, variables, evaluate,
-// setVariable, setExpression, completions, restartFrame, exceptionInfo,
-// dataBreakpointInfo). Anything else gets an error response with id
+// Requests are handled one at a time. The routes table (server.go) lists
+// each request once with the state the debuggee must be in (Delve's
+// grouping): any time (initialize, launch, attach, disconnect, attachVM),
+// with a debuggee (configurationDone, setBreakpoints, breakpointLocations,
+// setFunctionBreakpoints, setExceptionBreakpoints, setDataBreakpoints,
+// threads, pause, terminate, source, loadedSources, redefineClasses, the
+// ddm requests), stopped (continue, next, stepIn, stepOut, stepInTargets,
+// stackTrace, scopes, variables, evaluate, setVariable, setExpression,
+// completions, restartFrame, exceptionInfo, dataBreakpointInfo). Most
+// handlers return their response's body or an error (reply): the error is
+// answered with the route's error id, or the one a requestError carries,
+// prefixed with the command. Handlers whose answer is ordered with events
+// (pause, the resuming requests, redefineClasses, launch and attach) send
+// it themselves. Anything else gets an error response with id
 // ErrUnsupportedCommand; a request that cannot be decoded gets
 // ErrMalformedRequest; a handler that panics gets ErrInternal and the
 // session goes on. cancel is answered by the reader goroutine at once: the

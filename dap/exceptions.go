@@ -72,9 +72,7 @@ func matchClass(pattern, name string) bool {
 	return pattern == name || pattern == dotted
 }
 
-func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpointsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) setExceptionBreakpoints(ctx context.Context, r *godap.SetExceptionBreakpointsRequest) (godap.SetExceptionBreakpointsResponseBody, error) {
 	d := s.dbg
 	var rules []excRule
 	var out []godap.Breakpoint
@@ -90,8 +88,7 @@ func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpoi
 	for _, f := range r.Arguments.Filters {
 		rule, ok := filter(f)
 		if !ok {
-			s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setExceptionBreakpoints: unknown filter %q (uncaught, caught)", f))
-			return
+			return godap.SetExceptionBreakpointsResponseBody{}, fmt.Errorf("unknown filter %q (uncaught, caught)", f)
 		}
 		rules = append(rules, rule)
 		out = append(out, godap.Breakpoint{Verified: true})
@@ -99,8 +96,7 @@ func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpoi
 	for _, fo := range r.Arguments.FilterOptions {
 		rule, ok := filter(fo.FilterId)
 		if !ok {
-			s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setExceptionBreakpoints: unknown filter %q (uncaught, caught)", fo.FilterId))
-			return
+			return godap.SetExceptionBreakpointsResponseBody{}, fmt.Errorf("unknown filter %q (uncaught, caught)", fo.FilterId)
 		}
 		var err error
 		rule.include, rule.exclude, rule.cond, err = parseExcCondition(fo.Condition)
@@ -154,14 +150,13 @@ func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpoi
 	if caught || uncaught {
 		id, err := d.setRequest(ctx, jdwp.EventException, stopPolicy, jdwp.ExceptionOnly{Caught: caught, Uncaught: uncaught})
 		if err != nil {
-			s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setExceptionBreakpoints: %w", err))
-			return
+			return godap.SetExceptionBreakpointsResponseBody{}, err
 		}
 		d.mu.Lock()
 		d.excReq = id
 		d.mu.Unlock()
 	}
-	s.send(&godap.SetExceptionBreakpointsResponse{Response: newResponse(&r.Request), Body: godap.SetExceptionBreakpointsResponseBody{Breakpoints: out}})
+	return godap.SetExceptionBreakpointsResponseBody{Breakpoints: out}, nil
 }
 
 // classChain lists the binary names of t and its superclasses.
@@ -272,12 +267,10 @@ func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, 
 	return name, msg
 }
 
-// onExceptionInfoRequest describes the exception a thread stopped on: its
+// exceptionInfo describes the exception a thread stopped on: its
 // class, its message (getMessage()), its stack trace (getStackTrace(), or
 // the thread's frames when methods cannot run) and its causes.
-func (s *session) onExceptionInfoRequest(r *godap.ExceptionInfoRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) exceptionInfo(ctx context.Context, r *godap.ExceptionInfoRequest) (godap.ExceptionInfoResponseBody, error) {
 	d := s.dbg
 	t, ok := d.threads.key(r.Arguments.ThreadId)
 	d.mu.Lock()
@@ -285,8 +278,7 @@ func (s *session) onExceptionInfoRequest(r *godap.ExceptionInfoRequest) {
 	onExc := have && d.reasons[t] == "exception"
 	d.mu.Unlock()
 	if !ok || !onExc {
-		s.sendError(&r.Request, ErrUnableToExceptionInfo, fmt.Errorf("exceptionInfo: thread %d did not stop on an exception", r.Arguments.ThreadId))
-		return
+		return godap.ExceptionInfoResponseBody{}, fmt.Errorf("thread %d did not stop on an exception", r.Arguments.ThreadId)
 	}
 	env := d.frameEnv(t, 0, 0, jdwp.Location{})
 	details := d.exceptionDetails(ctx, env, exc.ID, 0)
@@ -296,9 +288,9 @@ func (s *session) onExceptionInfoRequest(r *godap.ExceptionInfoRequest) {
 		mode = "unhandled"
 	}
 	d.mu.Unlock()
-	s.send(&godap.ExceptionInfoResponse{Response: newResponse(&r.Request), Body: godap.ExceptionInfoResponseBody{
+	return godap.ExceptionInfoResponseBody{
 		ExceptionId: details.FullTypeName, Description: details.Message, BreakMode: godap.ExceptionBreakMode(mode), Details: &details,
-	}})
+	}, nil
 }
 
 // exceptionDetails describes an exception and (up to 4 deep) its causes.

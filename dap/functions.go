@@ -97,15 +97,12 @@ func (f *funcSpec) matchesMethod(m jdwp.MethodInfo) bool {
 	return true
 }
 
-func (s *session) onSetFunctionBreakpointsRequest(r *godap.SetFunctionBreakpointsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) setFunctionBreakpoints(ctx context.Context, r *godap.SetFunctionBreakpointsRequest) (godap.SetFunctionBreakpointsResponseBody, error) {
 	bps, err := s.dbg.setFunctionBreakpoints(ctx, r.Arguments.Breakpoints)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setFunctionBreakpoints: %w", err))
-		return
+		return godap.SetFunctionBreakpointsResponseBody{}, err
 	}
-	s.send(&godap.SetFunctionBreakpointsResponse{Response: newResponse(&r.Request), Body: godap.SetFunctionBreakpointsResponseBody{Breakpoints: bps}})
+	return godap.SetFunctionBreakpointsResponseBody{Breakpoints: bps}, nil
 }
 
 // setFunctionBreakpoints replaces the function breakpoints.

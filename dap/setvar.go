@@ -162,66 +162,54 @@ func (d *debuggee) containerLV(ctx context.Context, c container, name string) (l
 	return lvalue{}, nil, fmt.Errorf("variables of this kind cannot be set")
 }
 
-func (s *session) onSetVariableRequest(r *godap.SetVariableRequest) {
+func (s *session) setVariable(ctx context.Context, r *godap.SetVariableRequest) (godap.SetVariableResponseBody, error) {
 	d := s.dbg
-	ctx, cancel := s.reqCtx()
-	defer cancel()
 	ctx = withHex(ctx, r.Arguments.Format)
 	c, ok := d.vars.get(r.Arguments.VariablesReference)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToSetVariable, fmt.Errorf("setVariable: unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference))
-		return
+		return godap.SetVariableResponseBody{}, fmt.Errorf("unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference)
 	}
 	lv, env, err := d.containerLV(ctx, c, r.Arguments.Name)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, fmt.Errorf("setVariable %s: %w", r.Arguments.Name, err))
-		return
+		return godap.SetVariableResponseBody{}, asIs(fmt.Errorf("setVariable %s: %w", r.Arguments.Name, err))
 	}
 	v, err := d.assign(ctx, d.evalEnv(ctx, env), lv, r.Arguments.Value)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, fmt.Errorf("setVariable %s: %w", r.Arguments.Name, err))
-		return
+		return godap.SetVariableResponseBody{}, asIs(fmt.Errorf("setVariable %s: %w", r.Arguments.Name, err))
 	}
 	vr, err := d.exprVariable(ctx, r.Arguments.Name, "", v)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, err)
-		return
+		return godap.SetVariableResponseBody{}, asIs(err)
 	}
-	s.send(&godap.SetVariableResponse{Response: newResponse(&r.Request), Body: godap.SetVariableResponseBody{
+	return godap.SetVariableResponseBody{
 		Value: vr.Value, Type: vr.Type, VariablesReference: vr.VariablesReference, IndexedVariables: vr.IndexedVariables,
-	}})
+	}, nil
 }
 
-// onSetExpressionRequest assigns to an expression that names a variable: a
+// setExpression assigns to an expression that names a variable: a
 // local or a field by simple name, obj.field, Class.staticField, arr[i].
-func (s *session) onSetExpressionRequest(r *godap.SetExpressionRequest) {
+func (s *session) setExpression(ctx context.Context, r *godap.SetExpressionRequest) (godap.SetExpressionResponseBody, error) {
 	d := s.dbg
-	ctx, cancel := s.reqCtx()
-	defer cancel()
 	ctx = withHex(ctx, r.Arguments.Format)
 	env, err := d.requestEnv(ctx, r.Arguments.FrameId)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, fmt.Errorf("setExpression: %w", err))
-		return
+		return godap.SetExpressionResponseBody{}, err
 	}
 	lv, err := d.exprLV(ctx, env, r.Arguments.Expression)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, fmt.Errorf("setExpression %s: %w", r.Arguments.Expression, err))
-		return
+		return godap.SetExpressionResponseBody{}, asIs(fmt.Errorf("setExpression %s: %w", r.Arguments.Expression, err))
 	}
 	v, err := d.assign(ctx, d.evalEnv(ctx, env), lv, r.Arguments.Value)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, fmt.Errorf("setExpression %s: %w", r.Arguments.Expression, err))
-		return
+		return godap.SetExpressionResponseBody{}, asIs(fmt.Errorf("setExpression %s: %w", r.Arguments.Expression, err))
 	}
 	vr, err := d.exprVariable(ctx, "", r.Arguments.Expression, v)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, err)
-		return
+		return godap.SetExpressionResponseBody{}, asIs(err)
 	}
-	s.send(&godap.SetExpressionResponse{Response: newResponse(&r.Request), Body: godap.SetExpressionResponseBody{
+	return godap.SetExpressionResponseBody{
 		Value: vr.Value, Type: vr.Type, VariablesReference: vr.VariablesReference, IndexedVariables: vr.IndexedVariables,
-	}})
+	}, nil
 }
 
 // exprLV resolves an assignable expression.

@@ -123,9 +123,7 @@ func (d *debuggee) archived(ref int) (srclookup.Found, bool) {
 	return f, ok
 }
 
-func (s *session) onSourceRequest(r *godap.SourceRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) sourceOf(ctx context.Context, r *godap.SourceRequest) (godap.SourceResponseBody, error) {
 	d := s.dbg
 	ref := r.Arguments.SourceReference
 	if r.Arguments.Source != nil && r.Arguments.Source.SourceReference != 0 {
@@ -134,23 +132,19 @@ func (s *session) onSourceRequest(r *godap.SourceRequest) {
 	if f, ok := d.archived(ref); ok {
 		text, err := srclookup.Read(f)
 		if err != nil {
-			s.sendError(&r.Request, ErrUnableToSource, fmt.Errorf("source: %w", err))
-			return
+			return godap.SourceResponseBody{}, err
 		}
-		s.send(&godap.SourceResponse{Response: newResponse(&r.Request), Body: godap.SourceResponseBody{Content: string(text), MimeType: "text/x-java"}})
-		return
+		return godap.SourceResponseBody{Content: string(text), MimeType: "text/x-java"}, nil
 	}
 	class, ok := d.srcRefs.get(ref)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToSource, fmt.Errorf("source: unknown sourceReference %d", ref))
-		return
+		return godap.SourceResponseBody{}, fmt.Errorf("unknown sourceReference %d", ref)
 	}
 	text, err := d.outline(ctx, class)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSource, fmt.Errorf("source: %w", err))
-		return
+		return godap.SourceResponseBody{}, err
 	}
-	s.send(&godap.SourceResponse{Response: newResponse(&r.Request), Body: godap.SourceResponseBody{Content: text, MimeType: "text/x-java"}})
+	return godap.SourceResponseBody{Content: text, MimeType: "text/x-java"}, nil
 }
 
 // sourceRef returns the sourceReference of a class (the same one each time).
@@ -354,14 +348,11 @@ func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID
 	return b.String(), offs
 }
 
-func (s *session) onLoadedSourcesRequest(r *godap.LoadedSourcesRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) loadedSources(ctx context.Context, r *godap.LoadedSourcesRequest) (godap.LoadedSourcesResponseBody, error) {
 	d := s.dbg
 	all, err := d.conn.AllClasses(ctx)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSource, fmt.Errorf("loadedSources: %w", err))
-		return
+		return godap.LoadedSourcesResponseBody{}, err
 	}
 	var classes []jdwp.ClassInfo
 	for _, c := range all {
@@ -388,8 +379,7 @@ func (s *session) onLoadedSourcesRequest(r *godap.LoadedSourcesRequest) {
 	})
 	if err != nil {
 		p.end("failed")
-		s.sendError(&r.Request, ErrUnableToSource, fmt.Errorf("loadedSources: %w", err))
-		return
+		return godap.LoadedSourcesResponseBody{}, err
 	}
 	p.end("")
 	seen := map[string]bool{}
@@ -410,5 +400,5 @@ func (s *session) onLoadedSourcesRequest(r *godap.LoadedSourcesRequest) {
 	sort.Slice(out, func(i, j int) bool {
 		return path.Join(out[i].Origin, out[i].Name) < path.Join(out[j].Origin, out[j].Name)
 	})
-	s.send(&godap.LoadedSourcesResponse{Response: newResponse(&r.Request), Body: godap.LoadedSourcesResponseBody{Sources: out}})
+	return godap.LoadedSourcesResponseBody{Sources: out}, nil
 }

@@ -21,21 +21,17 @@ var threadStates = map[jdwp.ThreadStatus]string{
 	jdwp.ThreadMonitor: "blocked", jdwp.ThreadWait: "waiting",
 }
 
-// onThreadsRequest lists every thread as "name (state)": the thread the VM
+// threads lists every thread as "name (state)": the thread the VM
 // stopped in shows why ("main (breakpoint)"), the others their JDWP status
 // ("worker-1 (waiting)", "main (running)").
-func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.ThreadsResponseBody, error) {
 	d := s.dbg
 	if d.isEnded() {
-		s.send(&godap.ThreadsResponse{Response: newResponse(&r.Request), Body: godap.ThreadsResponseBody{Threads: []godap.Thread{}}})
-		return
+		return godap.ThreadsResponseBody{Threads: []godap.Thread{}}, nil
 	}
 	ids, err := d.conn.AllThreads(ctx)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToListThreads, fmt.Errorf("threads: %w", err))
-		return
+		return godap.ThreadsResponseBody{}, err
 	}
 	d.mu.Lock()
 	stopThread, perThread := d.stopThread, d.suspends == 0
@@ -71,8 +67,7 @@ func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
 		return err
 	})
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToListThreads, fmt.Errorf("threads: %w", err))
-		return
+		return godap.ThreadsResponseBody{}, err
 	}
 	hidden := make([]bool, len(ids))
 	if d.opts.HideSystemThreads {
@@ -87,22 +82,18 @@ func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
 			threads = append(threads, godap.Thread{Id: d.threads.id(t), Name: names[i] + " (" + states[i] + ")"})
 		}
 	}
-	s.send(&godap.ThreadsResponse{Response: newResponse(&r.Request), Body: godap.ThreadsResponseBody{Threads: threads}})
+	return godap.ThreadsResponseBody{Threads: threads}, nil
 }
 
-func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (godap.StackTraceResponseBody, error) {
 	d := s.dbg
 	t, ok := d.threads.key(r.Arguments.ThreadId)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: unknown thread id %d", r.Arguments.ThreadId))
-		return
+		return godap.StackTraceResponseBody{}, fmt.Errorf("unknown thread id %d", r.Arguments.ThreadId)
 	}
 	total, err := d.vm.FrameCount(ctx, t)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: %w", err))
-		return
+		return godap.StackTraceResponseBody{}, err
 	}
 	start := int32(max(r.Arguments.StartFrame, 0))
 	n := total - start
@@ -112,8 +103,7 @@ func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
 	var frames []mirror.Frame
 	if n > 0 {
 		if frames, err = d.vm.Frames(ctx, t, start, n); err != nil {
-			s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: %w", err))
-			return
+			return godap.StackTraceResponseBody{}, err
 		}
 	}
 	out := make([]godap.StackFrame, len(frames))
@@ -132,10 +122,9 @@ func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
 		return nil
 	})
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: %w", err))
-		return
+		return godap.StackTraceResponseBody{}, err
 	}
-	s.send(&godap.StackTraceResponse{Response: newResponse(&r.Request), Body: godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(total)}})
+	return godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(total)}, nil
 }
 
 // frameFormat is the format a stackTrace request asked for, or the
@@ -288,18 +277,17 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 
 // Scopes: "Locals" (this first, then the method's visible variables) and
 // "Static" (the static fields of the frame's class).
-func (s *session) onScopesRequest(r *godap.ScopesRequest) {
+func (s *session) scopes(_ context.Context, r *godap.ScopesRequest) (godap.ScopesResponseBody, error) {
 	d := s.dbg
 	f, ok := d.frames.get(r.Arguments.FrameId)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToListVariables, fmt.Errorf("scopes: unknown frame id %d (frames are forgotten when the VM resumes)", r.Arguments.FrameId))
-		return
+		return godap.ScopesResponseBody{}, fmt.Errorf("unknown frame id %d (frames are forgotten when the VM resumes)", r.Arguments.FrameId)
 	}
 	scopes := []godap.Scope{
 		{Name: "Locals", PresentationHint: "locals", VariablesReference: d.vars.add(&localsScope{f: f})},
 		{Name: "Static", VariablesReference: d.vars.add(&staticsScope{class: f.Loc.Class, thread: f.Thread, loc: f.Loc})},
 	}
-	s.send(&godap.ScopesResponse{Response: newResponse(&r.Request), Body: godap.ScopesResponseBody{Scopes: scopes}})
+	return godap.ScopesResponseBody{Scopes: scopes}, nil
 }
 
 // hiddenSuffix is the address HotSpot appends to a hidden class's name

@@ -207,23 +207,18 @@ func (d *debuggee) onMethodEntry(ctx context.Context, e jdwp.Event) *stopInfo {
 	return &stopInfo{reason: "step", thread: e.Thread}
 }
 
-func (s *session) onStepInTargetsRequest(r *godap.StepInTargetsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) stepInTargets(ctx context.Context, r *godap.StepInTargetsRequest) (godap.StepInTargetsResponseBody, error) {
 	d := s.dbg
 	if err := d.cannot("supportsStepInTargetsRequest"); err != nil {
-		s.sendError(&r.Request, ErrVMCannot, fmt.Errorf("stepInTargets: %w", err))
-		return
+		return godap.StepInTargetsResponseBody{}, failWith(ErrVMCannot, err)
 	}
 	f, ok := d.frames.get(r.Arguments.FrameId)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToStepInTargets, fmt.Errorf("stepInTargets: unknown frame id %d", r.Arguments.FrameId))
-		return
+		return godap.StepInTargetsResponseBody{}, fmt.Errorf("unknown frame id %d", r.Arguments.FrameId)
 	}
 	calls, line, err := d.callsOnLine(ctx, f.Loc)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToStepInTargets, fmt.Errorf("stepInTargets: %w", err))
-		return
+		return godap.StepInTargetsResponseBody{}, err
 	}
 	targets := []godap.StepInTarget{}
 	for _, m := range calls {
@@ -231,7 +226,7 @@ func (s *session) onStepInTargetsRequest(r *godap.StepInTargetsRequest) {
 		label := expr.Method{Class: "L" + m.Class + ";", Name: m.Name, Signature: m.Descriptor}.String()
 		targets = append(targets, godap.StepInTarget{Id: d.targets.add(t), Label: label, Line: line})
 	}
-	s.send(&godap.StepInTargetsResponse{Response: newResponse(&r.Request), Body: godap.StepInTargetsResponseBody{Targets: targets}})
+	return godap.StepInTargetsResponseBody{Targets: targets}, nil
 }
 
 // callsOnLine lists the methods called on the rest of loc's line, in order.

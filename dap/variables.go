@@ -43,24 +43,20 @@ type (
 // all of them; clients page through indexedVariables anyway.
 const maxUnpaged = 10000
 
-func (s *session) onVariablesRequest(r *godap.VariablesRequest) {
+func (s *session) variablesOf(ctx context.Context, r *godap.VariablesRequest) (godap.VariablesResponseBody, error) {
 	d := s.dbg
 	c, ok := d.vars.get(r.Arguments.VariablesReference)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToListVariables, fmt.Errorf("variables: unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference))
-		return
+		return godap.VariablesResponseBody{}, fmt.Errorf("unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference)
 	}
-	ctx, cancel := s.reqCtx()
-	defer cancel()
 	vars, err := c.children(withHex(ctx, r.Arguments.Format), d, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToListVariables, fmt.Errorf("variables: %w", err))
-		return
+		return godap.VariablesResponseBody{}, err
 	}
 	if vars == nil {
 		vars = []godap.Variable{}
 	}
-	s.send(&godap.VariablesResponse{Response: newResponse(&r.Request), Body: godap.VariablesResponseBody{Variables: vars}})
+	return godap.VariablesResponseBody{Variables: vars}, nil
 }
 
 // named pairs a JDWP value with the variable name and evaluate name it gets.
