@@ -216,7 +216,7 @@ func (e *frameEnv) result(ctx context.Context, res jdwp.InvokeResult, err error)
 }
 
 func (e *frameEnv) NewString(ctx context.Context, s string) (expr.Value, error) {
-	id, err := e.d.conn.CreateString(ctx, s)
+	id, err := e.d.vm.NewString(ctx, s)
 	if err != nil {
 		return expr.Value{}, err
 	}
@@ -238,12 +238,12 @@ func (e *frameEnv) NewArray(ctx context.Context, sig string, elems []expr.Value)
 	case err != nil:
 		return expr.Value{}, err
 	default:
-		if arr, err = e.d.conn.NewArray(ctx, t, int32(len(elems))); err != nil {
+		if arr, err = e.d.vm.NewArray(ctx, t, len(elems)); err != nil {
 			return expr.Value{}, err
 		}
 	}
 	if len(elems) > 0 && !allZero(elems) { // a new array holds zeros and nulls already
-		if err := e.d.conn.SetArrayValues(ctx, arr.ID, 0, toJDWPs(elems)); err != nil {
+		if err := e.d.vm.SetElements(ctx, arr.ID, 0, toJDWPs(elems)); err != nil {
 			return expr.Value{}, err
 		}
 	}

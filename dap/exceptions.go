@@ -326,7 +326,7 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 	if err == nil && arr.Kind == expr.KindObject {
 		n, err := env.Length(ctx, arr)
 		if err == nil {
-			vals, err := d.conn.ArrayValues(ctx, jdwp.ObjectID(arr.Ref), 0, int32(n))
+			vals, err := d.vm.ArrayValues(ctx, jdwp.ObjectID(arr.Ref), 0, n)
 			if err == nil {
 				for _, v := range vals {
 					el, err := d.toExpr(ctx, v)
@@ -354,12 +354,12 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 			}
 		}
 	}
-	frames, err := d.conn.Frames(ctx, env.f.Thread, 0, -1)
+	frames, err := d.vm.Frames(ctx, env.f.Thread, 0, -1)
 	if err != nil {
 		return ""
 	}
 	for _, f := range frames {
-		sf, err := d.describeFrame(ctx, f.Location)
+		sf, err := d.describeFrame(ctx, f.Loc)
 		if err != nil {
 			continue
 		}
@@ -367,8 +367,8 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 		if sf.Source != nil {
 			where = fmt.Sprintf("%s:%d", sf.Source.Name, sf.Line)
 		}
-		sig, _ := d.vm.Signature(ctx, f.Location.Class)
-		m, _ := d.vm.Method(ctx, f.Location.Class, f.Location.Method)
+		sig, _ := d.vm.Signature(ctx, f.Loc.Class)
+		m, _ := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
 		fmt.Fprintf(&b, "\tat %s.%s(%s)\n", sigToName(sig), m.Name, where)
 	}
 	return b.String()

@@ -32,11 +32,10 @@ func (d *debuggee) localLV(ctx context.Context, env *frameEnv, name string) (lva
 		return lvalue{}, false, err
 	}
 	return lvalue{what: "local " + name, sig: v.Signature, set: func(ctx context.Context, val jdwp.Value) error {
-		frame, err := env.frameID(ctx)
-		if err != nil {
+		if _, err := env.frameID(ctx); err != nil {
 			return err
 		}
-		return d.conn.SetFrameValues(ctx, env.f.Thread, frame, []jdwp.SlotValue{{Slot: v.Slot, Value: val}})
+		return d.vm.SetLocal(ctx, env.f, v, val)
 	}}, true, nil
 }
 
@@ -45,22 +44,14 @@ func (d *debuggee) fieldLV(ctx context.Context, obj jdwp.ObjectID, f mirror.Fiel
 	if sig, err := d.vm.Signature(ctx, f.Class); err == nil {
 		owner = simpleName(sigToName(sig))
 	}
-	lv := lvalue{what: "field " + owner + "." + f.Name, sig: f.Signature}
-	if f.ModBits&jdwp.AccStatic != 0 {
-		lv.set = func(ctx context.Context, val jdwp.Value) error {
-			return d.conn.SetStaticValues(ctx, f.Class, []jdwp.FieldValue{{Field: f.ID, Value: val}})
-		}
-	} else {
-		lv.set = func(ctx context.Context, val jdwp.Value) error {
-			return d.conn.SetFieldValues(ctx, obj, []jdwp.FieldValue{{Field: f.ID, Value: val}})
-		}
-	}
-	return lv
+	return lvalue{what: "field " + owner + "." + f.Name, sig: f.Signature, set: func(ctx context.Context, val jdwp.Value) error {
+		return d.vm.Write(ctx, obj, f, val)
+	}}
 }
 
 func (d *debuggee) elementLV(arr jdwp.ObjectID, arraySig string, i int) lvalue {
 	return lvalue{what: fmt.Sprintf("element [%d]", i), sig: arraySig[1:], set: func(ctx context.Context, val jdwp.Value) error {
-		return d.conn.SetArrayValues(ctx, arr, int32(i), []jdwp.Value{val})
+		return d.vm.SetElements(ctx, arr, i, []jdwp.Value{val})
 	}}
 }
 
@@ -278,7 +269,7 @@ func (d *debuggee) exprLV(ctx context.Context, env *frameEnv, src string) (lvalu
 		if !idx.Kind.IsIntegral() || idx.Kind == expr.KindLong {
 			return lvalue{}, fmt.Errorf("the index %s is not an int", n.Index)
 		}
-		l, err := d.conn.ArrayLength(ctx, jdwp.ObjectID(arr.Ref))
+		l, err := d.vm.ArrayLength(ctx, jdwp.ObjectID(arr.Ref))
 		if err != nil {
 			return lvalue{}, err
 		}
@@ -395,7 +386,7 @@ func (e *frameEnv) ClassObject(ctx context.Context, sig string) (expr.Value, err
 	if err != nil {
 		return expr.Value{}, err
 	}
-	id, err := e.d.conn.ClassObject(ctx, t)
+	id, err := e.d.vm.ClassObject(ctx, t)
 	if err != nil {
 		return expr.Value{}, err
 	}

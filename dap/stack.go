@@ -29,7 +29,7 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 	if d.isEnded() {
 		return godap.ThreadsResponseBody{Threads: []godap.Thread{}}, nil
 	}
-	ids, err := d.conn.AllThreads(ctx)
+	ids, err := d.vm.Threads(ctx)
 	if err != nil {
 		return godap.ThreadsResponseBody{}, err
 	}
@@ -45,7 +45,7 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 			return c == jdwp.ErrInvalidThread || c == jdwp.ErrInvalidObject
 		}
 		if i%2 == 0 {
-			name, err := d.conn.ThreadName(ctx, t)
+			name, err := d.vm.ThreadName(ctx, t)
 			if gone(err) {
 				name, err = "<exited>", nil
 			}
@@ -56,7 +56,7 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 			states[i/2] = reason
 			return nil
 		}
-		st, suspended, err := d.conn.ThreadStatus(ctx, t)
+		st, suspended, err := d.vm.ThreadStatus(ctx, t)
 		if gone(err) {
 			st, err = jdwp.ThreadZombie, nil
 		}

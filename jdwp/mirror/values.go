@@ -201,3 +201,33 @@ func (m *VM) ReadFields(ctx context.Context, obj jdwp.ObjectID, ids []jdwp.Field
 func (m *VM) ReadStatics(ctx context.Context, t jdwp.ReferenceTypeID, ids []jdwp.FieldID) ([]jdwp.Value, error) {
 	return m.conn.StaticValues(ctx, t, ids)
 }
+
+// Write stores val in field f, of obj unless f is static.
+func (m *VM) Write(ctx context.Context, obj jdwp.ObjectID, f Field, val jdwp.Value) error {
+	if f.Static() {
+		return m.conn.SetStaticValues(ctx, f.Class, []jdwp.FieldValue{{Field: f.ID, Value: val}})
+	}
+	return m.conn.SetFieldValues(ctx, obj, []jdwp.FieldValue{{Field: f.ID, Value: val}})
+}
+
+// SetElements stores vals in an array from index start.
+func (m *VM) SetElements(ctx context.Context, arr jdwp.ObjectID, start int, vals []jdwp.Value) error {
+	return m.conn.SetArrayValues(ctx, arr, int32(start), vals)
+}
+
+// NewString creates a java.lang.String in the VM.
+func (m *VM) NewString(ctx context.Context, s string) (jdwp.ObjectID, error) {
+	id, err := m.conn.CreateString(ctx, s)
+	return jdwp.ObjectID(id), err
+}
+
+// NewArray creates an array of loaded array type t with n zero elements.
+func (m *VM) NewArray(ctx context.Context, t jdwp.ReferenceTypeID, n int) (jdwp.TaggedObjectID, error) {
+	return m.conn.NewArray(ctx, t, int32(n))
+}
+
+// ClassObject returns the java.lang.Class object of a loaded type.
+func (m *VM) ClassObject(ctx context.Context, t jdwp.ReferenceTypeID) (jdwp.ObjectID, error) {
+	id, err := m.conn.ClassObject(ctx, t)
+	return jdwp.ObjectID(id), err
+}
