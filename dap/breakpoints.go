@@ -226,7 +226,7 @@ func (d *debuggee) setBreakpoints(ctx context.Context, path string, want []godap
 		d.mu.Lock()
 		d.prepByReq[id] = f
 		d.mu.Unlock()
-		all, err := d.conn.AllClasses(ctx)
+		all, err := d.vm.AllClasses(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("list loaded classes: %w", err)
 		}

@@ -106,7 +106,7 @@ func (s *session) breakpointLocations(ctx context.Context, r *godap.BreakpointLo
 // classesOfSource returns the loaded classes compiled from a source file.
 func (d *debuggee) classesOfSource(ctx context.Context, path string) ([]jdwp.ReferenceTypeID, error) {
 	top := classForSource(path)
-	all, err := d.conn.AllClasses(ctx)
+	all, err := d.vm.AllClasses(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list loaded classes: %w", err)
 	}

@@ -446,7 +446,7 @@ func (d *debuggee) armEntry(ctx context.Context, mainClass string) error {
 	d.mu.Lock()
 	d.entryReqs[id] = true
 	d.mu.Unlock()
-	loaded, err := d.conn.ClassesBySignature(ctx, "L"+strings.ReplaceAll(mainClass, ".", "/")+";")
+	loaded, err := d.vm.Loaded(ctx, "L"+strings.ReplaceAll(mainClass, ".", "/")+";")
 	if err != nil {
 		return fmt.Errorf("stopOnEntry: %w", err)
 	}

@@ -110,7 +110,7 @@ func (s *session) onPauseRequest(r *godap.PauseRequest) {
 	d := s.dbg
 	t, ok := d.threads.key(r.Arguments.ThreadId)
 	if !ok {
-		ids, err := d.conn.AllThreads(ctx)
+		ids, err := d.vm.Threads(ctx)
 		if err != nil || len(ids) == 0 {
 			s.sendError(&r.Request, ErrUnableToPause, fmt.Errorf("pause: unknown thread id %d", r.Arguments.ThreadId))
 			return

@@ -158,7 +158,7 @@ func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.Func
 		d.fnPrep[id] = bp
 		d.mu.Unlock()
 		if all == nil {
-			if all, err = d.conn.AllClasses(ctx); err != nil {
+			if all, err = d.vm.AllClasses(ctx); err != nil {
 				return nil, fmt.Errorf("list loaded classes: %w", err)
 			}
 		}

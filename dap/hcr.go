@@ -129,7 +129,7 @@ func (d *debuggee) redefine(ctx context.Context, files []string) HotCodeReplaceB
 			continue
 		}
 		name := classfile.JavaName(internal)
-		loaded, err := d.conn.ClassesBySignature(ctx, "L"+internal+";")
+		loaded, err := d.vm.Loaded(ctx, "L"+internal+";")
 		if err != nil {
 			body.Message = fmt.Sprintf("look up %s: %v", name, err)
 			return body

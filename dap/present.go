@@ -95,7 +95,7 @@ func (p presentVM) Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc str
 		return jdwp.Value{}, fmt.Errorf("%w: a method run for the debugger did not return", errNoInvoke)
 	}
 	if d.caps.CanGetMonitorInfo {
-		mi, err := d.conn.MonitorInfo(ctx, obj)
+		mi, err := d.vm.MonitorInfo(ctx, obj)
 		if err != nil {
 			return jdwp.Value{}, err
 		}

@@ -369,8 +369,17 @@ const (
 // the handler.
 type route struct {
 	need   need
-	handle func(*session, godap.RequestMessage)
+	handle handler
 }
+
+// handler runs a request's handler; takes reports whether a decoded
+// request is of the type the handler takes.
+type handler struct {
+	run   func(*session, godap.RequestMessage)
+	takes func(godap.RequestMessage) bool
+}
+
+func takes[R godap.RequestMessage](m godap.RequestMessage) bool { _, ok := m.(R); return ok }
 
 // routes lists every request the adapter handles, once, by command. A
 // command not listed is answered with ErrUnsupportedCommand.
@@ -414,16 +423,16 @@ var routes = map[string]route{
 }
 
 // on adapts a handler that answers the request itself.
-func on[R godap.RequestMessage](f func(*session, R)) func(*session, godap.RequestMessage) {
-	return func(s *session, m godap.RequestMessage) { f(s, m.(R)) }
+func on[R godap.RequestMessage](f func(*session, R)) handler {
+	return handler{run: func(s *session, m godap.RequestMessage) { f(s, m.(R)) }, takes: takes[R]}
 }
 
 // reply adapts a handler that returns its response's body or an error,
 // under a context bounded by the request timeout and cancelled by a cancel
 // request. An error is answered with the id a *requestError carries, else
 // with id, and a message prefixed with the command.
-func reply[R godap.RequestMessage, B any](id int, f func(*session, context.Context, R) (B, error)) func(*session, godap.RequestMessage) {
-	return func(s *session, m godap.RequestMessage) {
+func reply[R godap.RequestMessage, B any](id int, f func(*session, context.Context, R) (B, error)) handler {
+	return handler{takes: takes[R], run: func(s *session, m godap.RequestMessage) {
 		r := m.(R)
 		ctx, cancel := s.reqCtx()
 		defer cancel()
@@ -445,7 +454,7 @@ func reply[R godap.RequestMessage, B any](id int, f func(*session, context.Conte
 			return
 		}
 		s.send(&response[B]{Response: newResponse(r.GetRequest()), Body: body})
-	}
+	}}
 }
 
 // response is a success response with a body of type B; it encodes as
@@ -491,7 +500,7 @@ func (s *session) dispatch(req godap.RequestMessage) {
 		s.sendError(rq, ErrNotStopped, fmt.Errorf("%s needs the VM stopped; pause it or wait for a breakpoint", rq.Command))
 		return
 	}
-	rt.handle(s, req)
+	rt.handle.run(s, req)
 }
 
 // capabilities is what the adapter can do with a VM that can do everything.

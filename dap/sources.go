@@ -229,10 +229,10 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 	name := sigToName(sig)
 	var b strings.Builder
 	fmt.Fprintf(&b, "// %s: no source file in sourcePaths; an outline with the bytecode the VM runs.\n", name)
-	if file, err := d.conn.SourceFile(ctx, class); err == nil {
+	if file, err := d.vm.SourceFile(ctx, class); err == nil {
 		fmt.Fprintf(&b, "// Compiled from %s\n", file)
 	}
-	mods, _ := d.conn.Modifiers(ctx, class)
+	mods, _ := d.vm.Modifiers(ctx, class)
 	kind := "class"
 	switch {
 	case mods&0x2000 != 0:
@@ -350,7 +350,7 @@ func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID
 
 func (s *session) loadedSources(ctx context.Context, r *godap.LoadedSourcesRequest) (godap.LoadedSourcesResponseBody, error) {
 	d := s.dbg
-	all, err := d.conn.AllClasses(ctx)
+	all, err := d.vm.AllClasses(ctx)
 	if err != nil {
 		return godap.LoadedSourcesResponseBody{}, err
 	}

@@ -247,7 +247,7 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 // source root that has it. Without a local file the source has only a name.
 func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig string) (*godap.Source, error) {
 	return d.sources.Get(class, func() (*godap.Source, error) {
-		file, err := d.conn.SourceFile(ctx, class)
+		file, err := d.vm.SourceFile(ctx, class)
 		if mirror.Absent(err) {
 			name, _ := frameClassName(sig)
 			return &godap.Source{Name: name + ".class", SourceReference: d.sourceRef(class), PresentationHint: "deemphasize", Origin: "no SourceFile attribute: outline and bytecode"}, nil

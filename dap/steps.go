@@ -77,11 +77,11 @@ func (d *debuggee) startStep(ctx context.Context, t jdwp.ThreadID, depth jdwp.St
 		if err != nil {
 			return err
 		}
-		fs, err := d.conn.Frames(ctx, t, 0, 1)
+		fs, err := d.vm.Frames(ctx, t, 0, 1)
 		if err != nil || len(fs) == 0 {
 			return fmt.Errorf("the thread's top frame: %v", err)
 		}
-		st.origin, st.from = n, fs[0].Location
+		st.origin, st.from = n, fs[0].Loc
 		if lt, err := d.vm.LineTable(ctx, st.from.Class, st.from.Method); err == nil && !lt.Absent {
 			st.fromLine = lt.LineFor(st.from.Index)
 		}
@@ -272,7 +272,7 @@ func (d *debuggee) disassemble(ctx context.Context, class jdwp.ReferenceTypeID, 
 	if err != nil {
 		return nil, err
 	}
-	code, err := d.conn.Bytecodes(ctx, class, method)
+	code, err := d.vm.Bytecodes(ctx, class, method)
 	if err != nil {
 		return nil, fmt.Errorf("bytecodes: %w", err)
 	}
@@ -281,7 +281,7 @@ func (d *debuggee) disassemble(ctx context.Context, class jdwp.ReferenceTypeID, 
 
 func (d *debuggee) pool(ctx context.Context, class jdwp.ReferenceTypeID) (*classfile.Pool, error) {
 	return d.pools.Get(class, func() (*classfile.Pool, error) {
-		count, data, err := d.conn.ConstantPool(ctx, class)
+		count, data, err := d.vm.ConstantPool(ctx, class)
 		if err != nil {
 			return nil, fmt.Errorf("constant pool: %w", err)
 		}

@@ -231,3 +231,8 @@ func (m *VM) ClassObject(ctx context.Context, t jdwp.ReferenceTypeID) (jdwp.Obje
 	id, err := m.conn.ClassObject(ctx, t)
 	return jdwp.ObjectID(id), err
 }
+
+// MonitorInfo returns who owns an object's monitor and who waits for it.
+func (m *VM) MonitorInfo(ctx context.Context, obj jdwp.ObjectID) (jdwp.MonitorInfo, error) {
+	return m.conn.MonitorInfo(ctx, obj)
+}

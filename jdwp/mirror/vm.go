@@ -250,3 +250,34 @@ func Parallel(n int, f func(i int) error) error {
 	wg.Wait()
 	return first
 }
+
+// AllClasses lists the loaded reference types.
+func (m *VM) AllClasses(ctx context.Context) ([]jdwp.ClassInfo, error) { return m.conn.AllClasses(ctx) }
+
+// Loaded lists the loaded reference types with signature sig (one per
+// class loader that loaded it).
+func (m *VM) Loaded(ctx context.Context, sig string) ([]jdwp.ClassInfo, error) {
+	return m.conn.ClassesBySignature(ctx, sig)
+}
+
+// SourceFile returns the SourceFile attribute of a reference type; Absent
+// reports the error when it has none.
+func (m *VM) SourceFile(ctx context.Context, t jdwp.ReferenceTypeID) (string, error) {
+	return m.conn.SourceFile(ctx, t)
+}
+
+// Modifiers returns a reference type's access flags.
+func (m *VM) Modifiers(ctx context.Context, t jdwp.ReferenceTypeID) (int32, error) {
+	return m.conn.Modifiers(ctx, t)
+}
+
+// Bytecodes returns a method's bytecode.
+func (m *VM) Bytecodes(ctx context.Context, t jdwp.ReferenceTypeID, id jdwp.MethodID) ([]byte, error) {
+	return m.conn.Bytecodes(ctx, t, id)
+}
+
+// ConstantPool returns a reference type's constant pool: its entry count
+// and bytes as the class file has them.
+func (m *VM) ConstantPool(ctx context.Context, t jdwp.ReferenceTypeID) (int32, []byte, error) {
+	return m.conn.ConstantPool(ctx, t)
+}
