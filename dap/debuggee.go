@@ -17,9 +17,10 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// debuggee is the VM of a session: its JDWP connection, what the session
-// has asked of it, whether it is stopped, and caches of what never changes
-// (signatures, methods, line and variable tables).
+// debuggee is the VM as a session sees it: the mirror of the VM (vm, which
+// models types, frames and values), its JDWP connection for what the session
+// asks of it (event requests, suspension), whether it is stopped, and the
+// DAP handles and breakpoints that stand for it.
 type debuggee struct {
 	s    *session
 	conn *jdwp.Conn
@@ -265,7 +266,7 @@ type stopInfo struct {
 	text        string
 	// handedOff says the event's suspension is not the set's to release: a
 	// method an evaluation left running in the thread releases it (see
-	// invoking), and the hit does not stop.
+	// mirror.VM.Invoking), and the hit does not stop.
 	handedOff bool
 }
 

@@ -26,7 +26,7 @@ import (
 // for a lock another suspended thread holds, a loop) is not waited for any
 // longer: the request or condition fails saying so, the thread is left
 // running the method, and the session takes over the thread's suspension
-// when the method returns (see invoking).
+// when the method returns (see mirror.VM.Invoking and handOff).
 
 // stopPolicy is the suspend policy of every request whose events may stop.
 const stopPolicy = jdwp.SuspendEventThread
