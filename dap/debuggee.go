@@ -165,6 +165,11 @@ func (d *debuggee) start(ctx context.Context) error {
 			break
 		}
 	}
+	// Class unloads keep the mirror's caches true (SuspendNone: they stop
+	// nothing). A VM that refuses the request only loses that.
+	if _, err := d.setRequest(ctx, jdwp.EventClassUnload, jdwp.SuspendNone); err != nil && d.conn.Err() == nil {
+		d.log.Debug().Err(err).Msg("ask for class unload events")
+	}
 	d.s.wg.Add(1)
 	go func() {
 		defer d.s.wg.Done()
@@ -339,6 +344,8 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "started", ThreadId: d.threads.id(e.Thread)}})
 		case jdwp.EventThreadDeath:
 			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "exited", ThreadId: d.threads.id(e.Thread)}})
+		case jdwp.EventClassUnload:
+			d.onClassUnload(e.Signature)
 		case jdwp.EventClassPrepare:
 			if d.onMainPrepared(ctx, e) {
 				held = true
@@ -366,6 +373,16 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 		d.stop(ctx, stop, es.SuspendPolicy)
 	default:
 		d.resumeEventSet(ctx, es)
+	}
+}
+
+// onClassUnload drops what the session and its mirror cached of a class
+// the VM unloaded.
+func (d *debuggee) onClassUnload(sig string) {
+	if t := d.vm.Unloaded(sig); t != 0 {
+		d.sources.Forget(t)
+		d.pools.Forget(t)
+		d.outlines.Forget(t)
 	}
 }
 

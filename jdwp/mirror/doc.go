@@ -12,7 +12,9 @@
 // for the debugger, which were left running past a deadline, what to do when
 // each returns). What never changes while a class is loaded is cached, each
 // cache behind a lock of its own ([Memo]); [VM.Redefined] drops what a class
-// redefinition changes.
+// redefinition changes, [VM.Unloaded] what an unloaded class leaves behind.
+// A class not loaded is never cached, so a class prepare invalidates
+// nothing.
 //
 // It owns the value presentation on top of that model ([Presenter]): which
 // logical view a type gets (Collection, Map, Map.Entry, Optional, atomics,

@@ -104,6 +104,29 @@ func (m *VM) Redefined(types ...jdwp.ReferenceTypeID) {
 	m.vars.ForgetIf(func(k methodKey) bool { return set[k.class] })
 }
 
+// Unloaded drops what the mirror knows of the class with signature sig after
+// the VM unloaded it (a CLASS_UNLOAD event): the class by signature, the
+// subtype answers about it, and, when the mirror knew its id, everything
+// cached of that type. It returns that id (0 when unknown) so the owner can
+// drop its own caches.
+func (m *VM) Unloaded(sig string) jdwp.ReferenceTypeID {
+	var t jdwp.ReferenceTypeID
+	m.bySig.mu.Lock()
+	if id, ok := m.bySig.m[sig]; ok {
+		t = id
+		delete(m.bySig.m, sig)
+	}
+	m.bySig.mu.Unlock()
+	m.subtypes.ForgetIf(func(k subtypeKey) bool { return k.sup == sig || t != 0 && k.t == t })
+	if t != 0 {
+		m.Redefined(t)
+		m.sigs.Forget(t)
+		m.supers.Forget(t)
+		m.ifaces.Forget(t)
+	}
+	return t
+}
+
 // Signature returns a reference type's JNI signature.
 func (m *VM) Signature(ctx context.Context, t jdwp.ReferenceTypeID) (string, error) {
 	return m.sigs.Get(t, func() (string, error) { return m.conn.Signature(ctx, t) })
