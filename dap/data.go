@@ -55,21 +55,17 @@ func (d *debuggee) accessTypes() []godap.DataBreakpointAccessType {
 	return out
 }
 
-func (s *session) onDataBreakpointInfoRequest(r *godap.DataBreakpointInfoRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) dataBreakpointInfo(ctx context.Context, r *godap.DataBreakpointInfoRequest) (godap.DataBreakpointInfoResponseBody, error) {
 	d := s.dbg
-	none := func(why string) {
-		s.send(&godap.DataBreakpointInfoResponse{Response: newResponse(&r.Request), Body: godap.DataBreakpointInfoResponseBody{DataId: nil, Description: why}})
+	none := func(why string) (godap.DataBreakpointInfoResponseBody, error) {
+		return godap.DataBreakpointInfoResponseBody{DataId: nil, Description: why}, nil
 	}
 	if err := d.cannot("supportsDataBreakpoints"); err != nil {
-		none(err.Error())
-		return
+		return none(err.Error())
 	}
 	c, ok := d.vars.get(r.Arguments.VariablesReference)
 	if !ok {
-		none("data breakpoints watch fields: pick a field of an object or a static field in the Variables view")
-		return
+		return none("data breakpoints watch fields: pick a field of an object or a static field in the Variables view")
 	}
 	var t dataTarget
 	var f mirror.Field
@@ -80,8 +76,7 @@ func (s *session) onDataBreakpointInfoRequest(r *godap.DataBreakpointInfoRequest
 	case *objectVars:
 		chain, err := d.vm.FieldChain(ctx, c.class)
 		if err != nil {
-			s.sendError(&r.Request, ErrUnableToDataBreakpoint, err)
-			return
+			return godap.DataBreakpointInfoResponseBody{}, asIs(err)
 		}
 		for _, fi := range chain {
 			if fi.Name == name && (owner == "" || d.simpleClassName(ctx, fi.Class) == owner) {
@@ -95,8 +90,7 @@ func (s *session) onDataBreakpointInfoRequest(r *godap.DataBreakpointInfoRequest
 	case *staticsScope:
 		fs, err := d.vm.DeclaredFields(ctx, c.class)
 		if err != nil {
-			s.sendError(&r.Request, ErrUnableToDataBreakpoint, err)
-			return
+			return godap.DataBreakpointInfoResponseBody{}, asIs(err)
 		}
 		for _, fi := range fs {
 			if fi.Name == name && fi.ModBits&jdwp.AccStatic != 0 {
@@ -104,21 +98,19 @@ func (s *session) onDataBreakpointInfoRequest(r *godap.DataBreakpointInfoRequest
 			}
 		}
 	default:
-		none("only fields can be watched: a JVM cannot watch local variables or array elements")
-		return
+		return none("only fields can be watched: a JVM cannot watch local variables or array elements")
 	}
 	if !found {
-		none(fmt.Sprintf("no field %s there", r.Arguments.Name))
-		return
+		return none(fmt.Sprintf("no field %s there", r.Arguments.Name))
 	}
 	t.class, t.field = f.Class, f.ID
 	t.desc = d.simpleClassName(ctx, f.Class) + "." + f.Name
 	if t.obj != 0 {
 		t.desc += fmt.Sprintf(" of (id=%d)", t.obj)
 	}
-	s.send(&godap.DataBreakpointInfoResponse{Response: newResponse(&r.Request), Body: godap.DataBreakpointInfoResponseBody{
+	return godap.DataBreakpointInfoResponseBody{
 		DataId: t.id(), Description: t.desc, AccessTypes: d.accessTypes(),
-	}})
+	}, nil
 }
 
 func (d *debuggee) simpleClassName(ctx context.Context, t jdwp.ReferenceTypeID) string {

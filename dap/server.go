@@ -384,14 +384,14 @@ func takes[R godap.RequestMessage](m godap.RequestMessage) bool { _, ok := m.(R)
 // routes lists every request the adapter handles, once, by command. A
 // command not listed is answered with ErrUnsupportedCommand.
 var routes = map[string]route{
-	"initialize": {anyTime, on((*session).onInitializeRequest)},
+	"initialize": {anyTime, reply(ErrMalformedRequest, (*session).initialize)},
 	"launch":     {anyTime, on((*session).onLaunchRequest)},
 	"attach":     {anyTime, on((*session).onAttachRequest)},
 	"disconnect": {anyTime, on((*session).onDisconnectRequest)},
 	"attachVM":   {anyTime, on((*session).onAttachVMRequest)},
 
 	"terminate":               {withDebuggee, reply(ErrUnableToTerminate, (*session).terminate)},
-	"configurationDone":       {withDebuggee, reply(ErrUnableToResume, (*session).configurationDone)},
+	"configurationDone":       {withDebuggee, on((*session).onConfigurationDoneRequest)},
 	"setBreakpoints":          {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).setBreakpoints)},
 	"breakpointLocations":     {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).breakpointLocations)},
 	"setFunctionBreakpoints":  {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).setFunctionBreakpoints)},
@@ -419,7 +419,7 @@ var routes = map[string]route{
 	"completions":        {whenStopped, reply(ErrUnableToComplete, (*session).completions)},
 	"restartFrame":       {whenStopped, on((*session).onRestartFrameRequest)},
 	"exceptionInfo":      {whenStopped, reply(ErrUnableToExceptionInfo, (*session).exceptionInfo)},
-	"dataBreakpointInfo": {whenStopped, on((*session).onDataBreakpointInfoRequest)},
+	"dataBreakpointInfo": {whenStopped, reply(ErrUnableToDataBreakpoint, (*session).dataBreakpointInfo)},
 }
 
 // on adapts a handler that answers the request itself.
@@ -547,11 +547,6 @@ type initializeBody struct {
 	SupportsHotCodeReplace bool `json:"supportsHotCodeReplace,omitempty"`
 }
 
-type initializeResponse struct {
-	godap.Response
-	Body initializeBody `json:"body"`
-}
-
 // vmNeeds lists, per capability the adapter announces, what the VM must be
 // able to do for it: capabilities it lacks are withdrawn with a
 // capabilities event, and requests that need them fail saying so.
@@ -589,11 +584,10 @@ func (d *debuggee) cannot(capability string) error {
 	return nil
 }
 
-func (s *session) onInitializeRequest(r *godap.InitializeRequest) {
+func (s *session) initialize(_ context.Context, r *godap.InitializeRequest) (initializeBody, error) {
 	s.client = r.Arguments
 	if r.Arguments.PathFormat != "" && r.Arguments.PathFormat != "path" {
-		s.sendError(&r.Request, ErrMalformedRequest, fmt.Errorf("initialize: pathFormat %q is not supported; use \"path\"", r.Arguments.PathFormat))
-		return
+		return initializeBody{}, fmt.Errorf("pathFormat %q is not supported; use \"path\"", r.Arguments.PathFormat)
 	}
-	s.send(&initializeResponse{Response: newResponse(&r.Request), Body: capabilities()})
+	return capabilities(), nil
 }

@@ -196,14 +196,18 @@ type capabilitiesBody struct {
 	Capabilities map[string]bool `json:"capabilities"`
 }
 
-func (s *session) configurationDone(ctx context.Context, r *godap.ConfigurationDoneRequest) (*struct{}, error) {
-	// No stop is reported before the response (see resumeWith).
+// onConfigurationDoneRequest answers itself: no stop is reported before
+// the response (see resumeWith), so it is sent under stopMu.
+func (s *session) onConfigurationDoneRequest(r *godap.ConfigurationDoneRequest) {
+	ctx, cancel := s.reqCtx()
+	defer cancel()
 	s.dbg.stopMu.Lock()
 	defer s.dbg.stopMu.Unlock()
 	if err := s.dbg.configurationDone(ctx); err != nil {
-		return nil, err
+		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("configurationDone: %w", err))
+		return
 	}
-	return nil, nil
+	s.send(&godap.ConfigurationDoneResponse{Response: newResponse(&r.Request)})
 }
 
 func (s *session) isDone() bool { return s.closing.Load() }
