@@ -40,8 +40,8 @@
 // handlers return their response's body or an error (reply): the error is
 // answered with the route's error id, or the one a requestError carries,
 // prefixed with the command. Handlers whose answer is ordered with events
-// (pause, the resuming requests, redefineClasses, launch and attach) send
-// it themselves. Anything else gets an error response with id
+// (pause, configurationDone, the resuming requests, redefineClasses,
+// launch and attach) send it themselves. Anything else gets an error response with id
 // ErrUnsupportedCommand; a request that cannot be decoded gets
 // ErrMalformedRequest; a handler that panics gets ErrInternal and the
 // session goes on. cancel is answered by the reader goroutine at once: the
