@@ -11,6 +11,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -161,11 +162,10 @@ func sigToName(sig string) string {
 	return strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(sig, "L"), ";"), "/", ".")
 }
 
-func (s *session) onSetBreakpointsRequest(r *godap.SetBreakpointsRequest) {
+func (s *session) setBreakpoints(ctx context.Context, r *godap.SetBreakpointsRequest) (godap.SetBreakpointsResponseBody, error) {
 	path := r.Arguments.Source.Path
 	if path == "" {
-		s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setBreakpoints: source.path is required (sources without a file are not supported)"))
-		return
+		return godap.SetBreakpointsResponseBody{}, fmt.Errorf("source.path is required (sources without a file are not supported)")
 	}
 	want := r.Arguments.Breakpoints
 	if want == nil {
@@ -173,18 +173,15 @@ func (s *session) onSetBreakpointsRequest(r *godap.SetBreakpointsRequest) {
 			want = append(want, godap.SourceBreakpoint{Line: l})
 		}
 	}
-	ctx, cancel := s.reqCtx()
-	defer cancel()
 	bps, err := s.dbg.setBreakpoints(ctx, path, want)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("%s: %w", path, err))
-		return
+		return godap.SetBreakpointsResponseBody{}, asIs(fmt.Errorf("%s: %w", path, err))
 	}
 	out := make([]godap.Breakpoint, len(bps))
 	for i, bp := range bps {
 		out[i] = bp
 	}
-	s.send(&godap.SetBreakpointsResponse{Response: newResponse(&r.Request), Body: godap.SetBreakpointsResponseBody{Breakpoints: out}})
+	return godap.SetBreakpointsResponseBody{Breakpoints: out}, nil
 }
 
 // setBreakpoints replaces the breakpoints of a source file and installs them
@@ -229,7 +226,7 @@ func (d *debuggee) setBreakpoints(ctx context.Context, path string, want []godap
 		d.mu.Lock()
 		d.prepByReq[id] = f
 		d.mu.Unlock()
-		all, err := d.conn.AllClasses(ctx)
+		all, err := d.vm.AllClasses(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("list loaded classes: %w", err)
 		}
@@ -313,18 +310,18 @@ func (d *debuggee) install(ctx context.Context, bp *breakpoint, class jdwp.Refer
 // lineLocations returns, for each method of class with code on line, the
 // first code index of that line.
 func (d *debuggee) lineLocations(ctx context.Context, class jdwp.ReferenceTypeID, line int) ([]jdwp.Location, error) {
-	ms, err := d.methodsOf(ctx, class)
+	ms, err := d.vm.Methods(ctx, class)
 	if err != nil {
 		return nil, fmt.Errorf("methods of class %d: %w", class, err)
 	}
-	tables := make([]lineInfo, len(ms))
+	tables := make([]mirror.Lines, len(ms))
 	if err := parallel(len(ms), func(i int) error {
 		if ms[i].ModBits&(jdwp.AccNative|jdwp.AccAbstract) != 0 {
-			tables[i] = lineInfo{absent: true}
+			tables[i] = mirror.Lines{Absent: true}
 			return nil
 		}
 		var err error
-		tables[i], err = d.lineTable(ctx, class, ms[i].ID)
+		tables[i], err = d.vm.LineTable(ctx, class, ms[i].ID)
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("line tables: %w", err)
@@ -423,7 +420,7 @@ func (d *debuggee) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text s
 				d.s.output("console", fmt.Sprintf("%s: condition not evaluated: the VM no longer holds the thread (%v)\n", bp.where(), err))
 				return nil
 			}
-			if d.stillRunning(e.Thread) {
+			if d.vm.StillRunning(e.Thread) {
 				msg := fmt.Sprintf("%s: the condition did not finish in %v (%v); not stopping: the thread goes on when the method returns (does it wait for a lock another thread holds?)", bp.where(), d.evalTimeout(), err)
 				d.s.output("important", msg+"\n")
 				return d.handOff(ctx, e.Thread)
@@ -449,7 +446,7 @@ func (d *debuggee) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text s
 			out.Source, out.Line = &godap.Source{Name: filepath.Base(bp.file.path), Path: bp.file.path}, bp.line
 		}
 		d.s.send(&godap.OutputEvent{Event: newEvent("output"), Body: out})
-		if d.stillRunning(e.Thread) {
+		if d.vm.StillRunning(e.Thread) {
 			return d.handOff(ctx, e.Thread)
 		}
 		return nil

@@ -56,7 +56,7 @@ func (d *debuggee) byColumn(ctx context.Context, locs []jdwp.Location, path stri
 	inLambda := column >= cols[0]-3 // the arrow itself counts
 	var out []jdwp.Location
 	for _, loc := range locs {
-		m, err := d.method(ctx, loc.Class, loc.Method)
+		m, err := d.vm.Method(ctx, loc.Class, loc.Method)
 		if err != nil {
 			continue
 		}
@@ -67,15 +67,12 @@ func (d *debuggee) byColumn(ctx context.Context, locs []jdwp.Location, path stri
 	return out
 }
 
-func (s *session) onBreakpointLocationsRequest(r *godap.BreakpointLocationsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) breakpointLocations(ctx context.Context, r *godap.BreakpointLocationsRequest) (godap.BreakpointLocationsResponseBody, error) {
 	d := s.dbg
 	a := r.Arguments
 	path := a.Source.Path
 	if path == "" {
-		s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("breakpointLocations: source.path is required"))
-		return
+		return godap.BreakpointLocationsResponseBody{}, fmt.Errorf("source.path is required")
 	}
 	end := max(a.EndLine, a.Line)
 	if end-a.Line > 10000 {
@@ -83,8 +80,7 @@ func (s *session) onBreakpointLocationsRequest(r *godap.BreakpointLocationsReque
 	}
 	classes, err := d.classesOfSource(ctx, path)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("breakpointLocations: %w", err))
-		return
+		return godap.BreakpointLocationsResponseBody{}, err
 	}
 	out := []godap.BreakpointLocation{}
 	for l := a.Line; l <= end; l++ {
@@ -104,13 +100,13 @@ func (s *session) onBreakpointLocationsRequest(r *godap.BreakpointLocationsReque
 			out = append(out, godap.BreakpointLocation{Line: l, Column: c})
 		}
 	}
-	s.send(&godap.BreakpointLocationsResponse{Response: newResponse(&r.Request), Body: godap.BreakpointLocationsResponseBody{Breakpoints: out}})
+	return godap.BreakpointLocationsResponseBody{Breakpoints: out}, nil
 }
 
 // classesOfSource returns the loaded classes compiled from a source file.
 func (d *debuggee) classesOfSource(ctx context.Context, path string) ([]jdwp.ReferenceTypeID, error) {
 	top := classForSource(path)
-	all, err := d.conn.AllClasses(ctx)
+	all, err := d.vm.AllClasses(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list loaded classes: %w", err)
 	}

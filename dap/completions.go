@@ -3,13 +3,13 @@ package dap
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 	"unicode"
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -18,14 +18,11 @@ import (
 // the frame's locals, this's fields and methods, and the statics of the
 // frame's class. The receiver is evaluated without running methods.
 
-func (s *session) onCompletionsRequest(r *godap.CompletionsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) completions(ctx context.Context, r *godap.CompletionsRequest) (godap.CompletionsResponseBody, error) {
 	d := s.dbg
 	env, err := d.requestEnv(ctx, r.Arguments.FrameId)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToComplete, fmt.Errorf("completions: %w", err))
-		return
+		return godap.CompletionsResponseBody{}, err
 	}
 	env.noInvoke = "completions do not run methods"
 	text := []rune(r.Arguments.Text)
@@ -47,8 +44,7 @@ func (s *session) onCompletionsRequest(r *godap.CompletionsRequest) {
 		items, err = d.scopeCompletions(ctx, env)
 	}
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToComplete, fmt.Errorf("completions: %w", err))
-		return
+		return godap.CompletionsResponseBody{}, err
 	}
 	out := []godap.CompletionItem{}
 	for _, it := range items {
@@ -62,7 +58,7 @@ func (s *session) onCompletionsRequest(r *godap.CompletionsRequest) {
 			out = append(out, it)
 		}
 	}
-	s.send(&godap.CompletionsResponse{Response: newResponse(&r.Request), Body: godap.CompletionsResponseBody{Targets: out}})
+	return godap.CompletionsResponseBody{Targets: out}, nil
 }
 
 // receiverOf finds the longest expression ending the text (the receiver of
@@ -122,13 +118,13 @@ func typeSigOf(v expr.Value) string {
 // members lists the fields and methods of a class and its supertypes;
 // statics only, or instance members too.
 func (d *debuggee) members(ctx context.Context, class string, staticOnly bool) ([]godap.CompletionItem, error) {
-	t, err := d.classID(ctx, class)
+	t, err := d.vm.ClassBySignature(ctx, class)
 	if err != nil {
 		return nil, err
 	}
 	var items []godap.CompletionItem
 	seen := map[string]bool{}
-	chain, err := d.fieldChain(ctx, t)
+	chain, err := d.vm.FieldChain(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -139,18 +135,18 @@ func (d *debuggee) members(ctx context.Context, class string, staticOnly bool) (
 		seen[f.Name] = true
 		items = append(items, godap.CompletionItem{Label: f.Name, Text: f.Name, Type: "field", Detail: expr.SimpleTypeName(f.Signature)})
 	}
-	classes, ifaces, err := d.hierarchy(ctx, t)
+	classes, ifaces, err := d.vm.Hierarchy(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	var methods []godap.CompletionItem
 	for _, c := range append(classes, ifaces...) {
-		ms, err := d.methodsOf(ctx, c)
+		ms, err := d.vm.Methods(ctx, c)
 		if err != nil {
 			return nil, err
 		}
 		for _, m := range ms {
-			if strings.HasPrefix(m.Name, "<") || strings.Contains(m.Name, "$") || m.ModBits&(jdwp.AccSynthetic|accBridge) != 0 ||
+			if strings.HasPrefix(m.Name, "<") || strings.Contains(m.Name, "$") || m.ModBits&(jdwp.AccSynthetic|mirror.AccBridge) != 0 ||
 				staticOnly && m.ModBits&jdwp.AccStatic == 0 || seen[m.Name+m.Signature] {
 				continue
 			}
@@ -180,7 +176,7 @@ func (d *debuggee) scopeCompletions(ctx context.Context, env *frameEnv) ([]godap
 	}
 	var items []godap.CompletionItem
 	seen := map[string]bool{}
-	vars, _, err := d.visibleVariables(ctx, env.loc)
+	vars, _, err := d.vm.VisibleVariables(ctx, env.f.Loc)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +188,7 @@ func (d *debuggee) scopeCompletions(ctx context.Context, env *frameEnv) ([]godap
 		}
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Label < items[j].Label })
-	class, err := d.signature(ctx, env.loc.Class)
+	class, err := d.vm.Signature(ctx, env.f.Loc.Class)
 	if err != nil {
 		return nil, err
 	}

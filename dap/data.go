@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -54,36 +55,31 @@ func (d *debuggee) accessTypes() []godap.DataBreakpointAccessType {
 	return out
 }
 
-func (s *session) onDataBreakpointInfoRequest(r *godap.DataBreakpointInfoRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) dataBreakpointInfo(ctx context.Context, r *godap.DataBreakpointInfoRequest) (godap.DataBreakpointInfoResponseBody, error) {
 	d := s.dbg
-	none := func(why string) {
-		s.send(&godap.DataBreakpointInfoResponse{Response: newResponse(&r.Request), Body: godap.DataBreakpointInfoResponseBody{DataId: nil, Description: why}})
+	none := func(why string) (godap.DataBreakpointInfoResponseBody, error) {
+		return godap.DataBreakpointInfoResponseBody{DataId: nil, Description: why}, nil
 	}
 	if err := d.cannot("supportsDataBreakpoints"); err != nil {
-		none(err.Error())
-		return
+		return none(err.Error())
 	}
 	c, ok := d.vars.get(r.Arguments.VariablesReference)
 	if !ok {
-		none("data breakpoints watch fields: pick a field of an object or a static field in the Variables view")
-		return
+		return none("data breakpoints watch fields: pick a field of an object or a static field in the Variables view")
 	}
 	var t dataTarget
-	var f declField
+	var f mirror.Field
 	found := false
 	name, owner, _ := strings.Cut(r.Arguments.Name, " (")
 	owner = strings.TrimSuffix(owner, ")")
 	switch c := c.(type) {
 	case *objectVars:
-		chain, err := d.fieldChain(ctx, c.class)
+		chain, err := d.vm.FieldChain(ctx, c.class)
 		if err != nil {
-			s.sendError(&r.Request, ErrUnableToDataBreakpoint, err)
-			return
+			return godap.DataBreakpointInfoResponseBody{}, asIs(err)
 		}
 		for _, fi := range chain {
-			if fi.Name == name && (owner == "" || d.simpleClassName(ctx, fi.class) == owner) {
+			if fi.Name == name && (owner == "" || d.simpleClassName(ctx, fi.Class) == owner) {
 				f, found = fi, true
 				if fi.ModBits&jdwp.AccStatic == 0 {
 					t.obj = c.obj
@@ -92,49 +88,43 @@ func (s *session) onDataBreakpointInfoRequest(r *godap.DataBreakpointInfoRequest
 			}
 		}
 	case *staticsScope:
-		fs, err := d.fieldsOf(ctx, c.class)
+		fs, err := d.vm.DeclaredFields(ctx, c.class)
 		if err != nil {
-			s.sendError(&r.Request, ErrUnableToDataBreakpoint, err)
-			return
+			return godap.DataBreakpointInfoResponseBody{}, asIs(err)
 		}
 		for _, fi := range fs {
 			if fi.Name == name && fi.ModBits&jdwp.AccStatic != 0 {
-				f, found = declField{FieldInfo: fi, class: c.class}, true
+				f, found = mirror.Field{FieldInfo: fi, Class: c.class}, true
 			}
 		}
 	default:
-		none("only fields can be watched: a JVM cannot watch local variables or array elements")
-		return
+		return none("only fields can be watched: a JVM cannot watch local variables or array elements")
 	}
 	if !found {
-		none(fmt.Sprintf("no field %s there", r.Arguments.Name))
-		return
+		return none(fmt.Sprintf("no field %s there", r.Arguments.Name))
 	}
-	t.class, t.field = f.class, f.ID
-	t.desc = d.simpleClassName(ctx, f.class) + "." + f.Name
+	t.class, t.field = f.Class, f.ID
+	t.desc = d.simpleClassName(ctx, f.Class) + "." + f.Name
 	if t.obj != 0 {
 		t.desc += fmt.Sprintf(" of (id=%d)", t.obj)
 	}
-	s.send(&godap.DataBreakpointInfoResponse{Response: newResponse(&r.Request), Body: godap.DataBreakpointInfoResponseBody{
+	return godap.DataBreakpointInfoResponseBody{
 		DataId: t.id(), Description: t.desc, AccessTypes: d.accessTypes(),
-	}})
+	}, nil
 }
 
 func (d *debuggee) simpleClassName(ctx context.Context, t jdwp.ReferenceTypeID) string {
-	sig, err := d.signature(ctx, t)
+	sig, err := d.vm.Signature(ctx, t)
 	if err != nil {
 		return "?"
 	}
 	return simpleName(sigToName(sig))
 }
 
-func (s *session) onSetDataBreakpointsRequest(r *godap.SetDataBreakpointsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) setDataBreakpoints(ctx context.Context, r *godap.SetDataBreakpointsRequest) (godap.SetDataBreakpointsResponseBody, error) {
 	d := s.dbg
 	if err := d.cannot("supportsDataBreakpoints"); err != nil && len(r.Arguments.Breakpoints) > 0 {
-		s.sendError(&r.Request, ErrVMCannot, fmt.Errorf("setDataBreakpoints: %w", err))
-		return
+		return godap.SetDataBreakpointsResponseBody{}, failWith(ErrVMCannot, err)
 	}
 	d.mu.Lock()
 	old := d.dataBPs
@@ -165,7 +155,7 @@ func (s *session) onSetDataBreakpointsRequest(r *godap.SetDataBreakpointsRequest
 		if t.access == "" {
 			t.access = "write"
 		}
-		if fs, err := d.fieldsOf(ctx, t.class); err == nil {
+		if fs, err := d.vm.DeclaredFields(ctx, t.class); err == nil {
 			for _, f := range fs {
 				if f.ID == t.field {
 					t.desc = d.simpleClassName(ctx, t.class) + "." + f.Name
@@ -184,7 +174,7 @@ func (s *session) onSetDataBreakpointsRequest(r *godap.SetDataBreakpointsRequest
 		d.mu.Unlock()
 		out = append(out, bp.dap())
 	}
-	s.send(&godap.SetDataBreakpointsResponse{Response: newResponse(&r.Request), Body: godap.SetDataBreakpointsResponseBody{Breakpoints: out}})
+	return godap.SetDataBreakpointsResponseBody{Breakpoints: out}, nil
 }
 
 // watchField sets the watchpoint requests of a data breakpoint.
@@ -237,9 +227,9 @@ func (d *debuggee) onFieldEvent(ctx context.Context, e jdwp.Event) *stopInfo {
 	var vals []jdwp.Value
 	var err error
 	if e.Object.ID != 0 {
-		vals, err = d.conn.FieldValues(ctx, e.Object.ID, []jdwp.FieldID{e.Field})
+		vals, err = d.vm.ReadFields(ctx, e.Object.ID, []jdwp.FieldID{e.Field})
 	} else {
-		vals, err = d.conn.StaticValues(ctx, e.RefType, []jdwp.FieldID{e.Field})
+		vals, err = d.vm.ReadStatics(ctx, e.RefType, []jdwp.FieldID{e.Field})
 	}
 	if err == nil {
 		cur, _ = d.toExpr(ctx, vals[0])

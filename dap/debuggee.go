@@ -12,13 +12,15 @@ import (
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
+	"github.com/ddmbridge/ddmbridge/jdwp/queue"
 	godap "github.com/google/go-dap"
 	"github.com/rs/zerolog"
 )
 
-// debuggee is the VM of a session: its JDWP connection, what the session
-// has asked of it, whether it is stopped, and caches of what never changes
-// (signatures, methods, line and variable tables).
+// debuggee is the VM as a session sees it: the mirror of the VM (vm, which
+// models types, frames and values), its JDWP connection for what the session
+// asks of it (event requests, suspension), whether it is stopped, and the
+// DAP handles and breakpoints that stand for it.
 type debuggee struct {
 	s    *session
 	conn *jdwp.Conn
@@ -34,31 +36,23 @@ type debuggee struct {
 	launched    bool // an Android launch: terminated on disconnect by default
 	ddm         *ddmState
 
-	// Caches. Reference type ids stay valid while the class is loaded; a
-	// session does not outlive class unloading in practice.
-	sigs       memo[jdwp.ReferenceTypeID, string]
-	methods    memo[jdwp.ReferenceTypeID, []jdwp.MethodInfo]
-	lines      memo[methodKey, lineInfo]
-	varTabs    memo[methodKey, varInfo]
-	fields     memo[jdwp.ReferenceTypeID, []jdwp.FieldInfo]
-	supers     memo[jdwp.ReferenceTypeID, jdwp.ReferenceTypeID]
-	sources    memo[jdwp.ReferenceTypeID, *godap.Source]
-	objType    memo[jdwp.ObjectID, jdwp.ReferenceTypeID]
-	bySig      memo[string, jdwp.ReferenceTypeID]
-	ifaces     memo[jdwp.ReferenceTypeID, []jdwp.ReferenceTypeID]
-	subtypes   memo[subtypeKey, bool]
-	pools      memo[jdwp.ReferenceTypeID, *classfile.Pool]
-	sysThreads memo[jdwp.ThreadID, bool]
+	// vm is the mirror of the VM: its types, frames, values and the
+	// methods running for the debugger, with their caches.
+	vm *mirror.VM
+
+	// Caches of what dap derives from classes, dropped on redefinition.
+	sources mirror.Memo[jdwp.ReferenceTypeID, *godap.Source]
+	pools   mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool]
 
 	threads *idMap[jdwp.ThreadID]
-	frames  *handles[frameRef]
+	frames  *handles[mirror.Frame]
 	vars    *handles[container]
 	targets *handles[*stepTarget]
 	// srcRefs are the sourceReferences of classes without a local source;
 	// they live as long as the session.
 	srcRefs  *handles[jdwp.ReferenceTypeID]
-	srcRefOf memo[jdwp.ReferenceTypeID, int]
-	outlines memo[jdwp.ReferenceTypeID, *outlined]
+	srcRefOf mirror.Memo[jdwp.ReferenceTypeID, int]
+	outlines mirror.Memo[jdwp.ReferenceTypeID, *outlined]
 	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
 
 	present     *mirror.Presenter // value presentation (present.go)
@@ -69,8 +63,7 @@ type debuggee struct {
 
 	stopMu sync.Mutex // orders stops and the answers to resuming requests (see session.resumeWith)
 
-	qmu    sync.Mutex                         // guards queues
-	queues map[jdwp.ThreadID][]*jdwp.EventSet // event sets waiting for their thread's goroutine (see dispatch)
+	lanes *queue.Lanes[jdwp.ThreadID, *jdwp.EventSet] // event sets in order per thread (see dispatch)
 
 	mu         sync.Mutex // guards everything below
 	configured bool       // configurationDone arrived
@@ -100,16 +93,6 @@ type debuggee struct {
 	excCaught map[jdwp.ThreadID]bool // whether lastExc will be caught
 	entryReqs map[int32]bool         // the stopOnEntry class-prepare and breakpoint requests
 	lastExc   map[jdwp.ThreadID]jdwp.TaggedObjectID
-	// invokingThreads counts the methods running for the debugger per
-	// thread; gens counts invocations per thread (they invalidate frame ids).
-	invokingThreads map[jdwp.ThreadID]int
-	gens            map[jdwp.ThreadID]int
-	// late counts the methods evaluations left running past their deadline,
-	// per thread; after holds what to do when a thread's method returns;
-	// invokeDone is closed (and replaced) whenever one returns.
-	late       map[jdwp.ThreadID]int
-	after      map[jdwp.ThreadID][]func()
-	invokeDone chan struct{}
 	// mainReq is the class-prepare request of runToMain, mainReady closed
 	// when it fired; launching is true while runToMain waits (VM death then
 	// fails the launch instead of ending the session).
@@ -125,62 +108,44 @@ type eventReq struct {
 	id   int32
 }
 
-type methodKey struct {
-	class  jdwp.ReferenceTypeID
-	method jdwp.MethodID
-}
-
-// lineInfo is a method's line table; absent when compiled without -g or native.
-type lineInfo struct {
-	jdwp.LineTable
-	absent bool
-}
-
-type varInfo struct {
-	jdwp.VariableTable
-	absent bool
-}
-
-// frameRef is what a DAP frame id stands for.
-type frameRef struct {
-	thread jdwp.ThreadID
-	frame  jdwp.FrameID
-	loc    jdwp.Location
-	depth  int32
-	gen    int // the thread's invocation generation when frame was read
-}
-
 func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
-	return &debuggee{
-		s: s, conn: conn, log: s.log.With().Str("vm", target).Logger(), target: target,
-		sub:             conn.Subscribe(), // before anything else, so no event is missed
-		threads:         newIDMap[jdwp.ThreadID](),
-		frames:          newHandles[frameRef](),
-		vars:            newHandles[container](),
-		targets:         newHandles[*stepTarget](),
-		srcRefs:         newHandles[jdwp.ReferenceTypeID](),
-		requests:        map[eventReq]bool{},
-		files:           map[string]*sourceFile{},
-		bpByReq:         map[int32]*breakpoint{},
-		prepByReq:       map[int32]*sourceFile{},
-		fnPrep:          map[int32]*breakpoint{},
-		dataByReq:       map[int32]*breakpoint{},
-		entryReqs:       map[int32]bool{},
-		lastExc:         map[jdwp.ThreadID]jdwp.TaggedObjectID{},
-		invokingThreads: map[jdwp.ThreadID]int{},
-		gens:            map[jdwp.ThreadID]int{},
-		late:            map[jdwp.ThreadID]int{},
-		held:            map[jdwp.ThreadID]int{},
-		reasons:         map[jdwp.ThreadID]string{},
-		after:           map[jdwp.ThreadID][]func(){},
-		invokeDone:      make(chan struct{}),
-		queues:          map[jdwp.ThreadID][]*jdwp.EventSet{},
-		steps:           map[jdwp.ThreadID][]int32{},
-		stepping:        map[jdwp.ThreadID]*stepState{},
-		excCaught:       map[jdwp.ThreadID]bool{},
-		nextBP:          1,
-		endedCh:         make(chan struct{}),
+	log := s.log.With().Str("vm", target).Logger()
+	spawn := func(f func()) {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			f()
+		}()
 	}
+	d := &debuggee{
+		s: s, conn: conn, log: log, target: target,
+		sub:       conn.Subscribe(), // before anything else, so no event is missed
+		vm:        mirror.New(conn, mirror.Config{Context: s.ctx, Log: log, Go: spawn}),
+		threads:   newIDMap[jdwp.ThreadID](),
+		frames:    newHandles[mirror.Frame](),
+		vars:      newHandles[container](),
+		targets:   newHandles[*stepTarget](),
+		srcRefs:   newHandles[jdwp.ReferenceTypeID](),
+		requests:  map[eventReq]bool{},
+		files:     map[string]*sourceFile{},
+		bpByReq:   map[int32]*breakpoint{},
+		prepByReq: map[int32]*sourceFile{},
+		fnPrep:    map[int32]*breakpoint{},
+		dataByReq: map[int32]*breakpoint{},
+		entryReqs: map[int32]bool{},
+		lastExc:   map[jdwp.ThreadID]jdwp.TaggedObjectID{},
+		held:      map[jdwp.ThreadID]int{},
+		reasons:   map[jdwp.ThreadID]string{},
+		steps:     map[jdwp.ThreadID][]int32{},
+		stepping:  map[jdwp.ThreadID]*stepState{},
+		excCaught: map[jdwp.ThreadID]bool{},
+		nextBP:    1,
+		endedCh:   make(chan struct{}),
+	}
+	d.lanes = queue.NewLanes(func(_ jdwp.ThreadID, es *jdwp.EventSet) {
+		d.safely(func() { d.handleEventSet(es) })
+	}, spawn)
+	return d
 }
 
 // start reads the VM's capabilities, asks for thread events and starts the
@@ -199,6 +164,11 @@ func (d *debuggee) start(ctx context.Context) error {
 			d.log.Info().Msg("the VM sends no thread events (EventRequest.Set is not implemented)")
 			break
 		}
+	}
+	// Class unloads keep the mirror's caches true (SuspendNone: they stop
+	// nothing). A VM that refuses the request only loses that.
+	if _, err := d.setRequest(ctx, jdwp.EventClassUnload, jdwp.SuspendNone); err != nil && d.conn.Err() == nil {
+		d.log.Debug().Err(err).Msg("ask for class unload events")
 	}
 	d.s.wg.Add(1)
 	go func() {
@@ -301,7 +271,7 @@ type stopInfo struct {
 	text        string
 	// handedOff says the event's suspension is not the set's to release: a
 	// method an evaluation left running in the thread releases it (see
-	// invoking), and the hit does not stop.
+	// mirror.VM.Invoking), and the hit does not stop.
 	handedOff bool
 }
 
@@ -324,10 +294,8 @@ func (d *debuggee) pump() {
 // duringInvoke reports whether an event set comes from a thread running a
 // method for the debugger.
 func (d *debuggee) duringInvoke(es *jdwp.EventSet) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	for _, e := range es.Events {
-		if e.Thread != 0 && d.invokingThreads[e.Thread] > 0 {
+		if e.Thread != 0 && d.vm.RunningMethod(e.Thread) {
 			return true
 		}
 	}
@@ -376,6 +344,8 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "started", ThreadId: d.threads.id(e.Thread)}})
 		case jdwp.EventThreadDeath:
 			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "exited", ThreadId: d.threads.id(e.Thread)}})
+		case jdwp.EventClassUnload:
+			d.onClassUnload(e.Signature)
 		case jdwp.EventClassPrepare:
 			if d.onMainPrepared(ctx, e) {
 				held = true
@@ -403,6 +373,16 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 		d.stop(ctx, stop, es.SuspendPolicy)
 	default:
 		d.resumeEventSet(ctx, es)
+	}
+}
+
+// onClassUnload drops what the session and its mirror cached of a class
+// the VM unloaded.
+func (d *debuggee) onClassUnload(sig string) {
+	if t := d.vm.Unloaded(sig); t != 0 {
+		d.sources.Forget(t)
+		d.pools.Forget(t)
+		d.outlines.Forget(t)
 	}
 }
 
@@ -484,7 +464,7 @@ func (d *debuggee) armEntry(ctx context.Context, mainClass string) error {
 	d.mu.Lock()
 	d.entryReqs[id] = true
 	d.mu.Unlock()
-	loaded, err := d.conn.ClassesBySignature(ctx, "L"+strings.ReplaceAll(mainClass, ".", "/")+";")
+	loaded, err := d.vm.Loaded(ctx, "L"+strings.ReplaceAll(mainClass, ".", "/")+";")
 	if err != nil {
 		return fmt.Errorf("stopOnEntry: %w", err)
 	}
@@ -496,7 +476,7 @@ func (d *debuggee) armEntry(ctx context.Context, mainClass string) error {
 
 // entryBreakpoint sets a one-shot breakpoint at the start of class's main.
 func (d *debuggee) entryBreakpoint(ctx context.Context, class jdwp.ReferenceTypeID) {
-	ms, err := d.methodsOf(ctx, class)
+	ms, err := d.vm.Methods(ctx, class)
 	if err != nil {
 		d.log.Warn().Err(err).Msg("stopOnEntry: methods of the main class")
 		return
@@ -506,7 +486,7 @@ func (d *debuggee) entryBreakpoint(ctx context.Context, class jdwp.ReferenceType
 			continue
 		}
 		idx := uint64(0)
-		if lt, err := d.lineTable(ctx, class, m.ID); err == nil && !lt.absent {
+		if lt, err := d.vm.LineTable(ctx, class, m.ID); err == nil && !lt.Absent {
 			idx = lt.Start
 		}
 		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, stopPolicy,
@@ -581,130 +561,8 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 	return nil
 }
 
-// ---- cached queries ----
-
-func (d *debuggee) signature(ctx context.Context, t jdwp.ReferenceTypeID) (string, error) {
-	return d.sigs.get(t, func() (string, error) { return d.conn.Signature(ctx, t) })
-}
-
-func (d *debuggee) methodsOf(ctx context.Context, t jdwp.ReferenceTypeID) ([]jdwp.MethodInfo, error) {
-	return d.methods.get(t, func() ([]jdwp.MethodInfo, error) { return d.conn.Methods(ctx, t) })
-}
-
-func (d *debuggee) method(ctx context.Context, t jdwp.ReferenceTypeID, m jdwp.MethodID) (jdwp.MethodInfo, error) {
-	ms, err := d.methodsOf(ctx, t)
-	if err != nil {
-		return jdwp.MethodInfo{}, err
-	}
-	for _, mi := range ms {
-		if mi.ID == m {
-			return mi, nil
-		}
-	}
-	return jdwp.MethodInfo{}, fmt.Errorf("method %d not found in its class", m)
-}
-
-// absent reports whether err is the VM saying the information is not there
-// (no -g, native or abstract method).
-func absent(err error) bool {
-	c := jdwp.Code(err)
-	return c == jdwp.ErrAbsentInformation || c == jdwp.ErrNativeMethod
-}
-
-func (d *debuggee) lineTable(ctx context.Context, t jdwp.ReferenceTypeID, m jdwp.MethodID) (lineInfo, error) {
-	return d.lines.get(methodKey{t, m}, func() (lineInfo, error) {
-		lt, err := d.conn.LineTable(ctx, t, m)
-		if absent(err) {
-			return lineInfo{absent: true}, nil
-		}
-		return lineInfo{LineTable: lt}, err
-	})
-}
-
-func (d *debuggee) variableTable(ctx context.Context, t jdwp.ReferenceTypeID, m jdwp.MethodID) (varInfo, error) {
-	return d.varTabs.get(methodKey{t, m}, func() (varInfo, error) {
-		vt, err := d.conn.VariableTable(ctx, t, m)
-		if absent(err) {
-			return varInfo{absent: true}, nil
-		}
-		return varInfo{VariableTable: vt}, err
-	})
-}
-
-func (d *debuggee) fieldsOf(ctx context.Context, t jdwp.ReferenceTypeID) ([]jdwp.FieldInfo, error) {
-	return d.fields.get(t, func() ([]jdwp.FieldInfo, error) { return d.conn.Fields(ctx, t) })
-}
-
-func (d *debuggee) superclass(ctx context.Context, t jdwp.ReferenceTypeID) (jdwp.ReferenceTypeID, error) {
-	return d.supers.get(t, func() (jdwp.ReferenceTypeID, error) {
-		sup, err := d.conn.Superclass(ctx, t)
-		if jdwp.Code(err) == jdwp.ErrInvalidClass { // an interface or array type
-			return 0, nil
-		}
-		return sup, err
-	})
-}
-
-// typeOf returns an object's runtime type and its signature.
-func (d *debuggee) typeOf(ctx context.Context, obj jdwp.ObjectID) (jdwp.ReferenceTypeID, string, error) {
-	t, err := d.objType.get(obj, func() (jdwp.ReferenceTypeID, error) {
-		ci, err := d.conn.ObjectType(ctx, obj)
-		return ci.ID, err
-	})
-	if err != nil {
-		return 0, "", err
-	}
-	sig, err := d.signature(ctx, t)
-	return t, sig, err
-}
-
-// fieldChain returns the fields of t and its superclasses, subclass first,
-// each with the class declaring it.
-func (d *debuggee) fieldChain(ctx context.Context, t jdwp.ReferenceTypeID) ([]declField, error) {
-	var out []declField
-	for c := t; c != 0; {
-		fs, err := d.fieldsOf(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range fs {
-			out = append(out, declField{FieldInfo: f, class: c})
-		}
-		if c, err = d.superclass(ctx, c); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-type declField struct {
-	jdwp.FieldInfo
-	class jdwp.ReferenceTypeID
-}
-
-// parallel runs f(0..n-1) with bounded concurrency, so many small JDWP
-// commands are in flight at once, and returns the first error.
-func parallel(n int, f func(i int) error) error {
-	if n == 1 {
-		return f(0)
-	}
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	sem := make(chan struct{}, 64)
-	for i := 0; i < n; i++ {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func(i int) {
-			defer func() { <-sem; wg.Done() }()
-			if err := f(i); err != nil {
-				once.Do(func() { first = err })
-			}
-		}(i)
-	}
-	wg.Wait()
-	return first
-}
+// parallel runs f(0..n-1) with bounded concurrency and returns the first error.
+var parallel = mirror.Parallel
 
 // ddmState is the DDM side of a session (see ddm.go).
 type ddmState struct {

@@ -1,13 +1,22 @@
 // Package dap is ddmbridge's Debug Adapter Protocol server, built on go-dap.
 //
-// It translates DAP requests from an editor into calls on a jdwp connection
-// and turns JDWP events and DDM model changes into DAP events. It owns no
+// It is a translator: it turns DAP requests from an editor into reads of the
+// VM model of package jdwp/mirror and into JDWP requests (breakpoints,
+// steps, suspension), and turns JDWP events and DDM model changes into DAP
+// events. What a session holds is DAP's: frame and variable handles, thread
+// numbers, breakpoints, stepping and stop state, sources. The VM model —
+// types, methods, fields, line and variable tables, hierarchy, frames,
+// values, invocation bookkeeping and their caches — lives in the mirror;
+// frameEnv (evalenv.go), the expression engine's environment, and
+// presentVM (present.go) are thin adapters over it. It owns no
 // sockets to VMs: connections come from a [Backend] — the bridge's monitor,
 // or [DirectBackend] (a TCP dial) for a stand-alone session — and launched
 // JVMs connect back to a loopback listener the session opens for them.
 //
-// What it must not touch: the JDWP wire (package jdwp), DDM chunk layouts
-// (package ddm), VM discovery and multiplexing (package bridge). Expressions
+// What it must not touch: the JDWP wire (package jdwp), the VM model and
+// its caches (package jdwp/mirror: dap asks, it does not model types or
+// values itself), DDM chunk layouts (package ddm), VM discovery and
+// multiplexing (package bridge). Expressions
 // are evaluated by package dap/expr, which knows nothing of DAP or JDWP.
 //
 // # Serving
@@ -19,15 +28,20 @@
 // every request the session made cleared, every suspension it holds resumed,
 // and is disposed.
 //
-// Requests are handled one at a time, grouped by the state the debuggee must
-// be in (Delve's structure): any time (initialize, launch, attach,
-// disconnect, attachVM), with a debuggee (configurationDone,
-// setBreakpoints, setFunctionBreakpoints, setExceptionBreakpoints,
-// setDataBreakpoints, threads, pause, terminate, source, loadedSources,
-// redefineClasses, the ddm requests), stopped (continue, next, stepIn,
-// stepOut, stepInTargets, stackTrace, scopes, variables, evaluate,
-// setVariable, setExpression, completions, restartFrame, exceptionInfo,
-// dataBreakpointInfo). Anything else gets an error response with id
+// Requests are handled one at a time. The routes table (server.go) lists
+// each request once with the state the debuggee must be in (Delve's
+// grouping): any time (initialize, launch, attach, disconnect, attachVM),
+// with a debuggee (configurationDone, setBreakpoints, breakpointLocations,
+// setFunctionBreakpoints, setExceptionBreakpoints, setDataBreakpoints,
+// threads, pause, terminate, source, loadedSources, redefineClasses, the
+// ddm requests), stopped (continue, next, stepIn, stepOut, stepInTargets,
+// stackTrace, scopes, variables, evaluate, setVariable, setExpression,
+// completions, restartFrame, exceptionInfo, dataBreakpointInfo). Most
+// handlers return their response's body or an error (reply): the error is
+// answered with the route's error id, or the one a requestError carries,
+// prefixed with the command. Handlers whose answer is ordered with events
+// (pause, configurationDone, the resuming requests, redefineClasses,
+// launch and attach) send it themselves. Anything else gets an error response with id
 // ErrUnsupportedCommand; a request that cannot be decoded gets
 // ErrMalformedRequest; a handler that panics gets ErrInternal and the
 // session goes on. cancel is answered by the reader goroutine at once: the

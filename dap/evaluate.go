@@ -29,14 +29,14 @@ func (e *namedEnv) Lookup(ctx context.Context, name string) (expr.Value, error) 
 // "exception" bound when its thread stopped on an exception.
 func (d *debuggee) evalEnv(ctx context.Context, env *frameEnv) expr.Env {
 	d.mu.Lock()
-	exc, ok := d.lastExc[env.thread]
-	onExc := ok && d.reasons[env.thread] == "exception"
+	exc, ok := d.lastExc[env.f.Thread]
+	onExc := ok && d.reasons[env.f.Thread] == "exception"
 	d.mu.Unlock()
 	if !onExc {
 		return env
 	}
 	sig := ""
-	if _, s, err := d.typeOf(ctx, exc.ID); err == nil {
+	if _, s, err := d.vm.ObjectType(ctx, exc.ID); err == nil {
 		sig = s
 	}
 	return &namedEnv{frameEnv: env, names: map[string]expr.Value{"exception": expr.ObjectRef(uint64(exc.ID), sig)}}
@@ -58,20 +58,17 @@ func (d *debuggee) requestEnv(ctx context.Context, frameID int) (*frameEnv, erro
 // hoverNoInvoke is why a hover does not run methods.
 const hoverNoInvoke = `hovers do not run methods; set "evaluateHoverMethods": true in the launch configuration to allow it`
 
-// onEvaluateRequest evaluates an expression in a stopped frame (the top
+// evaluate evaluates an expression in a stopped frame (the top
 // frame of the stopped thread when no frame is given). Contexts: "hover"
 // runs no methods unless evaluateHoverMethods is set; "clipboard" gives a
 // string's contents unquoted and an object's toString(); "repl" and
 // "watch" evaluate anything.
-func (s *session) onEvaluateRequest(r *godap.EvaluateRequest) {
+func (s *session) evaluate(ctx context.Context, r *godap.EvaluateRequest) (godap.EvaluateResponseBody, error) {
 	d := s.dbg
-	ctx, cancel := s.reqCtx()
-	defer cancel()
 	ctx = withHex(ctx, r.Arguments.Format)
 	env, err := d.requestEnv(ctx, r.Arguments.FrameId)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToEvaluate, fmt.Errorf("evaluate: %w", err))
-		return
+		return godap.EvaluateResponseBody{}, err
 	}
 	if r.Arguments.Context == "hover" && !d.opts.EvaluateHoverMethods {
 		env.noInvoke = hoverNoInvoke
@@ -83,21 +80,19 @@ func (s *session) onEvaluateRequest(r *godap.EvaluateRequest) {
 	v, err = expr.EvalString(ctx, r.Arguments.Expression, ev)
 	stop()
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToEvaluate, err)
-		return
+		return godap.EvaluateResponseBody{}, asIs(err)
 	}
 	vr, err := d.exprVariable(ctx, "", r.Arguments.Expression, v)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToEvaluate, err)
-		return
+		return godap.EvaluateResponseBody{}, asIs(err)
 	}
 	if r.Arguments.Context == "clipboard" && v.Kind.IsRef() && v.Kind != expr.KindNull {
 		if str, err := expr.ToString(ctx, ev, v); err == nil {
 			vr.Value = str
 		}
 	}
-	s.send(&godap.EvaluateResponse{Response: newResponse(&r.Request), Body: godap.EvaluateResponseBody{
+	return godap.EvaluateResponseBody{
 		Result: vr.Value, Type: vr.Type, VariablesReference: vr.VariablesReference,
 		IndexedVariables: vr.IndexedVariables, NamedVariables: vr.NamedVariables,
-	}})
+	}, nil
 }

@@ -72,9 +72,7 @@ func matchClass(pattern, name string) bool {
 	return pattern == name || pattern == dotted
 }
 
-func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpointsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) setExceptionBreakpoints(ctx context.Context, r *godap.SetExceptionBreakpointsRequest) (godap.SetExceptionBreakpointsResponseBody, error) {
 	d := s.dbg
 	var rules []excRule
 	var out []godap.Breakpoint
@@ -90,8 +88,7 @@ func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpoi
 	for _, f := range r.Arguments.Filters {
 		rule, ok := filter(f)
 		if !ok {
-			s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setExceptionBreakpoints: unknown filter %q (uncaught, caught)", f))
-			return
+			return godap.SetExceptionBreakpointsResponseBody{}, fmt.Errorf("unknown filter %q (uncaught, caught)", f)
 		}
 		rules = append(rules, rule)
 		out = append(out, godap.Breakpoint{Verified: true})
@@ -99,8 +96,7 @@ func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpoi
 	for _, fo := range r.Arguments.FilterOptions {
 		rule, ok := filter(fo.FilterId)
 		if !ok {
-			s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setExceptionBreakpoints: unknown filter %q (uncaught, caught)", fo.FilterId))
-			return
+			return godap.SetExceptionBreakpointsResponseBody{}, fmt.Errorf("unknown filter %q (uncaught, caught)", fo.FilterId)
 		}
 		var err error
 		rule.include, rule.exclude, rule.cond, err = parseExcCondition(fo.Condition)
@@ -154,26 +150,25 @@ func (s *session) onSetExceptionBreakpointsRequest(r *godap.SetExceptionBreakpoi
 	if caught || uncaught {
 		id, err := d.setRequest(ctx, jdwp.EventException, stopPolicy, jdwp.ExceptionOnly{Caught: caught, Uncaught: uncaught})
 		if err != nil {
-			s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setExceptionBreakpoints: %w", err))
-			return
+			return godap.SetExceptionBreakpointsResponseBody{}, err
 		}
 		d.mu.Lock()
 		d.excReq = id
 		d.mu.Unlock()
 	}
-	s.send(&godap.SetExceptionBreakpointsResponse{Response: newResponse(&r.Request), Body: godap.SetExceptionBreakpointsResponseBody{Breakpoints: out}})
+	return godap.SetExceptionBreakpointsResponseBody{Breakpoints: out}, nil
 }
 
 // classChain lists the binary names of t and its superclasses.
 func (d *debuggee) classChain(ctx context.Context, t jdwp.ReferenceTypeID) ([]string, error) {
 	var out []string
 	for c := t; c != 0; {
-		sig, err := d.signature(ctx, c)
+		sig, err := d.vm.Signature(ctx, c)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, sigToName(sig))
-		if c, err = d.superclass(ctx, c); err != nil {
+		if c, err = d.vm.Superclass(ctx, c); err != nil {
 			return nil, err
 		}
 	}
@@ -195,7 +190,7 @@ func anyMatch(patterns, names []string) bool {
 // matches how it is thrown (caught or not), its class and its condition.
 func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
 	caught := e.CatchLocation.Class != 0
-	t, _, err := d.typeOf(ctx, e.Exception.ID)
+	t, _, err := d.vm.ObjectType(ctx, e.Exception.ID)
 	if err != nil {
 		d.log.Debug().Err(err).Msg("type of a thrown exception")
 		return nil
@@ -222,7 +217,7 @@ func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
 		}
 		var failed string
 		if r.cond != nil {
-			_, sig, _ := d.typeOf(ctx, e.Exception.ID)
+			_, sig, _ := d.vm.ObjectType(ctx, e.Exception.ID)
 			env := &namedEnv{frameEnv: d.frameEnv(e.Thread, 0, 0, e.Location), names: map[string]expr.Value{"exception": expr.ObjectRef(uint64(e.Exception.ID), sig)}}
 			ok, err := expr.Truth(ctx, r.cond, env)
 			if err != nil {
@@ -255,7 +250,7 @@ func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
 
 // describeException returns an exception's class name and detail message.
 func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, exc jdwp.ObjectID) (string, string) {
-	_, sig, err := d.typeOf(ctx, exc)
+	_, sig, err := d.vm.ObjectType(ctx, exc)
 	if err != nil {
 		return "exception", ""
 	}
@@ -272,12 +267,10 @@ func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, 
 	return name, msg
 }
 
-// onExceptionInfoRequest describes the exception a thread stopped on: its
+// exceptionInfo describes the exception a thread stopped on: its
 // class, its message (getMessage()), its stack trace (getStackTrace(), or
 // the thread's frames when methods cannot run) and its causes.
-func (s *session) onExceptionInfoRequest(r *godap.ExceptionInfoRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) exceptionInfo(ctx context.Context, r *godap.ExceptionInfoRequest) (godap.ExceptionInfoResponseBody, error) {
 	d := s.dbg
 	t, ok := d.threads.key(r.Arguments.ThreadId)
 	d.mu.Lock()
@@ -285,8 +278,7 @@ func (s *session) onExceptionInfoRequest(r *godap.ExceptionInfoRequest) {
 	onExc := have && d.reasons[t] == "exception"
 	d.mu.Unlock()
 	if !ok || !onExc {
-		s.sendError(&r.Request, ErrUnableToExceptionInfo, fmt.Errorf("exceptionInfo: thread %d did not stop on an exception", r.Arguments.ThreadId))
-		return
+		return godap.ExceptionInfoResponseBody{}, fmt.Errorf("thread %d did not stop on an exception", r.Arguments.ThreadId)
 	}
 	env := d.frameEnv(t, 0, 0, jdwp.Location{})
 	details := d.exceptionDetails(ctx, env, exc.ID, 0)
@@ -296,14 +288,14 @@ func (s *session) onExceptionInfoRequest(r *godap.ExceptionInfoRequest) {
 		mode = "unhandled"
 	}
 	d.mu.Unlock()
-	s.send(&godap.ExceptionInfoResponse{Response: newResponse(&r.Request), Body: godap.ExceptionInfoResponseBody{
+	return godap.ExceptionInfoResponseBody{
 		ExceptionId: details.FullTypeName, Description: details.Message, BreakMode: godap.ExceptionBreakMode(mode), Details: &details,
-	}})
+	}, nil
 }
 
 // exceptionDetails describes an exception and (up to 4 deep) its causes.
 func (d *debuggee) exceptionDetails(ctx context.Context, env *frameEnv, exc jdwp.ObjectID, depth int) godap.ExceptionDetails {
-	_, sig, err := d.typeOf(ctx, exc)
+	_, sig, err := d.vm.ObjectType(ctx, exc)
 	if err != nil {
 		return godap.ExceptionDetails{Message: err.Error()}
 	}
@@ -315,7 +307,7 @@ func (d *debuggee) exceptionDetails(ctx context.Context, env *frameEnv, exc jdwp
 	if v, err := env.call(ctx, obj, "getMessage"); err == nil && v.Kind == expr.KindString {
 		out.Message, _ = env.StringOf(ctx, v)
 	} else {
-		_, out.Message = d.describeException(ctx, env.thread, exc)
+		_, out.Message = d.describeException(ctx, env.f.Thread, exc)
 	}
 	out.StackTrace = d.exceptionTrace(ctx, env, obj)
 	if depth < 4 {
@@ -334,7 +326,7 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 	if err == nil && arr.Kind == expr.KindObject {
 		n, err := env.Length(ctx, arr)
 		if err == nil {
-			vals, err := d.conn.ArrayValues(ctx, jdwp.ObjectID(arr.Ref), 0, int32(n))
+			vals, err := d.vm.ArrayValues(ctx, jdwp.ObjectID(arr.Ref), 0, n)
 			if err == nil {
 				for _, v := range vals {
 					el, err := d.toExpr(ctx, v)
@@ -362,12 +354,12 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 			}
 		}
 	}
-	frames, err := d.conn.Frames(ctx, env.thread, 0, -1)
+	frames, err := d.vm.Frames(ctx, env.f.Thread, 0, -1)
 	if err != nil {
 		return ""
 	}
 	for _, f := range frames {
-		sf, err := d.describeFrame(ctx, f.Location)
+		sf, err := d.describeFrame(ctx, f.Loc)
 		if err != nil {
 			continue
 		}
@@ -375,8 +367,8 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 		if sf.Source != nil {
 			where = fmt.Sprintf("%s:%d", sf.Source.Name, sf.Line)
 		}
-		sig, _ := d.signature(ctx, f.Location.Class)
-		m, _ := d.method(ctx, f.Location.Class, f.Location.Method)
+		sig, _ := d.vm.Signature(ctx, f.Loc.Class)
+		m, _ := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
 		fmt.Fprintf(&b, "\tat %s.%s(%s)\n", sigToName(sig), m.Name, where)
 	}
 	return b.String()

@@ -110,7 +110,7 @@ func (s *session) onPauseRequest(r *godap.PauseRequest) {
 	d := s.dbg
 	t, ok := d.threads.key(r.Arguments.ThreadId)
 	if !ok {
-		ids, err := d.conn.AllThreads(ctx)
+		ids, err := d.vm.Threads(ctx)
 		if err != nil || len(ids) == 0 {
 			s.sendError(&r.Request, ErrUnableToPause, fmt.Errorf("pause: unknown thread id %d", r.Arguments.ThreadId))
 			return
@@ -162,23 +162,23 @@ func (s *session) onRestartFrameRequest(r *godap.RestartFrameRequest) {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: unknown frame id %d", r.Arguments.FrameId))
 		return
 	}
-	frame, err := d.liveFrame(ctx, f)
+	f, err := d.vm.Live(ctx, f)
 	if err != nil {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
 		return
 	}
-	if err := d.conn.PopFrames(ctx, f.thread, frame); err != nil {
+	if err := d.conn.PopFrames(ctx, f.Thread, f.ID); err != nil {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
 		return
 	}
-	if err := d.startStep(ctx, f.thread, jdwp.StepInto, "restart"); err != nil {
+	if err := d.startStep(ctx, f.Thread, jdwp.StepInto, "restart"); err != nil {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
 		return
 	}
-	s.resumeWith(ctx, "restartFrame", f.thread, func(alone bool) []godap.Message {
+	s.resumeWith(ctx, "restartFrame", f.Thread, func(alone bool) []godap.Message {
 		return []godap.Message{
 			&godap.RestartFrameResponse{Response: newResponse(&r.Request)},
-			&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: d.threads.id(f.thread), AllThreadsContinued: !alone}},
+			&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: d.threads.id(f.Thread), AllThreadsContinued: !alone}},
 		}
 	})
 }

@@ -97,15 +97,12 @@ func (f *funcSpec) matchesMethod(m jdwp.MethodInfo) bool {
 	return true
 }
 
-func (s *session) onSetFunctionBreakpointsRequest(r *godap.SetFunctionBreakpointsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) setFunctionBreakpoints(ctx context.Context, r *godap.SetFunctionBreakpointsRequest) (godap.SetFunctionBreakpointsResponseBody, error) {
 	bps, err := s.dbg.setFunctionBreakpoints(ctx, r.Arguments.Breakpoints)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetBreakpoints, fmt.Errorf("setFunctionBreakpoints: %w", err))
-		return
+		return godap.SetFunctionBreakpointsResponseBody{}, err
 	}
-	s.send(&godap.SetFunctionBreakpointsResponse{Response: newResponse(&r.Request), Body: godap.SetFunctionBreakpointsResponseBody{Breakpoints: bps}})
+	return godap.SetFunctionBreakpointsResponseBody{Breakpoints: bps}, nil
 }
 
 // setFunctionBreakpoints replaces the function breakpoints.
@@ -161,7 +158,7 @@ func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.Func
 		d.fnPrep[id] = bp
 		d.mu.Unlock()
 		if all == nil {
-			if all, err = d.conn.AllClasses(ctx); err != nil {
+			if all, err = d.vm.AllClasses(ctx); err != nil {
 				return nil, fmt.Errorf("list loaded classes: %w", err)
 			}
 		}
@@ -184,7 +181,7 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 		return nil
 	}
 	bp.done[class] = true
-	ms, err := d.methodsOf(ctx, class)
+	ms, err := d.vm.Methods(ctx, class)
 	if err != nil {
 		return err
 	}
@@ -193,11 +190,11 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 			continue
 		}
 		idx, line := uint64(0), 0
-		lt, err := d.lineTable(ctx, class, m.ID)
+		lt, err := d.vm.LineTable(ctx, class, m.ID)
 		if err != nil {
 			return err
 		}
-		if !lt.absent {
+		if !lt.Absent {
 			idx, line = lt.Start, int(lt.LineFor(lt.Start))
 		}
 		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: class, Method: m.ID, Index: idx})
@@ -210,7 +207,7 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 		d.mu.Unlock()
 		if !bp.verified {
 			bp.verified, bp.actual = true, line
-			if sig, err := d.signature(ctx, class); err == nil {
+			if sig, err := d.vm.Signature(ctx, class); err == nil {
 				bp.src, _ = d.source(ctx, class, sig)
 			}
 		}

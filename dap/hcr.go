@@ -129,7 +129,7 @@ func (d *debuggee) redefine(ctx context.Context, files []string) HotCodeReplaceB
 			continue
 		}
 		name := classfile.JavaName(internal)
-		loaded, err := d.conn.ClassesBySignature(ctx, "L"+internal+";")
+		loaded, err := d.vm.Loaded(ctx, "L"+internal+";")
 		if err != nil {
 			body.Message = fmt.Sprintf("look up %s: %v", name, err)
 			return body
@@ -164,13 +164,10 @@ func (d *debuggee) redefine(ctx context.Context, files []string) HotCodeReplaceB
 	redefined := map[jdwp.ReferenceTypeID]bool{}
 	for _, def := range defs {
 		redefined[def.Type] = true
-		d.methods.forget(def.Type)
-		d.fields.forget(def.Type)
-		d.pools.forget(def.Type)
-		d.outlines.forget(def.Type)
+		d.vm.Redefined(def.Type)
+		d.pools.Forget(def.Type)
+		d.outlines.Forget(def.Type)
 	}
-	d.lines.forgetIf(func(k methodKey) bool { return redefined[k.class] })
-	d.varTabs.forgetIf(func(k methodKey) bool { return redefined[k.class] })
 	d.reinstallBreakpoints(ctx, redefined)
 	body.Success = true
 	body.Message = fmt.Sprintf("replaced %s; methods running now finish with the old code, calls from now on run the new", strings.Join(body.Classes, ", "))

@@ -3,6 +3,7 @@ package dap
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -218,7 +219,13 @@ func TestThreadsAndPause(t *testing.T) {
 // TestProtocolErrors: unsupported, malformed and out-of-order requests get
 // error responses, and a panicking handler does not end the session.
 func TestProtocolErrors(t *testing.T) {
-	c := startSession(t, Config{})
+	var panicOn atomic.Value // the command whose handler panics, or ""
+	panicOn.Store("")
+	c := startSession(t, Config{beforeRequest: func(command string) {
+		if command == panicOn.Load().(string) {
+			panic("test panic")
+		}
+	}})
 	c.initialize()
 	c.send("stackTrace", map[string]any{"threadId": 1})
 	c.expectError(ErrNoDebuggee, "send launch or attach first")
@@ -249,12 +256,11 @@ func TestProtocolErrors(t *testing.T) {
 	c.send("attach", map[string]any{"hostName": "127.0.0.1", "port": freePort(t), "timeout": 3000})
 	c.expectError(ErrFailedToAttach, "connection refused until the timeout")
 
-	panicCommand = "threads"
-	defer func() { panicCommand = "" }()
+	panicOn.Store("threads")
 	c.launch(launchArgs(t, "Basic"))
 	c.send("threads", nil)
 	c.expectError(ErrInternal, "threads: test panic")
-	panicCommand = ""
+	panicOn.Store("")
 	c.send("threads", nil)
 	expect[*godap.ThreadsResponse](c)
 	c.send("launch", launchArgs(t, "Basic"))

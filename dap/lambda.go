@@ -9,6 +9,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/dap/fngen"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
 
 // Lambdas and method references in expressions (expr.Functions): package
@@ -29,7 +30,7 @@ func (e *frameEnv) FunctionalMethod(ctx context.Context, sig string) (expr.Metho
 	if !strings.HasPrefix(sig, "L") {
 		return expr.Method{}, false, nil
 	}
-	t, err := e.d.classID(ctx, sig)
+	t, err := e.d.vm.ClassBySignature(ctx, sig)
 	if errors.Is(err, expr.ErrUnknownName) {
 		// A parameter's interface the program has not used yet.
 		var ok bool
@@ -57,7 +58,7 @@ func (e *frameEnv) FunctionalMethod(ctx context.Context, sig string) (expr.Metho
 		if err != nil {
 			return expr.Method{}, false, err
 		}
-		isig, err := e.d.signature(ctx, i)
+		isig, err := e.d.vm.Signature(ctx, i)
 		if err != nil {
 			return expr.Method{}, false, err
 		}
@@ -71,9 +72,9 @@ func (e *frameEnv) FunctionalMethod(ctx context.Context, sig string) (expr.Metho
 				continue
 			}
 			found = append(found, expr.Method{Class: isig, Name: m.Name, Signature: m.Signature,
-				Handle: methodRef{class: i, id: m.ID, iface: true}})
+				Handle: mirror.Method{MethodInfo: m, Class: isig, Type: i, Interface: true}})
 		}
-		more, err := e.d.interfacesOf(ctx, i)
+		more, err := e.d.vm.Interfaces(ctx, i)
 		if err != nil {
 			return expr.Method{}, false, err
 		}
@@ -183,7 +184,7 @@ func (e *frameEnv) functionLoader(ctx context.Context) (jdwp.ClassLoaderID, erro
 	if _, err := e.FrameClass(ctx); err != nil {
 		return 0, err
 	}
-	loader, err := e.d.conn.ClassLoader(ctx, e.loc.Class)
+	loader, err := e.d.conn.ClassLoader(ctx, e.f.Loc.Class)
 	if err != nil || loader != 0 {
 		return loader, err
 	}
@@ -329,7 +330,7 @@ func loaderValue(loader jdwp.ClassLoaderID) expr.Value {
 // but not yet prepared (JDWP lists no methods of those) by running
 // getDeclaredMethods() on it — linking without initializing.
 func (e *frameEnv) preparedMethods(ctx context.Context, t jdwp.ReferenceTypeID) ([]jdwp.MethodInfo, error) {
-	ms, err := e.d.methodsOf(ctx, t)
+	ms, err := e.d.vm.Methods(ctx, t)
 	if jdwp.Code(err) != jdwp.ErrClassNotPrepared {
 		return ms, err
 	}
@@ -350,5 +351,5 @@ func (e *frameEnv) preparedMethods(ctx context.Context, t jdwp.ReferenceTypeID) 
 	if _, err := e.Invoke(ctx, expr.ObjectRef(uint64(obj), "Ljava/lang/Class;"), link[0], nil); err != nil {
 		return nil, fmt.Errorf("linking the class: %w", err)
 	}
-	return e.d.methodsOf(ctx, t)
+	return e.d.vm.Methods(ctx, t)
 }

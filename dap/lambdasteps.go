@@ -16,7 +16,7 @@ import (
 // stepOn says whether a completed step should go on, and how, rather than
 // stop at loc.
 func (d *debuggee) stepOn(ctx context.Context, st *stepState, loc jdwp.Location) (jdwp.StepDepth, bool) {
-	sig, err := d.signature(ctx, loc.Class)
+	sig, err := d.vm.Signature(ctx, loc.Class)
 	if err != nil {
 		return 0, false
 	}

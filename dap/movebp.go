@@ -38,7 +38,7 @@ func noCodeLine(path string, line int) bool {
 // no code either (so the breakpoint does not jump into another method or a
 // class not loaded yet); otherwise line and no locations.
 func (d *debuggee) nextCodeLine(ctx context.Context, class jdwp.ReferenceTypeID, path string, line int) (int, []jdwp.Location, error) {
-	ms, err := d.methodsOf(ctx, class)
+	ms, err := d.vm.Methods(ctx, class)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -47,7 +47,7 @@ func (d *debuggee) nextCodeLine(ctx context.Context, class jdwp.ReferenceTypeID,
 		if m.ModBits&(jdwp.AccNative|jdwp.AccAbstract) != 0 {
 			continue
 		}
-		lt, err := d.lineTable(ctx, class, m.ID)
+		lt, err := d.vm.LineTable(ctx, class, m.ID)
 		if err != nil {
 			return 0, nil, err
 		}

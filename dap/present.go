@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
@@ -61,102 +60,14 @@ func (d *debuggee) invokeTimeout() time.Duration {
 }
 
 func (d *debuggee) presenter() *mirror.Presenter {
-	d.presentOnce.Do(func() { d.present = mirror.NewPresenter(presentVM{d}) })
+	d.presentOnce.Do(func() { d.present = mirror.NewPresenter(presentVM{VM: d.vm, d: d}) })
 	return d.present
 }
 
-type presentVM struct{ d *debuggee }
-
-func (p presentVM) TypeOf(ctx context.Context, obj jdwp.ObjectID) (string, error) {
-	_, sig, err := p.d.typeOf(ctx, obj)
-	return sig, err
-}
-
-func (p presentVM) Subtype(ctx context.Context, sig, sup string) (bool, error) {
-	return p.d.subtype(ctx, sig, sup)
-}
-
-func (p presentVM) Field(ctx context.Context, obj jdwp.ObjectID, name string) (jdwp.Value, bool, error) {
-	t, _, err := p.d.typeOf(ctx, obj)
-	if err != nil {
-		return jdwp.Value{}, false, err
-	}
-	f, ok, err := p.d.findField(ctx, t, name)
-	if err != nil || !ok || f.ModBits&jdwp.AccStatic != 0 {
-		return jdwp.Value{}, false, err
-	}
-	vals, err := p.d.conn.FieldValues(ctx, obj, []jdwp.FieldID{f.ID})
-	if err != nil {
-		return jdwp.Value{}, false, err
-	}
-	return vals[0], true, nil
-}
-
-func (p presentVM) Fields(ctx context.Context, obj jdwp.ObjectID) ([]mirror.NamedValue, error) {
-	t, _, err := p.d.typeOf(ctx, obj)
-	if err != nil {
-		return nil, err
-	}
-	chain, err := p.d.fieldChain(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	var ids []jdwp.FieldID
-	var out []mirror.NamedValue
-	for _, f := range chain {
-		if f.ModBits&(jdwp.AccStatic|jdwp.AccSynthetic) == 0 {
-			ids = append(ids, f.ID)
-			out = append(out, mirror.NamedValue{Name: f.Name})
-		}
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	vals, err := p.d.conn.FieldValues(ctx, obj, ids)
-	if err != nil {
-		return nil, err
-	}
-	for i := range out {
-		out[i].Value = vals[i]
-	}
-	return out, nil
-}
-
-func (p presentVM) String(ctx context.Context, s jdwp.ObjectID) (string, error) {
-	return p.d.conn.StringValue(ctx, s)
-}
-
-func (p presentVM) ArrayValues(ctx context.Context, arr jdwp.ObjectID, start, count int) ([]jdwp.Value, error) {
-	return p.d.conn.ArrayValues(ctx, arr, int32(start), int32(count))
-}
-
-func (p presentVM) ClassName(ctx context.Context, class jdwp.ObjectID) (string, error) {
-	ci, err := p.d.conn.ReflectedType(ctx, jdwp.ClassObjectID(class))
-	if err != nil {
-		return "", err
-	}
-	sig, err := p.d.signature(ctx, ci.ID)
-	if err != nil {
-		return "", err
-	}
-	return expr.SignatureToName(sig), nil
-}
-
-func (p presentVM) Overrides(ctx context.Context, sig, name, desc string) (bool, error) {
-	t, err := p.d.classID(ctx, sig)
-	if err != nil {
-		return false, err
-	}
-	ms, err := p.d.methodsNamed(ctx, t, name)
-	if err != nil {
-		return false, err
-	}
-	for _, m := range ms {
-		if m.Signature == desc && !m.Static {
-			return m.Class != "Ljava/lang/Object;", nil
-		}
-	}
-	return false, nil
+// presentVM is the mirror with the session's policy on running methods.
+type presentVM struct {
+	*mirror.VM
+	d *debuggee
 }
 
 // errNoInvoke is why presentation ran no method.
@@ -184,7 +95,7 @@ func (p presentVM) Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc str
 		return jdwp.Value{}, fmt.Errorf("%w: a method run for the debugger did not return", errNoInvoke)
 	}
 	if d.caps.CanGetMonitorInfo {
-		mi, err := d.conn.MonitorInfo(ctx, obj)
+		mi, err := d.vm.MonitorInfo(ctx, obj)
 		if err != nil {
 			return jdwp.Value{}, err
 		}
@@ -192,35 +103,15 @@ func (p presentVM) Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc str
 			return jdwp.Value{}, fmt.Errorf("%w: another thread holds the object's monitor", errNoInvoke)
 		}
 	}
-	t, _, err := d.typeOf(ctx, obj)
+	m, err := d.vm.InstanceMethod(ctx, obj, name, desc)
 	if err != nil {
 		return jdwp.Value{}, err
-	}
-	ms, err := d.methodsNamed(ctx, t, name)
-	if err != nil {
-		return jdwp.Value{}, err
-	}
-	var h methodRef
-	found := false
-	for _, m := range ms {
-		if m.Signature == desc && !m.Static {
-			h, found = m.Handle.(methodRef), true
-			break
-		}
-	}
-	if !found {
-		return jdwp.Value{}, fmt.Errorf("%s has no method %s%s", expr.SignatureToName(desc), name, desc)
 	}
 	d.presentSt.invokeMu.Lock()
 	defer d.presentSt.invokeMu.Unlock()
 	ictx, cancel := context.WithTimeout(ctx, d.invokeTimeout())
 	defer cancel()
-	var res jdwp.InvokeResult
-	err = d.invoking(ictx, thread, func(ictx context.Context) error {
-		var err error
-		res, err = d.conn.InvokeMethod(ictx, obj, thread, h.class, h.id, nil, jdwp.InvokeSingleThreaded)
-		return err
-	})
+	res, err := d.vm.Invoke(ictx, thread, obj, m, nil)
 	if err != nil {
 		if ictx.Err() != nil && ctx.Err() == nil {
 			d.presentSt.mu.Lock()

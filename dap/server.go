@@ -40,6 +40,10 @@ type Config struct {
 	// message; 0 means 10 s. A method still running then is left to finish
 	// and the hit does not stop.
 	EvalTimeout time.Duration
+
+	// beforeRequest, set by tests, runs before each request's handler (a
+	// panic there tests the panic-to-error-response path).
+	beforeRequest func(command string)
 }
 
 // Server serves DAP sessions. One Server may serve many sessions at once,
@@ -301,10 +305,6 @@ func (s *session) routeResponse(m godap.ResponseMessage) {
 	ch <- m
 }
 
-// panicCommand makes the handler of one command panic, for tests of the
-// panic-to-error-response path.
-var panicCommand string
-
 // handle answers one inbound message. A panic in a handler becomes an error
 // response; the session goes on.
 func (s *session) handle(m inbound) {
@@ -350,133 +350,157 @@ func (s *session) handle(m inbound) {
 			s.sendErrorMessage(r.Seq, r.Command, ErrInternal, fmt.Sprintf("%s: %v (the session goes on; please report this)", r.Command, p))
 		}
 	}()
-	if panicCommand != "" && req.GetRequest().Command == panicCommand {
-		panic("test panic")
+	if s.cfg.beforeRequest != nil {
+		s.cfg.beforeRequest(req.GetRequest().Command)
 	}
 	s.dispatch(req)
 }
 
-// dispatch routes a request to its handler. Requests are grouped by the state
-// the debuggee must be in, as Delve's adapter does.
+// need is the debuggee state a request needs (Delve's grouping).
+type need int
+
+const (
+	anyTime      need = iota // no debuggee needed
+	withDebuggee             // a debuggee, running or stopped
+	whenStopped              // a debuggee stopped (an event or a pause)
+)
+
+// route is how the adapter handles one request: the state it needs and
+// the handler.
+type route struct {
+	need   need
+	handle handler
+}
+
+// handler runs a request's handler; takes reports whether a decoded
+// request is of the type the handler takes.
+type handler struct {
+	run   func(*session, godap.RequestMessage)
+	takes func(godap.RequestMessage) bool
+}
+
+func takes[R godap.RequestMessage](m godap.RequestMessage) bool { _, ok := m.(R); return ok }
+
+// routes lists every request the adapter handles, once, by command. A
+// command not listed is answered with ErrUnsupportedCommand.
+var routes = map[string]route{
+	"initialize": {anyTime, reply(ErrMalformedRequest, (*session).initialize)},
+	"launch":     {anyTime, on((*session).onLaunchRequest)},
+	"attach":     {anyTime, on((*session).onAttachRequest)},
+	"disconnect": {anyTime, on((*session).onDisconnectRequest)},
+	"attachVM":   {anyTime, on((*session).onAttachVMRequest)},
+
+	"terminate":               {withDebuggee, reply(ErrUnableToTerminate, (*session).terminate)},
+	"configurationDone":       {withDebuggee, on((*session).onConfigurationDoneRequest)},
+	"setBreakpoints":          {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).setBreakpoints)},
+	"breakpointLocations":     {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).breakpointLocations)},
+	"setFunctionBreakpoints":  {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).setFunctionBreakpoints)},
+	"setExceptionBreakpoints": {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).setExceptionBreakpoints)},
+	"setDataBreakpoints":      {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).setDataBreakpoints)},
+	"threads":                 {withDebuggee, reply(ErrUnableToListThreads, (*session).threads)},
+	"pause":                   {withDebuggee, on((*session).onPauseRequest)},
+	"source":                  {withDebuggee, reply(ErrUnableToSource, (*session).sourceOf)},
+	"loadedSources":           {withDebuggee, reply(ErrUnableToSource, (*session).loadedSources)},
+	"redefineClasses":         {withDebuggee, on((*session).onRedefineClassesRequest)},
+	"ddmUpdates":              {withDebuggee, on((*session).onDDMUpdatesRequest)},
+	"ddmGC":                   {withDebuggee, on((*session).onDDMGCRequest)},
+
+	"continue":           {whenStopped, on((*session).onContinueRequest)},
+	"next":               {whenStopped, on((*session).onNextRequest)},
+	"stepIn":             {whenStopped, on((*session).onStepInRequest)},
+	"stepOut":            {whenStopped, on((*session).onStepOutRequest)},
+	"stepInTargets":      {whenStopped, reply(ErrUnableToStepInTargets, (*session).stepInTargets)},
+	"stackTrace":         {whenStopped, reply(ErrUnableToStackTrace, (*session).stackTrace)},
+	"scopes":             {whenStopped, reply(ErrUnableToListVariables, (*session).scopes)},
+	"variables":          {whenStopped, reply(ErrUnableToListVariables, (*session).variablesOf)},
+	"evaluate":           {whenStopped, reply(ErrUnableToEvaluate, (*session).evaluate)},
+	"setVariable":        {whenStopped, reply(ErrUnableToSetVariable, (*session).setVariable)},
+	"setExpression":      {whenStopped, reply(ErrUnableToSetVariable, (*session).setExpression)},
+	"completions":        {whenStopped, reply(ErrUnableToComplete, (*session).completions)},
+	"restartFrame":       {whenStopped, on((*session).onRestartFrameRequest)},
+	"exceptionInfo":      {whenStopped, reply(ErrUnableToExceptionInfo, (*session).exceptionInfo)},
+	"dataBreakpointInfo": {whenStopped, reply(ErrUnableToDataBreakpoint, (*session).dataBreakpointInfo)},
+}
+
+// on adapts a handler that answers the request itself.
+func on[R godap.RequestMessage](f func(*session, R)) handler {
+	return handler{run: func(s *session, m godap.RequestMessage) { f(s, m.(R)) }, takes: takes[R]}
+}
+
+// reply adapts a handler that returns its response's body or an error,
+// under a context bounded by the request timeout and cancelled by a cancel
+// request. An error is answered with the id a *requestError carries, else
+// with id, and a message prefixed with the command.
+func reply[R godap.RequestMessage, B any](id int, f func(*session, context.Context, R) (B, error)) handler {
+	return handler{takes: takes[R], run: func(s *session, m godap.RequestMessage) {
+		r := m.(R)
+		ctx, cancel := s.reqCtx()
+		defer cancel()
+		body, err := f(s, ctx, r)
+		if err != nil {
+			eid, whole := id, false
+			var re *requestError
+			if errors.As(err, &re) {
+				if re.id != 0 {
+					eid = re.id
+				}
+				whole = re.whole
+			}
+			rq := r.GetRequest()
+			if !whole {
+				err = fmt.Errorf("%s: %w", rq.Command, err)
+			}
+			s.sendError(rq, eid, err)
+			return
+		}
+		s.send(&response[B]{Response: newResponse(r.GetRequest()), Body: body})
+	}}
+}
+
+// response is a success response with a body of type B; it encodes as
+// go-dap's own XxxResponse types do (a nil pointer body, for responses
+// without one, is left out).
+type response[B any] struct {
+	godap.Response
+	Body B `json:"body,omitempty"`
+}
+
+// requestError is a request's failure when the route's error id or the
+// command prefix do not fit: id, when not 0, is the DAP error id to answer
+// with (errors.go); whole says the message is complete as it is.
+type requestError struct {
+	id    int
+	err   error
+	whole bool
+}
+
+// failWith answers with error id instead of the route's.
+func failWith(id int, err error) error { return &requestError{id: id, err: err} }
+
+// asIs answers with err's message as it is, without the command prefix.
+func asIs(err error) error { return &requestError{err: err, whole: true} }
+
+func (e *requestError) Error() string { return e.err.Error() }
+func (e *requestError) Unwrap() error { return e.err }
+
+// dispatch routes a request to its handler once the debuggee is in the
+// state the request needs.
 func (s *session) dispatch(req godap.RequestMessage) {
-	// Requests that can come at any time.
-	switch r := req.(type) {
-	case *godap.InitializeRequest:
-		s.onInitializeRequest(r)
-		return
-	case *godap.LaunchRequest:
-		s.onLaunchRequest(r)
-		return
-	case *godap.AttachRequest:
-		s.onAttachRequest(r)
-		return
-	case *godap.DisconnectRequest:
-		s.onDisconnectRequest(r)
-		return
-	case *attachVMRequest:
-		s.onAttachVMRequest(r)
-		return
-	}
 	rq := req.GetRequest()
-	if !handled(req) {
+	rt, ok := routes[rq.Command]
+	if !ok {
 		s.sendErrorMessage(rq.Seq, rq.Command, ErrUnsupportedCommand, fmt.Sprintf("the adapter does not implement %q", rq.Command))
 		return
 	}
-	if s.dbg == nil {
+	if rt.need >= withDebuggee && s.dbg == nil {
 		s.sendError(rq, ErrNoDebuggee, fmt.Errorf("%s needs a debuggee: send launch or attach first", rq.Command))
 		return
 	}
-	if needsStop(req) && !s.dbg.isStopped() {
+	if rt.need == whenStopped && !s.dbg.isStopped() {
 		s.sendError(rq, ErrNotStopped, fmt.Errorf("%s needs the VM stopped; pause it or wait for a breakpoint", rq.Command))
 		return
 	}
-	switch r := req.(type) {
-	// With a debuggee, running or stopped.
-	case *godap.TerminateRequest:
-		s.onTerminateRequest(r)
-	case *godap.ConfigurationDoneRequest:
-		s.onConfigurationDoneRequest(r)
-	case *godap.SetBreakpointsRequest:
-		s.onSetBreakpointsRequest(r)
-	case *godap.BreakpointLocationsRequest:
-		s.onBreakpointLocationsRequest(r)
-	case *godap.SetFunctionBreakpointsRequest:
-		s.onSetFunctionBreakpointsRequest(r)
-	case *godap.SetExceptionBreakpointsRequest:
-		s.onSetExceptionBreakpointsRequest(r)
-	case *godap.SetDataBreakpointsRequest:
-		s.onSetDataBreakpointsRequest(r)
-	case *godap.ThreadsRequest:
-		s.onThreadsRequest(r)
-	case *godap.PauseRequest:
-		s.onPauseRequest(r)
-	case *godap.SourceRequest:
-		s.onSourceRequest(r)
-	case *godap.LoadedSourcesRequest:
-		s.onLoadedSourcesRequest(r)
-	case *redefineClassesRequest:
-		s.onRedefineClassesRequest(r)
-	case *ddmUpdatesRequest:
-		s.onDDMUpdatesRequest(r)
-	case *ddmGCRequest:
-		s.onDDMGCRequest(r)
-
-	// Stopped.
-	case *godap.ContinueRequest:
-		s.onContinueRequest(r)
-	case *godap.NextRequest:
-		s.onNextRequest(r)
-	case *godap.StepInRequest:
-		s.onStepInRequest(r)
-	case *godap.StepOutRequest:
-		s.onStepOutRequest(r)
-	case *godap.StepInTargetsRequest:
-		s.onStepInTargetsRequest(r)
-	case *godap.StackTraceRequest:
-		s.onStackTraceRequest(r)
-	case *godap.ScopesRequest:
-		s.onScopesRequest(r)
-	case *godap.VariablesRequest:
-		s.onVariablesRequest(r)
-	case *godap.EvaluateRequest:
-		s.onEvaluateRequest(r)
-	case *godap.SetVariableRequest:
-		s.onSetVariableRequest(r)
-	case *godap.SetExpressionRequest:
-		s.onSetExpressionRequest(r)
-	case *godap.CompletionsRequest:
-		s.onCompletionsRequest(r)
-	case *godap.RestartFrameRequest:
-		s.onRestartFrameRequest(r)
-	case *godap.ExceptionInfoRequest:
-		s.onExceptionInfoRequest(r)
-	case *godap.DataBreakpointInfoRequest:
-		s.onDataBreakpointInfoRequest(r)
-	}
-}
-
-// handled reports whether dispatch has a handler for a request that needs a debuggee.
-func handled(req godap.RequestMessage) bool {
-	switch req.(type) {
-	case *godap.TerminateRequest, *godap.ConfigurationDoneRequest, *godap.SetBreakpointsRequest, *godap.BreakpointLocationsRequest,
-		*godap.SetFunctionBreakpointsRequest, *godap.SetExceptionBreakpointsRequest, *godap.SetDataBreakpointsRequest,
-		*godap.ThreadsRequest, *godap.PauseRequest, *godap.SourceRequest, *godap.LoadedSourcesRequest,
-		*redefineClassesRequest, *ddmUpdatesRequest, *ddmGCRequest:
-		return true
-	}
-	return needsStop(req)
-}
-
-// needsStop reports whether a request needs the VM stopped.
-func needsStop(req godap.RequestMessage) bool {
-	switch req.(type) {
-	case *godap.ContinueRequest, *godap.NextRequest, *godap.StepInRequest, *godap.StepOutRequest,
-		*godap.StepInTargetsRequest, *godap.StackTraceRequest, *godap.ScopesRequest, *godap.VariablesRequest,
-		*godap.EvaluateRequest, *godap.SetVariableRequest, *godap.SetExpressionRequest, *godap.CompletionsRequest,
-		*godap.RestartFrameRequest, *godap.ExceptionInfoRequest, *godap.DataBreakpointInfoRequest:
-		return true
-	}
-	return false
+	rt.handle.run(s, req)
 }
 
 // capabilities is what the adapter can do with a VM that can do everything.
@@ -523,11 +547,6 @@ type initializeBody struct {
 	SupportsHotCodeReplace bool `json:"supportsHotCodeReplace,omitempty"`
 }
 
-type initializeResponse struct {
-	godap.Response
-	Body initializeBody `json:"body"`
-}
-
 // vmNeeds lists, per capability the adapter announces, what the VM must be
 // able to do for it: capabilities it lacks are withdrawn with a
 // capabilities event, and requests that need them fail saying so.
@@ -565,11 +584,10 @@ func (d *debuggee) cannot(capability string) error {
 	return nil
 }
 
-func (s *session) onInitializeRequest(r *godap.InitializeRequest) {
+func (s *session) initialize(_ context.Context, r *godap.InitializeRequest) (initializeBody, error) {
 	s.client = r.Arguments
 	if r.Arguments.PathFormat != "" && r.Arguments.PathFormat != "path" {
-		s.sendError(&r.Request, ErrMalformedRequest, fmt.Errorf("initialize: pathFormat %q is not supported; use \"path\"", r.Arguments.PathFormat))
-		return
+		return initializeBody{}, fmt.Errorf("pathFormat %q is not supported; use \"path\"", r.Arguments.PathFormat)
 	}
-	s.send(&initializeResponse{Response: newResponse(&r.Request), Body: capabilities()})
+	return capabilities(), nil
 }

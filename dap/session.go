@@ -196,10 +196,11 @@ type capabilitiesBody struct {
 	Capabilities map[string]bool `json:"capabilities"`
 }
 
+// onConfigurationDoneRequest answers itself: no stop is reported before
+// the response (see resumeWith), so it is sent under stopMu.
 func (s *session) onConfigurationDoneRequest(r *godap.ConfigurationDoneRequest) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()
-	// No stop is reported before the response (see resumeWith).
 	s.dbg.stopMu.Lock()
 	defer s.dbg.stopMu.Unlock()
 	if err := s.dbg.configurationDone(ctx); err != nil {
@@ -237,13 +238,11 @@ func (s *session) onDisconnectRequest(r *godap.DisconnectRequest) {
 	s.send(&godap.DisconnectResponse{Response: newResponse(&r.Request)})
 }
 
-// onTerminateRequest ends the debuggee gracefully: a JVM the session started
+// terminate ends the debuggee gracefully: a JVM the session started
 // gets SIGTERM (shutdown hooks run), any other VM is told to exit. The
 // exited and terminated events follow when the VM is gone.
-func (s *session) onTerminateRequest(r *godap.TerminateRequest) {
+func (s *session) terminate(ctx context.Context, r *godap.TerminateRequest) (*struct{}, error) {
 	d := s.dbg
-	ctx, cancel := s.reqCtx()
-	defer cancel()
 	if d.proc != nil && d.proc.pid > 0 {
 		if err := d.resumeAll(ctx); err != nil {
 			s.log.Debug().Err(err).Msg("terminate: resume before SIGTERM")
@@ -257,10 +256,9 @@ func (s *session) onTerminateRequest(r *godap.TerminateRequest) {
 			}
 		}()
 	} else if err := d.conn.Exit(ctx, 0); err != nil && d.conn.Err() == nil {
-		s.sendError(&r.Request, ErrUnableToTerminate, fmt.Errorf("terminate: %w", err))
-		return
+		return nil, err
 	}
-	s.send(&godap.TerminateResponse{Response: newResponse(&r.Request)})
+	return nil, nil
 }
 
 // release runs when the session ends without a disconnect: the VM is never

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -31,35 +32,26 @@ func (d *debuggee) localLV(ctx context.Context, env *frameEnv, name string) (lva
 		return lvalue{}, false, err
 	}
 	return lvalue{what: "local " + name, sig: v.Signature, set: func(ctx context.Context, val jdwp.Value) error {
-		frame, err := env.frameID(ctx)
-		if err != nil {
+		if _, err := env.frameID(ctx); err != nil {
 			return err
 		}
-		return d.conn.SetFrameValues(ctx, env.thread, frame, []jdwp.SlotValue{{Slot: v.Slot, Value: val}})
+		return d.vm.SetLocal(ctx, env.f, v, val)
 	}}, true, nil
 }
 
-func (d *debuggee) fieldLV(ctx context.Context, obj jdwp.ObjectID, f declField) lvalue {
+func (d *debuggee) fieldLV(ctx context.Context, obj jdwp.ObjectID, f mirror.Field) lvalue {
 	owner := "?"
-	if sig, err := d.signature(ctx, f.class); err == nil {
+	if sig, err := d.vm.Signature(ctx, f.Class); err == nil {
 		owner = simpleName(sigToName(sig))
 	}
-	lv := lvalue{what: "field " + owner + "." + f.Name, sig: f.Signature}
-	if f.ModBits&jdwp.AccStatic != 0 {
-		lv.set = func(ctx context.Context, val jdwp.Value) error {
-			return d.conn.SetStaticValues(ctx, f.class, []jdwp.FieldValue{{Field: f.ID, Value: val}})
-		}
-	} else {
-		lv.set = func(ctx context.Context, val jdwp.Value) error {
-			return d.conn.SetFieldValues(ctx, obj, []jdwp.FieldValue{{Field: f.ID, Value: val}})
-		}
-	}
-	return lv
+	return lvalue{what: "field " + owner + "." + f.Name, sig: f.Signature, set: func(ctx context.Context, val jdwp.Value) error {
+		return d.vm.Write(ctx, obj, f, val)
+	}}
 }
 
 func (d *debuggee) elementLV(arr jdwp.ObjectID, arraySig string, i int) lvalue {
 	return lvalue{what: fmt.Sprintf("element [%d]", i), sig: arraySig[1:], set: func(ctx context.Context, val jdwp.Value) error {
-		return d.conn.SetArrayValues(ctx, arr, int32(i), []jdwp.Value{val})
+		return d.vm.SetElements(ctx, arr, i, []jdwp.Value{val})
 	}}
 }
 
@@ -118,21 +110,21 @@ func (d *debuggee) containerLV(ctx context.Context, c container, name string) (l
 		}
 		return lv, env, nil
 	case *staticsScope:
-		fs, err := d.fieldsOf(ctx, c.class)
+		fs, err := d.vm.DeclaredFields(ctx, c.class)
 		if err != nil {
 			return lvalue{}, nil, err
 		}
 		for _, f := range fs {
 			if f.Name == name && f.ModBits&jdwp.AccStatic != 0 {
 				env, err := d.stoppedEnv(ctx)
-				return d.fieldLV(ctx, 0, declField{FieldInfo: f, class: c.class}), env, err
+				return d.fieldLV(ctx, 0, mirror.Field{FieldInfo: f, Class: c.class}), env, err
 			}
 		}
 		return lvalue{}, nil, fmt.Errorf("no static field %s", name)
 	case *objectVars:
 		field, owner, _ := strings.Cut(name, " (")
 		owner = strings.TrimSuffix(owner, ")")
-		chain, err := d.fieldChain(ctx, c.class)
+		chain, err := d.vm.FieldChain(ctx, c.class)
 		if err != nil {
 			return lvalue{}, nil, err
 		}
@@ -141,7 +133,7 @@ func (d *debuggee) containerLV(ctx context.Context, c container, name string) (l
 				continue
 			}
 			if owner != "" {
-				sig, _ := d.signature(ctx, f.class)
+				sig, _ := d.vm.Signature(ctx, f.Class)
 				if simpleName(sigToName(sig)) != owner {
 					continue
 				}
@@ -161,66 +153,54 @@ func (d *debuggee) containerLV(ctx context.Context, c container, name string) (l
 	return lvalue{}, nil, fmt.Errorf("variables of this kind cannot be set")
 }
 
-func (s *session) onSetVariableRequest(r *godap.SetVariableRequest) {
+func (s *session) setVariable(ctx context.Context, r *godap.SetVariableRequest) (godap.SetVariableResponseBody, error) {
 	d := s.dbg
-	ctx, cancel := s.reqCtx()
-	defer cancel()
 	ctx = withHex(ctx, r.Arguments.Format)
 	c, ok := d.vars.get(r.Arguments.VariablesReference)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToSetVariable, fmt.Errorf("setVariable: unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference))
-		return
+		return godap.SetVariableResponseBody{}, fmt.Errorf("unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference)
 	}
 	lv, env, err := d.containerLV(ctx, c, r.Arguments.Name)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, fmt.Errorf("setVariable %s: %w", r.Arguments.Name, err))
-		return
+		return godap.SetVariableResponseBody{}, asIs(fmt.Errorf("setVariable %s: %w", r.Arguments.Name, err))
 	}
 	v, err := d.assign(ctx, d.evalEnv(ctx, env), lv, r.Arguments.Value)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, fmt.Errorf("setVariable %s: %w", r.Arguments.Name, err))
-		return
+		return godap.SetVariableResponseBody{}, asIs(fmt.Errorf("setVariable %s: %w", r.Arguments.Name, err))
 	}
 	vr, err := d.exprVariable(ctx, r.Arguments.Name, "", v)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, err)
-		return
+		return godap.SetVariableResponseBody{}, asIs(err)
 	}
-	s.send(&godap.SetVariableResponse{Response: newResponse(&r.Request), Body: godap.SetVariableResponseBody{
+	return godap.SetVariableResponseBody{
 		Value: vr.Value, Type: vr.Type, VariablesReference: vr.VariablesReference, IndexedVariables: vr.IndexedVariables,
-	}})
+	}, nil
 }
 
-// onSetExpressionRequest assigns to an expression that names a variable: a
+// setExpression assigns to an expression that names a variable: a
 // local or a field by simple name, obj.field, Class.staticField, arr[i].
-func (s *session) onSetExpressionRequest(r *godap.SetExpressionRequest) {
+func (s *session) setExpression(ctx context.Context, r *godap.SetExpressionRequest) (godap.SetExpressionResponseBody, error) {
 	d := s.dbg
-	ctx, cancel := s.reqCtx()
-	defer cancel()
 	ctx = withHex(ctx, r.Arguments.Format)
 	env, err := d.requestEnv(ctx, r.Arguments.FrameId)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, fmt.Errorf("setExpression: %w", err))
-		return
+		return godap.SetExpressionResponseBody{}, err
 	}
 	lv, err := d.exprLV(ctx, env, r.Arguments.Expression)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, fmt.Errorf("setExpression %s: %w", r.Arguments.Expression, err))
-		return
+		return godap.SetExpressionResponseBody{}, asIs(fmt.Errorf("setExpression %s: %w", r.Arguments.Expression, err))
 	}
 	v, err := d.assign(ctx, d.evalEnv(ctx, env), lv, r.Arguments.Value)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, fmt.Errorf("setExpression %s: %w", r.Arguments.Expression, err))
-		return
+		return godap.SetExpressionResponseBody{}, asIs(fmt.Errorf("setExpression %s: %w", r.Arguments.Expression, err))
 	}
 	vr, err := d.exprVariable(ctx, "", r.Arguments.Expression, v)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSetVariable, err)
-		return
+		return godap.SetExpressionResponseBody{}, asIs(err)
 	}
-	s.send(&godap.SetExpressionResponse{Response: newResponse(&r.Request), Body: godap.SetExpressionResponseBody{
+	return godap.SetExpressionResponseBody{
 		Value: vr.Value, Type: vr.Type, VariablesReference: vr.VariablesReference, IndexedVariables: vr.IndexedVariables,
-	}})
+	}, nil
 }
 
 // exprLV resolves an assignable expression.
@@ -239,7 +219,7 @@ func (d *debuggee) exprLV(ctx context.Context, env *frameEnv, src string) (lvalu
 				return lv, err
 			}
 		}
-		if f, ok, err := d.findField(ctx, env.loc.Class, n.Name); err != nil || ok && f.ModBits&jdwp.AccStatic != 0 {
+		if f, ok, err := d.vm.FindField(ctx, env.f.Loc.Class, n.Name); err != nil || ok && f.ModBits&jdwp.AccStatic != 0 {
 			return d.fieldLV(ctx, 0, f), err
 		}
 		return lvalue{}, fmt.Errorf("no local variable or field %s", n.Name)
@@ -262,11 +242,11 @@ func (d *debuggee) exprLV(ctx context.Context, env *frameEnv, src string) (lvalu
 		if cerr != nil {
 			return lvalue{}, err
 		}
-		t, err := d.classID(ctx, class)
+		t, err := d.vm.ClassBySignature(ctx, class)
 		if err != nil {
 			return lvalue{}, err
 		}
-		f, ok, err := d.findField(ctx, t, n.Name)
+		f, ok, err := d.vm.FindField(ctx, t, n.Name)
 		if err != nil {
 			return lvalue{}, err
 		}
@@ -289,7 +269,7 @@ func (d *debuggee) exprLV(ctx context.Context, env *frameEnv, src string) (lvalu
 		if !idx.Kind.IsIntegral() || idx.Kind == expr.KindLong {
 			return lvalue{}, fmt.Errorf("the index %s is not an int", n.Index)
 		}
-		l, err := d.conn.ArrayLength(ctx, jdwp.ObjectID(arr.Ref))
+		l, err := d.vm.ArrayLength(ctx, jdwp.ObjectID(arr.Ref))
 		if err != nil {
 			return lvalue{}, err
 		}
@@ -303,11 +283,11 @@ func (d *debuggee) exprLV(ctx context.Context, env *frameEnv, src string) (lvalu
 
 // objectFieldLV finds field name of an object.
 func (d *debuggee) objectFieldLV(ctx context.Context, obj expr.Value, name string) (lvalue, bool, error) {
-	t, _, err := d.typeOf(ctx, jdwp.ObjectID(obj.Ref))
+	t, _, err := d.vm.ObjectType(ctx, jdwp.ObjectID(obj.Ref))
 	if err != nil {
 		return lvalue{}, false, err
 	}
-	f, ok, err := d.findField(ctx, t, name)
+	f, ok, err := d.vm.FindField(ctx, t, name)
 	if err != nil || !ok {
 		return lvalue{}, false, err
 	}
@@ -361,11 +341,11 @@ func (e *frameEnv) FieldPlace(ctx context.Context, obj expr.Value, name string) 
 	if err := e.canAssign(); err != nil {
 		return expr.Place{}, err
 	}
-	t, _, err := e.d.typeOf(ctx, jdwp.ObjectID(obj.Ref))
+	t, _, err := e.d.vm.ObjectType(ctx, jdwp.ObjectID(obj.Ref))
 	if err != nil {
 		return expr.Place{}, err
 	}
-	f, ok, err := e.d.findField(ctx, t, name)
+	f, ok, err := e.d.vm.FindField(ctx, t, name)
 	if err != nil {
 		return expr.Place{}, err
 	}
@@ -379,11 +359,11 @@ func (e *frameEnv) StaticPlace(ctx context.Context, class, name string) (expr.Pl
 	if err := e.canAssign(); err != nil {
 		return expr.Place{}, err
 	}
-	t, err := e.d.classID(ctx, class)
+	t, err := e.d.vm.ClassBySignature(ctx, class)
 	if err != nil {
 		return expr.Place{}, err
 	}
-	f, ok, err := e.d.findField(ctx, t, name)
+	f, ok, err := e.d.vm.FindField(ctx, t, name)
 	if err != nil {
 		return expr.Place{}, err
 	}
@@ -402,11 +382,11 @@ func (e *frameEnv) ElementPlace(ctx context.Context, arr expr.Value, i int) (exp
 
 // ClassObject is the java.lang.Class of a loaded type.
 func (e *frameEnv) ClassObject(ctx context.Context, sig string) (expr.Value, error) {
-	t, err := e.d.classID(ctx, sig)
+	t, err := e.d.vm.ClassBySignature(ctx, sig)
 	if err != nil {
 		return expr.Value{}, err
 	}
-	id, err := e.d.conn.ClassObject(ctx, t)
+	id, err := e.d.vm.ClassObject(ctx, t)
 	if err != nil {
 		return expr.Value{}, err
 	}

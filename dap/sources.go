@@ -123,9 +123,7 @@ func (d *debuggee) archived(ref int) (srclookup.Found, bool) {
 	return f, ok
 }
 
-func (s *session) onSourceRequest(r *godap.SourceRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) sourceOf(ctx context.Context, r *godap.SourceRequest) (godap.SourceResponseBody, error) {
 	d := s.dbg
 	ref := r.Arguments.SourceReference
 	if r.Arguments.Source != nil && r.Arguments.Source.SourceReference != 0 {
@@ -134,28 +132,24 @@ func (s *session) onSourceRequest(r *godap.SourceRequest) {
 	if f, ok := d.archived(ref); ok {
 		text, err := srclookup.Read(f)
 		if err != nil {
-			s.sendError(&r.Request, ErrUnableToSource, fmt.Errorf("source: %w", err))
-			return
+			return godap.SourceResponseBody{}, err
 		}
-		s.send(&godap.SourceResponse{Response: newResponse(&r.Request), Body: godap.SourceResponseBody{Content: string(text), MimeType: "text/x-java"}})
-		return
+		return godap.SourceResponseBody{Content: string(text), MimeType: "text/x-java"}, nil
 	}
 	class, ok := d.srcRefs.get(ref)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToSource, fmt.Errorf("source: unknown sourceReference %d", ref))
-		return
+		return godap.SourceResponseBody{}, fmt.Errorf("unknown sourceReference %d", ref)
 	}
 	text, err := d.outline(ctx, class)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSource, fmt.Errorf("source: %w", err))
-		return
+		return godap.SourceResponseBody{}, err
 	}
-	s.send(&godap.SourceResponse{Response: newResponse(&r.Request), Body: godap.SourceResponseBody{Content: text, MimeType: "text/x-java"}})
+	return godap.SourceResponseBody{Content: text, MimeType: "text/x-java"}, nil
 }
 
 // sourceRef returns the sourceReference of a class (the same one each time).
 func (d *debuggee) sourceRef(class jdwp.ReferenceTypeID) int {
-	ref, _ := d.srcRefOf.get(class, func() (int, error) { return d.srcRefs.add(class), nil })
+	ref, _ := d.srcRefOf.Get(class, func() (int, error) { return d.srcRefs.add(class), nil })
 	return ref
 }
 
@@ -224,21 +218,21 @@ func (d *debuggee) outlineLine(ctx context.Context, loc jdwp.Location) int {
 }
 
 func (d *debuggee) outlineOf(ctx context.Context, class jdwp.ReferenceTypeID) (*outlined, error) {
-	return d.outlines.get(class, func() (*outlined, error) { return d.renderOutline(ctx, class) })
+	return d.outlines.Get(class, func() (*outlined, error) { return d.renderOutline(ctx, class) })
 }
 
 func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID) (*outlined, error) {
-	sig, err := d.signature(ctx, class)
+	sig, err := d.vm.Signature(ctx, class)
 	if err != nil {
 		return nil, err
 	}
 	name := sigToName(sig)
 	var b strings.Builder
 	fmt.Fprintf(&b, "// %s: no source file in sourcePaths; an outline with the bytecode the VM runs.\n", name)
-	if file, err := d.conn.SourceFile(ctx, class); err == nil {
+	if file, err := d.vm.SourceFile(ctx, class); err == nil {
 		fmt.Fprintf(&b, "// Compiled from %s\n", file)
 	}
-	mods, _ := d.conn.Modifiers(ctx, class)
+	mods, _ := d.vm.Modifiers(ctx, class)
 	kind := "class"
 	switch {
 	case mods&0x2000 != 0:
@@ -252,15 +246,15 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 		fmt.Fprintf(&b, "package %s;\n\n", name[:i])
 	}
 	fmt.Fprintf(&b, "%s%s %s", modifierNames(mods&^0x20, false), kind, simpleName(name))
-	if sup, err := d.superclass(ctx, class); err == nil && sup != 0 {
-		if ss, err := d.signature(ctx, sup); err == nil && ss != "Ljava/lang/Object;" {
+	if sup, err := d.vm.Superclass(ctx, class); err == nil && sup != 0 {
+		if ss, err := d.vm.Signature(ctx, sup); err == nil && ss != "Ljava/lang/Object;" {
 			fmt.Fprintf(&b, " extends %s", sigToName(ss))
 		}
 	}
-	if is, err := d.interfacesOf(ctx, class); err == nil && len(is) > 0 {
+	if is, err := d.vm.Interfaces(ctx, class); err == nil && len(is) > 0 {
 		names := make([]string, len(is))
 		for i, it := range is {
-			s, _ := d.signature(ctx, it)
+			s, _ := d.vm.Signature(ctx, it)
 			names[i] = sigToName(s)
 		}
 		word := " implements "
@@ -270,14 +264,14 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 		b.WriteString(word + strings.Join(names, ", "))
 	}
 	b.WriteString(" {\n")
-	fields, err := d.fieldsOf(ctx, class)
+	fields, err := d.vm.DeclaredFields(ctx, class)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range fields {
 		fmt.Fprintf(&b, "    %s%s %s;\n", modifierNames(f.ModBits, false), expr.SignatureToName(f.Signature), f.Name)
 	}
-	methods, err := d.methodsOf(ctx, class)
+	methods, err := d.vm.Methods(ctx, class)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +332,7 @@ func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID
 		offs = append(offs, -1)
 	}
 	lines := map[uint64]int32{}
-	if lt, err := d.lineTable(ctx, class, m.ID); err == nil {
+	if lt, err := d.vm.LineTable(ctx, class, m.ID); err == nil {
 		for _, e := range lt.Lines {
 			lines[e.CodeIndex] = e.Line
 		}
@@ -354,14 +348,11 @@ func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID
 	return b.String(), offs
 }
 
-func (s *session) onLoadedSourcesRequest(r *godap.LoadedSourcesRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) loadedSources(ctx context.Context, r *godap.LoadedSourcesRequest) (godap.LoadedSourcesResponseBody, error) {
 	d := s.dbg
-	all, err := d.conn.AllClasses(ctx)
+	all, err := d.vm.AllClasses(ctx)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToSource, fmt.Errorf("loadedSources: %w", err))
-		return
+		return godap.LoadedSourcesResponseBody{}, err
 	}
 	var classes []jdwp.ClassInfo
 	for _, c := range all {
@@ -388,8 +379,7 @@ func (s *session) onLoadedSourcesRequest(r *godap.LoadedSourcesRequest) {
 	})
 	if err != nil {
 		p.end("failed")
-		s.sendError(&r.Request, ErrUnableToSource, fmt.Errorf("loadedSources: %w", err))
-		return
+		return godap.LoadedSourcesResponseBody{}, err
 	}
 	p.end("")
 	seen := map[string]bool{}
@@ -410,5 +400,5 @@ func (s *session) onLoadedSourcesRequest(r *godap.LoadedSourcesRequest) {
 	sort.Slice(out, func(i, j int) bool {
 		return path.Join(out[i].Origin, out[i].Name) < path.Join(out[j].Origin, out[j].Name)
 	})
-	s.send(&godap.LoadedSourcesResponse{Response: newResponse(&r.Request), Body: godap.LoadedSourcesResponseBody{Sources: out}})
+	return godap.LoadedSourcesResponseBody{Sources: out}, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -20,46 +21,17 @@ var threadStates = map[jdwp.ThreadStatus]string{
 	jdwp.ThreadMonitor: "blocked", jdwp.ThreadWait: "waiting",
 }
 
-// systemThreads are the VM's own threads, HotSpot's and ART's.
-var systemThreads = map[string]bool{
-	"Reference Handler": true, "Finalizer": true, "Signal Dispatcher": true, "Common-Cleaner": true,
-	"Notification Thread": true, "Attach Listener": true, "Service Thread": true, "Monitor Deflation Thread": true,
-	"Signal Catcher": true, "ReferenceQueueDaemon": true, "FinalizerDaemon": true, "FinalizerWatchdogDaemon": true,
-	"HeapTaskDaemon": true, "Jit thread pool worker thread 0": true, "Profile Saver": true,
-}
-
-// isSystemThread reports whether a thread is the VM's own: by name, or by
-// belonging to the "system" thread group.
-func (d *debuggee) isSystemThread(ctx context.Context, t jdwp.ThreadID, name string) bool {
-	if systemThreads[name] {
-		return true
-	}
-	sys, err := d.sysThreads.get(t, func() (bool, error) {
-		g, err := d.conn.ThreadGroup(ctx, t)
-		if err != nil {
-			return false, err
-		}
-		gn, err := d.conn.ThreadGroupName(ctx, g)
-		return gn == "system", err
-	})
-	return err == nil && sys
-}
-
-// onThreadsRequest lists every thread as "name (state)": the thread the VM
+// threads lists every thread as "name (state)": the thread the VM
 // stopped in shows why ("main (breakpoint)"), the others their JDWP status
 // ("worker-1 (waiting)", "main (running)").
-func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.ThreadsResponseBody, error) {
 	d := s.dbg
 	if d.isEnded() {
-		s.send(&godap.ThreadsResponse{Response: newResponse(&r.Request), Body: godap.ThreadsResponseBody{Threads: []godap.Thread{}}})
-		return
+		return godap.ThreadsResponseBody{Threads: []godap.Thread{}}, nil
 	}
-	ids, err := d.conn.AllThreads(ctx)
+	ids, err := d.vm.Threads(ctx)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToListThreads, fmt.Errorf("threads: %w", err))
-		return
+		return godap.ThreadsResponseBody{}, err
 	}
 	d.mu.Lock()
 	stopThread, perThread := d.stopThread, d.suspends == 0
@@ -73,7 +45,7 @@ func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
 			return c == jdwp.ErrInvalidThread || c == jdwp.ErrInvalidObject
 		}
 		if i%2 == 0 {
-			name, err := d.conn.ThreadName(ctx, t)
+			name, err := d.vm.ThreadName(ctx, t)
 			if gone(err) {
 				name, err = "<exited>", nil
 			}
@@ -84,7 +56,7 @@ func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
 			states[i/2] = reason
 			return nil
 		}
-		st, suspended, err := d.conn.ThreadStatus(ctx, t)
+		st, suspended, err := d.vm.ThreadStatus(ctx, t)
 		if gone(err) {
 			st, err = jdwp.ThreadZombie, nil
 		}
@@ -95,13 +67,12 @@ func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
 		return err
 	})
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToListThreads, fmt.Errorf("threads: %w", err))
-		return
+		return godap.ThreadsResponseBody{}, err
 	}
 	hidden := make([]bool, len(ids))
 	if d.opts.HideSystemThreads {
 		parallel(len(ids), func(i int) error {
-			hidden[i] = ids[i] != stopThread && d.isSystemThread(ctx, ids[i], names[i])
+			hidden[i] = ids[i] != stopThread && d.vm.SystemThread(ctx, ids[i], names[i])
 			return nil
 		})
 	}
@@ -111,56 +82,49 @@ func (s *session) onThreadsRequest(r *godap.ThreadsRequest) {
 			threads = append(threads, godap.Thread{Id: d.threads.id(t), Name: names[i] + " (" + states[i] + ")"})
 		}
 	}
-	s.send(&godap.ThreadsResponse{Response: newResponse(&r.Request), Body: godap.ThreadsResponseBody{Threads: threads}})
+	return godap.ThreadsResponseBody{Threads: threads}, nil
 }
 
-func (s *session) onStackTraceRequest(r *godap.StackTraceRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (godap.StackTraceResponseBody, error) {
 	d := s.dbg
 	t, ok := d.threads.key(r.Arguments.ThreadId)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: unknown thread id %d", r.Arguments.ThreadId))
-		return
+		return godap.StackTraceResponseBody{}, fmt.Errorf("unknown thread id %d", r.Arguments.ThreadId)
 	}
-	total, err := d.conn.FrameCount(ctx, t)
+	total, err := d.vm.FrameCount(ctx, t)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: %w", err))
-		return
+		return godap.StackTraceResponseBody{}, err
 	}
 	start := int32(max(r.Arguments.StartFrame, 0))
 	n := total - start
 	if r.Arguments.Levels > 0 && int32(r.Arguments.Levels) < n {
 		n = int32(r.Arguments.Levels)
 	}
-	var frames []jdwp.Frame
-	gen := d.invokeGen(t)
+	var frames []mirror.Frame
 	if n > 0 {
-		if frames, err = d.conn.Frames(ctx, t, start, n); err != nil {
-			s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: %w", err))
-			return
+		if frames, err = d.vm.Frames(ctx, t, start, n); err != nil {
+			return godap.StackTraceResponseBody{}, err
 		}
 	}
 	out := make([]godap.StackFrame, len(frames))
 	err = parallel(len(frames), func(i int) error {
 		f := frames[i]
-		sf, err := d.describeFrame(ctx, f.Location)
+		sf, err := d.describeFrame(ctx, f.Loc)
 		if err != nil {
 			return err
 		}
-		sf.Id = d.frames.add(frameRef{thread: t, frame: f.ID, loc: f.Location, depth: start + int32(i), gen: gen})
+		sf.Id = d.frames.add(f)
 		if ff := d.frameFormat(r.Arguments.Format); ff != nil {
-			sf.Name = d.formatFrameName(withHex(ctx, &ff.ValueFormat), ff, t, f, sf)
+			sf.Name = d.formatFrameName(withHex(ctx, &ff.ValueFormat), ff, f, sf)
 		}
 		sf.CanRestart = d.caps.CanPopFrames && start+int32(i) < total-1
 		out[i] = sf
 		return nil
 	})
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToStackTrace, fmt.Errorf("stackTrace: %w", err))
-		return
+		return godap.StackTraceResponseBody{}, err
 	}
-	s.send(&godap.StackTraceResponse{Response: newResponse(&r.Request), Body: godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(total)}})
+	return godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(total)}, nil
 }
 
 // frameFormat is the format a stackTrace request asked for, or the
@@ -176,15 +140,15 @@ func (d *debuggee) frameFormat(ff *godap.StackFrameFormat) *godap.StackFrameForm
 // formatFrameName adds what a stackTrace format asks for to a frame's
 // name: its parameters (types, names, values; values in hex if asked) and
 // its line.
-func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameFormat, t jdwp.ThreadID, f jdwp.Frame, sf godap.StackFrame) string {
+func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameFormat, f mirror.Frame, sf godap.StackFrame) string {
 	name := sf.Name
 	all := ff.IncludeAll
 	if ff.Parameters || ff.ParameterTypes || ff.ParameterNames || ff.ParameterValues || all {
-		m, err := d.method(ctx, f.Location.Class, f.Location.Method)
+		m, err := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
 		params, _ := expr.ParamSigs(m.Signature)
 		var parts []string
 		var args []jdwp.Variable
-		if vt, verr := d.variableTable(ctx, f.Location.Class, f.Location.Method); verr == nil && !vt.absent {
+		if vt, verr := d.vm.VariableTable(ctx, f.Loc.Class, f.Loc.Method); verr == nil && !vt.Absent {
 			first := int32(0)
 			if m.ModBits&jdwp.AccStatic == 0 {
 				first = 1
@@ -197,11 +161,7 @@ func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameForm
 		}
 		var vals []jdwp.Value
 		if (ff.ParameterValues || all) && len(args) == len(params) && len(args) > 0 {
-			slots := make([]jdwp.SlotRequest, len(args))
-			for i, a := range args {
-				slots[i] = jdwp.SlotRequest{Slot: a.Slot, Tag: jdwp.TagForSignature(a.Signature)}
-			}
-			vals, _ = d.conn.FrameValues(ctx, t, f.ID, slots)
+			vals, _ = d.vm.ReadLocals(ctx, f, args)
 		}
 		for i, p := range params {
 			var part []string
@@ -233,14 +193,14 @@ func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameForm
 
 // describeFrame names a location: "Class.method", its line and source file.
 func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.StackFrame, error) {
-	sig, err := d.signature(ctx, loc.Class)
+	sig, err := d.vm.Signature(ctx, loc.Class)
 	if err != nil {
 		return godap.StackFrame{}, err
 	}
 	if loc.Method == 0 {
 		return d.obsoleteFrame(ctx, loc.Class, sig)
 	}
-	m, err := d.method(ctx, loc.Class, loc.Method)
+	m, err := d.vm.Method(ctx, loc.Class, loc.Method)
 	if err != nil {
 		return godap.StackFrame{}, err
 	}
@@ -256,11 +216,11 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 		sf.Name += " (native)"
 		return sf, nil
 	}
-	lt, err := d.lineTable(ctx, loc.Class, loc.Method)
+	lt, err := d.vm.LineTable(ctx, loc.Class, loc.Method)
 	if err != nil {
 		return godap.StackFrame{}, err
 	}
-	if !lt.absent {
+	if !lt.Absent {
 		sf.Line = int(lt.LineFor(loc.Index))
 	}
 	src, err := d.source(ctx, loc.Class, sig)
@@ -286,9 +246,9 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 // class's package directory plus its SourceFile attribute, under the first
 // source root that has it. Without a local file the source has only a name.
 func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig string) (*godap.Source, error) {
-	return d.sources.get(class, func() (*godap.Source, error) {
-		file, err := d.conn.SourceFile(ctx, class)
-		if absent(err) {
+	return d.sources.Get(class, func() (*godap.Source, error) {
+		file, err := d.vm.SourceFile(ctx, class)
+		if mirror.Absent(err) {
 			name, _ := frameClassName(sig)
 			return &godap.Source{Name: name + ".class", SourceReference: d.sourceRef(class), PresentationHint: "deemphasize", Origin: "no SourceFile attribute: outline and bytecode"}, nil
 		}
@@ -317,18 +277,17 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 
 // Scopes: "Locals" (this first, then the method's visible variables) and
 // "Static" (the static fields of the frame's class).
-func (s *session) onScopesRequest(r *godap.ScopesRequest) {
+func (s *session) scopes(_ context.Context, r *godap.ScopesRequest) (godap.ScopesResponseBody, error) {
 	d := s.dbg
 	f, ok := d.frames.get(r.Arguments.FrameId)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToListVariables, fmt.Errorf("scopes: unknown frame id %d (frames are forgotten when the VM resumes)", r.Arguments.FrameId))
-		return
+		return godap.ScopesResponseBody{}, fmt.Errorf("unknown frame id %d (frames are forgotten when the VM resumes)", r.Arguments.FrameId)
 	}
 	scopes := []godap.Scope{
 		{Name: "Locals", PresentationHint: "locals", VariablesReference: d.vars.add(&localsScope{f: f})},
-		{Name: "Static", VariablesReference: d.vars.add(&staticsScope{class: f.loc.Class, thread: f.thread, loc: f.loc})},
+		{Name: "Static", VariablesReference: d.vars.add(&staticsScope{class: f.Loc.Class, thread: f.Thread, loc: f.Loc})},
 	}
-	s.send(&godap.ScopesResponse{Response: newResponse(&r.Request), Body: godap.ScopesResponseBody{Scopes: scopes}})
+	return godap.ScopesResponseBody{Scopes: scopes}, nil
 }
 
 // hiddenSuffix is the address HotSpot appends to a hidden class's name

@@ -9,6 +9,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -72,16 +73,16 @@ func (d *debuggee) startStep(ctx context.Context, t jdwp.ThreadID, depth jdwp.St
 	d.clearSteps(ctx, t)
 	st := &stepState{thread: t, depth: depth, reason: reason}
 	if f := d.opts.StepFilters; depth == jdwp.StepInto && f != nil && (f.SkipConstructors || f.SkipStaticInitializers || f.SkipSynthetics) {
-		n, err := d.conn.FrameCount(ctx, t)
+		n, err := d.vm.FrameCount(ctx, t)
 		if err != nil {
 			return err
 		}
-		fs, err := d.conn.Frames(ctx, t, 0, 1)
+		fs, err := d.vm.Frames(ctx, t, 0, 1)
 		if err != nil || len(fs) == 0 {
 			return fmt.Errorf("the thread's top frame: %v", err)
 		}
-		st.origin, st.from = n, fs[0].Location
-		if lt, err := d.lineTable(ctx, st.from.Class, st.from.Method); err == nil && !lt.absent {
+		st.origin, st.from = n, fs[0].Loc
+		if lt, err := d.vm.LineTable(ctx, st.from.Class, st.from.Method); err == nil && !lt.Absent {
 			st.fromLine = lt.LineFor(st.from.Index)
 		}
 	}
@@ -116,7 +117,7 @@ func (d *debuggee) filtered(ctx context.Context, loc jdwp.Location) bool {
 	if f == nil {
 		return false
 	}
-	m, err := d.method(ctx, loc.Class, loc.Method)
+	m, err := d.vm.Method(ctx, loc.Class, loc.Method)
 	if err != nil {
 		return false
 	}
@@ -124,10 +125,10 @@ func (d *debuggee) filtered(ctx context.Context, loc jdwp.Location) bool {
 	case f.SkipConstructors && m.Name == "<init>", f.SkipStaticInitializers && m.Name == "<clinit>":
 		return true
 	case f.SkipSynthetics:
-		if m.ModBits&(jdwp.AccSynthetic|accBridge) != 0 || strings.HasPrefix(m.Name, "lambda$") {
+		if m.ModBits&(jdwp.AccSynthetic|mirror.AccBridge) != 0 || strings.HasPrefix(m.Name, "lambda$") {
 			return true
 		}
-		sig, err := d.signature(ctx, loc.Class)
+		sig, err := d.vm.Signature(ctx, loc.Class)
 		return err == nil && strings.Contains(sig, "$$Lambda")
 	}
 	return false
@@ -166,7 +167,7 @@ func (d *debuggee) onStep(ctx context.Context, e jdwp.Event) *stopInfo {
 	if st.depth != jdwp.StepInto || st.hops >= 20 || d.opts.StepFilters == nil {
 		return stop
 	}
-	n, err := d.conn.FrameCount(ctx, e.Thread)
+	n, err := d.vm.FrameCount(ctx, e.Thread)
 	if err != nil {
 		return stop
 	}
@@ -181,7 +182,7 @@ func (d *debuggee) onStep(ctx context.Context, e jdwp.Event) *stopInfo {
 	case st.hops > 0 && n == st.origin && e.Location.Class == st.from.Class && e.Location.Method == st.from.Method:
 		// Back on the line the step began on, after a filtered call
 		// returned: the step is not over yet.
-		if lt, err := d.lineTable(ctx, e.Location.Class, e.Location.Method); err == nil && !lt.absent && lt.LineFor(e.Location.Index) == st.fromLine {
+		if lt, err := d.vm.LineTable(ctx, e.Location.Class, e.Location.Method); err == nil && !lt.Absent && lt.LineFor(e.Location.Index) == st.fromLine {
 			st.hops++
 			if err := d.stepRequest(ctx, e.Thread, jdwp.StepInto); err == nil {
 				return nil
@@ -199,47 +200,42 @@ func (d *debuggee) onMethodEntry(ctx context.Context, e jdwp.Event) *stopInfo {
 	if st == nil || st.target == nil || st.thread != e.Thread {
 		return nil
 	}
-	m, err := d.method(ctx, e.Location.Class, e.Location.Method)
+	m, err := d.vm.Method(ctx, e.Location.Class, e.Location.Method)
 	if err != nil || m.Name != st.target.name || m.Signature != st.target.desc {
 		return nil
 	}
 	return &stopInfo{reason: "step", thread: e.Thread}
 }
 
-func (s *session) onStepInTargetsRequest(r *godap.StepInTargetsRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) stepInTargets(ctx context.Context, r *godap.StepInTargetsRequest) (godap.StepInTargetsResponseBody, error) {
 	d := s.dbg
 	if err := d.cannot("supportsStepInTargetsRequest"); err != nil {
-		s.sendError(&r.Request, ErrVMCannot, fmt.Errorf("stepInTargets: %w", err))
-		return
+		return godap.StepInTargetsResponseBody{}, failWith(ErrVMCannot, err)
 	}
 	f, ok := d.frames.get(r.Arguments.FrameId)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToStepInTargets, fmt.Errorf("stepInTargets: unknown frame id %d", r.Arguments.FrameId))
-		return
+		return godap.StepInTargetsResponseBody{}, fmt.Errorf("unknown frame id %d", r.Arguments.FrameId)
 	}
-	calls, line, err := d.callsOnLine(ctx, f.loc)
+	calls, line, err := d.callsOnLine(ctx, f.Loc)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToStepInTargets, fmt.Errorf("stepInTargets: %w", err))
-		return
+		return godap.StepInTargetsResponseBody{}, err
 	}
 	targets := []godap.StepInTarget{}
 	for _, m := range calls {
-		t := &stepTarget{thread: f.thread, class: classfile.JavaName(m.Class), name: m.Name, desc: m.Descriptor}
+		t := &stepTarget{thread: f.Thread, class: classfile.JavaName(m.Class), name: m.Name, desc: m.Descriptor}
 		label := expr.Method{Class: "L" + m.Class + ";", Name: m.Name, Signature: m.Descriptor}.String()
 		targets = append(targets, godap.StepInTarget{Id: d.targets.add(t), Label: label, Line: line})
 	}
-	s.send(&godap.StepInTargetsResponse{Response: newResponse(&r.Request), Body: godap.StepInTargetsResponseBody{Targets: targets}})
+	return godap.StepInTargetsResponseBody{Targets: targets}, nil
 }
 
 // callsOnLine lists the methods called on the rest of loc's line, in order.
 func (d *debuggee) callsOnLine(ctx context.Context, loc jdwp.Location) ([]classfile.Member, int, error) {
-	lt, err := d.lineTable(ctx, loc.Class, loc.Method)
+	lt, err := d.vm.LineTable(ctx, loc.Class, loc.Method)
 	if err != nil {
 		return nil, 0, err
 	}
-	if lt.absent {
+	if lt.Absent {
 		return nil, 0, fmt.Errorf("the method has no line numbers (compiled without -g)")
 	}
 	line := lt.LineFor(loc.Index)
@@ -276,7 +272,7 @@ func (d *debuggee) disassemble(ctx context.Context, class jdwp.ReferenceTypeID, 
 	if err != nil {
 		return nil, err
 	}
-	code, err := d.conn.Bytecodes(ctx, class, method)
+	code, err := d.vm.Bytecodes(ctx, class, method)
 	if err != nil {
 		return nil, fmt.Errorf("bytecodes: %w", err)
 	}
@@ -284,8 +280,8 @@ func (d *debuggee) disassemble(ctx context.Context, class jdwp.ReferenceTypeID, 
 }
 
 func (d *debuggee) pool(ctx context.Context, class jdwp.ReferenceTypeID) (*classfile.Pool, error) {
-	return d.pools.get(class, func() (*classfile.Pool, error) {
-		count, data, err := d.conn.ConstantPool(ctx, class)
+	return d.pools.Get(class, func() (*classfile.Pool, error) {
+		count, data, err := d.vm.ConstantPool(ctx, class)
 		if err != nil {
 			return nil, fmt.Errorf("constant pool: %w", err)
 		}

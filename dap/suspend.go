@@ -26,7 +26,7 @@ import (
 // for a lock another suspended thread holds, a loop) is not waited for any
 // longer: the request or condition fails saying so, the thread is left
 // running the method, and the session takes over the thread's suspension
-// when the method returns (see invoking).
+// when the method returns (see mirror.VM.Invoking and handOff).
 
 // stopPolicy is the suspend policy of every request whose events may stop.
 const stopPolicy = jdwp.SuspendEventThread
@@ -49,31 +49,7 @@ func (d *debuggee) dispatch(es *jdwp.EventSet) {
 			break
 		}
 	}
-	d.qmu.Lock()
-	q, busy := d.queues[key]
-	d.queues[key] = append(q, es)
-	d.qmu.Unlock()
-	if busy {
-		return
-	}
-	d.s.wg.Add(1)
-	go func() {
-		defer d.s.wg.Done()
-		for {
-			d.qmu.Lock()
-			q := d.queues[key]
-			if len(q) == 0 {
-				delete(d.queues, key)
-				d.qmu.Unlock()
-				return
-			}
-			es := q[0]
-			q[0] = nil
-			d.queues[key] = q[1:]
-			d.qmu.Unlock()
-			d.safely(func() { d.handleEventSet(es) })
-		}
-	}()
+	d.lanes.Push(key, es)
 }
 
 // safely runs f, turning a panic into a log line.
@@ -84,114 +60,6 @@ func (d *debuggee) safely(f func()) {
 		}
 	}()
 	f()
-}
-
-// invoking runs f, an invocation in thread, with a context of its own: events
-// the invoked code causes in that thread are not stops (see pump), and the
-// thread's frame ids are looked up again afterwards. When ctx ends first,
-// invoking returns at once with an error saying so; f goes on until the
-// method returns, and the functions queued with afterInvoke run then.
-func (d *debuggee) invoking(ctx context.Context, thread jdwp.ThreadID, f func(context.Context) error) error {
-	d.mu.Lock()
-	if d.late[thread] > 0 {
-		d.mu.Unlock()
-		return errStillRunning
-	}
-	d.invokingThreads[thread]++
-	d.mu.Unlock()
-	// The invocation's own context ends with the session only; a long
-	// deadline keeps the connection's default timeout off it.
-	ictx, cancel := context.WithTimeout(d.s.ctx, 24*time.Hour)
-	done := make(chan error, 1)
-	go func() { done <- f(ictx) }()
-	finish := func() []func() {
-		cancel()
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		if d.invokingThreads[thread]--; d.invokingThreads[thread] <= 0 {
-			delete(d.invokingThreads, thread)
-		}
-		d.gens[thread]++
-		close(d.invokeDone)
-		d.invokeDone = make(chan struct{})
-		after := d.after[thread]
-		delete(d.after, thread)
-		return after
-	}
-	select {
-	case err := <-done:
-		finish()
-		return err
-	case <-ctx.Done():
-	}
-	d.mu.Lock()
-	d.late[thread]++
-	d.mu.Unlock()
-	d.s.wg.Add(1)
-	go func() {
-		defer d.s.wg.Done()
-		err := <-done
-		d.mu.Lock()
-		if d.late[thread]--; d.late[thread] <= 0 {
-			delete(d.late, thread)
-		}
-		d.mu.Unlock()
-		d.log.Debug().Err(err).Uint64("thread", uint64(thread)).Msg("a method left running by an evaluation returned")
-		for _, g := range finish() {
-			g()
-		}
-	}()
-	return fmt.Errorf("%w: %w", errLeftRunning, ctx.Err())
-}
-
-var (
-	errLeftRunning  = fmt.Errorf("the method did not return in time and goes on running in its thread; the thread stops again when it returns")
-	errStillRunning = fmt.Errorf("the thread is still running a method of an evaluation that was cancelled or timed out; try again when it returns")
-)
-
-// afterInvoke queues f to run when the method thread runs for the debugger
-// returns; it reports false (and does not queue f) when none is running.
-func (d *debuggee) afterInvoke(thread jdwp.ThreadID, f func()) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.invokingThreads[thread] == 0 {
-		return false
-	}
-	d.after[thread] = append(d.after[thread], f)
-	return true
-}
-
-// stillRunning reports whether thread runs a method an evaluation left running.
-func (d *debuggee) stillRunning(thread jdwp.ThreadID) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.late[thread] > 0
-}
-
-// waitEvaluations waits until no thread but self runs a method for the
-// debugger, or until ctx ends (each evaluation has its own deadline, so
-// this is bounded).
-func (d *debuggee) waitEvaluations(ctx context.Context, self jdwp.ThreadID) {
-	for {
-		d.mu.Lock()
-		busy := false
-		for t, n := range d.invokingThreads {
-			if t != self && n > 0 && d.late[t] == 0 {
-				busy = true
-				break
-			}
-		}
-		ch := d.invokeDone
-		d.mu.Unlock()
-		if !busy {
-			return
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return
-		}
-	}
 }
 
 // suspendAll reports whether a stop suspends the whole VM (the launch or
@@ -219,7 +87,7 @@ func (d *debuggee) holdStop(ctx context.Context, st *stopInfo, policy jdwp.Suspe
 		return nil
 	}
 	wctx, cancel := context.WithTimeout(ctx, d.evalTimeout()+5*time.Second)
-	d.waitEvaluations(wctx, st.thread)
+	d.vm.WaitInvocations(wctx, st.thread)
 	cancel()
 	if err := d.conn.Suspend(ctx); err != nil {
 		return fmt.Errorf("suspend the VM: %w", err)
@@ -360,7 +228,7 @@ func (d *debuggee) handOff(ctx context.Context, thread jdwp.ThreadID) *stopInfo 
 			d.log.Warn().Err(err).Msg("resume a thread after the method an evaluation left running returned")
 		}
 	}
-	if !d.afterInvoke(thread, resume) {
+	if !d.vm.AfterInvoke(thread, resume) {
 		resume()
 	}
 	return &stopInfo{thread: thread, handedOff: true}
@@ -373,12 +241,10 @@ func (s *session) explain(err error) error {
 	if d == nil || jdwp.Code(err) != jdwp.ErrThreadNotSuspended {
 		return err
 	}
-	d.mu.Lock()
 	var busy []int
-	for t := range d.late {
+	for _, t := range d.vm.LeftRunning() {
 		busy = append(busy, d.threads.id(t))
 	}
-	d.mu.Unlock()
 	if len(busy) == 0 {
 		return fmt.Errorf("%w (the thread is running: resumed, or never stopped)", err)
 	}

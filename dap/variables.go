@@ -20,7 +20,7 @@ type container interface {
 }
 
 type (
-	localsScope  struct{ f frameRef }
+	localsScope  struct{ f mirror.Frame }
 	staticsScope struct {
 		class  jdwp.ReferenceTypeID
 		thread jdwp.ThreadID
@@ -43,24 +43,20 @@ type (
 // all of them; clients page through indexedVariables anyway.
 const maxUnpaged = 10000
 
-func (s *session) onVariablesRequest(r *godap.VariablesRequest) {
+func (s *session) variablesOf(ctx context.Context, r *godap.VariablesRequest) (godap.VariablesResponseBody, error) {
 	d := s.dbg
 	c, ok := d.vars.get(r.Arguments.VariablesReference)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToListVariables, fmt.Errorf("variables: unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference))
-		return
+		return godap.VariablesResponseBody{}, fmt.Errorf("unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference)
 	}
-	ctx, cancel := s.reqCtx()
-	defer cancel()
 	vars, err := c.children(withHex(ctx, r.Arguments.Format), d, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToListVariables, fmt.Errorf("variables: %w", err))
-		return
+		return godap.VariablesResponseBody{}, err
 	}
 	if vars == nil {
 		vars = []godap.Variable{}
 	}
-	s.send(&godap.VariablesResponse{Response: newResponse(&r.Request), Body: godap.VariablesResponseBody{Variables: vars}})
+	return godap.VariablesResponseBody{Variables: vars}, nil
 }
 
 // named pairs a JDWP value with the variable name and evaluate name it gets.
@@ -114,7 +110,7 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 		str := v.Str
 		if !v.Known {
 			var err error
-			if str, err = d.conn.StringValue(ctx, jdwp.ObjectID(v.Ref)); err != nil {
+			if str, err = d.vm.String(ctx, jdwp.ObjectID(v.Ref)); err != nil {
 				if isCollected(err) {
 					out.Value = "<collected>"
 					return out, nil
@@ -125,8 +121,14 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 		out.Value = expr.StringLit(str).Literal()
 		out.Type = "String"
 	case expr.IsBox(v.Type):
-		env := d.frameEnv(0, 0, 0, jdwp.Location{})
-		p, err := env.Field(ctx, v, "value")
+		pv, ok, err := d.vm.Member(ctx, jdwp.ObjectID(v.Ref), "value")
+		if err == nil && !ok {
+			err = fmt.Errorf("%s has no field value", v.TypeName())
+		}
+		if err != nil {
+			return out, err
+		}
+		p, err := d.toExpr(ctx, pv)
 		if err != nil {
 			return out, err
 		}
@@ -134,7 +136,7 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 		out.Type = simpleName(out.Type)
 		out.VariablesReference = d.objectRef(ctx, v, evalName)
 	case strings.HasPrefix(v.Type, "["):
-		n, err := d.conn.ArrayLength(ctx, jdwp.ObjectID(v.Ref))
+		n, err := d.vm.ArrayLength(ctx, jdwp.ObjectID(v.Ref))
 		if err != nil {
 			return out, err
 		}
@@ -165,7 +167,7 @@ func (d *debuggee) objectVariable(ctx context.Context, out godap.Variable, v exp
 		sum = mirror.Summary{Text: fmt.Sprintf("%s (id=%d)", simpleName(out.Type), v.Ref), Size: -1}
 	}
 	out.Value = sum.Text
-	t, _, err := d.typeOf(ctx, obj)
+	t, _, err := d.vm.ObjectType(ctx, obj)
 	if err != nil {
 		return out, nil
 	}
@@ -202,7 +204,7 @@ type logicalVars struct {
 const rawName = "<raw>"
 
 func (c *logicalVars) rawChild(ctx context.Context, d *debuggee) godap.Variable {
-	sig, _ := d.signature(ctx, c.raw.class)
+	sig, _ := d.vm.Signature(ctx, c.raw.class)
 	return godap.Variable{Name: rawName, Value: simpleName(sigToName(sig)) + " fields", VariablesReference: d.vars.add(c.raw)}
 }
 
@@ -216,7 +218,7 @@ func (c *logicalVars) elements(ctx context.Context, d *debuggee) (jdwp.ObjectID,
 	if err != nil {
 		return 0, 0, err
 	}
-	n, err := d.conn.ArrayLength(ctx, arr)
+	n, err := d.vm.ArrayLength(ctx, arr)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -288,7 +290,7 @@ func formatPrimitive(ctx context.Context, v expr.Value) string {
 }
 
 func (d *debuggee) objectRef(ctx context.Context, v expr.Value, evalName string) int {
-	t, _, err := d.typeOf(ctx, jdwp.ObjectID(v.Ref))
+	t, _, err := d.vm.ObjectType(ctx, jdwp.ObjectID(v.Ref))
 	if err != nil {
 		return 0
 	}
@@ -298,16 +300,15 @@ func (d *debuggee) objectRef(ctx context.Context, v expr.Value, evalName string)
 func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
 	f := c.f
 	var vals []named
-	m, err := d.method(ctx, f.loc.Class, f.loc.Method)
+	m, err := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
 	if err != nil {
 		return nil, err
 	}
-	frame, err := d.liveFrame(ctx, f)
-	if err != nil {
+	if f, err = d.vm.Live(ctx, f); err != nil {
 		return nil, err
 	}
 	if m.ModBits&(jdwp.AccStatic|jdwp.AccNative) == 0 {
-		this, err := d.conn.ThisObject(ctx, f.thread, frame)
+		this, err := d.vm.This(ctx, f)
 		if err != nil {
 			return nil, fmt.Errorf("this: %w", err)
 		}
@@ -318,22 +319,12 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 	if exc, ok := d.stoppedOn(f); ok {
 		vals = append([]named{{exceptionName, "exception", jdwp.Value{Tag: exc.Tag, Bits: uint64(exc.ID)}}}, vals...)
 	}
-	vars, absentInfo, err := d.visibleVariables(ctx, f.loc)
+	vars, values, absentInfo, err := d.vm.Locals(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	if len(vars) > 0 {
-		slots := make([]jdwp.SlotRequest, len(vars))
-		for i, v := range vars {
-			slots[i] = jdwp.SlotRequest{Slot: v.Slot, Tag: jdwp.TagForSignature(v.Signature)}
-		}
-		values, err := d.conn.FrameValues(ctx, f.thread, frame, slots)
-		if err != nil {
-			return nil, fmt.Errorf("local variables: %w", err)
-		}
-		for i, v := range vars {
-			vals = append(vals, named{v.Name, v.Name, values[i]})
-		}
+	for i, v := range vars {
+		vals = append(vals, named{v.Name, v.Name, values[i]})
 	}
 	out, err := d.variables(ctx, vals)
 	if absentInfo && m.ModBits&jdwp.AccNative == 0 {
@@ -347,19 +338,19 @@ const exceptionName = "<exception>"
 
 // stoppedOn returns the exception the VM stopped on when f is the top frame
 // of the thread that threw it.
-func (d *debuggee) stoppedOn(f frameRef) (jdwp.TaggedObjectID, bool) {
+func (d *debuggee) stoppedOn(f mirror.Frame) (jdwp.TaggedObjectID, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	exc, ok := d.lastExc[f.thread]
-	return exc, ok && f.depth == 0 && d.stopReason == "exception" && d.stopThread == f.thread && exc.ID != 0
+	exc, ok := d.lastExc[f.Thread]
+	return exc, ok && f.Depth == 0 && d.stopReason == "exception" && d.stopThread == f.Thread && exc.ID != 0
 }
 
 func (c *staticsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
-	fs, err := d.fieldsOf(ctx, c.class)
+	fs, err := d.vm.DeclaredFields(ctx, c.class)
 	if err != nil {
 		return nil, err
 	}
-	sig, err := d.signature(ctx, c.class)
+	sig, err := d.vm.Signature(ctx, c.class)
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +366,7 @@ func (c *staticsScope) children(ctx context.Context, d *debuggee, _ string, _, _
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	values, err := d.conn.StaticValues(ctx, c.class, ids)
+	values, err := d.vm.ReadStatics(ctx, c.class, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -390,11 +381,11 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 	if filter == "indexed" {
 		return nil, nil
 	}
-	chain, err := d.fieldChain(ctx, c.class)
+	chain, err := d.vm.FieldChain(ctx, c.class)
 	if err != nil {
 		return nil, err
 	}
-	var inst []declField
+	var inst []mirror.Field
 	count := map[string]int{}
 	for _, f := range chain {
 		if f.ModBits&jdwp.AccStatic == 0 {
@@ -409,15 +400,15 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 	for i, f := range inst {
 		ids[i] = f.ID
 	}
-	values, err := d.conn.FieldValues(ctx, c.obj, ids)
+	values, err := d.vm.ReadFields(ctx, c.obj, ids)
 	if err != nil {
 		return nil, err
 	}
 	vals := make([]named, len(inst))
 	for i, f := range inst {
 		name, evalName := f.Name, c.evalName+"."+f.Name
-		if count[f.Name] > 1 && f.class != c.class { // shadowed by a subclass field
-			sig, _ := d.signature(ctx, f.class)
+		if count[f.Name] > 1 && f.Class != c.class { // shadowed by a subclass field
+			sig, _ := d.vm.Signature(ctx, f.Class)
 			name = fmt.Sprintf("%s (%s)", f.Name, simpleName(sigToName(sig)))
 			evalName = ""
 		}
@@ -443,7 +434,7 @@ func (c *arrayVars) children(ctx context.Context, d *debuggee, filter string, st
 	if count == 0 {
 		return nil, nil
 	}
-	values, err := d.conn.ArrayValues(ctx, c.arr, int32(start), int32(count))
+	values, err := d.vm.ArrayValues(ctx, c.arr, start, count)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Env is what the evaluator needs from a suspended VM frame. Types are JNI
@@ -103,7 +105,7 @@ func (t *Thrown) Error() string {
 var ErrNoInvoke = errors.New("running methods is not allowed here")
 
 // ErrUnknownName is wrapped by Env.Lookup errors for names that resolve to nothing.
-var ErrUnknownName = errors.New("no local variable, field or static field of that name")
+var ErrUnknownName = javalang.ErrUnknownName
 
 // EvalError is an evaluation failure, naming the part of the expression that failed.
 type EvalError struct {

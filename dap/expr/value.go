@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Kind is the Java type category of a Value.
@@ -130,39 +132,7 @@ func (v Value) TypeName() string {
 
 // SignatureToName turns a JNI signature into a Java type name:
 // "I" → "int", "Ljava/lang/String;" → "java.lang.String", "[[J" → "long[][]".
-func SignatureToName(sig string) string {
-	dims := 0
-	for dims < len(sig) && sig[dims] == '[' {
-		dims++
-	}
-	base := sig[dims:]
-	name := base
-	switch base {
-	case "Z":
-		name = "boolean"
-	case "B":
-		name = "byte"
-	case "C":
-		name = "char"
-	case "S":
-		name = "short"
-	case "I":
-		name = "int"
-	case "J":
-		name = "long"
-	case "F":
-		name = "float"
-	case "D":
-		name = "double"
-	case "V":
-		name = "void"
-	default:
-		if strings.HasPrefix(base, "L") && strings.HasSuffix(base, ";") {
-			name = strings.ReplaceAll(base[1:len(base)-1], "/", ".")
-		}
-	}
-	return name + strings.Repeat("[]", dims)
-}
+func SignatureToName(sig string) string { return javalang.TypeName(sig) }
 
 // Literal renders a primitive, null or known string as Java source.
 func (v Value) Literal() string {
@@ -237,9 +207,9 @@ func (v Value) JavaString() string {
 	case KindChar:
 		return string(rune(v.I))
 	case KindFloat:
-		return javaFloat(v.F, 32)
+		return javalang.Float(v.F, 32)
 	case KindDouble:
-		return javaFloat(v.F, 64)
+		return javalang.Float(v.F, 64)
 	case KindNull:
 		return "null"
 	case KindString:
@@ -251,42 +221,4 @@ func (v Value) JavaString() string {
 		return v.Literal()
 	}
 	return strings.TrimSuffix(v.Literal(), "L")
-}
-
-// javaFloat approximates Double.toString / Float.toString: the shortest
-// representation, with ".0" for integral values and E notation outside
-// [1e-3, 1e7).
-func javaFloat(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'E', -1, bits)
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	exp = strings.TrimPrefix(exp, "+")
-	if strings.HasPrefix(exp, "-") {
-		exp = "-" + strings.TrimLeft(exp[1:], "0")
-	} else {
-		exp = strings.TrimLeft(exp, "0")
-	}
-	return mant + "E" + exp
 }

@@ -1,21 +1,37 @@
-// Package mirror is the start of ddmbridge's mirror layer over package jdwp
-// (JDI's idea, Go's shape): how a Java developer reads the values of a
-// suspended VM.
+// Package mirror is ddmbridge's mirror layer over package jdwp (JDI's idea,
+// Go's shape): the model of a VM that every front end reads through — DAP
+// requests, the expression engine's environment, hovers, the REPL, watches
+// and logpoints.
 //
-// It owns the value presentation every front end shares — DAP variables,
-// hovers, the REPL, watches and logpoints: which logical view a type gets
-// (Collection, Map, Map.Entry, Optional, atomics, string builders, enums,
-// records, Class, Thread, Throwable), the one-line summary of a value
-// (ArrayList (size=3), "k" -> 1, Status.NEW, Point[x=1, y=2], toString()
-// when a class overrides it), and how a collection's elements are gathered
-// (toArray() run in the stopped thread, or fields read where that is safe).
-// Views are chosen by subtype tests against the java.util interfaces, never
-// by implementation class names.
+// It owns the VM model ([VM]): reference types with their methods, fields,
+// line and variable tables; the type hierarchy and subtype tests; classes by
+// signature and source names resolved as Java resolves them; threads and
+// their frames, whose ids a method run for the debugger invalidates
+// (generations, [VM.Live]); values of locals, fields, statics, arrays and
+// strings; method invocation and its bookkeeping (which threads run a method
+// for the debugger, which were left running past a deadline, what to do when
+// each returns). What never changes while a class is loaded is cached, each
+// cache behind a lock of its own ([Memo]); [VM.Redefined] drops what a class
+// redefinition changes, [VM.Unloaded] what an unloaded class leaves behind.
+// A class not loaded is never cached, so a class prepare invalidates
+// nothing.
 //
-// It knows JDWP, not DAP: it reads the VM through the small [VM] interface
-// (fields, strings, subtype tests, bounded method invocation), which the dap
-// package implements over its jdwp connection and caches. It must not touch
-// the JDWP wire (package jdwp), DAP messages, or decide when methods may run:
-// the VM implementation refuses invocations that are not allowed (hovers)
-// or could deadlock, and presentation then falls back to reading fields.
+// It owns the value presentation on top of that model ([Presenter]): which
+// logical view a type gets (Collection, Map, Map.Entry, Optional, atomics,
+// string builders, enums, records, Class, Thread, Throwable), the one-line
+// summary of a value (ArrayList (size=3), "k" -> 1, Status.NEW, Point[x=1,
+// y=2], toString() when a class overrides it), and how a collection's
+// elements are gathered (toArray() run in the stopped thread, or fields read
+// where that is safe). Views are chosen by subtype tests against the
+// java.util interfaces, never by implementation class names. Presentation
+// reads the VM through the small [Inspector] interface, which *VM implements
+// but for Invoke: the owner wraps it with its policy on when methods may run.
+//
+// It knows JDWP, not DAP: it calls the commands of a *jdwp.Conn and must not
+// touch the wire itself (packet layouts, command numbers), DAP messages and
+// their handles (variablesReference, frame ids), or policy that belongs to a
+// session: when a stop may run methods (hovers, pauses, a monitor another
+// thread holds), which event requests exist, when the VM is suspended or
+// resumed. Expression values (dap/expr) are converted by the dap adapter;
+// this package does not import dap.
 package mirror

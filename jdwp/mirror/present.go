@@ -4,18 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf16"
 
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
-// VM is what presentation reads of a suspended VM. Signatures are JNI
-// signatures ("Ljava/util/ArrayList;").
-type VM interface {
+// Inspector is what presentation reads of a suspended VM: *VM's methods of
+// the same names, and an Invoke its owner bounds by policy. Signatures are
+// JNI signatures ("Ljava/util/ArrayList;").
+type Inspector interface {
 	// TypeOf returns an object's runtime type signature.
 	TypeOf(ctx context.Context, obj jdwp.ObjectID) (string, error)
 	// Subtype reports whether type sig is assignable to sup.
@@ -119,7 +120,7 @@ type Options struct {
 // Presenter chooses views and writes summaries; it caches per type what
 // never changes while the class is loaded. Safe for concurrent use.
 type Presenter struct {
-	vm VM
+	vm Inspector
 
 	mu        sync.Mutex
 	views     map[string]View
@@ -127,7 +128,7 @@ type Presenter struct {
 }
 
 // NewPresenter returns a presenter over vm.
-func NewPresenter(vm VM) *Presenter {
+func NewPresenter(vm Inspector) *Presenter {
 	return &Presenter{vm: vm, views: map[string]View{}, overrides: map[string]bool{}}
 }
 
@@ -383,9 +384,9 @@ func Primitive(v jdwp.Value) string {
 	case jdwp.TagChar:
 		return javaChar(uint16(v.Bits))
 	case jdwp.TagFloat:
-		return javaFloat(float64(v.Float()), 32)
+		return javalang.Float(float64(v.Float()), 32)
 	case jdwp.TagDouble:
-		return javaFloat(v.Double(), 64)
+		return javalang.Float(v.Double(), 64)
 	}
 	return v.String()
 }
@@ -399,33 +400,6 @@ func javaChar(c uint16) string {
 	}
 	s := strconv.QuoteRune(rune(c))
 	return "'" + s[1:len(s)-1] + "'"
-}
-
-// javaFloat writes a float as Double.toString does in the common cases:
-// 1.0, 0.25, 1.0E10, NaN, Infinity.
-func javaFloat(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	if a := math.Abs(f); a != 0 && (a < 1e-3 || a >= 1e7) {
-		s := strconv.FormatFloat(f, 'E', -1, bits)
-		m, e, _ := strings.Cut(s, "E")
-		if !strings.Contains(m, ".") {
-			m += ".0"
-		}
-		exp, _ := strconv.Atoi(e)
-		return m + "E" + strconv.Itoa(exp)
-	}
-	s := strconv.FormatFloat(f, 'f', -1, bits)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
 }
 
 // Size returns a collection's or map's size: its size field when the

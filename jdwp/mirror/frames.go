@@ -1,0 +1,166 @@
+package mirror
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+)
+
+// Frame is a frame of a suspended thread as the debugger last read it. A
+// method run for the debugger in the thread invalidates its frame ids; Live
+// reads the frame again then.
+type Frame struct {
+	Thread jdwp.ThreadID
+	ID     jdwp.FrameID // 0 until read
+	Loc    jdwp.Location
+	Depth  int32
+	Gen    int // the thread's invocation generation when ID was read
+}
+
+// Frames reads n frames of thread from depth start.
+func (m *VM) Frames(ctx context.Context, thread jdwp.ThreadID, start, n int32) ([]Frame, error) {
+	gen := m.Gen(thread)
+	fs, err := m.conn.Frames(ctx, thread, start, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Frame, len(fs))
+	for i, f := range fs {
+		out[i] = Frame{Thread: thread, ID: f.ID, Loc: f.Location, Depth: start + int32(i), Gen: gen}
+	}
+	return out, nil
+}
+
+// Live returns f with an id that is valid now: f itself, or f read again
+// when it was never read or a method ran in its thread since.
+func (m *VM) Live(ctx context.Context, f Frame) (Frame, error) {
+	gen := m.Gen(f.Thread)
+	if f.ID != 0 && f.Gen == gen {
+		return f, nil
+	}
+	fs, err := m.conn.Frames(ctx, f.Thread, f.Depth, 1)
+	if err != nil {
+		return f, err
+	}
+	if len(fs) == 0 {
+		return f, fmt.Errorf("thread has no frame %d", f.Depth)
+	}
+	f.ID, f.Loc, f.Gen = fs[0].ID, fs[0].Location, gen
+	return f, nil
+}
+
+// VisibleVariables returns the local variables live at loc; absent when the
+// method has no variable table.
+func (m *VM) VisibleVariables(ctx context.Context, loc jdwp.Location) (vars []jdwp.Variable, absent bool, err error) {
+	vt, err := m.VariableTable(ctx, loc.Class, loc.Method)
+	if err != nil || vt.Absent {
+		return nil, vt.Absent, err
+	}
+	for _, v := range vt.Variables {
+		// javac -g lists this (slot 0) among the locals; it is not one.
+		if v.Visible(loc.Index) && (v.Name != "this" || v.Slot != 0) {
+			vars = append(vars, v)
+		}
+	}
+	return vars, false, nil
+}
+
+// Local finds a visible local variable of a live frame by name; the
+// innermost declaration wins.
+func (m *VM) Local(ctx context.Context, f Frame, name string) (jdwp.Variable, bool, error) {
+	vars, _, err := m.VisibleVariables(ctx, f.Loc)
+	if err != nil {
+		return jdwp.Variable{}, false, err
+	}
+	for i := len(vars) - 1; i >= 0; i-- {
+		if vars[i].Name == name {
+			return vars[i], true, nil
+		}
+	}
+	return jdwp.Variable{}, false, nil
+}
+
+// LocalValue reads a local variable of a live frame.
+func (m *VM) LocalValue(ctx context.Context, f Frame, v jdwp.Variable) (jdwp.Value, error) {
+	vals, err := m.ReadLocals(ctx, f, []jdwp.Variable{v})
+	if err != nil {
+		return jdwp.Value{}, err
+	}
+	return vals[0], nil
+}
+
+// This returns the this object of a live frame; 0 in a static or native method.
+func (m *VM) This(ctx context.Context, f Frame) (jdwp.TaggedObjectID, error) {
+	return m.conn.ThisObject(ctx, f.Thread, f.ID)
+}
+
+// systemThreadNames are the VM's own threads, HotSpot's and ART's.
+var systemThreadNames = map[string]bool{
+	"Reference Handler": true, "Finalizer": true, "Signal Dispatcher": true, "Common-Cleaner": true,
+	"Notification Thread": true, "Attach Listener": true, "Service Thread": true, "Monitor Deflation Thread": true,
+	"Signal Catcher": true, "ReferenceQueueDaemon": true, "FinalizerDaemon": true, "FinalizerWatchdogDaemon": true,
+	"HeapTaskDaemon": true, "Jit thread pool worker thread 0": true, "Profile Saver": true,
+}
+
+// SystemThread reports whether a thread called name is the VM's own: by
+// name, or by belonging to the "system" thread group.
+func (m *VM) SystemThread(ctx context.Context, t jdwp.ThreadID, name string) bool {
+	if systemThreadNames[name] {
+		return true
+	}
+	sys, err := m.sysThreads.Get(t, func() (bool, error) {
+		g, err := m.conn.ThreadGroup(ctx, t)
+		if err != nil {
+			return false, err
+		}
+		gn, err := m.conn.ThreadGroupName(ctx, g)
+		return gn == "system", err
+	})
+	return err == nil && sys
+}
+
+// Locals reads the visible local variables of a live frame, in declaration
+// order, with one command; absent when the method has no variable table.
+func (m *VM) Locals(ctx context.Context, f Frame) (vars []jdwp.Variable, vals []jdwp.Value, absent bool, err error) {
+	vars, absent, err = m.VisibleVariables(ctx, f.Loc)
+	if err != nil || len(vars) == 0 {
+		return nil, nil, absent, err
+	}
+	if vals, err = m.ReadLocals(ctx, f, vars); err != nil {
+		return nil, nil, false, fmt.Errorf("local variables: %w", err)
+	}
+	return vars, vals, false, nil
+}
+
+// ReadLocals reads local variables of a live frame with one command.
+func (m *VM) ReadLocals(ctx context.Context, f Frame, vars []jdwp.Variable) ([]jdwp.Value, error) {
+	slots := make([]jdwp.SlotRequest, len(vars))
+	for i, v := range vars {
+		slots[i] = jdwp.SlotRequest{Slot: v.Slot, Tag: jdwp.TagForSignature(v.Signature)}
+	}
+	return m.conn.FrameValues(ctx, f.Thread, f.ID, slots)
+}
+
+// FrameCount returns how many frames a suspended thread has.
+func (m *VM) FrameCount(ctx context.Context, thread jdwp.ThreadID) (int32, error) {
+	return m.conn.FrameCount(ctx, thread)
+}
+
+// SetLocal stores val in a local variable of a live frame.
+func (m *VM) SetLocal(ctx context.Context, f Frame, v jdwp.Variable, val jdwp.Value) error {
+	return m.conn.SetFrameValues(ctx, f.Thread, f.ID, []jdwp.SlotValue{{Slot: v.Slot, Value: val}})
+}
+
+// Threads lists the VM's live threads.
+func (m *VM) Threads(ctx context.Context) ([]jdwp.ThreadID, error) { return m.conn.AllThreads(ctx) }
+
+// ThreadName returns a thread's name.
+func (m *VM) ThreadName(ctx context.Context, t jdwp.ThreadID) (string, error) {
+	return m.conn.ThreadName(ctx, t)
+}
+
+// ThreadStatus returns a thread's status and whether it is suspended.
+func (m *VM) ThreadStatus(ctx context.Context, t jdwp.ThreadID) (jdwp.ThreadStatus, bool, error) {
+	return m.conn.ThreadStatus(ctx, t)
+}

@@ -1,0 +1,203 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+)
+
+// Invocation bookkeeping: which threads run a method for the debugger (their
+// events are not stops, and their frame ids change), which were left running
+// one past an evaluation's deadline, and what to do when each returns.
+type invocations struct {
+	mu sync.Mutex
+	// running counts the methods running for the debugger per thread; gens
+	// counts invocations per thread (they invalidate frame ids).
+	running map[jdwp.ThreadID]int
+	gens    map[jdwp.ThreadID]int
+	// late counts the methods left running past their deadline, per thread;
+	// after holds what to do when a thread's method returns; done is closed
+	// (and replaced) whenever one returns.
+	late  map[jdwp.ThreadID]int
+	after map[jdwp.ThreadID][]func()
+	done  chan struct{}
+}
+
+func (iv *invocations) init() {
+	iv.running, iv.gens, iv.late = map[jdwp.ThreadID]int{}, map[jdwp.ThreadID]int{}, map[jdwp.ThreadID]int{}
+	iv.after, iv.done = map[jdwp.ThreadID][]func(){}, make(chan struct{})
+}
+
+var (
+	// ErrLeftRunning says an invocation did not return before its context
+	// ended; the method goes on in its thread.
+	ErrLeftRunning = errors.New("the method did not return in time and goes on running in its thread; the thread stops again when it returns")
+	// ErrStillRunning refuses an invocation in a thread still running a
+	// method that was left running.
+	ErrStillRunning = errors.New("the thread is still running a method of an evaluation that was cancelled or timed out; try again when it returns")
+)
+
+// Gen is thread's invocation generation: frame ids read in an older one are
+// invalid.
+func (m *VM) Gen(thread jdwp.ThreadID) int {
+	m.inv.mu.Lock()
+	defer m.inv.mu.Unlock()
+	return m.inv.gens[thread]
+}
+
+// Invoking runs f, an invocation in thread, with a context of its own: the
+// thread counts as running a method for the debugger (see RunningMethod)
+// and its frame ids are read again afterwards. When ctx ends first, Invoking
+// returns at once with an error wrapping ErrLeftRunning; f goes on until the
+// method returns, and the functions queued with AfterInvoke run then.
+func (m *VM) Invoking(ctx context.Context, thread jdwp.ThreadID, f func(context.Context) error) error {
+	iv := &m.inv
+	iv.mu.Lock()
+	if iv.late[thread] > 0 {
+		iv.mu.Unlock()
+		return ErrStillRunning
+	}
+	iv.running[thread]++
+	iv.mu.Unlock()
+	// The invocation's own context ends with the owner's only; a long
+	// deadline keeps the connection's default timeout off it.
+	ictx, cancel := context.WithTimeout(m.cfg.Context, 24*time.Hour)
+	done := make(chan error, 1)
+	go func() { done <- f(ictx) }()
+	finish := func() []func() {
+		cancel()
+		iv.mu.Lock()
+		defer iv.mu.Unlock()
+		if iv.running[thread]--; iv.running[thread] <= 0 {
+			delete(iv.running, thread)
+		}
+		iv.gens[thread]++
+		close(iv.done)
+		iv.done = make(chan struct{})
+		after := iv.after[thread]
+		delete(iv.after, thread)
+		return after
+	}
+	select {
+	case err := <-done:
+		finish()
+		return err
+	case <-ctx.Done():
+	}
+	iv.mu.Lock()
+	iv.late[thread]++
+	iv.mu.Unlock()
+	m.cfg.Go(func() {
+		err := <-done
+		iv.mu.Lock()
+		if iv.late[thread]--; iv.late[thread] <= 0 {
+			delete(iv.late, thread)
+		}
+		iv.mu.Unlock()
+		m.cfg.Log.Debug().Err(err).Uint64("thread", uint64(thread)).Msg("a method left running by an evaluation returned")
+		for _, g := range finish() {
+			g()
+		}
+	})
+	return fmt.Errorf("%w: %w", ErrLeftRunning, ctx.Err())
+}
+
+// RunningMethod reports whether thread runs a method for the debugger.
+func (m *VM) RunningMethod(thread jdwp.ThreadID) bool {
+	m.inv.mu.Lock()
+	defer m.inv.mu.Unlock()
+	return m.inv.running[thread] > 0
+}
+
+// AfterInvoke queues f to run when the method thread runs for the debugger
+// returns; it reports false (and does not queue f) when none is running.
+func (m *VM) AfterInvoke(thread jdwp.ThreadID, f func()) bool {
+	m.inv.mu.Lock()
+	defer m.inv.mu.Unlock()
+	if m.inv.running[thread] == 0 {
+		return false
+	}
+	m.inv.after[thread] = append(m.inv.after[thread], f)
+	return true
+}
+
+// StillRunning reports whether thread runs a method an evaluation left running.
+func (m *VM) StillRunning(thread jdwp.ThreadID) bool {
+	m.inv.mu.Lock()
+	defer m.inv.mu.Unlock()
+	return m.inv.late[thread] > 0
+}
+
+// LeftRunning lists the threads running a method an evaluation left running.
+func (m *VM) LeftRunning() []jdwp.ThreadID {
+	m.inv.mu.Lock()
+	defer m.inv.mu.Unlock()
+	out := make([]jdwp.ThreadID, 0, len(m.inv.late))
+	for t := range m.inv.late {
+		out = append(out, t)
+	}
+	return out
+}
+
+// WaitInvocations waits until no thread but self runs a method for the
+// debugger (methods left running do not count), or until ctx ends.
+func (m *VM) WaitInvocations(ctx context.Context, self jdwp.ThreadID) {
+	for {
+		m.inv.mu.Lock()
+		busy := false
+		for t, n := range m.inv.running {
+			if t != self && n > 0 && m.inv.late[t] == 0 {
+				busy = true
+				break
+			}
+		}
+		ch := m.inv.done
+		m.inv.mu.Unlock()
+		if !busy {
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Invoke runs method mt in thread alone (InvokeSingleThreaded): an instance
+// method of recv, or a static one (recv 0), through Invoking.
+func (m *VM) Invoke(ctx context.Context, thread jdwp.ThreadID, recv jdwp.ObjectID, mt Method, args []jdwp.Value) (jdwp.InvokeResult, error) {
+	var res jdwp.InvokeResult
+	err := m.Invoking(ctx, thread, func(ctx context.Context) error {
+		var err error
+		switch {
+		case !mt.Static():
+			res, err = m.conn.InvokeMethod(ctx, recv, thread, mt.Type, mt.ID, args, jdwp.InvokeSingleThreaded)
+		case mt.Interface:
+			res, err = m.conn.InvokeInterfaceStatic(ctx, mt.Type, thread, mt.ID, args, jdwp.InvokeSingleThreaded)
+		default:
+			res, err = m.conn.InvokeStatic(ctx, mt.Type, thread, mt.ID, args, jdwp.InvokeSingleThreaded)
+		}
+		return err
+	})
+	return res, err
+}
+
+// NewInstance runs constructor ctor in thread alone, through Invoking; the
+// new object is res.Value, tagged as an object.
+func (m *VM) NewInstance(ctx context.Context, thread jdwp.ThreadID, ctor Method, args []jdwp.Value) (jdwp.InvokeResult, error) {
+	var res jdwp.InvokeResult
+	err := m.Invoking(ctx, thread, func(ctx context.Context) error {
+		var err error
+		res, err = m.conn.NewInstance(ctx, ctor.Type, thread, ctor.ID, args, jdwp.InvokeSingleThreaded)
+		if err == nil && res.Exception.ID == 0 {
+			res.Value = jdwp.Value{Tag: jdwp.TagObject, Bits: res.Value.Bits}
+		}
+		return err
+	})
+	return res, err
+}
