@@ -15,7 +15,7 @@ import (
 func benchSession(b *testing.B) (*client, int) {
 	b.Helper()
 	vm := jvmtest.StartBenchTargetT(b, jvmtest.Options{})
-	src, err := os.ReadFile("../jdwp/jvmtest/sample/BenchTarget.java")
+	src, err := os.ReadFile("../jdwp/jvmrun/sample/BenchTarget.java")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/bench"
-	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 )
 
 func init() {
@@ -73,7 +73,7 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	addr := *attach
 	if addr == "" {
 		log.Info().Msg("starting the bundled sample VM (BenchTarget)")
-		vm, err := jvmtest.StartBenchTarget(ctx, jvmtest.Options{})
+		vm, err := jvmrun.StartBenchTarget(ctx, jvmrun.Options{})
 		if err != nil {
 			return fmt.Errorf("start the bundled sample VM: %w", err)
 		}
@@ -149,7 +149,7 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 
 // runJDI runs the JDI reference harness for one workload.
 func runJDI(ctx context.Context, addr, workload string) (bench.Result, error) {
-	jr, err := jvmtest.RunJDI(ctx, addr, workload)
+	jr, err := jvmrun.RunJDI(ctx, addr, workload)
 	if err != nil {
 		return bench.Result{}, fmt.Errorf("JDI harness: %w", err)
 	}

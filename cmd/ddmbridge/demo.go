@@ -21,7 +21,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
-	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 )
 
 func init() {
@@ -74,7 +74,7 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	}
 
 	fmt.Fprintln(out, "ddmbridge demo: compiling and starting the sample app (DemoApp.java)…")
-	jvm, err := demoapp.Start(ctx, jvmtest.Options{})
+	jvm, err := demoapp.Start(ctx, jvmrun.Options{})
 	if err != nil {
 		return fmt.Errorf("start the sample app: %w", err)
 	}
@@ -168,7 +168,7 @@ func isTerminal(w io.Writer) bool {
 type demoView struct {
 	w            io.Writer
 	tty          bool
-	jvm          *jvmtest.JVM
+	jvm          *jvmrun.JVM
 	sim, current string
 	// CPU use is the change of a thread's utime+stime between two thread
 	// samples (THST, every couple of seconds), not between two draws.
