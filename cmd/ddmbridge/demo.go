@@ -94,6 +94,8 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	go sim.Serve(simLn)
 	simAddr := simLn.Addr().String()
 
+	// Wait for the monitor to find it: look again after each monitor event.
+	events, unsubscribe := m.Subscribe()
 	var v *bridge.VM
 	for v == nil {
 		if v, err = m.VM(simAddr); err == nil {
@@ -101,10 +103,16 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}
 		select {
 		case <-ctx.Done():
+			unsubscribe()
 			return demoEnd(ctx)
-		case <-time.After(50 * time.Millisecond):
+		case _, ok := <-events:
+			if !ok {
+				unsubscribe()
+				return errors.New("the monitor stopped before it found the simulated VM")
+			}
 		}
 	}
+	unsubscribe()
 	if _, err := m.Select(v.ID()); err != nil {
 		return err
 	}

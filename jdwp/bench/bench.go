@@ -116,7 +116,22 @@ func dialRetry(ctx context.Context, addr string, opts *jdwp.Options) (*jdwp.Conn
 			!(errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || strings.Contains(err.Error(), "peer closed")) {
 			return c, err
 		}
-		time.Sleep(20 * time.Millisecond)
+		if err := retryPause(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// retryPause waits before dialing again an agent that refused: nothing
+// signals when it listens again, so a retry is all there is.
+func retryPause(ctx context.Context) error {
+	t := time.NewTimer(20 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
