@@ -418,16 +418,29 @@ func readFinalElements(ctx context.Context, s *session, elems []jdwp.Value, t jd
 			values = append(values, p.FieldValues(obj, ids))
 		}
 	}
+	// The labels are asked in bursts as the fields arrive: the VM answers the
+	// field reads first anyway, and a burst leaves in one write where a
+	// string asked per reply would cost a write each.
 	labels := make([]*jdwp.Future[string], 0, len(values))
+	var strs []jdwp.StringID
+	flush := func() {
+		for _, s := range strs {
+			labels = append(labels, p.StringValue(s))
+		}
+		strs = strs[:0]
+	}
 	for _, f := range values {
 		fv, err := f.Wait(ctx)
 		if err != nil {
 			return 0, err
 		}
 		if label >= 0 && label < len(fv) && !fv[label].IsNull() {
-			labels = append(labels, p.StringValue(fv[label].Object()))
+			if strs = append(strs, fv[label].Object()); len(strs) == labelBurst {
+				flush()
+			}
 		}
 	}
+	flush()
 	for _, f := range labels {
 		if _, err := f.Wait(ctx); err != nil {
 			return 0, err
@@ -435,6 +448,9 @@ func readFinalElements(ctx context.Context, s *session, elems []jdwp.Value, t jd
 	}
 	return len(values), nil
 }
+
+// labelBurst is how many label strings objects asks at once.
+const labelBurst = 512
 
 // graph returns the array in BenchTarget.graph and its length.
 func (s *session) graph(ctx context.Context) (jdwp.ObjectID, int32, error) {
