@@ -213,7 +213,7 @@ func (m *Monitor) pushListed(kind EventKind, info VMInfo) {
 	close(m.changed)
 	m.changed = make(chan struct{})
 	for q := range m.subs {
-		q.push(Event{Kind: kind, VM: info})
+		q.Push(Event{Kind: kind, VM: info})
 	}
 }
 

@@ -307,7 +307,7 @@ func TestSimVMHost(t *testing.T) {
 }
 
 // BenchmarkJDIThroughBridge is what an IDE sees: the JDK's own debugger
-// (JDI, jdwp/jvmtest/jdi) runs the shared benchmark's workloads on one
+// (JDI, jdwp/jvmrun/jdi) runs the shared benchmark's workloads on one
 // BenchTarget alternately directly and through the current-VM port of a
 // monitor started for the run (and stopped after it, so the VM is free for
 // the direct run); per workload it reports the median seconds and their

@@ -73,7 +73,7 @@ func (m *Monitor) notifyDevice(kind EventKind, d DeviceInfo) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for q := range m.subs {
-		q.push(Event{Kind: kind, Device: d})
+		q.Push(Event{Kind: kind, Device: d})
 	}
 }
 

@@ -31,7 +31,7 @@
 // (a VM switches to its slow debugger path on the first non-DDM packet). A
 // VM that answers with a JDWP error (HotSpot: NOT_IMPLEMENTED) or not at all
 // is a plain JDWP VM: no more DDM; its identity comes from
-// VirtualMachine.Version and, for local VMs, /proc; its threads from
+// VirtualMachine.Version and, for local VMs, /proc (package hostproc); its threads from
 // AllThreads, ThreadReference.Name and Status (nothing is ever suspended). A
 // VM that sent VM_START with SUSPEND_ALL (suspend=y) or WAIT is shown as
 // waiting and is not resumed by the monitor. The monitor makes no event

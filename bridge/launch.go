@@ -83,7 +83,13 @@ func (m *Monitor) LaunchApp(ctx context.Context, req LaunchRequest, progress fun
 // launchDevice resolves the target device: the named one, which must be
 // online, or the only online device.
 func (m *Monitor) launchDevice(ctx context.Context, serial string) (string, error) {
-	deadline := time.Now().Add(5 * time.Second) // the device list fills right after start
+	// The device list fills right after start: wait for it, a device event
+	// at a time, for a few seconds.
+	events, cancel := m.Subscribe()
+	defer cancel()
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	expired := false
 	for {
 		var online []string
 		devices := m.Devices()
@@ -103,7 +109,7 @@ func (m *Monitor) launchDevice(ctx context.Context, serial string) (string, erro
 			return online[0], nil
 		case serial == "" && len(online) > 1:
 			return "", fmt.Errorf("several devices are online (%s): set targetDevice to one of them", strings.Join(online, ", "))
-		case time.Now().After(deadline) || (serial != "" && len(devices) > 0):
+		case expired || (serial != "" && len(devices) > 0):
 			if serial != "" {
 				return "", fmt.Errorf("device %s not found (see `adb devices`)", serial)
 			}
@@ -112,12 +118,19 @@ func (m *Monitor) launchDevice(ctx context.Context, serial string) (string, erro
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		case _, ok := <-events:
+			if !ok {
+				return "", errors.New("no online adb device: the monitor stopped")
+			}
+		case <-deadline.C:
+			expired = true
 		}
 	}
 }
 
-// waitVM waits until the monitor owns the VM at addr and returns its id.
+// waitVM waits until the monitor owns the VM at addr and returns its id. A VM
+// is registered before its event is sent, so looking again after each event
+// is enough.
 func (m *Monitor) waitVM(ctx context.Context, addr string) (string, error) {
 	events, cancel := m.Subscribe()
 	defer cancel()
@@ -132,7 +145,6 @@ func (m *Monitor) waitVM(ctx context.Context, addr string) (string, error) {
 			if !ok {
 				return "", fmt.Errorf("waiting for the VM at %s: the monitor stopped", addr)
 			}
-		case <-time.After(200 * time.Millisecond):
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/queue"
 )
 
 // EventKind says what changed in the monitor.
@@ -60,7 +61,7 @@ type Monitor struct {
 	own       map[string]bool           // our own listener addresses, never probed
 	selected  *VM
 	selKey    struct{ addr, name string }
-	subs      map[*queue[Event]]struct{}
+	subs      map[*queue.Queue[Event]]struct{}
 	changed   chan struct{} // closed and replaced on every VM list change (wakes held debuggers)
 	scanNow   chan struct{} // a debugger waits for a VM: probe now, not at the next tick
 	curLn     net.Listener
@@ -88,7 +89,7 @@ func New(opts Options) (*Monitor, error) {
 		usedPorts: map[int]bool{},
 		portLns:   map[string]*debugListener{},
 		own:       map[string]bool{},
-		subs:      map[*queue[Event]]struct{}{},
+		subs:      map[*queue.Queue[Event]]struct{}{},
 		changed:   make(chan struct{}),
 		scanNow:   make(chan struct{}, 1),
 		stop:      make(chan struct{}),
@@ -175,7 +176,7 @@ func (m *Monitor) Close() error {
 			vms = append(vms, v)
 		}
 		subs := m.subs
-		m.subs = map[*queue[Event]]struct{}{}
+		m.subs = map[*queue.Queue[Event]]struct{}{}
 		m.mu.Unlock()
 		close(m.stop)
 		if m.curLn != nil {
@@ -190,7 +191,7 @@ func (m *Monitor) Close() error {
 		}
 		m.mu.Unlock()
 		for q := range subs {
-			q.close()
+			q.Close()
 		}
 	})
 	m.wg.Wait()
@@ -200,11 +201,11 @@ func (m *Monitor) Close() error {
 // Subscribe returns a channel of monitor events, delivered in order without
 // ever blocking the monitor; cancel stops them.
 func (m *Monitor) Subscribe() (events <-chan Event, cancel func()) {
-	q := newQueue[Event]()
+	q := queue.New[Event]()
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
-		q.close()
+		q.Close()
 		return q.C, func() {}
 	}
 	m.subs[q] = struct{}{}
@@ -213,7 +214,7 @@ func (m *Monitor) Subscribe() (events <-chan Event, cancel func()) {
 		m.mu.Lock()
 		delete(m.subs, q)
 		m.mu.Unlock()
-		q.close()
+		q.Close()
 	}
 }
 
@@ -226,7 +227,7 @@ func (m *Monitor) notify(kind EventKind, v *VM) {
 		m.changed = make(chan struct{})
 	}
 	for q := range m.subs {
-		q.push(Event{Kind: kind, VM: info})
+		q.Push(Event{Kind: kind, VM: info})
 	}
 }
 
@@ -552,7 +553,7 @@ func (m *Monitor) gone(v *VM, info VMInfo, wasCurrent bool, why string) {
 	close(m.changed)
 	m.changed = make(chan struct{})
 	for q := range m.subs {
-		q.push(Event{Kind: EventRemoved, VM: info})
+		q.Push(Event{Kind: EventRemoved, VM: info})
 	}
 	m.mu.Unlock()
 	m.relist(v.addr)

@@ -13,9 +13,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/hostproc"
 	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
 	"github.com/ddmbridge/ddmbridge/ddm"
-	"github.com/ddmbridge/ddmbridge/ddm/procthreads"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -308,7 +308,7 @@ func (v *VM) identifyPlain(ctx context.Context, nc net.Conn) error {
 	if v.from.serial != "" {
 		return nil // the stream ends at the adb server: the device knows the pid and name
 	}
-	pid, name := localProcess(nc)
+	pid, name := hostproc.Peer(nc)
 	v.mu.Lock()
 	v.pid, v.name = pid, name
 	v.mu.Unlock()
@@ -536,7 +536,7 @@ func (v *VM) pollJDWPThreads(ctx context.Context) ([]ThreadInfo, error) {
 }
 
 // addNativeThreads gives a local JVM's threads their Linux thread ids and CPU
-// times from /proc, as a DDM VM's THST does (package procthreads); a thread
+// times from /proc, as a DDM VM's THST does (package hostproc); a thread
 // keeps the native thread it had at the last poll while the name fits.
 func (v *VM) addNativeThreads(ts []ThreadInfo) {
 	v.mu.Lock()
@@ -549,7 +549,7 @@ func (v *VM) addNativeThreads(ts []ThreadInfo) {
 	if pid <= 0 || !local {
 		return
 	}
-	tasks := procthreads.Read(uint32(pid))
+	tasks := hostproc.Read(uint32(pid))
 	if tasks == nil {
 		return
 	}
@@ -558,11 +558,11 @@ func (v *VM) addNativeThreads(ts []ThreadInfo) {
 		order[i] = i
 	}
 	sort.Slice(order, func(a, b int) bool { return ts[order[a]].ID < ts[order[b]].ID })
-	pts := make([]*procthreads.Thread, len(ts))
+	pts := make([]*hostproc.Thread, len(ts))
 	for k, i := range order {
-		pts[k] = &procthreads.Thread{Name: ts[i].Name, TID: prev[ts[i].ID]}
+		pts[k] = &hostproc.Thread{Name: ts[i].Name, TID: prev[ts[i].ID]}
 	}
-	procthreads.Match(pts, tasks, uint32(pid))
+	hostproc.Match(pts, tasks, uint32(pid))
 	for k, i := range order {
 		ts[i].TID, ts[i].UTime, ts[i].STime = pts[k].TID, pts[k].UTime, pts[k].STime
 	}

@@ -15,19 +15,17 @@ import (
 func benchSession(b *testing.B) (*client, int) {
 	b.Helper()
 	vm := jvmtest.StartBenchTargetT(b, jvmtest.Options{})
-	src, err := os.ReadFile("../jdwp/jvmtest/sample/BenchTarget.java")
-	if err != nil {
-		b.Fatal(err)
-	}
 	lineB := 0
-	for i, l := range strings.Split(string(src), "\n") {
+	for i, l := range strings.Split(jvmtest.BenchTargetSource, "\n") {
 		if strings.Contains(l, "// line B") {
 			lineB = i + 1
 		}
 	}
 	dir := b.TempDir()
 	path := dir + "/BenchTarget.java"
-	os.WriteFile(path, src, 0o644)
+	if err := os.WriteFile(path, []byte(jvmtest.BenchTargetSource), 0o644); err != nil {
+		b.Fatal(err)
+	}
 	c := startSession(b, Config{})
 	c.initialize()
 	c.attach(map[string]any{"port": vm.Port, "sourcePaths": []string{dir}})

@@ -121,6 +121,12 @@ type Reader struct {
 	b     []byte
 	off   int
 	err   error
+
+	// strs counts the strings read; from the second on, plain ones are cut
+	// from one copy of the whole data (str) instead of a copy each: replies
+	// such as Methods or AllClasses are mostly strings.
+	strs int
+	str  string
 }
 
 // NewReader returns a reader over b using sizes (nil means DefaultIDSizes).
@@ -217,7 +223,17 @@ func (r *Reader) String() string {
 		r.Fail(fmt.Errorf("jdwp: negative string length %d", n))
 		return ""
 	}
-	return decodeModifiedUTF8(r.take(int(n)))
+	b := r.take(int(n))
+	if r.err != nil || !plainUTF8(b) {
+		return decodeModifiedUTF8(b)
+	}
+	if r.strs++; r.strs == 1 || len(b) == 0 {
+		return string(b)
+	}
+	if r.str == "" {
+		r.str = string(r.b)
+	}
+	return r.str[r.off-len(b) : r.off]
 }
 
 // Sized reads an n-byte big-endian unsigned integer.
@@ -262,17 +278,21 @@ func (r *Reader) UntaggedValue(t Tag) Value {
 	return Value{Tag: t, Bits: r.Sized(n)}
 }
 
+// plainUTF8 reports whether modified UTF-8 bytes read as they are: no NUL
+// (C0 80) and no surrogate pair (ED ...).
+func plainUTF8(b []byte) bool {
+	for _, c := range b {
+		if c == 0xC0 || c == 0xED {
+			return false
+		}
+	}
+	return true
+}
+
 // decodeModifiedUTF8 turns JDWP's modified UTF-8 (NUL as C0 80, supplementary
 // characters as surrogate pairs) into a Go string. Plain UTF-8 passes unchanged.
 func decodeModifiedUTF8(b []byte) string {
-	plain := true
-	for _, c := range b {
-		if c == 0xC0 || c == 0xED {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	if plainUTF8(b) {
 		return string(b)
 	}
 	out := make([]byte, 0, len(b))

@@ -3,7 +3,8 @@ package jdwp
 import (
 	"context"
 	"fmt"
-	"sync"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/queue"
 )
 
 // EventKind is a JDWP event kind.
@@ -234,21 +235,14 @@ type Subscription struct {
 	// C delivers the event sets.
 	C <-chan *EventSet
 
-	c      chan *EventSet
-	mu     sync.Mutex
-	queue  []*EventSet
-	wake   chan struct{}
-	closed bool
-	conn   *Conn
-
-	stop     chan struct{} // closed by Close, so a pump blocked on C returns
-	stopOnce sync.Once
+	q    *queue.Queue[*EventSet]
+	conn *Conn
 }
 
 // Subscribe returns a new subscription to the connection's events.
 func (c *Conn) Subscribe() *Subscription {
-	s := &Subscription{c: make(chan *EventSet), wake: make(chan struct{}, 1), conn: c, stop: make(chan struct{})}
-	s.C = s.c
+	q := queue.New[*EventSet]()
+	s := &Subscription{C: q.C, q: q, conn: c}
 	c.mu.Lock()
 	if !c.subscribed {
 		// The first subscriber gets what arrived before it, such as the VM_START
@@ -266,7 +260,6 @@ func (c *Conn) Subscribe() *Subscription {
 		c.subs = append(c.subs, s)
 		c.mu.Unlock()
 	}
-	go s.pump()
 	return s
 }
 
@@ -288,65 +281,13 @@ func (s *Subscription) Close() {
 		}
 	}
 	c.mu.Unlock()
-	s.mu.Lock()
-	s.queue = nil
-	s.closed = true
-	s.mu.Unlock()
-	s.stopOnce.Do(func() { close(s.stop) })
-	s.signal()
+	s.q.Close()
 }
 
-func (s *Subscription) signal() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (s *Subscription) push(es *EventSet) {
-	s.mu.Lock()
-	if !s.closed {
-		s.queue = append(s.queue, es)
-	}
-	s.mu.Unlock()
-	s.signal()
-}
+func (s *Subscription) push(es *EventSet) { s.q.Push(es) }
 
 // close is called when the connection ends: deliver what is queued, then VM_DISCONNECTED.
-func (s *Subscription) close() {
-	s.mu.Lock()
-	if !s.closed {
-		s.queue = append(s.queue, disconnected())
-		s.closed = true
-	}
-	s.mu.Unlock()
-	s.signal()
-}
-
-func (s *Subscription) pump() {
-	defer close(s.c)
-	for {
-		s.mu.Lock()
-		if len(s.queue) == 0 {
-			closed := s.closed
-			s.mu.Unlock()
-			if closed {
-				return
-			}
-			<-s.wake
-			continue
-		}
-		es := s.queue[0]
-		s.queue[0] = nil
-		s.queue = s.queue[1:]
-		s.mu.Unlock()
-		select {
-		case s.c <- es:
-		case <-s.stop:
-			return
-		}
-	}
-}
+func (s *Subscription) close() { s.q.Finish(disconnected()) }
 
 // dispatchEvents decodes a composite event packet and hands it to every
 // subscriber. When the id sizes are not yet known (an event right after the

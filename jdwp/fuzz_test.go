@@ -224,5 +224,17 @@ func FuzzModifiedUTF8(f *testing.F) {
 		if r := NewReader(w.Bytes(), nil); r.String() != s || r.Err() != nil {
 			t.Fatalf("Reader.String disagrees with decodeModifiedUTF8 on % x", b)
 		}
+		// Three times in a row: the second and third are cut from one copy
+		// of the data when plain, and must still read the same.
+		w.Int32(int32(len(b)))
+		w.Buf = append(w.Buf, b...)
+		w.Int32(int32(len(b)))
+		w.Buf = append(w.Buf, b...)
+		r := NewReader(w.Bytes(), nil)
+		for i := range 3 {
+			if got := r.String(); got != s || r.Err() != nil {
+				t.Fatalf("string %d of three copies of % x read as %+q (%v), want %+q", i, b, got, r.Err(), s)
+			}
+		}
 	})
 }

@@ -108,11 +108,13 @@ func (c *Conn) ResumeThread(ctx context.Context, t ThreadID) error {
 
 // ThreadStatus returns a thread's status and whether it is suspended.
 func (c *Conn) ThreadStatus(ctx context.Context, t ThreadID) (st ThreadStatus, suspended bool, err error) {
-	err = c.threadCmd(ctx, CmdThreadStatus, t, func(r *Reader) {
-		st = ThreadStatus(r.Int32())
-		suspended = r.Int32()&SuspendStatusSuspended != 0
-	})
+	err = c.threadCmd(ctx, CmdThreadStatus, t, func(r *Reader) { st, suspended = readThreadStatus(r) })
 	return st, suspended, err
+}
+
+func readThreadStatus(r *Reader) (ThreadStatus, bool) {
+	st := ThreadStatus(r.Int32())
+	return st, r.Int32()&SuspendStatusSuspended != 0
 }
 
 // ThreadGroup returns a thread's group.
@@ -130,14 +132,17 @@ type Frame struct {
 // Frames returns frames of a suspended thread, from start, at most length of
 // them (-1 for all).
 func (c *Conn) Frames(ctx context.Context, t ThreadID, start, length int32) (out []Frame, err error) {
-	err = c.do(ctx, CmdThreadFrames, func(w *Writer) { w.ObjectID(t); w.Int32(start); w.Int32(length) }, func(r *Reader) {
-		n := r.Count(r.Sizes.FrameID + 1 + r.Sizes.ReferenceTypeID + r.Sizes.MethodID + 8)
-		out = make([]Frame, 0, n)
-		for i := 0; i < n && r.Err() == nil; i++ {
-			out = append(out, Frame{ID: r.FrameID(), Location: r.Location()})
-		}
-	})
+	err = c.do(ctx, CmdThreadFrames, func(w *Writer) { w.ObjectID(t); w.Int32(start); w.Int32(length) }, func(r *Reader) { out = readFrames(r) })
 	return out, err
+}
+
+func readFrames(r *Reader) []Frame {
+	n := r.Count(r.Sizes.FrameID + 1 + r.Sizes.ReferenceTypeID + r.Sizes.MethodID + 8)
+	out := make([]Frame, 0, n)
+	for i := 0; i < n && r.Err() == nil; i++ {
+		out = append(out, Frame{ID: r.FrameID(), Location: r.Location()})
+	}
+	return out
 }
 
 // FrameCount returns the number of frames of a suspended thread.
@@ -277,16 +282,18 @@ type SlotRequest struct {
 
 // FrameValues returns local variables of a frame (StackFrame.GetValues).
 func (c *Conn) FrameValues(ctx context.Context, t ThreadID, f FrameID, slots []SlotRequest) (out []Value, err error) {
-	err = c.do(ctx, CmdStackFrameGetValues, func(w *Writer) {
-		w.ObjectID(t)
-		w.FrameID(f)
-		w.Int32(int32(len(slots)))
-		for _, s := range slots {
-			w.Int32(s.Slot)
-			w.Byte(byte(s.Tag))
-		}
-	}, func(r *Reader) { out = readValues(r) })
+	err = c.do(ctx, CmdStackFrameGetValues, func(w *Writer) { writeSlots(w, t, f, slots) }, func(r *Reader) { out = readValues(r) })
 	return out, err
+}
+
+func writeSlots(w *Writer, t ThreadID, f FrameID, slots []SlotRequest) {
+	w.ObjectID(t)
+	w.FrameID(f)
+	w.Int32(int32(len(slots)))
+	for _, s := range slots {
+		w.Int32(s.Slot)
+		w.Byte(byte(s.Tag))
+	}
 }
 
 // SlotValue is a local variable slot and a value to store in it.

@@ -57,35 +57,41 @@ func (c *Conn) Modifiers(ctx context.Context, t ReferenceTypeID) (mods int32, er
 }
 
 func (c *Conn) fields(ctx context.Context, cmd Cmd, t ReferenceTypeID, generic bool) (out []FieldInfo, err error) {
-	err = c.do(ctx, cmd, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) {
-		n := r.Count(r.Sizes.FieldID + 12)
-		out = make([]FieldInfo, 0, n)
-		for i := 0; i < n && r.Err() == nil; i++ {
-			f := FieldInfo{ID: r.FieldID(), Name: r.String(), Signature: r.String()}
-			if generic {
-				f.Generic = r.String()
-			}
-			f.ModBits = r.Int32()
-			out = append(out, f)
-		}
-	})
+	err = c.do(ctx, cmd, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { out = readFields(r, generic) })
 	return out, err
 }
 
-func (c *Conn) methods(ctx context.Context, cmd Cmd, t ReferenceTypeID, generic bool) (out []MethodInfo, err error) {
-	err = c.do(ctx, cmd, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) {
-		n := r.Count(r.Sizes.MethodID + 12)
-		out = make([]MethodInfo, 0, n)
-		for i := 0; i < n && r.Err() == nil; i++ {
-			m := MethodInfo{ID: r.MethodID(), Name: r.String(), Signature: r.String()}
-			if generic {
-				m.Generic = r.String()
-			}
-			m.ModBits = r.Int32()
-			out = append(out, m)
+func readFields(r *Reader, generic bool) []FieldInfo {
+	n := r.Count(r.Sizes.FieldID + 12)
+	out := make([]FieldInfo, 0, n)
+	for i := 0; i < n && r.Err() == nil; i++ {
+		f := FieldInfo{ID: r.FieldID(), Name: r.String(), Signature: r.String()}
+		if generic {
+			f.Generic = r.String()
 		}
-	})
+		f.ModBits = r.Int32()
+		out = append(out, f)
+	}
+	return out
+}
+
+func (c *Conn) methods(ctx context.Context, cmd Cmd, t ReferenceTypeID, generic bool) (out []MethodInfo, err error) {
+	err = c.do(ctx, cmd, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) { out = readMethods(r, generic) })
 	return out, err
+}
+
+func readMethods(r *Reader, generic bool) []MethodInfo {
+	n := r.Count(r.Sizes.MethodID + 12)
+	out := make([]MethodInfo, 0, n)
+	for i := 0; i < n && r.Err() == nil; i++ {
+		m := MethodInfo{ID: r.MethodID(), Name: r.String(), Signature: r.String()}
+		if generic {
+			m.Generic = r.String()
+		}
+		m.ModBits = r.Int32()
+		out = append(out, m)
+	}
+	return out
 }
 
 // Fields returns the fields declared by a type (not inherited ones).
@@ -333,15 +339,18 @@ func (c *Conn) LineTable(ctx context.Context, t ReferenceTypeID, m MethodID) (lt
 	if m == 0 {
 		return lt, noMethod(CmdMethodLineTable)
 	}
-	err = c.do(ctx, CmdMethodLineTable, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) {
-		lt.Start, lt.End = r.Uint64(), r.Uint64()
-		n := r.Count(12)
-		lt.Lines = make([]LineEntry, 0, n)
-		for i := 0; i < n && r.Err() == nil; i++ {
-			lt.Lines = append(lt.Lines, LineEntry{CodeIndex: r.Uint64(), Line: r.Int32()})
-		}
-	})
+	err = c.do(ctx, CmdMethodLineTable, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) { lt = readLineTable(r) })
 	return lt, err
+}
+
+func readLineTable(r *Reader) (lt LineTable) {
+	lt.Start, lt.End = r.Uint64(), r.Uint64()
+	n := r.Count(12)
+	lt.Lines = make([]LineEntry, 0, n)
+	for i := 0; i < n && r.Err() == nil; i++ {
+		lt.Lines = append(lt.Lines, LineEntry{CodeIndex: r.Uint64(), Line: r.Int32()})
+	}
+	return lt
 }
 
 // VariableTable is a method's local variable table.
@@ -369,21 +378,24 @@ func (c *Conn) variableTable(ctx context.Context, cmd Cmd, t ReferenceTypeID, m 
 	if m == 0 {
 		return vt, noMethod(cmd)
 	}
-	err = c.do(ctx, cmd, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) {
-		vt.ArgCount = r.Int32()
-		n := r.Count(24)
-		vt.Variables = make([]Variable, 0, n)
-		for i := 0; i < n && r.Err() == nil; i++ {
-			v := Variable{CodeIndex: r.Uint64(), Name: r.String(), Signature: r.String()}
-			if generic {
-				v.Generic = r.String()
-			}
-			v.Length = r.Uint32()
-			v.Slot = r.Int32()
-			vt.Variables = append(vt.Variables, v)
-		}
-	})
+	err = c.do(ctx, cmd, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) { vt = readVariableTable(r, generic) })
 	return vt, err
+}
+
+func readVariableTable(r *Reader, generic bool) (vt VariableTable) {
+	vt.ArgCount = r.Int32()
+	n := r.Count(24)
+	vt.Variables = make([]Variable, 0, n)
+	for i := 0; i < n && r.Err() == nil; i++ {
+		v := Variable{CodeIndex: r.Uint64(), Name: r.String(), Signature: r.String()}
+		if generic {
+			v.Generic = r.String()
+		}
+		v.Length = r.Uint32()
+		v.Slot = r.Int32()
+		vt.Variables = append(vt.Variables, v)
+	}
+	return vt
 }
 
 // VariableTable returns a method's variables (ABSENT_INFORMATION without -g).

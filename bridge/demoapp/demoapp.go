@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 )
 
 // Source is DemoApp.java.
@@ -20,12 +20,12 @@ const MainClass = "DemoApp"
 // Classes compiles the app (once per machine, cached) and returns the class
 // directory.
 func Classes(ctx context.Context) (string, error) {
-	return jvmtest.CompileFiles(ctx, map[string][]byte{"DemoApp.java": []byte(Source)})
+	return jvmrun.CompileFiles(ctx, map[string][]byte{"DemoApp.java": []byte(Source)})
 }
 
 // Start compiles and starts the app under a JDWP agent. opts.MainClass and,
 // unless opts.Suspend, opts.ReadyLine ("READY") are filled in.
-func Start(ctx context.Context, opts jvmtest.Options) (*jvmtest.JVM, error) {
+func Start(ctx context.Context, opts jvmrun.Options) (*jvmrun.JVM, error) {
 	dir, err := Classes(ctx)
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func Start(ctx context.Context, opts jvmtest.Options) (*jvmtest.JVM, error) {
 	if opts.ReadyLine == "" && !opts.Suspend {
 		opts.ReadyLine = "READY"
 	}
-	return jvmtest.Start(ctx, opts)
+	return jvmrun.Start(ctx, opts)
 }
 
 // Line returns the line of DemoApp.java marked with "// @"+marker, e.g.

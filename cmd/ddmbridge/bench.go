@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/bench"
-	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 )
 
 func init() {
@@ -73,7 +75,7 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	addr := *attach
 	if addr == "" {
 		log.Info().Msg("starting the bundled sample VM (BenchTarget)")
-		vm, err := jvmtest.StartBenchTarget(ctx, jvmtest.Options{})
+		vm, err := jvmrun.StartBenchTarget(ctx, jvmrun.Options{})
 		if err != nil {
 			return fmt.Errorf("start the bundled sample VM: %w", err)
 		}
@@ -83,9 +85,22 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	}
 	opts := jdwpOptions("jdwp")
 	out := stdout(ctx)
+	times := map[string][]float64{} // seconds of each run, by workload
+	defer func() { logFloorMedians(log, selected, times) }()
 	for _, w := range selected {
 		// JDI runs the shared workloads only; extras have no JDI twin.
 		withJDI := *jdi && slices.ContainsFunc(bench.Workloads, func(x bench.Workload) bool { return x.Name == w.Name })
+		// A workload with a floor is compared with it: one untimed pass of the
+		// floor first, so the VM's one-time costs (method ids made on the
+		// first question about a class, frames first walked) are charged to
+		// neither, instead of to whichever goes first.
+		if name := bench.Floor(w.Name); name != "" {
+			fw, _ := bench.Lookup(name)
+			if _, err := bench.Run(ctx, addr, fw, opts); err != nil {
+				return err
+			}
+			log.Debug().Str("workload", name).Msg("warm-up pass done (not printed)")
+		}
 		for i := 0; i < *runs; i++ {
 			// Side by side, the clients take turns going first: a debuggee's
 			// first pass over its frames can cost it more than later ones.
@@ -97,9 +112,30 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 					return err
 				}
 			}
+			// The VM's own floor for this workload, measured in the same run:
+			// how far the client is from what the VM allows. The workload and
+			// its floor take turns going first too; the workload's line is
+			// printed first either way.
+			floor, hasFloor := bench.Workload{}, false
+			if name := bench.Floor(w.Name); name != "" {
+				floor, _ = bench.Lookup(name)
+				hasFloor = true
+			}
+			floorFirst := hasFloor && i%2 == 1
+			var fr bench.Result
+			if floorFirst {
+				if fr, err = bench.Run(ctx, addr, floor, opts); err != nil {
+					return err
+				}
+			}
 			r, err := bench.Run(ctx, addr, w, opts)
 			if err != nil {
 				return err
+			}
+			if hasFloor && !floorFirst {
+				if fr, err = bench.Run(ctx, addr, floor, opts); err != nil {
+					return err
+				}
 			}
 			if withJDI && !jdiFirst {
 				if jr, err = runJDI(ctx, addr, w.Name); err != nil {
@@ -107,15 +143,10 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 				}
 			}
 			fmt.Fprintln(out, r.JSON())
-			// The VM's own floor for this workload, measured in the same run:
-			// how far the client is from what the VM allows.
-			if name := bench.Floor(w.Name); name != "" {
-				fw, _ := bench.Lookup(name)
-				fr, err := bench.Run(ctx, addr, fw, opts)
-				if err != nil {
-					return err
-				}
+			times[w.Name] = append(times[w.Name], r.Seconds)
+			if hasFloor {
 				fmt.Fprintln(out, fr.JSON())
+				times[floor.Name] = append(times[floor.Name], fr.Seconds)
 				if fr.Seconds > 0 {
 					log.Info().Str("workload", w.Name).Float64("floor_seconds", fr.Seconds).Float64("ratio", r.Seconds/fr.Seconds).Msg("ddmbridge time / the VM's floor")
 				}
@@ -149,7 +180,7 @@ func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 
 // runJDI runs the JDI reference harness for one workload.
 func runJDI(ctx context.Context, addr, workload string) (bench.Result, error) {
-	jr, err := jvmtest.RunJDI(ctx, addr, workload)
+	jr, err := jvmrun.RunJDI(ctx, addr, workload)
 	if err != nil {
 		return bench.Result{}, fmt.Errorf("JDI harness: %w", err)
 	}
@@ -173,4 +204,32 @@ func jdwpOptions(comp string) *jdwp.Options {
 		}
 	}
 	return &jdwp.Options{Logger: component(comp), Trace: t}
+}
+
+// logFloorMedians logs, for each workload run more than once with its floor,
+// the median of its times, the median of its floor's and their ratio: on a
+// noisy machine the figure to compare with the targets.
+func logFloorMedians(log zerolog.Logger, selected []bench.Workload, times map[string][]float64) {
+	for _, w := range selected {
+		floor := bench.Floor(w.Name)
+		ws, fs := times[w.Name], times[floor]
+		if floor == "" || len(ws) < 2 || len(fs) < 2 {
+			continue
+		}
+		mw, mf := median(ws), median(fs)
+		if mf > 0 {
+			log.Info().Str("workload", w.Name).Int("runs", len(ws)).Float64("median_seconds", mw).
+				Float64("floor_median_seconds", mf).Float64("ratio", mw/mf).Msg("median ddmbridge time / median floor")
+		}
+	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
-	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 )
 
 //go:embed ddmlibbench/DdmlibHpsgBench.java
@@ -130,11 +130,11 @@ func runDdmlibHpsg(ctx context.Context, file string, runs int) (heapBenchResult,
 	if _, err := os.Stat(ddmlibClassPath); err != nil {
 		return r, fmt.Errorf("ddmlib is missing (%v): apt-get install -y libandroid-ddms-java", err)
 	}
-	javac, err := jvmtest.FindTool("javac")
+	javac, err := jvmrun.FindTool("javac")
 	if err != nil {
 		return r, err
 	}
-	java, err := jvmtest.FindTool("java")
+	java, err := jvmrun.FindTool("java")
 	if err != nil {
 		return r, err
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
-	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 )
 
 func init() {
@@ -74,7 +74,7 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	}
 
 	fmt.Fprintln(out, "ddmbridge demo: compiling and starting the sample app (DemoApp.java)…")
-	jvm, err := demoapp.Start(ctx, jvmtest.Options{})
+	jvm, err := demoapp.Start(ctx, jvmrun.Options{})
 	if err != nil {
 		return fmt.Errorf("start the sample app: %w", err)
 	}
@@ -94,6 +94,8 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	go sim.Serve(simLn)
 	simAddr := simLn.Addr().String()
 
+	// Wait for the monitor to find it: look again after each monitor event.
+	events, unsubscribe := m.Subscribe()
 	var v *bridge.VM
 	for v == nil {
 		if v, err = m.VM(simAddr); err == nil {
@@ -101,10 +103,16 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}
 		select {
 		case <-ctx.Done():
+			unsubscribe()
 			return demoEnd(ctx)
-		case <-time.After(50 * time.Millisecond):
+		case _, ok := <-events:
+			if !ok {
+				unsubscribe()
+				return errors.New("the monitor stopped before it found the simulated VM")
+			}
 		}
 	}
+	unsubscribe()
 	if _, err := m.Select(v.ID()); err != nil {
 		return err
 	}
@@ -168,7 +176,7 @@ func isTerminal(w io.Writer) bool {
 type demoView struct {
 	w            io.Writer
 	tty          bool
-	jvm          *jvmtest.JVM
+	jvm          *jvmrun.JVM
 	sim, current string
 	// CPU use is the change of a thread's utime+stime between two thread
 	// samples (THST, every couple of seconds), not between two draws.

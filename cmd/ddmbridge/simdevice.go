@@ -10,7 +10,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
-	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 )
 
 func init() {
@@ -81,7 +81,7 @@ func runSimDevice(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}
 	}
 	if *jvm {
-		vm, err := jvmtest.StartBenchTarget(ctx, jvmtest.Options{})
+		vm, err := jvmrun.StartBenchTarget(ctx, jvmrun.Options{})
 		if err != nil {
 			return fmt.Errorf("--jvm: %w", err)
 		}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/bridge/hostproc"
 	"github.com/ddmbridge/ddmbridge/ddm"
-	"github.com/ddmbridge/ddmbridge/ddm/procthreads"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -49,9 +49,9 @@ func (s *session) refreshThreads(initial bool) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var tasks []procthreads.Task
+	var tasks []hostproc.Task
 	if s.vm.jvmPID != 0 {
-		tasks = procthreads.Read(s.vm.jvmPID)
+		tasks = hostproc.Read(s.vm.jvmPID)
 	}
 	s.vm.mu.Lock()
 	defer s.vm.mu.Unlock()
@@ -124,7 +124,7 @@ func firstErr(a, b jdwp.ErrorCode) jdwp.ErrorCode {
 // sessions that enabled thread events hear of each birth, death and rename.
 // initial starts a fresh table and tells no one: a new JDWP connection has
 // new thread ids.
-func (vm *VM) syncJVMThreadsLocked(jts []jvmThread, tasks []procthreads.Task, initial bool) {
+func (vm *VM) syncJVMThreadsLocked(jts []jvmThread, tasks []hostproc.Task, initial bool) {
 	if initial {
 		vm.threads = map[uint32]*thread{}
 		vm.nextTID = 0
@@ -170,13 +170,13 @@ func (vm *VM) syncJVMThreadsLocked(jts []jvmThread, tasks []procthreads.Task, in
 }
 
 // matchTasks gives the threads (sorted by id) their native threads' tids and
-// CPU times (see procthreads.Match).
-func matchTasks(ts []*thread, tasks []procthreads.Task, pid uint32) {
-	pts := make([]*procthreads.Thread, len(ts))
+// CPU times (see hostproc.Match).
+func matchTasks(ts []*thread, tasks []hostproc.Task, pid uint32) {
+	pts := make([]*hostproc.Thread, len(ts))
 	for i, t := range ts {
-		pts[i] = &procthreads.Thread{Name: t.name, TID: t.tid}
+		pts[i] = &hostproc.Thread{Name: t.name, TID: t.tid}
 	}
-	procthreads.Match(pts, tasks, pid)
+	hostproc.Match(pts, tasks, pid)
 	for i, t := range ts {
 		t.tid, t.utime, t.stime = pts[i].TID, pts[i].UTime, pts[i].STime
 	}

@@ -116,7 +116,22 @@ func dialRetry(ctx context.Context, addr string, opts *jdwp.Options) (*jdwp.Conn
 			!(errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || strings.Contains(err.Error(), "peer closed")) {
 			return c, err
 		}
-		time.Sleep(20 * time.Millisecond)
+		if err := retryPause(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// retryPause waits before dialing again an agent that refused: nothing
+// signals when it listens again, so a retry is all there is.
+func retryPause(ctx context.Context) error {
+	t := time.NewTimer(20 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
@@ -204,38 +219,14 @@ func (m *memo[K, V]) get(k K, f func() (V, error)) (V, error) {
 
 // session caches per-run type information shared by workloads.
 type session struct {
-	c       *jdwp.Conn
-	methods memo[jdwp.ReferenceTypeID, map[jdwp.MethodID]jdwp.MethodInfo]
-	fields  memo[jdwp.ReferenceTypeID, []jdwp.FieldInfo]
-	lines   memo[methodKey, *jdwp.LineTable]
-	vars    memo[methodKey, *jdwp.VariableTable]
+	c      *jdwp.Conn
+	fields memo[jdwp.ReferenceTypeID, []jdwp.FieldInfo]
+	lines  memo[methodKey, *jdwp.LineTable]
 }
 
 type methodKey struct {
 	class  jdwp.ReferenceTypeID
 	method jdwp.MethodID
-}
-
-func (s *session) methodInfo(ctx context.Context, l jdwp.Location) (jdwp.MethodInfo, error) {
-	ms, err := s.methods.get(l.Class, func() (map[jdwp.MethodID]jdwp.MethodInfo, error) {
-		list, err := s.c.Methods(ctx, l.Class)
-		if err != nil {
-			return nil, err
-		}
-		m := make(map[jdwp.MethodID]jdwp.MethodInfo, len(list))
-		for _, mi := range list {
-			m[mi.ID] = mi
-		}
-		return m, nil
-	})
-	if err != nil {
-		return jdwp.MethodInfo{}, err
-	}
-	mi, ok := ms[l.Method]
-	if !ok {
-		return jdwp.MethodInfo{}, fmt.Errorf("method %d not among the methods of class %d", l.Method, l.Class)
-	}
-	return mi, nil
 }
 
 // lineTable returns the method's line table, or nil when it has none (native
@@ -250,19 +241,6 @@ func (s *session) lineTable(ctx context.Context, l jdwp.Location) (*jdwp.LineTab
 			return nil, err
 		}
 		return &lt, nil
-	})
-}
-
-func (s *session) variableTable(ctx context.Context, l jdwp.Location) (*jdwp.VariableTable, error) {
-	return s.vars.get(methodKey{l.Class, l.Method}, func() (*jdwp.VariableTable, error) {
-		vt, err := s.c.VariableTable(ctx, l.Class, l.Method)
-		if jdwp.Code(err) == jdwp.ErrAbsentInformation || jdwp.Code(err) == jdwp.ErrNativeMethod {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &vt, nil
 	})
 }
 

@@ -89,7 +89,9 @@ func rawRoundTrips(ctx context.Context, addr string, n int) (time.Duration, erro
 		if time.Now().After(deadline) {
 			return 0, err
 		}
-		time.Sleep(20 * time.Millisecond)
+		if err := retryPause(ctx); err != nil {
+			return 0, err
+		}
 	}
 	defer nc.Close()
 	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })

@@ -12,28 +12,35 @@ import (
 )
 
 // runClasses: all loaded classes with generic signatures; for each, its methods
-// and its fields. Items: classes.
+// and its fields, all asked at once on a pipeline. Items: classes.
 func runClasses(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error) {
 	classes, err := c.AllClassesWithGeneric(ctx)
 	if err != nil {
 		return 0, err
 	}
-	var members atomic.Int64
-	err = parallel(ctx, 2*len(classes), inFlight, func(ctx context.Context, i int) error {
-		ci := classes[i/2]
-		if i%2 == 0 {
-			ms, err := c.MethodsWithGeneric(ctx, ci.ID)
-			members.Add(int64(len(ms)))
-			return ignoreUnloaded(err)
-		}
-		fs, err := c.FieldsWithGeneric(ctx, ci.ID)
-		members.Add(int64(len(fs)))
-		return ignoreUnloaded(err)
-	})
+	p, err := c.Pipeline(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if members.Load() == 0 {
+	methods := make([]*jdwp.Future[[]jdwp.MethodInfo], len(classes))
+	fields := make([]*jdwp.Future[[]jdwp.FieldInfo], len(classes))
+	for i, ci := range classes {
+		methods[i] = p.MethodsWithGeneric(ci.ID)
+		fields[i] = p.FieldsWithGeneric(ci.ID)
+	}
+	members := 0
+	for i := range classes {
+		ms, err := methods[i].Wait(ctx)
+		if err = ignoreUnloaded(err); err != nil {
+			return 0, err
+		}
+		fs, err := fields[i].Wait(ctx)
+		if err = ignoreUnloaded(err); err != nil {
+			return 0, err
+		}
+		members += len(ms) + len(fs)
+	}
+	if members == 0 {
 		return 0, errors.New("no methods or fields read")
 	}
 	return len(classes), nil
@@ -67,29 +74,54 @@ type threadFrames struct {
 	frames []jdwp.Frame
 }
 
-// allFrames reads every thread's frames concurrently; with names it also reads
-// each thread's name and status.
-func allFrames(ctx context.Context, c *jdwp.Conn, threads []jdwp.ThreadID, names bool) ([]threadFrames, error) {
-	out := make([]threadFrames, len(threads))
-	err := parallel(ctx, len(threads), inFlight, func(ctx context.Context, i int) error {
-		t := threads[i]
-		out[i].thread = t
+// allFrames asks for every thread's frames at once on p and hands each
+// thread's to each, in thread order, as they arrive (a thread that died
+// meanwhile has none); with names it also asks each thread's name and status.
+func allFrames(ctx context.Context, p *jdwp.Pipeline, threads []jdwp.ThreadID, names bool, each func(threadFrames) error) error {
+	type asked struct {
+		name   *jdwp.Future[string]
+		status *jdwp.Future[jdwp.ThreadState]
+		frames *jdwp.Future[[]jdwp.Frame]
+	}
+	all := make([]asked, len(threads))
+	for i, t := range threads {
 		if names {
-			if _, err := c.ThreadName(ctx, t); err != nil {
-				return ignoreDeadThread(err)
+			all[i].name, all[i].status = p.ThreadName(t), p.ThreadStatus(t)
+		}
+		all[i].frames = p.Frames(t, 0, -1)
+	}
+	for i, t := range threads {
+		tf := threadFrames{thread: t}
+		alive := true
+		if names {
+			if _, err := all[i].name.Wait(ctx); err != nil {
+				if err = ignoreDeadThread(err); err != nil {
+					return err
+				}
+				alive = false
 			}
-			if _, _, err := c.ThreadStatus(ctx, t); err != nil {
-				return ignoreDeadThread(err)
+			if _, err := all[i].status.Wait(ctx); err != nil {
+				if err = ignoreDeadThread(err); err != nil {
+					return err
+				}
+				alive = false
 			}
 		}
-		fs, err := c.Frames(ctx, t, 0, -1)
+		fs, err := all[i].frames.Wait(ctx)
 		if err != nil {
-			return ignoreDeadThread(err)
+			if err = ignoreDeadThread(err); err != nil {
+				return err
+			}
+			alive = false
 		}
-		out[i].frames = fs
-		return nil
-	})
-	return out, err
+		if alive {
+			tf.frames = fs
+		}
+		if err := each(tf); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func ignoreDeadThread(err error) error {
@@ -100,46 +132,80 @@ func ignoreDeadThread(err error) error {
 }
 
 // runThreadDump: suspend the VM; for every thread its name, status and all
-// frames; for each frame the method name and the source line; resume. Items: frames.
+// frames; for each frame the method name and the source line; resume. Items:
+// frames. Every thread's questions go at once on a pipeline; the methods of
+// each class and the line table of each method on the stacks are asked once,
+// as soon as a thread's frames name them, so they overlap the other threads'
+// replies.
 func runThreadDump(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error) {
 	return suspended(ctx, c, func() (int, error) {
 		threads, err := c.AllThreads(ctx)
 		if err != nil {
 			return 0, err
 		}
-		s := &session{c: c}
-		tfs, err := allFrames(ctx, c, threads, true)
+		p, err := c.Pipeline(ctx)
 		if err != nil {
 			return 0, err
 		}
-		type frameRef struct{ t, f int }
-		var refs []frameRef
-		for ti, tf := range tfs {
-			for fi := range tf.frames {
-				refs = append(refs, frameRef{ti, fi})
-			}
-		}
-		var named atomic.Int64
-		err = parallel(ctx, len(refs), inFlight, func(ctx context.Context, i int) error {
-			l := tfs[refs[i].t].frames[refs[i].f].Location
-			mi, err := s.methodInfo(ctx, l)
-			if err != nil {
-				return err
-			}
-			lt, err := s.lineTable(ctx, l)
-			if err != nil {
-				return err
-			}
-			_ = lineOf(lt, l.Index)
-			if mi.Name != "" {
-				named.Add(1)
+		methods := map[jdwp.ReferenceTypeID]*jdwp.Future[[]jdwp.MethodInfo]{}
+		lines := map[methodKey]*jdwp.Future[jdwp.LineTable]{}
+		var locs []jdwp.Location
+		err = allFrames(ctx, p, threads, true, func(tf threadFrames) error {
+			for _, f := range tf.frames {
+				l := f.Location
+				if methods[l.Class] == nil {
+					methods[l.Class] = p.Methods(l.Class)
+				}
+				if k := (methodKey{l.Class, l.Method}); lines[k] == nil {
+					lines[k] = p.LineTable(l.Class, l.Method)
+				}
+				locs = append(locs, l)
 			}
 			return nil
 		})
 		if err != nil {
 			return 0, err
 		}
-		return int(named.Load()), nil
+		byClass := map[jdwp.ReferenceTypeID]map[jdwp.MethodID]jdwp.MethodInfo{}
+		tables := map[methodKey]*jdwp.LineTable{}
+		named := 0
+		for _, l := range locs {
+			ms, ok := byClass[l.Class]
+			if !ok {
+				list, err := methods[l.Class].Wait(ctx)
+				if err != nil {
+					return 0, err
+				}
+				ms = make(map[jdwp.MethodID]jdwp.MethodInfo, len(list))
+				for _, mi := range list {
+					ms[mi.ID] = mi
+				}
+				byClass[l.Class] = ms
+			}
+			mi, ok := ms[l.Method]
+			if !ok {
+				return 0, fmt.Errorf("method %d not among the methods of class %d", l.Method, l.Class)
+			}
+			k := methodKey{l.Class, l.Method}
+			lt, ok := tables[k]
+			if !ok {
+				t, err := lines[k].Wait(ctx)
+				if code := jdwp.Code(err); code == jdwp.ErrAbsentInformation || code == jdwp.ErrNativeMethod {
+					err = nil // no line table: native, or compiled without -g
+				} else if err == nil {
+					lt = &t
+				}
+				if err != nil {
+					return 0, err
+				}
+				tables[k] = lt
+			}
+			_ = lineOf(lt, l.Index)
+			if mi.Name != "" {
+				named++
+			}
+		}
+		return named, nil
 	})
 }
 
@@ -178,14 +244,15 @@ type localsRead struct {
 }
 
 // planLocals reads every thread's frames and the variable tables of their
-// methods, and returns the GetValues to do: one per frame with visible variables.
+// methods, all on one pipeline (a method's table is asked once, as soon as a
+// frame names it), and returns the GetValues to do: one per frame with
+// visible variables.
 func planLocals(ctx context.Context, c *jdwp.Conn) ([]localsRead, error) {
 	threads, err := c.AllThreads(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{c: c}
-	tfs, err := allFrames(ctx, c, threads, false)
+	p, err := c.Pipeline(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -194,42 +261,72 @@ func planLocals(ctx context.Context, c *jdwp.Conn) ([]localsRead, error) {
 		frame  jdwp.Frame
 	}
 	var refs []frameRef
-	for _, tf := range tfs {
+	tables := map[methodKey]*jdwp.Future[jdwp.VariableTable]{}
+	err = allFrames(ctx, p, threads, false, func(tf threadFrames) error {
 		for _, f := range tf.frames {
+			if k := (methodKey{f.Location.Class, f.Location.Method}); tables[k] == nil {
+				tables[k] = p.VariableTable(k.class, k.method)
+			}
 			refs = append(refs, frameRef{tf.thread, f})
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	reads := make([]localsRead, len(refs))
-	err = parallel(ctx, len(refs), inFlight, func(ctx context.Context, i int) error {
-		ref := refs[i]
-		vt, err := s.variableTable(ctx, ref.frame.Location)
-		if err != nil || vt == nil {
-			return err
+	vts := map[methodKey]*jdwp.VariableTable{}
+	var reads []localsRead
+	for _, ref := range refs {
+		k := methodKey{ref.frame.Location.Class, ref.frame.Location.Method}
+		vt, ok := vts[k]
+		if !ok {
+			t, err := tables[k].Wait(ctx)
+			if code := jdwp.Code(err); code == jdwp.ErrAbsentInformation || code == jdwp.ErrNativeMethod {
+				err = nil
+			} else if err == nil {
+				vt = &t
+			}
+			if err != nil {
+				return nil, err
+			}
+			vts[k] = vt
+		}
+		if vt == nil {
+			continue
 		}
 		vars := visible(vt, ref.frame.Location.Index)
+		if len(vars) == 0 {
+			continue
+		}
 		slots := make([]jdwp.SlotRequest, len(vars))
 		for j, v := range vars {
 			slots[j] = jdwp.SlotRequest{Slot: v.Slot, Tag: jdwp.TagForSignature(v.Signature)}
 		}
-		reads[i] = localsRead{ref.thread, ref.frame.ID, slots}
-		return nil
-	})
-	return reads, err
+		reads = append(reads, localsRead{ref.thread, ref.frame.ID, slots})
+	}
+	return reads, nil
 }
 
-// readLocals does the GetValues, many in flight, and counts the values read.
+// readLocals does the GetValues, all at once on a pipeline, and counts the
+// values read.
 func readLocals(ctx context.Context, c *jdwp.Conn, reads []localsRead) (int, error) {
-	var values atomic.Int64
-	err := parallel(ctx, len(reads), inFlight, func(ctx context.Context, i int) error {
-		r := reads[i]
-		if len(r.slots) == 0 {
-			return nil
+	p, err := c.Pipeline(ctx)
+	if err != nil {
+		return 0, err
+	}
+	asked := make([]*jdwp.Future[[]jdwp.Value], len(reads))
+	for i, r := range reads {
+		asked[i] = p.FrameValues(r.thread, r.frame, r.slots)
+	}
+	values := 0
+	for _, f := range asked {
+		vals, err := f.Wait(ctx)
+		if err != nil {
+			return values, err
 		}
-		vals, err := c.FrameValues(ctx, r.thread, r.frame, r.slots)
-		values.Add(int64(len(vals)))
-		return err
-	})
-	return int(values.Load()), err
+		values += len(vals)
+	}
+	return values, nil
 }
 
 // runObjects: read BenchTarget.graph (a Node[]), all its elements, each element's
@@ -249,6 +346,9 @@ func runObjects(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error) {
 	elemType, err := finalComponentType(ctx, c, arr)
 	if err != nil {
 		return 0, err
+	}
+	if elemType != 0 {
+		return readFinalElements(ctx, s, elems, elemType)
 	}
 	var objects atomic.Int64
 	err = parallel(ctx, len(elems), inFlight, func(ctx context.Context, i int) error {
@@ -290,6 +390,67 @@ func runObjects(ctx context.Context, c *jdwp.Conn, _ *timer) (int, error) {
 	})
 	return int(objects.Load()), err
 }
+
+// readFinalElements reads the elements of an array whose component type is
+// final (so every element has that type): every element's fields at once on
+// a pipeline, and each label's string as soon as its element's fields
+// arrive. Items: objects.
+func readFinalElements(ctx context.Context, s *session, elems []jdwp.Value, t jdwp.ReferenceTypeID) (int, error) {
+	fields, err := s.instanceFields(ctx, t)
+	if err != nil {
+		return 0, err
+	}
+	ids := make([]jdwp.FieldID, len(fields))
+	label := -1
+	for j, f := range fields {
+		ids[j] = f.ID
+		if f.Name == "label" {
+			label = j
+		}
+	}
+	p, err := s.c.Pipeline(ctx)
+	if err != nil {
+		return 0, err
+	}
+	values := make([]*jdwp.Future[[]jdwp.Value], 0, len(elems))
+	for _, e := range elems {
+		if obj := e.Object(); obj != 0 {
+			values = append(values, p.FieldValues(obj, ids))
+		}
+	}
+	// The labels are asked in bursts as the fields arrive: the VM answers the
+	// field reads first anyway, and a burst leaves in one write where a
+	// string asked per reply would cost a write each.
+	labels := make([]*jdwp.Future[string], 0, len(values))
+	var strs []jdwp.StringID
+	flush := func() {
+		for _, s := range strs {
+			labels = append(labels, p.StringValue(s))
+		}
+		strs = strs[:0]
+	}
+	for _, f := range values {
+		fv, err := f.Wait(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if label >= 0 && label < len(fv) && !fv[label].IsNull() {
+			if strs = append(strs, fv[label].Object()); len(strs) == labelBurst {
+				flush()
+			}
+		}
+	}
+	flush()
+	for _, f := range labels {
+		if _, err := f.Wait(ctx); err != nil {
+			return 0, err
+		}
+	}
+	return len(values), nil
+}
+
+// labelBurst is how many label strings objects asks at once.
+const labelBurst = 512
 
 // graph returns the array in BenchTarget.graph and its length.
 func (s *session) graph(ctx context.Context) (jdwp.ObjectID, int32, error) {

@@ -1,4 +1,4 @@
-package jvmtest
+package jvmrun
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"testing"
 )
 
 // BenchTargetSource is shared/bench/BenchTarget.java, the debuggee every JDWP
@@ -60,19 +59,6 @@ func StartBenchTarget(ctx context.Context, opts Options) (*JVM, error) {
 		opts.ReadyLine = "READY"
 	}
 	return Start(ctx, opts)
-}
-
-// StartBenchTargetT is StartBenchTarget for tests, with StartT's handling of
-// a missing JDK, errors and cleanup.
-func StartBenchTargetT(t testing.TB, opts Options) *JVM {
-	t.Helper()
-	RequireJava(t)
-	vm, err := StartBenchTarget(t.Context(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vm.cleanupT(t)
-	return vm
 }
 
 // RunJDI runs one benchmark workload (one of BenchWorkloads) with the JDI

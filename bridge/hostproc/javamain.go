@@ -1,4 +1,4 @@
-package bridge
+package hostproc
 
 import (
 	"path/filepath"

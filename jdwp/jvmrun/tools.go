@@ -1,4 +1,4 @@
-package jvmtest
+package jvmrun
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"testing"
 )
 
 // InstallHint is appended to every "JDK tool not found" error.
@@ -36,19 +35,4 @@ func FindTool(name string) (string, error) {
 		return "", fmt.Errorf("%s not found: %s: %w", name, InstallHint, ErrNoJDK)
 	}
 	return p, nil
-}
-
-// RequireJava stops the test unless both java and javac can be found. Without
-// a JDK the test is skipped, except when the environment variable CI is
-// "true": there a missing JDK is a broken CI image and the test fails.
-func RequireJava(t testing.TB) {
-	t.Helper()
-	for _, tool := range []string{"java", "javac"} {
-		if _, err := FindTool(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("CI=true but %v", err)
-			}
-			t.Skip(err)
-		}
-	}
 }

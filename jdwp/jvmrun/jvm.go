@@ -1,4 +1,4 @@
-package jvmtest
+package jvmrun
 
 import (
 	"bufio"
@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -96,10 +95,10 @@ const bindAttempts = 5
 // runs until Close or Kill. On error no process is left behind.
 func Start(ctx context.Context, opts Options) (*JVM, error) {
 	if opts.MainClass == "" {
-		return nil, errors.New("jvmtest: Options.MainClass is required")
+		return nil, errors.New("jvmrun: Options.MainClass is required")
 	}
 	if opts.AttachToDebugger && opts.Address == "" {
-		return nil, errors.New("jvmtest: Options.Address is required with AttachToDebugger (server=n)")
+		return nil, errors.New("jvmrun: Options.Address is required with AttachToDebugger (server=n)")
 	}
 	java, err := FindTool("java")
 	if err != nil {
@@ -188,7 +187,7 @@ func start(ctx context.Context, java string, opts Options, addr string) (_ *JVM,
 		vm.Kill()
 		<-vm.done
 		bindFailed := slices.ContainsFunc(vm.Stderr(), func(s string) bool { return strings.Contains(s, "bind failed") })
-		return nil, bindFailed, fmt.Errorf("java %s: %s: %w%s", strings.Join(args, " "), what, err, vm.outputTail())
+		return nil, bindFailed, fmt.Errorf("java %s: %s: %w%s", strings.Join(args, " "), what, err, vm.OutputTail())
 	}
 
 	if opts.AttachToDebugger {
@@ -220,29 +219,6 @@ func start(ctx context.Context, java string, opts Options, addr string) (_ *JVM,
 		}
 	}
 	return vm, false, nil
-}
-
-// StartT is Start for tests: it skips or fails like RequireJava when there is
-// no JDK, fails the test if the JVM does not start, and registers Close with
-// t.Cleanup. If the test failed, the JVM's output is logged at cleanup.
-func StartT(t testing.TB, opts Options) *JVM {
-	t.Helper()
-	RequireJava(t)
-	vm, err := Start(t.Context(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vm.cleanupT(t)
-	return vm
-}
-
-func (vm *JVM) cleanupT(t testing.TB) {
-	t.Cleanup(func() {
-		vm.Close()
-		if t.Failed() {
-			t.Logf("output of JVM pid %d (%s):%s", vm.Pid, vm.Addr, vm.outputTail())
-		}
-	})
 }
 
 // WaitForLine waits until the program has printed a line containing substr
@@ -316,7 +292,9 @@ func (vm *JVM) exitCause(err error) error {
 	return errors.New("JVM exited with status 0")
 }
 
-func (vm *JVM) outputTail() string {
+// OutputTail returns the last lines the JVM printed on stdout and stderr, for
+// an error message or a failed test's log ("" when it printed nothing).
+func (vm *JVM) OutputTail() string {
 	var b strings.Builder
 	for _, s := range []struct {
 		name  string

@@ -1,4 +1,4 @@
-package bridge
+package hostproc
 
 import (
 	"bufio"
@@ -10,10 +10,10 @@ import (
 	"strings"
 )
 
-// localProcess finds the process at the other end of a loopback TCP
+// Peer finds the process at the other end of a loopback TCP
 // connection (through /proc/net/tcp and the processes' socket fds) and what
 // its java command line runs. Zero values when it cannot tell.
-func localProcess(nc net.Conn) (pid int, name string) {
+func Peer(nc net.Conn) (pid int, name string) {
 	la, ok1 := nc.LocalAddr().(*net.TCPAddr)
 	ra, ok2 := nc.RemoteAddr().(*net.TCPAddr)
 	if !ok1 || !ok2 || !ra.IP.IsLoopback() {

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package jvmtest
+package jvmrun
 
 import "syscall"
 

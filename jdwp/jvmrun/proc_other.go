@@ -1,6 +1,6 @@
 //go:build !unix
 
-package jvmtest
+package jvmrun
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package procthreads
+package hostproc
 
 import (
 	"fmt"

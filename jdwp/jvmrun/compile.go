@@ -1,4 +1,4 @@
-package jvmtest
+package jvmrun
 
 import (
 	"bytes"
@@ -137,6 +137,8 @@ func keyLock(key string) *sync.Mutex {
 }
 
 func cacheRoot() (string, error) {
+	// The directory keeps the name it had when this code was the test harness
+	// (jvmtest), so existing caches stay shared.
 	root := filepath.Join(os.TempDir(), fmt.Sprintf("ddmbridge-jvmtest-%d", os.Getuid()))
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", fmt.Errorf("javac: class cache: %w", err)

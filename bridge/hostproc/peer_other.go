@@ -1,0 +1,8 @@
+//go:build !linux
+
+package hostproc
+
+import "net"
+
+// Peer is only implemented on Linux.
+func Peer(net.Conn) (pid int, name string) { return 0, "" }

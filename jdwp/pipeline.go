@@ -1,0 +1,183 @@
+package jdwp
+
+import (
+	"context"
+	"fmt"
+)
+
+// Pipeline sends typed commands without waiting for their replies, so that a
+// caller with many independent questions (every thread's frames, every
+// element's fields) asks them all at once: the commands queue in the
+// connection's writer, which sends what has queued in as few writes as it
+// can, and the replies are decoded when the caller waits for them. No
+// goroutine per command, no round trip per command: what the VM's
+// single-threaded agent allows. A Pipeline is safe for concurrent use.
+//
+// A command whose arguments depend on another's reply waits for that reply
+// first (Future.Wait) and is sent then; commands sent from one goroutine are
+// answered in the order they were sent (HotSpot's agent serves one command at
+// a time), so waiting on futures in the order they were made never waits
+// longer than the last of them.
+type Pipeline struct {
+	c     *Conn
+	sizes *IDSizes
+}
+
+// Pipeline returns a pipeline on the connection, asking the VM for its id
+// sizes first if they are not known yet.
+func (c *Conn) Pipeline(ctx context.Context) (*Pipeline, error) {
+	s, err := c.sized(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Pipeline{c: c, sizes: s}, nil
+}
+
+// Future is the reply to a command sent on a Pipeline.
+type Future[T any] struct {
+	cmd   Cmd
+	c     *Conn
+	call  *Call
+	err   error // the command could not be sent
+	sizes *IDSizes
+	dec   func(*Reader) T
+}
+
+// Done is closed once the reply arrived or the command failed.
+func (f *Future[T]) Done() <-chan struct{} {
+	if f.call == nil {
+		return closedChan
+	}
+	return f.call.Done()
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Wait waits for the reply and decodes it. A JDWP error reply is returned as
+// a *CommandError, as by the Conn's methods. When ctx ends first, the late
+// reply is dropped when it comes.
+func (f *Future[T]) Wait(ctx context.Context) (T, error) {
+	var zero T
+	if f.err != nil {
+		return zero, f.err
+	}
+	b, err := f.call.Wait(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			select {
+			case <-f.call.Done():
+			default:
+				// The caller gave up: the reply is not wanted.
+				f.c.forget(f.call.ID)
+			}
+		}
+		return zero, err
+	}
+	r := Reader{Sizes: f.sizes, b: b}
+	v := f.dec(&r)
+	if r.err != nil {
+		return zero, fmt.Errorf("%s: bad reply: %w", f.cmd, r.err)
+	}
+	return v, nil
+}
+
+// send queues one command; enc writes its data (may be nil).
+func send[T any](p *Pipeline, cmd Cmd, enc func(*Writer), dec func(*Reader) T) *Future[T] {
+	f := &Future[T]{cmd: cmd, c: p.c, sizes: p.sizes, dec: dec}
+	var data []byte
+	if enc != nil {
+		w := Writer{Sizes: p.sizes}
+		enc(&w)
+		data = w.Buf
+	}
+	f.call, f.err = p.c.Start(cmd, data)
+	return f
+}
+
+// failed is a future that fails at once with err.
+func failed[T any](err error) *Future[T] { return &Future[T]{err: err} }
+
+// FieldValues sends ObjectReference.GetValues (see Conn.FieldValues).
+func (p *Pipeline) FieldValues(obj ObjectID, fields []FieldID) *Future[[]Value] {
+	return send(p, CmdObjRefGetValues, func(w *Writer) { w.ObjectID(obj); writeFieldIDs(w, fields) }, readValues)
+}
+
+// StringValue sends StringReference.Value (see Conn.StringValue).
+func (p *Pipeline) StringValue(s StringID) *Future[string] {
+	return send(p, CmdStringRefValue, func(w *Writer) { w.ObjectID(s) }, (*Reader).String)
+}
+
+// ThreadName sends ThreadReference.Name (see Conn.ThreadName).
+func (p *Pipeline) ThreadName(t ThreadID) *Future[string] {
+	return send(p, CmdThreadName, func(w *Writer) { w.ObjectID(t) }, (*Reader).String)
+}
+
+// ThreadState is a reply to ThreadReference.Status.
+type ThreadState struct {
+	Status    ThreadStatus
+	Suspended bool
+}
+
+// ThreadStatus sends ThreadReference.Status (see Conn.ThreadStatus).
+func (p *Pipeline) ThreadStatus(t ThreadID) *Future[ThreadState] {
+	return send(p, CmdThreadStatus, func(w *Writer) { w.ObjectID(t) }, func(r *Reader) ThreadState {
+		st, suspended := readThreadStatus(r)
+		return ThreadState{st, suspended}
+	})
+}
+
+// Frames sends ThreadReference.Frames (see Conn.Frames).
+func (p *Pipeline) Frames(t ThreadID, start, length int32) *Future[[]Frame] {
+	return send(p, CmdThreadFrames, func(w *Writer) { w.ObjectID(t); w.Int32(start); w.Int32(length) }, readFrames)
+}
+
+// FrameValues sends StackFrame.GetValues (see Conn.FrameValues).
+func (p *Pipeline) FrameValues(t ThreadID, f FrameID, slots []SlotRequest) *Future[[]Value] {
+	return send(p, CmdStackFrameGetValues, func(w *Writer) { writeSlots(w, t, f, slots) }, readValues)
+}
+
+// Fields sends ReferenceType.Fields (see Conn.Fields).
+func (p *Pipeline) Fields(t ReferenceTypeID) *Future[[]FieldInfo] {
+	return p.fields(CmdRefTypeFields, t, false)
+}
+
+// FieldsWithGeneric sends ReferenceType.FieldsWithGeneric (see Conn.FieldsWithGeneric).
+func (p *Pipeline) FieldsWithGeneric(t ReferenceTypeID) *Future[[]FieldInfo] {
+	return p.fields(CmdRefTypeFieldsWithGeneric, t, true)
+}
+
+func (p *Pipeline) fields(cmd Cmd, t ReferenceTypeID, generic bool) *Future[[]FieldInfo] {
+	return send(p, cmd, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) []FieldInfo { return readFields(r, generic) })
+}
+
+// Methods sends ReferenceType.Methods (see Conn.Methods).
+func (p *Pipeline) Methods(t ReferenceTypeID) *Future[[]MethodInfo] {
+	return p.methods(CmdRefTypeMethods, t, false)
+}
+
+// MethodsWithGeneric sends ReferenceType.MethodsWithGeneric (see Conn.MethodsWithGeneric).
+func (p *Pipeline) MethodsWithGeneric(t ReferenceTypeID) *Future[[]MethodInfo] {
+	return p.methods(CmdRefTypeMethodsWithGeneric, t, true)
+}
+
+func (p *Pipeline) methods(cmd Cmd, t ReferenceTypeID, generic bool) *Future[[]MethodInfo] {
+	return send(p, cmd, func(w *Writer) { w.ReferenceTypeID(t) }, func(r *Reader) []MethodInfo { return readMethods(r, generic) })
+}
+
+// LineTable sends Method.LineTable (see Conn.LineTable; method id 0 fails
+// without asking, as there).
+func (p *Pipeline) LineTable(t ReferenceTypeID, m MethodID) *Future[LineTable] {
+	if m == 0 {
+		return failed[LineTable](noMethod(CmdMethodLineTable))
+	}
+	return send(p, CmdMethodLineTable, func(w *Writer) { writeMethod(w, t, m) }, readLineTable)
+}
+
+// VariableTable sends Method.VariableTable (see Conn.VariableTable; method
+// id 0 fails without asking, as there).
+func (p *Pipeline) VariableTable(t ReferenceTypeID, m MethodID) *Future[VariableTable] {
+	if m == 0 {
+		return failed[VariableTable](noMethod(CmdMethodVariableTable))
+	}
+	return send(p, CmdMethodVariableTable, func(w *Writer) { writeMethod(w, t, m) }, func(r *Reader) VariableTable { return readVariableTable(r, false) })
+}
