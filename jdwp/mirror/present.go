@@ -9,8 +9,8 @@ import (
 	"sync"
 	"unicode/utf16"
 
-	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Inspector is what presentation reads of a suspended VM: *VM's methods of

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Values: reading fields, statics, strings and arrays. These methods with

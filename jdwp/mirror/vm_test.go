@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
