@@ -54,7 +54,7 @@ type Monitor struct {
 	vms       map[string]*VM // by id
 	byAddr    map[string]*VM
 	probing   map[string]chan struct{} // closed when the probe ends
-	ports     map[string]int // VM address → its last debugger port, so a restarted VM keeps it
+	ports     map[string]int           // VM address → its last debugger port, so a restarted VM keeps it
 	usedPorts map[int]bool
 	portLns   map[string]*debugListener // open debugger ports by VM address
 	own       map[string]bool           // our own listener addresses, never probed
