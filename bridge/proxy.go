@@ -505,6 +505,8 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	s.mu.Unlock()
 	if rp.Error == jdwp.ErrNone {
 		s.track(fc, rp.Data, late)
+	} else {
+		s.trackFailed(fc)
 	}
 	if s.trace {
 		s.log.Trace().Str("kind", "bridge.proxy").Str("dir", "vm→debugger").Str("cmd", fc.cmd.String()).
@@ -557,7 +559,7 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 			}
 		}
 		s.mu.Unlock()
-	case jdwp.CmdObjRefDisableCollection, jdwp.CmdObjRefEnableCollection, jdwp.CmdVMHoldEvents, jdwp.CmdVMReleaseEvents:
+	case jdwp.CmdVMHoldEvents, jdwp.CmdVMReleaseEvents:
 		s.trackShared(fc)
 	case jdwp.CmdVMIDSizes:
 		if sz, err := jdwp.DecodeIDSizes(reply); err != nil {
