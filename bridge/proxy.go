@@ -227,6 +227,9 @@ type session struct {
 
 	pending atomic.Int32  // forwarded commands without a reply yet
 	settled chan struct{} // signalled when pending drops to 0
+	// flushPending: replies were queued for the VM connection's reader to
+	// write when it is idle (see deliver).
+	flushPending atomic.Bool
 	room    chan struct{} // signalled when output is written or a reply comes: see awaitRoom
 
 	mu          sync.Mutex
@@ -327,12 +330,28 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 		}
 		v.dbgs = append(v.dbgs, s)
 		v.mu.Unlock()
+		v.conn.OnReadIdle(v.flushDebuggers)
 		if v.dc != nil {
 			v.dc.Data().SetDebugger(ddm.DebuggerAttached)
 		}
 		s.log.Info().Bool("shared", live != nil).Msg("debugger attached")
 		v.m.notify(EventChanged, v)
 		return s, nil
+	}
+}
+
+// flushDebuggers writes the replies deliver queued, on the VM connection's
+// reader goroutine once it has handled all it read: what a debugger does
+// not take at once is left to its writer goroutine.
+func (v *VM) flushDebuggers() {
+	var some [4]*session
+	v.mu.Lock()
+	dbgs := append(some[:0], v.dbgs...)
+	v.mu.Unlock()
+	for _, s := range dbgs {
+		if s.flushPending.Swap(false) {
+			s.out.DrainNow()
+		}
 	}
 }
 
@@ -380,8 +399,15 @@ const (
 // awaitRoom waits until the debugger may send another command; false when
 // the session ended meanwhile.
 func (s *session) awaitRoom() bool {
+	if s.pending.Load() < maxPendingCommands && s.out.Buffered() < maxUnreadOutput {
+		return true
+	}
+	s.v.conn.Flush(context.Background()) // the commands queued so far (see handle)
+	// Full: read on once half the commands are answered, so that those
+	// waiting meanwhile are read, and forwarded, in bursts rather than one
+	// per reply.
 	for {
-		if s.pending.Load() < maxPendingCommands && s.out.Buffered() < maxUnreadOutput {
+		if s.pending.Load() <= maxPendingCommands/2 && s.out.Buffered() < maxUnreadOutput {
 			return true
 		}
 		select {
@@ -466,12 +492,16 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 	}
 	s.mu.Unlock()
 	fc := &fwdCall{dbgID: p.ID, cmd: cmd, data: p.Data}
-	var direct context.Context
-	if last {
-		direct = context.Background()
-	}
 	s.pending.Add(1)
-	call, err := s.v.conn.StartFunc(direct, cmd, p.Data, func(call *jdwp.Call) { s.deliver(fc, call) })
+	deliver := func(call *jdwp.Call) { s.deliver(fc, call) }
+	var call *jdwp.Call
+	var err error
+	if last {
+		call, err = s.v.conn.StartFunc(context.Background(), cmd, p.Data, deliver)
+	} else {
+		// More commands are buffered: the last of them writes them all.
+		call, err = s.v.conn.QueueFunc(cmd, p.Data, deliver)
+	}
 	if err != nil {
 		s.pending.Add(-1)
 		s.end(errVMGone)
@@ -488,13 +518,16 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 // debugger's own id. It runs on the VM connection's reader goroutine.
 func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	defer func() {
-		if s.pending.Add(-1) == 0 {
+		switch s.pending.Add(-1) {
+		case 0:
 			select {
 			case s.settled <- struct{}{}:
 			default:
 			}
+			s.signalRoom()
+		case maxPendingCommands / 2:
+			s.signalRoom()
 		}
-		s.signalRoom()
 	}()
 	rp := call.Reply()
 	if rp == nil { // the VM connection failed; the VM's removal ends the session
@@ -515,15 +548,17 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	if s.isEnded() {
 		return
 	}
-	reply := &jdwp.Packet{ID: fc.dbgID, Flags: jdwp.FlagReply, Error: rp.Error, Data: rp.Data}
+	reply := jdwp.Packet{ID: fc.dbgID, Flags: jdwp.FlagReply, Error: rp.Error, Data: rp.Data}
 	if s.pending.Load() == 1 {
 		// The debugger waits for this very reply: write it now.
-		s.enqueue(reply, true)
+		s.enqueue(&reply, true)
 		return
 	}
-	// More replies are coming: let the writer send them in few writes.
-	s.out.Queue(reply)
-	s.out.Kick()
+	// More replies are coming: the VM connection's reader writes what it
+	// queued once it has read all that arrived (VM.flushDebuggers), so a
+	// burst of replies goes out in one write, as through a bare relay.
+	s.out.Queue(&reply)
+	s.flushPending.Store(true)
 }
 
 // track notes what a successful command changed in the VM, for the cleanup.
@@ -564,7 +599,7 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 	case jdwp.CmdVMIDSizes:
 		if sz, err := jdwp.DecodeIDSizes(reply); err != nil {
 			s.log.Warn().Err(err).Msg("VM reported unusable id sizes")
-		} else {
+		} else if cur := v.sizes(); cur == nil || *cur != sz {
 			v.conn.SetIDSizes(sz)
 		}
 	case jdwp.CmdVMResume:

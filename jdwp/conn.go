@@ -96,6 +96,7 @@ type Conn struct {
 	sizes     atomic.Pointer[IDSizes]
 	caps      atomic.Pointer[Capabilities]
 	disposed  atomic.Bool // set by Dispose: the VM closing the connection is then expected
+	readIdle  atomic.Pointer[func()]
 }
 
 // Dial connects to a VM listening at addr (host:port) and performs the handshake.
@@ -319,16 +320,27 @@ func (c *Conn) Start(cmd Cmd, data []byte) (*Call, error) { return c.start(nil, 
 // connection fail), so it must not block. With a non-nil ctx the calling
 // goroutine writes the packet itself, like Command.
 func (c *Conn) StartFunc(ctx context.Context, cmd Cmd, data []byte, done func(*Call)) (*Call, error) {
-	return c.startFunc(ctx, cmd, data, done)
+	return c.startFunc(ctx, cmd, data, done, false)
 }
+
+// QueueFunc is StartFunc that only queues the command: it goes out with the
+// next write on the connection (Flush, or any call that writes). A proxy
+// queues a burst of commands this way and writes them at once.
+func (c *Conn) QueueFunc(cmd Cmd, data []byte, done func(*Call)) (*Call, error) {
+	return c.startFunc(nil, cmd, data, done, true)
+}
+
+// Flush writes what is queued on the calling goroutine, until ctx ends (see
+// PacketWriter.Drain).
+func (c *Conn) Flush(ctx context.Context) { c.out.Drain(ctx) }
 
 // start queues a command; with a non-nil ctx the calling goroutine writes it,
 // until ctx ends (see PacketWriter.Drain).
 func (c *Conn) start(ctx context.Context, cmd Cmd, data []byte) (*Call, error) {
-	return c.startFunc(ctx, cmd, data, nil)
+	return c.startFunc(ctx, cmd, data, nil, false)
 }
 
-func (c *Conn) startFunc(ctx context.Context, cmd Cmd, data []byte, done func(*Call)) (*Call, error) {
+func (c *Conn) startFunc(ctx context.Context, cmd Cmd, data []byte, done func(*Call), queueOnly bool) (*Call, error) {
 	call := &Call{Cmd: cmd, ch: make(chan struct{}), done: done}
 	call.ID = c.NewID()
 	p := Packet{ID: call.ID, CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: data}
@@ -345,9 +357,11 @@ func (c *Conn) startFunc(ctx context.Context, cmd Cmd, data []byte, done func(*C
 	c.mu.Unlock()
 	c.out.Queue(&p) // after fail, dropped: the call is failed already
 	c.traceOut(&p)
-	if ctx != nil {
+	switch {
+	case queueOnly:
+	case ctx != nil:
 		c.out.Drain(ctx)
-	} else {
+	default:
 		c.out.Kick()
 	}
 	return call, nil
@@ -412,6 +426,12 @@ func (c *Conn) Send(p *Packet) error {
 	return nil
 }
 
+// OnReadIdle sets f to run on the reader goroutine whenever it has handled
+// every packet it read and is about to wait for more. A proxy that queues
+// the replies of a burst (StartFunc's callbacks) writes them then, in one
+// write and without a goroutine hand-off. f must not block.
+func (c *Conn) OnReadIdle(f func()) { c.readIdle.Store(&f) }
+
 // HandleCommandSet registers h for VM-initiated commands of set (any set but Event).
 // Commands of a set with no handler are answered NOT_IMPLEMENTED and logged, so
 // the VM never waits for a reply that cannot come.
@@ -424,6 +444,11 @@ func (c *Conn) HandleCommandSet(set byte, h CommandHandler) {
 func (c *Conn) readLoop() {
 	r := bufio.NewReaderSize(c.nc, 64<<10)
 	for {
+		if r.Buffered() == 0 {
+			if f := c.readIdle.Load(); f != nil {
+				(*f)()
+			}
+		}
 		p, err := ReadPacket(r, c.opts.MaxPacketSize)
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) && c.Err() != nil {

@@ -196,7 +196,7 @@ func (w *PacketWriter) drain(ctx context.Context, now bool) {
 	w.idle = make(chan struct{})
 	var stop func() bool
 	var fired chan struct{}
-	if ctx != nil {
+	if ctx != nil && ctx.Done() != nil { // a context that can end (Background cannot)
 		fired = make(chan struct{})
 		stop = context.AfterFunc(ctx, func() {
 			w.nc.SetWriteDeadline(time.Unix(1, 0))
