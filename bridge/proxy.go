@@ -230,7 +230,7 @@ type session struct {
 	// flushPending: replies were queued for the VM connection's reader to
 	// write when it is idle (see deliver).
 	flushPending atomic.Bool
-	room    chan struct{} // signalled when output is written or a reply comes: see awaitRoom
+	room         chan struct{} // signalled when output is written or a reply comes: see awaitRoom
 
 	mu          sync.Mutex
 	requests    map[reqKey]bool // event requests the debugger created
