@@ -599,7 +599,7 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 	case jdwp.CmdVMIDSizes:
 		if sz, err := jdwp.DecodeIDSizes(reply); err != nil {
 			s.log.Warn().Err(err).Msg("VM reported unusable id sizes")
-		} else if cur := v.sizes(); cur == nil || *cur != sz {
+		} else if cur, err := v.conn.IDSizes(context.Background()); err != nil || cur != sz { // cached: never asks
 			v.conn.SetIDSizes(sz)
 		}
 	case jdwp.CmdVMResume:
