@@ -58,18 +58,18 @@ func TestProxyBackpressure(t *testing.T) {
 		return s != nil
 	})
 	waitFor(t, 60*time.Second, "the monitor to stop reading the debugger (replies pile up)", func() bool {
-		return s.pending.Load() == 0 && s.unread() >= maxUnreadOutput
+		return s.pending.Load() == 0 && s.out.Buffered() >= maxUnreadOutput
 	})
 	// What waits for the debugger is the bound plus the replies to the
 	// commands in flight when it was reached, not all replies (each is
 	// tens of kB: all of them would be over a hundred MB).
-	if n := s.unread(); n > 4*maxUnreadOutput {
+	if n := s.out.Buffered(); n > 4*maxUnreadOutput {
 		t.Errorf("%d bytes queued for a debugger that reads nothing, want about %d at most", n, maxUnreadOutput)
 	}
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	t.Logf("heap while the debugger reads nothing: %d MB; %d bytes queued for it", ms.HeapAlloc>>20, s.unread())
+	t.Logf("heap while the debugger reads nothing: %d MB; %d bytes queued for it", ms.HeapAlloc>>20, s.out.Buffered())
 	start := time.Now()
 	if ms.HeapAlloc > 512<<20 {
 		t.Errorf("heap %d MB with a stalled debugger, want it bounded", ms.HeapAlloc>>20)

@@ -78,10 +78,19 @@
 // grace in case the first one just closed): each gets the events of its own
 // requests (VM_START and VM_DEATH go to all), its resumes release only its
 // own suspensions, ClearAllBreakpoints clears only its breakpoints, and
-// Dispose ends only its session; when it leaves, its requests, suspensions,
-// collection pins and HoldEvents are released, and the last one to leave
-// resets the agent as above. Ids are shared while they share the VM (one
-// agent, one id table). See sessions.go.
+// Dispose ends only its session; collection pins are counted per debugger
+// (an EnableCollection cannot take another's pin); when it leaves, its
+// requests, suspensions, collection pins and HoldEvents are released, and
+// the last one to leave resets the agent as above. Ids have one lifetime
+// for the debuggers attached at once (one agent, one id table): an id one
+// learnt stays valid for the others until the last leaves, but keeps no
+// object alive. When the VM goes, each debugger still gets what the VM sent
+// before (VM_DEATH). A DAP session through [Monitor.OpenDebugger] is one
+// debugger like any other. See sessions.go.
+//
+// Output to a debugger is coalesced by a [jdwp.PacketWriter]: a burst of
+// commands is forwarded in one write, and a burst of replies is written
+// when the VM connection's reader has handled all it read.
 //
 // # Control API
 //

@@ -54,8 +54,8 @@ type Monitor struct {
 	mu        sync.Mutex
 	vms       map[string]*VM // by id
 	byAddr    map[string]*VM
-	probing   map[string]bool
-	ports     map[string]int // VM address → its last debugger port, so a restarted VM keeps it
+	probing   map[string]chan struct{} // closed when the probe ends
+	ports     map[string]int           // VM address → its last debugger port, so a restarted VM keeps it
 	usedPorts map[int]bool
 	portLns   map[string]*debugListener // open debugger ports by VM address
 	own       map[string]bool           // our own listener addresses, never probed
@@ -84,7 +84,7 @@ func New(opts Options) (*Monitor, error) {
 		log:       opts.Logger.With().Str("component", "bridge").Logger(),
 		vms:       map[string]*VM{},
 		byAddr:    map[string]*VM{},
-		probing:   map[string]bool{},
+		probing:   map[string]chan struct{}{},
 		ports:     map[string]int{},
 		usedPorts: map[int]bool{},
 		portLns:   map[string]*debugListener{},

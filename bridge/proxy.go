@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -29,6 +28,9 @@ var (
 
 // handshakeTimeout bounds reading a debugger's handshake.
 const handshakeTimeout = 10 * time.Second
+
+// vmGoneFlush bounds writing to a debugger what its VM sent before it went.
+const vmGoneFlush = time.Second
 
 // writeTimeout bounds one write to a debugger; a debugger that stops
 // reading for that long is dropped.
@@ -172,24 +174,25 @@ func (m *Monitor) adoptAddress(ctx context.Context, addr string) (*VM, error) {
 			return v, nil
 		}
 		m.mu.Lock()
-		own := m.own[addr]
+		own, closed, probe := m.own[addr], m.closed, m.probing[addr]
 		m.mu.Unlock()
-		if own {
+		switch {
+		case own:
 			return nil, fmt.Errorf("%s is one of the monitor's own ports, not a VM: attach to the VM's address or id", addr)
+		case closed:
+			return nil, errors.New("monitor closed")
+		case probe == nil:
+			continue // the probe just ended: a VM, or the address is free to try
 		}
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%s is being probed by the monitor's scan and the probe did not finish in time: %w", addr, ctx.Err())
 		case <-m.stop:
 			return nil, errors.New("monitor closed")
-		case <-time.After(20 * time.Millisecond):
+		case <-probe:
 		}
 	}
-	defer func() {
-		m.mu.Lock()
-		delete(m.probing, addr)
-		m.mu.Unlock()
-	}()
+	defer m.endProbe(addr)
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -217,18 +220,17 @@ type session struct {
 	log   zerolog.Logger
 	trace bool
 
-	// wmu guards the output to the debugger. Replies are queued on the VM
+	// out is the output to the debugger. Replies are queued on the VM
 	// connection's reader goroutine as they arrive, and events after them,
-	// so the debugger sees them in the VM's order; a writer goroutine writes.
-	wmu     sync.Mutex
-	wbuf    []byte
-	wspare  []byte
-	writing bool
-	wake    chan struct{}
-	raw     syscall.RawConn // nc's descriptor for writes that must not wait; nil for pipes
+	// so the debugger sees them in the VM's order.
+	out *jdwp.PacketWriter
 
 	pending atomic.Int32  // forwarded commands without a reply yet
-	room    chan struct{} // signalled when output is written or a reply comes: see awaitRoom
+	settled chan struct{} // signalled when pending drops to 0
+	// flushPending: replies were queued for the VM connection's reader to
+	// write when it is idle (see deliver).
+	flushPending atomic.Bool
+	room         chan struct{} // signalled when output is written or a reply comes: see awaitRoom
 
 	mu          sync.Mutex
 	requests    map[reqKey]bool // event requests the debugger created
@@ -310,22 +312,25 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 		s := &session{
 			v: v, nc: nc, from: from, trace: v.m.opts.TraceProxy,
 			log:      v.log.With().Str("debugger", from).Logger(),
-			requests: map[reqKey]bool{}, reqIDs: map[int32]bool{}, wake: make(chan struct{}, 1), room: make(chan struct{}, 1),
-			cleaned: make(chan struct{}), done: make(chan struct{}),
-			writing: true, // until open: nothing may precede the handshake
+			requests: map[reqKey]bool{}, reqIDs: map[int32]bool{}, room: make(chan struct{}, 1),
+			settled: make(chan struct{}, 1), cleaned: make(chan struct{}), done: make(chan struct{}),
 		}
-		if sc, ok := nc.(syscall.Conn); ok {
-			s.raw, _ = sc.SyscallConn()
-		}
-		s.wbuf = append(s.wbuf, jdwp.HandshakeString...)
+		s.out = jdwp.NewPacketWriter(nc, &jdwp.WriterOptions{
+			Timeout: writeTimeout,
+			OnError: func(err error) { s.end(fmt.Errorf("writing to the debugger: %w", err)) },
+			OnWrite: s.signalRoom,
+			Held:    true, // until open: nothing may precede the handshake
+		})
+		s.out.QueueBytes([]byte(jdwp.HandshakeString))
 		if v.waiting && v.vmStart != nil {
 			// A debugger attached directly to a suspend=y VM gets VM_START
 			// (SUSPEND_ALL) first; give it the one the monitor received.
-			s.wbuf = v.vmStart.AppendTo(s.wbuf)
+			s.out.Queue(v.vmStart)
 			s.holds.vm = 1
 		}
 		v.dbgs = append(v.dbgs, s)
 		v.mu.Unlock()
+		v.conn.OnReadIdle(v.flushDebuggers)
 		if v.dc != nil {
 			v.dc.Data().SetDebugger(ddm.DebuggerAttached)
 		}
@@ -335,98 +340,51 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 	}
 }
 
+// flushDebuggers writes the replies deliver queued, on the VM connection's
+// reader goroutine once it has handled all it read: what a debugger does
+// not take at once is left to its writer goroutine.
+func (v *VM) flushDebuggers() {
+	var some [4]*session
+	v.mu.Lock()
+	dbgs := append(some[:0], v.dbgs...)
+	v.mu.Unlock()
+	for _, s := range dbgs {
+		if s.flushPending.Swap(false) {
+			s.out.DrainNow()
+		}
+	}
+}
+
 func (s *session) isEnded() bool { return s.ended.Load() }
 
 // open lets queued output (handshake, replayed VM_START) go out and starts
 // the writer.
 func (s *session) open() {
-	s.wmu.Lock()
-	s.writing = false
-	s.wmu.Unlock()
-	go s.writeLoop()
-	s.kick()
+	go s.out.Run(s.done)
+	s.out.Release()
 }
 
-// enqueue queues a packet for the debugger and writes it, within limit,
-// unless another goroutine is writing.
-func (s *session) enqueue(p *jdwp.Packet, limit time.Duration) {
-	s.wmu.Lock()
-	s.wbuf = p.AppendTo(s.wbuf)
-	s.wmu.Unlock()
-	s.drain(limit)
-}
-
-func (s *session) kick() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-// flush waits (briefly) until everything queued is written.
-func (s *session) flush() {
-	for i := 0; i < 200; i++ {
-		s.drain(writeTimeout)
-		s.wmu.Lock()
-		idle := len(s.wbuf) == 0 && !s.writing
-		s.wmu.Unlock()
-		if idle || s.isEnded() {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
-func (s *session) writeLoop() {
-	for {
-		select {
-		case <-s.wake:
-			s.drain(writeTimeout)
-		case <-s.done:
-			return
-		}
-	}
-}
-
-// drain writes the queued output unless another goroutine is doing so.
-// A write on the VM connection's reader goroutine (limit < writeTimeout),
-// which must not stall behind a slow debugger, leaves what the socket does
-// not take at once to the writer goroutine; at writeTimeout the debugger is
-// dropped.
-func (s *session) drain(limit time.Duration) {
-	s.wmu.Lock()
-	if s.writing {
-		s.wmu.Unlock()
+// enqueue queues a packet for the debugger and writes it unless another
+// goroutine is writing: at once, and what the debugger does not take at
+// once is left to the writer (inline, on the VM connection's reader
+// goroutine, which must not stall behind a slow debugger), or waiting up to
+// writeTimeout.
+func (s *session) enqueue(p *jdwp.Packet, inline bool) {
+	if !s.out.Queue(p) {
 		return
 	}
-	s.writing = true
-	inline := limit < writeTimeout
-	for len(s.wbuf) > 0 && !s.isEnded() {
-		buf := s.wbuf
-		s.wbuf, s.wspare = s.wspare[:0], nil
-		s.wmu.Unlock()
-		n, err := s.write(buf, limit)
-		s.wmu.Lock()
-		if inline && (err == nil && n < len(buf) || errors.Is(err, os.ErrDeadlineExceeded)) {
-			s.wbuf = append(buf[n:], s.wbuf...)
-			s.writing = false
-			s.wmu.Unlock()
-			s.kick()
-			return
-		}
-		if err != nil {
-			s.writing = false
-			s.wmu.Unlock()
-			s.end(fmt.Errorf("writing to the debugger: %w", err))
-			return
-		}
-		if cap(buf) <= 1<<20 {
-			s.wspare = buf[:0]
-		}
-		s.signalRoom()
+	if inline {
+		s.out.DrainNow()
+	} else {
+		s.out.Drain(nil)
 	}
-	s.writing = false
-	s.wmu.Unlock()
+}
+
+// flush waits until everything queued is written, or writeTimeout passed.
+func (s *session) flush() {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	s.out.Flush(ctx)
 }
 
 // Backpressure: a debugger's next command is not read while this many of
@@ -441,8 +399,15 @@ const (
 // awaitRoom waits until the debugger may send another command; false when
 // the session ended meanwhile.
 func (s *session) awaitRoom() bool {
+	if s.pending.Load() < maxPendingCommands && s.out.Buffered() < maxUnreadOutput {
+		return true
+	}
+	s.v.conn.Flush(context.Background()) // the commands queued so far (see handle)
+	// Full: read on once half the commands are answered, so that those
+	// waiting meanwhile are read, and forwarded, in bursts rather than one
+	// per reply.
 	for {
-		if s.pending.Load() < maxPendingCommands && s.unread() < maxUnreadOutput {
+		if s.pending.Load() <= maxPendingCommands/2 && s.out.Buffered() < maxUnreadOutput {
 			return true
 		}
 		select {
@@ -453,68 +418,12 @@ func (s *session) awaitRoom() bool {
 	}
 }
 
-// unread is how many bytes of output are queued for the debugger.
-func (s *session) unread() int {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	return len(s.wbuf)
-}
-
 func (s *session) signalRoom() {
 	select {
 	case s.room <- struct{}{}:
 	default:
 	}
 }
-
-// write writes buf to the debugger within limit. Inline writes on a socket
-// take only what the socket accepts without blocking (the rest is returned
-// unwritten); other writes wait up to limit. A deadline is armed only around
-// a write that may wait: an armed socket timer costs a forwarded round trip
-// about as much as the forwarding itself.
-func (s *session) write(buf []byte, limit time.Duration) (int, error) {
-	if limit < writeTimeout && s.raw != nil {
-		return writeNow(s.raw, buf)
-	}
-	s.nc.SetWriteDeadline(time.Now().Add(limit))
-	n, err := s.nc.Write(buf)
-	s.nc.SetWriteDeadline(time.Time{})
-	return n, err
-}
-
-// writeNow writes as much of buf as the socket takes without waiting.
-func writeNow(rc syscall.RawConn, buf []byte) (int, error) {
-	n := 0
-	var werr error
-	err := rc.Write(func(fd uintptr) bool {
-		for n < len(buf) {
-			m, e := syscall.Write(int(fd), buf[n:])
-			if m > 0 {
-				n += m
-			}
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return true // full: the writer goroutine waits instead
-			case e != nil:
-				werr = e
-				return true
-			case m <= 0:
-				return true
-			}
-		}
-		return true
-	})
-	if werr != nil {
-		return n, werr
-	}
-	return n, err
-}
-
-// inlineWriteLimit bounds a write to the debugger on the VM connection's
-// reader goroutine.
-const inlineWriteLimit = 2 * time.Millisecond
 
 // run reads the debugger's packets until it leaves.
 func (s *session) run() {
@@ -541,7 +450,7 @@ func (s *session) run() {
 }
 
 func (s *session) reply(id uint32, code jdwp.ErrorCode) {
-	s.enqueue(&jdwp.Packet{ID: id, Flags: jdwp.FlagReply, Error: code}, writeTimeout)
+	s.enqueue(&jdwp.Packet{ID: id, Flags: jdwp.FlagReply, Error: code}, false)
 }
 
 // handle forwards one debugger packet; false ends the read loop. last says
@@ -583,12 +492,16 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 	}
 	s.mu.Unlock()
 	fc := &fwdCall{dbgID: p.ID, cmd: cmd, data: p.Data}
-	var direct context.Context
-	if last {
-		direct = context.Background()
-	}
 	s.pending.Add(1)
-	call, err := s.v.conn.StartFunc(direct, cmd, p.Data, func(call *jdwp.Call) { s.deliver(fc, call) })
+	deliver := func(call *jdwp.Call) { s.deliver(fc, call) }
+	var call *jdwp.Call
+	var err error
+	if last {
+		call, err = s.v.conn.StartFunc(context.Background(), cmd, p.Data, deliver)
+	} else {
+		// More commands are buffered: the last of them writes them all.
+		call, err = s.v.conn.QueueFunc(cmd, p.Data, deliver)
+	}
 	if err != nil {
 		s.pending.Add(-1)
 		s.end(errVMGone)
@@ -605,8 +518,16 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 // debugger's own id. It runs on the VM connection's reader goroutine.
 func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	defer func() {
-		s.pending.Add(-1)
-		s.signalRoom()
+		switch s.pending.Add(-1) {
+		case 0:
+			select {
+			case s.settled <- struct{}{}:
+			default:
+			}
+			s.signalRoom()
+		case maxPendingCommands / 2:
+			s.signalRoom()
+		}
 	}()
 	rp := call.Reply()
 	if rp == nil { // the VM connection failed; the VM's removal ends the session
@@ -617,6 +538,8 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	s.mu.Unlock()
 	if rp.Error == jdwp.ErrNone {
 		s.track(fc, rp.Data, late)
+	} else {
+		s.trackFailed(fc)
 	}
 	if s.trace {
 		s.log.Trace().Str("kind", "bridge.proxy").Str("dir", "vm→debugger").Str("cmd", fc.cmd.String()).
@@ -625,17 +548,17 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	if s.isEnded() {
 		return
 	}
-	reply := &jdwp.Packet{ID: fc.dbgID, Flags: jdwp.FlagReply, Error: rp.Error, Data: rp.Data}
+	reply := jdwp.Packet{ID: fc.dbgID, Flags: jdwp.FlagReply, Error: rp.Error, Data: rp.Data}
 	if s.pending.Load() == 1 {
 		// The debugger waits for this very reply: write it now.
-		s.enqueue(reply, inlineWriteLimit)
+		s.enqueue(&reply, true)
 		return
 	}
-	// More replies are coming: let the writer send them in few writes.
-	s.wmu.Lock()
-	s.wbuf = reply.AppendTo(s.wbuf)
-	s.wmu.Unlock()
-	s.kick()
+	// More replies are coming: the VM connection's reader writes what it
+	// queued once it has read all that arrived (VM.flushDebuggers), so a
+	// burst of replies goes out in one write, as through a bare relay.
+	s.out.Queue(&reply)
+	s.flushPending.Store(true)
 }
 
 // track notes what a successful command changed in the VM, for the cleanup.
@@ -671,12 +594,12 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 			}
 		}
 		s.mu.Unlock()
-	case jdwp.CmdObjRefDisableCollection, jdwp.CmdObjRefEnableCollection, jdwp.CmdVMHoldEvents, jdwp.CmdVMReleaseEvents:
+	case jdwp.CmdVMHoldEvents, jdwp.CmdVMReleaseEvents:
 		s.trackShared(fc)
 	case jdwp.CmdVMIDSizes:
 		if sz, err := jdwp.DecodeIDSizes(reply); err != nil {
 			s.log.Warn().Err(err).Msg("VM reported unusable id sizes")
-		} else {
+		} else if cur, err := v.conn.IDSizes(context.Background()); err != nil || cur != sz { // cached: never asks
 			v.conn.SetIDSizes(sz)
 		}
 	case jdwp.CmdVMResume:
@@ -734,7 +657,7 @@ func (s *session) event(es *jdwp.EventSet) {
 			Uint32("vmID", es.Packet.ID).Int("events", len(es.Events)).Uint8("suspend", uint8(es.SuspendPolicy)).Msg("event")
 	}
 	if !s.isEnded() {
-		s.enqueue(es.Packet, writeTimeout)
+		s.enqueue(es.Packet, false)
 	}
 }
 
@@ -743,6 +666,14 @@ func (s *session) end(why error) {
 	s.endOnce.Do(func() {
 		s.ended.Store(true)
 		close(s.done)
+		if errors.Is(why, errVMGone) {
+			// What the VM sent before it went (VM_DEATH, the last replies)
+			// reaches the debugger, as it would directly.
+			ctx, cancel := context.WithTimeout(context.Background(), vmGoneFlush)
+			s.out.Flush(ctx)
+			cancel()
+		}
+		s.out.Close()
 		s.nc.Close()
 		lvl := zerolog.InfoLevel
 		if !errors.Is(why, errDisposed) && !errors.Is(why, errDebuggerLeft) && !errors.Is(why, errVMGone) {
@@ -813,10 +744,18 @@ func (s *session) cleanup(why error) {
 		}
 		return
 	}
-	// Let in-flight commands land so their effects are tracked.
-	for i := 0; i < 50 && s.pending.Load() > 0; i++ {
-		time.Sleep(20 * time.Millisecond)
+	// Let in-flight commands land (for up to a second) so their effects are
+	// tracked.
+	landed := time.NewTimer(time.Second)
+	for s.pending.Load() > 0 {
+		select {
+		case <-s.settled:
+			continue
+		case <-landed.C:
+		}
+		break
 	}
+	landed.Stop()
 	s.mu.Lock()
 	s.pastDrain = true
 	sent, maySuspend, bps := s.sent, s.maySuspend, s.breakpoints

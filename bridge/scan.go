@@ -96,9 +96,7 @@ func (m *Monitor) scan(ctx context.Context) {
 		for {
 			select {
 			case res := <-results:
-				m.mu.Lock()
-				delete(m.probing, res.addr)
-				m.mu.Unlock()
+				m.endProbe(res.addr)
 				if d := backoff.result(res.addr, res.err, time.Now()); d > 0 {
 					m.log.Debug().Str("addr", res.addr).Err(res.err).Dur("retryIn", d).Msg("port in the scan range left alone for a while")
 				}
@@ -125,11 +123,21 @@ type probeResult struct {
 func (m *Monitor) claimProbe(addr string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed || m.probing[addr] || m.byAddr[addr] != nil || m.own[addr] {
+	if m.closed || m.probing[addr] != nil || m.byAddr[addr] != nil || m.own[addr] {
 		return false
 	}
-	m.probing[addr] = true
+	m.probing[addr] = make(chan struct{})
 	return true
+}
+
+// endProbe releases addr's probe and wakes those waiting for its outcome.
+func (m *Monitor) endProbe(addr string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ch := m.probing[addr]; ch != nil {
+		close(ch)
+		delete(m.probing, addr)
+	}
 }
 
 var (

@@ -24,8 +24,25 @@ import (
 //     its holds, event requests, collection pins and HoldEvents. The last
 //     one to leave resets the agent (see session.cleanup).
 //
-// Ids are shared: while two debuggers are attached, an id one of them
-// learnt is valid for the other, as the agent has one id table.
+//   - Collection pins are counted per debugger. The agent counts them too
+//     (HotSpot 17: two DisableCollections need two EnableCollections), so a
+//     debugger leaving sends one EnableCollection per pin it holds and the
+//     others' pins on the same objects stay; an EnableCollection from a
+//     debugger that holds no pin on the object is answered here while
+//     others are attached, so it cannot take theirs.
+//
+// Ids have one lifetime for all debuggers attached at once: the agent has
+// one id table and cannot forget ids per debugger (it drops the table only
+// when its connection closes). So while a debugger stays, an id another
+// one learnt (before or after leaving) stays valid for it and for any
+// debugger joining meanwhile, as long as the object lives; an id does not
+// keep its object alive (only a pin does, and pins go with their
+// debugger), so a debugger leaving costs the agent table entries, never
+// the app's memory. When the last debugger leaves, the agent is reset (see
+// session.cleanup) and every id is INVALID_OBJECT for the next debugger, as
+// after a direct detach. ObjectReference.DisposeObjects is per debugger
+// already: the agent counts each time it sends an id, and each debugger
+// disposes only the count it was sent.
 
 // holds are one debugger's suspensions: VM-wide, and per thread (a thread
 // the debugger resumed singly while holding the VM-wide suspension counts
@@ -153,7 +170,8 @@ func (s *session) countEvent(es *jdwp.EventSet) {
 // returns false when the command is answered here.
 func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
 	switch cmd {
-	case jdwp.CmdVMSuspend, jdwp.CmdThreadSuspend, jdwp.CmdVMResume, jdwp.CmdThreadResume, jdwp.CmdEventRequestClearAllBreakpoints:
+	case jdwp.CmdVMSuspend, jdwp.CmdThreadSuspend, jdwp.CmdVMResume, jdwp.CmdThreadResume, jdwp.CmdEventRequestClearAllBreakpoints,
+		jdwp.CmdObjRefDisableCollection, jdwp.CmdObjRefEnableCollection:
 	default:
 		return true // the hot path: most commands concern no debugger alone
 	}
@@ -215,6 +233,32 @@ func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
 		}
 		s.replyLater(p.ID)
 		return false
+	case jdwp.CmdObjRefDisableCollection:
+		// Counted when sent, so that an EnableCollection right behind it
+		// finds it (a failed one is uncounted when its reply comes).
+		if o, ok := s.threadArg(p.Data); ok { // an object id, like a thread's
+			s.mu.Lock()
+			s.pin(o, 1)
+			s.mu.Unlock()
+		}
+	case jdwp.CmdObjRefEnableCollection:
+		o, ok := s.threadArg(p.Data)
+		if !ok {
+			return true
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		switch {
+		case s.pins[o] > 0:
+			s.pin(o, -1)
+			return true
+		case !others:
+			return true
+		}
+		// The agent counts pins; those on this object are the other
+		// debuggers': s's EnableCollection must not take one of theirs.
+		s.replyLater(p.ID)
+		return false
 	case jdwp.CmdEventRequestClearAllBreakpoints:
 		if !others {
 			return true
@@ -265,25 +309,32 @@ func (s *session) untrack(k reqKey) {
 	s.mu.Unlock()
 }
 
-// trackShared notes what a successful command gave s alone: collection
-// pins and held events.
+// pin counts s's collection pins on o (d: +1 or -1). s.mu is held.
+func (s *session) pin(o jdwp.ObjectID, d int) {
+	if s.pins == nil {
+		s.pins = map[jdwp.ObjectID]int{}
+	}
+	if s.pins[o] += d; s.pins[o] <= 0 {
+		delete(s.pins, o)
+	}
+}
+
+// trackFailed uncounts what shared counted for a command that failed.
+func (s *session) trackFailed(fc *fwdCall) {
+	if fc.cmd != jdwp.CmdObjRefDisableCollection {
+		return
+	}
+	if o, ok := s.threadArg(fc.data); ok {
+		s.mu.Lock()
+		s.pin(o, -1)
+		s.mu.Unlock()
+	}
+}
+
+// trackShared notes what a successful command gave s alone: held events.
+// (Collection pins are counted when sent: see shared.)
 func (s *session) trackShared(fc *fwdCall) {
 	switch fc.cmd {
-	case jdwp.CmdObjRefDisableCollection, jdwp.CmdObjRefEnableCollection:
-		o, ok := s.threadArg(fc.data) // an object id, like a thread's
-		if !ok {
-			return
-		}
-		s.mu.Lock()
-		if s.pins == nil {
-			s.pins = map[jdwp.ObjectID]int{}
-		}
-		if fc.cmd == jdwp.CmdObjRefDisableCollection {
-			s.pins[o]++
-		} else if s.pins[o]--; s.pins[o] <= 0 {
-			delete(s.pins, o)
-		}
-		s.mu.Unlock()
 	case jdwp.CmdVMHoldEvents:
 		s.mu.Lock()
 		s.holding = true

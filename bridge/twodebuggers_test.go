@@ -152,3 +152,101 @@ func TestTwoDebuggersOneVM(t *testing.T) {
 	waitTicking(t, shared, passDeadline)
 	waitFor(t, passDeadline, "no debugger in the VM's info", func() bool { return !waitVM(t, m, shared.Addr, passDeadline).Debugger })
 }
+
+// Collection pins are per debugger while two share a VM: one leaving
+// releases its pins (its objects become unreachable) while the other's
+// pins, on some of the same objects, hold, even after the leaving one sent
+// an EnableCollection it had no pin for. Ids have one lifetime for the
+// debuggers attached at once: the one staying uses the ids the other
+// learnt; once the last one leaves, they are INVALID_OBJECT, as directly.
+func TestTwoDebuggersPinsAndIDs(t *testing.T) {
+	t.Parallel()
+	lo := freePorts(t, 1)
+	vm := startDemo(t, lo, false)
+	m := startMonitor(t, testOptions(t, lo, 1))
+	info := waitVM(t, m, vm.Addr, passDeadline)
+	port := fmt.Sprintf("127.0.0.1:%d", info.DebugPort)
+	ctx := t.Context()
+
+	b := debugSession(t, port) // stays
+	a := debugSession(t, port) // leaves
+	strs, ints := classID(t, a, "[Ljava/lang/String;"), classID(t, a, "[Ljava/lang/Integer;")
+	// count is how many arrays of each kind are reachable (HotSpot counts
+	// instances by walking from the roots, pins included).
+	count := func(c *jdwp.Conn) (int64, int64) {
+		t.Helper()
+		n, err := c.InstanceCounts(ctx, []jdwp.ReferenceTypeID{strs, ints})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n[0], n[1]
+	}
+	baseS, baseI := count(b)
+	sizes, err := a.IDSizes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newPinned := func(c *jdwp.Conn, arr jdwp.ReferenceTypeID) jdwp.ObjectID {
+		t.Helper()
+		w := jdwp.NewWriter(&sizes)
+		w.ReferenceTypeID(arr)
+		w.Int32(1)
+		rep, err := c.Command(ctx, jdwp.SetArrayType, 1, w.Bytes())
+		if err != nil {
+			t.Fatalf("ArrayType.NewInstance: %v", err)
+		}
+		o := jdwp.NewReader(rep, &sizes).TaggedObjectID().ID
+		if err := c.DisableCollection(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	// a pins 200 String[] alone and 100 Integer[] that b pins too.
+	const alone, both = 200, 100
+	for range alone {
+		newPinned(a, strs)
+	}
+	var shared []jdwp.ObjectID
+	for range both {
+		o := newPinned(a, ints)
+		if err := b.DisableCollection(ctx, o); err != nil { // an id a learnt
+			t.Fatalf("b pinning an object a created: %v", err)
+		}
+		shared = append(shared, o)
+	}
+	// a unpins one of them, then sends one EnableCollection too many.
+	for range 2 {
+		if err := a.EnableCollection(ctx, shared[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s, i := count(b); s < baseS+alone || i < baseI+both {
+		t.Fatalf("%d String[] and %d Integer[] reachable with %d and %d pinned (before: %d, %d)", s, i, alone, both, baseS, baseI)
+	}
+	leave(t, a)
+
+	waitFor(t, passDeadline, "a's pins to be released while b stays", func() bool {
+		s, _ := count(b)
+		return s < baseS+alone/2
+	})
+	if _, i := count(b); i < baseI+both {
+		t.Errorf("%d Integer[] reachable after a left, want b's %d pins held (%d before)", i, both, baseI)
+	}
+	for _, o := range shared[:3] {
+		if _, err := b.ObjectType(ctx, o); err != nil {
+			t.Errorf("b using an id a learnt, after a left: %v", err)
+		}
+	}
+	leave(t, b)
+
+	c := debugSession(t, port)
+	if _, err := c.ObjectType(ctx, shared[1]); code(t, err) != jdwp.ErrInvalidObject {
+		t.Errorf("an id of an earlier session, once the last debugger left: %v, want INVALID_OBJECT", err)
+	}
+	strs, ints = classID(t, c, "[Ljava/lang/String;"), classID(t, c, "[Ljava/lang/Integer;")
+	waitFor(t, passDeadline, "b's pins to be released after the last debugger left", func() bool {
+		_, i := count(c)
+		return i < baseI+both/2
+	})
+	leave(t, c)
+}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -83,9 +82,6 @@ type Conn struct {
 
 	mu         sync.Mutex
 	pending    map[uint32]*Call
-	wbuf       []byte // packets waiting for the writer
-	wspare     []byte
-	writing    bool // a goroutine is writing wbuf to the socket
 	handlers   map[byte]CommandHandler
 	subs       []*Subscription
 	evq        []*Packet   // event packets waiting for id sizes
@@ -93,13 +89,14 @@ type Conn struct {
 	subscribed bool        // Subscribe was called at least once
 	err        error       // set once, when the connection is gone
 
-	wake chan struct{} // wakes the writer; capacity 1
+	out  *PacketWriter // commands and replies to the VM
 	done chan struct{} // closed when the connection is gone
 
 	sizesOnce sync.Mutex
 	sizes     atomic.Pointer[IDSizes]
 	caps      atomic.Pointer[Capabilities]
 	disposed  atomic.Bool // set by Dispose: the VM closing the connection is then expected
+	readIdle  atomic.Pointer[func()]
 }
 
 // Dial connects to a VM listening at addr (host:port) and performs the handshake.
@@ -195,15 +192,15 @@ func NewConn(nc net.Conn, opts *Options) *Conn {
 		log:      o.Logger,
 		pending:  map[uint32]*Call{},
 		handlers: map[byte]CommandHandler{},
-		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
+	c.out = NewPacketWriter(nc, &WriterOptions{OnError: func(err error) { c.fail(fmt.Errorf("write: %w", err)) }})
 	if o.IDSizes != nil {
 		s := *o.IDSizes
 		c.sizes.Store(&s)
 	}
 	go c.readLoop()
-	go c.writeLoop()
+	go c.out.Run(c.done)
 	return c
 }
 
@@ -259,6 +256,7 @@ func (c *Conn) fail(cause error) {
 	c.subs = nil
 	err := c.err
 	c.mu.Unlock()
+	c.out.Close()
 	c.nc.Close()
 	close(c.done)
 	for _, call := range pending {
@@ -322,16 +320,27 @@ func (c *Conn) Start(cmd Cmd, data []byte) (*Call, error) { return c.start(nil, 
 // connection fail), so it must not block. With a non-nil ctx the calling
 // goroutine writes the packet itself, like Command.
 func (c *Conn) StartFunc(ctx context.Context, cmd Cmd, data []byte, done func(*Call)) (*Call, error) {
-	return c.startFunc(ctx, cmd, data, done)
+	return c.startFunc(ctx, cmd, data, done, false)
 }
+
+// QueueFunc is StartFunc that only queues the command: it goes out with the
+// next write on the connection (Flush, or any call that writes). A proxy
+// queues a burst of commands this way and writes them at once.
+func (c *Conn) QueueFunc(cmd Cmd, data []byte, done func(*Call)) (*Call, error) {
+	return c.startFunc(nil, cmd, data, done, true)
+}
+
+// Flush writes what is queued on the calling goroutine, until ctx ends (see
+// PacketWriter.Drain).
+func (c *Conn) Flush(ctx context.Context) { c.out.Drain(ctx) }
 
 // start queues a command; with a non-nil ctx the calling goroutine writes it,
-// until ctx ends (see drain).
+// until ctx ends (see PacketWriter.Drain).
 func (c *Conn) start(ctx context.Context, cmd Cmd, data []byte) (*Call, error) {
-	return c.startFunc(ctx, cmd, data, nil)
+	return c.startFunc(ctx, cmd, data, nil, false)
 }
 
-func (c *Conn) startFunc(ctx context.Context, cmd Cmd, data []byte, done func(*Call)) (*Call, error) {
+func (c *Conn) startFunc(ctx context.Context, cmd Cmd, data []byte, done func(*Call), queueOnly bool) (*Call, error) {
 	call := &Call{Cmd: cmd, ch: make(chan struct{}), done: done}
 	call.ID = c.NewID()
 	p := Packet{ID: call.ID, CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: data}
@@ -345,13 +354,15 @@ func (c *Conn) startFunc(ctx context.Context, cmd Cmd, data []byte, done func(*C
 	if c.opts.Trace&TraceCmd != 0 {
 		call.sent = time.Now()
 	}
-	c.wbuf = p.AppendTo(c.wbuf)
 	c.mu.Unlock()
+	c.out.Queue(&p) // after fail, dropped: the call is failed already
 	c.traceOut(&p)
-	if ctx != nil {
-		c.drain(ctx)
-	} else {
-		c.kick()
+	switch {
+	case queueOnly:
+	case ctx != nil:
+		c.out.Drain(ctx)
+	default:
+		c.out.Kick()
 	}
 	return call, nil
 }
@@ -408,90 +419,18 @@ func (c *Conn) Send(p *Packet) error {
 		c.mu.Unlock()
 		return err
 	}
-	c.wbuf = p.AppendTo(c.wbuf)
 	c.mu.Unlock()
+	c.out.Queue(p)
 	c.traceOut(p)
-	c.kick()
+	c.out.Kick()
 	return nil
 }
 
-func (c *Conn) kick() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (c *Conn) writeLoop() {
-	for {
-		select {
-		case <-c.wake:
-			c.drain(nil)
-		case <-c.done:
-			return
-		}
-	}
-}
-
-// drain writes queued packets until none are left, unless another goroutine is
-// already doing so (it will pick up what was queued). Callers that wait for a
-// reply anyway drain on their own goroutine, which saves a goroutine hand-off per
-// round trip; the reader goroutine never writes (it only kicks the writer), so a
-// VM that stops reading cannot stall the routing of its own packets.
-//
-// A caller passes its ctx (the writer goroutine nil): if ctx ends while a write
-// blocks (a VM that stopped reading), the write is cut short by a deadline, the
-// unwritten rest goes back to the head of the queue and the writer goroutine
-// finishes it, so the caller returns with its context and the stream stays whole.
-func (c *Conn) drain(ctx context.Context) {
-	c.mu.Lock()
-	if c.writing {
-		c.mu.Unlock()
-		return
-	}
-	c.writing = true
-	var stop func() bool
-	var fired chan struct{}
-	if ctx != nil {
-		fired = make(chan struct{})
-		stop = context.AfterFunc(ctx, func() {
-			c.nc.SetWriteDeadline(time.Unix(1, 0))
-			close(fired)
-		})
-	}
-	for len(c.wbuf) > 0 && c.err == nil {
-		buf := c.wbuf
-		// Hand the spare to appenders and forget it, so no array is both being
-		// written to the socket and appended to.
-		c.wbuf, c.wspare = c.wspare[:0], nil
-		c.mu.Unlock()
-		n, err := c.nc.Write(buf)
-		c.mu.Lock()
-		if err != nil && stop != nil && errors.Is(err, os.ErrDeadlineExceeded) {
-			c.wbuf = append(buf[n:], c.wbuf...)
-			break
-		}
-		if err != nil {
-			c.writing = false
-			c.mu.Unlock()
-			if stop != nil {
-				stop()
-			}
-			c.fail(fmt.Errorf("write: %w", err))
-			return
-		}
-		if cap(buf) <= 1<<20 {
-			c.wspare = buf[:0]
-		}
-	}
-	if stop != nil && !stop() {
-		<-fired // the deadline is set: clear it before anyone writes again
-		c.nc.SetWriteDeadline(time.Time{})
-		c.kick()
-	}
-	c.writing = false
-	c.mu.Unlock()
-}
+// OnReadIdle sets f to run on the reader goroutine whenever it has handled
+// every packet it read and is about to wait for more. A proxy that queues
+// the replies of a burst (StartFunc's callbacks) writes them then, in one
+// write and without a goroutine hand-off. f must not block.
+func (c *Conn) OnReadIdle(f func()) { c.readIdle.Store(&f) }
 
 // HandleCommandSet registers h for VM-initiated commands of set (any set but Event).
 // Commands of a set with no handler are answered NOT_IMPLEMENTED and logged, so
@@ -505,6 +444,11 @@ func (c *Conn) HandleCommandSet(set byte, h CommandHandler) {
 func (c *Conn) readLoop() {
 	r := bufio.NewReaderSize(c.nc, 64<<10)
 	for {
+		if r.Buffered() == 0 {
+			if f := c.readIdle.Load(); f != nil {
+				(*f)()
+			}
+		}
 		p, err := ReadPacket(r, c.opts.MaxPacketSize)
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) && c.Err() != nil {

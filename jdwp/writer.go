@@ -1,0 +1,296 @@
+package jdwp
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// PacketWriter coalesces the packets bound for one connection. Senders queue
+// packets; whichever goroutine drains first writes everything queued in as
+// few writes as possible (a burst of commands or replies becomes one
+// syscall) while the others leave theirs to it, and a writer goroutine (Run)
+// finishes what senders left. Conn writes its commands through one; the
+// monitor's proxy writes a debugger's replies and events through another.
+// All methods are safe for concurrent use.
+type PacketWriter struct {
+	nc   net.Conn
+	raw  syscall.RawConn // nc's descriptor, for writes that must not wait; nil for pipes
+	opts WriterOptions
+
+	mu      sync.Mutex
+	buf     []byte // queued output
+	spare   []byte // a written buffer, for reuse
+	writing bool   // a goroutine is writing buf
+	held    bool   // queue, write nothing (until Release)
+	closed  bool
+	err     error
+	idle    chan struct{} // closed when the current writing ends; nil when no one writes
+
+	wake chan struct{} // wakes Run; capacity 1
+}
+
+// WriterOptions configure a PacketWriter. The zero value is usable.
+type WriterOptions struct {
+	// Timeout bounds a write that waits (Run's and Flush's); 0: none. A peer
+	// that reads nothing for that long fails the writer.
+	Timeout time.Duration
+	// OnError is called once, with the first write error (not called after
+	// Close). The writer writes nothing afterwards.
+	OnError func(error)
+	// OnWrite, if set, is called after each write, without the writer's
+	// lock held (a proxy wakes senders waiting for room).
+	OnWrite func()
+	// Held makes the writer queue without writing until Release (a proxy
+	// queues what must follow a handshake before it is done).
+	Held bool
+}
+
+// nowLimit bounds DrainNow's write on a connection without a descriptor.
+const nowLimit = 2 * time.Millisecond
+
+// NewPacketWriter returns a writer for nc. Start Run on a goroutine of its
+// own to finish what senders leave.
+func NewPacketWriter(nc net.Conn, opts *WriterOptions) *PacketWriter {
+	w := &PacketWriter{nc: nc, wake: make(chan struct{}, 1)}
+	if opts != nil {
+		w.opts = *opts
+	}
+	w.held = w.opts.Held
+	if sc, ok := nc.(syscall.Conn); ok {
+		w.raw, _ = sc.SyscallConn()
+	}
+	return w
+}
+
+// Queue appends a packet to the output; false when the writer is closed or
+// failed. It does not write: call Drain, DrainNow or Kick.
+func (w *PacketWriter) Queue(p *Packet) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || w.err != nil {
+		return false
+	}
+	w.buf = p.AppendTo(w.buf)
+	return true
+}
+
+// QueueBytes appends raw bytes (a handshake) to the output.
+func (w *PacketWriter) QueueBytes(b []byte) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || w.err != nil {
+		return false
+	}
+	w.buf = append(w.buf, b...)
+	return true
+}
+
+// Buffered is how many bytes are queued and not yet written.
+func (w *PacketWriter) Buffered() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.buf)
+}
+
+// Kick wakes Run to write what is queued.
+func (w *PacketWriter) Kick() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Release lets a writer created Held write, and wakes Run.
+func (w *PacketWriter) Release() {
+	w.mu.Lock()
+	w.held = false
+	w.mu.Unlock()
+	w.Kick()
+}
+
+// Run writes what senders leave until done is closed.
+func (w *PacketWriter) Run(done <-chan struct{}) {
+	for {
+		select {
+		case <-w.wake:
+			w.Drain(nil)
+		case <-done:
+			return
+		}
+	}
+}
+
+// Close stops the writer: what is queued is dropped and nothing more is
+// written. It does not close the connection.
+func (w *PacketWriter) Close() {
+	w.mu.Lock()
+	w.closed = true
+	w.buf, w.spare = nil, nil
+	w.mu.Unlock()
+}
+
+// Drain writes the queued output until none is left, unless another
+// goroutine is already doing so (it picks up what was queued). A sender that
+// waits for an answer anyway drains on its own goroutine, which saves a
+// goroutine hand-off per round trip.
+//
+// A sender passes its ctx (Run passes nil, and writes within the Timeout):
+// if ctx ends while a write blocks (a peer that stopped reading), the write
+// is cut short by a deadline, the unwritten rest goes back to the head of
+// the queue and Run finishes it, so the sender returns with its context and
+// the stream stays whole.
+func (w *PacketWriter) Drain(ctx context.Context) {
+	w.drain(ctx, false)
+}
+
+// DrainNow writes what the connection takes without waiting and leaves the
+// rest to Run: for a goroutine that must not stall behind a slow peer (a
+// proxy's reader of the VM connection). A connection without a descriptor
+// (a pipe) gets a write bounded by a couple of milliseconds instead.
+func (w *PacketWriter) DrainNow() {
+	w.drain(nil, true)
+}
+
+// Flush writes everything queued, waiting for another goroutine's write to
+// end, until ctx ends. It reports whether the output is all written.
+func (w *PacketWriter) Flush(ctx context.Context) bool {
+	for {
+		w.mu.Lock()
+		switch {
+		case w.closed || w.err != nil || w.held:
+			w.mu.Unlock()
+			return false
+		case len(w.buf) == 0 && !w.writing:
+			w.mu.Unlock()
+			return true
+		case w.writing:
+			idle := w.idle
+			w.mu.Unlock()
+			select {
+			case <-idle:
+			case <-ctx.Done():
+				return false
+			}
+		default:
+			w.mu.Unlock()
+			w.drain(ctx, false)
+			if ctx.Err() != nil {
+				return w.Buffered() == 0
+			}
+		}
+	}
+}
+
+func (w *PacketWriter) drain(ctx context.Context, now bool) {
+	w.mu.Lock()
+	if w.writing || w.held {
+		w.mu.Unlock()
+		return
+	}
+	w.writing = true
+	w.idle = make(chan struct{})
+	var stop func() bool
+	var fired chan struct{}
+	if ctx != nil && ctx.Done() != nil { // a context that can end (Background cannot)
+		fired = make(chan struct{})
+		stop = context.AfterFunc(ctx, func() {
+			w.nc.SetWriteDeadline(time.Unix(1, 0))
+			close(fired)
+		})
+	}
+	var failed error
+	for len(w.buf) > 0 && !w.closed {
+		buf := w.buf
+		// Hand the spare to senders and forget it, so no array is both being
+		// written and appended to.
+		w.buf, w.spare = w.spare[:0], nil
+		w.mu.Unlock()
+		n, err := w.write(buf, ctx != nil, now)
+		if err == nil && w.opts.OnWrite != nil {
+			w.opts.OnWrite()
+		}
+		w.mu.Lock()
+		if w.closed {
+			break
+		}
+		cut := errors.Is(err, os.ErrDeadlineExceeded) && (stop != nil || now && w.raw == nil)
+		if cut || now && err == nil && n < len(buf) {
+			// Left for Run (or the next sender).
+			w.buf = append(buf[n:], w.buf...)
+			defer w.Kick()
+			break
+		}
+		if err != nil {
+			w.err = err
+			w.buf = nil
+			failed = err
+			break
+		}
+		if cap(buf) <= 1<<20 {
+			w.spare = buf[:0]
+		}
+	}
+	if stop != nil && !stop() {
+		<-fired // the deadline is set: clear it before anyone writes again
+		w.nc.SetWriteDeadline(time.Time{})
+		defer w.Kick()
+	}
+	w.writing = false
+	close(w.idle)
+	w.mu.Unlock()
+	if failed != nil && w.opts.OnError != nil {
+		w.opts.OnError(failed)
+	}
+}
+
+// write writes buf: without waiting (now) on a descriptor, else within a
+// deadline armed only when one is needed (an armed socket timer costs a
+// forwarded round trip about as much as the forwarding itself).
+func (w *PacketWriter) write(buf []byte, hasCtx, now bool) (int, error) {
+	switch {
+	case now && w.raw != nil:
+		return writeNow(w.raw, buf)
+	case now:
+		w.nc.SetWriteDeadline(time.Now().Add(nowLimit))
+		defer w.nc.SetWriteDeadline(time.Time{})
+	case !hasCtx && w.opts.Timeout > 0:
+		w.nc.SetWriteDeadline(time.Now().Add(w.opts.Timeout))
+		defer w.nc.SetWriteDeadline(time.Time{})
+	}
+	return w.nc.Write(buf)
+}
+
+// writeNow writes as much of buf as the socket takes without waiting.
+func writeNow(rc syscall.RawConn, buf []byte) (int, error) {
+	n := 0
+	var werr error
+	err := rc.Write(func(fd uintptr) bool {
+		for n < len(buf) {
+			m, e := syscall.Write(int(fd), buf[n:])
+			if m > 0 {
+				n += m
+			}
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return true // full: Run waits instead
+			case e != nil:
+				werr = e
+				return true
+			case m <= 0:
+				return true
+			}
+		}
+		return true
+	})
+	if werr != nil {
+		return n, werr
+	}
+	return n, err
+}
