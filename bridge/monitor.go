@@ -70,9 +70,12 @@ type Monitor struct {
 	adb       *adbWatch             // nil without Options.ADB
 	devProcs  map[string]*devProc   // device processes by address, connected or not (apps.go)
 
-	wg     sync.WaitGroup // accept loops and scanner
-	stop   chan struct{}
-	closer sync.Once
+	wg sync.WaitGroup // accept loops and scanner
+	// cleanups are the debugger-session cleanups started before Close,
+	// which Close waits for (see goCleanup).
+	cleanups sync.WaitGroup
+	stop     chan struct{}
+	closer   sync.Once
 }
 
 // New creates a monitor and binds the current-VM port. Call Run to scan, and
@@ -195,7 +198,27 @@ func (m *Monitor) Close() error {
 		}
 	})
 	m.wg.Wait()
+	m.cleanups.Wait()
 	return nil
+}
+
+// goCleanup runs a departing debugger's cleanup on its own goroutine. Close
+// waits for those started before it; one started after Close began runs
+// untracked, finding the VM connections closed and nothing left to reset.
+// Every Add happens before closed is set, so before Close's Wait.
+func (m *Monitor) goCleanup(f func()) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		go f()
+		return
+	}
+	m.cleanups.Add(1)
+	m.mu.Unlock()
+	go func() {
+		defer m.cleanups.Done()
+		f()
+	}()
 }
 
 // Subscribe returns a channel of monitor events, delivered in order without

@@ -680,7 +680,7 @@ func (s *session) end(why error) {
 			lvl = zerolog.WarnLevel
 		}
 		s.log.WithLevel(lvl).Str("why", why.Error()).Msg("debugger detached")
-		go s.cleanup(why)
+		s.v.m.goCleanup(func() { s.cleanup(why) })
 	})
 }
 
