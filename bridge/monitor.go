@@ -325,6 +325,16 @@ func (m *Monitor) DDM(target string) *ddm.Client {
 	return v.dc
 }
 
+// DDMFeed returns the one poller of DDM data of the VM target names, or nil
+// when there is no such VM or it does not speak DDM.
+func (m *Monitor) DDMFeed(target string) *ddm.Feed {
+	v, err := m.VM(target)
+	if err != nil || v.dc == nil {
+		return nil
+	}
+	return v.feed
+}
+
 // Select makes the VM target names (an id, name or address, as for VM)
 // current: the current-VM port leads to it. The choice sticks to the VM's
 // name (or, without a name, its address): when the VM dies, the next VM

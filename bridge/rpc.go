@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -219,27 +218,12 @@ func (h orderedHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *js
 
 // Notification parameters.
 type (
-	// VMThreads is the vm/threads result and notification.
-	VMThreads struct {
-		ID      string       `json:"id"`
-		Threads []ThreadInfo `json:"threads"`
-		Note    string       `json:"note,omitempty"` // what the list lacks and why (a VM without THST)
-	}
+	// VMThreads is the vm/threads result and notification (the one schema, ddm/view.go).
+	VMThreads = ddm.ThreadsJSON
 	// VMHeapInfo is the vm/heapInfo result and the vm/heap notification.
-	VMHeapInfo struct {
-		ID    string      `json:"id"`
-		Heaps []HeapStats `json:"heaps"`
-	}
+	VMHeapInfo = ddm.HeapInfoJSON
 	// HeapStats is one heap of HPIF.
-	HeapStats struct {
-		HeapID           uint32 `json:"heapId"`
-		TimestampMs      uint64 `json:"timestampMs"`
-		Reason           uint8  `json:"reason"` // what triggered it: 1 request, 2 next GC, 3 every GC
-		MaxBytes         uint32 `json:"maxBytes"`
-		SizeBytes        uint32 `json:"sizeBytes"`
-		AllocatedBytes   uint32 `json:"allocatedBytes"`
-		AllocatedObjects uint32 `json:"allocatedObjects"`
-	}
+	HeapStats = ddm.HeapStatsJSON
 	// VMStack is the vm/stack result.
 	VMStack struct {
 		ID     string      `json:"id"`
@@ -271,15 +255,6 @@ type (
 	}
 )
 
-func heapStats(m map[uint32]ddm.HeapStats) []HeapStats {
-	out := []HeapStats{}
-	for _, h := range m {
-		out = append(out, HeapStats{h.HeapID, h.TimestampMs, h.Reason, h.MaxBytes, h.SizeBytes, h.AllocatedBytes, h.AllocatedObjects})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].HeapID < out[j].HeapID })
-	return out
-}
-
 func (c *rpcConn) notification(ctx context.Context, e Event) (string, any) {
 	switch e.Kind {
 	case EventAdded, EventRemoved, EventChanged:
@@ -297,14 +272,14 @@ func (c *rpcConn) notification(ctx context.Context, e Event) (string, any) {
 		want := c.threads[e.VM.ID]
 		c.mu.Unlock()
 		if v, err := c.s.m.VM(e.VM.ID); want && err == nil {
-			return string(e.Kind), VMThreads{ID: v.id, Threads: nonNil(v.CachedThreads())}
+			return string(e.Kind), v.feed.Threads()
 		}
 	case EventHeap:
 		c.mu.Lock()
 		want := c.heap[e.VM.ID]
 		c.mu.Unlock()
 		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.dc != nil {
-			return string(e.Kind), VMHeapInfo{ID: v.id, Heaps: heapStats(v.dc.Data().HeapInfo())}
+			return string(e.Kind), v.feed.HeapInfo()
 		}
 	}
 	return "", nil
@@ -469,7 +444,7 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 	},
 	"vm/heapInfo": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
 		info, err := v.HeapInfo(ctx)
-		return VMHeapInfo{ID: v.id, Heaps: heapStats(info)}, err
+		return VMHeapInfo{ID: v.id, Heaps: ddm.HeapStatsOf(info)}, err
 	},
 	"vm/heapMap": func(_ *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
 		if p.Width < 0 || p.Width > 4096 {

@@ -120,7 +120,7 @@ func TestRPC(t *testing.T) {
 	if err != nil || len(hm.Pieces) == 0 || hm.Totals.Bytes == 0 {
 		t.Fatalf("vm/heapMap: %v %+v", err, hm)
 	}
-	if blocks, err := hm.Pieces[0].Blocks(); err != nil || len(blocks) == 0 {
+	if blocks, err := hm.Pieces[0].RunBlocks(); err != nil || len(blocks) == 0 {
 		t.Errorf("heap map runs: %v", err)
 	}
 	if b, err := base64.StdEncoding.DecodeString(hm.PNG); err != nil {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
-	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
@@ -704,18 +703,4 @@ func parallel(n int, f func(i int) error) error {
 	}
 	wg.Wait()
 	return first
-}
-
-// ddmState is the DDM side of a session (see ddm.go).
-type ddmState struct {
-	client *ddm.Client
-	own    bool // the session attached it, and closes it
-	stop   func()
-
-	closeOnce sync.Once
-	closed    chan struct{}
-	pollStop  chan struct{}
-
-	mu                         sync.Mutex
-	threads, heapInfo, heapMap bool
 }
