@@ -245,6 +245,14 @@ type (
 		Bytes int    `json:"bytes"`
 		Data  string `json:"data,omitempty"`
 	}
+	// DebugAddress is the vm/debugAddress result: where a debugger reaches
+	// the VM through the monitor's pass-through.
+	DebugAddress struct {
+		ID       string `json:"id"`       // the VM's id ("current" resolved)
+		HostName string `json:"hostName"` // a loopback address unless serve --allow-remote
+		Port     int    `json:"port"`
+		Current  bool   `json:"current"` // the current-VM port: it follows the current VM
+	}
 	// MonitorStatus is the monitor/status result.
 	MonitorStatus struct {
 		CurrentAddress string     `json:"currentAddress,omitempty"` // where the current-VM port listens
@@ -494,6 +502,13 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 			return nil, ErrNotDDM
 		}
 		return nil, c.setUpdates(v, p.Enabled, c.heap, c.s.heap, (*VM).SetHeapUpdates)
+	},
+	"vm/debugAddress": func(c *rpcConn, _ context.Context, v *VM, p vmParams) (any, error) {
+		a, err := c.s.m.DebugAddress(v, p.ID == "current")
+		if err != nil {
+			return nil, rpcError(CodeInvalidParams, "vm/debugAddress: %v", err)
+		}
+		return a, nil
 	},
 	"vm/exit": func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
 		if !c.s.opts.AllowExit {
