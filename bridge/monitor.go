@@ -123,6 +123,28 @@ func (m *Monitor) CurrentAddr() string {
 	return m.curLn.Addr().String()
 }
 
+// DebugAddress says where a debugger reaches v through the monitor: its
+// own debugger port, or with current the current-VM port (which follows
+// the current VM through restarts).
+func (m *Monitor) DebugAddress(v *VM, current bool) (DebugAddress, error) {
+	out := DebugAddress{ID: v.id, HostName: "127.0.0.1", Port: v.debugPort, Current: current}
+	if current {
+		host, port, err := net.SplitHostPort(m.CurrentAddr())
+		if err != nil {
+			return out, fmt.Errorf("the monitor has no current-VM port (serve --current-port -1?): attach to VM %s by its id", v.id)
+		}
+		if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
+			out.HostName = host
+		}
+		out.Port, _ = strconv.Atoi(port)
+		return out, nil
+	}
+	if out.Port == 0 {
+		return out, fmt.Errorf("VM %s has no debugger port (per-VM ports are off: serve --debug-port-base): attach to \"current\" instead", v.id)
+	}
+	return out, nil
+}
+
 // Options returns the monitor's options with defaults filled in.
 func (m *Monitor) Options() Options { return m.opts }
 
@@ -347,6 +369,16 @@ func (m *Monitor) DDM(target string) *ddm.Client {
 		return nil
 	}
 	return v.dc
+}
+
+// DDMFeed returns the one poller of DDM data of the VM target names, or nil
+// when there is no such VM or it does not speak DDM.
+func (m *Monitor) DDMFeed(target string) *ddm.Feed {
+	v, err := m.VM(target)
+	if err != nil || v.dc == nil {
+		return nil
+	}
+	return v.feed
 }
 
 // Select makes the VM target names (an id, name or address, as for VM)

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -219,27 +218,12 @@ func (h orderedHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *js
 
 // Notification parameters.
 type (
-	// VMThreads is the vm/threads result and notification.
-	VMThreads struct {
-		ID      string       `json:"id"`
-		Threads []ThreadInfo `json:"threads"`
-		Note    string       `json:"note,omitempty"` // what the list lacks and why (a VM without THST)
-	}
+	// VMThreads is the vm/threads result and notification (the one schema, ddm/view.go).
+	VMThreads = ddm.ThreadsJSON
 	// VMHeapInfo is the vm/heapInfo result and the vm/heap notification.
-	VMHeapInfo struct {
-		ID    string      `json:"id"`
-		Heaps []HeapStats `json:"heaps"`
-	}
+	VMHeapInfo = ddm.HeapInfoJSON
 	// HeapStats is one heap of HPIF.
-	HeapStats struct {
-		HeapID           uint32 `json:"heapId"`
-		TimestampMs      uint64 `json:"timestampMs"`
-		Reason           uint8  `json:"reason"` // what triggered it: 1 request, 2 next GC, 3 every GC
-		MaxBytes         uint32 `json:"maxBytes"`
-		SizeBytes        uint32 `json:"sizeBytes"`
-		AllocatedBytes   uint32 `json:"allocatedBytes"`
-		AllocatedObjects uint32 `json:"allocatedObjects"`
-	}
+	HeapStats = ddm.HeapStatsJSON
 	// VMStack is the vm/stack result.
 	VMStack struct {
 		ID     string      `json:"id"`
@@ -261,6 +245,14 @@ type (
 		Bytes int    `json:"bytes"`
 		Data  string `json:"data,omitempty"`
 	}
+	// DebugAddress is the vm/debugAddress result: where a debugger reaches
+	// the VM through the monitor's pass-through.
+	DebugAddress struct {
+		ID       string `json:"id"`       // the VM's id ("current" resolved)
+		HostName string `json:"hostName"` // a loopback address unless serve --allow-remote
+		Port     int    `json:"port"`
+		Current  bool   `json:"current"` // the current-VM port: it follows the current VM
+	}
 	// MonitorStatus is the monitor/status result.
 	MonitorStatus struct {
 		CurrentAddress string     `json:"currentAddress,omitempty"` // where the current-VM port listens
@@ -270,15 +262,6 @@ type (
 		ADB            *ADBStatus `json:"adb,omitempty"` // absent when devices are not followed (serve --no-adb)
 	}
 )
-
-func heapStats(m map[uint32]ddm.HeapStats) []HeapStats {
-	out := []HeapStats{}
-	for _, h := range m {
-		out = append(out, HeapStats{h.HeapID, h.TimestampMs, h.Reason, h.MaxBytes, h.SizeBytes, h.AllocatedBytes, h.AllocatedObjects})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].HeapID < out[j].HeapID })
-	return out
-}
 
 func (c *rpcConn) notification(ctx context.Context, e Event) (string, any) {
 	switch e.Kind {
@@ -297,14 +280,14 @@ func (c *rpcConn) notification(ctx context.Context, e Event) (string, any) {
 		want := c.threads[e.VM.ID]
 		c.mu.Unlock()
 		if v, err := c.s.m.VM(e.VM.ID); want && err == nil {
-			return string(e.Kind), VMThreads{ID: v.id, Threads: nonNil(v.CachedThreads())}
+			return string(e.Kind), v.feed.Threads()
 		}
 	case EventHeap:
 		c.mu.Lock()
 		want := c.heap[e.VM.ID]
 		c.mu.Unlock()
 		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.dc != nil {
-			return string(e.Kind), VMHeapInfo{ID: v.id, Heaps: heapStats(v.dc.Data().HeapInfo())}
+			return string(e.Kind), v.feed.HeapInfo()
 		}
 	}
 	return "", nil
@@ -469,7 +452,7 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 	},
 	"vm/heapInfo": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
 		info, err := v.HeapInfo(ctx)
-		return VMHeapInfo{ID: v.id, Heaps: heapStats(info)}, err
+		return VMHeapInfo{ID: v.id, Heaps: ddm.HeapStatsOf(info)}, err
 	},
 	"vm/heapMap": func(_ *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
 		if p.Width < 0 || p.Width > 4096 {
@@ -519,6 +502,13 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 			return nil, ErrNotDDM
 		}
 		return nil, c.setUpdates(v, p.Enabled, c.heap, c.s.heap, (*VM).SetHeapUpdates)
+	},
+	"vm/debugAddress": func(c *rpcConn, _ context.Context, v *VM, p vmParams) (any, error) {
+		a, err := c.s.m.DebugAddress(v, p.ID == "current")
+		if err != nil {
+			return nil, rpcError(CodeInvalidParams, "vm/debugAddress: %v", err)
+		}
+		return a, nil
 	},
 	"vm/exit": func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
 		if !c.s.opts.AllowExit {

@@ -147,7 +147,7 @@ func TestHprofRPCGenerated(t *testing.T) {
 	}
 	var units uint64
 	for _, p := range hm.Pieces {
-		blocks, err := p.Blocks()
+		blocks, err := p.RunBlocks()
 		if err != nil {
 			t.Fatal(err)
 		}

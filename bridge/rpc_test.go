@@ -18,6 +18,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 )
 
@@ -93,6 +94,15 @@ func TestRPC(t *testing.T) {
 	if info, err := c.Select(ctx, plain.ID); err != nil || !info.Current {
 		t.Errorf("vms/select: %+v %v", info, err)
 	}
+	// Where a debugger reaches a VM: its own port, or the current-VM port.
+	var da DebugAddress
+	if err := c.Call(ctx, "vm/debugAddress", idParams{sim.ID}, &da); err != nil || da.ID != sim.ID || da.Port != sim.DebugPort || da.Current || da.HostName != "127.0.0.1" {
+		t.Errorf("vm/debugAddress %s: %+v %v, want port %d", sim.ID, da, err, sim.DebugPort)
+	}
+	if err := c.Call(ctx, "vm/debugAddress", idParams{"current"}, &da); err != nil || da.ID != plain.ID || !da.Current ||
+		fmt.Sprintf("%s:%d", da.HostName, da.Port) != m.CurrentAddr() {
+		t.Errorf("vm/debugAddress current: %+v %v, want %s of VM %s", da, err, m.CurrentAddr(), plain.ID)
+	}
 	for _, v := range []VMInfo{sim, plain} {
 		th, err := c.Threads(ctx, v.ID)
 		if err != nil || len(th.Threads) == 0 {
@@ -120,8 +130,22 @@ func TestRPC(t *testing.T) {
 	if err != nil || len(hm.Pieces) == 0 || hm.Totals.Bytes == 0 {
 		t.Fatalf("vm/heapMap: %v %+v", err, hm)
 	}
-	if blocks, err := hm.Pieces[0].Blocks(); err != nil || len(blocks) == 0 {
+	if blocks, err := hm.Pieces[0].RunBlocks(); err != nil || len(blocks) == 0 {
 		t.Errorf("heap map runs: %v", err)
+	}
+	// The results are the one schema, strictly (ddm/view.go).
+	var rawMap, rawThreads json.RawMessage
+	if err := c.Call(ctx, "vm/heapMap", heapMapParams{ID: sim.ID}, &rawMap); err != nil {
+		t.Error(err)
+	} else if _, err := ddm.DecodeHeapMapJSON(rawMap); err != nil {
+		t.Errorf("vm/heapMap: %v", err)
+	}
+	for _, id := range []string{sim.ID, plain.ID} {
+		if err := c.Call(ctx, "vm/threads", idParams{id}, &rawThreads); err != nil {
+			t.Error(err)
+		} else if _, err := ddm.DecodeThreadsJSON(rawThreads); err != nil {
+			t.Errorf("vm/threads %s: %v", id, err)
+		}
 	}
 	if b, err := base64.StdEncoding.DecodeString(hm.PNG); err != nil {
 		t.Errorf("png: %v", err)

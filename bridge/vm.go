@@ -66,19 +66,8 @@ type VMInfo struct {
 	Note   string `json:"note,omitempty"` // why the process is not monitored, and what to do
 }
 
-// ThreadInfo is one thread of a VM. For DDM VMs it comes from THCR/THST (ID is
-// the VM's small thread id); for plain JDWP VMs from VirtualMachine.AllThreads,
-// ThreadReference.Name and ThreadReference.Status (ID is the JDWP thread id).
-type ThreadInfo struct {
-	ID        uint64 `json:"id"`
-	Name      string `json:"name"`
-	State     string `json:"state"` // running, timed-wait, monitor, wait, zombie, … (DDM names)
-	Suspended bool   `json:"suspended"`
-	Daemon    bool   `json:"daemon,omitempty"`
-	TID       uint32 `json:"tid,omitempty"`   // Linux thread id (DDM, or /proc for a JVM on this machine)
-	UTime     uint32 `json:"utime,omitempty"` // user CPU time in clock ticks (1/100 s), likewise
-	STime     uint32 `json:"stime,omitempty"` // system CPU time in clock ticks, likewise
-}
+// ThreadInfo is one thread of a VM, in the one schema (ddm/view.go).
+type ThreadInfo = ddm.ThreadJSON
 
 // VM is one monitored VM: the monitor owns its only JDWP connection. DDM and
 // debugger traffic share that connection.
@@ -88,6 +77,7 @@ type VM struct {
 	addr  string
 	conn  *jdwp.Conn
 	dc    *ddm.Client // nil for plain JDWP VMs
+	feed  *ddm.Feed   // the one poller of the VM's threads and heaps
 	draft bool        // the VM speaks the 2007 draft protocol (DBGD)
 	log   zerolog.Logger
 	since time.Time
@@ -102,10 +92,9 @@ type VM struct {
 	vmStart       *jdwp.Packet // the VM_START that suspended the VM, replayed to debuggers
 	dbgs          []*session   // attached or cleaning up after, oldest first
 	threads       []ThreadInfo // plain VMs: the last JDWP poll
-	threadUpdates bool
-	heapUpdates   bool
+	threadUpdates bool         // the control API's clients watch threads (one watcher of feed)
+	heapUpdates   bool         // likewise heaps
 	thenSent      bool
-	pollStop      chan struct{}
 
 	removed   chan struct{}
 	closeOnce sync.Once
@@ -275,6 +264,25 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 			return nil, err
 		}
 	}
+	v.feed = ddm.NewFeed(v.dc, ddm.FeedOptions{
+		ID: v.id, Interval: m.opts.ThreadPollInterval, Timeout: m.opts.RequestTimeout,
+		PollThreads: func(ctx context.Context) {
+			if _, err := v.Threads(ctx); err != nil {
+				v.log.Debug().Err(err).Msg("thread poll failed")
+			}
+		},
+		ThreadsOff: func() {
+			if v.dc != nil {
+				v.mu.Lock()
+				v.thenSent = false
+				v.mu.Unlock()
+				v.dc.SetThreadUpdates(false)
+			}
+		},
+		Threads: func() ddm.ThreadsJSON {
+			return ddm.ThreadsJSON{ID: v.id, Threads: nonNil(v.CachedThreads()), Note: v.ThreadsNote()}
+		},
+	})
 	go v.pumpEvents(sub)
 	if v.dc != nil {
 		go v.watchModel()
@@ -388,11 +396,10 @@ func (v *VM) close() {
 		close(v.removed)
 		v.mu.Lock()
 		dbgs := slices.Clone(v.dbgs)
-		if v.pollStop != nil {
-			close(v.pollStop)
-			v.pollStop = nil
-		}
 		v.mu.Unlock()
+		if v.feed != nil {
+			v.feed.Close()
+		}
 		for _, s := range dbgs {
 			s.end(errVMGone)
 		}
@@ -480,13 +487,8 @@ func (v *VM) CachedThreads() []ThreadInfo {
 }
 
 func (v *VM) ddmThreads() []ThreadInfo {
-	ts := v.dc.Data().Threads()
-	out := make([]ThreadInfo, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, ThreadInfo{ID: uint64(t.ID), Name: t.Name, State: t.Status.String(), Suspended: t.Suspended,
-			Daemon: t.Daemon, TID: t.TID, UTime: t.UTime, STime: t.STime})
-	}
-	return out
+	return ddm.ThreadsOf(v.dc.Data().Threads()) // a thread no THST told of yet: "unknown"
+
 }
 
 func (v *VM) enableThreadNotify() {
@@ -568,9 +570,9 @@ func (v *VM) addNativeThreads(ts []ThreadInfo) {
 	}
 }
 
-// SetThreadUpdates turns periodic thread updates on or off: THEN and THST
-// polling for DDM VMs, JDWP polling for plain VMs. Changes are published as
-// EventThreads.
+// SetThreadUpdates turns periodic thread updates for the control API on or
+// off: the VM's feed polls (THEN and THST for DDM VMs, JDWP for plain VMs)
+// while anyone watches. Changes are published as EventThreads.
 func (v *VM) SetThreadUpdates(on bool) {
 	v.mu.Lock()
 	if v.threadUpdates == on {
@@ -578,66 +580,32 @@ func (v *VM) SetThreadUpdates(on bool) {
 		return
 	}
 	v.threadUpdates = on
-	if v.pollStop != nil {
-		close(v.pollStop)
-		v.pollStop = nil
-	}
-	var stop chan struct{}
-	if on {
-		stop = make(chan struct{})
-		v.pollStop = stop
-	}
 	v.mu.Unlock()
-	if v.dc != nil && !on {
-		v.mu.Lock()
-		v.thenSent = false
-		v.mu.Unlock()
-		v.dc.SetThreadUpdates(false)
-	}
-	if on {
-		go v.pollThreads(stop)
-	}
+	v.feed.WatchThreads(on)
 	v.m.notify(EventChanged, v)
 }
 
-func (v *VM) pollThreads(stop chan struct{}) {
-	t := time.NewTicker(v.m.opts.ThreadPollInterval)
-	defer t.Stop()
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), v.m.opts.RequestTimeout)
-		_, err := v.Threads(ctx)
-		cancel()
-		if err != nil {
-			v.log.Debug().Err(err).Msg("thread poll failed")
-		}
-		select {
-		case <-t.C:
-		case <-stop:
-			return
-		case <-v.removed:
-			return
-		}
-	}
-}
-
-// SetHeapUpdates turns HPIF after every GC and HPSG heap maps on or off (DDM
-// VMs only). Changes are published as EventHeap.
+// SetHeapUpdates turns HPIF after every GC and HPSG heap maps for the
+// control API on or off (DDM VMs only). Changes are published as EventHeap.
 func (v *VM) SetHeapUpdates(on bool) error {
 	if v.dc == nil {
 		return ErrNotDDM
 	}
 	v.mu.Lock()
+	changed := v.heapUpdates != on
 	v.heapUpdates = on
 	v.mu.Unlock()
-	when := ddm.WhenNever
-	if on {
-		when = ddm.WhenEveryGC
+	if changed {
+		if err := v.feed.WatchHeap(on); err != nil {
+			return err
+		}
 	}
-	v.dc.RequestHeapInfo(when)
-	v.dc.SetHeapSegments(on, false)
 	v.m.notify(EventChanged, v)
 	return nil
 }
+
+// Feed returns the VM's one poller of thread and heap data.
+func (v *VM) Feed() *ddm.Feed { return v.feed }
 
 // HeapInfo asks for an HPIF now and returns the heaps' statistics; a plain
 // HotSpot VM on this host answers from a heap dump (attach, no GC forced).
@@ -689,9 +657,7 @@ func (v *VM) HeapMap(ctx context.Context, collect bool) (*ddm.HeapMap, error) {
 	}
 	ch, cancel := v.dc.Data().Subscribe()
 	defer cancel()
-	v.mu.Lock()
-	on := v.heapUpdates
-	v.mu.Unlock()
+	_, on := v.feed.Watching()
 	if !on {
 		v.dc.SetHeapSegments(true, false)
 	}

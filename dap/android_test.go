@@ -33,7 +33,7 @@ func (f *fakeAndroid) OpenDebugger(ctx context.Context, target string) (net.Conn
 	return f.DirectBackend.OpenDebugger(ctx, target)
 }
 
-func (f *fakeAndroid) DDM(string) *ddm.Client { return nil }
+func (f *fakeAndroid) DDMFeed(string) *ddm.Feed { return nil }
 
 // TestAndroidLaunch launches through a backend implementing
 // AndroidLauncher: progress events while it waits, then the usual launch

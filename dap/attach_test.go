@@ -146,7 +146,7 @@ func TestAttachThroughSimulatedDDM(t *testing.T) {
 	}
 	threads := until(c, "ddmThreads with main", func(e *customEvent[DDMThreadsBody]) bool {
 		for _, th := range e.Body.Threads {
-			if th.Name == "main" && th.State != "" {
+			if th.Name == "main" && th.State != "unknown" {
 				return true
 			}
 		}
@@ -160,8 +160,14 @@ func TestAttachThroughSimulatedDDM(t *testing.T) {
 		return len(e.Body.Heaps) > 0 && e.Body.Heaps[0].MaxBytes > 0
 	})
 	hm := until[*customEvent[DDMHeapMapBody]](c, "ddmHeapMap", nil)
-	if len(hm.Body.Pieces) == 0 || hm.Body.Pieces[0].Runs == "" || hm.Body.UsedBytes == 0 {
+	if len(hm.Body.Pieces) == 0 || len(hm.Body.Pieces[0].Blocks) == 0 || hm.Body.Totals.Bytes == hm.Body.Totals.FreeBytes {
 		t.Errorf("ddmHeapMap: %s", mustJSON(hm.Body))
+	}
+	if err := hm.Body.Validate(); err != nil {
+		t.Errorf("ddmHeapMap is not the one schema: %v", err)
+	}
+	if err := threads.Body.Validate(); err != nil {
+		t.Errorf("ddmThreads is not the one schema: %v", err)
 	}
 
 	// Real JDWP through the simulator: a breakpoint in the real JVM.

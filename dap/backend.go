@@ -18,14 +18,16 @@ type Backend interface {
 	// monitored VM id, "current", or "host:port" — before the JDWP handshake
 	// (the session performs it).
 	OpenDebugger(ctx context.Context, target string) (net.Conn, error)
-	// DDM returns the DDM client of the VM named by target, or nil when the VM
-	// is not DDM-aware or the backend doesn't monitor it.
-	DDM(target string) *ddm.Client
+	// DDMFeed returns the one poller of DDM data of the VM named by target
+	// (the session watches through it, sharing it with the monitor's other
+	// clients), or nil when the VM is not DDM-aware or the backend doesn't
+	// monitor it.
+	DDMFeed(target string) *ddm.Feed
 }
 
 // DirectBackend is the backend of a stand-alone session: it dials host:port
-// targets over TCP and knows no monitored VMs, so DDM returns nil and the
-// session attaches DDM on its own connection.
+// targets over TCP and knows no monitored VMs, so DDMFeed returns nil and the
+// session attaches DDM, and a feed of its own, on its own connection.
 type DirectBackend struct{}
 
 // OpenDebugger dials target, which must be host:port.
@@ -41,8 +43,8 @@ func (DirectBackend) OpenDebugger(ctx context.Context, target string) (net.Conn,
 	return nc, nil
 }
 
-// DDM returns nil: a direct backend monitors nothing.
-func (DirectBackend) DDM(string) *ddm.Client { return nil }
+// DDMFeed returns nil: a direct backend monitors nothing.
+func (DirectBackend) DDMFeed(string) *ddm.Feed { return nil }
 
 // openWithRetry calls OpenDebugger until it succeeds, fails with something
 // other than a refused connection, or ctx ends, so an attach may start just

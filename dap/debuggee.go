@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
-	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	"github.com/ddmbridge/ddmbridge/jdwp/queue"
@@ -563,17 +562,3 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 
 // parallel runs f(0..n-1) with bounded concurrency and returns the first error.
 var parallel = mirror.Parallel
-
-// ddmState is the DDM side of a session (see ddm.go).
-type ddmState struct {
-	client *ddm.Client
-	own    bool // the session attached it, and closes it
-	stop   func()
-
-	closeOnce sync.Once
-	closed    chan struct{}
-	pollStop  chan struct{}
-
-	mu                         sync.Mutex
-	threads, heapInfo, heapMap bool
-}

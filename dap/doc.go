@@ -216,33 +216,25 @@
 //
 //	hotCodeReplace {"success", "message", "classes", "skipped"?, "error"?}
 //	    The result of every redefineClasses.
-//	ddmThreads {"threads": [{"id", "name", "state"?, "suspended"?, "tid"?,
-//	            "utime"?, "stime"?, "daemon"?}]}
+//	ddmThreads {"id", "threads": [{"id", "name", "state", "suspended",
+//	            "daemon"?, "tid"?, "utime"?, "stime"?}], "note"?}
 //	    Every thread the VM reported, by DDM thread id, after each change
-//	    (THCR, THDE, THNM, THST; thread states are polled every second while
-//	    on, as DDMS does). state is zombie, running, timed-wait, monitor,
-//	    wait, initializing, starting, native, vmwait or suspended. 2007-draft
-//	    VMs report "suspended"; ART reports "tid", "utime", "stime" (clock
-//	    ticks) and "daemon".
-//	ddmHeapInfo {"heaps": [{"id", "maxBytes", "sizeBytes", "allocatedBytes",
-//	            "allocatedObjects", "timestamp"}]}
-//	    After every GC (HPIF); timestamp is in ms since the Unix epoch.
-//	ddmHeapMap {"heapId", "perObject"?, "freeBytes", "usedBytes",
-//	            "pieces": [{"start", "unitSize", "units", "runs"}]}
-//	    One heap's map after every GC (HPST…HPSG…HPEN), in a compact encoding.
+//	    (THCR, THDE, THNM, THST; thread states are polled while on, as DDMS
+//	    does, by the VM's one poller: the monitor's, or the session's own).
+//	ddmHeapInfo {"id", "heaps": [{"heapId", "timestampMs", "reason",
+//	            "maxBytes", "sizeBytes", "allocatedBytes", "allocatedObjects"}]}
+//	    After every GC (HPIF).
+//	ddmHeapMap {"id", "heapId", "perObject", "styles", "pieces", "totals",
+//	            "legend"}
+//	    One heap's map after every GC (HPST…HPSG…HPEN).
 //
-// The heap-map encoding: the map is a list of pieces, each a contiguous
-// stretch of the heap from address "start" made of "units" allocation units
-// of "unitSize" bytes. A piece's "runs" is base64 of DDM's own run list
-// (shared/reference/ddm.md §6): two bytes per run, a state byte and the run
-// length minus one, in units. The state byte is kind<<3 | solidity, with
-// bit 0x80 set when the run continues in the next pair (runs longer than
-// 256 units are split this way). kind: 0 object (or free space), 1 class
-// object, 2 1-byte array, 3 2-byte array, 4 4-byte array, 5 8-byte array,
-// 6 unknown, 7 native. solidity: 0 free, 1 hard-reachable, 2 soft, 3 weak,
-// 4 phantom, 5 pending finalization, 6 about to be swept. A 1 MB heap of
-// 8-byte units typically takes a few kilobytes. freeBytes and usedBytes
-// total the pieces for a legend without decoding.
+// The event bodies are the objects of the monitor's JSON-RPC API, one schema
+// defined in package ddm (ddm/view.go) and documented in docs/rpc.md (vm/threads,
+// vm/heapInfo, vm/heapMap): "id" is the monitor's VM id, or, in a session
+// without the monitor, the VM's address; a thread's "state" is a DDM state
+// name or "unknown"; a heap map's pieces carry "blocks", pairs of an index
+// into "styles" (kind, solidity, colour) and a length in units, and the
+// "legend" every renderer shows.
 //
 // # Sources
 //

@@ -133,6 +133,7 @@ type Client struct {
 	nextID    atomic.Uint32
 	readyOnce sync.Once
 	ready     chan struct{}
+	hello     *Request // Start's HELO
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 }
@@ -191,6 +192,21 @@ func (c *Client) Listen(l ConnectionListener) {
 // Ready is closed when the first DDM packet of any kind arrives from the VM.
 func (c *Client) Ready() <-chan struct{} { return c.ready }
 
+// Speaks waits for the VM's answer to Start's HELO and reports whether it
+// speaks DDM: false when it refused HELO (a plain JDWP VM), did not answer in
+// the request timeout, or ctx ended first. A client whose HELO was sent by
+// its owner rather than by Start speaks DDM: owners hand out only such.
+func (c *Client) Speaks(ctx context.Context) bool {
+	c.mu.RLock()
+	hello := c.hello
+	c.mu.RUnlock()
+	if hello == nil {
+		return true
+	}
+	rep, err := hello.Wait(ctx)
+	return err == nil && rep.Err == nil
+}
+
 // Pending returns the number of requests still waiting for a reply.
 func (c *Client) Pending() int {
 	c.mu.RLock()
@@ -207,7 +223,10 @@ func (c *Client) Start() {
 	for _, l := range ls {
 		l.Connected(c)
 	}
-	c.Send(&HelloRequest{ServerVersion: 1}, nil)
+	hello := c.Send(&HelloRequest{ServerVersion: 1}, nil)
+	c.mu.Lock()
+	c.hello = hello
+	c.mu.Unlock()
 	c.Send(&Empty{Type: FEAT}, nil)
 	c.Send(&Empty{Type: MPRQ}, nil)
 }

@@ -131,11 +131,13 @@ type LegendEntry struct {
 }
 
 // Legend lists the colours Image uses for hard-reachable blocks, free space
-// and gaps, in DDMS order.
+// and gaps, in DDMS order (the gap first): [LegendTable]'s rows.
 func Legend() []LegendEntry {
-	out := []LegendEntry{{"heap expansion area", colorGap}, {"free", colorFree}}
-	for k := KindObject; k <= KindNative; k++ {
-		out = append(out, LegendEntry{k.String(), kindColor[k]})
+	rows := legendRows()
+	gap := rows[len(rows)-1]
+	out := []LegendEntry{{gap.label, gap.c}}
+	for _, r := range rows[:len(rows)-1] {
+		out = append(out, LegendEntry{r.label, r.c})
 	}
 	return out
 }

@@ -250,7 +250,7 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		// A picture for people: the map scaled, with its legend and totals.
 		m := &ddm.HeapMap{HeapID: hm.HeapID, PerObject: hm.PerObject}
 		for _, p := range hm.Pieces {
-			blocks, err := p.Blocks()
+			blocks, err := p.RunBlocks()
 			if err != nil {
 				return fmt.Errorf("heap map: %w", err)
 			}

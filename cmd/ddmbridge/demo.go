@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"image/color"
 	"io"
 	"net"
 	"os"
@@ -350,11 +351,22 @@ func (d *demoView) state(s string) string {
 }
 
 // Heap strip cells: one character (or coloured cell) per slice of the map,
-// showing the kind that fills most of it.
-var (
-	kindLetters = [8]byte{'o', 'c', '1', '2', '4', '8', '?', 'n'}
-	kindColours = [8]string{"44", "42", "41", "43", "103", "45", "105", "100"}
-)
+// showing the kind that fills most of it, in the colours of the one heap-map
+// model (ddm.BlockColor, ddm.LegendTable) every renderer shares.
+var kindLetters = [8]byte{'o', 'c', '1', '2', '4', '8', '?', 'n'}
+
+// cell is a terminal cell in colour c (24-bit ANSI background).
+func cell(c color.RGBA) string {
+	return fmt.Sprintf("\x1b[48;2;%d;%d;%dm \x1b[0m", c.R, c.G, c.B)
+}
+
+// blockCell is the cell of a hard-reachable block of kind k (8: free).
+func blockCell(k int) string {
+	if k == 8 {
+		return cell(ddm.BlockColor(ddm.Block{Solidity: ddm.SolidFree}))
+	}
+	return cell(ddm.BlockColor(ddm.Block{Kind: ddm.Kind(k), Solidity: ddm.SolidHard}))
+}
 
 func (d *demoView) strip(hm *ddm.HeapMap, width int) string {
 	var total uint64
@@ -401,12 +413,10 @@ func (d *demoView) strip(hm *ddm.HeapMap, width int) string {
 	var b strings.Builder
 	for _, k := range cells {
 		switch {
-		case k == 8 && d.tty:
-			b.WriteString("\x1b[40m \x1b[0m")
+		case d.tty:
+			b.WriteString(blockCell(k))
 		case k == 8:
 			b.WriteByte('.')
-		case d.tty:
-			b.WriteString("\x1b[" + kindColours[k] + "m \x1b[0m")
 		default:
 			b.WriteByte(kindLetters[k])
 		}
@@ -414,13 +424,18 @@ func (d *demoView) strip(hm *ddm.HeapMap, width int) string {
 	return b.String()
 }
 
+// legend is the one legend (ddm.LegendTable) but the gap, which the strip
+// does not draw.
 func (d *demoView) legend() string {
 	var b strings.Builder
-	for k := range 6 {
-		fmt.Fprintf(&b, "\x1b[%sm \x1b[0m %s  ", kindColours[k], ddm.Kind(k))
+	for _, e := range ddm.LegendTable() {
+		var c color.RGBA
+		if _, err := fmt.Sscanf(e.Color, "#%02x%02x%02x", &c.R, &c.G, &c.B); err != nil || e.Key == "gap" {
+			continue
+		}
+		fmt.Fprintf(&b, "%s %s  ", cell(c), e.Label)
 	}
-	b.WriteString("\x1b[40m \x1b[0m free")
-	return b.String()
+	return strings.TrimSpace(b.String())
 }
 
 func trunc(s string, n int) string {
