@@ -272,11 +272,11 @@ describe('ddmbridge dap against HotSpot', () => {
       await c.customRequest(dapRequests.gc, {});
       const heaps = decodeHeapInfo((await infoEv).body);
       assert.ok(heaps.length > 0 && heaps[0].sizeBytes > 0, `ddmHeapInfo decodes: ${JSON.stringify(heaps)}`);
-      const body = (await mapEv).body as { usedBytes: number; freeBytes: number };
+      const body = (await mapEv).body as { totals: { bytes: number; freeBytes: number } };
       const t = heapTotals(decodeHeapMap(body));
       assert.ok(t.usedBytes > 0);
-      assert.equal(t.usedBytes, body.usedBytes, 'used bytes agree with the adapter');
-      assert.equal(t.freeBytes, body.freeBytes, 'free bytes agree with the adapter');
+      assert.equal(t.usedBytes, body.totals.bytes - body.totals.freeBytes, 'used bytes agree with the adapter');
+      assert.equal(t.freeBytes, body.totals.freeBytes, 'free bytes agree with the adapter');
       assert.ok(Object.keys(dapEvents).every((e) => ['ddmThreads', 'ddmHeapInfo', 'ddmHeapMap'].includes(e)));
     } finally {
       sim.kill('SIGKILL');
