@@ -26,7 +26,11 @@ func TestProxyBackpressure(t *testing.T) {
 	// Not parallel: the test reads the process's heap size.
 	lo := freePorts(t, 1)
 	vm := startDemo(t, lo, false)
-	m := startMonitor(t, testOptions(t, lo, 1))
+	opts := testOptions(t, lo, 1)
+	// The debugger reads nothing for as long as the replies take to pile
+	// up, which on a busy machine can outlast the default write timeout.
+	opts.DebuggerWriteTimeout = 5 * time.Minute
+	m := startMonitor(t, opts)
 	info := waitVM(t, m, vm.Addr, 60*time.Second)
 	nc := rawDebugger(t, fmt.Sprintf("127.0.0.1:%d", info.DebugPort))
 	defer nc.Close()
@@ -57,7 +61,7 @@ func TestProxyBackpressure(t *testing.T) {
 		}
 		return s != nil
 	})
-	waitFor(t, 60*time.Second, "the monitor to stop reading the debugger (replies pile up)", func() bool {
+	waitFor(t, 4*time.Minute, "the monitor to stop reading the debugger (replies pile up)", func() bool {
 		return s.pending.Load() == 0 && s.out.Buffered() >= maxUnreadOutput
 	})
 	// What waits for the debugger is the bound plus the replies to the

@@ -107,6 +107,9 @@ type Options struct {
 	RequestTimeout time.Duration
 	// CleanupTimeout bounds the cleanup after a debugger leaves; 0 means 10 s.
 	CleanupTimeout time.Duration
+	// DebuggerWriteTimeout bounds one write to a debugger: one that stops
+	// reading for that long while output waits for it is dropped; 0 means 30 s.
+	DebuggerWriteTimeout time.Duration
 
 	// ADB, when not nil, is the adb server whose devices the monitor follows
 	// (serve: on by default, --adb ADDR, --no-adb): every debuggable process
@@ -150,6 +153,7 @@ func (o *Options) setDefaults() {
 	def(&o.ThreadPollInterval, 2*time.Second)
 	def(&o.RequestTimeout, 5*time.Second)
 	def(&o.CleanupTimeout, 10*time.Second)
+	def(&o.DebuggerWriteTimeout, 30*time.Second)
 	def(&o.ADBRetry, 10*time.Second)
 }
 

@@ -32,10 +32,6 @@ const handshakeTimeout = 10 * time.Second
 // vmGoneFlush bounds writing to a debugger what its VM sent before it went.
 const vmGoneFlush = time.Second
 
-// writeTimeout bounds one write to a debugger; a debugger that stops
-// reading for that long is dropped.
-const writeTimeout = 30 * time.Second
-
 // acceptLoop serves debuggers on a listener: the debugger port of the VM
 // at addr, or (addr "") the current-VM port.
 func (m *Monitor) acceptLoop(ln net.Listener, addr string) {
@@ -316,7 +312,7 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 			settled: make(chan struct{}, 1), cleaned: make(chan struct{}), done: make(chan struct{}),
 		}
 		s.out = jdwp.NewPacketWriter(nc, &jdwp.WriterOptions{
-			Timeout: writeTimeout,
+			Timeout: v.m.opts.DebuggerWriteTimeout,
 			OnError: func(err error) { s.end(fmt.Errorf("writing to the debugger: %w", err)) },
 			OnWrite: s.signalRoom,
 			Held:    true, // until open: nothing may precede the handshake
@@ -368,7 +364,7 @@ func (s *session) open() {
 // goroutine is writing: at once, and what the debugger does not take at
 // once is left to the writer (inline, on the VM connection's reader
 // goroutine, which must not stall behind a slow debugger), or waiting up to
-// writeTimeout.
+// Options.DebuggerWriteTimeout.
 func (s *session) enqueue(p *jdwp.Packet, inline bool) {
 	if !s.out.Queue(p) {
 		return
@@ -380,9 +376,10 @@ func (s *session) enqueue(p *jdwp.Packet, inline bool) {
 	}
 }
 
-// flush waits until everything queued is written, or writeTimeout passed.
+// flush waits until everything queued is written, or the debugger write
+// timeout passed.
 func (s *session) flush() {
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.v.m.opts.DebuggerWriteTimeout)
 	defer cancel()
 	s.out.Flush(ctx)
 }
