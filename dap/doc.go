@@ -205,6 +205,15 @@
 //	    method is not supported by this VM (ADD_METHOD_NOT_IMPLEMENTED);
 //	    classes: Loop". Classes not loaded are skipped (they load the new
 //	    file). initialize announces "supportsHotCodeReplace": true.
+//	dumpHeap {"path"?, "live"?, "top"?}
+//	    Writes an HPROF dump of the debuggee's heap to path (a new file; a
+//	    temporary one when left out) and answers {"path", "bytes", "format",
+//	    "objects", "top": [{"class", "instances", "bytes"}]}: the top of its
+//	    class histogram, biggest first (10 rows unless top says). Through
+//	    the monitor the dump is the monitor's (HotSpot's attach mechanism for
+//	    a local JVM, HPDS for a DDM VM); a stand-alone session dumps the
+//	    local HotSpot VM it launched or attached to. Progress events show
+//	    while it runs.
 //	attachVM {"vm": id, "name"?}
 //	    Opens a child session for another VM the monitor watches: the
 //	    adapter sends the client a startDebugging request with an attach

@@ -35,6 +35,7 @@ const (
 	ErrUnableToRedefine       = 3015 // redefineClasses (hot code replace)
 	ErrUnableToDataBreakpoint = 3016 // dataBreakpointInfo, setDataBreakpoints
 	ErrUnableToStartDebugging = 3017 // attachVM
+	ErrUnableToDumpHeap       = 3018 // dumpHeap
 
 	// DDM requests.
 	ErrNoDDM = 4001 // the VM does not speak DDM
@@ -69,5 +70,6 @@ var errorSummaries = map[int]string{
 	ErrUnableToRedefine:       "Hot code replace failed",
 	ErrUnableToDataBreakpoint: "Unable to set data breakpoint",
 	ErrUnableToStartDebugging: "Unable to start debugging",
+	ErrUnableToDumpHeap:       "Unable to dump the heap",
 	ErrNoDDM:                  "DDM not available",
 }

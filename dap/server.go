@@ -404,6 +404,7 @@ var routes = map[string]route{
 	"redefineClasses":         {withDebuggee, on((*session).onRedefineClassesRequest)},
 	"ddmUpdates":              {withDebuggee, on((*session).onDDMUpdatesRequest)},
 	"ddmGC":                   {withDebuggee, on((*session).onDDMGCRequest)},
+	"dumpHeap":                {withDebuggee, on((*session).onDumpHeapRequest)},
 
 	"continue":           {whenStopped, on((*session).onContinueRequest)},
 	"next":               {whenStopped, on((*session).onNextRequest)},

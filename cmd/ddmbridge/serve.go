@@ -174,7 +174,23 @@ func (b monitorBackend) LaunchAndroid(ctx context.Context, req dap.AndroidLaunch
 		AmStartArgs: req.AmStartArgs, APK: req.APK}, progress)
 }
 
-var _ dap.AndroidLauncher = monitorBackend{}
+// DumpHeap dumps the heap of a debug session's VM as vm/dumpHeap does:
+// HotSpot's attach mechanism for a local JVM, HPDS for a DDM VM.
+func (b monitorBackend) DumpHeap(ctx context.Context, target string, live bool) ([]byte, error) {
+	v, err := b.VM(target)
+	if err != nil {
+		return nil, err
+	}
+	if live {
+		return v.DumpHeap(ctx)
+	}
+	return v.DumpHeapAll(ctx)
+}
+
+var (
+	_ dap.AndroidLauncher = monitorBackend{}
+	_ dap.HeapDumper      = monitorBackend{}
+)
 
 // listenDAP opens the listener for DAP sessions. "auto" is a user-only unix
 // socket named after this process, so several monitors never collide (the

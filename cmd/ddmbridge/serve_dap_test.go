@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +40,16 @@ func TestServeDAPSession(t *testing.T) {
 	// While the session is on, the monitor shows the VM with a debugger.
 	if l := s.vms(); len(l) != 1 || l[0]["debugger"] != true {
 		t.Errorf("vms/list during the session: %v", l)
+	}
+	// dumpHeap through the monitor: HotSpot's attach mechanism on the VM.
+	path := filepath.Join(t.TempDir(), "session.hprof")
+	dump := d.custom("dumpHeap", map[string]any{"path": path})
+	if dump["success"] != true {
+		t.Fatalf("dumpHeap through the monitor: %v", dump)
+	}
+	body, _ := dump["body"].(map[string]any)
+	if st, err := os.Stat(path); err != nil || body["format"] != "JAVA PROFILE 1.0.2" || float64(st.Size()) != body["bytes"] || st.Size() < 1<<20 {
+		t.Errorf("dumpHeap through the monitor: %v (file: %v, %v)", body, st, err)
 	}
 	d.disconnect()
 	s.waitVMs("the VM monitored with no debugger after disconnect", func(l []map[string]any) bool {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -131,6 +132,33 @@ func (d *dapClient) awaitError(command string) string {
 		}
 		if r, ok := m.(godap.ResponseMessage); ok && r.GetResponse().Command == command {
 			d.t.Fatalf("%s succeeded, want an error", command)
+		}
+	}
+}
+
+// custom sends a request the go-dap codec does not know and returns its
+// response as JSON, collecting the events seen on the way.
+func (d *dapClient) custom(command string, args any) map[string]any {
+	d.t.Helper()
+	req := struct {
+		godap.Request
+		Arguments any `json:"arguments"`
+	}{d.req(command), args}
+	d.send(&req)
+	for {
+		raw, err := godap.ReadBaseMessage(d.r)
+		if err != nil {
+			d.t.Fatalf("reading DAP: %v\n%s", err, d.logs.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			d.t.Fatalf("DAP message %s: %v", raw, err)
+		}
+		switch {
+		case m["type"] == "event":
+			d.events = append(d.events, fmt.Sprint(m["event"]))
+		case m["type"] == "response" && m["command"] == command:
+			return m
 		}
 	}
 }
