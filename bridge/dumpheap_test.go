@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
+	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 )
@@ -191,5 +193,36 @@ func TestDumpHeapRPC(t *testing.T) {
 	}
 	if _, err := c.DumpHeap(ctx, "nope", ""); rpcCode(err) != CodeNoSuchVM {
 		t.Errorf("vm/dumpHeap of an unknown VM: %v", err)
+	}
+}
+
+// TestDumpHeapWithAmDumpheap: a device VM that cannot stream its dump over
+// DDM (no hprof-heap-dump-streaming, HPDS refused) is dumped through the
+// real adb server instead: `am dumpheap PID FILE`, the file pulled over the
+// sync protocol and removed from the device.
+func TestDumpHeapWithAmDumpheap(t *testing.T) {
+	t.Parallel()
+	srv := adbtest.StartServer(t)
+	vmo := quietVM
+	vmo.NoHprofStreaming = true
+	dev, pids := newDevice(t, simdevice.Options{VM: vmo, Model: "NoStream"}, "com.example.nostream")
+	m := startMonitor(t, deviceOptions(t, srv.Client.Addr))
+	serial := srv.Connect(t, dev)
+	var v *VM
+	waitFor(t, time.Minute, "the device's DDM VM", func() bool {
+		var err error
+		v, err = m.VM(DeviceAddr(serial, pids[0]))
+		return err == nil && v.dc != nil && len(v.dc.Data().Identity().Features) > 0
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	from := time.Now()
+	b, err := v.DumpHeap(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSimHprof(t, b, from, time.Now())
+	if files := dev.Files(); len(files) != 0 {
+		t.Errorf("the dump was left on the device: %v", files)
 	}
 }

@@ -1,12 +1,15 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -748,7 +751,26 @@ const featureHprofStreaming = "hprof-heap-dump-streaming"
 // file's bytes. It waits at most HeapDumpTimeout, or until ctx ends. Dumps of
 // one VM are serialised, since an HPDS chunk does not say which request it
 // answers.
+//
+// A device VM that cannot stream its dump (no DDM, no hprof-heap-dump-
+// streaming feature, or HPDS failing) has the device write it instead:
+// `am dumpheap PID FILE` through adb, then the file is pulled and removed.
 func (v *VM) DumpHeap(ctx context.Context) ([]byte, error) {
+	b, err := v.dumpDDM(ctx)
+	if err != nil && v.from.serial != "" && v.m.adb != nil {
+		b, aerr := v.dumpWithAm(ctx)
+		if aerr != nil {
+			return nil, fmt.Errorf("%w; then am dumpheap: %w", err, aerr)
+		}
+		v.log.Info().AnErr("hpds", err).Int("bytes", len(b)).Msg("heap dumped with am dumpheap")
+		return b, nil
+	}
+	return b, err
+}
+
+// dumpDDM is DumpHeap without the adb fallback: HotSpot's attach mechanism
+// for a VM without DDM, HPDS for a DDM VM.
+func (v *VM) dumpDDM(ctx context.Context) ([]byte, error) {
 	if v.dc == nil {
 		return v.dumpHotSpot(ctx, true)
 	}
@@ -793,10 +815,49 @@ func (v *VM) DumpHeap(ctx context.Context) ([]byte, error) {
 // DumpHeapAll is DumpHeap with unreachable objects too, for VMs that can
 // tell (HotSpot through attach); DDM VMs dump as DumpHeap does.
 func (v *VM) DumpHeapAll(ctx context.Context) ([]byte, error) {
-	if v.dc == nil {
+	if v.dc == nil && v.from.serial == "" {
 		return v.dumpHotSpot(ctx, false)
 	}
 	return v.DumpHeap(ctx)
+}
+
+// maxDeviceDump bounds a dump pulled from a device.
+const maxDeviceDump = 4 << 30
+
+// dumpWithAm has the device write the VM's heap dump with `am dumpheap`
+// (which returns once the file is complete on current Android), pulls it
+// over adb's sync protocol and removes it from the device.
+func (v *VM) dumpWithAm(ctx context.Context) ([]byte, error) {
+	v.mu.Lock()
+	pid, serial := v.pid, v.from.serial
+	v.mu.Unlock()
+	if pid <= 0 {
+		return nil, fmt.Errorf("VM %s: its pid on the device is not known", v.id)
+	}
+	v.dumpMu.Lock()
+	defer v.dumpMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, HeapDumpTimeout)
+	defer cancel()
+	c := v.m.adb.c
+	remote := fmt.Sprintf("/data/local/tmp/ddmbridge-heap-%d-%d.hprof", pid, time.Now().UnixNano())
+	out, err := c.ShellArgs(ctx, serial, "am", "dumpheap", strconv.Itoa(pid), remote)
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c.ShellArgs(rctx, serial, "rm", "-f", remote)
+	}()
+	if err != nil {
+		return nil, err
+	}
+	// adb's shell v1 carries no exit status: the output says.
+	if strings.Contains(out, "Error") || strings.Contains(out, "Exception") {
+		return nil, fmt.Errorf("the device said: %s", strings.TrimSpace(out))
+	}
+	var buf bytes.Buffer
+	if err := c.Pull(ctx, serial, remote, &buf, maxDeviceDump); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // dumpHotSpot dumps a local HotSpot VM's heap through its attach socket.

@@ -1,6 +1,7 @@
 package adb
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -251,6 +252,65 @@ func push(nc io.ReadWriter, r io.Reader, remote string, mode os.FileMode, mtime 
 	}
 	_, err := nc.Write(syncRequest("QUIT", 0, nil))
 	return err
+}
+
+// Pull copies remote from the device to w (`adb pull`), at most max bytes:
+// a longer file is an error, and what was written of it is not complete.
+func (c *Client) Pull(ctx context.Context, serial, remote string, w io.Writer, max int64) error {
+	nc, err := c.OpenService(ctx, serial, "sync:")
+	if err != nil {
+		return err
+	}
+	return exchange(ctx, nc, fmt.Sprintf("adb -s %s pull %s", serial, remote), func(nc net.Conn) error {
+		return pull(nc, remote, w, max)
+	})
+}
+
+// pull sends RECV and copies the DATA chunks that answer it until DONE; FAIL
+// carries the device's message.
+func pull(nc io.ReadWriter, remote string, w io.Writer, max int64) error {
+	if _, err := nc.Write(syncRequest("RECV", uint32(len(remote)), []byte(remote))); err != nil {
+		return err
+	}
+	r := bufio.NewReader(nc)
+	var total int64
+	buf := make([]byte, SyncDataMax)
+	for {
+		var hdr [8]byte
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			return fmt.Errorf("sync: reading the file: %w", err)
+		}
+		n := binary.LittleEndian.Uint32(hdr[4:])
+		switch string(hdr[:4]) {
+		case "DATA":
+			if n > SyncDataMax {
+				return fmt.Errorf("sync: a %d-byte DATA chunk (at most %d)", n, SyncDataMax)
+			}
+			if total += int64(n); total > max {
+				return fmt.Errorf("sync: %s is larger than %d bytes", remote, max)
+			}
+			if _, err := io.ReadFull(r, buf[:n]); err != nil {
+				return fmt.Errorf("sync: reading the file: %w", err)
+			}
+			if _, err := w.Write(buf[:n]); err != nil {
+				return err
+			}
+		case "DONE":
+			_, err := nc.Write(syncRequest("QUIT", 0, nil))
+			return err
+		case "FAIL":
+			if n > 4096 {
+				return fmt.Errorf("sync: FAIL with a %d-byte message", n)
+			}
+			msg := make([]byte, n)
+			if _, err := io.ReadFull(r, msg); err != nil {
+				return fmt.Errorf("sync: FAIL with an unreadable message: %w", err)
+			}
+			return fmt.Errorf("sync: %s", msg)
+		default:
+			return fmt.Errorf("sync: unexpected answer %q", hdr[:4])
+		}
+	}
 }
 
 // ReadSyncStatus reads a sync answer: OKAY and a zero length, or FAIL and a

@@ -1,7 +1,9 @@
 package adb
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -168,6 +170,31 @@ func FuzzParseServerSocket(f *testing.F) {
 		}
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			t.Fatalf("%q gave %q: %v", in, addr, err)
+		}
+	})
+}
+
+// pullConn is a sync connection whose answers are fixed bytes; what the
+// client writes is dropped.
+type pullConn struct{ io.Reader }
+
+func (pullConn) Write(b []byte) (int, error) { return len(b), nil }
+
+// FuzzPull: a device's answers to RECV never make pull read past a chunk's
+// bound, write more than max bytes, or succeed without DONE.
+func FuzzPull(f *testing.F) {
+	f.Add([]byte("DATA\x03\x00\x00\x00abcDONE\x00\x00\x00\x00"))
+	f.Add([]byte("FAIL\x05\x00\x00\x00nope!"))
+	f.Add([]byte("DATA\xff\xff\xff\xff"))
+	f.Add([]byte("DONE\x00\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var out bytes.Buffer
+		err := pull(pullConn{bytes.NewReader(in)}, "/data/local/tmp/x.hprof", &out, 1<<16)
+		if out.Len() > 1<<16 {
+			t.Fatalf("wrote %d bytes, max %d", out.Len(), 1<<16)
+		}
+		if err == nil && !bytes.Contains(in, []byte("DONE")) {
+			t.Fatalf("success without DONE on %q", in)
 		}
 	})
 }

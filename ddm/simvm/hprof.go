@@ -95,3 +95,12 @@ func elems(size, es uint32) int {
 	}
 	return int((size - hdr) / es)
 }
+
+// HprofDump returns the simulated heap as an Android HPROF file, the bytes
+// an HPDS request streams back (the simulated device's `am dumpheap` writes
+// the same file).
+func (vm *VM) HprofDump() []byte {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	return vm.heap.hprofDump(time.Now())
+}

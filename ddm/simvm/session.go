@@ -377,6 +377,9 @@ func (s *session) answerEmpty(t ddm.Type) answer {
 	switch t {
 	case ddm.FEAT:
 		names := []string{"hprof-heap-dump-streaming", "hprof-heap-dump", "method-sample-profiling", "method-trace-profiling-streaming", "method-trace-profiling"}
+		if vm.opt.NoHprofStreaming {
+			names = names[1:]
+		}
 		if s.current() { // the framework's own, after the VM's
 			names = append(names, "view-hierarchy", "support_boot_stages")
 		}
@@ -421,6 +424,9 @@ func (s *session) answerEmpty(t ddm.Type) answer {
 			s.event(&ddm.Raw{Type: ddm.MPSE, Data: []byte("*version\n3\ndata-file-overflow=false\nclock=dual\n*threads\n1\tmain\n*methods\n*end\n")})
 		}}
 	case ddm.HPDS:
+		if vm.opt.NoHprofStreaming {
+			return fail("heap dump streaming is not supported by this VM")
+		}
 		return answer{after: func() {
 			vm.mu.Lock()
 			dump := vm.heap.hprofDump(time.Now()) // the simulated heap as a real HPROF file

@@ -52,6 +52,10 @@ type Options struct {
 	Seed               uint64        // random seed; 0 means 1
 	// JVM, if set, is the HOST:PORT of a real JVM's JDWP agent to sit in front of.
 	JVM string
+	// NoHprofStreaming leaves hprof-heap-dump-streaming out of FEAT and
+	// fails HPDS, as a VM that can only write its dumps to a file does
+	// (the simulated device's `am dumpheap` still works).
+	NoHprofStreaming bool
 
 	// OnAgentLoaded, if set, is called once when the first non-DDM packet
 	// arrives (on ProfileCurrent it loads the JDWP agent): a simulated adbd

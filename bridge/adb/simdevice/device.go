@@ -487,6 +487,14 @@ func (d *Device) VM(pid int) *simvm.VM {
 	return nil
 }
 
+// Files returns the paths of the files on the simulated device (pushed, or
+// written by its shell), sorted.
+func (d *Device) Files() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Sorted(maps.Keys(d.files))
+}
+
 // SetFrozen freezes or thaws process pid, as the cached-apps freezer does
 // when an app goes to the background or comes back: while frozen, jdwp:PID
 // is refused.

@@ -18,9 +18,11 @@
 // jdwp:PID stream at a time and refuses a second.
 //
 // Shell commands are answered from a table (getprop, cat /proc/PID/cmdline,
-// ps, pidof, am start/force-stop, pm install/uninstall/list/path, rm, echo,
-// id): nothing the peer sends is ever executed, and shell syntax beyond
-// simple quoted words is refused. Files pushed with sync: live in memory;
+// ps, pidof, am start/force-stop/dumpheap, pm install/uninstall/list/path,
+// rm, echo, id): nothing the peer sends is ever executed, and shell syntax
+// beyond simple quoted words is refused. Files pushed with sync: (or written
+// by am dumpheap: the process's simulated heap as HPROF) live in memory and
+// are pulled with sync: RECV;
 // `pm install` of /data/local/tmp/PACKAGE.apk installs PACKAGE (the
 // simulation does not read manifests).
 //

@@ -186,8 +186,9 @@ func syncAnswer(id string, arg uint32, data []byte) []byte {
 
 func syncFail(msg string) []byte { return syncAnswer("FAIL", uint32(len(msg)), []byte(msg)) }
 
-// serveSync implements the sync: requests `adb push` and our client use:
-// STAT (only directories and pushed files exist), SEND/DATA/DONE, QUIT.
+// serveSync implements the sync: requests `adb push`, `adb pull` and our
+// client use: STAT (only directories and files pushed or written by the
+// shell exist), SEND/DATA/DONE, RECV (answered DATA… DONE, or FAIL), QUIT.
 func (d *Device) serveSync(s io.ReadWriter) {
 	r := bufio.NewReader(s)
 	for {
@@ -198,7 +199,7 @@ func (d *Device) serveSync(s io.ReadWriter) {
 		switch req.ID {
 		case "QUIT":
 			return
-		case "STAT", "SEND":
+		case "STAT", "SEND", "RECV":
 			if req.Arg > maxSyncPath {
 				s.Write(syncFail("path too long"))
 				return
@@ -211,6 +212,10 @@ func (d *Device) serveSync(s io.ReadWriter) {
 				s.Write(d.stat(string(p)))
 				continue
 			}
+			if req.ID == "RECV" {
+				d.sendFile(s, string(p))
+				continue
+			}
 			if !d.receiveFile(r, s, string(p)) {
 				return
 			}
@@ -219,6 +224,26 @@ func (d *Device) serveSync(s io.ReadWriter) {
 			return
 		}
 	}
+}
+
+// sendFile answers RECV: the file in DATA chunks of at most SyncDataMax
+// bytes, then DONE; FAIL when there is no such file.
+func (d *Device) sendFile(s io.Writer, path string) {
+	d.mu.Lock()
+	data, ok := d.files[path]
+	d.mu.Unlock()
+	if !ok {
+		s.Write(syncFail(path + ": No such file or directory"))
+		return
+	}
+	for len(data) > 0 {
+		n := min(len(data), adb.SyncDataMax)
+		if _, err := s.Write(syncAnswer("DATA", uint32(n), data[:n])); err != nil {
+			return
+		}
+		data = data[n:]
+	}
+	s.Write(syncAnswer("DONE", 0, nil))
 }
 
 // stat answers STAT: mode, size, mtime (all zero: not found).

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 )
 
 // The simulated shell answers a handful of commands from tables; it never
@@ -217,7 +219,7 @@ var (
 
 func (d *Device) am(args []string) shellResult {
 	if len(args) == 0 {
-		return failed(1, "usage: am [start|force-stop] ...")
+		return failed(1, "usage: am [start|force-stop|dumpheap] ...")
 	}
 	switch args[0] {
 	case "start":
@@ -232,8 +234,56 @@ func (d *Device) am(args []string) shellResult {
 			}
 		}
 		return ok("")
+	case "dumpheap":
+		return d.amDumpHeap(args[1:])
 	}
 	return failed(1, "Error: am %s is not simulated", args[0])
+}
+
+// amDumpHeap is `am dumpheap [--user U] [-g] [-b] PROCESS FILE`: the
+// process's simulated heap, as the HPROF file HPDS would stream, is written
+// to FILE (for `adb pull`). -n (a native heap dump) is not simulated. Like
+// current Android, it returns once the file is complete.
+func (d *Device) amDumpHeap(args []string) shellResult {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--user" && i+1 < len(args):
+			i++
+		case a == "-g" || a == "-b":
+		case a == "-n":
+			return failed(1, "Error: native heap dumps (-n) are not simulated")
+		case strings.HasPrefix(a, "-"):
+			return failed(1, "Error: Unknown option: %s", a)
+		default:
+			rest = append(rest, a)
+		}
+	}
+	if len(rest) != 2 {
+		return failed(1, "Error: am dumpheap needs PROCESS and FILE")
+	}
+	var vm *simvm.VM
+	for _, p := range d.Processes() {
+		if strconv.Itoa(p.PID) == rest[0] || p.Name == rest[0] {
+			vm = d.VM(p.PID)
+			break
+		}
+	}
+	if vm == nil {
+		return failed(1, "Error: Unknown process: %s", rest[0])
+	}
+	file := rest[1]
+	if !strings.HasPrefix(file, "/") || !simDirs[path.Dir(file)] {
+		return failed(1, "Error: Unable to open file: %s", file)
+	}
+	data := vm.HprofDump()
+	if len(data) > maxFile {
+		return failed(1, "Error: the dump is too large for the simulated device")
+	}
+	d.mu.Lock()
+	d.files[file] = data
+	d.mu.Unlock()
+	return ok("File: " + file + "\nWaiting for dump to finish...\n")
 }
 
 func (d *Device) amStart(args []string) shellResult {
