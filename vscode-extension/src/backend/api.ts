@@ -25,6 +25,7 @@ export const methods = {
   hprofDominators: 'hprof/dominators',
   hprofHeapMap: 'hprof/heapMap',
   hprofDiff: 'hprof/diff',
+  debugAddress: 'vm/debugAddress',
 } as const;
 
 export class ControlApi {
@@ -47,6 +48,15 @@ export class ControlApi {
   /** jvms/list: the local Java processes, attachable or not, for the process picker. */
   async listJVMs(): Promise<JavaProcess[]> {
     return decodeJVMs(await this.backend.request(methods.jvms, {}));
+  }
+
+  /** vm/debugAddress: the monitor port where a debugger reaches VM id ("current": the current-VM port). */
+  async debugAddress(id: string): Promise<{ id: string; hostName: string; port: number }> {
+    const r = await this.backend.request<Record<string, unknown>>(methods.debugAddress, { id });
+    if (typeof r?.id !== 'string' || typeof r.hostName !== 'string' || typeof r.port !== 'number' || !Number.isInteger(r.port) || r.port <= 0) {
+      throw new Error(`vm/debugAddress: unexpected answer ${JSON.stringify(r)}`);
+    }
+    return { id: r.id, hostName: r.hostName, port: r.port };
   }
 
   async selectVM(id: string): Promise<void> {

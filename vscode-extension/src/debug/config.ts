@@ -145,42 +145,23 @@ export function describeTarget(c: DebugConfig): string {
   }
 }
 
-/** Where the monitor lets debuggers in: the current-VM port and the per-VM ports. */
-export interface MonitorPorts {
-  /** host:port of the current-VM port ('' or undefined when off). */
-  currentAddress?: string;
-  /** The debugger port of a monitored VM (0 or undefined when unknown). */
-  debugPortOf(id: string): number | undefined;
-  /** The id of the VM that is current now, if any. */
-  currentId?: string;
+/** Where the monitor lets a debugger reach a VM: the backend's answer to vm/debugAddress. */
+export interface DebugAddress {
+  /** The VM's id (for "current", the VM current now). */
+  id: string;
+  hostName: string;
+  port: number;
 }
 
 /**
  * Without a DAP endpoint in the window's backend, a stand-alone `ddmbridge
- * dap` cannot resolve monitored VM ids; it can attach through the monitor's
- * pass-through ports instead, which keeps DDM flowing in the monitor. Turns
- * `vm` into hostName/port and remembers the id in `ddmbridgeVM`.
+ * dap` cannot resolve monitored VM ids; it attaches through the monitor's
+ * pass-through port the backend names (vm/debugAddress) instead, which keeps
+ * DDM flowing in the monitor. Turns `vm` into hostName/port and remembers the
+ * VM's id in `ddmbridgeVM`. The mapping itself is the backend's.
  */
-export function routeThroughMonitor(c: DebugConfig, ports: MonitorPorts): DebugConfig {
-  if (c.request !== 'attach' || typeof c.vm !== 'string' || c.vm === '') {
-    return c;
-  }
-  let host = '127.0.0.1';
-  let port: number | undefined;
-  if (c.vm === 'current') {
-    const m = /^(.*):(\d+)$/.exec(ports.currentAddress ?? '');
-    if (!m) {
-      throw new ConfigError('The monitor has no current-VM port (serve --current-port -1?): attach to a VM by id or by hostName and port.');
-    }
-    host = m[1] === '' || m[1] === '0.0.0.0' || m[1] === '[::]' ? '127.0.0.1' : m[1];
-    port = Number(m[2]);
-  } else {
-    port = ports.debugPortOf(c.vm) || undefined;
-    if (port === undefined) {
-      throw new ConfigError(`VM ${c.vm} is not monitored (any more) or has no debugger port: pick it again in the VM explorer.`);
-    }
-  }
-  const out: DebugConfig = { ...c, hostName: host, port, ddmbridgeVM: c.vm === 'current' ? (ports.currentId ?? c.vm) : c.vm };
+export function attachThrough(c: DebugConfig, addr: DebugAddress): DebugConfig {
+  const out: DebugConfig = { ...c, hostName: addr.hostName, port: addr.port, ddmbridgeVM: addr.id };
   delete out.vm;
   return out;
 }

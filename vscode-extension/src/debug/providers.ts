@@ -10,7 +10,7 @@ import { errorText } from '../ddmHub';
 import { processItems, ProcessItem } from '../jvms';
 import { VMStore } from '../views/vmTree';
 import { groupByDevice, unattachable, VMInfo, vmDescription, vmLabel, vmStates } from '../vms';
-import { ConfigError, DebugConfig, defaultConfig, normalizeConfig, routeThroughMonitor } from './config';
+import { attachThrough, ConfigError, DebugConfig, defaultConfig, normalizeConfig } from './config';
 
 export class ConfigurationProvider implements vscode.DebugConfigurationProvider {
   constructor(
@@ -48,12 +48,11 @@ export class ConfigurationProvider implements vscode.DebugConfigurationProvider 
         // The backend resolves the VM itself; remember which one it is for the views.
         return { ...c, ddmbridgeVM: c.vm === 'current' ? (currentId ?? c.vm) : c.vm };
       }
-      const status = await this.api.status();
-      return routeThroughMonitor(c, {
-        currentAddress: status.currentAddress,
-        debugPortOf: (id) => this.store.find(id)?.debugPort,
-        currentId,
-      });
+      try {
+        return attachThrough(c, await this.api.debugAddress(c.vm));
+      } catch (e) {
+        throw new ConfigError(`cannot reach VM ${c.vm} through the monitor: ${e instanceof Error ? e.message : String(e)}`);
+      }
     } catch (e) {
       if (e instanceof ConfigError) {
         const open = 'Open launch.json';

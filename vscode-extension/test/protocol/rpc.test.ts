@@ -125,6 +125,18 @@ describe('ddmbridge serve --stdio through the extension client', () => {
     assert.equal(now.current, true);
   });
 
+  test('vm/debugAddress: the monitor maps a VM, and "current", to its pass-through port', async () => {
+    const vm = await vmAt(plain.port);
+    const own = await api.debugAddress(vm.id);
+    assert.equal(own.id, vm.id);
+    assert.equal(own.port, vm.debugPort, `the VM's own port (${JSON.stringify(own)})`);
+    await api.selectVM(vm.id);
+    const cur = await api.debugAddress('current');
+    assert.equal(cur.id, vm.id, 'current names the VM current now');
+    assert.equal((await api.status()).currentAddress?.endsWith(`:${cur.port}`), true, 'the current-VM port');
+    await assert.rejects(api.debugAddress('no-such-vm'), /no such VM/);
+  });
+
   test('a method the backend lacks is "method not found"', async () => {
     await assert.rejects(backend.request('no/such'), (e: unknown) => isMethodNotFound(e));
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { attachTarget, ConfigError, describeTarget, defaultConfig, launchTarget, normalizeConfig, routeThroughMonitor } from '../../src/debug/config';
+import { attachThrough, attachTarget, ConfigError, describeTarget, defaultConfig, launchTarget, normalizeConfig } from '../../src/debug/config';
 
 const base = { type: 'ddmbridge', name: 't' };
 
@@ -40,21 +40,14 @@ describe('debug configurations', () => {
   });
 });
 
-describe('routeThroughMonitor', () => {
-  const ports = { currentAddress: '127.0.0.1:8700', debugPortOf: (id: string) => (id === '3' ? 8602 : 0) };
-  test('vm ids and "current" become the monitor ports', () => {
-    assert.deepEqual(routeThroughMonitor({ ...base, request: 'attach', vm: 'current' }, ports), {
+describe('attachThrough', () => {
+  test('a vm becomes the monitor port the backend named, with its id remembered', () => {
+    assert.deepEqual(attachThrough({ ...base, request: 'attach', vm: 'current' }, { id: '3', hostName: '127.0.0.1', port: 8700 }), {
       ...base,
       request: 'attach',
       hostName: '127.0.0.1',
       port: 8700,
-      ddmbridgeVM: 'current',
+      ddmbridgeVM: '3',
     });
-    assert.equal(routeThroughMonitor({ ...base, request: 'attach', vm: '3' }, ports).port, 8602);
-    assert.equal(routeThroughMonitor({ ...base, request: 'attach', vm: 'current' }, { ...ports, currentId: '3' }).ddmbridgeVM, '3');
-    assert.throws(() => routeThroughMonitor({ ...base, request: 'attach', vm: '9' }, ports), /VM 9 is not monitored/);
-    assert.throws(() => routeThroughMonitor({ ...base, request: 'attach', vm: 'current' }, { debugPortOf: () => 0 }), /no current-VM port/);
-    const direct = { ...base, request: 'attach', hostName: 'h', port: 1 };
-    assert.equal(routeThroughMonitor(direct, ports), direct);
   });
 });
