@@ -55,6 +55,15 @@ type ServerOptions struct {
 	// DAPAddr is where the process accepts DAP sessions that debug through
 	// this monitor ("unix:PATH" or "tcp:HOST:PORT"); dap/address reports it.
 	DAPAddr string
+	// CheckDebugConfig validates a launch or attach configuration as the
+	// DAP adapter will (dap/checkConfig); nil when the process has none.
+	CheckDebugConfig func(request string, config json.RawMessage) error
+}
+
+// checkConfigParams are the params of dap/checkConfig.
+type checkConfigParams struct {
+	Request string          `json:"request"`
+	Config  json.RawMessage `json:"config"`
 }
 
 // DAPAddress is the result of dap/address.
@@ -554,6 +563,20 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 			return nil, rpcError(CodeInvalidRequest, "this monitor accepts no DAP sessions (start it without --dap '')")
 		}
 		return DAPAddress{Address: s.opts.DAPAddr}, nil
+	case "dap/checkConfig":
+		if s.opts.CheckDebugConfig == nil {
+			return nil, rpcError(CodeInvalidRequest, "this process has no DAP adapter to check configurations for")
+		}
+		var p checkConfigParams
+		if err := decodeParams(req, &p, false); err != nil {
+			return nil, err
+		}
+		if err := s.opts.CheckDebugConfig(p.Request, p.Config); err != nil {
+			return nil, rpcError(CodeInvalidParams, "%v", err)
+		}
+		return struct {
+			OK bool `json:"ok"`
+		}{true}, nil
 	case "vms/list":
 		return nonNil(s.m.VMs()), nil
 	case "jvms/list":

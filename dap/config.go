@@ -372,3 +372,18 @@ func parseConfig(request string, raw json.RawMessage, cfg interface{ validate() 
 	}
 	return cfg.validate()
 }
+
+// CheckConfig validates the arguments of a launch or attach request as the
+// adapter will, without starting anything: an editor asks before it starts
+// a session (the monitor's dap/checkConfig), so launch configurations are
+// validated in one place. The error says what to change, in the words the
+// launch or attach response would use.
+func CheckConfig(request string, args json.RawMessage) error {
+	switch request {
+	case "launch":
+		return parseConfig(request, args, &LaunchConfig{})
+	case "attach":
+		return parseConfig(request, args, &AttachConfig{})
+	}
+	return fmt.Errorf(`field "request": must be "launch" or "attach", not %q`, request)
+}

@@ -128,7 +128,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			serveDAPSessions(ctx, dapLn, dsrv)
 		}()
 	}
-	srv := bridge.NewServer(m, bridge.ServerOptions{AllowExit: *allowExit, Logger: rootLogger(), TraceMessages: traced("rpc.msg"), DAPAddr: dapAt})
+	srv := bridge.NewServer(m, bridge.ServerOptions{AllowExit: *allowExit, Logger: rootLogger(), TraceMessages: traced("rpc.msg"), DAPAddr: dapAt, CheckDebugConfig: dap.CheckConfig})
 	if *stdio {
 		wg.Add(1)
 		go func() {

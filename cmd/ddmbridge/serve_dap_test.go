@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -121,6 +122,39 @@ func (d *dapClient) await(command string) godap.ResponseMessage {
 		case godap.EventMessage:
 			d.events = append(d.events, m.GetEvent().Event)
 			d.bodies = append(d.bodies, m)
+		}
+	}
+}
+
+// TestServeCheckConfig: dap/checkConfig answers as launch and attach will —
+// the one validation of debug configurations, which the extension asks
+// before it starts a session.
+func TestServeCheckConfig(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	s := startServeDAP(t, ctx, "--no-adb", "--scan", "", "--current-port", "0", "--debug-port-base", "0")
+	for _, tc := range []struct {
+		request, config, want string // want "" for a valid configuration
+	}{
+		{"launch", `{"mainClass": "com.example.App"}`, ""},
+		{"launch", `{"packageName": "com.example.app"}`, ""},
+		{"attach", `{"vm": "current"}`, ""},
+		{"attach", `{"hostName": "127.0.0.1", "port": 5005}`, ""},
+		{"launch", `{}`, `field "mainClass" is required`},
+		{"launch", `{"mainClass": "src/App.java"}`, "is not a class name"},
+		{"attach", `{}`, "name the VM with"},
+		{"attach", `{"vm": "1", "port": 5005}`, "give only one of"},
+		{"attach", `{"port": 70000}`, "is not a TCP port"},
+		{"attach", `{"port": true}`, `field "port"`},
+		{"restart", `{}`, `must be "launch" or "attach"`},
+	} {
+		res := s.rpc("dap/checkConfig", map[string]any{"request": tc.request, "config": json.RawMessage(tc.config)})
+		e, _ := res["error"].(map[string]any)
+		switch {
+		case tc.want == "" && res["error"] != nil:
+			t.Errorf("%s %s: %v", tc.request, tc.config, e)
+		case tc.want != "" && !strings.Contains(fmt.Sprint(e["message"]), tc.want):
+			t.Errorf("%s %s: %v, want an error containing %q", tc.request, tc.config, res, tc.want)
 		}
 	}
 }

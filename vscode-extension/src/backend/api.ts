@@ -26,6 +26,7 @@ export const methods = {
   hprofHeapMap: 'hprof/heapMap',
   hprofDiff: 'hprof/diff',
   debugAddress: 'vm/debugAddress',
+  checkConfig: 'dap/checkConfig',
 } as const;
 
 export class ControlApi {
@@ -48,6 +49,15 @@ export class ControlApi {
   /** jvms/list: the local Java processes, attachable or not, for the process picker. */
   async listJVMs(): Promise<JavaProcess[]> {
     return decodeJVMs(await this.backend.request(methods.jvms, {}));
+  }
+
+  /**
+   * dap/checkConfig: the adapter's own validation of a launch or attach
+   * configuration. Resolves when it can be debugged; rejects with the
+   * backend's words (JSON-RPC "invalid params") when not.
+   */
+  async checkConfig(config: { request: string } & Record<string, unknown>): Promise<void> {
+    await this.backend.request(methods.checkConfig, { request: config.request, config });
   }
 
   /** vm/debugAddress: the monitor port where a debugger reaches VM id ("current": the current-VM port). */

@@ -12,6 +12,9 @@ import { VMStore } from '../views/vmTree';
 import { groupByDevice, unattachable, VMInfo, vmDescription, vmLabel, vmStates } from '../vms';
 import { attachThrough, ConfigError, DebugConfig, defaultConfig, normalizeConfig } from './config';
 
+/** JSON-RPC "invalid params": the backend refused the configuration. */
+const InvalidParams = -32602;
+
 export class ConfigurationProvider implements vscode.DebugConfigurationProvider {
   constructor(
     private readonly store: VMStore,
@@ -34,12 +37,22 @@ export class ConfigurationProvider implements vscode.DebugConfigurationProvider 
   ): Promise<vscode.DebugConfiguration | undefined> {
     try {
       const c = normalizeConfig(config as DebugConfig, (id) => this.store.find(id) !== undefined);
+      // The backend's adapter validates configurations; ask it before the
+      // session starts, so a half-written launch.json gets its words here.
+      await this.api.backend.start();
+      try {
+        await this.api.checkConfig(c);
+      } catch (e) {
+        if ((e as { code?: number }).code === InvalidParams) {
+          throw new ConfigError(e instanceof Error ? e.message : String(e));
+        }
+        throw e;
+      }
       if (c.request !== 'attach' || typeof c.vm !== 'string') {
         return c;
       }
       // A monitored VM: the session goes through the window's backend — its
       // DAP socket, or else the monitor's pass-through port for that VM.
-      await this.api.backend.start();
       if (!this.store.isLoaded) {
         await this.store.refresh();
       }

@@ -137,6 +137,17 @@ describe('ddmbridge serve --stdio through the extension client', () => {
     await assert.rejects(api.debugAddress('no-such-vm'), /no such VM/);
   });
 
+  test('dap/checkConfig: the adapter validates launch configurations, in words', async () => {
+    await api.checkConfig({ request: 'launch', mainClass: 'com.example.App' });
+    await api.checkConfig({ request: 'attach', vm: 'current' });
+    await assert.rejects(api.checkConfig({ request: 'launch' }), (e: unknown) => {
+      assert.equal((e as { code?: number }).code, -32602);
+      assert.match(String((e as Error).message), /field "mainClass" is required/);
+      return true;
+    });
+    await assert.rejects(api.checkConfig({ request: 'attach', vm: 'current', port: 5005 }), /give only one of/);
+  });
+
   test('a method the backend lacks is "method not found"', async () => {
     await assert.rejects(backend.request('no/such'), (e: unknown) => isMethodNotFound(e));
   });
