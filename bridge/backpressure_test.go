@@ -36,7 +36,8 @@ func TestProxyBackpressure(t *testing.T) {
 	defer nc.Close()
 	nc.SetDeadline(time.Time{})
 
-	const commands = 3000
+	// Enough replies to outgrow the bound plus the kernel's socket buffers.
+	const commands = 6000
 	written := make(chan error, 1)
 	go func() {
 		w := bufio.NewWriter(nc)

@@ -25,6 +25,7 @@ type PacketWriter struct {
 	mu      sync.Mutex
 	buf     []byte // queued output
 	spare   []byte // a written buffer, for reuse
+	flight  int    // bytes taken from buf by the write under way
 	writing bool   // a goroutine is writing buf
 	held    bool   // queue, write nothing (until Release)
 	closed  bool
@@ -90,11 +91,13 @@ func (w *PacketWriter) QueueBytes(b []byte) bool {
 	return true
 }
 
-// Buffered is how many bytes are queued and not yet written.
+// Buffered is how many bytes are queued or in the write under way: what the
+// writer holds for a peer that has not taken it yet (a bound on it bounds
+// the memory a slow peer costs).
 func (w *PacketWriter) Buffered() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.buf)
+	return len(w.buf) + w.flight
 }
 
 // Kick wakes Run to write what is queued.
@@ -209,8 +212,12 @@ func (w *PacketWriter) drain(ctx context.Context, now bool) {
 		// Hand the spare to senders and forget it, so no array is both being
 		// written and appended to.
 		w.buf, w.spare = w.spare[:0], nil
+		w.flight = len(buf)
 		w.mu.Unlock()
 		n, err := w.write(buf, ctx != nil, now)
+		w.mu.Lock()
+		w.flight = 0
+		w.mu.Unlock()
 		if err == nil && w.opts.OnWrite != nil {
 			w.opts.OnWrite()
 		}
