@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"syscall"
 	"time"
 
@@ -65,9 +66,11 @@ func openWithRetry(ctx context.Context, b Backend, target string) (net.Conn, err
 			if errors.Is(why, localjvm.ErrHasDebugger) {
 				return nil, fmt.Errorf("connect to %s: %w", target, why)
 			}
-		case ctx.Err() != nil && why != nil:
+		case (ctx.Err() != nil || isTimeout(err)) && why != nil:
 			return nil, fmt.Errorf("connect to %s: connection refused until the timeout: %w", target, why)
-		case ctx.Err() != nil:
+		case ctx.Err() != nil || isTimeout(err):
+			// A dial can give up on the context's deadline a moment before
+			// the context itself says so (a busy machine): the same case.
 			return nil, fmt.Errorf("connect to %s: no answer before the timeout (%v) — is the VM started with -agentlib:jdwp=transport=dt_socket,server=y,address=...?", target, err)
 		default:
 			return nil, fmt.Errorf("connect to %s: %w", target, localjvm.Explain(target, err))
@@ -78,6 +81,14 @@ func openWithRetry(ctx context.Context, b Backend, target string) (net.Conn, err
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// isTimeout reports whether err is a deadline running out (a dial's i/o
+// timeout or the context's own deadline).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		(errors.As(err, &ne) && ne.Timeout())
 }
 
 // processJDWPAddress returns the host:port a local JVM's JDWP agent listens

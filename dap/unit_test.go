@@ -1,7 +1,9 @@
 package dap
 
 import (
+	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,5 +134,20 @@ func TestFrameClassName(t *testing.T) {
 		if name, hidden := frameClassName(sig); name != want.name || hidden != want.hidden {
 			t.Errorf("frameClassName(%q) = %q, %v; want %q, %v", sig, name, hidden, want.name, want.hidden)
 		}
+	}
+}
+
+// timeoutBackend's dials fail as a dial does when its deadline passes a
+// moment before its context says so.
+type timeoutBackend struct{ DirectBackend }
+
+func (timeoutBackend) OpenDebugger(ctx context.Context, target string) (net.Conn, error) {
+	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}
+}
+
+func TestDialTimeoutSaysHowToStartTheVM(t *testing.T) {
+	_, err := openWithRetry(context.Background(), timeoutBackend{}, "127.0.0.1:9")
+	if err == nil || !strings.Contains(err.Error(), "-agentlib:jdwp") || !strings.Contains(err.Error(), "127.0.0.1:9") {
+		t.Fatalf("a dial that timed out: %v; want the address and how to start the VM", err)
 	}
 }
