@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -31,15 +32,13 @@ type attachVMResponse struct {
 	godap.Response
 }
 
-func (s *session) onAttachVMRequest(r *attachVMRequest) {
+func (s *session) attachVM(ctx context.Context, r *attachVMRequest) (*struct{}, error) {
 	vm := strings.TrimSpace(r.Arguments.VM)
 	if vm == "" {
-		s.sendError(&r.Request, ErrUnableToStartDebugging, errors.New(`attachVM: field "vm" is required: the id of a VM the monitor watches`))
-		return
+		return nil, errors.New(`field "vm" is required: the id of a VM the monitor watches`)
 	}
 	if !s.client.SupportsStartDebuggingRequest {
-		s.sendError(&r.Request, ErrUnableToStartDebugging, errors.New("attachVM: the client cannot open child sessions (it does not announce supportsStartDebuggingRequest); start an attach session with \"vm\": "+vm+" instead"))
-		return
+		return nil, errors.New("the client cannot open child sessions (it does not announce supportsStartDebuggingRequest); start an attach session with \"vm\": " + vm + " instead")
 	}
 	name := r.Arguments.Name
 	if name == "" {
@@ -58,23 +57,19 @@ func (s *session) onAttachVMRequest(r *attachVMRequest) {
 			conf["stepFilters"] = d.opts.StepFilters
 		}
 	}
-	ctx, cancel := s.reqCtx()
-	defer cancel()
 	resp, err := s.reverseRequest(ctx, &godap.StartDebuggingRequest{
 		Request:   godap.Request{ProtocolMessage: godap.ProtocolMessage{Type: "request"}, Command: "startDebugging"},
 		Arguments: godap.StartDebuggingRequestArguments{Request: "attach", Configuration: conf},
 	})
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToStartDebugging, fmt.Errorf("attachVM: no answer to startDebugging: %w", err))
-		return
+		return nil, fmt.Errorf("no answer to startDebugging: %w", err)
 	}
 	if e, ok := resp.(*godap.ErrorResponse); ok {
 		msg := e.Message
 		if e.Body.Error != nil {
 			msg = e.Body.Error.Format
 		}
-		s.sendError(&r.Request, ErrUnableToStartDebugging, fmt.Errorf("attachVM: the client could not start the session: %s", msg))
-		return
+		return nil, fmt.Errorf("the client could not start the session: %s", msg)
 	}
-	s.send(&attachVMResponse{Response: newResponse(&r.Request)})
+	return nil, nil
 }

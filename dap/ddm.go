@@ -3,7 +3,6 @@ package dap
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -184,13 +183,10 @@ func (s *session) ddmClient(ctx context.Context) (*ddmState, error) {
 	return st, nil
 }
 
-func (s *session) onDDMUpdatesRequest(r *ddmUpdatesRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) ddmUpdates(ctx context.Context, r *ddmUpdatesRequest) (DDMUpdatesBody, func(), error) {
 	st, err := s.ddmClient(ctx)
 	if err != nil {
-		s.sendError(&r.Request, ErrNoDDM, fmt.Errorf("ddmUpdates: %w", err))
-		return
+		return DDMUpdatesBody{}, nil, err
 	}
 	a := r.Arguments
 	// Events turned off stop before the response; events turned on start
@@ -212,30 +208,27 @@ func (s *session) onDDMUpdatesRequest(r *ddmUpdatesRequest) {
 	st.watch(body.Threads, body.HeapInfo || body.HeapMap)
 	id := st.client.Data().Identity()
 	body.VM, body.App, body.PID = id.VMIdent, id.AppName, id.PID
-	s.send(&ddmUpdatesResponse{Response: newResponse(&r.Request), Body: body})
-	set(a.Threads, &st.threads, true)
-	set(a.HeapInfo, &st.heapInfo, true)
-	set(a.HeapMap, &st.heapMap, true)
-	if a.Threads != nil && *a.Threads {
-		s.send(&customEvent[DDMThreadsBody]{Event: newEvent("ddmThreads"), Body: st.feed.Threads()})
-	}
+	return body, func() {
+		set(a.Threads, &st.threads, true)
+		set(a.HeapInfo, &st.heapInfo, true)
+		set(a.HeapMap, &st.heapMap, true)
+		if a.Threads != nil && *a.Threads {
+			s.send(&customEvent[DDMThreadsBody]{Event: newEvent("ddmThreads"), Body: st.feed.Threads()})
+		}
+	}, nil
 }
 
-func (s *session) onDDMGCRequest(r *ddmGCRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) ddmGC(ctx context.Context, r *ddmGCRequest) (*struct{}, error) {
 	st, err := s.ddmClient(ctx)
 	if err != nil {
-		s.sendError(&r.Request, ErrNoDDM, fmt.Errorf("ddmGC: %w", err))
-		return
+		return nil, err
 	}
 	rep, err := st.client.GC().Wait(ctx)
 	if err == nil {
 		err = rep.Err
 	}
 	if err != nil && !errors.Is(err, ddm.ErrTimeout) {
-		s.sendError(&r.Request, ErrNoDDM, fmt.Errorf("ddmGC: %w", err))
-		return
+		return nil, err
 	}
-	s.send(&ddmGCResponse{Response: newResponse(&r.Request)})
+	return nil, nil
 }

@@ -60,7 +60,7 @@ type debuggee struct {
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
-	stopMu sync.Mutex // orders stops and the answers to resuming requests (see session.resumeWith)
+	stopMu sync.Mutex // orders stops and the answers to resuming requests (see the resumes route)
 
 	lanes *queue.Lanes[jdwp.ThreadID, *jdwp.EventSet] // event sets in order per thread (see dispatch)
 

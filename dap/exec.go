@@ -14,33 +14,15 @@ import (
 // suspendAllThreads false a stop holds its thread alone, and continue, the
 // steps and pause act on the thread they name (see suspend.go).
 
-func (s *session) onContinueRequest(r *godap.ContinueRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) cont(ctx context.Context, r *godap.ContinueRequest) (resumePlan, error) {
 	d := s.dbg
 	t, ok := d.threads.key(r.Arguments.ThreadId)
 	if ok {
 		d.clearSteps(ctx, t) // a step another thread began goes on
 	}
-	s.resumeWith(ctx, "continue", t, func(alone bool) []godap.Message {
-		return []godap.Message{&godap.ContinueResponse{Response: newResponse(&r.Request), Body: godap.ContinueResponseBody{AllThreadsContinued: !alone}}}
-	})
-}
-
-// resumeWith sends the answer to a request that resumes (msgs builds it,
-// told whether thread t alone resumes) and resumes, with no stop reported in
-// between: a stopped event the client reads before the answer was released
-// by this resume, one it reads after holds. The answer goes first: once the
-// VM runs, a stopped event may follow at once.
-func (s *session) resumeWith(ctx context.Context, what string, t jdwp.ThreadID, msgs func(alone bool) []godap.Message) {
-	d := s.dbg
-	d.stopMu.Lock()
-	defer d.stopMu.Unlock()
-	alone := t != 0 && d.heldAlone(t)
-	for _, m := range msgs(alone) {
-		s.send(m)
-	}
-	s.resumeAfter(ctx, what, t, alone)
+	return resumePlan{thread: t, body: func(alone bool) any {
+		return godap.ContinueResponseBody{AllThreadsContinued: !alone}
+	}}, nil
 }
 
 // resumeAfter resumes thread alone, or the whole VM, after the response to
@@ -65,120 +47,94 @@ func (s *session) resume(ctx context.Context, what string) {
 	}
 }
 
-// step sets a one-shot line step request for a thread and resumes the VM.
-func (s *session) step(req *godap.Request, threadID int, depth jdwp.StepDepth) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+// step sets a one-shot line step request for a thread; the route resumes.
+func (s *session) step(ctx context.Context, threadID int, depth jdwp.StepDepth) (resumePlan, error) {
 	d := s.dbg
 	t, ok := d.threads.key(threadID)
 	if !ok {
-		s.sendError(req, ErrUnableToResume, fmt.Errorf("%s: unknown thread id %d", req.Command, threadID))
-		return
+		return resumePlan{}, fmt.Errorf("unknown thread id %d", threadID)
 	}
 	if err := d.startStep(ctx, t, depth, "step"); err != nil {
-		s.sendError(req, ErrUnableToResume, fmt.Errorf("%s: %w", req.Command, err))
-		return
+		return resumePlan{}, err
 	}
-	s.resumeWith(ctx, req.Command, t, func(alone bool) []godap.Message {
-		return []godap.Message{
-			&godap.NextResponse{Response: newResponse(req)},
-			&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: threadID, AllThreadsContinued: !alone}},
-		}
-	})
+	return resumePlan{thread: t, continued: threadID}, nil
 }
 
-func (s *session) onNextRequest(r *godap.NextRequest) {
-	s.step(&r.Request, r.Arguments.ThreadId, jdwp.StepOver)
+func (s *session) next(ctx context.Context, r *godap.NextRequest) (resumePlan, error) {
+	return s.step(ctx, r.Arguments.ThreadId, jdwp.StepOver)
 }
 
-func (s *session) onStepInRequest(r *godap.StepInRequest) {
+func (s *session) stepIn(ctx context.Context, r *godap.StepInRequest) (resumePlan, error) {
 	if r.Arguments.TargetId != 0 {
-		s.stepInTarget(r)
-		return
+		return s.stepInTarget(ctx, r)
 	}
-	s.step(&r.Request, r.Arguments.ThreadId, jdwp.StepInto)
+	return s.step(ctx, r.Arguments.ThreadId, jdwp.StepInto)
 }
 
-func (s *session) onStepOutRequest(r *godap.StepOutRequest) {
-	s.step(&r.Request, r.Arguments.ThreadId, jdwp.StepOut)
+func (s *session) stepOut(ctx context.Context, r *godap.StepOutRequest) (resumePlan, error) {
+	return s.step(ctx, r.Arguments.ThreadId, jdwp.StepOut)
 }
 
-// onPauseRequest suspends the whole VM and reports the thread asked for as paused.
-func (s *session) onPauseRequest(r *godap.PauseRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+// pause suspends the whole VM (a single thread with suspendAllThreads
+// off) and reports the thread asked for as paused.
+func (s *session) pause(ctx context.Context, r *godap.PauseRequest) (*struct{}, func(), error) {
 	d := s.dbg
 	t, ok := d.threads.key(r.Arguments.ThreadId)
 	if !ok {
 		ids, err := d.vm.Threads(ctx)
 		if err != nil || len(ids) == 0 {
-			s.sendError(&r.Request, ErrUnableToPause, fmt.Errorf("pause: unknown thread id %d", r.Arguments.ThreadId))
-			return
+			return nil, nil, fmt.Errorf("unknown thread id %d", r.Arguments.ThreadId)
 		}
 		t = ids[0]
 	}
 	if !d.suspendAll() {
 		if !d.heldAlone(t) {
 			if err := d.pauseThread(ctx, t); err != nil {
-				s.sendError(&r.Request, ErrUnableToPause, fmt.Errorf("pause: %w", err))
-				return
+				return nil, nil, err
 			}
 		}
-		s.send(&godap.PauseResponse{Response: newResponse(&r.Request)})
-		s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{Reason: "pause", ThreadId: d.threads.id(t)}})
-		return
+		return nil, func() {
+			s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{Reason: "pause", ThreadId: d.threads.id(t)}})
+		}, nil
 	}
 	if d.isStopped() {
-		s.send(&godap.PauseResponse{Response: newResponse(&r.Request)})
-		return
+		return nil, nil, nil
 	}
 	if err := d.conn.Suspend(ctx); err != nil {
-		s.sendError(&r.Request, ErrUnableToPause, fmt.Errorf("pause: %w", err))
-		return
+		return nil, nil, err
 	}
 	d.mu.Lock()
 	d.suspends++
 	d.stopped, d.stopThread, d.stopReason = true, t, "paused"
 	d.reasons[t] = "paused"
 	d.mu.Unlock()
-	s.send(&godap.PauseResponse{Response: newResponse(&r.Request)})
-	s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
-		Reason: "pause", ThreadId: d.threads.id(t), AllThreadsStopped: true,
-	}})
+	return nil, func() {
+		s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
+			Reason: "pause", ThreadId: d.threads.id(t), AllThreadsStopped: true,
+		}})
+	}, nil
 }
 
-// onRestartFrameRequest pops frames up to and including the one given and
-// steps into the call again, stopping at the method's first line.
-func (s *session) onRestartFrameRequest(r *godap.RestartFrameRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+// restartFrame pops frames up to and including the one given and steps
+// into the call again, stopping at the method's first line.
+func (s *session) restartFrame(ctx context.Context, r *godap.RestartFrameRequest) (resumePlan, error) {
 	d := s.dbg
 	if err := d.cannot("supportsRestartFrame"); err != nil {
-		s.sendError(&r.Request, ErrVMCannot, fmt.Errorf("restartFrame: %w", err))
-		return
+		return resumePlan{}, failWith(ErrVMCannot, err)
 	}
 	f, ok := d.frames.get(r.Arguments.FrameId)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: unknown frame id %d", r.Arguments.FrameId))
-		return
+		return resumePlan{}, fmt.Errorf("unknown frame id %d", r.Arguments.FrameId)
 	}
 	f, err := d.vm.Live(ctx, f)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
-		return
+		return resumePlan{}, err
 	}
 	if err := d.conn.PopFrames(ctx, f.Thread, f.ID); err != nil {
-		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
-		return
+		return resumePlan{}, err
 	}
 	if err := d.startStep(ctx, f.Thread, jdwp.StepInto, "restart"); err != nil {
-		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("restartFrame: %w", err))
-		return
+		return resumePlan{}, err
 	}
-	s.resumeWith(ctx, "restartFrame", f.Thread, func(alone bool) []godap.Message {
-		return []godap.Message{
-			&godap.RestartFrameResponse{Response: newResponse(&r.Request)},
-			&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: d.threads.id(f.Thread), AllThreadsContinued: !alone}},
-		}
-	})
+	return resumePlan{thread: f.Thread, continued: d.threads.id(f.Thread)}, nil
 }

@@ -79,13 +79,10 @@ var redefineErrors = map[jdwp.ErrorCode]string{
 	jdwp.ErrNotImplemented:                "this VM does not implement class redefinition",
 }
 
-func (s *session) onRedefineClassesRequest(r *redefineClassesRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) redefineClasses(ctx context.Context, r *redefineClassesRequest) (HotCodeReplaceBody, error) {
 	d := s.dbg
 	if err := d.cannot("supportsHotCodeReplace"); err != nil {
-		s.sendError(&r.Request, ErrVMCannot, fmt.Errorf("redefineClasses: %w", err))
-		return
+		return HotCodeReplaceBody{}, failWith(ErrVMCannot, err)
 	}
 	files := append([]string(nil), r.Arguments.ClassFiles...)
 	if dir := r.Arguments.Directory; dir != "" {
@@ -96,21 +93,18 @@ func (s *session) onRedefineClassesRequest(r *redefineClassesRequest) {
 			return err
 		})
 		if err != nil {
-			s.sendError(&r.Request, ErrUnableToRedefine, fmt.Errorf("redefineClasses: %w", err))
-			return
+			return HotCodeReplaceBody{}, err
 		}
 	}
 	if len(files) == 0 {
-		s.sendError(&r.Request, ErrUnableToRedefine, errors.New(`redefineClasses: give "classFiles" or a "directory" with .class files`))
-		return
+		return HotCodeReplaceBody{}, errors.New(`give "classFiles" or a "directory" with .class files`)
 	}
 	body := d.redefine(ctx, files)
 	s.send(&customEvent[HotCodeReplaceBody]{Event: newEvent("hotCodeReplace"), Body: body})
 	if !body.Success {
-		s.sendErrorMessage(r.Seq, r.Command, ErrUnableToRedefine, body.Message)
-		return
+		return HotCodeReplaceBody{}, asIs(errors.New(body.Message))
 	}
-	s.send(&redefineClassesResponse{Response: newResponse(&r.Request), Body: body})
+	return body, nil
 }
 
 // redefine maps class files to loaded classes and redefines them.

@@ -67,16 +67,7 @@ type dumpHeapResponse struct {
 // heapDumpTimeout bounds a dump: writing a big heap takes a while.
 const heapDumpTimeout = 5 * time.Minute
 
-func (s *session) onDumpHeapRequest(r *dumpHeapRequest) {
-	body, err := s.dumpHeap(r)
-	if err != nil {
-		s.sendError(&r.Request, ErrUnableToDumpHeap, fmt.Errorf("dumpHeap: %w", err))
-		return
-	}
-	s.send(&dumpHeapResponse{Response: newResponse(&r.Request), Body: body})
-}
-
-func (s *session) dumpHeap(r *dumpHeapRequest) (DumpHeapBody, error) {
+func (s *session) dumpHeap(_ context.Context, r *dumpHeapRequest) (DumpHeapBody, error) {
 	a := r.Arguments
 	path := a.Path
 	var f *os.File

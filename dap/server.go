@@ -382,13 +382,19 @@ type handler struct {
 func takes[R godap.RequestMessage](m godap.RequestMessage) bool { _, ok := m.(R); return ok }
 
 // routes lists every request the adapter handles, once, by command. A
-// command not listed is answered with ErrUnsupportedCommand.
+// command not listed is answered with ErrUnsupportedCommand. Handlers
+// return their body or an error (reply), with what must follow the
+// response (replyThen), or the resume that follows it (resumes); four answer
+// themselves (on): launch and attach, under their own timeout and with the
+// initialized event and the release of a half-made debuggee on failure;
+// configurationDone, whose resume comes before its response and decides it;
+// and disconnect, which ends the session whatever the release says.
 var routes = map[string]route{
 	"initialize": {anyTime, reply(ErrMalformedRequest, (*session).initialize)},
 	"launch":     {anyTime, on((*session).onLaunchRequest)},
 	"attach":     {anyTime, on((*session).onAttachRequest)},
 	"disconnect": {anyTime, on((*session).onDisconnectRequest)},
-	"attachVM":   {anyTime, on((*session).onAttachVMRequest)},
+	"attachVM":   {anyTime, reply(ErrUnableToStartDebugging, (*session).attachVM)},
 
 	"terminate":               {withDebuggee, reply(ErrUnableToTerminate, (*session).terminate)},
 	"configurationDone":       {withDebuggee, on((*session).onConfigurationDoneRequest)},
@@ -398,18 +404,18 @@ var routes = map[string]route{
 	"setExceptionBreakpoints": {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).setExceptionBreakpoints)},
 	"setDataBreakpoints":      {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).setDataBreakpoints)},
 	"threads":                 {withDebuggee, reply(ErrUnableToListThreads, (*session).threads)},
-	"pause":                   {withDebuggee, on((*session).onPauseRequest)},
+	"pause":                   {withDebuggee, replyThen(ErrUnableToPause, (*session).pause)},
 	"source":                  {withDebuggee, reply(ErrUnableToSource, (*session).sourceOf)},
 	"loadedSources":           {withDebuggee, reply(ErrUnableToSource, (*session).loadedSources)},
-	"redefineClasses":         {withDebuggee, on((*session).onRedefineClassesRequest)},
-	"ddmUpdates":              {withDebuggee, on((*session).onDDMUpdatesRequest)},
-	"ddmGC":                   {withDebuggee, on((*session).onDDMGCRequest)},
-	"dumpHeap":                {withDebuggee, on((*session).onDumpHeapRequest)},
+	"redefineClasses":         {withDebuggee, reply(ErrUnableToRedefine, (*session).redefineClasses)},
+	"ddmUpdates":              {withDebuggee, replyThen(ErrNoDDM, (*session).ddmUpdates)},
+	"ddmGC":                   {withDebuggee, reply(ErrNoDDM, (*session).ddmGC)},
+	"dumpHeap":                {withDebuggee, reply(ErrUnableToDumpHeap, (*session).dumpHeap)},
 
-	"continue":           {whenStopped, on((*session).onContinueRequest)},
-	"next":               {whenStopped, on((*session).onNextRequest)},
-	"stepIn":             {whenStopped, on((*session).onStepInRequest)},
-	"stepOut":            {whenStopped, on((*session).onStepOutRequest)},
+	"continue":           {whenStopped, resumes(ErrUnableToResume, (*session).cont)},
+	"next":               {whenStopped, resumes(ErrUnableToResume, (*session).next)},
+	"stepIn":             {whenStopped, resumes(ErrUnableToResume, (*session).stepIn)},
+	"stepOut":            {whenStopped, resumes(ErrUnableToResume, (*session).stepOut)},
 	"stepInTargets":      {whenStopped, reply(ErrUnableToStepInTargets, (*session).stepInTargets)},
 	"stackTrace":         {whenStopped, reply(ErrUnableToStackTrace, (*session).stackTrace)},
 	"scopes":             {whenStopped, reply(ErrUnableToListVariables, (*session).scopes)},
@@ -418,7 +424,7 @@ var routes = map[string]route{
 	"setVariable":        {whenStopped, reply(ErrUnableToSetVariable, (*session).setVariable)},
 	"setExpression":      {whenStopped, reply(ErrUnableToSetVariable, (*session).setExpression)},
 	"completions":        {whenStopped, reply(ErrUnableToComplete, (*session).completions)},
-	"restartFrame":       {whenStopped, on((*session).onRestartFrameRequest)},
+	"restartFrame":       {whenStopped, resumes(ErrUnableToResume, (*session).restartFrame)},
 	"exceptionInfo":      {whenStopped, reply(ErrUnableToExceptionInfo, (*session).exceptionInfo)},
 	"dataBreakpointInfo": {whenStopped, reply(ErrUnableToDataBreakpoint, (*session).dataBreakpointInfo)},
 }
@@ -433,29 +439,92 @@ func on[R godap.RequestMessage](f func(*session, R)) handler {
 // request. An error is answered with the id a *requestError carries, else
 // with id, and a message prefixed with the command.
 func reply[R godap.RequestMessage, B any](id int, f func(*session, context.Context, R) (B, error)) handler {
+	return replyThen(id, func(s *session, ctx context.Context, r R) (B, func(), error) {
+		body, err := f(s, ctx, r)
+		return body, nil, err
+	})
+}
+
+// replyThen is reply for a handler whose request goes on after its
+// response: then, when the handler returns one with its body, runs right
+// after the success response was sent (the events that must follow it).
+func replyThen[R godap.RequestMessage, B any](id int, f func(*session, context.Context, R) (B, func(), error)) handler {
 	return handler{takes: takes[R], run: func(s *session, m godap.RequestMessage) {
 		r := m.(R)
 		ctx, cancel := s.reqCtx()
 		defer cancel()
-		body, err := f(s, ctx, r)
+		body, then, err := f(s, ctx, r)
 		if err != nil {
-			eid, whole := id, false
-			var re *requestError
-			if errors.As(err, &re) {
-				if re.id != 0 {
-					eid = re.id
-				}
-				whole = re.whole
-			}
-			rq := r.GetRequest()
-			if !whole {
-				err = fmt.Errorf("%s: %w", rq.Command, err)
-			}
-			s.sendError(rq, eid, err)
+			s.answerError(r.GetRequest(), id, err)
 			return
 		}
 		s.send(&response[B]{Response: newResponse(r.GetRequest()), Body: body})
+		if then != nil {
+			then()
+		}
 	}}
+}
+
+// resumePlan is what a handler of a request that resumes leaves to the
+// route once it has prepared the resume (a step request set, frames
+// popped): thread, or the whole VM when 0, resumes after the response; a
+// continued event for the DAP thread continued follows the response when
+// it is not 0; body, when not nil, is the response's body, told whether
+// the thread resumes alone.
+type resumePlan struct {
+	thread    jdwp.ThreadID
+	continued int
+	body      func(alone bool) any
+}
+
+// resumes adapts a handler of a request that resumes the VM or a thread.
+// The response goes first (once the VM runs, a stopped event may follow at
+// once), and under the debuggee's stopMu with the resume, so no stop is
+// reported in between: a stopped event the client reads before the answer
+// was released by this resume, one it reads after holds.
+func resumes[R godap.RequestMessage](id int, f func(*session, context.Context, R) (resumePlan, error)) handler {
+	return handler{takes: takes[R], run: func(s *session, m godap.RequestMessage) {
+		r := m.(R)
+		rq := r.GetRequest()
+		ctx, cancel := s.reqCtx()
+		defer cancel()
+		plan, err := f(s, ctx, r)
+		if err != nil {
+			s.answerError(rq, id, err)
+			return
+		}
+		d := s.dbg
+		d.stopMu.Lock()
+		defer d.stopMu.Unlock()
+		alone := plan.thread != 0 && d.heldAlone(plan.thread)
+		var body any
+		if plan.body != nil {
+			body = plan.body(alone)
+		}
+		s.send(&response[any]{Response: newResponse(rq), Body: body})
+		if plan.continued != 0 {
+			s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: plan.continued, AllThreadsContinued: !alone}})
+		}
+		s.resumeAfter(ctx, rq.Command, plan.thread, alone)
+	}}
+}
+
+// answerError answers rq with err: with the id a *requestError carries,
+// else with id, and a message prefixed with the command unless the error
+// says it is whole.
+func (s *session) answerError(rq *godap.Request, id int, err error) {
+	eid, whole := id, false
+	var re *requestError
+	if errors.As(err, &re) {
+		if re.id != 0 {
+			eid = re.id
+		}
+		whole = re.whole
+	}
+	if !whole {
+		err = fmt.Errorf("%s: %w", rq.Command, err)
+	}
+	s.sendError(rq, eid, err)
 }
 
 // response is a success response with a body of type B; it encodes as

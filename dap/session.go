@@ -197,7 +197,7 @@ type capabilitiesBody struct {
 }
 
 // onConfigurationDoneRequest answers itself: no stop is reported before
-// the response (see resumeWith), so it is sent under stopMu.
+// the response (see the resumes route), so it is sent under stopMu.
 func (s *session) onConfigurationDoneRequest(r *godap.ConfigurationDoneRequest) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()

@@ -293,14 +293,11 @@ func (d *debuggee) pool(ctx context.Context, class jdwp.ReferenceTypeID) (*class
 // stepInTarget steps into one call of the current line: it watches method
 // entries in the thread until the target is entered, and steps over the
 // line in case it is not.
-func (s *session) stepInTarget(r *godap.StepInRequest) {
-	ctx, cancel := s.reqCtx()
-	defer cancel()
+func (s *session) stepInTarget(ctx context.Context, r *godap.StepInRequest) (resumePlan, error) {
 	d := s.dbg
 	target, ok := d.targets.get(r.Arguments.TargetId)
 	if !ok {
-		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("stepIn: unknown target id %d (targets are forgotten when the VM resumes)", r.Arguments.TargetId))
-		return
+		return resumePlan{}, fmt.Errorf("unknown target id %d (targets are forgotten when the VM resumes)", r.Arguments.TargetId)
 	}
 	d.clearSteps(ctx, target.thread)
 	mods := []jdwp.Modifier{jdwp.ThreadOnly(target.thread)}
@@ -311,20 +308,13 @@ func (s *session) stepInTarget(r *godap.StepInRequest) {
 	}
 	entry, err := d.setRequest(ctx, jdwp.EventMethodEntry, stopPolicy, mods...)
 	if err != nil {
-		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("stepIn: %w", err))
-		return
+		return resumePlan{}, err
 	}
 	d.mu.Lock()
 	d.stepping[target.thread] = &stepState{thread: target.thread, depth: jdwp.StepOver, reason: "step", target: target, entryReq: entry}
 	d.mu.Unlock()
 	if err := d.stepRequest(ctx, target.thread, jdwp.StepOver); err != nil {
-		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("stepIn: %w", err))
-		return
+		return resumePlan{}, err
 	}
-	s.resumeWith(ctx, "stepIn", target.thread, func(alone bool) []godap.Message {
-		return []godap.Message{
-			&godap.StepInResponse{Response: newResponse(&r.Request)},
-			&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: r.Arguments.ThreadId, AllThreadsContinued: !alone}},
-		}
-	})
+	return resumePlan{thread: target.thread, continued: r.Arguments.ThreadId}, nil
 }

@@ -103,7 +103,7 @@ func (d *debuggee) holdStop(ctx context.Context, st *stopInfo, policy jdwp.Suspe
 
 // stop records a stop (the event's suspension is now held) and tells the client.
 func (d *debuggee) stop(ctx context.Context, st *stopInfo, policy jdwp.SuspendPolicy) {
-	d.stopMu.Lock() // see session.resumeWith
+	d.stopMu.Lock() // see the resumes route in server.go
 	defer d.stopMu.Unlock()
 	if err := d.holdStop(ctx, st, policy); err != nil {
 		d.log.Warn().Err(err).Msg("stop")
