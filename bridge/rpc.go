@@ -483,11 +483,7 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 				return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: path %q: its directory does not exist", p.Path)
 			}
 		}
-		dump := v.DumpHeap
-		if p.All {
-			dump = v.DumpHeapAll
-		}
-		b, err := dump(ctx)
+		b, err := v.Dump(ctx, !p.All)
 		if err != nil {
 			return nil, err
 		}

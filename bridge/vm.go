@@ -812,6 +812,15 @@ func (v *VM) dumpDDM(ctx context.Context) ([]byte, error) {
 	}
 }
 
+// Dump is DumpHeap when live, else DumpHeapAll: what the JSON-RPC's
+// vm/dumpHeap and a DAP session's dumpHeap ask.
+func (v *VM) Dump(ctx context.Context, live bool) ([]byte, error) {
+	if live {
+		return v.DumpHeap(ctx)
+	}
+	return v.DumpHeapAll(ctx)
+}
+
 // DumpHeapAll is DumpHeap with unreachable objects too, for VMs that can
 // tell (HotSpot through attach); DDM VMs dump as DumpHeap does.
 func (v *VM) DumpHeapAll(ctx context.Context) ([]byte, error) {

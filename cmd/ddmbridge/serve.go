@@ -181,10 +181,7 @@ func (b monitorBackend) DumpHeap(ctx context.Context, target string, live bool) 
 	if err != nil {
 		return nil, err
 	}
-	if live {
-		return v.DumpHeap(ctx)
-	}
-	return v.DumpHeapAll(ctx)
+	return v.Dump(ctx, live)
 }
 
 var (
