@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -200,7 +201,9 @@ func TestServeStdio(t *testing.T) {
 }
 
 // demo runs with no VM of its own around, prints plain snapshots when stdout
-// is not a terminal, and kills its JVM when done.
+// is not a terminal until Ctrl-C, and kills its JVM when done. The test
+// waits for what it wants to see (a loaded machine makes the first dump
+// slow), then interrupts.
 func TestDemo(t *testing.T) {
 	jvmtest.RequireJava(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -209,23 +212,56 @@ func TestDemo(t *testing.T) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	cmd := child(ctx, "demo", "--duration", "6s", "--scan", fmt.Sprintf("127.0.0.1:%d", port),
+	cmd := child(ctx, "demo", "--scan", fmt.Sprintf("127.0.0.1:%d", port),
 		"--scan-interval", "100ms", "--current-port", "0", "--debug-port-base", "0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("demo: %v\n%s\n%s", err, out, stderr.String())
+	var out, stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	s := string(out)
-	for _, want := range []string{"THREADS", "cruncher", "REAL JVM HEAP", "SIMULATED DDM HEAP", "a real HotSpot JVM", "are simulated", "jdb -attach 127.0.0.1:", "map: "} {
-		if !strings.Contains(s, want) {
-			t.Errorf("demo output lacks %q:\n%s", want, s)
+	defer cmd.Process.Kill()
+	wants := []string{"THREADS", "cruncher", "REAL JVM HEAP", "SIMULATED DDM HEAP", "a real HotSpot JVM", "are simulated", "jdb -attach 127.0.0.1:", "map: "}
+	missing := func() []string {
+		s := out.String()
+		var m []string
+		for _, w := range wants {
+			if !strings.Contains(s, w) {
+				m = append(m, w)
+			}
 		}
+		return m
 	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for len(missing()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	if m := missing(); len(m) > 0 {
+		t.Errorf("demo output lacks %q after 3 minutes:\n%s\n%s", m, out.String(), stderr.String())
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("demo after Ctrl-C: %v\n%s", err, stderr.String())
+	}
+	s := out.String()
 	if strings.Contains(s, "\x1b[") {
 		t.Error("ANSI escapes when stdout is not a terminal")
+	}
+	// The JVM the demo started is gone with it.
+	var pid int
+	if i := strings.Index(s, "(pid "); i >= 0 {
+		fmt.Sscanf(s[i:], "(pid %d", &pid)
+	}
+	if pid <= 0 {
+		t.Fatalf("no JVM pid in the demo's output:\n%s", s)
+	}
+	for deadline := time.Now().Add(time.Minute); syscall.Kill(pid, 0) == nil; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the demo's JVM (pid %d) outlived the demo", pid)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
