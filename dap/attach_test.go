@@ -40,11 +40,12 @@ func TestAttachMessageOrder(t *testing.T) {
 	c := startSession(t, Config{})
 	c.initialize()
 	c.attach(map[string]any{"hostName": "127.0.0.1", "port": vm.Port, "sourcePaths": []string{source(t, "")}})
-	bps, early := c.setBreakpointsRunning(source(t, "Loop.java"), bp(t, "Loop.java", "tick", "condition", "i % 2 == 1"))
+	bps := c.setBreakpointsRunning(source(t, "Loop.java"), bp(t, "Loop.java", "tick", "condition", "i % 2 == 1"))
 	if !bps[0].Verified || bps[0].Line != line(t, "Loop.java", "tick") {
 		t.Fatalf("breakpoint in a loaded class: %+v", bps[0])
 	}
 	c.send("setExceptionBreakpoints", map[string]any{"filters": []string{}})
+	var early *godap.StoppedEvent // the breakpoint may be hit before this response
 	for {
 		m := c.next()
 		if s, ok := m.(*godap.StoppedEvent); ok {

@@ -29,9 +29,9 @@ func benchSession(b *testing.B) (*client, int) {
 	c := startSession(b, Config{})
 	c.initialize()
 	c.attach(map[string]any{"port": vm.Port, "sourcePaths": []string{dir}})
-	// The hot loop runs: the breakpoint may hit before its response arrives.
-	_, early := c.setBreakpointsRunning(path, map[string]any{"line": lineB})
-	stop := c.configurationDoneAndStop("breakpoint", early)
+	// The hot loop runs: the breakpoint may hit before configurationDone.
+	c.setBreakpointsRunning(path, map[string]any{"line": lineB})
+	stop := c.configurationDoneAndStop("breakpoint", nil)
 	return c, stop.Body.ThreadId
 }
 

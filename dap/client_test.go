@@ -211,23 +211,22 @@ func (c *client) configurationDone() {
 }
 
 // setBreakpointsRunning is setBreakpoints on a VM that runs (an attach): a
-// breakpoint may be hit, and reported, before the response arrives. It
-// returns the breakpoints and the stop if one came first.
-func (c *client) setBreakpointsRunning(file string, bps ...map[string]any) ([]godap.Breakpoint, *godap.StoppedEvent) {
+// breakpoint may be hit at once, but its stop is reported after the
+// response (which may be preceded by breakpoint events).
+func (c *client) setBreakpointsRunning(file string, bps ...map[string]any) []godap.Breakpoint {
 	c.t.Helper()
 	if bps == nil {
 		bps = []map[string]any{}
 	}
 	c.send("setBreakpoints", map[string]any{"source": map[string]any{"path": file}, "breakpoints": bps})
-	var stop *godap.StoppedEvent
 	for {
 		switch m := c.next().(type) {
 		case *godap.SetBreakpointsResponse:
-			return m.Body.Breakpoints, stop
-		case *godap.StoppedEvent:
-			stop = m
+			return m.Body.Breakpoints
 		case *godap.BreakpointEvent:
 		default:
+			// A stop, even at a breakpoint just set in a running VM, comes
+			// after the response that gives the breakpoint its id.
 			c.t.Fatalf("got %T %s, want setBreakpoints' response", m, mustJSON(m))
 		}
 	}

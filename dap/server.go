@@ -398,11 +398,11 @@ var routes = map[string]route{
 
 	"terminate":               {withDebuggee, reply(ErrUnableToTerminate, (*session).terminate)},
 	"configurationDone":       {withDebuggee, on((*session).onConfigurationDoneRequest)},
-	"setBreakpoints":          {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).setBreakpoints)},
+	"setBreakpoints":          {withDebuggee, beforeStops(reply(ErrUnableToSetBreakpoints, (*session).setBreakpoints))},
 	"breakpointLocations":     {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).breakpointLocations)},
-	"setFunctionBreakpoints":  {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).setFunctionBreakpoints)},
-	"setExceptionBreakpoints": {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).setExceptionBreakpoints)},
-	"setDataBreakpoints":      {withDebuggee, reply(ErrUnableToSetBreakpoints, (*session).setDataBreakpoints)},
+	"setFunctionBreakpoints":  {withDebuggee, beforeStops(reply(ErrUnableToSetBreakpoints, (*session).setFunctionBreakpoints))},
+	"setExceptionBreakpoints": {withDebuggee, beforeStops(reply(ErrUnableToSetBreakpoints, (*session).setExceptionBreakpoints))},
+	"setDataBreakpoints":      {withDebuggee, beforeStops(reply(ErrUnableToSetBreakpoints, (*session).setDataBreakpoints))},
 	"threads":                 {withDebuggee, reply(ErrUnableToListThreads, (*session).threads)},
 	"pause":                   {withDebuggee, replyThen(ErrUnableToPause, (*session).pause)},
 	"source":                  {withDebuggee, reply(ErrUnableToSource, (*session).sourceOf)},
@@ -507,6 +507,20 @@ func resumes[R godap.RequestMessage](id int, f func(*session, context.Context, R
 		}
 		s.resumeAfter(ctx, rq.Command, plan.thread, alone)
 	}}
+}
+
+// beforeStops has a handler answer before any stop is reported: a
+// breakpoint it sets may hit at once in a running VM, and the client must
+// read the response with the breakpoint's id before a stopped event that
+// names it.
+func beforeStops(h handler) handler {
+	run := h.run
+	h.run = func(s *session, m godap.RequestMessage) {
+		s.dbg.stopMu.Lock()
+		defer s.dbg.stopMu.Unlock()
+		run(s, m)
+	}
+	return h
 }
 
 // answerError answers rq with err: with the id a *requestError carries,

@@ -76,11 +76,11 @@ func TestZeroConfigSources(t *testing.T) {
 	c.initialize()
 	c.attach(map[string]any{"port": vm.Port, "workspaceFolders": []string{ws}})
 	describe := markedLine(t, orderSrc, "describe")
-	bps, early := c.setBreakpointsRunning(orderPath, map[string]any{"line": describe})
+	bps := c.setBreakpointsRunning(orderPath, map[string]any{"line": describe})
 	if !bps[0].Verified {
 		t.Fatalf("breakpoint %+v", bps[0])
 	}
-	th := c.configurationDoneAndStop("breakpoint", early).Body.ThreadId
+	th := c.configurationDoneAndStop("breakpoint", nil).Body.ThreadId
 	frames := c.stackTrace(th)
 	top := frames[0]
 	if top.Name != "Order.describe(Order)" || top.Line != describe || top.Source == nil || top.Source.Path != orderPath {
