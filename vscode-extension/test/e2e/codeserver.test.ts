@@ -232,16 +232,16 @@ async function palette(label: string): Promise<void> {
       await page.keyboard.press('Escape');
       await page.keyboard.press('F1');
       const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.waitFor({ state: 'visible', timeout: 15000 });
       await input.fill(`>${label}`);
       const row = page.locator('.quick-input-list .monaco-list-row').filter({
         has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }),
       });
-      await row.first().waitFor({ state: 'visible', timeout: 3000 });
+      await row.first().waitFor({ state: 'visible', timeout: 10000 });
       await row.first().click();
       return true;
     },
-    30000,
+    120000,
     `the command "${label}" in the palette`,
   );
 }
@@ -252,7 +252,7 @@ async function paletteThenPick(label: string, row: Locator, timeout: number, wha
     async () => {
       await palette(label);
       try {
-        await row.first().waitFor({ state: 'visible', timeout: 5000 });
+        await row.first().waitFor({ state: 'visible', timeout: 15000 });
       } catch {
         await page.keyboard.press('Escape');
         return false;
@@ -297,9 +297,9 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(shots, `${name}.png`) });
 }
 
-test('code-server: breakpoint, Paused on breakpoint, variables, heap view, continue, disconnect', { timeout: 300_000 }, async () => {
+test('code-server: breakpoint, Paused on breakpoint, variables, heap view, continue, disconnect', { timeout: 900_000 }, async () => {
   await page.goto(url);
-  await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+  await page.locator('.monaco-workbench').waitFor({ timeout: 180000 });
   log('workbench visible');
 
   // Open the Java file.
@@ -308,15 +308,15 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
       await page.keyboard.press('Escape');
       await page.keyboard.press('Control+P');
       const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.waitFor({ state: 'visible', timeout: 15000 });
       await input.fill('Sample.java');
       const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Sample.java' });
-      await row.first().waitFor({ state: 'visible', timeout: 5000 });
+      await row.first().waitFor({ state: 'visible', timeout: 15000 });
       await row.first().click();
-      await page.locator('.tab', { hasText: 'Sample.java' }).waitFor({ timeout: 5000 });
+      await page.locator('.tab', { hasText: 'Sample.java' }).waitFor({ timeout: 15000 });
       return true;
     },
-    30000,
+    180000,
     'Sample.java open',
   );
   await page.locator('.monaco-editor .view-lines').first().waitFor();
@@ -324,7 +324,7 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
 
   // The VM explorer lists the monitored VM.
   await palette('View: Show ddmbridge');
-  await page.getByText('com.example.e2e').first().waitFor({ timeout: 30000 });
+  await page.getByText('com.example.e2e').first().waitFor({ timeout: 90000 });
   // Its state: current (the only VM), DDM-aware (it answered HELO).
   await eventually(
     async () => {
@@ -345,12 +345,12 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
   await page.locator('.quick-input-widget input').fill(`:${line}`);
   await page.keyboard.press('Enter');
   await page.keyboard.press('F9');
-  await page.locator('.monaco-editor .codicon-debug-breakpoint').first().waitFor({ timeout: 10000 });
+  await page.locator('.monaco-editor .codicon-debug-breakpoint').first().waitFor({ timeout: 30000 });
   log(`breakpoint at line ${line}`);
 
   // Start the "Attach to current VM" configuration.
   await palette('Debug: Start Debugging');
-  await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 60000 });
+  await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 180000 });
   log('Paused on breakpoint');
   await shot('e2e-paused');
 
@@ -404,7 +404,7 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
     fs.readFileSync(sampleJava, 'utf8').replace('int result = x * x; // TAG:square', 'int result = x * x + 1; // TAG:square'),
   );
   execFileSync('javac', ['-g', '-d', await compileFixture(), path.join(edited, 'Sample.java')], { timeout: 120_000 });
-  await page.getByText('Hot code replace: replaced 1 class (fixture.Sample)').first().waitFor({ timeout: 60000 });
+  await page.getByText('Hot code replace: replaced 1 class (fixture.Sample)').first().waitFor({ timeout: 180000 });
   await shot('e2e-hot-code-replace');
   log('hot code replace reported');
 
@@ -429,17 +429,17 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
   );
   await namesRow.first().click();
   await page.keyboard.press('ArrowRight');
-  await pane('Variables').locator('.monaco-list-row', { hasText: '"grace"' }).first().waitFor({ timeout: 10000 });
+  await pane('Variables').locator('.monaco-list-row', { hasText: '"grace"' }).first().waitFor({ timeout: 30000 });
   await shot('e2e-logical-list');
   log('logical view: names = ArrayList (size=2) with its elements');
 
   // The heap view of the same VM, drawn from the backend's heap map.
   await palette('ddmbridge: Show Heap Map');
   const webview: FrameLocator = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
-  await webview.locator('#legend li').first().waitFor({ timeout: 30000 });
-  await webview.locator('#totals tr[data-kind]').first().waitFor({ timeout: 30000 });
+  await webview.locator('#legend li').first().waitFor({ timeout: 90000 });
+  await webview.locator('#totals tr[data-kind]').first().waitFor({ timeout: 90000 });
   // The title follows once the view knows the session's VM.
-  await eventually(async () => (await webview.locator('#vm-title').textContent()) === 'Heap of com.example.e2e', 30000, 'the heap view titled for the session\'s VM (com.example.e2e)');
+  await eventually(async () => (await webview.locator('#vm-title').textContent()) === 'Heap of com.example.e2e', 90000, 'the heap view titled for the session\'s VM (com.example.e2e)');
   const legend = (await webview.locator('#legend').textContent()) ?? '';
   assert.match(legend, /1-byte array/);
   const heapShot = decodePng(await webview.locator('#heap-canvas').screenshot());
@@ -451,7 +451,7 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
 
   // The live Threads panel of the same VM (DDM thread data from the backend).
   await palette('ddmbridge: Show Threads');
-  const threadsView = await webviewWith('#threads tr[data-thread]', 30000, 'thread rows in the Threads panel');
+  const threadsView = await webviewWith('#threads tr[data-thread]', 90000, 'thread rows in the Threads panel');
   const threadsText = (await threadsView.locator('#threads').textContent()) ?? '';
   assert.match(threadsText, /main/);
   assert.ok((await threadsView.locator('#threads .state[data-state]').count()) > 0, 'states are shown');
@@ -478,7 +478,7 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
 
   // Disconnect (what the toolbar offers for an attach session): the VM keeps running.
   await palette('Debug: Disconnect');
-  await page.getByText('Paused on breakpoint').first().waitFor({ state: 'hidden', timeout: 20000 });
+  await page.getByText('Paused on breakpoint').first().waitFor({ state: 'hidden', timeout: 60000 });
   await shot('e2e-done');
   await new Promise((r) => setTimeout(r, 1000));
   assert.equal(jvm!.proc.exitCode, null, `the VM still runs after the debugger left:\n${jvm!.output()}`);
@@ -494,14 +494,14 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
 // HPROF: a plain HotSpot VM (no DDM) starts on a scanned port; "Dump Heap" on it
 // writes a real dump through HotSpot's attach mechanism and opens it in the
 // HPROF editor, whose histogram shows the VM's classes.
-test('code-server: Dump Heap on a plain JVM opens its histogram', { timeout: 300_000 }, async () => {
+test('code-server: Dump Heap on a plain JVM opens its histogram', { timeout: 900_000 }, async () => {
   const plain = await startJvm({ suspend: false, args: ['forever'], port: plainPort });
   try {
     const vmRow = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: new RegExp(`fixture\\.Sample|:${plain.port}\\b`) });
-    await paletteThenPick('ddmbridge: Dump Heap', vmRow, 90000, 'the plain JVM in the Dump Heap picker');
+    await paletteThenPick('ddmbridge: Dump Heap', vmRow, 270000, 'the plain JVM in the Dump Heap picker');
     // The save dialog (code-server's simple dialog) proposes <app>-<pid>.hprof in the workspace.
     const input = page.locator('.quick-input-widget input');
-    await eventually(async () => /\.hprof$/.test(await input.inputValue()), 15000, 'the save dialog with a .hprof name');
+    await eventually(async () => /\.hprof$/.test(await input.inputValue()), 45000, 'the save dialog with a .hprof name');
     const target = await input.inputValue();
     await page.keyboard.press('Enter');
     log(`dumping to ${target}`);
@@ -518,18 +518,18 @@ test('code-server: Dump Heap on a plain JVM opens its histogram', { timeout: 300
     // Sample.tick keeps a byte[1024] per tick: byte[] is among the biggest.
     assert.ok(classes.indexOf('byte[]') < 5, `byte[] near the top (${classes.slice(0, 5).join(', ')})`);
     await editor.locator('#hist-filter').fill('java.lang.String');
-    await eventually(async () => (await editor.locator('#histogram tr[data-class]').count()) <= 10, 10000, 'the filtered histogram');
+    await eventually(async () => (await editor.locator('#histogram tr[data-class]').count()) <= 10, 30000, 'the filtered histogram');
     await shot('e2e-hprof-histogram');
 
     // The dominator tree of the same dump.
     await editor.locator('#tab-dominators').click();
-    await editor.locator('#dominators tr[data-id]').first().waitFor({ timeout: 60000 });
+    await editor.locator('#dominators tr[data-id]').first().waitFor({ timeout: 180000 });
     await shot('e2e-hprof-dominators');
     log('HPROF editor shows the histogram and the dominator tree');
 
     // The DDM heap map of the plain VM says it has none instead of waiting for one.
-    await paletteThenPick('ddmbridge: Show Heap Map', vmRow, 60000, 'the plain JVM in the Show Heap Map picker');
-    const noDDM = await webviewWith('#status.no-ddm', 30000, 'the heap map saying the VM has no DDM');
+    await paletteThenPick('ddmbridge: Show Heap Map', vmRow, 180000, 'the plain JVM in the Show Heap Map picker');
+    const noDDM = await webviewWith('#status.no-ddm', 90000, 'the heap map saying the VM has no DDM');
     const note = (await noDDM.locator('#status').textContent()) ?? '';
     assert.match(note, /is a plain JVM without DDM/);
     await shot('e2e-heap-no-ddm');
@@ -539,7 +539,7 @@ test('code-server: Dump Heap on a plain JVM opens its histogram', { timeout: 300
   }
 });
 
-test('code-server: current Android — the picker lists track-app apps, refuses a frozen one in words, debugs the waiting one', { timeout: 300_000 }, async () => {
+test('code-server: current Android — the picker lists track-app apps, refuses a frozen one in words, debugs the waiting one', { timeout: 900_000 }, async () => {
   // A device as current as Android is today (track-app with app_info, a
   // waiting, a frozen and a release app), connected to the backend's adb server.
   device = spawn(backendBin, ['simdevice', '--profile', 'current', '--listen', '127.0.0.1:0', '--procs', '1', '--model', 'Current'], {
@@ -547,28 +547,28 @@ test('code-server: current Android — the picker lists track-app apps, refuses 
   });
   let printed = '';
   device.stdout!.on('data', (d: Buffer) => (printed += d.toString()));
-  const addr = await eventually(() => /listening on (\S+)/.exec(printed)?.[1], 60000, `simdevice's address (printed: ${printed})`);
+  const addr = await eventually(() => /listening on (\S+)/.exec(printed)?.[1], 180000, `simdevice's address (printed: ${printed})`);
   const adb = (...args: string[]): string =>
     execFileSync('adb', ['-P', String(adbPort), ...args], { env: { ...process.env, HOME: adbHome }, timeout: 30_000 }).toString();
   adb('connect', addr);
-  await eventually(() => adb('devices').includes(`${addr}\tdevice`), 60000, 'the simulated device online');
+  await eventually(() => adb('devices').includes(`${addr}\tdevice`), 180000, 'the simulated device online');
   log(`device ${addr} online`);
 
   // Start the "Pick a VM" configuration: VS Code asks ${command:ddmbridge.pickVM}.
   await page.keyboard.press('Escape');
   await palette('Debug: Select and Start Debugging');
   const configRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Pick a VM' });
-  await configRow.first().waitFor({ timeout: 20000 });
+  await configRow.first().waitFor({ timeout: 60000 });
   await configRow.first().click();
   const row = (text: string) => page.locator('.quick-input-list .monaco-list-row', { hasText: text });
   // Every app of the device is listed from track-app, before any JDWP connection.
-  await row('com.example.waiting').first().waitFor({ timeout: 60000 });
-  await row('com.example.cached').first().waitFor({ timeout: 30000 });
+  await row('com.example.waiting').first().waitFor({ timeout: 180000 });
+  await row('com.example.cached').first().waitFor({ timeout: 90000 });
   await shot('e2e-android-picker');
 
   // The frozen app is refused in words, with what to do; the picker stays open.
   await row('com.example.cached').first().click();
-  await page.getByText(/frozen by the cached-apps freezer/).first().waitFor({ timeout: 20000 });
+  await page.getByText(/frozen by the cached-apps freezer/).first().waitFor({ timeout: 60000 });
   log('frozen app refused in words');
 
   // The waiting app: a session starts on it, and the app stops waiting.
@@ -576,7 +576,7 @@ test('code-server: current Android — the picker lists track-app apps, refuses 
   const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
   // The app's threads (ART's "Signal Catcher" among them) in the Call Stack.
   // (Or the session's own row, when another session is still listed.)
-  await pane('Call Stack').locator('.monaco-list-row', { hasText: /Signal Catcher|Pick a VM/ }).first().waitFor({ timeout: 60000 });
+  await pane('Call Stack').locator('.monaco-list-row', { hasText: /Signal Catcher|Pick a VM/ }).first().waitFor({ timeout: 180000 });
   await shot('e2e-android-session');
   log('debug session on the waiting app');
   await palette('View: Show ddmbridge');
