@@ -248,6 +248,7 @@ describe('DDM heap map webview on a VM without DDM', () => {
     assert.deepEqual((await o.posted()).at(-1), { type: 'dumpHeap' });
     // Another VM: the note goes with the old one.
     await o.post({ type: 'vm', vm: { id: '4', name: 'com.example.app', source: 'backend' } });
+    await o.page.waitForSelector('#status:not(.no-ddm)'); // the message is handled after post returns
     assert.equal(await o.page.textContent('#status'), 'Waiting for a heap map from com.example.app…');
     assert.deepEqual(o.problems, []);
     await o.page.close();

@@ -106,6 +106,15 @@ async function open(view: 'heap' | 'threads'): Promise<Opened> {
   };
 }
 
+/** Waits for the status line to read text (a posted message is handled after post returns). */
+async function statusIs(o: Opened, text: string): Promise<void> {
+  try {
+    await o.page.waitForFunction((t) => document.getElementById('status')?.textContent === t, text, { timeout: 5000 });
+  } catch {
+    assert.equal(await o.page.textContent('#status'), text);
+  }
+}
+
 async function noProblems(o: Opened): Promise<void> {
   const csp = await o.page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations);
   assert.deepEqual(csp, [], 'no Content-Security-Policy violations');
@@ -246,9 +255,9 @@ describe('heap map webview', () => {
     // The old shape: run lists only, no styles, blocks or legend.
     const { styles: _s, legend: _l, ...old } = rec.heapMap;
     await o.post({ type: 'heapMap', body: { ...old, segments: old.pieces, pieces: undefined } });
-    assert.equal(await o.page.textContent('#status'), 'Cannot read the heap map: heap map: "segments": unknown field (expected id, heapId, perObject, styles, pieces, totals, legend, png)');
+    await statusIs(o, 'Cannot read the heap map: heap map: "segments": unknown field (expected id, heapId, perObject, styles, pieces, totals, legend, png)');
     await o.post({ type: 'error', message: 'vm/heapInfo: VM 2 is not DDM-aware' });
-    assert.equal(await o.page.textContent('#status'), 'vm/heapInfo: VM 2 is not DDM-aware');
+    await statusIs(o, 'vm/heapInfo: VM 2 is not DDM-aware');
     await noProblems(o);
     await o.page.close();
   });
