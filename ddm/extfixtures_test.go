@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +92,37 @@ func TestExtensionFixtures(t *testing.T) {
 	}
 	if _, err := DecodeHeapMapJSON(r.HeapMap); err != nil {
 		t.Errorf("ddm-recording.json heapMap: %v", err)
+	}
+}
+
+// TestExtensionNames: the extension's strict decoders know the schema's
+// names — thread states, kinds, solidities — exactly as this package spells them.
+func TestExtensionNames(t *testing.T) {
+	src := filepath.Join("..", "vscode-extension", "src")
+	for _, c := range []struct {
+		file, name string
+		want       []string
+	}{
+		{"threads/threads.ts", "threadStateNames", ThreadStateNames()},
+		{"heap/heapmap.ts", "kindNames", kindNames[:]},
+		{"heap/heapmap.ts", "solidityNames", solidityNames[:]},
+	} {
+		b, err := os.ReadFile(filepath.Join(src, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`(?s)export const ` + c.name + `: readonly string\[\] = \[(.*?)\];`).FindSubmatch(b)
+		if m == nil {
+			t.Errorf("%s: no %s", c.file, c.name)
+			continue
+		}
+		var got []string
+		if err := json.Unmarshal([]byte("["+strings.TrimSuffix(strings.TrimSpace(strings.ReplaceAll(string(m[1]), "'", `"`)), ",")+"]"), &got); err != nil {
+			t.Errorf("%s: %s: %v", c.file, c.name, err)
+			continue
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: %s = %q, ddm has %q", c.file, c.name, got, c.want)
+		}
 	}
 }
