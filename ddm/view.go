@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image/color"
 	"image/png"
+	"maps"
 	"slices"
 	"sort"
 )
@@ -291,7 +292,8 @@ func DecodeHeapInfoJSON(data []byte) (HeapInfoJSON, error) {
 // DecodeHeapMapJSON reads a heap map strictly and checks it whole: styles
 // name real kinds and solidities in their colours, every block points at a
 // style and is at least one unit long, a piece's blocks cover exactly its
-// units and agree with its runs, and the legend is the legend.
+// units and agree with its runs, the totals are the blocks' and the legend is
+// the legend.
 func DecodeHeapMapJSON(data []byte) (HeapMapJSON, error) {
 	var v HeapMapJSON
 	if err := decodeStrict(data, &v); err != nil {
@@ -320,6 +322,7 @@ func (v HeapMapJSON) Validate() error {
 			return schemaErr("styles[%d]: colour %s, the map draws %s %s in %s", i, s.Color, s.Kind, s.Solidity, want)
 		}
 	}
+	tot := HeapTotalsJSON{ByKind: map[string]uint64{}}
 	for i, p := range v.Pieces {
 		if p.UnitSize == 0 {
 			return schemaErr("pieces[%d]: unit size 0", i)
@@ -338,6 +341,13 @@ func (v HeapMapJSON) Validate() error {
 			b.Units = n
 			drawn = append(drawn, b)
 			units += uint64(n)
+			bytes := uint64(n) * uint64(p.UnitSize)
+			tot.Bytes += bytes
+			if b.Free() {
+				tot.FreeBytes += bytes
+			} else {
+				tot.ByKind[b.Kind.String()] += bytes
+			}
 		}
 		if units != p.Units {
 			return schemaErr("pieces[%d]: blocks cover %d units, the piece %d", i, units, p.Units)
@@ -349,6 +359,12 @@ func (v HeapMapJSON) Validate() error {
 		if !slices.Equal(runs, drawn) {
 			return schemaErr("pieces[%d]: runs and blocks differ", i)
 		}
+	}
+	if v.Totals.Bytes != tot.Bytes || v.Totals.FreeBytes != tot.FreeBytes {
+		return schemaErr("totals: %d bytes, %d free; the blocks cover %d, %d free", v.Totals.Bytes, v.Totals.FreeBytes, tot.Bytes, tot.FreeBytes)
+	}
+	if !maps.Equal(v.Totals.ByKind, tot.ByKind) {
+		return schemaErr("totals.byKind: %v; the blocks hold %v", v.Totals.ByKind, tot.ByKind)
 	}
 	return nil
 }

@@ -109,6 +109,9 @@ func TestSchemaStrict(t *testing.T) {
 		"kind number":        mutate(func(m map[string]any) { m["styles"].([]any)[0].(map[string]any)["kind"] = 0 }),
 		"runs disagree":      mutate(func(m map[string]any) { piece(m)["runs"] = "AQMAAQ==" }),
 		"legend changed":     mutate(func(m map[string]any) { m["legend"] = []any{} }),
+		"totals off":         mutate(func(m map[string]any) { m["totals"].(map[string]any)["freeBytes"] = 1 }),
+		"kind totals off":    mutate(func(m map[string]any) { m["totals"].(map[string]any)["byKind"] = map[string]any{"object": 1} }),
+		"no totals":          mutate(func(m map[string]any) { delete(m, "totals") }),
 		"trailing data":      append(append([]byte{}, good...), []byte(" {}")...),
 	}
 	for name, b := range bad {

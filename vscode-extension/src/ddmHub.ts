@@ -53,15 +53,11 @@ export class DdmHub implements vscode.Disposable {
       if (!this.matchesVM(p)) {
         return;
       }
-      // vm/heap carries the heap statistics ({id, heaps}); the map follows a GC,
-      // so fetch it (without another GC) while the heap view is open.
-      const o = p as Record<string, unknown>;
-      if (o.heaps !== undefined || o.heapInfo !== undefined) {
-        this.deliver('heapInfo', o.heapInfo ?? o);
-      }
-      if (o.pieces !== undefined || o.heapMap !== undefined) {
-        this.deliver('heapMap', o.heapMap ?? o);
-      } else if (this.viewers.heap > 0) {
+      // vm/heap carries the heap statistics (ddm.HeapInfoJSON, {id, heaps});
+      // the map follows a GC, so fetch it (without another GC) while the heap
+      // view is open.
+      this.deliver('heapInfo', p);
+      if (this.viewers.heap > 0) {
         this.scheduleHeapMap();
       }
     };
@@ -255,7 +251,7 @@ export class DdmHub implements vscode.Disposable {
     if (kinds.includes('threads')) {
       tasks.push(
         this.api.threads(id).then(
-          (threads) => this.deliver('threads', { id, threads }),
+          (threads) => this.deliver('threads', threads),
           (e) => this.fail(`Threads of VM ${id}: ${errorText(e)}`),
         ),
       );
@@ -328,8 +324,9 @@ export class DdmHub implements vscode.Disposable {
   }
 
   private matchesVM(p: unknown): boolean {
-    const id = typeof p === 'object' && p !== null ? (p as Record<string, unknown>).id ?? (p as Record<string, unknown>).vm : undefined;
-    return id !== undefined && String(id) === this.currentVMId;
+    // Every notification body of the schema names its VM in id (a string).
+    const id = typeof p === 'object' && p !== null ? (p as Record<string, unknown>).id : undefined;
+    return typeof id === 'string' && id === this.currentVMId;
   }
 
   private deliver(kind: DdmKind, body: unknown): void {

@@ -2,8 +2,8 @@
 // and parameters follow docs/rpc.md; they live in one table so a rename in
 // the backend is a one-line change here.
 
-import { decodeHeapInfo, HeapStats } from '../heap/heapinfo';
-import { decodeThreads, ThreadInfo } from '../threads/threads';
+import { decodeHeapInfo, HeapInfo } from '../heap/heapinfo';
+import { decodeThreads, ThreadList } from '../threads/threads';
 import { decodeJVMs, JavaProcess } from '../jvms';
 import { decodeVMs, VMInfo } from '../vms';
 import { Backend, BackendError, isMethodNotFound } from './rpc';
@@ -73,15 +73,17 @@ export class ControlApi {
     await this.backend.request(methods.select, { id });
   }
 
-  async threads(id: string): Promise<ThreadInfo[]> {
+  /** vm/threads, decoded strictly (ddm.ThreadsJSON). */
+  async threads(id: string): Promise<ThreadList> {
     return decodeThreads(await this.backend.request(methods.threads, { id }));
   }
 
-  async heapInfo(id: string): Promise<HeapStats[]> {
+  /** vm/heapInfo, decoded strictly (ddm.HeapInfoJSON). */
+  async heapInfo(id: string): Promise<HeapInfo> {
     return decodeHeapInfo(await this.backend.request(methods.heapInfo, { id }));
   }
 
-  /** The raw heap-map result (decoded by heap/heapmap in the view); gc runs a GC first for a fresh map. */
+  /** The vm/heapMap result as sent (ddm.HeapMapJSON, decoded by heap/heapmap in the view); gc runs a GC first for a fresh map. */
   async heapMap(id: string, gc: boolean): Promise<unknown> {
     return this.backend.request(methods.heapMap, { id, gc }, 30_000);
   }

@@ -1,73 +1,54 @@
-// Heap statistics (DDM HPIF) as the backend sends them, normalised.
+// Heap statistics (DDM HPIF) exactly as the backend sends them:
+// ddm.HeapInfoJSON (docs/rpc.md "One schema for threads and heaps"), the
+// vm/heapInfo result, the vm/heap notification and the ddmHeapInfo event body.
 
+import { fieldsOf, SchemaError, str, uint } from '../schema';
+
+/** One heap of HPIF (ddm.HeapStatsJSON). */
 export interface HeapStats {
   heapId: number;
+  /** Milliseconds since the epoch. */
+  timestampMs: number;
+  /** What triggered it: 1 request, 2 next GC, 3 every GC. */
+  reason: number;
   maxBytes: number;
   sizeBytes: number;
   allocatedBytes: number;
   allocatedObjects: number;
-  /** Milliseconds since the epoch. */
-  timestamp?: number;
 }
 
-function pick(o: Record<string, unknown>, ...names: string[]): number | undefined {
-  for (const n of names) {
-    const v = o[n];
-    if (typeof v === 'number' && Number.isFinite(v)) {
-      return v;
+/** A VM's heap statistics (ddm.HeapInfoJSON). */
+export interface HeapInfo {
+  id: string;
+  heaps: HeapStats[];
+}
+
+export class HeapInfoError extends SchemaError {
+  constructor(message: string) {
+    super(`heap info: ${message}`);
+    this.name = 'HeapInfoError';
+  }
+}
+
+const statFields = ['heapId', 'timestampMs', 'reason', 'maxBytes', 'sizeBytes', 'allocatedBytes', 'allocatedObjects'] as const;
+
+/** Decodes {id, heaps: [HeapStats…]} strictly: unknown or missing fields are errors naming the field. */
+export function decodeHeapInfo(body: unknown): HeapInfo {
+  const o = fieldsOf(body, '', ['id', 'heaps'], [], HeapInfoError);
+  const id = str(o.id, 'id', HeapInfoError);
+  if (!Array.isArray(o.heaps)) {
+    throw new HeapInfoError(`heaps: expected an array, got ${JSON.stringify(o.heaps)}`);
+  }
+  const heaps = o.heaps.map((h, i): HeapStats => {
+    const where = `heaps[${i}]`;
+    const f = fieldsOf(h, where, statFields, [], HeapInfoError);
+    const v = {} as Record<(typeof statFields)[number], number>;
+    for (const k of statFields) {
+      v[k] = uint(f[k], `${where}.${k}`, HeapInfoError);
     }
-  }
-  return undefined;
-}
-
-function one(o: unknown, key?: string): HeapStats | undefined {
-  if (typeof o !== 'object' || o === null) {
-    return undefined;
-  }
-  const r = o as Record<string, unknown>;
-  const id = pick(r, 'heapId', 'HeapID', 'id') ?? (key !== undefined && /^\d+$/.test(key) ? Number(key) : undefined);
-  const max = pick(r, 'maxBytes', 'max', 'MaxBytes');
-  const size = pick(r, 'sizeBytes', 'size', 'SizeBytes');
-  const alloc = pick(r, 'allocatedBytes', 'allocated', 'bytesAllocated', 'AllocatedBytes');
-  const objs = pick(r, 'allocatedObjects', 'objects', 'objectsAllocated', 'AllocatedObjects');
-  if (id === undefined || size === undefined || alloc === undefined) {
-    return undefined;
-  }
-  return {
-    heapId: id,
-    maxBytes: max ?? 0,
-    sizeBytes: size,
-    allocatedBytes: alloc,
-    allocatedObjects: objs ?? 0,
-    timestamp: pick(r, 'timestamp', 'timestampMs', 'TimestampMs'),
-  };
-}
-
-/**
- * Accepts `{heaps: [...]}`, a bare array, or a map keyed by heap id, and
- * returns the heaps sorted by id. Entries it cannot read are skipped.
- */
-export function decodeHeapInfo(body: unknown): HeapStats[] {
-  let list: [unknown, string | undefined][] = [];
-  if (Array.isArray(body)) {
-    list = body.map((h) => [h, undefined]);
-  } else if (typeof body === 'object' && body !== null) {
-    const r = body as Record<string, unknown>;
-    const heaps = r.heaps ?? r.heapInfo ?? r.info;
-    if (Array.isArray(heaps)) {
-      list = heaps.map((h) => [h, undefined]);
-    } else if (typeof heaps === 'object' && heaps !== null) {
-      list = Object.entries(heaps).map(([k, v]) => [v, k]);
-    } else if (one(r)) {
-      list = [[r, undefined]];
-    } else {
-      list = Object.entries(r).map(([k, v]) => [v, k]);
-    }
-  }
-  return list
-    .map(([h, k]) => one(h, k))
-    .filter((h): h is HeapStats => h !== undefined)
-    .sort((a, b) => a.heapId - b.heapId);
+    return v;
+  });
+  return { id, heaps };
 }
 
 export function heapUsePercent(h: HeapStats): number {

@@ -1,30 +1,13 @@
-// Heap maps as data: decoding the backend's compact encoding, the DDMS palette,
-// per-kind totals and the linear layout the heap view draws. No DOM, no
-// vscode: the extension, the webview script and the unit tests share it.
+// Heap maps as data: strict decoding of the backend's one heap-map schema
+// (ddm.HeapMapJSON, docs/rpc.md "vm/heapMap"), per-kind totals and the
+// linear layout the heap view draws. The backend sends what a view draws —
+// blocks as indexes into a table of styles with their colours, the legend,
+// the totals — so there is no palette and no run-list decoding here. No DOM,
+// no vscode: the extension, the webview scripts and the unit tests share it.
 
-/** The K field of a heap-segment state byte (DDM reference §6). */
-export enum Kind {
-  Object = 0,
-  Class = 1,
-  Array1 = 2,
-  Array2 = 3,
-  Array4 = 4,
-  Array8 = 5,
-  Unknown = 6,
-  Native = 7,
-}
+import { bool, fieldsOf, SchemaError, str, uint } from '../schema';
 
-/** The S field of a heap-segment state byte (DDM reference §6). */
-export enum Solidity {
-  Free = 0,
-  Hard = 1,
-  Soft = 2,
-  Weak = 3,
-  Phantom = 4,
-  Finalize = 5,
-  Sweep = 6,
-}
-
+/** Kind names as the backend spells them (ddm.Kind.String), in DDM order. */
 export const kindNames: readonly string[] = [
   'object',
   'class',
@@ -36,39 +19,32 @@ export const kindNames: readonly string[] = [
   'native',
 ];
 
-/** What each kind holds, as the DDMS legend says it. */
-export const kindDetails: readonly string[] = [
-  'data object',
-  'class object',
-  'byte[], boolean[]',
-  'char[], short[]',
-  'int[], float[], Object[]',
-  'long[], double[]',
-  'unknown object',
-  'non-Java object',
-];
+/** Solidity names as the backend spells them (ddm.Solidity.String). */
+export const solidityNames: readonly string[] = ['free', 'hard', 'soft', 'weak', 'phantom', 'finalizable', 'sweep', 'solidity(7)'];
 
-export const solidityNames: readonly string[] = [
-  'free',
-  'hard',
-  'soft',
-  'weak',
-  'phantom',
-  'finalizable',
-  'sweep',
-  'solidity(7)',
-];
+export type RGB = readonly [number, number, number];
 
-/** A run of allocation units of one state; partial runs already joined. */
+/** styles[i] of a heap map: what a block looks like. */
+export interface BlockStyle {
+  kind: string;
+  solidity: string;
+  /** "#rrggbb", as sent. */
+  color: string;
+  rgb: RGB;
+  /** Index of kind in kindNames. */
+  kindIndex: number;
+  free: boolean;
+}
+
+/** A run of allocation units drawn in one style. */
 export interface Block {
-  kind: Kind;
-  solidity: Solidity;
+  /** Index into HeapMap.styles. */
+  style: number;
   units: number;
 }
 
 /** A contiguous stretch of heap. */
 export interface Piece {
-  /** Address of the first unit (startAddress + offset). */
   start: number;
   /** Bytes per allocation unit. */
   unitSize: number;
@@ -76,303 +52,191 @@ export interface Piece {
   blocks: Block[];
 }
 
+/** One line of the legend: key is "free", "gap" or a kind name. */
+export interface LegendEntry {
+  key: string;
+  label: string;
+  detail: string;
+  color: string;
+  rgb: RGB;
+}
+
+export interface HeapMapTotals {
+  bytes: number;
+  freeBytes: number;
+  /** Allocated bytes by kind name (kinds with none left out). */
+  byKind: Record<string, number>;
+}
+
 export interface HeapMap {
+  /** The VM (or, for hprof/heapMap, the dump) the map is of. */
+  id: string;
   heapId: number;
-  native: boolean;
   /** Built from HPSO: blocks end at object boundaries. */
   perObject: boolean;
+  styles: BlockStyle[];
   pieces: Piece[];
-  /** Seconds since the epoch when the map was taken, when known. */
-  timestamp?: number;
+  totals: HeapMapTotals;
+  legend: LegendEntry[];
+  /** The legend's "gap" colour: between and after pieces. */
+  gap: RGB;
+  /** Base64 PNG, when asked for. */
+  png?: string;
 }
 
-export type RGB = readonly [number, number, number];
-
-/** Heap expansion area (between pieces, past the end of a piece). */
-export const gapColor: RGB = [192, 192, 192];
-/** Free space. */
-export const freeColor: RGB = [0, 0, 0];
-/** The DDMS heap view palette, one colour per kind, for hard-reachable blocks. */
-export const kindColors: readonly RGB[] = [
-  [0, 0, 255],
-  [0, 255, 0],
-  [255, 0, 0],
-  [255, 128, 0],
-  [255, 255, 0],
-  [255, 128, 128],
-  [255, 0, 255],
-  [64, 64, 64],
-];
-
-/**
- * The colour of a block: black when free, otherwise its kind's colour washed
- * towards white the weaker its reachability (hard = full colour). The same
- * rule as the backend's `ddmbridge heap --png`.
- */
-export function blockColor(kind: number, solidity: number): RGB {
-  if ((solidity & 7) === Solidity.Free) {
-    return freeColor;
-  }
-  const c = kindColors[kind & 7];
-  const wash = ((solidity & 7) - 1) * 24;
-  const mix = (v: number): number => Math.floor((v * (255 - wash) + 255 * wash) / 255);
-  return [mix(c[0]), mix(c[1]), mix(c[2])];
-}
-
-export function cssColor(c: RGB): string {
-  return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
-}
-
-export function hexColor(c: RGB): string {
-  return '#' + c.map((v) => v.toString(16).padStart(2, '0')).join('');
-}
-
-export class HeapMapError extends Error {
+export class HeapMapError extends SchemaError {
   constructor(message: string) {
     super(`heap map: ${message}`);
     this.name = 'HeapMapError';
   }
 }
 
+export function cssColor(c: RGB): string {
+  return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
+}
+
+/** Parses "#rrggbb"; throws naming where. */
+function parseColor(v: unknown, where: string): { color: string; rgb: RGB } {
+  const s = str(v, where, HeapMapError);
+  if (!/^#[0-9a-fA-F]{6}$/.test(s)) {
+    throw new HeapMapError(`${where}: colour ${JSON.stringify(s)} is not #rrggbb`);
+  }
+  return { color: s, rgb: [1, 3, 5].map((i) => parseInt(s.slice(i, i + 2), 16)) as unknown as RGB };
+}
+
 /**
- * Decodes a DDM run list (§6): pairs of (state, units − 1); a state with the
- * P bit (0x80) continues into the next pair, which must carry the same state.
+ * Decodes a heap map exactly as ddm.HeapMapJSON defines it (the vm/heapMap
+ * and hprof/heapMap results, the ddmHeapMap event body): unknown or missing
+ * fields, styles outside the kinds and solidities, blocks pointing past the
+ * styles, blocks that do not cover their piece, totals that disagree with the
+ * blocks and a legend without the gap are errors naming the field. `runs`
+ * (the same blocks in DDM's encoding, kept for scripts) is not read.
  */
-export function decodeRuns(runs: Uint8Array): { blocks: Block[]; units: number } {
-  if (runs.length % 2 !== 0) {
-    throw new HeapMapError(`run list of odd length ${runs.length}`);
-  }
-  const blocks: Block[] = [];
-  let total = 0;
-  for (let i = 0; i < runs.length; ) {
-    let state = runs[i];
-    let units = runs[i + 1] + 1;
-    i += 2;
-    while (state & 0x80) {
-      if (i >= runs.length) {
-        throw new HeapMapError(`partial run (state 0x${hex2(state)}) at the end of the run list`);
-      }
-      const next = runs[i];
-      if ((next & 0x7f) !== (state & 0x7f)) {
-        throw new HeapMapError(`partial run 0x${hex2(state)} continued by 0x${hex2(next)} at byte ${i}`);
-      }
-      state = next;
-      units += runs[i + 1] + 1;
-      i += 2;
+export function decodeHeapMap(body: unknown): HeapMap {
+  const o = fieldsOf(body, '', ['id', 'heapId', 'perObject', 'styles', 'pieces', 'totals', 'legend'], ['png'], HeapMapError);
+  const id = str(o.id, 'id', HeapMapError);
+  const heapId = uint(o.heapId, 'heapId', HeapMapError);
+  const perObject = bool(o.perObject, 'perObject', HeapMapError);
+  const styles = arr(o.styles, 'styles').map((s, i): BlockStyle => {
+    const where = `styles[${i}]`;
+    const f = fieldsOf(s, where, ['kind', 'solidity', 'color'], [], HeapMapError);
+    const kind = str(f.kind, `${where}.kind`, HeapMapError);
+    const solidity = str(f.solidity, `${where}.solidity`, HeapMapError);
+    const kindIndex = kindNames.indexOf(kind);
+    if (kindIndex < 0) {
+      throw new HeapMapError(`${where}.kind: ${JSON.stringify(kind)} is not one of ${kindNames.join(', ')}`);
     }
-    if (state & 0x40) {
-      throw new HeapMapError(`unused bit set in state 0x${hex2(state)} at byte ${i - 2}`);
+    if (!solidityNames.includes(solidity)) {
+      throw new HeapMapError(`${where}.solidity: ${JSON.stringify(solidity)} is not one of ${solidityNames.join(', ')}`);
     }
-    pushBlock(blocks, (state >> 3) & 7, state & 7, units);
-    total += units;
-  }
-  return { blocks, units: total };
-}
-
-/** Encodes blocks as a DDM run list, splitting blocks over 256 units. */
-export function encodeRuns(blocks: readonly Block[]): Uint8Array {
-  const out: number[] = [];
-  for (const b of blocks) {
-    const state = ((b.kind & 7) << 3) | (b.solidity & 7);
-    let n = b.units;
-    while (n > 256) {
-      out.push(state | 0x80, 255);
-      n -= 256;
-    }
-    if (n > 0) {
-      out.push(state, n - 1);
-    }
-  }
-  return Uint8Array.from(out);
-}
-
-function hex2(v: number): string {
-  return v.toString(16).toUpperCase().padStart(2, '0');
-}
-
-function pushBlock(blocks: Block[], kind: number, solidity: number, units: number): void {
-  blocks.push({ kind: kind as Kind, solidity: solidity as Solidity, units });
-}
-
-const b64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const b64Index = new Int16Array(128).fill(-1);
-for (let i = 0; i < b64.length; i++) {
-  b64Index[b64.charCodeAt(i)] = i;
-}
-b64Index['-'.charCodeAt(0)] = 62;
-b64Index['_'.charCodeAt(0)] = 63;
-
-/** Decodes standard or URL-safe base64 (padding optional) without Buffer or atob. */
-export function base64Decode(s: string): Uint8Array {
-  const clean = s.replace(/[\s=]/g, '');
-  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
-  let acc = 0;
-  let bits = 0;
-  let o = 0;
-  for (let i = 0; i < clean.length; i++) {
-    const c = clean.charCodeAt(i);
-    const v = c < 128 ? b64Index[c] : -1;
-    if (v < 0) {
-      throw new HeapMapError(`invalid base64 character ${JSON.stringify(clean[i])} at ${i}`);
-    }
-    acc = (acc << 6) | v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[o++] = (acc >> bits) & 0xff;
-    }
-  }
-  return out.subarray(0, o);
-}
-
-export function base64Encode(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-    s += b64[(n >> 18) & 63] + b64[(n >> 12) & 63];
-    s += i + 1 < bytes.length ? b64[(n >> 6) & 63] : '=';
-    s += i + 2 < bytes.length ? b64[n & 63] : '=';
-  }
-  return s;
-}
-
-type Json = unknown;
-
-function isObject(v: Json): v is Record<string, Json> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function num(v: Json, what: string): number {
-  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) {
-    return v;
-  }
-  if (typeof v === 'string' && /^(0x[0-9a-f]+|\d+)$/i.test(v)) {
-    return Number(v);
-  }
-  throw new HeapMapError(`${what}: expected a non-negative number, got ${JSON.stringify(v)}`);
-}
-
-function firstOf(o: Record<string, Json>, ...names: string[]): Json {
-  for (const n of names) {
-    if (o[n] !== undefined) {
-      return o[n];
-    }
-  }
-  return undefined;
-}
-
-function decodeBlocks(v: Json, where: string): { blocks: Block[]; units: number } {
-  if (typeof v === 'string') {
-    return decodeRuns(base64Decode(v));
-  }
-  if (!Array.isArray(v)) {
-    throw new HeapMapError(`${where}: expected runs as base64 or an array, got ${typeof v}`);
-  }
-  const blocks: Block[] = [];
-  let units = 0;
-  // Either [{kind, solidity, units}, …], [[kind, solidity, units], …]
-  // or a flat [state, units, state, units, …].
-  if (v.length > 0 && typeof v[0] === 'number') {
-    if (v.length % 2 !== 0) {
-      throw new HeapMapError(`${where}: flat run array of odd length ${v.length}`);
-    }
-    for (let i = 0; i < v.length; i += 2) {
-      const state = num(v[i], `${where}[${i}]`);
-      const n = num(v[i + 1], `${where}[${i + 1}]`);
-      pushBlock(blocks, (state >> 3) & 7, state & 7, n);
-      units += n;
-    }
-    return { blocks, units };
-  }
-  v.forEach((b, i) => {
-    let kind: number, solidity: number, n: number;
-    if (Array.isArray(b)) {
-      [kind, solidity, n] = [num(b[0], `${where}[${i}][0]`), num(b[1], `${where}[${i}][1]`), num(b[2], `${where}[${i}][2]`)];
-    } else if (isObject(b)) {
-      kind = typeof b.kind === 'string' ? kindFromName(b.kind) : num(b.kind, `${where}[${i}].kind`);
-      solidity =
-        typeof b.solidity === 'string' ? solidityFromName(b.solidity) : num(b.solidity, `${where}[${i}].solidity`);
-      n = num(firstOf(b, 'units', 'n', 'count'), `${where}[${i}].units`);
-    } else {
-      throw new HeapMapError(`${where}[${i}]: expected a block`);
-    }
-    pushBlock(blocks, kind, solidity, n);
-    units += n;
+    return { kind, solidity, kindIndex, free: solidity === 'free', ...parseColor(f.color, `${where}.color`) };
   });
-  return { blocks, units };
-}
-
-function kindFromName(s: string): number {
-  const i = kindNames.indexOf(s);
-  if (i < 0) {
-    throw new HeapMapError(`unknown kind ${JSON.stringify(s)}`);
-  }
-  return i;
-}
-
-function solidityFromName(s: string): number {
-  const i = solidityNames.indexOf(s);
-  if (i < 0) {
-    throw new HeapMapError(`unknown solidity ${JSON.stringify(s)}`);
-  }
-  return i;
-}
-
-/**
- * Decodes a heap map as the backend sends it (the `ddmHeapMap` DAP event body
- * or the `vm/heapMap` result): an object with `heapId`, `pieces` (each with
- * `start`, `unitSize`, `units` and the blocks as `runs`, a base64 DDM run list,
- * or as an array), and optional `native`, `perObject`, `timestamp`. A wrapper
- * `{heapMap: …}` or `{map: …}` is unwrapped.
- */
-export function decodeHeapMap(body: Json): HeapMap {
-  if (!isObject(body)) {
-    throw new HeapMapError('expected an object');
-  }
-  const inner = firstOf(body, 'heapMap', 'map');
-  if (isObject(inner) && !Array.isArray(body.pieces)) {
-    return decodeHeapMap(inner);
-  }
-  const rawPieces = firstOf(body, 'pieces', 'segments');
-  if (!Array.isArray(rawPieces)) {
-    throw new HeapMapError('missing pieces');
-  }
-  const pieces: Piece[] = rawPieces.map((p, i) => {
-    if (!isObject(p)) {
-      throw new HeapMapError(`piece ${i}: expected an object`);
-    }
-    const where = `piece ${i}`;
-    const start = num(firstOf(p, 'start', 'address', 'startAddress'), `${where}.start`);
-    const unitSize = num(firstOf(p, 'unitSize', 'allocUnitSize'), `${where}.unitSize`);
-    const { blocks, units } = decodeBlocks(firstOf(p, 'runs', 'blocks') ?? [], `${where}.runs`);
-    const declared = firstOf(p, 'units', 'unitCount');
-    if (declared !== undefined && num(declared, `${where}.units`) !== units) {
-      throw new HeapMapError(`${where}: runs cover ${units} units, header says ${String(declared)}`);
-    }
+  const pieces = arr(o.pieces, 'pieces').map((p, i): Piece => {
+    const where = `pieces[${i}]`;
+    const f = fieldsOf(p, where, ['start', 'unitSize', 'units', 'blocks', 'runs'], [], HeapMapError);
+    const start = uint(f.start, `${where}.start`, HeapMapError, false);
+    const unitSize = uint(f.unitSize, `${where}.unitSize`, HeapMapError);
+    const units = uint(f.units, `${where}.units`, HeapMapError);
+    str(f.runs, `${where}.runs`, HeapMapError);
     if (unitSize === 0) {
-      throw new HeapMapError(`${where}: unit size 0`);
+      throw new HeapMapError(`${where}.unitSize: 0`);
+    }
+    const pairs = arr(f.blocks, `${where}.blocks`);
+    if (pairs.length % 2 !== 0) {
+      throw new HeapMapError(`${where}.blocks: ${pairs.length} numbers, not (style, units) pairs`);
+    }
+    const blocks: Block[] = [];
+    let covered = 0;
+    for (let j = 0; j < pairs.length; j += 2) {
+      const bw = `${where}.blocks[${j / 2}]`;
+      const style = uint(pairs[j], `${bw} style`, HeapMapError);
+      const n = uint(pairs[j + 1], `${bw} units`, HeapMapError);
+      if (style >= styles.length) {
+        throw new HeapMapError(`${bw}: style ${style} out of range (${styles.length} styles)`);
+      }
+      if (n === 0) {
+        throw new HeapMapError(`${bw}: 0 units`);
+      }
+      blocks.push({ style, units: n });
+      covered += n;
+    }
+    if (covered !== units) {
+      throw new HeapMapError(`${where}: blocks cover ${covered} units, the piece ${units}`);
     }
     return { start, unitSize, units, blocks };
   });
-  pieces.sort((a, b) => a.start - b.start);
-  const ts = body.timestamp;
-  return {
-    heapId: body.heapId === undefined ? 1 : num(body.heapId, 'heapId'),
-    native: body.native === true,
-    perObject: body.perObject === true,
-    pieces,
-    timestamp: typeof ts === 'number' ? ts : undefined,
+  const tf = fieldsOf(o.totals, 'totals', ['bytes', 'freeBytes', 'byKind'], [], HeapMapError);
+  const byKindObj = fieldsOf(tf.byKind, 'totals.byKind', [], kindNames, HeapMapError);
+  const byKind: Record<string, number> = {};
+  for (const [k, v] of Object.entries(byKindObj)) {
+    if (v !== undefined) {
+      byKind[k] = uint(v, `totals.byKind[${JSON.stringify(k)}]`, HeapMapError);
+    }
+  }
+  const totals: HeapMapTotals = {
+    bytes: uint(tf.bytes, 'totals.bytes', HeapMapError),
+    freeBytes: uint(tf.freeBytes, 'totals.freeBytes', HeapMapError),
+    byKind,
   };
+  const legend = arr(o.legend, 'legend').map((l, i): LegendEntry => {
+    const where = `legend[${i}]`;
+    const f = fieldsOf(l, where, ['key', 'label', 'detail', 'color'], [], HeapMapError);
+    const key = str(f.key, `${where}.key`, HeapMapError);
+    if (key !== 'free' && key !== 'gap' && !kindNames.includes(key)) {
+      throw new HeapMapError(`${where}.key: ${JSON.stringify(key)} is not "free", "gap" or a kind`);
+    }
+    return {
+      key,
+      label: str(f.label, `${where}.label`, HeapMapError),
+      detail: str(f.detail, `${where}.detail`, HeapMapError),
+      ...parseColor(f.color, `${where}.color`),
+    };
+  });
+  const gap = legend.find((l) => l.key === 'gap');
+  if (!gap) {
+    throw new HeapMapError('legend: no "gap" entry');
+  }
+  const map: HeapMap = { id, heapId, perObject, styles, pieces, totals, legend, gap: gap.rgb };
+  if (o.png !== undefined) {
+    map.png = str(o.png, 'png', HeapMapError);
+  }
+  checkTotals(map);
+  return map;
+}
+
+function arr(v: unknown, where: string): unknown[] {
+  if (!Array.isArray(v)) {
+    throw new HeapMapError(`${where}: expected an array, got ${JSON.stringify(v) ?? 'nothing'}`);
+  }
+  return v;
+}
+
+/** The totals the backend sent must be the blocks' (bytes, free bytes, bytes by kind). */
+function checkTotals(map: HeapMap): void {
+  const t = heapTotals(map);
+  if (t.spanBytes !== map.totals.bytes) {
+    throw new HeapMapError(`totals.bytes: ${map.totals.bytes}, the blocks cover ${t.spanBytes}`);
+  }
+  if (t.freeBytes !== map.totals.freeBytes) {
+    throw new HeapMapError(`totals.freeBytes: ${map.totals.freeBytes}, the blocks hold ${t.freeBytes} free`);
+  }
+  for (const k of t.kinds) {
+    const sent = map.totals.byKind[k.name] ?? 0;
+    if (sent !== k.bytes) {
+      throw new HeapMapError(`totals.byKind[${JSON.stringify(k.name)}]: ${sent}, the blocks hold ${k.bytes}`);
+    }
+  }
 }
 
 export interface KindTotal {
-  kind: Kind;
+  /** Index in kindNames. */
+  kind: number;
   name: string;
   /** Blocks of this kind (objects when the map is per object, runs otherwise). */
   count: number;
   bytes: number;
-  /** Bytes per solidity (index = Solidity). */
-  bySolidity: number[];
+  /** Bytes per solidity name. */
+  bySolidity: Record<string, number>;
 }
 
 export interface HeapTotals {
@@ -389,13 +253,7 @@ export interface HeapTotals {
 
 /** Per-kind totals of a heap map, free space apart, like the DDMS heap table. */
 export function heapTotals(map: HeapMap): HeapTotals {
-  const kinds: KindTotal[] = kindNames.map((name, k) => ({
-    kind: k as Kind,
-    name,
-    count: 0,
-    bytes: 0,
-    bySolidity: new Array<number>(8).fill(0),
-  }));
+  const kinds: KindTotal[] = kindNames.map((name, k) => ({ kind: k, name, count: 0, bytes: 0, bySolidity: {} }));
   let freeBytes = 0;
   let freeBlocks = 0;
   let low = Infinity;
@@ -405,15 +263,16 @@ export function heapTotals(map: HeapMap): HeapTotals {
     high = Math.max(high, p.start + p.units * p.unitSize);
     for (const b of p.blocks) {
       const bytes = b.units * p.unitSize;
-      if (b.solidity === Solidity.Free) {
+      const s = map.styles[b.style];
+      if (s.free) {
         freeBytes += bytes;
         freeBlocks++;
         continue;
       }
-      const t = kinds[b.kind & 7];
+      const t = kinds[s.kindIndex];
       t.count++;
       t.bytes += bytes;
-      t.bySolidity[b.solidity & 7] += bytes;
+      t.bySolidity[s.solidity] = (t.bySolidity[s.solidity] ?? 0) + bytes;
     }
   }
   const usedBytes = kinds.reduce((s, k) => s + k.bytes, 0);
@@ -428,7 +287,11 @@ export function heapTotals(map: HeapMap): HeapTotals {
   };
 }
 
-/** One row segment of the linear layout: `units` drawn from `x` on row `y`. */
+/** The legend's colour for key ("free", "gap" or a kind name). */
+export function legendColor(map: HeapMap, key: string): RGB | undefined {
+  return map.legend.find((l) => l.key === key)?.rgb;
+}
+
 export interface LayoutOptions {
   /** Pixels per row. */
   width: number;
@@ -448,6 +311,7 @@ export interface PieceLayout {
 }
 
 export interface Layout {
+  map: HeapMap;
   width: number;
   unitsPerPixel: number;
   rows: number;
@@ -468,7 +332,7 @@ export function layout(map: HeapMap, opt: LayoutOptions): Layout {
     pieces.push({ piece: p, firstRow: row, rows, pixels });
     row += rows;
   });
-  return { width, unitsPerPixel: upp, rows: Math.max(row, 1), pieces };
+  return { map, width, unitsPerPixel: upp, rows: Math.max(row, 1), pieces };
 }
 
 /** The smallest power-of-two units per pixel that keeps the layout within maxRows. */
@@ -482,11 +346,12 @@ export function fitUnitsPerPixel(map: HeapMap, width: number, maxRows: number): 
 }
 
 /**
- * Paints the layout (of a map) into an RGBA buffer (width × rows × 4), a pixel taking the
- * colour of the block at its first unit.
+ * Paints the layout into an RGBA buffer (width × rows × 4) in the colours the
+ * backend sent: a pixel takes its block's style colour at its first unit,
+ * everything else the legend's gap colour.
  */
 export function paint(lay: Layout): Uint8ClampedArray<ArrayBuffer> {
-  const { width, unitsPerPixel: upp } = lay;
+  const { width, unitsPerPixel: upp, map } = lay;
   const px = new Uint8ClampedArray(width * lay.rows * 4);
   const set = (i: number, c: RGB): void => {
     px[i * 4] = c[0];
@@ -495,18 +360,8 @@ export function paint(lay: Layout): Uint8ClampedArray<ArrayBuffer> {
     px[i * 4 + 3] = 255;
   };
   for (let i = 0; i < width * lay.rows; i++) {
-    set(i, gapColor);
+    set(i, map.gap);
   }
-  const palette = new Map<number, RGB>();
-  const colorOf = (b: Block): RGB => {
-    const key = ((b.kind & 7) << 3) | (b.solidity & 7);
-    let c = palette.get(key);
-    if (!c) {
-      c = blockColor(b.kind, b.solidity);
-      palette.set(key, c);
-    }
-    return c;
-  };
   for (const pl of lay.pieces) {
     const { blocks, units } = pl.piece;
     if (blocks.length === 0) {
@@ -520,7 +375,7 @@ export function paint(lay: Layout): Uint8ClampedArray<ArrayBuffer> {
         bi++;
         blockEnd += blocks[bi].units;
       }
-      set(pl.firstRow * width + p, colorOf(blocks[bi]));
+      set(pl.firstRow * width + p, map.styles[blocks[bi].style].rgb);
     }
   }
   return px;
@@ -530,6 +385,7 @@ export interface HitInfo {
   address: number;
   piece: Piece;
   block?: Block;
+  style?: BlockStyle;
   /** Address of the block's first byte. */
   blockStart?: number;
 }
@@ -552,13 +408,22 @@ export function hitTest(lay: Layout, x: number, y: number): HitInfo | undefined 
     let at = 0;
     for (const b of p.blocks) {
       if (unit < at + b.units) {
-        return { address: p.start + unit * p.unitSize, piece: p, block: b, blockStart: p.start + at * p.unitSize };
+        return { address: p.start + unit * p.unitSize, piece: p, block: b, style: lay.map.styles[b.style], blockStart: p.start + at * p.unitSize };
       }
       at += b.units;
     }
     return { address: p.start + unit * p.unitSize, piece: p };
   }
   return undefined;
+}
+
+/** The hover read-out of a block: "free, 16 B at 0x…" or "class (hard), 72 B at 0x…". */
+export function describeHit(h: HitInfo): string {
+  if (!h.block || !h.style || h.blockStart === undefined) {
+    return '';
+  }
+  const size = `${formatBytes(h.block.units * h.piece.unitSize)} at ${formatAddress(h.blockStart)}`;
+  return h.style.free ? `free, ${size}` : `${h.style.kind} (${h.style.solidity}), ${size}`;
 }
 
 export function formatAddress(a: number): string {

@@ -1,22 +1,39 @@
-// Threads as data: normalising the backend's thread lists, state colours, CPU
-// times and the "blinkenlights" activity history. No DOM, no vscode.
+// Threads as data: strict decoding of the backend's thread lists
+// (ddm.ThreadsJSON, docs/rpc.md "Thread"), state colours, CPU times and the
+// "blinkenlights" activity history. No DOM, no vscode.
 
+import { bool, fieldsOf, SchemaError, str, uint } from '../schema';
+
+/** One thread (ddm.ThreadJSON). */
 export interface ThreadInfo {
   id: number;
   name: string;
-  /** DDM state name: running, timed-wait, monitor, wait, zombie, initializing, starting, native, vmwait, suspended. */
+  /** One of threadStateNames. */
   state: string;
   suspended: boolean;
-  daemon: boolean;
-  /** Linux thread id (DDM only). */
+  /** DDM only; absent when unknown. */
+  daemon?: boolean;
+  /** Linux thread id (DDM, or /proc for a JVM on the backend's host). */
   tid?: number;
-  /** User / system CPU time in clock ticks (DDM only). */
+  /** User / system CPU time in clock ticks (1/100 s). */
   utime?: number;
   stime?: number;
 }
 
-/** THST numbering (Dalvik), for backends that send numbers. */
-const stateByNumber = [
+/** A VM's thread list (ddm.ThreadsJSON). */
+export interface ThreadList {
+  /** The monitor's VM id; a stand-alone session's VM address. */
+  id: string;
+  threads: ThreadInfo[];
+  /** What the list lacks and why (a VM without THST). */
+  note?: string;
+}
+
+/**
+ * The values of ThreadJSON.state: ddm.ThreadStateNames(), the DDM states then
+ * "unknown" (the VM has not told). Anything else is an error, never a guess.
+ */
+export const threadStateNames: readonly string[] = [
   'zombie',
   'running',
   'timed-wait',
@@ -27,20 +44,27 @@ const stateByNumber = [
   'native',
   'vmwait',
   'suspended',
+  'unknown',
 ];
+
+export class ThreadsError extends SchemaError {
+  constructor(message: string) {
+    super(`threads: ${message}`);
+    this.name = 'ThreadsError';
+  }
+}
 
 export type StateClass = 'running' | 'waiting' | 'blocked' | 'native' | 'starting' | 'dead' | 'suspended' | 'other';
 
-/** Groups DDM and JDWP state names into the classes the views colour. */
+/** Groups the state names into the classes the views colour ("unknown": other). */
 export function stateClass(state: string, suspended = false): StateClass {
   if (suspended) {
     return 'suspended';
   }
-  switch (state.toLowerCase()) {
+  switch (state) {
     case 'running':
       return 'running';
     case 'timed-wait':
-    case 'sleeping':
     case 'wait':
     case 'vmwait':
       return 'waiting';
@@ -84,44 +108,45 @@ export const stateThemeColors: Record<StateClass, string> = {
   other: 'foreground',
 };
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function optNum(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
-
 /**
- * Reads a thread list: `{threads: [...]}` (the `ddmThreads` event, the
- * `vm/threads` result and notification) or a bare array. Entries without an id
- * are skipped.
+ * Decodes a thread list exactly as ddm.ThreadsJSON defines it (the
+ * `ddmThreads` event body, the `vm/threads` result and notification):
+ * unknown or missing fields and a state that is not one of threadStateNames
+ * (a number, say) are errors naming the field.
  */
-export function decodeThreads(body: unknown): ThreadInfo[] {
-  const list = Array.isArray(body) ? body : isObj(body) && Array.isArray(body.threads) ? body.threads : [];
-  const out: ThreadInfo[] = [];
-  for (const t of list) {
-    if (!isObj(t)) {
-      continue;
-    }
-    const id = optNum(t.id) ?? optNum(t.threadId);
-    if (id === undefined) {
-      continue;
-    }
-    const st = t.state ?? t.status;
-    const state = typeof st === 'number' ? (stateByNumber[st] ?? `state(${st})`) : typeof st === 'string' ? st : 'unknown';
-    out.push({
-      id,
-      name: typeof t.name === 'string' && t.name !== '' ? t.name : `Thread ${id}`,
-      state,
-      suspended: t.suspended === true,
-      daemon: t.daemon === true,
-      tid: optNum(t.tid),
-      utime: optNum(t.utime),
-      stime: optNum(t.stime),
-    });
+export function decodeThreads(body: unknown): ThreadList {
+  const o = fieldsOf(body, '', ['id', 'threads'], ['note'], ThreadsError);
+  const id = str(o.id, 'id', ThreadsError);
+  if (!Array.isArray(o.threads)) {
+    throw new ThreadsError(`threads: expected an array, got ${JSON.stringify(o.threads)}`);
   }
-  return out;
+  const threads = o.threads.map((t, i): ThreadInfo => {
+    const where = `threads[${i}]`;
+    const f = fieldsOf(t, where, ['id', 'name', 'state', 'suspended'], ['daemon', 'tid', 'utime', 'stime'], ThreadsError);
+    if (typeof f.state !== 'string' || !threadStateNames.includes(f.state)) {
+      throw new ThreadsError(`${where}.state: ${JSON.stringify(f.state)} is not one of ${threadStateNames.join(', ')}`);
+    }
+    const out: ThreadInfo = {
+      id: uint(f.id, `${where}.id`, ThreadsError, false),
+      name: str(f.name, `${where}.name`, ThreadsError),
+      state: f.state,
+      suspended: bool(f.suspended, `${where}.suspended`, ThreadsError),
+    };
+    if (f.daemon !== undefined) {
+      out.daemon = bool(f.daemon, `${where}.daemon`, ThreadsError);
+    }
+    for (const k of ['tid', 'utime', 'stime'] as const) {
+      if (f[k] !== undefined) {
+        out[k] = uint(f[k], `${where}.${k}`, ThreadsError);
+      }
+    }
+    return out;
+  });
+  const list: ThreadList = { id, threads };
+  if (o.note !== undefined) {
+    list.note = str(o.note, 'note', ThreadsError);
+  }
+  return list;
 }
 
 /** Clock ticks per second of the CPU times (Linux USER_HZ). */

@@ -1,23 +1,22 @@
 // The heap map webview: draws the heap bitmap like the DDMS heap view, with a
 // legend, zoom, the address under the pointer and per-kind totals. Bundled
-// for the browser; all decoding and colour logic is in ../heap.
+// for the browser; decoding is in ../heap, the colours and legend come from
+// the backend with the map.
 
 import {
-  blockColor,
   cssColor,
   decodeHeapMap,
+  describeHit,
   fitUnitsPerPixel,
   formatAddress,
   formatBytes,
-  freeColor,
   HeapMap,
   heapTotals,
   hitTest,
-  kindNames,
   Layout,
   layout,
+  legendColor,
   paint,
-  solidityNames,
 } from '../heap/heapmap';
 import { decodeHeapInfo, HeapStats, heapUsePercent } from '../heap/heapinfo';
 import type { FromWebview, ToWebview, VMRef } from './messages';
@@ -97,7 +96,7 @@ app.append(
   el('section', { class: 'totals' }, el('h3', {}, 'By kind'), totals),
 );
 
-buildLegend(legend);
+buildLegend(legend, undefined);
 
 // ---- rendering ----
 
@@ -117,10 +116,9 @@ function setStatus(): void {
     statusLine.textContent = state.vm ? `Waiting for a heap map from ${state.vm.name}…` : 'No VM selected.';
   } else {
     const t = heapTotals(state.map);
-    const when = state.map.timestamp ? ` · ${new Date(state.map.timestamp * 1000).toLocaleTimeString()}` : '';
     statusLine.textContent =
-      `Heap ${state.map.heapId}${state.map.native ? ' (native)' : ''}: ${state.map.pieces.length} piece(s), ` +
-      `${formatBytes(t.usedBytes)} used, ${formatBytes(t.freeBytes)} free${when}`;
+      `Heap ${state.map.heapId}: ${state.map.pieces.length} piece(s), ` +
+      `${formatBytes(t.usedBytes)} used, ${formatBytes(t.freeBytes)} free`;
   }
 }
 
@@ -149,24 +147,31 @@ function renderInfo(): void {
   }
 }
 
+function swatch(c: readonly [number, number, number] | undefined): HTMLElement {
+  const sw = el('span', { class: 'swatch' });
+  if (c) {
+    sw.style.backgroundColor = cssColor(c);
+  }
+  return sw;
+}
+
 function renderTotals(): void {
   totals.replaceChildren();
-  if (!state.map) {
+  const map = state.map;
+  if (!map) {
     return;
   }
-  const t = heapTotals(state.map);
+  const t = heapTotals(map);
   totals.append(el('tr', {}, ...['', 'Kind', 'Count', 'Total size', '% of used'].map((h) => el('th', {}, h))));
   for (const k of t.kinds) {
     if (k.count === 0) {
       continue;
     }
-    const sw = el('span', { class: 'swatch' });
-    sw.style.backgroundColor = cssColor(blockColor(k.kind, 1));
     totals.append(
       el(
         'tr',
-        { 'data-kind': String(k.kind) },
-        el('td', {}, sw),
+        { 'data-kind': k.name },
+        el('td', {}, swatch(legendColor(map, k.name))),
         el('td', {}, k.name),
         el('td', { class: 'num' }, k.count.toLocaleString('en-US')),
         el('td', { class: 'num', 'data-bytes': String(k.bytes) }, formatBytes(k.bytes)),
@@ -174,13 +179,11 @@ function renderTotals(): void {
       ),
     );
   }
-  const free = el('span', { class: 'swatch' });
-  free.style.backgroundColor = cssColor(freeColor);
   totals.append(
     el(
       'tr',
       { 'data-kind': 'free' },
-      el('td', {}, free),
+      el('td', {}, swatch(legendColor(map, 'free'))),
       el('td', {}, 'free'),
       el('td', { class: 'num' }, t.freeBlocks.toLocaleString('en-US')),
       el('td', { class: 'num', 'data-bytes': String(t.freeBytes) }, formatBytes(t.freeBytes)),
@@ -263,13 +266,7 @@ canvas.addEventListener('mousemove', (ev) => {
     hover.textContent = 'heap expansion area';
     return;
   }
-  const b = hit.block;
-  const what = b
-    ? b.solidity === 0
-      ? `free, ${formatBytes(b.units * hit.piece.unitSize)} at ${formatAddress(hit.blockStart!)}`
-      : `${kindNames[b.kind]} (${solidityNames[b.solidity]}), ${formatBytes(b.units * hit.piece.unitSize)} at ${formatAddress(hit.blockStart!)}`
-    : '';
-  hover.textContent = `${formatAddress(hit.address)} — ${what}`;
+  hover.textContent = `${formatAddress(hit.address)} — ${describeHit(hit)}`;
 });
 // Re-fit when the panel is resized (only while fitting automatically).
 let resizeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -300,6 +297,7 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
     case 'vm':
       if (m.vm?.id !== state.vm?.id) {
         state.map = undefined;
+        buildLegend(legend, undefined);
         state.info = [];
         state.autoFit = true;
         state.noDdm = undefined;
@@ -308,13 +306,18 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
       state.error = undefined;
       break;
     case 'heapInfo':
-      state.info = decodeHeapInfo(m.body);
+      try {
+        state.info = decodeHeapInfo(m.body).heaps;
+      } catch (e) {
+        state.error = `Cannot read the heap info: ${(e as Error).message}`;
+      }
       break;
     case 'heapMap':
       try {
         state.map = decodeHeapMap(m.body);
         state.error = undefined;
         state.status = undefined;
+        buildLegend(legend, state.map.legend);
       } catch (e) {
         state.error = `Cannot read the heap map: ${(e as Error).message}`;
       }

@@ -4,17 +4,17 @@
 // Bundled for the browser; decoding, sorting and filtering are in ../heap.
 
 import {
-  blockColor,
   cssColor,
   decodeHeapMap,
   fitUnitsPerPixel,
   formatAddress,
   formatBytes,
-  freeColor,
   HeapMap,
   heapTotals,
   layout,
+  legendColor,
   paint,
+  RGB,
 } from '../heap/heapmap';
 import {
   decodeDiff,
@@ -97,7 +97,7 @@ const mapPane = el(
   el('div', { class: 'map-and-legend' }, el('div', { class: 'map' }, el('div', { class: 'canvas-box', id: 'canvas-box' }, canvas)), el('div', { class: 'side' }, el('h3', {}, 'Legend'), legend)),
   el('section', { class: 'totals' }, el('h3', {}, 'By kind'), mapTotals),
 );
-buildLegend(legend);
+buildLegend(legend, undefined);
 
 const diffFilter = el('input', { id: 'diff-filter', type: 'search', placeholder: 'Filter classes', 'aria-label': 'Filter classes' });
 const diffNote = el('span', { id: 'diff-base', class: 'muted' }, 'No dump to compare with yet.');
@@ -245,6 +245,14 @@ function renderDominators(): void {
   }
 }
 
+function swatch(c: RGB | undefined): HTMLElement {
+  const sw = el('span', { class: 'swatch' });
+  if (c) {
+    sw.style.backgroundColor = cssColor(c);
+  }
+  return sw;
+}
+
 function renderMap(): void {
   mapTotals.replaceChildren();
   const map = state.map;
@@ -269,14 +277,10 @@ function renderMap(): void {
     if (k.count === 0) {
       continue;
     }
-    const sw = el('span', { class: 'swatch' });
-    sw.style.backgroundColor = cssColor(blockColor(k.kind, 1));
-    mapTotals.append(el('tr', { 'data-kind': String(k.kind) }, el('td', {}, sw), el('td', {}, k.name), el('td', { class: 'num' }, num(k.count)), el('td', { class: 'num', 'data-bytes': String(k.bytes) }, formatBytes(k.bytes))));
+    mapTotals.append(el('tr', { 'data-kind': k.name }, el('td', {}, swatch(legendColor(map, k.name))), el('td', {}, k.name), el('td', { class: 'num' }, num(k.count)), el('td', { class: 'num', 'data-bytes': String(k.bytes) }, formatBytes(k.bytes))));
   }
-  const free = el('span', { class: 'swatch' });
-  free.style.backgroundColor = cssColor(freeColor);
   mapTotals.append(
-    el('tr', { 'data-kind': 'free' }, el('td', {}, free), el('td', {}, 'free'), el('td', { class: 'num' }, num(t.freeBlocks)), el('td', { class: 'num', 'data-bytes': String(t.freeBytes) }, formatBytes(t.freeBytes))),
+    el('tr', { 'data-kind': 'free' }, el('td', {}, swatch(legendColor(map, 'free'))), el('td', {}, 'free'), el('td', { class: 'num' }, num(t.freeBlocks)), el('td', { class: 'num', 'data-bytes': String(t.freeBytes) }, formatBytes(t.freeBytes))),
     el('tr', { class: 'total' }, el('td', {}, ''), el('td', {}, 'total used'), el('td', { class: 'num' }, `${formatAddress(t.lowAddress)}–${formatAddress(t.highAddress)}`), el('td', { class: 'num', 'data-bytes': String(t.usedBytes) }, formatBytes(t.usedBytes))),
   );
 }
@@ -363,6 +367,7 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
         break;
       case 'heapMap':
         state.map = decodeHeapMap(m.body);
+        buildLegend(legend, state.map.legend);
         state.error = undefined;
         state.status = `Heap map: ${state.map.pieces.length} piece(s) drawn from object addresses`;
         break;

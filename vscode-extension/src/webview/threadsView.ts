@@ -69,7 +69,7 @@ function render(): void {
         { 'data-thread': String(r.id), class: r.isNew ? 'new' : '' },
         el('td', { class: 'num' }, String(r.id)),
         el('td', { class: 'num' }, r.tid !== undefined ? String(r.tid) : '—'),
-        el('td', { class: 'name', title: flags }, r.name, flags ? el('span', { class: 'flag' }, ` ${flags}`) : ''),
+        el('td', { class: 'name', title: flags }, r.name || `Thread ${r.id}`, flags ? el('span', { class: 'flag' }, ` ${flags}`) : ''),
         el('td', {}, stateCell),
         el('td', { class: 'num' }, formatCpu(r.utime)),
         el('td', { class: 'num' }, formatCpu(r.stime)),
@@ -91,8 +91,13 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
       message = undefined;
       break;
     case 'threads':
-      rows = tracker.update(decodeThreads(m.body)).sort((a, b) => a.id - b.id);
-      message = undefined;
+      try {
+        const list = decodeThreads(m.body);
+        rows = tracker.update(list.threads).sort((a, b) => a.id - b.id);
+        message = list.note ? { text: list.note, error: false } : undefined;
+      } catch (e) {
+        message = { text: `Cannot read the threads: ${(e as Error).message}`, error: true };
+      }
       break;
     case 'status':
       message = { text: m.message, error: false };

@@ -262,15 +262,15 @@ describe('ddmbridge dap against HotSpot', () => {
       const initialized = c.waitForEvent('initialized');
       await Promise.all([initialized, c.attachRequest({ hostName: '127.0.0.1', port: simPort, timeout: 10000 } as DebugProtocol.AttachRequestArguments)]);
       await c.configurationDoneRequest();
-      const threadsEv = eventMatching(c, 'ddmThreads', (b) => decodeThreads(b).length > 0);
+      const threadsEv = eventMatching(c, 'ddmThreads', (b) => decodeThreads(b).threads.length > 0);
       const on = await c.customRequest(dapRequests.updates, { threads: true, heapInfo: true, heapMap: true });
       assert.equal(on.success, true);
-      const threads = decodeThreads(await threadsEv);
+      const threads = decodeThreads(await threadsEv).threads;
       assert.ok(threads.length > 0 && threads.every((t) => t.name !== ''), `ddmThreads decodes: ${JSON.stringify(threads.slice(0, 2))}`);
       const infoEv = c.waitForEvent('ddmHeapInfo');
       const mapEv = c.waitForEvent('ddmHeapMap');
       await c.customRequest(dapRequests.gc, {});
-      const heaps = decodeHeapInfo((await infoEv).body);
+      const heaps = decodeHeapInfo((await infoEv).body).heaps;
       assert.ok(heaps.length > 0 && heaps[0].sizeBytes > 0, `ddmHeapInfo decodes: ${JSON.stringify(heaps)}`);
       const body = (await mapEv).body as { totals: { bytes: number; freeBytes: number } };
       const t = heapTotals(decodeHeapMap(body));
@@ -316,7 +316,7 @@ describe('ddmbridge dap against HotSpot', () => {
       assert.match((await locals(c, frame.id)).get('n')?.value ?? '', /^\d+$/);
       assert.equal((await eventually(async () => (await api.listVMs()).find((v) => v.id === vm.id && v.debugger), 5000, 'debugger: true')).debugger, true);
       // DDM keeps flowing while the debugger is attached.
-      assert.ok((await api.threads(vm.id)).length > 0, 'vm/threads answers during the session');
+      assert.ok((await api.threads(vm.id)).threads.length > 0, 'vm/threads answers during the session');
       await c.setBreakpointsRequest({ source: { path: sampleJava }, breakpoints: [] });
       await c.disconnectRequest({ terminateDebuggee: false });
       dc = undefined;

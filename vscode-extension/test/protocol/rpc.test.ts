@@ -10,7 +10,6 @@ import * as net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ControlApi } from '../../src/backend/api';
 import { Backend, BackendState, isMethodNotFound } from '../../src/backend/rpc';
-import { decodeHeapInfo } from '../../src/heap/heapinfo';
 import { decodeHeapMap, heapTotals, kindNames } from '../../src/heap/heapmap';
 import { decodeThreads } from '../../src/threads/threads';
 import { VMInfo } from '../../src/vms';
@@ -87,9 +86,10 @@ describe('ddmbridge serve --stdio through the extension client', () => {
   test('vm/threads of a plain JVM, from JDWP', async () => {
     const vm = await vmAt(plain.port);
     const threads = await api.threads(vm.id);
+    assert.equal(threads.id, vm.id);
     assert.ok(
-      threads.some((t) => t.name === 'main'),
-      `threads: ${threads.map((t) => t.name).join(', ')}`,
+      threads.threads.some((t) => t.name === 'main'),
+      `threads: ${threads.threads.map((t) => t.name).join(', ')}`,
     );
   });
 
@@ -97,13 +97,13 @@ describe('ddmbridge serve --stdio through the extension client', () => {
     const vm = await vmAt(simPort);
     await api.setUpdates(vm.id, 'threads', true);
     const n = await eventually(() => notes.find((x) => x.method === 'vm/threads' && (x.params as { id: string }).id === vm.id), 15000, 'a vm/threads notification');
-    assert.ok(decodeThreads(n.params).length > 0);
+    assert.ok(decodeThreads(n.params).threads.length > 0);
     await api.setUpdates(vm.id, 'threads', false);
   });
 
   test('heap info and a heap map of the DDM VM decode, and the totals agree with the backend', async () => {
     const vm = await vmAt(simPort);
-    const info = await api.heapInfo(vm.id);
+    const info = (await api.heapInfo(vm.id)).heaps;
     assert.ok(info.length > 0, 'HPIF data');
     assert.ok(info[0].sizeBytes >= info[0].allocatedBytes);
     const raw = (await api.heapMap(vm.id, true)) as { totals: { bytes: number; freeBytes: number; byKind: Record<string, number> } };
@@ -113,9 +113,10 @@ describe('ddmbridge serve --stdio through the extension client', () => {
     assert.equal(t.spanBytes, raw.totals.bytes, 'bytes covered');
     assert.equal(t.freeBytes, raw.totals.freeBytes, 'free bytes');
     for (const k of t.kinds) {
-      assert.equal(k.bytes, raw.totals.byKind[kindNames[k.kind]] ?? 0, `bytes of kind ${k.name}`);
+      assert.equal(k.bytes, raw.totals.byKind[k.name] ?? 0, `bytes of kind ${k.name}`);
     }
-    assert.ok(decodeHeapInfo({ heaps: info }).length === info.length);
+    assert.deepEqual(map.legend.map((l) => l.key), ['free', ...kindNames, 'gap'], 'the legend the backend sends');
+    assert.ok(map.styles.every((s) => /^#[0-9a-f]{6}$/.test(s.color)), 'styles carry their colours');
   });
 
   test('vms/select makes a VM current', async () => {

@@ -1,20 +1,39 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { parseDapAddress } from '../../src/backend/api';
-import { decodeHeapInfo, heapUsePercent } from '../../src/heap/heapinfo';
+import { decodeHeapInfo, HeapInfoError, heapUsePercent } from '../../src/heap/heapinfo';
+import { extRoot } from '../support/fixtures';
 import { contentSecurityPolicy, makeNonce, webviewHtml } from '../../src/webview/html';
 
 describe('decodeHeapInfo', () => {
-  const h = { heapId: 1, maxBytes: 64 << 20, sizeBytes: 8 << 20, allocatedBytes: 2 << 20, allocatedObjects: 1234, timestamp: 1700000000000 };
-  test('array, {heaps}, map keyed by id, single object', () => {
-    assert.deepEqual(decodeHeapInfo([h]), [h]);
-    assert.deepEqual(decodeHeapInfo({ heaps: [h] }), [h]);
-    const { heapId: _omit, ...noId } = h;
-    assert.deepEqual(decodeHeapInfo({ heaps: { '1': noId } }), [h]);
-    assert.deepEqual(decodeHeapInfo(h), [h]);
-    assert.deepEqual(decodeHeapInfo({ 1: { HeapID: 1, MaxBytes: 10, SizeBytes: 8, AllocatedBytes: 4, AllocatedObjects: 2 } })[0].allocatedBytes, 4);
-    assert.deepEqual(decodeHeapInfo('x'), []);
+  const h = { heapId: 1, timestampMs: 1700000000000, reason: 1, maxBytes: 64 << 20, sizeBytes: 8 << 20, allocatedBytes: 2 << 20, allocatedObjects: 1234 };
+  test('reads ddm.HeapInfoJSON as sent', () => {
+    assert.deepEqual(decodeHeapInfo({ id: '1', heaps: [h] }), { id: '1', heaps: [h] });
+    assert.deepEqual(decodeHeapInfo({ id: '1', heaps: [] }).heaps, []);
     assert.equal(heapUsePercent(h), 25);
+    const rec = JSON.parse(fs.readFileSync(path.join(extRoot, 'test', 'fixtures', 'ddm-recording.json'), 'utf8')) as { heapInfo: unknown };
+    assert.equal(decodeHeapInfo(rec.heapInfo).heaps[0].heapId, 1);
+  });
+
+  test('other shapes and spellings are rejected with the field named', () => {
+    const { timestampMs: _t, ...noTime } = h;
+    const cases: [unknown, RegExp][] = [
+      [[h], /^heap info: body: expected an object, got an array$/],
+      [h, /^heap info: "heapId": unknown field \(expected id, heaps\)$/],
+      [{ id: '1', heaps: { '1': h } }, /^heap info: heaps: expected an array/],
+      [{ id: '1', heapInfo: [h] }, /^heap info: "heapInfo": unknown field/],
+      [{ id: '1', heaps: [{ ...noTime, timestamp: 1 }] }, /^heap info: heaps\[0\]\."timestamp": unknown field/],
+      [{ id: '1', heaps: [noTime] }, /^heap info: heaps\[0\]\.timestampMs: missing$/],
+      [{ id: '1', heaps: [{ ...h, MaxBytes: 1 }] }, /^heap info: heaps\[0\]\."MaxBytes": unknown field/],
+      [{ id: '1', heaps: [{ ...h, sizeBytes: -1 }] }, /^heap info: heaps\[0\]\.sizeBytes: expected a non-negative integer, got -1$/],
+      [{ heaps: [h] }, /^heap info: id: missing$/],
+      ['x', /^heap info: body: expected an object, got "x"$/],
+    ];
+    for (const [body, want] of cases) {
+      assert.throws(() => decodeHeapInfo(body), (e: Error) => e instanceof HeapInfoError && want.test(e.message));
+    }
   });
 });
 

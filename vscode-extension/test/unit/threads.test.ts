@@ -1,27 +1,66 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { decodeThreads, formatCpu, historyLength, stateClass, stateColors, stateSummary, ThreadTracker } from '../../src/threads/threads';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { decodeThreads, formatCpu, historyLength, stateClass, stateColors, stateSummary, threadStateNames, ThreadsError, ThreadTracker } from '../../src/threads/threads';
+import { extRoot } from '../support/fixtures';
 
 describe('decodeThreads', () => {
-  test('reads the backend thread objects and DDM state numbers', () => {
-    const t = decodeThreads({
+  test('reads ddm.ThreadsJSON as sent', () => {
+    const l = decodeThreads({
       id: 'vm1',
       threads: [
-        { id: 1, name: 'main', state: 'running', tid: 4242, utime: 150, stime: 20 },
-        { id: 2, name: '', state: 3, daemon: true },
+        { id: 1, name: 'main', state: 'running', suspended: false, tid: 4242, utime: 150, stime: 20 },
+        { id: 2, name: '', state: 'monitor', suspended: false, daemon: true },
         { id: 3, name: 'worker', state: 'wait', suspended: true },
-        { name: 'no id' },
-        'garbage',
+        { id: 4, name: 'new', state: 'unknown', suspended: false },
       ],
     });
-    assert.equal(t.length, 3);
-    assert.deepEqual(t[0], { id: 1, name: 'main', state: 'running', suspended: false, daemon: false, tid: 4242, utime: 150, stime: 20 });
-    assert.equal(t[1].name, 'Thread 2');
-    assert.equal(t[1].state, 'monitor');
-    assert.equal(t[1].daemon, true);
-    assert.equal(t[2].suspended, true);
-    assert.deepEqual(decodeThreads([{ id: 7, state: 42 }])[0].state, 'state(42)');
-    assert.deepEqual(decodeThreads(undefined), []);
+    assert.equal(l.id, 'vm1');
+    assert.equal(l.note, undefined);
+    assert.equal(l.threads.length, 4);
+    assert.deepEqual(l.threads[0], { id: 1, name: 'main', state: 'running', suspended: false, tid: 4242, utime: 150, stime: 20 });
+    assert.deepEqual(l.threads[1], { id: 2, name: '', state: 'monitor', suspended: false, daemon: true });
+    assert.equal(l.threads[2].suspended, true);
+    assert.equal(l.threads[3].state, 'unknown');
+    assert.equal(stateClass('unknown'), 'other');
+    assert.deepEqual(decodeThreads({ id: '2', threads: [], note: 'no THST' }), { id: '2', threads: [], note: 'no THST' });
+  });
+
+  test('the states are ddm.ThreadStateNames()', () => {
+    assert.deepEqual(threadStateNames, ['zombie', 'running', 'timed-wait', 'monitor', 'wait', 'initializing', 'starting', 'native', 'vmwait', 'suspended', 'unknown']);
+  });
+
+  test('the recording decodes', () => {
+    const rec = JSON.parse(fs.readFileSync(path.join(extRoot, 'test', 'fixtures', 'ddm-recording.json'), 'utf8')) as { threads: unknown[] };
+    for (const snap of rec.threads) {
+      assert.ok(decodeThreads(snap).threads.length > 0);
+    }
+  });
+
+  test('a state number, an unknown state name or an old field is rejected with the field named', () => {
+    const one = (t: unknown): unknown => ({ id: 'vm1', threads: [{ id: 1, name: 'main', state: 'running', suspended: false }, t] });
+    const cases: [unknown, RegExp][] = [
+      [one({ id: 2, name: 'b', state: 3, suspended: false }), /^threads: threads\[1\]\.state: 3 is not one of zombie, running, timed-wait, monitor, wait, initializing, starting, native, vmwait, suspended, unknown$/],
+      [one({ id: 2, name: 'b', state: 'sleeping', suspended: false }), /^threads: threads\[1\]\.state: "sleeping" is not one of zombie, /],
+      [one({ id: 2, name: 'b', state: 'RUNNING', suspended: false }), /^threads: threads\[1\]\.state: "RUNNING" is not one of/],
+      [one({ id: 2, name: 'b', status: 'running', suspended: false }), /^threads: threads\[1\]\."status": unknown field/],
+      [one({ threadId: 2, name: 'b', state: 'running', suspended: false }), /^threads: threads\[1\]\."threadId": unknown field/],
+      [one({ id: 2, state: 'running', suspended: false }), /^threads: threads\[1\]\.name: missing$/],
+      [one({ id: 2, name: 'b', state: 'running' }), /^threads: threads\[1\]\.suspended: missing$/],
+      [one({ id: 2, name: 'b', state: 'running', suspended: false, tid: '12' }), /^threads: threads\[1\]\.tid: expected a non-negative integer, got "12"$/],
+      [one('garbage'), /^threads: threads\[1\]: expected an object, got "garbage"$/],
+      [[{ id: 7, name: 'a', state: 'running', suspended: false }], /^threads: body: expected an object, got an array$/],
+      [{ threads: [] }, /^threads: id: missing$/],
+      [undefined, /^threads: body: expected an object, got nothing$/],
+    ];
+    for (const [body, want] of cases) {
+      assert.throws(() => decodeThreads(body), (e: Error) => {
+        assert.ok(e instanceof ThreadsError, e.name);
+        assert.match(e.message, want);
+        return true;
+      });
+    }
   });
 });
 
