@@ -71,6 +71,11 @@ func openWithRetry(ctx context.Context, b Backend, target string) (net.Conn, err
 		case ctx.Err() != nil || isTimeout(err):
 			// A dial can give up on the context's deadline a moment before
 			// the context itself says so (a busy machine): the same case.
+			// The time may have run out before any dial was answered: one
+			// more look tells a closed port from a silent one.
+			if why := explainSilence(target); why != nil {
+				return nil, fmt.Errorf("connect to %s: %w", target, why)
+			}
 			return nil, fmt.Errorf("connect to %s: no answer before the timeout (%v) — is the VM started with -agentlib:jdwp=transport=dt_socket,server=y,address=...?", target, err)
 		default:
 			return nil, fmt.Errorf("connect to %s: %w", target, localjvm.Explain(target, err))
@@ -81,6 +86,24 @@ func openWithRetry(ctx context.Context, b Backend, target string) (net.Conn, err
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// explainSilence dials a host:port target once more, briefly, after the
+// attach's time ran out with no answer: when the port is closed (or held by
+// a local JVM serving another debugger), it returns why, else nil.
+func explainSilence(target string) error {
+	if _, _, err := net.SplitHostPort(target); err != nil {
+		return nil // a monitored VM's id
+	}
+	c, err := net.DialTimeout("tcp", target, 2*time.Second)
+	if err == nil {
+		c.Close()
+		return nil
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return localjvm.Explain(target, err)
+	}
+	return nil
 }
 
 // isTimeout reports whether err is a deadline running out (a dial's i/o

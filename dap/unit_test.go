@@ -146,8 +146,23 @@ func (timeoutBackend) OpenDebugger(ctx context.Context, target string) (net.Conn
 }
 
 func TestDialTimeoutSaysHowToStartTheVM(t *testing.T) {
-	_, err := openWithRetry(context.Background(), timeoutBackend{}, "127.0.0.1:9")
-	if err == nil || !strings.Contains(err.Error(), "-agentlib:jdwp") || !strings.Contains(err.Error(), "127.0.0.1:9") {
-		t.Fatalf("a dial that timed out: %v; want the address and how to start the VM", err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := closed.Addr().String()
+	closed.Close()
+	// A port that accepts but never answers in time, and a closed one
+	// whose refusal came too late to be seen.
+	for addr, want := range map[string]string{ln.Addr().String(): "no answer before the timeout", closedAddr: "nothing is listening at " + closedAddr} {
+		_, err := openWithRetry(context.Background(), timeoutBackend{}, addr)
+		if err == nil || !strings.Contains(err.Error(), "-agentlib:jdwp") || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), want) {
+			t.Errorf("a dial of %s that timed out: %v; want %q, the address and how to start the VM", addr, err, want)
+		}
 	}
 }
