@@ -87,7 +87,9 @@ type stateCounts struct {
 
 // decode is decodeRunsAppend counting into c. The loop reads the run list
 // once: a plain run (no partial or unused bit, nearly all of them) costs a
-// two-byte load, one block store and two counter updates.
+// two-byte load, one block store and one counter update (blocks and units
+// of a state packed in one word, flushed into c every countWindow bytes,
+// before either half can overflow).
 func (c *stateCounts) decode(out []Block, runs []byte) ([]Block, uint64, error) {
 	if len(runs)%2 != 0 {
 		return nil, 0, fmt.Errorf("%w: run list of odd length %d", ErrBadSegment, len(runs))
@@ -95,44 +97,57 @@ func (c *stateCounts) decode(out []Block, runs []byte) ([]Block, uint64, error) 
 	out = slices.Grow(out, len(runs)/2)
 	start := len(out)
 	buf := out[start : start+len(runs)/2]
+	all := len(runs)
 	n := 0
 	var total uint64
-	for i := 0; i+1 < len(runs); {
-		state := runs[i]
-		units := uint64(runs[i+1]) + 1
-		i += 2
-		if state&(statePartial|stateUnused) != 0 {
-			for state&statePartial != 0 {
-				if i+1 >= len(runs) {
-					return nil, 0, fmt.Errorf("%w: partial run (state 0x%02X) at the end of the run list", ErrBadSegment, state)
+	var acc [64]uint64 // blocks<<countShift | units, per state
+	for len(runs) > 0 {
+		// A window's blocks start in its first countWindow bytes: fewer than
+		// 1<<23 of them, and fewer than 128 units per byte read.
+		stop := len(runs) - min(len(runs), countWindow)
+		for len(runs) > stop && n < len(buf) {
+			state, units := runs[0], uint64(runs[1])+1
+			runs = runs[2:]
+			if state >= stateUnused { // partial or unused: join, check
+				for state&statePartial != 0 {
+					at := all - len(runs)
+					if len(runs) < 2 {
+						return nil, 0, fmt.Errorf("%w: partial run (state 0x%02X) at the end of the run list", ErrBadSegment, state)
+					}
+					if next := runs[0]; next&^statePartial != state&^statePartial {
+						return nil, 0, fmt.Errorf("%w: partial run 0x%02X continued by 0x%02X at byte %d", ErrBadSegment, state, next, at)
+					}
+					state = runs[0]
+					units += uint64(runs[1]) + 1
+					runs = runs[2:]
 				}
-				next := runs[i]
-				if next&^statePartial != state&^statePartial {
-					return nil, 0, fmt.Errorf("%w: partial run 0x%02X continued by 0x%02X at byte %d", ErrBadSegment, state, next, i)
+				if state&stateUnused != 0 {
+					return nil, 0, fmt.Errorf("%w: unused bit set in state 0x%02X at byte %d", ErrBadSegment, state, all-len(runs)-2)
 				}
-				state = next
-				units += uint64(runs[i+1]) + 1
-				i += 2
+				if units > 1<<32-1 {
+					return nil, 0, fmt.Errorf("%w: a block of %d units", ErrBadSegment, units)
+				}
 			}
-			if state&stateUnused != 0 {
-				return nil, 0, fmt.Errorf("%w: unused bit set in state 0x%02X at byte %d", ErrBadSegment, state, i-2)
-			}
-			if units > 1<<32-1 {
-				return nil, 0, fmt.Errorf("%w: a block of %d units", ErrBadSegment, units)
+			buf[n] = Block{Kind: Kind(state >> 3), Solidity: Solidity(state & 7), Units: uint32(units)}
+			n++
+			acc[state&63] += 1<<countShift | units
+			total += units
+		}
+		for st, v := range acc {
+			if v != 0 {
+				c.blocks[st] += v >> countShift
+				c.units[st] += v & (1<<countShift - 1)
+				acc[st] = 0
 			}
 		}
-		if n >= len(buf) {
-			break // unreachable: a run list holds at most len(runs)/2 blocks
-		}
-		buf[n] = Block{Kind: Kind(state >> 3 & 7), Solidity: Solidity(state & 7), Units: uint32(units)}
-		n++
-		st := state & 63
-		c.blocks[st]++
-		c.units[st] += units
-		total += units
 	}
 	return out[:start+n], total, nil
 }
+
+const (
+	countWindow = 1 << 24 // run-list bytes per flush of the packed counters
+	countShift  = 40      // units below, blocks above
+)
 
 // AppendRuns encodes blocks as a run list, splitting blocks longer than 256
 // units into partial runs as ART does.
