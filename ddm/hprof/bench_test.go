@@ -190,7 +190,7 @@ func BenchmarkDominators(b *testing.B) {
 	}
 	size := float64(fi.Size())
 	var wall, cpu time.Duration
-	var peakTree, peakAll float64
+	var peakTree, peakAll, model float64
 	var objects int
 	b.ResetTimer()
 	for range b.N {
@@ -216,6 +216,7 @@ func BenchmarkDominators(b *testing.B) {
 		cpu += time.Duration(r.CPU * 1e9)
 		objects = r.Objects
 		peakTree = max(peakTree, r.PeakTree)
+		model = r.RSSModel
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			peakAll = max(peakAll, float64(ru.Maxrss)*1024)
 		}
@@ -228,14 +229,15 @@ func BenchmarkDominators(b *testing.B) {
 	b.ReportMetric(peakTree/size, "tree-RSS/dump")
 	b.ReportMetric(peakAll/size, "RSS/dump")
 	b.ReportMetric(peakAll/1e6, "peak-RSS-MB")
-	b.Logf("%d objects, dump %.0f MB: dominator tree in %.2f s (%.2f CPU s), %.0f objects/s; peak RSS %.0f MB = %.2f× the dump (parsing included; from the tree on %.0f MB = %.2f×)",
-		objects, size/1e6, wall.Seconds()/n, cpu.Seconds()/n, float64(objects)*n/wall.Seconds(), peakAll/1e6, peakAll/size, peakTree/1e6, peakTree/size)
+	b.Logf("%d objects, dump %.0f MB: dominator tree in %.2f s (%.2f CPU s), %.0f objects/s; peak RSS %.0f MB = %.2f× the dump (parsing included; from the tree on %.0f MB = %.2f×, over the parsed model's %.0f MB)",
+		objects, size/1e6, wall.Seconds()/n, cpu.Seconds()/n, float64(objects)*n/wall.Seconds(), peakAll/1e6, peakAll/size, peakTree/1e6, peakTree/size, model/1e6)
 }
 
 type childResult struct {
 	Objects   int
 	Wall, CPU float64
 	PeakTree  float64
+	RSSModel  float64 // RSS after parsing, the parsed model's
 }
 
 // TestDominatorsChild is BenchmarkDominators' child process.
@@ -256,13 +258,14 @@ func TestDominatorsChild(t *testing.T) {
 	}
 	debug.FreeOSMemory() // what parsing freed (its id index) is not the tree's peak
 	resetPeakRSS()
+	model := peakRSS()
 	c0, t0 := cpuTime(), time.Now()
 	d := h.Dominators()
 	wall, cpu := time.Since(t0), cpuTime()-c0
 	if len(d.Children(Root, 1)) == 0 {
 		t.Fatal("no dominator tree")
 	}
-	r, _ := json.Marshal(childResult{Objects: h.NumObjects(), Wall: wall.Seconds(), CPU: cpu.Seconds(), PeakTree: peakRSS()})
+	r, _ := json.Marshal(childResult{Objects: h.NumObjects(), Wall: wall.Seconds(), CPU: cpu.Seconds(), PeakTree: peakRSS(), RSSModel: model})
 	fmt.Printf("RESULT %s\n", r)
 }
 

@@ -82,11 +82,15 @@ type parser struct {
 	idSize     int
 	maxObjects int
 
-	names      map[uint64]string // UTF8 records
-	classByID  map[uint64]int32
-	primClass  [12]int32 // class index + 1 by element type
-	lastCID    uint64
-	lastCls    int32
+	names     map[uint64]string // UTF8 records
+	classByID map[uint64]int32
+	primClass [12]int32 // class index + 1 by element type
+	lastCID   uint64
+	lastCls   int32
+	clsCache  [256]struct {
+		id uint64
+		c  int32 // class index + 1; 0 = empty
+	} // recent classes of instances by id, before classByID
 	rawRefs    refBuf
 	rootIDs    []uint64
 	pending    []pendingInstance
@@ -116,14 +120,17 @@ func (p *parser) presize(r io.Reader, hint int64) {
 		return
 	}
 	// An object takes at least 9+2·4+4 bytes on the wire, typically 40;
-	// a reference at least 4.
-	objs := min(hint/24, int64(p.maxObjects)) + 1024
+	// a reference at least 4, typically one per 35 bytes. Reserving for
+	// more costs time where the memory is reused (it is cleared) and
+	// reserving for fewer a copy of the arrays when they grow: size for
+	// one object and one reference per 32 bytes.
+	objs := min(hint/32, int64(p.maxObjects)) + 1024
 	h := p.h
 	h.ids = make([]uint64, 0, objs)
 	h.cls = make([]int32, 0, objs)
 	h.size = make([]uint32, 0, objs)
 	h.refStart = make([]uint32, 0, objs+1)
-	p.rawRefs.narrow = make([]int32, 0, hint/20+1024)
+	p.rawRefs.narrow = make([]int32, 0, hint/32+1024)
 }
 
 func (p *parser) header() error {
@@ -538,7 +545,14 @@ func (p *parser) instance() error {
 	rd.pos += head
 	c, known := p.lastCls, p.lastCls >= 0 && p.lastCID == cid
 	if !known {
-		c, known = p.classByID[cid]
+		// Instances of a few classes alternate (a node, its string, the
+		// string's array): a small direct-mapped cache answers before the map.
+		e := &p.clsCache[(cid>>3^cid>>11)&255]
+		if e.c != 0 && e.id == cid {
+			c, known = e.c-1, true
+		} else if c, known = p.classByID[cid]; known {
+			e.id, e.c = cid, c+1
+		}
 	}
 	if known && p.layout(c) && n <= len(rd.buf) {
 		p.lastCID, p.lastCls = cid, c
