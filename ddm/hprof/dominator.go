@@ -29,7 +29,7 @@ const (
 // it runs: 4 × 4 + 8 bytes per object and 4 per reference, plus the DFS
 // stack.
 func (h *Heap) Dominators() *Dominators {
-	n := int32(len(h.ids))
+	n := int32(h.ids.len())
 	N := n + 1 // node 0 is the virtual root, object i is node i+1
 	// Depth-first numbering: num[v] is v's DFS number + 1 (0 = unreached).
 	num := make([]int32, max(N, 1))
