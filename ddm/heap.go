@@ -144,10 +144,11 @@ func (c *stateCounts) decode(out []Block, runs []byte) ([]Block, uint64, error) 
 	return out[:start+n], total, nil
 }
 
-const (
-	countWindow = 1 << 24 // run-list bytes per flush of the packed counters
-	countShift  = 40      // units below, blocks above
-)
+const countShift = 40 // units below, blocks above
+
+// countWindow is the run-list bytes per flush of the packed counters (a
+// variable for tests).
+var countWindow = 1 << 24
 
 // AppendRuns encodes blocks as a run list, splitting blocks longer than 256
 // units into partial runs as ART does.
