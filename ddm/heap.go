@@ -97,32 +97,30 @@ func (c *stateCounts) decode(out []Block, runs []byte) ([]Block, uint64, error) 
 	out = slices.Grow(out, len(runs)/2)
 	start := len(out)
 	buf := out[start : start+len(runs)/2]
-	all := len(runs)
 	n := 0
 	var total uint64
 	var acc [64]uint64 // blocks<<countShift | units, per state
-	for len(runs) > 0 {
+	for i := 0; i < len(runs); {
 		// A window's blocks start in its first countWindow bytes: fewer than
 		// 1<<23 of them, and fewer than 128 units per byte read.
-		stop := len(runs) - min(len(runs), countWindow)
-		for len(runs) > stop && n < len(buf) {
-			state, units := runs[0], uint64(runs[1])+1
-			runs = runs[2:]
+		stop := min(len(runs), i+countWindow)
+		for i+1 < stop {
+			state, units := runs[i], uint64(runs[i+1])+1
+			i += 2
 			if state >= stateUnused { // partial or unused: join, check
 				for state&statePartial != 0 {
-					at := all - len(runs)
-					if len(runs) < 2 {
+					if i+1 >= len(runs) {
 						return nil, 0, fmt.Errorf("%w: partial run (state 0x%02X) at the end of the run list", ErrBadSegment, state)
 					}
-					if next := runs[0]; next&^statePartial != state&^statePartial {
-						return nil, 0, fmt.Errorf("%w: partial run 0x%02X continued by 0x%02X at byte %d", ErrBadSegment, state, next, at)
+					if next := runs[i]; next&^statePartial != state&^statePartial {
+						return nil, 0, fmt.Errorf("%w: partial run 0x%02X continued by 0x%02X at byte %d", ErrBadSegment, state, next, i)
 					}
-					state = runs[0]
-					units += uint64(runs[1]) + 1
-					runs = runs[2:]
+					state = runs[i]
+					units += uint64(runs[i+1]) + 1
+					i += 2
 				}
 				if state&stateUnused != 0 {
-					return nil, 0, fmt.Errorf("%w: unused bit set in state 0x%02X at byte %d", ErrBadSegment, state, all-len(runs)-2)
+					return nil, 0, fmt.Errorf("%w: unused bit set in state 0x%02X at byte %d", ErrBadSegment, state, i-2)
 				}
 				if units > 1<<32-1 {
 					return nil, 0, fmt.Errorf("%w: a block of %d units", ErrBadSegment, units)
@@ -131,12 +129,14 @@ func (c *stateCounts) decode(out []Block, runs []byte) ([]Block, uint64, error) 
 			buf[n] = Block{Kind: Kind(state >> 3), Solidity: Solidity(state & 7), Units: uint32(units)}
 			n++
 			acc[state&63] += 1<<countShift | units
-			total += units
 		}
+		// The total too is summed here, not per run.
 		for st, v := range acc {
 			if v != 0 {
+				u := v & (1<<countShift - 1)
 				c.blocks[st] += v >> countShift
-				c.units[st] += v & (1<<countShift - 1)
+				c.units[st] += u
+				total += u
 				acc[st] = 0
 			}
 		}
