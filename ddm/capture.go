@@ -41,19 +41,59 @@ type CaptureStats struct {
 // DecodeCapture decodes a capture's heap chunks into heap maps with a
 // [HeapAssembler] and totals them; other chunks are ignored.
 func DecodeCapture(chunks []Chunk) (CaptureStats, error) {
+	var d CaptureDecoder
+	return d.Decode(chunks)
+}
+
+// CaptureDecoder is [DecodeCapture] keeping its block array from one Decode
+// to the next: the maps a Decode returns share it and are valid until the
+// next Decode.
+type CaptureDecoder struct {
+	arena []Block
+}
+
+// segmentHeaderLen is the fixed part of HPSG/HPSO/NHSG: heap id, unit size,
+// start, offset, unit count.
+const segmentHeaderLen = 4 + 1 + 4 + 4 + 4
+
+// Decode decodes chunks as DecodeCapture does. Heap segments are read in
+// place: the header straight from the chunk, the run list decoded from the
+// chunk's bytes (not copied) into one block array for the whole capture,
+// counting the totals as it goes.
+func (d *CaptureDecoder) Decode(chunks []Chunk) (CaptureStats, error) {
 	var st CaptureStats
 	var a HeapAssembler
 	// Every piece's run list is known up front: one array for all blocks.
 	runs := 0
 	for _, c := range chunks {
 		if c.Type == HPSG || c.Type == HPSO || c.Type == NHSG {
-			runs += max(len(c.Data)-17, 0) / 2
+			runs += max(len(c.Data)-segmentHeaderLen, 0) / 2
 		}
 	}
 	a.Reserve(runs)
+	a.reuse, d.arena = d.arena, nil
+	var seg HeapSegment
 	for _, c := range chunks {
 		switch c.Type {
-		case HPST, HPSG, HPSO, HPEN, NHST, NHSG, NHEN:
+		case HPSG, HPSO, NHSG:
+			if b := c.Data; len(b) >= segmentHeaderLen {
+				seg = HeapSegment{
+					Type:      c.Type,
+					HeapID:    binary.BigEndian.Uint32(b),
+					UnitSize:  b[4],
+					Start:     binary.BigEndian.Uint32(b[5:]),
+					Offset:    binary.BigEndian.Uint32(b[9:]),
+					UnitCount: binary.BigEndian.Uint32(b[13:]),
+					Runs:      b[segmentHeaderLen:],
+				}
+				st.Units += uint64(seg.UnitCount)
+				st.RunBytes += uint64(len(seg.Runs))
+				if err := a.addSegment(&seg); err != nil {
+					return st, err
+				}
+				continue
+			}
+		case HPST, HPEN, NHST, NHEN:
 		default:
 			continue
 		}
@@ -74,7 +114,10 @@ func DecodeCapture(chunks []Chunk) (CaptureStats, error) {
 		}
 	}
 	for _, m := range st.Maps {
-		t := m.Totals()
+		if cap(m.arena) > cap(d.arena) {
+			d.arena = m.arena
+		}
+		t := m.addedTotals()
 		st.Totals.Bytes += t.Bytes
 		st.Totals.Free.Blocks += t.Free.Blocks
 		st.Totals.Free.Bytes += t.Free.Bytes

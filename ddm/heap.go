@@ -75,43 +75,80 @@ func DecodeRuns(runs []byte) ([]Block, uint64, error) {
 // spare capacity (grown once to len(runs)/2, the most a run list can hold):
 // nothing is allocated per run.
 func decodeRunsAppend(out []Block, runs []byte) ([]Block, uint64, error) {
+	var c stateCounts
+	return c.decode(out, runs)
+}
+
+// stateCounts counts blocks and units by state byte (kind<<3 | solidity)
+// while a run list is decoded, so totals need no second pass over the blocks.
+type stateCounts struct {
+	blocks, units [64]uint64
+}
+
+// decode is decodeRunsAppend counting into c. The loop reads the run list
+// once: a plain run (no partial or unused bit, nearly all of them) costs a
+// two-byte load, one block store and one counter update (blocks and units
+// of a state packed in one word, flushed into c every countWindow bytes,
+// before either half can overflow).
+func (c *stateCounts) decode(out []Block, runs []byte) ([]Block, uint64, error) {
 	if len(runs)%2 != 0 {
 		return nil, 0, fmt.Errorf("%w: run list of odd length %d", ErrBadSegment, len(runs))
 	}
 	out = slices.Grow(out, len(runs)/2)
-	n := len(out)
-	buf := out[:cap(out)]
+	start := len(out)
+	buf := out[start : start+len(runs)/2]
+	n := 0
 	var total uint64
-	for i := 0; i+1 < len(runs); {
-		state := runs[i]
-		units := uint64(runs[i+1]) + 1
-		i += 2
-		if state&(statePartial|stateUnused) != 0 {
-			for state&statePartial != 0 {
-				if i >= len(runs) {
-					return nil, 0, fmt.Errorf("%w: partial run (state 0x%02X) at the end of the run list", ErrBadSegment, state)
+	var acc [64]uint64 // blocks<<countShift | units, per state
+	for i := 0; i < len(runs); {
+		// A window's blocks start in its first countWindow bytes: fewer than
+		// 1<<23 of them, and fewer than 128 units per byte read.
+		stop := min(len(runs), i+countWindow)
+		for i+1 < stop {
+			state, units := runs[i], uint64(runs[i+1])+1
+			i += 2
+			if state >= stateUnused { // partial or unused: join, check
+				for state&statePartial != 0 {
+					if i+1 >= len(runs) {
+						return nil, 0, fmt.Errorf("%w: partial run (state 0x%02X) at the end of the run list", ErrBadSegment, state)
+					}
+					if next := runs[i]; next&^statePartial != state&^statePartial {
+						return nil, 0, fmt.Errorf("%w: partial run 0x%02X continued by 0x%02X at byte %d", ErrBadSegment, state, next, i)
+					}
+					state = runs[i]
+					units += uint64(runs[i+1]) + 1
+					i += 2
 				}
-				next := runs[i]
-				if next&^statePartial != state&^statePartial {
-					return nil, 0, fmt.Errorf("%w: partial run 0x%02X continued by 0x%02X at byte %d", ErrBadSegment, state, next, i)
+				if state&stateUnused != 0 {
+					return nil, 0, fmt.Errorf("%w: unused bit set in state 0x%02X at byte %d", ErrBadSegment, state, i-2)
 				}
-				state = next
-				units += uint64(runs[i+1]) + 1
-				i += 2
+				if units > 1<<32-1 {
+					return nil, 0, fmt.Errorf("%w: a block of %d units", ErrBadSegment, units)
+				}
 			}
-			if state&stateUnused != 0 {
-				return nil, 0, fmt.Errorf("%w: unused bit set in state 0x%02X at byte %d", ErrBadSegment, state, i-2)
-			}
-			if units > 1<<32-1 {
-				return nil, 0, fmt.Errorf("%w: a block of %d units", ErrBadSegment, units)
+			buf[n] = Block{Kind: Kind(state >> 3), Solidity: Solidity(state & 7), Units: uint32(units)}
+			n++
+			acc[state&63] += 1<<countShift | units
+		}
+		// The total too is summed here, not per run.
+		for st, v := range acc {
+			if v != 0 {
+				u := v & (1<<countShift - 1)
+				c.blocks[st] += v >> countShift
+				c.units[st] += u
+				total += u
+				acc[st] = 0
 			}
 		}
-		buf[n] = Block{Kind: Kind(state >> 3 & 7), Solidity: Solidity(state & 7), Units: uint32(units)}
-		n++
-		total += units
 	}
-	return buf[:n], total, nil
+	return out[:start+n], total, nil
 }
+
+const countShift = 40 // units below, blocks above
+
+// countWindow is the run-list bytes per flush of the packed counters (a
+// variable for tests).
+var countWindow = 1 << 24
 
 // AppendRuns encodes blocks as a run list, splitting blocks longer than 256
 // units into partial runs as ART does.
@@ -139,11 +176,17 @@ func (s *HeapSegment) Blocks() ([]Block, error) {
 // blocksOnto is Blocks decoding onto arena when it has room for every run
 // (the result then shares arena's array), else into a slice of its own.
 func (s *HeapSegment) blocksOnto(arena []Block) ([]Block, error) {
+	var c stateCounts
+	return s.blocksCounted(arena, &c)
+}
+
+// blocksCounted is blocksOnto counting blocks and units by state into c.
+func (s *HeapSegment) blocksCounted(arena []Block, c *stateCounts) ([]Block, error) {
 	if cap(arena)-len(arena) < len(s.Runs)/2 {
 		arena = make([]Block, 0, len(s.Runs)/2)
 	}
 	start := len(arena)
-	arena, total, err := decodeRunsAppend(arena, s.Runs)
+	arena, total, err := c.decode(arena, s.Runs)
 	var blocks []Block
 	if err == nil {
 		blocks = arena[start:]
@@ -181,6 +224,10 @@ type HeapMap struct {
 	Rejected  []error // pieces dropped because their run list was invalid
 
 	arena []Block // blocks of all pieces back to back, when reserved (HeapAssembler.Reserve)
+
+	// Blocks and bytes by state byte of the pieces add accepted: the
+	// totals as Totals computes them, without a pass over the blocks.
+	stBlocks, stBytes [64]uint64
 }
 
 // Clone returns a deep copy of m.
@@ -204,14 +251,19 @@ func (m *HeapMap) add(s *HeapSegment) error {
 	at, inArena := len(m.arena), cap(m.arena)-len(m.arena) >= len(s.Runs)/2
 	var blocks []Block
 	var err error
+	var c stateCounts
 	if inArena {
-		blocks, err = s.blocksOnto(m.arena)
+		blocks, err = s.blocksCounted(m.arena, &c)
 	} else {
-		blocks, err = s.Blocks()
+		blocks, err = s.blocksCounted(nil, &c)
 	}
 	if err != nil {
 		m.Rejected = append(m.Rejected, err)
 		return err
+	}
+	for st := range 64 {
+		m.stBlocks[st] += c.blocks[st]
+		m.stBytes[st] += c.units[st] * uint64(s.UnitSize)
 	}
 	if inArena {
 		m.arena = m.arena[:at+len(blocks)]
@@ -307,22 +359,37 @@ func (m *HeapMap) Totals() Totals {
 			units[st] += uint64(b.Units)
 		}
 		for st := range 64 {
-			if blocks[st] == 0 {
-				continue
-			}
-			c := Count{Blocks: blocks[st], Bytes: units[st] * uint64(p.UnitSize)}
-			k, sol := st>>3, st&7
-			t.Bytes += c.Bytes
-			t.BySolidity[sol].Blocks += c.Blocks
-			t.BySolidity[sol].Bytes += c.Bytes
-			if Solidity(sol) == SolidFree {
-				t.Free.Blocks += c.Blocks
-				t.Free.Bytes += c.Bytes
-			} else {
-				t.ByKind[k].Blocks += c.Blocks
-				t.ByKind[k].Bytes += c.Bytes
-			}
+			t.addState(st, blocks[st], units[st]*uint64(p.UnitSize))
 		}
+	}
+	return t
+}
+
+// addState adds blocks of state byte st covering bytes.
+func (t *Totals) addState(st int, blocks, bytes uint64) {
+	if blocks == 0 {
+		return
+	}
+	c := Count{Blocks: blocks, Bytes: bytes}
+	k, sol := st>>3, st&7
+	t.Bytes += c.Bytes
+	t.BySolidity[sol].Blocks += c.Blocks
+	t.BySolidity[sol].Bytes += c.Bytes
+	if Solidity(sol) == SolidFree {
+		t.Free.Blocks += c.Blocks
+		t.Free.Bytes += c.Bytes
+	} else {
+		t.ByKind[k].Blocks += c.Blocks
+		t.ByKind[k].Bytes += c.Bytes
+	}
+}
+
+// addedTotals are the totals of the pieces m.add accepted, counted while
+// decoding; the same as m.Totals() for a map only HeapAssembler built.
+func (m *HeapMap) addedTotals() Totals {
+	var t Totals
+	for st := range 64 {
+		t.addState(st, m.stBlocks[st], m.stBytes[st])
 	}
 	return t
 }
@@ -340,12 +407,28 @@ type heapKey struct {
 type HeapAssembler struct {
 	open    map[heapKey]*HeapMap
 	reserve int
+	reuse   []Block // an array Reserve may hand to the next map instead of allocating
 }
 
 // Reserve makes the next map begun (HPST/NHST) decode its pieces back to
 // back into one array of room for n blocks, so touching pieces join without
 // copying; n is at most the run lists' total length / 2.
 func (a *HeapAssembler) Reserve(n int) { a.reserve = n }
+
+// addSegment feeds one heap segment.
+func (a *HeapAssembler) addSegment(m *HeapSegment) error {
+	if a.open == nil {
+		a.open = map[heapKey]*HeapMap{}
+	}
+	k := heapKey{m.HeapID, m.Type == NHSG}
+	hm := a.open[k]
+	if hm == nil {
+		// A segment without a start marker: begin a map anyway, as ddmlib does.
+		hm = &HeapMap{HeapID: k.id, Native: k.native}
+		a.open[k] = hm
+	}
+	return hm.add(m)
+}
 
 // Add feeds one message. It returns the finished map when m is an end marker,
 // and an error for a piece rejected by validation (the map keeps assembling
@@ -358,18 +441,16 @@ func (a *HeapAssembler) Add(m Message) (*HeapMap, error) {
 	case *HeapDumpStart:
 		hm := &HeapMap{HeapID: m.HeapID, Native: m.Native}
 		if a.reserve > 0 {
-			hm.arena, a.reserve = make([]Block, 0, a.reserve), 0
+			if cap(a.reuse) >= a.reserve {
+				hm.arena = a.reuse[:0]
+			} else {
+				hm.arena = make([]Block, 0, a.reserve)
+			}
+			a.reserve, a.reuse = 0, nil
 		}
 		a.open[heapKey{m.HeapID, m.Native}] = hm
 	case *HeapSegment:
-		k := heapKey{m.HeapID, m.Type == NHSG}
-		hm := a.open[k]
-		if hm == nil {
-			// A segment without a start marker: begin a map anyway, as ddmlib does.
-			hm = &HeapMap{HeapID: k.id, Native: k.native}
-			a.open[k] = hm
-		}
-		return nil, hm.add(m)
+		return nil, a.addSegment(m)
 	case *HeapDumpEnd:
 		k := heapKey{m.HeapID, m.Native}
 		hm := a.open[k]

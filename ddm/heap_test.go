@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"image/png"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -154,5 +155,45 @@ func TestBlockColors(t *testing.T) {
 	}
 	if l := Legend(); len(l) != 10 || l[2].Label != "object" {
 		t.Errorf("legend %v", l)
+	}
+}
+
+// TestRunCountsAcrossWindows: the packed per-state counters give the same
+// blocks and totals however often they are flushed, partial runs crossing
+// a flush included.
+func TestRunCountsAcrossWindows(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var blocks []Block
+	for range 3000 {
+		b := Block{Kind: Kind(r.IntN(8)), Solidity: Solidity(r.IntN(8)), Units: uint32(1 + r.IntN(40))}
+		if r.IntN(20) == 0 {
+			b.Units = uint32(257 + r.IntN(3000)) // partial runs
+		}
+		if n := len(blocks); n > 0 && blocks[n-1].Kind == b.Kind && blocks[n-1].Solidity == b.Solidity {
+			continue
+		}
+		blocks = append(blocks, b)
+	}
+	runs := AppendRuns(nil, blocks)
+	var want stateCounts
+	var units uint64
+	for _, b := range blocks {
+		st := int(b.Kind)<<3 | int(b.Solidity)
+		want.blocks[st]++
+		want.units[st] += uint64(b.Units)
+		units += uint64(b.Units)
+	}
+	defer func(w int) { countWindow = w }(countWindow)
+	for _, w := range []int{2, 6, 64, 1000, 1 << 24} {
+		countWindow = w
+		var c stateCounts
+		got, total, err := c.decode(nil, runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != units || c != want {
+			t.Fatalf("window %d: total %d (want %d), counts differ", w, total, units)
+		}
+		wantEqual(t, got, blocks)
 	}
 }

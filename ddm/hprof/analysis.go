@@ -114,12 +114,12 @@ type Object struct {
 }
 
 func (h *Heap) describe(i int32) Object {
-	return Object{Index: i, ID: h.ids[i], Class: h.ClassName(i), Size: h.size[i]}
+	return Object{Index: i, ID: h.ids.at(i), Class: h.ClassName(i), Size: h.size[i]}
 }
 
 // Biggest lists the n objects with the largest shallow size, largest first.
 func (h *Heap) Biggest(n int) []Object {
-	top := topN(len(h.ids), n, func(i int32) uint64 { return uint64(h.size[i]) })
+	top := topN(h.ids.len(), n, func(i int32) uint64 { return uint64(h.size[i]) })
 	out := make([]Object, len(top))
 	for k, i := range top {
 		out[k] = h.describe(i)
@@ -191,7 +191,7 @@ type PathStep struct {
 // object, which this package treats as roots) to obj, root first; nil if obj
 // is unreachable.
 func (h *Heap) PathFromRoot(obj int32) []PathStep {
-	n := int32(len(h.ids))
+	n := int32(h.ids.len())
 	if obj < 0 || obj >= n {
 		return nil
 	}

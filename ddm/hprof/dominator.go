@@ -21,26 +21,36 @@ const (
 
 // Dominators computes the dominator tree with SEMI-NCA (Lengauer–Tarjan's
 // semi-dominators with path compression, then nearest common ancestors;
-// iterative, O(E log N) in practice) on int32 arrays in DFS order: about
-// 6 × 4 bytes per object and 4 per reference while it runs.
+// iterative, O(E log N) in practice) on int32 arrays in DFS order. Arrays
+// are reused from phase to phase instead of allocated anew, so the garbage
+// of one phase is not in the next one's peak: the DFS numbers become the
+// semi-dominators and then the result's Idom; the path-compression arrays
+// (label and ancestor packed in one uint64 per node) become Retained. While
+// it runs: 4 × 4 + 8 bytes per object and 4 per reference, plus the DFS
+// stack.
 func (h *Heap) Dominators() *Dominators {
-	n := int32(len(h.ids))
+	n := int32(h.ids.len())
 	N := n + 1 // node 0 is the virtual root, object i is node i+1
+	// Depth-first numbering: num[v] is v's DFS number + 1 (0 = unreached).
+	num := make([]int32, max(N, 1))
+	// The root's successors, each once: GC roots, then class objects
+	// (num marks the ones taken, then is cleared).
 	var rootSucc []int32
-	seen := make([]bool, n)
 	for _, r := range h.roots {
-		if !seen[r] {
-			seen[r] = true
+		if num[r+1] == 0 {
+			num[r+1] = -1
 			rootSucc = append(rootSucc, r+1)
 		}
 	}
 	for i := range h.Classes {
-		if o := h.Classes[i].Object; o >= 0 && !seen[o] {
-			seen[o] = true
+		if o := h.Classes[i].Object; o >= 0 && num[o+1] == 0 {
+			num[o+1] = -1
 			rootSucc = append(rootSucc, o+1)
 		}
 	}
-	seen = nil
+	for _, w := range rootSucc {
+		num[w] = 0
+	}
 	succ := func(v int32) []int32 {
 		if v == 0 {
 			return rootSucc
@@ -54,8 +64,6 @@ func (h *Heap) Dominators() *Dominators {
 		return 1
 	}
 
-	// Depth-first numbering: num[v] is v's DFS number + 1 (0 = unreached).
-	num := make([]int32, N)
 	vert := make([]int32, 0, N)
 	// parent, by DFS number, shares its array with idom: LT sets idom[v]
 	// only after the last use of parent[v].
@@ -109,37 +117,43 @@ func (h *Heap) Dominators() *Dominators {
 			}
 		}
 	}
-	num = nil // from here on everything is by DFS number
+	// From here on everything is by DFS number; num's array holds the
+	// semi-dominators.
+	semi := num[:R]
 
 	// Semi-dominators as in Lengauer–Tarjan (eval with path compression,
 	// link right after), then immediate dominators as nearest common
 	// ancestors (SEMI-NCA, Georgiadis): no buckets, two arrays fewer.
-	semi := make([]int32, R)
-	label := make([]int32, R)
-	ancestor := make([]int32, R)
-	idom := parent
+	// la[k] is ancestor<<32 | label; ancestor noAnc = not linked yet.
+	const noAnc = 0xFFFFFFFF
+	la := make([]uint64, max(R, n))
 	for k := range R {
-		semi[k], label[k], ancestor[k] = k, k, -1
+		semi[k] = k
+		la[k] = noAnc<<32 | uint64(k)
 	}
+	idom := parent
+	anc := func(x int32) int32 { return int32(la[x] >> 32) }
+	lab := func(x int32) int32 { return int32(uint32(la[x])) }
 	var cstack []int32
 	eval := func(v int32) int32 {
-		if ancestor[v] < 0 {
+		if la[v]>>32 == noAnc {
 			return v
 		}
 		// Compress the ancestor chain iteratively.
 		cstack = cstack[:0]
-		for x := v; ancestor[ancestor[x]] >= 0; x = ancestor[x] {
+		for x := v; la[anc(x)]>>32 != noAnc; x = anc(x) {
 			cstack = append(cstack, x)
 		}
 		for i := len(cstack) - 1; i >= 0; i-- {
 			x := cstack[i]
-			a := ancestor[x]
-			if semi[label[a]] < semi[label[x]] {
-				label[x] = label[a]
+			a := anc(x)
+			l, ax := lab(x), la[a]
+			if al := int32(uint32(ax)); semi[al] < semi[l] {
+				l = al
 			}
-			ancestor[x] = ancestor[a]
+			la[x] = ax&^(1<<32-1) | uint64(uint32(l))
 		}
-		return label[v]
+		return lab(v)
 	}
 	for w := R - 1; w > 0; w-- {
 		for _, v := range pred[predStart[w]:predStart[w+1]] {
@@ -147,18 +161,19 @@ func (h *Heap) Dominators() *Dominators {
 				semi[w] = semi[u]
 			}
 		}
-		ancestor[w] = parent[w]
+		la[w] = uint64(uint32(parent[w]))<<32 | uint64(uint32(lab(w)))
 	}
-	pred, predStart, label, ancestor = nil, nil, nil, nil
+	pred, predStart = nil, nil
 	for w := int32(1); w < R; w++ {
 		for idom[w] > semi[w] {
 			idom[w] = idom[idom[w]]
 		}
 	}
-	semi = nil
 
-	// Retained sizes: children come after their dominator in DFS order.
-	retained := make([]uint64, n)
+	// Retained sizes, in la's array: children come after their dominator
+	// in DFS order.
+	retained := la[:n]
+	clear(retained)
 	for w := R - 1; w > 0; w-- {
 		o := vert[w] - 1
 		retained[o] += uint64(h.size[o])
@@ -166,7 +181,8 @@ func (h *Heap) Dominators() *Dominators {
 			retained[vert[d]-1] += retained[o]
 		}
 	}
-	out := make([]int32, n)
+	// Idom by object, in num's array (semi is no longer needed).
+	out := num[:n]
 	for i := range out {
 		out[i] = NotReachable
 	}

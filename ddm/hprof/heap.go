@@ -121,7 +121,7 @@ type Heap struct {
 	HeapNames []string // Android heap names ("app", "zygote", "image", …) by heap index; "default" alone otherwise
 	Classes   []Class
 
-	ids         []uint64
+	ids         idList
 	cls         []int32
 	size        []uint32
 	heap        []uint8 // heap index per object; nil if the dump names no heaps
@@ -146,10 +146,10 @@ type strArray struct {
 }
 
 // NumObjects is the number of objects (instances, arrays, class objects).
-func (h *Heap) NumObjects() int { return len(h.ids) }
+func (h *Heap) NumObjects() int { return h.ids.len() }
 
 // ID is object i's id (an address in HotSpot dumps).
-func (h *Heap) ID(i int32) uint64 { return h.ids[i] }
+func (h *Heap) ID(i int32) uint64 { return h.ids.at(i) }
 
 // ClassOf is the class index of object i; class objects have java.lang.Class's.
 func (h *Heap) ClassOf(i int32) int32 { return h.cls[i] }
@@ -178,10 +178,10 @@ func (h *Heap) Roots() ([]int32, []RootKind) { return h.roots, h.rootKind }
 func (h *Heap) Lookup(id uint64) int32 {
 	h.indexOnce.Do(func() {
 		if h.index.slots == nil {
-			h.index.build(h.ids)
+			h.index.build(&h.ids)
 		}
 	})
-	return h.index.get(h.ids, id)
+	return h.index.get(&h.ids, id)
 }
 
 // IsClassObject reports whether object i is a class object.
@@ -244,29 +244,30 @@ func (x *idIndex) slot(id uint64) uint64 {
 	return (id >> 3) & x.mask
 }
 
-func (x *idIndex) build(ids []uint64) {
+func (x *idIndex) build(ids *idList) {
 	n := uint64(16)
 	bits := uint(4)
-	for n < uint64(len(ids))*2 {
+	for n < uint64(ids.len())*3/2 {
 		n <<= 1
 		bits++
 	}
 	x.slots = make([]int32, n)
 	x.mask, x.shift = n-1, 64-bits
 	probes := 0
-	for i, id := range ids {
+	for i := range int32(ids.len()) {
+		id := ids.at(i)
 		s := x.slot(id)
 		for x.slots[s] != 0 {
-			if ids[x.slots[s]-1] == id {
+			if ids.at(x.slots[s]-1) == id {
 				break // duplicate id: the first object wins
 			}
 			s = (s + 1) & x.mask
 			probes++
 		}
 		if x.slots[s] == 0 {
-			x.slots[s] = int32(i) + 1
+			x.slots[s] = i + 1
 		}
-		if !x.scramb && probes > 8*len(ids)+1024 {
+		if !x.scramb && probes > 8*ids.len()+1024 {
 			x.scramb = true
 			x.build(ids)
 			return
@@ -274,17 +275,76 @@ func (x *idIndex) build(ids []uint64) {
 	}
 }
 
-func (x *idIndex) get(ids []uint64, id uint64) int32 {
+func (x *idIndex) get(ids *idList, id uint64) int32 {
 	if len(x.slots) == 0 {
 		return -1
+	}
+	if !ids.wide {
+		if id&7 != 0 || id>>35 != 0 {
+			return -1 // every id is narrow: not one of them
+		}
+		nid := uint32(id >> 3)
+		for s := x.slot(id); ; s = (s + 1) & x.mask {
+			v := x.slots[s]
+			if v == 0 {
+				return -1
+			}
+			if ids.narrow[v-1] == nid {
+				return v - 1
+			}
+		}
 	}
 	for s := x.slot(id); ; s = (s + 1) & x.mask {
 		v := x.slots[s]
 		if v == 0 {
 			return -1
 		}
-		if ids[v-1] == id {
+		if ids.all[v-1] == id {
 			return v - 1
 		}
 	}
+}
+
+// idList holds the objects' ids: narrow, as id/8 in 32 bits, while every id
+// is 8-aligned below 32 GiB (HotSpot and ART addresses); wide otherwise.
+type idList struct {
+	narrow []uint32
+	all    []uint64
+	wide   bool
+}
+
+func (l *idList) len() int {
+	if l.wide {
+		return len(l.all)
+	}
+	return len(l.narrow)
+}
+
+func (l *idList) cap() int {
+	if l.wide {
+		return cap(l.all)
+	}
+	return cap(l.narrow)
+}
+
+func (l *idList) at(i int32) uint64 {
+	if l.wide {
+		return l.all[i]
+	}
+	return uint64(l.narrow[i]) << 3
+}
+
+func (l *idList) add(id uint64) {
+	if !l.wide {
+		if id&7 == 0 && id>>35 == 0 {
+			l.narrow = append(l.narrow, uint32(id>>3))
+			return
+		}
+		l.all = make([]uint64, len(l.narrow), max(cap(l.narrow), 1024))
+		for k, v := range l.narrow {
+			l.all[k] = uint64(v) << 3
+		}
+		l.narrow, l.wide = nil, true
+	}
+	l.all = append(l.all, id)
 }

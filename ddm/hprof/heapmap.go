@@ -28,15 +28,15 @@ func (h *Heap) Map(opt MapOptions) *ddm.HeapMap {
 	if maxGap == 0 {
 		maxGap = 4 << 20
 	}
-	order := make([]int32, len(h.ids))
+	order := make([]int32, h.ids.len())
 	for i := range order {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(a, b int32) int {
 		switch {
-		case h.ids[a] < h.ids[b]:
+		case h.ids.at(a) < h.ids.at(b):
 			return -1
-		case h.ids[a] > h.ids[b]:
+		case h.ids.at(a) > h.ids.at(b):
 			return 1
 		}
 		return 0
@@ -56,7 +56,7 @@ func (h *Heap) Map(opt MapOptions) *ddm.HeapMap {
 		}
 	}
 	for k, i := range order {
-		addr := h.ids[i] &^ (mapUnit - 1)
+		addr := h.ids.at(i) &^ (mapUnit - 1)
 		if cur == nil || addr < cur.End() || addr-cur.End() > maxGap {
 			if cur != nil && addr < cur.End() {
 				continue // overlapping ids (not addresses): skip
@@ -68,7 +68,7 @@ func (h *Heap) Map(opt MapOptions) *ddm.HeapMap {
 		}
 		size := max(uint64(h.size[i]), mapUnit)
 		if k+1 < len(order) {
-			next := h.ids[order[k+1]] &^ (mapUnit - 1)
+			next := h.ids.at(order[k+1]) &^ (mapUnit - 1)
 			if next > addr && next-addr >= size && next-addr-size <= 4*mapUnit {
 				size = next - addr // hidden fields and padding belong to the object
 			}

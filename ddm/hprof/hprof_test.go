@@ -247,7 +247,7 @@ func TestDominatorsAgainstDefinition(t *testing.T) {
 		h := &Heap{classObj: -1}
 		adj := make([][]int32, n)
 		for v := range n {
-			h.ids = append(h.ids, uint64(8*(v+1)))
+			h.ids.add(uint64(8 * (v + 1)))
 			h.cls = append(h.cls, 0)
 			h.size = append(h.size, uint32(8+r.IntN(4)*8))
 			h.refStart = append(h.refStart, uint32(len(h.refs)))
@@ -326,4 +326,40 @@ func TestDominatorsAgainstDefinition(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestIDIndexNarrowAndWide: ids kept as id/8 in 32 bits until one is not
+// 8-aligned below 32 GiB, then 64-bit; the index answers the same either way.
+func TestIDIndexNarrowAndWide(t *testing.T) {
+	var l idList
+	for i := range uint64(5000) {
+		l.add(0x7000_0000 + 24*i)
+	}
+	check := func(stage string, want map[uint64]int32) {
+		t.Helper()
+		var x idIndex
+		x.build(&l)
+		for id, w := range want {
+			if got := x.get(&l, id); got != w {
+				t.Errorf("%s: get(0x%x) = %d, want %d", stage, id, got, w)
+			}
+		}
+		for i := range int32(l.len()) {
+			if got := x.get(&l, l.at(i)); got != i {
+				t.Fatalf("%s: get(at(%d)) = %d", stage, i, got)
+			}
+		}
+	}
+	absent := map[uint64]int32{0x7000_0000: 0, 0x7000_0018: 1, 0x7000_0001: -1, 0x7000_0008: -1, 8 << 32: -1, 0x7000_0000 + 8<<32: -1}
+	check("narrow", absent)
+	if l.wide {
+		t.Fatal("aligned ids below 32 GiB stored wide")
+	}
+	l.add(8 << 32) // 32 GiB: no longer narrow
+	l.add(0x7000_0001)
+	if !l.wide || l.len() != 5002 || l.at(0) != 0x7000_0000 || l.at(5000) != 8<<32 {
+		t.Fatalf("widened list: wide %v, %d ids, first 0x%x", l.wide, l.len(), l.at(0))
+	}
+	absent[8<<32], absent[0x7000_0001] = 5000, 5001
+	check("wide", absent)
 }

@@ -82,11 +82,15 @@ type parser struct {
 	idSize     int
 	maxObjects int
 
-	names      map[uint64]string // UTF8 records
-	classByID  map[uint64]int32
-	primClass  [12]int32 // class index + 1 by element type
-	lastCID    uint64
-	lastCls    int32
+	names     map[uint64]string // UTF8 records
+	classByID map[uint64]int32
+	primClass [12]int32 // class index + 1 by element type
+	lastCID   uint64
+	lastCls   int32
+	clsCache  [256]struct {
+		id uint64
+		c  int32 // class index + 1; 0 = empty
+	} // recent classes of instances by id, before classByID
 	rawRefs    refBuf
 	rootIDs    []uint64
 	pending    []pendingInstance
@@ -116,14 +120,17 @@ func (p *parser) presize(r io.Reader, hint int64) {
 		return
 	}
 	// An object takes at least 9+2·4+4 bytes on the wire, typically 40;
-	// a reference at least 4.
-	objs := min(hint/24, int64(p.maxObjects)) + 1024
+	// a reference at least 4, typically one per 35 bytes. Reserving for
+	// more costs time where the memory is reused (it is cleared) and
+	// reserving for fewer a copy of the arrays when they grow: size for
+	// one object and one reference per 32 bytes.
+	objs := min(hint/32, int64(p.maxObjects)) + 1024
 	h := p.h
-	h.ids = make([]uint64, 0, objs)
+	h.ids.narrow = make([]uint32, 0, objs)
 	h.cls = make([]int32, 0, objs)
 	h.size = make([]uint32, 0, objs)
 	h.refStart = make([]uint32, 0, objs+1)
-	p.rawRefs.narrow = make([]int32, 0, hint/20+1024)
+	p.rawRefs.narrow = make([]int32, 0, hint/32+1024)
 }
 
 func (p *parser) header() error {
@@ -248,14 +255,14 @@ func (p *parser) primArrayClass(t Type) int32 {
 // call belong to the previous object (refStart is closed lazily).
 func (p *parser) object(id uint64, cls int32, size uint32) (int32, error) {
 	h := p.h
-	i := len(h.ids)
+	i := h.ids.len()
 	if i >= p.maxObjects {
 		return 0, fmt.Errorf("hprof: more than %d objects (raise Limits.MaxObjects)", p.maxObjects)
 	}
 	if p.rawRefs.len() > math.MaxUint32 {
 		return 0, fmt.Errorf("hprof: more than %d references", uint64(math.MaxUint32))
 	}
-	h.ids = append(h.ids, id)
+	h.ids.add(id)
 	h.cls = append(h.cls, cls)
 	h.size = append(h.size, size)
 	h.refStart = append(h.refStart, uint32(p.rawRefs.len()))
@@ -361,7 +368,7 @@ func (p *parser) heapInfo() error {
 		p.heapByType[typ] = hi
 	}
 	if h.heap == nil {
-		h.heap = make([]uint8, len(h.ids), cap(h.ids))
+		h.heap = make([]uint8, h.ids.len(), h.ids.cap())
 		for i := range h.heap {
 			h.heap[i] = hi // objects before the first info record
 		}
@@ -538,7 +545,14 @@ func (p *parser) instance() error {
 	rd.pos += head
 	c, known := p.lastCls, p.lastCls >= 0 && p.lastCID == cid
 	if !known {
-		c, known = p.classByID[cid]
+		// Instances of a few classes alternate (a node, its string, the
+		// string's array): a small direct-mapped cache answers before the map.
+		e := &p.clsCache[(cid>>3^cid>>11)&255]
+		if e.c != 0 && e.id == cid {
+			c, known = e.c-1, true
+		} else if c, known = p.classByID[cid]; known {
+			e.id, e.c = cid, c+1
+		}
 	}
 	if known && p.layout(c) && n <= len(rd.buf) {
 		p.lastCID, p.lastCls = cid, c
@@ -673,16 +687,16 @@ func (p *parser) primArray(withData bool) error {
 // references.
 func (p *parser) finish() error {
 	h := p.h
-	n := len(h.ids)
+	n := h.ids.len()
 	h.refStart = append(h.refStart, uint32(p.rawRefs.len()))
 	for _, pi := range p.pending {
 		c, ok := p.classByID[pi.classID]
 		if !ok || !p.layout(c) {
-			return fmt.Errorf("%w: instance 0x%x of class 0x%x, which the dump does not describe", ErrFormat, h.ids[pi.obj], pi.classID)
+			return fmt.Errorf("%w: instance 0x%x of class 0x%x, which the dump does not describe", ErrFormat, h.ids.at(pi.obj), pi.classID)
 		}
 		cl := &h.Classes[c]
 		if uint32(len(pi.data)) != cl.dataSize {
-			return fmt.Errorf("%w: instance 0x%x of %s has %d bytes of fields, its class says %d", ErrFormat, h.ids[pi.obj], cl.Name, len(pi.data), cl.dataSize)
+			return fmt.Errorf("%w: instance 0x%x of %s has %d bytes of fields, its class says %d", ErrFormat, h.ids.at(pi.obj), cl.Name, len(pi.data), cl.dataSize)
 		}
 		h.cls[pi.obj], h.size[pi.obj] = c, cl.shallow
 		if p.pendingRef == nil {
@@ -723,7 +737,7 @@ func (p *parser) finish() error {
 		}
 	}
 	// Ids to indices.
-	h.index.build(h.ids)
+	h.index.build(&h.ids)
 	// Resolve in place when the ids were stored narrow and in object order
 	// (no pending instances): the write position never passes the read
 	// position.
@@ -740,7 +754,7 @@ func (p *parser) finish() error {
 		}
 		h.refStart[i] = uint32(len(refs))
 		for k := s; k < e; k++ {
-			if j := h.index.get(h.ids, p.rawRefs.at(int(k))); j >= 0 {
+			if j := h.index.get(&h.ids, p.rawRefs.at(int(k))); j >= 0 {
 				refs = append(refs, j)
 			} else {
 				h.Unresolved++
@@ -753,7 +767,7 @@ func (p *parser) finish() error {
 	h.roots = make([]int32, 0, len(p.rootIDs))
 	kinds := h.rootKind[:0]
 	for k, id := range p.rootIDs {
-		if j := h.index.get(h.ids, id); j >= 0 {
+		if j := h.index.get(&h.ids, id); j >= 0 {
 			h.roots = append(h.roots, j)
 			kinds = append(kinds, h.rootKind[k])
 		}

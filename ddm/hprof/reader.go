@@ -30,8 +30,13 @@ func (r *reader) offset() int64 { return r.off + int64(r.pos) }
 // if the input ends first.
 func (r *reader) need(n int) error {
 	if r.end-r.pos >= n {
-		return nil
+		return nil // inlined: the common case costs a compare
 	}
+	return r.refill(n)
+}
+
+// refill is need's slow path: move the unread tail to the front and read.
+func (r *reader) refill(n int) error {
 	if n > len(r.buf) {
 		return fmt.Errorf("hprof: internal: need %d bytes", n)
 	}
