@@ -227,6 +227,7 @@ type session struct {
 	// write when it is idle (see deliver).
 	flushPending atomic.Bool
 	room         chan struct{} // signalled when output is written or a reply comes: see awaitRoom
+	awaiting     atomic.Bool   // awaitRoom waits on room: only then is it signalled
 
 	mu          sync.Mutex
 	requests    map[reqKey]bool // event requests the debugger created
@@ -403,6 +404,12 @@ func (s *session) awaitRoom() bool {
 	// Full: read on once half the commands are answered, so that those
 	// waiting meanwhile are read, and forwarded, in bursts rather than one
 	// per reply.
+	// Signals come only while awaiting is set (a write or a reply per
+	// packet would otherwise wake this goroutine for nothing): it is set
+	// before the condition is checked, and signallers change what it checks
+	// before they look at it, so no signal is lost.
+	s.awaiting.Store(true)
+	defer s.awaiting.Store(false)
 	for {
 		if s.pending.Load() <= maxPendingCommands/2 && s.out.Buffered() < maxUnreadOutput {
 			return true
@@ -415,7 +422,11 @@ func (s *session) awaitRoom() bool {
 	}
 }
 
+// signalRoom wakes awaitRoom, if it waits.
 func (s *session) signalRoom() {
+	if !s.awaiting.Load() {
+		return
+	}
 	select {
 	case s.room <- struct{}{}:
 	default:
