@@ -366,8 +366,11 @@ func (s *session) open() {
 // once is left to the writer (inline, on the VM connection's reader
 // goroutine, which must not stall behind a slow debugger), or waiting up to
 // Options.DebuggerWriteTimeout.
+//
+// p's data is not copied if large (PacketWriter.QueueShared): it must not
+// change until written, as no reply's or event's does.
 func (s *session) enqueue(p *jdwp.Packet, inline bool) {
-	if !s.out.Queue(p) {
+	if !s.out.QueueShared(p) {
 		return
 	}
 	if inline {
@@ -565,7 +568,7 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	// More replies are coming: the VM connection's reader writes what it
 	// queued once it has read all that arrived (VM.flushDebuggers), so a
 	// burst of replies goes out in one write, as through a bare relay.
-	s.out.Queue(&reply)
+	s.out.QueueShared(&reply)
 	s.flushPending.Store(true)
 }
 
