@@ -502,9 +502,10 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 		}
 	}
 	s.mu.Unlock()
-	fc := &fwdCall{dbgID: p.ID, cmd: cmd, data: p.Data}
+	dbgID, data := p.ID, p.Data
 	s.pending.Add(1)
-	deliver := func(call *jdwp.Call) { s.deliver(fc, call) }
+	// One allocation per command: the callback holds what deliver needs.
+	deliver := func(call *jdwp.Call) { s.deliver(fwdCall{dbgID: dbgID, cmd: cmd, data: data}, call) }
 	var call *jdwp.Call
 	var err error
 	if last {
@@ -527,7 +528,8 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 
 // deliver queues a forwarded command's reply for the debugger under the
 // debugger's own id. It runs on the VM connection's reader goroutine.
-func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
+func (s *session) deliver(f fwdCall, call *jdwp.Call) {
+	fc := &f
 	defer func() {
 		switch s.pending.Add(-1) {
 		case 0:
