@@ -228,20 +228,6 @@ type session struct {
 	flushPending atomic.Bool
 	room         chan struct{} // signalled when output is written or a reply comes: see awaitRoom
 	awaiting     atomic.Bool   // awaitRoom waits on room: only then is it signalled
-	awaitPlain   atomic.Bool   // what awaitRoom waits for (see hasRoom)
-	// vmFlush: replies moved parked commands to the VM connection's queue,
-	// for its reader to write when it is idle (see flushDebuggers).
-	vmFlush atomic.Bool
-
-	// parked are commands read while maxPendingCommands were in flight, in
-	// order; each reply that comes moves the next to the VM (forwardParked),
-	// on the VM connection's reader goroutine, so the VM is fed as fast as it
-	// answers without this session's goroutine having to be scheduled for
-	// each burst.
-	parkMu      sync.Mutex
-	parked      []parkedCmd
-	parkedBytes int
-	parkedN     atomic.Int32
 
 	mu          sync.Mutex
 	requests    map[reqKey]bool // event requests the debugger created
@@ -268,14 +254,6 @@ const reconnectGrace = time.Second
 type reqKey struct {
 	kind jdwp.EventKind
 	id   int32
-}
-
-// parkedCmd is a debugger command waiting for room among the commands in
-// flight.
-type parkedCmd struct {
-	dbgID uint32
-	cmd   jdwp.Cmd
-	data  []byte
 }
 
 // fwdCall is a debugger command forwarded to the VM under a fresh id.
@@ -337,7 +315,7 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 		s.out = jdwp.NewPacketWriter(nc, &jdwp.WriterOptions{
 			Timeout: v.m.opts.DebuggerWriteTimeout,
 			OnError: func(err error) { s.end(fmt.Errorf("writing to the debugger: %w", err)) },
-			OnWrite: s.wrote,
+			OnWrite: s.signalRoom,
 			Held:    true, // until open: nothing may precede the handshake
 		})
 		s.out.QueueBytes([]byte(jdwp.HandshakeString))
@@ -367,17 +345,10 @@ func (v *VM) flushDebuggers() {
 	v.mu.Lock()
 	dbgs := append(some[:0], v.dbgs...)
 	v.mu.Unlock()
-	vmFlush := false
 	for _, s := range dbgs {
-		if s.vmFlush.Swap(false) {
-			vmFlush = true
-		}
 		if s.flushPending.Swap(false) {
 			s.out.DrainNow()
 		}
-	}
-	if vmFlush {
-		v.conn.FlushNow() // parked commands the replies made room for
 	}
 }
 
@@ -421,37 +392,29 @@ func (s *session) flush() {
 // its commands await the VM's reply, or while this many bytes of output
 // wait for it to read them. A debugger that sends without reading then
 // holds a bounded part of the monitor's memory and of the VM's time.
-//
-// Commands read beyond maxPendingCommands wait in the monitor (parked, up to
-// maxParkedCommands and maxParkedBytes) and go to the VM as replies make
-// room, so the VM has the next commands at hand however late this session's
-// goroutine is scheduled; replies in flight stay bounded by
-// maxPendingCommands.
 const (
 	maxPendingCommands = 128
 	maxUnreadOutput    = 8 << 20
-	maxParkedCommands  = 2048
-	maxParkedBytes     = 1 << 20
 )
 
 // awaitRoom waits until the debugger may send another command; false when
-// the session ended meanwhile. A plain command (see isPlain) may be parked;
-// another waits until none is parked and it can go to the VM at once, so
-// that what it does at once (sessions.go) follows the commands before it.
-func (s *session) awaitRoom(plain bool) bool {
-	if s.hasRoom(plain, false) {
+// the session ended meanwhile.
+func (s *session) awaitRoom() bool {
+	if s.pending.Load() < maxPendingCommands && s.out.Buffered() < maxUnreadOutput {
 		return true
 	}
 	s.v.conn.Flush(context.Background()) // the commands queued so far (see handle)
+	// Full: read on once half the commands are answered, so that those
+	// waiting meanwhile are read, and forwarded, in bursts rather than one
+	// per reply.
 	// Signals come only while awaiting is set (a write or a reply per
 	// packet would otherwise wake this goroutine for nothing): it is set
 	// before the condition is checked, and signallers change what it checks
 	// before they look at it, so no signal is lost.
-	s.awaitPlain.Store(plain)
 	s.awaiting.Store(true)
 	defer s.awaiting.Store(false)
 	for {
-		if s.hasRoom(plain, true) {
+		if s.pending.Load() <= maxPendingCommands/2 && s.out.Buffered() < maxUnreadOutput {
 			return true
 		}
 		select {
@@ -462,29 +425,9 @@ func (s *session) awaitRoom(plain bool) bool {
 	}
 }
 
-// hasRoom says the debugger may send another command. Once full (again
-// set), a plain command waits until half the parked commands went to the VM,
-// so that those waiting meanwhile are read in bursts rather than one per
-// reply.
-func (s *session) hasRoom(plain, again bool) bool {
-	if s.out.Buffered() >= maxUnreadOutput {
-		return false
-	}
-	if !plain {
-		return s.parkedN.Load() == 0 && s.pending.Load() < maxPendingCommands
-	}
-	s.parkMu.Lock()
-	n, bytes := len(s.parked), s.parkedBytes
-	s.parkMu.Unlock()
-	if again {
-		return n <= maxParkedCommands/2 && bytes <= maxParkedBytes/2
-	}
-	return n < maxParkedCommands && bytes < maxParkedBytes
-}
-
-// signalRoom wakes awaitRoom, if it waits and there is room.
+// signalRoom wakes awaitRoom, if it waits.
 func (s *session) signalRoom() {
-	if !s.awaiting.Load() || !s.hasRoom(s.awaitPlain.Load(), true) {
+	if !s.awaiting.Load() {
 		return
 	}
 	select {
@@ -511,25 +454,10 @@ func (s *session) run() {
 			}
 			return
 		}
-		if !s.awaitRoom(isPlain(p)) || !s.handle(p, last) {
+		if !s.awaitRoom() || !s.handle(p, last) {
 			return
 		}
 	}
-}
-
-// isPlain says a debugger packet only goes to the VM, without anything done
-// at once besides (shared in sessions.go, Dispose): it may be parked behind
-// commands in flight.
-func isPlain(p *jdwp.Packet) bool {
-	if p.IsReply() || p.CmdSet == ddm.CommandSet {
-		return true
-	}
-	switch (jdwp.Cmd{Set: p.CmdSet, Cmd: p.Cmd}) {
-	case jdwp.CmdVMDispose, jdwp.CmdVMSuspend, jdwp.CmdThreadSuspend, jdwp.CmdVMResume, jdwp.CmdThreadResume,
-		jdwp.CmdEventRequestClearAllBreakpoints, jdwp.CmdObjRefDisableCollection, jdwp.CmdObjRefEnableCollection:
-		return false
-	}
-	return true
 }
 
 func (s *session) reply(id uint32, code jdwp.ErrorCode) {
@@ -574,81 +502,28 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 		}
 	}
 	s.mu.Unlock()
-	s.parkMu.Lock()
+	dbgID, data := p.ID, p.Data
+	s.pending.Add(1)
+	// One allocation per command: the callback holds what deliver needs.
+	deliver := func(call *jdwp.Call) { s.deliver(fwdCall{dbgID: dbgID, cmd: cmd, data: data}, call) }
+	var call *jdwp.Call
 	var err error
-	if len(s.parked) == 0 && s.pending.Load() < maxPendingCommands {
-		err = s.forward(p.ID, cmd, p.Data)
+	if last {
+		call, err = s.v.conn.StartFunc(context.Background(), cmd, p.Data, deliver)
 	} else {
-		s.parked = append(s.parked, parkedCmd{p.ID, cmd, p.Data})
-		s.parkedBytes += len(p.Data)
-		s.parkedN.Add(1)
+		// More commands are buffered: the last of them writes them all.
+		call, err = s.v.conn.QueueFunc(cmd, p.Data, deliver)
 	}
-	s.parkMu.Unlock()
 	if err != nil {
+		s.pending.Add(-1)
 		s.end(errVMGone)
 		return false
 	}
-	if last {
-		// No more commands are buffered: write those queued (the burst's,
-		// in one write) on this goroutine.
-		s.v.conn.Flush(context.Background())
-	}
-	return true
-}
-
-// forward queues a command for the VM (it goes out with the next write on
-// the connection). s.parkMu is held, so commands go out in order.
-func (s *session) forward(dbgID uint32, cmd jdwp.Cmd, data []byte) error {
-	s.pending.Add(1)
-	// One allocation per command: the callback holds what deliver needs.
-	call, err := s.v.conn.QueueFunc(cmd, data, func(call *jdwp.Call) { s.deliver(fwdCall{dbgID: dbgID, cmd: cmd, data: data}, call) })
-	if err != nil {
-		s.pending.Add(-1)
-		return err
-	}
 	if s.trace {
 		s.log.Trace().Str("kind", "bridge.proxy").Str("dir", "debugger→vm").Str("cmd", cmd.String()).
-			Uint32("id", dbgID).Uint32("vmID", call.ID).Int("len", len(data)).Msg("command")
+			Uint32("id", p.ID).Uint32("vmID", call.ID).Int("len", len(p.Data)).Msg("command")
 	}
-	return nil
-}
-
-// forwardParked moves parked commands to the VM's queue while there is room
-// among those in flight and in the output (the replies to commands sent
-// while the debugger does not read would outgrow maxUnreadOutput), and says
-// how many it moved.
-func (s *session) forwardParked() int {
-	if s.parkedN.Load() == 0 || s.isEnded() || s.out.Buffered() >= maxUnreadOutput {
-		return 0
-	}
-	s.parkMu.Lock()
-	moved := 0
-	for moved < len(s.parked) && s.pending.Load() < maxPendingCommands {
-		c := s.parked[moved]
-		s.parked[moved] = parkedCmd{}
-		moved++
-		if s.forward(c.dbgID, c.cmd, c.data) != nil {
-			break // the VM connection failed; its removal ends the session
-		}
-		s.parkedBytes -= len(c.data)
-	}
-	s.parked = s.parked[moved:]
-	if len(s.parked) == 0 {
-		s.parked, s.parkedBytes = s.parked[:0:0], 0
-	}
-	s.parkedN.Add(int32(-moved))
-	s.parkMu.Unlock()
-	return moved
-}
-
-// wrote runs after each write to the debugger: the output it took may make
-// room for parked commands (written at once: no reply may come to do it)
-// and for the debugger's next ones.
-func (s *session) wrote() {
-	if s.forwardParked() > 0 {
-		s.v.conn.FlushNow()
-	}
-	s.signalRoom()
+	return true
 }
 
 // deliver queues a forwarded command's reply for the debugger under the
@@ -656,16 +531,16 @@ func (s *session) wrote() {
 func (s *session) deliver(f fwdCall, call *jdwp.Call) {
 	fc := &f
 	defer func() {
-		if s.pending.Add(-1) == 0 {
+		switch s.pending.Add(-1) {
+		case 0:
 			select {
 			case s.settled <- struct{}{}:
 			default:
 			}
+			s.signalRoom()
+		case maxPendingCommands / 2:
+			s.signalRoom()
 		}
-		if call.Reply() != nil && s.forwardParked() > 0 {
-			s.vmFlush.Store(true) // written once the reader is idle
-		}
-		s.signalRoom()
 	}()
 	rp := call.Reply()
 	if rp == nil { // the VM connection failed; the VM's removal ends the session

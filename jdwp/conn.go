@@ -334,12 +334,6 @@ func (c *Conn) QueueFunc(cmd Cmd, data []byte, done func(*Call)) (*Call, error) 
 // PacketWriter.Drain).
 func (c *Conn) Flush(ctx context.Context) { c.out.Drain(ctx) }
 
-// FlushNow writes what is queued as far as the connection takes it without
-// waiting, and leaves the rest to the connection's writer goroutine (see
-// PacketWriter.DrainNow): for a goroutine that must not block, such as a
-// callback of StartFunc on the reader goroutine.
-func (c *Conn) FlushNow() { c.out.DrainNow() }
-
 // start queues a command; with a non-nil ctx the calling goroutine writes it,
 // until ctx ends (see PacketWriter.Drain).
 func (c *Conn) start(ctx context.Context, cmd Cmd, data []byte) (*Call, error) {
