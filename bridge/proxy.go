@@ -222,11 +222,13 @@ type session struct {
 	out *jdwp.PacketWriter
 
 	pending atomic.Int32  // forwarded commands without a reply yet
+	large   atomic.Int32  // those of them whose reply may be large (see smallReply)
 	settled chan struct{} // signalled when pending drops to 0
 	// flushPending: replies were queued for the VM connection's reader to
 	// write when it is idle (see deliver).
 	flushPending atomic.Bool
 	room         chan struct{} // signalled when output is written or a reply comes: see awaitRoom
+	awaiting     atomic.Bool   // awaitRoom waits on room: only then is it signalled (see signalRoom)
 
 	mu          sync.Mutex
 	requests    map[reqKey]bool // event requests the debugger created
@@ -365,8 +367,11 @@ func (s *session) open() {
 // once is left to the writer (inline, on the VM connection's reader
 // goroutine, which must not stall behind a slow debugger), or waiting up to
 // Options.DebuggerWriteTimeout.
+//
+// p's data is not copied if large (PacketWriter.QueueShared): it must not
+// change until written, as no reply's or event's does.
 func (s *session) enqueue(p *jdwp.Packet, inline bool) {
-	if !s.out.Queue(p) {
+	if !s.out.QueueShared(p) {
 		return
 	}
 	if inline {
@@ -384,27 +389,67 @@ func (s *session) flush() {
 	s.out.Flush(ctx)
 }
 
-// Backpressure: a debugger's next command is not read while this many of
-// its commands await the VM's reply, or while this many bytes of output
-// wait for it to read them. A debugger that sends without reading then
-// holds a bounded part of the monitor's memory and of the VM's time.
+// Backpressure: a debugger's next command is not read while
+// maxPendingCommands of its commands whose replies may be large await the
+// VM's reply, or maxPendingAll commands in all (the others have replies of a
+// few bytes: smallReply), or while maxUnreadOutput bytes of output wait for
+// it to read them. A debugger that sends without reading then holds a
+// bounded part of the monitor's memory and of the VM's time. The VM is
+// given many small commands at once: it answers a deep queue of them
+// faster than bursts of a few dozen.
 const (
 	maxPendingCommands = 128
+	maxPendingAll      = 2048
 	maxUnreadOutput    = 8 << 20
 )
+
+// smallReply says a command's reply, when it succeeds, is a few bytes (ids
+// and numbers of fixed size, at most 32 bytes), whatever the VM's state.
+func smallReply(cmd jdwp.Cmd) bool {
+	switch cmd {
+	case jdwp.CmdVMIDSizes, jdwp.CmdVMCapabilities, jdwp.CmdVMCapabilitiesNew, jdwp.CmdVMHoldEvents, jdwp.CmdVMReleaseEvents,
+		jdwp.CmdVMCreateString, jdwp.CmdVMDisposeObjects,
+		jdwp.CmdRefTypeClassLoader, jdwp.CmdRefTypeModifiers, jdwp.CmdRefTypeStatus, jdwp.CmdRefTypeClassObject,
+		jdwp.CmdRefTypeClassFileVersion, jdwp.CmdRefTypeModule, jdwp.CmdClassTypeSuperclass, jdwp.CmdMethodIsObsolete,
+		jdwp.CmdObjRefReferenceType, jdwp.CmdObjRefIsCollected,
+		jdwp.CmdThreadStatus, jdwp.CmdThreadThreadGroup, jdwp.CmdThreadFrameCount, jdwp.CmdThreadSuspendCount,
+		jdwp.CmdThreadIsVirtual, jdwp.CmdThreadCurrentContendedMonitor, jdwp.CmdThreadGroupParent,
+		jdwp.CmdArrayRefLength, jdwp.CmdEventRequestSet, jdwp.CmdEventRequestClear,
+		jdwp.CmdStackFrameThisObject, jdwp.CmdClassObjectReflectedType:
+		return true
+	}
+	return false
+}
+
+// hasRoom says the debugger may send another command. Once full (again
+// set), it waits until half the commands are answered, so that those
+// waiting meanwhile are read, and forwarded, in bursts rather than one per
+// reply.
+func (s *session) hasRoom(again bool) bool {
+	if s.out.Buffered() >= maxUnreadOutput {
+		return false
+	}
+	if again {
+		return s.large.Load() <= maxPendingCommands/2 && s.pending.Load() <= maxPendingAll/2
+	}
+	return s.large.Load() < maxPendingCommands && s.pending.Load() < maxPendingAll
+}
 
 // awaitRoom waits until the debugger may send another command; false when
 // the session ended meanwhile.
 func (s *session) awaitRoom() bool {
-	if s.pending.Load() < maxPendingCommands && s.out.Buffered() < maxUnreadOutput {
+	if s.hasRoom(false) {
 		return true
 	}
 	s.v.conn.Flush(context.Background()) // the commands queued so far (see handle)
-	// Full: read on once half the commands are answered, so that those
-	// waiting meanwhile are read, and forwarded, in bursts rather than one
-	// per reply.
+	// Signals come only while awaiting is set (a write or a reply per
+	// packet would otherwise wake this goroutine for nothing): it is set
+	// before the condition is checked, and signallers change what it checks
+	// before they look at it, so no signal is lost.
+	s.awaiting.Store(true)
+	defer s.awaiting.Store(false)
 	for {
-		if s.pending.Load() <= maxPendingCommands/2 && s.out.Buffered() < maxUnreadOutput {
+		if s.hasRoom(true) {
 			return true
 		}
 		select {
@@ -415,7 +460,11 @@ func (s *session) awaitRoom() bool {
 	}
 }
 
+// signalRoom wakes awaitRoom, if it waits and there is room.
 func (s *session) signalRoom() {
+	if !s.awaiting.Load() || !s.hasRoom(true) {
+		return
+	}
 	select {
 	case s.room <- struct{}{}:
 	default:
@@ -488,9 +537,14 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 		}
 	}
 	s.mu.Unlock()
-	fc := &fwdCall{dbgID: p.ID, cmd: cmd, data: p.Data}
+	dbgID, data := p.ID, p.Data
 	s.pending.Add(1)
-	deliver := func(call *jdwp.Call) { s.deliver(fc, call) }
+	large := !smallReply(cmd)
+	if large {
+		s.large.Add(1)
+	}
+	// One allocation per command: the callback holds what deliver needs.
+	deliver := func(call *jdwp.Call) { s.deliver(fwdCall{dbgID: dbgID, cmd: cmd, data: data}, call) }
 	var call *jdwp.Call
 	var err error
 	if last {
@@ -501,6 +555,9 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 	}
 	if err != nil {
 		s.pending.Add(-1)
+		if large {
+			s.large.Add(-1)
+		}
 		s.end(errVMGone)
 		return false
 	}
@@ -513,18 +570,19 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 
 // deliver queues a forwarded command's reply for the debugger under the
 // debugger's own id. It runs on the VM connection's reader goroutine.
-func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
+func (s *session) deliver(f fwdCall, call *jdwp.Call) {
+	fc := &f
 	defer func() {
-		switch s.pending.Add(-1) {
-		case 0:
+		if !smallReply(fc.cmd) {
+			s.large.Add(-1)
+		}
+		if s.pending.Add(-1) == 0 {
 			select {
 			case s.settled <- struct{}{}:
 			default:
 			}
-			s.signalRoom()
-		case maxPendingCommands / 2:
-			s.signalRoom()
 		}
+		s.signalRoom()
 	}()
 	rp := call.Reply()
 	if rp == nil { // the VM connection failed; the VM's removal ends the session
@@ -554,7 +612,7 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	// More replies are coming: the VM connection's reader writes what it
 	// queued once it has read all that arrived (VM.flushDebuggers), so a
 	// burst of replies goes out in one write, as through a bare relay.
-	s.out.Queue(&reply)
+	s.out.QueueShared(&reply)
 	s.flushPending.Store(true)
 }
 

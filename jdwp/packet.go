@@ -1,6 +1,7 @@
 package jdwp
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -91,12 +92,22 @@ func ParsePacketHeader(h []byte, maxSize int) (Packet, int, error) {
 
 // ReadPacket reads one packet from r. Lengths outside [11, maxSize] are rejected
 // before any data is read or allocated; maxSize <= 0 means DefaultMaxPacketSize.
+//
+// From a *bufio.Reader the header is parsed where it is buffered, without
+// copying it out (a packet costs one allocation, two with data).
 func ReadPacket(r io.Reader, maxSize int) (*Packet, error) {
-	var h [HeaderSize]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return nil, err
+	var p Packet
+	var n int
+	var err error
+	if br, ok := r.(*bufio.Reader); ok {
+		p, n, err = readHeaderBuffered(br, maxSize)
+	} else {
+		var h [HeaderSize]byte
+		if _, err := io.ReadFull(r, h[:]); err != nil {
+			return nil, err
+		}
+		p, n, err = ParsePacketHeader(h[:], maxSize)
 	}
-	p, n, err := ParsePacketHeader(h[:], maxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +121,24 @@ func ReadPacket(r io.Reader, maxSize int) (*Packet, error) {
 		}
 	}
 	return &p, nil
+}
+
+// readHeaderBuffered reads and parses a packet header from br, with
+// io.ReadFull's errors (io.EOF before any byte, else io.ErrUnexpectedEOF).
+func readHeaderBuffered(br *bufio.Reader, maxSize int) (Packet, int, error) {
+	h, err := br.Peek(HeaderSize)
+	if err != nil {
+		if len(h) > 0 && err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return Packet{}, 0, err
+	}
+	p, n, err := ParsePacketHeader(h, maxSize)
+	if err != nil {
+		return Packet{}, 0, err
+	}
+	br.Discard(HeaderSize)
+	return p, n, nil
 }
 
 // WritePacket writes p to w in one Write call.

@@ -2,12 +2,16 @@ package jdwp
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"net"
 	"os"
+	"runtime"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // PacketWriter coalesces the packets bound for one connection. Senders queue
@@ -22,10 +26,16 @@ type PacketWriter struct {
 	raw  syscall.RawConn // nc's descriptor, for writes that must not wait; nil for pipes
 	opts WriterOptions
 
-	mu      sync.Mutex
-	buf     []byte // queued output
+	mu sync.Mutex
+	// The queued output is segs, then buf: packets are appended to buf,
+	// except the data of large ones queued with QueueShared, which is
+	// written from where it is (segs then holds buf up to the header, then
+	// the data) rather than copied.
+	buf     []byte
+	segs    [][]byte
+	segLen  int    // bytes in segs
 	spare   []byte // a written buffer, for reuse
-	flight  int    // bytes taken from buf by the write under way
+	flight  int    // bytes taken from the queue by the write under way
 	writing bool   // a goroutine is writing buf
 	held    bool   // queue, write nothing (until Release)
 	closed  bool
@@ -80,6 +90,33 @@ func (w *PacketWriter) Queue(p *Packet) bool {
 	return true
 }
 
+// SharedMin is the data size from which QueueShared queues a packet's data
+// by reference.
+const SharedMin = 16 << 10
+
+// QueueShared is Queue for a packet whose data nobody modifies until it is
+// written: data of SharedMin bytes or more is not copied but written from
+// where it is (one copy less of a large reply a proxy forwards).
+func (w *PacketWriter) QueueShared(p *Packet) bool {
+	if len(p.Data) < SharedMin {
+		return w.Queue(p)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || w.err != nil {
+		return false
+	}
+	h := *p
+	h.Data = nil
+	w.buf = h.AppendTo(w.buf)
+	// The header is written with a length that counts the data.
+	binary.BigEndian.PutUint32(w.buf[len(w.buf)-HeaderSize:], uint32(HeaderSize+len(p.Data)))
+	w.segs = append(w.segs, w.buf, p.Data)
+	w.segLen += len(w.buf) + len(p.Data)
+	w.buf = nil
+	return true
+}
+
 // QueueBytes appends raw bytes (a handshake) to the output.
 func (w *PacketWriter) QueueBytes(b []byte) bool {
 	w.mu.Lock()
@@ -97,7 +134,7 @@ func (w *PacketWriter) QueueBytes(b []byte) bool {
 func (w *PacketWriter) Buffered() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.buf) + w.flight
+	return len(w.buf) + w.segLen + w.flight
 }
 
 // Kick wakes Run to write what is queued.
@@ -133,7 +170,7 @@ func (w *PacketWriter) Run(done <-chan struct{}) {
 func (w *PacketWriter) Close() {
 	w.mu.Lock()
 	w.closed = true
-	w.buf, w.spare = nil, nil
+	w.buf, w.spare, w.segs, w.segLen = nil, nil, nil, 0
 	w.mu.Unlock()
 }
 
@@ -168,7 +205,7 @@ func (w *PacketWriter) Flush(ctx context.Context) bool {
 		case w.closed || w.err != nil || w.held:
 			w.mu.Unlock()
 			return false
-		case len(w.buf) == 0 && !w.writing:
+		case w.empty() && !w.writing:
 			w.mu.Unlock()
 			return true
 		case w.writing:
@@ -207,14 +244,24 @@ func (w *PacketWriter) drain(ctx context.Context, now bool) {
 		})
 	}
 	var failed error
-	for len(w.buf) > 0 && !w.closed {
-		buf := w.buf
+	for !w.empty() && !w.closed {
+		buf, segs := w.buf, w.segs
+		if len(segs) > 0 && len(buf) > 0 {
+			segs = append(segs, buf)
+		}
 		// Hand the spare to senders and forget it, so no array is both being
 		// written and appended to.
 		w.buf, w.spare = w.spare[:0], nil
-		w.flight = len(buf)
+		w.flight = len(buf) + w.segLen
+		w.segs, w.segLen = nil, 0
 		w.mu.Unlock()
-		n, err := w.write(buf, ctx != nil, now)
+		var n int
+		var err error
+		if len(segs) > 0 {
+			n, err = w.writev(segs, ctx != nil, now)
+		} else {
+			n, err = w.write(buf, ctx != nil, now)
+		}
 		w.mu.Lock()
 		w.flight = 0
 		w.mu.Unlock()
@@ -226,7 +273,17 @@ func (w *PacketWriter) drain(ctx context.Context, now bool) {
 			break
 		}
 		cut := errors.Is(err, os.ErrDeadlineExceeded) && (stop != nil || now && w.raw == nil)
-		if cut || now && err == nil && n < len(buf) {
+		if len(segs) > 0 {
+			if cut || now && err == nil && n < lenAll(segs) {
+				// Left for Run (or the next sender), ahead of what was
+				// queued meanwhile.
+				rest := dropFront(segs, n)
+				w.segLen += lenAll(rest)
+				w.segs = append(rest, w.segs...)
+				defer w.Kick()
+				break
+			}
+		} else if cut || now && err == nil && n < len(buf) {
 			// Left for Run (or the next sender).
 			w.buf = append(buf[n:], w.buf...)
 			defer w.Kick()
@@ -234,11 +291,11 @@ func (w *PacketWriter) drain(ctx context.Context, now bool) {
 		}
 		if err != nil {
 			w.err = err
-			w.buf = nil
+			w.buf, w.segs, w.segLen = nil, nil, 0
 			failed = err
 			break
 		}
-		if cap(buf) <= 1<<20 {
+		if len(segs) == 0 && cap(buf) <= 1<<20 {
 			w.spare = buf[:0]
 		}
 	}
@@ -253,6 +310,48 @@ func (w *PacketWriter) drain(ctx context.Context, now bool) {
 	if failed != nil && w.opts.OnError != nil {
 		w.opts.OnError(failed)
 	}
+}
+
+func (w *PacketWriter) empty() bool { return len(w.buf) == 0 && len(w.segs) == 0 }
+
+func lenAll(segs [][]byte) int {
+	n := 0
+	for _, b := range segs {
+		n += len(b)
+	}
+	return n
+}
+
+// dropFront returns segs without their first n bytes, in a new slice.
+func dropFront(segs [][]byte, n int) [][]byte {
+	for len(segs) > 0 && n >= len(segs[0]) {
+		n -= len(segs[0])
+		segs = segs[1:]
+	}
+	rest := make([][]byte, len(segs))
+	copy(rest, segs)
+	if len(rest) > 0 {
+		rest[0] = rest[0][n:]
+	}
+	return rest
+}
+
+// writev is write for output in several pieces, in one system call where it
+// can (net.Buffers uses writev on sockets).
+func (w *PacketWriter) writev(segs [][]byte, hasCtx, now bool) (int, error) {
+	switch {
+	case now && w.raw != nil:
+		return writevNow(w.raw, segs)
+	case now:
+		w.nc.SetWriteDeadline(time.Now().Add(nowLimit))
+		defer w.nc.SetWriteDeadline(time.Time{})
+	case !hasCtx && w.opts.Timeout > 0:
+		w.nc.SetWriteDeadline(time.Now().Add(w.opts.Timeout))
+		defer w.nc.SetWriteDeadline(time.Time{})
+	}
+	bufs := net.Buffers(slices.Clone(segs)) // WriteTo consumes its slices
+	n, err := bufs.WriteTo(w.nc)
+	return int(n), err
 }
 
 // write writes buf: without waiting (now) on a descriptor, else within a
@@ -270,6 +369,56 @@ func (w *PacketWriter) write(buf []byte, hasCtx, now bool) (int, error) {
 		defer w.nc.SetWriteDeadline(time.Time{})
 	}
 	return w.nc.Write(buf)
+}
+
+// writevNow writes as much of segs as the socket takes without waiting.
+func writevNow(rc syscall.RawConn, segs [][]byte) (int, error) {
+	const maxIov = 1024
+	iov := make([]syscall.Iovec, 0, min(len(segs), maxIov))
+	n := 0
+	var werr error
+	err := rc.Write(func(fd uintptr) bool {
+		rest := segs
+		for len(rest) > 0 {
+			iov = iov[:0]
+			want := 0
+			for _, b := range rest {
+				if len(iov) == maxIov {
+					break
+				}
+				if len(b) == 0 {
+					continue
+				}
+				v := syscall.Iovec{Base: &b[0]}
+				v.SetLen(len(b))
+				iov = append(iov, v)
+				want += len(b)
+			}
+			if want == 0 {
+				return true
+			}
+			m, _, e := syscall.Syscall(syscall.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
+			runtime.KeepAlive(rest)
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return true // full: Run waits instead
+			case e != 0:
+				werr = e
+				return true
+			case int(m) <= 0:
+				return true
+			}
+			n += int(m)
+			rest = dropFront(rest, int(m))
+		}
+		return true
+	})
+	if werr != nil {
+		return n, werr
+	}
+	return n, err
 }
 
 // writeNow writes as much of buf as the socket takes without waiting.

@@ -138,3 +138,76 @@ func TestPacketWriterError(t *testing.T) {
 		t.Error("the error was reported twice")
 	}
 }
+
+// Large data queued with QueueShared is written from where it is, among
+// copied packets, in order: by DrainNow (partly, the rest by Run, to a
+// peer that does not read yet), by Drain and over a pipe; Buffered counts
+// it.
+func TestPacketWriterShared(t *testing.T) {
+	big := make([]byte, 4*SharedMin+5)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	check := func(t *testing.T, r *bufio.Reader, n uint32) {
+		for id := uint32(1); id <= n; id++ {
+			p, err := ReadPacket(r, 0)
+			if err != nil {
+				t.Fatalf("packet %d: %v", id, err)
+			}
+			want := 1
+			if id%3 == 0 {
+				want = len(big)
+			}
+			if p.ID != id || !p.IsReply() || p.Error != ErrorCode(id) || len(p.Data) != want {
+				t.Fatalf("packet %v, want id %d with %d bytes", p, id, want)
+			}
+			if want == len(big) && string(p.Data) != string(big) {
+				t.Fatalf("packet %d: data differs", id)
+			}
+		}
+	}
+	queue := func(w *PacketWriter, from, to uint32) int {
+		size := 0
+		for id := from; id <= to; id++ {
+			p := &Packet{ID: id, Flags: FlagReply, Error: ErrorCode(id), Data: []byte{byte(id)}}
+			if id%3 == 0 {
+				p.Data = big
+			}
+			w.QueueShared(p)
+			size += HeaderSize + len(p.Data)
+		}
+		return size
+	}
+	t.Run("tcp", func(t *testing.T) {
+		a, b := tcpPair(t)
+		w := NewPacketWriter(a, nil)
+		const n = 1200 // 26 MB: more than the socket buffers hold
+		if size := queue(w, 1, n/2); w.Buffered() != size {
+			t.Fatalf("Buffered %d, want %d", w.Buffered(), size)
+		}
+		w.DrainNow()
+		if w.Buffered() == 0 {
+			t.Fatal("DrainNow wrote 13 MB to a peer that reads nothing")
+		}
+		queue(w, n/2+1, n)
+		done := make(chan struct{})
+		defer close(done)
+		go w.Run(done)
+		w.Kick()
+		check(t, bufio.NewReader(b), n)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if !w.Flush(ctx) || w.Buffered() != 0 {
+			t.Fatalf("Flush left %d bytes", w.Buffered())
+		}
+	})
+	t.Run("pipe", func(t *testing.T) {
+		a, b := net.Pipe()
+		defer a.Close()
+		defer b.Close()
+		w := NewPacketWriter(a, nil)
+		queue(w, 1, 30)
+		go w.Drain(context.Background())
+		check(t, bufio.NewReader(b), 30)
+	})
+}
