@@ -1,6 +1,7 @@
 package jdwp
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -92,11 +93,7 @@ func ParsePacketHeader(h []byte, maxSize int) (Packet, int, error) {
 // ReadPacket reads one packet from r. Lengths outside [11, maxSize] are rejected
 // before any data is read or allocated; maxSize <= 0 means DefaultMaxPacketSize.
 func ReadPacket(r io.Reader, maxSize int) (*Packet, error) {
-	var h [HeaderSize]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return nil, err
-	}
-	p, n, err := ParsePacketHeader(h[:], maxSize)
+	p, n, err := readHeader(r, maxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +106,37 @@ func ReadPacket(r io.Reader, maxSize int) (*Packet, error) {
 			return nil, fmt.Errorf("jdwp: truncated packet id=%d: want %d data bytes: %w", p.ID, n, err)
 		}
 	}
-	return &p, nil
+	return p, nil
+}
+
+// readHeader reads and parses a packet header. From a bufio.Reader (the
+// connection's and the proxy's readers) the header is parsed in place, with
+// no buffer of its own to allocate per packet.
+func readHeader(r io.Reader, maxSize int) (*Packet, int, error) {
+	if br, ok := r.(*bufio.Reader); ok {
+		h, err := br.Peek(HeaderSize)
+		if err != nil {
+			if len(h) > 0 && err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, 0, err
+		}
+		p, n, err := ParsePacketHeader(h, maxSize)
+		if err != nil {
+			return nil, 0, err
+		}
+		br.Discard(HeaderSize)
+		return &p, n, nil
+	}
+	h := make([]byte, HeaderSize)
+	if _, err := io.ReadFull(r, h); err != nil {
+		return nil, 0, err
+	}
+	p, n, err := ParsePacketHeader(h, maxSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &p, n, nil
 }
 
 // WritePacket writes p to w in one Write call.
