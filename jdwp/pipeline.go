@@ -3,15 +3,23 @@ package jdwp
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 )
 
 // Pipeline sends typed commands without waiting for their replies, so that a
 // caller with many independent questions (every thread's frames, every
-// element's fields) asks them all at once: the commands queue in the
-// connection's writer, which sends what has queued in as few writes as it
-// can, and the replies are decoded when the caller waits for them. No
-// goroutine per command, no round trip per command: what the VM's
-// single-threaded agent allows. A Pipeline is safe for concurrent use.
+// element's fields) asks them all at once: each command is encoded straight
+// into the connection's output, which goes out in large writes (the writer
+// is woken once a burst has queued some kilobytes, and by the first wait),
+// and the replies are decoded when the caller waits for them. No goroutine
+// per command, no round trip per command, one allocation per command sent:
+// what the VM's single-threaded agent allows. A Pipeline is safe for
+// concurrent use.
+//
+// Commands queued on a Pipeline go out at the latest when a future of it is
+// waited on (Future.Wait, Future.Done) or the Pipeline is flushed (Flush),
+// or with any other command the connection writes; a caller that waits for
+// something else (an event) flushes first.
 //
 // A command whose arguments depend on another's reply waits for that reply
 // first (Future.Wait) and is sent then; commands sent from one goroutine are
@@ -21,7 +29,14 @@ import (
 type Pipeline struct {
 	c     *Conn
 	sizes *IDSizes
+	// unsent counts the bytes queued since the writer was last woken.
+	unsent atomic.Int64
 }
+
+// pipelineKick is how much a burst queues before the writer is woken to
+// send it (while the caller goes on queuing): large writes, and the VM
+// kept busy from the first ones on.
+const pipelineKick = 16 << 10
 
 // Pipeline returns a pipeline on the connection, asking the VM for its id
 // sizes first if they are not known yet.
@@ -33,33 +48,55 @@ func (c *Conn) Pipeline(ctx context.Context) (*Pipeline, error) {
 	return &Pipeline{c: c, sizes: s}, nil
 }
 
-// Future is the reply to a command sent on a Pipeline.
-type Future[T any] struct {
-	cmd   Cmd
-	c     *Conn
-	call  *Call
-	err   error // the command could not be sent
-	sizes *IDSizes
-	dec   func(*Reader) T
+// Flush sends what is queued on the pipeline without waiting (the writer
+// goroutine writes it).
+func (p *Pipeline) Flush() {
+	if p.unsent.Swap(0) != 0 {
+		p.c.out.Kick()
+	}
 }
 
-// Done is closed once the reply arrived or the command failed.
+// drain writes what is queued on the calling goroutine, which is about to
+// wait for a reply anyway (see PacketWriter.Drain).
+func (p *Pipeline) drain(ctx context.Context) {
+	if p.unsent.Load() != 0 && p.unsent.Swap(0) != 0 {
+		p.c.out.Drain(ctx)
+	}
+}
+
+// Future is the reply to a command sent on a Pipeline.
+type Future[T any] struct {
+	call Call
+	p    *Pipeline
+	err  error // the command could not be sent
+	dec  func(*Reader) T
+}
+
+// Done is closed once the reply arrived or the command failed. It sends the
+// pipeline's queued commands first.
 func (f *Future[T]) Done() <-chan struct{} {
-	if f.call == nil {
+	if f.err != nil {
 		return closedChan
 	}
+	f.p.Flush()
 	return f.call.Done()
 }
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// Wait waits for the reply and decodes it. A JDWP error reply is returned as
-// a *CommandError, as by the Conn's methods. When ctx ends first, the late
-// reply is dropped when it comes.
+// Wait waits for the reply and decodes it, sending the pipeline's queued
+// commands first. A JDWP error reply is returned as a *CommandError, as by
+// the Conn's methods. When ctx ends first, the late reply is dropped when it
+// comes.
 func (f *Future[T]) Wait(ctx context.Context) (T, error) {
 	var zero T
 	if f.err != nil {
 		return zero, f.err
+	}
+	select {
+	case <-f.call.ch:
+	default:
+		f.p.drain(ctx)
 	}
 	b, err := f.call.Wait(ctx)
 	if err != nil {
@@ -68,29 +105,33 @@ func (f *Future[T]) Wait(ctx context.Context) (T, error) {
 			case <-f.call.Done():
 			default:
 				// The caller gave up: the reply is not wanted.
-				f.c.forget(f.call.ID)
+				f.p.c.forget(f.call.ID)
 			}
 		}
 		return zero, err
 	}
-	r := Reader{Sizes: f.sizes, b: b}
+	r := Reader{Sizes: f.p.sizes, b: b}
 	v := f.dec(&r)
 	if r.err != nil {
-		return zero, fmt.Errorf("%s: bad reply: %w", f.cmd, r.err)
+		return zero, fmt.Errorf("%s: bad reply: %w", f.call.Cmd, r.err)
 	}
 	return v, nil
 }
 
-// send queues one command; enc writes its data (may be nil).
+// send queues one command; enc writes its data (may be nil). The future
+// and its call are one allocation; the data is encoded in place.
 func send[T any](p *Pipeline, cmd Cmd, enc func(*Writer), dec func(*Reader) T) *Future[T] {
-	f := &Future[T]{cmd: cmd, c: p.c, sizes: p.sizes, dec: dec}
-	var data []byte
-	if enc != nil {
-		w := Writer{Sizes: p.sizes}
-		enc(&w)
-		data = w.Buf
+	f := &Future[T]{p: p, dec: dec}
+	n, err := p.c.queueCall(&f.call, cmd, p.sizes, enc)
+	if err != nil {
+		f.err = err
+		return f
 	}
-	f.call, f.err = p.c.Start(cmd, data)
+	if u := p.unsent.Add(int64(n)); u == int64(n) || u >= pipelineKick {
+		// The first of a burst goes at once, so the VM starts on it; then
+		// every few kilobytes.
+		p.Flush()
+	}
 	return f
 }
 

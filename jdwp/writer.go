@@ -2,6 +2,7 @@ package jdwp
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"net"
 	"os"
@@ -33,6 +34,7 @@ type PacketWriter struct {
 	idle    chan struct{} // closed when the current writing ends; nil when no one writes
 
 	wake chan struct{} // wakes Run; capacity 1
+	enc  Writer        // QueueCommand's encoder, reused under mu
 }
 
 // WriterOptions configure a PacketWriter. The zero value is usable.
@@ -78,6 +80,31 @@ func (w *PacketWriter) Queue(p *Packet) bool {
 	}
 	w.buf = p.AppendTo(w.buf)
 	return true
+}
+
+// queueCommand appends a command packet whose data enc encodes straight
+// into the output (no buffer of its own, no copy) and returns its size, or
+// 0 when the writer is closed or failed. It does not write. enc runs under
+// the writer's lock: it must only encode.
+func (w *PacketWriter) queueCommand(id uint32, cmd Cmd, sizes *IDSizes, enc func(*Writer)) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || w.err != nil {
+		return 0
+	}
+	start := len(w.buf)
+	b := append(w.buf, 0, 0, 0, 0) // length, set below
+	b = binary.BigEndian.AppendUint32(b, id)
+	b = append(b, 0, cmd.Set, cmd.Cmd)
+	if enc != nil {
+		w.enc = Writer{Sizes: sizes, Buf: b}
+		enc(&w.enc)
+		b = w.enc.Buf
+		w.enc = Writer{}
+	}
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start))
+	w.buf = b
+	return len(b) - start
 }
 
 // QueueBytes appends raw bytes (a handshake) to the output.
