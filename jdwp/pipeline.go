@@ -143,6 +143,11 @@ func (p *Pipeline) FieldValues(obj ObjectID, fields []FieldID) *Future[[]Value] 
 	return send(p, CmdObjRefGetValues, func(w *Writer) { w.ObjectID(obj); writeFieldIDs(w, fields) }, readValues)
 }
 
+// ArrayValues sends ArrayReference.GetValues (see Conn.ArrayValues).
+func (p *Pipeline) ArrayValues(arr ArrayID, first, length int32) *Future[[]Value] {
+	return send(p, CmdArrayRefGetValues, func(w *Writer) { writeArrayRange(w, arr, first, length) }, readArrayRegion)
+}
+
 // StringValue sends StringReference.Value (see Conn.StringValue).
 func (p *Pipeline) StringValue(s StringID) *Future[string] {
 	return send(p, CmdStringRefValue, func(w *Writer) { w.ObjectID(s) }, (*Reader).String)
