@@ -36,7 +36,7 @@ type Pipeline struct {
 // pipelineKick is how much a burst queues before the writer is woken to
 // send it (while the caller goes on queuing): large writes, and the VM
 // kept busy from the first ones on.
-const pipelineKick = 16 << 10
+const pipelineKick = 8 << 10
 
 // Pipeline returns a pipeline on the connection, asking the VM for its id
 // sizes first if they are not known yet.
