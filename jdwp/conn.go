@@ -367,16 +367,18 @@ func (c *Conn) startFunc(ctx context.Context, cmd Cmd, data []byte, done func(*C
 	return call, nil
 }
 
-// queueCall queues cmd for call (whose fields it sets), its data encoded by
-// enc straight into the writer's output, and returns the bytes queued. It
-// does not wake the writer: the caller does (Pipeline, after a burst).
-func (c *Conn) queueCall(call *Call, cmd Cmd, sizes *IDSizes, enc func(*Writer)) (int, error) {
+// startCall sends cmd for call (whose fields it sets), its data encoded by
+// enc straight into the writer's output. The writer goroutine is woken only
+// when no write is under way: during a burst the write in progress takes
+// each command queued meanwhile with it, so the burst goes out in a few
+// large writes.
+func (c *Conn) startCall(call *Call, cmd Cmd, sizes *IDSizes, enc func(*Writer)) error {
 	call.Cmd, call.ch, call.ID = cmd, make(chan struct{}), c.NewID()
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
-		return 0, fmt.Errorf("%s: %w", cmd, err)
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
 	c.pending[call.ID] = call
 	if c.opts.Trace&TraceCmd != 0 {
@@ -392,10 +394,14 @@ func (c *Conn) queueCall(call *Call, cmd Cmd, sizes *IDSizes, enc func(*Writer))
 		p := Packet{ID: call.ID, CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: w.Buf}
 		c.out.Queue(&p)
 		c.traceOut(&p)
-		return HeaderSize + len(w.Buf), nil
+		c.out.Kick()
+		return nil
 	}
 	// After fail, nothing is queued: the call is failed already.
-	return c.out.queueCommand(call.ID, cmd, sizes, enc), nil
+	if !c.out.queueCommand(call.ID, cmd, sizes, enc) {
+		c.out.Kick()
+	}
+	return nil
 }
 
 // Command sends a command and waits for the reply data. The context bounds the

@@ -3,23 +3,17 @@ package jdwp
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 )
 
 // Pipeline sends typed commands without waiting for their replies, so that a
 // caller with many independent questions (every thread's frames, every
 // element's fields) asks them all at once: each command is encoded straight
-// into the connection's output, which goes out in large writes (the writer
-// is woken once a burst has queued some kilobytes, and by the first wait),
-// and the replies are decoded when the caller waits for them. No goroutine
-// per command, no round trip per command, one allocation per command sent:
-// what the VM's single-threaded agent allows. A Pipeline is safe for
-// concurrent use.
-//
-// Commands queued on a Pipeline go out at the latest when a future of it is
-// waited on (Future.Wait, Future.Done) or the Pipeline is flushed (Flush),
-// or with any other command the connection writes; a caller that waits for
-// something else (an event) flushes first.
+// into the connection's output and goes out with the write under way (the
+// writer is woken only when none is), so a burst leaves in a few large
+// writes; the replies are decoded when the caller waits for them. No
+// goroutine per command, no round trip per command, one allocation per
+// command sent: what the VM's single-threaded agent allows. A Pipeline is
+// safe for concurrent use.
 //
 // A command whose arguments depend on another's reply waits for that reply
 // first (Future.Wait) and is sent then; commands sent from one goroutine are
@@ -29,14 +23,7 @@ import (
 type Pipeline struct {
 	c     *Conn
 	sizes *IDSizes
-	// unsent counts the bytes queued since the writer was last woken.
-	unsent atomic.Int64
 }
-
-// pipelineKick is how much a burst queues before the writer is woken to
-// send it (while the caller goes on queuing): large writes, and the VM
-// kept busy from the first ones on.
-const pipelineKick = 8 << 10
 
 // Pipeline returns a pipeline on the connection, asking the VM for its id
 // sizes first if they are not known yet.
@@ -48,22 +35,6 @@ func (c *Conn) Pipeline(ctx context.Context) (*Pipeline, error) {
 	return &Pipeline{c: c, sizes: s}, nil
 }
 
-// Flush sends what is queued on the pipeline without waiting (the writer
-// goroutine writes it).
-func (p *Pipeline) Flush() {
-	if p.unsent.Swap(0) != 0 {
-		p.c.out.Kick()
-	}
-}
-
-// drain writes what is queued on the calling goroutine, which is about to
-// wait for a reply anyway (see PacketWriter.Drain).
-func (p *Pipeline) drain(ctx context.Context) {
-	if p.unsent.Load() != 0 && p.unsent.Swap(0) != 0 {
-		p.c.out.Drain(ctx)
-	}
-}
-
 // Future is the reply to a command sent on a Pipeline.
 type Future[T any] struct {
 	call Call
@@ -72,31 +43,23 @@ type Future[T any] struct {
 	dec  func(*Reader) T
 }
 
-// Done is closed once the reply arrived or the command failed. It sends the
-// pipeline's queued commands first.
+// Done is closed once the reply arrived or the command failed.
 func (f *Future[T]) Done() <-chan struct{} {
 	if f.err != nil {
 		return closedChan
 	}
-	f.p.Flush()
 	return f.call.Done()
 }
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// Wait waits for the reply and decodes it, sending the pipeline's queued
-// commands first. A JDWP error reply is returned as a *CommandError, as by
-// the Conn's methods. When ctx ends first, the late reply is dropped when it
-// comes.
+// Wait waits for the reply and decodes it. A JDWP error reply is returned as
+// a *CommandError, as by the Conn's methods. When ctx ends first, the late
+// reply is dropped when it comes.
 func (f *Future[T]) Wait(ctx context.Context) (T, error) {
 	var zero T
 	if f.err != nil {
 		return zero, f.err
-	}
-	select {
-	case <-f.call.ch:
-	default:
-		f.p.drain(ctx)
 	}
 	b, err := f.call.Wait(ctx)
 	if err != nil {
@@ -122,16 +85,7 @@ func (f *Future[T]) Wait(ctx context.Context) (T, error) {
 // and its call are one allocation; the data is encoded in place.
 func send[T any](p *Pipeline, cmd Cmd, enc func(*Writer), dec func(*Reader) T) *Future[T] {
 	f := &Future[T]{p: p, dec: dec}
-	n, err := p.c.queueCall(&f.call, cmd, p.sizes, enc)
-	if err != nil {
-		f.err = err
-		return f
-	}
-	if u := p.unsent.Add(int64(n)); u == int64(n) || u >= pipelineKick {
-		// The first of a burst goes at once, so the VM starts on it; then
-		// every few kilobytes.
-		p.Flush()
-	}
+	f.err = p.c.startCall(&f.call, cmd, p.sizes, enc)
 	return f
 }
 

@@ -83,14 +83,15 @@ func (w *PacketWriter) Queue(p *Packet) bool {
 }
 
 // queueCommand appends a command packet whose data enc encodes straight
-// into the output (no buffer of its own, no copy) and returns its size, or
-// 0 when the writer is closed or failed. It does not write. enc runs under
-// the writer's lock: it must only encode.
-func (w *PacketWriter) queueCommand(id uint32, cmd Cmd, sizes *IDSizes, enc func(*Writer)) int {
+// into the output (no buffer of its own, no copy). It does not write; it
+// reports whether a write is under way that will take the packet with it
+// (else the caller kicks). enc runs under the writer's lock: it must only
+// encode.
+func (w *PacketWriter) queueCommand(id uint32, cmd Cmd, sizes *IDSizes, enc func(*Writer)) (writing bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed || w.err != nil {
-		return 0
+		return true // nothing to write
 	}
 	start := len(w.buf)
 	b := append(w.buf, 0, 0, 0, 0) // length, set below
@@ -104,7 +105,8 @@ func (w *PacketWriter) queueCommand(id uint32, cmd Cmd, sizes *IDSizes, enc func
 	}
 	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start))
 	w.buf = b
-	return len(b) - start
+	// A drain under way checks for more under this lock before it ends.
+	return w.writing
 }
 
 // QueueBytes appends raw bytes (a handshake) to the output.
