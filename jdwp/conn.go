@@ -367,6 +367,43 @@ func (c *Conn) startFunc(ctx context.Context, cmd Cmd, data []byte, done func(*C
 	return call, nil
 }
 
+// startCall sends cmd for call (whose fields it sets), its data encoded by
+// enc straight into the writer's output. The writer goroutine is woken only
+// when no write is under way: during a burst the write in progress takes
+// each command queued meanwhile with it, so the burst goes out in a few
+// large writes.
+func (c *Conn) startCall(call *Call, cmd Cmd, sizes *IDSizes, enc func(*Writer)) error {
+	call.Cmd, call.ch, call.ID = cmd, make(chan struct{}), c.NewID()
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	c.pending[call.ID] = call
+	if c.opts.Trace&TraceCmd != 0 {
+		call.sent = time.Now()
+	}
+	c.mu.Unlock()
+	if c.opts.Trace&(TracePacket|TraceData) != 0 {
+		// Traced packets are logged whole: encode on the side.
+		w := Writer{Sizes: sizes}
+		if enc != nil {
+			enc(&w)
+		}
+		p := Packet{ID: call.ID, CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: w.Buf}
+		c.out.Queue(&p)
+		c.traceOut(&p)
+		c.out.Kick()
+		return nil
+	}
+	// After fail, nothing is queued: the call is failed already.
+	if !c.out.queueCommand(call.ID, cmd, sizes, enc) {
+		c.out.Kick()
+	}
+	return nil
+}
+
 // Command sends a command and waits for the reply data. The context bounds the
 // wait; on cancellation the late reply is discarded when it arrives.
 func (c *Conn) Command(ctx context.Context, set, cmd byte, data []byte) ([]byte, error) {

@@ -8,8 +8,9 @@
 // tagged values, locations, and a typed method for every command of every
 // command set a debugger uses. A Pipeline sends the commands a debugger asks
 // in bulk (every thread's frames, every element's fields) without waiting,
-// and a Future per command decodes its reply: one stage of questions costs
-// the VM's time, not a round trip each. Events (Event.Composite) are decoded and handed
+// encoded straight into the writer's output and sent in large writes, and a
+// Future per command decodes its reply: one stage of questions costs the
+// VM's time, not a round trip each. Events (Event.Composite) are decoded and handed
 // to subscribers; every other VM-initiated command set — notably the vendor set
 // 0xC7 that Android's DDM uses — goes to a handler registered with
 // HandleCommandSet, or is answered NOT_IMPLEMENTED and logged, never dropped.

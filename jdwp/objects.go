@@ -238,28 +238,40 @@ func (c *Conn) ArrayLength(ctx context.Context, arr ArrayID) (n int32, err error
 // primitive arrays carry the array's element tag; object arrays carry each
 // element's own tag.
 func (c *Conn) ArrayValues(ctx context.Context, arr ArrayID, first, length int32) (out []Value, err error) {
-	err = c.do(ctx, CmdArrayRefGetValues, func(w *Writer) { w.ObjectID(arr); w.Int32(first); w.Int32(length) }, func(r *Reader) {
-		tag := Tag(r.Byte())
-		if r.Err() == nil && tag.size(r.Sizes) < 0 {
-			r.Fail(errUnknownTag(tag))
-			return
-		}
-		tagged := tag.IsObject()
-		elem := tag.size(r.Sizes)
-		if tagged {
-			elem = 1 + r.Sizes.ObjectID
-		}
-		n := r.Count(max(elem, 1))
-		out = make([]Value, 0, n)
-		for i := 0; i < n && r.Err() == nil; i++ {
-			if tagged {
-				out = append(out, r.Value())
-			} else {
-				out = append(out, r.UntaggedValue(tag))
-			}
-		}
-	})
+	err = c.do(ctx, CmdArrayRefGetValues, func(w *Writer) { writeArrayRange(w, arr, first, length) },
+		func(r *Reader) { out = readArrayRegion(r) })
 	return out, err
+}
+
+func writeArrayRange(w *Writer, arr ArrayID, first, length int32) {
+	w.ObjectID(arr)
+	w.Int32(first)
+	w.Int32(length)
+}
+
+// readArrayRegion reads an ArrayReference.GetValues reply: an arrayregion,
+// its values tagged for object elements and untagged for primitives.
+func readArrayRegion(r *Reader) []Value {
+	tag := Tag(r.Byte())
+	if r.Err() == nil && tag.size(r.Sizes) < 0 {
+		r.Fail(errUnknownTag(tag))
+		return nil
+	}
+	tagged := tag.IsObject()
+	elem := tag.size(r.Sizes)
+	if tagged {
+		elem = 1 + r.Sizes.ObjectID
+	}
+	n := r.Count(max(elem, 1))
+	out := make([]Value, 0, n)
+	for i := 0; i < n && r.Err() == nil; i++ {
+		if tagged {
+			out = append(out, r.Value())
+		} else {
+			out = append(out, r.UntaggedValue(tag))
+		}
+	}
+	return out
 }
 
 // SetArrayValues sets elements of an array from first. Values must have the element type's tag.

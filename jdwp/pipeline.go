@@ -7,11 +7,13 @@ import (
 
 // Pipeline sends typed commands without waiting for their replies, so that a
 // caller with many independent questions (every thread's frames, every
-// element's fields) asks them all at once: the commands queue in the
-// connection's writer, which sends what has queued in as few writes as it
-// can, and the replies are decoded when the caller waits for them. No
-// goroutine per command, no round trip per command: what the VM's
-// single-threaded agent allows. A Pipeline is safe for concurrent use.
+// element's fields) asks them all at once: each command is encoded straight
+// into the connection's output and goes out with the write under way (the
+// writer is woken only when none is), so a burst leaves in a few large
+// writes; the replies are decoded when the caller waits for them. No
+// goroutine per command, no round trip per command, one allocation per
+// command sent: what the VM's single-threaded agent allows. A Pipeline is
+// safe for concurrent use.
 //
 // A command whose arguments depend on another's reply waits for that reply
 // first (Future.Wait) and is sent then; commands sent from one goroutine are
@@ -35,17 +37,15 @@ func (c *Conn) Pipeline(ctx context.Context) (*Pipeline, error) {
 
 // Future is the reply to a command sent on a Pipeline.
 type Future[T any] struct {
-	cmd   Cmd
-	c     *Conn
-	call  *Call
-	err   error // the command could not be sent
-	sizes *IDSizes
-	dec   func(*Reader) T
+	call Call
+	p    *Pipeline
+	err  error // the command could not be sent
+	dec  func(*Reader) T
 }
 
 // Done is closed once the reply arrived or the command failed.
 func (f *Future[T]) Done() <-chan struct{} {
-	if f.call == nil {
+	if f.err != nil {
 		return closedChan
 	}
 	return f.call.Done()
@@ -68,29 +68,24 @@ func (f *Future[T]) Wait(ctx context.Context) (T, error) {
 			case <-f.call.Done():
 			default:
 				// The caller gave up: the reply is not wanted.
-				f.c.forget(f.call.ID)
+				f.p.c.forget(f.call.ID)
 			}
 		}
 		return zero, err
 	}
-	r := Reader{Sizes: f.sizes, b: b}
+	r := Reader{Sizes: f.p.sizes, b: b}
 	v := f.dec(&r)
 	if r.err != nil {
-		return zero, fmt.Errorf("%s: bad reply: %w", f.cmd, r.err)
+		return zero, fmt.Errorf("%s: bad reply: %w", f.call.Cmd, r.err)
 	}
 	return v, nil
 }
 
-// send queues one command; enc writes its data (may be nil).
+// send queues one command; enc writes its data (may be nil). The future
+// and its call are one allocation; the data is encoded in place.
 func send[T any](p *Pipeline, cmd Cmd, enc func(*Writer), dec func(*Reader) T) *Future[T] {
-	f := &Future[T]{cmd: cmd, c: p.c, sizes: p.sizes, dec: dec}
-	var data []byte
-	if enc != nil {
-		w := Writer{Sizes: p.sizes}
-		enc(&w)
-		data = w.Buf
-	}
-	f.call, f.err = p.c.Start(cmd, data)
+	f := &Future[T]{p: p, dec: dec}
+	f.err = p.c.startCall(&f.call, cmd, p.sizes, enc)
 	return f
 }
 
@@ -100,6 +95,11 @@ func failed[T any](err error) *Future[T] { return &Future[T]{err: err} }
 // FieldValues sends ObjectReference.GetValues (see Conn.FieldValues).
 func (p *Pipeline) FieldValues(obj ObjectID, fields []FieldID) *Future[[]Value] {
 	return send(p, CmdObjRefGetValues, func(w *Writer) { w.ObjectID(obj); writeFieldIDs(w, fields) }, readValues)
+}
+
+// ArrayValues sends ArrayReference.GetValues (see Conn.ArrayValues).
+func (p *Pipeline) ArrayValues(arr ArrayID, first, length int32) *Future[[]Value] {
+	return send(p, CmdArrayRefGetValues, func(w *Writer) { writeArrayRange(w, arr, first, length) }, readArrayRegion)
 }
 
 // StringValue sends StringReference.Value (see Conn.StringValue).

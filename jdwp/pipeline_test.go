@@ -127,6 +127,22 @@ func TestPipelineMatchesCommands(t *testing.T) {
 		t.Errorf("FieldValues of a Box: %d values for %d fields", len(got), len(ids))
 	}
 
+	// Arrays, of objects and of primitives, whole and in part.
+	for _, name := range []string{"objs", "ints"} {
+		arr := d.staticValue(t, name).Object()
+		n := must(c.ArrayLength(ctx, arr))(t)
+		whole, part := p.ArrayValues(arr, 0, n), p.ArrayValues(arr, 1, n-1)
+		got, err := whole.Wait(ctx)
+		want, werr := c.ArrayValues(ctx, arr, 0, n)
+		same(t, "ArrayValues("+name+")", got, err, want, werr)
+		if len(got) != int(n) || n < 2 {
+			t.Errorf("ArrayValues(%s): %d values of %d", name, len(got), n)
+		}
+		got, err = part.Wait(ctx)
+		want, werr = c.ArrayValues(ctx, arr, 1, n-1)
+		same(t, "ArrayValues("+name+", 1)", got, err, want, werr)
+	}
+
 	// Frame values of the main thread's frames that have variables.
 	for i, th := range threads {
 		fs, _ := all[i].frames.Wait(ctx) // waited above: returns at once

@@ -43,6 +43,7 @@ type PacketWriter struct {
 	idle    chan struct{} // closed when the current writing ends; nil when no one writes
 
 	wake chan struct{} // wakes Run; capacity 1
+	enc  Writer        // QueueCommand's encoder, reused under mu
 }
 
 // WriterOptions configure a PacketWriter. The zero value is usable.
@@ -115,6 +116,33 @@ func (w *PacketWriter) QueueShared(p *Packet) bool {
 	w.segLen += len(w.buf) + len(p.Data)
 	w.buf = nil
 	return true
+}
+
+// queueCommand appends a command packet whose data enc encodes straight
+// into the output (no buffer of its own, no copy). It does not write; it
+// reports whether a write is under way that will take the packet with it
+// (else the caller kicks). enc runs under the writer's lock: it must only
+// encode.
+func (w *PacketWriter) queueCommand(id uint32, cmd Cmd, sizes *IDSizes, enc func(*Writer)) (writing bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || w.err != nil {
+		return true // nothing to write
+	}
+	start := len(w.buf)
+	b := append(w.buf, 0, 0, 0, 0) // length, set below
+	b = binary.BigEndian.AppendUint32(b, id)
+	b = append(b, 0, cmd.Set, cmd.Cmd)
+	if enc != nil {
+		w.enc = Writer{Sizes: sizes, Buf: b}
+		enc(&w.enc)
+		b = w.enc.Buf
+		w.enc = Writer{}
+	}
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start))
+	w.buf = b
+	// A drain under way checks for more under this lock before it ends.
+	return w.writing
 }
 
 // QueueBytes appends raw bytes (a handshake) to the output.

@@ -500,22 +500,26 @@ func (s *session) instanceFields(ctx context.Context, t jdwp.ReferenceTypeID) ([
 	})
 }
 
-// arrayValuesChunked reads an array in pieces, a few in flight at once.
+// arrayValuesChunked reads an array in pieces, asked at once on a pipeline.
 func arrayValuesChunked(ctx context.Context, c *jdwp.Conn, arr jdwp.ArrayID, n int32) ([]jdwp.Value, error) {
 	const chunk = 2000
-	parts := int((n + chunk - 1) / chunk)
-	out := make([][]jdwp.Value, parts)
-	err := parallel(ctx, parts, 8, func(ctx context.Context, i int) error {
-		first := int32(i) * chunk
-		v, err := c.ArrayValues(ctx, arr, first, min(chunk, n-first))
-		out[i] = v
-		return err
-	})
-	var all []jdwp.Value
-	for _, p := range out {
-		all = append(all, p...)
+	p, err := c.Pipeline(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return all, err
+	var parts []*jdwp.Future[[]jdwp.Value]
+	for first := int32(0); first < n; first += chunk {
+		parts = append(parts, p.ArrayValues(arr, first, min(chunk, n-first)))
+	}
+	all := make([]jdwp.Value, 0, n)
+	for _, f := range parts {
+		v, err := f.Wait(ctx)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, v...)
+	}
+	return all, nil
 }
 
 // finalComponentType returns the component class of an object array when it is
