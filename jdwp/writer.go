@@ -283,13 +283,7 @@ func (w *PacketWriter) drain(ctx context.Context, now bool) {
 		w.flight = len(buf) + w.segLen
 		w.segs, w.segLen = nil, 0
 		w.mu.Unlock()
-		var n int
-		var err error
-		if len(segs) > 0 {
-			n, err = w.writev(segs, ctx != nil, now)
-		} else {
-			n, err = w.write(buf, ctx != nil, now)
-		}
+		n, err := w.send(buf, segs, ctx != nil, now)
 		w.mu.Lock()
 		w.flight = 0
 		w.mu.Unlock()
@@ -364,39 +358,43 @@ func dropFront(segs [][]byte, n int) [][]byte {
 	return rest
 }
 
-// writev is write for output in several pieces, in one system call where it
-// can (net.Buffers uses writev on sockets).
-func (w *PacketWriter) writev(segs [][]byte, hasCtx, now bool) (int, error) {
-	switch {
-	case now && w.raw != nil:
-		return writevNow(w.raw, segs)
-	case now:
-		w.nc.SetWriteDeadline(time.Now().Add(nowLimit))
-		defer w.nc.SetWriteDeadline(time.Time{})
-	case !hasCtx && w.opts.Timeout > 0:
-		w.nc.SetWriteDeadline(time.Now().Add(w.opts.Timeout))
+// send writes buf, or segs when there are several pieces (in one system
+// call where it can: net.Buffers uses writev on sockets): without waiting
+// (now) on a descriptor, else within a deadline armed only when one is
+// needed (an armed socket timer costs a forwarded round trip about as much
+// as the forwarding itself).
+func (w *PacketWriter) send(buf []byte, segs [][]byte, hasCtx, now bool) (int, error) {
+	if now && w.raw != nil {
+		if len(segs) > 0 {
+			return writevNow(w.raw, segs)
+		}
+		return writeNow(w.raw, buf)
+	}
+	if w.armDeadline(hasCtx, now) {
 		defer w.nc.SetWriteDeadline(time.Time{})
 	}
-	bufs := net.Buffers(slices.Clone(segs)) // WriteTo consumes its slices
-	n, err := bufs.WriteTo(w.nc)
-	return int(n), err
-}
-
-// write writes buf: without waiting (now) on a descriptor, else within a
-// deadline armed only when one is needed (an armed socket timer costs a
-// forwarded round trip about as much as the forwarding itself).
-func (w *PacketWriter) write(buf []byte, hasCtx, now bool) (int, error) {
-	switch {
-	case now && w.raw != nil:
-		return writeNow(w.raw, buf)
-	case now:
-		w.nc.SetWriteDeadline(time.Now().Add(nowLimit))
-		defer w.nc.SetWriteDeadline(time.Time{})
-	case !hasCtx && w.opts.Timeout > 0:
-		w.nc.SetWriteDeadline(time.Now().Add(w.opts.Timeout))
-		defer w.nc.SetWriteDeadline(time.Time{})
+	if len(segs) > 0 {
+		bufs := net.Buffers(slices.Clone(segs)) // WriteTo consumes its slices
+		n, err := bufs.WriteTo(w.nc)
+		return int(n), err
 	}
 	return w.nc.Write(buf)
+}
+
+// armDeadline sets the write deadline a blocking write needs: a short one
+// for a write that must not wait (now) on a connection without a
+// descriptor, the writer's timeout when no context can cut the write. It
+// reports whether it set one, to be cleared after the write.
+func (w *PacketWriter) armDeadline(hasCtx, now bool) bool {
+	switch {
+	case now:
+		w.nc.SetWriteDeadline(time.Now().Add(nowLimit))
+	case !hasCtx && w.opts.Timeout > 0:
+		w.nc.SetWriteDeadline(time.Now().Add(w.opts.Timeout))
+	default:
+		return false
+	}
+	return true
 }
 
 // writevNow writes as much of segs as the socket takes without waiting.

@@ -305,46 +305,64 @@ func (x *idIndex) get(ids *idList, id uint64) int32 {
 	}
 }
 
-// idList holds the objects' ids: narrow, as id/8 in 32 bits, while every id
-// is 8-aligned below 32 GiB (HotSpot and ART addresses); wide otherwise.
-type idList struct {
-	narrow []uint32
+// idSeq is a sequence of ids: narrow, as id/8 in 32 bits, while every id is
+// 8-aligned below 32 GiB (HotSpot and ART addresses); wide otherwise. N is
+// uint32 for the objects' ids (idList) and int32 for the referenced ids
+// (refBuf), which are then resolved in place to object indices.
+type idSeq[N int32 | uint32] struct {
+	narrow []N
 	all    []uint64
 	wide   bool
 }
 
-func (l *idList) len() int {
+// idList holds the objects' ids, indexed by object index.
+type idList struct{ idSeq[uint32] }
+
+func (l *idList) at(i int32) uint64 { return l.idSeq.at(int(i)) }
+
+// refBuf holds the referenced ids until they can be resolved.
+type refBuf = idSeq[int32]
+
+func (l *idSeq[N]) len() int {
 	if l.wide {
 		return len(l.all)
 	}
 	return len(l.narrow)
 }
 
-func (l *idList) cap() int {
+func (l *idSeq[N]) cap() int {
 	if l.wide {
 		return cap(l.all)
 	}
 	return cap(l.narrow)
 }
 
-func (l *idList) at(i int32) uint64 {
+func (l *idSeq[N]) at(i int) uint64 {
 	if l.wide {
 		return l.all[i]
 	}
-	return uint64(l.narrow[i]) << 3
+	return uint64(uint32(l.narrow[i])) << 3
 }
 
-func (l *idList) add(id uint64) {
+func (l *idSeq[N]) add(id uint64) {
 	if !l.wide {
 		if id&7 == 0 && id>>35 == 0 {
-			l.narrow = append(l.narrow, uint32(id>>3))
+			l.narrow = append(l.narrow, N(uint32(id>>3)))
 			return
 		}
-		l.all = make([]uint64, len(l.narrow), max(cap(l.narrow), 1024))
+		l.all = make([]uint64, len(l.narrow), max(2*len(l.narrow), 1024))
 		for k, v := range l.narrow {
-			l.all[k] = uint64(v) << 3
+			l.all[k] = uint64(uint32(v)) << 3
 		}
 		l.narrow, l.wide = nil, true
 	}
 	l.all = append(l.all, id)
+}
+
+func (l *idSeq[N]) truncate(n int) {
+	if l.wide {
+		l.all = l.all[:n]
+	} else {
+		l.narrow = l.narrow[:n]
+	}
 }

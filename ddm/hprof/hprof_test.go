@@ -363,3 +363,37 @@ func TestIDIndexNarrowAndWide(t *testing.T) {
 	absent[8<<32], absent[0x7000_0001] = 5000, 5001
 	check("wide", absent)
 }
+
+// TestRefBufNarrowAndWide: the referenced ids, kept narrow in int32s (so
+// that they resolve in place), come back whole, above 16 GiB too (a negative
+// int32), after truncation and after widening.
+func TestRefBufNarrowAndWide(t *testing.T) {
+	var r refBuf
+	ids := []uint64{8, 0x7000_0000, 16 << 30, 32<<30 - 8}
+	for _, id := range ids {
+		r.add(id)
+	}
+	if r.wide || r.len() != 4 {
+		t.Fatalf("narrow ids: wide %v, len %d", r.wide, r.len())
+	}
+	for k, id := range ids {
+		if got := r.at(k); got != id {
+			t.Errorf("at(%d) = 0x%x, want 0x%x", k, got, id)
+		}
+	}
+	r.truncate(2)
+	r.add(0x7000_0004) // not 8-aligned: widens
+	want := []uint64{8, 0x7000_0000, 0x7000_0004}
+	if !r.wide || r.len() != len(want) {
+		t.Fatalf("widened: wide %v, len %d", r.wide, r.len())
+	}
+	for k, id := range want {
+		if got := r.at(k); got != id {
+			t.Errorf("widened at(%d) = 0x%x, want 0x%x", k, got, id)
+		}
+	}
+	r.truncate(1)
+	if r.len() != 1 || r.at(0) != 8 {
+		t.Fatalf("truncated wide: len %d", r.len())
+	}
+}
