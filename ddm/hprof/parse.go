@@ -776,4 +776,3 @@ func (p *parser) finish() error {
 	h.index = idIndex{} // rebuilt by Lookup when needed
 	return nil
 }
-
