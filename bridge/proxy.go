@@ -257,11 +257,16 @@ type reqKey struct {
 	id   int32
 }
 
-// fwdCall is a debugger command forwarded to the VM under a fresh id.
+// fwdCall is a debugger command forwarded to the VM under a fresh id: the
+// receiver of its reply (jdwp.Receiver).
 type fwdCall struct {
+	s     *session
 	dbgID uint32
 	cmd   jdwp.Cmd
 	data  []byte
+	// inParts: the reply came in parts (ReplyPart); begun: they are passed
+	// on to the debugger; whole: all of them are queued for it.
+	inParts, begun, whole bool
 }
 
 // attach adds a debugger to the VM. One that arrives while a previous
@@ -543,16 +548,13 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 	if large {
 		s.large.Add(1)
 	}
-	// One allocation per command: the callback holds what deliver needs.
-	deliver := func(call *jdwp.Call) { s.deliver(fwdCall{dbgID: dbgID, cmd: cmd, data: data}, call) }
-	var call *jdwp.Call
-	var err error
+	// One allocation per command: the receiver holds what deliver needs.
+	fc := &fwdCall{s: s, dbgID: dbgID, cmd: cmd, data: data}
+	var ctx context.Context // nil: more commands are buffered, and the last of them writes them all
 	if last {
-		call, err = s.v.conn.StartFunc(context.Background(), cmd, p.Data, deliver)
-	} else {
-		// More commands are buffered: the last of them writes them all.
-		call, err = s.v.conn.QueueFunc(cmd, p.Data, deliver)
+		ctx = context.Background()
 	}
+	call, err := s.v.conn.Forward(ctx, cmd, p.Data, fc)
 	if err != nil {
 		s.pending.Add(-1)
 		if large {
@@ -568,10 +570,31 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 	return true
 }
 
+// ReplyPart passes a large reply on to the debugger as it arrives, under
+// the debugger's own id, so the debugger reads its first part while the VM
+// still sends the rest, as through a bare relay. It runs on the VM
+// connection's reader goroutine.
+func (fc *fwdCall) ReplyPart(hdr *jdwp.Packet, size, off int, part []byte) {
+	s := fc.s
+	if off == 0 {
+		fc.inParts = true
+		fc.begun = !s.isEnded() && s.out.BeginPart(&jdwp.Packet{ID: fc.dbgID, Flags: jdwp.FlagReply, Error: hdr.Error}, size)
+	}
+	if !fc.begun {
+		return
+	}
+	s.out.AppendPart(part)
+	fc.whole = off+len(part) == size
+	s.out.DrainNow()
+}
+
+// Finished delivers the reply (see deliver).
+func (fc *fwdCall) Finished(call *jdwp.Call) { fc.s.deliver(fc, call) }
+
 // deliver queues a forwarded command's reply for the debugger under the
-// debugger's own id. It runs on the VM connection's reader goroutine.
-func (s *session) deliver(f fwdCall, call *jdwp.Call) {
-	fc := &f
+// debugger's own id, unless it was passed on in parts already. It runs on
+// the VM connection's reader goroutine.
+func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	defer func() {
 		if !smallReply(fc.cmd) {
 			s.large.Add(-1)
@@ -586,6 +609,10 @@ func (s *session) deliver(f fwdCall, call *jdwp.Call) {
 	}()
 	rp := call.Reply()
 	if rp == nil { // the VM connection failed; the VM's removal ends the session
+		if fc.begun && !fc.whole {
+			// Part of a reply went out: nothing can follow it.
+			s.end(errVMGone)
+		}
 		return
 	}
 	s.mu.Lock()
@@ -600,7 +627,7 @@ func (s *session) deliver(f fwdCall, call *jdwp.Call) {
 		s.log.Trace().Str("kind", "bridge.proxy").Str("dir", "vm→debugger").Str("cmd", fc.cmd.String()).
 			Uint32("id", fc.dbgID).Uint32("vmID", rp.ID).Stringer("err", rp.Error).Int("len", len(rp.Data)).Msg("reply")
 	}
-	if s.isEnded() {
+	if s.isEnded() || fc.inParts {
 		return
 	}
 	reply := jdwp.Packet{ID: fc.dbgID, Flags: jdwp.FlagReply, Error: rp.Error, Data: rp.Data}

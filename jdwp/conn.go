@@ -279,13 +279,17 @@ type Call struct {
 	reply *Packet
 	err   error
 	done  func(*Call) // StartFunc's callback
+	recv  Receiver    // Forward's receiver
 }
 
 func (call *Call) finish(p *Packet, err error) {
 	call.reply, call.err = p, err
 	close(call.ch)
-	if call.done != nil {
+	switch {
+	case call.done != nil:
 		call.done(call)
+	case call.recv != nil:
+		call.recv.Finished(call)
 	}
 }
 
@@ -330,6 +334,34 @@ func (c *Conn) QueueFunc(cmd Cmd, data []byte, done func(*Call)) (*Call, error) 
 	return c.startFunc(nil, cmd, data, done, true)
 }
 
+// StreamMin is the data size from which a forwarded command's reply goes
+// to its Receiver in parts, as it arrives.
+const StreamMin = 4 << 10
+
+// A Receiver takes the reply of a command a proxy forwards (Forward).
+type Receiver interface {
+	// ReplyPart is given a reply of StreamMin data bytes or more part by
+	// part as it arrives, on the connection's reader goroutine, so that a
+	// proxy passes the first part on while the VM still sends the rest (a
+	// reply forwarded whole waits for its last byte: a bare relay does
+	// not). hdr is the reply's header (no Data), size the length of its
+	// data and off the part's offset in it; part is valid only during the
+	// call. It must not block.
+	ReplyPart(hdr *Packet, size, off int, part []byte)
+	// Finished is called once, like StartFunc's done, when the call
+	// finished or failed; the reply's Data is nil if it came in parts. A
+	// call that fails in the middle of a reply in parts had ReplyPart
+	// called for some of it.
+	Finished(*Call)
+}
+
+// Forward sends a command for a proxy: its reply goes to rcv, in parts if
+// it is large. With a non-nil ctx the calling goroutine writes the command
+// (like StartFunc); with a nil ctx it is only queued (like QueueFunc).
+func (c *Conn) Forward(ctx context.Context, cmd Cmd, data []byte, rcv Receiver) (*Call, error) {
+	return c.send(ctx, &Call{Cmd: cmd, recv: rcv}, data, ctx == nil)
+}
+
 // Flush writes what is queued on the calling goroutine, until ctx ends (see
 // PacketWriter.Drain).
 func (c *Conn) Flush(ctx context.Context) { c.out.Drain(ctx) }
@@ -341,7 +373,13 @@ func (c *Conn) start(ctx context.Context, cmd Cmd, data []byte) (*Call, error) {
 }
 
 func (c *Conn) startFunc(ctx context.Context, cmd Cmd, data []byte, done func(*Call), queueOnly bool) (*Call, error) {
-	call := &Call{Cmd: cmd, ch: make(chan struct{}), done: done}
+	return c.send(ctx, &Call{Cmd: cmd, done: done}, data, queueOnly)
+}
+
+// send queues call's command and writes it (see start).
+func (c *Conn) send(ctx context.Context, call *Call, data []byte, queueOnly bool) (*Call, error) {
+	cmd := call.Cmd
+	call.ch = make(chan struct{})
 	call.ID = c.NewID()
 	p := Packet{ID: call.ID, CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: data}
 	c.mu.Lock()
@@ -486,7 +524,10 @@ func (c *Conn) readLoop() {
 				(*f)()
 			}
 		}
-		p, err := ReadPacket(r, c.opts.MaxPacketSize)
+		p, err := c.readPacket(r)
+		if p == nil && err == nil {
+			continue // a reply passed on in parts
+		}
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) && c.Err() != nil {
 				return
@@ -530,6 +571,64 @@ func (c *Conn) readLoop() {
 			Msg("VM sent a command nobody handles; answering NOT_IMPLEMENTED")
 		c.Reply(p.ID, ErrNotImplemented, nil)
 	}
+}
+
+// readPacket reads the next packet; a large reply to a Forward call goes to
+// its receiver as it arrives instead (nil packet, nil error).
+func (c *Conn) readPacket(r *bufio.Reader) (*Packet, error) {
+	p, n, err := readHeaderBuffered(r, c.opts.MaxPacketSize)
+	if err != nil {
+		return nil, err
+	}
+	if p.IsReply() && n >= StreamMin {
+		c.mu.Lock()
+		call := c.pending[p.ID]
+		if call != nil && call.recv != nil {
+			delete(c.pending, p.ID)
+		} else {
+			call = nil
+		}
+		c.mu.Unlock()
+		if call != nil {
+			return nil, c.passOn(r, call, &p, n)
+		}
+	}
+	if err := readData(r, &p, n); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// passOn hands a reply of n data bytes to call's receiver part by part, as
+// the parts arrive, and finishes the call.
+func (c *Conn) passOn(r *bufio.Reader, call *Call, p *Packet, n int) error {
+	if c.opts.Trace&(TracePacket|TraceData) != 0 {
+		c.log.Trace().Str("kind", "packet").Str("dir", "in").Uint32("id", p.ID).Bool("reply", true).
+			Stringer("err", p.Error).Int("len", n).Bool("inParts", true).Msg("packet")
+	}
+	for off := 0; off < n; {
+		if r.Buffered() == 0 {
+			if f := c.readIdle.Load(); f != nil {
+				(*f)() // what others queued goes out before this goroutine waits
+			}
+			if _, err := r.Peek(1); err != nil {
+				err = truncated(p, n, err)
+				c.fail(err)
+				call.finish(nil, c.Err())
+				return err
+			}
+		}
+		part, _ := r.Peek(min(n-off, r.Buffered()))
+		call.recv.ReplyPart(p, n, off, part)
+		r.Discard(len(part))
+		off += len(part)
+	}
+	if c.opts.Trace&TraceCmd != 0 {
+		c.log.Trace().Str("kind", "cmd").Str("cmd", call.Cmd.String()).Uint32("id", p.ID).
+			Stringer("err", p.Error).Dur("rtt", time.Since(call.sent)).Int("len", n).Msg("reply")
+	}
+	call.finish(p, nil)
+	return nil
 }
 
 func (c *Conn) traceOut(p *Packet) { c.tracePacket("out", p) }

@@ -111,16 +111,29 @@ func ReadPacket(r io.Reader, maxSize int) (*Packet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n > 0 {
-		p.Data = make([]byte, n)
-		if _, err := io.ReadFull(r, p.Data); err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, fmt.Errorf("jdwp: truncated packet id=%d: want %d data bytes: %w", p.ID, n, err)
-		}
+	if err := readData(r, &p, n); err != nil {
+		return nil, err
 	}
 	return &p, nil
+}
+
+// readData reads the n data bytes of p, whose header was read.
+func readData(r io.Reader, p *Packet, n int) error {
+	if n == 0 {
+		return nil
+	}
+	p.Data = make([]byte, n)
+	if _, err := io.ReadFull(r, p.Data); err != nil {
+		return truncated(p, n, err)
+	}
+	return nil
+}
+
+func truncated(p *Packet, n int, err error) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("jdwp: truncated packet id=%d: want %d data bytes: %w", p.ID, n, err)
 }
 
 // readHeaderBuffered reads and parses a packet header from br, with

@@ -33,6 +33,12 @@ type PacketWriter struct {
 	// the data) rather than copied.
 	buf     []byte
 	segs    [][]byte
+	// partLeft counts the data bytes still to come of a packet queued in
+	// parts (BeginPart); meanwhile other packets are queued aside, and
+	// follow it.
+	partLeft int
+	aside    []byte
+	partDone chan struct{} // closed when partLeft drops to 0
 	segLen  int    // bytes in segs
 	spare   []byte // a written buffer, for reuse
 	flight  int    // bytes taken from the queue by the write under way
@@ -87,7 +93,57 @@ func (w *PacketWriter) Queue(p *Packet) bool {
 	if w.closed || w.err != nil {
 		return false
 	}
-	w.buf = p.AppendTo(w.buf)
+	*w.tail() = p.AppendTo(*w.tail())
+	return true
+}
+
+// tail is where a packet is queued: after the output, or aside while a
+// packet in parts is unfinished. Called with mu held.
+func (w *PacketWriter) tail() *[]byte {
+	if w.partLeft > 0 {
+		return &w.aside
+	}
+	return &w.buf
+}
+
+// BeginPart queues the header of a packet (hdr, whose Data is ignored) whose
+// size data bytes follow in parts (AppendPart): a proxy passes a large
+// reply on while the rest of it is still arriving. Until its last part,
+// packets others queue wait aside and follow it, so the stream stays whole.
+// false when the writer is closed or failed.
+func (w *PacketWriter) BeginPart(hdr *Packet, size int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || w.err != nil || w.partLeft > 0 {
+		return false
+	}
+	h := *hdr
+	h.Data = nil
+	w.buf = h.AppendTo(w.buf)
+	binary.BigEndian.PutUint32(w.buf[len(w.buf)-HeaderSize:], uint32(HeaderSize+size))
+	w.partLeft = size
+	w.partDone = make(chan struct{})
+	return true
+}
+
+// AppendPart queues the next part of the packet BeginPart began (copying
+// it); with its last part, what was queued aside meanwhile follows.
+func (w *PacketWriter) AppendPart(b []byte) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || w.err != nil {
+		return false
+	}
+	if len(b) > w.partLeft {
+		b = b[:w.partLeft]
+	}
+	w.buf = append(w.buf, b...)
+	w.partLeft -= len(b)
+	if w.partLeft == 0 {
+		w.buf = append(w.buf, w.aside...)
+		w.aside = nil
+		close(w.partDone)
+	}
 	return true
 }
 
@@ -106,6 +162,10 @@ func (w *PacketWriter) QueueShared(p *Packet) bool {
 	defer w.mu.Unlock()
 	if w.closed || w.err != nil {
 		return false
+	}
+	if w.partLeft > 0 {
+		w.aside = p.AppendTo(w.aside)
+		return true
 	}
 	h := *p
 	h.Data = nil
@@ -129,8 +189,9 @@ func (w *PacketWriter) queueCommand(id uint32, cmd Cmd, sizes *IDSizes, enc func
 	if w.closed || w.err != nil {
 		return true // nothing to write
 	}
-	start := len(w.buf)
-	b := append(w.buf, 0, 0, 0, 0) // length, set below
+	dst := w.tail()
+	start := len(*dst)
+	b := append(*dst, 0, 0, 0, 0) // length, set below
 	b = binary.BigEndian.AppendUint32(b, id)
 	b = append(b, 0, cmd.Set, cmd.Cmd)
 	if enc != nil {
@@ -140,7 +201,7 @@ func (w *PacketWriter) queueCommand(id uint32, cmd Cmd, sizes *IDSizes, enc func
 		w.enc = Writer{}
 	}
 	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start))
-	w.buf = b
+	*dst = b
 	// A drain under way checks for more under this lock before it ends.
 	return w.writing
 }
@@ -152,7 +213,7 @@ func (w *PacketWriter) QueueBytes(b []byte) bool {
 	if w.closed || w.err != nil {
 		return false
 	}
-	w.buf = append(w.buf, b...)
+	*w.tail() = append(*w.tail(), b...)
 	return true
 }
 
@@ -162,7 +223,7 @@ func (w *PacketWriter) QueueBytes(b []byte) bool {
 func (w *PacketWriter) Buffered() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.buf) + w.segLen + w.flight
+	return len(w.buf) + len(w.aside) + w.segLen + w.flight
 }
 
 // Kick wakes Run to write what is queued.
@@ -198,7 +259,10 @@ func (w *PacketWriter) Run(done <-chan struct{}) {
 func (w *PacketWriter) Close() {
 	w.mu.Lock()
 	w.closed = true
-	w.buf, w.spare, w.segs, w.segLen = nil, nil, nil, 0
+	if w.partLeft > 0 {
+		close(w.partDone)
+	}
+	w.buf, w.spare, w.segs, w.segLen, w.aside, w.partLeft = nil, nil, nil, 0, nil, 0
 	w.mu.Unlock()
 }
 
@@ -233,6 +297,16 @@ func (w *PacketWriter) Flush(ctx context.Context) bool {
 		case w.closed || w.err != nil || w.held:
 			w.mu.Unlock()
 			return false
+		case w.empty() && !w.writing && w.partLeft > 0:
+			// The rest of a packet in parts, and what waits aside, is
+			// still to come.
+			part := w.partDone
+			w.mu.Unlock()
+			select {
+			case <-part:
+			case <-ctx.Done():
+				return false
+			}
 		case w.empty() && !w.writing:
 			w.mu.Unlock()
 			return true
