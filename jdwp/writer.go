@@ -31,22 +31,22 @@ type PacketWriter struct {
 	// except the data of large ones queued with QueueShared, which is
 	// written from where it is (segs then holds buf up to the header, then
 	// the data) rather than copied.
-	buf     []byte
-	segs    [][]byte
+	buf  []byte
+	segs [][]byte
 	// partLeft counts the data bytes still to come of a packet queued in
 	// parts (BeginPart); meanwhile other packets are queued aside, and
 	// follow it.
 	partLeft int
 	aside    []byte
 	partDone chan struct{} // closed when partLeft drops to 0
-	segLen  int    // bytes in segs
-	spare   []byte // a written buffer, for reuse
-	flight  int    // bytes taken from the queue by the write under way
-	writing bool   // a goroutine is writing buf
-	held    bool   // queue, write nothing (until Release)
-	closed  bool
-	err     error
-	idle    chan struct{} // closed when the current writing ends; nil when no one writes
+	segLen   int           // bytes in segs
+	spare    []byte        // a written buffer, for reuse
+	flight   int           // bytes taken from the queue by the write under way
+	writing  bool          // a goroutine is writing buf
+	held     bool          // queue, write nothing (until Release)
+	closed   bool
+	err      error
+	idle     chan struct{} // closed when the current writing ends; nil when no one writes
 
 	wake chan struct{} // wakes Run; capacity 1
 	enc  Writer        // QueueCommand's encoder, reused under mu
