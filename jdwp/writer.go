@@ -38,7 +38,7 @@ type PacketWriter struct {
 	// follow it.
 	partLeft int
 	aside    []byte
-	partDone chan struct{} // closed when partLeft drops to 0
+	partDone chan struct{} // closed when partLeft drops to 0; made by a Flush that waits for it
 	segLen   int           // bytes in segs
 	spare    []byte        // a written buffer, for reuse
 	flight   int           // bytes taken from the queue by the write under way
@@ -46,7 +46,8 @@ type PacketWriter struct {
 	held     bool          // queue, write nothing (until Release)
 	closed   bool
 	err      error
-	idle     chan struct{} // closed when the current writing ends; nil when no one writes
+	idle     chan struct{} // closed when the current writing ends; made by a Flush that waits for it
+	now      nowWrite      // DrainNow's write, for the drain under way
 
 	wake chan struct{} // wakes Run; capacity 1
 	enc  Writer        // QueueCommand's encoder, reused under mu
@@ -122,7 +123,6 @@ func (w *PacketWriter) BeginPart(hdr *Packet, size int) bool {
 	w.buf = h.AppendTo(w.buf)
 	binary.BigEndian.PutUint32(w.buf[len(w.buf)-HeaderSize:], uint32(HeaderSize+size))
 	w.partLeft = size
-	w.partDone = make(chan struct{})
 	return true
 }
 
@@ -137,12 +137,17 @@ func (w *PacketWriter) AppendPart(b []byte) bool {
 	if len(b) > w.partLeft {
 		b = b[:w.partLeft]
 	}
+	if len(w.buf) == 0 && cap(w.spare) > cap(w.buf) {
+		// The last write's buffer, done with: a large packet's parts
+		// reuse it rather than grow a new one.
+		w.buf, w.spare = w.spare[:0], nil
+	}
 	w.buf = append(w.buf, b...)
 	w.partLeft -= len(b)
 	if w.partLeft == 0 {
 		w.buf = append(w.buf, w.aside...)
 		w.aside = nil
-		close(w.partDone)
+		signal(&w.partDone)
 	}
 	return true
 }
@@ -259,9 +264,7 @@ func (w *PacketWriter) Run(done <-chan struct{}) {
 func (w *PacketWriter) Close() {
 	w.mu.Lock()
 	w.closed = true
-	if w.partLeft > 0 {
-		close(w.partDone)
-	}
+	signal(&w.partDone)
 	w.buf, w.spare, w.segs, w.segLen, w.aside, w.partLeft = nil, nil, nil, 0, nil, 0
 	w.mu.Unlock()
 }
@@ -300,22 +303,14 @@ func (w *PacketWriter) Flush(ctx context.Context) bool {
 		case w.empty() && !w.writing && w.partLeft > 0:
 			// The rest of a packet in parts, and what waits aside, is
 			// still to come.
-			part := w.partDone
-			w.mu.Unlock()
-			select {
-			case <-part:
-			case <-ctx.Done():
+			if !w.waitFor(ctx, &w.partDone) {
 				return false
 			}
 		case w.empty() && !w.writing:
 			w.mu.Unlock()
 			return true
 		case w.writing:
-			idle := w.idle
-			w.mu.Unlock()
-			select {
-			case <-idle:
-			case <-ctx.Done():
+			if !w.waitFor(ctx, &w.idle) {
 				return false
 			}
 		default:
@@ -328,6 +323,31 @@ func (w *PacketWriter) Flush(ctx context.Context) bool {
 	}
 }
 
+// waitFor releases mu, which the caller holds, and waits until *sig is
+// closed (signal) or ctx ends; the first waiter makes *sig, so that a writer
+// nobody waits for makes no channel.
+func (w *PacketWriter) waitFor(ctx context.Context, sig *chan struct{}) bool {
+	if *sig == nil {
+		*sig = make(chan struct{})
+	}
+	ch := *sig
+	w.mu.Unlock()
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// signal wakes those waiting for *sig (waitFor), under mu.
+func signal(sig *chan struct{}) {
+	if *sig != nil {
+		close(*sig)
+		*sig = nil
+	}
+}
+
 func (w *PacketWriter) drain(ctx context.Context, now bool) {
 	w.mu.Lock()
 	if w.writing || w.held {
@@ -335,7 +355,6 @@ func (w *PacketWriter) drain(ctx context.Context, now bool) {
 		return
 	}
 	w.writing = true
-	w.idle = make(chan struct{})
 	var stop func() bool
 	var fired chan struct{}
 	if ctx != nil && ctx.Done() != nil { // a context that can end (Background cannot)
@@ -401,7 +420,7 @@ func (w *PacketWriter) drain(ctx context.Context, now bool) {
 		defer w.Kick()
 	}
 	w.writing = false
-	close(w.idle)
+	signal(&w.idle)
 	w.mu.Unlock()
 	if failed != nil && w.opts.OnError != nil {
 		w.opts.OnError(failed)
@@ -442,7 +461,7 @@ func (w *PacketWriter) send(buf []byte, segs [][]byte, hasCtx, now bool) (int, e
 		if len(segs) > 0 {
 			return writevNow(w.raw, segs)
 		}
-		return writeNow(w.raw, buf)
+		return w.now.write(w.raw, buf)
 	}
 	if w.armDeadline(hasCtx, now) {
 		defer w.nc.SetWriteDeadline(time.Time{})
@@ -521,32 +540,47 @@ func writevNow(rc syscall.RawConn, segs [][]byte) (int, error) {
 	return n, err
 }
 
-// writeNow writes as much of buf as the socket takes without waiting.
-func writeNow(rc syscall.RawConn, buf []byte) (int, error) {
-	n := 0
-	var werr error
-	err := rc.Write(func(fd uintptr) bool {
-		for n < len(buf) {
-			m, e := syscall.Write(int(fd), buf[n:])
-			if m > 0 {
-				n += m
-			}
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return true // full: Run waits instead
-			case e != nil:
-				werr = e
-				return true
-			case m <= 0:
-				return true
-			}
-		}
-		return true
-	})
+// nowWrite writes as much of a buffer as the socket takes without waiting.
+// It is kept in the writer, and its step function made once, so that a
+// write costs no allocation; only the drain under way uses it.
+type nowWrite struct {
+	buf  []byte
+	n    int
+	err  error
+	step func(fd uintptr) bool
+}
+
+func (nw *nowWrite) write(rc syscall.RawConn, buf []byte) (int, error) {
+	if nw.step == nil {
+		nw.step = nw.writeFD
+	}
+	nw.buf, nw.n, nw.err = buf, 0, nil
+	err := rc.Write(nw.step)
+	n, werr := nw.n, nw.err
+	nw.buf, nw.err = nil, nil
 	if werr != nil {
 		return n, werr
 	}
 	return n, err
+}
+
+func (nw *nowWrite) writeFD(fd uintptr) bool {
+	for nw.n < len(nw.buf) {
+		m, e := syscall.Write(int(fd), nw.buf[nw.n:])
+		if m > 0 {
+			nw.n += m
+		}
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e == syscall.EAGAIN:
+			return true // full: Run waits instead
+		case e != nil:
+			nw.err = e
+			return true
+		case m <= 0:
+			return true
+		}
+	}
+	return true
 }
