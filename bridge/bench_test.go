@@ -22,26 +22,13 @@ import (
 
 const idleJava = `public class Idle { public static void main(String[] a) throws Exception { System.out.println("READY"); Thread.sleep(Long.MAX_VALUE); } }`
 
-// loadedJava loads and links (AllClasses lists only prepared classes) every
-// class of java.base, then idles: about 7,000 classes, as in a large app, so
-// that VirtualMachine.AllClasses answers with about 400 KB.
-const loadedJava = `import java.net.URI; import java.nio.file.*;
-public class Loaded { public static void main(String[] a) throws Exception {
-  Path base = FileSystems.getFileSystem(URI.create("jrt:/")).getPath("/modules/java.base");
-  try (var s = Files.walk(base)) { s.map(p -> base.relativize(p).toString()).filter(n -> n.endsWith(".class") && !n.equals("module-info.class"))
-    .forEach(n -> { try { Class.forName(n.substring(0, n.length() - 6).replace('/', '.'), false, null).getDeclaredFields(); } catch (Throwable t) {} }); }
-  System.out.println("READY"); Thread.sleep(Long.MAX_VALUE); } }`
-
 // startIdle starts a JVM that does nothing, so timings measure transport.
-func startIdle(b testing.TB, addr string) *jvmtest.JVM { return startJava(b, addr, "Idle", idleJava) }
-
-// startJava compiles and starts a one-class program that prints READY.
-func startJava(b testing.TB, addr, class, src string) *jvmtest.JVM {
-	dir, err := jvmtest.CompileFiles(context.Background(), map[string][]byte{class + ".java": []byte(src)})
+func startIdle(b testing.TB, addr string) *jvmtest.JVM {
+	dir, err := jvmtest.CompileFiles(context.Background(), map[string][]byte{"Idle.java": []byte(idleJava)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	vm, err := jvmtest.Start(context.Background(), jvmtest.Options{ClassPath: []string{dir}, MainClass: class, ReadyLine: "READY", Address: addr})
+	vm, err := jvmtest.Start(context.Background(), jvmtest.Options{ClassPath: []string{dir}, MainClass: "Idle", ReadyLine: "READY", Address: addr})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,12 +46,12 @@ func benchOptions(b *testing.B, lo int) Options {
 // benchTargets returns a direct JVM address, the current-VM port of a
 // monitor in front of an identical JVM and a bare relay in front of a
 // third.
-func benchTargets(b *testing.B, class, src string) (direct, via, relay string) {
+func benchTargets(b *testing.B) (direct, via, relay string) {
 	jvmtest.RequireJava(b)
 	lo := freePorts(b, 1)
-	startJava(b, fmt.Sprintf("127.0.0.1:%d", lo), class, src)
-	d := startJava(b, "", class, src)
-	r := startJava(b, "", class, src)
+	startIdle(b, fmt.Sprintf("127.0.0.1:%d", lo))
+	d := startIdle(b, "")
+	r := startIdle(b, "")
 	m := startMonitor(b, benchOptions(b, lo))
 	waitVM(b, m, fmt.Sprintf("127.0.0.1:%d", lo), 60*time.Second)
 	return d.Addr, m.CurrentAddr(), startRelay(b, r.Addr)
@@ -176,9 +163,6 @@ var proxyWorkloads = map[string]func(tb testing.TB, nc net.Conn, r *bufio.Reader
 	"allclasses": func(tb testing.TB, nc net.Conn, r *bufio.Reader) time.Duration {
 		return roundTrips(tb, nc, r, 2, allClasses)
 	},
-	"allclasses-large": func(tb testing.TB, nc net.Conn, r *bufio.Reader) time.Duration {
-		return roundTrips(tb, nc, r, 1, allClasses)
-	},
 	"pipelined": func(tb testing.TB, nc net.Conn, r *bufio.Reader) time.Duration { return pipelined(tb, nc, r, 2000, 64) },
 }
 
@@ -190,11 +174,7 @@ var allClasses = []byte{0, 0, 0, 11, 0, 0, 0, 1, 0, 1, 3} // VirtualMachine.AllC
 // debugger runs in a child process, as jdb or an IDE would: in this process
 // it would share the monitor's scheduler, which no real debugger does.
 func compareProxy(b *testing.B, workload string) {
-	class, src := "Idle", idleJava
-	if workload == "allclasses-large" {
-		class, src = "Loaded", loadedJava
-	}
-	direct, via, relay := benchTargets(b, class, src)
+	direct, via, relay := benchTargets(b)
 	rounds := 100 * b.N
 	cmd := exec.Command(os.Args[0], "-test.run=^TestProxyBenchClient$")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("BRIDGE_PROXY_CLIENT=%s,%s,%s,%d,%s", workload, direct, via, rounds, relay))
@@ -270,11 +250,6 @@ func BenchmarkRoundTrip(b *testing.B) { compareProxy(b, "roundtrip") }
 // (VirtualMachine.AllClasses, about 19 KiB from an idle HotSpot, which
 // sends it in two writes), one at a time (goal: within 1.05× the relay).
 func BenchmarkRoundTripAllClasses(b *testing.B) { compareProxy(b, "allclasses") }
-
-// BenchmarkRoundTripAllClassesLarge: AllClasses from a VM with about 6,000
-// classes loaded (a reply of about 300 KB, which the VM writes faster than
-// loopback takes it), one at a time (goal: within 1.05× the relay).
-func BenchmarkRoundTripAllClassesLarge(b *testing.B) { compareProxy(b, "allclasses-large") }
 
 // BenchmarkPipelined: 64 commands in flight, direct vs through the
 // current-VM port (goal: throughput at least direct's, bridge/direct ≤ 1).

@@ -3,6 +3,7 @@ package jdwp
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"io"
 	"net"
 	"sync"
@@ -115,4 +116,55 @@ func BenchmarkPipelined(b *testing.B) {
 		}()
 	}
 	wg.Wait()
+}
+
+// discardParts is a Receiver that drops the parts, as a proxy's writes
+// would take them, and signals each finished call.
+type discardParts chan *Call
+
+func (discardParts) ReplyPart(*Packet, int, int, []byte) {}
+func (d discardParts) Finished(c *Call)                  { d <- c }
+
+// BenchmarkLargeReply: a 403 KB reply (AllClasses of a VM with 7,000
+// classes loaded), read whole as StartFunc delivers it, and passed on in
+// parts as Forward does (as the monitor forwards it to a debugger): B/op is
+// what the client allocates per reply.
+func BenchmarkLargeReply(b *testing.B) {
+	reply := make([]byte, 403377)
+	pkt := (&Packet{Flags: FlagReply, Data: reply}).Bytes() // written with each command's id: the fake allocates nothing
+	vm := startFakeVM(b, fakeConfig{Handlers: map[Cmd]fakeHandler{
+		cmdEcho: func(vm *fakeVM, p *Packet) {
+			vm.wmu.Lock()
+			defer vm.wmu.Unlock()
+			binary.BigEndian.PutUint32(pkt[4:], p.ID)
+			vm.nc.Write(pkt)
+		},
+	}})
+	c := vm.dial(b, nil)
+	ctx := context.Background()
+	done := make(discardParts, 1)
+	b.Run("whole", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(reply)))
+		for range b.N {
+			if _, err := c.StartFunc(ctx, cmdEcho, nil, func(c *Call) { done <- c }); err != nil {
+				b.Fatal(err)
+			}
+			if call := <-done; call.Reply() == nil || len(call.Reply().Data) != len(reply) {
+				b.Fatal("no whole reply")
+			}
+		}
+	})
+	b.Run("parts", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(reply)))
+		for range b.N {
+			if _, err := c.Forward(ctx, cmdEcho, nil, done); err != nil {
+				b.Fatal(err)
+			}
+			if call := <-done; call.Reply() == nil {
+				b.Fatal(call.Wait(ctx))
+			}
+		}
+	})
 }
