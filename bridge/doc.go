@@ -90,7 +90,10 @@
 //
 // Output to a debugger is coalesced by a [jdwp.PacketWriter]: a burst of
 // commands is forwarded in one write, and a burst of replies is written
-// when the VM connection's reader has handled all it read.
+// when the VM connection's reader has handled all it read. A large reply
+// (from [jdwp.StreamMin] bytes) goes to the debugger as it arrives, without
+// being read whole first, as through a bare relay ([jdwp.Conn.Forward]);
+// what else is bound for that debugger meanwhile follows it.
 //
 // # Control API
 //

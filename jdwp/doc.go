@@ -3,8 +3,9 @@
 //
 // It owns the wire: the handshake, 11-byte packet framing with a bound on
 // packet size, one connection owner (Conn) with a single reader goroutine that
-// routes replies to callers by id, a coalescing writer (PacketWriter, which
-// proxies use too) so many calls can be in flight at once, typed ids sized by VirtualMachine.IDSizes,
+// routes replies to callers by id (or, for a proxy's Forward, passes a
+// large reply on part by part as it arrives), a coalescing writer
+// (PacketWriter, which proxies use too) so many calls can be in flight at once, typed ids sized by VirtualMachine.IDSizes,
 // tagged values, locations, and a typed method for every command of every
 // command set a debugger uses. A Pipeline sends the commands a debugger asks
 // in bulk (every thread's frames, every element's fields) without waiting,
