@@ -460,11 +460,20 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
   assert.match(threadsText, /main/);
   assert.ok((await threadsView.locator('#threads .state[data-state]').count()) > 0, 'states are shown');
   // Stopped at the breakpoint (every thread suspended): the panel says so, not "running".
+  // A miss says what the panel showed instead.
+  let statesShown = '';
   await eventually(
-    async () => (await threadsView.locator('#threads .state[data-state="suspended"]').count()) > 0,
-    30000,
+    async () => {
+      const states = await threadsView.locator('#threads .state[data-state]').evaluateAll((els) => els.map((e) => e.getAttribute('data-state') ?? ''));
+      statesShown = states.join(', ');
+      return states.includes('suspended');
+    },
+    90000,
     'threads shown as suspended while the debugger holds them',
-  );
+  ).catch(async (e: Error) => {
+    const note = (await threadsView.locator('body').textContent().catch(() => '')) ?? '';
+    throw new Error(`${e.message}; states shown: ${statesShown}; panel: ${note.slice(0, 400)}`);
+  });
   await shot('e2e-threads');
   log('threads panel shows the VM threads');
 
