@@ -265,8 +265,8 @@ type fwdCall struct {
 	cmd   jdwp.Cmd
 	data  []byte
 	// inParts: the reply came in parts (ReplyPart); begun: they are passed
-	// on to the debugger; whole: all of them are queued for it.
-	inParts, begun, whole bool
+	// on to the debugger.
+	inParts, begun bool
 }
 
 // attach adds a debugger to the VM. One that arrives while a previous
@@ -584,7 +584,6 @@ func (fc *fwdCall) ReplyPart(hdr *jdwp.Packet, size, off int, part []byte) {
 		return
 	}
 	s.out.AppendPart(part)
-	fc.whole = off+len(part) == size
 	s.out.DrainNow()
 }
 
@@ -609,8 +608,10 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	}()
 	rp := call.Reply()
 	if rp == nil { // the VM connection failed; the VM's removal ends the session
-		if fc.begun && !fc.whole {
-			// Part of a reply went out: nothing can follow it.
+		if fc.begun {
+			// A call fails after its parts began only in the middle of
+			// the reply (jdwp.Receiver): part of it went out, and
+			// nothing can follow it.
 			s.end(errVMGone)
 		}
 		return

@@ -549,10 +549,7 @@ func (c *Conn) readLoop() {
 				c.log.Debug().Uint32("id", p.ID).Msg("reply to no pending command (cancelled?), dropped")
 				continue
 			}
-			if c.opts.Trace&TraceCmd != 0 {
-				c.log.Trace().Str("kind", "cmd").Str("cmd", call.Cmd.String()).Uint32("id", p.ID).
-					Stringer("err", p.Error).Dur("rtt", time.Since(call.sent)).Int("len", len(p.Data)).Msg("reply")
-			}
+			c.traceReply(call, p, len(p.Data))
 			call.finish(p, nil)
 			continue
 		}
@@ -602,10 +599,7 @@ func (c *Conn) readPacket(r *bufio.Reader) (*Packet, error) {
 // passOn hands a reply of n data bytes to call's receiver part by part, as
 // the parts arrive, and finishes the call.
 func (c *Conn) passOn(r *bufio.Reader, call *Call, p *Packet, n int) error {
-	if c.opts.Trace&(TracePacket|TraceData) != 0 {
-		c.log.Trace().Str("kind", "packet").Str("dir", "in").Uint32("id", p.ID).Bool("reply", true).
-			Stringer("err", p.Error).Int("len", n).Bool("inParts", true).Msg("packet")
-	}
+	c.tracePacket("in", p, n)
 	for off := 0; off < n; {
 		if r.Buffered() == 0 {
 			if f := c.readIdle.Load(); f != nil {
@@ -623,18 +617,25 @@ func (c *Conn) passOn(r *bufio.Reader, call *Call, p *Packet, n int) error {
 		r.Discard(len(part))
 		off += len(part)
 	}
-	if c.opts.Trace&TraceCmd != 0 {
-		c.log.Trace().Str("kind", "cmd").Str("cmd", call.Cmd.String()).Uint32("id", p.ID).
-			Stringer("err", p.Error).Dur("rtt", time.Since(call.sent)).Int("len", n).Msg("reply")
-	}
+	c.traceReply(call, p, n)
 	call.finish(p, nil)
 	return nil
 }
 
-func (c *Conn) traceOut(p *Packet) { c.tracePacket("out", p) }
-func (c *Conn) traceIn(p *Packet)  { c.tracePacket("in", p) }
+// traceReply logs a command's reply of n data bytes with its round trip.
+func (c *Conn) traceReply(call *Call, p *Packet, n int) {
+	if c.opts.Trace&TraceCmd != 0 {
+		c.log.Trace().Str("kind", "cmd").Str("cmd", call.Cmd.String()).Uint32("id", p.ID).
+			Stringer("err", p.Error).Dur("rtt", time.Since(call.sent)).Int("len", n).Msg("reply")
+	}
+}
 
-func (c *Conn) tracePacket(dir string, p *Packet) {
+func (c *Conn) traceOut(p *Packet) { c.tracePacket("out", p, len(p.Data)) }
+func (c *Conn) traceIn(p *Packet)  { c.tracePacket("in", p, len(p.Data)) }
+
+// tracePacket logs a packet of n data bytes: its Data, or none yet for a
+// reply passed on in parts.
+func (c *Conn) tracePacket(dir string, p *Packet, n int) {
 	if c.opts.Trace&(TracePacket|TraceData) == 0 {
 		return
 	}
@@ -644,7 +645,10 @@ func (c *Conn) tracePacket(dir string, p *Packet) {
 	} else {
 		e = e.Str("cmd", CommandName(p.CmdSet, p.Cmd))
 	}
-	e = e.Int("len", len(p.Data))
+	e = e.Int("len", n)
+	if len(p.Data) < n {
+		e = e.Bool("inParts", true)
+	}
 	if c.opts.Trace&TraceData != 0 {
 		d := p.Data
 		if len(d) > 4096 {

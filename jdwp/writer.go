@@ -118,10 +118,7 @@ func (w *PacketWriter) BeginPart(hdr *Packet, size int) bool {
 	if w.closed || w.err != nil || w.partLeft > 0 {
 		return false
 	}
-	h := *hdr
-	h.Data = nil
-	w.buf = h.AppendTo(w.buf)
-	binary.BigEndian.PutUint32(w.buf[len(w.buf)-HeaderSize:], uint32(HeaderSize+size))
+	w.buf = appendHeader(w.buf, hdr, size)
 	w.partLeft = size
 	return true
 }
@@ -172,15 +169,21 @@ func (w *PacketWriter) QueueShared(p *Packet) bool {
 		w.aside = p.AppendTo(w.aside)
 		return true
 	}
-	h := *p
-	h.Data = nil
-	w.buf = h.AppendTo(w.buf)
-	// The header is written with a length that counts the data.
-	binary.BigEndian.PutUint32(w.buf[len(w.buf)-HeaderSize:], uint32(HeaderSize+len(p.Data)))
+	w.buf = appendHeader(w.buf, p, len(p.Data))
 	w.segs = append(w.segs, w.buf, p.Data)
 	w.segLen += len(w.buf) + len(p.Data)
 	w.buf = nil
 	return true
+}
+
+// appendHeader appends p's header alone, with a length that counts size
+// data bytes to follow (p's Data is not appended).
+func appendHeader(b []byte, p *Packet, size int) []byte {
+	h := *p
+	h.Data = nil
+	b = h.AppendTo(b)
+	binary.BigEndian.PutUint32(b[len(b)-HeaderSize:], uint32(HeaderSize+size))
+	return b
 }
 
 // queueCommand appends a command packet whose data enc encodes straight
