@@ -520,6 +520,12 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 		// The DDM channel belongs to the monitor.
 		s.reply(p.ID, jdwp.ErrNotImplemented)
 		return true
+	case !cmd.Standard() && !s.v.conn.VendorCommandsAllowed():
+		// A vendor command to a VM not known to speak it (HotSpot's agent
+		// crashes on one): answered as an agent with the JDK-8382537 fix does.
+		s.log.Debug().Uint8("set", p.CmdSet).Uint8("cmd", p.Cmd).Msg("vendor command from the debugger to a plain VM; answered NOT_IMPLEMENTED here")
+		s.reply(p.ID, jdwp.ErrNotImplemented)
+		return true
 	case cmd == jdwp.CmdVMDispose:
 		// Forwarding Dispose would end the VM's only connection: do it here.
 		s.reply(p.ID, jdwp.ErrNone)

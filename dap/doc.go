@@ -181,8 +181,11 @@
 // When the VM speaks DDM (an Android VM, or one behind the monitor or the
 // simulated DDM VM), a session can stream the VM's DDM state as custom
 // events. The backend's DDM client is used when it has one; otherwise the
-// session attaches one to its own connection, and a VM that answers HELO
-// with a JDWP error (HotSpot) is plain JDWP: the DDM requests then fail with
+// session attaches one to its own connection, but only if the VM names
+// itself Android's in VirtualMachine.Version (jdwp.VersionInfo.Android):
+// HotSpot's agent crashes on DDM's command set 0xC7 (JDK-8382537), so a
+// plain VM is never sent one. A plain VM, or an Android VM that answers
+// HELO with a JDWP error, is plain JDWP: the DDM requests then fail with
 // ErrNoDDM.
 //
 // Custom requests:

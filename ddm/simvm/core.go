@@ -29,11 +29,22 @@ func (s *session) handleCore(p *jdwp.Packet) bool {
 	cmd := jdwp.Cmd{Set: p.CmdSet, Cmd: p.Cmd}
 	switch cmd {
 	case jdwp.CmdVMVersion:
-		out = jdwpString(out, fmt.Sprintf("ddmbridge simulated VM (%s profile)", vm.opt.Profile))
-		out = binary.BigEndian.AppendUint32(out, 1)
-		out = binary.BigEndian.AppendUint32(out, 6)
-		out = jdwpString(out, "0")
-		out = jdwpString(out, "Dalvik")
+		// As the profile's agent answers: ART's (the OpenJDK agent over ART,
+		// java.vm.name "Dalvik", version 2.1.0) or Dalvik's own; the
+		// description says it is simulated.
+		if vm.opt.Profile.art() {
+			out = jdwpString(out, fmt.Sprintf("Java Debug Wire Protocol (Reference Implementation) version 1.8\nJVM Debug Interface version 1.2\nJVM version 2.1.0 (Dalvik, ddmbridge simulated VM, %s profile)", vm.opt.Profile))
+			out = binary.BigEndian.AppendUint32(out, 1)
+			out = binary.BigEndian.AppendUint32(out, 8)
+			out = jdwpString(out, "2.1.0")
+			out = jdwpString(out, "Dalvik")
+		} else {
+			out = jdwpString(out, fmt.Sprintf("Android DalvikVM 1.6.0 (ddmbridge simulated VM, %s profile)", vm.opt.Profile))
+			out = binary.BigEndian.AppendUint32(out, 1)
+			out = binary.BigEndian.AppendUint32(out, 5)
+			out = jdwpString(out, "1.6.0")
+			out = jdwpString(out, "DalvikVM")
+		}
 	case jdwp.CmdVMIDSizes:
 		for range 5 {
 			out = binary.BigEndian.AppendUint32(out, objectIDSize)

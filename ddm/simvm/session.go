@@ -120,6 +120,12 @@ func (vm *VM) serveConn(nc net.Conn) {
 			if !s.handleDDM(p) {
 				return
 			}
+		case !p.IsReply() && p.CmdSet == jdwp.SetVirtualMachine && p.Cmd == jdwp.CmdVMVersion.Cmd:
+			// The VM names itself as Android's VMs do, even in front of a
+			// JVM: that is how a client tells it may be sent DDM.
+			if !s.handleCore(p) {
+				return
+			}
 		case s.jvm != nil:
 			if err := s.toJVM(p); err != nil {
 				s.log.Warn().Err(err).Msg("forwarding to the JVM failed")
