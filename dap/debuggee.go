@@ -10,6 +10,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	"github.com/ddmbridge/ddmbridge/jdwp/queue"
 	godap "github.com/google/go-dap"
@@ -38,6 +39,9 @@ type debuggee struct {
 	// vm is the mirror of the VM: its types, frames, values and the
 	// methods running for the debugger, with their caches.
 	vm *mirror.VM
+	// sus owns every suspension the session holds and the commands that
+	// change them (package debugger).
+	sus *debugger.Suspensions
 
 	// Caches of what dap derives from classes, dropped on redefinition.
 	sources mirror.Memo[jdwp.ReferenceTypeID, *godap.Source]
@@ -67,14 +71,10 @@ type debuggee struct {
 	mu         sync.Mutex // guards everything below
 	configured bool       // configurationDone arrived
 	heldStart  bool       // a VM_START suspension is held until configurationDone
-	suspends   int        // VM-wide suspensions the session holds (resumed by resumeAll)
 	stopped    bool       // a stopped event was sent and no resume since
 	stopThread jdwp.ThreadID
 	stopReason string
-	// held counts the suspensions of single threads the session holds
-	// (stops and pauses when suspendAllThreads is false); reasons says why
-	// each stopped thread stopped.
-	held      map[jdwp.ThreadID]int
+	// reasons says why each stopped thread stopped.
 	reasons   map[jdwp.ThreadID]string
 	requests  map[eventReq]bool            // every event request set, for detach
 	steps     map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
@@ -116,10 +116,11 @@ func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 			f()
 		}()
 	}
+	sus := debugger.New(conn, log, s.cfg.RequestTimeout)
 	d := &debuggee{
-		s: s, conn: conn, log: log, target: target,
+		s: s, conn: conn, log: log, target: target, sus: sus,
 		sub:       conn.Subscribe(), // before anything else, so no event is missed
-		vm:        mirror.New(conn, mirror.Config{Context: s.ctx, Log: log, Go: spawn}),
+		vm:        mirror.New(conn, mirror.Config{Context: s.ctx, Log: log, Go: spawn, Hooks: sus}),
 		threads:   newIDMap[jdwp.ThreadID](),
 		frames:    newHandles[mirror.Frame](),
 		vars:      newHandles[container](),
@@ -133,7 +134,6 @@ func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 		dataByReq: map[int32]*breakpoint{},
 		entryReqs: map[int32]bool{},
 		lastExc:   map[jdwp.ThreadID]jdwp.TaggedObjectID{},
-		held:      map[jdwp.ThreadID]int{},
 		reasons:   map[jdwp.ThreadID]string{},
 		steps:     map[jdwp.ThreadID][]int32{},
 		stepping:  map[jdwp.ThreadID]*stepState{},
@@ -216,20 +216,14 @@ func (d *debuggee) isEnded() bool {
 // frame and variable references.
 func (d *debuggee) resumeAll(ctx context.Context) error {
 	d.mu.Lock()
-	n, held := d.suspends, d.held
-	d.suspends, d.stopped, d.stopThread, d.stopReason = 0, false, 0, ""
-	d.held, d.reasons = map[jdwp.ThreadID]int{}, map[jdwp.ThreadID]string{}
+	d.stopped, d.stopThread, d.stopReason = false, 0, ""
+	d.reasons = map[jdwp.ThreadID]string{}
 	d.mu.Unlock()
 	d.frames.reset()
 	d.vars.reset()
 	d.targets.reset()
 	d.presentSt.release(ctx, d.conn)
-	for i := 0; i < n; i++ {
-		if err := d.conn.Resume(ctx); err != nil {
-			return fmt.Errorf("resume the VM: %w", err)
-		}
-	}
-	return d.resumeHeld(ctx, held)
+	return d.sus.ResumeAll(ctx)
 }
 
 // clearSteps clears the pending single-step requests of a thread, or of
@@ -283,11 +277,26 @@ type stopInfo struct {
 func (d *debuggee) pump() {
 	for es := range d.sub.C {
 		if !d.duringInvoke(es) {
+			if es.SuspendPolicy == jdwp.SuspendEventThread {
+				if t := eventThread(es); t != 0 {
+					d.sus.EventArrived(t)
+				}
+			}
 			d.dispatch(es)
 			continue
 		}
 		d.safely(func() { d.handleDuringInvoke(es) })
 	}
+}
+
+// eventThread is the thread of an event set's events, or 0.
+func eventThread(es *jdwp.EventSet) jdwp.ThreadID {
+	for _, e := range es.Events {
+		if e.Thread != 0 {
+			return e.Thread
+		}
+	}
+	return 0
 }
 
 // duringInvoke reports whether an event set comes from a thread running a
@@ -532,7 +541,7 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 	}
 	d.requests = map[eventReq]bool{}
 	if d.heldStart {
-		d.suspends++
+		d.sus.AdoptVM()
 		d.heldStart = false
 	}
 	d.mu.Unlock()

@@ -100,11 +100,10 @@ func (s *session) pause(ctx context.Context, r *godap.PauseRequest) (*struct{}, 
 	if d.isStopped() {
 		return nil, nil, nil
 	}
-	if err := d.conn.Suspend(ctx); err != nil {
+	if _, err := d.sus.SuspendVM(ctx); err != nil {
 		return nil, nil, err
 	}
 	d.mu.Lock()
-	d.suspends++
 	d.stopped, d.stopThread, d.stopReason = true, t, "paused"
 	d.reasons[t] = "paused"
 	d.mu.Unlock()

@@ -34,7 +34,7 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 		return godap.ThreadsResponseBody{}, err
 	}
 	d.mu.Lock()
-	stopThread, perThread := d.stopThread, d.suspends == 0
+	stopThread, perThread := d.stopThread, !d.sus.VMHeld()
 	d.mu.Unlock()
 	reasons := d.stopReasons()
 	names, states := make([]string, len(ids)), make([]string, len(ids))

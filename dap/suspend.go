@@ -68,37 +68,23 @@ func (d *debuggee) suspendAll() bool {
 	return d.opts.SuspendAllThreads == nil || *d.opts.SuspendAllThreads
 }
 
-// holdStop turns the suspension of a stopping event into the session's: with
-// policy ALL it is a VM-wide one already; with the event thread's policy it
-// stays the thread's alone, unless stops suspend the whole VM: then the rest
-// of the VM is suspended too (after the evaluations other threads run have
-// finished), and the thread's own suspension is folded into it.
+// holdStop turns the suspension of a stopping event into the session's
+// (package debugger keeps the ledger): with policy ALL it is a VM-wide one
+// already; with the event thread's policy it stays the thread's alone,
+// unless stops suspend the whole VM: then the rest of the VM is suspended
+// too (one VM-wide hold shared by every stopped thread, so each can still
+// run methods; threads running a method for the debugger keep running),
+// and the thread's own suspension is folded into it.
 func (d *debuggee) holdStop(ctx context.Context, st *stopInfo, policy jdwp.SuspendPolicy) error {
 	switch {
 	case policy == jdwp.SuspendAll:
-		d.mu.Lock()
-		d.suspends++
-		d.mu.Unlock()
+		d.sus.AdoptVM()
 		return nil
 	case !d.suspendAll():
-		d.mu.Lock()
-		d.held[st.thread]++
-		d.mu.Unlock()
+		d.sus.HoldEventAsThread(st.thread)
 		return nil
 	}
-	wctx, cancel := context.WithTimeout(ctx, d.evalTimeout()+5*time.Second)
-	d.vm.WaitInvocations(wctx, st.thread)
-	cancel()
-	if err := d.conn.Suspend(ctx); err != nil {
-		return fmt.Errorf("suspend the VM: %w", err)
-	}
-	d.mu.Lock()
-	d.suspends++
-	d.mu.Unlock()
-	if err := d.conn.ResumeThread(ctx, st.thread); err != nil {
-		return fmt.Errorf("fold the thread's suspension into the VM's: %w", err)
-	}
-	return nil
+	return d.sus.HoldEventAsVM(ctx, st.thread)
 }
 
 // stop records a stop (the event's suspension is now held) and tells the client.
@@ -121,51 +107,35 @@ func (d *debuggee) stop(ctx context.Context, st *stopInfo, policy jdwp.SuspendPo
 	}})
 }
 
-// resumeHeld releases the single-thread suspensions in held.
-func (d *debuggee) resumeHeld(ctx context.Context, held map[jdwp.ThreadID]int) error {
-	for t, n := range held {
-		for i := 0; i < n; i++ {
-			if err := d.conn.ResumeThread(ctx, t); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
-				return fmt.Errorf("resume thread %d: %w", d.threads.id(t), err)
-			}
-		}
-	}
-	return nil
-}
-
 // heldAlone reports whether the session holds thread suspended by itself
 // (the VM as a whole is not).
-func (d *debuggee) heldAlone(thread jdwp.ThreadID) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.suspends == 0 && d.held[thread] > 0
-}
+func (d *debuggee) heldAlone(thread jdwp.ThreadID) bool { return d.sus.HoldsAlone(thread) }
 
 // resumeThread releases the session's suspensions of one thread; the
 // session stays stopped while it holds others.
 func (d *debuggee) resumeThread(ctx context.Context, thread jdwp.ThreadID) error {
 	d.mu.Lock()
-	n := d.held[thread]
-	delete(d.held, thread)
 	delete(d.reasons, thread)
 	if d.stopThread == thread {
 		d.stopThread, d.stopReason = 0, ""
 	}
-	d.stopped = d.suspends > 0 || len(d.held) > 0
+	d.mu.Unlock()
+	err := d.sus.ResumeThread(ctx, thread)
+	d.mu.Lock()
+	d.stopped = d.sus.Holding()
 	d.mu.Unlock()
 	d.frames.reset()
 	d.vars.reset()
 	d.targets.reset()
-	return d.resumeHeld(ctx, map[jdwp.ThreadID]int{thread: n})
+	return err
 }
 
 // pauseThread suspends one thread and reports it paused.
 func (d *debuggee) pauseThread(ctx context.Context, thread jdwp.ThreadID) error {
-	if err := d.conn.SuspendThread(ctx, thread); err != nil {
+	if err := d.sus.SuspendThread(ctx, thread); err != nil {
 		return err
 	}
 	d.mu.Lock()
-	d.held[thread]++
 	d.stopped = true
 	d.stopThread, d.stopReason = thread, "paused"
 	d.reasons[thread] = "paused"
@@ -187,7 +157,7 @@ func (d *debuggee) stopReasons() map[jdwp.ThreadID]string {
 	return out
 }
 
-// resumeEventThread releases the suspension of an event set that does not stop.
+// resumeEventSet releases the suspension of an event set that does not stop.
 func (d *debuggee) resumeEventSet(ctx context.Context, es *jdwp.EventSet) {
 	switch es.SuspendPolicy {
 	case jdwp.SuspendAll:
@@ -195,12 +165,9 @@ func (d *debuggee) resumeEventSet(ctx context.Context, es *jdwp.EventSet) {
 			d.log.Warn().Err(err).Msg("resume after an event")
 		}
 	case jdwp.SuspendEventThread:
-		for _, e := range es.Events {
-			if e.Thread != 0 {
-				if err := d.conn.ResumeThread(ctx, e.Thread); err != nil {
-					d.log.Warn().Err(err).Msg("resume a thread after an event")
-				}
-				return
+		if t := eventThread(es); t != 0 {
+			if err := d.sus.ReleaseEvent(ctx, t); err != nil {
+				d.log.Warn().Err(err).Msg("resume a thread after an event")
 			}
 		}
 	}
@@ -218,18 +185,11 @@ func removeID(ids []int32, id int32) []int32 {
 }
 
 // handOff gives the suspension of thread's event to the method an
-// evaluation left running there: when it returns, the thread (suspended
-// again by the VM) is resumed.
+// evaluation left running there: the ledger releases it when the method
+// returns (debugger.Suspensions.Exit), unless a stop holds it by then.
 func (d *debuggee) handOff(ctx context.Context, thread jdwp.ThreadID) *stopInfo {
-	resume := func() {
-		ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
-		defer cancel()
-		if err := d.conn.ResumeThread(ctx, thread); err != nil && d.conn.Err() == nil {
-			d.log.Warn().Err(err).Msg("resume a thread after the method an evaluation left running returned")
-		}
-	}
-	if !d.vm.AfterInvoke(thread, resume) {
-		resume()
+	if err := d.sus.ReleaseEvent(ctx, thread); err != nil && d.conn.Err() == nil {
+		d.log.Warn().Err(err).Msg("release a thread's event after an evaluation left a method running")
 	}
 	return &stopInfo{thread: thread, handedOff: true}
 }

@@ -467,11 +467,28 @@ func (c *Conn) command(ctx context.Context, cmd Cmd, data []byte) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
+	if f, ok := ctx.Value(queuedKey{}).(func()); ok {
+		f()
+	}
 	b, err := call.Wait(ctx)
 	if err != nil && ctx.Err() != nil {
 		c.forget(call.ID)
 	}
 	return b, err
+}
+
+type queuedKey struct{}
+
+// WithQueued returns a context whose command, sent with Conn.Command or any
+// of the typed calls, runs f once it is queued on the connection, before
+// its reply is awaited: every command sent after f runs reaches the VM
+// after it. An owner of suspension uses it to hold back a resume until an
+// invocation command is on its way.
+func WithQueued(ctx context.Context, f func()) context.Context {
+	if f == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, queuedKey{}, f)
 }
 
 // Forget drops a started call whose reply is no longer wanted (its caller

@@ -63,13 +63,36 @@ func (m *VM) Invoking(ctx context.Context, thread jdwp.ThreadID, f func(context.
 	}
 	iv.running[thread]++
 	iv.mu.Unlock()
+	hooks := m.cfg.Hooks
+	var sent func()
+	if hooks != nil {
+		var err error
+		if sent, err = hooks.Enter(ctx, thread); err != nil {
+			iv.mu.Lock()
+			if iv.running[thread]--; iv.running[thread] <= 0 {
+				delete(iv.running, thread)
+			}
+			iv.mu.Unlock()
+			return err
+		}
+	}
 	// The invocation's own context ends with the owner's only; a long
 	// deadline keeps the connection's default timeout off it.
 	ictx, cancel := context.WithTimeout(m.cfg.Context, 24*time.Hour)
+	ictx = jdwp.WithQueued(ictx, sent)
 	done := make(chan error, 1)
-	go func() { done <- f(ictx) }()
+	go func() {
+		err := f(ictx)
+		if sent != nil {
+			sent() // if the command never went out
+		}
+		done <- err
+	}()
 	finish := func() []func() {
 		cancel()
+		if hooks != nil {
+			hooks.Exit(thread)
+		}
 		iv.mu.Lock()
 		defer iv.mu.Unlock()
 		if iv.running[thread]--; iv.running[thread] <= 0 {

@@ -1,0 +1,216 @@
+package dap
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+)
+
+// vscode drives a session as VS Code does: after every stop it asks
+// threads, stackTrace, scopes and the Locals (named, then indexed), then
+// continues. Responses are matched by request_seq, so requests answered out
+// of order and events in between are handled as VS Code handles them.
+type vscode struct {
+	c       *client
+	stops   []vsStop // stops read and not yet handled
+	epoch   int      // bumped by every continue of all threads
+	ended   bool
+	slowest time.Duration // the slowest Locals (variables) request
+}
+
+type vsStop struct {
+	ev    *godap.StoppedEvent
+	epoch int // the epoch it arrived in: an older one was continued since
+}
+
+// note books an event read while waiting for something else.
+func (v *vscode) note(m godap.Message) {
+	switch m := m.(type) {
+	case *godap.StoppedEvent:
+		v.stops = append(v.stops, vsStop{m, v.epoch})
+	case *godap.ContinuedEvent:
+		if m.Body.AllThreadsContinued {
+			v.epoch++
+		}
+	case *godap.TerminatedEvent:
+		v.ended = true
+	}
+}
+
+// call sends a request and returns its response (success or error).
+func (v *vscode) call(command string, args any) godap.ResponseMessage {
+	v.c.t.Helper()
+	seq := v.c.send(command, args)
+	for {
+		m := v.c.next()
+		if r, ok := m.(godap.ResponseMessage); ok && r.GetResponse().RequestSeq == seq {
+			if cr, ok := m.(*godap.ContinueResponse); ok && cr.Body.AllThreadsContinued {
+				v.epoch++
+			}
+			return r
+		}
+		v.note(m)
+	}
+}
+
+// nextStop returns the next stop, reading until one comes, or nil once the
+// program ended.
+func (v *vscode) nextStop() *vsStop {
+	for len(v.stops) == 0 && !v.ended {
+		v.note(v.c.next())
+	}
+	if len(v.stops) == 0 {
+		return nil
+	}
+	s := v.stops[0]
+	v.stops = v.stops[1:]
+	return &s
+}
+
+// refresh asks what VS Code asks after a stop of thread th; a request for a
+// stop that a continue of all threads already released may fail with "not
+// stopped" (VS Code drops those), any other failure fails the test.
+func (v *vscode) refresh(s *vsStop) (ok bool) {
+	t := v.c.t
+	t.Helper()
+	th := s.ev.Body.ThreadId
+	stale := func(r godap.ResponseMessage) bool {
+		e, isErr := r.(*godap.ErrorResponse)
+		if !isErr {
+			return false
+		}
+		if s.epoch < v.epoch {
+			return true
+		}
+		t.Fatalf("%s after the stop of thread %d: %s", e.Command, th, mustJSON(e))
+		return false
+	}
+	if r := v.call("threads", nil); stale(r) {
+		return false
+	}
+	r := v.call("stackTrace", map[string]any{"threadId": th, "startFrame": 0, "levels": 20})
+	if stale(r) {
+		return false
+	}
+	frames := r.(*godap.StackTraceResponse).Body.StackFrames
+	if len(frames) == 0 {
+		t.Fatalf("no frames for stopped thread %d", th)
+	}
+	r = v.call("scopes", map[string]any{"frameId": frames[0].Id})
+	if stale(r) {
+		return false
+	}
+	scopes := r.(*godap.ScopesResponse).Body.Scopes
+	start := time.Now()
+	r = v.call("variables", map[string]any{"variablesReference": scopes[0].VariablesReference, "filter": "named"})
+	if d := time.Since(start); d > v.slowest {
+		v.slowest = d
+	}
+	if stale(r) {
+		return false
+	}
+	for _, x := range r.(*godap.VariablesResponse).Body.Variables {
+		if x.VariablesReference == 0 {
+			continue
+		}
+		if x.IndexedVariables > 0 {
+			if r := v.call("variables", map[string]any{"variablesReference": x.VariablesReference, "filter": "indexed", "start": 0, "count": min(x.IndexedVariables, 100)}); stale(r) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// TestPoolBreakpointVSCode: four pool workers hit one plain breakpoint,
+// three rounds, driven as VS Code does (threads, stackTrace, scopes,
+// Locals named then indexed after each stop, then continue), with stops
+// suspending all threads and with them suspending the event thread only.
+// Every hit is reported and the program runs to its end: no worker is left
+// suspended. (Locals here call record toString methods: invocations in a
+// thread while others are stopped too.) Run it 20 times in a row.
+func TestPoolBreakpointVSCode(t *testing.T) {
+	file := source(t, "Orders.java")
+	for _, all := range []bool{true, false} {
+		name := map[bool]string{true: "suspendAll", false: "eventThread"}[all]
+		t.Run(name, func(t *testing.T) {
+			c := startSession(t, Config{})
+			c.initialize()
+			c.launch(launchArgs(t, "Orders", "args", "3", "suspendAllThreads", all))
+			c.setBreakpoints(file, bp(t, "Orders.java", "hit"))
+			c.configurationDone()
+			v := &vscode{c: c}
+			stops := 0
+			for s := v.nextStop(); s != nil; s = v.nextStop() {
+				if s.ev.Body.Reason != "breakpoint" {
+					t.Fatalf("stop %+v", s.ev.Body)
+				}
+				stops++
+				if !v.refresh(s) {
+					continue // released by a continue of all threads already
+				}
+				if s.epoch < v.epoch {
+					continue
+				}
+				r := v.call("continue", map[string]any{"threadId": s.ev.Body.ThreadId})
+				if e, ok := r.(*godap.ErrorResponse); ok && s.epoch == v.epoch {
+					t.Fatalf("continue: %s", mustJSON(e))
+				}
+			}
+			t.Logf("%d stops; slowest Locals %v", stops, v.slowest)
+			if stops != 12 {
+				t.Errorf("%d stops, want 12 (4 workers × 3 rounds)", stops)
+			}
+			if !strings.Contains(c.out.String(), "ORDERS-DONE") {
+				t.Errorf("the program did not finish: %q", c.out.String())
+			}
+		})
+	}
+}
+
+// TestConditionCallsExactHits: a condition that calls methods and a lambda
+// and holds 8 times over four threads (total is even in rounds 1 and 3 of
+// 4, for each worker) stops exactly 8 times, each at the breakpoint's line
+// in the thread it names, driven as VS Code does.
+func TestConditionCallsExactHits(t *testing.T) {
+	file := source(t, "Orders.java")
+	for _, all := range []bool{true, false} {
+		name := map[bool]string{true: "suspendAll", false: "eventThread"}[all]
+		t.Run(name, func(t *testing.T) {
+			c := startSession(t, Config{})
+			c.initialize()
+			c.launch(launchArgs(t, "Orders", "args", "4", "suspendAllThreads", all))
+			c.setBreakpoints(file, bp(t, "Orders.java", "hit", "condition", "order.items().stream().anyMatch(i -> i == 7) && order.total() % 2 == 0"))
+			c.configurationDone()
+			v := &vscode{c: c}
+			stops := 0
+			hitLine := line(t, "Orders.java", "hit")
+			for s := v.nextStop(); s != nil; s = v.nextStop() {
+				stops++
+				th := s.ev.Body.ThreadId
+				if s.epoch == v.epoch {
+					r := v.call("stackTrace", map[string]any{"threadId": th})
+					if e, ok := r.(*godap.ErrorResponse); ok {
+						t.Fatalf("stackTrace: %s", mustJSON(e))
+					}
+					frameAt(t, r.(*godap.StackTraceResponse).Body.StackFrames[0], "Orders.work", hitLine)
+				}
+				if !v.refresh(s) || s.epoch < v.epoch {
+					continue
+				}
+				v.call("continue", map[string]any{"threadId": th})
+			}
+			if stops != 8 {
+				t.Errorf("%d stops, want 8; output %q", stops, c.out.String())
+			}
+			if strings.Contains(c.out.String(), "did not finish") {
+				t.Errorf("a condition was cut off: %q", c.out.String())
+			}
+			if !strings.Contains(c.out.String(), "ORDERS-DONE") {
+				t.Errorf("the program did not finish: %q", c.out.String())
+			}
+		})
+	}
+}
