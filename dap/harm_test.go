@@ -214,3 +214,109 @@ func TestConditionCallsExactHits(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestsDuringSlowEvaluate: while an evaluation runs a method for 8 s
+// in the stopped thread, threads, stackTrace of another thread and scopes
+// are answered at once (before the evaluation), and the evaluation's
+// answer comes after them.
+func TestRequestsDuringSlowEvaluate(t *testing.T) {
+	file := source(t, "Harm.java")
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Harm"))
+	c.setBreakpoints(file, bp(t, "Harm.java", "harm"))
+	c.configurationDone()
+	th := c.expectStop("breakpoint").Body.ThreadId
+	frames := c.stackTrace(th)
+	v := &vscode{c: c}
+	evalSeq := c.send("evaluate", map[string]any{"expression": "Harm.sleepy(8000)", "frameId": frames[0].Id, "context": "repl"})
+	var order []string
+	got := map[int]godap.ResponseMessage{}
+	seqs := map[int]string{
+		c.send("threads", nil): "threads",
+		c.send("stackTrace", map[string]any{"threadId": th}): "stackTrace",
+		c.send("scopes", map[string]any{"frameId": frames[0].Id}): "scopes",
+	}
+	seqs[evalSeq] = "evaluate"
+	for len(got) < len(seqs) {
+		m := c.next()
+		r, ok := m.(godap.ResponseMessage)
+		if !ok {
+			v.note(m)
+			continue
+		}
+		seq := r.GetResponse().RequestSeq
+		if _, mine := seqs[seq]; !mine {
+			continue
+		}
+		if e, isErr := m.(*godap.ErrorResponse); isErr {
+			t.Fatalf("%s: %s", seqs[seq], mustJSON(e))
+		}
+		got[seq] = r
+		order = append(order, seqs[seq])
+	}
+	if order[len(order)-1] != "evaluate" {
+		t.Errorf("answers in the order %v: a request waited for the slow evaluation", order)
+	}
+	if e := got[evalSeq].(*godap.EvaluateResponse); e.Body.Result != "8000" {
+		t.Errorf("evaluate = %q", e.Body.Result)
+	}
+	c.send("continue", map[string]any{"threadId": th})
+	expect[*godap.ContinueResponse](c)
+	c.expectEnd(0)
+}
+
+// TestCancelThenContinue: an evaluation running a method is cancelled, and
+// the thread continued at once: the cancel is answered, the continue too,
+// and when the method returns the thread runs on (it is not left
+// suspended): the program ends.
+func TestCancelThenContinue(t *testing.T) {
+	file := source(t, "Harm.java")
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Harm"))
+	c.setBreakpoints(file, bp(t, "Harm.java", "harm"))
+	c.configurationDone()
+	th := c.expectStop("breakpoint").Body.ThreadId
+	frames := c.stackTrace(th)
+	evalSeq := c.send("evaluate", map[string]any{"expression": "Harm.loudly(3000)", "frameId": frames[0].Id, "context": "repl"})
+	// Wait until the method runs: the thread then has no frames to show.
+	for running := false; !running; {
+		seq := c.send("stackTrace", map[string]any{"threadId": th})
+		for {
+			m := c.next()
+			if r, ok := m.(godap.ResponseMessage); ok && r.GetResponse().RequestSeq == seq {
+				running = !r.GetResponse().Success
+				break
+			}
+			if r, ok := m.(godap.ResponseMessage); ok && r.GetResponse().RequestSeq == evalSeq {
+				t.Fatalf("answered before it was seen running: %s", mustJSON(m))
+			}
+		}
+	}
+	c.send("cancel", map[string]any{"requestId": evalSeq})
+	cancelled := false
+	for !cancelled {
+		switch m := c.next().(type) {
+		case *godap.ErrorResponse:
+			if m.RequestSeq == evalSeq {
+				cancelled = true
+			}
+		case *godap.EvaluateResponse:
+			t.Fatalf("the evaluation answered after a cancel: %s", mustJSON(m))
+		}
+	}
+	v := &vscode{c: c}
+	if r := v.call("continue", map[string]any{"threadId": th}); r.GetResponse().Success != true {
+		t.Fatalf("continue: %s", mustJSON(r))
+	}
+	for !v.ended {
+		v.note(c.next())
+	}
+	if len(v.stops) > 0 {
+		t.Errorf("stops after the continue: %+v", v.stops[0].ev.Body)
+	}
+	if !strings.Contains(c.out.String(), "HARM-DONE 4 1 2 true") {
+		t.Errorf("the program did not run on: %q", c.out.String())
+	}
+}
