@@ -233,8 +233,8 @@ func TestRequestsDuringSlowEvaluate(t *testing.T) {
 	var order []string
 	got := map[int]godap.ResponseMessage{}
 	seqs := map[int]string{
-		c.send("threads", nil): "threads",
-		c.send("stackTrace", map[string]any{"threadId": th}): "stackTrace",
+		c.send("threads", nil):                                    "threads",
+		c.send("stackTrace", map[string]any{"threadId": th}):      "stackTrace",
 		c.send("scopes", map[string]any{"frameId": frames[0].Id}): "scopes",
 	}
 	seqs[evalSeq] = "evaluate"
