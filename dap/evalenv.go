@@ -208,8 +208,11 @@ func (e *frameEnv) result(ctx context.Context, res jdwp.InvokeResult, err error)
 		case jdwp.ErrAlreadyInvoking:
 			return expr.Value{}, fmt.Errorf("the thread is already running a method for the debugger: %w", err)
 		}
-		if ctx.Err() != nil {
-			return expr.Value{}, fmt.Errorf("the method did not return (cancelled or timed out); the thread goes on running it: %w", ctx.Err())
+		switch {
+		case errors.Is(err, mirror.ErrAborted):
+			return expr.Value{}, fmt.Errorf("the method did not return (cancelled or timed out) and was stopped: made to return at once, what it did until then stays done; the thread is back where it stopped: %w", ctx.Err())
+		case ctx.Err() != nil:
+			return expr.Value{}, fmt.Errorf("the method did not return (cancelled or timed out); the thread goes on running it (it is in native code: a sleep, a wait or I/O, which cannot be stopped): %w", ctx.Err())
 		}
 		return expr.Value{}, err
 	}

@@ -349,3 +349,62 @@ func TestNoCrashManyWorkingDirs(t *testing.T) {
 		c.conn.Close()
 	}
 }
+
+// TestEvaluationNeverReturns: an evaluation of a method that never returns
+// (a loop) is cut off at the request's deadline and the method is stopped
+// (made to return at once), so the thread keeps its stack: stepping on it
+// goes on to the next line. A cancelled one is stopped the same way.
+func TestEvaluationNeverReturns(t *testing.T) {
+	file := source(t, "Harm.java")
+	c := startSession(t, Config{RequestTimeout: 3 * time.Second})
+	c.initialize()
+	c.launch(launchArgs(t, "Harm"))
+	c.setBreakpoints(file, bp(t, "Harm.java", "harm"))
+	c.configurationDone()
+	th := c.expectStop("breakpoint").Body.ThreadId
+	frames := c.stackTrace(th)
+	frameAt(t, frames[0], "Harm.main", line(t, "Harm.java", "harm"))
+	for _, expr := range []string{"Harm.spin()", "Harm.spinDeep() + 1"} {
+		c.send("evaluate", map[string]any{"expression": expr, "frameId": frames[0].Id, "context": "repl"})
+		e := expect[*godap.ErrorResponse](c)
+		if !strings.Contains(e.Body.Error.Format, "was stopped") {
+			t.Errorf("%s: %s", expr, mustJSON(e))
+		}
+		frames = c.stackTrace(th)
+		frameAt(t, frames[0], "Harm.main", line(t, "Harm.java", "harm"))
+	}
+	// Cancelled while it runs: stopped too, and the thread is usable.
+	seq := c.send("evaluate", map[string]any{"expression": "Harm.spin()", "frameId": frames[0].Id, "context": "repl"})
+	for running := false; !running; {
+		s := c.send("stackTrace", map[string]any{"threadId": th})
+		for {
+			m := c.next()
+			if r, ok := m.(godap.ResponseMessage); ok && r.GetResponse().RequestSeq == s {
+				running = !r.GetResponse().Success
+				break
+			}
+		}
+	}
+	c.send("cancel", map[string]any{"requestId": seq})
+	for {
+		m := c.next()
+		if r, ok := m.(godap.ResponseMessage); ok && r.GetResponse().RequestSeq == seq {
+			if r.GetResponse().Success {
+				t.Fatalf("a cancelled endless evaluation answered: %s", mustJSON(m))
+			}
+			break
+		}
+	}
+	if v := c.evaluate(c.stackTrace(th)[0].Id, "list.size() + 40"); v.Result != "43" {
+		t.Errorf("evaluate after the stopped ones: %q", v.Result)
+	}
+	c.send("next", map[string]any{"threadId": th})
+	expect[*godap.NextResponse](c)
+	if s := until[*godap.StoppedEvent](c, "the step's stop", nil); s.Body.Reason != "step" || s.Body.ThreadId != th {
+		t.Fatalf("after next: %+v", s.Body)
+	}
+	frameAt(t, c.stackTrace(th)[0], "Harm.main", line(t, "Harm.java", "harm-next"))
+	c.send("continue", map[string]any{"threadId": th})
+	expect[*godap.ContinueResponse](c)
+	c.expectEnd(0)
+}

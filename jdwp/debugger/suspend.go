@@ -30,10 +30,16 @@ type Suspensions struct {
 	timeout time.Duration // bounds the commands Exit sends on its own
 
 	mu       sync.Mutex
-	vm       int                             // VM-wide suspensions held (stops, pauses, held VM_START)
-	held     map[jdwp.ThreadID]int           // single-thread suspensions held (stops, pauses)
-	events   map[jdwp.ThreadID]int           // event sets' own suspensions, while their handling decides
-	invoking map[jdwp.ThreadID]chan struct{} // threads running a method for the debugger; closed when it returns
+	vm       int                           // VM-wide suspensions held (stops, pauses, held VM_START)
+	held     map[jdwp.ThreadID]int         // single-thread suspensions held (stops, pauses)
+	events   map[jdwp.ThreadID]int         // event sets' own suspensions, while their handling decides
+	invoking map[jdwp.ThreadID]*invocation // threads running a method for the debugger
+}
+
+// invocation is a method running for the debugger in a thread.
+type invocation struct {
+	done  chan struct{} // closed when it returns
+	depth int32         // the thread's frame count before the call
 }
 
 // New returns the ledger of a session over conn; timeout bounds the
@@ -46,7 +52,7 @@ func New(conn *jdwp.Conn, log zerolog.Logger, timeout time.Duration) *Suspension
 		conn: conn, log: log, timeout: timeout,
 		held:     map[jdwp.ThreadID]int{},
 		events:   map[jdwp.ThreadID]int{},
-		invoking: map[jdwp.ThreadID]chan struct{}{},
+		invoking: map[jdwp.ThreadID]*invocation{},
 	}
 }
 
@@ -248,7 +254,7 @@ func (s *Suspensions) Enter(ctx context.Context, thread jdwp.ThreadID) (sent fun
 		}
 		s.mu.Unlock()
 		select {
-		case <-busy:
+		case <-busy.done:
 		case <-ctx.Done():
 			return nil, fmt.Errorf("the thread is running another method for the debugger: %w", ctx.Err())
 		}
@@ -270,7 +276,13 @@ func (s *Suspensions) Enter(ctx context.Context, thread jdwp.ThreadID) (sent fun
 			return nil, err
 		}
 	}
-	s.invoking[thread] = make(chan struct{})
+	depth, err := s.conn.FrameCount(ctx, thread)
+	if err != nil {
+		s.restoreLocked(ctx, thread, 1)
+		s.mu.Unlock()
+		return nil, err
+	}
+	s.invoking[thread] = &invocation{done: make(chan struct{}), depth: depth}
 	var once sync.Once
 	return func() { once.Do(s.mu.Unlock) }, nil
 }
@@ -284,8 +296,8 @@ func (s *Suspensions) Exit(thread jdwp.ThreadID) {
 	defer cancel()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ch := s.invoking[thread]; ch != nil {
-		close(ch)
+	if inv := s.invoking[thread]; inv != nil {
+		close(inv.done)
 		delete(s.invoking, thread)
 	}
 	if s.conn.Err() != nil {
@@ -318,4 +330,76 @@ func (s *Suspensions) Invoking(thread jdwp.ThreadID) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.invoking[thread] != nil
+}
+
+// ErrCannotAbort says a method running for the debugger could not be
+// stopped: a native method (Thread.sleep, Object.wait, I/O) is on top of
+// its frames, and the VM cannot pop or return from those.
+var ErrCannotAbort = errors.New("the method cannot be stopped while it runs native code (a sleep, a wait, I/O); it goes on until that returns")
+
+// Abort stops the method running for the debugger in thread, as a
+// debugger's "force return" does: the thread is suspended, the frames the
+// method called are popped, the method itself is made to return ret's zero
+// value at once (JDWP PopFrames and ForceEarlyReturn), and the thread is
+// let go: the invocation then returns, Exit settles the count, and the
+// thread is back where it stopped, usable. Its side effects up to then
+// stay. A native frame in the way (ErrCannotAbort) leaves it running.
+// HotSpot holds ThreadReference.Stop and Interrupt back until an
+// invocation ends, so this is the only way to end one early.
+func (s *Suspensions) Abort(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inv := s.invoking[thread]
+	if inv == nil {
+		return nil // returned already
+	}
+	if err := s.conn.SuspendThread(ctx, thread); err != nil {
+		return err
+	}
+	err := s.forceReturnLocked(ctx, thread, inv.depth, ret)
+	if rerr := s.conn.ResumeThread(ctx, thread); rerr != nil && err == nil {
+		err = rerr
+	}
+	return err
+}
+
+func (s *Suspensions) forceReturnLocked(ctx context.Context, thread jdwp.ThreadID, depth int32, ret jdwp.Tag) error {
+	n, err := s.conn.FrameCount(ctx, thread)
+	if err != nil {
+		return err
+	}
+	k := n - depth // the method's frames, its own the deepest
+	if k < 1 {
+		return nil // it has not started, or returned
+	}
+	if k >= 2 {
+		fs, err := s.conn.Frames(ctx, thread, 0, k-1)
+		if err != nil {
+			return err
+		}
+		if err := s.conn.PopFrames(ctx, thread, fs[len(fs)-1].ID); err != nil {
+			if jdwp.Code(err) == jdwp.ErrOpaqueFrame {
+				return ErrCannotAbort
+			}
+			return fmt.Errorf("pop the frames the method called: %w", err)
+		}
+	}
+	if err := s.conn.ForceEarlyReturn(ctx, thread, zeroOf(ret)); err != nil {
+		if jdwp.Code(err) == jdwp.ErrOpaqueFrame {
+			return ErrCannotAbort
+		}
+		return fmt.Errorf("make the method return: %w", err)
+	}
+	return nil
+}
+
+// zeroOf is the zero value of a return type's tag (void for none).
+func zeroOf(t jdwp.Tag) jdwp.Value {
+	switch {
+	case t == 0 || t == jdwp.TagVoid:
+		return jdwp.Value{Tag: jdwp.TagVoid}
+	case t.IsObject():
+		return jdwp.Value{Tag: jdwp.TagObject}
+	}
+	return jdwp.Value{Tag: t}
 }

@@ -54,9 +54,13 @@ type Config struct {
 // when it will not be); Exit runs when the method returned or the command
 // failed, however late (a method left running past its caller's deadline
 // calls it when it returns).
+// Abort tries to end a method whose caller stopped waiting (its context
+// ended): made to return at once a zero value of tag ret; an error says it
+// goes on running.
 type InvokeHooks interface {
 	Enter(ctx context.Context, thread jdwp.ThreadID) (sent func(), err error)
 	Exit(thread jdwp.ThreadID)
+	Abort(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag) error
 }
 
 // New returns the mirror of the VM at the end of conn.

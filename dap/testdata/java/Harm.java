@@ -43,6 +43,18 @@ public class Harm {
         return ms;
     }
 
+    static volatile long spins;
+
+    static int spin() {
+        while (true) {
+            spins++;
+        }
+    }
+
+    static int spinDeep() {
+        return spin() + 1;
+    }
+
     public static void main(String[] args) throws Exception {
         Fast first = new Fast(1);
         Slow slow = new Slow();
