@@ -66,6 +66,12 @@ const hoverNoInvoke = `hovers do not run methods; set "evaluateHoverMethods": tr
 func (s *session) evaluate(ctx context.Context, r *godap.EvaluateRequest) (godap.EvaluateResponseBody, error) {
 	d := s.dbg
 	ctx = withHex(ctx, r.Arguments.Format)
+	if f, ok := d.frames.get(r.Arguments.FrameId); ok {
+		// A frame's values are read only while its thread is suspended:
+		// wait for a method left running there (this runs off the request
+		// loop, in the thread's lane).
+		d.vm.WaitReturned(ctx, f.Thread)
+	}
 	env, err := d.requestEnv(ctx, r.Arguments.FrameId)
 	if err != nil {
 		return godap.EvaluateResponseBody{}, err

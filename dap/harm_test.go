@@ -15,11 +15,12 @@ import (
 // continues. Responses are matched by request_seq, so requests answered out
 // of order and events in between are handled as VS Code handles them.
 type vscode struct {
-	c       *client
-	stops   []vsStop // stops read and not yet handled
-	epoch   int      // bumped by every continue of all threads
-	ended   bool
-	slowest time.Duration // the slowest Locals (variables) request
+	c           *client
+	stops       []vsStop // stops read and not yet handled
+	epoch       int      // bumped by every continue of all threads
+	ended       bool
+	invalidated int           // invalidated events seen
+	slowest     time.Duration // the slowest Locals (variables) request
 }
 
 type vsStop struct {
@@ -38,6 +39,8 @@ func (v *vscode) note(m godap.Message) {
 		}
 	case *godap.TerminatedEvent:
 		v.ended = true
+	case *godap.InvalidatedEvent:
+		v.invalidated++
 	}
 }
 
@@ -407,4 +410,74 @@ func TestEvaluationNeverReturns(t *testing.T) {
 	c.send("continue", map[string]any{"threadId": th})
 	expect[*godap.ContinueResponse](c)
 	c.expectEnd(0)
+}
+
+// TestSlowToStringBesideFastValues: Locals of a frame where one object's
+// toString sleeps 10 s between objects with fast ones. The slow one costs
+// its own budget and is shown as such; the others keep their values (read
+// without methods, or with their text once the thread is free: the client
+// is told to ask again); an evaluation right after works (one that needs
+// the thread waits for it), and the next Locals does not run the slow
+// toString again.
+func TestSlowToStringBesideFastValues(t *testing.T) {
+	file := source(t, "Harm.java")
+	c := startSession(t, Config{})
+	c.send("initialize", map[string]any{"adapterID": "ddmbridge", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path", "supportsVariablePaging": true, "supportsInvalidatedEvent": true})
+	expect[*godap.InitializeResponse](c)
+	c.launch(launchArgs(t, "Harm", "invokeTimeout", 1000))
+	c.setBreakpoints(file, bp(t, "Harm.java", "harm"))
+	c.configurationDone()
+	th := c.expectStop("breakpoint").Body.ThreadId
+	v := &vscode{c: c}
+	locals := func() (map[string]godap.Variable, int, time.Duration) {
+		frames := v.call("stackTrace", map[string]any{"threadId": th}).(*godap.StackTraceResponse).Body.StackFrames
+		scopes := v.call("scopes", map[string]any{"frameId": frames[0].Id}).(*godap.ScopesResponse).Body.Scopes
+		start := time.Now()
+		r := v.call("variables", map[string]any{"variablesReference": scopes[0].VariablesReference})
+		return byName(r.(*godap.VariablesResponse).Body.Variables), frames[0].Id, time.Since(start)
+	}
+	vars, frame, took := locals()
+	t.Logf("Locals with a slow toString (budget 1s): %v", took)
+	pending := func(x godap.Variable) bool { return strings.Contains(x.Value, "shown when it returns") }
+	for n, want := range map[string]string{"first": "fast-1", "second": "fast-2"} {
+		if vars[n].Value != want && !pending(vars[n]) {
+			t.Errorf("%s = %q, want %q or shown as pending", n, vars[n].Value, want)
+		}
+	}
+	if x := vars["slow"].Value; !strings.Contains(x, "toString() did not return in 1s") {
+		t.Errorf("slow = %q, want it shown as not returning", x)
+	}
+	// Field reads, and a method (which waits for the thread to be free).
+	eval := func(e string) string {
+		r := v.call("evaluate", map[string]any{"expression": e, "frameId": frame, "context": "repl"})
+		if er, ok := r.(*godap.ErrorResponse); ok {
+			t.Fatalf("evaluate %s: %s", e, mustJSON(er))
+		}
+		return r.(*godap.EvaluateResponse).Body.Result
+	}
+	if x := eval("first.n + second.n"); x != "3" {
+		t.Errorf("first.n + second.n = %q", x)
+	}
+	if x := eval("second.toString()"); x != `"fast-2"` {
+		t.Errorf("second.toString() = %q", x)
+	}
+	// Told to ask again, the client gets every fast value with its text,
+	// and the slow toString is not run again: the refresh is fast.
+	if pending(vars["first"]) || pending(vars["second"]) {
+		for v.invalidated == 0 {
+			v.note(c.next())
+		}
+	}
+	vars, _, took = locals()
+	t.Logf("Locals again: %v", took)
+	if vars["first"].Value != "fast-1" || vars["second"].Value != "fast-2" || !strings.Contains(vars["slow"].Value, "did not return") || !strings.Contains(vars["list"].Value, "3") {
+		t.Errorf("Locals again: first %q second %q slow %q list %q", vars["first"].Value, vars["second"].Value, vars["slow"].Value, vars["list"].Value)
+	}
+	v.call("continue", map[string]any{"threadId": th})
+	for !v.ended {
+		v.note(c.next())
+	}
+	if !strings.Contains(c.out.String(), "HARM-DONE") {
+		t.Errorf("output %q", c.out.String())
+	}
 }

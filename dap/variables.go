@@ -49,6 +49,9 @@ func (s *session) variablesOf(ctx context.Context, r *godap.VariablesRequest) (g
 	if !ok {
 		return godap.VariablesResponseBody{}, fmt.Errorf("unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference)
 	}
+	if ls, ok := c.(*localsScope); ok {
+		d.vm.WaitReturned(ctx, ls.f.Thread) // see evaluate
+	}
 	vars, err := c.children(withHex(ctx, r.Arguments.Format), d, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
 	if err != nil {
 		return godap.VariablesResponseBody{}, err

@@ -42,7 +42,7 @@ var (
 	// stays done), and the thread is back where it stopped.
 	ErrAborted = errors.New("the method was stopped (made to return at once; what it did until then stays done)")
 	// ErrStillRunning refuses an invocation in a thread still running a
-	// method that was left running.
+	// method that was left running, once the caller's context ends first.
 	ErrStillRunning = errors.New("the thread is still running a method of an evaluation that was cancelled or timed out; try again when it returns")
 )
 
@@ -70,9 +70,16 @@ func (m *VM) Invoking(ctx context.Context, thread jdwp.ThreadID, f func(context.
 func (m *VM) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f func(context.Context) error) error {
 	iv := &m.inv
 	iv.mu.Lock()
-	if iv.late[thread] > 0 {
+	for iv.late[thread] > 0 {
+		// A method left running there: wait for it, as long as ctx lets.
+		ch := iv.done
 		iv.mu.Unlock()
-		return ErrStillRunning
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ErrStillRunning
+		}
+		iv.mu.Lock()
 	}
 	iv.running[thread]++
 	iv.mu.Unlock()
@@ -156,6 +163,23 @@ func (m *VM) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f
 		}
 	})
 	return fmt.Errorf("%w: %w", ErrLeftRunning, ctx.Err())
+}
+
+// WaitReturned waits until no method left running (see Invoking) runs in
+// thread, or ctx ends.
+func (m *VM) WaitReturned(ctx context.Context, thread jdwp.ThreadID) {
+	m.inv.mu.Lock()
+	for m.inv.late[thread] > 0 {
+		ch := m.inv.done
+		m.inv.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+		m.inv.mu.Lock()
+	}
+	m.inv.mu.Unlock()
 }
 
 // RunningMethod reports whether thread runs a method for the debugger.

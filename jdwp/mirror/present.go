@@ -325,12 +325,24 @@ func (p *Presenter) toString(ctx context.Context, obj jdwp.ObjectID, sig string)
 		return "", false
 	}
 	v, err := p.vm.Invoke(ctx, obj, "toString", "()Ljava/lang/String;")
+	var pe *PresentError
+	if errors.As(err, &pe) {
+		return fallback(obj, sig) + " (" + pe.Text + ")", true
+	}
 	if err != nil || v.IsNull() {
 		return "", false
 	}
 	s, err := p.vm.String(ctx, v.Object())
 	return s, err == nil
 }
+
+// PresentError is an Inspector.Invoke failure that presentation shows in
+// the value's text, next to its plain form ("toString() did not return in
+// 3s", "toString() threw …"): the value loses its text, never the others
+// theirs. Other failures fall back to the plain form silently.
+type PresentError struct{ Text string }
+
+func (e *PresentError) Error() string { return e.Text }
 
 // short is a nested value's summary (a map entry's key, a record component).
 func (p *Presenter) short(ctx context.Context, v jdwp.Value, o Options, depth int) string {
