@@ -83,6 +83,7 @@ func TestDdmlibDecodesSimVM(t *testing.T) {
 			segments++
 		}
 	}
+	conn.AllowVendorCommands() // the simulated VM is Android's: it speaks DDM
 	c := ddm.NewClient(conn, ddm.Options{Timeout: 30 * time.Second})
 	defer c.Close()
 	conn.HandleCommandSet(ddm.CommandSet, func(_ *jdwp.Conn, p *jdwp.Packet) {

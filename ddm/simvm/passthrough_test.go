@@ -19,6 +19,7 @@ func TestPassthroughToRealJVM(t *testing.T) {
 	_, conn := serve(t, Options{Profile: ProfileART, JVM: jvm.Addr, Tick: time.Hour, GCInterval: time.Hour})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	conn.AllowVendorCommands() // the simulated VM is Android's: it speaks DDM
 	c := ddm.Attach(conn, ddm.Options{ThreadUpdates: true})
 	defer c.Close()
 
