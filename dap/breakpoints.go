@@ -191,22 +191,22 @@ func (d *debuggee) setBreakpoints(ctx context.Context, path string, want []godap
 	d.bpMu.Lock()
 	defer d.bpMu.Unlock()
 	d.mu.Lock()
-	f := d.files[path]
+	f := d.bps.files[path]
 	newFile := f == nil
 	if newFile {
 		f = &sourceFile{path: path, class: classForSource(path), classes: map[jdwp.ReferenceTypeID]string{}}
-		d.files[path] = f
+		d.bps.files[path] = f
 	}
 	old := f.bps
 	f.bps = nil
 	for _, bp := range old {
 		for _, id := range bp.reqs {
-			delete(d.bpByReq, id)
+			delete(d.bps.bpByReq, id)
 		}
 	}
 	for _, w := range want {
-		bp := &breakpoint{id: d.nextBP, file: f, line: w.Line, column: w.Column, done: map[jdwp.ReferenceTypeID]bool{}}
-		d.nextBP++
+		bp := &breakpoint{id: d.bps.nextBP, file: f, line: w.Line, column: w.Column, done: map[jdwp.ReferenceTypeID]bool{}}
+		d.bps.nextBP++
 		bp.parse(w)
 		f.bps = append(f.bps, bp)
 	}
@@ -224,7 +224,7 @@ func (d *debuggee) setBreakpoints(ctx context.Context, path string, want []godap
 			return nil, fmt.Errorf("watch for class %s: %w", f.class, err)
 		}
 		d.mu.Lock()
-		d.prepByReq[id] = f
+		d.bps.prepByReq[id] = f
 		d.mu.Unlock()
 		all, err := d.vm.AllClasses(ctx)
 		if err != nil {
@@ -297,7 +297,7 @@ func (d *debuggee) install(ctx context.Context, bp *breakpoint, class jdwp.Refer
 		}
 		d.mu.Lock()
 		bp.reqs = append(bp.reqs, id)
-		d.bpByReq[id] = bp
+		d.bps.bpByReq[id] = bp
 		d.mu.Unlock()
 	}
 	bp.done[class] = true
@@ -345,9 +345,9 @@ func (d *debuggee) lineLocations(ctx context.Context, class jdwp.ReferenceTypeID
 // its thread is suspended, and reports the ones that became verified.
 func (d *debuggee) onClassPrepare(ctx context.Context, e jdwp.Event) {
 	d.mu.Lock()
-	f := d.prepByReq[e.RequestID]
-	entry := d.entryReqs[e.RequestID]
-	fn := d.fnPrep[e.RequestID]
+	f := d.bps.prepByReq[e.RequestID]
+	entry := d.bps.entryReqs[e.RequestID]
+	fn := d.bps.fnPrep[e.RequestID]
 	d.mu.Unlock()
 	if fn != nil {
 		d.onFuncClassPrepare(ctx, fn, e)
@@ -389,9 +389,9 @@ func (d *debuggee) onClassPrepare(ctx context.Context, e jdwp.Event) {
 // stopping.
 func (d *debuggee) onBreakpoint(ctx context.Context, e jdwp.Event) *stopInfo {
 	d.mu.Lock()
-	bp := d.bpByReq[e.RequestID]
-	entry := d.entryReqs[e.RequestID]
-	delete(d.entryReqs, e.RequestID)
+	bp := d.bps.bpByReq[e.RequestID]
+	entry := d.bps.entryReqs[e.RequestID]
+	delete(d.bps.entryReqs, e.RequestID)
 	d.mu.Unlock()
 	if entry {
 		d.clearRequest(ctx, jdwp.EventBreakpoint, e.RequestID)

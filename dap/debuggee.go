@@ -30,8 +30,7 @@ type debuggee struct {
 
 	target      string   // what attach or launch named, for messages
 	proc        *process // the JVM this session started, or nil
-	sourcePaths []string
-	stopOnEntry string // the main class to stop in, for launch with stopOnEntry
+	stopOnEntry string   // the main class to stop in, for launch with stopOnEntry
 	opts        CommonConfig
 	launched    bool // an Android launch: terminated on disconnect by default
 	ddm         *ddmState
@@ -42,25 +41,13 @@ type debuggee struct {
 	// sus owns every suspension the session holds and the commands that
 	// change them (package debugger).
 	sus *debugger.Suspensions
+	// stops is the stop state: stopped or not, the latest stop, why each
+	// stopped thread stopped (package debugger).
+	stops *debugger.Stops
 
-	// Caches of what dap derives from classes, dropped on redefinition.
-	sources mirror.Memo[jdwp.ReferenceTypeID, *godap.Source]
-	pools   mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool]
-
-	threads *idMap[jdwp.ThreadID]
-	frames  *handles[mirror.Frame]
-	vars    *handles[container]
-	targets *handles[*stepTarget]
-	// srcRefs are the sourceReferences of classes without a local source;
-	// they live as long as the session.
-	srcRefs  *handles[jdwp.ReferenceTypeID]
-	srcRefOf mirror.Memo[jdwp.ReferenceTypeID, int]
-	outlines mirror.Memo[jdwp.ReferenceTypeID, *outlined]
-	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
-
-	present     *mirror.Presenter // value presentation (present.go)
-	presentOnce sync.Once
-	presentSt   presentState
+	srcs      sourceState  // where sources come from, and what dap derives from classes
+	refs      refs         // the DAP handles that stand for the VM's things
+	presentSt presentState // value presentation (present.go)
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
@@ -68,17 +55,56 @@ type debuggee struct {
 
 	lanes *queue.Lanes[jdwp.ThreadID, *jdwp.EventSet] // event sets in order per thread (see dispatch)
 
-	mu         sync.Mutex // guards everything below
-	configured bool       // configurationDone arrived
-	heldStart  bool       // a VM_START suspension is held until configurationDone
-	stopped    bool       // a stopped event was sent and no resume since
-	stopThread jdwp.ThreadID
-	stopReason string
-	// reasons says why each stopped thread stopped.
-	reasons   map[jdwp.ThreadID]string
-	requests  map[eventReq]bool            // every event request set, for detach
-	steps     map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
-	stepping  map[jdwp.ThreadID]*stepState // the steps in progress, by thread
+	mu       sync.Mutex        // guards everything below
+	life     lifecycle         // configuration, the launch's hold, the end
+	bps      bpTables          // breakpoints and the requests behind them
+	stepSt   stepTables        // steps pending and in progress
+	requests map[eventReq]bool // every event request set, for detach
+}
+
+// sourceState is where a session's sources come from, and the caches of
+// what dap derives from classes (dropped on redefinition).
+type sourceState struct {
+	sourcePaths []string
+	sources     mirror.Memo[jdwp.ReferenceTypeID, *godap.Source]
+	pools       mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool]
+	// srcRefOf maps classes without a local source to their
+	// sourceReference (refs.srcRefs).
+	srcRefOf mirror.Memo[jdwp.ReferenceTypeID, int]
+	outlines mirror.Memo[jdwp.ReferenceTypeID, *outlined]
+	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
+}
+
+// refs are the DAP handles of a session: thread numbers, frame, variable
+// and step-target references (forgotten when the VM resumes), and the
+// sourceReferences of classes without a local source (kept for the
+// session).
+type refs struct {
+	threads *idMap[jdwp.ThreadID]
+	frames  *handles[mirror.Frame]
+	vars    *handles[container]
+	targets *handles[*stepTarget]
+	srcRefs *handles[jdwp.ReferenceTypeID]
+}
+
+// lifecycle is where the session stands between launch and the end
+// (guarded by debuggee.mu).
+type lifecycle struct {
+	configured bool // configurationDone arrived
+	heldStart  bool // a VM_START suspension is held until configurationDone
+	// mainReq is the class-prepare request of runToMain, mainReady closed
+	// when it fired; launching is true while runToMain waits (VM death then
+	// fails the launch instead of ending the session).
+	mainReq   int32
+	mainReady chan struct{}
+	launching bool
+	ended     bool // VM death or disconnect seen
+	endedCh   chan struct{}
+}
+
+// bpTables are the session's breakpoints of every kind and the event
+// requests behind them (guarded by debuggee.mu).
+type bpTables struct {
 	files     map[string]*sourceFile
 	bpByReq   map[int32]*breakpoint
 	prepByReq map[int32]*sourceFile
@@ -92,14 +118,12 @@ type debuggee struct {
 	excCaught map[jdwp.ThreadID]bool // whether lastExc will be caught
 	entryReqs map[int32]bool         // the stopOnEntry class-prepare and breakpoint requests
 	lastExc   map[jdwp.ThreadID]jdwp.TaggedObjectID
-	// mainReq is the class-prepare request of runToMain, mainReady closed
-	// when it fired; launching is true while runToMain waits (VM death then
-	// fails the launch instead of ending the session).
-	mainReq   int32
-	mainReady chan struct{}
-	launching bool
-	ended     bool // VM death or disconnect seen
-	endedCh   chan struct{}
+}
+
+// stepTables are the steps of a session (guarded by debuggee.mu).
+type stepTables struct {
+	steps    map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
+	stepping map[jdwp.ThreadID]*stepState // the steps in progress, by thread
 }
 
 type eventReq struct {
@@ -118,28 +142,33 @@ func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 	}
 	sus := debugger.New(conn, log, s.cfg.RequestTimeout)
 	d := &debuggee{
-		s: s, conn: conn, log: log, target: target, sus: sus,
-		sub:       conn.Subscribe(), // before anything else, so no event is missed
-		vm:        mirror.New(conn, mirror.Config{Context: s.ctx, Log: log, Go: spawn, Hooks: sus}),
-		threads:   newIDMap[jdwp.ThreadID](),
-		frames:    newHandles[mirror.Frame](),
-		vars:      newHandles[container](),
-		targets:   newHandles[*stepTarget](),
-		srcRefs:   newHandles[jdwp.ReferenceTypeID](),
-		requests:  map[eventReq]bool{},
-		files:     map[string]*sourceFile{},
-		bpByReq:   map[int32]*breakpoint{},
-		prepByReq: map[int32]*sourceFile{},
-		fnPrep:    map[int32]*breakpoint{},
-		dataByReq: map[int32]*breakpoint{},
-		entryReqs: map[int32]bool{},
-		lastExc:   map[jdwp.ThreadID]jdwp.TaggedObjectID{},
-		reasons:   map[jdwp.ThreadID]string{},
-		steps:     map[jdwp.ThreadID][]int32{},
-		stepping:  map[jdwp.ThreadID]*stepState{},
-		excCaught: map[jdwp.ThreadID]bool{},
-		nextBP:    1,
-		endedCh:   make(chan struct{}),
+		s: s, conn: conn, log: log, target: target, sus: sus, stops: debugger.NewStops(),
+		sub: conn.Subscribe(), // before anything else, so no event is missed
+		vm:  mirror.New(conn, mirror.Config{Context: s.ctx, Log: log, Go: spawn, Hooks: sus}),
+		refs: refs{
+			threads: newIDMap[jdwp.ThreadID](),
+			frames:  newHandles[mirror.Frame](),
+			vars:    newHandles[container](),
+			targets: newHandles[*stepTarget](),
+			srcRefs: newHandles[jdwp.ReferenceTypeID](),
+		},
+		requests: map[eventReq]bool{},
+		bps: bpTables{
+			files:     map[string]*sourceFile{},
+			bpByReq:   map[int32]*breakpoint{},
+			prepByReq: map[int32]*sourceFile{},
+			fnPrep:    map[int32]*breakpoint{},
+			dataByReq: map[int32]*breakpoint{},
+			entryReqs: map[int32]bool{},
+			lastExc:   map[jdwp.ThreadID]jdwp.TaggedObjectID{},
+			excCaught: map[jdwp.ThreadID]bool{},
+			nextBP:    1,
+		},
+		stepSt: stepTables{
+			steps:    map[jdwp.ThreadID][]int32{},
+			stepping: map[jdwp.ThreadID]*stepState{},
+		},
+		life: lifecycle{endedCh: make(chan struct{})},
 	}
 	d.lanes = queue.NewLanes(func(_ jdwp.ThreadID, es *jdwp.EventSet) {
 		d.safely(func() { d.handleEventSet(es) })
@@ -200,28 +229,21 @@ func (d *debuggee) clearRequest(ctx context.Context, kind jdwp.EventKind, id int
 	}
 }
 
-func (d *debuggee) isStopped() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.stopped
-}
+func (d *debuggee) isStopped() bool { return d.stops.Stopped() }
 
 func (d *debuggee) isEnded() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.ended
+	return d.life.ended
 }
 
 // resumeAll releases every suspension the session holds and invalidates
 // frame and variable references.
 func (d *debuggee) resumeAll(ctx context.Context) error {
-	d.mu.Lock()
-	d.stopped, d.stopThread, d.stopReason = false, 0, ""
-	d.reasons = map[jdwp.ThreadID]string{}
-	d.mu.Unlock()
-	d.frames.reset()
-	d.vars.reset()
-	d.targets.reset()
+	d.stops.ResumedAll()
+	d.refs.frames.reset()
+	d.refs.vars.reset()
+	d.refs.targets.reset()
 	d.presentSt.release(ctx, d.conn)
 	return d.sus.ResumeAll(ctx)
 }
@@ -232,16 +254,16 @@ func (d *debuggee) clearSteps(ctx context.Context, thread jdwp.ThreadID) {
 	d.mu.Lock()
 	var steps []int32
 	var states []*stepState
-	for t, ids := range d.steps {
+	for t, ids := range d.stepSt.steps {
 		if thread == 0 || t == thread {
 			steps = append(steps, ids...)
-			delete(d.steps, t)
+			delete(d.stepSt.steps, t)
 		}
 	}
-	for t, st := range d.stepping {
+	for t, st := range d.stepSt.stepping {
 		if thread == 0 || t == thread {
 			states = append(states, st)
-			delete(d.stepping, t)
+			delete(d.stepSt.stepping, t)
 		}
 	}
 	d.mu.Unlock()
@@ -344,14 +366,14 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 		switch e.Kind {
 		case jdwp.EventVMStart:
 			d.mu.Lock()
-			if !d.configured {
-				d.heldStart, held = true, true
+			if !d.life.configured {
+				d.life.heldStart, held = true, true
 			}
 			d.mu.Unlock()
 		case jdwp.EventThreadStart:
-			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "started", ThreadId: d.threads.id(e.Thread)}})
+			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "started", ThreadId: d.refs.threads.id(e.Thread)}})
 		case jdwp.EventThreadDeath:
-			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "exited", ThreadId: d.threads.id(e.Thread)}})
+			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "exited", ThreadId: d.refs.threads.id(e.Thread)}})
 		case jdwp.EventClassUnload:
 			d.onClassUnload(e.Signature)
 		case jdwp.EventClassPrepare:
@@ -388,9 +410,9 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 // the VM unloaded.
 func (d *debuggee) onClassUnload(sig string) {
 	if t := d.vm.Unloaded(sig); t != 0 {
-		d.sources.Forget(t)
-		d.pools.Forget(t)
-		d.outlines.Forget(t)
+		d.srcs.sources.Forget(t)
+		d.srcs.pools.Forget(t)
+		d.srcs.outlines.Forget(t)
 	}
 }
 
@@ -418,15 +440,15 @@ func mergeStop(a, b *stopInfo) *stopInfo {
 // exit code of a VM the session started, then termination.
 func (d *debuggee) onEnd() {
 	d.mu.Lock()
-	if d.ended {
+	if d.life.ended {
 		d.mu.Unlock()
 		return
 	}
-	d.ended = true
-	d.stopped = false
-	launching := d.launching
+	d.life.ended = true
+	d.stops.Ended()
+	launching := d.life.launching
 	d.mu.Unlock()
-	close(d.endedCh)
+	close(d.life.endedCh)
 	if d.ddm != nil {
 		d.ddm.close()
 	}
@@ -445,9 +467,9 @@ func (d *debuggee) onEnd() {
 // released (unless the launch stops on entry, which a breakpoint handles).
 func (d *debuggee) configurationDone(ctx context.Context) error {
 	d.mu.Lock()
-	d.configured = true
-	held := d.heldStart
-	d.heldStart = false
+	d.life.configured = true
+	held := d.life.heldStart
+	d.life.heldStart = false
 	entry := d.stopOnEntry
 	d.mu.Unlock()
 	if entry != "" {
@@ -470,7 +492,7 @@ func (d *debuggee) armEntry(ctx context.Context, mainClass string) error {
 		return fmt.Errorf("stopOnEntry: %w", err)
 	}
 	d.mu.Lock()
-	d.entryReqs[id] = true
+	d.bps.entryReqs[id] = true
 	d.mu.Unlock()
 	loaded, err := d.vm.Loaded(ctx, "L"+strings.ReplaceAll(mainClass, ".", "/")+";")
 	if err != nil {
@@ -504,7 +526,7 @@ func (d *debuggee) entryBreakpoint(ctx context.Context, class jdwp.ReferenceType
 			return
 		}
 		d.mu.Lock()
-		d.entryReqs[id] = true
+		d.bps.entryReqs[id] = true
 		d.mu.Unlock()
 		return
 	}
@@ -540,9 +562,9 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 		reqs = append(reqs, r)
 	}
 	d.requests = map[eventReq]bool{}
-	if d.heldStart {
+	if d.life.heldStart {
 		d.sus.AdoptVM()
-		d.heldStart = false
+		d.life.heldStart = false
 	}
 	d.mu.Unlock()
 	var firstErr error

@@ -140,9 +140,9 @@ func (s *session) setExceptionBreakpoints(ctx context.Context, r *godap.SetExcep
 		uncaught = uncaught || rule.uncaught
 	}
 	d.mu.Lock()
-	old := d.excReq
-	d.excReq = 0
-	d.excRules = rules
+	old := d.bps.excReq
+	d.bps.excReq = 0
+	d.bps.excRules = rules
 	d.mu.Unlock()
 	if old != 0 {
 		d.clearRequest(ctx, jdwp.EventException, old)
@@ -153,7 +153,7 @@ func (s *session) setExceptionBreakpoints(ctx context.Context, r *godap.SetExcep
 			return godap.SetExceptionBreakpointsResponseBody{}, err
 		}
 		d.mu.Lock()
-		d.excReq = id
+		d.bps.excReq = id
 		d.mu.Unlock()
 	}
 	return godap.SetExceptionBreakpointsResponseBody{Breakpoints: out}, nil
@@ -201,7 +201,7 @@ func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
 		return nil
 	}
 	d.mu.Lock()
-	rules := d.excRules
+	rules := d.bps.excRules
 	d.mu.Unlock()
 	for _, r := range rules {
 		if r.never && anyMatch(r.include, names) && !anyMatch(r.exclude, names) {
@@ -228,8 +228,8 @@ func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
 			}
 		}
 		d.mu.Lock()
-		d.lastExc[e.Thread] = e.Exception
-		d.excCaught[e.Thread] = caught
+		d.bps.lastExc[e.Thread] = e.Exception
+		d.bps.excCaught[e.Thread] = caught
 		d.mu.Unlock()
 		name, msg := d.describeException(ctx, e.Thread, e.Exception.ID)
 		text := name
@@ -272,10 +272,10 @@ func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, 
 // the thread's frames when methods cannot run) and its causes.
 func (s *session) exceptionInfo(ctx context.Context, r *godap.ExceptionInfoRequest) (godap.ExceptionInfoResponseBody, error) {
 	d := s.dbg
-	t, ok := d.threads.key(r.Arguments.ThreadId)
+	t, ok := d.refs.threads.key(r.Arguments.ThreadId)
 	d.mu.Lock()
-	exc, have := d.lastExc[t]
-	onExc := have && d.reasons[t] == "exception"
+	exc, have := d.bps.lastExc[t]
+	onExc := have && d.stops.Reason(t) == "exception"
 	d.mu.Unlock()
 	if !ok || !onExc {
 		return godap.ExceptionInfoResponseBody{}, fmt.Errorf("thread %d did not stop on an exception", r.Arguments.ThreadId)
@@ -284,7 +284,7 @@ func (s *session) exceptionInfo(ctx context.Context, r *godap.ExceptionInfoReque
 	details := d.exceptionDetails(ctx, env, exc.ID, 0)
 	mode := "always"
 	d.mu.Lock()
-	if !d.excCaught[t] {
+	if !d.bps.excCaught[t] {
 		mode = "unhandled"
 	}
 	d.mu.Unlock()

@@ -110,15 +110,15 @@ func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.Func
 	d.bpMu.Lock()
 	defer d.bpMu.Unlock()
 	d.mu.Lock()
-	old := d.funcBPs
-	d.funcBPs = nil
+	old := d.bps.funcBPs
+	d.bps.funcBPs = nil
 	for _, bp := range old {
 		for _, id := range bp.reqs {
-			delete(d.bpByReq, id)
+			delete(d.bps.bpByReq, id)
 		}
 	}
-	for id := range d.fnPrep {
-		delete(d.fnPrep, id)
+	for id := range d.bps.fnPrep {
+		delete(d.bps.fnPrep, id)
 	}
 	d.mu.Unlock()
 	for _, bp := range old {
@@ -133,8 +133,8 @@ func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.Func
 	out := make([]godap.Breakpoint, 0, len(want))
 	for _, w := range want {
 		d.mu.Lock()
-		bp := &breakpoint{id: d.nextBP, reason: "function breakpoint", done: map[jdwp.ReferenceTypeID]bool{}}
-		d.nextBP++
+		bp := &breakpoint{id: d.bps.nextBP, reason: "function breakpoint", done: map[jdwp.ReferenceTypeID]bool{}}
+		d.bps.nextBP++
 		d.mu.Unlock()
 		bp.parse(godap.SourceBreakpoint{Condition: w.Condition, HitCondition: w.HitCondition})
 		spec, err := parseFuncName(w.Name)
@@ -144,7 +144,7 @@ func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.Func
 			continue
 		}
 		bp.fn = spec
-		d.funcBPs = append(d.funcBPs, bp)
+		d.bps.funcBPs = append(d.bps.funcBPs, bp)
 		if bp.bad != "" {
 			out = append(out, bp.dap())
 			continue
@@ -155,7 +155,7 @@ func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.Func
 		}
 		bp.prepReq = id
 		d.mu.Lock()
-		d.fnPrep[id] = bp
+		d.bps.fnPrep[id] = bp
 		d.mu.Unlock()
 		if all == nil {
 			if all, err = d.vm.AllClasses(ctx); err != nil {
@@ -203,7 +203,7 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 		}
 		d.mu.Lock()
 		bp.reqs = append(bp.reqs, id)
-		d.bpByReq[id] = bp
+		d.bps.bpByReq[id] = bp
 		d.mu.Unlock()
 		if !bp.verified {
 			bp.verified, bp.actual = true, line

@@ -159,8 +159,8 @@ func (d *debuggee) redefine(ctx context.Context, files []string) HotCodeReplaceB
 	for _, def := range defs {
 		redefined[def.Type] = true
 		d.vm.Redefined(def.Type)
-		d.pools.Forget(def.Type)
-		d.outlines.Forget(def.Type)
+		d.srcs.pools.Forget(def.Type)
+		d.srcs.outlines.Forget(def.Type)
 	}
 	d.reinstallBreakpoints(ctx, redefined)
 	body.Success = true
@@ -178,7 +178,7 @@ func (d *debuggee) reinstallBreakpoints(ctx context.Context, redefined map[jdwp.
 	var files []*sourceFile
 	var old []int32
 	d.mu.Lock()
-	for _, f := range d.files {
+	for _, f := range d.bps.files {
 		owns := false
 		for c := range f.classes {
 			owns = owns || redefined[c]
@@ -189,7 +189,7 @@ func (d *debuggee) reinstallBreakpoints(ctx context.Context, redefined map[jdwp.
 		files = append(files, f)
 		for _, bp := range f.bps {
 			for _, id := range bp.reqs {
-				delete(d.bpByReq, id)
+				delete(d.bps.bpByReq, id)
 				old = append(old, id)
 			}
 			bp.reqs = nil

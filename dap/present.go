@@ -22,6 +22,8 @@ import (
 // when a method that did not return in time comes back (an invalidated
 // event then has the client ask again).
 type presentState struct {
+	present *mirror.Presenter // made once, on first use
+	once    sync.Once
 	// invokeMu runs presentation's methods one at a time, so each value's
 	// budget counts its own method only (values are presented in parallel).
 	invokeMu sync.Mutex
@@ -73,8 +75,8 @@ func (d *debuggee) invokeTimeout() time.Duration {
 }
 
 func (d *debuggee) presenter() *mirror.Presenter {
-	d.presentOnce.Do(func() { d.present = mirror.NewPresenter(presentVM{VM: d.vm, d: d}) })
-	return d.present
+	d.presentSt.once.Do(func() { d.presentSt.present = mirror.NewPresenter(presentVM{VM: d.vm, d: d}) })
+	return d.presentSt.present
 }
 
 // presentVM is the mirror with the session's policy on running methods.
@@ -101,9 +103,7 @@ func (p presentVM) Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc str
 	if why, _ := ctx.Value(noInvokeKey{}).(string); why != "" {
 		return jdwp.Value{}, fmt.Errorf("%w: %s", errNoInvoke, why)
 	}
-	d.mu.Lock()
-	thread, reason, stopped := d.stopThread, d.stopReason, d.stopped
-	d.mu.Unlock()
+	thread, reason, stopped := d.stops.Latest()
 	if !stopped || thread == 0 || reason == "pause" || reason == "paused" {
 		return jdwp.Value{}, fmt.Errorf("%w: no thread is stopped at an event", errNoInvoke)
 	}
@@ -179,15 +179,7 @@ func (d *debuggee) presentFailed(call presentCall, why string) error {
 // freeEventThread is a thread other than busy stopped at an event (it can
 // run methods) and not running one left over, or 0.
 func (d *debuggee) freeEventThread(busy jdwp.ThreadID) jdwp.ThreadID {
-	d.mu.Lock()
-	var cands []jdwp.ThreadID
-	for t, r := range d.reasons {
-		if t != busy && r != "pause" && r != "paused" {
-			cands = append(cands, t)
-		}
-	}
-	d.mu.Unlock()
-	for _, t := range cands {
+	for _, t := range d.stops.AtEvents(busy) {
 		if !d.vm.StillRunning(t) {
 			return t
 		}

@@ -652,7 +652,7 @@ func frameLane(s *session, req godap.RequestMessage) jdwp.ThreadID {
 	case *godap.CompletionsRequest:
 		id = r.Arguments.FrameId
 	}
-	if f, ok := s.dbg.frames.get(id); ok {
+	if f, ok := s.dbg.refs.frames.get(id); ok {
 		return f.Thread
 	}
 	return 0
@@ -668,7 +668,7 @@ func varsLane(s *session, req godap.RequestMessage) jdwp.ThreadID {
 	case *godap.SetVariableRequest:
 		ref = r.Arguments.VariablesReference
 	}
-	c, _ := s.dbg.vars.get(ref)
+	c, _ := s.dbg.refs.vars.get(ref)
 	switch c := c.(type) {
 	case *localsScope:
 		return c.f.Thread

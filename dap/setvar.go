@@ -82,9 +82,7 @@ func (d *debuggee) assign(ctx context.Context, env expr.Env, lv lvalue, src stri
 // stoppedEnv is an environment in the top frame of the thread the VM
 // stopped in, for values assigned to object fields and array elements.
 func (d *debuggee) stoppedEnv(ctx context.Context) (*frameEnv, error) {
-	d.mu.Lock()
-	t := d.stopThread
-	d.mu.Unlock()
+	t, _, _ := d.stops.Latest()
 	if t == 0 {
 		return nil, errors.New("no thread is stopped at an event")
 	}
@@ -156,7 +154,7 @@ func (d *debuggee) containerLV(ctx context.Context, c container, name string) (l
 func (s *session) setVariable(ctx context.Context, r *godap.SetVariableRequest) (godap.SetVariableResponseBody, error) {
 	d := s.dbg
 	ctx = withHex(ctx, r.Arguments.Format)
-	c, ok := d.vars.get(r.Arguments.VariablesReference)
+	c, ok := d.refs.vars.get(r.Arguments.VariablesReference)
 	if !ok {
 		return godap.SetVariableResponseBody{}, fmt.Errorf("unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference)
 	}

@@ -33,10 +33,9 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 	if err != nil {
 		return godap.ThreadsResponseBody{}, err
 	}
-	d.mu.Lock()
-	stopThread, perThread := d.stopThread, !d.sus.VMHeld()
-	d.mu.Unlock()
-	reasons := d.stopReasons()
+	stopThread, _, _ := d.stops.Latest()
+	perThread := !d.sus.VMHeld()
+	reasons := d.stops.Reasons()
 	names, states := make([]string, len(ids)), make([]string, len(ids))
 	err = parallel(2*len(ids), func(i int) error {
 		t := ids[i/2]
@@ -79,7 +78,7 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 	threads := make([]godap.Thread, 0, len(ids))
 	for i, t := range ids {
 		if !hidden[i] {
-			threads = append(threads, godap.Thread{Id: d.threads.id(t), Name: names[i] + " (" + states[i] + ")"})
+			threads = append(threads, godap.Thread{Id: d.refs.threads.id(t), Name: names[i] + " (" + states[i] + ")"})
 		}
 	}
 	return godap.ThreadsResponseBody{Threads: threads}, nil
@@ -87,7 +86,7 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 
 func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (godap.StackTraceResponseBody, error) {
 	d := s.dbg
-	t, ok := d.threads.key(r.Arguments.ThreadId)
+	t, ok := d.refs.threads.key(r.Arguments.ThreadId)
 	if !ok {
 		return godap.StackTraceResponseBody{}, fmt.Errorf("unknown thread id %d", r.Arguments.ThreadId)
 	}
@@ -113,7 +112,7 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 		if err != nil {
 			return err
 		}
-		sf.Id = d.frames.add(f)
+		sf.Id = d.refs.frames.add(f)
 		if ff := d.frameFormat(r.Arguments.Format); ff != nil {
 			sf.Name = d.formatFrameName(withHex(ctx, &ff.ValueFormat), ff, f, sf)
 		}
@@ -246,7 +245,7 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 // class's package directory plus its SourceFile attribute, under the first
 // source root that has it. Without a local file the source has only a name.
 func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig string) (*godap.Source, error) {
-	return d.sources.Get(class, func() (*godap.Source, error) {
+	return d.srcs.sources.Get(class, func() (*godap.Source, error) {
 		file, err := d.vm.SourceFile(ctx, class)
 		if mirror.Absent(err) {
 			name, _ := frameClassName(sig)
@@ -259,7 +258,7 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 		if name := strings.TrimPrefix(sig, "L"); strings.Contains(name, "/") {
 			rel = path.Join(path.Dir(name), file)
 		}
-		for _, root := range d.sourcePaths {
+		for _, root := range d.srcs.sourcePaths {
 			p := filepath.Join(root, filepath.FromSlash(rel))
 			if _, err := os.Stat(p); err == nil {
 				if abs, err := filepath.Abs(p); err == nil {
@@ -279,13 +278,13 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 // "Static" (the static fields of the frame's class).
 func (s *session) scopes(_ context.Context, r *godap.ScopesRequest) (godap.ScopesResponseBody, error) {
 	d := s.dbg
-	f, ok := d.frames.get(r.Arguments.FrameId)
+	f, ok := d.refs.frames.get(r.Arguments.FrameId)
 	if !ok {
 		return godap.ScopesResponseBody{}, fmt.Errorf("unknown frame id %d (frames are forgotten when the VM resumes)", r.Arguments.FrameId)
 	}
 	scopes := []godap.Scope{
-		{Name: "Locals", PresentationHint: "locals", VariablesReference: d.vars.add(&localsScope{f: f})},
-		{Name: "Static", VariablesReference: d.vars.add(&staticsScope{class: f.Loc.Class, thread: f.Thread, loc: f.Loc})},
+		{Name: "Locals", PresentationHint: "locals", VariablesReference: d.refs.vars.add(&localsScope{f: f})},
+		{Name: "Static", VariablesReference: d.refs.vars.add(&staticsScope{class: f.Loc.Class, thread: f.Thread, loc: f.Loc})},
 	}
 	return godap.ScopesResponseBody{Scopes: scopes}, nil
 }

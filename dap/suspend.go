@@ -95,14 +95,10 @@ func (d *debuggee) stop(ctx context.Context, st *stopInfo, policy jdwp.SuspendPo
 		d.log.Warn().Err(err).Msg("stop")
 	}
 	all := policy == jdwp.SuspendAll || d.suspendAll()
-	d.mu.Lock()
-	d.stopped = true
-	d.stopThread, d.stopReason = st.thread, st.reason
-	d.reasons[st.thread] = st.reason
-	d.mu.Unlock()
+	d.stops.Stop(st.thread, st.reason)
 	d.clearSteps(ctx, st.thread)
 	d.s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
-		Reason: st.reason, ThreadId: d.threads.id(st.thread), AllThreadsStopped: all,
+		Reason: st.reason, ThreadId: d.refs.threads.id(st.thread), AllThreadsStopped: all,
 		HitBreakpointIds: st.bps, Description: st.description, Text: st.text,
 	}})
 }
@@ -114,19 +110,11 @@ func (d *debuggee) heldAlone(thread jdwp.ThreadID) bool { return d.sus.HoldsAlon
 // resumeThread releases the session's suspensions of one thread; the
 // session stays stopped while it holds others.
 func (d *debuggee) resumeThread(ctx context.Context, thread jdwp.ThreadID) error {
-	d.mu.Lock()
-	delete(d.reasons, thread)
-	if d.stopThread == thread {
-		d.stopThread, d.stopReason = 0, ""
-	}
-	d.mu.Unlock()
 	err := d.sus.ResumeThread(ctx, thread)
-	d.mu.Lock()
-	d.stopped = d.sus.Holding()
-	d.mu.Unlock()
-	d.frames.reset()
-	d.vars.reset()
-	d.targets.reset()
+	d.stops.ResumedThread(thread, d.sus.Holding())
+	d.refs.frames.reset()
+	d.refs.vars.reset()
+	d.refs.targets.reset()
 	return err
 }
 
@@ -135,26 +123,8 @@ func (d *debuggee) pauseThread(ctx context.Context, thread jdwp.ThreadID) error 
 	if err := d.sus.SuspendThread(ctx, thread); err != nil {
 		return err
 	}
-	d.mu.Lock()
-	d.stopped = true
-	d.stopThread, d.stopReason = thread, "paused"
-	d.reasons[thread] = "paused"
-	d.mu.Unlock()
+	d.stops.Stop(thread, "paused")
 	return nil
-}
-
-// stopReasons returns why each stopped thread stopped.
-func (d *debuggee) stopReasons() map[jdwp.ThreadID]string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	out := make(map[jdwp.ThreadID]string, len(d.reasons)+1)
-	for t, r := range d.reasons {
-		out[t] = r
-	}
-	if d.stopThread != 0 && d.stopReason != "" {
-		out[d.stopThread] = d.stopReason
-	}
-	return out
 }
 
 // resumeEventSet releases the suspension of an event set that does not stop.
@@ -203,7 +173,7 @@ func (s *session) explain(err error) error {
 	}
 	var busy []int
 	for _, t := range d.vm.LeftRunning() {
-		busy = append(busy, d.threads.id(t))
+		busy = append(busy, d.refs.threads.id(t))
 	}
 	if len(busy) == 0 {
 		return fmt.Errorf("%w (the thread is running: resumed, or never stopped)", err)

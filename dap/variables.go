@@ -45,7 +45,7 @@ const maxUnpaged = 10000
 
 func (s *session) variablesOf(ctx context.Context, r *godap.VariablesRequest) (godap.VariablesResponseBody, error) {
 	d := s.dbg
-	c, ok := d.vars.get(r.Arguments.VariablesReference)
+	c, ok := d.refs.vars.get(r.Arguments.VariablesReference)
 	if !ok {
 		return godap.VariablesResponseBody{}, fmt.Errorf("unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference)
 	}
@@ -147,7 +147,7 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 		out.Value = fmt.Sprintf("%s[%d]%s (id=%d)", strings.TrimSuffix(elem, strings.Repeat("[]", strings.Count(elem, "[]"))), n, strings.Repeat("[]", strings.Count(elem, "[]")), v.Ref)
 		out.IndexedVariables = int(n)
 		if n > 0 {
-			out.VariablesReference = d.vars.add(&arrayVars{arr: jdwp.ObjectID(v.Ref), sig: v.Type, length: int(n), evalName: evalName})
+			out.VariablesReference = d.refs.vars.add(&arrayVars{arr: jdwp.ObjectID(v.Ref), sig: v.Type, length: int(n), evalName: evalName})
 		}
 	default:
 		return d.objectVariable(ctx, out, v)
@@ -177,14 +177,14 @@ func (d *debuggee) objectVariable(ctx context.Context, out godap.Variable, v exp
 	raw := &objectVars{obj: obj, class: t, evalName: out.EvaluateName}
 	switch {
 	case sum.View.Logical():
-		out.VariablesReference = d.vars.add(&logicalVars{raw: raw, view: sum.View, size: sum.Size})
+		out.VariablesReference = d.refs.vars.add(&logicalVars{raw: raw, view: sum.View, size: sum.Size})
 		if sum.Size >= 0 {
 			out.IndexedVariables, out.NamedVariables = sum.Size, 1
 		}
 	case sum.View == mirror.MapEntry:
-		out.VariablesReference = d.vars.add(&logicalVars{raw: raw, view: sum.View, size: -1})
+		out.VariablesReference = d.refs.vars.add(&logicalVars{raw: raw, view: sum.View, size: -1})
 	default:
-		out.VariablesReference = d.vars.add(raw)
+		out.VariablesReference = d.refs.vars.add(raw)
 	}
 	return out, nil
 }
@@ -208,7 +208,7 @@ const rawName = "<raw>"
 
 func (c *logicalVars) rawChild(ctx context.Context, d *debuggee) godap.Variable {
 	sig, _ := d.vm.Signature(ctx, c.raw.class)
-	return godap.Variable{Name: rawName, Value: simpleName(sigToName(sig)) + " fields", VariablesReference: d.vars.add(c.raw)}
+	return godap.Variable{Name: rawName, Value: simpleName(sigToName(sig)) + " fields", VariablesReference: d.refs.vars.add(c.raw)}
 }
 
 func (c *logicalVars) elements(ctx context.Context, d *debuggee) (jdwp.ObjectID, int, error) {
@@ -297,7 +297,7 @@ func (d *debuggee) objectRef(ctx context.Context, v expr.Value, evalName string)
 	if err != nil {
 		return 0
 	}
-	return d.vars.add(&objectVars{obj: jdwp.ObjectID(v.Ref), class: t, evalName: evalName})
+	return d.refs.vars.add(&objectVars{obj: jdwp.ObjectID(v.Ref), class: t, evalName: evalName})
 }
 
 func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
@@ -344,8 +344,9 @@ const exceptionName = "<exception>"
 func (d *debuggee) stoppedOn(f mirror.Frame) (jdwp.TaggedObjectID, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	exc, ok := d.lastExc[f.Thread]
-	return exc, ok && f.Depth == 0 && d.stopReason == "exception" && d.stopThread == f.Thread && exc.ID != 0
+	exc, ok := d.bps.lastExc[f.Thread]
+	thread, reason, _ := d.stops.Latest()
+	return exc, ok && f.Depth == 0 && reason == "exception" && thread == f.Thread && exc.ID != 0
 }
 
 func (c *staticsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
