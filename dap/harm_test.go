@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 	godap "github.com/google/go-dap"
 )
 
@@ -327,7 +328,8 @@ func TestCancelThenContinue(t *testing.T) {
 }
 
 // TestNoCrashManyWorkingDirs launches a program through the adapter in
-// working directories whose names are 1 to 24 characters long: the heap
+// working directories whose names are 1 to 24 characters long, and attaches
+// to running VMs in 8 more: the heap
 // layouts under which a DDM packet (command set 0xC7) crashed HotSpot
 // 17.0.21's agent in 16 of 24. The adapter sends no vendor packet to a VM
 // that is not Android's, so every run ends normally.
@@ -346,6 +348,28 @@ func TestNoCrashManyWorkingDirs(t *testing.T) {
 		if !strings.Contains(c.out.String(), "HARM-DONE") {
 			t.Errorf("cwd %s: output %q", dir, c.out.String())
 		}
+		if m, _ := filepath.Glob(filepath.Join(dir, "hs_err_pid*.log")); len(m) > 0 {
+			t.Errorf("cwd %s: the JVM crashed: %v", dir, m)
+		}
+		c.conn.Close()
+	}
+	// Attach to running VMs (server=y, suspend=n) in more of them: a stop,
+	// then the VM is left running free.
+	for n := 1; n <= 8; n++ {
+		dir := filepath.Join(root, "attach-"+strings.Repeat("a", n))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		vm := jvmtest.StartT(t, jvmtest.Options{ClassPath: []string{fixtures(t)}, MainClass: "Loop", ReadyLine: "READY", Dir: dir})
+		c := startSession(t, Config{})
+		c.initialize()
+		c.attach(map[string]any{"hostName": "127.0.0.1", "port": vm.Port, "sourcePaths": []string{source(t, "")}})
+		c.setBreakpointsRunning(source(t, "Loop.java"), bp(t, "Loop.java", "tick"))
+		stop := c.configurationDoneAndStop("breakpoint", nil)
+		c.stackTrace(stop.Body.ThreadId)
+		c.send("disconnect", nil)
+		until[*godap.DisconnectResponse](c, "disconnect", nil)
+		checkRunningFree(t, vm)
 		if m, _ := filepath.Glob(filepath.Join(dir, "hs_err_pid*.log")); len(m) > 0 {
 			t.Errorf("cwd %s: the JVM crashed: %v", dir, m)
 		}
