@@ -22,6 +22,18 @@
 //     suspended; a thread running a method for the debugger is kept running
 //     when the VM is suspended for another thread's stop, so a stop never
 //     waits for an evaluation and an evaluation never hangs on a stop.
+//   - ending an invocation whose caller stopped waiting (Suspensions.Abort):
+//     the frames it called popped and the method made to return at once, as
+//     a debugger's force-return does, since HotSpot holds
+//     ThreadReference.Stop and Interrupt back until an invocation ends; a
+//     method in native code (a sleep, a wait) is left to finish, and its
+//     late return is booked as above.
+//   - the stop state (Stops): whether the session is stopped, its latest
+//     stop, and why each stopped thread stopped.
+//
+// Still in package dap, to move here: event requests and breakpoints, steps,
+// and the event lanes (dap's debuggee, suspend.go, breakpoints.go,
+// steps.go).
 //
 // It must not touch: editor handles, DAP types or presentation (package
 // dap), the wire (package jdwp, through its Conn only), and DDM.
