@@ -12,7 +12,6 @@ import (
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
-	"github.com/ddmbridge/ddmbridge/jdwp/queue"
 	godap "github.com/google/go-dap"
 	"github.com/rs/zerolog"
 )
@@ -53,7 +52,7 @@ type debuggee struct {
 
 	stopMu sync.Mutex // orders stops and the answers to resuming requests (see the resumes route)
 
-	lanes *queue.Lanes[jdwp.ThreadID, *jdwp.EventSet] // event sets in order per thread (see dispatch)
+	events *debugger.Events // the event pump and its lanes
 
 	mu       sync.Mutex        // guards everything below
 	life     lifecycle         // configuration, the launch's hold, the end
@@ -170,9 +169,7 @@ func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 		},
 		life: lifecycle{endedCh: make(chan struct{})},
 	}
-	d.lanes = queue.NewLanes(func(_ jdwp.ThreadID, es *jdwp.EventSet) {
-		d.safely(func() { d.handleEventSet(es) })
-	}, spawn)
+	d.events = debugger.NewEvents(s.ctx, d.sub, d.vm, sus, d, spawn, log, s.cfg.RequestTimeout)
 	return d
 }
 
@@ -201,7 +198,7 @@ func (d *debuggee) start(ctx context.Context) error {
 	d.s.wg.Add(1)
 	go func() {
 		defer d.s.wg.Done()
-		d.pump()
+		d.events.Run()
 	}()
 	return nil
 }
@@ -290,72 +287,32 @@ type stopInfo struct {
 	handedOff bool
 }
 
-// pump reads the VM's events and dispatches them to their threads'
-// goroutines, except the events of a thread running a method for the
-// debugger: a breakpoint, step or exception inside an evaluated method does
-// not stop (the evaluation would never return), so those are handled here
-// — classes it prepares still get their breakpoints — and the thread is let
-// go at once.
-func (d *debuggee) pump() {
-	for es := range d.sub.C {
-		if !d.duringInvoke(es) {
-			if es.SuspendPolicy == jdwp.SuspendEventThread {
-				if t := eventThread(es); t != 0 {
-					d.sus.EventArrived(t)
-				}
-			}
-			d.dispatch(es)
-			continue
+// debuggee handles the VM's events for package debugger's pump
+// (debugger.EventHandler): HandleSet on each set's lane, DuringInvoke for
+// the events of a thread running a method for the debugger.
+var _ debugger.EventHandler = (*debuggee)(nil)
+
+// DuringInvoke: a class an evaluated method prepares still gets its
+// breakpoints; a breakpoint or step inside the method does not stop (the
+// evaluation would never return) and the user is told it was skipped.
+func (d *debuggee) DuringInvoke(ctx context.Context, e jdwp.Event) {
+	switch e.Kind {
+	case jdwp.EventClassPrepare:
+		d.onClassPrepare(ctx, e)
+	case jdwp.EventBreakpoint:
+		d.mu.Lock()
+		bp := d.bps.bpByReq[e.RequestID]
+		d.mu.Unlock()
+		if bp != nil {
+			d.s.output("console", fmt.Sprintf("%s: skipped: thread %d was running a method for the debugger (an evaluation, a condition or a toString)\n", bp.where(), d.refs.threads.id(e.Thread)))
 		}
-		d.safely(func() { d.handleDuringInvoke(es) })
+	default:
+		d.log.Debug().Stringer("kind", e.Kind).Msg("event in a thread running a method for the debugger: not a stop")
 	}
 }
 
-// eventThread is the thread of an event set's events, or 0.
-func eventThread(es *jdwp.EventSet) jdwp.ThreadID {
-	for _, e := range es.Events {
-		if e.Thread != 0 {
-			return e.Thread
-		}
-	}
-	return 0
-}
-
-// duringInvoke reports whether an event set comes from a thread running a
-// method for the debugger.
-func (d *debuggee) duringInvoke(es *jdwp.EventSet) bool {
-	for _, e := range es.Events {
-		if e.Thread != 0 && d.vm.RunningMethod(e.Thread) {
-			return true
-		}
-	}
-	return false
-}
-
-func (d *debuggee) handleDuringInvoke(es *jdwp.EventSet) {
-	ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
-	defer cancel()
-	var thread jdwp.ThreadID
-	for _, e := range es.Events {
-		thread = e.Thread
-		switch e.Kind {
-		case jdwp.EventClassPrepare:
-			d.onClassPrepare(ctx, e)
-		default:
-			d.log.Debug().Stringer("kind", e.Kind).Msg("event in a thread running a method for the debugger: not a stop")
-		}
-	}
-	switch es.SuspendPolicy {
-	case jdwp.SuspendAll:
-		if err := d.conn.Resume(ctx); err != nil {
-			d.log.Warn().Err(err).Msg("resume after an event during an evaluation")
-		}
-	case jdwp.SuspendEventThread:
-		if err := d.conn.ResumeThread(ctx, thread); err != nil {
-			d.log.Warn().Err(err).Msg("resume after an event during an evaluation")
-		}
-	}
-}
+// HandleSet decides an event set (see debugger.EventHandler).
+func (d *debuggee) HandleSet(es *jdwp.EventSet) { d.handleEventSet(es) }
 
 func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 	ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
@@ -402,7 +359,7 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 	case stop != nil:
 		d.stop(ctx, stop, es.SuspendPolicy)
 	default:
-		d.resumeEventSet(ctx, es)
+		d.events.Release(ctx, es)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -71,6 +72,9 @@ func (s *session) evaluate(ctx context.Context, r *godap.EvaluateRequest) (godap
 		// wait for a method left running there (this runs off the request
 		// loop, in the thread's lane).
 		d.vm.WaitReturned(ctx, f.Thread)
+		if d.vm.StillRunning(f.Thread) {
+			return godap.EvaluateResponseBody{}, s.explain(fmt.Errorf("%w (waited %v)", mirror.ErrStillRunning, s.cfg.RequestTimeout))
+		}
 	}
 	env, err := d.requestEnv(ctx, r.Arguments.FrameId)
 	if err != nil {

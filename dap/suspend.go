@@ -13,20 +13,20 @@ import (
 //
 // Every request whose event may stop (breakpoints, steps, exceptions, field
 // watches, method entries) suspends only the thread of the event
-// (stopPolicy). Each thread's events are handled in order on a goroutine of
-// their own, so a condition or logpoint that runs a method in one thread
-// never waits for another thread's event to be handled, and a thread whose
-// event is pending holds no suspension that an invocation in another thread
-// would need: an invocation resumes its thread once, which is enough when
-// nothing but its own event suspended it. Only when a hit stops does the
-// session suspend the rest of the VM (see stop), after letting the
-// evaluations other threads are running finish.
+// (stopPolicy). Package debugger's pump hands each thread's event sets, in
+// order, to a goroutine of their own (HandleSet), so a condition or logpoint
+// that runs a method in one thread never waits for another thread's event.
+// Its ledger owns every suspension: a set's own until it is decided, a
+// stop's (one VM-wide hold shared by all the threads stopped, or the
+// thread's own with suspendAllThreads off), and it brings a thread's count
+// to exactly 1 for each method run there, so an invocation never waits on
+// another stop and a stop never waits on an invocation.
 //
-// An evaluation that does not return within its deadline (a method waiting
-// for a lock another suspended thread holds, a loop) is not waited for any
-// longer: the request or condition fails saying so, the thread is left
-// running the method, and the session takes over the thread's suspension
-// when the method returns (see mirror.VM.Invoking and handOff).
+// An evaluation that does not return within its deadline is ended when it
+// can be (its method made to return at once); one in native code (a sleep,
+// a wait) goes on running, the request or condition fails saying so, and
+// the ledger settles the thread's suspension when the method returns (see
+// mirror.VM.Invoking and handOff).
 
 // stopPolicy is the suspend policy of every request whose events may stop.
 const stopPolicy = jdwp.SuspendEventThread
@@ -37,29 +37,6 @@ func (d *debuggee) evalTimeout() time.Duration {
 		return t
 	}
 	return 10 * time.Second
-}
-
-// dispatch queues an event set for the goroutine of its thread (the VM's
-// own events, without a thread, share one), starting it if idle.
-func (d *debuggee) dispatch(es *jdwp.EventSet) {
-	var key jdwp.ThreadID
-	for _, e := range es.Events {
-		if e.Thread != 0 {
-			key = e.Thread
-			break
-		}
-	}
-	d.lanes.Push(key, es)
-}
-
-// safely runs f, turning a panic into a log line.
-func (d *debuggee) safely(f func()) {
-	defer func() {
-		if p := recover(); p != nil {
-			d.log.Error().Interface("panic", p).Msg("event handler panicked")
-		}
-	}()
-	f()
 }
 
 // suspendAll reports whether a stop suspends the whole VM (the launch or
@@ -125,22 +102,6 @@ func (d *debuggee) pauseThread(ctx context.Context, thread jdwp.ThreadID) error 
 	}
 	d.stops.Stop(thread, "paused")
 	return nil
-}
-
-// resumeEventSet releases the suspension of an event set that does not stop.
-func (d *debuggee) resumeEventSet(ctx context.Context, es *jdwp.EventSet) {
-	switch es.SuspendPolicy {
-	case jdwp.SuspendAll:
-		if err := d.conn.Resume(ctx); err != nil {
-			d.log.Warn().Err(err).Msg("resume after an event")
-		}
-	case jdwp.SuspendEventThread:
-		if t := eventThread(es); t != 0 {
-			if err := d.sus.ReleaseEvent(ctx, t); err != nil {
-				d.log.Warn().Err(err).Msg("resume a thread after an event")
-			}
-		}
-	}
 }
 
 // removeID returns ids without id.
