@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -136,6 +135,3 @@ func (p presentVM) Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc str
 
 // isNoInvoke reports whether err says presentation may not run methods here.
 func isNoInvoke(err error) bool { return errors.Is(err, errNoInvoke) }
-
-// simpleClass is the simple name of a signature for the type column.
-func simpleClass(sig string) string { return strings.ReplaceAll(mirror.SimpleName(sig), "/", ".") }

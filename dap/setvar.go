@@ -9,6 +9,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -42,7 +43,7 @@ func (d *debuggee) localLV(ctx context.Context, env *frameEnv, name string) (lva
 func (d *debuggee) fieldLV(ctx context.Context, obj jdwp.ObjectID, f mirror.Field) lvalue {
 	owner := "?"
 	if sig, err := d.vm.Signature(ctx, f.Class); err == nil {
-		owner = simpleName(sigToName(sig))
+		owner = simpleName(javalang.TypeName(sig))
 	}
 	return lvalue{what: "field " + owner + "." + f.Name, sig: f.Signature, set: func(ctx context.Context, val jdwp.Value) error {
 		return d.vm.Write(ctx, obj, f, val)
@@ -67,10 +68,10 @@ func (d *debuggee) assign(ctx context.Context, env expr.Env, lv lvalue, src stri
 	}
 	conv, err := expr.Convert(ctx, env, n, v, lv.sig)
 	if err != nil {
-		return expr.Value{}, fmt.Errorf("%s (%s): %w", lv.what, expr.SimpleTypeName(lv.sig), err)
+		return expr.Value{}, fmt.Errorf("%s (%s): %w", lv.what, javalang.SimpleTypeName(lv.sig), err)
 	}
 	jv := toJDWP(conv)
-	if expr.IsPrimitiveSig(lv.sig) {
+	if javalang.IsPrimitive(lv.sig) {
 		jv.Tag = jdwp.TagForSignature(lv.sig)
 	}
 	if err := lv.set(ctx, jv); err != nil {
@@ -134,7 +135,7 @@ func (d *debuggee) containerLV(ctx context.Context, c container, name string) (l
 			}
 			if owner != "" {
 				sig, _ := d.vm.Signature(ctx, f.Class)
-				if simpleName(sigToName(sig)) != owner {
+				if simpleName(javalang.TypeName(sig)) != owner {
 					continue
 				}
 			}
@@ -300,7 +301,7 @@ func (d *debuggee) objectFieldLV(ctx context.Context, obj expr.Value, name strin
 func (e *frameEnv) place(lv lvalue) expr.Place {
 	return expr.Place{Sig: lv.sig, Store: func(ctx context.Context, v expr.Value) error {
 		jv := toJDWP(v)
-		if expr.IsPrimitiveSig(lv.sig) {
+		if javalang.IsPrimitive(lv.sig) {
 			jv.Tag = jdwp.TagForSignature(lv.sig)
 		}
 		return lv.set(ctx, jv)
@@ -368,7 +369,7 @@ func (e *frameEnv) StaticPlace(ctx context.Context, class, name string) (expr.Pl
 		return expr.Place{}, err
 	}
 	if !ok || f.ModBits&jdwp.AccStatic == 0 {
-		return expr.Place{}, fmt.Errorf("%s has no static field %s: %w", expr.SignatureToName(class), name, expr.ErrUnknownName)
+		return expr.Place{}, fmt.Errorf("%s has no static field %s: %w", javalang.TypeName(class), name, expr.ErrUnknownName)
 	}
 	return e.place(e.d.fieldLV(ctx, 0, f)), nil
 }

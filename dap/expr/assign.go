@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"strings"
 )
 
@@ -166,7 +167,7 @@ func (ev *evaluator) castTo(ctx context.Context, n Node, v Value, sig string) (V
 		}
 		if k == KindBoolean || u.Kind == KindBoolean {
 			if k != u.Kind {
-				return Value{}, fail(n, "cannot assign %s to %s", u.TypeName(), SimpleTypeName(sig))
+				return Value{}, fail(n, "cannot assign %s to %s", u.TypeName(), javalang.SimpleTypeName(sig))
 			}
 			return u, nil
 		}
@@ -242,7 +243,7 @@ func (ev *evaluator) arrayFrom(ctx context.Context, init *ArrayInit, sig string)
 		var err error
 		if sub, ok := e.(*ArrayInit); ok {
 			if !strings.HasPrefix(elemSig, "[") {
-				return Value{}, fail(e, "%s is not an array type", SignatureToName(elemSig))
+				return Value{}, fail(e, "%s is not an array type", javalang.TypeName(elemSig))
 			}
 			v, err = ev.arrayFrom(ctx, sub, elemSig)
 		} else {

@@ -3,6 +3,7 @@ package hprof
 import (
 	"bytes"
 	"fmt"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"hash/maphash"
 	"io"
 	"math"
@@ -214,7 +215,7 @@ func (p *parser) records() error {
 			cid, nameID := idAt(b[4:], p.idSize), idAt(b[8+p.idSize:], p.idSize)
 			c := p.class(cid)
 			if s, ok := p.names[nameID]; ok {
-				p.h.Classes[c].Name = javaName(s)
+				p.h.Classes[c].Name = javalang.ClassName(s)
 			}
 			rd.pos += int(n)
 		case tagHeapDump, tagHeapDumpSeg:
