@@ -650,10 +650,9 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 	v := s.v
 	switch fc.cmd {
 	case jdwp.CmdEventRequestSet:
-		r := jdwp.NewReader(reply, nil)
-		id := r.Int32()
+		id, err := jdwp.DecodeSetRequestReply(reply)
 		kind, _, ok := jdwp.PeekRequest(fc.data)
-		if r.Err() != nil || !ok {
+		if err != nil || !ok {
 			return
 		}
 		k := reqKey{kind, id}
@@ -666,8 +665,9 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 		s.reqIDs[k.id] = true
 		s.mu.Unlock()
 	case jdwp.CmdEventRequestClear:
-		r := jdwp.NewReader(fc.data, nil)
-		s.untrack(reqKey{jdwp.EventKind(r.Byte()), r.Int32()})
+		if kind, id, err := jdwp.DecodeClearRequest(fc.data); err == nil {
+			s.untrack(reqKey{kind, id})
+		}
 	case jdwp.CmdEventRequestClearAllBreakpoints:
 		s.mu.Lock()
 		for k := range s.requests {
@@ -700,9 +700,7 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 		}
 	case jdwp.CmdThreadSuspend:
 		if late {
-			r := jdwp.NewReader(fc.data, v.sizes())
-			t := r.ObjectID()
-			if r.Err() == nil {
+			if t, err := jdwp.DecodeObjectArg(fc.data, v.sizes()); err == nil {
 				go v.undo(func(ctx context.Context) error { return v.conn.ResumeThread(ctx, t) })
 			}
 		}

@@ -137,9 +137,7 @@ func (v *VM) suspendAgain(es *jdwp.EventSet) {
 	var data []byte
 	cmd := jdwp.CmdVMSuspend
 	if es.SuspendPolicy == jdwp.SuspendEventThread {
-		w := jdwp.NewWriter(v.sizes())
-		w.ObjectID(jdwp.ObjectID(es.Events[0].Thread))
-		cmd, data = jdwp.CmdThreadSuspend, w.Bytes()
+		cmd, data = jdwp.CmdThreadSuspend, jdwp.EncodeObjectArg(jdwp.ObjectID(es.Events[0].Thread), v.sizes())
 	}
 	if _, err := v.conn.StartFunc(nil, cmd, data, func(*jdwp.Call) {}); err != nil {
 		v.log.Debug().Err(err).Msg("suspending for a second debugger failed")
@@ -272,10 +270,7 @@ func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
 		}
 		s.mu.Unlock()
 		for _, k := range bps {
-			w := jdwp.NewWriter(nil)
-			w.Byte(byte(k.kind))
-			w.Int32(k.id)
-			s.v.conn.StartFunc(nil, jdwp.CmdEventRequestClear, w.Bytes(), func(*jdwp.Call) {})
+			s.v.conn.StartFunc(nil, jdwp.CmdEventRequestClear, jdwp.EncodeClearRequest(k.kind, k.id), func(*jdwp.Call) {})
 			s.untrack(k)
 		}
 		s.replyLater(p.ID)
@@ -291,15 +286,12 @@ func (s *session) replyLater(id uint32) {
 
 // send queues a one-thread command for the VM, without waiting.
 func (s *session) send(cmd jdwp.Cmd, t jdwp.ObjectID) {
-	w := jdwp.NewWriter(s.v.sizes())
-	w.ObjectID(t)
-	s.v.conn.StartFunc(nil, cmd, w.Bytes(), func(*jdwp.Call) {})
+	s.v.conn.StartFunc(nil, cmd, jdwp.EncodeObjectArg(t, s.v.sizes()), func(*jdwp.Call) {})
 }
 
 func (s *session) threadArg(data []byte) (jdwp.ObjectID, bool) {
-	r := jdwp.NewReader(data, s.v.sizes())
-	t := r.ObjectID()
-	return t, r.Err() == nil
+	t, err := jdwp.DecodeObjectArg(data, s.v.sizes())
+	return t, err == nil
 }
 
 func (s *session) untrack(k reqKey) {
