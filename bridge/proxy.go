@@ -231,9 +231,9 @@ type session struct {
 	awaiting     atomic.Bool   // awaitRoom waits on room: only then is it signalled (see signalRoom)
 
 	mu          sync.Mutex
-	requests    map[reqKey]bool // event requests the debugger created
-	reqIDs      map[int32]bool  // their ids, for routing events
-	holds       holds           // its suspensions (sessions.go)
+	requests    map[reqKey]bool              // event requests the debugger created
+	reqIDs      map[int32]jdwp.SuspendPolicy // their ids and suspend policies, for routing events
+	holds       holds                        // its suspensions (sessions.go)
 	pins        map[jdwp.ObjectID]int
 	holding     bool // it sent HoldEvents
 	breakpoints bool // it created breakpoint requests
@@ -315,7 +315,7 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 		s := &session{
 			v: v, nc: nc, from: from, trace: v.m.opts.TraceProxy,
 			log:      v.log.With().Str("debugger", from).Logger(),
-			requests: map[reqKey]bool{}, reqIDs: map[int32]bool{}, room: make(chan struct{}, 1),
+			requests: map[reqKey]bool{}, reqIDs: map[int32]jdwp.SuspendPolicy{}, room: make(chan struct{}, 1),
 			settled: make(chan struct{}, 1), cleaned: make(chan struct{}), done: make(chan struct{}),
 		}
 		s.out = jdwp.NewPacketWriter(nc, &jdwp.WriterOptions{
@@ -651,7 +651,7 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 	switch fc.cmd {
 	case jdwp.CmdEventRequestSet:
 		id, err := jdwp.DecodeSetRequestReply(reply)
-		kind, _, ok := jdwp.PeekRequest(fc.data)
+		kind, suspend, ok := jdwp.PeekRequest(fc.data)
 		if err != nil || !ok {
 			return
 		}
@@ -662,7 +662,7 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 		}
 		s.mu.Lock()
 		s.requests[k] = true
-		s.reqIDs[k.id] = true
+		s.reqIDs[k.id] = suspend
 		s.mu.Unlock()
 	case jdwp.CmdEventRequestClear:
 		if kind, id, err := jdwp.DecodeClearRequest(fc.data); err == nil {
