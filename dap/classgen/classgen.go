@@ -4,8 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"math"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Access flags.

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Assignment, array creation and class literals: what needs an Env beyond

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"math"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Method calls, constructors, overload resolution (JLS 15.12.2) and the

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Lambdas and method references. The parser reads them; the evaluator

@@ -3,12 +3,13 @@ package hprof
 import (
 	"bytes"
 	"fmt"
-	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"hash/maphash"
 	"io"
 	"math"
 	"os"
 	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Top-level record tags.
