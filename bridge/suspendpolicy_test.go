@@ -98,18 +98,22 @@ func TestTwoDebuggersOwnSuspendPolicy(t *testing.T) {
 	}
 	const hits = 5
 	var thread jdwp.ThreadID
-	for range hits {
+	for i := range hits {
 		es := nextSet(t, subA, own, "a")
 		if es.SuspendPolicy != jdwp.SuspendEventThread {
 			t.Errorf("a's breakpoint hit came with suspend policy %d, want %d (its request's)", es.SuspendPolicy, jdwp.SuspendEventThread)
 		}
 		thread = es.Events[0].Thread
+		if i == hits-1 {
+			// Cleared while the only thread that runs work is stopped
+			// here: no hit of a's comes after the last resume.
+			if err := a.ClearRequest(ctx, jdwp.EventBreakpoint, own); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := a.ResumeThread(ctx, thread); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := a.ClearRequest(ctx, jdwp.EventBreakpoint, own); err != nil {
-		t.Fatal(err)
 	}
 	// b saw the same hits, each with its own request's policy: none.
 	for range hits {
@@ -127,12 +131,20 @@ func TestTwoDebuggersOwnSuspendPolicy(t *testing.T) {
 
 	// a suspends the VM, b the event thread, at the same location: a's
 	// resume of the VM leaves only b's thread suspended, b's resume frees it.
+	// Both requests are made while a holds the VM suspended, so that the
+	// first hit is one event for both.
+	if err := a.Suspend(ctx); err != nil {
+		t.Fatal(err)
+	}
 	all, err := a.SetRequest(ctx, jdwp.EventBreakpoint, jdwp.SuspendAll, jdwp.LocationOnly(at))
 	if err != nil {
 		t.Fatal(err)
 	}
 	one, err := b.SetRequest(ctx, jdwp.EventBreakpoint, jdwp.SuspendEventThread, jdwp.LocationOnly(at))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Resume(ctx); err != nil {
 		t.Fatal(err)
 	}
 	esA := nextSet(t, subA, all, "a")
