@@ -16,10 +16,10 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/ddmbridge/ddmbridge/bridge/hostproc"
-	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/hostproc"
 )
 
 // VMInfo is what the monitor knows about one VM. Its JSON form is an entry of
@@ -786,7 +786,7 @@ const HeapDumpTimeout = 5 * time.Minute
 const featureHprofStreaming = "hprof-heap-dump-streaming"
 
 // DumpHeap returns an HPROF dump of the VM's heap. A plain JDWP VM on this
-// host is asked through HotSpot's attach mechanism (package bridge/hotspot:
+// host is asked through HotSpot's attach mechanism (package internal/hotspot:
 // live objects, after a full GC); a DDM VM for a dump streamed back to the monitor
 // (HPDS, ART's streaming form: the VM answers with an unsolicited HPDS chunk
 // whose data is the whole file, shared/reference/ddm.md §5.4) and returns the

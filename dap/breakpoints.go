@@ -11,6 +11,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -157,11 +158,6 @@ func classForSource(path string) string {
 	return base
 }
 
-// sigToName turns "Lcom/example/App$1;" into "com.example.App$1".
-func sigToName(sig string) string {
-	return strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(sig, "L"), ";"), "/", ".")
-}
-
 func (s *session) setBreakpoints(ctx context.Context, r *godap.SetBreakpointsRequest) (godap.SetBreakpointsResponseBody, error) {
 	path := r.Arguments.Source.Path
 	if path == "" {
@@ -232,7 +228,7 @@ func (d *debuggee) setBreakpoints(ctx context.Context, path string, want []godap
 		}
 		for _, c := range all {
 			if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") {
-				if name := sigToName(c.Signature); f.owns(name) {
+				if name := javalang.TypeName(c.Signature); f.owns(name) {
 					f.classes[c.ID] = name
 				}
 			}
@@ -361,7 +357,7 @@ func (d *debuggee) onClassPrepare(ctx context.Context, e jdwp.Event) {
 	if f == nil {
 		return
 	}
-	name := sigToName(e.Signature)
+	name := javalang.TypeName(e.Signature)
 	d.bpMu.Lock()
 	if !f.owns(name) {
 		d.bpMu.Unlock()

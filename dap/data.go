@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -118,7 +119,7 @@ func (d *debuggee) simpleClassName(ctx context.Context, t jdwp.ReferenceTypeID) 
 	if err != nil {
 		return "?"
 	}
-	return simpleName(sigToName(sig))
+	return simpleName(javalang.TypeName(sig))
 }
 
 func (s *session) setDataBreakpoints(ctx context.Context, r *godap.SetDataBreakpointsRequest) (godap.SetDataBreakpointsResponseBody, error) {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 	"github.com/rs/zerolog"
@@ -451,7 +451,7 @@ func (d *debuggee) armEntry(ctx context.Context, mainClass string) error {
 	d.mu.Lock()
 	d.bps.entryReqs[id] = true
 	d.mu.Unlock()
-	loaded, err := d.vm.Loaded(ctx, "L"+strings.ReplaceAll(mainClass, ".", "/")+";")
+	loaded, err := d.vm.Loaded(ctx, javalang.Signature(mainClass))
 	if err != nil {
 		return fmt.Errorf("stopOnEntry: %w", err)
 	}

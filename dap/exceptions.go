@@ -8,6 +8,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	godap "github.com/google/go-dap"
 )
 
@@ -167,7 +168,7 @@ func (d *debuggee) classChain(ctx context.Context, t jdwp.ReferenceTypeID) ([]st
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, sigToName(sig))
+		out = append(out, javalang.TypeName(sig))
 		if c, err = d.vm.Superclass(ctx, c); err != nil {
 			return nil, err
 		}
@@ -254,7 +255,7 @@ func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, 
 	if err != nil {
 		return "exception", ""
 	}
-	name := sigToName(sig)
+	name := javalang.TypeName(sig)
 	env := d.frameEnv(thread, 0, 0, jdwp.Location{})
 	v, err := env.Field(ctx, expr.ObjectRef(uint64(exc), sig), "detailMessage")
 	if err != nil || v.Kind != expr.KindString {
@@ -300,7 +301,7 @@ func (d *debuggee) exceptionDetails(ctx context.Context, env *frameEnv, exc jdwp
 		return godap.ExceptionDetails{Message: err.Error()}
 	}
 	obj := expr.ObjectRef(uint64(exc), sig)
-	out := godap.ExceptionDetails{FullTypeName: sigToName(sig), TypeName: simpleName(sigToName(sig))}
+	out := godap.ExceptionDetails{FullTypeName: javalang.TypeName(sig), TypeName: simpleName(javalang.TypeName(sig))}
 	if depth == 0 {
 		out.EvaluateName = "exception"
 	}
@@ -369,7 +370,7 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 		}
 		sig, _ := d.vm.Signature(ctx, f.Loc.Class)
 		m, _ := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
-		fmt.Fprintf(&b, "\tat %s.%s(%s)\n", sigToName(sig), m.Name, where)
+		fmt.Fprintf(&b, "\tat %s.%s(%s)\n", javalang.TypeName(sig), m.Name, where)
 	}
 	return b.String()
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	godap "github.com/google/go-dap"
 )
 
@@ -39,7 +39,7 @@ func parseFuncName(s string) (*funcSpec, error) {
 			return nil, fmt.Errorf("%q: the parameter list has no )", s)
 		}
 		if rest := strings.TrimSpace(sig[close+1:]); rest != "" {
-			if _, ret := expr.ParamSigs(sig); ret == "" || strings.ContainsAny(sig, " ,") {
+			if _, ret := javalang.ParamSigs(sig); ret == "" || strings.ContainsAny(sig, " ,") {
 				return nil, fmt.Errorf("%q: %q is neither a JNI descriptor such as (I)V nor Java parameter types such as (int, String)", s, sig)
 			}
 			spec.desc = sig
@@ -83,12 +83,12 @@ func (f *funcSpec) matchesMethod(m jdwp.MethodInfo) bool {
 	case !f.typed:
 		return true
 	}
-	params, _ := expr.ParamSigs(m.Signature)
+	params, _ := javalang.ParamSigs(m.Signature)
 	if len(params) != len(f.params) {
 		return false
 	}
 	for i, p := range params {
-		have := expr.SignatureToName(p)
+		have := javalang.TypeName(p)
 		want := strings.ReplaceAll(f.params[i], " ", "")
 		if have != want && !strings.HasSuffix(strings.ReplaceAll(have, "$", "."), "."+want) {
 			return false
@@ -163,7 +163,7 @@ func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.Func
 			}
 		}
 		for _, c := range all {
-			if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") && spec.matchesClass(sigToName(c.Signature)) {
+			if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") && spec.matchesClass(javalang.TypeName(c.Signature)) {
 				if err := d.installFunc(ctx, bp, c.ID); err != nil {
 					return nil, err
 				}
@@ -218,7 +218,7 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 // onFuncClassPrepare installs function breakpoints in a class that just
 // loaded and reports the ones that became verified.
 func (d *debuggee) onFuncClassPrepare(ctx context.Context, bp *breakpoint, e jdwp.Event) {
-	if !bp.fn.matchesClass(sigToName(e.Signature)) {
+	if !bp.fn.matchesClass(javalang.TypeName(e.Signature)) {
 		return
 	}
 	d.bpMu.Lock()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	godap "github.com/google/go-dap"
 )
 
@@ -122,8 +123,8 @@ func (d *debuggee) redefine(ctx context.Context, files []string) HotCodeReplaceB
 			body.Skipped = append(body.Skipped, SkippedClass{File: f, Reason: err.Error()})
 			continue
 		}
-		name := classfile.JavaName(internal)
-		loaded, err := d.vm.Loaded(ctx, "L"+internal+";")
+		name := javalang.ClassName(internal)
+		loaded, err := d.vm.Loaded(ctx, javalang.ClassSignature(internal))
 		if err != nil {
 			body.Message = fmt.Sprintf("look up %s: %v", name, err)
 			return body

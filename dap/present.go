@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -153,7 +153,7 @@ func (p presentVM) Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc str
 	}
 	if res.Exception.ID != 0 {
 		_, sig, _ := d.vm.ObjectType(ctx, res.Exception.ID)
-		return jdwp.Value{}, d.presentFailed(call, name+"() threw "+simpleClass(sig))
+		return jdwp.Value{}, d.presentFailed(call, name+"() threw "+javalang.SimpleTypeName(sig))
 	}
 	if res.Value.Tag.IsObject() && res.Value.Bits != 0 {
 		if err := d.conn.DisableCollection(ctx, res.Value.Object()); err == nil {
@@ -214,6 +214,3 @@ func (d *debuggee) invalidateWhenFree(thread jdwp.ThreadID) {
 
 // isNoInvoke reports whether err says presentation may not run methods here.
 func isNoInvoke(err error) bool { return errors.Is(err, errNoInvoke) }
-
-// simpleClass is the simple name of a signature for the type column.
-func simpleClass(sig string) string { return strings.ReplaceAll(mirror.SimpleName(sig), "/", ".") }

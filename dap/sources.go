@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	godap "github.com/google/go-dap"
 )
 
@@ -226,7 +226,7 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 	if err != nil {
 		return nil, err
 	}
-	name := sigToName(sig)
+	name := javalang.TypeName(sig)
 	var b strings.Builder
 	fmt.Fprintf(&b, "// %s: no source file in sourcePaths; an outline with the bytecode the VM runs.\n", name)
 	if file, err := d.vm.SourceFile(ctx, class); err == nil {
@@ -248,14 +248,14 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 	fmt.Fprintf(&b, "%s%s %s", modifierNames(mods&^0x20, false), kind, simpleName(name))
 	if sup, err := d.vm.Superclass(ctx, class); err == nil && sup != 0 {
 		if ss, err := d.vm.Signature(ctx, sup); err == nil && ss != "Ljava/lang/Object;" {
-			fmt.Fprintf(&b, " extends %s", sigToName(ss))
+			fmt.Fprintf(&b, " extends %s", javalang.TypeName(ss))
 		}
 	}
 	if is, err := d.vm.Interfaces(ctx, class); err == nil && len(is) > 0 {
 		names := make([]string, len(is))
 		for i, it := range is {
 			s, _ := d.vm.Signature(ctx, it)
-			names[i] = sigToName(s)
+			names[i] = javalang.TypeName(s)
 		}
 		word := " implements "
 		if kind == "interface" {
@@ -269,7 +269,7 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 		return nil, err
 	}
 	for _, f := range fields {
-		fmt.Fprintf(&b, "    %s%s %s;\n", modifierNames(f.ModBits, false), expr.SignatureToName(f.Signature), f.Name)
+		fmt.Fprintf(&b, "    %s%s %s;\n", modifierNames(f.ModBits, false), javalang.TypeName(f.Signature), f.Name)
 	}
 	methods, err := d.vm.Methods(ctx, class)
 	if err != nil {
@@ -304,10 +304,10 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 // has, for each line of it, the offset of the instruction on it or -1.
 func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID, className string, m jdwp.MethodInfo) (text string, offs []int64) {
 	var b strings.Builder
-	params, ret := expr.ParamSigs(m.Signature)
+	params, ret := javalang.ParamSigs(m.Signature)
 	names := make([]string, len(params))
 	for i, p := range params {
-		names[i] = expr.SignatureToName(p)
+		names[i] = javalang.TypeName(p)
 	}
 	switch m.Name {
 	case "<clinit>":
@@ -315,7 +315,7 @@ func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID
 	case "<init>":
 		fmt.Fprintf(&b, "    %s%s(%s)", modifierNames(m.ModBits, true), simpleName(className), strings.Join(names, ", "))
 	default:
-		fmt.Fprintf(&b, "    %s%s %s(%s)", modifierNames(m.ModBits, true), expr.SignatureToName(ret), m.Name, strings.Join(names, ", "))
+		fmt.Fprintf(&b, "    %s%s %s(%s)", modifierNames(m.ModBits, true), javalang.TypeName(ret), m.Name, strings.Join(names, ", "))
 	}
 	fmt.Fprintf(&b, " // %s\n", m.Signature)
 	offs = append(offs, -1)

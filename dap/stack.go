@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -144,7 +144,7 @@ func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameForm
 	all := ff.IncludeAll
 	if ff.Parameters || ff.ParameterTypes || ff.ParameterNames || ff.ParameterValues || all {
 		m, err := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
-		params, _ := expr.ParamSigs(m.Signature)
+		params, _ := javalang.ParamSigs(m.Signature)
 		var parts []string
 		var args []jdwp.Variable
 		if vt, verr := d.vm.VariableTable(ctx, f.Loc.Class, f.Loc.Method); verr == nil && !vt.Absent {
@@ -165,7 +165,7 @@ func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameForm
 		for i, p := range params {
 			var part []string
 			if ff.ParameterTypes || all || !(ff.ParameterNames || ff.ParameterValues) {
-				part = append(part, expr.SimpleTypeName(p))
+				part = append(part, javalang.SimpleTypeName(p))
 			}
 			if (ff.ParameterNames || all) && len(args) == len(params) {
 				part = append(part, args[i].Name)
@@ -255,7 +255,7 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 			return nil, err
 		}
 		rel := file
-		if name := strings.TrimPrefix(sig, "L"); strings.Contains(name, "/") {
+		if name := javalang.InternalName(sig); strings.Contains(name, "/") {
 			rel = path.Join(path.Dir(name), file)
 		}
 		for _, root := range d.srcs.sourcePaths {
@@ -299,7 +299,7 @@ var hiddenSuffix = regexp.MustCompile(`[./]0x[0-9a-fA-F]+$`)
 // suffix is dropped, so a frame reads Orders$$Lambda$14.applyAsInt, never
 // 0x0000000800c03000.applyAsInt.
 func frameClassName(sig string) (string, bool) {
-	name := sigToName(sig)
+	name := javalang.TypeName(sig)
 	hidden := false
 	if loc := hiddenSuffix.FindStringIndex(name); loc != nil {
 		name, hidden = name[:loc[0]], true

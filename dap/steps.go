@@ -9,6 +9,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -222,8 +223,8 @@ func (s *session) stepInTargets(ctx context.Context, r *godap.StepInTargetsReque
 	}
 	targets := []godap.StepInTarget{}
 	for _, m := range calls {
-		t := &stepTarget{thread: f.Thread, class: classfile.JavaName(m.Class), name: m.Name, desc: m.Descriptor}
-		label := expr.Method{Class: "L" + m.Class + ";", Name: m.Name, Signature: m.Descriptor}.String()
+		t := &stepTarget{thread: f.Thread, class: javalang.ClassName(m.Class), name: m.Name, desc: m.Descriptor}
+		label := expr.Method{Class: javalang.ClassSignature(m.Class), Name: m.Name, Signature: m.Descriptor}.String()
 		targets = append(targets, godap.StepInTarget{Id: d.refs.targets.add(t), Label: label, Line: line})
 	}
 	return godap.StepInTargetsResponseBody{Targets: targets}, nil

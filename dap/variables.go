@@ -9,6 +9,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -143,7 +144,7 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 		if err != nil {
 			return out, err
 		}
-		elem := simpleName(expr.SignatureToName(v.Type[1:]))
+		elem := simpleName(javalang.TypeName(v.Type[1:]))
 		out.Value = fmt.Sprintf("%s[%d]%s (id=%d)", strings.TrimSuffix(elem, strings.Repeat("[]", strings.Count(elem, "[]"))), n, strings.Repeat("[]", strings.Count(elem, "[]")), v.Ref)
 		out.IndexedVariables = int(n)
 		if n > 0 {
@@ -208,7 +209,7 @@ const rawName = "<raw>"
 
 func (c *logicalVars) rawChild(ctx context.Context, d *debuggee) godap.Variable {
 	sig, _ := d.vm.Signature(ctx, c.raw.class)
-	return godap.Variable{Name: rawName, Value: simpleName(sigToName(sig)) + " fields", VariablesReference: d.refs.vars.add(c.raw)}
+	return godap.Variable{Name: rawName, Value: simpleName(javalang.TypeName(sig)) + " fields", VariablesReference: d.refs.vars.add(c.raw)}
 }
 
 func (c *logicalVars) elements(ctx context.Context, d *debuggee) (jdwp.ObjectID, int, error) {
@@ -358,7 +359,7 @@ func (c *staticsScope) children(ctx context.Context, d *debuggee, _ string, _, _
 	if err != nil {
 		return nil, err
 	}
-	owner := simpleName(sigToName(sig))
+	owner := simpleName(javalang.TypeName(sig))
 	var ids []jdwp.FieldID
 	var names []string
 	for _, f := range fs {
@@ -413,7 +414,7 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 		name, evalName := f.Name, c.evalName+"."+f.Name
 		if count[f.Name] > 1 && f.Class != c.class { // shadowed by a subclass field
 			sig, _ := d.vm.Signature(ctx, f.Class)
-			name = fmt.Sprintf("%s (%s)", f.Name, simpleName(sigToName(sig)))
+			name = fmt.Sprintf("%s (%s)", f.Name, simpleName(javalang.TypeName(sig)))
 			evalName = ""
 		}
 		if c.evalName == "" {
