@@ -1,12 +1,18 @@
 package dap
 
 import (
+	"bufio"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 	godap "github.com/google/go-dap"
 )
@@ -503,5 +509,90 @@ func TestSlowToStringBesideFastValues(t *testing.T) {
 	}
 	if !strings.Contains(c.out.String(), "HARM-DONE") {
 		t.Errorf("output %q", c.out.String())
+	}
+}
+
+// TestAdapterSendsNoVendorPackets attaches the adapter to a real HotSpot VM
+// through a relay that counts the commands outside JDWP's standard ranges
+// (DDM's 0xC7 among them) and passes none on: there are none, a stop and
+// its refresh work, and DDM requests say the VM does not speak DDM.
+func TestAdapterSendsNoVendorPackets(t *testing.T) {
+	vm := startLoop(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var vendor atomic.Int32
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", vm.Addr)
+			if err != nil {
+				nc.Close()
+				continue
+			}
+			t.Cleanup(func() { nc.Close(); up.Close() })
+			var wmu sync.Mutex
+			go func() {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := up.Read(buf)
+					if n > 0 {
+						wmu.Lock()
+						_, werr := nc.Write(buf[:n])
+						wmu.Unlock()
+						if werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						nc.Close()
+						return
+					}
+				}
+			}()
+			go func() {
+				defer up.Close()
+				hs := make([]byte, len(jdwp.HandshakeString))
+				if _, err := io.ReadFull(nc, hs); err != nil {
+					return
+				}
+				up.Write(hs)
+				r := bufio.NewReader(nc)
+				for {
+					p, err := jdwp.ReadPacket(r, 0)
+					if err != nil {
+						return
+					}
+					if !p.IsReply() && !(jdwp.Cmd{Set: p.CmdSet, Cmd: p.Cmd}).Standard() {
+						vendor.Add(1)
+						wmu.Lock()
+						jdwp.WritePacket(nc, &jdwp.Packet{ID: p.ID, Flags: jdwp.FlagReply, Error: jdwp.ErrNotImplemented})
+						wmu.Unlock()
+						continue
+					}
+					jdwp.WritePacket(up, p)
+				}
+			}()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	c := startSession(t, Config{})
+	c.initialize()
+	c.attach(map[string]any{"hostName": "127.0.0.1", "port": port, "sourcePaths": []string{source(t, "")}})
+	c.setBreakpointsRunning(source(t, "Loop.java"), bp(t, "Loop.java", "tick"))
+	stop := c.configurationDoneAndStop("breakpoint", nil)
+	c.locals(stop.Body.ThreadId)
+	c.send("ddmUpdates", map[string]any{"threads": true})
+	c.expectError(ErrNoDDM, "does not speak DDM")
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect", nil)
+	checkRunningFree(t, vm)
+	if n := vendor.Load(); n != 0 {
+		t.Errorf("the adapter sent %d vendor packets to a HotSpot VM", n)
 	}
 }
