@@ -131,6 +131,7 @@ func (m *VM) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f
 		return err
 	case <-ctx.Done():
 	}
+	var abortErr error
 	if hooks != nil && ret != 0 {
 		actx, acancel := context.WithTimeout(m.cfg.Context, 10*time.Second)
 		err := hooks.Abort(actx, thread, ret)
@@ -145,6 +146,7 @@ func (m *VM) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f
 			}
 		}
 		acancel()
+		abortErr = err
 		m.cfg.Log.Debug().Err(err).Uint64("thread", uint64(thread)).Msg("a method whose caller stopped waiting could not be ended; it goes on running")
 	}
 	iv.mu.Lock()
@@ -162,6 +164,9 @@ func (m *VM) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f
 			g()
 		}
 	})
+	if abortErr != nil {
+		return fmt.Errorf("%w: %w (it could not be stopped: %w)", ErrLeftRunning, ctx.Err(), abortErr)
+	}
 	return fmt.Errorf("%w: %w", ErrLeftRunning, ctx.Err())
 }
 
