@@ -76,7 +76,7 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			return fmt.Errorf("%w: --max-memory %q: %v", errUsage, *maxMem, err)
 		}
 	}
-	a := &hprofRun{file: pos[0], memLimit: memLimit, memFlag: set["max-memory"], graph: *doms || *path != ""}
+	a := &hprofRun{file: pos[0], memLimit: memLimit, memFlag: set["max-memory"], graph: *doms || *path != "" || *dups > 0}
 	a.phase.Store("starting")
 	// The work runs apart so that a signal ends the command at once, in
 	// whatever phase: parsing stops itself (ParseContext), an analysis
@@ -105,7 +105,7 @@ type hprofRun struct {
 	file     string
 	memLimit uint64 // --max-memory; 0: what the system has available
 	memFlag  bool
-	graph    bool         // the dominator tree or a path search follows the parse
+	graph    bool         // the dominator tree, a path search or duplicate strings follow the parse
 	phase    atomic.Value // string
 	parsing  atomic.Pointer[countingReader]
 }
@@ -116,7 +116,11 @@ var errInterrupted = errors.New("interrupted")
 func (a *hprofRun) interrupted() error {
 	at := ""
 	if cr := a.parsing.Load(); cr != nil && a.phase.Load() == "parsing "+cr.name {
-		at = fmt.Sprintf(" (at byte %d of %d)", cr.n.Load(), cr.size)
+		at = fmt.Sprintf(" (%s bytes read", thousands(int(cr.n.Load())))
+		if cr.size > 0 {
+			at += " of " + thousands(int(cr.size))
+		}
+		at += ")"
 	}
 	return fmt.Errorf("%w while %s%s", errInterrupted, a.phase.Load(), at)
 }
