@@ -187,18 +187,17 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 		}
 		of.Close()
 		a.phase.Store("comparing the dumps")
-		d := hprof.Diff(old.Histogram(), h.Histogram())
-		shown := limit(d, o.top)
-		emit("diff", orEmpty(shown), func(w io.Writer) {
-			what := fmt.Sprintf("%s classes changed", thousands(len(d)))
-			if len(shown) < len(d) {
-				what = fmt.Sprintf("the %d biggest changes of %s", len(shown), thousands(len(d)))
+		d := hprof.DiffOf(a.file, o.diff, old.Histogram(), h.Histogram(), o.top)
+		emit("diff", d, func(w io.Writer) {
+			what := fmt.Sprintf("%s classes changed", thousands(len(d.Classes)))
+			if d.More > 0 {
+				what = fmt.Sprintf("the %d biggest changes of %s", len(d.Classes), thousands(len(d.Classes)+d.More))
 			}
 			fmt.Fprintf(w, "changes from %s to %s by class, %s, largest byte change first:\n", filepath.Base(o.diff), filepath.Base(a.file), what)
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "Δ INSTANCES\tΔ BYTES\tINSTANCES\tBYTES\tCLASS\t")
-			for _, c := range shown {
-				fmt.Fprintf(tw, "%+d\t%+d\t%d\t%d\t%s\t\n", c.Instances, c.Bytes, c.New.Instances, c.New.Bytes, c.Class)
+			for _, c := range d.Classes {
+				fmt.Fprintf(tw, "%+d\t%+d\t%d\t%d\t%s\t\n", c.Instances, c.Bytes, c.NewInstances, c.NewBytes, c.Class)
 			}
 			tw.Flush()
 		})
@@ -206,15 +205,19 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 	if o.doms {
 		views++
 		a.phase.Store("computing the dominator tree")
-		dom := h.Dominators()
 		n := o.top
 		if n == 0 {
 			n = 30
 		}
-		kids := dom.Children(hprof.Root, n)
-		emit("dominators", orEmpty(kids), func(w io.Writer) {
-			fmt.Fprintln(w, "dominator tree, top level (retained bytes include everything the object alone keeps alive):")
-			printObjects(w, kids, true)
+		level := h.Dominators().Tree().Level(a.file, hprof.Root, n)
+		emit("dominators", level, func(w io.Writer) {
+			fmt.Fprintf(w, "dominator tree, top level: the %d biggest of %s (retained bytes include everything the object alone keeps alive):\n",
+				len(level.Children), thousands(len(level.Children)+level.More))
+			objs := make([]hprof.Object, len(level.Children))
+			for k, c := range level.Children {
+				objs[k] = c.Object
+			}
+			printObjects(w, objs, true)
 		})
 	}
 	if o.top > 0 && !listing {
@@ -264,23 +267,14 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 		})
 	}
 	if views == 0 {
-		roots, _ := h.Roots()
 		hist := h.Histogram()
-		var total int64
-		for _, c := range hist {
-			total += c.Bytes
-		}
-		summary := map[string]any{"format": h.Format, "idSize": h.IDSize, "timestamp": h.Timestamp, "objects": h.NumObjects(),
-			"classes": len(hist), "roots": len(roots), "bytes": total, "heaps": h.HeapNames}
-		emit("summary", summary, func(w io.Writer) {
+		sum := hprof.SummaryOf(a.file, h, hist)
+		emit("summary", sum, func(w io.Writer) {
 			fmt.Fprintf(w, "%s, %d-byte ids, taken %s\n", h.Format, h.IDSize, h.Timestamp.UTC().Format("2006-01-02 15:04:05 MST"))
-			fmt.Fprintf(w, "%d objects of %d classes, %s shallow, %d GC roots, heaps %v\n\n", h.NumObjects(), len(hist), mib(uint64(total)), len(roots), h.HeapNames)
+			fmt.Fprintf(w, "%d objects of %d classes, %s shallow, %d GC roots, heaps %v\n\n", sum.Objects, len(hist), mib(uint64(sum.Totals.Bytes)), sum.Roots, h.HeapNames)
 			fmt.Fprintf(w, "the %d biggest classes by shallow bytes:\n", min(20, len(hist)))
 			printHisto(w, hist, 20)
 		})
-		if o.asJSON {
-			result["histogram"] = orEmpty(hist)
-		}
 	}
 	if o.asJSON {
 		return printJSON(out, result)
