@@ -29,7 +29,7 @@ type fixtureResults struct {
 	Elided     json.RawMessage `json:"elided"`
 }
 
-func fixture(t *testing.T) fixtureResults {
+func fixture(t testing.TB) fixtureResults {
 	h := parseBytes(t, sample(t, 8, false))
 	old := parseBytes(t, sample(t, 8, true))
 	hist := h.Histogram()
