@@ -133,3 +133,94 @@ func TestHprofPathDeepList(t *testing.T) {
 		t.Errorf("--path-max 0: %d bytes for %d steps: not linear", len(full), length)
 	}
 }
+
+// TestHprofTopAndTitles: --top limits the histogram (text and JSON) instead
+// of adding a table of objects, every table has a title, a class object is
+// named after its class in the dominator tree, and counts that mean nothing
+// are refused, on a real HotSpot dump.
+func TestHprofTopAndTitles(t *testing.T) {
+	file, _ := deepListDump(t, t.TempDir(), 1000)
+	cli := func(args ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errb.String())
+		}
+		return out.String()
+	}
+	lines := strings.Split(strings.TrimSuffix(cli("hprof", file, "--histo", "--top", "5"), "\n"), "\n")
+	if len(lines) != 7 || !strings.HasPrefix(lines[0], "class histogram: the 5 biggest of ") || !strings.HasPrefix(lines[1], "INSTANCES") {
+		t.Errorf("--histo --top 5: want a title, a header and 5 classes:\n%s", strings.Join(lines, "\n"))
+	}
+	var hist []hprof.ClassStat
+	if err := json.Unmarshal([]byte(cli("hprof", file, "--histo", "--top", "5", "--json")), &hist); err != nil || len(hist) != 5 {
+		t.Errorf("--histo --top 5 --json: %d classes, %v", len(hist), err)
+	}
+
+	// Several views: each table is a block under its title.
+	out := cli("hprof", file, "--histo", "--dominators", "--dups", "2", "--top", "3")
+	blocks := strings.Split(strings.TrimSuffix(out, "\n"), "\n\n")
+	if len(blocks) != 3 {
+		t.Fatalf("--histo --dominators --dups 2 --top 3: want 3 tables:\n%s", out)
+	}
+	for k, want := range []string{"class histogram: the 3 biggest of ", "dominator tree, top level: the 3 biggest of ", "duplicate strings, most wasted bytes first:"} {
+		if !strings.HasPrefix(blocks[k], want) {
+			t.Errorf("table %d does not start with its title %q:\n%s", k, want, blocks[k])
+		}
+	}
+	if out := cli("hprof", file, "--top", "3"); !strings.HasPrefix(out, "the 3 biggest objects by shallow size:\n") || strings.Count(out, "\n") != 5 {
+		t.Errorf("--top 3 alone:\n%s", out)
+	}
+
+	// Class objects in the dominator tree, named as MAT names them. (The
+	// primitive types' mirrors are java.lang.Class instances the dump
+	// describes no class for: they stay java.lang.Class.)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := hprof.Parse(bytes.NewReader(b), hprof.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := map[uint64]string{}
+	for _, c := range h.Classes {
+		if c.Object >= 0 {
+			classes[c.ID] = c.Name
+		}
+	}
+	var doms struct{ Dominators hprof.DominatorsJSON }
+	js := cli("hprof", file, "--dominators", "--top", "10000", "--json")
+	if err := json.Unmarshal([]byte(js), &doms); err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, c := range doms.Dominators.Children {
+		if name, ok := classes[c.ID]; ok {
+			if c.Class != "class "+name {
+				t.Errorf("class object %#x of %s is listed as %q", c.ID, name, c.Class)
+			}
+			named++
+		}
+	}
+	if named == 0 {
+		t.Errorf("no class object among the %d top dominators", len(doms.Dominators.Children))
+	}
+	t.Logf("%d class objects among the %d top dominators", named, len(doms.Dominators.Children))
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hprof", file, "--top", "-5"}, "--top -5: want a positive number of lines"},
+		{[]string{"hprof", file, "--histo", "--top", "0"}, "--top 0: want a positive number of lines"},
+		{[]string{"hprof", file, "--dups", "0"}, "--dups 0: want a positive number of strings"},
+		{[]string{"hprof", file, "--path-max", "5"}, "--path-max applies to --path ID"},
+		{[]string{"heap", "1", "--all", "--rpc", "unix:" + filepath.Join(t.TempDir(), "no-monitor")}, "--all applies to a heap dump: add --hprof FILE"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(c.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) || out.Len() != 0 {
+			t.Errorf("%q: exit %d, stderr %q: want exit 2 saying %q", c.args[2:], code, errb.String(), c.want)
+		}
+	}
+}

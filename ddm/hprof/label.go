@@ -2,7 +2,11 @@ package hprof
 
 // Label names object i for listings: its class name, except for a class
 // object, which is named after the class it is, as Eclipse MAT does
-// ("class com.acme.Leak" rather than a bare java.lang.Class). The first call
+// ("class com.acme.Leak" rather than a bare java.lang.Class). A
+// java.lang.Class instance the dump describes no class for (HotSpot dumps
+// the primitive types' mirrors, int.class and the like, as plain instances)
+// keeps the name java.lang.Class: the dump does not say which it is. The
+// first call
 // on a class object maps class objects to their classes (a few bytes per
 // class).
 func (h *Heap) Label(i int32) string {
