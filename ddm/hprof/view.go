@@ -153,14 +153,18 @@ func (t *DomTree) Level(path string, of int32, limit int) DominatorsJSON {
 		o.Retained = t.Retained[of]
 		out.Object = &DomNodeJSON{Object: o, Children: int(t.Kids[of])}
 	}
-	all := t.Children(of, 0)
-	for k, o := range all {
-		if limit > 0 && k == limit {
-			out.More = len(all) - k
-			break
+	// Only the children listed are described: the top level of a big heap
+	// has millions.
+	n := 0
+	for _, p := range t.Idom {
+		if p == of {
+			n++
 		}
+	}
+	for _, o := range t.Children(of, limit) {
 		out.Children = append(out.Children, DomNodeJSON{Object: o, Children: int(t.Kids[o.Index])})
 	}
+	out.More = n - len(out.Children)
 	return out
 }
 
