@@ -106,6 +106,7 @@ type hprofRun struct {
 	memLimit uint64 // --max-memory; 0: what the system has available
 	memFlag  bool
 	graph    bool         // the dominator tree, a path search or duplicate strings follow the parse
+	held     uint64       // memory the dumps parsed so far need
 	phase    atomic.Value // string
 	parsing  atomic.Pointer[countingReader]
 }
@@ -315,17 +316,24 @@ func (a *hprofRun) checkMemory(name string, size int64) error {
 	need := hprof.MemoryNeeded(size, a.graph)
 	room, from := a.memLimit, "--max-memory"
 	if !a.memFlag {
-		room, from = hprof.AvailableMemory(), "available"
+		room, from = hprof.AvailableMemory(), "available" // what an earlier dump holds is gone from it already
+	} else {
+		room -= min(room, a.held) // --max-memory bounds both dumps of --diff together
+		if a.held > 0 {
+			from = "left under --max-memory"
+		}
 	}
-	if room == 0 || need <= room {
+	a.held += need
+	if (room == 0 && !a.memFlag) || need <= room { // 0 available: not known
 		if a.memFlag {
 			debug.SetMemoryLimit(int64(min(a.memLimit, math.MaxInt64)))
 		}
 		return nil
 	}
-	hint := fmt.Sprintf("pass --max-memory %s to try anyway", gib(need))
+	// --max-memory bounds all the dumps together: the hint is their sum.
+	hint := fmt.Sprintf("pass --max-memory %s to try anyway", gib(a.held))
 	if a.memFlag {
-		hint = fmt.Sprintf("raise --max-memory to %s to try", gib(need))
+		hint = fmt.Sprintf("raise --max-memory to %s to try", gib(a.held))
 	}
 	return fmt.Errorf("%s is %s: analysing it takes about %s of memory and %s is %s; %s, or analyse it on a machine with more memory",
 		name, gib(uint64(size)), gib(need), gib(room), from, hint)

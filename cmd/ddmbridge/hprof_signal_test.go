@@ -7,10 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 )
 
 // TestHprofStopsOnSignal runs a real ddmbridge process on an endless dump
@@ -114,6 +117,17 @@ func TestHprofRefusesTooLarge(t *testing.T) {
 	if code := run([]string{"hprof", small, "--max-memory", "1MiB"}, &out, &errb); code != 1 ||
 		!strings.Contains(errb.String(), "and 1MiB is --max-memory; raise --max-memory to ") {
 		t.Errorf("--max-memory 1MiB: exit %d, stderr %q", code, errb.String())
+	}
+	// With --diff both dumps are held at once: the bound is on their sum.
+	fi, err := os.Stat(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := hprof.MemoryNeeded(fi.Size(), false)
+	errb.Reset()
+	if code := run([]string{"hprof", small, "--diff", small, "--max-memory", strconv.FormatUint(one*3/2, 10)}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), " is left under --max-memory; raise --max-memory to "+gib(2*one)+" to try") {
+		t.Errorf("--diff under a --max-memory for one dump: exit %d, stderr %q", code, errb.String())
 	}
 	errb.Reset()
 	out.Reset()
