@@ -117,11 +117,14 @@ var errInterrupted = errors.New("interrupted")
 func (a *hprofRun) interrupted() error {
 	at := ""
 	if cr := a.parsing.Load(); cr != nil && a.phase.Load() == "parsing "+cr.name {
-		at = fmt.Sprintf(" (%s bytes read", thousands(int(cr.n.Load())))
-		if cr.size > 0 {
-			at += " of " + thousands(int(cr.size))
+		switch n := cr.n.Load(); {
+		case cr.size > 0 && n >= cr.size:
+			at = " (read whole, building the model)"
+		case cr.size > 0:
+			at = fmt.Sprintf(" (%s bytes read of %s)", thousands(int(n)), thousands(int(cr.size)))
+		default:
+			at = fmt.Sprintf(" (%s bytes read)", thousands(int(n)))
 		}
-		at += ")"
 	}
 	return fmt.Errorf("%w while %s%s", errInterrupted, a.phase.Load(), at)
 }
