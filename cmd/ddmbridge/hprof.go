@@ -132,7 +132,10 @@ func (a *hprofRun) interrupted() error {
 func (a *hprofRun) run(ctx context.Context, strings bool, views func(*hprof.Heap, *os.File) error) error {
 	// The heap model is a few pointer-free arrays: collecting often is cheap
 	// and keeps the peak near the live data (about the dump's size).
-	debug.SetGCPercent(20)
+	// Both settings are the process's: put back when done (tests run
+	// commands in one process).
+	defer debug.SetGCPercent(debug.SetGCPercent(20))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	h, f, err := a.open(ctx, a.file, strings)
 	if err != nil {
 		return err
