@@ -92,12 +92,13 @@ func TotalsOf(hist []ClassStat) TotalsJSON {
 
 // SummaryOf describes h, whose histogram is hist, read from path.
 func SummaryOf(path string, h *Heap, hist []ClassStat) SummaryJSON {
+	roots, _ := h.Roots()
 	ts := h.Timestamp
 	if y := ts.Year(); y < 0 || y > 9999 {
 		ts = time.Time{} // a header's clock past what JSON's RFC 3339 can say: not known
 	}
 	return SummaryJSON{Path: path, Format: h.Format, IDSize: h.IDSize, Timestamp: ts, Android: h.Android,
-		Heaps: nonNil(h.HeapNames), Objects: h.NumObjects(), Roots: len(h.roots), Unresolved: h.Unresolved,
+		Heaps: nonNil(h.HeapNames), Objects: h.NumObjects(), Roots: len(roots), Unresolved: h.Unresolved,
 		Classes: nonNil(hist), Totals: TotalsOf(hist)}
 }
 
