@@ -110,19 +110,25 @@ func (m *VM) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f
 	}()
 	finish := func() []func() {
 		cancel()
-		if hooks != nil {
-			hooks.Exit(thread)
-		}
+		// The thread no longer runs the method (the VM holds it suspended
+		// until Exit lets it go): its next events are its own again, so
+		// this is booked before Exit, and an event that follows at once
+		// is not taken for one raised inside the method.
 		iv.mu.Lock()
-		defer iv.mu.Unlock()
 		if iv.running[thread]--; iv.running[thread] <= 0 {
 			delete(iv.running, thread)
 		}
 		iv.gens[thread]++
-		close(iv.done)
-		iv.done = make(chan struct{})
 		after := iv.after[thread]
 		delete(iv.after, thread)
+		iv.mu.Unlock()
+		if hooks != nil {
+			hooks.Exit(thread)
+		}
+		iv.mu.Lock()
+		close(iv.done)
+		iv.done = make(chan struct{})
+		iv.mu.Unlock()
 		return after
 	}
 	select {
