@@ -267,7 +267,8 @@ func (s *Suspensions) Enter(ctx context.Context, thread jdwp.ThreadID) (sent fun
 	}
 	if n == 0 {
 		s.mu.Unlock()
-		return nil, ErrNotSuspended
+		// As the VM would answer InvokeMethod (jdwp.Code says so too).
+		return nil, fmt.Errorf("%w (%w)", ErrNotSuspended, jdwp.ErrThreadNotSuspended)
 	}
 	for ; n > 1; n-- {
 		if err := s.conn.ResumeThread(ctx, thread); err != nil {
