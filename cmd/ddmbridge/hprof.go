@@ -138,7 +138,14 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			for k, s := range p {
 				root := ""
 				if s.Root != "" {
-					root = " (GC root: " + s.Root + ")"
+					root = " (GC root: " + s.Root
+					if s.RootDetail != "" {
+						root += ", " + s.RootDetail
+					}
+					root += ")"
+				}
+				if s.Via != "" {
+					root = " via " + s.Via + root
 				}
 				fmt.Fprintf(w, "%*s%s @%#x, %d bytes%s\n", 2*k, "", s.Class, s.ID, s.Size, root)
 			}

@@ -3,7 +3,8 @@ package hprof
 import "slices"
 
 // Dominators is the dominator tree of a heap: a virtual root above every GC
-// root and class object, and for each object reachable from it the object
+// root, and for each object reachable from it (through the edges of
+// [Heap.Succ]: references, classes and class loaders) the object
 // that dominates it immediately and the bytes it retains (its own and those
 // of every object it dominates). Unreachable objects have Idom NotReachable
 // and retain nothing.
@@ -33,8 +34,8 @@ func (h *Heap) Dominators() *Dominators {
 	N := n + 1 // node 0 is the virtual root, object i is node i+1
 	// Depth-first numbering: num[v] is v's DFS number + 1 (0 = unreached).
 	num := make([]int32, max(N, 1))
-	// The root's successors, each once: GC roots, then class objects
-	// (num marks the ones taken, then is cleared).
+	// The root's successors, each once: the GC roots (num marks the ones
+	// taken, then is cleared).
 	var rootSucc []int32
 	for _, r := range h.roots {
 		if num[r+1] == 0 {
@@ -42,26 +43,61 @@ func (h *Heap) Dominators() *Dominators {
 			rootSucc = append(rootSucc, r+1)
 		}
 	}
-	for i := range h.Classes {
-		if o := h.Classes[i].Object; o >= 0 && num[o+1] == 0 {
-			num[o+1] = -1
-			rootSucc = append(rootSucc, o+1)
-		}
-	}
 	for _, w := range rootSucc {
 		num[w] = 0
 	}
-	succ := func(v int32) []int32 {
+	// Object v's successors are its references, then its class object,
+	// then (a class loader) the classes it defined: succAt is the k-th,
+	// as a node number, or -1 past the last.
+	refStart, refs, cls, classNode, loaderCls := h.refStart, h.refs, h.cls, h.classNode, h.loaderCls
+	succAt := func(v, k int32) int32 {
 		if v == 0 {
-			return rootSucc
+			if int(k) < len(rootSucc) {
+				return rootSucc[k]
+			}
+			return -1
 		}
-		return h.refs[h.refStart[v-1]:h.refStart[v]]
+		o := v - 1
+		s, e := int32(refStart[o]), int32(refStart[o+1])
+		if k < e-s {
+			return refs[s+k] + 1
+		}
+		k -= e - s
+		c := cls[o]
+		if cn := classNode[c]; cn >= 0 {
+			if k == 0 {
+				return cn + 1
+			}
+			k--
+		}
+		if loaderCls[c] {
+			if l := h.loaded[o]; int(k) < len(l) {
+				return l[k] + 1
+			}
+		}
+		return -1
 	}
-	off := func(v int32) int32 { // successors of object nodes are object indices: +1
+	// each calls fn for every successor node of v.
+	each := func(v int32, fn func(w int32)) {
 		if v == 0 {
-			return 0
+			for _, w := range rootSucc {
+				fn(w)
+			}
+			return
 		}
-		return 1
+		o := v - 1
+		for _, w := range refs[refStart[o]:refStart[o+1]] {
+			fn(w + 1)
+		}
+		c := cls[o]
+		if cn := classNode[c]; cn >= 0 {
+			fn(cn + 1)
+		}
+		if loaderCls[c] {
+			for _, w := range h.loaded[o] {
+				fn(w + 1)
+			}
+		}
 	}
 
 	vert := make([]int32, 0, N)
@@ -75,12 +111,11 @@ func (h *Heap) Dominators() *Dominators {
 	parent = append(parent, -1)
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
-		s := succ(f.v)
-		if int(f.next) == len(s) {
+		w := succAt(f.v, f.next)
+		if w < 0 {
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		w := s[f.next] + off(f.v)
 		f.next++
 		if num[w] == 0 {
 			num[w] = int32(len(vert)) + 1
@@ -97,25 +132,23 @@ func (h *Heap) Dominators() *Dominators {
 	// downwards, which leaves predStart[d] at its start (no second array).
 	predStart := make([]int32, R+1)
 	for k := range R {
-		v := vert[k]
-		for _, w := range succ(v) {
-			if d := num[w+off(v)] - 1; d >= 0 {
+		each(vert[k], func(w int32) {
+			if d := num[w] - 1; d >= 0 {
 				predStart[d]++
 			}
-		}
+		})
 	}
 	for k := int32(1); k <= R; k++ {
 		predStart[k] += predStart[k-1]
 	}
 	pred := make([]int32, predStart[R])
 	for k := range R {
-		v := vert[k]
-		for _, w := range succ(v) {
-			if d := num[w+off(v)] - 1; d >= 0 {
+		each(vert[k], func(w int32) {
+			if d := num[w] - 1; d >= 0 {
 				predStart[d]--
 				pred[predStart[d]] = k
 			}
-		}
+		})
 	}
 	// From here on everything is by DFS number; num's array holds the
 	// semi-dominators.

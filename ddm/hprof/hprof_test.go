@@ -226,11 +226,16 @@ func TestParseErrors(t *testing.T) {
 		"empty":     nil,
 		"not hprof": []byte("PK\x03\x04 a zip file\x00"),
 		"id size":   append([]byte("JAVA PROFILE 1.0.2\x00"), 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0),
-		"truncated": good[:len(good)-40],
+		"cut in the header": good[:30],
 	} {
 		if _, err := Parse(bytes.NewReader(in), Options{}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+	// Cut inside the heap dump: the objects before the cut, marked partial.
+	h, err := Parse(bytes.NewReader(good[:len(good)-40]), Options{})
+	if err != nil || !h.Partial || len(h.Warnings) == 0 || h.NumObjects() == 0 || h.NumObjects() >= 16 {
+		t.Errorf("cut 40 bytes short: err %v, partial %v, %d objects, warnings %q", err, h != nil && h.Partial, h.NumObjects(), h.Warnings)
 	}
 	if _, err := Parse(bytes.NewReader(good), Options{MaxObjects: 3}); err == nil {
 		t.Errorf("MaxObjects 3: no error")
@@ -246,15 +251,41 @@ func TestDominatorsAgainstDefinition(t *testing.T) {
 		n := 2 + r.IntN(40)
 		h := &Heap{classObj: -1}
 		adj := make([][]int32, n)
+		// The implicit edges: each object holds its class's object (some
+		// classes have none), objects of loader classes hold the classes
+		// they defined.
+		nc := 1 + r.IntN(4)
+		h.Classes = make([]Class, nc)
+		h.classNode = make([]int32, nc)
+		h.loaderCls = make([]bool, nc)
+		for c := range nc {
+			h.classNode[c] = int32(r.IntN(n+n/3)) - int32(n/3)
+			if h.classNode[c] < 0 {
+				h.classNode[c] = -1
+			}
+			h.loaderCls[c] = r.IntN(3) == 0
+		}
+		h.loaded = map[int32][]int32{}
 		for v := range n {
 			h.ids.add(uint64(8 * (v + 1)))
-			h.cls = append(h.cls, 0)
+			c := int32(r.IntN(nc))
+			h.cls = append(h.cls, c)
 			h.size = append(h.size, uint32(8+r.IntN(4)*8))
 			h.refStart = append(h.refStart, uint32(len(h.refs)))
 			for range r.IntN(4) {
 				w := int32(r.IntN(n))
 				adj[v] = append(adj[v], w)
 				h.refs = append(h.refs, w)
+			}
+			if cn := h.classNode[c]; cn >= 0 {
+				adj[v] = append(adj[v], cn)
+			}
+			if h.loaderCls[c] {
+				for range r.IntN(3) {
+					w := int32(r.IntN(n))
+					adj[v] = append(adj[v], w)
+					h.loaded[int32(v)] = append(h.loaded[int32(v)], w)
+				}
 			}
 		}
 		h.refStart = append(h.refStart, uint32(len(h.refs)))

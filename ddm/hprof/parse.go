@@ -70,7 +70,15 @@ func Parse(r io.Reader, opt Options) (*Heap, error) {
 		return nil, err
 	}
 	if err := p.records(); err != nil {
-		return nil, err
+		if !p.rd.short || p.mark.objs == 0 {
+			return nil, err
+		}
+		// The dump ends inside a record (a VM killed or a disk full while
+		// it wrote): keep what the complete records hold.
+		p.rollback()
+		p.partial = true
+		p.h.Partial = true
+		p.h.Warnings = append(p.h.Warnings, fmt.Sprintf("the dump is cut short (%v): the result covers its first %d bytes, %d objects, and is partial", err, p.mark.at, p.mark.objs))
 	}
 	if err := p.finish(); err != nil {
 		return nil, err
@@ -118,6 +126,39 @@ type parser struct {
 	prevID        uint64
 	prevSize      [2]uint32
 	scratch       []byte
+	mark          mark // the state before the record being read
+	partial       bool
+}
+
+// mark is the parser's state before a record, to drop a record the input
+// cuts short.
+type mark struct {
+	at      int64 // stream offset
+	objs    int
+	refs    int
+	pending int
+}
+
+func (p *parser) setMark(at int64) {
+	p.mark = mark{at: at, objs: p.h.ids.len(), refs: p.rawRefs.len(), pending: len(p.pending)}
+}
+
+// rollback drops what the record after the mark added.
+func (p *parser) rollback() {
+	h, m := p.h, p.mark
+	h.ids.truncate(m.objs)
+	h.cls, h.size, h.refStart = h.cls[:m.objs], h.size[:m.objs], h.refStart[:m.objs]
+	if h.heap != nil {
+		h.heap = h.heap[:m.objs]
+	}
+	p.rawRefs.truncate(m.refs)
+	p.pending = p.pending[:m.pending]
+	if len(p.early) > m.objs {
+		p.early = p.early[:m.objs]
+	}
+	for len(h.strs) > 0 && int(h.strs[len(h.strs)-1].obj) >= m.objs {
+		h.strs = h.strs[:len(h.strs)-1]
+	}
 }
 
 // presize reserves the object and reference arrays from the dump's size:
@@ -209,6 +250,7 @@ func (p *parser) records() error {
 		if eof {
 			return nil
 		}
+		p.setMark(rd.offset())
 		if err := rd.need(9); err != nil {
 			return formatErr(rd.offset(), "truncated record header")
 		}
@@ -401,6 +443,7 @@ func (p *parser) heapDump(n int64) error {
 	id := p.idSize
 	for rd.offset() < end {
 		at := rd.offset()
+		p.setMark(at)
 		if err := rd.need(1); err != nil {
 			return formatErr(at, "truncated heap dump")
 		}
@@ -849,8 +892,15 @@ func (p *parser) finish() error {
 	}
 	n := h.ids.len()
 	h.refStart = append(h.refStart, uint32(p.rawRefs.len()))
+	unknown := 0
 	for _, pi := range p.pending {
 		c, ok := p.classByID[pi.classID]
+		if (!ok || !p.layout(c)) && p.partial {
+			// The class dump is past the cut: a placeholder class, no size.
+			h.cls[pi.obj], h.size[pi.obj] = p.class(pi.classID), 0
+			unknown++
+			continue
+		}
 		if !ok || !p.layout(c) {
 			return fmt.Errorf("%w: instance 0x%x of class 0x%x, which the dump does not describe", ErrFormat, h.ids.at(pi.obj), pi.classID)
 		}
@@ -871,6 +921,9 @@ func (p *parser) finish() error {
 		p.pendingRef[pi.obj] = [2]uint32{start, uint32(p.rawRefs.len()) - start}
 	}
 	p.pending = nil
+	if unknown > 0 {
+		h.Warnings = append(h.Warnings, fmt.Sprintf("%d objects are of classes the partial dump does not describe: their sizes and references are unknown", unknown))
+	}
 	// java.lang.Class: class objects are its instances.
 	for i := range h.Classes {
 		if h.Classes[i].Name == "java.lang.Class" {

@@ -17,6 +17,8 @@ type reader struct {
 	end int
 	off int64 // stream offset of buf[0]
 	eof bool
+	// short is set once a read asked for bytes past the end of the input.
+	short bool
 }
 
 const bufSize = 1 << 20
@@ -46,6 +48,7 @@ func (r *reader) refill(n int) error {
 	r.pos = 0
 	for r.end < n {
 		if r.eof {
+			r.short = true
 			return io.ErrUnexpectedEOF
 		}
 		m, err := r.r.Read(r.buf[r.end:])
