@@ -157,6 +157,7 @@ type Heap struct {
 	// partial dump stops, duplicate object ids, classes dumped twice.
 	Warnings []string
 
+	dumpRoots int         // roots[:dumpRoots] are the dump's, the rest stand in for sticky roots
 	rootAux   [][2]uint32 // per root: thread serial, frame number or stack trace serial
 	frames    map[uint64]StackFrame
 	traces    map[uint32][]uint64 // stack frame ids by thread serial
@@ -219,9 +220,13 @@ func (h *Heap) HeapOf(i int32) string {
 // and the superclass of class objects), nulls and dangling ids left out.
 func (h *Heap) Refs(i int32) []int32 { return h.refs[h.refStart[i]:h.refStart[i+1]] }
 
-// Roots are the GC roots with their kinds (an object may be listed under
-// several kinds).
-func (h *Heap) Roots() ([]int32, []RootKind) { return h.roots, h.rootKind }
+// Roots are the dump's GC roots with their kinds (an object may be listed
+// under several kinds). A dump that lists no sticky-class roots (not
+// HotSpot's or ART's) gets the boot loader's classes as such roots in the
+// analyses; they are not among these.
+func (h *Heap) Roots() ([]int32, []RootKind) {
+	return h.roots[:h.dumpRoots], h.rootKind[:h.dumpRoots]
+}
 
 // Lookup is the index of the object with id, or -1. The first call after
 // Parse builds an index (4–8 bytes per object).

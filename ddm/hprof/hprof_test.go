@@ -223,9 +223,9 @@ func TestMap(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	good := sample(t, 8, false)
 	for name, in := range map[string][]byte{
-		"empty":     nil,
-		"not hprof": []byte("PK\x03\x04 a zip file\x00"),
-		"id size":   append([]byte("JAVA PROFILE 1.0.2\x00"), 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0),
+		"empty":             nil,
+		"not hprof":         []byte("PK\x03\x04 a zip file\x00"),
+		"id size":           append([]byte("JAVA PROFILE 1.0.2\x00"), 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0),
 		"cut in the header": good[:30],
 	} {
 		if _, err := Parse(bytes.NewReader(in), Options{}); err == nil {

@@ -1018,6 +1018,7 @@ func (p *parser) finish() error {
 func (p *parser) classEdges() {
 	h := p.h
 	h.loaderCls = make([]bool, len(h.Classes))
+	h.dumpRoots = len(h.roots)
 	sticky := false
 	for _, k := range h.rootKind {
 		sticky = sticky || k == RootStickyClass
