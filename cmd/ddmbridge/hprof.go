@@ -19,7 +19,7 @@ func init() {
 	register(&command{name: "hprof", summary: "analyse an HPROF heap dump (histogram, dominators, diff, heap map)", run: runHprof})
 }
 
-const hprofUsage = "ddmbridge hprof FILE [--histo] [--top N] [--dominators] [--dups N] [--path ID] [--diff OTHER] [--png FILE] [--json]"
+const hprofUsage = "ddmbridge hprof FILE [--histo] [--top N] [--dominators] [--dups N] [--path ID] [--diff OTHER] [--png FILE] [--oops compressed|wide] [--json]"
 
 func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	histo := fs.Bool("histo", false, "print the class histogram (instances and shallow bytes per class)")
@@ -30,6 +30,7 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	path := fs.String("path", "", "print the path from a GC root to the object with this id (0x… or decimal)")
 	diff := fs.String("diff", "", "compare with an older dump OTHER: per-class instance and byte deltas (this FILE is the newer)")
 	pngFile := fs.String("png", "", "write the heap map drawn from object addresses (HotSpot dumps) as a PNG to this file")
+	oopsFlag := fs.String("oops", "auto", "reference width of the dumped 64-bit HotSpot VM: compressed, wide (-XX:-UseCompressedOops) or auto (inferred from the dump)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: "+hprofUsage)
 		fmt.Fprintln(fs.Output(), "\nWithout a view flag it prints a summary and the 20 biggest classes.")
@@ -45,6 +46,11 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	// The heap model is a few pointer-free arrays: collecting often is cheap
 	// and keeps the peak near the live data (about the dump's size).
 	debug.SetGCPercent(20)
+	oops, err := hprof.ParseOops(*oopsFlag)
+	if err != nil {
+		return fmt.Errorf("%w: --%v", errUsage, err)
+	}
+	dumpOops = oops
 	h, f, err := openDump(pos[0], *dups > 0)
 	if err != nil {
 		return err
@@ -170,10 +176,17 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			total += c.Bytes
 		}
 		summary := map[string]any{"format": h.Format, "idSize": h.IDSize, "timestamp": h.Timestamp, "objects": h.NumObjects(),
-			"classes": len(hist), "roots": len(roots), "bytes": total, "heaps": h.HeapNames}
+			"classes": len(hist), "roots": len(roots), "bytes": total, "heaps": h.HeapNames, "oops": h.Oops.String(), "partial": h.Partial, "warnings": orEmpty(h.Warnings)}
 		emit("summary", summary, func(w io.Writer) {
 			fmt.Fprintf(w, "%s, %d-byte ids, taken %s\n", h.Format, h.IDSize, h.Timestamp.UTC().Format("2006-01-02 15:04:05 MST"))
-			fmt.Fprintf(w, "%d objects of %d classes, %s shallow, %d GC roots, heaps %v\n\n", h.NumObjects(), len(hist), mib(uint64(total)), len(roots), h.HeapNames)
+			fmt.Fprintf(w, "%d objects of %d classes, %s shallow, %d GC roots, heaps %v\n", h.NumObjects(), len(hist), mib(uint64(total)), len(roots), h.HeapNames)
+			if h.Oops != hprof.OopsAuto {
+				fmt.Fprintf(w, "sizes with %s references\n", h.Oops)
+			}
+			if h.Partial {
+				fmt.Fprintln(w, "PARTIAL: the dump is cut short; these figures cover its complete records")
+			}
+			fmt.Fprintln(w)
 			printHisto(w, hist, 20)
 		})
 		if *asJSON {
@@ -186,15 +199,22 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// dumpOops is --oops, for openDump.
+var dumpOops hprof.Oops
+
 func openDump(name string, strings bool) (*hprof.Heap, *os.File, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := hprof.Parse(f, hprof.Options{Strings: strings})
+	h, err := hprof.Parse(f, hprof.Options{Strings: strings, Oops: dumpOops})
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	log := component("hprof")
+	for _, w := range h.Warnings {
+		log.Warn().Str("file", name).Msg(w)
 	}
 	return h, f, nil
 }

@@ -77,29 +77,6 @@ func (h *Heap) Dominators() *Dominators {
 		}
 		return -1
 	}
-	// each calls fn for every successor node of v.
-	each := func(v int32, fn func(w int32)) {
-		if v == 0 {
-			for _, w := range rootSucc {
-				fn(w)
-			}
-			return
-		}
-		o := v - 1
-		for _, w := range refs[refStart[o]:refStart[o+1]] {
-			fn(w + 1)
-		}
-		c := cls[o]
-		if cn := classNode[c]; cn >= 0 {
-			fn(cn + 1)
-		}
-		if loaderCls[c] {
-			for _, w := range h.loaded[o] {
-				fn(w + 1)
-			}
-		}
-	}
-
 	vert := make([]int32, 0, N)
 	// parent, by DFS number, shares its array with idom: LT sets idom[v]
 	// only after the last use of parent[v].
@@ -111,8 +88,10 @@ func (h *Heap) Dominators() *Dominators {
 	parent = append(parent, -1)
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
-		w := succAt(f.v, f.next)
-		if w < 0 {
+		var w int32
+		if o := f.v - 1; o >= 0 && f.next < int32(refStart[o+1]-refStart[o]) {
+			w = refs[int32(refStart[o])+f.next] + 1 // the common case, inline
+		} else if w = succAt(f.v, f.next); w < 0 {
 			stack = stack[:len(stack)-1]
 			continue
 		}
@@ -130,25 +109,68 @@ func (h *Heap) Dominators() *Dominators {
 	// Predecessors of reachable nodes, by DFS number, as CSR: count into
 	// predStart[d], turn the counts into range ends, then fill each range
 	// downwards, which leaves predStart[d] at its start (no second array).
+	// Successors written out (a callback per edge costs a fifth of the
+	// tree's time): references, the class object, a loader's classes.
 	predStart := make([]int32, R+1)
-	for k := range R {
-		each(vert[k], func(w int32) {
-			if d := num[w] - 1; d >= 0 {
+	for _, w := range rootSucc {
+		if d := num[w] - 1; d >= 0 {
+			predStart[d]++
+		}
+	}
+	for k := int32(1); k < R; k++ {
+		o := vert[k] - 1
+		for _, w := range refs[refStart[o]:refStart[o+1]] {
+			if d := num[w+1] - 1; d >= 0 {
 				predStart[d]++
 			}
-		})
+		}
+		c := cls[o]
+		if cn := classNode[c]; cn >= 0 {
+			if d := num[cn+1] - 1; d >= 0 {
+				predStart[d]++
+			}
+		}
+		if loaderCls[c] {
+			for _, w := range h.loaded[o] {
+				if d := num[w+1] - 1; d >= 0 {
+					predStart[d]++
+				}
+			}
+		}
 	}
 	for k := int32(1); k <= R; k++ {
 		predStart[k] += predStart[k-1]
 	}
 	pred := make([]int32, predStart[R])
-	for k := range R {
-		each(vert[k], func(w int32) {
-			if d := num[w] - 1; d >= 0 {
+	for _, w := range rootSucc {
+		if d := num[w] - 1; d >= 0 {
+			predStart[d]--
+			pred[predStart[d]] = 0
+		}
+	}
+	for k := int32(1); k < R; k++ {
+		o := vert[k] - 1
+		for _, w := range refs[refStart[o]:refStart[o+1]] {
+			if d := num[w+1] - 1; d >= 0 {
 				predStart[d]--
 				pred[predStart[d]] = k
 			}
-		})
+		}
+		c := cls[o]
+		if cn := classNode[c]; cn >= 0 {
+			if d := num[cn+1] - 1; d >= 0 {
+				predStart[d]--
+				pred[predStart[d]] = k
+			}
+		}
+		if loaderCls[c] {
+			for _, w := range h.loaded[o] {
+				if d := num[w+1] - 1; d >= 0 {
+					predStart[d]--
+					pred[predStart[d]] = k
+				}
+			}
+		}
 	}
 	// From here on everything is by DFS number; num's array holds the
 	// semi-dominators.
