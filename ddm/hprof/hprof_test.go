@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -426,5 +427,38 @@ func TestRefBufNarrowAndWide(t *testing.T) {
 	r.truncate(1)
 	if r.len() != 1 || r.at(0) != 8 {
 		t.Fatalf("truncated wide: len %d", r.len())
+	}
+}
+
+// dupIDs is a dump with two objects of one id (0x2000).
+func dupIDs(t testing.TB) []byte {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, 8, time.UnixMilli(1700000000000))
+	w.String(100, "java/lang/Object")
+	w.String(101, "Holder")
+	w.String(102, "next")
+	w.LoadClass(0x1000, 100)
+	w.LoadClass(0x1010, 101)
+	w.ClassDump(0x1000, 0, 0, nil, nil)
+	w.ClassDump(0x1010, 0x1000, 8, nil, []FieldDecl{{102, TypeObject}})
+	w.Root(RootJNIGlobal, 0x2000)
+	w.Instance(0x2000, 0x1010, binary.BigEndian.AppendUint64(nil, 0x2010))
+	w.Instance(0x2010, 0x1010, binary.BigEndian.AppendUint64(nil, 0))
+	w.Instance(0x2000, 0x1010, binary.BigEndian.AppendUint64(nil, 0))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestDuplicateIDs: a second object with an id already seen is kept, but
+// references go to the first, and a warning says so.
+func TestDuplicateIDs(t *testing.T) {
+	h := parseBytes(t, dupIDs(t))
+	if h.NumObjects() != 5 || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "1 objects have the id of an earlier object") {
+		t.Fatalf("%d objects, warnings %q", h.NumObjects(), h.Warnings)
+	}
+	if first := h.Lookup(0x2000); len(h.Refs(first)) != 1 {
+		t.Errorf("0x2000 resolves to an object with refs %v, want the first (→ 0x2010)", h.Refs(first))
 	}
 }
