@@ -46,37 +46,8 @@ func (h *Heap) Dominators() *Dominators {
 	for _, w := range rootSucc {
 		num[w] = 0
 	}
-	// Object v's successors are its references, then its class object,
-	// then (a class loader) the classes it defined: succAt is the k-th,
-	// as a node number, or -1 past the last.
 	refStart, refs, cls, classNode, loaderCls := h.refStart, h.refs, h.cls, h.classNode, h.loaderCls
-	succAt := func(v, k int32) int32 {
-		if v == 0 {
-			if int(k) < len(rootSucc) {
-				return rootSucc[k]
-			}
-			return -1
-		}
-		o := v - 1
-		s, e := int32(refStart[o]), int32(refStart[o+1])
-		if k < e-s {
-			return refs[s+k] + 1
-		}
-		k -= e - s
-		c := cls[o]
-		if cn := classNode[c]; cn >= 0 {
-			if k == 0 {
-				return cn + 1
-			}
-			k--
-		}
-		if loaderCls[c] {
-			if l := h.loaded[o]; int(k) < len(l) {
-				return l[k] + 1
-			}
-		}
-		return -1
-	}
+
 	vert := make([]int32, 0, N)
 	// parent, by DFS number, shares its array with idom: LT sets idom[v]
 	// only after the last use of parent[v].
@@ -88,10 +59,33 @@ func (h *Heap) Dominators() *Dominators {
 	parent = append(parent, -1)
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
-		var w int32
-		if o := f.v - 1; o >= 0 && f.next < int32(refStart[o+1]-refStart[o]) {
-			w = refs[int32(refStart[o])+f.next] + 1 // the common case, inline
-		} else if w = succAt(f.v, f.next); w < 0 {
+		// Node v's successors: the GC roots for the virtual root; for an
+		// object its references, then its class object, then (a class
+		// loader) the classes it defined. w is the next one, -1 past the
+		// last.
+		w := int32(-1)
+		if o := f.v - 1; o < 0 {
+			if int(f.next) < len(rootSucc) {
+				w = rootSucc[f.next]
+			}
+		} else if s, e := int32(refStart[o]), int32(refStart[o+1]); f.next < e-s {
+			w = refs[s+f.next] + 1
+		} else {
+			k := f.next - (e - s)
+			c := cls[o]
+			if cn := classNode[c]; cn >= 0 {
+				if k == 0 {
+					w = cn + 1
+				}
+				k--
+			}
+			if w < 0 && loaderCls[c] {
+				if l := h.loaded[o]; int(k) < len(l) {
+					w = l[k] + 1
+				}
+			}
+		}
+		if w < 0 {
 			stack = stack[:len(stack)-1]
 			continue
 		}
@@ -110,15 +104,20 @@ func (h *Heap) Dominators() *Dominators {
 	// predStart[d], turn the counts into range ends, then fill each range
 	// downwards, which leaves predStart[d] at its start (no second array).
 	// Successors written out (a callback per edge costs a fifth of the
-	// tree's time): references, the class object, a loader's classes.
+	// tree's time): references, the class object, a loader's classes. The
+	// objects are taken in index order, not DFS order, so that refStart,
+	// refs and cls are read in sequence; the order of a node's predecessors
+	// does not matter.
 	predStart := make([]int32, R+1)
 	for _, w := range rootSucc {
 		if d := num[w] - 1; d >= 0 {
 			predStart[d]++
 		}
 	}
-	for k := int32(1); k < R; k++ {
-		o := vert[k] - 1
+	for o := range n {
+		if num[o+1] <= 0 {
+			continue
+		}
 		for _, w := range refs[refStart[o]:refStart[o+1]] {
 			if d := num[w+1] - 1; d >= 0 {
 				predStart[d]++
@@ -148,8 +147,11 @@ func (h *Heap) Dominators() *Dominators {
 			pred[predStart[d]] = 0
 		}
 	}
-	for k := int32(1); k < R; k++ {
-		o := vert[k] - 1
+	for o := range n {
+		k := num[o+1] - 1
+		if k < 0 {
+			continue
+		}
 		for _, w := range refs[refStart[o]:refStart[o+1]] {
 			if d := num[w+1] - 1; d >= 0 {
 				predStart[d]--
