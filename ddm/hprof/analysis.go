@@ -113,14 +113,8 @@ type Object struct {
 	Retained uint64 `json:"retained,omitempty"`
 }
 
-// describe names object i's class, and a class object by the class it is
-// ("class com.acme.Leak").
 func (h *Heap) describe(i int32) Object {
-	name := h.ClassName(i)
-	if h.IsClassObject(i) {
-		name = "class " + h.ClassNameOf(i)
-	}
-	return Object{Index: i, ID: h.ids.at(i), Class: name, Size: h.size[i]}
+	return Object{Index: i, ID: h.ids.at(i), Class: h.ClassName(i), Size: h.size[i]}
 }
 
 // Biggest lists the n objects with the largest shallow size, largest first.

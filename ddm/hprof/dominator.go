@@ -27,8 +27,8 @@ const (
 // of one phase is not in the next one's peak: the DFS numbers become the
 // semi-dominators and then the result's Idom; the path-compression arrays
 // (label and ancestor packed in one uint64 per node) become Retained. While
-// it runs: 4 × 4 + 8 bytes per object and 4 per reference, plus the DFS
-// stack.
+// it runs: 4 × 4 + 8 bytes per object and 4 per edge (a reference, an
+// object's edge to its class, a loader's to a class), plus the DFS stack.
 func (h *Heap) Dominators() *Dominators {
 	n := int32(h.ids.len())
 	N := n + 1 // node 0 is the virtual root, object i is node i+1

@@ -164,7 +164,6 @@ type Heap struct {
 	classNode []int32             // class object per class index, -1 if none
 	loaderCls []bool              // per class index: some instance is a class loader
 	loaded    map[int32][]int32   // class loader object → the class objects it defined
-	byObject  map[int32]int32     // class object → class index, built on first use
 }
 
 // StackFrame is one frame of a thread's stack trace in the dump.
@@ -241,23 +240,6 @@ func (h *Heap) Lookup(id uint64) int32 {
 
 // IsClassObject reports whether object i is a class object.
 func (h *Heap) IsClassObject(i int32) bool { return h.cls[i] == h.classObj && h.classObj >= 0 }
-
-// ClassNameOf is the name of the class that class object i is, "" if i is
-// not a class object.
-func (h *Heap) ClassNameOf(i int32) string {
-	if !h.IsClassObject(i) {
-		return ""
-	}
-	if h.byObject == nil {
-		h.byObject = make(map[int32]int32, len(h.Classes))
-		for c := range h.Classes {
-			if cl := &h.Classes[c]; cl.Object >= 0 && !cl.pseudo {
-				h.byObject[cl.Object] = int32(c)
-			}
-		}
-	}
-	return h.Classes[h.byObject[i]].Name
-}
 
 // ClassName is the class name of object i.
 func (h *Heap) ClassName(i int32) string { return h.Classes[h.cls[i]].Name }

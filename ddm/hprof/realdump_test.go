@@ -126,6 +126,18 @@ func classObject(t *testing.T, h *Heap, name string) (int32, *Class) {
 	return -1, nil
 }
 
+// label names object i, a class object as "class " and its class.
+func label(h *Heap, i int32) string {
+	if h.IsClassObject(i) {
+		for k := range h.Classes {
+			if c := &h.Classes[k]; c.Object == i && !c.pseudo {
+				return "class " + c.Name
+			}
+		}
+	}
+	return h.ClassName(i)
+}
+
 // reachable marks what the roots reach without passing through removed, on
 // the graph built here from the public API (references, object → class,
 // loader → defined classes), not from Succ.
@@ -204,7 +216,7 @@ func TestClassLoaderLeak(t *testing.T) {
 	}
 	for _, o := range []int32{plugin, data, self[0]} {
 		if !slices.Contains(retained, o) {
-			t.Errorf("%s @%#x is not retained by the URLClassLoader", h.describe(o).Class, h.ID(o))
+			t.Errorf("%s @%#x is not retained by the URLClassLoader", label(h, o), h.ID(o))
 		}
 	}
 	if want < 100_016 {
@@ -238,7 +250,7 @@ func TestPathThroughLoader(t *testing.T) {
 	p := h.PathFromRoot(plugin)
 	var names []string
 	for _, s := range p {
-		names = append(names, s.Class)
+		names = append(names, label(h, s.Index))
 	}
 	want := []string{"class Leak", "java.net.URLClassLoader", "java.util.ArrayList", "java.lang.Object[]", "class Plugin"}
 	if len(names) < len(want)+1 || !slices.Equal(names[len(names)-len(want):], want) {
@@ -247,7 +259,7 @@ func TestPathThroughLoader(t *testing.T) {
 	if len(p) > 0 && (p[0].Root == "" || p[0].Root == "unknown") {
 		t.Errorf("path starts at a root of kind %q", p[0].Root)
 	}
-	if len(p) > 0 && strings.HasPrefix(p[0].Class, "class ") && p[0].Root != "sticky class" {
+	if len(p) > 0 && h.IsClassObject(p[0].Index) && p[0].Root != "sticky class" {
 		t.Errorf("a class object is a %q root, want sticky class", p[0].Root)
 	}
 	t.Logf("path: %q from a %s root %s", names, p[0].Root, p[0].RootDetail)
