@@ -19,13 +19,14 @@
 //
 // The reachability model is Eclipse MAT's, which is the JVM's:
 //
-//   - GC roots are the dump's root records only: JNI globals and locals,
-//     Java frames (with their thread and frame), thread objects, busy
-//     monitors, and sticky classes — HotSpot lists only the boot loader's
-//     classes as sticky; ART its boot classes. A class object is not a root
-//     by being a class. A dump that lists no sticky-class roots (a writer's
-//     own, or HotSpot's cut short before its roots) gets the boot loader's
-//     classes in their place.
+//   - GC roots are the dump's root records — JNI globals and locals, Java
+//     frames (with their thread and frame), thread objects, busy monitors,
+//     sticky classes (HotSpot lists the boot loader's instance classes, ART
+//     its boot classes) — and the boot loader's classes, which the VM never
+//     unloads (MAT's "system class"; HotSpot leaves its array classes such
+//     as byte[]'s out of the sticky list; a dump cut short before its roots
+//     has none). A class object of any other loader is not a root by being
+//     a class.
 //   - The edges are an object's references (fields, array elements); every
 //     object's edge to its class object (the JVM's object header); a class
 //     object's edges to its superclass, its loader, its signers and

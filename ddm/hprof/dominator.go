@@ -43,10 +43,20 @@ func (h *Heap) Dominators() *Dominators {
 			rootSucc = append(rootSucc, r+1)
 		}
 	}
+	// An object's edge to its class object is left out where the class
+	// object is a root (the boot loader's classes): the virtual root is its
+	// immediate dominator whatever else refers to it. This spares most of
+	// the one edge per object.
+	classNode := slices.Clone(h.classNode)
+	for c, cn := range classNode {
+		if cn >= 0 && num[cn+1] == -1 {
+			classNode[c] = -1
+		}
+	}
 	for _, w := range rootSucc {
 		num[w] = 0
 	}
-	refStart, refs, cls, classNode, loaderCls := h.refStart, h.refs, h.cls, h.classNode, h.loaderCls
+	refStart, refs, cls, loaderCls := h.refStart, h.refs, h.cls, h.loaderCls
 
 	vert := make([]int32, 0, N)
 	// parent, by DFS number, shares its array with idom: LT sets idom[v]

@@ -1019,9 +1019,11 @@ func (p *parser) classEdges() {
 	h := p.h
 	h.loaderCls = make([]bool, len(h.Classes))
 	h.dumpRoots = len(h.roots)
-	sticky := false
-	for _, k := range h.rootKind {
-		sticky = sticky || k == RootStickyClass
+	root := map[int32]bool{}
+	for k, r := range h.roots {
+		if h.rootKind[k] == RootStickyClass {
+			root[r] = true
+		}
 	}
 	for i := range h.Classes {
 		cl := &h.Classes[i]
@@ -1030,9 +1032,12 @@ func (p *parser) classEdges() {
 			continue
 		}
 		if cl.loaderID == 0 {
-			if !sticky {
-				// A dump without sticky-class roots (not HotSpot's): the
-				// boot loader's classes stand in for them.
+			// The boot loader's classes are never unloaded: roots, as
+			// Eclipse MAT's system classes. HotSpot's dump lists the
+			// instance classes among them as sticky; its array classes
+			// ("[B") and a dump that lists none get the same root here.
+			if !root[cl.Object] {
+				root[cl.Object] = true
 				h.roots = append(h.roots, cl.Object)
 				h.rootKind = append(h.rootKind, RootStickyClass)
 				p.rootAux = append(p.rootAux, [2]uint32{})
