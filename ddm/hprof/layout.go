@@ -221,30 +221,23 @@ func (l *fieldLayout) add(fields []vmField, ref uint32) {
 	}
 }
 
-// staticSize is the bytes a class's static fields add to its mirror:
-// references first, contiguous, then primitives filling holes, from an
-// 8-aligned start.
+// staticSize is the bytes a class's static fields add to its mirror, from
+// an 8-aligned start: references first, contiguous, then primitives largest
+// first, each aligned to its size — HotSpot's static layout starts its
+// search for holes at its last block, so it fills none.
 func staticSize(statics []Type, ref uint32) uint32 {
 	l := fieldLayout{}
+	var prims []uint32
 	for _, t := range statics {
 		if t == TypeObject {
 			l.place(ref, false)
+		} else {
+			prims = append(prims, uint32(typeSize[t]))
 		}
 	}
-	var prims []Type
-	for _, t := range statics {
-		if t != TypeObject {
-			prims = append(prims, t)
-		}
+	slices.SortFunc(prims, func(a, b uint32) int { return int(b) - int(a) })
+	for _, s := range prims {
+		l.place(s, false)
 	}
-	l.add(fieldsOf(prims), ref)
 	return alignUp(l.tail, 8)
-}
-
-func fieldsOf(ts []Type) []vmField {
-	out := make([]vmField, len(ts))
-	for k, t := range ts {
-		out[k] = vmField{typ: t}
-	}
-	return out
 }
