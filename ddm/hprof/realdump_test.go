@@ -198,6 +198,22 @@ func TestClassLoaderLeak(t *testing.T) {
 			retained = append(retained, i)
 		}
 	}
+	// Succ is this test's graph: references, the class, a loader's classes.
+	for i := range int32(h.NumObjects()) {
+		want := slices.Clone(h.Refs(i))
+		want = append(want, h.Classes[h.ClassOf(i)].Object)
+		for k := range h.Classes {
+			if c := &h.Classes[k]; c.Loader == i && !c.pseudo {
+				want = append(want, c.Object)
+			}
+		}
+		got := h.Succ(i, nil)
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("Succ(%s @%#x) = %v, want %v", label(h, i), h.ID(i), got, want)
+		}
+	}
 	d := h.Dominators()
 	if d.Retained[l] != want {
 		t.Errorf("the URLClassLoader retains %d bytes, the definition says %d", d.Retained[l], want)
@@ -273,6 +289,13 @@ func TestPathThroughLoader(t *testing.T) {
 		t.Errorf("path to main's local: %+v, want one step, a Java frame root naming the thread and Leak.main's line", lp)
 	}
 	t.Logf("path to main's local: %s root, %s", lp[0].Root, lp[0].RootDetail)
+	// Leak$Local's class is nearest through its one instance, held by
+	// main's frame: the last step is the instance's edge to its class.
+	localClass, _ := classObject(t, h, "Leak$Local")
+	cp := h.PathFromRoot(localClass)
+	if len(cp) != 2 || cp[0].Index != locals[0] || cp[1].Via != "<class>" {
+		t.Errorf("path to Leak$Local's class: %+v, want its instance, then the class via <class>", cp)
+	}
 	// A root's own path is itself, labelled with the kind of its first
 	// record (HotSpot 17 writes thread objects, Java frames, JNI globals and
 	// sticky classes; no busy monitors); every kind has a name.
