@@ -157,7 +157,7 @@ type Heap struct {
 	// partial dump stops, duplicate object ids, classes dumped twice.
 	Warnings []string
 
-	dumpRoots int         // roots[:dumpRoots] are the dump's, the rest stand in for sticky roots
+	dumpRoots int         // roots[:dumpRoots] are the dump's, the rest boot classes it does not list
 	rootAux   [][2]uint32 // per root: thread serial, frame number or stack trace serial
 	frames    map[uint64]StackFrame
 	traces    map[uint32][]uint64 // stack frame ids by thread serial
@@ -220,9 +220,10 @@ func (h *Heap) HeapOf(i int32) string {
 func (h *Heap) Refs(i int32) []int32 { return h.refs[h.refStart[i]:h.refStart[i+1]] }
 
 // Roots are the dump's GC roots with their kinds (an object may be listed
-// under several kinds). A dump that lists no sticky-class roots (not
-// HotSpot's or ART's) gets the boot loader's classes as such roots in the
-// analyses; they are not among these.
+// under several kinds). The analyses also take every class of the boot
+// loader as a sticky-class root (the VM never unloads them; HotSpot lists
+// only its instance classes): those the dump does not list are not among
+// these.
 func (h *Heap) Roots() ([]int32, []RootKind) {
 	return h.roots[:h.dumpRoots], h.rootKind[:h.dumpRoots]
 }

@@ -1013,8 +1013,8 @@ func (p *parser) finish() error {
 	return nil
 }
 
-// classEdges resolves class loaders, the loader → class edges and the
-// sticky-class roots of dumps that list none.
+// classEdges resolves class loaders and the loader → class edges, and
+// makes the boot loader's classes roots.
 func (p *parser) classEdges() {
 	h := p.h
 	h.loaderCls = make([]bool, len(h.Classes))
