@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
+	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 )
 
 // A plain HotSpot VM on this host has no DDM heap reports, but its heap can

@@ -31,6 +31,9 @@ type cliFlags struct {
 	json    bool
 	args    []string // positional arguments
 	timeout time.Duration
+	// check, when set, vets the parsed flags before dial connects: a usage
+	// error is reported as such, not as a monitor that cannot be reached.
+	check func() error
 }
 
 func addCLIFlags(fs *flag.FlagSet, withJSON bool) *cliFlags {
@@ -57,6 +60,11 @@ func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, na
 	}
 	if nargs >= 0 && len(pos) != nargs {
 		return nil, nil, nil, fmt.Errorf("%w: want %s", errUsage, usage)
+	}
+	if f.check != nil {
+		if err := f.check(); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	c, err := bridge.DialRPC(ctx, f.rpc, nil)
@@ -226,6 +234,15 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	gc := fs.Bool("gc", true, "run a GC first so the map is fresh")
 	hprof := fs.String("hprof", "", "instead of the summary, write an HPROF heap dump to this file (HotSpot VMs on this host through attach, DDM VMs through HPDS; raise --timeout for large heaps); read it with 'ddmbridge hprof FILE'")
 	all := fs.Bool("all", false, "with --hprof: dump unreachable objects too (HotSpot; by default the VM runs a full GC and dumps live objects)")
+	f.check = func() error {
+		if *all && *hprof == "" {
+			return fmt.Errorf("%w: --all applies to a heap dump: add --hprof FILE", errUsage)
+		}
+		if *hprof != "" && *pngFile != "" {
+			return fmt.Errorf("%w: --png and --hprof do not go together", errUsage)
+		}
+		return nil
+	}
 	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE | --hprof FILE [--all]] [--rpc ADDR]")
 	if err != nil {
 		return err
@@ -233,9 +250,6 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	defer done()
 	id := f.args[0]
 	if *hprof != "" {
-		if *pngFile != "" {
-			return fmt.Errorf("%w: --png and --hprof do not go together", errUsage)
-		}
 		return dumpHeap(ctx, c, id, *hprof, *all, f.json)
 	}
 	info, err := c.HeapInfo(ctx, id)

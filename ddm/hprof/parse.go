@@ -2,6 +2,7 @@ package hprof
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Top-level record tags.
@@ -56,7 +59,20 @@ type Options struct {
 // are the sizes `jcmd PID GC.class_histogram` reports. For Android dumps an
 // instance's size is the one its class dump records.
 func Parse(r io.Reader, opt Options) (*Heap, error) {
+	return ParseContext(context.Background(), r, opt)
+}
+
+// ParseContext is [Parse] that stops when ctx is done: the reader checks ctx
+// before each read of the input (every megabyte, a few thousand records), and
+// the error then wraps ctx.Err() with the offset reached.
+func ParseContext(ctx context.Context, r io.Reader, opt Options) (heap *Heap, err error) {
 	p := &parser{rd: newReader(r), h: &Heap{classObj: -1}, classByID: map[uint64]int32{}, names: map[uint64]string{}, lastCls: -1}
+	p.rd.ctx = ctx
+	defer func() {
+		if p.rd.stopped != nil { // whatever a record's parser made of the refused read
+			heap, err = nil, fmt.Errorf("hprof: parsing stopped at byte %d: %w", p.rd.offset(), p.rd.stopped)
+		}
+	}()
 	if opt.MaxObjects <= 0 || opt.MaxObjects > math.MaxInt32-1 {
 		opt.MaxObjects = math.MaxInt32 - 1
 	}
@@ -280,7 +296,7 @@ func (p *parser) records() error {
 			cid, nameID := idAt(b[4:], p.idSize), idAt(b[8+p.idSize:], p.idSize)
 			c := p.class(cid)
 			if s, ok := p.names[nameID]; ok {
-				p.h.Classes[c].Name = hiddenName(javaName(s))
+				p.h.Classes[c].Name = hiddenName(javalang.ClassName(s))
 			}
 			if p.classBySerial == nil {
 				p.classBySerial = map[uint32]int32{}

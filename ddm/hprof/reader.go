@@ -1,6 +1,7 @@
 package hprof
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -19,6 +20,9 @@ type reader struct {
 	eof bool
 	// short is set once a read asked for bytes past the end of the input.
 	short bool
+
+	ctx     context.Context // nil: never stops
+	stopped error           // ctx's error once a read was refused for it
 }
 
 const bufSize = 1 << 20
@@ -46,6 +50,12 @@ func (r *reader) refill(n int) error {
 	r.off += int64(r.pos)
 	r.end -= r.pos
 	r.pos = 0
+	if r.ctx != nil {
+		if err := r.ctx.Err(); err != nil {
+			r.stopped = err
+			return err
+		}
+	}
 	for r.end < n {
 		if r.eof {
 			r.short = true

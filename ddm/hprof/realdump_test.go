@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
+	"github.com/ddmbridge/ddmbridge/internal/hotspot"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
@@ -95,7 +96,7 @@ func jcmdHistogram(ctx context.Context, pid int) (map[string][2]int64, error) {
 			b, _ := strconv.ParseInt(g[2], 10, 64)
 			name := g[3]
 			if strings.HasPrefix(name, "[") {
-				name = javaName(strings.ReplaceAll(name, ".", "/"))
+				name = javalang.ClassName(strings.ReplaceAll(name, ".", "/"))
 			}
 			old := m[name]
 			m[name] = [2]int64{old[0] + n, old[1] + b}

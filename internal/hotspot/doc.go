@@ -20,4 +20,8 @@
 // What it owns: the attach handshake, the dumpheap command and the one flag
 // a dump needs read with it (CompressedOops). What it must
 // not touch: JDWP, DDM, HPROF parsing (ddm/hprof) and the monitor's VM list.
+//
+// It lives in internal, below dap and bridge, because both use it (the
+// adapter's and the monitor's heap dumps of local HotSpot VMs) and neither
+// may import the other; it imports nothing of the project.
 package hotspot
