@@ -127,18 +127,6 @@ func classObject(t *testing.T, h *Heap, name string) (int32, *Class) {
 	return -1, nil
 }
 
-// label names object i, a class object as "class " and its class.
-func label(h *Heap, i int32) string {
-	if h.IsClassObject(i) {
-		for k := range h.Classes {
-			if c := &h.Classes[k]; c.Object == i && !c.pseudo {
-				return "class " + c.Name
-			}
-		}
-	}
-	return h.ClassName(i)
-}
-
 // reachable marks what the roots reach without passing through removed, on
 // the graph built here from the public API (references, object → class,
 // loader → defined classes), not from Succ.
@@ -212,7 +200,7 @@ func TestClassLoaderLeak(t *testing.T) {
 		slices.Sort(want)
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
-			t.Fatalf("Succ(%s @%#x) = %v, want %v", label(h, i), h.ID(i), got, want)
+			t.Fatalf("Succ(%s @%#x) = %v, want %v", h.Label(i), h.ID(i), got, want)
 		}
 	}
 	d := h.Dominators()
@@ -233,7 +221,7 @@ func TestClassLoaderLeak(t *testing.T) {
 	}
 	for _, o := range []int32{plugin, data, self[0]} {
 		if !slices.Contains(retained, o) {
-			t.Errorf("%s @%#x is not retained by the URLClassLoader", label(h, o), h.ID(o))
+			t.Errorf("%s @%#x is not retained by the URLClassLoader", h.Label(o), h.ID(o))
 		}
 	}
 	if want < 100_016 {
@@ -267,7 +255,7 @@ func TestPathThroughLoader(t *testing.T) {
 	p := h.PathFromRoot(plugin)
 	var names []string
 	for _, s := range p {
-		names = append(names, label(h, s.Index))
+		names = append(names, s.Class)
 	}
 	want := []string{"class Leak", "java.net.URLClassLoader", "java.util.ArrayList", "java.lang.Object[]", "class Plugin"}
 	if len(names) < len(want)+1 || !slices.Equal(names[len(names)-len(want):], want) {
