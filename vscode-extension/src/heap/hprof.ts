@@ -77,6 +77,10 @@ export interface PathStep {
   size: number;
   /** The root kind, on the first step. */
   root?: string;
+  /** The root's thread and frame, on the first step, where the dump says. */
+  rootDetail?: string;
+  /** How the previous step holds this one where not by a field or element: "<class>", "<defined class>". */
+  via?: string;
 }
 
 export interface HprofPath {
@@ -221,10 +225,16 @@ export function decodePath(body: unknown): HprofPath {
     object: id(o.object, at(w, 'object')),
     length: count(o.length, at(w, 'length')),
     steps: list(o.steps, at(w, 'steps'), (v, where): PathStep => {
-      const s = fields(v, where, ['id', 'class', 'size'], ['root', 'retained']);
+      const s = fields(v, where, ['id', 'class', 'size'], ['root', 'retained', 'rootDetail', 'via']);
       const step: PathStep = { id: id(s.id, at(where, 'id')), class: str(s.class, at(where, 'class'), E), size: count(s.size, at(where, 'size')) };
       if (s.root !== undefined) {
         step.root = str(s.root, at(where, 'root'), E);
+      }
+      if (s.rootDetail !== undefined) {
+        step.rootDetail = str(s.rootDetail, at(where, 'rootDetail'), E);
+      }
+      if (s.via !== undefined) {
+        step.via = str(s.via, at(where, 'via'), E);
       }
       return step;
     }),

@@ -49,6 +49,10 @@ describe('hprof results', () => {
     assert.equal(e.length, p.length);
     assert.equal(e.steps.length + (e.elided?.count ?? 0), e.length);
     assert.deepEqual(e.steps.at(-1), p.steps.at(-1));
+    // A real dump's root says its thread and frame; an implicit edge says what it is.
+    const detailed = decodePath({ ...fx.path, steps: [{ ...p.steps[0], rootDetail: 'thread 0x1 (java.lang.Thread, serial 1), frame 2: Leak.main(Leak.java:45)' }, ...p.steps.slice(1, -1), { ...(fx.path.steps as Record<string, unknown>[]).at(-1), via: '<class>' }] });
+    assert.match(detailed.steps[0].rootDetail ?? '', /Leak\.main/);
+    assert.equal(detailed.steps.at(-1)?.via, '<class>');
   });
 
   test('malformed answers are refused with the field named', () => {
