@@ -13,6 +13,7 @@
 //     event set's own suspension while its handling decides (a condition, a
 //     logpoint) — and the JDWP Suspend/Resume commands that change them.
 //     Nothing else in the session sends Suspend or Resume.
+//
 //   - invocation scheduling (Suspensions.Enter/Exit, the mirror's
 //     InvokeHooks): one invocation at a time per thread; the thread's
 //     suspend count brought to exactly 1 before InvokeMethod (the agent's
@@ -22,12 +23,14 @@
 //     suspended; a thread running a method for the debugger is kept running
 //     when the VM is suspended for another thread's stop, so a stop never
 //     waits for an evaluation and an evaluation never hangs on a stop.
+//
 //   - ending an invocation whose caller stopped waiting (Suspensions.Abort):
 //     the frames it called popped and the method made to return at once, as
 //     a debugger's force-return does, since HotSpot holds
 //     ThreadReference.Stop and Interrupt back until an invocation ends; a
 //     method in native code (a sleep, a wait) is left to finish, and its
 //     late return is booked as above.
+//
 //   - the stop state (Stops): whether the session is stopped, its latest
 //     stop, and why each stopped thread stopped.
 //
@@ -36,6 +39,7 @@
 //     ledger and handed, in order per thread, to the front end's
 //     EventHandler, which decides it; the sets of a thread running a method
 //     for the debugger are released at once.
+//
 //   - the registry of the session's event requests (Requests), all cleared
 //     when the session detaches.
 //
