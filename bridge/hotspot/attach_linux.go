@@ -346,7 +346,9 @@ func DumpHeapTo(ctx context.Context, pid int, live bool, w io.Writer) (int64, er
 		return 0, fmt.Errorf("hotspot: VM %d wrote no heap dump (%s): %w", pid, strings.TrimSpace(out), err)
 	}
 	defer f.Close()
-	if fw, ok := w.(interface{ ReadFrom(io.Reader) (int64, error) }); ok {
+	if fw, ok := w.(interface {
+		ReadFrom(io.Reader) (int64, error)
+	}); ok {
 		n, err := fw.ReadFrom(f)
 		return n, copyErr(pid, n, err)
 	}
