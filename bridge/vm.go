@@ -17,7 +17,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ddmbridge/ddmbridge/bridge/hostproc"
-	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
@@ -869,26 +868,20 @@ func (v *VM) dumpWithAm(ctx context.Context) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// dumpHotSpot dumps a local HotSpot VM's heap through its attach socket.
+// dumpHotSpot dumps a local HotSpot VM's heap through its attach socket
+// into memory (DumpTo writes it to a file instead).
 func (v *VM) dumpHotSpot(ctx context.Context, live bool) ([]byte, error) {
 	v.mu.Lock()
-	pid, local := v.pid, v.from.serial == ""
+	local := v.from.serial == ""
 	v.mu.Unlock()
 	if !local {
 		return nil, fmt.Errorf("VM %s: heap dumps of a device VM need DDM (HPDS): %w", v.id, ErrNotDDM)
 	}
-	if pid <= 0 {
-		return nil, fmt.Errorf("VM %s: no local process found behind %s, so HotSpot's attach mechanism cannot reach it (heap dumps need the VM on this host, or a DDM-aware VM)", v.id, v.addr)
+	var b bytes.Buffer
+	if _, err := v.dumpHotSpotTo(ctx, live, &b); err != nil {
+		return nil, err
 	}
-	v.dumpMu.Lock()
-	defer v.dumpMu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, HeapDumpTimeout)
-	defer cancel()
-	b, err := hotspot.DumpHeap(ctx, pid, live)
-	if err != nil {
-		return nil, fmt.Errorf("VM %s (pid %d): %w", v.id, pid, err)
-	}
-	return b, nil
+	return b.Bytes(), nil
 }
 
 // isNewDump reports whether the model's last hprof h is another dump than
