@@ -230,7 +230,8 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	hprof := fs.String("hprof", "", "instead of the summary, write an HPROF heap dump to this file (HotSpot VMs on this host through attach, DDM VMs through HPDS; raise --timeout for large heaps); read it with 'ddmbridge hprof FILE'")
 	all := fs.Bool("all", false, "with --hprof: dump unreachable objects too (HotSpot; by default the VM runs a full GC and dumps live objects)")
 	force := fs.Bool("force", false, "with --hprof: replace an existing FILE (never through a symlink); without it an existing FILE is refused")
-	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE | --hprof FILE [--all] [--force]] [--rpc ADDR]")
+	stream := fs.Bool("stream", false, "with --hprof: read the dump through the control API in chunks and write FILE here, instead of having the monitor write it (automatic when the monitor is on another host or cannot tell this user)")
+	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE | --hprof FILE [--all] [--force] [--stream]] [--rpc ADDR]")
 	if err != nil {
 		return err
 	}
@@ -240,7 +241,7 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		if *pngFile != "" {
 			return fmt.Errorf("%w: --png and --hprof do not go together", errUsage)
 		}
-		return dumpHeap(ctx, c, id, *hprof, bridge.DumpOptions{All: *all, Force: *force}, f.json)
+		return dumpHeap(ctx, c, id, *hprof, bridge.DumpOptions{All: *all, Force: *force}, *stream, f.json)
 	}
 	info, err := c.HeapInfo(ctx, id)
 	if err != nil {
@@ -302,7 +303,7 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 // it itself when this process is of its user on its host (the file is
 // created new, 0600, never through a symlink), else the dump is streamed
 // here in chunks and written the same way. Neither side holds the dump.
-func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, o bridge.DumpOptions, asJSON bool) error {
+func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, o bridge.DumpOptions, stream, asJSON bool) error {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return err
@@ -310,9 +311,12 @@ func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, o bridge.D
 	if _, err := os.Lstat(abs); err == nil && !o.Force {
 		return fmt.Errorf("%s exists: heap dumps are written to a new file; pass --force to replace it", file)
 	}
-	d, err := c.DumpHeapToPath(ctx, id, abs, o)
+	var d bridge.HeapDump
 	var re *bridge.RPCError
-	if errors.As(err, &re) && re.Code == bridge.CodeNotAllowed {
+	if !stream {
+		d, err = c.DumpHeapToPath(ctx, id, abs, o)
+	}
+	if stream || errors.As(err, &re) && re.Code == bridge.CodeNotAllowed {
 		// Another host, or the monitor cannot tell this user: stream it.
 		d, err = streamDump(ctx, c, id, abs, o)
 	}
@@ -337,7 +341,7 @@ func streamDump(ctx context.Context, c *bridge.Client, id, path string, o bridge
 		return bridge.HeapDump{}, err
 	}
 	defer f.Abort()
-	n, err := c.StreamHeapDump(ctx, id, o.All, 0, f.File)
+	n, err := c.StreamHeapDump(ctx, id, o.All, 4<<20, f.File) // the largest chunk: fewest round trips
 	if err != nil {
 		return bridge.HeapDump{}, err
 	}
