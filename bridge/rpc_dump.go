@@ -202,8 +202,11 @@ func (c *rpcConn) dispatchDumpStream(req *jsonrpc2.Request) (res any, ok bool, e
 		return nil, false, nil
 	}
 	var p dumpReadParams
-	if err := decodeParams(req, &p, true); err != nil {
+	if err := decodeParams(req, &p, false); err != nil {
 		return nil, true, err
+	}
+	if p.Stream == "" {
+		return nil, true, rpcError(CodeInvalidParams, "%s: params need \"stream\", from vm/dumpHeap with \"stream\": true", req.Method)
 	}
 	ds := &c.dumps
 	ds.mu.Lock()
