@@ -23,8 +23,8 @@ func (c *Client) DumpHeapToPath(ctx context.Context, id, path string, o DumpOpti
 }
 
 // StreamHeapDump has the monitor dump a VM's heap into a private file and
-// copies it to w in chunks of chunk bytes (0: the monitor's default, 1 MiB;
-// at most 4 MiB), so neither side holds more than a chunk. It returns the
+// copies it to w in chunks of chunk bytes (0: the monitor's default and
+// largest, 1 MiB), so neither side holds more than a chunk. It returns the
 // dump's size.
 func (c *Client) StreamHeapDump(ctx context.Context, id string, all bool, chunk int, w io.Writer) (int64, error) {
 	var d HeapDump

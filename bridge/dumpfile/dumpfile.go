@@ -10,7 +10,7 @@ import (
 )
 
 // ErrExists is returned by Create for a path that exists when Force is off.
-var ErrExists = errors.New("it exists: heap dumps are written to a new file, never over an existing one")
+var ErrExists = errors.New("the file exists: heap dumps are written to a new file, never over an existing one")
 
 // ErrNotRegular is returned by Create for a path that is a symlink, a
 // directory or anything else than a regular file, even with Force.

@@ -341,7 +341,7 @@ func streamDump(ctx context.Context, c *bridge.Client, id, path string, o bridge
 		return bridge.HeapDump{}, err
 	}
 	defer f.Abort()
-	n, err := c.StreamHeapDump(ctx, id, o.All, 4<<20, f.File) // the largest chunk: fewest round trips
+	n, err := c.StreamHeapDump(ctx, id, o.All, 0, f.File) // the monitor's chunk size, 1 MiB
 	if err != nil {
 		return bridge.HeapDump{}, err
 	}
