@@ -35,23 +35,51 @@ func (c *Client) StreamHeapDump(ctx context.Context, id string, all bool, chunk 
 		return 0, fmt.Errorf("vm/dumpHeap: the monitor opened no stream (it predates \"stream\"): update it")
 	}
 	defer c.Call(context.WithoutCancel(ctx), "heapDump/close", dumpReadParams{Stream: d.Stream}, nil)
+	if chunk <= 0 {
+		chunk = dumpChunk
+	}
+	// Two reads in flight: the monitor encodes one while this side decodes
+	// the other (the monitor reads two at once at most anyway).
+	type result struct {
+		b   []byte
+		eof bool
+		err error
+	}
+	read := func(off int64) chan result {
+		ch := make(chan result, 1)
+		go func() {
+			var r HeapDumpChunk
+			if err := c.Call(ctx, "heapDump/read", dumpReadParams{Stream: d.Stream, Offset: off, Length: chunk}, &r); err != nil {
+				ch <- result{err: err}
+				return
+			}
+			b, err := base64.StdEncoding.DecodeString(r.Data)
+			if err != nil {
+				err = fmt.Errorf("heapDump/read at %d: %w", off, err)
+			}
+			ch <- result{b, r.EOF || len(b) == 0, err}
+		}()
+		return ch
+	}
 	var off int64
+	next := read(0)
 	for {
-		var ch HeapDumpChunk
-		if err := c.Call(ctx, "heapDump/read", dumpReadParams{Stream: d.Stream, Offset: off, Length: chunk}, &ch); err != nil {
+		ahead := read(off + int64(chunk)) // past the end it answers empty
+		r := <-next
+		if r.err != nil {
+			<-ahead
+			return off, r.err
+		}
+		if _, err := w.Write(r.b); err != nil {
+			<-ahead
 			return off, err
 		}
-		b, err := base64.StdEncoding.DecodeString(ch.Data)
-		if err != nil {
-			return off, fmt.Errorf("heapDump/read at %d: %w", off, err)
-		}
-		if _, err := w.Write(b); err != nil {
-			return off, err
-		}
-		off += int64(len(b))
-		if ch.EOF || len(b) == 0 {
+		off += int64(len(r.b))
+		if r.eof || len(r.b) < chunk {
+			<-ahead
 			break
 		}
+		next = ahead
 	}
 	if off != int64(d.Bytes) {
 		return off, fmt.Errorf("heap dump: %d bytes read, %d announced", off, d.Bytes)
