@@ -88,3 +88,14 @@ func TestEvalDepthBounded(t *testing.T) {
 		t.Fatalf("err = %v, want the depth limit", err)
 	}
 }
+
+// TestParseStopsScanningAtLimit: refusing a huge input scans about
+// MaxTokens tokens, not the whole input, so callers that parse many suffixes
+// of a text (the debug console's completions) stay linear in it. A construct
+// refused by name far past the limit is never reached.
+func TestParseStopsScanningAtLimit(t *testing.T) {
+	_, err := Parse(hugeSum(50*MaxTokens) + " + switch")
+	if err == nil || !strings.Contains(err.Error(), "tokens") {
+		t.Errorf("err = %v, want the token limit (the input was scanned to its end)", err)
+	}
+}

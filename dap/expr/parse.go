@@ -252,12 +252,14 @@ func Parse(src string) (Node, error) {
 func unsupported(src string) error {
 	lx := lexer{src: src}
 	var prev token
-	for {
+	for n := 1; ; n++ {
 		t, err := lx.scan()
 		if err != nil || t.kind == tEOF {
 			return nil // the parser reports it
 		}
 		switch {
+		case n > MaxTokens: // stop here: scanning the rest of a huge input costs for nothing
+			return &SyntaxError{Src: src, Pos: t.pos, Msg: fmt.Sprintf("the expression has more than %d tokens (operands and operators): split it into smaller ones", MaxTokens)}
 		case t.kind == tOp && t.text == "{" && prev.kind == tOp && prev.text == "->":
 			return &SyntaxError{Src: src, Pos: t.pos, Msg: "lambdas with a block body are not supported here: give the lambda an expression body (x -> x.total() > 100)"}
 		case t.kind == tIdent && t.text == "switch":
