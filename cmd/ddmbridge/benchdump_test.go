@@ -17,13 +17,13 @@ import (
 // so a 96 MiB one grew each side by far more than the dump.
 //
 // Under the race detector (which multiplies every process's memory and
-// slows the stream tenfold) a 32 MiB heap is dumped both ways and only the
+// slows the stream tenfold) an 8 MiB heap is dumped both ways and only the
 // dumps and figures are checked.
 func TestBenchDumpBoundedMemory(t *testing.T) {
 	jvmtest.RequireJava(t)
 	size, minBytes := "96MiB", int64(96<<20)
 	if raceEnabled {
-		size, minBytes = "32MiB", 32<<20
+		size, minBytes = "8MiB", 8<<20
 	}
 	var out, errb bytes.Buffer
 	if rc := run([]string{"bench", "dump", "--sizes", size, "--modes", "path,stream", "--timeout", "10m"}, &out, &errb); rc != 0 {
