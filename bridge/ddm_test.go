@@ -199,9 +199,11 @@ func TestDDMOnlyUntilDebugger(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Second)
+	// A VM on a workstation port has no origin to vouch for it: it is asked
+	// its Version once, to learn it is Android's before any DDM is sent.
 	mu.Lock()
-	if len(nonDDM) > 0 {
-		t.Errorf("the monitor sent non-DDM commands to a DDM VM before any debugger: %v", nonDDM)
+	if len(nonDDM) != 1 || nonDDM[0] != "VirtualMachine.Version" {
+		t.Errorf("the monitor sent non-DDM commands to a DDM VM before any debugger beyond one Version: %v", nonDDM)
 	}
 	mu.Unlock()
 	// A debugger's commands do go through.
@@ -210,7 +212,7 @@ func TestDDMOnlyUntilDebugger(t *testing.T) {
 	nc.Close()
 	mu.Lock()
 	defer mu.Unlock()
-	if len(nonDDM) != 1 || nonDDM[0] != "VirtualMachine.Version" {
+	if len(nonDDM) != 2 || nonDDM[1] != "VirtualMachine.Version" {
 		t.Errorf("after a debugger's Version: %v", nonDDM)
 	}
 }

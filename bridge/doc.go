@@ -26,10 +26,21 @@
 // while another tool holds the VM, and removes it when the process leaves
 // the list or the device goes offline or away.
 //
-// On every new connection the monitor sends HELO. A VM that answers is
-// DDM-aware and from then on gets only DDM traffic until a debugger attaches
-// (a VM switches to its slow debugger path on the first non-DDM packet). A
-// VM that answers with a JDWP error (HotSpot: NOT_IMPLEMENTED) or not at all
+// DDM (command set 0xC7) goes only to a VM known to be Android's, never to
+// one that has not shown it speaks DDM: HotSpot's agent reads before its
+// command table for a set byte of 0x80 and up and crashes (JDK-8382537;
+// Debian's 17.0.21 included). The rule, in setupVMAs: an adb device's VMs
+// are ART, so they get HELO at once and nothing else (the device's JDWP
+// agent stays unloaded); a VM on a workstation port is asked
+// VirtualMachine.Version first and gets HELO only if it names itself
+// Android's (jdwp.VersionInfo.Android: ART and Dalvik answer vmName
+// "Dalvik"). The connection itself enforces it: jdwp.Conn refuses a vendor
+// command until AllowVendorCommands, and a debugger's vendor command to a
+// plain VM is answered NOT_IMPLEMENTED by the monitor. A VM that answers
+// HELO is DDM-aware and from then on gets only DDM traffic until a debugger
+// attaches (a VM switches to its slow debugger path on the first non-DDM
+// packet). Any other VM (HotSpot, or an Android VM that answered HELO with
+// a JDWP error or not at all)
 // is a plain JDWP VM: no more DDM; its identity comes from
 // VirtualMachine.Version and, for local VMs, /proc (package hostproc); its threads from
 // AllThreads, ThreadReference.Name and Status (nothing is ever suspended). A

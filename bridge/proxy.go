@@ -231,9 +231,9 @@ type session struct {
 	awaiting     atomic.Bool   // awaitRoom waits on room: only then is it signalled (see signalRoom)
 
 	mu          sync.Mutex
-	requests    map[reqKey]bool // event requests the debugger created
-	reqIDs      map[int32]bool  // their ids, for routing events
-	holds       holds           // its suspensions (sessions.go)
+	requests    map[reqKey]bool              // event requests the debugger created
+	reqIDs      map[int32]jdwp.SuspendPolicy // their ids and suspend policies, for routing events
+	holds       holds                        // its suspensions (sessions.go)
 	pins        map[jdwp.ObjectID]int
 	holding     bool // it sent HoldEvents
 	breakpoints bool // it created breakpoint requests
@@ -315,7 +315,7 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 		s := &session{
 			v: v, nc: nc, from: from, trace: v.m.opts.TraceProxy,
 			log:      v.log.With().Str("debugger", from).Logger(),
-			requests: map[reqKey]bool{}, reqIDs: map[int32]bool{}, room: make(chan struct{}, 1),
+			requests: map[reqKey]bool{}, reqIDs: map[int32]jdwp.SuspendPolicy{}, room: make(chan struct{}, 1),
 			settled: make(chan struct{}, 1), cleaned: make(chan struct{}), done: make(chan struct{}),
 		}
 		s.out = jdwp.NewPacketWriter(nc, &jdwp.WriterOptions{
@@ -520,6 +520,12 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 		// The DDM channel belongs to the monitor.
 		s.reply(p.ID, jdwp.ErrNotImplemented)
 		return true
+	case !cmd.Standard() && !s.v.conn.VendorCommandsAllowed():
+		// A vendor command to a VM not known to speak it (HotSpot's agent
+		// crashes on one): answered as an agent with the JDK-8382537 fix does.
+		s.log.Debug().Uint8("set", p.CmdSet).Uint8("cmd", p.Cmd).Msg("vendor command from the debugger to a plain VM; answered NOT_IMPLEMENTED here")
+		s.reply(p.ID, jdwp.ErrNotImplemented)
+		return true
 	case cmd == jdwp.CmdVMDispose:
 		// Forwarding Dispose would end the VM's only connection: do it here.
 		s.reply(p.ID, jdwp.ErrNone)
@@ -650,10 +656,9 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 	v := s.v
 	switch fc.cmd {
 	case jdwp.CmdEventRequestSet:
-		r := jdwp.NewReader(reply, nil)
-		id := r.Int32()
-		kind, _, ok := jdwp.PeekRequest(fc.data)
-		if r.Err() != nil || !ok {
+		id, err := jdwp.DecodeSetRequestReply(reply)
+		kind, suspend, ok := jdwp.PeekRequest(fc.data)
+		if err != nil || !ok {
 			return
 		}
 		k := reqKey{kind, id}
@@ -663,11 +668,12 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 		}
 		s.mu.Lock()
 		s.requests[k] = true
-		s.reqIDs[k.id] = true
+		s.reqIDs[k.id] = suspend
 		s.mu.Unlock()
 	case jdwp.CmdEventRequestClear:
-		r := jdwp.NewReader(fc.data, nil)
-		s.untrack(reqKey{jdwp.EventKind(r.Byte()), r.Int32()})
+		if kind, id, err := jdwp.DecodeClearRequest(fc.data); err == nil {
+			s.untrack(reqKey{kind, id})
+		}
 	case jdwp.CmdEventRequestClearAllBreakpoints:
 		s.mu.Lock()
 		for k := range s.requests {
@@ -700,9 +706,7 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 		}
 	case jdwp.CmdThreadSuspend:
 		if late {
-			r := jdwp.NewReader(fc.data, v.sizes())
-			t := r.ObjectID()
-			if r.Err() == nil {
+			if t, err := jdwp.DecodeObjectArg(fc.data, v.sizes()); err == nil {
 				go v.undo(func(ctx context.Context) error { return v.conn.ResumeThread(ctx, t) })
 			}
 		}

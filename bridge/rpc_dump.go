@@ -14,8 +14,8 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/ddmbridge/ddmbridge/bridge/dumpfile"
-	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
+	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
+	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 )
 
 // Heap dumps through the control API never travel whole in one reply: the

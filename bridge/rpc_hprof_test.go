@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
+	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 

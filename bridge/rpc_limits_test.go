@@ -12,7 +12,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/ddmbridge/ddmbridge/dap/framing"
+	"github.com/ddmbridge/ddmbridge/internal/framing"
 )
 
 // TestRPCHeaderLineBounded: a header line without an end (issue 12: 256 MiB

@@ -12,11 +12,21 @@ import (
 //
 //   - Events go to the debugger whose request caused them (by request id);
 //     automatic events (request id 0: VM_START, VM_DEATH) go to all. A
-//     composite set is split per debugger.
+//     composite set is split per debugger, and each debugger's part carries
+//     the suspend policy of its own requests (the strongest among its
+//     events), as if it were alone: the agent gives the whole set the
+//     strongest policy of all its events' requests, and a debugger whose
+//     breakpoint suspends nothing must not be told to resume a thread
+//     another debugger's breakpoint suspended.
 //   - Each debugger's suspensions are counted (holds): VirtualMachine and
-//     ThreadReference Suspend, and suspending events it was sent. When a set
-//     that suspended goes to k debuggers, the monitor suspends k-1 more
-//     times first, so each debugger's resume releases only its own hold.
+//     ThreadReference Suspend, and suspending events it was sent. The agent
+//     suspended once for the set; the monitor gives that suspension to one
+//     debugger whose part has the set's policy and suspends once more,
+//     before any debugger sees the set, for each other debugger whose part
+//     suspends (the VM, or the event thread, by its part's policy), so each
+//     debugger's resume releases only its own hold. When no part has the
+//     set's policy (it came from a request of a debugger that left), the
+//     agent's suspension is undone after those.
 //     While another debugger is attached, a resume is forwarded only as far
 //     as the debugger holds something (else answered here), so it never
 //     resumes threads the other suspended.
@@ -113,43 +123,88 @@ func (v *VM) route(es *jdwp.EventSet, live []*session) {
 		}
 		return
 	}
-	if es.SuspendPolicy != jdwp.SuspendNone && len(es.Events) > 0 {
-		// One suspension per debugger, each released by its own resume; the
-		// extra ones are queued before any debugger sees the set.
-		for range len(targets) - 1 {
-			v.suspendAgain(es)
+	// Each debugger's part has the policy of its own requests; without id
+	// sizes no part can be re-encoded, and each gets the set as it came.
+	sizes := v.sizes()
+	policy := make([]jdwp.SuspendPolicy, len(targets))
+	for i, s := range targets {
+		policy[i] = es.SuspendPolicy
+		if sizes != nil {
+			policy[i] = s.partPolicy(parts[s], es.SuspendPolicy)
 		}
 	}
-	sizes := v.sizes()
-	for _, s := range targets {
-		if len(parts[s]) == len(es.Events) || sizes == nil {
+	if es.SuspendPolicy != jdwp.SuspendNone && len(es.Events) > 0 {
+		// One suspension per suspending part, each released by its
+		// debugger's own resume; the extra ones are queued (in order, on
+		// the one connection) before any debugger sees the set.
+		taken := false
+		for _, p := range policy {
+			switch {
+			case p == jdwp.SuspendNone:
+			case p == es.SuspendPolicy && !taken:
+				taken = true // the agent's own suspension
+			default:
+				v.suspendAs(p, es)
+			}
+		}
+		if !taken {
+			v.resumeAs(es.SuspendPolicy, es)
+		}
+	}
+	for i, s := range targets {
+		if policy[i] == es.SuspendPolicy && (len(parts[s]) == len(es.Events) || sizes == nil) {
 			s.event(es)
 			continue
 		}
-		sub := &jdwp.EventSet{SuspendPolicy: es.SuspendPolicy, Events: parts[s]}
+		sub := &jdwp.EventSet{SuspendPolicy: policy[i], Events: parts[s]}
 		sub.Packet = &jdwp.Packet{ID: es.Packet.ID, CmdSet: jdwp.CmdEventComposite.Set, Cmd: jdwp.CmdEventComposite.Cmd, Data: jdwp.EncodeEventSet(sub, sizes)}
 		s.event(sub)
 	}
 }
 
-// suspendAgain repeats the suspension an event set made.
-func (v *VM) suspendAgain(es *jdwp.EventSet) {
-	var data []byte
-	cmd := jdwp.CmdVMSuspend
-	if es.SuspendPolicy == jdwp.SuspendEventThread {
-		w := jdwp.NewWriter(v.sizes())
-		w.ObjectID(jdwp.ObjectID(es.Events[0].Thread))
-		cmd, data = jdwp.CmdThreadSuspend, w.Bytes()
+// partPolicy is the suspend policy of s's part of a set: the strongest of
+// its requests' (an automatic event, request id 0, has the set's).
+func (s *session) partPolicy(events []jdwp.Event, set jdwp.SuspendPolicy) jdwp.SuspendPolicy {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := jdwp.SuspendNone
+	for _, e := range events {
+		q := set
+		if e.RequestID != 0 {
+			q = min(s.reqIDs[e.RequestID], set)
+		}
+		p = max(p, q)
+	}
+	return p
+}
+
+// suspendAs queues one more suspension of the kind policy names (the VM, or
+// the set's event thread), without waiting.
+func (v *VM) suspendAs(policy jdwp.SuspendPolicy, es *jdwp.EventSet) {
+	v.queueThreadOrVM(policy, es, jdwp.CmdVMSuspend, jdwp.CmdThreadSuspend, "suspending for another debugger")
+}
+
+// resumeAs queues the undoing of a suspension of the kind policy names,
+// without waiting.
+func (v *VM) resumeAs(policy jdwp.SuspendPolicy, es *jdwp.EventSet) {
+	v.queueThreadOrVM(policy, es, jdwp.CmdVMResume, jdwp.CmdThreadResume, "undoing the suspension of a departed debugger's request")
+}
+
+func (v *VM) queueThreadOrVM(policy jdwp.SuspendPolicy, es *jdwp.EventSet, vmCmd, threadCmd jdwp.Cmd, what string) {
+	cmd, data := vmCmd, []byte(nil)
+	if policy == jdwp.SuspendEventThread {
+		cmd, data = threadCmd, jdwp.EncodeObjectArg(jdwp.ObjectID(es.Events[0].Thread), v.sizes())
 	}
 	if _, err := v.conn.StartFunc(nil, cmd, data, func(*jdwp.Call) {}); err != nil {
-		v.log.Debug().Err(err).Msg("suspending for a second debugger failed")
+		v.log.Debug().Err(err).Msg(what + " failed")
 	}
 }
 
 func (s *session) ownsRequest(id int32) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.reqIDs[id]
+	_, ok := s.reqIDs[id]
+	return ok
 }
 
 // countEvent notes the hold a suspending event set gives s.
@@ -272,10 +327,7 @@ func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
 		}
 		s.mu.Unlock()
 		for _, k := range bps {
-			w := jdwp.NewWriter(nil)
-			w.Byte(byte(k.kind))
-			w.Int32(k.id)
-			s.v.conn.StartFunc(nil, jdwp.CmdEventRequestClear, w.Bytes(), func(*jdwp.Call) {})
+			s.v.conn.StartFunc(nil, jdwp.CmdEventRequestClear, jdwp.EncodeClearRequest(k.kind, k.id), func(*jdwp.Call) {})
 			s.untrack(k)
 		}
 		s.replyLater(p.ID)
@@ -291,15 +343,12 @@ func (s *session) replyLater(id uint32) {
 
 // send queues a one-thread command for the VM, without waiting.
 func (s *session) send(cmd jdwp.Cmd, t jdwp.ObjectID) {
-	w := jdwp.NewWriter(s.v.sizes())
-	w.ObjectID(t)
-	s.v.conn.StartFunc(nil, cmd, w.Bytes(), func(*jdwp.Call) {})
+	s.v.conn.StartFunc(nil, cmd, jdwp.EncodeObjectArg(t, s.v.sizes()), func(*jdwp.Call) {})
 }
 
 func (s *session) threadArg(data []byte) (jdwp.ObjectID, bool) {
-	r := jdwp.NewReader(data, s.v.sizes())
-	t := r.ObjectID()
-	return t, r.Err() == nil
+	t, err := jdwp.DecodeObjectArg(data, s.v.sizes())
+	return t, err == nil
 }
 
 func (s *session) untrack(k reqKey) {

@@ -16,9 +16,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/ddmbridge/ddmbridge/bridge/hostproc"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/hostproc"
 )
 
 // VMInfo is what the monitor knows about one VM. Its JSON form is an entry of
@@ -231,13 +231,28 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 		Timeout: m.opts.RequestTimeout,
 	})
 	v.conn.HandleCommandSet(ddm.CommandSet, func(_ *jdwp.Conn, p *jdwp.Packet) { dc.HandlePacket(p.ID, p.Cmd, p.Data) })
-	// This is ddm.Attach's greeting, split so that the HELO outcome is known
-	// before anything else is sent: FEAT and MPRQ only go to DDM VMs.
-	hctx, cancel := context.WithTimeout(ctx, m.opts.RequestTimeout)
-	rep, err := dc.Send(&ddm.HelloRequest{ServerVersion: 1}, nil).Wait(hctx)
-	cancel()
-	if err == nil {
-		err = rep.Err
+	// Vendor packets go only to a VM known to be Android's (see
+	// identifyAndroid): HotSpot's agent crashes on command set 0xC7.
+	ver, android, err := v.identifyAndroid(ctx)
+	if err != nil {
+		dc.Close()
+		sub.Close()
+		v.conn.Close()
+		return nil, err
+	}
+	var rep ddm.Reply
+	if android {
+		// This is ddm.Attach's greeting, split so that the HELO outcome is
+		// known before anything else is sent: FEAT and MPRQ only go to DDM VMs.
+		v.conn.AllowVendorCommands()
+		hctx, cancel := context.WithTimeout(ctx, m.opts.RequestTimeout)
+		rep, err = dc.Send(&ddm.HelloRequest{ServerVersion: 1}, nil).Wait(hctx)
+		cancel()
+		if err == nil {
+			err = rep.Err
+		}
+	} else {
+		err = errNotDDM
 	}
 	switch {
 	case err == nil:
@@ -253,14 +268,15 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 		v.conn.Close()
 		return nil, fmt.Errorf("VM %s closed the connection during HELO: %w", addr, v.conn.Err())
 	default:
-		// A JDWP error (HotSpot: NOT_IMPLEMENTED), a FAIL or no reply: a plain
-		// JDWP VM that gets no further DDM traffic.
-		v.log.Debug().Err(err).Msg("VM rejected HELO: plain JDWP VM")
+		// Not Android's, or an Android VM that answered HELO with a JDWP
+		// error, a FAIL or not at all: a plain JDWP VM that gets no DDM
+		// traffic.
+		v.log.Debug().Err(err).Msg("plain JDWP VM: no DDM")
 		dc.Close()
 		v.conn.HandleCommandSet(ddm.CommandSet, func(_ *jdwp.Conn, p *jdwp.Packet) {
 			v.log.Warn().Uint32("id", p.ID).Msg("DDM packet from a VM that rejected HELO; ignored")
 		})
-		if err := v.identifyPlain(ctx, nc); err != nil {
+		if err := v.identifyPlain(ctx, nc, ver); err != nil {
 			sub.Close()
 			v.conn.Close()
 			return nil, err
@@ -292,17 +308,43 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 	return v, nil
 }
 
-// identifyPlain learns a plain JDWP VM's id sizes, version and, for local
-// VMs, its process id and main class.
-func (v *VM) identifyPlain(ctx context.Context, nc net.Conn) error {
+// identifyAndroid decides whether the VM is Android's and so may be sent
+// DDM (command set 0xC7). An adb device's VMs are ART: nothing is asked, so
+// a DDM-only monitor never loads the device's JDWP agent. A VM on a
+// workstation port is asked VirtualMachine.Version and is Android's only if
+// it says so (jdwp.VersionInfo.Android): HotSpot's agent reads before its
+// command table for a set byte of 0x80 and up and crashes (JDK-8382537,
+// 17.0.21 included), so a VM that has not shown it is Android's never gets a
+// vendor packet. ver is the VM's answer, if it was asked.
+func (v *VM) identifyAndroid(ctx context.Context) (ver *jdwp.VersionInfo, android bool, err error) {
+	if v.from.serial != "" {
+		return nil, true, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, v.m.opts.RequestTimeout)
+	defer cancel()
+	vi, err := v.conn.Version(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("VM %s: VirtualMachine.Version: %w", v.addr, err)
+	}
+	return &vi, vi.Android(), nil
+}
+
+// identifyPlain learns a plain JDWP VM's id sizes, version (unless known)
+// and, for local VMs, its process id and main class.
+func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.VersionInfo) error {
 	ctx, cancel := context.WithTimeout(ctx, v.m.opts.RequestTimeout)
 	defer cancel()
 	if _, err := v.conn.IDSizes(ctx); err != nil {
 		return fmt.Errorf("VM %s: %w", v.addr, err)
 	}
-	ver, err := v.conn.Version(ctx)
-	if err != nil {
-		return fmt.Errorf("VM %s: VirtualMachine.Version: %w", v.addr, err)
+	var ver jdwp.VersionInfo
+	if known != nil {
+		ver = *known
+	} else {
+		var err error
+		if ver, err = v.conn.Version(ctx); err != nil {
+			return fmt.Errorf("VM %s: VirtualMachine.Version: %w", v.addr, err)
+		}
 	}
 	// A suspend=y VM sent VM_START before any reply, but the event pump may
 	// not have seen it yet: ask, so the VM is announced as waiting.
@@ -743,7 +785,7 @@ const HeapDumpTimeout = 5 * time.Minute
 const featureHprofStreaming = "hprof-heap-dump-streaming"
 
 // DumpHeap returns an HPROF dump of the VM's heap. A plain JDWP VM on this
-// host is asked through HotSpot's attach mechanism (package bridge/hotspot:
+// host is asked through HotSpot's attach mechanism (package internal/hotspot:
 // live objects, after a full GC); a DDM VM for a dump streamed back to the monitor
 // (HPDS, ART's streaming form: the VM answers with an unsolicited HPDS chunk
 // whose data is the whole file, shared/reference/ddm.md §5.4) and returns the

@@ -124,3 +124,38 @@ func BenchmarkRefreshAfterStop(b *testing.B) {
 	b.ReportMetric(float64(refresh.Microseconds())/1000/float64(b.N), "ms/refresh")
 	b.ReportMetric(float64(statics.Microseconds())/1000/float64(b.N), "ms/statics")
 }
+
+// BenchmarkLocalsPoolStopped measures the Locals of a frame whose values
+// override toString (a record holding a list) while all four pool workers
+// of Orders are stopped at one breakpoint at once (suspendAllThreads off,
+// so each worker is held by its own stop): each refresh runs the record's
+// toString in the stopped thread. Before the suspension ledger this took
+// about 3 s a refresh (each invocation waited for its deadline in a thread
+// suspended twice); the invocations themselves cost about 1 ms each.
+func BenchmarkLocalsPoolStopped(b *testing.B) {
+	c := startSession(b, Config{})
+	c.initialize()
+	c.launch(launchArgs(b, "Orders", "args", "1", "suspendAllThreads", false))
+	c.setBreakpoints(source(b, "Orders.java"), bp(b, "Orders.java", "hit"))
+	c.configurationDone()
+	var ths []int
+	for len(ths) < 4 {
+		if s, ok := c.next().(*godap.StoppedEvent); ok {
+			ths = append(ths, s.Body.ThreadId)
+		}
+	}
+	var refs []int
+	for _, th := range ths {
+		frames := c.stackTrace(th)
+		c.send("scopes", map[string]any{"frameId": frames[0].Id})
+		refs = append(refs, expect[*godap.ScopesResponse](c).Body.Scopes[0].VariablesReference)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		vars := byName(c.variables(refs[i%len(refs)]))
+		if !strings.HasPrefix(vars["order"].Value, "Order[") {
+			b.Fatalf("order = %q, want its toString", vars["order"].Value)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/locals")
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -157,11 +158,6 @@ func classForSource(path string) string {
 	return base
 }
 
-// sigToName turns "Lcom/example/App$1;" into "com.example.App$1".
-func sigToName(sig string) string {
-	return strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(sig, "L"), ";"), "/", ".")
-}
-
 func (s *session) setBreakpoints(ctx context.Context, r *godap.SetBreakpointsRequest) (godap.SetBreakpointsResponseBody, error) {
 	path := r.Arguments.Source.Path
 	if path == "" {
@@ -191,22 +187,22 @@ func (d *debuggee) setBreakpoints(ctx context.Context, path string, want []godap
 	d.bpMu.Lock()
 	defer d.bpMu.Unlock()
 	d.mu.Lock()
-	f := d.files[path]
+	f := d.bps.files[path]
 	newFile := f == nil
 	if newFile {
 		f = &sourceFile{path: path, class: classForSource(path), classes: map[jdwp.ReferenceTypeID]string{}}
-		d.files[path] = f
+		d.bps.files[path] = f
 	}
 	old := f.bps
 	f.bps = nil
 	for _, bp := range old {
 		for _, id := range bp.reqs {
-			delete(d.bpByReq, id)
+			delete(d.bps.bpByReq, id)
 		}
 	}
 	for _, w := range want {
-		bp := &breakpoint{id: d.nextBP, file: f, line: w.Line, column: w.Column, done: map[jdwp.ReferenceTypeID]bool{}}
-		d.nextBP++
+		bp := &breakpoint{id: d.bps.nextBP, file: f, line: w.Line, column: w.Column, done: map[jdwp.ReferenceTypeID]bool{}}
+		d.bps.nextBP++
 		bp.parse(w)
 		f.bps = append(f.bps, bp)
 	}
@@ -224,7 +220,7 @@ func (d *debuggee) setBreakpoints(ctx context.Context, path string, want []godap
 			return nil, fmt.Errorf("watch for class %s: %w", f.class, err)
 		}
 		d.mu.Lock()
-		d.prepByReq[id] = f
+		d.bps.prepByReq[id] = f
 		d.mu.Unlock()
 		all, err := d.vm.AllClasses(ctx)
 		if err != nil {
@@ -232,7 +228,7 @@ func (d *debuggee) setBreakpoints(ctx context.Context, path string, want []godap
 		}
 		for _, c := range all {
 			if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") {
-				if name := sigToName(c.Signature); f.owns(name) {
+				if name := javalang.TypeName(c.Signature); f.owns(name) {
 					f.classes[c.ID] = name
 				}
 			}
@@ -297,7 +293,7 @@ func (d *debuggee) install(ctx context.Context, bp *breakpoint, class jdwp.Refer
 		}
 		d.mu.Lock()
 		bp.reqs = append(bp.reqs, id)
-		d.bpByReq[id] = bp
+		d.bps.bpByReq[id] = bp
 		d.mu.Unlock()
 	}
 	bp.done[class] = true
@@ -345,9 +341,9 @@ func (d *debuggee) lineLocations(ctx context.Context, class jdwp.ReferenceTypeID
 // its thread is suspended, and reports the ones that became verified.
 func (d *debuggee) onClassPrepare(ctx context.Context, e jdwp.Event) {
 	d.mu.Lock()
-	f := d.prepByReq[e.RequestID]
-	entry := d.entryReqs[e.RequestID]
-	fn := d.fnPrep[e.RequestID]
+	f := d.bps.prepByReq[e.RequestID]
+	entry := d.bps.entryReqs[e.RequestID]
+	fn := d.bps.fnPrep[e.RequestID]
 	d.mu.Unlock()
 	if fn != nil {
 		d.onFuncClassPrepare(ctx, fn, e)
@@ -361,7 +357,7 @@ func (d *debuggee) onClassPrepare(ctx context.Context, e jdwp.Event) {
 	if f == nil {
 		return
 	}
-	name := sigToName(e.Signature)
+	name := javalang.TypeName(e.Signature)
 	d.bpMu.Lock()
 	if !f.owns(name) {
 		d.bpMu.Unlock()
@@ -389,9 +385,9 @@ func (d *debuggee) onClassPrepare(ctx context.Context, e jdwp.Event) {
 // stopping.
 func (d *debuggee) onBreakpoint(ctx context.Context, e jdwp.Event) *stopInfo {
 	d.mu.Lock()
-	bp := d.bpByReq[e.RequestID]
-	entry := d.entryReqs[e.RequestID]
-	delete(d.entryReqs, e.RequestID)
+	bp := d.bps.bpByReq[e.RequestID]
+	entry := d.bps.entryReqs[e.RequestID]
+	delete(d.bps.entryReqs, e.RequestID)
 	d.mu.Unlock()
 	if entry {
 		d.clearRequest(ctx, jdwp.EventBreakpoint, e.RequestID)

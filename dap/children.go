@@ -46,7 +46,7 @@ func (s *session) attachVM(ctx context.Context, r *attachVMRequest) (*struct{}, 
 	}
 	conf := map[string]any{"type": s.client.AdapterID, "request": "attach", "name": name, "vm": vm}
 	if d := s.dbg; d != nil {
-		conf["sourcePaths"] = d.sourcePaths
+		conf["sourcePaths"] = d.srcs.sourcePaths
 		if d.opts.EvaluateHoverMethods {
 			conf["evaluateHoverMethods"] = true
 		}

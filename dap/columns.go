@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	godap "github.com/google/go-dap"
 )
 
@@ -113,7 +114,7 @@ func (d *debuggee) classesOfSource(ctx context.Context, path string) ([]jdwp.Ref
 	f := &sourceFile{class: top}
 	var out []jdwp.ReferenceTypeID
 	for _, c := range all {
-		if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") && f.owns(sigToName(c.Signature)) {
+		if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") && f.owns(javalang.TypeName(c.Signature)) {
 			out = append(out, c.ID)
 		}
 	}

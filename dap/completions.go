@@ -9,6 +9,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -133,7 +134,7 @@ func (d *debuggee) members(ctx context.Context, class string, staticOnly bool) (
 			continue
 		}
 		seen[f.Name] = true
-		items = append(items, godap.CompletionItem{Label: f.Name, Text: f.Name, Type: "field", Detail: expr.SimpleTypeName(f.Signature)})
+		items = append(items, godap.CompletionItem{Label: f.Name, Text: f.Name, Type: "field", Detail: javalang.SimpleTypeName(f.Signature)})
 	}
 	classes, ifaces, err := d.vm.Hierarchy(ctx, t)
 	if err != nil {
@@ -151,17 +152,17 @@ func (d *debuggee) members(ctx context.Context, class string, staticOnly bool) (
 				continue
 			}
 			seen[m.Name+m.Signature] = true
-			params, ret := expr.ParamSigs(m.Signature)
+			params, ret := javalang.ParamSigs(m.Signature)
 			names := make([]string, len(params))
 			for i, p := range params {
-				names[i] = expr.SimpleTypeName(p)
+				names[i] = javalang.SimpleTypeName(p)
 			}
 			text := m.Name + "("
 			if len(params) == 0 {
 				text += ")"
 			}
 			methods = append(methods, godap.CompletionItem{
-				Label: m.Name + "(" + strings.Join(names, ", ") + ")", Text: text, Type: "method", Detail: expr.SimpleTypeName(ret),
+				Label: m.Name + "(" + strings.Join(names, ", ") + ")", Text: text, Type: "method", Detail: javalang.SimpleTypeName(ret),
 			})
 		}
 	}
@@ -184,7 +185,7 @@ func (d *debuggee) scopeCompletions(ctx context.Context, env *frameEnv) ([]godap
 		v := vars[i]
 		if !seen[v.Name] {
 			seen[v.Name] = true
-			items = append(items, godap.CompletionItem{Label: v.Name, Text: v.Name, Type: "variable", Detail: expr.SimpleTypeName(v.Signature)})
+			items = append(items, godap.CompletionItem{Label: v.Name, Text: v.Name, Type: "variable", Detail: javalang.SimpleTypeName(v.Signature)})
 		}
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Label < items[j].Label })

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -63,7 +64,7 @@ func (s *session) dataBreakpointInfo(ctx context.Context, r *godap.DataBreakpoin
 	if err := d.cannot("supportsDataBreakpoints"); err != nil {
 		return none(err.Error())
 	}
-	c, ok := d.vars.get(r.Arguments.VariablesReference)
+	c, ok := d.refs.vars.get(r.Arguments.VariablesReference)
 	if !ok {
 		return none("data breakpoints watch fields: pick a field of an object or a static field in the Variables view")
 	}
@@ -118,7 +119,7 @@ func (d *debuggee) simpleClassName(ctx context.Context, t jdwp.ReferenceTypeID) 
 	if err != nil {
 		return "?"
 	}
-	return simpleName(sigToName(sig))
+	return simpleName(javalang.TypeName(sig))
 }
 
 func (s *session) setDataBreakpoints(ctx context.Context, r *godap.SetDataBreakpointsRequest) (godap.SetDataBreakpointsResponseBody, error) {
@@ -127,11 +128,11 @@ func (s *session) setDataBreakpoints(ctx context.Context, r *godap.SetDataBreakp
 		return godap.SetDataBreakpointsResponseBody{}, failWith(ErrVMCannot, err)
 	}
 	d.mu.Lock()
-	old := d.dataBPs
-	d.dataBPs = nil
+	old := d.bps.dataBPs
+	d.bps.dataBPs = nil
 	for _, bp := range old {
 		for _, id := range bp.reqs {
-			delete(d.dataByReq, id)
+			delete(d.bps.dataByReq, id)
 		}
 	}
 	d.mu.Unlock()
@@ -143,8 +144,8 @@ func (s *session) setDataBreakpoints(ctx context.Context, r *godap.SetDataBreakp
 	out := make([]godap.Breakpoint, 0, len(r.Arguments.Breakpoints))
 	for _, w := range r.Arguments.Breakpoints {
 		d.mu.Lock()
-		bp := &breakpoint{id: d.nextBP, reason: "data breakpoint"}
-		d.nextBP++
+		bp := &breakpoint{id: d.bps.nextBP, reason: "data breakpoint"}
+		d.bps.nextBP++
 		d.mu.Unlock()
 		bp.parse(godap.SourceBreakpoint{Condition: w.Condition, HitCondition: w.HitCondition})
 		t, err := parseDataID(w.DataId)
@@ -170,7 +171,7 @@ func (s *session) setDataBreakpoints(ctx context.Context, r *godap.SetDataBreakp
 		}
 		bp.verified = bp.bad == ""
 		d.mu.Lock()
-		d.dataBPs = append(d.dataBPs, bp)
+		d.bps.dataBPs = append(d.bps.dataBPs, bp)
 		d.mu.Unlock()
 		out = append(out, bp.dap())
 	}
@@ -209,7 +210,7 @@ func (d *debuggee) watchField(ctx context.Context, bp *breakpoint) error {
 		d.mu.Lock()
 		bp.reqs = append(bp.reqs, id)
 		bp.reqKinds = append(bp.reqKinds, k)
-		d.dataByReq[id] = bp
+		d.bps.dataByReq[id] = bp
 		d.mu.Unlock()
 	}
 	return nil
@@ -218,7 +219,7 @@ func (d *debuggee) watchField(ctx context.Context, bp *breakpoint) error {
 // onFieldEvent decides whether a watched field's access or modification stops.
 func (d *debuggee) onFieldEvent(ctx context.Context, e jdwp.Event) *stopInfo {
 	d.mu.Lock()
-	bp := d.dataByReq[e.RequestID]
+	bp := d.bps.dataByReq[e.RequestID]
 	d.mu.Unlock()
 	if bp == nil || bp.data.obj != 0 && e.Object.ID != bp.data.obj {
 		return nil

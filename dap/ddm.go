@@ -100,14 +100,24 @@ type ddmState struct {
 const threadPollInterval = time.Second
 
 // startDDM gives the debuggee DDM: the monitor's feed of the VM, or a client
-// and feed attached to the session's own connection (a VM that refuses HELO
-// is plain JDWP).
-func (s *session) startDDM(d *debuggee, target string) {
+// and feed attached to the session's own connection. The session's own
+// connection gets DDM only if the VM says it is Android's
+// (VirtualMachine.Version, jdwp.VersionInfo.Android): HotSpot's agent
+// crashes on DDM's command set 0xC7 (JDK-8382537), so a plain VM is never
+// sent one and the session has no DDM (an Android VM that then refuses
+// HELO is plain JDWP too).
+func (s *session) startDDM(ctx context.Context, d *debuggee, target string) {
 	st := &ddmState{}
 	if target != "" {
 		st.feed = s.cfg.Backend.DDMFeed(target)
 	}
 	if st.feed == nil {
+		ver, err := d.conn.Version(ctx)
+		if err != nil || !ver.Android() {
+			s.cfg.Logger.Debug().Err(err).Str("vm", ver.VMName).Msg("not an Android VM: no DDM on this connection")
+			return
+		}
+		d.conn.AllowVendorCommands()
 		opts := s.cfg.DDM
 		if opts.Logger.GetLevel() == 0 && s.cfg.Logger.GetLevel() != 0 {
 			opts.Logger = s.cfg.Logger
@@ -178,7 +188,7 @@ func (st *ddmState) emit(s *session, c ddm.Change) {
 func (s *session) ddmClient(ctx context.Context) (*ddmState, error) {
 	st := s.dbg.ddm
 	if st == nil || !st.client.Speaks(ctx) {
-		return nil, errors.New("this VM does not speak DDM (it answered HELO with a JDWP error): DDM events need an Android VM or one behind the ddmbridge monitor")
+		return nil, errors.New("this VM does not speak DDM (it is not Android's, or it answered HELO with a JDWP error): DDM events need an Android VM or one behind the ddmbridge monitor")
 	}
 	return st, nil
 }

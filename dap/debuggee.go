@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
-	"github.com/ddmbridge/ddmbridge/jdwp/queue"
 	godap "github.com/google/go-dap"
 	"github.com/rs/zerolog"
 )
@@ -29,8 +29,7 @@ type debuggee struct {
 
 	target      string   // what attach or launch named, for messages
 	proc        *process // the JVM this session started, or nil
-	sourcePaths []string
-	stopOnEntry string // the main class to stop in, for launch with stopOnEntry
+	stopOnEntry string   // the main class to stop in, for launch with stopOnEntry
 	opts        CommonConfig
 	launched    bool // an Android launch: terminated on disconnect by default
 	ddm         *ddmState
@@ -38,47 +37,73 @@ type debuggee struct {
 	// vm is the mirror of the VM: its types, frames, values and the
 	// methods running for the debugger, with their caches.
 	vm *mirror.VM
+	// sus owns every suspension the session holds and the commands that
+	// change them (package debugger).
+	sus *debugger.Suspensions
+	// stops is the stop state: stopped or not, the latest stop, why each
+	// stopped thread stopped (package debugger).
+	stops *debugger.Stops
 
-	// Caches of what dap derives from classes, dropped on redefinition.
-	sources mirror.Memo[jdwp.ReferenceTypeID, *godap.Source]
-	pools   mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool]
-
-	threads *idMap[jdwp.ThreadID]
-	frames  *handles[mirror.Frame]
-	vars    *handles[container]
-	targets *handles[*stepTarget]
-	// srcRefs are the sourceReferences of classes without a local source;
-	// they live as long as the session.
-	srcRefs  *handles[jdwp.ReferenceTypeID]
-	srcRefOf mirror.Memo[jdwp.ReferenceTypeID, int]
-	outlines mirror.Memo[jdwp.ReferenceTypeID, *outlined]
-	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
-
-	present     *mirror.Presenter // value presentation (present.go)
-	presentOnce sync.Once
-	presentSt   presentState
+	srcs      sourceState  // where sources come from, and what dap derives from classes
+	refs      refs         // the DAP handles that stand for the VM's things
+	presentSt presentState // value presentation (present.go)
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
 	stopMu sync.Mutex // orders stops and the answers to resuming requests (see the resumes route)
 
-	lanes *queue.Lanes[jdwp.ThreadID, *jdwp.EventSet] // event sets in order per thread (see dispatch)
+	events *debugger.Events // the event pump and its lanes
 
-	mu         sync.Mutex // guards everything below
-	configured bool       // configurationDone arrived
-	heldStart  bool       // a VM_START suspension is held until configurationDone
-	suspends   int        // VM-wide suspensions the session holds (resumed by resumeAll)
-	stopped    bool       // a stopped event was sent and no resume since
-	stopThread jdwp.ThreadID
-	stopReason string
-	// held counts the suspensions of single threads the session holds
-	// (stops and pauses when suspendAllThreads is false); reasons says why
-	// each stopped thread stopped.
-	held      map[jdwp.ThreadID]int
-	reasons   map[jdwp.ThreadID]string
-	requests  map[eventReq]bool            // every event request set, for detach
-	steps     map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
-	stepping  map[jdwp.ThreadID]*stepState // the steps in progress, by thread
+	mu       sync.Mutex        // guards everything below
+	life     lifecycle         // configuration, the launch's hold, the end
+	bps      bpTables          // breakpoints and the requests behind them
+	stepSt   stepTables        // steps pending and in progress
+	requests map[eventReq]bool // every event request set, for detach
+}
+
+// sourceState is where a session's sources come from, and the caches of
+// what dap derives from classes (dropped on redefinition).
+type sourceState struct {
+	sourcePaths []string
+	sources     mirror.Memo[jdwp.ReferenceTypeID, *godap.Source]
+	pools       mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool]
+	// srcRefOf maps classes without a local source to their
+	// sourceReference (refs.srcRefs).
+	srcRefOf mirror.Memo[jdwp.ReferenceTypeID, int]
+	outlines mirror.Memo[jdwp.ReferenceTypeID, *outlined]
+	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
+}
+
+// refs are the DAP handles of a session: thread numbers, frame, variable
+// and step-target references (forgotten when the VM resumes), and the
+// sourceReferences of classes without a local source (kept for the
+// session).
+type refs struct {
+	threads *idMap[jdwp.ThreadID]
+	frames  *handles[mirror.Frame]
+	vars    *handles[container]
+	targets *handles[*stepTarget]
+	srcRefs *handles[jdwp.ReferenceTypeID]
+}
+
+// lifecycle is where the session stands between launch and the end
+// (guarded by debuggee.mu).
+type lifecycle struct {
+	configured bool // configurationDone arrived
+	heldStart  bool // a VM_START suspension is held until configurationDone
+	// mainReq is the class-prepare request of runToMain, mainReady closed
+	// when it fired; launching is true while runToMain waits (VM death then
+	// fails the launch instead of ending the session).
+	mainReq   int32
+	mainReady chan struct{}
+	launching bool
+	ended     bool // VM death or disconnect seen
+	endedCh   chan struct{}
+}
+
+// bpTables are the session's breakpoints of every kind and the event
+// requests behind them (guarded by debuggee.mu).
+type bpTables struct {
 	files     map[string]*sourceFile
 	bpByReq   map[int32]*breakpoint
 	prepByReq map[int32]*sourceFile
@@ -92,14 +117,12 @@ type debuggee struct {
 	excCaught map[jdwp.ThreadID]bool // whether lastExc will be caught
 	entryReqs map[int32]bool         // the stopOnEntry class-prepare and breakpoint requests
 	lastExc   map[jdwp.ThreadID]jdwp.TaggedObjectID
-	// mainReq is the class-prepare request of runToMain, mainReady closed
-	// when it fired; launching is true while runToMain waits (VM death then
-	// fails the launch instead of ending the session).
-	mainReq   int32
-	mainReady chan struct{}
-	launching bool
-	ended     bool // VM death or disconnect seen
-	endedCh   chan struct{}
+}
+
+// stepTables are the steps of a session (guarded by debuggee.mu).
+type stepTables struct {
+	steps    map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
+	stepping map[jdwp.ThreadID]*stepState // the steps in progress, by thread
 }
 
 type eventReq struct {
@@ -116,34 +139,37 @@ func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 			f()
 		}()
 	}
+	sus := debugger.New(conn, log, s.cfg.RequestTimeout)
 	d := &debuggee{
-		s: s, conn: conn, log: log, target: target,
-		sub:       conn.Subscribe(), // before anything else, so no event is missed
-		vm:        mirror.New(conn, mirror.Config{Context: s.ctx, Log: log, Go: spawn}),
-		threads:   newIDMap[jdwp.ThreadID](),
-		frames:    newHandles[mirror.Frame](),
-		vars:      newHandles[container](),
-		targets:   newHandles[*stepTarget](),
-		srcRefs:   newHandles[jdwp.ReferenceTypeID](),
-		requests:  map[eventReq]bool{},
-		files:     map[string]*sourceFile{},
-		bpByReq:   map[int32]*breakpoint{},
-		prepByReq: map[int32]*sourceFile{},
-		fnPrep:    map[int32]*breakpoint{},
-		dataByReq: map[int32]*breakpoint{},
-		entryReqs: map[int32]bool{},
-		lastExc:   map[jdwp.ThreadID]jdwp.TaggedObjectID{},
-		held:      map[jdwp.ThreadID]int{},
-		reasons:   map[jdwp.ThreadID]string{},
-		steps:     map[jdwp.ThreadID][]int32{},
-		stepping:  map[jdwp.ThreadID]*stepState{},
-		excCaught: map[jdwp.ThreadID]bool{},
-		nextBP:    1,
-		endedCh:   make(chan struct{}),
+		s: s, conn: conn, log: log, target: target, sus: sus, stops: debugger.NewStops(),
+		sub: conn.Subscribe(), // before anything else, so no event is missed
+		vm:  mirror.New(conn, mirror.Config{Context: s.ctx, Log: log, Go: spawn, Hooks: sus}),
+		refs: refs{
+			threads: newIDMap[jdwp.ThreadID](),
+			frames:  newHandles[mirror.Frame](),
+			vars:    newHandles[container](),
+			targets: newHandles[*stepTarget](),
+			srcRefs: newHandles[jdwp.ReferenceTypeID](),
+		},
+		requests: map[eventReq]bool{},
+		bps: bpTables{
+			files:     map[string]*sourceFile{},
+			bpByReq:   map[int32]*breakpoint{},
+			prepByReq: map[int32]*sourceFile{},
+			fnPrep:    map[int32]*breakpoint{},
+			dataByReq: map[int32]*breakpoint{},
+			entryReqs: map[int32]bool{},
+			lastExc:   map[jdwp.ThreadID]jdwp.TaggedObjectID{},
+			excCaught: map[jdwp.ThreadID]bool{},
+			nextBP:    1,
+		},
+		stepSt: stepTables{
+			steps:    map[jdwp.ThreadID][]int32{},
+			stepping: map[jdwp.ThreadID]*stepState{},
+		},
+		life: lifecycle{endedCh: make(chan struct{})},
 	}
-	d.lanes = queue.NewLanes(func(_ jdwp.ThreadID, es *jdwp.EventSet) {
-		d.safely(func() { d.handleEventSet(es) })
-	}, spawn)
+	d.events = debugger.NewEvents(s.ctx, d.sub, d.vm, sus, d, spawn, log, s.cfg.RequestTimeout)
 	return d
 }
 
@@ -172,7 +198,7 @@ func (d *debuggee) start(ctx context.Context) error {
 	d.s.wg.Add(1)
 	go func() {
 		defer d.s.wg.Done()
-		d.pump()
+		d.events.Run()
 	}()
 	return nil
 }
@@ -200,36 +226,23 @@ func (d *debuggee) clearRequest(ctx context.Context, kind jdwp.EventKind, id int
 	}
 }
 
-func (d *debuggee) isStopped() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.stopped
-}
+func (d *debuggee) isStopped() bool { return d.stops.Stopped() }
 
 func (d *debuggee) isEnded() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.ended
+	return d.life.ended
 }
 
 // resumeAll releases every suspension the session holds and invalidates
 // frame and variable references.
 func (d *debuggee) resumeAll(ctx context.Context) error {
-	d.mu.Lock()
-	n, held := d.suspends, d.held
-	d.suspends, d.stopped, d.stopThread, d.stopReason = 0, false, 0, ""
-	d.held, d.reasons = map[jdwp.ThreadID]int{}, map[jdwp.ThreadID]string{}
-	d.mu.Unlock()
-	d.frames.reset()
-	d.vars.reset()
-	d.targets.reset()
+	d.stops.ResumedAll()
+	d.refs.frames.reset()
+	d.refs.vars.reset()
+	d.refs.targets.reset()
 	d.presentSt.release(ctx, d.conn)
-	for i := 0; i < n; i++ {
-		if err := d.conn.Resume(ctx); err != nil {
-			return fmt.Errorf("resume the VM: %w", err)
-		}
-	}
-	return d.resumeHeld(ctx, held)
+	return d.sus.ResumeAll(ctx)
 }
 
 // clearSteps clears the pending single-step requests of a thread, or of
@@ -238,16 +251,16 @@ func (d *debuggee) clearSteps(ctx context.Context, thread jdwp.ThreadID) {
 	d.mu.Lock()
 	var steps []int32
 	var states []*stepState
-	for t, ids := range d.steps {
+	for t, ids := range d.stepSt.steps {
 		if thread == 0 || t == thread {
 			steps = append(steps, ids...)
-			delete(d.steps, t)
+			delete(d.stepSt.steps, t)
 		}
 	}
-	for t, st := range d.stepping {
+	for t, st := range d.stepSt.stepping {
 		if thread == 0 || t == thread {
 			states = append(states, st)
-			delete(d.stepping, t)
+			delete(d.stepSt.stepping, t)
 		}
 	}
 	d.mu.Unlock()
@@ -274,57 +287,32 @@ type stopInfo struct {
 	handedOff bool
 }
 
-// pump reads the VM's events and dispatches them to their threads'
-// goroutines, except the events of a thread running a method for the
-// debugger: a breakpoint, step or exception inside an evaluated method does
-// not stop (the evaluation would never return), so those are handled here
-// — classes it prepares still get their breakpoints — and the thread is let
-// go at once.
-func (d *debuggee) pump() {
-	for es := range d.sub.C {
-		if !d.duringInvoke(es) {
-			d.dispatch(es)
-			continue
+// debuggee handles the VM's events for package debugger's pump
+// (debugger.EventHandler): HandleSet on each set's lane, DuringInvoke for
+// the events of a thread running a method for the debugger.
+var _ debugger.EventHandler = (*debuggee)(nil)
+
+// DuringInvoke: a class an evaluated method prepares still gets its
+// breakpoints; a breakpoint or step inside the method does not stop (the
+// evaluation would never return) and the user is told it was skipped.
+func (d *debuggee) DuringInvoke(ctx context.Context, e jdwp.Event) {
+	switch e.Kind {
+	case jdwp.EventClassPrepare:
+		d.onClassPrepare(ctx, e)
+	case jdwp.EventBreakpoint:
+		d.mu.Lock()
+		bp := d.bps.bpByReq[e.RequestID]
+		d.mu.Unlock()
+		if bp != nil {
+			d.s.output("console", fmt.Sprintf("%s: skipped: thread %d was running a method for the debugger (an evaluation, a condition or a toString)\n", bp.where(), d.refs.threads.id(e.Thread)))
 		}
-		d.safely(func() { d.handleDuringInvoke(es) })
+	default:
+		d.log.Debug().Stringer("kind", e.Kind).Msg("event in a thread running a method for the debugger: not a stop")
 	}
 }
 
-// duringInvoke reports whether an event set comes from a thread running a
-// method for the debugger.
-func (d *debuggee) duringInvoke(es *jdwp.EventSet) bool {
-	for _, e := range es.Events {
-		if e.Thread != 0 && d.vm.RunningMethod(e.Thread) {
-			return true
-		}
-	}
-	return false
-}
-
-func (d *debuggee) handleDuringInvoke(es *jdwp.EventSet) {
-	ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
-	defer cancel()
-	var thread jdwp.ThreadID
-	for _, e := range es.Events {
-		thread = e.Thread
-		switch e.Kind {
-		case jdwp.EventClassPrepare:
-			d.onClassPrepare(ctx, e)
-		default:
-			d.log.Debug().Stringer("kind", e.Kind).Msg("event in a thread running a method for the debugger: not a stop")
-		}
-	}
-	switch es.SuspendPolicy {
-	case jdwp.SuspendAll:
-		if err := d.conn.Resume(ctx); err != nil {
-			d.log.Warn().Err(err).Msg("resume after an event during an evaluation")
-		}
-	case jdwp.SuspendEventThread:
-		if err := d.conn.ResumeThread(ctx, thread); err != nil {
-			d.log.Warn().Err(err).Msg("resume after an event during an evaluation")
-		}
-	}
-}
+// HandleSet decides an event set (see debugger.EventHandler).
+func (d *debuggee) HandleSet(es *jdwp.EventSet) { d.handleEventSet(es) }
 
 func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 	ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
@@ -335,14 +323,14 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 		switch e.Kind {
 		case jdwp.EventVMStart:
 			d.mu.Lock()
-			if !d.configured {
-				d.heldStart, held = true, true
+			if !d.life.configured {
+				d.life.heldStart, held = true, true
 			}
 			d.mu.Unlock()
 		case jdwp.EventThreadStart:
-			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "started", ThreadId: d.threads.id(e.Thread)}})
+			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "started", ThreadId: d.refs.threads.id(e.Thread)}})
 		case jdwp.EventThreadDeath:
-			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "exited", ThreadId: d.threads.id(e.Thread)}})
+			d.s.send(&godap.ThreadEvent{Event: newEvent("thread"), Body: godap.ThreadEventBody{Reason: "exited", ThreadId: d.refs.threads.id(e.Thread)}})
 		case jdwp.EventClassUnload:
 			d.onClassUnload(e.Signature)
 		case jdwp.EventClassPrepare:
@@ -371,7 +359,7 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 	case stop != nil:
 		d.stop(ctx, stop, es.SuspendPolicy)
 	default:
-		d.resumeEventSet(ctx, es)
+		d.events.Release(ctx, es)
 	}
 }
 
@@ -379,9 +367,9 @@ func (d *debuggee) handleEventSet(es *jdwp.EventSet) {
 // the VM unloaded.
 func (d *debuggee) onClassUnload(sig string) {
 	if t := d.vm.Unloaded(sig); t != 0 {
-		d.sources.Forget(t)
-		d.pools.Forget(t)
-		d.outlines.Forget(t)
+		d.srcs.sources.Forget(t)
+		d.srcs.pools.Forget(t)
+		d.srcs.outlines.Forget(t)
 	}
 }
 
@@ -409,15 +397,15 @@ func mergeStop(a, b *stopInfo) *stopInfo {
 // exit code of a VM the session started, then termination.
 func (d *debuggee) onEnd() {
 	d.mu.Lock()
-	if d.ended {
+	if d.life.ended {
 		d.mu.Unlock()
 		return
 	}
-	d.ended = true
-	d.stopped = false
-	launching := d.launching
+	d.life.ended = true
+	d.stops.Ended()
+	launching := d.life.launching
 	d.mu.Unlock()
-	close(d.endedCh)
+	close(d.life.endedCh)
 	if d.ddm != nil {
 		d.ddm.close()
 	}
@@ -436,9 +424,9 @@ func (d *debuggee) onEnd() {
 // released (unless the launch stops on entry, which a breakpoint handles).
 func (d *debuggee) configurationDone(ctx context.Context) error {
 	d.mu.Lock()
-	d.configured = true
-	held := d.heldStart
-	d.heldStart = false
+	d.life.configured = true
+	held := d.life.heldStart
+	d.life.heldStart = false
 	entry := d.stopOnEntry
 	d.mu.Unlock()
 	if entry != "" {
@@ -461,9 +449,9 @@ func (d *debuggee) armEntry(ctx context.Context, mainClass string) error {
 		return fmt.Errorf("stopOnEntry: %w", err)
 	}
 	d.mu.Lock()
-	d.entryReqs[id] = true
+	d.bps.entryReqs[id] = true
 	d.mu.Unlock()
-	loaded, err := d.vm.Loaded(ctx, "L"+strings.ReplaceAll(mainClass, ".", "/")+";")
+	loaded, err := d.vm.Loaded(ctx, javalang.Signature(mainClass))
 	if err != nil {
 		return fmt.Errorf("stopOnEntry: %w", err)
 	}
@@ -495,7 +483,7 @@ func (d *debuggee) entryBreakpoint(ctx context.Context, class jdwp.ReferenceType
 			return
 		}
 		d.mu.Lock()
-		d.entryReqs[id] = true
+		d.bps.entryReqs[id] = true
 		d.mu.Unlock()
 		return
 	}
@@ -531,9 +519,9 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 		reqs = append(reqs, r)
 	}
 	d.requests = map[eventReq]bool{}
-	if d.heldStart {
-		d.suspends++
-		d.heldStart = false
+	if d.life.heldStart {
+		d.sus.AdoptVM()
+		d.life.heldStart = false
 	}
 	d.mu.Unlock()
 	var firstErr error

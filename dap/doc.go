@@ -28,7 +28,15 @@
 // every request the session made cleared, every suspension it holds resumed,
 // and is disposed.
 //
-// Requests are handled one at a time. The routes table (server.go) lists
+// Requests are handled one at a time on the request loop, except those that
+// may run methods in the VM (evaluate, variables, setVariable,
+// setExpression, completions: the lanes table in server.go): they run off
+// the loop, in order per thread (the thread of their frame or scope; others
+// share one lane), so a slow toString, watch or evaluation never delays
+// threads, stackTrace, scopes, pause, continue or a request about another
+// thread. Who holds each thread suspended, and how a method is run in one,
+// is package jdwp/debugger's (the suspension ledger): dap asks it, and
+// sends no Suspend or Resume of its own. The routes table (server.go) lists
 // each request once with the state the debuggee must be in (Delve's
 // grouping): any time (initialize, launch, attach, disconnect, attachVM),
 // with a debuggee (configurationDone, setBreakpoints, breakpointLocations,
@@ -181,8 +189,11 @@
 // When the VM speaks DDM (an Android VM, or one behind the monitor or the
 // simulated DDM VM), a session can stream the VM's DDM state as custom
 // events. The backend's DDM client is used when it has one; otherwise the
-// session attaches one to its own connection, and a VM that answers HELO
-// with a JDWP error (HotSpot) is plain JDWP: the DDM requests then fail with
+// session attaches one to its own connection, but only if the VM names
+// itself Android's in VirtualMachine.Version (jdwp.VersionInfo.Android):
+// HotSpot's agent crashes on DDM's command set 0xC7 (JDK-8382537), so a
+// plain VM is never sent one. A plain VM, or an Android VM that answers
+// HELO with a JDWP error, is plain JDWP: the DDM requests then fail with
 // ErrNoDDM.
 //
 // Custom requests:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
 
@@ -156,7 +157,7 @@ func (e *frameEnv) StaticField(ctx context.Context, class, name string) (expr.Va
 		return expr.Value{}, err
 	}
 	if !ok {
-		return expr.Value{}, fmt.Errorf("%s has no static field %s: %w", expr.SignatureToName(class), name, expr.ErrUnknownName)
+		return expr.Value{}, fmt.Errorf("%s has no static field %s: %w", javalang.TypeName(class), name, expr.ErrUnknownName)
 	}
 	return e.d.toExpr(ctx, v)
 }
@@ -208,8 +209,11 @@ func (e *frameEnv) result(ctx context.Context, res jdwp.InvokeResult, err error)
 		case jdwp.ErrAlreadyInvoking:
 			return expr.Value{}, fmt.Errorf("the thread is already running a method for the debugger: %w", err)
 		}
-		if ctx.Err() != nil {
-			return expr.Value{}, fmt.Errorf("the method did not return (cancelled or timed out); the thread goes on running it: %w", ctx.Err())
+		switch {
+		case errors.Is(err, mirror.ErrAborted):
+			return expr.Value{}, fmt.Errorf("the method did not return (cancelled or timed out) and was stopped: made to return at once, what it did until then stays done; the thread is back where it stopped: %w", ctx.Err())
+		case ctx.Err() != nil:
+			return expr.Value{}, fmt.Errorf("the method did not return (cancelled or timed out); the thread goes on running it (it is in native code: a sleep, a wait or I/O, which cannot be stopped): %w", ctx.Err())
 		}
 		return expr.Value{}, err
 	}
@@ -238,7 +242,7 @@ func (e *frameEnv) NewArray(ctx context.Context, sig string, elems []expr.Value)
 		// not made yet comes from java.lang.reflect.Array.newInstance.
 		v, rerr := e.reflectArray(ctx, sig, len(elems))
 		if rerr != nil {
-			return expr.Value{}, fmt.Errorf("array type %s is not loaded, and making it failed: %w", expr.SignatureToName(sig), rerr)
+			return expr.Value{}, fmt.Errorf("array type %s is not loaded, and making it failed: %w", javalang.TypeName(sig), rerr)
 		}
 		arr = jdwp.TaggedObjectID{Tag: jdwp.TagArray, ID: jdwp.ObjectID(v.Ref)}
 	case err != nil:
@@ -263,7 +267,7 @@ func (e *frameEnv) reflectArray(ctx context.Context, sig string, n int) (expr.Va
 	var class expr.Value
 	var err error
 	switch {
-	case expr.IsPrimitiveSig(comp):
+	case javalang.IsPrimitive(comp):
 		class, err = e.StaticField(ctx, expr.BoxSig(comp), "TYPE")
 	default:
 		if class, err = e.ClassObject(ctx, comp); errors.Is(err, expr.ErrUnknownName) && strings.HasPrefix(comp, "[") {

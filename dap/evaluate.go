@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
@@ -29,8 +30,8 @@ func (e *namedEnv) Lookup(ctx context.Context, name string) (expr.Value, error) 
 // "exception" bound when its thread stopped on an exception.
 func (d *debuggee) evalEnv(ctx context.Context, env *frameEnv) expr.Env {
 	d.mu.Lock()
-	exc, ok := d.lastExc[env.f.Thread]
-	onExc := ok && d.reasons[env.f.Thread] == "exception"
+	exc, ok := d.bps.lastExc[env.f.Thread]
+	onExc := ok && d.stops.Reason(env.f.Thread) == "exception"
 	d.mu.Unlock()
 	if !onExc {
 		return env
@@ -48,7 +49,7 @@ func (d *debuggee) requestEnv(ctx context.Context, frameID int) (*frameEnv, erro
 	if frameID == 0 {
 		return d.stoppedEnv(ctx)
 	}
-	f, ok := d.frames.get(frameID)
+	f, ok := d.refs.frames.get(frameID)
 	if !ok {
 		return nil, fmt.Errorf("unknown frame id %d (frames are forgotten when the VM resumes)", frameID)
 	}
@@ -66,6 +67,15 @@ const hoverNoInvoke = `hovers do not run methods; set "evaluateHoverMethods": tr
 func (s *session) evaluate(ctx context.Context, r *godap.EvaluateRequest) (godap.EvaluateResponseBody, error) {
 	d := s.dbg
 	ctx = withHex(ctx, r.Arguments.Format)
+	if f, ok := d.refs.frames.get(r.Arguments.FrameId); ok {
+		// A frame's values are read only while its thread is suspended:
+		// wait for a method left running there (this runs off the request
+		// loop, in the thread's lane).
+		d.vm.WaitReturned(ctx, f.Thread)
+		if d.vm.StillRunning(f.Thread) {
+			return godap.EvaluateResponseBody{}, s.explain(fmt.Errorf("%w (waited %v)", mirror.ErrStillRunning, s.cfg.RequestTimeout))
+		}
+	}
 	env, err := d.requestEnv(ctx, r.Arguments.FrameId)
 	if err != nil {
 		return godap.EvaluateResponseBody{}, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	godap "github.com/google/go-dap"
 )
 
@@ -140,9 +141,9 @@ func (s *session) setExceptionBreakpoints(ctx context.Context, r *godap.SetExcep
 		uncaught = uncaught || rule.uncaught
 	}
 	d.mu.Lock()
-	old := d.excReq
-	d.excReq = 0
-	d.excRules = rules
+	old := d.bps.excReq
+	d.bps.excReq = 0
+	d.bps.excRules = rules
 	d.mu.Unlock()
 	if old != 0 {
 		d.clearRequest(ctx, jdwp.EventException, old)
@@ -153,7 +154,7 @@ func (s *session) setExceptionBreakpoints(ctx context.Context, r *godap.SetExcep
 			return godap.SetExceptionBreakpointsResponseBody{}, err
 		}
 		d.mu.Lock()
-		d.excReq = id
+		d.bps.excReq = id
 		d.mu.Unlock()
 	}
 	return godap.SetExceptionBreakpointsResponseBody{Breakpoints: out}, nil
@@ -167,7 +168,7 @@ func (d *debuggee) classChain(ctx context.Context, t jdwp.ReferenceTypeID) ([]st
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, sigToName(sig))
+		out = append(out, javalang.TypeName(sig))
 		if c, err = d.vm.Superclass(ctx, c); err != nil {
 			return nil, err
 		}
@@ -201,7 +202,7 @@ func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
 		return nil
 	}
 	d.mu.Lock()
-	rules := d.excRules
+	rules := d.bps.excRules
 	d.mu.Unlock()
 	for _, r := range rules {
 		if r.never && anyMatch(r.include, names) && !anyMatch(r.exclude, names) {
@@ -228,8 +229,8 @@ func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
 			}
 		}
 		d.mu.Lock()
-		d.lastExc[e.Thread] = e.Exception
-		d.excCaught[e.Thread] = caught
+		d.bps.lastExc[e.Thread] = e.Exception
+		d.bps.excCaught[e.Thread] = caught
 		d.mu.Unlock()
 		name, msg := d.describeException(ctx, e.Thread, e.Exception.ID)
 		text := name
@@ -254,7 +255,7 @@ func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, 
 	if err != nil {
 		return "exception", ""
 	}
-	name := sigToName(sig)
+	name := javalang.TypeName(sig)
 	env := d.frameEnv(thread, 0, 0, jdwp.Location{})
 	v, err := env.Field(ctx, expr.ObjectRef(uint64(exc), sig), "detailMessage")
 	if err != nil || v.Kind != expr.KindString {
@@ -272,10 +273,10 @@ func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, 
 // the thread's frames when methods cannot run) and its causes.
 func (s *session) exceptionInfo(ctx context.Context, r *godap.ExceptionInfoRequest) (godap.ExceptionInfoResponseBody, error) {
 	d := s.dbg
-	t, ok := d.threads.key(r.Arguments.ThreadId)
+	t, ok := d.refs.threads.key(r.Arguments.ThreadId)
 	d.mu.Lock()
-	exc, have := d.lastExc[t]
-	onExc := have && d.reasons[t] == "exception"
+	exc, have := d.bps.lastExc[t]
+	onExc := have && d.stops.Reason(t) == "exception"
 	d.mu.Unlock()
 	if !ok || !onExc {
 		return godap.ExceptionInfoResponseBody{}, fmt.Errorf("thread %d did not stop on an exception", r.Arguments.ThreadId)
@@ -284,7 +285,7 @@ func (s *session) exceptionInfo(ctx context.Context, r *godap.ExceptionInfoReque
 	details := d.exceptionDetails(ctx, env, exc.ID, 0)
 	mode := "always"
 	d.mu.Lock()
-	if !d.excCaught[t] {
+	if !d.bps.excCaught[t] {
 		mode = "unhandled"
 	}
 	d.mu.Unlock()
@@ -300,7 +301,7 @@ func (d *debuggee) exceptionDetails(ctx context.Context, env *frameEnv, exc jdwp
 		return godap.ExceptionDetails{Message: err.Error()}
 	}
 	obj := expr.ObjectRef(uint64(exc), sig)
-	out := godap.ExceptionDetails{FullTypeName: sigToName(sig), TypeName: simpleName(sigToName(sig))}
+	out := godap.ExceptionDetails{FullTypeName: javalang.TypeName(sig), TypeName: simpleName(javalang.TypeName(sig))}
 	if depth == 0 {
 		out.EvaluateName = "exception"
 	}
@@ -369,7 +370,7 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 		}
 		sig, _ := d.vm.Signature(ctx, f.Loc.Class)
 		m, _ := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
-		fmt.Fprintf(&b, "\tat %s.%s(%s)\n", sigToName(sig), m.Name, where)
+		fmt.Fprintf(&b, "\tat %s.%s(%s)\n", javalang.TypeName(sig), m.Name, where)
 	}
 	return b.String()
 }

@@ -16,7 +16,7 @@ import (
 
 func (s *session) cont(ctx context.Context, r *godap.ContinueRequest) (resumePlan, error) {
 	d := s.dbg
-	t, ok := d.threads.key(r.Arguments.ThreadId)
+	t, ok := d.refs.threads.key(r.Arguments.ThreadId)
 	if ok {
 		d.clearSteps(ctx, t) // a step another thread began goes on
 	}
@@ -50,7 +50,7 @@ func (s *session) resume(ctx context.Context, what string) {
 // step sets a one-shot line step request for a thread; the route resumes.
 func (s *session) step(ctx context.Context, threadID int, depth jdwp.StepDepth) (resumePlan, error) {
 	d := s.dbg
-	t, ok := d.threads.key(threadID)
+	t, ok := d.refs.threads.key(threadID)
 	if !ok {
 		return resumePlan{}, fmt.Errorf("unknown thread id %d", threadID)
 	}
@@ -79,7 +79,7 @@ func (s *session) stepOut(ctx context.Context, r *godap.StepOutRequest) (resumeP
 // off) and reports the thread asked for as paused.
 func (s *session) pause(ctx context.Context, r *godap.PauseRequest) (*struct{}, func(), error) {
 	d := s.dbg
-	t, ok := d.threads.key(r.Arguments.ThreadId)
+	t, ok := d.refs.threads.key(r.Arguments.ThreadId)
 	if !ok {
 		ids, err := d.vm.Threads(ctx)
 		if err != nil || len(ids) == 0 {
@@ -94,23 +94,19 @@ func (s *session) pause(ctx context.Context, r *godap.PauseRequest) (*struct{}, 
 			}
 		}
 		return nil, func() {
-			s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{Reason: "pause", ThreadId: d.threads.id(t)}})
+			s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{Reason: "pause", ThreadId: d.refs.threads.id(t)}})
 		}, nil
 	}
 	if d.isStopped() {
 		return nil, nil, nil
 	}
-	if err := d.conn.Suspend(ctx); err != nil {
+	if _, err := d.sus.SuspendVM(ctx); err != nil {
 		return nil, nil, err
 	}
-	d.mu.Lock()
-	d.suspends++
-	d.stopped, d.stopThread, d.stopReason = true, t, "paused"
-	d.reasons[t] = "paused"
-	d.mu.Unlock()
+	d.stops.Stop(t, "paused")
 	return nil, func() {
 		s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
-			Reason: "pause", ThreadId: d.threads.id(t), AllThreadsStopped: true,
+			Reason: "pause", ThreadId: d.refs.threads.id(t), AllThreadsStopped: true,
 		}})
 	}, nil
 }
@@ -122,7 +118,7 @@ func (s *session) restartFrame(ctx context.Context, r *godap.RestartFrameRequest
 	if err := d.cannot("supportsRestartFrame"); err != nil {
 		return resumePlan{}, failWith(ErrVMCannot, err)
 	}
-	f, ok := d.frames.get(r.Arguments.FrameId)
+	f, ok := d.refs.frames.get(r.Arguments.FrameId)
 	if !ok {
 		return resumePlan{}, fmt.Errorf("unknown frame id %d", r.Arguments.FrameId)
 	}
@@ -136,5 +132,5 @@ func (s *session) restartFrame(ctx context.Context, r *godap.RestartFrameRequest
 	if err := d.startStep(ctx, f.Thread, jdwp.StepInto, "restart"); err != nil {
 		return resumePlan{}, err
 	}
-	return resumePlan{thread: f.Thread, continued: d.threads.id(f.Thread)}, nil
+	return resumePlan{thread: f.Thread, continued: d.refs.threads.id(f.Thread)}, nil
 }

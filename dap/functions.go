@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	godap "github.com/google/go-dap"
 )
 
@@ -39,7 +39,7 @@ func parseFuncName(s string) (*funcSpec, error) {
 			return nil, fmt.Errorf("%q: the parameter list has no )", s)
 		}
 		if rest := strings.TrimSpace(sig[close+1:]); rest != "" {
-			if _, ret := expr.ParamSigs(sig); ret == "" || strings.ContainsAny(sig, " ,") {
+			if _, ret := javalang.ParamSigs(sig); ret == "" || strings.ContainsAny(sig, " ,") {
 				return nil, fmt.Errorf("%q: %q is neither a JNI descriptor such as (I)V nor Java parameter types such as (int, String)", s, sig)
 			}
 			spec.desc = sig
@@ -83,12 +83,12 @@ func (f *funcSpec) matchesMethod(m jdwp.MethodInfo) bool {
 	case !f.typed:
 		return true
 	}
-	params, _ := expr.ParamSigs(m.Signature)
+	params, _ := javalang.ParamSigs(m.Signature)
 	if len(params) != len(f.params) {
 		return false
 	}
 	for i, p := range params {
-		have := expr.SignatureToName(p)
+		have := javalang.TypeName(p)
 		want := strings.ReplaceAll(f.params[i], " ", "")
 		if have != want && !strings.HasSuffix(strings.ReplaceAll(have, "$", "."), "."+want) {
 			return false
@@ -110,15 +110,15 @@ func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.Func
 	d.bpMu.Lock()
 	defer d.bpMu.Unlock()
 	d.mu.Lock()
-	old := d.funcBPs
-	d.funcBPs = nil
+	old := d.bps.funcBPs
+	d.bps.funcBPs = nil
 	for _, bp := range old {
 		for _, id := range bp.reqs {
-			delete(d.bpByReq, id)
+			delete(d.bps.bpByReq, id)
 		}
 	}
-	for id := range d.fnPrep {
-		delete(d.fnPrep, id)
+	for id := range d.bps.fnPrep {
+		delete(d.bps.fnPrep, id)
 	}
 	d.mu.Unlock()
 	for _, bp := range old {
@@ -133,8 +133,8 @@ func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.Func
 	out := make([]godap.Breakpoint, 0, len(want))
 	for _, w := range want {
 		d.mu.Lock()
-		bp := &breakpoint{id: d.nextBP, reason: "function breakpoint", done: map[jdwp.ReferenceTypeID]bool{}}
-		d.nextBP++
+		bp := &breakpoint{id: d.bps.nextBP, reason: "function breakpoint", done: map[jdwp.ReferenceTypeID]bool{}}
+		d.bps.nextBP++
 		d.mu.Unlock()
 		bp.parse(godap.SourceBreakpoint{Condition: w.Condition, HitCondition: w.HitCondition})
 		spec, err := parseFuncName(w.Name)
@@ -144,7 +144,7 @@ func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.Func
 			continue
 		}
 		bp.fn = spec
-		d.funcBPs = append(d.funcBPs, bp)
+		d.bps.funcBPs = append(d.bps.funcBPs, bp)
 		if bp.bad != "" {
 			out = append(out, bp.dap())
 			continue
@@ -155,7 +155,7 @@ func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.Func
 		}
 		bp.prepReq = id
 		d.mu.Lock()
-		d.fnPrep[id] = bp
+		d.bps.fnPrep[id] = bp
 		d.mu.Unlock()
 		if all == nil {
 			if all, err = d.vm.AllClasses(ctx); err != nil {
@@ -163,7 +163,7 @@ func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.Func
 			}
 		}
 		for _, c := range all {
-			if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") && spec.matchesClass(sigToName(c.Signature)) {
+			if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") && spec.matchesClass(javalang.TypeName(c.Signature)) {
 				if err := d.installFunc(ctx, bp, c.ID); err != nil {
 					return nil, err
 				}
@@ -203,7 +203,7 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 		}
 		d.mu.Lock()
 		bp.reqs = append(bp.reqs, id)
-		d.bpByReq[id] = bp
+		d.bps.bpByReq[id] = bp
 		d.mu.Unlock()
 		if !bp.verified {
 			bp.verified, bp.actual = true, line
@@ -218,7 +218,7 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 // onFuncClassPrepare installs function breakpoints in a class that just
 // loaded and reports the ones that became verified.
 func (d *debuggee) onFuncClassPrepare(ctx context.Context, bp *breakpoint, e jdwp.Event) {
-	if !bp.fn.matchesClass(sigToName(e.Signature)) {
+	if !bp.fn.matchesClass(javalang.TypeName(e.Signature)) {
 		return
 	}
 	d.bpMu.Lock()

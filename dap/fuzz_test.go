@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/framing"
+	"github.com/ddmbridge/ddmbridge/internal/framing"
 )
 
 // fuzzStream is a client that sends its input and then hangs up; what the

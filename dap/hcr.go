@@ -12,6 +12,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	godap "github.com/google/go-dap"
 )
 
@@ -122,8 +123,8 @@ func (d *debuggee) redefine(ctx context.Context, files []string) HotCodeReplaceB
 			body.Skipped = append(body.Skipped, SkippedClass{File: f, Reason: err.Error()})
 			continue
 		}
-		name := classfile.JavaName(internal)
-		loaded, err := d.vm.Loaded(ctx, "L"+internal+";")
+		name := javalang.ClassName(internal)
+		loaded, err := d.vm.Loaded(ctx, javalang.ClassSignature(internal))
 		if err != nil {
 			body.Message = fmt.Sprintf("look up %s: %v", name, err)
 			return body
@@ -159,8 +160,8 @@ func (d *debuggee) redefine(ctx context.Context, files []string) HotCodeReplaceB
 	for _, def := range defs {
 		redefined[def.Type] = true
 		d.vm.Redefined(def.Type)
-		d.pools.Forget(def.Type)
-		d.outlines.Forget(def.Type)
+		d.srcs.pools.Forget(def.Type)
+		d.srcs.outlines.Forget(def.Type)
 	}
 	d.reinstallBreakpoints(ctx, redefined)
 	body.Success = true
@@ -178,7 +179,7 @@ func (d *debuggee) reinstallBreakpoints(ctx context.Context, redefined map[jdwp.
 	var files []*sourceFile
 	var old []int32
 	d.mu.Lock()
-	for _, f := range d.files {
+	for _, f := range d.bps.files {
 		owns := false
 		for c := range f.classes {
 			owns = owns || redefined[c]
@@ -189,7 +190,7 @@ func (d *debuggee) reinstallBreakpoints(ctx context.Context, redefined map[jdwp.
 		files = append(files, f)
 		for _, bp := range f.bps {
 			for _, id := range bp.reqs {
-				delete(d.bpByReq, id)
+				delete(d.bps.bpByReq, id)
 				old = append(old, id)
 			}
 			bp.reqs = nil

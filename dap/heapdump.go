@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge/dumpfile"
-	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
+	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
+	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 	godap "github.com/google/go-dap"
 )

@@ -9,6 +9,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/dap/fngen"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
 
@@ -110,7 +111,7 @@ func (e *frameEnv) MakeFunction(ctx context.Context, sig string, sam expr.Method
 	if err != nil {
 		return expr.Value{}, err
 	}
-	name, class, err := fngen.Class(functionPackage(frame), strings.TrimSuffix(strings.TrimPrefix(sig, "L"), ";"), sam.Name, sam.Signature, f)
+	name, class, err := fngen.Class(functionPackage(frame), javalang.InternalName(sig), sam.Name, sam.Signature, f)
 	if err != nil {
 		return expr.Value{}, err
 	}
@@ -143,7 +144,7 @@ func (e *frameEnv) MakeFunction(ctx context.Context, sig string, sam expr.Method
 // (package-private classes and interfaces), except for the platform's
 // packages, which no class loader may add to.
 func functionPackage(frameSig string) string {
-	internal := strings.TrimSuffix(strings.TrimPrefix(frameSig, "L"), ";")
+	internal := javalang.InternalName(frameSig)
 	i := strings.LastIndexByte(internal, '/')
 	pkg := internal[:i+1]
 	for _, p := range []string{"java/", "javax/", "jdk/", "sun/", "com/sun/"} {
@@ -165,7 +166,7 @@ func (e *frameEnv) loadNamed(ctx context.Context, name string) (string, bool) {
 		return "", false
 	}
 	for try, n := 0, name; try < 3; try++ {
-		sig := "L" + strings.ReplaceAll(n, ".", "/") + ";"
+		sig := javalang.Signature(n)
 		if _, ok, err := e.loadClass(ctx, sig); err == nil && ok {
 			return sig, true
 		}
@@ -220,7 +221,7 @@ func (e *frameEnv) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, n
 	if err := e.d.conn.DisableCollection(ctx, jdwp.ObjectID(arr.Ref)); err == nil {
 		defer e.d.conn.EnableCollection(context.WithoutCancel(ctx), jdwp.ObjectID(arr.Ref))
 	}
-	jname, err := e.NewString(ctx, strings.ReplaceAll(name, "/", "."))
+	jname, err := e.NewString(ctx, javalang.ClassName(name))
 	if err != nil {
 		return 0, err
 	}
@@ -247,7 +248,7 @@ func (e *frameEnv) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, n
 		return 0, fmt.Errorf("this VM cannot define classes from Java bytecode (Android runs dex), so lambdas and method references are not supported here: %w", err)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("defining class %s in the VM: %w", strings.ReplaceAll(name, "/", "."), err)
+		return 0, fmt.Errorf("defining class %s in the VM: %w", javalang.ClassName(name), err)
 	}
 	ci, err := e.d.conn.ReflectedType(ctx, jdwp.ClassObjectID(v.Ref))
 	if err != nil {
@@ -259,7 +260,7 @@ func (e *frameEnv) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, n
 
 // loadedIn finds class name among the classes loader defined.
 func (e *frameEnv) loadedIn(ctx context.Context, loader jdwp.ClassLoaderID, name string) (jdwp.ReferenceTypeID, bool, error) {
-	cs, err := e.d.conn.ClassesBySignature(ctx, "L"+name+";")
+	cs, err := e.d.conn.ClassesBySignature(ctx, javalang.ClassSignature(name))
 	if err != nil {
 		return 0, false, err
 	}
@@ -286,7 +287,7 @@ func (e *frameEnv) loadClass(ctx context.Context, sig string) (jdwp.ReferenceTyp
 	if err != nil {
 		return 0, false, err
 	}
-	name, err := e.NewString(ctx, expr.SignatureToName(sig))
+	name, err := e.NewString(ctx, javalang.TypeName(sig))
 	if err != nil {
 		return 0, false, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Steps through lambdas. A lambda runs behind a hidden proxy class the VM
@@ -20,7 +21,7 @@ func (d *debuggee) stepOn(ctx context.Context, st *stepState, loc jdwp.Location)
 	if err != nil {
 		return 0, false
 	}
-	name := sigToName(sig)
+	name := javalang.TypeName(sig)
 	switch {
 	case st.depth == jdwp.StepInto && hiddenClass(name):
 		return jdwp.StepInto, true

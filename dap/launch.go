@@ -156,9 +156,9 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 	d := newDebuggee(s, conn, cfg.MainClass)
 	d.opts = cfg.CommonConfig
 	d.proc = p
-	d.sourcePaths = cfg.SourcePaths
-	if len(d.sourcePaths) == 0 {
-		d.sourcePaths = []string{cwd}
+	d.srcs.sourcePaths = cfg.SourcePaths
+	if len(d.srcs.sourcePaths) == 0 {
+		d.srcs.sourcePaths = []string{cwd}
 		folders := cfg.WorkspaceFolders
 		if len(folders) == 0 {
 			folders = []string{cwd}

@@ -42,23 +42,23 @@ func (d *debuggee) runToMain(ctx context.Context, mainClass string) error {
 	}
 	ready := make(chan struct{})
 	d.mu.Lock()
-	d.mainReq, d.mainReady, d.launching = req, ready, true
+	d.life.mainReq, d.life.mainReady, d.life.launching = req, ready, true
 	d.mu.Unlock()
 	defer func() {
 		d.mu.Lock()
-		d.launching = false
+		d.life.launching = false
 		d.mu.Unlock()
 	}()
 	// The VM_START suspension is held once its event is handled.
 	for {
 		d.mu.Lock()
-		held := d.heldStart
+		held := d.life.heldStart
 		d.mu.Unlock()
 		if held {
 			break
 		}
 		select {
-		case <-d.endedCh:
+		case <-d.life.endedCh:
 			return d.exitedEarly(mainClass)
 		case <-ctx.Done():
 			return fmt.Errorf("the VM did not start: %w", ctx.Err())
@@ -66,7 +66,7 @@ func (d *debuggee) runToMain(ctx context.Context, mainClass string) error {
 		}
 	}
 	d.mu.Lock()
-	d.heldStart = false
+	d.life.heldStart = false
 	d.mu.Unlock()
 	if err := d.conn.Resume(ctx); err != nil {
 		return fmt.Errorf("start the VM: %w", err)
@@ -74,7 +74,7 @@ func (d *debuggee) runToMain(ctx context.Context, mainClass string) error {
 	select {
 	case <-ready:
 		return nil
-	case <-d.endedCh:
+	case <-d.life.endedCh:
 		return d.exitedEarly(mainClass)
 	case <-ctx.Done():
 		return fmt.Errorf("the JVM did not load %s in time (raise \"timeout\"): %w", mainClass, ctx.Err())
@@ -97,13 +97,13 @@ func (d *debuggee) exitedEarly(mainClass string) error {
 // until configurationDone (see runToMain); it reports false for other events.
 func (d *debuggee) onMainPrepared(ctx context.Context, e jdwp.Event) bool {
 	d.mu.Lock()
-	if e.Kind != jdwp.EventClassPrepare || d.mainReq == 0 || e.RequestID != d.mainReq {
+	if e.Kind != jdwp.EventClassPrepare || d.life.mainReq == 0 || e.RequestID != d.life.mainReq {
 		d.mu.Unlock()
 		return false
 	}
-	d.mainReq = 0
-	d.heldStart = true
-	ready := d.mainReady
+	d.life.mainReq = 0
+	d.life.heldStart = true
+	ready := d.life.mainReady
 	d.mu.Unlock()
 	d.clearRequest(ctx, jdwp.EventClassPrepare, e.RequestID)
 	close(ready)

@@ -37,9 +37,12 @@ func (c *cancels) init() {
 
 // reqCtx bounds the VM calls of the request being handled; the client may
 // cancel it.
-func (s *session) reqCtx() (context.Context, context.CancelFunc) {
+func (s *session) reqCtx() (context.Context, context.CancelFunc) { return s.reqCtxOf(s.curSeq) }
+
+// reqCtxOf is reqCtx for request seq (a request handled off the request
+// loop, see the inspect lanes).
+func (s *session) reqCtxOf(seq int) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.RequestTimeout)
-	seq := s.curSeq
 	s.cancels.mu.Lock()
 	if s.cancels.cancelled[seq] {
 		cancel()

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/framing"
+	"github.com/ddmbridge/ddmbridge/internal/framing"
 	godap "github.com/google/go-dap"
 )
 

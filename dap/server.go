@@ -12,9 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/framing"
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/internal/framing"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/queue"
 	godap "github.com/google/go-dap"
 	"github.com/rs/zerolog"
 )
@@ -111,6 +112,12 @@ type session struct {
 
 	cancels cancels
 
+	// inspect runs the requests that may run methods in the VM (evaluate,
+	// variables, …) off the request loop, in order per thread, so a slow
+	// one never delays threads, stackTrace, pause, continue or requests
+	// about another thread.
+	inspect *queue.Lanes[jdwp.ThreadID, func()]
+
 	done     bool        // disconnect handled: stop reading
 	closing  atomic.Bool // the session is ending: no more events
 	released bool        // the VM was released
@@ -127,6 +134,13 @@ func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *sessi
 		codec: codec, reverse: map[int]chan godap.Message{},
 	}
 	s.cancels.init()
+	s.inspect = queue.NewLanes(func(_ jdwp.ThreadID, f func()) { f() }, func(f func()) {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			f()
+		}()
+	})
 	return s
 }
 
@@ -372,6 +386,17 @@ type route struct {
 	handle handler
 }
 
+// lanes lists the requests that run off the request loop, in order with
+// the other requests of the same lane (the thread they concern, or 0): the
+// ones that may run methods in the VM, which take as long as the methods.
+var lanes = map[string]func(*session, godap.RequestMessage) jdwp.ThreadID{
+	"variables":     varsLane,
+	"evaluate":      frameLane,
+	"setVariable":   varsLane,
+	"setExpression": frameLane,
+	"completions":   frameLane,
+}
+
 // handler runs a request's handler; takes reports whether a decoded
 // request is of the type the handler takes.
 type handler struct {
@@ -451,7 +476,7 @@ func reply[R godap.RequestMessage, B any](id int, f func(*session, context.Conte
 func replyThen[R godap.RequestMessage, B any](id int, f func(*session, context.Context, R) (B, func(), error)) handler {
 	return handler{takes: takes[R], run: func(s *session, m godap.RequestMessage) {
 		r := m.(R)
-		ctx, cancel := s.reqCtx()
+		ctx, cancel := s.reqCtxOf(r.GetRequest().Seq)
 		defer cancel()
 		body, then, err := f(s, ctx, r)
 		if err != nil {
@@ -584,7 +609,73 @@ func (s *session) dispatch(req godap.RequestMessage) {
 		s.sendError(rq, ErrNotStopped, fmt.Errorf("%s needs the VM stopped; pause it or wait for a breakpoint", rq.Command))
 		return
 	}
-	rt.handle.run(s, req)
+	lane := lanes[rq.Command]
+	if lane == nil {
+		rt.handle.run(s, req)
+		return
+	}
+	s.runInLane(lane(s, req), rt, req)
+}
+
+// runInLane queues req on its inspect lane; the request loop goes on.
+func (s *session) runInLane(lane jdwp.ThreadID, rt route, req godap.RequestMessage) {
+	rq := req.GetRequest()
+	seq := rq.Seq
+	s.inspect.Push(lane, func() {
+		defer func() {
+			s.cancels.mu.Lock()
+			delete(s.cancels.cancelled, seq)
+			s.cancels.mu.Unlock()
+		}()
+		if s.isCancelled(seq) {
+			s.sendErrorMessage(seq, rq.Command, ErrCancelled, rq.Command+": cancelled before it started")
+			return
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error().Interface("panic", p).Str("command", rq.Command).Str("stack", string(debug.Stack())).Msg("request handler panicked")
+				s.sendErrorMessage(seq, rq.Command, ErrInternal, fmt.Sprintf("%s: %v (the session goes on; please report this)", rq.Command, p))
+			}
+		}()
+		rt.handle.run(s, req)
+	})
+}
+
+// frameLane is the lane of a request about a frame: its thread's.
+func frameLane(s *session, req godap.RequestMessage) jdwp.ThreadID {
+	var id int
+	switch r := req.(type) {
+	case *godap.EvaluateRequest:
+		id = r.Arguments.FrameId
+	case *godap.SetExpressionRequest:
+		id = r.Arguments.FrameId
+	case *godap.CompletionsRequest:
+		id = r.Arguments.FrameId
+	}
+	if f, ok := s.dbg.refs.frames.get(id); ok {
+		return f.Thread
+	}
+	return 0
+}
+
+// varsLane is the lane of a request about a variables reference: the
+// thread of its frame or scope, else the shared lane 0.
+func varsLane(s *session, req godap.RequestMessage) jdwp.ThreadID {
+	var ref int
+	switch r := req.(type) {
+	case *godap.VariablesRequest:
+		ref = r.Arguments.VariablesReference
+	case *godap.SetVariableRequest:
+		ref = r.Arguments.VariablesReference
+	}
+	c, _ := s.dbg.refs.vars.get(ref)
+	switch c := c.(type) {
+	case *localsScope:
+		return c.f.Thread
+	case *staticsScope:
+		return c.thread
+	}
+	return 0
 }
 
 // capabilities is what the adapter can do with a VM that can do everything.

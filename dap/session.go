@@ -86,9 +86,9 @@ func (s *session) onAttachRequest(r *godap.AttachRequest) {
 		s.sendError(&r.Request, ErrFailedToAttach, fmt.Errorf("attach %s: %w", target, err))
 		return
 	}
-	d.sourcePaths = cfg.SourcePaths
-	if len(d.sourcePaths) == 0 {
-		d.sourcePaths = []string{"."}
+	d.srcs.sourcePaths = cfg.SourcePaths
+	if len(d.srcs.sourcePaths) == 0 {
+		d.srcs.sourcePaths = []string{"."}
 		d.useAutoSources(cfg.workspace(), nil, "")
 	}
 	pid := int(cfg.ProcessID)
@@ -130,9 +130,9 @@ func (s *session) launchAndroid(req *godap.Request, cfg *LaunchConfig) {
 		return
 	}
 	d.launched = true
-	d.sourcePaths = cfg.SourcePaths
-	if len(d.sourcePaths) == 0 {
-		d.sourcePaths = []string{"."}
+	d.srcs.sourcePaths = cfg.SourcePaths
+	if len(d.srcs.sourcePaths) == 0 {
+		d.srcs.sourcePaths = []string{"."}
 	}
 	pid := 0
 	if d.ddm != nil {
@@ -164,7 +164,7 @@ func (s *session) attach(ctx context.Context, target string, common CommonConfig
 
 // begin starts DDM and the event loop of a connected debuggee.
 func (s *session) begin(ctx context.Context, d *debuggee, target string) error {
-	s.startDDM(d, target)
+	s.startDDM(ctx, d, target)
 	if err := d.start(ctx); err != nil {
 		return err
 	}
@@ -250,7 +250,7 @@ func (s *session) terminate(ctx context.Context, r *godap.TerminateRequest) (*st
 		d.proc.signal(syscall.SIGTERM)
 		go func() {
 			select {
-			case <-d.endedCh:
+			case <-d.life.endedCh:
 			case <-time.After(5 * time.Second):
 				d.proc.kill()
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -21,10 +22,16 @@ import (
 
 // lvalue is something a value can be stored into.
 type lvalue struct {
-	what string // for messages: "local x", "field Node.count", "element [3]"
-	sig  string // its declared type
-	set  func(ctx context.Context, v jdwp.Value) error
+	what   string // for messages: "local x", "field Node.count", "element [3]"
+	sig    string // its declared type
+	set    func(ctx context.Context, v jdwp.Value) error
+	refuse error // why it cannot be assigned at all (a final field), checked before the value is evaluated
 }
+
+// errFinalField is JDI's refusal to set a final field, static or not
+// (ReferenceTypeImpl.validateFieldSet: IllegalArgumentException "Cannot set
+// value of final field"); the VM's JDWP agent would store it.
+var errFinalField = errors.New("cannot set value of final field")
 
 func (d *debuggee) localLV(ctx context.Context, env *frameEnv, name string) (lvalue, bool, error) {
 	v, ok, err := env.local(ctx, name)
@@ -42,11 +49,15 @@ func (d *debuggee) localLV(ctx context.Context, env *frameEnv, name string) (lva
 func (d *debuggee) fieldLV(ctx context.Context, obj jdwp.ObjectID, f mirror.Field) lvalue {
 	owner := "?"
 	if sig, err := d.vm.Signature(ctx, f.Class); err == nil {
-		owner = simpleName(sigToName(sig))
+		owner = simpleName(javalang.TypeName(sig))
 	}
-	return lvalue{what: "field " + owner + "." + f.Name, sig: f.Signature, set: func(ctx context.Context, val jdwp.Value) error {
+	lv := lvalue{what: "field " + owner + "." + f.Name, sig: f.Signature, set: func(ctx context.Context, val jdwp.Value) error {
 		return d.vm.Write(ctx, obj, f, val)
 	}}
+	if f.ModBits&jdwp.AccFinal != 0 {
+		lv.refuse = fmt.Errorf("%w %s.%s: Java and JDI assign no final field", errFinalField, owner, f.Name)
+	}
+	return lv
 }
 
 func (d *debuggee) elementLV(arr jdwp.ObjectID, arraySig string, i int) lvalue {
@@ -57,6 +68,9 @@ func (d *debuggee) elementLV(arr jdwp.ObjectID, arraySig string, i int) lvalue {
 
 // assign evaluates src in env, converts it to lv's type and stores it.
 func (d *debuggee) assign(ctx context.Context, env expr.Env, lv lvalue, src string) (expr.Value, error) {
+	if lv.refuse != nil {
+		return expr.Value{}, lv.refuse
+	}
 	n, err := expr.Parse(src)
 	if err != nil {
 		return expr.Value{}, err
@@ -67,10 +81,10 @@ func (d *debuggee) assign(ctx context.Context, env expr.Env, lv lvalue, src stri
 	}
 	conv, err := expr.Convert(ctx, env, n, v, lv.sig)
 	if err != nil {
-		return expr.Value{}, fmt.Errorf("%s (%s): %w", lv.what, expr.SimpleTypeName(lv.sig), err)
+		return expr.Value{}, fmt.Errorf("%s (%s): %w", lv.what, javalang.SimpleTypeName(lv.sig), err)
 	}
 	jv := toJDWP(conv)
-	if expr.IsPrimitiveSig(lv.sig) {
+	if javalang.IsPrimitive(lv.sig) {
 		jv.Tag = jdwp.TagForSignature(lv.sig)
 	}
 	if err := lv.set(ctx, jv); err != nil {
@@ -82,9 +96,7 @@ func (d *debuggee) assign(ctx context.Context, env expr.Env, lv lvalue, src stri
 // stoppedEnv is an environment in the top frame of the thread the VM
 // stopped in, for values assigned to object fields and array elements.
 func (d *debuggee) stoppedEnv(ctx context.Context) (*frameEnv, error) {
-	d.mu.Lock()
-	t := d.stopThread
-	d.mu.Unlock()
+	t, _, _ := d.stops.Latest()
 	if t == 0 {
 		return nil, errors.New("no thread is stopped at an event")
 	}
@@ -134,7 +146,7 @@ func (d *debuggee) containerLV(ctx context.Context, c container, name string) (l
 			}
 			if owner != "" {
 				sig, _ := d.vm.Signature(ctx, f.Class)
-				if simpleName(sigToName(sig)) != owner {
+				if simpleName(javalang.TypeName(sig)) != owner {
 					continue
 				}
 			}
@@ -156,7 +168,7 @@ func (d *debuggee) containerLV(ctx context.Context, c container, name string) (l
 func (s *session) setVariable(ctx context.Context, r *godap.SetVariableRequest) (godap.SetVariableResponseBody, error) {
 	d := s.dbg
 	ctx = withHex(ctx, r.Arguments.Format)
-	c, ok := d.vars.get(r.Arguments.VariablesReference)
+	c, ok := d.refs.vars.get(r.Arguments.VariablesReference)
 	if !ok {
 		return godap.SetVariableResponseBody{}, fmt.Errorf("unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference)
 	}
@@ -297,14 +309,17 @@ func (d *debuggee) objectFieldLV(ctx context.Context, obj expr.Value, name strin
 // ---- expr.Assigner and expr.ClassObjects: assignment and class literals in expressions ----
 
 // place turns an lvalue into an expression's assignable place.
-func (e *frameEnv) place(lv lvalue) expr.Place {
+func (e *frameEnv) place(lv lvalue) (expr.Place, error) {
+	if lv.refuse != nil {
+		return expr.Place{}, lv.refuse
+	}
 	return expr.Place{Sig: lv.sig, Store: func(ctx context.Context, v expr.Value) error {
 		jv := toJDWP(v)
-		if expr.IsPrimitiveSig(lv.sig) {
+		if javalang.IsPrimitive(lv.sig) {
 			jv.Tag = jdwp.TagForSignature(lv.sig)
 		}
 		return lv.set(ctx, jv)
-	}}
+	}}, nil
 }
 
 func (e *frameEnv) canAssign() error {
@@ -323,11 +338,11 @@ func (e *frameEnv) VariablePlace(ctx context.Context, name string) (expr.Place, 
 		return expr.Place{}, err
 	}
 	if ok {
-		return e.place(lv), nil
+		return e.place(lv)
 	}
 	if this, err := e.This(ctx); err == nil {
-		if p, err := e.FieldPlace(ctx, this, name); err == nil {
-			return p, nil
+		if p, err := e.FieldPlace(ctx, this, name); err == nil || errors.Is(err, errFinalField) {
+			return p, err
 		}
 	}
 	sig, err := e.FrameClass(ctx)
@@ -352,7 +367,7 @@ func (e *frameEnv) FieldPlace(ctx context.Context, obj expr.Value, name string) 
 	if !ok {
 		return expr.Place{}, fmt.Errorf("%s has no field %s: %w", obj.TypeName(), name, expr.ErrUnknownName)
 	}
-	return e.place(e.d.fieldLV(ctx, jdwp.ObjectID(obj.Ref), f)), nil
+	return e.place(e.d.fieldLV(ctx, jdwp.ObjectID(obj.Ref), f))
 }
 
 func (e *frameEnv) StaticPlace(ctx context.Context, class, name string) (expr.Place, error) {
@@ -368,16 +383,16 @@ func (e *frameEnv) StaticPlace(ctx context.Context, class, name string) (expr.Pl
 		return expr.Place{}, err
 	}
 	if !ok || f.ModBits&jdwp.AccStatic == 0 {
-		return expr.Place{}, fmt.Errorf("%s has no static field %s: %w", expr.SignatureToName(class), name, expr.ErrUnknownName)
+		return expr.Place{}, fmt.Errorf("%s has no static field %s: %w", javalang.TypeName(class), name, expr.ErrUnknownName)
 	}
-	return e.place(e.d.fieldLV(ctx, 0, f)), nil
+	return e.place(e.d.fieldLV(ctx, 0, f))
 }
 
 func (e *frameEnv) ElementPlace(ctx context.Context, arr expr.Value, i int) (expr.Place, error) {
 	if err := e.canAssign(); err != nil {
 		return expr.Place{}, err
 	}
-	return e.place(e.d.elementLV(jdwp.ObjectID(arr.Ref), arr.Type, i)), nil
+	return e.place(e.d.elementLV(jdwp.ObjectID(arr.Ref), arr.Type, i))
 }
 
 // ClassObject is the java.lang.Class of a loaded type.

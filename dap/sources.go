@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	godap "github.com/google/go-dap"
 )
 
@@ -46,7 +46,7 @@ type autoSources struct {
 // workspace, classPath the launched program's (nil for an attached VM:
 // its class path is asked for).
 func (d *debuggee) useAutoSources(folders, classPath []string, javaExec string) {
-	d.auto = &autoSources{folders: folders, classPath: classPath, javaExec: javaExec, refs: map[string]int{}, found: map[int]srclookup.Found{}}
+	d.srcs.auto = &autoSources{folders: folders, classPath: classPath, javaExec: javaExec, refs: map[string]int{}, found: map[int]srclookup.Found{}}
 	// Index now, so the first stop finds it ready.
 	d.s.wg.Add(1)
 	go func() {
@@ -61,7 +61,7 @@ const indexTimeout = 20 * time.Second
 
 // autoIndex builds the index once, bounded in time.
 func (d *debuggee) autoIndex() *srclookup.Index {
-	a := d.auto
+	a := d.srcs.auto
 	a.once.Do(func() {
 		ctx, cancel := context.WithTimeout(d.s.ctx, indexTimeout)
 		defer cancel()
@@ -89,7 +89,7 @@ func (d *debuggee) autoIndex() *srclookup.Index {
 // autoSource finds the source of rel ("java/lang/String.java") without
 // sourcePaths, or returns nil.
 func (d *debuggee) autoSource(rel string) *godap.Source {
-	if d.auto == nil {
+	if d.srcs.auto == nil {
 		return nil
 	}
 	f, ok := d.autoIndex().Find(rel)
@@ -100,13 +100,13 @@ func (d *debuggee) autoSource(rel string) *godap.Source {
 	if f.Path != "" {
 		return &godap.Source{Name: name, Path: f.Path}
 	}
-	a := d.auto
+	a := d.srcs.auto
 	key := f.Archive + "!" + f.Entry
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	ref, ok := a.refs[key]
 	if !ok {
-		ref = d.srcRefs.add(0)
+		ref = d.refs.srcRefs.add(0)
 		a.refs[key], a.found[ref] = ref, f
 	}
 	return &godap.Source{Name: name, SourceReference: ref, PresentationHint: "deemphasize", Origin: f.Origin()}
@@ -114,12 +114,12 @@ func (d *debuggee) autoSource(rel string) *godap.Source {
 
 // archived returns the archive entry a sourceReference stands for.
 func (d *debuggee) archived(ref int) (srclookup.Found, bool) {
-	if d.auto == nil {
+	if d.srcs.auto == nil {
 		return srclookup.Found{}, false
 	}
-	d.auto.mu.Lock()
-	defer d.auto.mu.Unlock()
-	f, ok := d.auto.found[ref]
+	d.srcs.auto.mu.Lock()
+	defer d.srcs.auto.mu.Unlock()
+	f, ok := d.srcs.auto.found[ref]
 	return f, ok
 }
 
@@ -136,7 +136,7 @@ func (s *session) sourceOf(ctx context.Context, r *godap.SourceRequest) (godap.S
 		}
 		return godap.SourceResponseBody{Content: string(text), MimeType: "text/x-java"}, nil
 	}
-	class, ok := d.srcRefs.get(ref)
+	class, ok := d.refs.srcRefs.get(ref)
 	if !ok {
 		return godap.SourceResponseBody{}, fmt.Errorf("unknown sourceReference %d", ref)
 	}
@@ -149,7 +149,7 @@ func (s *session) sourceOf(ctx context.Context, r *godap.SourceRequest) (godap.S
 
 // sourceRef returns the sourceReference of a class (the same one each time).
 func (d *debuggee) sourceRef(class jdwp.ReferenceTypeID) int {
-	ref, _ := d.srcRefOf.Get(class, func() (int, error) { return d.srcRefs.add(class), nil })
+	ref, _ := d.srcs.srcRefOf.Get(class, func() (int, error) { return d.refs.srcRefs.add(class), nil })
 	return ref
 }
 
@@ -218,7 +218,7 @@ func (d *debuggee) outlineLine(ctx context.Context, loc jdwp.Location) int {
 }
 
 func (d *debuggee) outlineOf(ctx context.Context, class jdwp.ReferenceTypeID) (*outlined, error) {
-	return d.outlines.Get(class, func() (*outlined, error) { return d.renderOutline(ctx, class) })
+	return d.srcs.outlines.Get(class, func() (*outlined, error) { return d.renderOutline(ctx, class) })
 }
 
 func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID) (*outlined, error) {
@@ -226,7 +226,7 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 	if err != nil {
 		return nil, err
 	}
-	name := sigToName(sig)
+	name := javalang.TypeName(sig)
 	var b strings.Builder
 	fmt.Fprintf(&b, "// %s: no source file in sourcePaths; an outline with the bytecode the VM runs.\n", name)
 	if file, err := d.vm.SourceFile(ctx, class); err == nil {
@@ -248,14 +248,14 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 	fmt.Fprintf(&b, "%s%s %s", modifierNames(mods&^0x20, false), kind, simpleName(name))
 	if sup, err := d.vm.Superclass(ctx, class); err == nil && sup != 0 {
 		if ss, err := d.vm.Signature(ctx, sup); err == nil && ss != "Ljava/lang/Object;" {
-			fmt.Fprintf(&b, " extends %s", sigToName(ss))
+			fmt.Fprintf(&b, " extends %s", javalang.TypeName(ss))
 		}
 	}
 	if is, err := d.vm.Interfaces(ctx, class); err == nil && len(is) > 0 {
 		names := make([]string, len(is))
 		for i, it := range is {
 			s, _ := d.vm.Signature(ctx, it)
-			names[i] = sigToName(s)
+			names[i] = javalang.TypeName(s)
 		}
 		word := " implements "
 		if kind == "interface" {
@@ -269,7 +269,7 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 		return nil, err
 	}
 	for _, f := range fields {
-		fmt.Fprintf(&b, "    %s%s %s;\n", modifierNames(f.ModBits, false), expr.SignatureToName(f.Signature), f.Name)
+		fmt.Fprintf(&b, "    %s%s %s;\n", modifierNames(f.ModBits, false), javalang.TypeName(f.Signature), f.Name)
 	}
 	methods, err := d.vm.Methods(ctx, class)
 	if err != nil {
@@ -304,10 +304,10 @@ func (d *debuggee) renderOutline(ctx context.Context, class jdwp.ReferenceTypeID
 // has, for each line of it, the offset of the instruction on it or -1.
 func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID, className string, m jdwp.MethodInfo) (text string, offs []int64) {
 	var b strings.Builder
-	params, ret := expr.ParamSigs(m.Signature)
+	params, ret := javalang.ParamSigs(m.Signature)
 	names := make([]string, len(params))
 	for i, p := range params {
-		names[i] = expr.SignatureToName(p)
+		names[i] = javalang.TypeName(p)
 	}
 	switch m.Name {
 	case "<clinit>":
@@ -315,7 +315,7 @@ func (d *debuggee) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID
 	case "<init>":
 		fmt.Fprintf(&b, "    %s%s(%s)", modifierNames(m.ModBits, true), simpleName(className), strings.Join(names, ", "))
 	default:
-		fmt.Fprintf(&b, "    %s%s %s(%s)", modifierNames(m.ModBits, true), expr.SignatureToName(ret), m.Name, strings.Join(names, ", "))
+		fmt.Fprintf(&b, "    %s%s %s(%s)", modifierNames(m.ModBits, true), javalang.TypeName(ret), m.Name, strings.Join(names, ", "))
 	}
 	fmt.Fprintf(&b, " // %s\n", m.Signature)
 	offs = append(offs, -1)

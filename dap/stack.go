@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -33,10 +33,9 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 	if err != nil {
 		return godap.ThreadsResponseBody{}, err
 	}
-	d.mu.Lock()
-	stopThread, perThread := d.stopThread, d.suspends == 0
-	d.mu.Unlock()
-	reasons := d.stopReasons()
+	stopThread, _, _ := d.stops.Latest()
+	perThread := !d.sus.VMHeld()
+	reasons := d.stops.Reasons()
 	names, states := make([]string, len(ids)), make([]string, len(ids))
 	err = parallel(2*len(ids), func(i int) error {
 		t := ids[i/2]
@@ -79,7 +78,7 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 	threads := make([]godap.Thread, 0, len(ids))
 	for i, t := range ids {
 		if !hidden[i] {
-			threads = append(threads, godap.Thread{Id: d.threads.id(t), Name: names[i] + " (" + states[i] + ")"})
+			threads = append(threads, godap.Thread{Id: d.refs.threads.id(t), Name: names[i] + " (" + states[i] + ")"})
 		}
 	}
 	return godap.ThreadsResponseBody{Threads: threads}, nil
@@ -87,7 +86,7 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 
 func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (godap.StackTraceResponseBody, error) {
 	d := s.dbg
-	t, ok := d.threads.key(r.Arguments.ThreadId)
+	t, ok := d.refs.threads.key(r.Arguments.ThreadId)
 	if !ok {
 		return godap.StackTraceResponseBody{}, fmt.Errorf("unknown thread id %d", r.Arguments.ThreadId)
 	}
@@ -113,7 +112,7 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 		if err != nil {
 			return err
 		}
-		sf.Id = d.frames.add(f)
+		sf.Id = d.refs.frames.add(f)
 		if ff := d.frameFormat(r.Arguments.Format); ff != nil {
 			sf.Name = d.formatFrameName(withHex(ctx, &ff.ValueFormat), ff, f, sf)
 		}
@@ -145,7 +144,7 @@ func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameForm
 	all := ff.IncludeAll
 	if ff.Parameters || ff.ParameterTypes || ff.ParameterNames || ff.ParameterValues || all {
 		m, err := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
-		params, _ := expr.ParamSigs(m.Signature)
+		params, _ := javalang.ParamSigs(m.Signature)
 		var parts []string
 		var args []jdwp.Variable
 		if vt, verr := d.vm.VariableTable(ctx, f.Loc.Class, f.Loc.Method); verr == nil && !vt.Absent {
@@ -166,7 +165,7 @@ func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameForm
 		for i, p := range params {
 			var part []string
 			if ff.ParameterTypes || all || !(ff.ParameterNames || ff.ParameterValues) {
-				part = append(part, expr.SimpleTypeName(p))
+				part = append(part, javalang.SimpleTypeName(p))
 			}
 			if (ff.ParameterNames || all) && len(args) == len(params) {
 				part = append(part, args[i].Name)
@@ -246,7 +245,7 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 // class's package directory plus its SourceFile attribute, under the first
 // source root that has it. Without a local file the source has only a name.
 func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig string) (*godap.Source, error) {
-	return d.sources.Get(class, func() (*godap.Source, error) {
+	return d.srcs.sources.Get(class, func() (*godap.Source, error) {
 		file, err := d.vm.SourceFile(ctx, class)
 		if mirror.Absent(err) {
 			name, _ := frameClassName(sig)
@@ -256,10 +255,10 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 			return nil, err
 		}
 		rel := file
-		if name := strings.TrimPrefix(sig, "L"); strings.Contains(name, "/") {
+		if name := javalang.InternalName(sig); strings.Contains(name, "/") {
 			rel = path.Join(path.Dir(name), file)
 		}
-		for _, root := range d.sourcePaths {
+		for _, root := range d.srcs.sourcePaths {
 			p := filepath.Join(root, filepath.FromSlash(rel))
 			if _, err := os.Stat(p); err == nil {
 				if abs, err := filepath.Abs(p); err == nil {
@@ -279,13 +278,13 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 // "Static" (the static fields of the frame's class).
 func (s *session) scopes(_ context.Context, r *godap.ScopesRequest) (godap.ScopesResponseBody, error) {
 	d := s.dbg
-	f, ok := d.frames.get(r.Arguments.FrameId)
+	f, ok := d.refs.frames.get(r.Arguments.FrameId)
 	if !ok {
 		return godap.ScopesResponseBody{}, fmt.Errorf("unknown frame id %d (frames are forgotten when the VM resumes)", r.Arguments.FrameId)
 	}
 	scopes := []godap.Scope{
-		{Name: "Locals", PresentationHint: "locals", VariablesReference: d.vars.add(&localsScope{f: f})},
-		{Name: "Static", VariablesReference: d.vars.add(&staticsScope{class: f.Loc.Class, thread: f.Thread, loc: f.Loc})},
+		{Name: "Locals", PresentationHint: "locals", VariablesReference: d.refs.vars.add(&localsScope{f: f})},
+		{Name: "Static", VariablesReference: d.refs.vars.add(&staticsScope{class: f.Loc.Class, thread: f.Thread, loc: f.Loc})},
 	}
 	return godap.ScopesResponseBody{Scopes: scopes}, nil
 }
@@ -300,7 +299,7 @@ var hiddenSuffix = regexp.MustCompile(`[./]0x[0-9a-fA-F]+$`)
 // suffix is dropped, so a frame reads Orders$$Lambda$14.applyAsInt, never
 // 0x0000000800c03000.applyAsInt.
 func frameClassName(sig string) (string, bool) {
-	name := sigToName(sig)
+	name := javalang.TypeName(sig)
 	hidden := false
 	if loc := hiddenSuffix.FindStringIndex(name); loc != nil {
 		name, hidden = name[:loc[0]], true

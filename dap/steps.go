@@ -9,6 +9,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -87,7 +88,7 @@ func (d *debuggee) startStep(ctx context.Context, t jdwp.ThreadID, depth jdwp.St
 		}
 	}
 	d.mu.Lock()
-	d.stepping[t] = st
+	d.stepSt.stepping[t] = st
 	d.mu.Unlock()
 	return d.stepRequest(ctx, t, depth)
 }
@@ -106,7 +107,7 @@ func (d *debuggee) stepRequest(ctx context.Context, t jdwp.ThreadID, depth jdwp.
 		return err
 	}
 	d.mu.Lock()
-	d.steps[t] = append(d.steps[t], id)
+	d.stepSt.steps[t] = append(d.stepSt.steps[t], id)
 	d.mu.Unlock()
 	return nil
 }
@@ -139,9 +140,9 @@ func (d *debuggee) filtered(ctx context.Context, loc jdwp.Location) bool {
 func (d *debuggee) onStep(ctx context.Context, e jdwp.Event) *stopInfo {
 	d.clearRequest(ctx, jdwp.EventSingleStep, e.RequestID)
 	d.mu.Lock()
-	st := d.stepping[e.Thread]
-	if ids := d.steps[e.Thread]; len(ids) > 0 {
-		d.steps[e.Thread] = removeID(ids, e.RequestID)
+	st := d.stepSt.stepping[e.Thread]
+	if ids := d.stepSt.steps[e.Thread]; len(ids) > 0 {
+		d.stepSt.steps[e.Thread] = removeID(ids, e.RequestID)
 	}
 	d.mu.Unlock()
 	if st == nil || st.thread != e.Thread {
@@ -195,7 +196,7 @@ func (d *debuggee) onStep(ctx context.Context, e jdwp.Event) *stopInfo {
 // onMethodEntry stops a step into a target when the target is entered.
 func (d *debuggee) onMethodEntry(ctx context.Context, e jdwp.Event) *stopInfo {
 	d.mu.Lock()
-	st := d.stepping[e.Thread]
+	st := d.stepSt.stepping[e.Thread]
 	d.mu.Unlock()
 	if st == nil || st.target == nil || st.thread != e.Thread {
 		return nil
@@ -212,7 +213,7 @@ func (s *session) stepInTargets(ctx context.Context, r *godap.StepInTargetsReque
 	if err := d.cannot("supportsStepInTargetsRequest"); err != nil {
 		return godap.StepInTargetsResponseBody{}, failWith(ErrVMCannot, err)
 	}
-	f, ok := d.frames.get(r.Arguments.FrameId)
+	f, ok := d.refs.frames.get(r.Arguments.FrameId)
 	if !ok {
 		return godap.StepInTargetsResponseBody{}, fmt.Errorf("unknown frame id %d", r.Arguments.FrameId)
 	}
@@ -222,9 +223,9 @@ func (s *session) stepInTargets(ctx context.Context, r *godap.StepInTargetsReque
 	}
 	targets := []godap.StepInTarget{}
 	for _, m := range calls {
-		t := &stepTarget{thread: f.Thread, class: classfile.JavaName(m.Class), name: m.Name, desc: m.Descriptor}
-		label := expr.Method{Class: "L" + m.Class + ";", Name: m.Name, Signature: m.Descriptor}.String()
-		targets = append(targets, godap.StepInTarget{Id: d.targets.add(t), Label: label, Line: line})
+		t := &stepTarget{thread: f.Thread, class: javalang.ClassName(m.Class), name: m.Name, desc: m.Descriptor}
+		label := expr.Method{Class: javalang.ClassSignature(m.Class), Name: m.Name, Signature: m.Descriptor}.String()
+		targets = append(targets, godap.StepInTarget{Id: d.refs.targets.add(t), Label: label, Line: line})
 	}
 	return godap.StepInTargetsResponseBody{Targets: targets}, nil
 }
@@ -280,7 +281,7 @@ func (d *debuggee) disassemble(ctx context.Context, class jdwp.ReferenceTypeID, 
 }
 
 func (d *debuggee) pool(ctx context.Context, class jdwp.ReferenceTypeID) (*classfile.Pool, error) {
-	return d.pools.Get(class, func() (*classfile.Pool, error) {
+	return d.srcs.pools.Get(class, func() (*classfile.Pool, error) {
 		count, data, err := d.vm.ConstantPool(ctx, class)
 		if err != nil {
 			return nil, fmt.Errorf("constant pool: %w", err)
@@ -295,7 +296,7 @@ func (d *debuggee) pool(ctx context.Context, class jdwp.ReferenceTypeID) (*class
 // line in case it is not.
 func (s *session) stepInTarget(ctx context.Context, r *godap.StepInRequest) (resumePlan, error) {
 	d := s.dbg
-	target, ok := d.targets.get(r.Arguments.TargetId)
+	target, ok := d.refs.targets.get(r.Arguments.TargetId)
 	if !ok {
 		return resumePlan{}, fmt.Errorf("unknown target id %d (targets are forgotten when the VM resumes)", r.Arguments.TargetId)
 	}
@@ -311,7 +312,7 @@ func (s *session) stepInTarget(ctx context.Context, r *godap.StepInRequest) (res
 		return resumePlan{}, err
 	}
 	d.mu.Lock()
-	d.stepping[target.thread] = &stepState{thread: target.thread, depth: jdwp.StepOver, reason: "step", target: target, entryReq: entry}
+	d.stepSt.stepping[target.thread] = &stepState{thread: target.thread, depth: jdwp.StepOver, reason: "step", target: target, entryReq: entry}
 	d.mu.Unlock()
 	if err := d.stepRequest(ctx, target.thread, jdwp.StepOver); err != nil {
 		return resumePlan{}, err

@@ -13,20 +13,20 @@ import (
 //
 // Every request whose event may stop (breakpoints, steps, exceptions, field
 // watches, method entries) suspends only the thread of the event
-// (stopPolicy). Each thread's events are handled in order on a goroutine of
-// their own, so a condition or logpoint that runs a method in one thread
-// never waits for another thread's event to be handled, and a thread whose
-// event is pending holds no suspension that an invocation in another thread
-// would need: an invocation resumes its thread once, which is enough when
-// nothing but its own event suspended it. Only when a hit stops does the
-// session suspend the rest of the VM (see stop), after letting the
-// evaluations other threads are running finish.
+// (stopPolicy). Package debugger's pump hands each thread's event sets, in
+// order, to a goroutine of their own (HandleSet), so a condition or logpoint
+// that runs a method in one thread never waits for another thread's event.
+// Its ledger owns every suspension: a set's own until it is decided, a
+// stop's (one VM-wide hold shared by all the threads stopped, or the
+// thread's own with suspendAllThreads off), and it brings a thread's count
+// to exactly 1 for each method run there, so an invocation never waits on
+// another stop and a stop never waits on an invocation.
 //
-// An evaluation that does not return within its deadline (a method waiting
-// for a lock another suspended thread holds, a loop) is not waited for any
-// longer: the request or condition fails saying so, the thread is left
-// running the method, and the session takes over the thread's suspension
-// when the method returns (see mirror.VM.Invoking and handOff).
+// An evaluation that does not return within its deadline is ended when it
+// can be (its method made to return at once); one in native code (a sleep,
+// a wait) goes on running, the request or condition fails saying so, and
+// the ledger settles the thread's suspension when the method returns (see
+// mirror.VM.Invoking and handOff).
 
 // stopPolicy is the suspend policy of every request whose events may stop.
 const stopPolicy = jdwp.SuspendEventThread
@@ -39,66 +39,29 @@ func (d *debuggee) evalTimeout() time.Duration {
 	return 10 * time.Second
 }
 
-// dispatch queues an event set for the goroutine of its thread (the VM's
-// own events, without a thread, share one), starting it if idle.
-func (d *debuggee) dispatch(es *jdwp.EventSet) {
-	var key jdwp.ThreadID
-	for _, e := range es.Events {
-		if e.Thread != 0 {
-			key = e.Thread
-			break
-		}
-	}
-	d.lanes.Push(key, es)
-}
-
-// safely runs f, turning a panic into a log line.
-func (d *debuggee) safely(f func()) {
-	defer func() {
-		if p := recover(); p != nil {
-			d.log.Error().Interface("panic", p).Msg("event handler panicked")
-		}
-	}()
-	f()
-}
-
 // suspendAll reports whether a stop suspends the whole VM (the launch or
 // attach option suspendAllThreads, true unless set false).
 func (d *debuggee) suspendAll() bool {
 	return d.opts.SuspendAllThreads == nil || *d.opts.SuspendAllThreads
 }
 
-// holdStop turns the suspension of a stopping event into the session's: with
-// policy ALL it is a VM-wide one already; with the event thread's policy it
-// stays the thread's alone, unless stops suspend the whole VM: then the rest
-// of the VM is suspended too (after the evaluations other threads run have
-// finished), and the thread's own suspension is folded into it.
+// holdStop turns the suspension of a stopping event into the session's
+// (package debugger keeps the ledger): with policy ALL it is a VM-wide one
+// already; with the event thread's policy it stays the thread's alone,
+// unless stops suspend the whole VM: then the rest of the VM is suspended
+// too (one VM-wide hold shared by every stopped thread, so each can still
+// run methods; threads running a method for the debugger keep running),
+// and the thread's own suspension is folded into it.
 func (d *debuggee) holdStop(ctx context.Context, st *stopInfo, policy jdwp.SuspendPolicy) error {
 	switch {
 	case policy == jdwp.SuspendAll:
-		d.mu.Lock()
-		d.suspends++
-		d.mu.Unlock()
+		d.sus.AdoptVM()
 		return nil
 	case !d.suspendAll():
-		d.mu.Lock()
-		d.held[st.thread]++
-		d.mu.Unlock()
+		d.sus.HoldEventAsThread(st.thread)
 		return nil
 	}
-	wctx, cancel := context.WithTimeout(ctx, d.evalTimeout()+5*time.Second)
-	d.vm.WaitInvocations(wctx, st.thread)
-	cancel()
-	if err := d.conn.Suspend(ctx); err != nil {
-		return fmt.Errorf("suspend the VM: %w", err)
-	}
-	d.mu.Lock()
-	d.suspends++
-	d.mu.Unlock()
-	if err := d.conn.ResumeThread(ctx, st.thread); err != nil {
-		return fmt.Errorf("fold the thread's suspension into the VM's: %w", err)
-	}
-	return nil
+	return d.sus.HoldEventAsVM(ctx, st.thread)
 }
 
 // stop records a stop (the event's suspension is now held) and tells the client.
@@ -109,101 +72,36 @@ func (d *debuggee) stop(ctx context.Context, st *stopInfo, policy jdwp.SuspendPo
 		d.log.Warn().Err(err).Msg("stop")
 	}
 	all := policy == jdwp.SuspendAll || d.suspendAll()
-	d.mu.Lock()
-	d.stopped = true
-	d.stopThread, d.stopReason = st.thread, st.reason
-	d.reasons[st.thread] = st.reason
-	d.mu.Unlock()
+	d.stops.Stop(st.thread, st.reason)
 	d.clearSteps(ctx, st.thread)
 	d.s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
-		Reason: st.reason, ThreadId: d.threads.id(st.thread), AllThreadsStopped: all,
+		Reason: st.reason, ThreadId: d.refs.threads.id(st.thread), AllThreadsStopped: all,
 		HitBreakpointIds: st.bps, Description: st.description, Text: st.text,
 	}})
 }
 
-// resumeHeld releases the single-thread suspensions in held.
-func (d *debuggee) resumeHeld(ctx context.Context, held map[jdwp.ThreadID]int) error {
-	for t, n := range held {
-		for i := 0; i < n; i++ {
-			if err := d.conn.ResumeThread(ctx, t); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
-				return fmt.Errorf("resume thread %d: %w", d.threads.id(t), err)
-			}
-		}
-	}
-	return nil
-}
-
 // heldAlone reports whether the session holds thread suspended by itself
 // (the VM as a whole is not).
-func (d *debuggee) heldAlone(thread jdwp.ThreadID) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.suspends == 0 && d.held[thread] > 0
-}
+func (d *debuggee) heldAlone(thread jdwp.ThreadID) bool { return d.sus.HoldsAlone(thread) }
 
 // resumeThread releases the session's suspensions of one thread; the
 // session stays stopped while it holds others.
 func (d *debuggee) resumeThread(ctx context.Context, thread jdwp.ThreadID) error {
-	d.mu.Lock()
-	n := d.held[thread]
-	delete(d.held, thread)
-	delete(d.reasons, thread)
-	if d.stopThread == thread {
-		d.stopThread, d.stopReason = 0, ""
-	}
-	d.stopped = d.suspends > 0 || len(d.held) > 0
-	d.mu.Unlock()
-	d.frames.reset()
-	d.vars.reset()
-	d.targets.reset()
-	return d.resumeHeld(ctx, map[jdwp.ThreadID]int{thread: n})
+	err := d.sus.ResumeThread(ctx, thread)
+	d.stops.ResumedThread(thread, d.sus.Holding())
+	d.refs.frames.reset()
+	d.refs.vars.reset()
+	d.refs.targets.reset()
+	return err
 }
 
 // pauseThread suspends one thread and reports it paused.
 func (d *debuggee) pauseThread(ctx context.Context, thread jdwp.ThreadID) error {
-	if err := d.conn.SuspendThread(ctx, thread); err != nil {
+	if err := d.sus.SuspendThread(ctx, thread); err != nil {
 		return err
 	}
-	d.mu.Lock()
-	d.held[thread]++
-	d.stopped = true
-	d.stopThread, d.stopReason = thread, "paused"
-	d.reasons[thread] = "paused"
-	d.mu.Unlock()
+	d.stops.Stop(thread, "paused")
 	return nil
-}
-
-// stopReasons returns why each stopped thread stopped.
-func (d *debuggee) stopReasons() map[jdwp.ThreadID]string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	out := make(map[jdwp.ThreadID]string, len(d.reasons)+1)
-	for t, r := range d.reasons {
-		out[t] = r
-	}
-	if d.stopThread != 0 && d.stopReason != "" {
-		out[d.stopThread] = d.stopReason
-	}
-	return out
-}
-
-// resumeEventThread releases the suspension of an event set that does not stop.
-func (d *debuggee) resumeEventSet(ctx context.Context, es *jdwp.EventSet) {
-	switch es.SuspendPolicy {
-	case jdwp.SuspendAll:
-		if err := d.conn.Resume(ctx); err != nil {
-			d.log.Warn().Err(err).Msg("resume after an event")
-		}
-	case jdwp.SuspendEventThread:
-		for _, e := range es.Events {
-			if e.Thread != 0 {
-				if err := d.conn.ResumeThread(ctx, e.Thread); err != nil {
-					d.log.Warn().Err(err).Msg("resume a thread after an event")
-				}
-				return
-			}
-		}
-	}
 }
 
 // removeID returns ids without id.
@@ -218,18 +116,11 @@ func removeID(ids []int32, id int32) []int32 {
 }
 
 // handOff gives the suspension of thread's event to the method an
-// evaluation left running there: when it returns, the thread (suspended
-// again by the VM) is resumed.
+// evaluation left running there: the ledger releases it when the method
+// returns (debugger.Suspensions.Exit), unless a stop holds it by then.
 func (d *debuggee) handOff(ctx context.Context, thread jdwp.ThreadID) *stopInfo {
-	resume := func() {
-		ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
-		defer cancel()
-		if err := d.conn.ResumeThread(ctx, thread); err != nil && d.conn.Err() == nil {
-			d.log.Warn().Err(err).Msg("resume a thread after the method an evaluation left running returned")
-		}
-	}
-	if !d.vm.AfterInvoke(thread, resume) {
-		resume()
+	if err := d.sus.ReleaseEvent(ctx, thread); err != nil && d.conn.Err() == nil {
+		d.log.Warn().Err(err).Msg("release a thread's event after an evaluation left a method running")
 	}
 	return &stopInfo{thread: thread, handedOff: true}
 }
@@ -243,7 +134,7 @@ func (s *session) explain(err error) error {
 	}
 	var busy []int
 	for _, t := range d.vm.LeftRunning() {
-		busy = append(busy, d.threads.id(t))
+		busy = append(busy, d.refs.threads.id(t))
 	}
 	if len(busy) == 0 {
 		return fmt.Errorf("%w (the thread is running: resumed, or never stopped)", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -45,9 +46,12 @@ const maxUnpaged = 10000
 
 func (s *session) variablesOf(ctx context.Context, r *godap.VariablesRequest) (godap.VariablesResponseBody, error) {
 	d := s.dbg
-	c, ok := d.vars.get(r.Arguments.VariablesReference)
+	c, ok := d.refs.vars.get(r.Arguments.VariablesReference)
 	if !ok {
 		return godap.VariablesResponseBody{}, fmt.Errorf("unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference)
+	}
+	if ls, ok := c.(*localsScope); ok {
+		d.vm.WaitReturned(ctx, ls.f.Thread) // see evaluate
 	}
 	vars, err := c.children(withHex(ctx, r.Arguments.Format), d, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
 	if err != nil {
@@ -140,11 +144,11 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 		if err != nil {
 			return out, err
 		}
-		elem := simpleName(expr.SignatureToName(v.Type[1:]))
+		elem := simpleName(javalang.TypeName(v.Type[1:]))
 		out.Value = fmt.Sprintf("%s[%d]%s (id=%d)", strings.TrimSuffix(elem, strings.Repeat("[]", strings.Count(elem, "[]"))), n, strings.Repeat("[]", strings.Count(elem, "[]")), v.Ref)
 		out.IndexedVariables = int(n)
 		if n > 0 {
-			out.VariablesReference = d.vars.add(&arrayVars{arr: jdwp.ObjectID(v.Ref), sig: v.Type, length: int(n), evalName: evalName})
+			out.VariablesReference = d.refs.vars.add(&arrayVars{arr: jdwp.ObjectID(v.Ref), sig: v.Type, length: int(n), evalName: evalName})
 		}
 	default:
 		return d.objectVariable(ctx, out, v)
@@ -174,14 +178,14 @@ func (d *debuggee) objectVariable(ctx context.Context, out godap.Variable, v exp
 	raw := &objectVars{obj: obj, class: t, evalName: out.EvaluateName}
 	switch {
 	case sum.View.Logical():
-		out.VariablesReference = d.vars.add(&logicalVars{raw: raw, view: sum.View, size: sum.Size})
+		out.VariablesReference = d.refs.vars.add(&logicalVars{raw: raw, view: sum.View, size: sum.Size})
 		if sum.Size >= 0 {
 			out.IndexedVariables, out.NamedVariables = sum.Size, 1
 		}
 	case sum.View == mirror.MapEntry:
-		out.VariablesReference = d.vars.add(&logicalVars{raw: raw, view: sum.View, size: -1})
+		out.VariablesReference = d.refs.vars.add(&logicalVars{raw: raw, view: sum.View, size: -1})
 	default:
-		out.VariablesReference = d.vars.add(raw)
+		out.VariablesReference = d.refs.vars.add(raw)
 	}
 	return out, nil
 }
@@ -205,7 +209,7 @@ const rawName = "<raw>"
 
 func (c *logicalVars) rawChild(ctx context.Context, d *debuggee) godap.Variable {
 	sig, _ := d.vm.Signature(ctx, c.raw.class)
-	return godap.Variable{Name: rawName, Value: simpleName(sigToName(sig)) + " fields", VariablesReference: d.vars.add(c.raw)}
+	return godap.Variable{Name: rawName, Value: simpleName(javalang.TypeName(sig)) + " fields", VariablesReference: d.refs.vars.add(c.raw)}
 }
 
 func (c *logicalVars) elements(ctx context.Context, d *debuggee) (jdwp.ObjectID, int, error) {
@@ -294,7 +298,7 @@ func (d *debuggee) objectRef(ctx context.Context, v expr.Value, evalName string)
 	if err != nil {
 		return 0
 	}
-	return d.vars.add(&objectVars{obj: jdwp.ObjectID(v.Ref), class: t, evalName: evalName})
+	return d.refs.vars.add(&objectVars{obj: jdwp.ObjectID(v.Ref), class: t, evalName: evalName})
 }
 
 func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
@@ -341,8 +345,9 @@ const exceptionName = "<exception>"
 func (d *debuggee) stoppedOn(f mirror.Frame) (jdwp.TaggedObjectID, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	exc, ok := d.lastExc[f.Thread]
-	return exc, ok && f.Depth == 0 && d.stopReason == "exception" && d.stopThread == f.Thread && exc.ID != 0
+	exc, ok := d.bps.lastExc[f.Thread]
+	thread, reason, _ := d.stops.Latest()
+	return exc, ok && f.Depth == 0 && reason == "exception" && thread == f.Thread && exc.ID != 0
 }
 
 func (c *staticsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
@@ -354,7 +359,7 @@ func (c *staticsScope) children(ctx context.Context, d *debuggee, _ string, _, _
 	if err != nil {
 		return nil, err
 	}
-	owner := simpleName(sigToName(sig))
+	owner := simpleName(javalang.TypeName(sig))
 	var ids []jdwp.FieldID
 	var names []string
 	for _, f := range fs {
@@ -409,7 +414,7 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 		name, evalName := f.Name, c.evalName+"."+f.Name
 		if count[f.Name] > 1 && f.Class != c.class { // shadowed by a subclass field
 			sig, _ := d.vm.Signature(ctx, f.Class)
-			name = fmt.Sprintf("%s (%s)", f.Name, simpleName(sigToName(sig)))
+			name = fmt.Sprintf("%s (%s)", f.Name, simpleName(javalang.TypeName(sig)))
 			evalName = ""
 		}
 		if c.evalName == "" {

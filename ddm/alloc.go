@@ -8,7 +8,7 @@ import (
 type AllocRecords struct{ Records []AllocRecord }
 
 // AllocRecord is one allocation. Class is a type descriptor as the VM sends it
-// ("Ljava/lang/String;", "[I"); see [JavaClassName].
+// ("Ljava/lang/String;", "[I"); see [javalang.ClassName].
 type AllocRecord struct {
 	Size     uint32
 	ThreadID uint16
@@ -147,31 +147,4 @@ func (m *AllocRecords) decode(c *coder) {
 			f.Class, f.Method, f.File = lookup(0, ci), lookup(1, mi), lookup(2, fi)
 		})
 	})
-}
-
-// JavaClassName turns a type descriptor into a Java source name:
-// "Ljava/lang/String;" → "java.lang.String", "[I" → "int[]". Anything else is
-// returned with slashes turned into dots.
-func JavaClassName(desc string) string {
-	dims := 0
-	for dims < len(desc) && desc[dims] == '[' {
-		dims++
-	}
-	base := desc[dims:]
-	prims := map[string]string{"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int", "J": "long", "F": "float", "D": "double", "V": "void"}
-	if p, ok := prims[base]; ok && dims > 0 {
-		base = p
-	} else if len(base) >= 2 && base[0] == 'L' && base[len(base)-1] == ';' {
-		base = base[1 : len(base)-1]
-	}
-	out := []byte(base)
-	for i, ch := range out {
-		if ch == '/' {
-			out[i] = '.'
-		}
-	}
-	for range dims {
-		out = append(out, "[]"...)
-	}
-	return string(out)
 }

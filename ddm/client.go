@@ -325,6 +325,14 @@ func (c *Client) reply(r *Request, data []byte, err error) Reply {
 	case errors.Is(err, context.DeadlineExceeded):
 		c.log.Debug().Str("type", r.Type.String()).Uint32("req", r.ID).Dur("timeout", c.opt.Timeout).Msg("no reply; forgetting request")
 		return Reply{Err: fmt.Errorf("%w: %s after %v", ErrTimeout, r.Type, c.opt.Timeout)}
+	case r.Type == HELO && errors.Is(err, jdwp.ErrVendorCommand):
+		// Not sent: the VM has not been identified as one that speaks DDM.
+		c.mu.Lock()
+		c.notDDM = true
+		c.mu.Unlock()
+		c.markReady()
+		c.log.Debug().Err(err).Msg("HELO not sent: the VM is not known to speak DDM; not sending further DDM requests")
+		return Reply{Err: fmt.Errorf("%w: %w", ErrNotDDM, err)}
 	default:
 		if code, ok := jdwpErrorCode(err); ok {
 			if r.Type == HELO {

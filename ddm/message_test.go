@@ -371,11 +371,3 @@ func TestUnknownChunkIsRaw(t *testing.T) {
 		t.Error("Type.String")
 	}
 }
-
-func TestJavaClassName(t *testing.T) {
-	for in, want := range map[string]string{"Ljava/lang/String;": "java.lang.String", "[I": "int[]", "[[Lfoo/Bar;": "foo.Bar[][]", "I": "I"} {
-		if got := JavaClassName(in); got != want {
-			t.Errorf("JavaClassName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -7,6 +7,12 @@ type Cmd struct{ Set, Cmd byte }
 
 func (c Cmd) String() string { return CommandName(c.Set, c.Cmd) }
 
+// Standard reports whether every agent can be sent c without harm: a set
+// and a command byte below 0x80, and a command other than 0. Others (DDM's
+// set 0xC7 among them) go only to a VM known to speak them: see
+// Conn.AllowVendorCommands.
+func (c Cmd) Standard() bool { return c.Set < 0x80 && c.Cmd < 0x80 && c.Cmd != 0 }
+
 // Command set numbers.
 const (
 	SetVirtualMachine       byte = 1

@@ -97,6 +97,7 @@ type Conn struct {
 	caps      atomic.Pointer[Capabilities]
 	disposed  atomic.Bool // set by Dispose: the VM closing the connection is then expected
 	readIdle  atomic.Pointer[func()]
+	vendorOK  atomic.Bool // AllowVendorCommands: the VM was identified as speaking vendor sets
 }
 
 // Dial connects to a VM listening at addr (host:port) and performs the handshake.
@@ -379,6 +380,9 @@ func (c *Conn) startFunc(ctx context.Context, cmd Cmd, data []byte, done func(*C
 // send queues call's command and writes it (see start).
 func (c *Conn) send(ctx context.Context, call *Call, data []byte, queueOnly bool) (*Call, error) {
 	cmd := call.Cmd
+	if err := c.checkCmd(cmd); err != nil {
+		return nil, err
+	}
 	call.ch = make(chan struct{})
 	call.ID = c.NewID()
 	p := Packet{ID: call.ID, CmdSet: cmd.Set, Cmd: cmd.Cmd, Data: data}
@@ -411,6 +415,9 @@ func (c *Conn) send(ctx context.Context, call *Call, data []byte, queueOnly bool
 // each command queued meanwhile with it, so the burst goes out in a few
 // large writes.
 func (c *Conn) startCall(call *Call, cmd Cmd, sizes *IDSizes, enc func(*Writer)) error {
+	if err := c.checkCmd(cmd); err != nil {
+		return err
+	}
 	call.Cmd, call.ch, call.ID = cmd, make(chan struct{}), c.NewID()
 	c.mu.Lock()
 	if c.err != nil {
@@ -460,11 +467,28 @@ func (c *Conn) command(ctx context.Context, cmd Cmd, data []byte) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
+	if f, ok := ctx.Value(queuedKey{}).(func()); ok {
+		f()
+	}
 	b, err := call.Wait(ctx)
 	if err != nil && ctx.Err() != nil {
 		c.forget(call.ID)
 	}
 	return b, err
+}
+
+type queuedKey struct{}
+
+// WithQueued returns a context whose command, sent with Conn.Command or any
+// of the typed calls, runs f once it is queued on the connection, before
+// its reply is awaited: every command sent after f runs reaches the VM
+// after it. An owner of suspension uses it to hold back a resume until an
+// invocation command is on its way.
+func WithQueued(ctx context.Context, f func()) context.Context {
+	if f == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, queuedKey{}, f)
 }
 
 // Forget drops a started call whose reply is no longer wanted (its caller
@@ -488,6 +512,11 @@ func (c *Conn) Reply(id uint32, code ErrorCode, data []byte) error {
 // Send writes a raw packet. Replies to it, if any, are not routed to the caller:
 // use Start or Command for commands that expect a reply.
 func (c *Conn) Send(p *Packet) error {
+	if p.Flags&FlagReply == 0 {
+		if err := c.checkCmd(Cmd{p.CmdSet, p.Cmd}); err != nil {
+			return err
+		}
+	}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
@@ -499,6 +528,27 @@ func (c *Conn) Send(p *Packet) error {
 	c.traceOut(p)
 	c.out.Kick()
 	return nil
+}
+
+// AllowVendorCommands lets the connection send command sets and commands
+// outside the standard ranges (set or command byte 0x80 and up, command 0),
+// such as DDM's set 0xC7. Call it only once the VM has shown it speaks them:
+// by what it says about itself (VirtualMachine.Version; see
+// VersionInfo.Android) or by where it came from (an adb device's VMs are
+// ART). Until then such commands fail with ErrVendorCommand and nothing is
+// sent: HotSpot's agent reads before its command table for any byte of 0x80
+// and up (JDK-8382537) and crashes, 17.0.21 included.
+func (c *Conn) AllowVendorCommands() { c.vendorOK.Store(true) }
+
+// VendorCommandsAllowed reports whether AllowVendorCommands was called.
+func (c *Conn) VendorCommandsAllowed() bool { return c.vendorOK.Load() }
+
+// checkCmd refuses a vendor command to a VM not known to speak it.
+func (c *Conn) checkCmd(cmd Cmd) error {
+	if cmd.Standard() || c.vendorOK.Load() {
+		return nil
+	}
+	return &VendorCommandError{Cmd: cmd, Addr: c.addr}
 }
 
 // OnReadIdle sets f to run on the reader goroutine whenever it has handled

@@ -166,3 +166,22 @@ func Code(err error) ErrorCode {
 	}
 	return ErrNone
 }
+
+// VendorCommandError is returned, with nothing sent, for a command outside
+// the standard ranges (see Cmd.Standard) on a connection whose VM has not
+// been identified as speaking it (see Conn.AllowVendorCommands).
+type VendorCommandError struct {
+	Cmd  Cmd
+	Addr string
+}
+
+func (e *VendorCommandError) Error() string {
+	return fmt.Sprintf("jdwp: %s (set 0x%02X, command %d) not sent to %s: the VM has not shown it speaks it (only Android VMs speak DDM; HotSpot's agent crashes on such packets, JDK-8382537)",
+		e.Cmd, e.Cmd.Set, e.Cmd.Cmd, e.Addr)
+}
+
+// Is makes errors.Is(err, ErrVendorCommand) true for a VendorCommandError.
+func (e *VendorCommandError) Is(target error) bool { return target == ErrVendorCommand }
+
+// ErrVendorCommand matches every VendorCommandError.
+var ErrVendorCommand = errors.New("jdwp: vendor command not sent to a VM not known to speak it")

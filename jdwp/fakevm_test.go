@@ -563,3 +563,84 @@ func TestFakeVMVendorCommands(t *testing.T) {
 		t.Errorf("connection unhealthy after vendor commands: %v, %v", err, c.Err())
 	}
 }
+
+// TestVendorCommandsNeedAllow: a command outside the standard ranges (DDM's
+// set 0xC7, any set or command byte of 0x80 and up, command 0) is refused
+// with nothing sent until the VM has been identified as speaking it, by
+// every way of sending; afterwards it goes out. HotSpot's agent crashes on
+// such a packet (JDK-8382537), so the fake counts what reaches it.
+func TestVendorCommandsNeedAllow(t *testing.T) {
+	checkLeaks(t)
+	var vendor atomic.Int32
+	echo := func(vm *fakeVM, p *Packet) { vm.reply(p.ID, ErrNone, nil) }
+	vm := startFakeVM(t, fakeConfig{Handlers: map[Cmd]fakeHandler{
+		{SetDDM, 1}: func(vm *fakeVM, p *Packet) { vendor.Add(1); echo(vm, p) },
+		{0x80, 1}:   func(vm *fakeVM, p *Packet) { vendor.Add(1); echo(vm, p) },
+		{1, 0x80}:   func(vm *fakeVM, p *Packet) { vendor.Add(1); echo(vm, p) },
+		{1, 0}:      func(vm *fakeVM, p *Packet) { vendor.Add(1); echo(vm, p) },
+	}})
+	c := vm.dial(t, nil)
+	ctx := testCtx(t)
+	for _, cmd := range []Cmd{{SetDDM, 1}, {0x80, 1}, {1, 0x80}, {1, 0}, {0xFF, 0xFF}} {
+		if cmd.Standard() {
+			t.Errorf("%v counted standard", cmd)
+		}
+		if _, err := c.Command(ctx, cmd.Set, cmd.Cmd, []byte("HELO")); !errors.Is(err, ErrVendorCommand) {
+			t.Errorf("Command %v before AllowVendorCommands: %v; want ErrVendorCommand", cmd, err)
+		} else if !strings.Contains(err.Error(), "JDK-8382537") {
+			t.Errorf("error does not say why: %v", err)
+		}
+		if _, err := c.StartFunc(ctx, cmd, nil, nil); !errors.Is(err, ErrVendorCommand) {
+			t.Errorf("StartFunc %v: %v", cmd, err)
+		}
+		if _, err := c.Forward(ctx, cmd, nil, nil); !errors.Is(err, ErrVendorCommand) {
+			t.Errorf("Forward %v: %v", cmd, err)
+		}
+		if err := c.Send(&Packet{ID: c.NewID(), CmdSet: cmd.Set, Cmd: cmd.Cmd}); !errors.Is(err, ErrVendorCommand) {
+			t.Errorf("Send %v: %v", cmd, err)
+		}
+	}
+	// The standard commands on either side of the limits go out, and the
+	// connection is healthy: nothing vendor reached the VM.
+	if !(Cmd{0x7F, 0x7F}).Standard() || !CmdVMVersion.Standard() {
+		t.Error("standard commands refused")
+	}
+	if _, err := c.IDSizes(ctx); err != nil || c.Err() != nil {
+		t.Fatalf("connection unhealthy after refused vendor commands: %v, %v", err, c.Err())
+	}
+	if n := vendor.Load(); n != 0 {
+		t.Fatalf("%d vendor packets reached the VM before AllowVendorCommands", n)
+	}
+	// A reply to a VM-initiated vendor command is no command: it goes out.
+	id := vm.command(SetDDM, 1, nil)
+	if p := vm.nextReply(t); p.ID != id || p.Error != ErrNotImplemented {
+		t.Errorf("reply to the VM's DDM command = %v; want NOT_IMPLEMENTED", p)
+	}
+
+	c.AllowVendorCommands()
+	if _, err := c.Command(ctx, SetDDM, 1, []byte("HELO")); err != nil {
+		t.Fatalf("DDM command after AllowVendorCommands: %v", err)
+	}
+	if n := vendor.Load(); n != 1 {
+		t.Fatalf("vendor packets after AllowVendorCommands: %d; want 1", n)
+	}
+}
+
+func TestVersionAndroid(t *testing.T) {
+	for _, tc := range []struct {
+		v    VersionInfo
+		want bool
+	}{
+		// current ART: the OpenJDK agent over ART's JVMTI, java.vm.name = Dalvik
+		{VersionInfo{Description: "Java Debug Wire Protocol (Reference Implementation) version 1.8\nJVM Debug Interface version 1.2\nJVM version 2.1.0 (Dalvik, )", VMVersion: "2.1.0", VMName: "Dalvik"}, true},
+		// Dalvik's own agent
+		{VersionInfo{Description: "Android DalvikVM 1.6.0", VMVersion: "1.6.0", VMName: "DalvikVM"}, true},
+		{VersionInfo{Description: "Java Debug Wire Protocol (Reference Implementation) version 17.0\nJVM Debug Interface version 17.0\nJVM version 17.0.21.1 (OpenJDK 64-Bit Server VM, mixed mode, sharing)", VMVersion: "17.0.21.1+2-1-deb12u1-Debian", VMName: "OpenJDK 64-Bit Server VM"}, false},
+		{VersionInfo{VMName: "Eclipse OpenJ9 VM"}, false},
+		{VersionInfo{}, false},
+	} {
+		if got := tc.v.Android(); got != tc.want {
+			t.Errorf("%q/%q Android() = %v; want %v", tc.v.VMName, tc.v.Description, got, tc.want)
+		}
+	}
+}

@@ -102,7 +102,7 @@ func (c *Conn) SetRequest(ctx context.Context, kind EventKind, suspend SuspendPo
 
 // ClearRequest removes an event request (EventRequest.Clear).
 func (c *Conn) ClearRequest(ctx context.Context, kind EventKind, id int32) error {
-	return c.do(ctx, CmdEventRequestClear, func(w *Writer) { w.Byte(byte(kind)); w.Int32(id) }, nil)
+	return c.do(ctx, CmdEventRequestClear, func(w *Writer) { writeClearRequest(w, kind, id) }, nil)
 }
 
 // ClearAllBreakpoints removes every breakpoint request.

@@ -2,6 +2,7 @@ package jdwp
 
 import (
 	"context"
+	"strings"
 )
 
 // VersionInfo is the reply of VirtualMachine.Version.
@@ -11,6 +12,18 @@ type VersionInfo struct {
 	JDWPMinor   int32
 	VMVersion   string
 	VMName      string
+}
+
+// Android reports whether the VM describes itself as Android's (ART, or
+// Dalvik before it), whose agents speak DDM (command set 0xC7). ART keeps
+// the name Dalvik: its agent answers with vmName "Dalvik" (java.vm.name)
+// and version 2.x; Dalvik's own answered "Dalvik" or "DalvikVM" with an
+// "Android DalvikVM" description. HotSpot, OpenJ9 and the others answer
+// with their own names, never Dalvik.
+func (v VersionInfo) Android() bool {
+	name := strings.ToLower(v.VMName)
+	return strings.Contains(name, "dalvik") || strings.Contains(name, "android") ||
+		strings.Contains(strings.ToLower(v.Description), "android")
 }
 
 // ClassInfo describes a loaded reference type.

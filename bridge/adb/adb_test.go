@@ -43,6 +43,7 @@ func attachDDM(t *testing.T, ctx context.Context, c *adb.Client, serial string, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
+	conn.AllowVendorCommands() // a device's VMs are ART: they speak DDM
 	dc := ddm.Attach(conn, ddm.Options{})
 	t.Cleanup(dc.Close)
 	return conn, dc

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
-	"github.com/ddmbridge/ddmbridge/bridge/dumpfile"
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
 )
 
 // The control CLI: thin wrappers over the JSON-RPC API of a running `ddmbridge serve`.

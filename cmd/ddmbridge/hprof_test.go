@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
+	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 

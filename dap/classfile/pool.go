@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf16"
 )
 
@@ -250,6 +249,3 @@ func ThisClass(b []byte) (string, error) {
 	}
 	return name, nil
 }
-
-// JavaName turns an internal name into a binary name: "a/b/C$D" → "a.b.C$D".
-func JavaName(internal string) string { return strings.ReplaceAll(internal, "/", ".") }

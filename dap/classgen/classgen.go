@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Access flags.
@@ -228,7 +229,8 @@ func modifiedUTF8(s string) []byte {
 // take (long and double take two).
 func ArgSlots(desc string) int {
 	n := 0
-	for _, p := range Params(desc) {
+	params, _ := javalang.ParamSigs(desc)
+	for _, p := range params {
 		n += slots(p)
 	}
 	return n
@@ -242,54 +244,6 @@ func slots(t string) int {
 		return 0
 	}
 	return 1
-}
-
-// Params splits a method descriptor's parameter types; a malformed
-// descriptor yields what could be read.
-func Params(desc string) []string {
-	var out []string
-	if !strings.HasPrefix(desc, "(") {
-		return nil
-	}
-	s := desc[1:]
-	for len(s) > 0 && s[0] != ')' {
-		n := typeLen(s)
-		if n == 0 {
-			return out
-		}
-		out = append(out, s[:n])
-		s = s[n:]
-	}
-	return out
-}
-
-// ReturnType is a method descriptor's return type.
-func ReturnType(desc string) string {
-	if i := strings.IndexByte(desc, ')'); i >= 0 {
-		return desc[i+1:]
-	}
-	return ""
-}
-
-func typeLen(s string) int {
-	i := 0
-	for i < len(s) && s[i] == '[' {
-		i++
-	}
-	if i >= len(s) {
-		return 0
-	}
-	if s[i] == 'L' {
-		j := strings.IndexByte(s[i:], ';')
-		if j < 0 {
-			return 0
-		}
-		return i + j + 1
-	}
-	if strings.IndexByte("ZBCSIJFD", s[i]) < 0 {
-		return 0
-	}
-	return i + 1
 }
 
 // ---- code ----
@@ -515,7 +469,8 @@ func (m *Code) Invoke(op byte, owner, name, desc string) {
 	if op == Invokeiface {
 		m.buf = append(m.buf, byte(args), 0)
 	}
-	m.adjust(slots(ReturnType(desc)) - args)
+	_, ret := javalang.ParamSigs(desc)
+	m.adjust(slots(ret) - args)
 }
 
 // NewLabel makes a branch target to Mark later.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Assignment, array creation and class literals: what needs an Env beyond
@@ -166,7 +168,7 @@ func (ev *evaluator) castTo(ctx context.Context, n Node, v Value, sig string) (V
 		}
 		if k == KindBoolean || u.Kind == KindBoolean {
 			if k != u.Kind {
-				return Value{}, fail(n, "cannot assign %s to %s", u.TypeName(), SimpleTypeName(sig))
+				return Value{}, fail(n, "cannot assign %s to %s", u.TypeName(), javalang.SimpleTypeName(sig))
 			}
 			return u, nil
 		}
@@ -242,7 +244,7 @@ func (ev *evaluator) arrayFrom(ctx context.Context, init *ArrayInit, sig string)
 		var err error
 		if sub, ok := e.(*ArrayInit); ok {
 			if !strings.HasPrefix(elemSig, "[") {
-				return Value{}, fail(e, "%s is not an array type", SignatureToName(elemSig))
+				return Value{}, fail(e, "%s is not an array type", javalang.TypeName(elemSig))
 			}
 			v, err = ev.arrayFrom(ctx, sub, elemSig)
 		} else {

@@ -72,16 +72,16 @@ type Method struct {
 
 // String renders m as "Class.name(int, String)".
 func (m Method) String() string {
-	params, _ := ParamSigs(m.Signature)
+	params, _ := javalang.ParamSigs(m.Signature)
 	names := make([]string, len(params))
 	for i, p := range params {
-		names[i] = SimpleTypeName(p)
+		names[i] = javalang.SimpleTypeName(p)
 	}
 	name := m.Name
 	if name == "<init>" {
-		name = "new " + SimpleTypeName(m.Class)
+		name = "new " + javalang.SimpleTypeName(m.Class)
 	} else {
-		name = SimpleTypeName(m.Class) + "." + name
+		name = javalang.SimpleTypeName(m.Class) + "." + name
 	}
 	return name + "(" + strings.Join(names, ", ") + ")"
 }
@@ -732,7 +732,7 @@ func (ev *evaluator) javaString(ctx context.Context, n Node, v Value) (string, e
 	}
 	s, err := ev.invokeNamed(ctx, n, v, "toString", nil)
 	if errors.Is(err, ErrNoInvoke) {
-		return SimpleTypeName(v.Type) + "@" + strconv.FormatUint(v.Ref, 16), nil
+		return javalang.SimpleTypeName(v.Type) + "@" + strconv.FormatUint(v.Ref, 16), nil
 	}
 	if err != nil {
 		return "", err
@@ -809,7 +809,7 @@ func (ev *evaluator) refCast(ctx context.Context, n *Cast, x Value) (Value, erro
 		return Value{}, wrap(n, err)
 	}
 	if !ok {
-		return Value{}, fail(n, "ClassCastException: class %s cannot be cast to class %s", SignatureToName(typeSig(x)), SignatureToName(target))
+		return Value{}, fail(n, "ClassCastException: class %s cannot be cast to class %s", javalang.TypeName(typeSig(x)), javalang.TypeName(target))
 	}
 	return x, nil
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Method calls, constructors, overload resolution (JLS 15.12.2) and the
@@ -139,7 +141,7 @@ func (ev *evaluator) newObject(ctx context.Context, n *New) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	if IsPrimitiveSig(class) {
+	if javalang.IsPrimitive(class) {
 		return Value{}, fail(n, "%s is a primitive type", n.Type)
 	}
 	args, err := ev.evalArgs(ctx, n.Args)
@@ -162,15 +164,15 @@ func (ev *evaluator) choose(ctx context.Context, n Node, class, name string, arg
 	if err != nil {
 		return Method{}, wrap(n, err)
 	}
-	what := SimpleTypeName(class) + "." + name
+	what := javalang.SimpleTypeName(class) + "." + name
 	if name == "<init>" {
-		what = "new " + SimpleTypeName(class)
+		what = "new " + javalang.SimpleTypeName(class)
 	}
 	if len(ms) == 0 {
 		if name == "<init>" {
-			return Method{}, fail(n, "%s has no constructor (is it an interface or abstract?)", SignatureToName(class))
+			return Method{}, fail(n, "%s has no constructor (is it an interface or abstract?)", javalang.TypeName(class))
 		}
-		return Method{}, fail(n, "%s has no method %s", SignatureToName(class), name)
+		return Method{}, fail(n, "%s has no method %s", javalang.TypeName(class), name)
 	}
 	for phase := 1; phase <= 3; phase++ {
 		var cands []Method
@@ -190,7 +192,7 @@ func (ev *evaluator) choose(ctx context.Context, n Node, class, name string, arg
 	}
 	types := make([]string, len(args))
 	for i, a := range args {
-		types[i] = SimpleTypeName(typeSig(a))
+		types[i] = javalang.SimpleTypeName(typeSig(a))
 		switch {
 		case a.Kind == KindNull:
 			types[i] = "null"
@@ -207,7 +209,7 @@ func (ev *evaluator) choose(ctx context.Context, n Node, class, name string, arg
 
 // applicable reports whether m accepts args in a phase (1 strict, 2 loose, 3 varargs).
 func (ev *evaluator) applicable(ctx context.Context, m Method, args []Value, phase int) (bool, error) {
-	params, _ := ParamSigs(m.Signature)
+	params, _ := javalang.ParamSigs(m.Signature)
 	if phase < 3 {
 		if len(params) != len(args) {
 			return false, nil
@@ -311,8 +313,8 @@ func ambiguous(n Node, ms []Method) error {
 }
 
 func (ev *evaluator) moreSpecific(ctx context.Context, a, b Method) (bool, error) {
-	pa, _ := ParamSigs(a.Signature)
-	pb, _ := ParamSigs(b.Signature)
+	pa, _ := javalang.ParamSigs(a.Signature)
+	pb, _ := javalang.ParamSigs(b.Signature)
 	for i := 0; i < len(pa) && i < len(pb); i++ {
 		ok, err := ev.subtypeSig(ctx, pa[i], pb[i])
 		if err != nil || !ok {
@@ -341,7 +343,7 @@ func (ev *evaluator) subtypeSig(ctx context.Context, a, b string) (bool, error) 
 // convertArgs converts arguments to m's parameter types: widening, boxing,
 // unboxing, strings into the VM, and the variable-arity array.
 func (ev *evaluator) convertArgs(ctx context.Context, n Node, m Method, args []Value) ([]Value, error) {
-	params, _ := ParamSigs(m.Signature)
+	params, _ := javalang.ParamSigs(m.Signature)
 	varargs := false
 	if m.Varargs && len(params) > 0 {
 		last := len(params) - 1
@@ -432,7 +434,7 @@ func (ev *evaluator) box(ctx context.Context, n Node, v Value) (Value, error) {
 			return r, nil
 		}
 	}
-	return Value{}, fail(n, "cannot box %s: %s.valueOf%s not found", v.TypeName(), SignatureToName(class), want)
+	return Value{}, fail(n, "cannot box %s: %s.valueOf%s not found", v.TypeName(), javalang.TypeName(class), want)
 }
 
 // Convert converts v for storing into a variable, field or array element of
@@ -472,7 +474,7 @@ func Convert(ctx context.Context, env Env, n Node, v Value, sig string) (Value, 
 			return Value{}, wrap(n, err)
 		}
 		if !ok {
-			return Value{}, fail(n, "a %s cannot be stored in a %s", v.TypeName(), SimpleTypeName(sig))
+			return Value{}, fail(n, "a %s cannot be stored in a %s", v.TypeName(), javalang.SimpleTypeName(sig))
 		}
 		return ev.box(ctx, n, v)
 	}
@@ -481,7 +483,7 @@ func Convert(ctx context.Context, env Env, n Node, v Value, sig string) (Value, 
 		return Value{}, wrap(n, err)
 	}
 	if !ok {
-		return Value{}, fail(n, "a %s cannot be stored in a %s", SimpleTypeName(typeSig(v)), SimpleTypeName(sig))
+		return Value{}, fail(n, "a %s cannot be stored in a %s", javalang.SimpleTypeName(typeSig(v)), javalang.SimpleTypeName(sig))
 	}
 	return ev.convertTo(ctx, n, v, sig)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Lambdas and method references. The parser reads them; the evaluator
@@ -278,7 +280,7 @@ func (r *resolver) class(ctx context.Context, n Node, typ string) error {
 	if err != nil {
 		return err
 	}
-	if IsPrimitiveSig(sig) {
+	if javalang.IsPrimitive(sig) {
 		return nil
 	}
 	r.f.Refs[n] = Ref{Kind: RefClass, Class: sig}
@@ -409,7 +411,7 @@ func (r *resolver) resolve(ctx context.Context, n Node) error {
 // parameters as the lambda has.
 func (ev *evaluator) functional(ctx context.Context, f *Func, param string) (bool, error) {
 	fns, ok := ev.env.(Functions)
-	if !ok || IsPrimitiveSig(param) || strings.HasPrefix(param, "[") {
+	if !ok || javalang.IsPrimitive(param) || strings.HasPrefix(param, "[") {
 		return false, nil
 	}
 	m, ok, err := fns.FunctionalMethod(ctx, param)
@@ -417,7 +419,7 @@ func (ev *evaluator) functional(ctx context.Context, f *Func, param string) (boo
 		return false, err
 	}
 	if l, isLambda := f.Node.(*Lambda); isLambda {
-		params, _ := ParamSigs(m.Signature)
+		params, _ := javalang.ParamSigs(m.Signature)
 		return len(params) == len(l.Params), nil
 	}
 	return true, nil
@@ -435,7 +437,7 @@ func (ev *evaluator) makeFunction(ctx context.Context, n Node, f *Func, sig stri
 		return Value{}, wrap(f.Node, err)
 	}
 	if !ok {
-		return Value{}, fail(f.Node, "%s is not a functional interface", SignatureToName(sig))
+		return Value{}, fail(f.Node, "%s is not a functional interface", javalang.TypeName(sig))
 	}
 	v, err := fns.MakeFunction(ctx, sig, m, f)
 	if err != nil {

@@ -36,9 +36,6 @@ var boxSigs = map[Kind]string{
 	KindFloat: "Ljava/lang/Float;", KindDouble: "Ljava/lang/Double;",
 }
 
-// IsPrimitiveSig reports whether sig is a primitive type (or void).
-func IsPrimitiveSig(sig string) bool { _, ok := sigKinds[sig]; return ok }
-
 // KindOfSig is the kind of a value of type sig: a primitive kind, KindString
 // for java.lang.String, KindObject for other references.
 func KindOfSig(sig string) Kind {
@@ -60,66 +57,6 @@ func typeSig(v Value) string {
 		return v.Type
 	}
 	return kindSigs[v.Kind]
-}
-
-// ParamSigs splits a method descriptor "(ILjava/lang/String;[J)V" into its
-// parameter signatures and return signature.
-func ParamSigs(desc string) (params []string, ret string) {
-	if !strings.HasPrefix(desc, "(") {
-		return nil, ""
-	}
-	i := 1
-	for i < len(desc) && desc[i] != ')' {
-		j := sigEnd(desc, i)
-		if j <= i {
-			return params, ""
-		}
-		params = append(params, desc[i:j])
-		i = j
-	}
-	if i < len(desc) {
-		ret = desc[i+1:]
-	}
-	return params, ret
-}
-
-// sigEnd returns the index just past the signature starting at desc[i].
-func sigEnd(desc string, i int) int {
-	for i < len(desc) && desc[i] == '[' {
-		i++
-	}
-	if i >= len(desc) {
-		return i
-	}
-	if desc[i] == 'L' {
-		if j := strings.IndexByte(desc[i:], ';'); j >= 0 {
-			return i + j + 1
-		}
-		return len(desc)
-	}
-	return i + 1
-}
-
-// SimpleTypeName is a signature as a short Java type name: "int",
-// "String", "Map$Entry[]".
-func SimpleTypeName(sig string) string {
-	n := SignatureToName(sig)
-	base := strings.TrimRight(n, "[]")
-	return base[strings.LastIndexByte(base, '.')+1:] + n[len(base):]
-}
-
-// NameToSignature turns a Java type name as the VM spells classes
-// ("java.util.Map$Entry", "int[]") into a JNI signature.
-func NameToSignature(name string) string {
-	dims := strings.Count(name, "[]")
-	base := strings.TrimSpace(strings.ReplaceAll(name, "[]", ""))
-	sig := ""
-	if k, ok := primitiveNames[base]; ok {
-		sig = kindSigs[k]
-	} else {
-		sig = "L" + strings.ReplaceAll(base, ".", "/") + ";"
-	}
-	return strings.Repeat("[", dims) + sig
 }
 
 // widens reports whether a primitive of kind from converts to kind to by

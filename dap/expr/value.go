@@ -125,14 +125,10 @@ func (v Value) Int() int64 {
 // TypeName is the Java name of v's type: "int", "String", "java.util.List", "int[]".
 func (v Value) TypeName() string {
 	if v.Kind.IsRef() && v.Type != "" {
-		return SignatureToName(v.Type)
+		return javalang.TypeName(v.Type)
 	}
 	return v.Kind.String()
 }
-
-// SignatureToName turns a JNI signature into a Java type name:
-// "I" → "int", "Ljava/lang/String;" → "java.lang.String", "[[J" → "long[][]".
-func SignatureToName(sig string) string { return javalang.TypeName(sig) }
 
 // Literal renders a primitive, null or known string as Java source.
 func (v Value) Literal() string {

@@ -7,10 +7,10 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
-	"strings"
 
 	"github.com/ddmbridge/ddmbridge/dap/classgen"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Runtime is the compiled runtime class (Rt.java), defined once per class
@@ -68,7 +68,7 @@ func compile(name, iface, sam, samDesc string, f *expr.Func) ([]byte, error) {
 	m := c.Method(classgen.AccPublic, sam, samDesc)
 	g := &gen{m: m, f: f, self: name}
 	// Box the parameters into locals after them.
-	params := classgen.Params(samDesc)
+	params, ret := javalang.ParamSigs(samDesc)
 	slot, next := 1, 1+classgen.ArgSlots(samDesc)
 	for _, p := range params {
 		m.Load(p, slot)
@@ -93,7 +93,6 @@ func compile(name, iface, sam, samDesc string, f *expr.Func) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("fngen: %T is not a lambda or method reference", f.Node)
 	}
-	ret := classgen.ReturnType(samDesc)
 	switch {
 	case ret == "V":
 		m.Op(classgen.Pop)
@@ -105,9 +104,9 @@ func compile(name, iface, sam, samDesc string, f *expr.Func) ([]byte, error) {
 	case ret == objectD:
 		m.Op(classgen.Areturn)
 	default:
-		m.Class(internal(ret))
+		m.Class(javalang.InternalName(ret))
 		m.Invoke(classgen.Invokestat, RuntimeName, "to", "("+objectD+"Ljava/lang/Class;)"+objectD)
-		m.Type(classgen.Checkcast, internal(ret))
+		m.Type(classgen.Checkcast, javalang.InternalName(ret))
 		m.Op(classgen.Areturn)
 	}
 	return c.Bytes()
@@ -115,13 +114,6 @@ func compile(name, iface, sam, samDesc string, f *expr.Func) ([]byte, error) {
 
 // internal is a reference type's name for a class constant: the internal
 // name of a class, the descriptor of an array.
-func internal(sig string) string {
-	if strings.HasPrefix(sig, "L") {
-		return sig[1 : len(sig)-1]
-	}
-	return sig
-}
-
 var boxes = map[string]string{"Z": "java/lang/Boolean", "B": "java/lang/Byte", "C": "java/lang/Character",
 	"S": "java/lang/Short", "I": "java/lang/Integer", "J": "java/lang/Long", "F": "java/lang/Float", "D": "java/lang/Double"}
 
@@ -173,7 +165,7 @@ func (g *gen) class(n expr.Node) bool {
 	if !ok || r.Kind != expr.RefClass {
 		return false
 	}
-	g.m.Class(internal(r.Class))
+	g.m.Class(javalang.InternalName(r.Class))
 	return true
 }
 

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
+	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 

@@ -19,5 +19,5 @@
 //
 // What it must not touch: it opens no sockets and knows nothing about VMs,
 // the monitor or how a dump was obtained (HotSpot's attach mechanism lives in
-// bridge/hotspot, Android's HPDS in bridge).
+// internal/hotspot, Android's HPDS in bridge).
 package hprof

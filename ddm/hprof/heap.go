@@ -3,7 +3,6 @@ package hprof
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 )
@@ -189,31 +188,6 @@ func (h *Heap) IsClassObject(i int32) bool { return h.cls[i] == h.classObj && h.
 
 // ClassName is the class name of object i.
 func (h *Heap) ClassName(i int32) string { return h.Classes[h.cls[i]].Name }
-
-// javaName converts a class name from a descriptor or internal form
-// ("[Ljava/lang/String;", "java/util/HashMap$Node", "[I") into Java source
-// form ("java.lang.String[]", "java.util.HashMap$Node", "int[]").
-func javaName(s string) string {
-	dims := 0
-	for dims < len(s) && s[dims] == '[' {
-		dims++
-	}
-	base := s[dims:]
-	if dims > 0 {
-		switch {
-		case len(base) == 1:
-			for t, n := range primDesc {
-				if n == base[0] {
-					base = typeName[t]
-				}
-			}
-		case base[0] == 'L' && base[len(base)-1] == ';':
-			base = base[1 : len(base)-1]
-		}
-	}
-	base = strings.ReplaceAll(base, "/", ".")
-	return base + strings.Repeat("[]", dims)
-}
 
 var primDesc = [12]byte{TypeBoolean: 'Z', TypeChar: 'C', TypeFloat: 'F', TypeDouble: 'D', TypeByte: 'B', TypeShort: 'S', TypeInt: 'I', TypeLong: 'J'}
 

@@ -191,17 +191,6 @@ func TestDiff(t *testing.T) {
 	}
 }
 
-func TestJavaName(t *testing.T) {
-	for in, want := range map[string]string{
-		"java/lang/String": "java.lang.String", "[I": "int[]", "[[Ljava/lang/Object;": "java.lang.Object[][]",
-		"java.lang.String[]": "java.lang.String[]", "[Z": "boolean[]", "Foo$Bar": "Foo$Bar",
-	} {
-		if got := javaName(in); got != want {
-			t.Errorf("javaName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestMap(t *testing.T) {
 	h := parseBytes(t, sample(t, 8, false))
 	m := h.Map(MapOptions{MaxGap: 0x200})

@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Top-level record tags.
@@ -214,7 +216,7 @@ func (p *parser) records() error {
 			cid, nameID := idAt(b[4:], p.idSize), idAt(b[8+p.idSize:], p.idSize)
 			c := p.class(cid)
 			if s, ok := p.names[nameID]; ok {
-				p.h.Classes[c].Name = javaName(s)
+				p.h.Classes[c].Name = javalang.ClassName(s)
 			}
 			rd.pos += int(n)
 		case tagHeapDump, tagHeapDumpSeg:

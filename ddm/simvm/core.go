@@ -20,6 +20,27 @@ func jdwpString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// versionReply is the VirtualMachine.Version reply as the profile's agent
+// answers: ART's (the OpenJDK agent over ART, java.vm.name "Dalvik",
+// version 2.1.0) or Dalvik's own; the description says it is simulated. It
+// is how a client tells the VM is Android's and may be sent DDM, so it is
+// given in front of a JVM too.
+func (vm *VM) versionReply() []byte {
+	var out []byte
+	if vm.opt.Profile.art() {
+		out = jdwpString(out, fmt.Sprintf("Java Debug Wire Protocol (Reference Implementation) version 1.8\nJVM Debug Interface version 1.2\nJVM version 2.1.0 (Dalvik, ddmbridge simulated VM, %s profile)", vm.opt.Profile))
+		out = binary.BigEndian.AppendUint32(out, 1)
+		out = binary.BigEndian.AppendUint32(out, 8)
+		out = jdwpString(out, "2.1.0")
+		return jdwpString(out, "Dalvik")
+	}
+	out = jdwpString(out, fmt.Sprintf("Android DalvikVM 1.6.0 (ddmbridge simulated VM, %s profile)", vm.opt.Profile))
+	out = binary.BigEndian.AppendUint32(out, 1)
+	out = binary.BigEndian.AppendUint32(out, 5)
+	out = jdwpString(out, "1.6.0")
+	return jdwpString(out, "DalvikVM")
+}
+
 // handleCore answers a non-DDM command; false ends the session.
 func (s *session) handleCore(p *jdwp.Packet) bool {
 	vm := s.vm
@@ -29,11 +50,7 @@ func (s *session) handleCore(p *jdwp.Packet) bool {
 	cmd := jdwp.Cmd{Set: p.CmdSet, Cmd: p.Cmd}
 	switch cmd {
 	case jdwp.CmdVMVersion:
-		out = jdwpString(out, fmt.Sprintf("ddmbridge simulated VM (%s profile)", vm.opt.Profile))
-		out = binary.BigEndian.AppendUint32(out, 1)
-		out = binary.BigEndian.AppendUint32(out, 6)
-		out = jdwpString(out, "0")
-		out = jdwpString(out, "Dalvik")
+		out = vm.versionReply()
 	case jdwp.CmdVMIDSizes:
 		for range 5 {
 			out = binary.BigEndian.AppendUint32(out, objectIDSize)
@@ -184,7 +201,14 @@ func (s *session) pumpFromJVM() {
 			s.qmu.Lock()
 			ch, ours := s.pending[p.ID]
 			delete(s.pending, p.ID)
+			version := s.versions[p.ID]
+			delete(s.versions, p.ID)
 			s.qmu.Unlock()
+			if version {
+				// The JVM answered a debugger's Version: the VM names
+				// itself as Android's do, in the reply's place in order.
+				p = &jdwp.Packet{ID: p.ID, Flags: p.Flags, Data: s.vm.versionReply()}
+			}
 			if ours {
 				if ch != nil {
 					ch <- p // buffered: never blocks

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // ddmlibJars are Debian's libandroid-ddms-java and what its handlers load.
@@ -83,6 +84,7 @@ func TestDdmlibDecodesSimVM(t *testing.T) {
 			segments++
 		}
 	}
+	conn.AllowVendorCommands() // the simulated VM is Android's: it speaks DDM
 	c := ddm.NewClient(conn, ddm.Options{Timeout: 30 * time.Second})
 	defer c.Close()
 	conn.HandleCommandSet(ddm.CommandSet, func(_ *jdwp.Conn, p *jdwp.Packet) {
@@ -173,7 +175,7 @@ func TestDdmlibDecodesSimVM(t *testing.T) {
 	_, recs := d.Allocations()
 	want["allocations"] = []string{fmt.Sprint(len(recs))}
 	if len(recs) > 0 {
-		want["alloc0"] = []string{fmt.Sprintf("%s %d", ddm.JavaClassName(recs[0].Class), recs[0].Size)}
+		want["alloc0"] = []string{fmt.Sprintf("%s %d", javalang.ClassName(recs[0].Class), recs[0].Size)}
 	}
 	for k, w := range want {
 		if strings.Join(got[k], "\n") != strings.Join(w, "\n") {

@@ -24,6 +24,12 @@ func Example() {
 		panic(err)
 	}
 	defer conn.Close()
+	// DDM goes only to a VM that says it is Android's (HotSpot's agent
+	// crashes on it): the simulator answers Version as ART does.
+	if v, err := conn.Version(ctx); err != nil || !v.Android() {
+		panic(fmt.Sprintf("not an Android VM: %+v %v", v, err))
+	}
+	conn.AllowVendorCommands()
 	c := ddm.Attach(conn, ddm.Options{})
 	defer c.Close()
 	m, err := c.Request(ctx, &ddm.HelloRequest{ServerVersion: 1})

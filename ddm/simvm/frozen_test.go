@@ -14,6 +14,7 @@ import (
 func TestSimulatedHeapStillWhileJVMSuspended(t *testing.T) {
 	jvm, _ := startThreadStates(t)
 	vm, conn := serve(t, Options{Profile: ProfileART, JVM: jvm.Addr, PID: uint32(jvm.Pid), Tick: 20 * time.Millisecond, GCInterval: 50 * time.Millisecond})
+	conn.AllowVendorCommands() // the simulated VM is Android's: it speaks DDM
 	c := ddm.Attach(conn, ddm.Options{ThreadUpdates: true, Timeout: 5 * time.Second})
 	defer c.Close()
 	eventually(t, "the JVM's threads", func() bool { return len(threadIDs(c)) > 3 })

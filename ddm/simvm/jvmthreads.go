@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge/hostproc"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/hostproc"
 )
 
 // In passthrough mode the VM's threads are the JVM's: JDWP gives their names,

@@ -108,6 +108,7 @@ func threadIDs(c *ddm.Client) map[string]uint32 {
 func TestPassthroughRealThreadStates(t *testing.T) {
 	jvm, dir := startThreadStates(t)
 	_, conn := serve(t, Options{Profile: ProfileART, JVM: jvm.Addr, PID: uint32(jvm.Pid), Tick: 50 * time.Millisecond, GCInterval: time.Hour})
+	conn.AllowVendorCommands() // the simulated VM is Android's: it speaks DDM
 	c := ddm.Attach(conn, ddm.Options{ThreadUpdates: true, Timeout: 5 * time.Second})
 	defer c.Close()
 

@@ -52,6 +52,9 @@ type session struct {
 	qmu     sync.Mutex // the simulator's own queries to the JVM
 	qid     uint32
 	pending map[uint32]chan *jdwp.Packet // by command id; nil once the caller gave up
+	// versions are the ids of debuggers' Version commands passed to the
+	// JVM, whose replies are given as the simulated VM's.
+	versions map[uint32]bool
 }
 
 func (vm *VM) serveConn(nc net.Conn) {
@@ -121,6 +124,16 @@ func (vm *VM) serveConn(nc net.Conn) {
 				return
 			}
 		case s.jvm != nil:
+			if !p.IsReply() && p.CmdSet == jdwp.SetVirtualMachine && p.Cmd == jdwp.CmdVMVersion.Cmd {
+				// Answered as Android's VMs answer (versionReply), in order
+				// with the commands before it.
+				s.qmu.Lock()
+				if s.versions == nil {
+					s.versions = map[uint32]bool{}
+				}
+				s.versions[p.ID] = true
+				s.qmu.Unlock()
+			}
 			if err := s.toJVM(p); err != nil {
 				s.log.Warn().Err(err).Msg("forwarding to the JVM failed")
 				return

@@ -21,6 +21,7 @@ func start(t *testing.T, opt Options, copt ddm.Options) (*VM, *jdwp.Conn, *ddm.C
 	if copt.Timeout == 0 {
 		copt.Timeout = 30 * time.Second // generous: a loaded machine only slows the test
 	}
+	conn.AllowVendorCommands() // the simulated VM is Android's: it speaks DDM
 	c := ddm.Attach(conn, copt)
 	t.Cleanup(c.Close)
 	return vm, conn, c

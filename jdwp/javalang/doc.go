@@ -1,8 +1,11 @@
-// Package javalang holds the few facts of the Java language that the
-// expression engine (dap/expr) and the mirror layer (jdwp/mirror) both need
-// and neither owns: Java's text of a float (Double.toString and
-// Float.toString), Java type names from JNI signatures, and the error that
-// says a name or class is not known.
+// Package javalang holds the facts of the Java language and the JVM's type
+// names that the rest of the project shares and no layer above owns: Java's
+// text of a float (Double.toString and Float.toString), the error that says
+// a name or class is not known, and the one home of type-name conversions
+// (signature.go): signatures ("Ljava/lang/String;", "[I"), internal names
+// ("java/lang/String") and Java names ("java.lang.String", "int[]") into
+// one another, primitive letters, array dimensions, simple names and
+// method descriptors' parameters. No other package converts these by hand.
 //
 // It must not touch JDWP, DAP or any VM, and imports nothing of the project:
 // dap/expr stays free of jdwp by depending on this package only.

@@ -49,39 +49,3 @@ func Float(f float64, bits int) string {
 	}
 	return mant + "E" + exp
 }
-
-// TypeName turns a JNI signature into a Java type name:
-// "I" → "int", "Ljava/lang/String;" → "java.lang.String", "[[J" → "long[][]".
-func TypeName(sig string) string {
-	dims := 0
-	for dims < len(sig) && sig[dims] == '[' {
-		dims++
-	}
-	base := sig[dims:]
-	name := base
-	switch base {
-	case "Z":
-		name = "boolean"
-	case "B":
-		name = "byte"
-	case "C":
-		name = "char"
-	case "S":
-		name = "short"
-	case "I":
-		name = "int"
-	case "J":
-		name = "long"
-	case "F":
-		name = "float"
-	case "D":
-		name = "double"
-	case "V":
-		name = "void"
-	default:
-		if strings.HasPrefix(base, "L") && strings.HasSuffix(base, ";") {
-			name = strings.ReplaceAll(base[1:len(base)-1], "/", ".")
-		}
-	}
-	return name + strings.Repeat("[]", dims)
-}

@@ -21,14 +21,3 @@ func TestFloat(t *testing.T) {
 		}
 	}
 }
-
-func TestTypeName(t *testing.T) {
-	for sig, want := range map[string]string{
-		"I": "int", "Z": "boolean", "V": "void", "Ljava/lang/String;": "java.lang.String",
-		"[[J": "long[][]", "[Ljava/util/Map$Entry;": "java.util.Map$Entry[]", "Q": "Q",
-	} {
-		if got := TypeName(sig); got != want {
-			t.Errorf("TypeName(%s) = %s, want %s", sig, got, want)
-		}
-	}
-}

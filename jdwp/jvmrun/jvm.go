@@ -53,6 +53,9 @@ type Options struct {
 	// debugger's listener.
 	Address string
 
+	// Dir is the JVM's working directory; empty means the caller's.
+	Dir string
+
 	// ReadyLine, when set, makes Start wait until the program prints a line
 	// containing it on stdout ("READY").
 	ReadyLine string
@@ -152,6 +155,7 @@ func start(ctx context.Context, java string, opts Options, addr string) (_ *JVM,
 	args = append(args, opts.Args...)
 
 	cmd := exec.Command(java, args...)
+	cmd.Dir = opts.Dir
 	cmd.SysProcAttr = sysProcAttr()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,8 +37,12 @@ var (
 	// ErrLeftRunning says an invocation did not return before its context
 	// ended; the method goes on in its thread.
 	ErrLeftRunning = errors.New("the method did not return in time and goes on running in its thread; the thread stops again when it returns")
+	// ErrAborted says an invocation whose caller stopped waiting was
+	// ended: the method was made to return at once (what it did until then
+	// stays done), and the thread is back where it stopped.
+	ErrAborted = errors.New("the method was stopped (made to return at once; what it did until then stays done)")
 	// ErrStillRunning refuses an invocation in a thread still running a
-	// method that was left running.
+	// method that was left running, once the caller's context ends first.
 	ErrStillRunning = errors.New("the thread is still running a method of an evaluation that was cancelled or timed out; try again when it returns")
 )
 
@@ -55,21 +60,59 @@ func (m *VM) Gen(thread jdwp.ThreadID) int {
 // returns at once with an error wrapping ErrLeftRunning; f goes on until the
 // method returns, and the functions queued with AfterInvoke run then.
 func (m *VM) Invoking(ctx context.Context, thread jdwp.ThreadID, f func(context.Context) error) error {
+	return m.invoking(ctx, thread, 0, f)
+}
+
+// invoking is Invoking for a method returning a value of tag ret (0:
+// unknown): when ctx ends first, the owner's hooks try to end the method
+// (InvokeHooks.Abort) before it is left running; the error then wraps
+// ErrAborted.
+func (m *VM) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f func(context.Context) error) error {
 	iv := &m.inv
 	iv.mu.Lock()
-	if iv.late[thread] > 0 {
+	for iv.late[thread] > 0 {
+		// A method left running there: wait for it, as long as ctx lets.
+		ch := iv.done
 		iv.mu.Unlock()
-		return ErrStillRunning
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ErrStillRunning
+		}
+		iv.mu.Lock()
 	}
 	iv.running[thread]++
 	iv.mu.Unlock()
+	hooks := m.cfg.Hooks
+	var sent func()
+	if hooks != nil {
+		var err error
+		if sent, err = hooks.Enter(ctx, thread); err != nil {
+			iv.mu.Lock()
+			if iv.running[thread]--; iv.running[thread] <= 0 {
+				delete(iv.running, thread)
+			}
+			iv.mu.Unlock()
+			return err
+		}
+	}
 	// The invocation's own context ends with the owner's only; a long
 	// deadline keeps the connection's default timeout off it.
 	ictx, cancel := context.WithTimeout(m.cfg.Context, 24*time.Hour)
+	ictx = jdwp.WithQueued(ictx, sent)
 	done := make(chan error, 1)
-	go func() { done <- f(ictx) }()
+	go func() {
+		err := f(ictx)
+		if sent != nil {
+			sent() // if the command never went out
+		}
+		done <- err
+	}()
 	finish := func() []func() {
 		cancel()
+		if hooks != nil {
+			hooks.Exit(thread)
+		}
 		iv.mu.Lock()
 		defer iv.mu.Unlock()
 		if iv.running[thread]--; iv.running[thread] <= 0 {
@@ -88,6 +131,22 @@ func (m *VM) Invoking(ctx context.Context, thread jdwp.ThreadID, f func(context.
 		return err
 	case <-ctx.Done():
 	}
+	if hooks != nil && ret != 0 {
+		actx, acancel := context.WithTimeout(m.cfg.Context, 10*time.Second)
+		err := hooks.Abort(actx, thread, ret)
+		if err == nil {
+			select {
+			case <-done:
+				acancel()
+				finish()
+				return fmt.Errorf("%w: %w", ErrAborted, ctx.Err())
+			case <-actx.Done():
+				err = actx.Err()
+			}
+		}
+		acancel()
+		m.cfg.Log.Debug().Err(err).Uint64("thread", uint64(thread)).Msg("a method whose caller stopped waiting could not be ended; it goes on running")
+	}
 	iv.mu.Lock()
 	iv.late[thread]++
 	iv.mu.Unlock()
@@ -104,6 +163,23 @@ func (m *VM) Invoking(ctx context.Context, thread jdwp.ThreadID, f func(context.
 		}
 	})
 	return fmt.Errorf("%w: %w", ErrLeftRunning, ctx.Err())
+}
+
+// WaitReturned waits until no method left running (see Invoking) runs in
+// thread, or ctx ends.
+func (m *VM) WaitReturned(ctx context.Context, thread jdwp.ThreadID) {
+	m.inv.mu.Lock()
+	for m.inv.late[thread] > 0 {
+		ch := m.inv.done
+		m.inv.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+		m.inv.mu.Lock()
+	}
+	m.inv.mu.Unlock()
 }
 
 // RunningMethod reports whether thread runs a method for the debugger.
@@ -172,7 +248,7 @@ func (m *VM) WaitInvocations(ctx context.Context, self jdwp.ThreadID) {
 // method of recv, or a static one (recv 0), through Invoking.
 func (m *VM) Invoke(ctx context.Context, thread jdwp.ThreadID, recv jdwp.ObjectID, mt Method, args []jdwp.Value) (jdwp.InvokeResult, error) {
 	var res jdwp.InvokeResult
-	err := m.Invoking(ctx, thread, func(ctx context.Context) error {
+	err := m.invoking(ctx, thread, returnTag(mt.Signature), func(ctx context.Context) error {
 		var err error
 		switch {
 		case !mt.Static():
@@ -191,7 +267,7 @@ func (m *VM) Invoke(ctx context.Context, thread jdwp.ThreadID, recv jdwp.ObjectI
 // new object is res.Value, tagged as an object.
 func (m *VM) NewInstance(ctx context.Context, thread jdwp.ThreadID, ctor Method, args []jdwp.Value) (jdwp.InvokeResult, error) {
 	var res jdwp.InvokeResult
-	err := m.Invoking(ctx, thread, func(ctx context.Context) error {
+	err := m.invoking(ctx, thread, jdwp.TagVoid, func(ctx context.Context) error {
 		var err error
 		res, err = m.conn.NewInstance(ctx, ctor.Type, thread, ctor.ID, args, jdwp.InvokeSingleThreaded)
 		if err == nil && res.Exception.ID == 0 {
@@ -200,4 +276,13 @@ func (m *VM) NewInstance(ctx context.Context, thread jdwp.ThreadID, ctor Method,
 		return err
 	})
 	return res, err
+}
+
+// returnTag is the tag of a method signature's return type.
+func returnTag(sig string) jdwp.Tag {
+	i := strings.LastIndexByte(sig, ')')
+	if i < 0 || i+1 >= len(sig) {
+		return 0
+	}
+	return jdwp.TagForSignature(sig[i+1:])
 }

@@ -159,13 +159,6 @@ func (p *Presenter) ViewOf(ctx context.Context, sig string) (View, error) {
 	return v, nil
 }
 
-// SimpleName is a signature's class name without its package:
-// "Ljava/util/HashMap$Node;" → "HashMap$Node".
-func SimpleName(sig string) string {
-	n := strings.TrimSuffix(strings.TrimPrefix(sig, "L"), ";")
-	return n[strings.LastIndexByte(n, '/')+1:]
-}
-
 // Summary is a value's one-line presentation.
 type Summary struct {
 	Text string
@@ -194,12 +187,12 @@ func (p *Presenter) Summarize(ctx context.Context, obj jdwp.ObjectID, sig string
 
 // fallback is how an object without a better presentation reads.
 func fallback(obj jdwp.ObjectID, sig string) string {
-	return fmt.Sprintf("%s (id=%d)", SimpleName(sig), obj)
+	return fmt.Sprintf("%s (id=%d)", javalang.SimpleTypeName(sig), obj)
 }
 
 // text is Summarize's work; depth bounds nested summaries (entries, records).
 func (p *Presenter) text(ctx context.Context, obj jdwp.ObjectID, sig string, view View, o Options, depth int) (string, int, error) {
-	simple := SimpleName(sig)
+	simple := javalang.SimpleTypeName(sig)
 	switch view {
 	case String:
 		s, err := p.vm.String(ctx, obj)
@@ -325,12 +318,24 @@ func (p *Presenter) toString(ctx context.Context, obj jdwp.ObjectID, sig string)
 		return "", false
 	}
 	v, err := p.vm.Invoke(ctx, obj, "toString", "()Ljava/lang/String;")
+	var pe *PresentError
+	if errors.As(err, &pe) {
+		return fallback(obj, sig) + " (" + pe.Text + ")", true
+	}
 	if err != nil || v.IsNull() {
 		return "", false
 	}
 	s, err := p.vm.String(ctx, v.Object())
 	return s, err == nil
 }
+
+// PresentError is an Inspector.Invoke failure that presentation shows in
+// the value's text, next to its plain form ("toString() did not return in
+// 3s", "toString() threw …"): the value loses its text, never the others
+// theirs. Other failures fall back to the plain form silently.
+type PresentError struct{ Text string }
+
+func (e *PresentError) Error() string { return e.Text }
 
 // short is a nested value's summary (a map entry's key, a record component).
 func (p *Presenter) short(ctx context.Context, v jdwp.Value, o Options, depth int) string {
@@ -348,7 +353,7 @@ func (p *Presenter) short(ctx context.Context, v jdwp.Value, o Options, depth in
 		}
 	}
 	if strings.HasPrefix(sig, "[") {
-		return fmt.Sprintf("%s (id=%d)", sigToJava(sig), v.Bits)
+		return fmt.Sprintf("%s (id=%d)", javalang.SimpleTypeName(sig), v.Bits)
 	}
 	view, err := p.ViewOf(ctx, sig)
 	if err != nil {
@@ -362,18 +367,6 @@ func (p *Presenter) short(ctx context.Context, v jdwp.Value, o Options, depth in
 		t = t[:100] + "…"
 	}
 	return t
-}
-
-func sigToJava(sig string) string {
-	dims := 0
-	for strings.HasPrefix(sig, "[") {
-		sig, dims = sig[1:], dims+1
-	}
-	n := map[string]string{"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int", "J": "long", "F": "float", "D": "double"}[sig]
-	if n == "" {
-		n = SimpleName(sig)
-	}
-	return n + strings.Repeat("[]", dims)
 }
 
 // Primitive writes a primitive value as Java does.

@@ -33,15 +33,6 @@ func TestPrimitive(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	for sig, want := range map[string]string{
-		"Ljava/util/HashMap$Node;": "HashMap$Node",
-		"LTop;":                    "Top",
-		"Lcom/x/Outer$Inner$Deep;": "Outer$Inner$Deep",
-	} {
-		if got := SimpleName(sig); got != want {
-			t.Errorf("SimpleName(%s) = %s, want %s", sig, got, want)
-		}
-	}
 	for simple, want := range map[string]string{"Logical$Status": "Status", "Logical$Op$1": "Op", "Status": "Status", "A$B$12": "B"} {
 		if got := innerName(simple); got != want {
 			t.Errorf("innerName(%s) = %s, want %s", simple, got, want)

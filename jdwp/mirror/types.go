@@ -25,12 +25,6 @@ func (m *VM) ClassBySignature(ctx context.Context, sig string) (jdwp.ReferenceTy
 	})
 }
 
-// binaryName is a class signature's name with dots: "Ljava/util/Map$Entry;"
-// is "java.util.Map$Entry".
-func binaryName(sig string) string {
-	return strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(sig, "L"), ";"), "/", ".")
-}
-
 // ResolveClass finds the loaded class a source name means, seen from class
 // from (0: from nowhere) and returns its signature: a nested class of from
 // or its outer classes, a class of from's package, java.lang, a qualified
@@ -43,7 +37,7 @@ func (m *VM) ResolveClass(ctx context.Context, name string, from jdwp.ReferenceT
 		if err != nil {
 			return "", err
 		}
-		outer := strings.TrimSuffix(strings.TrimPrefix(fromSig, "L"), ";")
+		outer := javalang.InternalName(fromSig)
 		for {
 			cands = append(cands, outer+"$"+strings.ReplaceAll(name, ".", "$"))
 			i := strings.LastIndexByte(outer, '$')
@@ -65,7 +59,7 @@ func (m *VM) ResolveClass(ctx context.Context, name string, from jdwp.ReferenceT
 		cands = append(cands, strings.Join(parts[:i], "/")+strings.Join(append([]string{""}, parts[i:]...), "$"))
 	}
 	for _, c := range cands {
-		sig := "L" + c + ";"
+		sig := javalang.ClassSignature(c)
 		if _, err := m.ClassBySignature(ctx, sig); err == nil {
 			return sig, nil
 		}
@@ -77,7 +71,7 @@ func (m *VM) ResolveClass(ctx context.Context, name string, from jdwp.ReferenceT
 		}
 		var found []string
 		for _, c := range all {
-			n := binaryName(c.Signature)
+			n := javalang.TypeName(c.Signature)
 			if strings.HasPrefix(c.Signature, "L") && (strings.HasSuffix(n, "."+name) || strings.HasSuffix(n, "$"+name) || n == name) {
 				found = append(found, c.Signature)
 			}
@@ -88,7 +82,7 @@ func (m *VM) ResolveClass(ctx context.Context, name string, from jdwp.ReferenceT
 		if len(found) > 1 {
 			names := make([]string, len(found))
 			for i, f := range found {
-				names[i] = binaryName(f)
+				names[i] = javalang.TypeName(f)
 			}
 			return "", fmt.Errorf("%s is ambiguous: %s are loaded; qualify the name", name, strings.Join(names, ", "))
 		}
@@ -200,11 +194,6 @@ func (m *VM) Hierarchy(ctx context.Context, t jdwp.ReferenceTypeID) (classes, if
 	return classes, ifaces, nil
 }
 
-// isPrimitiveSig reports whether sig names a primitive type (or void).
-func isPrimitiveSig(sig string) bool {
-	return len(sig) == 1 && strings.Contains("ZBCSIJFDV", sig)
-}
-
 // Subtype reports whether type sub is assignable to sup (reference
 // signatures). A class that is not loaded is a subtype of nothing but itself
 // and Object.
@@ -215,7 +204,7 @@ func (m *VM) Subtype(ctx context.Context, sub, sup string) (bool, error) {
 	if strings.HasPrefix(sub, "[") {
 		if strings.HasPrefix(sup, "[") {
 			se, pe := sub[1:], sup[1:]
-			if isPrimitiveSig(se) || isPrimitiveSig(pe) {
+			if javalang.IsPrimitive(se) || javalang.IsPrimitive(pe) {
 				return se == pe, nil
 			}
 			return m.Subtype(ctx, se, pe)

@@ -43,6 +43,24 @@ type Config struct {
 	Go func(f func())
 	// Log receives what the mirror has to say; the zero logger drops it.
 	Log zerolog.Logger
+	// Hooks, if set, arrange each invocation with the owner of the VM's
+	// suspension (package jdwp/debugger).
+	Hooks InvokeHooks
+}
+
+// InvokeHooks are what the owner of suspension does around each method run
+// for the debugger. Enter runs before the invocation command and may wait
+// or refuse; sent, if not nil, is called once the command is queued (or
+// when it will not be); Exit runs when the method returned or the command
+// failed, however late (a method left running past its caller's deadline
+// calls it when it returns).
+// Abort tries to end a method whose caller stopped waiting (its context
+// ended): made to return at once a zero value of tag ret; an error says it
+// goes on running.
+type InvokeHooks interface {
+	Enter(ctx context.Context, thread jdwp.ThreadID) (sent func(), err error)
+	Exit(thread jdwp.ThreadID)
+	Abort(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag) error
 }
 
 // New returns the mirror of the VM at the end of conn.

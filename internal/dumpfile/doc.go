@@ -9,6 +9,6 @@
 // fails is removed ([File.Abort]), so no partial dump stays behind.
 //
 // What it owns: creating, committing and removing one output file. What it
-// must not touch: where dumps come from (bridge/hotspot, the monitor's VMs)
+// must not touch: where dumps come from (internal/hotspot, the monitor's VMs)
 // and what is in them (ddm/hprof).
 package dumpfile

@@ -32,4 +32,8 @@
 // copies the dump to a writer, a file in the kernel, never the whole dump in
 // memory). What it must
 // not touch: JDWP, DDM, HPROF parsing (ddm/hprof) and the monitor's VM list.
+//
+// It lives in internal, below dap and bridge, because both use it (the
+// adapter's and the monitor's heap dumps of local HotSpot VMs) and neither
+// may import the other; it imports nothing of the project.
 package hotspot

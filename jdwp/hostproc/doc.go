@@ -7,4 +7,8 @@
 // unmatched.
 //
 // It reads /proc and nothing else: no JDWP, no DDM, no sockets of its own.
+// It lives beside jdwp/localjvm (local JVMs found from the host) rather than
+// in bridge because ddm/simvm uses it too, and a package may import only from
+// its own layer or below (see README's layout); it imports nothing of the
+// project.
 package hostproc

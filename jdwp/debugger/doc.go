@@ -1,0 +1,47 @@
+// Package debugger is the layer between an editor protocol (package dap)
+// and the VM model (package jdwp/mirror) that owns what a debugger does to
+// the program it debugs: who holds each thread suspended, and how a method
+// is run for the debugger without leaving a thread suspended that the user
+// did not stop. It knows JDWP through the mirror and the connection, never
+// an editor protocol: any front end could sit on it.
+//
+// It owns:
+//
+//   - the suspension ledger (Suspensions): every suspension the session
+//     holds, by owner — the VM-wide hold of a stop or a pause, a single
+//     thread's hold (a stop or pause with suspendAllThreads off), and an
+//     event set's own suspension while its handling decides (a condition, a
+//     logpoint) — and the JDWP Suspend/Resume commands that change them.
+//     Nothing else in the session sends Suspend or Resume.
+//   - invocation scheduling (Suspensions.Enter/Exit, the mirror's
+//     InvokeHooks): one invocation at a time per thread; the thread's
+//     suspend count brought to exactly 1 before InvokeMethod (the agent's
+//     one implicit resume then starts the call) and set back from the ledger
+//     when the method returns, however late — so a stop, a continue or a
+//     cancel that happened meanwhile is honoured and no thread is left
+//     suspended; a thread running a method for the debugger is kept running
+//     when the VM is suspended for another thread's stop, so a stop never
+//     waits for an evaluation and an evaluation never hangs on a stop.
+//   - ending an invocation whose caller stopped waiting (Suspensions.Abort):
+//     the frames it called popped and the method made to return at once, as
+//     a debugger's force-return does, since HotSpot holds
+//     ThreadReference.Stop and Interrupt back until an invocation ends; a
+//     method in native code (a sleep, a wait) is left to finish, and its
+//     late return is booked as above.
+//   - the stop state (Stops): whether the session is stopped, its latest
+//     stop, and why each stopped thread stopped.
+//
+// Still in package dap, to move here: event requests and breakpoints, steps,
+// and the event lanes (dap's debuggee, suspend.go, breakpoints.go,
+// steps.go).
+//
+// It must not touch: editor handles, DAP types or presentation (package
+// dap), the wire (package jdwp, through its Conn only), and DDM.
+//
+// The invariants it keeps are those of shared/reference/suspension.md:
+// suspension has one owner and a ledger; every event set gets exactly one
+// decision; invoke only on a thread whose count is exactly 1; one
+// invocation per thread; abandoning an invocation is bookkeeping, not
+// killing: the late reply's re-suspension is booked against the ledger as
+// it stands when the method returns.
+package debugger

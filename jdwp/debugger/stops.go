@@ -1,0 +1,113 @@
+package debugger
+
+import (
+	"sync"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+)
+
+// Stop reasons a front end reports, as DAP names them; others are the
+// front end's own ("breakpoint", "step", "exception", …).
+const (
+	ReasonPause = "pause" // a pause request, not an event: no methods run there
+)
+
+// Stops is the stop state of a session: whether it is stopped (a stop was
+// reported and nothing resumed since), the thread and reason of the latest
+// stop, and why each stopped thread stopped. It sends nothing: the
+// suspensions behind a stop are the ledger's (Suspensions).
+type Stops struct {
+	mu      sync.Mutex
+	stopped bool
+	thread  jdwp.ThreadID
+	reason  string
+	reasons map[jdwp.ThreadID]string
+}
+
+// NewStops returns the state of a session that is not stopped.
+func NewStops() *Stops { return &Stops{reasons: map[jdwp.ThreadID]string{}} }
+
+// Stop records a stop of thread for reason; it becomes the latest.
+func (s *Stops) Stop(thread jdwp.ThreadID, reason string) {
+	s.mu.Lock()
+	s.stopped, s.thread, s.reason = true, thread, reason
+	s.reasons[thread] = reason
+	s.mu.Unlock()
+}
+
+// ResumedAll records that every stop was let go.
+func (s *Stops) ResumedAll() {
+	s.mu.Lock()
+	s.stopped, s.thread, s.reason = false, 0, ""
+	s.reasons = map[jdwp.ThreadID]string{}
+	s.mu.Unlock()
+}
+
+// ResumedThread records that thread was let go alone; the session stays
+// stopped while holding says other suspensions are held.
+func (s *Stops) ResumedThread(thread jdwp.ThreadID, holding bool) {
+	s.mu.Lock()
+	delete(s.reasons, thread)
+	if s.thread == thread {
+		s.thread, s.reason = 0, ""
+	}
+	s.stopped = holding
+	s.mu.Unlock()
+}
+
+// Ended records that the VM is gone: nothing is stopped.
+func (s *Stops) Ended() {
+	s.mu.Lock()
+	s.stopped = false
+	s.mu.Unlock()
+}
+
+// Stopped reports whether the session is stopped.
+func (s *Stops) Stopped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopped
+}
+
+// Latest returns the latest stop's thread and reason, and whether the
+// session is stopped.
+func (s *Stops) Latest() (thread jdwp.ThreadID, reason string, stopped bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.thread, s.reason, s.stopped
+}
+
+// Reason is why thread stopped ("" if it did not).
+func (s *Stops) Reason(thread jdwp.ThreadID) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reasons[thread]
+}
+
+// Reasons returns why each stopped thread stopped.
+func (s *Stops) Reasons() map[jdwp.ThreadID]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[jdwp.ThreadID]string, len(s.reasons)+1)
+	for t, r := range s.reasons {
+		out[t] = r
+	}
+	if s.thread != 0 && s.reason != "" {
+		out[s.thread] = s.reason
+	}
+	return out
+}
+
+// AtEvents lists the stopped threads other than except that stopped at an
+// event (not a pause): the ones that can run methods for the debugger.
+func (s *Stops) AtEvents(except jdwp.ThreadID) []jdwp.ThreadID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []jdwp.ThreadID
+	for t, r := range s.reasons {
+		if t != except && r != ReasonPause && r != "paused" {
+			out = append(out, t)
+		}
+	}
+	return out
+}

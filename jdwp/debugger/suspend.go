@@ -1,0 +1,405 @@
+package debugger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/rs/zerolog"
+)
+
+// ErrNotSuspended refuses an invocation in a thread nobody holds suspended
+// (it was resumed, or never stopped): the agent would refuse it too.
+var ErrNotSuspended = errors.New("the thread is not suspended (it was resumed, or never stopped)")
+
+// Suspensions is the suspension ledger of one debugging session: every
+// suspension the session holds, by owner, and the only sender of the JDWP
+// commands that change them. A thread's suspend count, as the VM sees it,
+// is what the ledger says it owes the thread — vm + held[t] + events[t] —
+// except while the thread runs a method for the debugger (count 0: it
+// runs), which Exit settles when the method returns.
+//
+// mu is held across the commands that change counts, so the order in which
+// the VM sees suspends and resumes is the order of the ledger's changes.
+type Suspensions struct {
+	conn    *jdwp.Conn
+	log     zerolog.Logger
+	timeout time.Duration // bounds the commands Exit sends on its own
+
+	mu       sync.Mutex
+	vm       int                           // VM-wide suspensions held (stops, pauses, held VM_START)
+	held     map[jdwp.ThreadID]int         // single-thread suspensions held (stops, pauses)
+	events   map[jdwp.ThreadID]int         // event sets' own suspensions, while their handling decides
+	invoking map[jdwp.ThreadID]*invocation // threads running a method for the debugger
+}
+
+// invocation is a method running for the debugger in a thread.
+type invocation struct {
+	done  chan struct{} // closed when it returns
+	depth int32         // the thread's frame count before the call
+}
+
+// New returns the ledger of a session over conn; timeout bounds the
+// commands sent when a method left running returns (0: 10 s).
+func New(conn *jdwp.Conn, log zerolog.Logger, timeout time.Duration) *Suspensions {
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	return &Suspensions{
+		conn: conn, log: log, timeout: timeout,
+		held:     map[jdwp.ThreadID]int{},
+		events:   map[jdwp.ThreadID]int{},
+		invoking: map[jdwp.ThreadID]*invocation{},
+	}
+}
+
+// EventArrived books the suspension of an event set reported with the
+// event thread's policy: its handling owns it until it releases it
+// (ReleaseEvent) or makes it a stop (HoldEventAsThread, HoldEventAsVM).
+// Call it as the set is read, before anything runs in the thread.
+func (s *Suspensions) EventArrived(thread jdwp.ThreadID) {
+	s.mu.Lock()
+	s.events[thread]++
+	s.mu.Unlock()
+}
+
+// ReleaseEvent releases an event set's suspension that does not stop: at
+// once, or, when the thread runs a method for the debugger (a condition left
+// running), when that method returns.
+func (s *Suspensions) ReleaseEvent(ctx context.Context, thread jdwp.ThreadID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropEvent(thread)
+	if s.invoking[thread] != nil {
+		return nil // Exit settles the count
+	}
+	return s.conn.ResumeThread(ctx, thread)
+}
+
+func (s *Suspensions) dropEvent(thread jdwp.ThreadID) {
+	if s.events[thread]--; s.events[thread] <= 0 {
+		delete(s.events, thread)
+	}
+}
+
+// HoldEventAsThread makes an event set's suspension the session's hold of
+// that thread alone (a stop with suspendAllThreads off). No command is sent.
+func (s *Suspensions) HoldEventAsThread(thread jdwp.ThreadID) {
+	s.mu.Lock()
+	s.dropEvent(thread)
+	s.held[thread]++
+	s.mu.Unlock()
+}
+
+// HoldEventAsVM makes a stop in thread suspend the whole VM: the VM-wide
+// hold is taken unless the session holds one already (other threads'
+// stops share it, so each stopped thread's count stays 1 and it can still
+// run methods), and the event's own suspension is folded into it. Threads
+// running a method for the debugger are kept running: a stop never waits
+// for an evaluation, and no evaluation hangs on a stop.
+func (s *Suspensions) HoldEventAsVM(ctx context.Context, thread jdwp.ThreadID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.suspendVMLocked(ctx); err != nil {
+		return err
+	}
+	s.dropEvent(thread)
+	if s.invoking[thread] != nil {
+		return nil // Exit settles the count
+	}
+	if err := s.conn.ResumeThread(ctx, thread); err != nil {
+		return fmt.Errorf("fold the thread's suspension into the VM's: %w", err)
+	}
+	return nil
+}
+
+// suspendVMLocked takes the VM-wide hold if none is held.
+func (s *Suspensions) suspendVMLocked(ctx context.Context) error {
+	if s.vm > 0 {
+		return nil
+	}
+	if err := s.conn.Suspend(ctx); err != nil {
+		return fmt.Errorf("suspend the VM: %w", err)
+	}
+	s.vm = 1
+	for t := range s.invoking {
+		if err := s.conn.ResumeThread(ctx, t); err != nil && s.conn.Err() == nil {
+			s.log.Warn().Err(err).Uint64("thread", uint64(t)).Msg("keep a thread running a method for the debugger running")
+		}
+	}
+	return nil
+}
+
+// SuspendVM takes the VM-wide hold (a pause) unless one is held; it
+// reports whether it took one.
+func (s *Suspensions) SuspendVM(ctx context.Context) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.vm > 0 {
+		return false, nil
+	}
+	return true, s.suspendVMLocked(ctx)
+}
+
+// AdoptVM books a VM-wide suspension the VM made itself: an event set
+// reported with SUSPEND_ALL whose suspension the session keeps (VM_START
+// held until the client is configured).
+func (s *Suspensions) AdoptVM() {
+	s.mu.Lock()
+	s.vm++
+	s.mu.Unlock()
+}
+
+// SuspendThread suspends one thread for the session (a pause with
+// suspendAllThreads off).
+func (s *Suspensions) SuspendThread(ctx context.Context, thread jdwp.ThreadID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.invoking[thread] == nil {
+		if err := s.conn.SuspendThread(ctx, thread); err != nil {
+			return err
+		}
+	}
+	s.held[thread]++
+	return nil
+}
+
+// ResumeAll releases every hold the session has (VM-wide and single
+// threads); event sets still deciding keep theirs.
+func (s *Suspensions) ResumeAll(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var first error
+	for ; s.vm > 0; s.vm-- {
+		if err := s.conn.Resume(ctx); err != nil {
+			first = fmt.Errorf("resume the VM: %w", err)
+			break
+		}
+	}
+	for t, n := range s.held {
+		if err := s.resumeThreadLocked(ctx, t, n); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// ResumeThread releases the session's holds of one thread.
+func (s *Suspensions) ResumeThread(ctx context.Context, thread jdwp.ThreadID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.resumeThreadLocked(ctx, thread, s.held[thread])
+}
+
+func (s *Suspensions) resumeThreadLocked(ctx context.Context, thread jdwp.ThreadID, n int) error {
+	delete(s.held, thread)
+	if s.invoking[thread] != nil {
+		return nil // running a method: Exit settles the count
+	}
+	for ; n > 0; n-- {
+		if err := s.conn.ResumeThread(ctx, thread); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
+			return fmt.Errorf("resume thread: %w", err)
+		}
+	}
+	return nil
+}
+
+// HoldsAlone reports whether the session holds thread suspended by itself
+// (the VM as a whole is not).
+func (s *Suspensions) HoldsAlone(thread jdwp.ThreadID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.vm == 0 && s.held[thread] > 0
+}
+
+// VMHeld reports whether the session holds the whole VM suspended.
+func (s *Suspensions) VMHeld() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.vm > 0
+}
+
+// Holding reports whether the session holds any suspension (a stop or a
+// pause, of the VM or of a thread).
+func (s *Suspensions) Holding() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.vm > 0 || len(s.held) > 0
+}
+
+// Owed is what the ledger says thread's suspend count should be.
+func (s *Suspensions) Owed(thread jdwp.ThreadID) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.vm + s.held[thread] + s.events[thread]
+}
+
+// Enter prepares an invocation in thread (the mirror's InvokeHooks): it
+// waits for the thread's previous invocation to return (one per thread, no
+// nesting), then, holding the ledger, brings the thread's suspend count to
+// exactly 1, so the one resume InvokeMethod performs starts the call.
+// sent must be called once the invocation command is queued on the
+// connection (it releases the ledger: a later resume reaches the VM after
+// the command); Exit must follow when the method returns or the command
+// failed, however late.
+func (s *Suspensions) Enter(ctx context.Context, thread jdwp.ThreadID) (sent func(), err error) {
+	for {
+		s.mu.Lock()
+		busy := s.invoking[thread]
+		if busy == nil {
+			break
+		}
+		s.mu.Unlock()
+		select {
+		case <-busy.done:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("the thread is running another method for the debugger: %w", ctx.Err())
+		}
+	}
+	// s.mu is held.
+	n, err := s.conn.SuspendCount(ctx, thread)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	if n == 0 {
+		s.mu.Unlock()
+		return nil, ErrNotSuspended
+	}
+	for ; n > 1; n-- {
+		if err := s.conn.ResumeThread(ctx, thread); err != nil {
+			s.restoreLocked(ctx, thread, int(n))
+			s.mu.Unlock()
+			return nil, err
+		}
+	}
+	depth, err := s.conn.FrameCount(ctx, thread)
+	if err != nil {
+		s.restoreLocked(ctx, thread, 1)
+		s.mu.Unlock()
+		return nil, err
+	}
+	s.invoking[thread] = &invocation{done: make(chan struct{}), depth: depth}
+	var once sync.Once
+	return func() { once.Do(s.mu.Unlock) }, nil
+}
+
+// Exit settles thread's count when its invocation is over (returned,
+// failed, or never sent; the agent leaves the thread suspended once): the
+// count becomes what the ledger owes the thread now — 0 if the session let
+// it go meanwhile (a continue, a cancel), more if a stop or pause happened.
+func (s *Suspensions) Exit(thread jdwp.ThreadID) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if inv := s.invoking[thread]; inv != nil {
+		close(inv.done)
+		delete(s.invoking, thread)
+	}
+	if s.conn.Err() != nil {
+		return
+	}
+	s.restoreLocked(ctx, thread, 1)
+}
+
+// restoreLocked brings thread's count from have to what the ledger owes.
+func (s *Suspensions) restoreLocked(ctx context.Context, thread jdwp.ThreadID, have int) {
+	want := s.vm + s.held[thread] + s.events[thread]
+	for ; have < want; have++ {
+		if err := s.conn.SuspendThread(ctx, thread); err != nil {
+			s.log.Warn().Err(err).Msg("suspend a thread again after a method ran for the debugger")
+			return
+		}
+	}
+	for ; have > want; have-- {
+		if err := s.conn.ResumeThread(ctx, thread); err != nil {
+			if jdwp.Code(err) != jdwp.ErrInvalidThread {
+				s.log.Warn().Err(err).Msg("resume a thread after a method ran for the debugger")
+			}
+			return
+		}
+	}
+}
+
+// Invoking reports whether thread runs a method for the debugger.
+func (s *Suspensions) Invoking(thread jdwp.ThreadID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.invoking[thread] != nil
+}
+
+// ErrCannotAbort says a method running for the debugger could not be
+// stopped: a native method (Thread.sleep, Object.wait, I/O) is on top of
+// its frames, and the VM cannot pop or return from those.
+var ErrCannotAbort = errors.New("the method cannot be stopped while it runs native code (a sleep, a wait, I/O); it goes on until that returns")
+
+// Abort stops the method running for the debugger in thread, as a
+// debugger's "force return" does: the thread is suspended, the frames the
+// method called are popped, the method itself is made to return ret's zero
+// value at once (JDWP PopFrames and ForceEarlyReturn), and the thread is
+// let go: the invocation then returns, Exit settles the count, and the
+// thread is back where it stopped, usable. Its side effects up to then
+// stay. A native frame in the way (ErrCannotAbort) leaves it running.
+// HotSpot holds ThreadReference.Stop and Interrupt back until an
+// invocation ends, so this is the only way to end one early.
+func (s *Suspensions) Abort(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inv := s.invoking[thread]
+	if inv == nil {
+		return nil // returned already
+	}
+	if err := s.conn.SuspendThread(ctx, thread); err != nil {
+		return err
+	}
+	err := s.forceReturnLocked(ctx, thread, inv.depth, ret)
+	if rerr := s.conn.ResumeThread(ctx, thread); rerr != nil && err == nil {
+		err = rerr
+	}
+	return err
+}
+
+func (s *Suspensions) forceReturnLocked(ctx context.Context, thread jdwp.ThreadID, depth int32, ret jdwp.Tag) error {
+	n, err := s.conn.FrameCount(ctx, thread)
+	if err != nil {
+		return err
+	}
+	k := n - depth // the method's frames, its own the deepest
+	if k < 1 {
+		return nil // it has not started, or returned
+	}
+	if k >= 2 {
+		fs, err := s.conn.Frames(ctx, thread, 0, k-1)
+		if err != nil {
+			return err
+		}
+		if err := s.conn.PopFrames(ctx, thread, fs[len(fs)-1].ID); err != nil {
+			if jdwp.Code(err) == jdwp.ErrOpaqueFrame {
+				return ErrCannotAbort
+			}
+			return fmt.Errorf("pop the frames the method called: %w", err)
+		}
+	}
+	if err := s.conn.ForceEarlyReturn(ctx, thread, zeroOf(ret)); err != nil {
+		if jdwp.Code(err) == jdwp.ErrOpaqueFrame {
+			return ErrCannotAbort
+		}
+		return fmt.Errorf("make the method return: %w", err)
+	}
+	return nil
+}
+
+// zeroOf is the zero value of a return type's tag (void for none).
+func zeroOf(t jdwp.Tag) jdwp.Value {
+	switch {
+	case t == 0 || t == jdwp.TagVoid:
+		return jdwp.Value{Tag: jdwp.TagVoid}
+	case t.IsObject():
+		return jdwp.Value{Tag: jdwp.TagObject}
+	}
+	return jdwp.Value{Tag: t}
+}
