@@ -51,7 +51,18 @@ func (v *VM) DumpTo(ctx context.Context, live bool, w io.Writer) (int64, error) 
 	if hotSpot {
 		return v.dumpHotSpotTo(ctx, live, w)
 	}
-	b, err := v.Dump(ctx, live)
+	// A DDM dump (HPDS) arrives whole; it writes nothing to w on failure,
+	// so a device VM's fallback (am dumpheap, pulled) streams into w as
+	// DumpHeap's does into memory.
+	b, err := v.dumpDDM(ctx)
+	if err != nil && v.from.serial != "" && v.m.adb != nil {
+		n, aerr := v.dumpWithAmTo(ctx, w)
+		if aerr != nil {
+			return n, fmt.Errorf("%w; then am dumpheap: %w", err, aerr)
+		}
+		v.log.Info().AnErr("hpds", err).Int64("bytes", n).Msg("heap dumped with am dumpheap")
+		return n, nil
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"slices"
 	"sort"
@@ -878,11 +879,20 @@ const maxDeviceDump = 4 << 30
 // (which returns once the file is complete on current Android), pulls it
 // over adb's sync protocol and removes it from the device.
 func (v *VM) dumpWithAm(ctx context.Context) ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := v.dumpWithAmTo(ctx, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// dumpWithAmTo is dumpWithAm pulling the file into w as it arrives.
+func (v *VM) dumpWithAmTo(ctx context.Context, w io.Writer) (int64, error) {
 	v.mu.Lock()
 	pid, serial := v.pid, v.from.serial
 	v.mu.Unlock()
 	if pid <= 0 {
-		return nil, fmt.Errorf("VM %s: its pid on the device is not known", v.id)
+		return 0, fmt.Errorf("VM %s: its pid on the device is not known", v.id)
 	}
 	v.dumpMu.Lock()
 	defer v.dumpMu.Unlock()
@@ -897,17 +907,29 @@ func (v *VM) dumpWithAm(ctx context.Context) ([]byte, error) {
 		c.ShellArgs(rctx, serial, "rm", "-f", remote)
 	}()
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	// adb's shell v1 carries no exit status: the output says.
 	if strings.Contains(out, "Error") || strings.Contains(out, "Exception") {
-		return nil, fmt.Errorf("the device said: %s", strings.TrimSpace(out))
+		return 0, fmt.Errorf("the device said: %s", strings.TrimSpace(out))
 	}
-	var buf bytes.Buffer
-	if err := c.Pull(ctx, serial, remote, &buf, maxDeviceDump); err != nil {
-		return nil, err
+	cw := &countingWriter{w: w}
+	if err := c.Pull(ctx, serial, remote, cw, maxDeviceDump); err != nil {
+		return cw.n, err
 	}
-	return buf.Bytes(), nil
+	return cw.n, nil
+}
+
+// countingWriter counts what passes through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // dumpHotSpot dumps a local HotSpot VM's heap through its attach socket
