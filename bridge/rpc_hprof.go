@@ -25,66 +25,23 @@ import (
 // compared with.
 const hprofCacheSize = 2
 
-// HprofSummary is the hprof/summary result.
-type HprofSummary struct {
-	Path       string            `json:"path"`
-	Format     string            `json:"format"`
-	IDSize     int               `json:"idSize"`
-	Timestamp  time.Time         `json:"timestamp"`
-	Android    bool              `json:"android"`
-	Heaps      []string          `json:"heaps"`
-	Objects    int               `json:"objects"`
-	Unresolved int               `json:"unresolved"` // references to ids without an object
-	Classes    []hprof.ClassStat `json:"classes"`    // biggest total first
-	Totals     HprofTotals       `json:"totals"`
-}
-
-// HprofTotals sums a histogram up.
-type HprofTotals struct {
-	Classes   int   `json:"classes"`
-	Instances int64 `json:"instances"`
-	Bytes     int64 `json:"bytes"`
-}
-
-// HprofDomNode is one object in the dominator tree.
-type HprofDomNode struct {
-	hprof.Object
-	Children int `json:"children"` // objects it immediately dominates
-}
-
-// HprofDominators is the hprof/dominators result: the children of object
-// (the virtual root when absent), largest retained size first.
-type HprofDominators struct {
-	Path      string         `json:"path"`
-	Object    *HprofDomNode  `json:"object,omitempty"`
-	Children  []HprofDomNode `json:"children"`
-	More      int            `json:"more"`      // children left out by limit
-	Reachable int            `json:"reachable"` // objects reachable from a GC root
-	Total     uint64         `json:"total"`     // retained bytes of the whole tree (the reachable heap)
-}
-
-// HprofClassDelta is one line of hprof/diff.
-type HprofClassDelta struct {
-	Class        string `json:"class"`
-	Instances    int64  `json:"instances"` // path − base
-	Bytes        int64  `json:"bytes"`     // path − base
-	OldInstances int64  `json:"oldInstances"`
-	OldBytes     int64  `json:"oldBytes"`
-	NewInstances int64  `json:"newInstances"`
-	NewBytes     int64  `json:"newBytes"`
-}
-
-// HprofDiff is the hprof/diff result: the classes that changed, largest
-// byte change first.
-type HprofDiff struct {
-	Path    string            `json:"path"`
-	Base    string            `json:"base"`
-	Classes []HprofClassDelta `json:"classes"`
-	Totals  struct {
-		Old HprofTotals `json:"old"`
-		New HprofTotals `json:"new"`
-	} `json:"totals"`
-}
+// The results are the one HPROF schema, defined in package hprof
+// (ddm/hprof/view.go) and shared with `ddmbridge hprof --json` and the
+// editor's decoder.
+type (
+	// HprofSummary is the hprof/summary result.
+	HprofSummary = hprof.SummaryJSON
+	// HprofTotals sums a histogram up.
+	HprofTotals = hprof.TotalsJSON
+	// HprofDomNode is one object in the dominator tree.
+	HprofDomNode = hprof.DomNodeJSON
+	// HprofDominators is the hprof/dominators result.
+	HprofDominators = hprof.DominatorsJSON
+	// HprofClassDelta is one line of hprof/diff.
+	HprofClassDelta = hprof.ClassDeltaJSON
+	// HprofDiff is the hprof/diff result.
+	HprofDiff = hprof.DiffJSON
+)
 
 type hprofParams struct {
 	Path   string  `json:"path"`
@@ -102,11 +59,7 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if err != nil {
 			return nil, err
 		}
-		h := d.heap
-		out := HprofSummary{Path: p.Path, Format: h.Format, IDSize: h.IDSize, Timestamp: h.Timestamp, Android: h.Android,
-			Heaps: nonNil(h.HeapNames), Objects: h.NumObjects(), Unresolved: h.Unresolved, Classes: nonNil(d.histogram)}
-		out.Totals = totals(d.histogram)
-		return out, nil
+		return hprof.SummaryOf(p.Path, d.heap, d.histogram), nil
 	},
 	"hprof/dominators": func(ctx context.Context, p hprofParams) (any, error) {
 		if p.Limit < 0 || p.Limit > 10000 {
@@ -119,29 +72,15 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if err != nil {
 			return nil, err
 		}
-		dom, kids := d.dominators()
+		t := d.dominators()
 		of := hprof.Root
-		out := HprofDominators{Path: p.Path, Children: []HprofDomNode{}, Reachable: d.reachable, Total: d.total}
 		if p.Object != nil {
 			of = d.heap.Lookup(*p.Object)
 			if of < 0 {
 				return nil, rpcError(CodeInvalidParams, "hprof/dominators: the dump has no object 0x%x", *p.Object)
 			}
-			for _, o := range dom.Children(dom.Idom[of], 0) { // its siblings, to describe it with its retained size
-				if o.Index == of {
-					out.Object = &HprofDomNode{Object: o, Children: int(kids[of])}
-				}
-			}
 		}
-		all := dom.Children(of, 0)
-		for k, o := range all {
-			if k == p.Limit {
-				out.More = len(all) - k
-				break
-			}
-			out.Children = append(out.Children, HprofDomNode{Object: o, Children: int(kids[o.Index])})
-		}
-		return out, nil
+		return t.Level(p.Path, of, p.Limit), nil
 	},
 	"hprof/heapMap": func(ctx context.Context, p hprofParams) (any, error) {
 		if p.Width < 0 || p.Width > 4096 {
@@ -165,23 +104,8 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if err != nil {
 			return nil, err
 		}
-		out := HprofDiff{Path: p.Path, Base: p.Base, Classes: []HprofClassDelta{}}
-		for _, c := range hprof.Diff(older.histogram, newer.histogram) {
-			out.Classes = append(out.Classes, HprofClassDelta{Class: c.Class, Instances: c.Instances, Bytes: c.Bytes,
-				OldInstances: c.Old.Instances, OldBytes: c.Old.Bytes, NewInstances: c.New.Instances, NewBytes: c.New.Bytes})
-		}
-		out.Totals.Old, out.Totals.New = totals(older.histogram), totals(newer.histogram)
-		return out, nil
+		return hprof.DiffOf(p.Path, p.Base, older.histogram, newer.histogram, 0), nil
 	},
-}
-
-func totals(h []hprof.ClassStat) HprofTotals {
-	t := HprofTotals{Classes: len(h)}
-	for _, c := range h {
-		t.Instances += c.Instances
-		t.Bytes += c.Bytes
-	}
-	return t
 }
 
 // dispatchHprof runs an hprof/* method; ok is false for other methods.
@@ -218,30 +142,13 @@ type hprofDump struct {
 
 	histogram []hprof.ClassStat
 
-	domOnce   sync.Once
-	dom       *hprof.Dominators
-	kids      []int32 // per object: how many objects it immediately dominates
-	reachable int     // objects reachable from a GC root
-	total     uint64  // their retained size
+	domOnce sync.Once
+	dom     *hprof.DomTree
 }
 
-func (d *hprofDump) dominators() (*hprof.Dominators, []int32) {
-	d.domOnce.Do(func() {
-		d.dom = d.heap.Dominators()
-		d.kids = make([]int32, len(d.dom.Idom))
-		for i, p := range d.dom.Idom {
-			switch {
-			case p >= 0:
-				d.kids[p]++
-			case p == hprof.Root:
-				d.total += d.dom.Retained[i]
-			}
-			if p != hprof.NotReachable {
-				d.reachable++
-			}
-		}
-	})
-	return d.dom, d.kids
+func (d *hprofDump) dominators() *hprof.DomTree {
+	d.domOnce.Do(func() { d.dom = d.heap.Dominators().Tree() })
+	return d.dom
 }
 
 // hprofKey names one version of a file: a rewritten file is parsed again.
@@ -319,6 +226,12 @@ func (d *hprofDump) parse() {
 		return
 	}
 	defer f.Close()
+	// A dump the machine cannot hold would end the monitor with the Go
+	// runtime's fatal out-of-memory error: refuse it first.
+	if need, room := hprof.MemoryNeeded(d.key.size, true), hprof.AvailableMemory(); room > 0 && need > room {
+		d.err = fmt.Errorf("the dump is %d MiB: analysing it takes about %d MiB of memory and %d MiB is available; analyse it on a machine with more memory", d.key.size>>20, need>>20, room>>20)
+		return
+	}
 	d.heap, d.err = hprof.Parse(f, hprof.Options{}) // it buffers; the file gives it the size
 	if d.err == nil {
 		d.histogram = d.heap.Histogram()

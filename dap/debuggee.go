@@ -54,11 +54,11 @@ type debuggee struct {
 
 	events *debugger.Events // the event pump and its lanes
 
-	mu       sync.Mutex        // guards everything below
-	life     lifecycle         // configuration, the launch's hold, the end
-	bps      bpTables          // breakpoints and the requests behind them
-	stepSt   stepTables        // steps pending and in progress
-	requests map[eventReq]bool // every event request set, for detach
+	mu       sync.Mutex         // guards everything below
+	life     lifecycle          // configuration, the launch's hold, the end
+	bps      bpTables           // breakpoints and the requests behind them
+	stepSt   stepTables         // steps pending and in progress
+	requests *debugger.Requests // every event request set, for detach
 }
 
 // sourceState is where a session's sources come from, and the caches of
@@ -125,11 +125,6 @@ type stepTables struct {
 	stepping map[jdwp.ThreadID]*stepState // the steps in progress, by thread
 }
 
-type eventReq struct {
-	kind jdwp.EventKind
-	id   int32
-}
-
 func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 	log := s.log.With().Str("vm", target).Logger()
 	spawn := func(f func()) {
@@ -151,7 +146,7 @@ func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 			targets: newHandles[*stepTarget](),
 			srcRefs: newHandles[jdwp.ReferenceTypeID](),
 		},
-		requests: map[eventReq]bool{},
+		requests: debugger.NewRequests(conn, log),
 		bps: bpTables{
 			files:     map[string]*sourceFile{},
 			bpByReq:   map[int32]*breakpoint{},
@@ -205,25 +200,13 @@ func (d *debuggee) start(ctx context.Context) error {
 
 // setRequest sets an event request and remembers it for detach.
 func (d *debuggee) setRequest(ctx context.Context, kind jdwp.EventKind, policy jdwp.SuspendPolicy, mods ...jdwp.Modifier) (int32, error) {
-	id, err := d.conn.SetRequest(ctx, kind, policy, mods...)
-	if err != nil {
-		return 0, err
-	}
-	d.mu.Lock()
-	d.requests[eventReq{kind, id}] = true
-	d.mu.Unlock()
-	return id, nil
+	return d.requests.Set(ctx, kind, policy, mods...)
 }
 
 // clearRequest clears a request; one that already expired (a count filter)
 // or vanished is not an error.
 func (d *debuggee) clearRequest(ctx context.Context, kind jdwp.EventKind, id int32) {
-	d.mu.Lock()
-	delete(d.requests, eventReq{kind, id})
-	d.mu.Unlock()
-	if err := d.conn.ClearRequest(ctx, kind, id); err != nil && d.conn.Err() == nil {
-		d.log.Debug().Err(err).Stringer("kind", kind).Int32("id", id).Msg("clear request")
-	}
+	d.requests.Clear(ctx, kind, id)
 }
 
 func (d *debuggee) isStopped() bool { return d.stops.Stopped() }
@@ -514,24 +497,12 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 		return nil
 	}
 	d.mu.Lock()
-	reqs := make([]eventReq, 0, len(d.requests))
-	for r := range d.requests {
-		reqs = append(reqs, r)
-	}
-	d.requests = map[eventReq]bool{}
 	if d.life.heldStart {
 		d.sus.AdoptVM()
 		d.life.heldStart = false
 	}
 	d.mu.Unlock()
-	var firstErr error
-	for _, r := range reqs {
-		// A JDWP error means the request is gone already (an expired count
-		// filter); only a lost connection matters.
-		if err := d.conn.ClearRequest(ctx, r.kind, r.id); err != nil && jdwp.Code(err) == jdwp.ErrNone && firstErr == nil {
-			firstErr = err
-		}
-	}
+	firstErr := d.requests.ClearAll(ctx)
 	if err := d.resumeAll(ctx); err != nil && firstErr == nil {
 		firstErr = err
 	}

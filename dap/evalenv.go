@@ -212,8 +212,10 @@ func (e *frameEnv) result(ctx context.Context, res jdwp.InvokeResult, err error)
 		switch {
 		case errors.Is(err, mirror.ErrAborted):
 			return expr.Value{}, fmt.Errorf("the method did not return (cancelled or timed out) and was stopped: made to return at once, what it did until then stays done; the thread is back where it stopped: %w", ctx.Err())
+		case errors.Is(err, mirror.ErrLeftRunning):
+			return expr.Value{}, fmt.Errorf("the method did not return (cancelled or timed out); the thread goes on running it: %w", err)
 		case ctx.Err() != nil:
-			return expr.Value{}, fmt.Errorf("the method did not return (cancelled or timed out); the thread goes on running it (it is in native code: a sleep, a wait or I/O, which cannot be stopped): %w", ctx.Err())
+			return expr.Value{}, fmt.Errorf("the method did not return (cancelled or timed out): %w", ctx.Err())
 		}
 		return expr.Value{}, err
 	}

@@ -425,6 +425,9 @@ func TestEvaluationNeverReturns(t *testing.T) {
 			if r.GetResponse().Success {
 				t.Fatalf("a cancelled endless evaluation answered: %s", mustJSON(m))
 			}
+			if e := m.(*godap.ErrorResponse); !strings.Contains(e.Body.Error.Format, "was stopped") {
+				t.Fatalf("a cancelled endless evaluation was not stopped: %s", mustJSON(m))
+			}
 			break
 		}
 	}

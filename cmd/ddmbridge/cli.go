@@ -34,6 +34,9 @@ type cliFlags struct {
 	json    bool
 	args    []string // positional arguments
 	timeout time.Duration
+	// check, when set, vets the parsed flags before dial connects: a usage
+	// error is reported as such, not as a monitor that cannot be reached.
+	check func() error
 }
 
 func addCLIFlags(fs *flag.FlagSet, withJSON bool) *cliFlags {
@@ -60,6 +63,11 @@ func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, na
 	}
 	if nargs >= 0 && len(pos) != nargs {
 		return nil, nil, nil, fmt.Errorf("%w: want %s", errUsage, usage)
+	}
+	if f.check != nil {
+		if err := f.check(); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	c, err := bridge.DialRPC(ctx, f.rpc, nil)
@@ -231,6 +239,15 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	all := fs.Bool("all", false, "with --hprof: dump unreachable objects too (HotSpot; by default the VM runs a full GC and dumps live objects)")
 	force := fs.Bool("force", false, "with --hprof: replace an existing FILE (never through a symlink); without it an existing FILE is refused")
 	stream := fs.Bool("stream", false, "with --hprof: read the dump through the control API in chunks and write FILE here, instead of having the monitor write it (automatic when the monitor is on another host or cannot tell this user)")
+	f.check = func() error {
+		if (*all || *force || *stream) && *hprof == "" {
+			return fmt.Errorf("%w: --all, --force and --stream apply to a heap dump: add --hprof FILE", errUsage)
+		}
+		if *hprof != "" && *pngFile != "" {
+			return fmt.Errorf("%w: --png and --hprof do not go together", errUsage)
+		}
+		return nil
+	}
 	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE | --hprof FILE [--all] [--force] [--stream]] [--rpc ADDR]")
 	if err != nil {
 		return err
@@ -238,9 +255,6 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	defer done()
 	id := f.args[0]
 	if *hprof != "" {
-		if *pngFile != "" {
-			return fmt.Errorf("%w: --png and --hprof do not go together", errUsage)
-		}
 		return dumpHeap(ctx, c, id, *hprof, bridge.DumpOptions{All: *all, Force: *force}, *stream, f.json)
 	}
 	info, err := c.HeapInfo(ctx, id)

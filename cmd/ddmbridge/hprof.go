@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
@@ -19,17 +23,23 @@ func init() {
 	register(&command{name: "hprof", summary: "analyse an HPROF heap dump (histogram, dominators, diff, heap map)", run: runHprof})
 }
 
-const hprofUsage = "ddmbridge hprof FILE [--histo] [--top N] [--dominators] [--dups N] [--path ID] [--diff OTHER] [--png FILE] [--json]"
+const hprofUsage = "ddmbridge hprof FILE [--histo] [--top N] [--dominators] [--dups N] [--path ID [--path-max N]] [--diff OTHER] [--png FILE] [--json] [--max-memory SIZE]"
+
+// hprofPathMax is how many steps of a path --path prints by default: the
+// first and last halves, the middle summed up by class.
+const hprofPathMax = 40
 
 func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	histo := fs.Bool("histo", false, "print the class histogram (instances and shallow bytes per class)")
 	asJSON := fs.Bool("json", false, "print JSON instead of tables")
-	top := fs.Int("top", 0, "print the N biggest objects (by retained size with --dominators, else shallow)")
+	top := fs.Int("top", 0, "list N lines: with --histo, --diff or --dominators the N biggest of them (dominators default 30); alone, the N biggest objects by shallow size")
 	doms := fs.Bool("dominators", false, "print the dominator tree's top level with retained sizes")
 	dups := fs.Int("dups", 0, "print the N duplicate strings that waste most")
 	path := fs.String("path", "", "print the path from a GC root to the object with this id (0x… or decimal)")
+	pathMax := fs.Int("path-max", hprofPathMax, "with --path: print at most N steps, the first and last halves, the middle counted by class (0: every step)")
 	diff := fs.String("diff", "", "compare with an older dump OTHER: per-class instance and byte deltas (this FILE is the newer)")
 	pngFile := fs.String("png", "", "write the heap map drawn from object addresses (HotSpot dumps) as a PNG to this file")
+	maxMem := fs.String("max-memory", "", "memory the analysis may take (e.g. 16GiB); a dump that needs more is refused before parsing. Default: what the system has available")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: "+hprofUsage)
 		fmt.Fprintln(fs.Output(), "\nWithout a view flag it prints a summary and the 20 biggest classes.")
@@ -42,75 +52,198 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: want %s", errUsage, hprofUsage)
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case set["top"] && *top <= 0:
+		return fmt.Errorf("%w: --top %d: want a positive number of lines", errUsage, *top)
+	case set["dups"] && *dups <= 0:
+		return fmt.Errorf("%w: --dups %d: want a positive number of strings", errUsage, *dups)
+	case *pathMax < 0:
+		return fmt.Errorf("%w: --path-max %d: want a number of steps, or 0 for every step", errUsage, *pathMax)
+	case set["path-max"] && *path == "":
+		return fmt.Errorf("%w: --path-max applies to --path ID", errUsage)
+	}
+	var pathID uint64
+	if *path != "" {
+		if pathID, err = strconv.ParseUint(*path, 0, 64); err != nil {
+			return fmt.Errorf("%w: --path %q is not an object id (0x… or decimal)", errUsage, *path)
+		}
+	}
+	var memLimit uint64
+	if *maxMem != "" {
+		if memLimit, err = parseSize(*maxMem); err != nil {
+			return fmt.Errorf("%w: --max-memory %q: %v", errUsage, *maxMem, err)
+		}
+	}
+	a := &hprofRun{file: pos[0], memLimit: memLimit, memFlag: set["max-memory"], graph: *doms || *path != "" || *dups > 0}
+	a.phase.Store("starting")
+	// The work runs apart so that a signal ends the command at once, in
+	// whatever phase: parsing stops itself (ParseContext), an analysis
+	// running on is abandoned with the process.
+	done := make(chan error, 1)
+	go func() {
+		done <- a.run(ctx, *dups > 0, func(h *hprof.Heap, f *os.File) error {
+			return hprofViews(ctx, a, h, f, hprofFlags{histo: *histo, asJSON: *asJSON, top: *top, doms: *doms, dups: *dups,
+				path: *path != "", pathID: pathID, pathMax: *pathMax, diff: *diff, png: *pngFile})
+		})
+	}()
+	select {
+	case err := <-done:
+		if err != nil && ctx.Err() != nil {
+			return a.interrupted()
+		}
+		return err
+	case <-ctx.Done():
+		return a.interrupted()
+	}
+}
+
+// hprofRun is one hprof command: which dump, the memory it may take and
+// the phase it is in (for the message when a signal stops it).
+type hprofRun struct {
+	file     string
+	memLimit uint64 // --max-memory; 0: what the system has available
+	memFlag  bool
+	graph    bool         // the dominator tree, a path search or duplicate strings follow the parse
+	held     uint64       // memory the dumps parsed so far need
+	phase    atomic.Value // string
+	parsing  atomic.Pointer[countingReader]
+}
+
+// errInterrupted marks a command stopped by SIGINT or SIGTERM (exit 130).
+var errInterrupted = errors.New("interrupted")
+
+func (a *hprofRun) interrupted() error {
+	at := ""
+	if cr := a.parsing.Load(); cr != nil && a.phase.Load() == "parsing "+cr.name {
+		switch n := cr.n.Load(); {
+		case cr.size > 0 && n >= cr.size:
+			at = " (read whole, building the model)"
+		case cr.size > 0:
+			at = fmt.Sprintf(" (%s bytes read of %s)", thousands(n), thousands(cr.size))
+		default:
+			at = fmt.Sprintf(" (%s bytes read)", thousands(n))
+		}
+	}
+	return fmt.Errorf("%w while %s%s", errInterrupted, a.phase.Load(), at)
+}
+
+func (a *hprofRun) run(ctx context.Context, strings bool, views func(*hprof.Heap, *os.File) error) error {
 	// The heap model is a few pointer-free arrays: collecting often is cheap
 	// and keeps the peak near the live data (about the dump's size).
-	debug.SetGCPercent(20)
-	h, f, err := openDump(pos[0], *dups > 0)
+	// Both settings are the process's: put back when done (tests run
+	// commands in one process).
+	defer debug.SetGCPercent(debug.SetGCPercent(20))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	h, f, err := a.open(ctx, a.file, strings)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	return views(h, f)
+}
+
+type hprofFlags struct {
+	histo, asJSON, doms bool
+	top, dups, pathMax  int
+	path                bool
+	pathID              uint64
+	diff, png           string
+}
+
+func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o hprofFlags) error {
 	out := stdout(ctx)
 	result := map[string]any{}
+	first := true
 	emit := func(key string, v any, table func(io.Writer)) {
-		if *asJSON {
+		if o.asJSON {
 			result[key] = v
 			return
 		}
+		if !first {
+			fmt.Fprintln(out)
+		}
+		first = false
 		table(out)
 	}
 	views := 0
-	if *histo {
+	listing := o.histo || o.diff != "" || o.doms // --top limits these; alone it lists objects
+	if o.histo {
 		views++
 		hist := h.Histogram()
-		if *asJSON && views == 1 && *diff == "" && *top == 0 && !*doms && *dups == 0 && *path == "" {
-			return printJSON(out, orEmpty(hist)) // the documented form: just the array
+		shown := limit(hist, o.top)
+		if o.asJSON && o.diff == "" && !o.doms && o.dups == 0 && !o.path && o.png == "" {
+			return printJSON(out, orEmpty(shown)) // the documented form: just the array
 		}
-		emit("histogram", orEmpty(hist), func(w io.Writer) { printHisto(w, hist, 0) })
+		emit("histogram", orEmpty(shown), func(w io.Writer) {
+			if len(shown) < len(hist) {
+				fmt.Fprintf(w, "class histogram: the %d biggest of %s classes by shallow bytes:\n", len(shown), thousands(len(hist)))
+			} else {
+				fmt.Fprintf(w, "class histogram: %s classes by shallow bytes, biggest first:\n", thousands(len(hist)))
+			}
+			printHisto(w, shown, 0)
+		})
 	}
-	if *diff != "" {
+	if o.diff != "" {
 		views++
-		old, of, err := openDump(*diff, false)
+		a.phase.Store("reading " + o.diff)
+		old, of, err := a.open(ctx, o.diff, false)
 		if err != nil {
 			return err
 		}
 		of.Close()
-		d := hprof.Diff(old.Histogram(), h.Histogram())
-		emit("diff", orEmpty(d), func(w io.Writer) {
+		a.phase.Store("comparing the dumps")
+		d := hprof.DiffOf(a.file, o.diff, old.Histogram(), h.Histogram(), o.top)
+		emit("diff", d, func(w io.Writer) {
+			what := fmt.Sprintf("%s classes changed", thousands(len(d.Classes)))
+			if d.More > 0 {
+				what = fmt.Sprintf("the %d biggest changes of %s", len(d.Classes), thousands(len(d.Classes)+d.More))
+			}
+			fmt.Fprintf(w, "changes from %s to %s by class, %s, largest byte change first:\n", filepath.Base(o.diff), filepath.Base(a.file), what)
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "Δ INSTANCES\tΔ BYTES\tINSTANCES\tBYTES\tCLASS\t")
-			for _, c := range d {
-				fmt.Fprintf(tw, "%+d\t%+d\t%d\t%d\t%s\t\n", c.Instances, c.Bytes, c.New.Instances, c.New.Bytes, c.Class)
+			for _, c := range d.Classes {
+				fmt.Fprintf(tw, "%+d\t%+d\t%d\t%d\t%s\t\n", c.Instances, c.Bytes, c.NewInstances, c.NewBytes, c.Class)
 			}
 			tw.Flush()
 		})
 	}
-	var dom *hprof.Dominators
-	if *doms {
+	if o.doms {
 		views++
-		dom = h.Dominators()
-		n := *top
+		a.phase.Store("computing the dominator tree")
+		n := o.top
 		if n == 0 {
 			n = 30
 		}
-		kids := dom.Children(hprof.Root, n)
-		emit("dominators", orEmpty(kids), func(w io.Writer) {
-			fmt.Fprintln(w, "dominator tree, top level (retained bytes include everything the object alone keeps alive):")
-			printObjects(w, kids, true)
+		level := h.Dominators().Tree().Level(a.file, hprof.Root, n)
+		emit("dominators", level, func(w io.Writer) {
+			fmt.Fprintf(w, "dominator tree, top level: the %d biggest of %s (retained bytes include everything the object alone keeps alive):\n",
+				len(level.Children), thousands(len(level.Children)+level.More))
+			objs := make([]hprof.Object, len(level.Children))
+			for k, c := range level.Children {
+				objs[k] = c.Object
+			}
+			printObjects(w, objs, true)
 		})
 	}
-	if *top > 0 && !*doms {
+	if o.top > 0 && !listing {
 		views++
-		objs := h.Biggest(*top)
-		emit("biggest", orEmpty(objs), func(w io.Writer) { printObjects(w, objs, false) })
+		objs := h.Biggest(o.top)
+		emit("biggest", orEmpty(objs), func(w io.Writer) {
+			fmt.Fprintf(w, "the %d biggest objects by shallow size:\n", len(objs))
+			printObjects(w, objs, false)
+		})
 	}
-	if *dups > 0 {
+	if o.dups > 0 {
 		views++
-		ds, err := h.DuplicateStrings(f, *dups)
+		a.phase.Store("looking for duplicate strings")
+		ds, err := h.DuplicateStrings(f, o.dups)
 		if err != nil {
 			return err
 		}
 		emit("duplicateStrings", orEmpty(ds), func(w io.Writer) {
+			fmt.Fprintln(w, "duplicate strings, most wasted bytes first:")
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "COPIES\tWASTED BYTES\tVALUE")
 			for _, d := range ds {
@@ -119,77 +252,182 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			tw.Flush()
 		})
 	}
-	if *path != "" {
+	if o.path {
 		views++
-		id, err := strconv.ParseUint(*path, 0, 64)
-		if err != nil {
-			return fmt.Errorf("%w: --path %q is not an object id", errUsage, *path)
+		obj := h.Lookup(o.pathID)
+		if obj < 0 {
+			return fmt.Errorf("the dump has no object with id %#x (ids are as --top, --dominators and --json print them)", o.pathID)
 		}
-		o := h.Lookup(id)
-		if o < 0 {
-			return fmt.Errorf("the dump has no object with id %#x", id)
-		}
-		p := h.PathFromRoot(o)
-		emit("path", orEmpty(p), func(w io.Writer) {
-			if p == nil {
-				fmt.Fprintf(w, "object %#x is not reachable from a GC root\n", id)
-				return
-			}
-			for k, s := range p {
-				root := ""
-				if s.Root != "" {
-					root = " (GC root: " + s.Root + ")"
-				}
-				fmt.Fprintf(w, "%*s%s @%#x, %d bytes%s\n", 2*k, "", s.Class, s.ID, s.Size, root)
-			}
-		})
+		a.phase.Store("looking for a path from a GC root")
+		p := hprof.ElidePath(o.pathID, h.PathFromRoot(obj), o.pathMax)
+		emit("path", p, func(w io.Writer) { printPath(w, p) })
 	}
-	if *pngFile != "" {
+	if o.png != "" {
 		views++
 		m := h.Map(hprof.MapOptions{})
-		if err := writePicture(*pngFile, m, "heap map of "+filepath.Base(pos[0])+" (from object addresses)"); err != nil {
+		if err := writePicture(o.png, m, "heap map of "+filepath.Base(a.file)+" (from object addresses)"); err != nil {
 			return err
 		}
 		tot := m.Totals()
-		emit("map", map[string]any{"file": *pngFile, "pieces": len(m.Pieces), "bytes": tot.Bytes, "freeBytes": tot.Free.Bytes}, func(w io.Writer) {
-			fmt.Fprintf(w, "heap map written to %s: %s in %d pieces, %s free\n", *pngFile, mib(tot.Bytes), len(m.Pieces), mib(tot.Free.Bytes))
+		emit("map", map[string]any{"file": o.png, "pieces": len(m.Pieces), "bytes": tot.Bytes, "freeBytes": tot.Free.Bytes}, func(w io.Writer) {
+			fmt.Fprintf(w, "heap map written to %s: %s in %d pieces, %s free\n", o.png, mib(tot.Bytes), len(m.Pieces), mib(tot.Free.Bytes))
 		})
 	}
 	if views == 0 {
-		roots, _ := h.Roots()
 		hist := h.Histogram()
-		var total int64
-		for _, c := range hist {
-			total += c.Bytes
-		}
-		summary := map[string]any{"format": h.Format, "idSize": h.IDSize, "timestamp": h.Timestamp, "objects": h.NumObjects(),
-			"classes": len(hist), "roots": len(roots), "bytes": total, "heaps": h.HeapNames}
-		emit("summary", summary, func(w io.Writer) {
+		sum := hprof.SummaryOf(a.file, h, hist)
+		emit("summary", sum, func(w io.Writer) {
 			fmt.Fprintf(w, "%s, %d-byte ids, taken %s\n", h.Format, h.IDSize, h.Timestamp.UTC().Format("2006-01-02 15:04:05 MST"))
-			fmt.Fprintf(w, "%d objects of %d classes, %s shallow, %d GC roots, heaps %v\n\n", h.NumObjects(), len(hist), mib(uint64(total)), len(roots), h.HeapNames)
+			fmt.Fprintf(w, "%d objects of %d classes, %s shallow, %d GC roots, heaps %v\n\n", sum.Objects, len(hist), mib(uint64(sum.Totals.Bytes)), sum.Roots, h.HeapNames)
+			fmt.Fprintf(w, "the %d biggest classes by shallow bytes:\n", min(20, len(hist)))
 			printHisto(w, hist, 20)
 		})
-		if *asJSON {
-			result["histogram"] = orEmpty(hist)
-		}
 	}
-	if *asJSON {
+	if o.asJSON {
 		return printJSON(out, result)
 	}
 	return nil
 }
 
-func openDump(name string, strings bool) (*hprof.Heap, *os.File, error) {
+// open parses the dump name after checking that the machine can hold it.
+func (a *hprofRun) open(ctx context.Context, name string, strings bool) (*hprof.Heap, *os.File, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := hprof.Parse(f, hprof.Options{Strings: strings})
+	var size int64
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	if err := a.checkMemory(name, size); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	cr := &countingReader{r: f, name: name, size: size}
+	a.parsing.Store(cr)
+	a.phase.Store("parsing " + name)
+	h, err := hprof.ParseContext(ctx, cr, hprof.Options{Strings: strings, SizeHint: size})
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
+	a.phase.Store("analysing " + name)
 	return h, f, nil
+}
+
+// checkMemory refuses a dump the machine cannot hold: the Go runtime ends a
+// process that runs out of memory with a fatal error and a stack trace, so
+// the estimate is checked before the first byte is parsed.
+func (a *hprofRun) checkMemory(name string, size int64) error {
+	need := hprof.MemoryNeeded(size, a.graph)
+	room, from := a.memLimit, "--max-memory"
+	if !a.memFlag {
+		room, from = hprof.AvailableMemory(), "available" // what an earlier dump holds is gone from it already
+	} else {
+		room -= min(room, a.held) // --max-memory bounds both dumps of --diff together
+		if a.held > 0 {
+			from = "left under --max-memory"
+		}
+	}
+	a.held += need
+	if (room == 0 && !a.memFlag) || need <= room { // 0 available: not known
+		if a.memFlag {
+			debug.SetMemoryLimit(int64(min(a.memLimit, math.MaxInt64)))
+		}
+		return nil
+	}
+	// --max-memory bounds all the dumps together: the hint is their sum.
+	hint := fmt.Sprintf("pass --max-memory %s to try anyway", gib(a.held))
+	if a.memFlag {
+		hint = fmt.Sprintf("raise --max-memory to %s to try", gib(a.held))
+	}
+	return fmt.Errorf("%s is %s: analysing it takes about %s of memory and %s is %s; %s, or analyse it on a machine with more memory",
+		name, gib(uint64(size)), gib(need), gib(room), from, hint)
+}
+
+// countingReader counts the bytes read, for the message when a signal
+// stops the parse.
+type countingReader struct {
+	r    io.Reader
+	name string
+	size int64
+	n    atomic.Int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func gib(b uint64) string {
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.1fGiB", float64(b)/(1<<30))
+	}
+	return fmt.Sprintf("%dMiB", (b+1<<20-1)>>20)
+}
+
+func limit[T any](s []T, n int) []T {
+	if n > 0 && len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// thousands writes n with thousands separators: 1,000,002.
+func thousands[N ~int | ~int64](n N) string {
+	s := strconv.FormatInt(int64(n), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// printPath prints a path one step a line, numbered from the root, without
+// indentation (which grew with the depth): its size is linear in the steps
+// kept, and an elided middle takes one line.
+func printPath(w io.Writer, p hprof.Path) {
+	if p.Length == 0 {
+		fmt.Fprintf(w, "object %#x is not reachable from a GC root\n", p.Object)
+		return
+	}
+	fmt.Fprintf(w, "path from a GC root to %#x, %s objects, root first:\n", p.Object, thousands(p.Length))
+	width := len(thousands(p.Length))
+	step := func(k int, s hprof.PathStep) {
+		root := ""
+		if s.Root != "" {
+			root = " (GC root: " + s.Root + ")"
+		}
+		fmt.Fprintf(w, "%*s  %s @%#x, %d bytes%s\n", width, thousands(k), s.Class, s.ID, s.Size, root)
+	}
+	for k, s := range p.Steps {
+		if g := p.Elided; g != nil && k >= g.After {
+			if k == g.After {
+				var kinds []string
+				listed := 0
+				for _, c := range g.Classes {
+					kinds = append(kinds, thousands(c.Count)+" "+c.Class)
+					listed += c.Count
+				}
+				if listed < g.Count {
+					kinds = append(kinds, thousands(g.Count-listed)+" of other classes")
+				}
+				fmt.Fprintf(w, "%*s  … %s objects elided (%s; --path-max 0 prints every step)\n", width, "", thousands(g.Count), strings.Join(kinds, ", "))
+			}
+			step(k+1+g.Count, s)
+			continue
+		}
+		step(k+1, s)
+	}
 }
 
 func orEmpty[T any](s []T) []T {

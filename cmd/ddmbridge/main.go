@@ -80,6 +80,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintf(stderr, "ddmbridge %s: %v\n", c.name, err)
+		return 130 // as a shell reports a command ended by SIGINT
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(stderr, "ddmbridge %s: %v\n", c.name, err)
 		fs.Usage()

@@ -120,7 +120,7 @@ var boxes = map[string]string{"Z": "java/lang/Boolean", "B": "java/lang/Byte", "
 // box turns the primitive of type t on the stack into its wrapper.
 func box(m *classgen.Code, t string) {
 	if b, ok := boxes[t]; ok {
-		m.Invoke(classgen.Invokestat, b, "valueOf", "("+t+")L"+b+";")
+		m.Invoke(classgen.Invokestat, b, "valueOf", "("+t+")"+javalang.ClassSignature(b))
 	}
 }
 

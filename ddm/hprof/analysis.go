@@ -108,13 +108,13 @@ func Diff(old, new []ClassStat) []ClassDelta {
 type Object struct {
 	Index    int32  `json:"-"`
 	ID       uint64 `json:"id"`
-	Class    string `json:"class"`
+	Class    string `json:"class"` // the class name; for a class object "class " and the class it is (see [Heap.Label])
 	Size     uint32 `json:"size"`
 	Retained uint64 `json:"retained,omitempty"`
 }
 
 func (h *Heap) describe(i int32) Object {
-	return Object{Index: i, ID: h.ids.at(i), Class: h.ClassName(i), Size: h.size[i]}
+	return Object{Index: i, ID: h.ids.at(i), Class: h.Label(i), Size: h.size[i]}
 }
 
 // Biggest lists the n objects with the largest shallow size, largest first.

@@ -14,6 +14,13 @@
 //     object, duplicate strings, the diff of two histograms, and a DDMS-style
 //     heap map drawn from object addresses (HotSpot's ids are addresses) with
 //     the colours of the DDM map ([ddm.HeapMap]).
+//   - The one JSON schema of HPROF results (view.go: [SummaryJSON],
+//     [DominatorsJSON], [DiffJSON], [Path], with strict decoders), carried by
+//     the monitor's hprof/* results and `ddmbridge hprof --json` and decoded
+//     by the editor; a class object is labelled after its class ([Heap.Label]).
+//   - Bounds for callers: [ParseContext] stops when its context is done, and
+//     [MemoryNeeded] with [AvailableMemory] lets a caller refuse a dump the
+//     machine cannot hold before the Go runtime dies of it.
 //   - A small writer ([Writer]) for well-formed dumps, used by the simulated
 //     VM and by tests.
 //

@@ -134,6 +134,9 @@ type Heap struct {
 	indexOnce   sync.Once
 	keptStrings bool
 	Unresolved  int // references to ids the dump holds no object for (skipped)
+
+	mirrorOnce sync.Once
+	mirrorOf   map[int32]int32 // class object index → the class it is the object of (see Label)
 }
 
 // strArray is a char[] or byte[] whose contents may back a String.

@@ -2,6 +2,7 @@ package hprof
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -49,7 +50,20 @@ type Options struct {
 // sizes `jcmd PID GC.class_histogram` reports, less fields the VM injects
 // without dumping them.
 func Parse(r io.Reader, opt Options) (*Heap, error) {
+	return ParseContext(context.Background(), r, opt)
+}
+
+// ParseContext is [Parse] that stops when ctx is done: the reader checks ctx
+// before each read of the input (every megabyte, a few thousand records), and
+// the error then wraps ctx.Err() with the offset reached.
+func ParseContext(ctx context.Context, r io.Reader, opt Options) (heap *Heap, err error) {
 	p := &parser{rd: newReader(r), h: &Heap{classObj: -1}, classByID: map[uint64]int32{}, names: map[uint64]string{}, lastCls: -1}
+	p.rd.ctx = ctx
+	defer func() {
+		if p.rd.stopped != nil { // whatever a record's parser made of the refused read
+			heap, err = nil, fmt.Errorf("hprof: parsing stopped at byte %d: %w", p.rd.offset(), p.rd.stopped)
+		}
+	}()
 	if opt.MaxObjects <= 0 || opt.MaxObjects > math.MaxInt32-1 {
 		opt.MaxObjects = math.MaxInt32 - 1
 	}

@@ -1,6 +1,7 @@
 package hprof
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -17,6 +18,9 @@ type reader struct {
 	end int
 	off int64 // stream offset of buf[0]
 	eof bool
+
+	ctx     context.Context // nil: never stops
+	stopped error           // ctx's error once a read was refused for it
 }
 
 const bufSize = 1 << 20
@@ -44,6 +48,12 @@ func (r *reader) refill(n int) error {
 	r.off += int64(r.pos)
 	r.end -= r.pos
 	r.pos = 0
+	if r.ctx != nil {
+		if err := r.ctx.Err(); err != nil {
+			r.stopped = err
+			return err
+		}
+	}
 	for r.end < n {
 		if r.eof {
 			return io.ErrUnexpectedEOF

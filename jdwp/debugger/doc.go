@@ -31,9 +31,18 @@
 //   - the stop state (Stops): whether the session is stopped, its latest
 //     stop, and why each stopped thread stopped.
 //
-// Still in package dap, to move here: event requests and breakpoints, steps,
-// and the event lanes (dap's debuggee, suspend.go, breakpoints.go,
-// steps.go).
+//   - the event pump and its lanes (Events): one goroutine reads the VM's
+//     event sets and never waits on the VM; each set is booked with the
+//     ledger and handed, in order per thread, to the front end's
+//     EventHandler, which decides it; the sets of a thread running a method
+//     for the debugger are released at once.
+//   - the registry of the session's event requests (Requests), all cleared
+//     when the session detaches.
+//
+// Still in package dap, to move here: breakpoints (resolving lines and
+// classes to locations, conditions, hit counts) and steps (dap's
+// breakpoints.go, steps.go, exceptions.go), which today mix the policy with
+// DAP's types.
 //
 // It must not touch: editor handles, DAP types or presentation (package
 // dap), the wire (package jdwp, through its Conn only), and DDM.

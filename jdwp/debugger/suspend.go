@@ -267,7 +267,8 @@ func (s *Suspensions) Enter(ctx context.Context, thread jdwp.ThreadID) (sent fun
 	}
 	if n == 0 {
 		s.mu.Unlock()
-		return nil, ErrNotSuspended
+		// As the VM would answer InvokeMethod (jdwp.Code says so too).
+		return nil, fmt.Errorf("%w (%w)", ErrNotSuspended, jdwp.ErrThreadNotSuspended)
 	}
 	for ; n > 1; n-- {
 		if err := s.conn.ResumeThread(ctx, thread); err != nil {
@@ -351,7 +352,7 @@ func (s *Suspensions) Abort(ctx context.Context, thread jdwp.ThreadID, ret jdwp.
 	defer s.mu.Unlock()
 	inv := s.invoking[thread]
 	if inv == nil {
-		return nil // returned already
+		return errors.New("no method runs for the debugger in the thread")
 	}
 	if err := s.conn.SuspendThread(ctx, thread); err != nil {
 		return err
@@ -370,7 +371,7 @@ func (s *Suspensions) forceReturnLocked(ctx context.Context, thread jdwp.ThreadI
 	}
 	k := n - depth // the method's frames, its own the deepest
 	if k < 1 {
-		return nil // it has not started, or returned
+		return fmt.Errorf("the thread shows %d frames, as many as before the call (%d): the method has not started or has returned", n, depth)
 	}
 	if k >= 2 {
 		fs, err := s.conn.Frames(ctx, thread, 0, k-1)

@@ -110,19 +110,25 @@ func (m *VM) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f
 	}()
 	finish := func() []func() {
 		cancel()
-		if hooks != nil {
-			hooks.Exit(thread)
-		}
+		// The thread no longer runs the method (the VM holds it suspended
+		// until Exit lets it go): its next events are its own again, so
+		// this is booked before Exit, and an event that follows at once
+		// is not taken for one raised inside the method.
 		iv.mu.Lock()
-		defer iv.mu.Unlock()
 		if iv.running[thread]--; iv.running[thread] <= 0 {
 			delete(iv.running, thread)
 		}
 		iv.gens[thread]++
-		close(iv.done)
-		iv.done = make(chan struct{})
 		after := iv.after[thread]
 		delete(iv.after, thread)
+		iv.mu.Unlock()
+		if hooks != nil {
+			hooks.Exit(thread)
+		}
+		iv.mu.Lock()
+		close(iv.done)
+		iv.done = make(chan struct{})
+		iv.mu.Unlock()
 		return after
 	}
 	select {
@@ -131,6 +137,7 @@ func (m *VM) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f
 		return err
 	case <-ctx.Done():
 	}
+	var abortErr error
 	if hooks != nil && ret != 0 {
 		actx, acancel := context.WithTimeout(m.cfg.Context, 10*time.Second)
 		err := hooks.Abort(actx, thread, ret)
@@ -145,6 +152,7 @@ func (m *VM) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f
 			}
 		}
 		acancel()
+		abortErr = err
 		m.cfg.Log.Debug().Err(err).Uint64("thread", uint64(thread)).Msg("a method whose caller stopped waiting could not be ended; it goes on running")
 	}
 	iv.mu.Lock()
@@ -162,6 +170,9 @@ func (m *VM) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f
 			g()
 		}
 	})
+	if abortErr != nil {
+		return fmt.Errorf("%w: %w (it could not be stopped: %w)", ErrLeftRunning, ctx.Err(), abortErr)
+	}
 	return fmt.Errorf("%w: %w", ErrLeftRunning, ctx.Err())
 }
 

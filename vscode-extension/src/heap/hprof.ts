@@ -1,7 +1,11 @@
 // The HPROF views' data: the backend's hprof/summary, hprof/dominators and
-// hprof/diff results (docs/rpc.md) decoded and checked, and the sorting and
-// filtering of the class histogram. No vscode, no DOM: the webview, the
-// extension and the unit tests share it.
+// hprof/diff results and `ddmbridge hprof --json`'s path — the one HPROF
+// schema of ddm/hprof/view.go (docs/rpc.md) — decoded strictly, and the
+// sorting and filtering of the class histogram. No vscode, no DOM: the
+// webview, the extension and the unit tests share it. The unit tests decode
+// test/fixtures/hprof-results.json, which Go writes from the schema's types.
+
+import { at, fieldsOf, str, uint } from '../schema';
 
 export interface ClassRow {
   class: string;
@@ -9,16 +13,29 @@ export interface ClassRow {
   bytes: number;
 }
 
+export interface Totals {
+  classes: number;
+  instances: number;
+  bytes: number;
+}
+
 export interface HprofSummary {
   path: string;
   format: string;
+  idSize: number;
+  timestamp: string;
+  android: boolean;
+  heaps: string[];
   objects: number;
+  roots: number;
+  unresolved: number;
   classes: ClassRow[];
-  totals: { classes: number; instances: number; bytes: number };
+  totals: Totals;
 }
 
 export interface DomNode {
   id: number;
+  /** The class name; a class object is named after its class: "class com.acme.Leak". */
   class: string;
   size: number;
   retained: number;
@@ -49,6 +66,26 @@ export interface HprofDiff {
   path: string;
   base: string;
   classes: DeltaRow[];
+  /** Changed classes left out by a limit. */
+  more: number;
+  totals: { old: Totals; new: Totals };
+}
+
+export interface PathStep {
+  id: number;
+  class: string;
+  size: number;
+  /** The root kind, on the first step. */
+  root?: string;
+}
+
+export interface HprofPath {
+  object: number;
+  /** Objects on the whole path; 0: not reachable. */
+  length: number;
+  /** Root first; with elided, the first elided.after steps, then the last ones. */
+  steps: PathStep[];
+  elided?: { after: number; count: number; classes: { class: string; count: number }[] };
 }
 
 export class HprofDataError extends Error {
@@ -58,97 +95,162 @@ export class HprofDataError extends Error {
   }
 }
 
-type Obj = Record<string, unknown>;
+const E = HprofDataError;
 
-function obj(v: unknown, what: string): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-    throw new HprofDataError(`${what}: not an object`);
-  }
-  return v as Obj;
+function fields(v: unknown, where: string, required: readonly string[], optional: readonly string[] = []): Record<string, unknown> {
+  return fieldsOf(v, where, required, optional, E);
 }
 
-function num(o: Obj, k: string, what: string): number {
-  const v = o[k];
-  if (typeof v !== 'number' || !Number.isFinite(v)) {
-    throw new HprofDataError(`${what}: "${k}" is not a number`);
-  }
-  return v;
+function count(v: unknown, where: string): number {
+  return uint(v, where, E);
 }
 
-function str(o: Obj, k: string, what: string): string {
-  const v = o[k];
-  if (typeof v !== 'string') {
-    throw new HprofDataError(`${what}: "${k}" is not a string`);
+/** An object id: addresses may pass 2^53 and lose their low bits. */
+function id(v: unknown, where: string): number {
+  return uint(v, where, E, false);
+}
+
+/** A signed integer (a delta). */
+function int(v: unknown, where: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) {
+    throw new E(`${where}: expected an integer, got ${JSON.stringify(v) ?? 'nothing'}`);
   }
   return v;
 }
 
-function list(o: Obj, k: string, what: string): unknown[] {
-  const v = o[k];
+function list<T>(v: unknown, where: string, item: (v: unknown, where: string) => T): T[] {
   if (!Array.isArray(v)) {
-    throw new HprofDataError(`${what}: "${k}" is not a list`);
+    throw new E(`${where}: expected an array, got ${JSON.stringify(v) ?? 'nothing'}`);
   }
-  return v;
+  return v.map((x, i) => item(x, `${where}[${i}]`));
 }
 
-function classRow(v: unknown): ClassRow {
-  const o = obj(v, 'class');
-  return { class: str(o, 'class', 'class'), instances: num(o, 'instances', 'class'), bytes: num(o, 'bytes', 'class') };
+function classRow(v: unknown, where: string): ClassRow {
+  const o = fields(v, where, ['class', 'instances', 'bytes']);
+  return { class: str(o.class, at(where, 'class'), E), instances: count(o.instances, at(where, 'instances')), bytes: count(o.bytes, at(where, 'bytes')) };
 }
 
+function totals(v: unknown, where: string): Totals {
+  const o = fields(v, where, ['classes', 'instances', 'bytes']);
+  return { classes: count(o.classes, at(where, 'classes')), instances: count(o.instances, at(where, 'instances')), bytes: count(o.bytes, at(where, 'bytes')) };
+}
+
+/** Decodes hprof/summary (hprof.SummaryJSON) exactly: an unknown or missing field is an error naming it. */
 export function decodeSummary(body: unknown): HprofSummary {
-  const o = obj(body, 'hprof/summary');
-  const t = obj(o.totals, 'hprof/summary totals');
+  const w = 'hprof/summary';
+  const o = fields(body, w, ['path', 'format', 'idSize', 'timestamp', 'android', 'heaps', 'objects', 'roots', 'unresolved', 'classes', 'totals']);
+  if (typeof o.android !== 'boolean') {
+    throw new E(`${w}.android: expected a boolean, got ${JSON.stringify(o.android)}`);
+  }
   return {
-    path: str(o, 'path', 'hprof/summary'),
-    format: typeof o.format === 'string' ? o.format : '',
-    objects: num(o, 'objects', 'hprof/summary'),
-    classes: list(o, 'classes', 'hprof/summary').map(classRow),
-    totals: { classes: num(t, 'classes', 'totals'), instances: num(t, 'instances', 'totals'), bytes: num(t, 'bytes', 'totals') },
+    path: str(o.path, at(w, 'path'), E),
+    format: str(o.format, at(w, 'format'), E),
+    idSize: count(o.idSize, at(w, 'idSize')),
+    timestamp: str(o.timestamp, at(w, 'timestamp'), E),
+    android: o.android,
+    heaps: list(o.heaps, at(w, 'heaps'), (v, where) => str(v, where, E)),
+    objects: count(o.objects, at(w, 'objects')),
+    roots: count(o.roots, at(w, 'roots')),
+    unresolved: count(o.unresolved, at(w, 'unresolved')),
+    classes: list(o.classes, at(w, 'classes'), classRow),
+    totals: totals(o.totals, at(w, 'totals')),
   };
 }
 
-function domNode(v: unknown): DomNode {
-  const o = obj(v, 'dominator');
+function domNode(v: unknown, where: string): DomNode {
+  // retained is left out of an object's JSON when 0 (hprof.Object).
+  const o = fields(v, where, ['id', 'class', 'size', 'children'], ['retained']);
   return {
-    id: num(o, 'id', 'dominator'),
-    class: str(o, 'class', 'dominator'),
-    size: num(o, 'size', 'dominator'),
-    retained: typeof o.retained === 'number' ? o.retained : 0,
-    children: typeof o.children === 'number' ? o.children : 0,
+    id: id(o.id, at(where, 'id')),
+    class: str(o.class, at(where, 'class'), E),
+    size: count(o.size, at(where, 'size')),
+    retained: o.retained === undefined ? 0 : count(o.retained, at(where, 'retained')),
+    children: count(o.children, at(where, 'children')),
   };
 }
 
+/** Decodes hprof/dominators (hprof.DominatorsJSON) exactly. */
 export function decodeDominators(body: unknown): DomLevel {
-  const o = obj(body, 'hprof/dominators');
+  const w = 'hprof/dominators';
+  const o = fields(body, w, ['path', 'children', 'more', 'reachable', 'total'], ['object']);
+  str(o.path, at(w, 'path'), E);
   return {
-    object: o.object === undefined || o.object === null ? undefined : domNode(o.object),
-    children: list(o, 'children', 'hprof/dominators').map(domNode),
-    more: typeof o.more === 'number' ? o.more : 0,
-    reachable: num(o, 'reachable', 'hprof/dominators'),
-    total: num(o, 'total', 'hprof/dominators'),
+    object: o.object === undefined ? undefined : domNode(o.object, at(w, 'object')),
+    children: list(o.children, at(w, 'children'), domNode),
+    more: count(o.more, at(w, 'more')),
+    reachable: count(o.reachable, at(w, 'reachable')),
+    total: count(o.total, at(w, 'total')),
   };
 }
 
+/** Decodes hprof/diff (hprof.DiffJSON) exactly; each delta must be new − old. */
 export function decodeDiff(body: unknown): HprofDiff {
-  const o = obj(body, 'hprof/diff');
+  const w = 'hprof/diff';
+  const o = fields(body, w, ['path', 'base', 'classes', 'totals'], ['more']);
+  const t = fields(o.totals, at(w, 'totals'), ['old', 'new']);
   return {
-    path: str(o, 'path', 'hprof/diff'),
-    base: str(o, 'base', 'hprof/diff'),
-    classes: list(o, 'classes', 'hprof/diff').map((v) => {
-      const c = obj(v, 'delta');
-      const n = (k: string): number => num(c, k, 'delta');
-      return {
-        class: str(c, 'class', 'delta'),
-        instances: n('instances'),
-        bytes: n('bytes'),
+    path: str(o.path, at(w, 'path'), E),
+    base: str(o.base, at(w, 'base'), E),
+    classes: list(o.classes, at(w, 'classes'), (v, where): DeltaRow => {
+      const c = fields(v, where, ['class', 'instances', 'bytes', 'oldInstances', 'oldBytes', 'newInstances', 'newBytes']);
+      const n = (k: string): number => count(c[k], at(where, k));
+      const row = {
+        class: str(c.class, at(where, 'class'), E),
+        instances: int(c.instances, at(where, 'instances')),
+        bytes: int(c.bytes, at(where, 'bytes')),
         oldInstances: n('oldInstances'),
         oldBytes: n('oldBytes'),
         newInstances: n('newInstances'),
         newBytes: n('newBytes'),
       };
+      if (row.instances !== row.newInstances - row.oldInstances || row.bytes !== row.newBytes - row.oldBytes) {
+        throw new E(`${where}: the deltas are not new − old`);
+      }
+      return row;
+    }),
+    more: o.more === undefined ? 0 : count(o.more, at(w, 'more')),
+    totals: { old: totals(t.old, at(w, 'totals.old')), new: totals(t.new, at(w, 'totals.new')) },
+  };
+}
+
+/** Decodes a path from a GC root (hprof.Path) exactly; steps and gap must add up to its length. */
+export function decodePath(body: unknown): HprofPath {
+  const w = 'path';
+  const o = fields(body, w, ['object', 'length', 'steps'], ['elided']);
+  const out: HprofPath = {
+    object: id(o.object, at(w, 'object')),
+    length: count(o.length, at(w, 'length')),
+    steps: list(o.steps, at(w, 'steps'), (v, where): PathStep => {
+      const s = fields(v, where, ['id', 'class', 'size'], ['root', 'retained']);
+      const step: PathStep = { id: id(s.id, at(where, 'id')), class: str(s.class, at(where, 'class'), E), size: count(s.size, at(where, 'size')) };
+      if (s.root !== undefined) {
+        step.root = str(s.root, at(where, 'root'), E);
+      }
+      return step;
     }),
   };
+  let n = out.steps.length;
+  if (o.elided !== undefined) {
+    const where = at(w, 'elided');
+    const g = fields(o.elided, where, ['after', 'count', 'classes']);
+    const e = {
+      after: count(g.after, at(where, 'after')),
+      count: count(g.count, at(where, 'count')),
+      classes: list(g.classes, at(where, 'classes'), (v, cw) => {
+        const c = fields(v, cw, ['class', 'count']);
+        return { class: str(c.class, at(cw, 'class'), E), count: count(c.count, at(cw, 'count')) };
+      }),
+    };
+    if (e.after > out.steps.length || e.count === 0) {
+      throw new E(`${where}: a gap of ${e.count} after step ${e.after} does not fit ${out.steps.length} steps`);
+    }
+    out.elided = e;
+    n += e.count;
+  }
+  if (n !== out.length) {
+    throw new E(`${w}: ${n} objects in steps and gap, length says ${out.length}`);
+  }
+  return out;
 }
 
 export type SortKey = 'class' | 'instances' | 'bytes';

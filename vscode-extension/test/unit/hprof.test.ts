@@ -1,55 +1,82 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { classFilter, decodeDiff, decodeDominators, decodeSummary, HprofDataError, objectId, signed, sumRows, viewRows } from '../../src/heap/hprof';
+import { classFilter, decodeDiff, decodeDominators, decodePath, decodeSummary, HprofDataError, objectId, signed, sumRows, viewRows } from '../../src/heap/hprof';
+import { extRoot } from '../support/fixtures';
 
-// Shaped as the backend answers (bridge/rpc_hprof.go, docs/rpc.md).
-const summary = {
-  path: '/tmp/a.hprof',
-  format: 'JAVA PROFILE 1.0.2',
-  idSize: 8,
-  objects: 6,
-  classes: [
-    { class: 'byte[]', instances: 2, bytes: 96 },
-    { class: 'java.lang.String', instances: 3, bytes: 72 },
-    { class: 'com.example.Node', instances: 1, bytes: 72 },
-  ],
-  totals: { classes: 3, instances: 6, bytes: 240 },
-};
+// Written by Go from the schema's types for a sample dump
+// (ddm/hprof/extfixtures_test.go): what the backend and the CLI answer.
+const fx = JSON.parse(fs.readFileSync(path.join(extRoot, 'test', 'fixtures', 'hprof-results.json'), 'utf8')) as Record<'summary' | 'dominators' | 'drill' | 'diff' | 'path' | 'elided', Record<string, unknown>>;
+const summary = fx.summary;
+
+function without(o: Record<string, unknown>, k: string): Record<string, unknown> {
+  const c = { ...o };
+  delete c[k];
+  return c;
+}
 
 describe('hprof results', () => {
-  test('summary, dominators and diff decode; malformed answers say what is wrong', () => {
-    const s = decodeSummary(summary);
-    assert.equal(s.classes.length, 3);
-    assert.deepEqual(s.totals, { classes: 3, instances: 6, bytes: 240 });
-    assert.throws(() => decodeSummary({ ...summary, classes: [{ class: 'x', instances: '1', bytes: 2 }] }), (e: Error) => e instanceof HprofDataError && /"instances" is not a number/.test(e.message));
-    assert.throws(() => decodeSummary([]), /hprof\/summary: not an object/);
+  test('the Go fixtures decode: summary, dominators, diff and paths', () => {
+    const s = decodeSummary(fx.summary);
+    assert.equal(s.format, 'JAVA PROFILE 1.0.2');
+    assert.deepEqual(s.heaps, ['default']);
+    assert.equal(s.totals.instances, s.objects);
+    assert.deepEqual(sumRows(s.classes), { instances: s.totals.instances, bytes: s.totals.bytes });
 
-    const d = decodeDominators({
-      path: '/tmp/a.hprof',
-      object: { id: 0x10000, class: 'Holder', size: 16, retained: 200, children: 1 },
-      children: [{ id: 0x10100, class: 'java.lang.Object[]', size: 120, retained: 184, children: 25 }],
-      more: 0,
-      reachable: 52,
-      total: 1336,
-    });
-    assert.equal(d.object?.class, 'Holder');
-    assert.equal(d.children[0].children, 25);
-    const top = decodeDominators({ path: '/p', children: [], reachable: 0, total: 0 });
+    const top = decodeDominators(fx.dominators);
     assert.equal(top.object, undefined);
-    assert.equal(top.more, 0);
-    assert.throws(() => decodeDominators({ path: '/p', children: [{ id: 'x' }], reachable: 0, total: 0 }), /"id" is not a number/);
+    assert.equal(top.children.length, 3);
+    assert.ok(top.more > 0);
+    assert.ok(
+      top.children.some((c) => c.class === 'class Holder'),
+      'a class object is named after its class',
+    );
+    const drill = decodeDominators(fx.drill);
+    assert.equal(drill.object?.class, 'Holder');
+    assert.equal(drill.object?.children, drill.children.length);
 
-    const diff = decodeDiff({
-      path: '/b',
-      base: '/a',
-      classes: [{ class: 'Item', instances: 15, bytes: 240, oldInstances: 10, oldBytes: 160, newInstances: 25, newBytes: 400 }],
-    });
-    assert.equal(diff.classes[0].newInstances, 25);
-    assert.throws(() => decodeDiff({ path: '/b', base: '/a', classes: [{ class: 'Item' }] }), /"instances" is not a number/);
+    const diff = decodeDiff(fx.diff);
+    assert.ok(diff.classes.length > 0);
+    assert.equal(diff.more, 0);
+    assert.equal(diff.totals.new.instances, s.totals.instances);
+
+    const p = decodePath(fx.path);
+    assert.equal(p.length, p.steps.length);
+    assert.ok(p.steps[0].root, 'the first step names its root kind');
+    assert.equal(p.steps.at(-1)?.id, p.object);
+    const e = decodePath(fx.elided);
+    assert.equal(e.length, p.length);
+    assert.equal(e.steps.length + (e.elided?.count ?? 0), e.length);
+    assert.deepEqual(e.steps.at(-1), p.steps.at(-1));
+  });
+
+  test('malformed answers are refused with the field named', () => {
+    const bad = (f: () => unknown, re: RegExp): void => assert.throws(f, (e: Error) => e instanceof HprofDataError && re.test(e.message));
+    bad(() => decodeSummary({ ...summary, classes: [{ class: 'x', instances: '1', bytes: 2 }] }), /hprof\/summary\.classes\[0\]\.instances: expected a non-negative integer/);
+    bad(() => decodeSummary([]), /hprof\/summary: expected an object, got an array/);
+    bad(() => decodeSummary({ ...summary, extra: 1 }), /hprof\/summary\."extra": unknown field/);
+    bad(() => decodeSummary(without(summary, 'roots')), /hprof\/summary\.roots: missing/);
+    bad(() => decodeDominators({ ...fx.dominators, children: [{ id: 'x' }] }), /hprof\/dominators\.children\[0\]\.class: missing/);
+    bad(() => decodeDominators({ ...fx.dominators, children: [{ id: 'x', class: 'A', size: 8, children: 0 }] }), /children\[0\]\.id: expected a non-negative integer/);
+    bad(() => decodeDominators(without(fx.dominators, 'reachable')), /reachable: missing/);
+    const row = { class: 'Item', instances: 15, bytes: 240, oldInstances: 10, oldBytes: 160, newInstances: 25, newBytes: 400 };
+    assert.equal(decodeDiff({ ...fx.diff, classes: [row, { ...row, instances: -5, bytes: -80, newInstances: 5, newBytes: 80 }] }).classes[1].bytes, -80);
+    bad(() => decodeDiff({ ...fx.diff, classes: [{ class: 'Item' }] }), /classes\[0\]\.instances: missing/);
+    bad(() => decodeDiff({ ...fx.diff, classes: [{ ...row, bytes: 1 }] }), /the deltas are not new − old/);
+    bad(() => decodePath({ ...fx.elided, length: 99 }), /length says 99/);
+    bad(() => decodePath({ ...fx.path, steps: [{ id: 1, class: 'A', size: 8, depth: 3 }] }), /steps\[0\]\."depth": unknown field/);
   });
 
   test('the histogram sorts by any column and filters by words or /regexp/', () => {
-    const rows = decodeSummary(summary).classes;
+    const rows = decodeSummary({
+      ...summary,
+      classes: [
+        { class: 'byte[]', instances: 2, bytes: 96 },
+        { class: 'java.lang.String', instances: 3, bytes: 72 },
+        { class: 'com.example.Node', instances: 1, bytes: 72 },
+      ],
+    }).classes;
     assert.deepEqual(
       viewRows(rows, { sort: 'bytes', descending: true, filter: '' }).map((r) => r.class),
       ['byte[]', 'com.example.Node', 'java.lang.String'],

@@ -92,7 +92,12 @@ const summary = {
   path: '/work/dumps/app-4242.hprof',
   format: 'JAVA PROFILE 1.0.2',
   idSize: 8,
+  timestamp: '2026-11-23T20:40:42.1Z',
+  android: false,
+  heaps: ['default'],
   objects: 1131,
+  roots: 812,
+  unresolved: 0,
   classes: [
     { class: 'byte[]', instances: 400, bytes: 19200 },
     { class: 'java.lang.String', instances: 500, bytes: 12000 },
@@ -227,9 +232,9 @@ describe('HPROF editor webview', () => {
 
   test('a malformed answer is reported, not rendered', async () => {
     const o = await open();
-    await o.post({ type: 'summary', body: { path: '/x', objects: 1, classes: 'nope', totals: {} } });
+    await o.post({ type: 'summary', body: { ...summary, classes: 'nope' } });
     await o.page.waitForSelector('#status.error');
-    assert.match((await o.page.textContent('#status')) ?? '', /Cannot read the answer: hprof\/summary: "classes" is not a list/);
+    assert.match((await o.page.textContent('#status')) ?? '', /Cannot read the answer: hprof\/summary\.classes: expected an array, got "nope"/);
     assert.deepEqual(o.problems, []);
     await o.page.close();
   });

@@ -1,0 +1,123 @@
+package hprof
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The VS Code extension's HPROF fixture is this package's JSON: its strict
+// decoder (vscode-extension/src/heap/hprof.ts) is tested on what these types
+// give for the sample dump. Regenerate it with
+//
+//	DDMBRIDGE_UPDATE_FIXTURES=1 go test ./ddm/hprof -run TestExtensionFixtures
+
+var extFixture = filepath.Join("..", "..", "vscode-extension", "test", "fixtures", "hprof-results.json")
+
+// fixtureResults are the results of every kind for the sample dump: its
+// summary, the dominator tree's top and one level down, its diff from the
+// Android variant, and the path to a String's array whole and elided.
+type fixtureResults struct {
+	Summary    json.RawMessage `json:"summary"`
+	Dominators json.RawMessage `json:"dominators"`
+	Drill      json.RawMessage `json:"drill"`
+	Diff       json.RawMessage `json:"diff"`
+	Path       json.RawMessage `json:"path"`
+	Elided     json.RawMessage `json:"elided"`
+}
+
+func fixture(t testing.TB) fixtureResults {
+	h := parseBytes(t, sample(t, 8, false))
+	old := parseBytes(t, sample(t, 8, true))
+	hist := h.Histogram()
+	tree := h.Dominators().Tree()
+	p := h.PathFromRoot(h.Lookup(0x2111))
+	enc := func(v any) json.RawMessage {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	return fixtureResults{
+		Summary:    enc(SummaryOf("/tmp/sample.hprof", h, hist)),
+		Dominators: enc(tree.Level("/tmp/sample.hprof", Root, 3)),
+		Drill:      enc(tree.Level("/tmp/sample.hprof", h.Lookup(0x2000), 0)),
+		Diff:       enc(DiffOf("/tmp/sample.hprof", "/tmp/android.hprof", old.Histogram(), hist, 0)),
+		Path:       enc(ElidePath(0x2111, p, 0)),
+		Elided:     enc(ElidePath(0x2111, p, 2)),
+	}
+}
+
+func TestExtensionFixtures(t *testing.T) {
+	want, err := json.MarshalIndent(fixture(t), "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, '\n')
+	if os.Getenv("DDMBRIDGE_UPDATE_FIXTURES") == "1" {
+		if err := os.WriteFile(extFixture, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(extFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s is not what the schema gives for the sample dump; regenerate it (DDMBRIDGE_UPDATE_FIXTURES=1)", extFixture)
+	}
+	var r fixtureResults
+	if err := json.Unmarshal(got, &r); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := DecodeSummaryJSON(r.Summary); err != nil || len(s.Classes) == 0 {
+		t.Errorf("summary: %v", err)
+	}
+	for name, b := range map[string]json.RawMessage{"dominators": r.Dominators, "drill": r.Drill} {
+		if d, err := DecodeDominatorsJSON(b); err != nil || len(d.Children) == 0 {
+			t.Errorf("%s: %d children, %v", name, len(d.Children), err)
+		}
+	}
+	if d, err := DecodeDiffJSON(r.Diff); err != nil || len(d.Classes) == 0 {
+		t.Errorf("diff: %v", err)
+	}
+	if p, err := DecodePathJSON(r.Path); err != nil || p.Elided != nil || p.Length != 4 {
+		t.Errorf("path: %+v, %v", p, err)
+	}
+	if p, err := DecodePathJSON(r.Elided); err != nil || p.Elided == nil || p.Length != 4 || len(p.Steps) != 2 {
+		t.Errorf("elided path: %+v, %v", p, err)
+	}
+}
+
+// TestDecodersRefuse: the strict decoders refuse unknown fields, missing
+// lists and numbers that do not add up.
+func TestDecodersRefuse(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		data string
+		dec  func([]byte) error
+	}{
+		{"summary with an unknown field", `{"classes":[],"heaps":[],"totals":{"classes":0,"instances":0,"bytes":0},"extra":1}`, decSummary},
+		{"summary without classes", `{"heaps":[],"totals":{"classes":0,"instances":0,"bytes":0}}`, decSummary},
+		{"summary with wrong totals", `{"classes":[{"class":"A","instances":1,"bytes":16}],"heaps":[],"totals":{"classes":1,"instances":2,"bytes":16}}`, decSummary},
+		{"dominators out of order", `{"path":"/p","children":[{"id":1,"class":"A","size":8,"retained":8,"children":0},{"id":2,"class":"B","size":8,"retained":16,"children":0}],"more":0,"reachable":2,"total":24}`, decDominators},
+		{"dominator retaining less than itself", `{"path":"/p","children":[{"id":1,"class":"A","size":16,"retained":8,"children":0}],"more":0,"reachable":1,"total":8}`, decDominators},
+		{"diff whose delta is not new − old", `{"path":"/b","base":"/a","classes":[{"class":"A","instances":1,"bytes":0,"oldInstances":1,"oldBytes":0,"newInstances":1,"newBytes":0}],"totals":{"old":{"classes":0,"instances":0,"bytes":0},"new":{"classes":0,"instances":0,"bytes":0}}}`, decDiff},
+		{"path whose length does not add up", `{"object":1,"length":5,"steps":[{"id":1,"class":"A","size":8,"root":"JNI global"}]}`, decPath},
+		{"path with a gap outside its steps", `{"object":1,"length":5,"steps":[],"elided":{"after":3,"count":5,"classes":[]}}`, decPath},
+		{"trailing data", `{"object":1,"length":0,"steps":[]} {}`, decPath},
+	} {
+		if err := c.dec([]byte(c.data)); !errors.Is(err, ErrSchema) {
+			t.Errorf("%s: %v, want ErrSchema", c.name, err)
+		}
+	}
+}
+
+func decSummary(b []byte) error    { _, err := DecodeSummaryJSON(b); return err }
+func decDominators(b []byte) error { _, err := DecodeDominatorsJSON(b); return err }
+func decDiff(b []byte) error       { _, err := DecodeDiffJSON(b); return err }
+func decPath(b []byte) error       { _, err := DecodePathJSON(b); return err }

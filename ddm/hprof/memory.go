@@ -1,0 +1,29 @@
+package hprof
+
+// What analysing a dump costs in memory, to refuse a dump the machine cannot
+// hold with a clear message instead of letting the Go runtime die with
+// "fatal error: runtime: out of memory" (which no caller can recover from).
+
+// MemoryNeeded estimates the peak memory in bytes that parsing a dump of
+// size bytes takes and, with more, what follows on the parsed model: the
+// dominator tree, a path search or the duplicate strings. Measured peak RSS
+// of `ddmbridge hprof` on a 432 MB HotSpot dump (2.5 M objects): 0.67 bytes
+// per dump byte for the histogram, 1.16 with duplicate strings, 1.29 with
+// the dominator tree. The estimate rounds these up to 1 and 2, plus 64 MiB
+// for the process.
+func MemoryNeeded(size int64, more bool) uint64 {
+	if size < 0 {
+		size = 0
+	}
+	need := uint64(size) + 64<<20
+	if more {
+		need += uint64(size)
+	}
+	return need
+}
+
+// AvailableMemory is the memory this process can still take, in bytes: the
+// least of the system's available memory (MemAvailable), the room left under
+// the process's cgroup limit and its address-space limit; 0 if none of them
+// can be read (then nothing is known and nothing should be refused).
+func AvailableMemory() uint64 { return availableMemory() }

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package hprof
+
+func availableMemory() uint64 { return 0 }

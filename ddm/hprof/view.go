@@ -1,0 +1,275 @@
+package hprof
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The one JSON schema of HPROF results, as ddm/view.go is for DDM: the
+// monitor's hprof/* results (docs/rpc.md), `ddmbridge hprof FILE --json` and
+// the editor's strict decoder (vscode-extension/src/heap/hprof.ts, whose
+// fixtures TestExtensionFixtures writes from these types) all carry these
+// objects. [ClassStat], [Object], [DupString] and [Path] are part of it.
+
+// SummaryJSON is a dump's facts and its class histogram: the hprof/summary
+// result and `ddmbridge hprof FILE --json`'s "summary".
+type SummaryJSON struct {
+	Path       string      `json:"path"`
+	Format     string      `json:"format"` // "JAVA PROFILE 1.0.2" (HotSpot), "JAVA PROFILE 1.0.3" (Android)
+	IDSize     int         `json:"idSize"`
+	Timestamp  time.Time   `json:"timestamp"`
+	Android    bool        `json:"android"`
+	Heaps      []string    `json:"heaps"`
+	Objects    int         `json:"objects"`
+	Roots      int         `json:"roots"`      // GC root records that name an object of the dump
+	Unresolved int         `json:"unresolved"` // references to ids without an object
+	Classes    []ClassStat `json:"classes"`    // biggest total first
+	Totals     TotalsJSON  `json:"totals"`
+}
+
+// TotalsJSON sums a histogram up.
+type TotalsJSON struct {
+	Classes   int   `json:"classes"`
+	Instances int64 `json:"instances"`
+	Bytes     int64 `json:"bytes"`
+}
+
+// DomNodeJSON is one object in the dominator tree.
+type DomNodeJSON struct {
+	Object
+	Children int `json:"children"` // objects it immediately dominates
+}
+
+// DominatorsJSON is one level of the dominator tree: the children of Object
+// (the virtual root above the GC roots when absent), largest retained size
+// first. The hprof/dominators result and the CLI's "dominators".
+type DominatorsJSON struct {
+	Path      string        `json:"path"`
+	Object    *DomNodeJSON  `json:"object,omitempty"`
+	Children  []DomNodeJSON `json:"children"`
+	More      int           `json:"more"`      // children left out by the limit
+	Reachable int           `json:"reachable"` // objects reachable from a GC root
+	Total     uint64        `json:"total"`     // retained bytes of the whole tree (the reachable heap)
+}
+
+// ClassDeltaJSON is one class's change between two dumps.
+type ClassDeltaJSON struct {
+	Class        string `json:"class"`
+	Instances    int64  `json:"instances"` // new − old
+	Bytes        int64  `json:"bytes"`     // new − old
+	OldInstances int64  `json:"oldInstances"`
+	OldBytes     int64  `json:"oldBytes"`
+	NewInstances int64  `json:"newInstances"`
+	NewBytes     int64  `json:"newBytes"`
+}
+
+// DiffJSON is the classes that changed from Base (the earlier dump) to
+// Path, largest byte change first: the hprof/diff result and the CLI's
+// "diff".
+type DiffJSON struct {
+	Path    string           `json:"path"`
+	Base    string           `json:"base"`
+	Classes []ClassDeltaJSON `json:"classes"`
+	More    int              `json:"more,omitempty"` // changed classes left out by a limit
+	Totals  struct {
+		Old TotalsJSON `json:"old"`
+		New TotalsJSON `json:"new"`
+	} `json:"totals"`
+}
+
+// TotalsOf sums a histogram up.
+func TotalsOf(hist []ClassStat) TotalsJSON {
+	t := TotalsJSON{Classes: len(hist)}
+	for _, c := range hist {
+		t.Instances += c.Instances
+		t.Bytes += c.Bytes
+	}
+	return t
+}
+
+// SummaryOf describes h, whose histogram is hist, read from path.
+func SummaryOf(path string, h *Heap, hist []ClassStat) SummaryJSON {
+	roots, _ := h.Roots()
+	ts := h.Timestamp
+	if y := ts.Year(); y < 0 || y > 9999 {
+		ts = time.Time{} // a header's clock past what JSON's RFC 3339 can say: not known
+	}
+	return SummaryJSON{Path: path, Format: h.Format, IDSize: h.IDSize, Timestamp: ts, Android: h.Android,
+		Heaps: nonNil(h.HeapNames), Objects: h.NumObjects(), Roots: len(roots), Unresolved: h.Unresolved,
+		Classes: nonNil(hist), Totals: TotalsOf(hist)}
+}
+
+// DiffOf compares the histograms of base (older) and path (newer), keeping
+// the limit largest changes (0: all).
+func DiffOf(path, base string, older, newer []ClassStat, limit int) DiffJSON {
+	out := DiffJSON{Path: path, Base: base, Classes: []ClassDeltaJSON{}}
+	for k, c := range Diff(older, newer) {
+		if limit > 0 && k >= limit {
+			out.More++
+			continue
+		}
+		out.Classes = append(out.Classes, ClassDeltaJSON{Class: c.Class, Instances: c.Instances, Bytes: c.Bytes,
+			OldInstances: c.Old.Instances, OldBytes: c.Old.Bytes, NewInstances: c.New.Instances, NewBytes: c.New.Bytes})
+	}
+	out.Totals.Old, out.Totals.New = TotalsOf(older), TotalsOf(newer)
+	return out
+}
+
+// DomTree is a dominator tree with what its listings show besides: how many
+// objects each object immediately dominates, how many are reachable and
+// their retained total.
+type DomTree struct {
+	*Dominators
+	Kids      []int32 // per object: the objects it immediately dominates
+	Reachable int
+	Total     uint64
+}
+
+// Tree counts what the listings of d show.
+func (d *Dominators) Tree() *DomTree {
+	t := &DomTree{Dominators: d, Kids: make([]int32, len(d.Idom))}
+	for i, p := range d.Idom {
+		switch {
+		case p >= 0:
+			t.Kids[p]++
+		case p == Root:
+			t.Total += d.Retained[i]
+		}
+		if p != NotReachable {
+			t.Reachable++
+		}
+	}
+	return t
+}
+
+// Level lists the objects of immediately dominates (Root: the top level),
+// at most limit (0: all), for the dump at path.
+func (t *DomTree) Level(path string, of int32, limit int) DominatorsJSON {
+	out := DominatorsJSON{Path: path, Children: []DomNodeJSON{}, Reachable: t.Reachable, Total: t.Total}
+	if of >= 0 {
+		o := t.h.describe(of)
+		o.Retained = t.Retained[of]
+		out.Object = &DomNodeJSON{Object: o, Children: int(t.Kids[of])}
+	}
+	// Only the children listed are described: the top level of a big heap
+	// has millions.
+	n := 0
+	for _, p := range t.Idom {
+		if p == of {
+			n++
+		}
+	}
+	for _, o := range t.Children(of, limit) {
+		out.Children = append(out.Children, DomNodeJSON{Object: o, Children: int(t.Kids[o.Index])})
+	}
+	out.More = n - len(out.Children)
+	return out
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// ErrSchema reports JSON that does not follow this schema.
+var ErrSchema = errors.New("hprof: not the HPROF result schema")
+
+func schemaErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrSchema}, args...)...)
+}
+
+// decodeStrict unmarshals data into v, refusing unknown fields and trailing
+// data.
+func decodeStrict(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return schemaErr("%v", err)
+	}
+	if d.More() {
+		return schemaErr("data after the object")
+	}
+	return nil
+}
+
+// DecodeSummaryJSON reads a summary strictly: unknown fields, a missing
+// histogram and totals that are not the histogram's are errors.
+func DecodeSummaryJSON(data []byte) (SummaryJSON, error) {
+	var v SummaryJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Classes == nil || v.Heaps == nil {
+		return v, schemaErr("summary: classes and heaps are required")
+	}
+	if TotalsOf(v.Classes) != v.Totals {
+		return v, schemaErr("summary: totals %+v are not the histogram's %+v", v.Totals, TotalsOf(v.Classes))
+	}
+	return v, nil
+}
+
+// DecodeDominatorsJSON reads one level of the dominator tree strictly:
+// children largest retained size first, none retaining less than itself.
+func DecodeDominatorsJSON(data []byte) (DominatorsJSON, error) {
+	var v DominatorsJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Children == nil {
+		return v, schemaErr("dominators: children is required")
+	}
+	for i, c := range v.Children {
+		if c.Retained < uint64(c.Size) {
+			return v, schemaErr("dominators: children[%d] retains %d bytes, less than its own %d", i, c.Retained, c.Size)
+		}
+		if i > 0 && c.Retained > v.Children[i-1].Retained {
+			return v, schemaErr("dominators: children[%d] retains more than children[%d]", i, i-1)
+		}
+	}
+	return v, nil
+}
+
+// DecodeDiffJSON reads a diff strictly: each delta is new − old.
+func DecodeDiffJSON(data []byte) (DiffJSON, error) {
+	var v DiffJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Classes == nil {
+		return v, schemaErr("diff: classes is required")
+	}
+	for i, c := range v.Classes {
+		if c.Instances != c.NewInstances-c.OldInstances || c.Bytes != c.NewBytes-c.OldBytes {
+			return v, schemaErr("diff: classes[%d] (%s): the deltas are not new − old", i, c.Class)
+		}
+	}
+	return v, nil
+}
+
+// DecodePathJSON reads a path strictly: the steps and the gap add up to
+// its length.
+func DecodePathJSON(data []byte) (Path, error) {
+	var v Path
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Steps == nil {
+		return v, schemaErr("path: steps is required")
+	}
+	n := len(v.Steps)
+	if g := v.Elided; g != nil {
+		if g.After < 0 || g.After > len(v.Steps) || g.Count <= 0 || g.Classes == nil {
+			return v, schemaErr("path: elided %+v does not fit %d steps", *g, len(v.Steps))
+		}
+		n += g.Count
+	}
+	if n != v.Length {
+		return v, schemaErr("path: %d objects in steps and gap, length says %d", n, v.Length)
+	}
+	return v, nil
+}

@@ -1,0 +1,78 @@
+package hprof
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// FuzzDecodeResults feeds arbitrary JSON to the schema's strict decoders:
+// they answer or refuse, never panic, and what one accepts encodes and
+// decodes again to the same. Seeds: the extension's fixture members and
+// testdata/fuzz/FuzzDecodeResults.
+func FuzzDecodeResults(f *testing.F) {
+	r := fixture(f)
+	for _, b := range []json.RawMessage{r.Summary, r.Dominators, r.Drill, r.Diff, r.Path, r.Elided} {
+		f.Add([]byte(b))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		roundTrip(t, in, DecodeSummaryJSON)
+		roundTrip(t, in, DecodeDominatorsJSON)
+		roundTrip(t, in, DecodeDiffJSON)
+		roundTrip(t, in, DecodePathJSON)
+	})
+}
+
+func roundTrip[T any](t *testing.T, in []byte, dec func([]byte) (T, error)) {
+	v, err := dec(in)
+	if err != nil {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("%T accepted but does not encode: %v", v, err)
+	}
+	w, err := dec(b)
+	if err != nil {
+		t.Fatalf("%T accepted, encoded as %s, refused: %v", v, b, err)
+	}
+	if b2, _ := json.Marshal(w); !bytes.Equal(b, b2) {
+		t.Fatalf("%T: %s decodes and encodes to %s", v, b, b2)
+	}
+}
+
+// FuzzViews parses arbitrary dumps and, when they parse, checks that every
+// result the schema gives for them is accepted by its strict decoder.
+// Seeds: FuzzParse's.
+func FuzzViews(f *testing.F) {
+	for _, s := range seeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		h, err := Parse(bytes.NewReader(in), Options{MaxObjects: 1 << 16})
+		if err != nil {
+			return
+		}
+		hist := h.Histogram()
+		tree := h.Dominators().Tree()
+		check := func(what string, v any, dec func([]byte) error) {
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if err := dec(b); err != nil {
+				t.Fatalf("%s: the schema refuses its own result %s: %v", what, b, err)
+			}
+		}
+		check("summary", SummaryOf("/d", h, hist), decSummary)
+		check("dominators", tree.Level("/d", Root, 5), decDominators)
+		check("diff", DiffOf("/d", "/e", nil, hist, 5), decDiff)
+		for i := range min(int32(h.NumObjects()), 8) {
+			check("dominators of an object", tree.Level("/d", i, 5), decDominators)
+			p := h.PathFromRoot(i)
+			check("path", ElidePath(h.ID(i), p, 0), decPath)
+			check("elided path", ElidePath(h.ID(i), p, 2), decPath)
+			h.Label(i)
+		}
+	})
+}
