@@ -240,8 +240,10 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	force := fs.Bool("force", false, "with --hprof: replace an existing FILE (never through a symlink); without it an existing FILE is refused")
 	stream := fs.Bool("stream", false, "with --hprof: read the dump through the control API in chunks and write FILE here, instead of having the monitor write it (automatic when the monitor is on another host or cannot tell this user)")
 	f.check = func() error {
-		if (*all || *force || *stream) && *hprof == "" {
-			return fmt.Errorf("%w: --all, --force and --stream apply to a heap dump: add --hprof FILE", errUsage)
+		for name, set := range map[string]bool{"--all": *all, "--force": *force, "--stream": *stream} {
+			if set && *hprof == "" {
+				return fmt.Errorf("%w: %s applies to a heap dump: add --hprof FILE", errUsage, name)
+			}
 		}
 		if *hprof != "" && *pngFile != "" {
 			return fmt.Errorf("%w: --png and --hprof do not go together", errUsage)
