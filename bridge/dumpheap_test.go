@@ -225,4 +225,15 @@ func TestDumpHeapWithAmDumpheap(t *testing.T) {
 	if files := dev.Files(); len(files) != 0 {
 		t.Errorf("the dump was left on the device: %v", files)
 	}
+	// DumpTo pulls the file straight into a writer (vm/dumpHeap's file).
+	var buf bytes.Buffer
+	from = time.Now()
+	n, err := v.DumpTo(ctx, true, &buf)
+	if err != nil || n != int64(buf.Len()) {
+		t.Fatalf("DumpTo: %d bytes (%d written), %v", n, buf.Len(), err)
+	}
+	checkSimHprof(t, buf.Bytes(), from, time.Now())
+	if files := dev.Files(); len(files) != 0 {
+		t.Errorf("the dump was left on the device: %v", files)
+	}
 }

@@ -1,9 +1,9 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -37,11 +37,18 @@ func (v *VM) hotspotHeap(ctx context.Context, live bool) (ddm.HeapStats, *ddm.He
 	if c.hm != nil && time.Since(c.at) < hotspotHeapReuse && (c.live || !live) {
 		return c.info, c.hm, nil
 	}
-	b, err := v.dumpHotSpot(ctx, live)
+	v.mu.Lock()
+	device := v.from.serial != ""
+	v.mu.Unlock()
+	if device {
+		return ddm.HeapStats{}, nil, fmt.Errorf("VM %s: heap dumps of a device VM need DDM (HPDS): %w", v.id, ErrNotDDM)
+	}
+	f, n, err := privateDump(ctx, v, live) // a file: the dump is not held in memory beside its model
 	if err != nil {
 		return ddm.HeapStats{}, nil, err
 	}
-	h, err := hprof.Parse(bytes.NewReader(b), hprof.Options{Oops: v.hotspotOops(ctx)})
+	defer f.Close()
+	h, err := hprof.Parse(io.NewSectionReader(f, 0, n), hprof.Options{SizeHint: n, Oops: v.hotspotOops(ctx)})
 	if err != nil {
 		return ddm.HeapStats{}, nil, fmt.Errorf("VM %s: its heap dump: %w", v.id, err)
 	}

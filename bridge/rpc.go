@@ -3,14 +3,11 @@ package bridge
 import (
 	"bufio"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -124,7 +121,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cs := &rpcConn{s: s, threads: map[string]bool{}, heap: map[string]bool{}}
+	cs := &rpcConn{s: s, threads: map[string]bool{}, heap: map[string]bool{}, peer: rwc}
+	defer cs.closeDumps()
 	var opts []jsonrpc2.ConnOpt
 	opts = append(opts, jsonrpc2.SetLogger(zlogAdapter{s.log}))
 	if s.opts.TraceMessages {
@@ -194,6 +192,8 @@ type rpcConn struct {
 	// method's result is computed and written, so a client never gets a list
 	// older than a vms/added or devices/added it already received.
 	order sync.Mutex
+	peer  io.ReadWriteCloser // who asks: a path is written for the same user only (rpc_dump.go)
+	dumps dumpStreams        // dumps read in chunks (rpc_dump.go)
 }
 
 // listMethods answer with a snapshot that notifications update.
@@ -247,12 +247,14 @@ type (
 		Line   int32  `json:"line"`
 	}
 	// HeapDump is the vm/dumpHeap result: Path when the server wrote the
-	// file, else Data, the whole HPROF file in base64.
+	// file, Stream when the client reads it with heapDump/read, else Data,
+	// the whole HPROF file in base64 (small dumps only).
 	HeapDump struct {
-		ID    string `json:"id"`
-		Path  string `json:"path,omitempty"`
-		Bytes int    `json:"bytes"`
-		Data  string `json:"data,omitempty"`
+		ID     string `json:"id"`
+		Path   string `json:"path,omitempty"`
+		Bytes  int    `json:"bytes"`
+		Data   string `json:"data,omitempty"`
+		Stream string `json:"stream,omitempty"`
 	}
 	// DebugAddress is the vm/debugAddress result: where a debugger reaches
 	// the VM through the monitor's pass-through.
@@ -369,9 +371,11 @@ type (
 		Width int    `json:"width"` // PNG width, default 256
 	}
 	dumpHeapParams struct {
-		ID   string `json:"id"`
-		Path string `json:"path,omitempty"` // absolute; empty: return the data
-		All  bool   `json:"all,omitempty"`  // HotSpot: unreachable objects too
+		ID     string `json:"id"`
+		Path   string `json:"path,omitempty"`   // absolute; empty: return the data
+		All    bool   `json:"all,omitempty"`    // HotSpot: unreachable objects too
+		Force  bool   `json:"force,omitempty"`  // with path: replace an existing file
+		Stream bool   `json:"stream,omitempty"` // read it with heapDump/read
 	}
 	exitParams struct {
 		ID     string `json:"id"`
@@ -443,6 +447,8 @@ type vmParams struct {
 	Status  int32  `json:"status"`
 	Path    string `json:"path"`
 	All     bool   `json:"all"`
+	Force   bool   `json:"force"`  // vm/dumpHeap
+	Stream  bool   `json:"stream"` // vm/dumpHeap
 }
 
 // vmMethods are the methods on one VM, as a table (docs/rpc.md).
@@ -474,27 +480,7 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 		return EncodeHeapMap(v.id, hm, p.PNG, p.Width)
 	},
 	"vm/dumpHeap": func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
-		if p.Path != "" {
-			if !filepath.IsAbs(p.Path) {
-				return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: path %q is not absolute", p.Path)
-			}
-			// Fail before a long dump when the file cannot be written.
-			if fi, err := os.Stat(filepath.Dir(p.Path)); err != nil || !fi.IsDir() {
-				return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: path %q: its directory does not exist", p.Path)
-			}
-		}
-		b, err := v.Dump(ctx, !p.All)
-		if err != nil {
-			return nil, err
-		}
-		if p.Path == "" {
-			return HeapDump{ID: v.id, Bytes: len(b), Data: base64.StdEncoding.EncodeToString(b)}, nil
-		}
-		if err := os.WriteFile(p.Path, b, 0o644); err != nil {
-			return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: writing the heap dump: %v", err)
-		}
-		c.s.log.Info().Str("vm", v.id).Str("path", p.Path).Int("bytes", len(b)).Msg("heap dump written")
-		return HeapDump{ID: v.id, Path: p.Path, Bytes: len(b)}, nil
+		return c.dumpHeap(ctx, v, p) // rpc_dump.go
 	},
 	"vm/gc": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
 		return nil, v.GC(ctx)
@@ -596,6 +582,9 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 			return nil, rpcError(CodeInvalidParams, "vms/select: want {\"id\": VM id, name or address} or {\"auto\": true}")
 		}
 		return s.m.Select(p.ID)
+	}
+	if res, ok, err := c.dispatchDumpStream(req); ok { // rpc_dump.go
+		return res, err
 	}
 	if res, ok, err := dispatchHprof(ctx, req); ok { // rpc_hprof.go
 		return res, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"slices"
 	"sort"
@@ -17,7 +18,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
-	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/hostproc"
 )
@@ -879,11 +879,20 @@ const maxDeviceDump = 4 << 30
 // (which returns once the file is complete on current Android), pulls it
 // over adb's sync protocol and removes it from the device.
 func (v *VM) dumpWithAm(ctx context.Context) ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := v.dumpWithAmTo(ctx, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// dumpWithAmTo is dumpWithAm pulling the file into w as it arrives.
+func (v *VM) dumpWithAmTo(ctx context.Context, w io.Writer) (int64, error) {
 	v.mu.Lock()
 	pid, serial := v.pid, v.from.serial
 	v.mu.Unlock()
 	if pid <= 0 {
-		return nil, fmt.Errorf("VM %s: its pid on the device is not known", v.id)
+		return 0, fmt.Errorf("VM %s: its pid on the device is not known", v.id)
 	}
 	v.dumpMu.Lock()
 	defer v.dumpMu.Unlock()
@@ -898,39 +907,45 @@ func (v *VM) dumpWithAm(ctx context.Context) ([]byte, error) {
 		c.ShellArgs(rctx, serial, "rm", "-f", remote)
 	}()
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	// adb's shell v1 carries no exit status: the output says.
 	if strings.Contains(out, "Error") || strings.Contains(out, "Exception") {
-		return nil, fmt.Errorf("the device said: %s", strings.TrimSpace(out))
+		return 0, fmt.Errorf("the device said: %s", strings.TrimSpace(out))
 	}
-	var buf bytes.Buffer
-	if err := c.Pull(ctx, serial, remote, &buf, maxDeviceDump); err != nil {
-		return nil, err
+	cw := &countingWriter{w: w}
+	if err := c.Pull(ctx, serial, remote, cw, maxDeviceDump); err != nil {
+		return cw.n, err
 	}
-	return buf.Bytes(), nil
+	return cw.n, nil
 }
 
-// dumpHotSpot dumps a local HotSpot VM's heap through its attach socket.
+// countingWriter counts what passes through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// dumpHotSpot dumps a local HotSpot VM's heap through its attach socket
+// into memory (DumpTo writes it to a file instead).
 func (v *VM) dumpHotSpot(ctx context.Context, live bool) ([]byte, error) {
 	v.mu.Lock()
-	pid, local := v.pid, v.from.serial == ""
+	local := v.from.serial == ""
 	v.mu.Unlock()
 	if !local {
 		return nil, fmt.Errorf("VM %s: heap dumps of a device VM need DDM (HPDS): %w", v.id, ErrNotDDM)
 	}
-	if pid <= 0 {
-		return nil, fmt.Errorf("VM %s: no local process found behind %s, so HotSpot's attach mechanism cannot reach it (heap dumps need the VM on this host, or a DDM-aware VM)", v.id, v.addr)
+	var b bytes.Buffer
+	if _, err := v.dumpHotSpotTo(ctx, live, &b); err != nil {
+		return nil, err
 	}
-	v.dumpMu.Lock()
-	defer v.dumpMu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, HeapDumpTimeout)
-	defer cancel()
-	b, err := hotspot.DumpHeap(ctx, pid, live)
-	if err != nil {
-		return nil, fmt.Errorf("VM %s (pid %d): %w", v.id, pid, err)
-	}
-	return b, nil
+	return b.Bytes(), nil
 }
 
 // isNewDump reports whether the model's last hprof h is another dump than

@@ -216,9 +216,10 @@
 //	    method is not supported by this VM (ADD_METHOD_NOT_IMPLEMENTED);
 //	    classes: Loop". Classes not loaded are skipped (they load the new
 //	    file). initialize announces "supportsHotCodeReplace": true.
-//	dumpHeap {"path"?, "live"?, "top"?}
-//	    Writes an HPROF dump of the debuggee's heap to path (a new file; a
-//	    temporary one when left out) and answers {"path", "bytes", "format",
+//	dumpHeap {"path"?, "live"?, "top"?, "force"?}
+//	    Writes an HPROF dump of the debuggee's heap to path (a new file,
+//	    mode 0600, never through a symlink; an existing file is refused
+//	    unless force; a temporary one when left out) and answers {"path", "bytes", "format",
 //	    "objects", "top": [{"class", "instances", "bytes"}]}: the top of its
 //	    class histogram, biggest first (10 rows unless top says). Through
 //	    the monitor the dump is the monitor's (HotSpot's attach mechanism for

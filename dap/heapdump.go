@@ -1,10 +1,11 @@
 package dap
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
+	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
 	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 	godap "github.com/google/go-dap"
@@ -34,11 +36,20 @@ type HeapDumper interface {
 	DumpHeap(ctx context.Context, target string, live bool) ([]byte, error)
 }
 
+// HeapWriter is a HeapDumper that writes the dump to w instead of returning
+// it, so no one holds a whole dump in memory; preferred when a Backend is one.
+type HeapWriter interface {
+	DumpHeapTo(ctx context.Context, target string, live bool, w io.Writer) (int64, error)
+}
+
 // DumpHeapArguments are the arguments of dumpHeap.
 type DumpHeapArguments struct {
 	// Path is where to write the dump; empty means a new file in the
-	// temporary directory. An existing file is not overwritten.
+	// temporary directory. The file is created new with mode 0600; an
+	// existing file is refused unless Force, and a symlink always.
 	Path string `json:"path,omitempty"`
+	// Force replaces an existing regular file at Path.
+	Force bool `json:"force,omitempty"`
 	// Live dumps only reachable objects (HotSpot runs a full GC first).
 	Live bool `json:"live,omitempty"`
 	// Top is how many histogram rows the answer carries; 0 means 10.
@@ -69,43 +80,40 @@ const heapDumpTimeout = 5 * time.Minute
 
 func (s *session) dumpHeap(_ context.Context, r *dumpHeapRequest) (DumpHeapBody, error) {
 	a := r.Arguments
-	path := a.Path
-	var f *os.File
+	var f *dumpfile.File
 	var err error
-	if path == "" {
-		f, err = os.CreateTemp("", "ddmbridge-heap-*.hprof")
+	if a.Path == "" {
+		for range 10 { // a new name in the temporary directory
+			name := filepath.Join(os.TempDir(), fmt.Sprintf("ddmbridge-heap-%d-%d.hprof", time.Now().UnixMilli(), rand.Uint32()))
+			if f, err = dumpfile.Create(name, dumpfile.Options{}); !errors.Is(err, dumpfile.ErrExists) {
+				break
+			}
+		}
 	} else {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err = dumpfile.Create(a.Path, dumpfile.Options{Force: a.Force})
+		if errors.Is(err, dumpfile.ErrExists) {
+			return DumpHeapBody{}, fmt.Errorf("%w; pass \"force\": true to replace it", err)
+		}
 	}
 	if err != nil {
 		return DumpHeapBody{}, fmt.Errorf("the dump's file: %w", err)
 	}
-	path = f.Name()
-	ok := false
-	defer func() {
-		f.Close()
-		if !ok {
-			os.Remove(path)
-		}
-	}()
+	path := f.Path()
+	defer f.Abort() // a failed dump leaves nothing behind (with force: the old file)
 
 	ctx, cancel := context.WithTimeout(s.ctx, heapDumpTimeout)
 	defer cancel()
 	p := s.startProgress(0, "Dumping the heap", s.dbg.target)
 	defer p.end("")
-	b, err := s.dumpBytes(ctx, a.Live)
+	n, err := s.dumpTo(ctx, a.Live, f.File)
 	if err != nil {
 		return DumpHeapBody{}, err
 	}
-	p.update(fmt.Sprintf("writing %d MB to %s", len(b)>>20, filepath.Base(path)), -1)
-	if _, err := f.Write(b); err != nil {
+	if err = f.Commit(); err != nil {
 		return DumpHeapBody{}, fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := f.Close(); err != nil {
-		return DumpHeapBody{}, fmt.Errorf("writing %s: %w", path, err)
-	}
-	p.update("reading the class histogram", -1)
-	h, err := hprof.Parse(bytes.NewReader(b), hprof.Options{SizeHint: int64(len(b))})
+	p.update(fmt.Sprintf("reading the class histogram of %d MB", n>>20), -1)
+	h, err := parseDump(path, n)
 	if err != nil {
 		return DumpHeapBody{}, fmt.Errorf("the dump written to %s does not parse: %w", path, err)
 	}
@@ -114,25 +122,42 @@ func (s *session) dumpHeap(_ context.Context, r *dumpHeapRequest) (DumpHeapBody,
 		top = 10
 	}
 	hist := h.Histogram()
-	ok = true
-	return DumpHeapBody{Path: path, Bytes: int64(len(b)), Format: h.Format, Objects: h.NumObjects(), Top: hist[:min(top, len(hist))]}, nil
+	return DumpHeapBody{Path: path, Bytes: n, Format: h.Format, Objects: h.NumObjects(), Top: hist[:min(top, len(hist))]}, nil
 }
 
-// dumpBytes asks the backend for the dump, or HotSpot's attach mechanism
-// on the local JVM behind a stand-alone session.
-func (s *session) dumpBytes(ctx context.Context, live bool) ([]byte, error) {
-	d := s.dbg
-	if hd, ok := s.cfg.Backend.(HeapDumper); ok {
-		return hd.DumpHeap(ctx, d.target, live)
-	}
-	if d.ddm != nil && d.ddm.client != nil && d.ddm.client.Speaks(ctx) {
-		return nil, errors.New("heap dumps of a DDM VM go through the monitor: attach through `ddmbridge serve` (VS Code's extension does)")
-	}
-	pid, err := s.localPID()
+func parseDump(path string, size int64) (*hprof.Heap, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return hotspot.DumpHeap(ctx, pid, live)
+	defer f.Close()
+	return hprof.Parse(f, hprof.Options{SizeHint: size})
+}
+
+// dumpTo writes the dump to w: from the backend when it can make one, else
+// through HotSpot's attach mechanism on the local JVM behind a stand-alone
+// session.
+func (s *session) dumpTo(ctx context.Context, live bool, w io.Writer) (int64, error) {
+	d := s.dbg
+	if hw, ok := s.cfg.Backend.(HeapWriter); ok {
+		return hw.DumpHeapTo(ctx, d.target, live, w)
+	}
+	if hd, ok := s.cfg.Backend.(HeapDumper); ok {
+		b, err := hd.DumpHeap(ctx, d.target, live)
+		if err != nil {
+			return 0, err
+		}
+		n, err := w.Write(b)
+		return int64(n), err
+	}
+	if d.ddm != nil && d.ddm.client != nil && d.ddm.client.Speaks(ctx) {
+		return 0, errors.New("heap dumps of a DDM VM go through the monitor: attach through `ddmbridge serve` (VS Code's extension does)")
+	}
+	pid, err := s.localPID()
+	if err != nil {
+		return 0, err
+	}
+	return hotspot.DumpHeapTo(ctx, pid, live, w)
 }
 
 // localPID is the process id of the JVM behind a stand-alone session: the

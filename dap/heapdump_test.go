@@ -78,8 +78,30 @@ func TestDumpHeapOverDAP(t *testing.T) {
 		t.Errorf("the file has %d objects, the answer says %d", h.NumObjects(), b.Objects)
 	}
 
+	if st.Mode() != 0o600 {
+		t.Errorf("the dump's mode is %v, want -rw------- (it holds the heap's secrets)", st.Mode())
+	}
 	c.send("dumpHeap", map[string]any{"path": path})
 	c.expectError(ErrUnableToDumpHeap, "file exists")
 	c.send("threads", nil)
 	expect[*godap.ThreadsResponse](c)
+
+	// force replaces the file; a symlink is refused even so.
+	os.Chmod(path, 0o644)
+	c.send("dumpHeap", map[string]any{"path": path, "force": true, "live": true})
+	for r = nil; r == nil; {
+		switch m := c.next().(type) {
+		case *dumpHeapResponse:
+			r = m
+		case *godap.ErrorResponse:
+			t.Fatalf("dumpHeap with force: %s", m.Body.Error.Format)
+		}
+	}
+	if st, err := os.Lstat(path); err != nil || st.Mode() != 0o600 || st.Size() != r.Body.Bytes {
+		t.Errorf("forced dump: %v %v, answer %d bytes", st, err, r.Body.Bytes)
+	}
+	link := filepath.Join(t.TempDir(), "link.hprof")
+	os.Symlink(path, link)
+	c.send("dumpHeap", map[string]any{"path": link, "force": true})
+	c.expectError(ErrUnableToDumpHeap, "not a regular file")
 }

@@ -19,7 +19,7 @@ import (
 func init() {
 	register(&command{
 		name:    "bench",
-		summary: "run the JDWP client benchmark (bench jdwp) or the DDM heap-map decoding benchmark (bench heap FILE)",
+		summary: "run the JDWP client benchmark (bench jdwp), the DDM heap-map decoding benchmark (bench heap FILE) or the heap dump memory benchmark (bench dump)",
 		run:     runBench,
 	})
 }
@@ -27,6 +27,9 @@ func init() {
 func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if len(args) > 0 && args[0] == "heap" {
 		return runBenchHeap(ctx, fs, args[1:])
+	}
+	if len(args) > 0 && args[0] == "dump" {
+		return runBenchDump(ctx, fs, args[1:]) // benchdump.go
 	}
 	if len(args) == 0 || args[0] != "jdwp" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
 )
 
 // The control CLI: thin wrappers over the JSON-RPC API of a running `ddmbridge serve`.
@@ -234,23 +237,27 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	gc := fs.Bool("gc", true, "run a GC first so the map is fresh")
 	hprof := fs.String("hprof", "", "instead of the summary, write an HPROF heap dump to this file (HotSpot VMs on this host through attach, DDM VMs through HPDS; raise --timeout for large heaps); read it with 'ddmbridge hprof FILE'")
 	all := fs.Bool("all", false, "with --hprof: dump unreachable objects too (HotSpot; by default the VM runs a full GC and dumps live objects)")
+	force := fs.Bool("force", false, "with --hprof: replace an existing FILE (never through a symlink); without it an existing FILE is refused")
+	stream := fs.Bool("stream", false, "with --hprof: read the dump through the control API in chunks and write FILE here, instead of having the monitor write it (automatic when the monitor is on another host or cannot tell this user)")
 	f.check = func() error {
-		if *all && *hprof == "" {
-			return fmt.Errorf("%w: --all applies to a heap dump: add --hprof FILE", errUsage)
+		for name, set := range map[string]bool{"--all": *all, "--force": *force, "--stream": *stream} {
+			if set && *hprof == "" {
+				return fmt.Errorf("%w: %s applies to a heap dump: add --hprof FILE", errUsage, name)
+			}
 		}
 		if *hprof != "" && *pngFile != "" {
 			return fmt.Errorf("%w: --png and --hprof do not go together", errUsage)
 		}
 		return nil
 	}
-	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE | --hprof FILE [--all]] [--rpc ADDR]")
+	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE | --hprof FILE [--all] [--force] [--stream]] [--rpc ADDR]")
 	if err != nil {
 		return err
 	}
 	defer done()
 	id := f.args[0]
 	if *hprof != "" {
-		return dumpHeap(ctx, c, id, *hprof, *all, f.json)
+		return dumpHeap(ctx, c, id, *hprof, bridge.DumpOptions{All: *all, Force: *force}, *stream, f.json)
 	}
 	info, err := c.HeapInfo(ctx, id)
 	if err != nil {
@@ -308,26 +315,56 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// dumpHeap fetches a heap dump through the control API and writes it here
-// (the monitor may not see this process's working directory).
-func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, all, asJSON bool) error {
-	d, err := c.DumpHeapAll(ctx, id, "", all)
+// dumpHeap has the monitor write a heap dump to file: the monitor writes
+// it itself when this process is of its user on its host (the file is
+// created new, 0600, never through a symlink), else the dump is streamed
+// here in chunks and written the same way. Neither side holds the dump.
+func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, o bridge.DumpOptions, stream, asJSON bool) error {
+	abs, err := filepath.Abs(file)
 	if err != nil {
 		return err
 	}
-	b, err := d.Decode()
-	if err != nil {
-		return err
+	if _, err := os.Lstat(abs); err == nil && !o.Force {
+		return fmt.Errorf("%s exists: heap dumps are written to a new file; pass --force to replace it", file)
 	}
-	if err := os.WriteFile(file, b, 0o644); err != nil {
+	var d bridge.HeapDump
+	var re *bridge.RPCError
+	if !stream {
+		d, err = c.DumpHeapToPath(ctx, id, abs, o)
+	}
+	if stream || errors.As(err, &re) && re.Code == bridge.CodeNotAllowed {
+		// Another host, or the monitor cannot tell this user: stream it.
+		d, err = streamDump(ctx, c, id, abs, o)
+	}
+	if err != nil {
 		return err
 	}
 	out := stdout(ctx)
 	if asJSON {
-		return printJSON(out, bridge.HeapDump{ID: d.ID, Path: file, Bytes: len(b)})
+		return printJSON(out, bridge.HeapDump{ID: d.ID, Path: file, Bytes: d.Bytes})
 	}
-	fmt.Fprintf(out, "heap dump (%s) written to %s\n", mib(uint64(len(b))), file)
+	fmt.Fprintf(out, "heap dump (%s) written to %s\n", mib(uint64(d.Bytes)), file)
 	return nil
+}
+
+// streamDump reads a dump in chunks into a new file at path.
+func streamDump(ctx context.Context, c *bridge.Client, id, path string, o bridge.DumpOptions) (bridge.HeapDump, error) {
+	f, err := dumpfile.Create(path, dumpfile.Options{Force: o.Force})
+	if errors.Is(err, dumpfile.ErrExists) {
+		return bridge.HeapDump{}, fmt.Errorf("%w; pass --force to replace it", err)
+	}
+	if err != nil {
+		return bridge.HeapDump{}, err
+	}
+	defer f.Abort()
+	n, err := c.StreamHeapDump(ctx, id, o.All, 0, f.File) // the monitor's chunk size, 1 MiB
+	if err != nil {
+		return bridge.HeapDump{}, err
+	}
+	if err := f.Commit(); err != nil {
+		return bridge.HeapDump{}, err
+	}
+	return bridge.HeapDump{ID: id, Path: path, Bytes: int(n)}, nil
 }
 
 func mib(b uint64) string {

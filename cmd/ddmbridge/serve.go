@@ -184,9 +184,20 @@ func (b monitorBackend) DumpHeap(ctx context.Context, target string, live bool) 
 	return v.Dump(ctx, live)
 }
 
+// DumpHeapTo writes the dump to w (a file: nothing held in memory for a
+// local HotSpot VM).
+func (b monitorBackend) DumpHeapTo(ctx context.Context, target string, live bool, w io.Writer) (int64, error) {
+	v, err := b.VM(target)
+	if err != nil {
+		return 0, err
+	}
+	return v.DumpTo(ctx, live, w)
+}
+
 var (
 	_ dap.AndroidLauncher = monitorBackend{}
 	_ dap.HeapDumper      = monitorBackend{}
+	_ dap.HeapWriter      = monitorBackend{}
 )
 
 // listenDAP opens the listener for DAP sessions. "auto" is a user-only unix

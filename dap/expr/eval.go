@@ -154,7 +154,13 @@ type evaluator struct {
 	binds map[string]Value
 	// noAssign, when set, is why this evaluation may not assign.
 	noAssign string
+	// depth counts eval's recursion, bounded by maxEvalDepth.
+	depth int
 }
+
+// maxEvalDepth bounds the evaluator's recursion. A parsed tree is at most
+// about 2×MaxTokens high; the bound also holds for trees built by hand.
+const maxEvalDepth = 2*MaxTokens + MaxDepth
 
 func fail(n Node, format string, args ...any) error {
 	return &EvalError{Expr: n.String(), Err: fmt.Errorf(format, args...)}
@@ -172,6 +178,11 @@ func (ev *evaluator) eval(ctx context.Context, n Node) (Value, error) {
 	if err := ctx.Err(); err != nil {
 		return Value{}, err
 	}
+	if ev.depth++; ev.depth > maxEvalDepth {
+		ev.depth--
+		return Value{}, fmt.Errorf("the expression is nested deeper than %d levels: split it into smaller ones", maxEvalDepth)
+	}
+	defer func() { ev.depth-- }()
 	switch n := n.(type) {
 	case *Lit:
 		return n.Value, nil
@@ -260,14 +271,26 @@ func (ev *evaluator) asClass(ctx context.Context, n Node, evalErr error) (string
 
 // dotted renders a chain of names (a.b.C) as a string.
 func dotted(n Node) (string, bool) {
-	switch n := n.(type) {
-	case *Name:
-		return n.Name, true
-	case *Select:
-		x, ok := dotted(n.X)
-		return x + "." + n.Name, ok
+	// Iterative, one allocation: member chains are walked at every level.
+	size, x := 0, n
+	for s, ok := x.(*Select); ok; s, ok = x.(*Select) {
+		size += len(s.Name) + 1
+		x = s.X
 	}
-	return "", false
+	base, ok := x.(*Name)
+	if !ok {
+		return "", false
+	}
+	b := make([]byte, len(base.Name)+size)
+	end := len(b)
+	for s, ok := n.(*Select); ok; s, ok = s.X.(*Select) {
+		end -= len(s.Name)
+		copy(b[end:], s.Name)
+		end--
+		b[end] = '.'
+	}
+	copy(b, base.Name)
+	return string(b), true
 }
 
 // staticField reads Class.name; a missing field wraps ErrUnknownName, so

@@ -202,15 +202,32 @@ func (e *SyntaxError) Error() string {
 	if len(near) > 20 {
 		near = near[:20] + "…"
 	}
-	if near == "" {
-		return fmt.Sprintf("syntax error at end of %q: %s", e.Src, e.Msg)
+	src := e.Src
+	if len(src) > maxQuoted { // a message, not a copy of a huge input
+		src = fmt.Sprintf("%.*s… (%d bytes)", maxQuoted, src, len(src))
 	}
-	return fmt.Sprintf("syntax error at offset %d of %q (near %q): %s", e.Pos, e.Src, near, e.Msg)
+	if near == "" {
+		return fmt.Sprintf("syntax error at end of %q: %s", src, e.Msg)
+	}
+	return fmt.Sprintf("syntax error at offset %d of %q (near %q): %s", e.Pos, src, near, e.Msg)
 }
 
-// MaxDepth bounds the nesting of an expression, so hostile input cannot
-// exhaust the stack.
+// maxQuoted is how much of the source an error message quotes.
+const maxQuoted = 200
+
+// MaxDepth bounds the nesting of an expression (parentheses, unary
+// operators, right-associative operators), so hostile input cannot exhaust
+// the stack.
 const MaxDepth = 200
+
+// MaxTokens bounds the tokens (operands and operators) of one expression.
+// It bounds the tree's size and so its height: a left-associative chain such
+// as 1+1+…+1 is parsed in a loop, but every walk over the tree (evaluation,
+// printing, positions) recurses along it. Expressions a person writes hold
+// tens of tokens; the limit refuses generated megabyte inputs with a clear
+// error before they cost memory or stack. Raise it here (a rebuild) if a
+// real expression needs more.
+const MaxTokens = 4096
 
 // Parse parses one Java expression.
 func Parse(src string) (Node, error) {
@@ -235,12 +252,14 @@ func Parse(src string) (Node, error) {
 func unsupported(src string) error {
 	lx := lexer{src: src}
 	var prev token
-	for {
+	for n := 1; ; n++ {
 		t, err := lx.scan()
 		if err != nil || t.kind == tEOF {
 			return nil // the parser reports it
 		}
 		switch {
+		case n > MaxTokens: // stop here: scanning the rest of a huge input costs for nothing
+			return &SyntaxError{Src: src, Pos: t.pos, Msg: fmt.Sprintf("the expression has more than %d tokens (operands and operators): split it into smaller ones", MaxTokens)}
 		case t.kind == tOp && t.text == "{" && prev.kind == tOp && prev.text == "->":
 			return &SyntaxError{Src: src, Pos: t.pos, Msg: "lambdas with a block body are not supported here: give the lambda an expression body (x -> x.total() > 100)"}
 		case t.kind == tIdent && t.text == "switch":
@@ -466,10 +485,11 @@ func (lx *lexer) quoted(q byte) (string, error) {
 // ---- parser ----
 
 type parser struct {
-	lx    lexer
-	tok   token
-	err   error
-	depth int
+	lx     lexer
+	tok    token
+	err    error
+	depth  int
+	tokens int // scanned so far, bounded by MaxTokens
 }
 
 func (p *parser) fail(pos int, format string, args ...any) {
@@ -486,6 +506,10 @@ func (p *parser) next() {
 	t, err := p.lx.scan()
 	if err != nil {
 		p.fail(t.pos, "%v", err)
+		return
+	}
+	if p.tokens++; p.tokens > MaxTokens {
+		p.fail(t.pos, "the expression has more than %d tokens (operands and operators): split it into smaller ones", MaxTokens)
 		return
 	}
 	p.tok = t
@@ -617,7 +641,7 @@ func (p *parser) unary() Node {
 			}
 			// A cast: ( primitive ) unary, or ( Qualified.Name ) followed by
 			// something that can only start an operand.
-			save, saveTok := p.lx, p.tok
+			save, saveTok, saveN := p.lx, p.tok, p.tokens
 			p.next()
 			if p.tok.kind == tIdent {
 				typ := p.typeName()
@@ -630,7 +654,7 @@ func (p *parser) unary() Node {
 				}
 			}
 			// Not a cast: parse it again as a parenthesised expression.
-			p.lx, p.tok, p.err = save, saveTok, nil
+			p.lx, p.tok, p.err, p.tokens = save, saveTok, nil, saveN
 		}
 	}
 	return p.postfix(p.primary())
@@ -838,7 +862,7 @@ func (p *parser) postfix(x Node) Node {
 			p.next()
 		case p.isOp(".") && isTypeName(x):
 			// Type.class, or a field or method of a class or object.
-			save, saveTok := p.lx, p.tok
+			save, saveTok, saveN := p.lx, p.tok, p.tokens
 			p.next()
 			if p.tok.kind == tIdent && p.tok.text == "class" {
 				name, _ := dotted(x)
@@ -846,7 +870,7 @@ func (p *parser) postfix(x Node) Node {
 				p.next()
 				continue
 			}
-			p.lx, p.tok = save, saveTok
+			p.lx, p.tok, p.tokens = save, saveTok, saveN
 			p.next()
 			if p.tok.kind != tIdent {
 				p.fail(p.tok.pos, "expected a field or method name after '.', found %s", p.tok)
@@ -907,7 +931,10 @@ func (p *parser) postfix(x Node) Node {
 
 // isTypeName reports whether n could name a type (a.b.C, int).
 func isTypeName(n Node) bool {
-	_, ok := dotted(n)
+	for s, ok := n.(*Select); ok; s, ok = n.(*Select) {
+		n = s.X
+	}
+	_, ok := n.(*Name)
 	return ok
 }
 

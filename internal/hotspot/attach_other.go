@@ -5,6 +5,7 @@ package hotspot
 import (
 	"context"
 	"errors"
+	"io"
 )
 
 var errUnsupported = errors.New("hotspot: attaching to a HotSpot VM is implemented on Linux only")
@@ -16,3 +17,8 @@ func Execute(ctx context.Context, pid int, cmd string, args ...string) (string, 
 
 // DumpHeap asks a local HotSpot VM for a heap dump; only on Linux.
 func DumpHeap(ctx context.Context, pid int, live bool) ([]byte, error) { return nil, errUnsupported }
+
+// DumpHeapTo asks a local HotSpot VM for a heap dump; only on Linux.
+func DumpHeapTo(ctx context.Context, pid int, live bool, w io.Writer) (int64, error) {
+	return 0, errUnsupported
+}

@@ -97,10 +97,13 @@ export class ControlApi {
    * path (absolute, on the backend's host). Undefined when the backend
    * predates the method; a VM that cannot be dumped (on an adb device
    * without DDM) fails with code -32002. Local HotSpot VMs dump via attach.
+   * The backend creates the file new with mode 0600 and never through a
+   * symlink; force lets it replace an existing file, which the save dialog
+   * the path comes from has already confirmed with the user.
    */
   async dumpHeap(id: string, path: string): Promise<HeapDumpResult | undefined> {
     try {
-      return decodeHeapDump(await this.backend.request<unknown>(methods.dumpHeap, { id, path }, dumpHeapTimeoutMs), path);
+      return decodeHeapDump(await this.backend.request<unknown>(methods.dumpHeap, { id, path, force: true }, dumpHeapTimeoutMs), path);
     } catch (e) {
       if (isMethodNotFound(e)) {
         return undefined;

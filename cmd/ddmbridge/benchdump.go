@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
+)
+
+// fillSource keeps about N MiB reachable in 256 KiB arrays (below G1's
+// humongous size for these heaps) and prints READY.
+const fillSource = `public class DumpFill {
+    static byte[][] keep;
+    public static void main(String[] a) throws Exception {
+        int mib = Integer.parseInt(a[0]);
+        keep = new byte[mib * 4][];
+        for (int i = 0; i < keep.length; i++) {
+            keep[i] = new byte[256 << 10];
+            keep[i][i & 1023] = (byte) i;
+        }
+        System.out.println("READY");
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+}
+`
+
+// dumpBenchResult is one JSON line of `bench dump`.
+type dumpBenchResult struct {
+	Mode               string  `json:"mode"` // path: the monitor writes FILE; stream: chunks through the control API
+	HeapMiB            uint64  `json:"heapMiB"`
+	DumpBytes          int64   `json:"dumpBytes"`
+	Seconds            float64 `json:"seconds"`
+	MonitorBaselineMiB float64 `json:"monitorBaselineMiB"` // RSS before the dump
+	MonitorPeakMiB     float64 `json:"monitorPeakMiB"`     // peak RSS during it
+	CLIBaselineMiB     float64 `json:"cliBaselineMiB"`     // peak RSS of `ddmbridge vms`
+	CLIPeakMiB         float64 `json:"cliPeakMiB"`         // peak RSS of `ddmbridge heap ID --hprof FILE`
+}
+
+const benchDumpUsage = "ddmbridge bench dump [--sizes 256MiB,1GiB] [--modes path,stream] [--dir DIR] [--timeout 30m]"
+
+// runBenchDump measures what a heap dump through the monitor costs in
+// memory: for each heap size it starts a JVM holding that much, a monitor
+// (`serve`, a child process) that adopts it, and the CLI (`heap ID --hprof
+// FILE`, a child process), and prints the monitor's RSS before and its peak
+// during the dump, and the CLI's peak next to its peak for `vms`.
+func runBenchDump(ctx context.Context, fs *flag.FlagSet, args []string) error {
+	sizes := fs.String("sizes", "256MiB,1GiB", "comma-separated heap sizes to dump")
+	modes := fs.String("modes", "path,stream", "comma-separated: path (the monitor writes FILE), stream (the CLI reads chunks, --stream)")
+	dir := fs.String("dir", "", "directory for the dumps (default: a new one in $TMPDIR, removed afterwards)")
+	timeout := fs.Duration("timeout", 30*time.Minute, "bound on the whole benchmark")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: "+benchDumpUsage)
+		fmt.Fprintln(fs.Output(), "\nPrints one JSON line per size and mode on stdout (RSS in MiB, from /proc and getrusage).")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q; want %s", errUsage, fs.Args(), benchDumpUsage)
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	if *dir == "" {
+		d, err := os.MkdirTemp("", "ddmbridge-benchdump-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		*dir = d
+	}
+	classes, err := jvmrun.CompileFiles(ctx, map[string][]byte{"DumpFill.java": []byte(fillSource)})
+	if err != nil {
+		return err
+	}
+	out := stdout(ctx)
+	for _, s := range strings.Split(*sizes, ",") {
+		size, err := parseSize(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("%w: --sizes %q: %v", errUsage, s, err)
+		}
+		results, err := benchDumpSize(ctx, classes, *dir, size>>20, strings.Split(*modes, ","))
+		if err != nil {
+			return err
+		}
+		for _, r := range results {
+			if err := json.NewEncoder(out).Encode(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func benchDumpSize(ctx context.Context, classes, dir string, mib uint64, modes []string) ([]dumpBenchResult, error) {
+	vm, err := jvmrun.Start(ctx, jvmrun.Options{ClassPath: []string{classes}, MainClass: "DumpFill", Args: []string{strconv.FormatUint(mib, 10)},
+		VMArgs: []string{fmt.Sprintf("-Xmx%dm", mib+mib/4+256)}, ReadyLine: "READY", Timeout: 10 * time.Minute})
+	if err != nil {
+		return nil, fmt.Errorf("the JVM holding %d MiB: %w", mib, err)
+	}
+	defer vm.Close()
+	rpc := "unix:" + filepath.Join(dir, "rpc.sock")
+	serve := selfCommand(ctx, "serve", "--no-adb", "--scan", vm.Addr, "--scan-interval", "100ms", "--rpc", rpc,
+		"--dap", "", "--current-port", "-1", "--debug-port-base", "-1")
+	serve.Stderr = nil
+	if err := serve.Start(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		serve.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { serve.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			serve.Process.Kill()
+			<-done
+		}
+	}()
+	id, err := waitBenchVM(ctx, rpc, vm.Addr)
+	if err != nil {
+		return nil, err
+	}
+	cliBase, err := runMeasured(ctx, "vms", "--rpc", rpc)
+	if err != nil {
+		return nil, err
+	}
+	var results []dumpBenchResult
+	for _, mode := range modes {
+		mode = strings.TrimSpace(mode)
+		file := filepath.Join(dir, fmt.Sprintf("heap-%d-%s.hprof", mib, mode))
+		args := []string{"heap", id, "--hprof", file, "--json", "--rpc", rpc, "--timeout", "20m"}
+		switch mode {
+		case "path":
+		case "stream":
+			args = append(args, "--stream")
+		default:
+			return nil, fmt.Errorf("%w: mode %q is neither path nor stream", errUsage, mode)
+		}
+		// The monitor's peak is measured from its RSS now (clear_refs 5
+		// resets the high-water mark).
+		if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", serve.Process.Pid), []byte("5"), 0); err != nil {
+			return nil, fmt.Errorf("resetting the monitor's peak RSS: %w", err)
+		}
+		base, _ := procMiB(serve.Process.Pid, "VmRSS")
+		from := time.Now()
+		cli, err := runMeasured(ctx, args...)
+		if err != nil {
+			return nil, err
+		}
+		secs := time.Since(from).Seconds()
+		peak, err := procMiB(serve.Process.Pid, "VmHWM")
+		if err != nil {
+			return nil, err
+		}
+		var d bridge.HeapDump
+		if err := json.Unmarshal(cli.out, &d); err != nil {
+			return nil, fmt.Errorf("heap --json printed %q: %w", cli.out, err)
+		}
+		fi, err := os.Stat(file)
+		if err != nil || fi.Size() != int64(d.Bytes) {
+			return nil, fmt.Errorf("%s: %v (%d bytes announced)", file, err, d.Bytes)
+		}
+		os.Remove(file)
+		results = append(results, dumpBenchResult{Mode: mode, HeapMiB: mib, DumpBytes: fi.Size(), Seconds: secs,
+			MonitorBaselineMiB: base, MonitorPeakMiB: peak, CLIBaselineMiB: cliBase.peakMiB, CLIPeakMiB: cli.peakMiB})
+	}
+	return results, nil
+}
+
+// selfCommand runs this binary (under `go test`, its main: see TestMain).
+func selfCommand(ctx context.Context, args ...string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(os.Environ(), "DDMBRIDGE_TEST_MAIN=1")
+	return cmd
+}
+
+type measured struct {
+	out     []byte
+	peakMiB float64
+}
+
+// runMeasured runs `ddmbridge args...` and returns its output and peak RSS.
+func runMeasured(ctx context.Context, args ...string) (measured, error) {
+	cmd := selfCommand(ctx, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return measured{}, fmt.Errorf("ddmbridge %s: %w\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if ru == nil {
+		return measured{}, fmt.Errorf("no resource usage for ddmbridge %s", args[0])
+	}
+	return measured{out: out, peakMiB: float64(ru.Maxrss) / 1024}, nil // Linux: kilobytes
+}
+
+// procMiB reads a VmXXX line of /proc/PID/status in MiB.
+func procMiB(pid int, key string) (float64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), key+":"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024, err
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status has no %s", pid, key)
+}
+
+// waitBenchVM waits until the monitor at rpc lists the VM at addr with its
+// pid known (needed for HotSpot's attach) and returns its id.
+func waitBenchVM(ctx context.Context, rpc, addr string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for {
+		if c, err := bridge.DialRPC(ctx, rpc, nil); err == nil {
+			var vms []map[string]any
+			err = c.Call(ctx, "vms/list", nil, &vms)
+			c.Close()
+			for _, v := range vms {
+				if v["address"] == addr {
+					if id, ok := v["id"].(string); ok {
+						return id, nil
+					}
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("the monitor listed no VM at %s: %w", addr, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,14 @@
+// Package dumpfile creates the files heap dumps are written to. A heap dump
+// holds whatever the VM held — passwords, keys, tokens — so, as jcmd's
+// GC.heap_dump does, a dump file is created new (O_CREAT|O_EXCL), readable
+// by its owner only (mode 0600), and never through a symlink (O_NOFOLLOW):
+// an existing path is refused with [ErrExists] unless the caller asks to
+// replace it. Replacing writes a new 0600 file beside the old one and renames
+// it over the old path at the end (rename replaces a symlink, it does not
+// follow it), so a failed dump leaves the old file as it was. A dump that
+// fails is removed ([File.Abort]), so no partial dump stays behind.
+//
+// What it owns: creating, committing and removing one output file. What it
+// must not touch: where dumps come from (internal/hotspot, the monitor's VMs)
+// and what is in them (ddm/hprof).
+package dumpfile
