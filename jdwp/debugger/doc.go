@@ -24,12 +24,15 @@
 //     when the VM is suspended for another thread's stop, so a stop never
 //     waits for an evaluation and an evaluation never hangs on a stop.
 //
-//   - ending an invocation whose caller stopped waiting (Suspensions.Abort):
-//     the frames it called popped and the method made to return at once, as
-//     a debugger's force-return does, since HotSpot holds
-//     ThreadReference.Stop and Interrupt back until an invocation ends; a
-//     method in native code (a sleep, a wait) is left to finish, and its
-//     late return is booked as above.
+//   - ending an invocation whose caller stopped waiting (Suspensions.Abort),
+//     when that does no harm: a method looping in its own frame is made to
+//     return at once, as a debugger's force-return does (HotSpot holds
+//     ThreadReference.Stop and Interrupt back until an invocation ends).
+//     Frames it called are never popped — a class initializer or a lock's
+//     release cut in half breaks the program for good, and HotSpot's agent
+//     blocks its command loop until a pop completes — so a method inside
+//     other calls or in native code (a sleep, a wait) is left to finish,
+//     and its late return is booked as above.
 //
 //   - the stop state (Stops): whether the session is stopped, its latest
 //     stop, and why each stopped thread stopped.

@@ -333,20 +333,28 @@ func (s *Suspensions) Invoking(thread jdwp.ThreadID) bool {
 	return s.invoking[thread] != nil
 }
 
-// ErrCannotAbort says a method running for the debugger could not be
-// stopped: a native method (Thread.sleep, Object.wait, I/O) is on top of
-// its frames, and the VM cannot pop or return from those.
-var ErrCannotAbort = errors.New("the method cannot be stopped while it runs native code (a sleep, a wait, I/O); it goes on until that returns")
+var (
+	// ErrCannotAbort says a method running for the debugger could not be
+	// stopped: it runs native code (Thread.sleep, Object.wait, I/O), which
+	// the VM cannot make return.
+	ErrCannotAbort = errors.New("the method cannot be stopped while it runs native code (a sleep, a wait, I/O); it goes on until that returns")
+	// ErrInsideCalls says a method running for the debugger could not be
+	// stopped without harm: it is inside methods it called, and only the
+	// method itself is made to return.
+	ErrInsideCalls = errors.New("the method cannot be stopped without harm while it is inside methods it called; it goes on until it returns")
+)
 
 // Abort stops the method running for the debugger in thread, as a
-// debugger's "force return" does: the thread is suspended, the frames the
-// method called are popped, the method itself is made to return ret's zero
-// value at once (JDWP PopFrames and ForceEarlyReturn), and the thread is
-// let go: the invocation then returns, Exit settles the count, and the
-// thread is back where it stopped, usable. Its side effects up to then
-// stay. A native frame in the way (ErrCannotAbort) leaves it running.
-// HotSpot holds ThreadReference.Stop and Interrupt back until an
-// invocation ends, so this is the only way to end one early.
+// debugger's "force return" does, when that does no harm: if the method
+// itself is the thread's top frame (a loop of its own), the thread is
+// suspended, the method made to return ret's zero value at once (JDWP
+// ForceEarlyReturn) and the thread let go: the invocation then returns,
+// Exit settles the count, and the thread is back where it stopped, usable;
+// the method's side effects up to then stay. Inside methods it called
+// (ErrInsideCalls) or in native code (ErrCannotAbort) it is left running:
+// popping frames could leave the program broken for good. HotSpot holds
+// ThreadReference.Stop and Interrupt back until an invocation ends, so this
+// is the only way to end one early.
 func (s *Suspensions) Abort(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -374,16 +382,11 @@ func (s *Suspensions) forceReturnLocked(ctx context.Context, thread jdwp.ThreadI
 		return fmt.Errorf("the thread shows %d frames, as many as before the call (%d): the method has not started or has returned", n, depth)
 	}
 	if k >= 2 {
-		fs, err := s.conn.Frames(ctx, thread, 0, k-1)
-		if err != nil {
-			return err
-		}
-		if err := s.conn.PopFrames(ctx, thread, fs[len(fs)-1].ID); err != nil {
-			if jdwp.Code(err) == jdwp.ErrOpaqueFrame {
-				return ErrCannotAbort
-			}
-			return fmt.Errorf("pop the frames the method called: %w", err)
-		}
+		// Popping the frames it called would skip their finally blocks and
+		// could cut a class initializer or a lock's release in half, which
+		// breaks the program for good (a failed <clinit> stays failed); and
+		// HotSpot's agent blocks its command loop until a pop completes.
+		return fmt.Errorf("%w (%d calls deep)", ErrInsideCalls, k-1)
 	}
 	if err := s.conn.ForceEarlyReturn(ctx, thread, zeroOf(ret)); err != nil {
 		if jdwp.Code(err) == jdwp.ErrOpaqueFrame {

@@ -51,10 +51,6 @@ public class Harm {
         }
     }
 
-    static int spinDeep() {
-        return spin() + 1;
-    }
-
     public static void main(String[] args) throws Exception {
         Fast first = new Fast(1);
         Slow slow = new Slow();
