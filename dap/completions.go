@@ -62,9 +62,17 @@ func (s *session) completions(ctx context.Context, r *godap.CompletionsRequest) 
 	return godap.CompletionsResponseBody{Targets: out}, nil
 }
 
+// receiverWindow bounds how much of the text before the cursor receiverOf
+// looks at: each start is parsed on its own, so the cost grows with the
+// square of the text, and a receiver longer than this is not typed by hand.
+const receiverWindow = 512
+
 // receiverOf finds the longest expression ending the text (the receiver of
-// the member being completed).
+// the member being completed), within its last receiverWindow bytes.
 func receiverOf(text string) (expr.Node, bool) {
+	if len(text) > receiverWindow {
+		text = text[len(text)-receiverWindow:]
+	}
 	for i := 0; i < len(text); i++ {
 		n, err := expr.Parse(text[i:])
 		if err != nil {
