@@ -104,7 +104,12 @@
 // when the VM connection's reader has handled all it read. A large reply
 // (from [jdwp.StreamMin] bytes) goes to the debugger as it arrives, without
 // being read whole first, as through a bare relay ([jdwp.Conn.Forward]);
-// what else is bound for that debugger meanwhile follows it.
+// what else is bound for that debugger meanwhile follows it. Such a reply
+// has no size bound (a 1 GB String passes), and while the debugger takes it
+// slower than the VM sends it, the VM connection's reader waits for the
+// debugger (past 8 MiB unread), so the monitor's memory does not grow with
+// the reply; a debugger that takes nothing for DebuggerWriteTimeout is
+// dropped.
 //
 // # Control API
 //

@@ -591,6 +591,22 @@ func (fc *fwdCall) ReplyPart(hdr *jdwp.Packet, size, off int, part []byte) {
 	}
 	s.out.AppendPart(part)
 	s.out.DrainNow()
+	if s.out.Buffered() > maxUnreadOutput {
+		s.awaitReader()
+	}
+}
+
+// awaitReader holds the VM connection's reader while a reply in parts
+// outruns the debugger, until the debugger has taken half of what waits for
+// it, as a bare relay would: the monitor's memory stays bounded whatever
+// the reply's size (a 100 MB String). A debugger that takes nothing for
+// DebuggerWriteTimeout is dropped.
+func (s *session) awaitReader() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.v.m.opts.DebuggerWriteTimeout)
+	defer cancel()
+	if !s.out.WaitBuffered(ctx, maxUnreadOutput/2) && !s.isEnded() {
+		s.end(fmt.Errorf("the debugger took no part of a large reply for %v", s.v.m.opts.DebuggerWriteTimeout))
+	}
 }
 
 // Finished delivers the reply (see deliver).
