@@ -194,6 +194,10 @@ func (m *Monitor) adoptAddress(ctx context.Context, addr string) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := m.checkVMOwner(nc); err != nil {
+		nc.Close()
+		return nil, err
+	}
 	if _, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("%s is not a JDWP agent (%v): is it the VM's -agentlib:jdwp address?", addr, err)
