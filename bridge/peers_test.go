@@ -160,3 +160,52 @@ func TestListenerUIDSameUser(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardSameUserClosingAtOnce: a same-user client that connects and
+// closes at once is not logged as refused (issue 25: it was, at warn
+// level, as if another user had connected); the next client is served.
+func TestGuardSameUserClosingAtOnce(t *testing.T) {
+	t.Parallel()
+	logs := &logLines{t: t}
+	ln, err := Listen("tcp:127.0.0.1:0", ListenOptions{Logger: zerolog.New(logs).Level(zerolog.InfoLevel)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- c
+		}
+	}()
+	for i := range 50 {
+		quick, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		quick.Close()
+		stay, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := stay.LocalAddr().String()
+		// The quick one may be admitted (checked before it closed) or
+		// dropped; the one that stays is served either way.
+		for c := range accepted {
+			got := c.RemoteAddr().String()
+			c.Close()
+			if got == want {
+				break
+			}
+		}
+		stay.Close()
+		if logs.has("refused") {
+			t.Fatalf("round %d: a same-user client that closed at once was logged as refused", i)
+		}
+	}
+}

@@ -30,10 +30,8 @@ func peerUID(c net.Conn) (int, error) {
 			return -1, err
 		}
 	}
-	return -1, fmt.Errorf("the peer's socket %s→%s is not in the kernel's socket table", remote, local)
+	return -1, fmt.Errorf("the peer's socket %s→%s is not in the kernel's socket table: %w", remote, local, errNoSocket)
 }
-
-var errNoSocket = errors.New("no such socket")
 
 // findSocketUID scans one socket table for a live socket from local to
 // remote and returns its owner.
