@@ -601,7 +601,11 @@ func (m *Monitor) gone(v *VM, info VMInfo, wasCurrent bool, why string) {
 	if errors.Is(cause, jdwp.ErrClosed) {
 		cause = nil
 	}
-	m.log.Info().Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).AnErr("cause", cause).Str("why", why).Msg("VM gone")
+	lvl := zerolog.InfoLevel
+	if errors.Is(cause, jdwp.ErrEventBacklog) || errors.Is(cause, jdwp.ErrPacketTooLarge) {
+		lvl = zerolog.WarnLevel // the monitor dropped it: say so loudly
+	}
+	m.log.WithLevel(lvl).Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).AnErr("cause", cause).Str("why", why).Msg("VM gone")
 	info.Debugger = false
 	info.Current = wasCurrent
 	m.mu.Lock()

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -355,7 +356,7 @@ func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.Version
 		waiting = err == nil && n > 0
 	}
 	v.mu.Lock()
-	v.ident = ver.VMName + " v" + ver.VMVersion
+	v.ident = clip(ver.VMName+" v"+ver.VMVersion, maxNameBytes)
 	v.waiting = v.waiting || waiting
 	v.mu.Unlock()
 	if v.from.serial != "" {
@@ -553,15 +554,21 @@ func (v *VM) pollJDWPThreads(ctx context.Context) ([]ThreadInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("VM %s: VirtualMachine.AllThreads: %w", v.id, err)
 	}
+	if len(ids) > ddm.MaxThreads {
+		v.log.Warn().Int("threads", len(ids)).Int("kept", ddm.MaxThreads).Msg("VM lists more threads than the monitor keeps; the rest are not shown")
+		ids = ids[:ddm.MaxThreads]
+	}
 	out := make([]ThreadInfo, len(ids))
 	var wg sync.WaitGroup
+	sem := make(chan struct{}, threadPollDepth)
 	for i, id := range ids {
 		wg.Add(1)
+		sem <- struct{}{}
 		go func() {
-			defer wg.Done()
+			defer func() { <-sem; wg.Done() }()
 			t := ThreadInfo{ID: uint64(id), State: "zombie"}
 			if name, err := v.conn.ThreadName(ctx, id); err == nil {
-				t.Name = name
+				t.Name = clip(name, maxNameBytes)
 			}
 			if st, sus, err := v.conn.ThreadStatus(ctx, id); err == nil {
 				t.State = ddm.ThreadStateFromJDWP(st).String()
@@ -580,6 +587,27 @@ func (v *VM) pollJDWPThreads(ctx context.Context) ([]ThreadInfo, error) {
 		v.m.notify(EventThreads, v)
 	}
 	return slices.Clone(out), nil
+}
+
+// threadPollDepth bounds the threads asked about at once by a thread poll:
+// enough to keep the VM busy, few enough that a VM listing a huge number of
+// threads costs no goroutine each.
+const threadPollDepth = 64
+
+// maxNameBytes bounds a thread, VM or application name the monitor keeps
+// from a plain JDWP VM (whose strings are bounded only by the packet size).
+const maxNameBytes = 4096
+
+// clip cuts s to at most n bytes, at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // addNativeThreads gives a local JVM's threads their Linux thread ids and CPU

@@ -38,6 +38,13 @@ type Options struct {
 	// DefaultMaxPacketSize. A reply to Forward passed on in parts is not
 	// bounded by it (nothing holds it whole).
 	MaxPacketSize int
+	// MaxEventBacklog bounds the event sets a subscriber has not taken yet
+	// (and the event packets waiting for the id sizes); 0 means
+	// DefaultMaxEventBacklog. Their packets' data is bounded by
+	// MaxEventBacklogBytes. Past either, the connection fails with
+	// ErrEventBacklog: a VM that floods events, or stops reading while a
+	// subscriber waits on it, cannot make the process hold them all.
+	MaxEventBacklog int
 	// HandshakeTimeout bounds the JDWP handshake; 0 means 10 seconds.
 	HandshakeTimeout time.Duration
 	// RequestTimeout, if non-zero, bounds every call whose context has no earlier deadline.
@@ -218,6 +225,9 @@ func optionsOrZero(opts *Options) Options {
 	}
 	if o.MaxPacketSize <= 0 {
 		o.MaxPacketSize = DefaultMaxPacketSize
+	}
+	if o.MaxEventBacklog <= 0 {
+		o.MaxEventBacklog = DefaultMaxEventBacklog
 	}
 	return o
 }
