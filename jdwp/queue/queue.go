@@ -11,8 +11,8 @@ type Queue[T any] struct {
 	c      chan T
 	mu     sync.Mutex
 	items  []T
-	costs  []int // with PushCost: each item's cost, parallel to items
-	total  int   // the costs of the items queued
+	costs  []int         // with PushCost: each item's cost, parallel to items
+	total  int           // the costs of the items queued
 	closed bool          // no more Push; the pump ends once items is empty
 	wake   chan struct{} // a Push or Finish happened
 	stop   chan struct{} // closed by Close: drop everything now
