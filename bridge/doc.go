@@ -74,8 +74,11 @@
 // learnt answer INVALID_OBJECT, its collection pins, HoldEvents and event
 // requests are gone, a suspend=y VM runs on, and the next debugger gets no
 // VM_START). The VM keeps its id and port; a debugger arriving during the
-// reconnect is held. The monitor's own requests on the new connection
-// (thread updates) may be given ids a stale id happens to equal.
+// reconnect is held. On the new connection the monitor asks nothing that
+// hands out ids, so an id of an earlier debugger answers INVALID_OBJECT as
+// from a fresh agent (Harmony's MultiSession tests); only while the control
+// API watches the VM's threads do the monitor's polls take ids, which a
+// stale id may then happen to equal.
 //
 // Other VMs (DDM VMs, whose DDM state a reconnect would lose, and VMs
 // handed to [Monitor.Connect]) are cleaned up command by command: the

@@ -203,6 +203,7 @@ type vmOrigin struct {
 // between DDM and plain JDWP, then identity and the event pump start. id
 // and since are a reconnected VM's; id "" takes a new one.
 func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from vmOrigin, id string, since time.Time) (*VM, error) {
+	reset := id != "" // a reconnect after resetting the agent (Monitor.reconnect)
 	if id == "" && from.serial != "" {
 		id = m.listedID(addr) // the id it had in the list before any connection
 	}
@@ -278,7 +279,7 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 		v.conn.HandleCommandSet(ddm.CommandSet, func(_ *jdwp.Conn, p *jdwp.Packet) {
 			v.log.Warn().Uint32("id", p.ID).Msg("DDM packet from a VM that rejected HELO; ignored")
 		})
-		if err := v.identifyPlain(ctx, nc, ver); err != nil {
+		if err := v.identifyPlain(ctx, nc, ver, reset); err != nil {
 			sub.Close()
 			v.conn.Close()
 			return nil, err
@@ -333,7 +334,12 @@ func (v *VM) identifyAndroid(ctx context.Context) (ver *jdwp.VersionInfo, androi
 
 // identifyPlain learns a plain JDWP VM's id sizes, version (unless known)
 // and, for local VMs, its process id and main class.
-func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.VersionInfo) error {
+//
+// On a connection made to reset the agent (reset) it asks nothing that
+// hands out object ids: the next debugger must find the agent's id table
+// as empty as a fresh attach does (see staleids.go). A reset VM runs, so
+// it is not waiting.
+func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.VersionInfo, reset bool) error {
 	ctx, cancel := context.WithTimeout(ctx, v.m.opts.RequestTimeout)
 	defer cancel()
 	if _, err := v.conn.IDSizes(ctx); err != nil {
@@ -351,7 +357,9 @@ func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.Version
 	// A suspend=y VM sent VM_START before any reply, but the event pump may
 	// not have seen it yet: ask, so the VM is announced as waiting.
 	waiting := false
-	if ts, err := v.conn.AllThreads(ctx); err == nil && len(ts) > 0 {
+	if reset {
+		// no AllThreads: see above
+	} else if ts, err := v.conn.AllThreads(ctx); err == nil && len(ts) > 0 {
 		n, err := v.conn.SuspendCount(ctx, ts[0])
 		waiting = err == nil && n > 0
 	}
