@@ -2,12 +2,17 @@ package bridge
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -326,5 +331,121 @@ func TestFakeVMDDMBombsBounded(t *testing.T) {
 	}
 	if _, err := m.VM(info.ID); errors.Is(err, ErrNoVM) {
 		t.Fatal("the VM was dropped")
+	}
+}
+
+// serveDying identifies as a plain JDWP VM, then answers the next command
+// with half a reply and closes: a VM that dies mid-reply right after it was
+// found.
+func serveDying(f *fakeVM, nc net.Conn, r *bufio.Reader) {
+	if servePlainUntilIdentified(nc, r) != nil {
+		return
+	}
+	fmt.Printf("fakevm adopted %d\n", time.Now().UnixNano())
+	p, err := jdwp.ReadPacket(r, jdwp.DefaultMaxPacketSize)
+	if err != nil {
+		return
+	}
+	whole := (&jdwp.Packet{ID: p.ID, Flags: jdwp.FlagReply, Data: make([]byte, 40)}).Bytes()
+	nc.Write(whole[:20])
+}
+
+// TestFakeVMHost is the process of a fake VM that another test runs as a
+// child (so that it has a pid of its own): BRIDGE_FAKEVM=PORT serves
+// serveDying there until stdin closes. It does nothing in a normal test run.
+func TestFakeVMHost(t *testing.T) {
+	spec := os.Getenv("BRIDGE_FAKEVM")
+	if spec == "" {
+		t.Skip("only a helper process of TestFakeVMDyingMidReplyBacksOff")
+	}
+	port, _ := strconv.Atoi(spec)
+	startFakeVM(t, port, serveDying)
+	fmt.Println("fakevm listening")
+	bufio.NewReader(os.Stdin).ReadString('\n')
+}
+
+// TestFakeVMDyingMidReplyBacksOff: a VM that dies in the middle of a
+// packet right after it was found is adopted again ever less often (2 scan
+// intervals, doubling), not at every scan, and keeps its id since it is the
+// same process (issue 25: re-adopted every second under a new id). The
+// fake VM is a child process, so that the monitor can tell its pid.
+func TestFakeVMDyingMidReplyBacksOff(t *testing.T) {
+	t.Parallel()
+	lo := freePorts(t, 1)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestFakeVMHost$", "-test.v")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("BRIDGE_FAKEVM=%d", lo))
+	stdin, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	for l := range lines {
+		if l == "fakevm listening" {
+			break
+		}
+	}
+	var mu sync.Mutex
+	var at []time.Time
+	go func() {
+		for l := range lines {
+			if ns, ok := strings.CutPrefix(l, "fakevm adopted "); ok {
+				n, _ := strconv.ParseInt(ns, 10, 64)
+				mu.Lock()
+				at = append(at, time.Unix(0, n))
+				mu.Unlock()
+			}
+		}
+	}()
+	o := testOptions(t, lo, 1)
+	m := startMonitor(t, o)
+	events, unsub := m.Subscribe()
+	defer unsub()
+	ids := map[string]bool{}
+	const adoptions = 4
+	deadline := time.After(2 * time.Minute)
+	for n := 0; n < adoptions; {
+		select {
+		case e := <-events:
+			if e.Kind == EventAdded {
+				ids[e.VM.ID] = true
+				n++
+				// A thread poll: the VM dies in the middle of its reply.
+				if v, err := m.VM(e.VM.ID); err == nil {
+					v.Threads(ctx)
+				}
+			}
+		case <-deadline:
+			t.Fatalf("only %d adoptions within 2 minutes", n)
+		}
+	}
+	var gaps []time.Duration
+	waitFor(t, time.Minute, "the fake VM's report of its adoptions", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		gaps = gaps[:0]
+		for i := 1; i < len(at); i++ {
+			gaps = append(gaps, at[i].Sub(at[i-1]))
+		}
+		return len(gaps) >= adoptions-1
+	})
+	t.Logf("adoptions %v apart; ids %v", gaps, ids)
+	for i, g := range gaps[:adoptions-1] {
+		if least := 2 * o.ScanInterval << i; g < least*9/10 {
+			t.Errorf("adoption %d came %v after the one before; the backoff wants %v", i+2, g, least)
+		}
+	}
+	if len(ids) != 1 {
+		t.Errorf("the same process was adopted under %d ids %v; want one", len(ids), ids)
 	}
 }

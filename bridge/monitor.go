@@ -69,6 +69,7 @@ type Monitor struct {
 	devices   map[string]DeviceInfo // adb devices by serial
 	adb       *adbWatch             // nil without Options.ADB
 	devProcs  map[string]*devProc   // device processes by address, connected or not (apps.go)
+	recent    map[string]*shortLived // scanned VMs that went away soon after they were found (peerlimits.go)
 
 	wg sync.WaitGroup // accept loops and scanner
 	// cleanups are the debugger-session cleanups started before Close,
@@ -605,6 +606,7 @@ func (m *Monitor) gone(v *VM, info VMInfo, wasCurrent bool, why string) {
 	if errors.Is(cause, jdwp.ErrEventBacklog) || errors.Is(cause, jdwp.ErrPacketTooLarge) {
 		lvl = zerolog.WarnLevel // the monitor dropped it: say so loudly
 	}
+	m.noteGone(v, info)
 	m.log.WithLevel(lvl).Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).AnErr("cause", cause).Str("why", why).Msg("VM gone")
 	info.Debugger = false
 	info.Current = wasCurrent

@@ -84,7 +84,7 @@ func (m *Monitor) scan(ctx context.Context) {
 		for _, r := range m.opts.Scan {
 			for p := r.Lo; p <= r.Hi; p++ {
 				addr := net.JoinHostPort(r.Host, strconv.Itoa(p))
-				if backoff.waiting(addr, now) || !m.claimProbe(addr) {
+				if backoff.waiting(addr, now) || m.recentlyGone(addr, now) || !m.claimProbe(addr) {
 					continue
 				}
 				m.wg.Add(1)
@@ -173,7 +173,7 @@ func (m *Monitor) probe(ctx context.Context, addr string) error {
 		return errNotJDWP
 	}
 	// The VM is ours now, whatever happens below; its lifetime is not the probe's.
-	from := vmOrigin{dial: func(ctx context.Context) (net.Conn, error) { return m.dialVM(ctx, addr) }}
+	from := vmOrigin{dial: func(ctx context.Context) (net.Conn, error) { return m.dialVM(ctx, addr) }, keepID: m.keptID(addr, nc)}
 	if _, err := m.adoptFrom(context.WithoutCancel(ctx), nc, addr, from); err != nil {
 		m.log.Warn().Str("addr", addr).Err(err).Msg("VM found but could not be monitored")
 		return fmt.Errorf("%w: %v", errNotMonitorable, err)

@@ -197,6 +197,10 @@ type vmOrigin struct {
 	// dial connects to the VM's agent again and handshakes (VMs the monitor
 	// found by scanning); nil when the monitor cannot.
 	dial func(context.Context) (net.Conn, error)
+
+	// keepID is the id of an earlier VM of the same process that went away
+	// soon after it was found: the VM keeps it (see Monitor.noteGone).
+	keepID string
 }
 
 // setupVMAs takes over a connection whose handshake is done: HELO decides
@@ -206,6 +210,9 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 	reset := id != "" // a reconnect after resetting the agent (Monitor.reconnect)
 	if id == "" && from.serial != "" {
 		id = m.listedID(addr) // the id it had in the list before any connection
+	}
+	if id == "" {
+		id = from.keepID
 	}
 	if id == "" {
 		id = fmt.Sprint(m.nextID.Add(1))
