@@ -30,7 +30,7 @@ type fakeADB struct {
 
 	trackDevices atomic.Int32 // track-devices-l connections
 	mu           sync.Mutex
-	versionTimes []time.Time // when each host:version came: one per session of the monitor
+	versionTimes []time.Time  // when each host:version came: one per session of the monitor
 	jdwpOpen     atomic.Int32 // jdwp:PID streams open now
 	jdwpMax      atomic.Int32 // most open at once
 	jdwpTotal    atomic.Int32 // opened in all
