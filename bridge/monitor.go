@@ -66,10 +66,11 @@ type Monitor struct {
 	scanNow   chan struct{} // a debugger waits for a VM: probe now, not at the next tick
 	curLn     net.Listener
 	closed    bool
-	devices   map[string]DeviceInfo  // adb devices by serial
-	adb       *adbWatch              // nil without Options.ADB
-	devProcs  map[string]*devProc    // device processes by address, connected or not (apps.go)
-	recent    map[string]*shortLived // scanned VMs that went away soon after they were found (peerlimits.go)
+	devices   map[string]DeviceInfo // adb devices by serial
+	adb       *adbWatch             // nil without Options.ADB
+	devProcs  map[string]*devProc   // device processes by address, connected or not (apps.go)
+
+	recent map[string]*shortLived // scanned VMs that went away soon after they were found (peerlimits.go)
 
 	wg sync.WaitGroup // accept loops and scanner
 	// cleanups are the debugger-session cleanups started before Close,
