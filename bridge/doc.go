@@ -74,11 +74,12 @@
 // learnt answer INVALID_OBJECT, its collection pins, HoldEvents and event
 // requests are gone, a suspend=y VM runs on, and the next debugger gets no
 // VM_START). The VM keeps its id and port; a debugger arriving during the
-// reconnect is held. On the new connection the monitor asks nothing that
-// hands out ids, so an id of an earlier debugger answers INVALID_OBJECT as
-// from a fresh agent (Harmony's MultiSession tests); only while the control
-// API watches the VM's threads do the monitor's polls take ids, which a
-// stale id may then happen to equal.
+// reconnect is held. Before the old agent resets, the monitor notes its
+// newest id; on the new connection it asks nothing that hands out ids, and
+// moves the agent's id counter past that one (AllClasses handed out and
+// given back) before anyone uses it (staleids.go): an id of an earlier
+// debugger answers INVALID_OBJECT as from a fresh agent (Harmony's
+// MultiSession tests), even while the monitor's own thread polls take ids.
 //
 // Other VMs (DDM VMs, whose DDM state a reconnect would lose, and VMs
 // handed to [Monitor.Connect]) are cleaned up command by command: the
@@ -108,11 +109,11 @@
 // (from [jdwp.StreamMin] bytes) goes to the debugger as it arrives, without
 // being read whole first, as through a bare relay ([jdwp.Conn.Forward]);
 // what else is bound for that debugger meanwhile follows it. Such a reply
-// has no size bound (a 1 GB String passes), and while the debugger takes it
-// slower than the VM sends it, the VM connection's reader waits for the
-// debugger (past 8 MiB unread), so the monitor's memory does not grow with
-// the reply; a debugger that takes nothing for DebuggerWriteTimeout is
-// dropped.
+// has no size bound (a 1 GB String passes), and while the debugger takes
+// one larger than 8 MiB slower than the VM sends it, the VM connection's
+// reader waits for the debugger (past 8 MiB unread), so the monitor's
+// memory does not grow with the reply; a debugger that takes nothing for
+// DebuggerWriteTimeout is dropped.
 //
 // # Control API
 //

@@ -639,9 +639,11 @@ func (m *Monitor) resetAgent(v *VM) {
 	v.mu.Lock()
 	threadUpdates := v.threadUpdates
 	v.mu.Unlock()
+	high := v.idHighWater() // before the old agent resets
 	v.close()
 	nv, err := m.reconnect(v)
 	if err == nil {
+		nv.passIDs(high)
 		if err = m.addVM(nv, v); err != nil {
 			nv.close()
 		}

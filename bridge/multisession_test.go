@@ -11,13 +11,24 @@ import (
 // TestPassThroughClassObjectAfterClose: a debugger learns a class object's
 // id, closes its connection without Dispose and attaches again; the id
 // answers INVALID_OBJECT as from a fresh agent (issue 25: Apache Harmony's
-// MultiSession ClassObjectIDTest failed only through port 8700).
+// MultiSession ClassObjectIDTest failed only through port 8700), also
+// while the control API watches the VM's threads.
 func TestPassThroughClassObjectAfterClose(t *testing.T) {
 	t.Parallel()
-	for _, suspend := range []bool{false, true} {
-		t.Run(fmt.Sprintf("suspend=%v", suspend), func(t *testing.T) {
+	for _, c := range []struct{ suspend, watch bool }{{false, false}, {true, false}, {true, true}} {
+		suspend := c.suspend
+		t.Run(fmt.Sprintf("suspend=%v,threadUpdates=%v", c.suspend, c.watch), func(t *testing.T) {
 			t.Parallel()
 			p := startPassPair(t, suspend, true)
+			if c.watch {
+				// The control API watches the VM's threads: the monitor's
+				// polls take ids on the agent it resets too.
+				v, err := p.m.VM(p.bridgedVM.Addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v.SetThreadUpdates(true)
+			}
 			d, b := p.each(t, func(t *testing.T, addr string, _ *jvmtest.JVM) string {
 				c := debugSession(t, addr)
 				cls := classID(t, c, "Ljava/lang/Thread;")

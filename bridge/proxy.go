@@ -595,16 +595,18 @@ func (fc *fwdCall) ReplyPart(hdr *jdwp.Packet, size, off int, part []byte) {
 	}
 	s.out.AppendPart(part)
 	s.out.DrainNow()
-	if s.out.Buffered() > maxUnreadOutput {
+	if size > maxUnreadOutput && s.out.Buffered() > maxUnreadOutput {
 		s.awaitReader()
 	}
 }
 
-// awaitReader holds the VM connection's reader while a reply in parts
-// outruns the debugger, until the debugger has taken half of what waits for
-// it, as a bare relay would: the monitor's memory stays bounded whatever
-// the reply's size (a 100 MB String). A debugger that takes nothing for
-// DebuggerWriteTimeout is dropped.
+// awaitReader holds the VM connection's reader while a reply larger than
+// maxUnreadOutput outruns the debugger, until the debugger has taken half
+// of what waits for it, as a bare relay would: the monitor's memory stays
+// bounded whatever the reply's size (a 100 MB String). Meanwhile the VM's
+// other traffic waits; a debugger that takes nothing for
+// DebuggerWriteTimeout is dropped. Smaller replies never hold the reader:
+// the debugger's commands are not read while they pile up (awaitRoom).
 func (s *session) awaitReader() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.v.m.opts.DebuggerWriteTimeout)
 	defer cancel()
