@@ -178,36 +178,50 @@ func ddmFakeHello() []byte {
 	return ddm.EncodeChunks(ddm.Encode(&ddm.Hello{ProtocolVersion: 1, PID: 4242, VMIdent: "Fake v1", AppName: "com.example.hostile", Tails: 1}))
 }
 
-// serveDDMUntilGreeted answers a DDM VM's greeting (HELO, then an empty
-// reply to anything else) until the monitor's first three requests are
-// answered, then returns; what the monitor sends later is read and
-// answered empty by the goroutine it starts.
+// serveDDMUntilGreeted answers as an Android VM (VirtualMachine.Version
+// names Dalvik, HELO gets ddmFakeHello, anything else an empty reply) and
+// returns once HELO is answered; what the monitor sends later is read and
+// answered by the goroutine it leaves running.
 func serveDDMUntilGreeted(nc net.Conn, r *bufio.Reader, wmu *sync.Mutex) error {
-	answer := func(p *jdwp.Packet) error {
-		data := []byte(nil)
-		if p.CmdSet == ddm.CommandSet && len(p.Data) >= 4 && ddm.Type(binary.BigEndian.Uint32(p.Data)) == ddm.HELO {
-			data = ddmFakeHello()
+	greeted := make(chan error, 1)
+	tell := func(err error) {
+		select {
+		case greeted <- err: // the first outcome; later ones are nobody's business
+		default:
 		}
-		wmu.Lock()
-		defer wmu.Unlock()
-		return fakeReply(nc, p.ID, jdwp.ErrNone, data)
-	}
-	p, err := jdwp.ReadPacket(r, jdwp.DefaultMaxPacketSize)
-	if err != nil {
-		return err
-	}
-	if err := answer(p); err != nil {
-		return err
 	}
 	go func() {
 		for {
 			p, err := jdwp.ReadPacket(r, jdwp.DefaultMaxPacketSize)
-			if err != nil || answer(p) != nil {
+			if err != nil {
+				tell(err)
 				return
+			}
+			var data []byte
+			hello := false
+			switch {
+			case jdwp.Cmd{Set: p.CmdSet, Cmd: p.Cmd} == jdwp.CmdVMVersion:
+				data = jdwpString(nil, "Android fake")
+				data = binary.BigEndian.AppendUint32(data, 1)
+				data = binary.BigEndian.AppendUint32(data, 6)
+				data = jdwpString(data, "2.1.0")
+				data = jdwpString(data, "Dalvik")
+			case p.CmdSet == ddm.CommandSet && len(p.Data) >= 4 && ddm.Type(binary.BigEndian.Uint32(p.Data)) == ddm.HELO:
+				data, hello = ddmFakeHello(), true
+			}
+			wmu.Lock()
+			err = fakeReply(nc, p.ID, jdwp.ErrNone, data)
+			wmu.Unlock()
+			if err != nil {
+				tell(err)
+				return
+			}
+			if hello {
+				tell(nil)
 			}
 		}
 	}()
-	return nil
+	return <-greeted
 }
 
 // zlibBombPacket is one DDM packet of count ZLIB chunks, each inflating to
