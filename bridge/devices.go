@@ -93,9 +93,10 @@ type adbWatch struct {
 	addr string // the server's address, for logs
 	log  zerolog.Logger
 
-	mu     sync.Mutex
-	status ADBStatus
-	limits map[string]*openLimiter // by serial (peerlimits.go)
+	mu         sync.Mutex
+	status     ADBStatus
+	limits     map[string]*openLimiter // by serial (peerlimits.go)
+	unfollowed map[string]int          // by serial: processes listed beyond maxDeviceStreams, as last logged
 }
 
 func newADBWatch(m *Monitor, c *adb.Client) *adbWatch {
@@ -302,10 +303,15 @@ func (w *adbWatch) setProcs(ctx context.Context, followers map[procKey]context.C
 		w.m.wg.Add(1)
 		go w.follow(fctx, p)
 	}
+	w.mu.Lock()
 	for serial, n := range full {
-		w.log.Warn().Str("serial", serial).Int("followed", maxDeviceStreams).Int("more", n).
-			Msg("the device lists more debuggable processes than the monitor follows at once; the rest wait until followed ones end")
+		if w.unfollowed[serial] != n { // said once per change, not at every list
+			w.log.Warn().Str("serial", serial).Int("followed", maxDeviceStreams).Int("more", n).
+				Msg("the device lists more debuggable processes than the monitor follows at once; the rest wait until followed ones end")
+		}
 	}
+	w.unfollowed = full
+	w.mu.Unlock()
 	for k, stop := range followers {
 		if listed[k] {
 			continue
