@@ -46,3 +46,44 @@ func TestModelThreadsBounded(t *testing.T) {
 		t.Fatalf("the model keeps %d threads; want the bound %d", n, MaxThreads)
 	}
 }
+
+// TestHeapAssemblerBounded: heap segments a VM sends cannot make the
+// assembler hold more than MaxHeapMapBlocks blocks of one map, nor more
+// than a few maps at once, nor an error per rejected piece.
+func TestHeapAssemblerBounded(t *testing.T) {
+	var a HeapAssembler
+	for id := range uint32(maxOpenHeapMaps) {
+		if _, err := a.Add(&HeapDumpStart{HeapID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Add(&HeapDumpStart{HeapID: 999}); !errors.Is(err, ErrTooLong) {
+		t.Fatalf("map %d at once: %v; want ErrTooLong", maxOpenHeapMaps+1, err)
+	}
+	if _, err := a.Add(&HeapSegment{Type: HPSG, HeapID: 998, UnitSize: 8}); !errors.Is(err, ErrTooLong) {
+		t.Fatalf("a segment opening map %d: %v; want ErrTooLong", maxOpenHeapMaps+1, err)
+	}
+
+	// Half the bound and a bit, twice: the second piece is refused.
+	n := MaxHeapMapBlocks/2 + 1
+	runs := make([]byte, 2*n)
+	for i := 0; i < len(runs); i += 2 {
+		runs[i] = byte(1 + i/2%2) // alternating states: a block per run
+	}
+	seg := func(start uint32) *HeapSegment {
+		return &HeapSegment{Type: HPSG, HeapID: 0, UnitSize: 8, Start: start, UnitCount: uint32(n), Runs: runs}
+	}
+	if _, err := a.Add(seg(0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Add(seg(uint32(8 * n))); !errors.Is(err, ErrTooLong) {
+		t.Fatalf("a map of %d blocks: %v; want ErrTooLong", 2*n, err)
+	}
+	for range 2 * maxRejected {
+		a.Add(&HeapSegment{Type: HPSG, HeapID: 0, UnitSize: 8, Runs: []byte{1}}) // odd: invalid
+	}
+	hm, _ := a.Add(&HeapDumpEnd{HeapID: 0})
+	if hm == nil || len(hm.Rejected) != maxRejected {
+		t.Fatalf("map %v keeps %d errors; want the first %d", hm != nil, len(hm.Rejected), maxRejected)
+	}
+}
