@@ -74,12 +74,13 @@
 // learnt answer INVALID_OBJECT, its collection pins, HoldEvents and event
 // requests are gone, a suspend=y VM runs on, and the next debugger gets no
 // VM_START). The VM keeps its id and port; a debugger arriving during the
-// reconnect is held. Before the old agent resets, the monitor notes its
-// newest id; on the new connection it asks nothing that hands out ids, and
-// moves the agent's id counter past that one (AllClasses handed out and
-// given back) before anyone uses it (staleids.go): an id of an earlier
-// debugger answers INVALID_OBJECT as from a fresh agent (Harmony's
-// MultiSession tests), even while the monitor's own thread polls take ids.
+// reconnect is held. On the new connection the monitor asks nothing that
+// hands out ids, so an id of an earlier debugger answers INVALID_OBJECT as
+// from a fresh agent (Harmony's MultiSession tests). While the control API
+// watches the VM's threads, whose polls take ids, the monitor notes the old
+// agent's newest id before it resets and moves the new agent's counter
+// past it (AllClasses handed out and given back, for at most 5 s) before
+// anyone uses it (staleids.go).
 //
 // Other VMs (DDM VMs, whose DDM state a reconnect would lose, and VMs
 // handed to [Monitor.Connect]) are cleaned up command by command: the

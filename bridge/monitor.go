@@ -639,7 +639,12 @@ func (m *Monitor) resetAgent(v *VM) {
 	v.mu.Lock()
 	threadUpdates := v.threadUpdates
 	v.mu.Unlock()
-	high := v.idHighWater() // before the old agent resets
+	var high uint64
+	if threadUpdates {
+		// The monitor's polls will take ids on the new agent: note the old
+		// agent's newest, before it resets (staleids.go).
+		high = v.idHighWater()
+	}
 	v.close()
 	nv, err := m.reconnect(v)
 	if err == nil {

@@ -15,8 +15,13 @@ import (
 // the control API) take ids too, so a stale id could name one of those
 // objects: an answer a fresh agent never gives, and HotSpot's agent aborts
 // on some class commands given an object of another kind
-// (JVMTI_ERROR_INVALID_CLASS). So the monitor moves the reset agent's
-// counter past every id the old agent handed out before anyone uses it.
+// (JVMTI_ERROR_INVALID_CLASS).
+//
+// So the reset asks nothing that hands out ids (identifyPlain), and when
+// the control API watches the VM's threads (the polls will take ids), the
+// monitor first moves the reset agent's counter past every id the old
+// agent handed out. That takes a round of AllClasses per loaded class
+// count of ids to pass, so it is done only then, and within maxIDPass.
 
 // idHighWater asks v's agent for one new id (an empty String's): every id
 // the agent handed out so far is below it. 0 when it cannot tell (a DDM VM,
