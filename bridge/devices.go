@@ -93,8 +93,10 @@ type adbWatch struct {
 	addr string // the server's address, for logs
 	log  zerolog.Logger
 
-	mu     sync.Mutex
-	status ADBStatus
+	mu         sync.Mutex
+	status     ADBStatus
+	limits     map[string]*openLimiter // by serial (peerlimits.go)
+	unfollowed map[string]int          // by serial: processes listed beyond maxDeviceStreams, as last logged
 }
 
 func newADBWatch(m *Monitor, c *adb.Client) *adbWatch {
@@ -136,6 +138,7 @@ func (w *adbWatch) run(ctx context.Context) {
 	}()
 	fails, lastErr := 0, ""
 	for {
+		began := time.Now()
 		connected, err := w.session(ctx)
 		if ctx.Err() != nil {
 			return
@@ -144,7 +147,12 @@ func (w *adbWatch) run(ctx context.Context) {
 			err = errADBGone
 		}
 		if connected {
-			fails, lastErr = 0, ""
+			// A session that ended at once (a server answering garbage)
+			// does not restart the backoff: the server is retried ever
+			// less often, as for one that cannot be reached.
+			if time.Since(began) >= stableLife {
+				fails, lastErr = 0, ""
+			}
 			w.log.Warn().Err(err).Str("adb", w.addr).Msg("lost the adb server: its devices' VMs are gone; reconnecting")
 		}
 		fails++
@@ -274,17 +282,36 @@ func (w *adbWatch) setDevices(list []adb.Device) {
 // processes no longer listed.
 func (w *adbWatch) setProcs(ctx context.Context, followers map[procKey]context.CancelCauseFunc, list []adb.JDWPProcess) {
 	listed := make(map[procKey]bool, len(list))
+	following := map[string]int{} // by serial
+	for k := range followers {
+		following[k.serial]++
+	}
+	full := map[string]int{} // processes left unfollowed, by serial
 	for _, p := range list {
 		k := procKey{p.Device.Serial, p.Device.TransportID, p.PID}
 		listed[k] = true
 		if followers[k] != nil {
 			continue
 		}
+		if following[k.serial] >= maxDeviceStreams {
+			full[k.serial]++
+			continue
+		}
+		following[k.serial]++
 		fctx, stop := context.WithCancelCause(ctx)
 		followers[k] = stop
 		w.m.wg.Add(1)
 		go w.follow(fctx, p)
 	}
+	w.mu.Lock()
+	for serial, n := range full {
+		if w.unfollowed[serial] != n { // said once per change, not at every list
+			w.log.Warn().Str("serial", serial).Int("followed", maxDeviceStreams).Int("more", n).
+				Msg("the device lists more debuggable processes than the monitor follows at once; the rest wait until followed ones end")
+		}
+	}
+	w.unfollowed = full
+	w.mu.Unlock()
 	for k, stop := range followers {
 		if listed[k] {
 			continue
@@ -319,7 +346,11 @@ func (w *adbWatch) follow(ctx context.Context, p adb.JDWPProcess) {
 		return
 	}
 	fails := 0
+	lim := w.limiter(serial)
 	for {
+		if lim.wait(ctx) != nil {
+			return
+		}
 		nc, err := w.c.DialJDWP(ctx, serial, pid)
 		if err != nil && ctx.Err() == nil {
 			w.checkFrozen(ctx, addr, serial, pid, err)
@@ -329,12 +360,19 @@ func (w *adbWatch) follow(ctx context.Context, p adb.JDWPProcess) {
 			v, err = w.m.connect(ctx, nc, addr, from)
 		}
 		if err == nil {
-			fails = 0
+			from.keepID = v.id // a VM of the same process keeps its id
 			w.m.setProcNote(addr, false, "")
 			w.m.wg.Add(1)
 			go w.nameFromDevice(ctx, v, serial, pid)
 			select {
 			case <-v.Done():
+				// One that dies soon after it was found (mid-reply, say)
+				// is opened again ever less often.
+				if time.Since(v.since) >= stableLife {
+					fails = 0
+				} else {
+					fails++
+				}
 			case <-ctx.Done():
 				why := context.Cause(ctx)
 				if errors.Is(why, context.Canceled) {

@@ -74,8 +74,13 @@
 // learnt answer INVALID_OBJECT, its collection pins, HoldEvents and event
 // requests are gone, a suspend=y VM runs on, and the next debugger gets no
 // VM_START). The VM keeps its id and port; a debugger arriving during the
-// reconnect is held. The monitor's own requests on the new connection
-// (thread updates) may be given ids a stale id happens to equal.
+// reconnect is held. On the new connection the monitor asks nothing that
+// hands out ids, so an id of an earlier debugger answers INVALID_OBJECT as
+// from a fresh agent (Harmony's MultiSession tests). While the control API
+// watches the VM's threads, whose polls take ids, the monitor notes the old
+// agent's newest id before it resets and moves the new agent's counter
+// past it (AllClasses handed out and given back, for at most 5 s) before
+// anyone uses it (staleids.go).
 //
 // Other VMs (DDM VMs, whose DDM state a reconnect would lose, and VMs
 // handed to [Monitor.Connect]) are cleaned up command by command: the
@@ -104,7 +109,12 @@
 // when the VM connection's reader has handled all it read. A large reply
 // (from [jdwp.StreamMin] bytes) goes to the debugger as it arrives, without
 // being read whole first, as through a bare relay ([jdwp.Conn.Forward]);
-// what else is bound for that debugger meanwhile follows it.
+// what else is bound for that debugger meanwhile follows it. Such a reply
+// has no size bound (a 1 GB String passes), and while the debugger takes
+// one larger than 8 MiB slower than the VM sends it, the VM connection's
+// reader waits for the debugger (past 8 MiB unread), so the monitor's
+// memory does not grow with the reply; a debugger that takes nothing for
+// DebuggerWriteTimeout is dropped.
 //
 // # Control API
 //

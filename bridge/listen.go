@@ -90,7 +90,11 @@ func (g *guarded) Accept() (net.Conn, error) {
 		}
 		delay = 0
 		if err := g.admit(c); err != nil {
-			g.log.Warn().Err(err).Str("addr", g.Addr().String()).Str("peer", c.RemoteAddr().String()).
+			lvl := zerolog.WarnLevel
+			if errors.Is(err, errPeerGone) {
+				lvl = zerolog.DebugLevel // nothing to refuse: it left before it was checked
+			}
+			g.log.WithLevel(lvl).Err(err).Str("addr", g.Addr().String()).Str("peer", c.RemoteAddr().String()).
 				Msg("connection refused")
 			c.Close()
 			continue
@@ -123,6 +127,11 @@ func (g *guarded) admit(c net.Conn) error {
 	if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
 		return fmt.Errorf("out of file descriptors, cannot check which local user connected (%v); raise `ulimit -n`", err)
 	}
+	if errors.Is(err, errNoSocket) {
+		// The peer's socket left the table: it closed the connection
+		// already (a client that connects and closes at once).
+		return fmt.Errorf("%w (%v)", errPeerGone, err)
+	}
 	if err != nil {
 		return fmt.Errorf("cannot tell which local user connected (%v); pass --allow-other-users to accept anyone who can reach the port", err)
 	}
@@ -131,6 +140,12 @@ func (g *guarded) admit(c net.Conn) error {
 	}
 	return nil
 }
+
+// errNoSocket: the kernel's socket table has no such socket.
+var errNoSocket = errors.New("no such socket")
+
+// errPeerGone: a connection's peer closed it before its user was checked.
+var errPeerGone = errors.New("the peer closed the connection before its user could be checked")
 
 // temporaryAcceptError says whether an accept error passes with time: out
 // of descriptors or buffers, or a connection aborted before it was accepted.

@@ -70,6 +70,8 @@ type Monitor struct {
 	adb       *adbWatch             // nil without Options.ADB
 	devProcs  map[string]*devProc   // device processes by address, connected or not (apps.go)
 
+	recent map[string]*shortLived // scanned VMs that went away soon after they were found (peerlimits.go)
+
 	wg sync.WaitGroup // accept loops and scanner
 	// cleanups are the debugger-session cleanups started before Close,
 	// which Close waits for (see goCleanup).
@@ -601,7 +603,12 @@ func (m *Monitor) gone(v *VM, info VMInfo, wasCurrent bool, why string) {
 	if errors.Is(cause, jdwp.ErrClosed) {
 		cause = nil
 	}
-	m.log.Info().Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).AnErr("cause", cause).Str("why", why).Msg("VM gone")
+	lvl := zerolog.InfoLevel
+	if errors.Is(cause, jdwp.ErrEventBacklog) || errors.Is(cause, jdwp.ErrPacketTooLarge) {
+		lvl = zerolog.WarnLevel // the monitor dropped it: say so loudly
+	}
+	m.noteGone(v, info)
+	m.log.WithLevel(lvl).Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).AnErr("cause", cause).Str("why", why).Msg("VM gone")
 	info.Debugger = false
 	info.Current = wasCurrent
 	m.mu.Lock()
@@ -632,9 +639,16 @@ func (m *Monitor) resetAgent(v *VM) {
 	v.mu.Lock()
 	threadUpdates := v.threadUpdates
 	v.mu.Unlock()
+	var high uint64
+	if threadUpdates {
+		// The monitor's polls will take ids on the new agent: note the old
+		// agent's newest, before it resets (staleids.go).
+		high = v.idHighWater()
+	}
 	v.close()
 	nv, err := m.reconnect(v)
 	if err == nil {
+		nv.passIDs(high)
 		if err = m.addVM(nv, v); err != nil {
 			nv.close()
 		}

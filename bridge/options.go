@@ -91,6 +91,11 @@ type Options struct {
 	// of loopback only. A JDWP port is remote code execution: callers must
 	// warn loudly.
 	AllowRemote bool
+	// AllowOtherUsers adopts VMs whose JDWP agent another local user runs.
+	// By default (on Linux, where the listening socket's owner is known) the
+	// monitor adopts only this user's VMs: anyone can listen in the scan
+	// range, and a VM of another user could feed the monitor anything.
+	AllowOtherUsers bool
 	// HoldTimeout is how long a debugger connecting to the current-VM port
 	// while no VM is current is held waiting for one; 0 means 30 s.
 	HoldTimeout time.Duration

@@ -30,10 +30,8 @@ func peerUID(c net.Conn) (int, error) {
 			return -1, err
 		}
 	}
-	return -1, fmt.Errorf("the peer's socket %s→%s is not in the kernel's socket table", remote, local)
+	return -1, fmt.Errorf("the peer's socket %s→%s is not in the kernel's socket table: %w", remote, local, errNoSocket)
 }
-
-var errNoSocket = errors.New("no such socket")
 
 // findSocketUID scans one socket table for a live socket from local to
 // remote and returns its owner.
@@ -105,4 +103,69 @@ func parseProcAddr(s string) (*net.TCPAddr, bool) {
 		binary.NativeEndian.PutUint32(ip[i:], binary.BigEndian.Uint32(raw[i:]))
 	}
 	return &net.TCPAddr{IP: ip, Port: int(port)}, true
+}
+
+// listenerUID finds the user owning the listening socket a connection made
+// from here to addr reached: the kernel's socket table lists it in state
+// LISTEN (0A) at addr's port, bound to addr's IP or else to any address (on
+// IPv6, "::" takes IPv4 too); a socket bound to the IP itself is the one
+// the kernel picks over a wildcard one.
+func listenerUID(addr *net.TCPAddr) (int, error) {
+	exact, wild := -1, -1
+	for _, table := range []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"} {
+		f, err := os.Open(table)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return -1, err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Scan() // the header
+		for sc.Scan() {
+			uid, specific, ok := matchListenLine(sc.Text(), addr)
+			switch {
+			case !ok:
+			case specific && exact < 0:
+				exact = uid
+			case !specific && wild < 0:
+				wild = uid
+			}
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return -1, fmt.Errorf("%s: %w", table, err)
+		}
+	}
+	switch {
+	case exact >= 0:
+		return exact, nil
+	case wild >= 0:
+		return wild, nil
+	}
+	return -1, fmt.Errorf("no listening socket at %s in the kernel's socket table: %w", addr, errNoSocket)
+}
+
+// matchListenLine reads one line of /proc/net/tcp{,6} (see matchSocketLine)
+// and returns its uid if it is a socket listening where addr leads, and
+// whether it is bound to addr's IP itself rather than to any address.
+func matchListenLine(line string, addr *net.TCPAddr) (uid int, specific, ok bool) {
+	f := strings.Fields(line)
+	if len(f) < 10 || f[3] != "0A" {
+		return -1, false, false
+	}
+	la, ok := parseProcAddr(f[1])
+	if !ok || la.Port != addr.Port {
+		return -1, false, false
+	}
+	specific = la.IP.Equal(addr.IP)
+	if !specific && !la.IP.IsUnspecified() {
+		return -1, false, false
+	}
+	uid, err := strconv.Atoi(f[7])
+	if err != nil {
+		return -1, false, false
+	}
+	return uid, specific, true
 }

@@ -194,6 +194,10 @@ func (m *Monitor) adoptAddress(ctx context.Context, addr string) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := m.checkVMOwner(nc); err != nil {
+		nc.Close()
+		return nil, err
+	}
 	if _, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("%s is not a JDWP agent (%v): is it the VM's -agentlib:jdwp address?", addr, err)
@@ -591,6 +595,24 @@ func (fc *fwdCall) ReplyPart(hdr *jdwp.Packet, size, off int, part []byte) {
 	}
 	s.out.AppendPart(part)
 	s.out.DrainNow()
+	if size > maxUnreadOutput && s.out.Buffered() > maxUnreadOutput {
+		s.awaitReader()
+	}
+}
+
+// awaitReader holds the VM connection's reader while a reply larger than
+// maxUnreadOutput outruns the debugger, until the debugger has taken half
+// of what waits for it, as a bare relay would: the monitor's memory stays
+// bounded whatever the reply's size (a 100 MB String). Meanwhile the VM's
+// other traffic waits; a debugger that takes nothing for
+// DebuggerWriteTimeout is dropped. Smaller replies never hold the reader:
+// the debugger's commands are not read while they pile up (awaitRoom).
+func (s *session) awaitReader() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.v.m.opts.DebuggerWriteTimeout)
+	defer cancel()
+	if !s.out.WaitBuffered(ctx, maxUnreadOutput/2) && !s.isEnded() {
+		s.end(fmt.Errorf("the debugger took no part of a large reply for %v", s.v.m.opts.DebuggerWriteTimeout))
+	}
 }
 
 // Finished delivers the reply (see deliver).

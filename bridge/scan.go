@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"syscall"
 	"time"
@@ -45,7 +46,7 @@ func (b *probeBackoff) result(addr string, err error, now time.Time) time.Durati
 		delete(b.fails, addr)
 		delete(b.until, addr)
 		return 0
-	case errors.Is(err, errNotJDWP):
+	case errors.Is(err, errNotJDWP), errors.Is(err, errOtherUser):
 		d = notJDWPBackoff
 	case errors.Is(err, errNotMonitorable):
 		d = b.first
@@ -83,7 +84,7 @@ func (m *Monitor) scan(ctx context.Context) {
 		for _, r := range m.opts.Scan {
 			for p := r.Lo; p <= r.Hi; p++ {
 				addr := net.JoinHostPort(r.Host, strconv.Itoa(p))
-				if backoff.waiting(addr, now) || !m.claimProbe(addr) {
+				if backoff.waiting(addr, now) || m.recentlyGone(addr, now) || !m.claimProbe(addr) {
 					continue
 				}
 				m.wg.Add(1)
@@ -158,6 +159,11 @@ func (m *Monitor) probe(ctx context.Context, addr string) error {
 		}
 		return err
 	}
+	if err := m.checkVMOwner(nc); err != nil {
+		nc.Close()
+		m.log.Warn().Str("addr", addr).Err(err).Msg("VM not adopted")
+		return err
+	}
 	if m.opts.TraceScan {
 		m.log.Trace().Str("kind", "bridge.scan").Str("addr", addr).Msg("probe connected; handshaking")
 	}
@@ -167,7 +173,7 @@ func (m *Monitor) probe(ctx context.Context, addr string) error {
 		return errNotJDWP
 	}
 	// The VM is ours now, whatever happens below; its lifetime is not the probe's.
-	from := vmOrigin{dial: func(ctx context.Context) (net.Conn, error) { return m.dialVM(ctx, addr) }}
+	from := vmOrigin{dial: func(ctx context.Context) (net.Conn, error) { return m.dialVM(ctx, addr) }, keepID: m.keptID(addr, nc)}
 	if _, err := m.adoptFrom(context.WithoutCancel(ctx), nc, addr, from); err != nil {
 		m.log.Warn().Str("addr", addr).Err(err).Msg("VM found but could not be monitored")
 		return fmt.Errorf("%w: %v", errNotMonitorable, err)
@@ -182,9 +188,44 @@ func (m *Monitor) dialVM(ctx context.Context, addr string) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := m.checkVMOwner(nc); err != nil {
+		nc.Close()
+		return nil, err
+	}
 	if _, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout); err != nil {
 		nc.Close()
 		return nil, err
 	}
 	return nc, nil
+}
+
+// errOtherUser marks a VM the monitor does not adopt because another local
+// user runs it.
+var errOtherUser = errors.New("a VM of another local user")
+
+// checkVMOwner says whether the monitor may adopt the VM nc reached, before
+// a byte is exchanged with it: by default only a VM whose listening socket
+// belongs to this user (Options.AllowOtherUsers: any). The scan range is
+// open to every local user; a VM of another user could feed the monitor
+// anything, and a monitor run as root would act on that user's files.
+func (m *Monitor) checkVMOwner(nc net.Conn) error {
+	if m.opts.AllowOtherUsers {
+		return nil
+	}
+	ra, ok := nc.RemoteAddr().(*net.TCPAddr)
+	if !ok {
+		return nil
+	}
+	uid, err := listenerUID(ra)
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		return nil // this system does not tell
+	case errors.Is(err, errNoSocket) && !ra.IP.IsLoopback():
+		return nil // another host, named in the scan range: its user is not knowable
+	case err != nil:
+		return fmt.Errorf("%w: cannot tell which local user runs the VM at %s (%v); serve --allow-other-users adopts VMs of any user", errOtherUser, ra, err)
+	case uid != os.Getuid():
+		return fmt.Errorf("%w: the VM at %s listens as uid %d, not as this user (uid %d), so it is not adopted; serve --allow-other-users adopts VMs of other users", errOtherUser, ra, uid, os.Getuid())
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -196,14 +197,22 @@ type vmOrigin struct {
 	// dial connects to the VM's agent again and handshakes (VMs the monitor
 	// found by scanning); nil when the monitor cannot.
 	dial func(context.Context) (net.Conn, error)
+
+	// keepID is the id of an earlier VM of the same process that went away
+	// soon after it was found: the VM keeps it (see Monitor.noteGone).
+	keepID string
 }
 
 // setupVMAs takes over a connection whose handshake is done: HELO decides
 // between DDM and plain JDWP, then identity and the event pump start. id
 // and since are a reconnected VM's; id "" takes a new one.
 func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from vmOrigin, id string, since time.Time) (*VM, error) {
+	reset := id != "" // a reconnect after resetting the agent (Monitor.reconnect)
 	if id == "" && from.serial != "" {
 		id = m.listedID(addr) // the id it had in the list before any connection
+	}
+	if id == "" {
+		id = from.keepID
 	}
 	if id == "" {
 		id = fmt.Sprint(m.nextID.Add(1))
@@ -277,7 +286,7 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 		v.conn.HandleCommandSet(ddm.CommandSet, func(_ *jdwp.Conn, p *jdwp.Packet) {
 			v.log.Warn().Uint32("id", p.ID).Msg("DDM packet from a VM that rejected HELO; ignored")
 		})
-		if err := v.identifyPlain(ctx, nc, ver); err != nil {
+		if err := v.identifyPlain(ctx, nc, ver, reset); err != nil {
 			sub.Close()
 			v.conn.Close()
 			return nil, err
@@ -332,7 +341,12 @@ func (v *VM) identifyAndroid(ctx context.Context) (ver *jdwp.VersionInfo, androi
 
 // identifyPlain learns a plain JDWP VM's id sizes, version (unless known)
 // and, for local VMs, its process id and main class.
-func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.VersionInfo) error {
+//
+// On a connection made to reset the agent (reset) it asks nothing that
+// hands out object ids: the next debugger must find the agent's id table
+// as empty as a fresh attach does (see staleids.go). A reset VM runs, so
+// it is not waiting.
+func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.VersionInfo, reset bool) error {
 	ctx, cancel := context.WithTimeout(ctx, v.m.opts.RequestTimeout)
 	defer cancel()
 	if _, err := v.conn.IDSizes(ctx); err != nil {
@@ -350,12 +364,14 @@ func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.Version
 	// A suspend=y VM sent VM_START before any reply, but the event pump may
 	// not have seen it yet: ask, so the VM is announced as waiting.
 	waiting := false
-	if ts, err := v.conn.AllThreads(ctx); err == nil && len(ts) > 0 {
+	if reset {
+		// no AllThreads: see above
+	} else if ts, err := v.conn.AllThreads(ctx); err == nil && len(ts) > 0 {
 		n, err := v.conn.SuspendCount(ctx, ts[0])
 		waiting = err == nil && n > 0
 	}
 	v.mu.Lock()
-	v.ident = ver.VMName + " v" + ver.VMVersion
+	v.ident = clip(ver.VMName+" v"+ver.VMVersion, maxNameBytes)
 	v.waiting = v.waiting || waiting
 	v.mu.Unlock()
 	if v.from.serial != "" {
@@ -553,15 +569,21 @@ func (v *VM) pollJDWPThreads(ctx context.Context) ([]ThreadInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("VM %s: VirtualMachine.AllThreads: %w", v.id, err)
 	}
+	if len(ids) > ddm.MaxThreads {
+		v.log.Warn().Int("threads", len(ids)).Int("kept", ddm.MaxThreads).Msg("VM lists more threads than the monitor keeps; the rest are not shown")
+		ids = ids[:ddm.MaxThreads]
+	}
 	out := make([]ThreadInfo, len(ids))
 	var wg sync.WaitGroup
+	sem := make(chan struct{}, threadPollDepth)
 	for i, id := range ids {
 		wg.Add(1)
+		sem <- struct{}{}
 		go func() {
-			defer wg.Done()
+			defer func() { <-sem; wg.Done() }()
 			t := ThreadInfo{ID: uint64(id), State: "zombie"}
 			if name, err := v.conn.ThreadName(ctx, id); err == nil {
-				t.Name = name
+				t.Name = clip(name, maxNameBytes)
 			}
 			if st, sus, err := v.conn.ThreadStatus(ctx, id); err == nil {
 				t.State = ddm.ThreadStateFromJDWP(st).String()
@@ -580,6 +602,27 @@ func (v *VM) pollJDWPThreads(ctx context.Context) ([]ThreadInfo, error) {
 		v.m.notify(EventThreads, v)
 	}
 	return slices.Clone(out), nil
+}
+
+// threadPollDepth bounds the threads asked about at once by a thread poll:
+// enough to keep the VM busy, few enough that a VM listing a huge number of
+// threads costs no goroutine each.
+const threadPollDepth = 64
+
+// maxNameBytes bounds a thread, VM or application name the monitor keeps
+// from a plain JDWP VM (whose strings are bounded only by the packet size).
+const maxNameBytes = 4096
+
+// clip cuts s to at most n bytes, at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // addNativeThreads gives a local JVM's threads their Linux thread ids and CPU

@@ -18,8 +18,8 @@ const (
 // ChunkHeaderSize is the size of a chunk's type and length fields.
 const ChunkHeaderSize = 8
 
-// DefaultMaxInflated bounds the size a ZLIB chunk may inflate to unless
-// [ParseOptions.MaxInflated] says otherwise.
+// DefaultMaxInflated bounds the size the ZLIB chunks of one packet may
+// inflate to, together, unless [ParseOptions.MaxInflated] says otherwise.
 const DefaultMaxInflated = 64 << 20
 
 // Type is a chunk type: four ASCII characters packed big-endian ("HELO" = 0x48454C4F).
@@ -138,7 +138,9 @@ func Compress(c Chunk) Chunk {
 
 // ParseOptions tunes [ParseChunks].
 type ParseOptions struct {
-	// MaxInflated bounds the inflated size of a ZLIB chunk; 0 means DefaultMaxInflated.
+	// MaxInflated bounds the inflated size of the ZLIB chunks of one
+	// payload, together (a packet of many small ZLIB chunks is a bomb as
+	// much as one large one); 0 means DefaultMaxInflated.
 	MaxInflated int
 }
 
@@ -156,6 +158,11 @@ var (
 // no chunks and no error.
 func ParseChunks(payload []byte, opt ParseOptions) ([]Chunk, error) {
 	var out []Chunk
+	limit := opt.MaxInflated
+	if limit <= 0 {
+		limit = DefaultMaxInflated
+	}
+	inflated := 0 // by the ZLIB chunks so far
 	for off := 0; off < len(payload); {
 		rest := payload[off:]
 		if len(rest) < ChunkHeaderSize {
@@ -169,9 +176,13 @@ func ParseChunks(payload []byte, opt ParseOptions) ([]Chunk, error) {
 		c := Chunk{Type: t, Data: rest[ChunkHeaderSize : ChunkHeaderSize+int(n)]}
 		if t == ZLIB {
 			var err error
-			if c, err = inflate(c.Data, opt.MaxInflated); err != nil {
+			if c, err = inflate(c.Data, limit-inflated); err != nil {
+				if inflated > 0 && errors.Is(err, ErrTooLarge) {
+					err = fmt.Errorf("%w (the packet's earlier ZLIB chunks inflated to %d of the %d bytes allowed)", err, inflated, limit)
+				}
 				return out, fmt.Errorf("chunk %d at offset %d: %w", len(out), off, err)
 			}
+			inflated += len(c.Data)
 		}
 		out = append(out, c)
 		off += ChunkHeaderSize + int(n)
@@ -179,10 +190,9 @@ func ParseChunks(payload []byte, opt ParseOptions) ([]Chunk, error) {
 	return out, nil
 }
 
+// inflate unpacks a ZLIB chunk's data of at most limit bytes (limit may be
+// 0: the packet's bound is used up).
 func inflate(data []byte, limit int) (Chunk, error) {
-	if limit <= 0 {
-		limit = DefaultMaxInflated
-	}
 	if len(data) < 8 {
 		return Chunk{}, fmt.Errorf("%w: %d bytes, need inner type and length", ErrBadZLIB, len(data))
 	}

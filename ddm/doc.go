@@ -5,8 +5,12 @@
 // What it owns:
 //
 //   - Chunk framing ([ParseChunks], [AppendChunk]): several chunks per packet,
-//     ZLIB-compressed chunks with a bound on the inflated size, FAIL as
-//     [*FailError].
+//     ZLIB-compressed chunks with a bound on what one packet's chunks inflate
+//     to ([DefaultMaxInflated]), FAIL as [*FailError].
+//   - Bounds on what a VM may make the monitor hold: strings
+//     ([MaxStringUnits]) and lists ([MaxListLen]) are checked before they are
+//     allocated, the model keeps at most [MaxThreads] threads and a heap map
+//     at most [MaxHeapMapBlocks] blocks.
 //   - Typed messages for every chunk in shared/reference/ddm.md ([Message],
 //     [Encode], [Decode]), in both the 2007 draft layouts and the ones real
 //     Dalvik/ART/ddmlib use; THST layout is auto-detected.

@@ -247,6 +247,23 @@ func (m *HeapMap) Clone() *HeapMap {
 	return &c
 }
 
+// Bounds on what a VM's heap segments make the monitor hold: the blocks of
+// one heap map (16M blocks, 128 MiB; a real VM's map has a block per object
+// at most), the maps assembled at once (a VM has a few heaps), and the
+// errors a map keeps.
+const (
+	MaxHeapMapBlocks = 1 << 24
+	maxOpenHeapMaps  = 16
+	maxRejected      = 64
+)
+
+// reject records a piece dropped, keeping the first maxRejected errors.
+func (m *HeapMap) reject(err error) {
+	if len(m.Rejected) < maxRejected {
+		m.Rejected = append(m.Rejected, err)
+	}
+}
+
 func (m *HeapMap) add(s *HeapSegment) error {
 	at, inArena := len(m.arena), cap(m.arena)-len(m.arena) >= len(s.Runs)/2
 	var blocks []Block
@@ -258,7 +275,16 @@ func (m *HeapMap) add(s *HeapSegment) error {
 		blocks, err = s.blocksCounted(nil, &c)
 	}
 	if err != nil {
-		m.Rejected = append(m.Rejected, err)
+		m.reject(err)
+		return err
+	}
+	var total uint64
+	for _, n := range m.stBlocks {
+		total += n
+	}
+	if total+uint64(len(blocks)) > MaxHeapMapBlocks {
+		err := fmt.Errorf("%w: heap %d would have more than %d blocks", ErrTooLong, m.HeapID, MaxHeapMapBlocks)
+		m.reject(err)
 		return err
 	}
 	for st := range 64 {
@@ -422,6 +448,9 @@ func (a *HeapAssembler) addSegment(m *HeapSegment) error {
 	}
 	k := heapKey{m.HeapID, m.Type == NHSG}
 	hm := a.open[k]
+	if hm == nil && len(a.open) >= maxOpenHeapMaps {
+		return fmt.Errorf("%w: more than %d heap maps assembled at once", ErrTooLong, maxOpenHeapMaps)
+	}
 	if hm == nil {
 		// A segment without a start marker: begin a map anyway, as ddmlib does.
 		hm = &HeapMap{HeapID: k.id, Native: k.native}
@@ -439,6 +468,9 @@ func (a *HeapAssembler) Add(m Message) (*HeapMap, error) {
 	}
 	switch m := m.(type) {
 	case *HeapDumpStart:
+		if a.open[heapKey{m.HeapID, m.Native}] == nil && len(a.open) >= maxOpenHeapMaps {
+			return nil, fmt.Errorf("%w: more than %d heap maps assembled at once", ErrTooLong, maxOpenHeapMaps)
+		}
 		hm := &HeapMap{HeapID: m.HeapID, Native: m.Native}
 		if a.reserve > 0 {
 			if cap(a.reuse) >= a.reserve {

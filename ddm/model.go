@@ -281,11 +281,18 @@ func (d *ClientData) setName(name string) {
 	}
 }
 
+// MaxThreads bounds the threads the model keeps of one VM (ART's thread
+// ids are 16-bit): a VM that reports more, one packet after the other,
+// cannot make the monitor hold them all. Threads beyond it are not kept.
+const MaxThreads = 1 << 16
+
 func (d *ClientData) thread(id uint32) *Thread {
 	t, ok := d.threads[id]
 	if !ok {
 		t = &Thread{ID: id}
-		d.threads[id] = t
+		if len(d.threads) < MaxThreads {
+			d.threads[id] = t
+		}
 	}
 	return t
 }

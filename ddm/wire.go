@@ -11,6 +11,20 @@ import (
 // with the chunk type and offset.
 var ErrShort = errors.New("ddm: chunk data too short")
 
+// ErrTooLong reports a string or list longer than the decoding bounds.
+var ErrTooLong = errors.New("ddm: string or list beyond the decoding bound")
+
+// Decoding bounds: what a VM sends is checked against them before anything
+// is allocated, so that one packet (up to 64 MiB) cannot make the monitor
+// hold many times its size. No name, path or message a real VM sends is
+// longer than a JVM name may be (a class file's u2 length); no list a real
+// VM sends (threads, frames, allocation records, heaps) comes near a
+// million entries.
+const (
+	MaxStringUnits = 1<<16 - 1 // UTF-16 units of one string
+	MaxListLen     = 1 << 20   // entries of one list
+)
+
 // byteOrder is big-endian for everything but NHGT.
 type byteOrder interface {
 	binary.ByteOrder
@@ -120,6 +134,10 @@ func (c *coder) utf16(v *string, n uint32) {
 		c.failf("%w: string of %d UTF-16 units at offset %d, have %d bytes", ErrShort, n, c.off, c.remaining())
 		return
 	}
+	if n > MaxStringUnits {
+		c.failf("%w: string of %d UTF-16 units at offset %d (at most %d)", ErrTooLong, n, c.off, MaxStringUnits)
+		return
+	}
 	if p := c.take(int(n) * 2); p != nil {
 		*v = decodeUTF16(p)
 	}
@@ -165,6 +183,10 @@ func list[T any](c *coder, count int, v *[]T, minSize int, f func(*T)) {
 		}
 		if count < 0 || uint64(count)*uint64(max(minSize, 1)) > uint64(c.remaining()) {
 			c.failf("%w: %d entries of at least %d bytes at offset %d, have %d bytes", ErrShort, count, minSize, c.off, c.remaining())
+			return
+		}
+		if count > MaxListLen {
+			c.failf("%w: list of %d entries at offset %d (at most %d)", ErrTooLong, count, c.off, MaxListLen)
 			return
 		}
 		*v = nil

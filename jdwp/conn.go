@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -33,8 +34,17 @@ type Options struct {
 	Logger zerolog.Logger
 	// Trace selects trace-level logging.
 	Trace Trace
-	// MaxPacketSize bounds the length field of packets read; 0 means DefaultMaxPacketSize.
+	// MaxPacketSize bounds the length field of packets read whole; 0 means
+	// DefaultMaxPacketSize. A reply to Forward passed on in parts is not
+	// bounded by it (nothing holds it whole).
 	MaxPacketSize int
+	// MaxEventBacklog bounds the event sets a subscriber has not taken yet
+	// (and the event packets waiting for the id sizes); 0 means
+	// DefaultMaxEventBacklog. Their packets' data is bounded by
+	// MaxEventBacklogBytes. Past either, the connection fails with
+	// ErrEventBacklog: a VM that floods events, or stops reading while a
+	// subscriber waits on it, cannot make the process hold them all.
+	MaxEventBacklog int
 	// HandshakeTimeout bounds the JDWP handshake; 0 means 10 seconds.
 	HandshakeTimeout time.Duration
 	// RequestTimeout, if non-zero, bounds every call whose context has no earlier deadline.
@@ -215,6 +225,9 @@ func optionsOrZero(opts *Options) Options {
 	}
 	if o.MaxPacketSize <= 0 {
 		o.MaxPacketSize = DefaultMaxPacketSize
+	}
+	if o.MaxEventBacklog <= 0 {
+		o.MaxEventBacklog = DefaultMaxEventBacklog
 	}
 	return o
 }
@@ -622,8 +635,12 @@ func (c *Conn) readLoop() {
 
 // readPacket reads the next packet; a large reply to a Forward call goes to
 // its receiver as it arrives instead (nil packet, nil error).
+//
+// MaxPacketSize bounds every packet read whole; a reply passed on in parts
+// has no bound but JDWP's own (a signed 32-bit length), since it is never
+// held whole: a proxy forwards any size the VM sends.
 func (c *Conn) readPacket(r *bufio.Reader) (*Packet, error) {
-	p, n, err := readHeaderBuffered(r, c.opts.MaxPacketSize)
+	p, n, err := readHeaderBuffered(r, math.MaxInt32)
 	if err != nil {
 		return nil, err
 	}
@@ -639,6 +656,9 @@ func (c *Conn) readPacket(r *bufio.Reader) (*Packet, error) {
 		if call != nil {
 			return nil, c.passOn(r, call, &p, n)
 		}
+	}
+	if HeaderSize+n > c.opts.MaxPacketSize {
+		return nil, fmt.Errorf("%w: length field %d > %d (%s)", ErrPacketTooLarge, HeaderSize+n, c.opts.MaxPacketSize, &p)
 	}
 	if err := readData(r, &p, n); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package jdwp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/ddmbridge/ddmbridge/jdwp/queue"
@@ -284,7 +285,33 @@ func (s *Subscription) Close() {
 	s.q.Close()
 }
 
-func (s *Subscription) push(es *EventSet) { s.q.Push(es) }
+// push queues es for the subscriber; past the connection's backlog bound
+// the connection fails (see Options.MaxEventBacklog).
+func (s *Subscription) push(es *EventSet) {
+	size := eventSetOverhead
+	if es.Packet != nil {
+		size += len(es.Packet.Data)
+	}
+	n, total := s.q.PushCost(es, size)
+	c := s.conn
+	if n > c.opts.MaxEventBacklog || total > MaxEventBacklogBytes {
+		c.fail(fmt.Errorf("%w: %d event sets (%d bytes) wait for a subscriber that takes them slower than the VM sends them (a VM flooding events, or one that stopped reading while the subscriber waits on it): the connection is dropped", ErrEventBacklog, n, total))
+	}
+}
+
+// eventSetOverhead is what an event set costs beyond its packet's data,
+// roughly (the decoded events).
+const eventSetOverhead = 128
+
+// DefaultMaxEventBacklog is Options.MaxEventBacklog's default; past
+// MaxEventBacklogBytes of event packets waiting the connection fails too.
+const (
+	DefaultMaxEventBacklog = 1 << 16
+	MaxEventBacklogBytes   = 64 << 20
+)
+
+// ErrEventBacklog fails a connection whose events pile up unread.
+var ErrEventBacklog = errors.New("jdwp: event backlog beyond its bound")
 
 // close is called when the connection ends: deliver what is queued, then VM_DISCONNECTED.
 func (s *Subscription) close() { s.q.Finish(disconnected()) }
@@ -301,7 +328,12 @@ func (c *Conn) dispatchEvents(p *Packet) {
 	}
 	c.evq = append(c.evq, p)
 	start := len(c.evq) == 1
+	waiting := len(c.evq)
 	c.mu.Unlock()
+	if waiting > c.opts.MaxEventBacklog {
+		c.fail(fmt.Errorf("%w: %d event packets wait for the VM to answer VirtualMachine.IDSizes (a VM that sends events but does not read): the connection is dropped", ErrEventBacklog, waiting))
+		return
+	}
 	if !start {
 		return
 	}

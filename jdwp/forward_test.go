@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"sync"
@@ -318,5 +319,39 @@ func forwardReplies(t *testing.T, chunk byte, stream []byte) {
 			}
 		}
 		rec.mu.Unlock()
+	}
+}
+
+// TestForwardReplyBeyondMaxPacketSize: MaxPacketSize bounds what the
+// connection reads whole, not a reply passed on in parts (issue 25: a
+// 100 MB String made a proxy drop the VM). A forwarded reply larger than
+// the bound reaches its receiver whole; the same reply to a plain command
+// fails the connection with ErrPacketTooLarge.
+func TestForwardReplyBeyondMaxPacketSize(t *testing.T) {
+	checkLeaks(t)
+	const max = 64 << 10
+	const n = 5 * max
+	rec := newPartsRecorder()
+	vm := startFakeVM(t, fakeConfig{Handlers: map[Cmd]fakeHandler{cmdEcho: func(vm *fakeVM, p *Packet) {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i * 13)
+		}
+		vm.reply(p.ID, ErrNone, data)
+	}}})
+	c := vm.dial(t, &Options{MaxPacketSize: max})
+	if _, err := c.Forward(context.Background(), cmdEcho, nil, rec); err != nil {
+		t.Fatal(err)
+	}
+	call := rec.wait(t)
+	rec.mu.Lock()
+	if call.Reply() == nil || len(rec.data) != n || rec.size != n || rec.data[n-1] != byte((n-1)*13%256) {
+		t.Fatalf("forwarded reply: %d of %d bytes, reply %v; want all %d", len(rec.data), rec.size, call.Reply(), n)
+	}
+	rec.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := c.Command(ctx, cmdEcho.Set, cmdEcho.Cmd, nil); !errors.Is(err, ErrPacketTooLarge) {
+		t.Fatalf("plain command with a %d-byte reply, bound %d: %v; want ErrPacketTooLarge", n, max, err)
 	}
 }

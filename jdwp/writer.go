@@ -326,6 +326,36 @@ func (w *PacketWriter) Flush(ctx context.Context) bool {
 	}
 }
 
+// WaitBuffered waits until at most n bytes are queued or in the write
+// under way, writing them itself when no other goroutine does, until ctx
+// ends; it reports whether the output got there. A proxy that passes a
+// large packet on in parts (AppendPart) waits so between parts, for the
+// peer to take what it holds: its memory is then bounded by n, not by the
+// packet's size, as through a bare relay.
+func (w *PacketWriter) WaitBuffered(ctx context.Context, n int) bool {
+	for {
+		w.mu.Lock()
+		switch {
+		case w.closed || w.err != nil || w.held:
+			w.mu.Unlock()
+			return false
+		case len(w.buf)+len(w.aside)+w.segLen+w.flight <= n:
+			w.mu.Unlock()
+			return true
+		case w.writing:
+			if !w.waitFor(ctx, &w.idle) {
+				return false
+			}
+		default:
+			w.mu.Unlock()
+			w.drain(ctx, false)
+			if ctx.Err() != nil {
+				return w.Buffered() <= n
+			}
+		}
+	}
+}
+
 // waitFor releases mu, which the caller holds, and waits until *sig is
 // closed (signal) or ctx ends; the first waiter makes *sig, so that a writer
 // nobody waits for makes no channel.

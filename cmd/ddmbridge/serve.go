@@ -82,7 +82,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	allowExit := fs.Bool("allow-exit", false, "allow the vm/exit method to end VMs")
 	adbAddr := fs.String("adb", "", "adb server HOST:PORT whose devices' VMs to monitor (default: $ADB_SERVER_SOCKET, $ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037; a local server is started when none runs)")
 	noADB := fs.Bool("no-adb", false, "do not follow adb devices")
-	allowOthers := fs.Bool("allow-other-users", false, "accept loopback TCP connections (--rpc tcp:…, --dap tcp:…) from other local users; by default only this user's are (checked on Linux)")
+	allowOthers := fs.Bool("allow-other-users", false, "accept loopback TCP connections (--rpc tcp:…, --dap tcp:…) from other local users, and adopt VMs other local users run; by default only this user's are (checked on Linux)")
 	dapAddr := fs.String("dap", "auto", "accept DAP sessions that debug through this monitor: unix:PATH or loopback tcp:HOST:PORT; 'auto' is a user-only socket for this process (the dap/address method reports it); '' accepts none")
 	if err := parse(ctx, fs, args); err != nil {
 		return err
@@ -94,6 +94,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
+	opts.AllowOtherUsers = *allowOthers
 	if !*noADB {
 		opts.ADB, err = adbClient(*adbAddr)
 		if err != nil {

@@ -11,6 +11,8 @@ type Queue[T any] struct {
 	c      chan T
 	mu     sync.Mutex
 	items  []T
+	costs  []int         // with PushCost: each item's cost, parallel to items
+	total  int           // the costs of the items queued
 	closed bool          // no more Push; the pump ends once items is empty
 	wake   chan struct{} // a Push or Finish happened
 	stop   chan struct{} // closed by Close: drop everything now
@@ -37,12 +39,34 @@ func (q *Queue[T]) Push(v T) {
 	q.signal()
 }
 
+// PushCost is Push for a queue whose consumer may fall behind: v counts
+// cost (its size, say) until it is taken from C. It returns how many values
+// and how much cost wait, v included, so that the producer can bound them.
+// Use it for every value of a queue, or for none.
+func (q *Queue[T]) PushCost(v T, cost int) (n, total int) {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return 0, 0
+	}
+	q.items = append(q.items, v)
+	q.costs = append(q.costs, cost)
+	q.total += cost
+	n, total = len(q.items), q.total
+	q.mu.Unlock()
+	q.signal()
+	return n, total
+}
+
 // Finish appends last values, if any, then ends the queue: what is queued is
 // still delivered, then C is closed. Later calls and Pushes do nothing.
 func (q *Queue[T]) Finish(last ...T) {
 	q.mu.Lock()
 	if !q.closed {
 		q.items = append(q.items, last...)
+		if q.costs != nil {
+			q.costs = append(q.costs, make([]int, len(last))...)
+		}
 		q.closed = true
 	}
 	q.mu.Unlock()
@@ -55,7 +79,7 @@ func (q *Queue[T]) Finish(last ...T) {
 func (q *Queue[T]) Close() {
 	q.mu.Lock()
 	q.closed = true
-	q.items = nil
+	q.items, q.costs, q.total = nil, nil, 0
 	q.mu.Unlock()
 	q.once.Do(func() { close(q.stop) })
 }
@@ -88,6 +112,10 @@ func (q *Queue[T]) pump() {
 		var zero T
 		q.items[0] = zero
 		q.items = q.items[1:]
+		if len(q.costs) > 0 {
+			q.total -= q.costs[0]
+			q.costs = q.costs[1:]
+		}
 		q.mu.Unlock()
 		select {
 		case q.c <- v:

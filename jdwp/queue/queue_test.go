@@ -132,3 +132,24 @@ func TestLanesKeepOrderPerKeyAndRunKeysConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// TestQueuePushCostCountsWhatWaits: PushCost reports how many values and
+// how much cost wait unread, and what the consumer takes no longer counts.
+func TestQueuePushCostCountsWhatWaits(t *testing.T) {
+	q := New[int]()
+	defer q.Close()
+	for i := 1; i <= 3; i++ {
+		if n, total := q.PushCost(i, 10*i); n < i-1 || total < 10*i {
+			t.Fatalf("push %d: %d waiting, cost %d", i, n, total)
+		}
+	}
+	for i := 1; i <= 3; i++ {
+		if v, ok := recv(t, q.C); !ok || v != i {
+			t.Fatalf("got %d, %v; want %d", v, ok, i)
+		}
+	}
+	// All taken: a new value waits alone (or is already in the pump's hand).
+	if n, total := q.PushCost(4, 7); n > 1 || total > 7 {
+		t.Fatalf("after all were read: %d waiting, cost %d; want at most the new one", n, total)
+	}
+}

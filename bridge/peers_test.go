@@ -1,0 +1,211 @@
+package bridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+)
+
+// startJVMAs starts a real HotSpot JVM as another user (uid), its agent
+// listening on 127.0.0.1:port and waiting for a debugger (suspend=y, so it
+// runs no program at all). The JVM is killed when the test ends, and after
+// five minutes at most.
+func startJVMAs(t *testing.T, uid, port int) {
+	t.Helper()
+	jvmtest.RequireJava(t)
+	java, err := jvmtest.FindTool("java")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	cmd := exec.CommandContext(ctx, java, "-XX:-UsePerfData", "-Xshare:auto",
+		fmt.Sprintf("-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:%d", port), "-version")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}, Setpgid: true}
+	cmd.Dir = "/"
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/"}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("starting java as uid %d: %v", uid, err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cancel()
+		cmd.Wait()
+	})
+	listening := make(chan struct{})
+	go func() {
+		var once sync.Once
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			// printed again each time the agent listens anew
+			if strings.Contains(sc.Text(), "Listening for transport dt_socket") {
+				once.Do(func() { close(listening) })
+			}
+		}
+	}()
+	select {
+	case <-listening:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("java as uid %d did not listen within 2 minutes: %s", uid, stderr.String())
+	}
+}
+
+// logLines is a zerolog writer that keeps the lines for a test to wait on.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+	t     testing.TB
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.lines = append(l.lines, string(p))
+	l.mu.Unlock()
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func (l *logLines) has(subs ...string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+next:
+	for _, line := range l.lines {
+		for _, s := range subs {
+			if !strings.Contains(line, s) {
+				continue next
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// TestScanSkipsOtherUsersVM: a VM another local user runs in the scan
+// range is not adopted (issue 25: anyone can listen on 8000-8040 and feed
+// the monitor anything), with a log line saying why and what to pass;
+// naming its address is refused likewise. With AllowOtherUsers it is
+// adopted. The other user is a real uid (nobody) running a real JVM.
+func TestScanSkipsOtherUsersVM(t *testing.T) {
+	t.Parallel()
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run a JVM as another user")
+	}
+	lo := freePorts(t, 1)
+	startJVMAs(t, nobody, lo)
+	addr := fmt.Sprintf("127.0.0.1:%d", lo)
+
+	logs := &logLines{t: t}
+	o := testOptions(t, lo, 1)
+	o.Logger = zerolog.New(logs).Level(zerolog.InfoLevel)
+	m := startMonitor(t, o)
+	waitFor(t, 30*time.Second, "the monitor to say it does not adopt the VM", func() bool {
+		return logs.has("VM not adopted", addr, "uid 65534", "--allow-other-users")
+	})
+	if len(m.VMs()) != 0 {
+		t.Fatalf("the monitor lists %+v; want no VM", m.VMs())
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if _, err := m.OpenDebugger(ctx, addr); !errors.Is(err, errOtherUser) {
+		t.Fatalf("OpenDebugger(%s) = %v; want it refused as another user's VM", addr, err)
+	}
+	m.Close()
+
+	o = testOptions(t, lo, 1)
+	o.AllowOtherUsers = true
+	m = startMonitor(t, o)
+	waitVM(t, m, addr, time.Minute)
+}
+
+// TestListenerUIDSameUser: the owner of a listening socket of this process
+// is this user, bound to the address itself or to any address, over IPv4
+// and IPv6.
+func TestListenerUIDSameUser(t *testing.T) {
+	t.Parallel()
+	for _, bind := range []string{"127.0.0.1:0", "0.0.0.0:0", "[::1]:0", "[::]:0"} {
+		ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", bind)
+		if err != nil {
+			t.Logf("%s: %v (no such address here)", bind, err)
+			continue
+		}
+		defer ln.Close()
+		a := ln.Addr().(*net.TCPAddr)
+		dst := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: a.Port}
+		if a.IP.To4() == nil && !a.IP.IsUnspecified() {
+			dst.IP = net.IPv6loopback
+		}
+		uid, err := listenerUID(dst)
+		if err != nil || uid != os.Getuid() {
+			t.Errorf("listener %s, dialled at %s: uid %d, %v; want %d", a, dst, uid, err, os.Getuid())
+		}
+	}
+}
+
+// TestGuardSameUserClosingAtOnce: a same-user client that connects and
+// closes at once is not logged as refused (issue 25: it was, at warn
+// level, as if another user had connected); the next client is served.
+func TestGuardSameUserClosingAtOnce(t *testing.T) {
+	t.Parallel()
+	logs := &logLines{t: t}
+	ln, err := Listen("tcp:127.0.0.1:0", ListenOptions{Logger: zerolog.New(logs).Level(zerolog.InfoLevel)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- c
+		}
+	}()
+	for i := range 50 {
+		quick, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		quick.Close()
+		stay, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := stay.LocalAddr().String()
+		// The quick one may be admitted (checked before it closed) or
+		// dropped; the one that stays is served either way.
+		for c := range accepted {
+			got := c.RemoteAddr().String()
+			c.Close()
+			if got == want {
+				break
+			}
+		}
+		stay.Close()
+		if logs.has("refused") {
+			t.Fatalf("round %d: a same-user client that closed at once was logged as refused", i)
+		}
+	}
+}
