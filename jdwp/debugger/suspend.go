@@ -356,11 +356,34 @@ var (
 // ThreadReference.Stop and Interrupt back until an invocation ends, so this
 // is the only way to end one early.
 func (s *Suspensions) Abort(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag) error {
+	// Right after InvokeMethod the thread runs but has not entered the
+	// method yet (the agent's own frames are not Java frames): look again
+	// a moment later, the ledger free in between so the call can end.
+	wait := 5 * time.Millisecond
+	for {
+		err := s.abortOnce(ctx, thread, ret)
+		if !errors.Is(err, errNotEntered) {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %w", err, ctx.Err())
+		}
+		wait = min(2*wait, 200*time.Millisecond)
+	}
+}
+
+// errNotEntered says the thread has not entered the invoked method yet
+// (or has just left it).
+var errNotEntered = errors.New("the method has not started or has just returned")
+
+func (s *Suspensions) abortOnce(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	inv := s.invoking[thread]
 	if inv == nil {
-		return errors.New("no method runs for the debugger in the thread")
+		return nil // it returned: the caller sees it
 	}
 	if err := s.conn.SuspendThread(ctx, thread); err != nil {
 		return err
@@ -379,7 +402,7 @@ func (s *Suspensions) forceReturnLocked(ctx context.Context, thread jdwp.ThreadI
 	}
 	k := n - depth // the method's frames, its own the deepest
 	if k < 1 {
-		return fmt.Errorf("the thread shows %d frames, as many as before the call (%d): the method has not started or has returned", n, depth)
+		return fmt.Errorf("%w (%d frames, as before the call)", errNotEntered, n)
 	}
 	if k >= 2 {
 		// Popping the frames it called would skip their finally blocks and
