@@ -110,9 +110,18 @@ func (s *Suspensions) HoldEventAsVM(ctx context.Context, thread jdwp.ThreadID) e
 	if s.invoking[thread] != nil {
 		return nil // Exit settles the count
 	}
-	if err := s.conn.ResumeThread(ctx, thread); err != nil {
+	// Fold the event's suspension into the VM's by bringing the thread's
+	// count to what the ledger owes it, from the count the VM reports: a
+	// blind resume would let a thread the VM-wide suspend did not reach
+	// run on while it is shown stopped.
+	n, err := s.conn.SuspendCount(ctx, thread)
+	if err != nil {
 		return fmt.Errorf("fold the thread's suspension into the VM's: %w", err)
 	}
+	if want := s.vm + s.held[thread] + s.events[thread]; int(n) < want {
+		s.log.Debug().Uint64("thread", uint64(thread)).Int32("count", n).Int("owed", want).Msg("a stopped thread's count is below the ledger's")
+	}
+	s.restoreLocked(ctx, thread, int(n))
 	return nil
 }
 
