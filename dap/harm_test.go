@@ -262,7 +262,11 @@ func TestRequestsDuringSlowEvaluate(t *testing.T) {
 			continue
 		}
 		if e, isErr := m.(*godap.ErrorResponse); isErr {
-			t.Fatalf("%s: %s", seqs[seq], mustJSON(e))
+			// The evaluating thread runs the method: its stack cannot be
+			// read until it returns, and the answer says so at once.
+			if seqs[seq] != "stackTrace" || !strings.Contains(e.Body.Error.Format, "running") {
+				t.Fatalf("%s: %s", seqs[seq], mustJSON(e))
+			}
 		}
 		got[seq] = r
 		order = append(order, seqs[seq])

@@ -76,7 +76,18 @@ func (s *Suspensions) ReleaseEvent(ctx context.Context, thread jdwp.ThreadID) er
 	if s.invoking[thread] != nil {
 		return nil // Exit settles the count
 	}
-	return s.conn.ResumeThread(ctx, thread)
+	return s.settleLocked(ctx, thread)
+}
+
+// settleLocked brings thread's count to what the ledger owes it, from the
+// count the VM reports.
+func (s *Suspensions) settleLocked(ctx context.Context, thread jdwp.ThreadID) error {
+	n, err := s.conn.SuspendCount(ctx, thread)
+	if err != nil {
+		return err
+	}
+	s.restoreLocked(ctx, thread, int(n))
+	return nil
 }
 
 func (s *Suspensions) dropEvent(thread jdwp.ThreadID) {
@@ -114,14 +125,9 @@ func (s *Suspensions) HoldEventAsVM(ctx context.Context, thread jdwp.ThreadID) e
 	// count to what the ledger owes it, from the count the VM reports: a
 	// blind resume would let a thread the VM-wide suspend did not reach
 	// run on while it is shown stopped.
-	n, err := s.conn.SuspendCount(ctx, thread)
-	if err != nil {
+	if err := s.settleLocked(ctx, thread); err != nil {
 		return fmt.Errorf("fold the thread's suspension into the VM's: %w", err)
 	}
-	if want := s.vm + s.held[thread] + s.events[thread]; int(n) < want {
-		s.log.Debug().Uint64("thread", uint64(thread)).Int32("count", n).Int("owed", want).Msg("a stopped thread's count is below the ledger's")
-	}
-	s.restoreLocked(ctx, thread, int(n))
 	return nil
 }
 
@@ -313,7 +319,9 @@ func (s *Suspensions) Exit(thread jdwp.ThreadID) {
 	if s.conn.Err() != nil {
 		return
 	}
-	s.restoreLocked(ctx, thread, 1)
+	if err := s.settleLocked(ctx, thread); err != nil && s.conn.Err() == nil {
+		s.log.Warn().Err(err).Msg("settle a thread's count after a method ran for the debugger")
+	}
 }
 
 // restoreLocked brings thread's count from have to what the ledger owes.
