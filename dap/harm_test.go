@@ -296,20 +296,7 @@ func TestCancelThenContinue(t *testing.T) {
 	th := c.expectStop("breakpoint").Body.ThreadId
 	frames := c.stackTrace(th)
 	evalSeq := c.send("evaluate", map[string]any{"expression": "Harm.loudly(3000)", "frameId": frames[0].Id, "context": "repl"})
-	// Wait until the method runs: the thread then has no frames to show.
-	for running := false; !running; {
-		seq := c.send("stackTrace", map[string]any{"threadId": th})
-		for {
-			m := c.next()
-			if r, ok := m.(godap.ResponseMessage); ok && r.GetResponse().RequestSeq == seq {
-				running = !r.GetResponse().Success
-				break
-			}
-			if r, ok := m.(godap.ResponseMessage); ok && r.GetResponse().RequestSeq == evalSeq {
-				t.Fatalf("answered before it was seen running: %s", mustJSON(m))
-			}
-		}
-	}
+	awaitRunning(t, c, th, evalSeq)
 	c.send("cancel", map[string]any{"requestId": evalSeq})
 	cancelled := false
 	for !cancelled {
@@ -414,16 +401,7 @@ func TestEvaluationNeverReturns(t *testing.T) {
 	}
 	// Cancelled while it runs: stopped too, and the thread is usable.
 	seq := c.send("evaluate", map[string]any{"expression": "Harm.spin()", "frameId": frames[0].Id, "context": "repl"})
-	for running := false; !running; {
-		s := c.send("stackTrace", map[string]any{"threadId": th})
-		for {
-			m := c.next()
-			if r, ok := m.(godap.ResponseMessage); ok && r.GetResponse().RequestSeq == s {
-				running = !r.GetResponse().Success
-				break
-			}
-		}
-	}
+	awaitRunning(t, c, th, seq)
 	c.send("cancel", map[string]any{"requestId": seq})
 	for {
 		m := c.next()
@@ -603,5 +581,29 @@ func TestAdapterSendsNoVendorPackets(t *testing.T) {
 	checkRunningFree(t, vm)
 	if n := vendor.Load(); n != 0 {
 		t.Errorf("the adapter sent %d vendor packets to a HotSpot VM", n)
+	}
+}
+
+// awaitRunning waits until thread th runs the method of evaluation
+// evalSeq: its stack can no longer be read. The evaluation must not have
+// answered before.
+func awaitRunning(t *testing.T, c *client, th, evalSeq int) {
+	t.Helper()
+	for running := false; !running; {
+		seq := c.send("stackTrace", map[string]any{"threadId": th})
+		for {
+			m := c.next()
+			r, ok := m.(godap.ResponseMessage)
+			if !ok {
+				continue
+			}
+			if r.GetResponse().RequestSeq == evalSeq {
+				t.Fatalf("answered before it was seen running: %s", mustJSON(m))
+			}
+			if r.GetResponse().RequestSeq == seq {
+				running = !r.GetResponse().Success
+				break
+			}
+		}
 	}
 }

@@ -245,10 +245,8 @@ func (s *Suspensions) Holding() bool {
 	return s.vm > 0 || len(s.held) > 0
 }
 
-// Owed is what the ledger says thread's suspend count should be.
-func (s *Suspensions) Owed(thread jdwp.ThreadID) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// owedLocked is what the ledger says thread's suspend count should be.
+func (s *Suspensions) owedLocked(thread jdwp.ThreadID) int {
 	return s.vm + s.held[thread] + s.events[thread]
 }
 
@@ -326,7 +324,7 @@ func (s *Suspensions) Exit(thread jdwp.ThreadID) {
 
 // restoreLocked brings thread's count from have to what the ledger owes.
 func (s *Suspensions) restoreLocked(ctx context.Context, thread jdwp.ThreadID, have int) {
-	want := s.vm + s.held[thread] + s.events[thread]
+	want := s.owedLocked(thread)
 	for ; have < want; have++ {
 		if err := s.conn.SuspendThread(ctx, thread); err != nil {
 			s.log.Warn().Err(err).Msg("suspend a thread again after a method ran for the debugger")
@@ -341,13 +339,6 @@ func (s *Suspensions) restoreLocked(ctx context.Context, thread jdwp.ThreadID, h
 			return
 		}
 	}
-}
-
-// Invoking reports whether thread runs a method for the debugger.
-func (s *Suspensions) Invoking(thread jdwp.ThreadID) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.invoking[thread] != nil
 }
 
 var (

@@ -230,31 +230,6 @@ func (m *VM) LeftRunning() []jdwp.ThreadID {
 	return out
 }
 
-// WaitInvocations waits until no thread but self runs a method for the
-// debugger (methods left running do not count), or until ctx ends.
-func (m *VM) WaitInvocations(ctx context.Context, self jdwp.ThreadID) {
-	for {
-		m.inv.mu.Lock()
-		busy := false
-		for t, n := range m.inv.running {
-			if t != self && n > 0 && m.inv.late[t] == 0 {
-				busy = true
-				break
-			}
-		}
-		ch := m.inv.done
-		m.inv.mu.Unlock()
-		if !busy {
-			return
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
 // Invoke runs method mt in thread alone (InvokeSingleThreaded): an instance
 // method of recv, or a static one (recv 0), through Invoking.
 func (m *VM) Invoke(ctx context.Context, thread jdwp.ThreadID, recv jdwp.ObjectID, mt Method, args []jdwp.Value) (jdwp.InvokeResult, error) {
