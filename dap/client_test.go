@@ -71,6 +71,7 @@ func startSession(t testing.TB, cfg Config) *client {
 	codec.RegisterEvent("ddmThreads", func() godap.Message { return &customEvent[DDMThreadsBody]{} })
 	codec.RegisterEvent("ddmHeapInfo", func() godap.Message { return &customEvent[DDMHeapInfoBody]{} })
 	codec.RegisterEvent("ddmHeapMap", func() godap.Message { return &customEvent[DDMHeapMapBody]{} })
+	codec.RegisterEvent("memoryCounts", func() godap.Message { return &customEvent[InstanceCountsBody]{} })
 	c := &client{t: t, conn: nc, r: bufio.NewReader(nc), codec: codec, skip: map[string]bool{"output": true, "thread": true}, done: done}
 	t.Cleanup(func() {
 		nc.Close()

@@ -78,6 +78,7 @@ func registerCustom(c *godap.Codec) {
 	c.RegisterRequest("redefineClasses", func() godap.Message { return &redefineClassesRequest{} }, func() godap.Message { return &redefineClassesResponse{} })
 	c.RegisterRequest("dumpHeap", func() godap.Message { return &dumpHeapRequest{} }, func() godap.Message { return &dumpHeapResponse{} })
 	c.RegisterRequest("attachVM", func() godap.Message { return &attachVMRequest{} }, func() godap.Message { return &attachVMResponse{} })
+	registerMemory(c)
 }
 
 // ddmState is the DDM side of a session: the VM's feed (the monitor's, or

@@ -123,6 +123,8 @@ type session struct {
 	released bool        // the VM was released
 
 	dbg *debuggee // nil until launch or attach succeeds
+
+	mem memoryState // the memory view of dbg (memory.go)
 }
 
 func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *session {
@@ -395,6 +397,8 @@ var lanes = map[string]func(*session, godap.RequestMessage) jdwp.ThreadID{
 	"setVariable":   varsLane,
 	"setExpression": frameLane,
 	"completions":   frameLane,
+
+	"memoryView": memoryLane, "instanceCounts": memoryLane, "instances": memoryLane, "trackInstances": memoryLane, "allocations": memoryLane,
 }
 
 // handler runs a request's handler; takes reports whether a decoded
@@ -436,6 +440,9 @@ var routes = map[string]route{
 	"ddmUpdates":              {withDebuggee, replyThen(ErrNoDDM, (*session).ddmUpdates)},
 	"ddmGC":                   {withDebuggee, reply(ErrNoDDM, (*session).ddmGC)},
 	"dumpHeap":                {withDebuggee, reply(ErrUnableToDumpHeap, (*session).dumpHeap)},
+	"memoryView":              {withDebuggee, reply(ErrUnableToListVariables, (*session).memoryView)},
+	"trackInstances":          {withDebuggee, reply(ErrUnableToListVariables, (*session).trackInstances)},
+	"allocations":             {withDebuggee, reply(ErrNoDDM, (*session).allocations)},
 
 	"continue":           {whenStopped, resumes(ErrUnableToResume, (*session).cont)},
 	"next":               {whenStopped, resumes(ErrUnableToResume, (*session).next)},
@@ -452,6 +459,8 @@ var routes = map[string]route{
 	"restartFrame":       {whenStopped, resumes(ErrUnableToResume, (*session).restartFrame)},
 	"exceptionInfo":      {whenStopped, reply(ErrUnableToExceptionInfo, (*session).exceptionInfo)},
 	"dataBreakpointInfo": {whenStopped, reply(ErrUnableToDataBreakpoint, (*session).dataBreakpointInfo)},
+	"instanceCounts":     {whenStopped, reply(ErrUnableToListVariables, (*session).instanceCounts)},
+	"instances":          {whenStopped, reply(ErrUnableToListVariables, (*session).instances)},
 }
 
 // on adapts a handler that answers the request itself.

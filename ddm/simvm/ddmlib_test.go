@@ -64,7 +64,7 @@ func TestDdmlibDecodesSimVM(t *testing.T) {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
 
-	_, conn := serve(t, Options{Profile: ProfileART, PID: 5150, AppName: "com.example.diff", WaitingForDebugger: true, Threads: 5, Tick: time.Hour, GCInterval: time.Hour})
+	vm, conn := serve(t, Options{Profile: ProfileART, PID: 5150, AppName: "com.example.diff", WaitingForDebugger: true, Threads: 5, Tick: time.Hour, GCInterval: time.Hour})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -118,6 +118,12 @@ func TestDdmlibDecodesSimVM(t *testing.T) {
 	do(&ddm.ThreadStatusRequest{})
 	do(&ddm.StackRequest{ThreadID: 2})
 	post(&ddm.AllocTrackingEnable{Enable: true})
+	do(&ddm.Empty{Type: ddm.REAQ}) // the VM handles its packets in order: the tracker is on
+	vm.mu.Lock()
+	for range 5 { // the app allocates (the ticks that would are an hour apart)
+		vm.allocLocked()
+	}
+	vm.mu.Unlock()
 	do(&ddm.Empty{Type: ddm.REAL})
 	post(&ddm.SegmentRequest{When: 1})
 	post(&ddm.Empty{Type: ddm.HPGC})

@@ -31,16 +31,15 @@ type session struct {
 	wmu     sync.Mutex // serialises writes to nc
 	eventID atomic.Uint32
 
-	mu            sync.Mutex // DDM state below
-	ddmActive     bool
-	threadNotify  bool
-	hpifWhen      uint8
-	hpsgWhen      uint8
-	hpsgWhat      uint8
-	nhsgWhen      uint8
-	allocTracking bool
-	profMode      uint8
-	thstStop      chan struct{}
+	mu           sync.Mutex // DDM state below
+	ddmActive    bool
+	threadNotify bool
+	hpifWhen     uint8
+	hpsgWhen     uint8
+	hpsgWhat     uint8
+	nhsgWhen     uint8
+	profMode     uint8
+	thstStop     chan struct{}
 
 	jvm       net.Conn // passthrough target, if any
 	jvmWmu    sync.Mutex
@@ -364,9 +363,7 @@ func (s *session) answer(c ddm.Chunk) answer {
 	case *ddm.Exit:
 		return answer{exit: true}
 	case *ddm.AllocTrackingEnable:
-		s.mu.Lock()
-		s.allocTracking = m.Enable
-		s.mu.Unlock()
+		s.vm.setAllocTracking(m.Enable)
 		return answer{}
 	case *ddm.TraceStart:
 		s.mu.Lock()
@@ -402,20 +399,11 @@ func (s *session) answerEmpty(t ddm.Type) answer {
 	case ddm.HPGC:
 		return answer{after: vm.GC}
 	case ddm.REAQ:
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return answer{reply: &ddm.AllocTrackingStatus{Enabled: s.allocTracking}}
+		on, _ := vm.allocRecords()
+		return answer{reply: &ddm.AllocTrackingStatus{Enabled: on}}
 	case ddm.REAL:
-		s.mu.Lock()
-		on := s.allocTracking
-		s.mu.Unlock()
-		recs := &ddm.AllocRecords{}
-		if on {
-			vm.mu.Lock()
-			recs.Records = append(recs.Records, vm.allocs...)
-			vm.mu.Unlock()
-		}
-		return answer{reply: recs}
+		_, recs := vm.allocRecords()
+		return answer{reply: &ddm.AllocRecords{Records: recs}}
 	case ddm.MPRQ:
 		s.mu.Lock()
 		defer s.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -80,7 +81,8 @@ type VM struct {
 	jvmPID   uint32 // Options.PID as given, for /proc; 0 if not
 	heap     heap
 	sessions map[*session]struct{}
-	allocs   []ddm.AllocRecord
+	allocOn  bool              // the allocation tracker (REAE), one per VM as ART's
+	allocs   []ddm.AllocRecord // recorded while allocOn, oldest first, at most maxAllocRecords
 	gcs      int
 	steps    int // simulation ticks, for tests
 
@@ -288,9 +290,44 @@ func (vm *VM) spawnLocked() *thread {
 func (vm *VM) allocLocked() {
 	o := vm.heap.alloc(vm.rng)
 	vm.heap.allocBytes += uint64(o.units) * unitSize
+	if !vm.allocOn {
+		return // ART records only while the tracker is on
+	}
 	rec := ddm.AllocRecord{Size: o.units * unitSize, ThreadID: 1, Class: []string{"Ljava/lang/Object;", "Ljava/lang/Class;", "[B", "[C", "[I", "[J"}[o.kind],
-		Frames: []ddm.AllocFrame{{Class: "Lcom/example/simvm/Worker;", Method: "work", File: "Worker.java", Line: int16(10 + o.kind)}}}
-	vm.allocs = append([]ddm.AllocRecord{rec}, vm.allocs[:min(len(vm.allocs), 63)]...)
+		Frames: []ddm.AllocFrame{
+			{Class: "Lcom/example/simvm/Worker;", Method: "work", File: "Worker.java", Line: int16(10 + o.kind)},
+			{Class: "Lcom/example/simvm/Worker;", Method: "run", File: "Worker.java", Line: 5},
+		}}
+	if len(vm.allocs) == maxAllocRecords {
+		vm.allocs = slices.Delete(vm.allocs, 0, 1)
+	}
+	vm.allocs = append(vm.allocs, rec)
+}
+
+// maxAllocRecords is how many allocation records the tracker keeps, the
+// newest: ART's cap on REAL's entry count (ddm.md §5.5).
+const maxAllocRecords = 65535
+
+// setAllocTracking turns the allocation tracker on or off as ART's REAE
+// handler does: turned on, it starts with no records (on already, it goes
+// on as it was); turned off, its records are dropped.
+func (vm *VM) setAllocTracking(on bool) {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	if on == vm.allocOn {
+		return
+	}
+	vm.allocOn, vm.allocs = on, nil
+}
+
+// allocRecords returns the tracker's state and its records, most recent
+// first (REAQ, REAL).
+func (vm *VM) allocRecords() (bool, []ddm.AllocRecord) {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	out := slices.Clone(vm.allocs)
+	slices.Reverse(out)
+	return vm.allocOn, out
 }
 
 // stepLocked changes thread states, sometimes starts, renames or ends a

@@ -142,10 +142,10 @@ func TestARTProfile(t *testing.T) {
 		m, _ := c.Request(ctx, &ddm.Empty{Type: ddm.REAQ})
 		return m != nil && m.(*ddm.AllocTrackingStatus).Enabled
 	})
-	m, err = c.Request(ctx, &ddm.Empty{Type: ddm.REAL})
-	if err != nil || len(m.(*ddm.AllocRecords).Records) == 0 {
-		t.Errorf("REAL: %v", err)
-	}
+	eventually(t, "REAL with records of allocations since tracking began", func() bool {
+		m, err := c.Request(ctx, &ddm.Empty{Type: ddm.REAL})
+		return err == nil && len(m.(*ddm.AllocRecords).Records) > 0
+	})
 	c.Send(&ddm.TraceStart{Type: ddm.MPSS, BufferSize: 8 << 20}, nil)
 	eventually(t, "tracing", func() bool {
 		m, _ := c.Request(ctx, &ddm.Empty{Type: ddm.MPRQ})

@@ -22,6 +22,7 @@ type Stops struct {
 	thread  jdwp.ThreadID
 	reason  string
 	reasons map[jdwp.ThreadID]string
+	watch   watchers // told of every stop and resume (Watch, memory_watch.go)
 }
 
 // NewStops returns the state of a session that is not stopped.
@@ -33,6 +34,7 @@ func (s *Stops) Stop(thread jdwp.ThreadID, reason string) {
 	s.stopped, s.thread, s.reason = true, thread, reason
 	s.reasons[thread] = reason
 	s.mu.Unlock()
+	s.watch.tell(true)
 }
 
 // ResumedAll records that every stop was let go.
@@ -41,6 +43,7 @@ func (s *Stops) ResumedAll() {
 	s.stopped, s.thread, s.reason = false, 0, ""
 	s.reasons = map[jdwp.ThreadID]string{}
 	s.mu.Unlock()
+	s.watch.tell(false)
 }
 
 // ResumedThread records that thread was let go alone; the session stays
@@ -53,6 +56,7 @@ func (s *Stops) ResumedThread(thread jdwp.ThreadID, holding bool) {
 	}
 	s.stopped = holding
 	s.mu.Unlock()
+	s.watch.tell(false)
 }
 
 // Ended records that the VM is gone: nothing is stopped.
@@ -60,6 +64,7 @@ func (s *Stops) Ended() {
 	s.mu.Lock()
 	s.stopped = false
 	s.mu.Unlock()
+	s.watch.tell(false)
 }
 
 // Stopped reports whether the session is stopped.

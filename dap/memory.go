@@ -1,0 +1,356 @@
+package dap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	godap "github.com/google/go-dap"
+)
+
+// The memory view's requests (docs/memory.md): memoryView, instanceCounts,
+// instances, trackInstances and allocations, and the memoryCounts event. The
+// policy — when counts are taken, deltas, paging, tracking, the allocation
+// tracker — is package debugger's Memory; this file translates.
+
+// MemoryViewArguments are the arguments of memoryView.
+type MemoryViewArguments struct {
+	// Visible says whether the view is visible: counts are taken in the
+	// background after each stop only while it is.
+	Visible bool `json:"visible"`
+	// Shown lists the classes the view shows, counted first at each stop.
+	Shown []string `json:"shown,omitempty"`
+}
+
+// MemoryViewBody says what the VM can give the view.
+type MemoryViewBody struct {
+	// CanCount: the VM counts and lists instances (CanGetInstanceInfo).
+	CanCount bool `json:"canCount"`
+	// CanTrackAllocations: the VM has DDM's allocation tracker.
+	CanTrackAllocations bool `json:"canTrackAllocations"`
+}
+
+// InstanceCountsArguments are the arguments of instanceCounts.
+type InstanceCountsArguments struct {
+	// Filter selects classes by name: a glob ("com.acme.*") or a substring.
+	Filter string `json:"filter,omitempty"`
+}
+
+// InstanceCountsBody is the body of the instanceCounts response and of the
+// memoryCounts event.
+type InstanceCountsBody struct {
+	Classes []debugger.ClassCount `json:"classes"`
+	// Complete is false in a memoryCounts event that has the classes the
+	// view shows only (the others follow).
+	Complete bool `json:"complete"`
+}
+
+// InstancesArguments are the arguments of instances.
+type InstancesArguments struct {
+	// ClassName is a class's name as instanceCounts gives it.
+	ClassName string `json:"className"`
+	// Start and Count page through the instances (Count 0: all from Start).
+	Start int `json:"start,omitempty"`
+	Count int `json:"count,omitempty"`
+	// New lists only the instances that appeared since the previous stop
+	// (the class must be tracked: trackInstances).
+	New bool `json:"new,omitempty"`
+}
+
+// InstancesBody is the body of the instances response.
+type InstancesBody struct {
+	// Total is the number of instances (at most 100,000 are listed).
+	Total int `json:"total"`
+	// VariablesReference lists the page's instances, each with its fields
+	// and a child listing the objects referring to it.
+	VariablesReference int `json:"variablesReference"`
+}
+
+// TrackInstancesArguments are the arguments of trackInstances.
+type TrackInstancesArguments struct {
+	ClassName string `json:"className"`
+	Track     bool   `json:"track"`
+}
+
+// AllocationsArguments are the arguments of allocations.
+type AllocationsArguments struct {
+	// Enable turns the VM's allocation tracker on or off; left out, it
+	// stays as it is.
+	Enable *bool `json:"enable,omitempty"`
+}
+
+// AllocationsBody is the body of the allocations response.
+type AllocationsBody struct {
+	Enabled bool `json:"enabled"`
+	// Allocations are the records since the previous stop, most recent
+	// first (none while the VM runs, or at the stop the tracker was turned
+	// on).
+	Allocations []debugger.Allocation `json:"allocations"`
+}
+
+type (
+	memoryViewRequest struct {
+		godap.Request
+		Arguments MemoryViewArguments `json:"arguments"`
+	}
+	instanceCountsRequest struct {
+		godap.Request
+		Arguments InstanceCountsArguments `json:"arguments"`
+	}
+	instancesRequest struct {
+		godap.Request
+		Arguments InstancesArguments `json:"arguments"`
+	}
+	trackInstancesRequest struct {
+		godap.Request
+		Arguments TrackInstancesArguments `json:"arguments"`
+	}
+	allocationsRequest struct {
+		godap.Request
+		Arguments AllocationsArguments `json:"arguments"`
+	}
+	memoryViewResponse struct {
+		godap.Response
+		Body MemoryViewBody `json:"body"`
+	}
+	instanceCountsResponse struct {
+		godap.Response
+		Body InstanceCountsBody `json:"body"`
+	}
+	instancesResponse struct {
+		godap.Response
+		Body InstancesBody `json:"body"`
+	}
+	trackInstancesResponse struct{ godap.Response }
+	allocationsResponse    struct {
+		godap.Response
+		Body AllocationsBody `json:"body"`
+	}
+)
+
+// registerMemory teaches the codec the memory view's requests.
+func registerMemory(c *godap.Codec) {
+	c.RegisterRequest("memoryView", func() godap.Message { return &memoryViewRequest{} }, func() godap.Message { return &memoryViewResponse{} })
+	c.RegisterRequest("instanceCounts", func() godap.Message { return &instanceCountsRequest{} }, func() godap.Message { return &instanceCountsResponse{} })
+	c.RegisterRequest("instances", func() godap.Message { return &instancesRequest{} }, func() godap.Message { return &instancesResponse{} })
+	c.RegisterRequest("trackInstances", func() godap.Message { return &trackInstancesRequest{} }, func() godap.Message { return &trackInstancesResponse{} })
+	c.RegisterRequest("allocations", func() godap.Message { return &allocationsRequest{} }, func() godap.Message { return &allocationsResponse{} })
+}
+
+// memoryState is the session's memory view: one debugger.Memory per
+// debuggee, made on the first memory request.
+type memoryState struct {
+	mu sync.Mutex
+	d  *debuggee
+	m  *debugger.Memory
+}
+
+// memory returns the debuggee's memory view.
+func (s *session) memory() *debugger.Memory {
+	s.mem.mu.Lock()
+	defer s.mem.mu.Unlock()
+	d := s.dbg
+	if s.mem.d == d {
+		return s.mem.m
+	}
+	cfg := debugger.MemoryConfig{
+		Context: s.ctx,
+		Go: func(f func()) {
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				f()
+			}()
+		},
+		Log: d.log.With().Str("component", "memory").Logger(),
+		OnCounts: func(cs []debugger.ClassCount, complete bool) {
+			if !s.isDone() {
+				s.send(&customEvent[InstanceCountsBody]{Event: newEvent("memoryCounts"), Body: InstanceCountsBody{Classes: cs, Complete: complete}})
+			}
+		},
+	}
+	if d.ddm != nil {
+		cfg.Tracker = ddmAllocTracker{d.ddm.client}
+	}
+	s.mem.d, s.mem.m = d, debugger.NewMemory(d.conn, d.stops, cfg)
+	return s.mem.m
+}
+
+// memoryError answers a memory request's failure: ErrVMCannot when the VM
+// lacks what it needs.
+func memoryError(err error) error {
+	if errors.Is(err, debugger.ErrNoInstanceInfo) || errors.Is(err, debugger.ErrNoAllocTracker) {
+		return failWith(ErrVMCannot, err)
+	}
+	return err
+}
+
+func (s *session) memoryView(ctx context.Context, r *memoryViewRequest) (MemoryViewBody, error) {
+	m := s.memory()
+	m.SetVisible(r.Arguments.Visible, r.Arguments.Shown)
+	return MemoryViewBody{CanCount: m.CanCount(ctx) == nil, CanTrackAllocations: s.dbg.ddm != nil && s.dbg.ddm.client.Speaks(ctx)}, nil
+}
+
+func (s *session) instanceCounts(ctx context.Context, r *instanceCountsRequest) (InstanceCountsBody, error) {
+	cs, err := s.memory().Counts(ctx, r.Arguments.Filter)
+	return InstanceCountsBody{Classes: cs, Complete: true}, memoryError(err)
+}
+
+func (s *session) trackInstances(ctx context.Context, r *trackInstancesRequest) (*struct{}, error) {
+	return nil, memoryError(s.memory().Track(ctx, r.Arguments.ClassName, r.Arguments.Track))
+}
+
+func (s *session) instances(ctx context.Context, r *instancesRequest) (InstancesBody, error) {
+	a := r.Arguments
+	objs, err := s.memory().Instances(ctx, a.ClassName, a.New)
+	if err != nil {
+		return InstancesBody{}, memoryError(err)
+	}
+	if a.Start < 0 || a.Count < 0 {
+		return InstancesBody{}, fmt.Errorf("start %d and count %d must not be negative", a.Start, a.Count)
+	}
+	lo, hi := min(a.Start, len(objs)), len(objs)
+	if a.Count > 0 {
+		hi = min(lo+a.Count, hi)
+	}
+	ref := s.dbg.refs.vars.add(&objectList{objs: objs[lo:hi], first: lo})
+	return InstancesBody{Total: len(objs), VariablesReference: ref}, nil
+}
+
+func (s *session) allocations(ctx context.Context, r *allocationsRequest) (AllocationsBody, error) {
+	m := s.memory()
+	if e := r.Arguments.Enable; e != nil {
+		if err := m.TrackAllocations(ctx, *e); err != nil {
+			return AllocationsBody{}, memoryError(err)
+		}
+	}
+	if !s.dbg.isStopped() {
+		on, err := m.AllocTracking()
+		return AllocationsBody{Enabled: on, Allocations: []debugger.Allocation{}}, memoryError(err)
+	}
+	on, recs, err := m.Allocations(ctx)
+	if recs == nil {
+		recs = []debugger.Allocation{}
+	}
+	return AllocationsBody{Enabled: on, Allocations: recs}, memoryError(err)
+}
+
+// objectList is a list of objects (a page of a class's instances, the
+// referrers of an object), each expandable to its fields and to the
+// objects referring to it.
+type objectList struct {
+	objs  []jdwp.TaggedObjectID
+	first int // the index of objs[0] in the whole list, for names
+}
+
+func (c *objectList) children(ctx context.Context, d *debuggee, filter string, start, count int) ([]godap.Variable, error) {
+	if filter == "named" {
+		return nil, nil
+	}
+	lo, hi := min(max(start, 0), len(c.objs)), len(c.objs)
+	if count > 0 {
+		hi = min(lo+count, hi)
+	}
+	page := c.objs[lo:hi]
+	out := make([]godap.Variable, len(page))
+	err := parallel(len(page), func(i int) error {
+		o := page[i]
+		v, err := d.variable(ctx, fmt.Sprintf("[%d]", c.first+lo+i), "", jdwp.Value{Tag: o.Tag, Bits: uint64(o.ID)})
+		if err != nil {
+			return err
+		}
+		inner, _ := d.refs.vars.get(v.VariablesReference)
+		v.VariablesReference = d.refs.vars.add(&withReferrers{obj: o.ID, inner: inner})
+		out[i] = v
+		return nil
+	})
+	return out, err
+}
+
+// referrersName names the child of an instance that lists the objects
+// referring to it.
+const referrersName = "<referrers>"
+
+// withReferrers are an object's children as any variable has them, and one
+// more listing the objects that refer to it.
+type withReferrers struct {
+	obj   jdwp.ObjectID
+	inner container // nil for a value without children (a string)
+}
+
+func (c *withReferrers) children(ctx context.Context, d *debuggee, filter string, start, count int) ([]godap.Variable, error) {
+	var out []godap.Variable
+	if c.inner != nil {
+		var err error
+		if out, err = c.inner.children(ctx, d, filter, start, count); err != nil {
+			return nil, err
+		}
+	}
+	if filter == "indexed" || start > 0 {
+		return out, nil
+	}
+	return append(out, godap.Variable{
+		Name: referrersName, Value: "objects referring to this one",
+		VariablesReference: d.refs.vars.add(&referrers{obj: c.obj}),
+		PresentationHint:   &godap.VariablePresentationHint{Kind: "virtual"},
+	}), nil
+}
+
+// referrers are the objects that refer to one (ReferringObjects).
+type referrers struct{ obj jdwp.ObjectID }
+
+func (c *referrers) children(ctx context.Context, d *debuggee, filter string, start, count int) ([]godap.Variable, error) {
+	objs, err := d.s.memory().Referrers(ctx, c.obj)
+	if err != nil {
+		return nil, memoryError(err)
+	}
+	if len(objs) == 0 && start == 0 {
+		return []godap.Variable{{Name: "<none>", Value: "no object refers to this one (it is held from a stack, a JNI reference or a static field of a class, or not at all)"}}, nil
+	}
+	return (&objectList{objs: objs}).children(ctx, d, filter, start, count)
+}
+
+// memoryLane runs the memory requests off the request loop, in order, in a
+// lane of their own: a count of a large heap takes seconds, and continue,
+// stackTrace or the variables of an object must not wait for it.
+func memoryLane(*session, godap.RequestMessage) jdwp.ThreadID { return memoryLaneID }
+
+// memoryLaneID is no thread's id (HotSpot and ART number theirs from 1).
+const memoryLaneID = jdwp.ThreadID(1<<63 - 1)
+
+// ddmAllocTracker is DDM's allocation tracker (REAE, REAL) as package
+// debugger's AllocTracker.
+type ddmAllocTracker struct{ c *ddm.Client }
+
+func (t ddmAllocTracker) Enable(ctx context.Context, on bool) error {
+	if !t.c.Speaks(ctx) {
+		return debugger.ErrNoAllocTracker
+	}
+	t.c.Send(&ddm.AllocTrackingEnable{Enable: on}, nil) // ART answers REAE with no reply: posted, in order with what follows
+	return nil
+}
+
+func (t ddmAllocTracker) Records(ctx context.Context) ([]debugger.Allocation, error) {
+	m, err := t.c.Request(ctx, &ddm.Empty{Type: ddm.REAL})
+	if err != nil {
+		return nil, err
+	}
+	recs, ok := m.(*ddm.AllocRecords)
+	if !ok {
+		return nil, fmt.Errorf("REAL answered with %T", m)
+	}
+	out := make([]debugger.Allocation, len(recs.Records))
+	for i, r := range recs.Records {
+		a := debugger.Allocation{Class: javalang.ClassName(r.Class), Size: r.Size, Thread: uint32(r.ThreadID), Frames: make([]debugger.AllocSite, len(r.Frames))}
+		for j, f := range r.Frames {
+			a.Frames[j] = debugger.AllocSite{Class: javalang.ClassName(f.Class), Method: f.Method, File: f.File, Line: int(f.Line)}
+		}
+		out[i] = a
+	}
+	return out, nil
+}
