@@ -9,6 +9,7 @@ import { Backend, BackendOptions } from './backend/rpc';
 import { DdmHub, errorText } from './ddmHub';
 import { formatBytes } from './heap/heapmap';
 import { HotCodeReplacer } from './debug/hotCodeReplace';
+import { MemoryView } from './memory/memoryView';
 import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickJavaProcess, pickVM } from './debug/providers';
 import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
 import { HprofEditorProvider } from './views/hprofEditor';
@@ -161,6 +162,7 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
   );
 
   context.subscriptions.push(new HotCodeReplacer(log));
+  context.subscriptions.push(new MemoryView(log));
 
   // Views.
   context.subscriptions.push(

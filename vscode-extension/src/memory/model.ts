@@ -1,0 +1,107 @@
+// The memory view's data, free of vscode: the rows of the class table as the
+// adapter sends them (instanceCounts, memoryCounts; docs/memory.md), and what
+// the view does with them — filter, "only changed", sort, labels.
+
+/** One class as instanceCounts and memoryCounts give it. */
+export interface ClassCount {
+  name: string;
+  instances: number;
+  delta: number;
+}
+
+/** The body of instanceCounts and of the memoryCounts event. */
+export interface CountsBody {
+  classes: ClassCount[];
+  complete: boolean;
+}
+
+/** One allocation record (allocations). */
+export interface Allocation {
+  class: string;
+  size: number;
+  thread: number;
+  frames: AllocSite[];
+}
+
+export interface AllocSite {
+  class: string;
+  method: string;
+  file?: string;
+  line: number;
+}
+
+export type SortKey = 'instances' | 'delta' | 'name';
+
+export interface TableOptions {
+  /** A glob (* ?) or a substring of class names; smart case. */
+  filter: string;
+  onlyChanged: boolean;
+  sort: SortKey;
+}
+
+/** Whether a class name matches filter as the adapter's instanceCounts filter does. */
+export function matches(name: string, filter: string): boolean {
+  const f = filter.trim();
+  if (!f) {
+    return true;
+  }
+  const fold = f.toLowerCase() === f;
+  const n = fold ? name.toLowerCase() : name;
+  if (/[*?]/.test(f)) {
+    const re = new RegExp(`^${f.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+    return re.test(n);
+  }
+  return n.includes(f);
+}
+
+/** The rows the table shows. */
+export function tableRows(classes: ClassCount[], o: TableOptions): ClassCount[] {
+  const rows = classes.filter((c) => matches(c.name, o.filter) && (!o.onlyChanged || c.delta !== 0));
+  const by: Record<SortKey, (a: ClassCount, b: ClassCount) => number> = {
+    instances: (a, b) => b.instances - a.instances || a.name.localeCompare(b.name),
+    delta: (a, b) => Math.abs(b.delta) - Math.abs(a.delta) || b.delta - a.delta || a.name.localeCompare(b.name),
+    name: (a, b) => a.name.localeCompare(b.name),
+  };
+  return rows.sort(by[o.sort]);
+}
+
+/** "+1,000", "-3", "" for no change. */
+export function deltaText(d: number): string {
+  if (d === 0) {
+    return '';
+  }
+  return `${d > 0 ? '+' : '−'}${Math.abs(d).toLocaleString('en-US')}`;
+}
+
+/** The description of a class row: "1,250  +1,000". */
+export function countText(c: ClassCount): string {
+  const d = deltaText(c.delta);
+  return `${c.instances.toLocaleString('en-US')}${d ? `  ${d}` : ''}`;
+}
+
+/** A frame as a Java stack trace writes it: "com.example.Worker.work(Worker.java:12)". */
+export function frameText(f: AllocSite): string {
+  let where = 'Unknown Source';
+  if (f.line === -2) {
+    where = 'Native Method';
+  } else if (f.file && f.line >= 0) {
+    where = `${f.file}:${f.line}`;
+  } else if (f.file) {
+    where = f.file;
+  }
+  return `${f.class}.${f.method}(${where})`;
+}
+
+/** The source file a frame names, searched in the workspace: "com/example/Worker.java" for class com.example.Worker. */
+export function frameSourceGlob(f: AllocSite): string | undefined {
+  if (!f.file) {
+    return undefined;
+  }
+  const pkg = f.class.includes('.') ? f.class.slice(0, f.class.lastIndexOf('.')).replace(/\./g, '/') : '';
+  return `**/${pkg ? `${pkg}/` : ''}${f.file}`;
+}
+
+/** The classes the view shows first (counted first at the next stop). */
+export function shownNames(rows: ClassCount[], max = 50): string[] {
+  return rows.slice(0, max).map((c) => c.name);
+}
