@@ -504,6 +504,99 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
   log('done');
 });
 
+// The Memory view: at a stop it lists the VM's classes with their counts; a
+// step that allocates shows a class's change since the previous stop
+// (Sample.tick keeps a byte[1024] per call); a class opens to its instances.
+test('code-server: Memory view — counts at a stop, a delta after a step, the instances of a class', { timeout: 900_000 }, async () => {
+  if (!page.url().startsWith(url.split('?')[0])) {
+    await page.goto(url);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 180000 });
+  }
+  await eventually(
+    async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 15000 });
+      await input.fill('Sample.java');
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Sample.java' });
+      await row.first().waitFor({ state: 'visible', timeout: 15000 });
+      await row.first().click();
+      await page.locator('.tab', { hasText: 'Sample.java' }).waitFor({ timeout: 15000 });
+      return true;
+    },
+    180000,
+    'Sample.java open',
+  );
+  // A breakpoint on tick()'s last line, unless the first test left it.
+  if ((await page.locator('.monaco-editor .codicon-debug-breakpoint').count()) === 0) {
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+G');
+    await page.locator('.quick-input-widget input').fill(`:${lineOf('tick')}`);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('F9');
+    await page.locator('.monaco-editor .codicon-debug-breakpoint').first().waitFor({ timeout: 30000 });
+  }
+  await palette('Debug: Select and Start Debugging');
+  const configRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Attach to current VM' });
+  await configRow.first().waitFor({ timeout: 60000 });
+  await configRow.first().click();
+  await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 180000 });
+  log('memory: paused on breakpoint');
+
+  // The Memory pane of Run and Debug, expanded.
+  const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: new RegExp(`^\\s*${title}`) }) });
+  const memory = pane('Memory');
+  await eventually(
+    async () => {
+      if ((await memory.count()) === 0) {
+        await palette('View: Show Run and Debug');
+        return false;
+      }
+      const header = memory.locator('.pane-header').first();
+      if ((await header.getAttribute('aria-expanded')) !== 'true') {
+        await header.click();
+      }
+      return (await header.getAttribute('aria-expanded')) === 'true';
+    },
+    60000,
+    'the Memory pane in Run and Debug, expanded',
+  );
+  // Counts at this stop: byte[] with its number of instances.
+  const byteRow = memory.locator('.monaco-list-row').filter({ hasText: /^\s*byte\[\]\s*[\d,]+/ });
+  await byteRow.first().waitFor({ timeout: 120000 });
+  await shot('e2e-memory-counts');
+  log(`memory: ${(await byteRow.first().textContent())?.trim()}`);
+
+  // Step until tick() ran again (it keeps one more byte[1024]): byte[] shows its change.
+  const changed = /^\s*byte\[\]\s*[\d,]+\s+[+−][\d,]+/;
+  await eventually(
+    async () => {
+      const text = (await byteRow.first().textContent({ timeout: 2000 }).catch(() => '')) ?? '';
+      if (changed.test(text) && (await page.getByText('Paused on').first().isVisible())) {
+        return true;
+      }
+      await palette('Debug: Step Over');
+      await page.getByText(/Paused on (step|breakpoint)/).first().waitFor({ timeout: 60000 });
+      await memory.locator('.monaco-list-row').filter({ hasText: changed }).first().waitFor({ timeout: 15000 }).catch(() => undefined);
+      return false;
+    },
+    240000,
+    'byte[] showing a change after a step',
+  );
+  log(`memory after a step: ${(await byteRow.first().textContent())?.trim()}`);
+  await shot('e2e-memory-delta');
+
+  // The class opens to its instances.
+  await byteRow.first().click();
+  await memory.locator('.monaco-list-row').filter({ hasText: /^\s*\[0\]: byte\[\d+\]/ }).first().waitFor({ timeout: 60000 });
+  await shot('e2e-memory-instances');
+  log('memory: byte[] instances listed');
+
+  await palette('Debug: Disconnect');
+  await page.getByText('Paused on').first().waitFor({ state: 'hidden', timeout: 60000 });
+});
+
 // HPROF: a plain HotSpot VM (no DDM) starts on a scanned port; "Dump Heap" on it
 // writes a real dump through HotSpot's attach mechanism and opens it in the
 // HPROF editor, whose histogram shows the VM's classes.
