@@ -207,12 +207,12 @@ func (s *session) trackInstances(ctx context.Context, r *trackInstancesRequest) 
 
 func (s *session) instances(ctx context.Context, r *instancesRequest) (InstancesBody, error) {
 	a := r.Arguments
+	if a.Start < 0 || a.Count < 0 {
+		return InstancesBody{}, fmt.Errorf("start %d and count %d must not be negative", a.Start, a.Count)
+	}
 	objs, err := s.memory().Instances(ctx, a.ClassName, a.New)
 	if err != nil {
 		return InstancesBody{}, memoryError(err)
-	}
-	if a.Start < 0 || a.Count < 0 {
-		return InstancesBody{}, fmt.Errorf("start %d and count %d must not be negative", a.Start, a.Count)
 	}
 	lo, hi := min(a.Start, len(objs)), len(objs)
 	if a.Count > 0 {

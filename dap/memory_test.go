@@ -160,8 +160,8 @@ func TestMemoryOnHotSpot(t *testing.T) {
 	c.expectError(ErrUnableToListVariables, "class No$Such is not loaded")
 	c.send("instances", map[string]any{"className": "java.lang.String", "new": true})
 	c.expectError(ErrUnableToListVariables, "is not tracked")
-	c.send("instanceCounts", map[string]any{"filter": "[a"})
-	c.expectError(ErrUnableToListVariables, "no valid glob")
+	c.send("instances", map[string]any{"className": "Alloc$Order", "start": -1})
+	c.expectError(ErrUnableToListVariables, "must not be negative")
 	c.send("allocations", map[string]any{"enable": true})
 	c.expectError(ErrVMCannot, "no allocation tracker")
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -26,7 +26,7 @@ import (
 // Counting is the VM's work (a heap walk per InstanceCounts command, during
 // which the VM's JDWP agent answers nothing else), so it stays off the
 // stepping path: it is done after a stop only while the view is visible, in
-// the background, Settle after the stop (a step that comes sooner finds the
+// the background, a settle time after the stop (a step that comes sooner finds the
 // agent idle), each piece of work once per stop however many ask, and
 // cancelled when the VM resumes: what was not yet sent is never sent. The
 // classes the view shows are counted first, the rest after.
@@ -80,8 +80,10 @@ type MemoryConfig struct {
 	// Timeout bounds each command sent to the VM; 0 means 30 s (a count of
 	// a large heap takes seconds).
 	Timeout time.Duration
-	// Settle is how long after a stop the background work starts; 0 means
-	// DefaultSettle, a negative value none.
+	// Settle is how long after a stop the background work starts at the
+	// least; 0 means DefaultSettle, a negative value none. When the last
+	// count took longer, the wait is that long, up to MaxSettle: the more a
+	// count costs, the likelier a user stepping again soon is spared it.
 	Settle time.Duration
 	// OnCounts, if set, receives the counts the background work took at a
 	// stop: the classes the view shows first (complete false), then all.
@@ -94,6 +96,9 @@ type MemoryConfig struct {
 // an editor asks for the stack and variables first, and a user stepping
 // through code steps again sooner than this.
 const DefaultSettle = 150 * time.Millisecond
+
+// MaxSettle bounds the wait after a stop that a costly last count makes.
+const MaxSettle = time.Second
 
 // Limits that keep memory bounded.
 const (
@@ -120,8 +125,9 @@ type Memory struct {
 	tracked  map[string]*tracked
 	insts    map[string][]jdwp.TaggedObjectID // instances listed at this stop, by class
 	allocOn  bool
-	allocs   []Allocation // the tracker's records at the latest stop
-	allocFor uint64       // the stop allocs belong to
+	allocs   []Allocation  // the tracker's records at the latest stop
+	allocFor uint64        // the stop allocs belong to
+	lastCost time.Duration // how long the last count took
 }
 
 type classEntry struct {
@@ -200,15 +206,19 @@ func (m *Memory) beginLocked() {
 // classes' new instances, then the allocation records.
 func (m *Memory) backgroundLocked(settle bool) {
 	ctx, visible := m.ctx, m.visible
+	wait := m.settleLocked()
 	m.cfg.Go(func() {
-		if settle && m.cfg.Settle > 0 {
-			t := time.NewTimer(m.cfg.Settle)
+		if settle && wait > 0 {
+			t := time.NewTimer(wait)
 			select {
 			case <-ctx.Done():
 				t.Stop()
 				return
 			case <-t.C:
 			}
+		}
+		if ctx.Err() != nil { // resumed as the timer fired: this stop's work is over
+			return
 		}
 		if visible {
 			m.wait(ctx, "counts", m.count)
@@ -222,12 +232,23 @@ func (m *Memory) backgroundLocked(settle bool) {
 		m.mu.Unlock()
 		sort.Strings(names)
 		for _, n := range names {
+			if ctx.Err() != nil {
+				return
+			}
 			m.wait(ctx, "track "+n, func(ctx context.Context, epoch uint64) error { return m.track(ctx, epoch, n) })
 		}
-		if allocs {
+		if allocs && ctx.Err() == nil {
 			m.wait(ctx, "allocations", m.readAllocs)
 		}
 	})
+}
+
+// settleLocked is how long the background work waits after a stop.
+func (m *Memory) settleLocked() time.Duration {
+	if m.cfg.Settle < 0 {
+		return 0
+	}
+	return max(m.cfg.Settle, min(m.lastCost, MaxSettle))
 }
 
 // SetVisible says whether the view is visible and which classes it shows
@@ -305,6 +326,12 @@ func (m *Memory) count(ctx context.Context, epoch uint64) error {
 	if err := m.CanCount(ctx); err != nil {
 		return err
 	}
+	start := time.Now()
+	defer func() {
+		m.mu.Lock()
+		m.lastCost = time.Since(start)
+		m.mu.Unlock()
+	}()
 	cctx, cancel := m.command(ctx)
 	classes, err := m.conn.AllClasses(cctx)
 	cancel()
@@ -423,10 +450,11 @@ func (m *Memory) listLocked(epoch uint64, match func(string) bool) []ClassCount 
 	return out
 }
 
-// Matcher returns what filter selects: a glob (with * ? or [) of whole
-// class names, else a substring; case matters when the filter has an
-// upper-case letter (as editors' smart case does). An empty filter selects
-// everything.
+// Matcher returns what filter selects: with * or ?, a glob of whole class
+// names (* any run of characters, ? one; everything else, brackets
+// included, stands for itself), else a substring; case matters when the
+// filter has an upper-case letter (as editors' smart case does). An empty
+// filter selects everything.
 func Matcher(filter string) (func(string) bool, error) {
 	filter = strings.TrimSpace(filter)
 	if filter == "" {
@@ -439,16 +467,27 @@ func Matcher(filter string) (func(string) bool, error) {
 		}
 		return s
 	}
-	if strings.ContainsAny(filter, "*?[") {
-		if _, err := path.Match(filter, ""); err != nil {
-			return nil, fmt.Errorf("filter %q is no valid glob: %v", filter, err)
-		}
-		return func(n string) bool {
-			ok, _ := path.Match(filter, norm(n))
-			return ok
-		}, nil
+	if !strings.ContainsAny(filter, "*?") {
+		return func(n string) bool { return strings.Contains(norm(n), filter) }, nil
 	}
-	return func(n string) bool { return strings.Contains(norm(n), filter) }, nil
+	var re strings.Builder
+	re.WriteString("^")
+	for _, r := range filter {
+		switch r {
+		case '*':
+			re.WriteString(".*")
+		case '?':
+			re.WriteString(".")
+		default:
+			re.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	re.WriteString("$")
+	rx, err := regexp.Compile(re.String())
+	if err != nil {
+		return nil, fmt.Errorf("filter %q: %v", filter, err)
+	}
+	return func(n string) bool { return rx.MatchString(norm(n)) }, nil
 }
 
 // Counts returns the instance counts of the loaded classes that filter

@@ -1,0 +1,177 @@
+package debugger
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+)
+
+func TestMatcher(t *testing.T) {
+	for _, c := range []struct {
+		filter, name string
+		want         bool
+	}{
+		{"", "anything", true},
+		{"order", "Alloc$Order", true},
+		{"Order", "Alloc$Order", true},
+		{"ORDER", "Alloc$Order", false}, // an upper-case letter: case matters
+		{"com.acme.*", "com.acme.Order", true},
+		{"com.acme.*", "xcom.acme.Order", false}, // a glob is of the whole name
+		{"*$Order", "Alloc$Order", true},
+		{"int[]", "int[]", true}, // no glob: [ is a character
+		{"i?t", "int", true},
+		{"int[]*", "int[][]", true},
+		{"*.String", "java.lang.StringBuilder", false},
+	} {
+		m, err := Matcher(c.filter)
+		if err != nil {
+			t.Fatalf("Matcher(%q): %v", c.filter, err)
+		}
+		if got := m(c.name); got != c.want {
+			t.Errorf("Matcher(%q)(%q) = %v, want %v", c.filter, c.name, got, c.want)
+		}
+	}
+}
+
+// TestDeltas: a delta is the change since the previous stop the class was
+// counted at; a class loaded since the first count counts from 0; classes
+// not counted at this stop, and those with no instances then or now, are
+// left out.
+func TestDeltas(t *testing.T) {
+	m := &Memory{classes: map[string]*classEntry{}}
+	list := func(epoch uint64) map[string]ClassCount {
+		out := map[string]ClassCount{}
+		for _, c := range m.listLocked(epoch, nil) {
+			out[c.Name] = c
+		}
+		return out
+	}
+	m.recordLocked(1, map[string]int64{"A": 10, "B": 5, "Z": 0})
+	m.base = 1
+	if got := list(1); len(got) != 2 || got["A"] != (ClassCount{"A", 10, 0}) || got["B"] != (ClassCount{"B", 5, 0}) {
+		t.Errorf("first count: %+v", got)
+	}
+	m.recordLocked(2, map[string]int64{"A": 12, "C": 3, "Z": 0})
+	if got := list(2); len(got) != 2 || got["A"] != (ClassCount{"A", 12, 2}) || got["C"] != (ClassCount{"C", 3, 3}) {
+		t.Errorf("second count: %+v", got)
+	}
+	m.recordLocked(3, map[string]int64{"A": 12, "B": 1}) // B last counted at stop 1
+	if got := list(3); got["B"] != (ClassCount{"B", 1, -4}) || got["A"] != (ClassCount{"A", 12, 0}) {
+		t.Errorf("third count: %+v", got)
+	}
+	if cs := m.listLocked(3, nil); cs[0].Name != "A" {
+		t.Errorf("not sorted by instances: %+v", cs)
+	}
+}
+
+// idleVM starts a JVM that does nothing and connects to it.
+func idleVM(t *testing.T) *jdwp.Conn {
+	t.Helper()
+	jvmtest.RequireJava(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir, err := jvmtest.CompileFiles(ctx, map[string][]byte{"Idle.java": []byte(`public class Idle {
+    public static void main(String[] args) throws Exception {
+        System.out.println("READY");
+        Thread.sleep(600_000);
+    }
+}
+`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := jvmtest.StartT(t, jvmtest.Options{ClassPath: []string{dir}, MainClass: "Idle", ReadyLine: "READY"})
+	conn, err := jdwp.Dial(ctx, vm.Addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// TestMemoryStopsWithTheStop: on a real HotSpot VM, work asked at a stop
+// that ends before it runs is never done and says the VM resumed; a stop
+// let go before the settle time has no count taken; the next stop's count
+// is taken once and delivered once.
+func TestMemoryStopsWithTheStop(t *testing.T) {
+	conn := idleVM(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	gate := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	var mu sync.Mutex
+	var events []bool
+	done := make(chan struct{}, 8)
+	stops := NewStops()
+	m := NewMemory(conn, stops, MemoryConfig{
+		Context: ctx,
+		Go: func(f func()) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-gate // nothing runs before the test lets it
+				f()
+			}()
+		},
+		Settle: 50 * time.Millisecond,
+		OnCounts: func(_ []ClassCount, complete bool) {
+			mu.Lock()
+			events = append(events, complete)
+			mu.Unlock()
+			if complete {
+				done <- struct{}{}
+			}
+		},
+	})
+	if err := conn.Suspend(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stops.Stop(1, "breakpoint")
+	got := make(chan error, 1)
+	go func() {
+		_, err := m.Counts(ctx, "")
+		got <- err
+	}()
+	m.SetVisible(true, nil) // visible at a stop: a count in the background too
+	// Let the Counts request's job exist before the resume.
+	for {
+		m.mu.Lock()
+		started := m.jobs["counts"] != nil
+		m.mu.Unlock()
+		if started {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	stops.ResumedAll() // before anything ran
+	close(gate)
+	if err := <-got; !errors.Is(err, errResumed) {
+		t.Fatalf("Counts across a resume: %v, want %v", err, errResumed)
+	}
+	// A stop let go at once: the settle time never ends, no count.
+	stops.Stop(1, "step")
+	stops.ResumedAll()
+	// The next stop, held: its count, once.
+	stops.Stop(1, "breakpoint")
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("no counts delivered at a held stop")
+	}
+	cs, err := m.Counts(ctx, "*.String")
+	if err != nil || len(cs) != 1 || cs[0].Name != "java.lang.String" || cs[0].Instances == 0 {
+		t.Fatalf("Counts at the held stop: %+v, %v", cs, err)
+	}
+	stops.ResumedAll()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(events) != 1 || !events[0] {
+		t.Errorf("counts delivered %v, want one complete count (the first two stops ended before theirs)", events)
+	}
+}
