@@ -34,7 +34,8 @@
 // the loop, in order per thread (the thread of their frame or scope; others
 // share one lane), so a slow toString, watch or evaluation never delays
 // threads, stackTrace, scopes, pause, continue or a request about another
-// thread. Who holds each thread suspended, and how a method is run in one,
+// thread; the memory view's requests run in a lane of their own (a count
+// of a large heap takes seconds). Who holds each thread suspended, and how a method is run in one,
 // is package jdwp/debugger's (the suspension ledger): dap asks it, and
 // sends no Suspend or Resume of its own. The routes table (server.go) lists
 // each request once with the state the debuggee must be in (Delve's
@@ -42,7 +43,8 @@
 // with a debuggee (configurationDone, setBreakpoints, breakpointLocations,
 // setFunctionBreakpoints, setExceptionBreakpoints, setDataBreakpoints,
 // threads, pause, terminate, source, loadedSources, redefineClasses, the
-// ddm requests), stopped (continue, next, stepIn, stepOut, stepInTargets,
+// ddm requests, memoryView, trackInstances, allocations), stopped
+// (instanceCounts, instances, continue, next, stepIn, stepOut, stepInTargets,
 // stackTrace, scopes, variables, evaluate, setVariable, setExpression,
 // completions, restartFrame, exceptionInfo, dataBreakpointInfo). Most
 // handlers return their response's body or an error (reply): the error is

@@ -46,6 +46,12 @@
 //   - the registry of the session's event requests (Requests), all cleared
 //     when the session detaches.
 //
+//   - the memory view (Memory, docs/memory.md): instance counts and their
+//     change between stops, taken in the background after a stop while the
+//     view is visible and cancelled when the VM resumes; instances,
+//     referrers, new instances of tracked classes; the records of an
+//     allocation tracker reached through an interface (DDM's, from dap).
+//
 // Still in package dap, to move here: breakpoints (resolving lines and
 // classes to locations, conditions, hit counts) and steps (dap's
 // breakpoints.go, steps.go, exceptions.go), which today mix the policy with
