@@ -167,7 +167,7 @@ func (s *session) memory() *debugger.Memory {
 				f()
 			}()
 		},
-		Log: d.log.With().Str("component", "memory").Logger(),
+		Log: d.log,
 		OnCounts: func(cs []debugger.ClassCount, complete bool) {
 			if !s.isDone() {
 				s.send(&customEvent[InstanceCountsBody]{Event: newEvent("memoryCounts"), Body: InstanceCountsBody{Classes: cs, Complete: complete}})

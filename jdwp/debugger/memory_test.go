@@ -3,9 +3,11 @@ package debugger
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
@@ -174,4 +176,28 @@ func TestMemoryStopsWithTheStop(t *testing.T) {
 	if len(events) != 1 || !events[0] {
 		t.Errorf("counts delivered %v, want one complete count (the first two stops ended before theirs)", events)
 	}
+}
+
+// FuzzMatcher: any filter is accepted (everything but * and ? stands for
+// itself), and a name matches the filter it contains.
+func FuzzMatcher(f *testing.F) {
+	for _, s := range []string{"", "order", "com.acme.*", "*$Order", "int[]", "a[b", `\`, "?", "(.*)+", "Ä*ß"} {
+		f.Add(s, "com.acme.Order")
+	}
+	f.Fuzz(func(t *testing.T, filter, name string) {
+		m, err := Matcher(filter)
+		if err != nil {
+			t.Fatalf("Matcher(%q): %v", filter, err)
+		}
+		m(name)
+		plain := strings.TrimSpace(strings.NewReplacer("*", "", "?", "").Replace(filter))
+		if plain != "" && utf8.ValidString(plain) && utf8.ValidString(name) && !m2(plain)(name+plain) {
+			t.Errorf("Matcher(%q) does not match %q", plain, name+plain)
+		}
+	})
+}
+
+func m2(filter string) func(string) bool {
+	m, _ := Matcher(filter)
+	return m
 }

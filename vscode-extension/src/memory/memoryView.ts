@@ -162,6 +162,7 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   private onResume(): void {
     this.stopped = false;
     this.title();
+    this.changed.fire(undefined); // expanded classes: their instances are gone with the stop
   }
 
   private title(): void {
