@@ -134,7 +134,11 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
 
   private counts(b: CountsBody): void {
     if (b.complete) {
+      const before = shownNames(tableRows(this.classes, this.opts)).join('\n');
       this.classes = b.classes;
+      if (shownNames(tableRows(this.classes, this.opts)).join('\n') !== before) {
+        void this.tellVisibility(); // the rows shown changed: counted first from the next stop on
+      }
     } else {
       const fresh = new Map(b.classes.map((c) => [c.name, c]));
       this.classes = this.classes.map((c) => fresh.get(c.name) ?? c);
