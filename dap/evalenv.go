@@ -220,7 +220,7 @@ func (e *frameEnv) result(ctx context.Context, res jdwp.InvokeResult, err error)
 		return expr.Value{}, err
 	}
 	if res.Exception.ID != 0 {
-		name, msg := e.d.describeException(ctx, e.f.Thread, res.Exception.ID)
+		name, msg := e.d.t.DescribeException(ctx, res.Exception.ID)
 		_, sig, _ := e.d.vm.ObjectType(ctx, res.Exception.ID)
 		return expr.Value{}, &expr.Thrown{Class: name, Message: msg, Object: expr.ObjectRef(uint64(res.Exception.ID), sig)}
 	}

@@ -29,10 +29,8 @@ func (e *namedEnv) Lookup(ctx context.Context, name string) (expr.Value, error) 
 // evalEnv is the environment evaluate uses for a frame: the frame's, with
 // "exception" bound when its thread stopped on an exception.
 func (d *debuggee) evalEnv(ctx context.Context, env *frameEnv) expr.Env {
-	d.mu.Lock()
-	exc, ok := d.bps.lastExc[env.f.Thread]
+	exc, _, ok := d.t.LastException(env.f.Thread)
 	onExc := ok && d.stops.Reason(env.f.Thread) == "exception"
-	d.mu.Unlock()
 	if !onExc {
 		return env
 	}

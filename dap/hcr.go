@@ -163,51 +163,8 @@ func (d *debuggee) redefine(ctx context.Context, files []string) HotCodeReplaceB
 		d.srcs.pools.Forget(def.Type)
 		d.srcs.outlines.Forget(def.Type)
 	}
-	d.reinstallBreakpoints(ctx, redefined)
+	d.t.ReinstallBreakpoints(ctx, redefined)
 	body.Success = true
 	body.Message = fmt.Sprintf("replaced %s; methods running now finish with the old code, calls from now on run the new", strings.Join(body.Classes, ", "))
 	return body
-}
-
-// reinstallBreakpoints sets the line breakpoints of redefined classes again,
-// in their new code. The VM clears the breakpoints of a redefined class (JDI
-// deletes their requests likewise), so without this they would stay shown as
-// verified and never hit again.
-func (d *debuggee) reinstallBreakpoints(ctx context.Context, redefined map[jdwp.ReferenceTypeID]bool) {
-	d.bpMu.Lock()
-	defer d.bpMu.Unlock()
-	var files []*sourceFile
-	var old []int32
-	d.mu.Lock()
-	for _, f := range d.bps.files {
-		owns := false
-		for c := range f.classes {
-			owns = owns || redefined[c]
-		}
-		if !owns {
-			continue
-		}
-		files = append(files, f)
-		for _, bp := range f.bps {
-			for _, id := range bp.reqs {
-				delete(d.bps.bpByReq, id)
-				old = append(old, id)
-			}
-			bp.reqs = nil
-			bp.done = map[jdwp.ReferenceTypeID]bool{}
-		}
-	}
-	d.mu.Unlock()
-	for _, id := range old {
-		d.clearRequest(ctx, jdwp.EventBreakpoint, id)
-	}
-	for _, f := range files {
-		for class := range f.classes {
-			for _, bp := range f.bps {
-				if err := d.install(ctx, bp, class); err != nil {
-					d.log.Warn().Err(err).Str("file", f.path).Int("line", bp.line).Msg("breakpoint not set again after hot code replace")
-				}
-			}
-		}
-	}
 }

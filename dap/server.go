@@ -519,9 +519,9 @@ func resumes[R godap.RequestMessage](id int, f func(*session, context.Context, R
 			return
 		}
 		d := s.dbg
-		d.stopMu.Lock()
-		defer d.stopMu.Unlock()
-		alone := plan.thread != 0 && d.heldAlone(plan.thread)
+		d.t.StopMu.Lock()
+		defer d.t.StopMu.Unlock()
+		alone := plan.thread != 0 && d.t.HeldAlone(plan.thread)
 		var body any
 		if plan.body != nil {
 			body = plan.body(alone)
@@ -541,8 +541,8 @@ func resumes[R godap.RequestMessage](id int, f func(*session, context.Context, R
 func beforeStops(h handler) handler {
 	run := h.run
 	h.run = func(s *session, m godap.RequestMessage) {
-		s.dbg.stopMu.Lock()
-		defer s.dbg.stopMu.Unlock()
+		s.dbg.t.StopMu.Lock()
+		defer s.dbg.t.StopMu.Unlock()
 		run(s, m)
 	}
 	return h

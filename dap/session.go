@@ -201,8 +201,8 @@ type capabilitiesBody struct {
 func (s *session) onConfigurationDoneRequest(r *godap.ConfigurationDoneRequest) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()
-	s.dbg.stopMu.Lock()
-	defer s.dbg.stopMu.Unlock()
+	s.dbg.t.StopMu.Lock()
+	defer s.dbg.t.StopMu.Unlock()
 	if err := s.dbg.configurationDone(ctx); err != nil {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("configurationDone: %w", err))
 		return
@@ -250,7 +250,7 @@ func (s *session) terminate(ctx context.Context, r *godap.TerminateRequest) (*st
 		d.proc.signal(syscall.SIGTERM)
 		go func() {
 			select {
-			case <-d.life.endedCh:
+			case <-d.t.EndedCh():
 			case <-time.After(5 * time.Second):
 				d.proc.kill()
 			}

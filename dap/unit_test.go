@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,35 +35,6 @@ func TestJDWPAddressFromArgs(t *testing.T) {
 	}
 	if _, err := processJDWPAddress(1 << 30); err == nil || !strings.Contains(err.Error(), "no such process") {
 		t.Errorf("missing process: %v", err)
-	}
-}
-
-func TestHitCondition(t *testing.T) {
-	for _, tc := range []struct {
-		cond string
-		hits []bool // for hit counts 1..len
-	}{
-		{"3", []bool{false, false, true, false}},
-		{"== 2", []bool{false, true, false}},
-		{">= 2", []bool{false, true, true}},
-		{"> 2", []bool{false, false, true}},
-		{"< 2", []bool{true, false}},
-		{"% 2", []bool{false, true, false, true}},
-	} {
-		h, err := parseHitCondition(tc.cond)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, want := range tc.hits {
-			if h.ok(i+1) != want {
-				t.Errorf("%q at hit %d: %v", tc.cond, i+1, !want)
-			}
-		}
-	}
-	for _, bad := range []string{"", "x", "% 0", ">= -1"} {
-		if _, err := parseHitCondition(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }
 
@@ -107,18 +77,6 @@ func TestWithdrawn(t *testing.T) {
 	d := &debuggee{caps: jdwp.Capabilities{}}
 	if err := d.cannot("supportsRestartFrame"); err == nil || err.Error() != "this VM cannot pop frames (CanPopFrames is false)" {
 		t.Errorf("cannot: %v", err)
-	}
-}
-
-func TestClassForSource(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "App.java")
-	os.WriteFile(p, []byte("/* package not.this; */\n// package nor.this;\npackage com . example;\nclass App {}\n"), 0o644)
-	if got := classForSource(p); got != "com.example.App" {
-		t.Errorf("classForSource = %q", got)
-	}
-	if got := classForSource(filepath.Join(dir, "Missing.java")); got != "Missing" {
-		t.Errorf("missing file: %q", got)
 	}
 }
 

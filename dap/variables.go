@@ -343,9 +343,7 @@ const exceptionName = "<exception>"
 // stoppedOn returns the exception the VM stopped on when f is the top frame
 // of the thread that threw it.
 func (d *debuggee) stoppedOn(f mirror.Frame) (jdwp.TaggedObjectID, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	exc, ok := d.bps.lastExc[f.Thread]
+	exc, _, ok := d.t.LastException(f.Thread)
 	thread, reason, _ := d.stops.Latest()
 	return exc, ok && f.Depth == 0 && reason == "exception" && thread == f.Thread && exc.ID != 0
 }
