@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"time"
-
 )
 
 // Launch checks: what can be known wrong before the program runs is said by
