@@ -218,11 +218,7 @@ func (f frontend) Ended(launching bool) {
 
 // ValueText presents a value as the Variables view would.
 func (f frontend) ValueText(ctx context.Context, v jdwp.Value) string {
-	ev, err := f.d.toExpr(ctx, v)
-	if err != nil {
-		return "?"
-	}
-	vr, err := f.d.exprVariable(ctx, "", "", ev)
+	vr, err := f.d.variable(ctx, "", "", v)
 	if err != nil {
 		return "?"
 	}
