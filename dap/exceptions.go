@@ -219,7 +219,7 @@ func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
 		var failed string
 		if r.cond != nil {
 			_, sig, _ := d.vm.ObjectType(ctx, e.Exception.ID)
-			env := &namedEnv{frameEnv: d.frameEnv(e.Thread, 0, 0, e.Location), names: map[string]expr.Value{"exception": expr.ObjectRef(uint64(e.Exception.ID), sig)}}
+			env := d.frameEnv(e.Thread, 0, 0, e.Location).With(map[string]expr.Value{"exception": expr.ObjectRef(uint64(e.Exception.ID), sig)})
 			ok, err := expr.Truth(ctx, r.cond, env)
 			if err != nil {
 				failed = fmt.Sprintf("exception breakpoint condition %q failed: %v", r.condText, err)
@@ -251,21 +251,7 @@ func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
 
 // describeException returns an exception's class name and detail message.
 func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, exc jdwp.ObjectID) (string, string) {
-	_, sig, err := d.vm.ObjectType(ctx, exc)
-	if err != nil {
-		return "exception", ""
-	}
-	name := javalang.TypeName(sig)
-	env := d.frameEnv(thread, 0, 0, jdwp.Location{})
-	v, err := env.Field(ctx, expr.ObjectRef(uint64(exc), sig), "detailMessage")
-	if err != nil || v.Kind != expr.KindString {
-		return name, ""
-	}
-	msg, err := env.StringOf(ctx, v)
-	if err != nil {
-		return name, ""
-	}
-	return name, msg
+	return d.ev().DescribeException(ctx, thread, exc)
 }
 
 // exceptionInfo describes the exception a thread stopped on: its
@@ -305,10 +291,10 @@ func (d *debuggee) exceptionDetails(ctx context.Context, env *frameEnv, exc jdwp
 	if depth == 0 {
 		out.EvaluateName = "exception"
 	}
-	if v, err := env.call(ctx, obj, "getMessage"); err == nil && v.Kind == expr.KindString {
+	if v, err := env.Call(ctx, obj, "getMessage"); err == nil && v.Kind == expr.KindString {
 		out.Message, _ = env.StringOf(ctx, v)
 	} else {
-		_, out.Message = d.describeException(ctx, env.f.Thread, exc)
+		_, out.Message = d.describeException(ctx, env.Thread(), exc)
 	}
 	out.StackTrace = d.exceptionTrace(ctx, env, obj)
 	if depth < 4 {
@@ -323,7 +309,7 @@ func (d *debuggee) exceptionDetails(ctx context.Context, env *frameEnv, exc jdwp
 // cannot run, the thread's own frames stand in.
 func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.Value) string {
 	var b strings.Builder
-	arr, err := env.call(ctx, obj, "getStackTrace")
+	arr, err := env.Call(ctx, obj, "getStackTrace")
 	if err == nil && arr.Kind == expr.KindObject {
 		n, err := env.Length(ctx, arr)
 		if err == nil {
@@ -355,7 +341,7 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 			}
 		}
 	}
-	frames, err := d.vm.Frames(ctx, env.f.Thread, 0, -1)
+	frames, err := d.vm.Frames(ctx, env.Thread(), 0, -1)
 	if err != nil {
 		return ""
 	}
@@ -373,18 +359,4 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 		fmt.Fprintf(&b, "\tat %s.%s(%s)\n", javalang.TypeName(sig), m.Name, where)
 	}
 	return b.String()
-}
-
-// call runs a no-argument method of obj.
-func (e *frameEnv) call(ctx context.Context, obj expr.Value, name string) (expr.Value, error) {
-	ms, err := e.Methods(ctx, obj.Type, name)
-	if err != nil {
-		return expr.Value{}, err
-	}
-	for _, m := range ms {
-		if strings.HasPrefix(m.Signature, "()") && !m.Static {
-			return e.Invoke(ctx, obj, m, nil)
-		}
-	}
-	return expr.Value{}, fmt.Errorf("%s has no method %s()", obj.TypeName(), name)
 }
