@@ -29,8 +29,7 @@ func (c exprCond) Truth(ctx context.Context, at debugger.Hit) (bool, error) {
 		return expr.Truth(ctx, c.node, env)
 	}
 	_, sig, _ := c.d.vm.ObjectType(ctx, at.Exception.ID)
-	named := &namedEnv{frameEnv: env, names: map[string]expr.Value{"exception": expr.ObjectRef(uint64(at.Exception.ID), sig)}}
-	return expr.Truth(ctx, c.node, named)
+	return expr.Truth(ctx, c.node, env.With(map[string]expr.Value{"exception": expr.ObjectRef(uint64(at.Exception.ID), sig)}))
 }
 
 // exprMessage is a logpoint's message: text with {expressions}.

@@ -7,8 +7,9 @@
 // numbers, breakpoints, stepping and stop state, sources. The VM model —
 // types, methods, fields, line and variable tables, hierarchy, frames,
 // values, invocation bookkeeping and their caches — lives in the mirror;
-// frameEnv (evalenv.go), the expression engine's environment, and
-// presentVM (present.go) are thin adapters over it. It owns no
+// evaluation (a frame's names, invocation, assignment, lambdas,
+// completions) is package dap/eval's, and presentVM (present.go) is a thin
+// adapter over the mirror. It owns no
 // sockets to VMs: connections come from a [Backend] — the bridge's monitor,
 // or [DirectBackend] (a TCP dial) for a stand-alone session — and launched
 // JVMs connect back to a loopback listener the session opens for them.

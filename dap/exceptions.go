@@ -149,7 +149,7 @@ func (d *debuggee) exceptionDetails(ctx context.Context, env *frameEnv, exc jdwp
 	if depth == 0 {
 		out.EvaluateName = "exception"
 	}
-	if v, err := env.call(ctx, obj, "getMessage"); err == nil && v.Kind == expr.KindString {
+	if v, err := env.Call(ctx, obj, "getMessage"); err == nil && v.Kind == expr.KindString {
 		out.Message, _ = env.StringOf(ctx, v)
 	} else {
 		_, out.Message = d.t.DescribeException(ctx, exc)
@@ -167,7 +167,7 @@ func (d *debuggee) exceptionDetails(ctx context.Context, env *frameEnv, exc jdwp
 // cannot run, the thread's own frames stand in.
 func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.Value) string {
 	var b strings.Builder
-	arr, err := env.call(ctx, obj, "getStackTrace")
+	arr, err := env.Call(ctx, obj, "getStackTrace")
 	if err == nil && arr.Kind == expr.KindObject {
 		n, err := env.Length(ctx, arr)
 		if err == nil {
@@ -199,7 +199,7 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 			}
 		}
 	}
-	frames, err := d.vm.Frames(ctx, env.f.Thread, 0, -1)
+	frames, err := d.vm.Frames(ctx, env.Thread(), 0, -1)
 	if err != nil {
 		return ""
 	}
@@ -217,18 +217,4 @@ func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.V
 		fmt.Fprintf(&b, "\tat %s.%s(%s)\n", javalang.TypeName(sig), m.Name, where)
 	}
 	return b.String()
-}
-
-// call runs a no-argument method of obj.
-func (e *frameEnv) call(ctx context.Context, obj expr.Value, name string) (expr.Value, error) {
-	ms, err := e.Methods(ctx, obj.Type, name)
-	if err != nil {
-		return expr.Value{}, err
-	}
-	for _, m := range ms {
-		if strings.HasPrefix(m.Signature, "()") && !m.Static {
-			return e.Invoke(ctx, obj, m, nil)
-		}
-	}
-	return expr.Value{}, fmt.Errorf("%s has no method %s()", obj.TypeName(), name)
 }

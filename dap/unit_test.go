@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -123,18 +122,5 @@ func TestDialTimeoutSaysHowToStartTheVM(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "-agentlib:jdwp") || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), want) {
 			t.Errorf("a dial of %s that timed out: %v; want %q, the address and how to start the VM", addr, err, want)
 		}
-	}
-}
-
-// TestReceiverOfLongText: completing after a megabyte of console text looks
-// only at its end, and still finds the receiver there.
-func TestReceiverOfLongText(t *testing.T) {
-	text := strings.Repeat("1+", 300_000) + "list.get(0)"
-	n, ok := receiverOf(text)
-	if !ok {
-		t.Fatal("no receiver found at the end of a long text")
-	}
-	if _, isCall := n.(*expr.Call); !isCall {
-		t.Errorf("receiver %T, want the call list.get(0)", n)
 	}
 }

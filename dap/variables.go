@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ddmbridge/ddmbridge/dap/eval"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
@@ -113,7 +114,7 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 	case v.Kind == expr.KindString && v.Known:
 		return godap.Variable{Name: name, EvaluateName: evalName, Value: v.Literal(), Type: "String"}, nil
 	}
-	return d.typedVariable(ctx, name, evalName, toJDWP(v), v.Type)
+	return d.typedVariable(ctx, name, evalName, eval.ToJDWP(v), v.Type)
 }
 
 func isRefTag(t jdwp.Tag) bool {
