@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
+	"github.com/ddmbridge/ddmbridge/dap/outline"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
@@ -51,7 +52,7 @@ type sourceState struct {
 	// srcRefOf maps classes without a local source to their
 	// sourceReference (refs.srcRefs).
 	srcRefOf mirror.Memo[jdwp.ReferenceTypeID, int]
-	outlines mirror.Memo[jdwp.ReferenceTypeID, *outlined]
+	outlines mirror.Memo[jdwp.ReferenceTypeID, *outline.Outline]
 	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
 }
 
@@ -141,7 +142,7 @@ func (d *debuggee) forget() {
 // frame and variable references.
 func (d *debuggee) resumeAll(ctx context.Context) error {
 	d.forget()
-	d.presentSt.release(ctx, d.conn)
+	d.presentSt.release(ctx, d)
 	return d.t.ResumeAll(ctx)
 }
 
@@ -216,6 +217,14 @@ func (f frontend) Ended(launching bool) {
 	d.s.send(&godap.TerminatedEvent{Event: newEvent("terminated")})
 }
 
+// Invalidated has the client ask for the values it shows again (those a
+// method that did not return in time left without their text).
+func (f frontend) Invalidated() {
+	if f.d.s.client.SupportsInvalidatedEvent {
+		f.d.s.send(&godap.InvalidatedEvent{Event: newEvent("invalidated"), Body: godap.InvalidatedEventBody{Areas: []godap.InvalidatedAreas{"variables"}}})
+	}
+}
+
 // ValueText presents a value as the Variables view would.
 func (f frontend) ValueText(ctx context.Context, v jdwp.Value) string {
 	vr, err := f.d.variable(ctx, "", "", v)
@@ -255,7 +264,7 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 		return nil
 	}
 	d.forget()
-	d.presentSt.release(ctx, d.conn)
+	d.presentSt.release(ctx, d)
 	err := d.t.Detach(ctx)
 	d.conn.Close()
 	if d.ddm != nil {

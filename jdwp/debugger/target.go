@@ -63,6 +63,9 @@ type Frontend interface {
 	Ended(launching bool)
 	// ValueText presents a value in a message (a data breakpoint's).
 	ValueText(ctx context.Context, v jdwp.Value) string
+	// Invalidated has the front end show the stop's values again: a
+	// method presentation ran returned late (see Presentation).
+	Invalidated()
 }
 
 // Stop is why a thread stops.
@@ -104,6 +107,8 @@ type Target struct {
 	log zerolog.Logger
 	ctx context.Context
 
+	present Presentation
+
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
 	mu    sync.Mutex // guards everything below
@@ -142,6 +147,7 @@ func New(ctx context.Context, conn *jdwp.Conn, fe Frontend, opts Options, log ze
 		steps:    stepTables{steps: map[jdwp.ThreadID][]int32{}, stepping: map[jdwp.ThreadID]*stepState{}},
 	}
 	t.Events = NewEvents(ctx, t.sub, t.VM, sus, t, spawn, log, opts.RequestTimeout)
+	t.present.t = t
 	return t
 }
 
