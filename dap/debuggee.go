@@ -210,7 +210,7 @@ func (f frontend) Ended(launching bool) {
 		return
 	}
 	if d.proc != nil {
-		if code, ok := d.proc.waitExit(5 * time.Second); ok {
+		if code, ok := d.proc.WaitExit(5 * time.Second); ok {
 			d.s.send(&godap.ExitedEvent{Event: newEvent("exited"), Body: godap.ExitedEventBody{ExitCode: code}})
 		}
 	}
@@ -244,7 +244,7 @@ func (d *debuggee) configurationDone(ctx context.Context) error {
 func (d *debuggee) release(ctx context.Context, terminate bool) error {
 	if d.isEnded() {
 		if d.proc != nil {
-			d.proc.kill()
+			d.proc.Kill()
 		}
 		d.conn.Close()
 		return nil
@@ -252,8 +252,8 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 	if terminate {
 		err := d.conn.Exit(ctx, 1)
 		if d.proc != nil {
-			if _, ok := d.proc.waitExit(2 * time.Second); !ok {
-				d.proc.kill()
+			if _, ok := d.proc.WaitExit(2 * time.Second); !ok {
+				d.proc.Kill()
 			}
 			err = nil
 		}

@@ -37,12 +37,12 @@ func (d *debuggee) runToMain(ctx context.Context, mainClass string) error {
 
 // exitedEarly is the error of a VM that ended before its main class loaded.
 func (d *debuggee) exitedEarly(mainClass string) error {
-	if d.proc == nil || d.proc.cmd == nil {
+	if d.proc == nil || !d.proc.Child() {
 		return fmt.Errorf("the JVM exited before loading %s (see its terminal for why)", mainClass)
 	}
-	code, ok := d.proc.waitExit(5 * time.Second)
+	code, ok := d.proc.WaitExit(5 * time.Second)
 	if !ok {
-		return fmt.Errorf("the JVM disconnected before loading %s%s", mainClass, d.proc.stderrTail())
+		return fmt.Errorf("the JVM disconnected before loading %s%s", mainClass, d.proc.StderrTail())
 	}
-	return fmt.Errorf("the JVM exited with code %d before loading %s:%s", code, mainClass, d.proc.stderrTail())
+	return fmt.Errorf("the JVM exited with code %d before loading %s:%s", code, mainClass, d.proc.StderrTail())
 }

@@ -50,7 +50,7 @@ func (s *session) onLaunchRequest(r *godap.LaunchRequest) {
 		s.sendError(&r.Request, ErrFailedToLaunch, fmt.Errorf("launch %s: %w", cfg.MainClass, err))
 		return
 	}
-	s.announce(&r.Request, "launch", cfg.MainClass, d.proc.pid)
+	s.announce(&r.Request, "launch", cfg.MainClass, d.proc.Pid())
 }
 
 func (s *session) onAttachRequest(r *godap.AttachRequest) {
@@ -243,16 +243,16 @@ func (s *session) onDisconnectRequest(r *godap.DisconnectRequest) {
 // exited and terminated events follow when the VM is gone.
 func (s *session) terminate(ctx context.Context, r *godap.TerminateRequest) (*struct{}, error) {
 	d := s.dbg
-	if d.proc != nil && d.proc.pid > 0 {
+	if d.proc != nil && d.proc.Pid() > 0 {
 		if err := d.resumeAll(ctx); err != nil {
 			s.log.Debug().Err(err).Msg("terminate: resume before SIGTERM")
 		}
-		d.proc.signal(syscall.SIGTERM)
+		d.proc.Signal(syscall.SIGTERM)
 		go func() {
 			select {
 			case <-d.t.EndedCh():
 			case <-time.After(5 * time.Second):
-				d.proc.kill()
+				d.proc.Kill()
 			}
 		}()
 	} else if err := d.conn.Exit(ctx, 0); err != nil && d.conn.Err() == nil {
