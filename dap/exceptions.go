@@ -6,10 +6,10 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ddmbridge/ddmbridge/dap/eval"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
-	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	godap "github.com/google/go-dap"
 )
 
@@ -127,8 +127,7 @@ func (s *session) exceptionInfo(ctx context.Context, r *godap.ExceptionInfoReque
 	if !ok || !have || d.stops.Reason(t) != "exception" {
 		return godap.ExceptionInfoResponseBody{}, fmt.Errorf("thread %d did not stop on an exception", r.Arguments.ThreadId)
 	}
-	env := d.frameEnv(t, 0, 0, jdwp.Location{})
-	details := d.exceptionDetails(ctx, env, exc.ID, 0)
+	details := exceptionDetails(d.frameEnv(t, 0, 0, jdwp.Location{}).Exception(ctx, exc.ID), true)
 	mode := "always"
 	if !caught {
 		mode = "unhandled"
@@ -138,83 +137,14 @@ func (s *session) exceptionInfo(ctx context.Context, r *godap.ExceptionInfoReque
 	}, nil
 }
 
-// exceptionDetails describes an exception and (up to 4 deep) its causes.
-func (d *debuggee) exceptionDetails(ctx context.Context, env *frameEnv, exc jdwp.ObjectID, depth int) godap.ExceptionDetails {
-	_, sig, err := d.vm.ObjectType(ctx, exc)
-	if err != nil {
-		return godap.ExceptionDetails{Message: err.Error()}
-	}
-	obj := expr.ObjectRef(uint64(exc), sig)
-	out := godap.ExceptionDetails{FullTypeName: javalang.TypeName(sig), TypeName: simpleName(javalang.TypeName(sig))}
-	if depth == 0 {
+// exceptionDetails is an exception (and its causes) as DAP shows it.
+func exceptionDetails(e eval.Exception, top bool) godap.ExceptionDetails {
+	out := godap.ExceptionDetails{FullTypeName: e.Type, TypeName: simpleName(e.Type), Message: e.Message, StackTrace: e.StackTrace}
+	if top {
 		out.EvaluateName = "exception"
 	}
-	if v, err := env.Call(ctx, obj, "getMessage"); err == nil && v.Kind == expr.KindString {
-		out.Message, _ = env.StringOf(ctx, v)
-	} else {
-		_, out.Message = d.t.DescribeException(ctx, exc)
-	}
-	out.StackTrace = d.exceptionTrace(ctx, env, obj)
-	if depth < 4 {
-		if cause, err := env.Field(ctx, obj, "cause"); err == nil && cause.Kind == expr.KindObject && cause.Ref != obj.Ref {
-			out.InnerException = []godap.ExceptionDetails{d.exceptionDetails(ctx, env, jdwp.ObjectID(cause.Ref), depth+1)}
-		}
+	if e.Cause != nil {
+		out.InnerException = []godap.ExceptionDetails{exceptionDetails(*e.Cause, false)}
 	}
 	return out
-}
-
-// exceptionTrace formats getStackTrace() as Java prints it; when methods
-// cannot run, the thread's own frames stand in.
-func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.Value) string {
-	var b strings.Builder
-	arr, err := env.Call(ctx, obj, "getStackTrace")
-	if err == nil && arr.Kind == expr.KindObject {
-		n, err := env.Length(ctx, arr)
-		if err == nil {
-			vals, err := d.vm.ArrayValues(ctx, jdwp.ObjectID(arr.Ref), 0, n)
-			if err == nil {
-				for _, v := range vals {
-					el, err := d.toExpr(ctx, v)
-					if err != nil || el.Kind != expr.KindObject {
-						continue
-					}
-					str := func(name string) string {
-						f, err := env.Field(ctx, el, name)
-						if err != nil || f.Kind != expr.KindString {
-							return ""
-						}
-						s, _ := env.StringOf(ctx, f)
-						return s
-					}
-					where := str("fileName")
-					if ln, err := env.Field(ctx, el, "lineNumber"); err == nil && where != "" && ln.I >= 0 {
-						where += fmt.Sprintf(":%d", ln.I)
-					}
-					if where == "" {
-						where = "Unknown Source"
-					}
-					fmt.Fprintf(&b, "\tat %s.%s(%s)\n", str("declaringClass"), str("methodName"), where)
-				}
-				return b.String()
-			}
-		}
-	}
-	frames, err := d.vm.Frames(ctx, env.Thread(), 0, -1)
-	if err != nil {
-		return ""
-	}
-	for _, f := range frames {
-		sf, err := d.describeFrame(ctx, f.Loc)
-		if err != nil {
-			continue
-		}
-		where := "Unknown Source"
-		if sf.Source != nil {
-			where = fmt.Sprintf("%s:%d", sf.Source.Name, sf.Line)
-		}
-		sig, _ := d.vm.Signature(ctx, f.Loc.Class)
-		m, _ := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
-		fmt.Fprintf(&b, "\tat %s.%s(%s)\n", javalang.TypeName(sig), m.Name, where)
-	}
-	return b.String()
 }
