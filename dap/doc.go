@@ -91,7 +91,8 @@
 // stops, by default (suspendAllThreads true) the rest of the VM is
 // suspended too, once the evaluations other threads run have finished;
 // continue and the steps resume it all, so continue answers
-// allThreadsContinued and steps are followed by a continued event. With
+// allThreadsContinued; no continued event follows a request that resumed
+// (DAP: the request implies it). With
 // suspendAllThreads false a stop holds its thread alone (allThreadsStopped
 // false), and continue, the steps and pause act on the thread they name.
 // A stop is never reported between a resuming request's answer and its

@@ -103,7 +103,9 @@ type session struct {
 	wg sync.WaitGroup // goroutines that must end before ServeConn returns
 
 	// Set by initialize.
-	client godap.InitializeRequestArguments
+	client      godap.InitializeRequestArguments
+	view        clientView // the client's conventions (coords.go)
+	initialized bool
 
 	// current is the raw JSON of the request being handled (for fields
 	// go-dap's types cannot tell absent from false), curSeq its seq.
@@ -221,6 +223,11 @@ func (s *session) send(m godap.Message) { s.write(m, nil) }
 // write sends m; register, if set, learns m's sequence number before m is
 // on the wire (so a reverse request's response cannot overtake it).
 func (s *session) write(m godap.Message, register func(seq int)) {
+	if why := s.view.drop(m); why != "" {
+		s.log.Debug().Str("event", m.(godap.EventMessage).GetEvent().Event).Msgf("event not sent: the client did not set %s", why)
+		return
+	}
+	m = s.view.out(m)
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.seq++
@@ -367,6 +374,11 @@ func (s *session) handle(m inbound) {
 	if s.cfg.beforeRequest != nil {
 		s.cfg.beforeRequest(req.GetRequest().Command)
 	}
+	if err := s.view.in(req); err != nil {
+		r := req.GetRequest()
+		s.sendErrorMessage(r.Seq, r.Command, ErrMalformedRequest, fmt.Sprintf("%s: %v", r.Command, err))
+		return
+	}
 	s.dispatch(req)
 }
 
@@ -492,14 +504,13 @@ func replyThen[R godap.RequestMessage, B any](id int, f func(*session, context.C
 
 // resumePlan is what a handler of a request that resumes leaves to the
 // route once it has prepared the resume (a step request set, frames
-// popped): thread, or the whole VM when 0, resumes after the response; a
-// continued event for the DAP thread continued follows the response when
-// it is not 0; body, when not nil, is the response's body, told whether
-// the thread resumes alone.
+// popped): thread, or the whole VM when 0, resumes after the response
+// (no continued event follows: DAP says the request implies it); body,
+// when not nil, is the response's body, told whether the thread resumes
+// alone.
 type resumePlan struct {
-	thread    jdwp.ThreadID
-	continued int
-	body      func(alone bool) any
+	thread jdwp.ThreadID
+	body   func(alone bool) any
 }
 
 // resumes adapts a handler of a request that resumes the VM or a thread.
@@ -527,9 +538,6 @@ func resumes[R godap.RequestMessage](id int, f func(*session, context.Context, R
 			body = plan.body(alone)
 		}
 		s.send(&response[any]{Response: newResponse(rq), Body: body})
-		if plan.continued != 0 {
-			s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: plan.continued, AllThreadsContinued: !alone}})
-		}
 		s.resumeAfter(ctx, rq.Command, plan.thread, alone)
 	}}
 }
@@ -760,9 +768,13 @@ func (d *debuggee) cannot(capability string) error {
 }
 
 func (s *session) initialize(_ context.Context, r *godap.InitializeRequest) (initializeBody, error) {
-	s.client = r.Arguments
-	if r.Arguments.PathFormat != "" && r.Arguments.PathFormat != "path" {
-		return initializeBody{}, fmt.Errorf("pathFormat %q is not supported; use \"path\"", r.Arguments.PathFormat)
+	if s.initialized {
+		return initializeBody{}, failWith(ErrBadState, errors.New("the session is already initialized"))
 	}
+	v, err := newClientView(r.Arguments, s.current)
+	if err != nil {
+		return initializeBody{}, err
+	}
+	s.client, s.view, s.initialized = r.Arguments, v, true
 	return capabilities(), nil
 }
