@@ -39,10 +39,11 @@
 // is package jdwp/debugger's (the suspension ledger): dap asks it, and
 // sends no Suspend or Resume of its own. The routes table (server.go) lists
 // each request once with the state the debuggee must be in (Delve's
-// grouping): any time (initialize, launch, attach, disconnect, attachVM),
+// grouping): any time (initialize, launch, attach, disconnect, attachVM,
+// threads: empty without a debuggee),
 // with a debuggee (configurationDone, setBreakpoints, breakpointLocations,
 // setFunctionBreakpoints, setExceptionBreakpoints, setDataBreakpoints,
-// threads, pause, terminate, source, loadedSources, redefineClasses, the
+// pause, terminate, source, loadedSources, redefineClasses, the
 // ddm requests), stopped (continue, next, stepIn, stepOut, stepInTargets,
 // stackTrace, scopes, variables, evaluate, setVariable, setExpression,
 // completions, restartFrame, exceptionInfo, dataBreakpointInfo). Most

@@ -275,6 +275,11 @@ func (s *session) sendError(req *godap.Request, id int, err error) {
 }
 
 func (s *session) sendErrorMessage(seq int, command string, id int, details string) {
+	s.sendErrorShown(seq, command, id, details, showUser(id, nil))
+}
+
+// sendErrorShown answers with an error; show is the error's showUser.
+func (s *session) sendErrorShown(seq int, command string, id int, details string, show bool) {
 	summary := errorSummaries[id]
 	if s.isCancelled(seq) {
 		summary = "cancelled" // the message DAP prescribes for cancelled requests
@@ -286,8 +291,7 @@ func (s *session) sendErrorMessage(seq int, command string, id int, details stri
 			Command:         command, RequestSeq: seq, Success: false, Message: summary,
 		},
 		Body: godap.ErrorResponseBody{Error: &godap.ErrorMessage{
-			// A VM without DDM is no error to pop up: the editor asks every session.
-			Id: id, Format: fmt.Sprintf("%s: %s", summary, details), ShowUser: id != ErrNoDDM,
+			Id: id, Format: fmt.Sprintf("%s: %s", summary, details), ShowUser: show,
 		}},
 	})
 }
@@ -440,7 +444,7 @@ var routes = map[string]route{
 	"setFunctionBreakpoints":  {withDebuggee, beforeStops(reply(ErrUnableToSetBreakpoints, (*session).setFunctionBreakpoints))},
 	"setExceptionBreakpoints": {withDebuggee, beforeStops(reply(ErrUnableToSetBreakpoints, (*session).setExceptionBreakpoints))},
 	"setDataBreakpoints":      {withDebuggee, beforeStops(reply(ErrUnableToSetBreakpoints, (*session).setDataBreakpoints))},
-	"threads":                 {withDebuggee, reply(ErrUnableToListThreads, (*session).threads)},
+	"threads":                 {anyTime, reply(ErrUnableToListThreads, (*session).threads)},
 	"pause":                   {withDebuggee, replyThen(ErrUnableToPause, (*session).pause)},
 	"source":                  {withDebuggee, reply(ErrUnableToSource, (*session).sourceOf)},
 	"loadedSources":           {withDebuggee, reply(ErrUnableToSource, (*session).loadedSources)},
@@ -492,7 +496,7 @@ func replyThen[R godap.RequestMessage, B any](id int, f func(*session, context.C
 		defer cancel()
 		body, then, err := f(s, ctx, r)
 		if err != nil {
-			s.answerError(r.GetRequest(), id, err)
+			s.answerError(r, id, err)
 			return
 		}
 		s.send(&response[B]{Response: newResponse(r.GetRequest()), Body: body})
@@ -526,7 +530,7 @@ func resumes[R godap.RequestMessage](id int, f func(*session, context.Context, R
 		defer cancel()
 		plan, err := f(s, ctx, r)
 		if err != nil {
-			s.answerError(rq, id, err)
+			s.answerError(r, id, err)
 			return
 		}
 		d := s.dbg
@@ -559,7 +563,8 @@ func beforeStops(h handler) handler {
 // answerError answers rq with err: with the id a *requestError carries,
 // else with id, and a message prefixed with the command unless the error
 // says it is whole.
-func (s *session) answerError(rq *godap.Request, id int, err error) {
+func (s *session) answerError(m godap.RequestMessage, id int, err error) {
+	rq := m.GetRequest()
 	eid, whole := id, false
 	var re *requestError
 	if errors.As(err, &re) {
@@ -571,7 +576,7 @@ func (s *session) answerError(rq *godap.Request, id int, err error) {
 	if !whole {
 		err = fmt.Errorf("%s: %w", rq.Command, err)
 	}
-	s.sendError(rq, eid, err)
+	s.sendErrorShown(rq.Seq, rq.Command, eid, s.explain(err).Error(), showUser(eid, m))
 }
 
 // response is a success response with a body of type B; it encodes as

@@ -23,10 +23,11 @@ var threadStates = map[jdwp.ThreadStatus]string{
 
 // threads lists every thread as "name (state)": the thread the VM
 // stopped in shows why ("main (breakpoint)"), the others their JDWP status
-// ("worker-1 (waiting)", "main (running)").
+// ("worker-1 (waiting)", "main (running)"). Without a debuggee (before
+// launch, after a launch failed: VS Code asks then) the list is empty.
 func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.ThreadsResponseBody, error) {
 	d := s.dbg
-	if d.isEnded() {
+	if d == nil || d.isEnded() {
 		return godap.ThreadsResponseBody{Threads: []godap.Thread{}}, nil
 	}
 	ids, err := d.vm.Threads(ctx)
