@@ -354,10 +354,12 @@ func conformanceSession(t *testing.T, cv convention) ([]stopSeen, []wireMsg) {
 	file := source(t, "Basic.java")
 	callAdd := line(t, "Basic.java", "call-add")
 
-	c.send("setBreakpoints", map[string]any{"source": map[string]any{"path": cv.path(t, file)}, "breakpoints": []map[string]any{{"line": cv.lineOut(callAdd)}}})
+	twice := line(t, "Basic.java", "twice-first")
+	c.send("setBreakpoints", map[string]any{"source": map[string]any{"path": cv.path(t, file)}, "breakpoints": []map[string]any{
+		{"line": cv.lineOut(callAdd)}, {"line": cv.lineOut(twice), "logMessage": "twice {x}"}}})
 	bps := expect[*godap.SetBreakpointsResponse](c).Body.Breakpoints
-	if len(bps) != 1 || !bps[0].Verified || cv.lineIn(bps[0].Line) != callAdd {
-		t.Fatalf("%s: breakpoints %s, want one verified at line %d", cv.name, mustJSON(bps), cv.lineOut(callAdd))
+	if len(bps) != 2 || !bps[0].Verified || cv.lineIn(bps[0].Line) != callAdd || cv.lineIn(bps[1].Line) != twice {
+		t.Fatalf("%s: breakpoints %s, want them verified at lines %d and %d", cv.name, mustJSON(bps), cv.lineOut(callAdd), cv.lineOut(twice))
 	}
 	if bps[0].Source != nil {
 		if p := cv.pathIn(t, bps[0].Source.Path); p != file {
@@ -393,6 +395,22 @@ func conformanceSession(t *testing.T, cv convention) ([]stopSeen, []wireMsg) {
 		return th, top
 	}
 	th, top := stop("breakpoint")
+
+	c.send("stepInTargets", map[string]any{"frameId": top.Id})
+	targets := expect[*godap.StepInTargetsResponse](c).Body.Targets
+	if len(targets) == 0 || !strings.Contains(targets[0].Label, "add") || cv.lineIn(targets[0].Line) != callAdd {
+		t.Errorf("%s: step-in targets %s, want add at line %d", cv.name, mustJSON(targets), cv.lineOut(callAdd))
+	}
+	c.send("loadedSources", nil)
+	found := false
+	for _, src := range expect[*godap.LoadedSourcesResponse](c).Body.Sources {
+		if src.Name == "Basic.java" {
+			found = cv.pathIn(t, src.Path) == file
+		}
+	}
+	if !found {
+		t.Errorf("%s: loadedSources lacks Basic.java at %s", cv.name, cv.path(t, file))
+	}
 
 	c.send("scopes", map[string]any{"frameId": top.Id})
 	scopes := expect[*godap.ScopesResponse](c).Body.Scopes
@@ -442,7 +460,26 @@ func conformanceSession(t *testing.T, cv convention) ([]stopSeen, []wireMsg) {
 	}
 	c.send("disconnect", nil)
 	expect[*godap.DisconnectResponse](c)
-	return stops, rec.messages(t)
+	msgs := rec.messages(t)
+	// The logpoint's output event says where it is, in the client's terms.
+	logged := false
+	for _, m := range msgs {
+		if m.fromClient || m.hdr.Event != "output" {
+			continue
+		}
+		var o godap.OutputEvent
+		json.Unmarshal(m.raw, &o)
+		if strings.Contains(o.Body.Output, "twice 10") {
+			logged = true
+			if cv.lineIn(o.Body.Line) != twice || o.Body.Source == nil || cv.pathIn(t, o.Body.Source.Path) != file {
+				t.Errorf("%s: logpoint output %s, want line %d of %s", cv.name, m.raw, cv.lineOut(twice), cv.path(t, file))
+			}
+		}
+	}
+	if !logged {
+		t.Errorf("%s: no output event of the logpoint", cv.name)
+	}
+	return stops, msgs
 }
 
 func readFile(t *testing.T, p string) string {
