@@ -59,6 +59,23 @@
 // cancelled and answers with an error whose message is "cancelled". Error
 // ids are listed in errors.go.
 //
+// # The client's conventions
+//
+// Inside the adapter lines and columns count from 1, paths are file
+// system paths and variables carry their type. What a client chose in
+// initialize — linesStartAt1 or columnsStartAt1 false, pathFormat "uri",
+// no supportsVariableType — is applied in one place, clientView
+// (coords.go): each request is converted as it is decoded (handle), each
+// message as it is encoded (write), so no handler converts anything.
+// Opt-in events the client did not announce (progress, invalidated,
+// memory) are dropped there too. Errors ask the client to show them
+// (showUser, errors.go) only when they are news: not for evaluation in
+// the console, a watch or a hover, a refused hot code replace (the editor
+// that asked reports it), a request without a debuggee or a cancelled one.
+// docs/editors.md says how each editor starts the adapter;
+// TestDAPConformance validates sessions in each convention against the
+// official DAP schema (testdata/dapschema).
+//
 // # Launch and attach
 //
 // The arguments are [LaunchConfig] and [AttachConfig]; their field comments
@@ -114,8 +131,11 @@
 // A launch lets the VM run until its main class is prepared (nothing of
 // the program has run) before it answers: a JVM that exits first fails the
 // launch with its exit code and stderr, and classPaths entries that do not
-// exist fail it before java starts. Frames of methods a redefine replaced
-// show as obsolete; restartFrame re-enters the new code.
+// exist fail it before java starts. A frame still running a method a
+// redefine replaced shows that method and its line, from the old line table
+// recorded before the redefinition (mirror.Obsolete; for threads suspended
+// then), marked obsolete; evaluation there reaches fields and statics, not
+// locals; restartFrame re-enters the new code.
 //
 // Stepping (steps.go): step-into passes over the classes of stepFilters
 // (the JDK's by default) with JDWP class exclusions, and over synthetic
