@@ -82,6 +82,9 @@ var errorSummaries = map[int]string{
 // asked anyway, or that are no news to the user, do not:
 //   - evaluation in the Debug Console, a watch or a hover: the console
 //     and the watch show the message in place, a hover shows nothing;
+//   - what the client asks by itself and shows in place: completions as
+//     the user types, breakpoint locations, whether a variable can have
+//     a data breakpoint, a variable's children;
 //   - a refused hot code replace: the editor that asked reports it (the
 //     hotCodeReplace event), a toast more would say it twice;
 //   - a request before a debuggee exists, after a failed launch, a request
@@ -91,11 +94,14 @@ func showUser(id int, m godap.RequestMessage) bool {
 	case ErrNoDDM, ErrNoDebuggee, ErrCancelled, ErrUnableToRedefine:
 		return false
 	}
-	if e, ok := m.(*godap.EvaluateRequest); ok {
-		switch e.Arguments.Context {
+	switch r := m.(type) {
+	case *godap.EvaluateRequest:
+		switch r.Arguments.Context {
 		case "repl", "watch", "hover":
 			return false
 		}
+	case *godap.CompletionsRequest, *godap.BreakpointLocationsRequest, *godap.DataBreakpointInfoRequest, *godap.VariablesRequest:
+		return false
 	}
 	return true
 }

@@ -92,7 +92,7 @@ type session struct {
 
 	rwc   io.ReadWriteCloser
 	r     *bufio.Reader
-	wmu   sync.Mutex // serialises writes and seq numbers
+	wmu   sync.Mutex // serialises writes and seq numbers; guards view
 	w     *bufio.Writer
 	seq   int
 	codec *godap.Codec
@@ -223,13 +223,13 @@ func (s *session) send(m godap.Message) { s.write(m, nil) }
 // write sends m; register, if set, learns m's sequence number before m is
 // on the wire (so a reverse request's response cannot overtake it).
 func (s *session) write(m godap.Message, register func(seq int)) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	if why := s.view.drop(m); why != "" {
 		s.log.Debug().Str("event", m.(godap.EventMessage).GetEvent().Event).Msgf("event not sent: the client did not set %s", why)
 		return
 	}
 	m = s.view.out(m)
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
 	s.seq++
 	switch m := m.(type) {
 	case godap.RequestMessage:
@@ -615,11 +615,11 @@ func (s *session) dispatch(req godap.RequestMessage) {
 		return
 	}
 	if rt.need >= withDebuggee && s.dbg == nil {
-		s.sendError(rq, ErrNoDebuggee, fmt.Errorf("%s needs a debuggee: send launch or attach first", rq.Command))
+		s.sendErrorShown(rq.Seq, rq.Command, ErrNoDebuggee, fmt.Sprintf("%s needs a debuggee: send launch or attach first", rq.Command), showUser(ErrNoDebuggee, req))
 		return
 	}
 	if rt.need == whenStopped && !s.dbg.isStopped() {
-		s.sendError(rq, ErrNotStopped, fmt.Errorf("%s needs the VM stopped; pause it or wait for a breakpoint", rq.Command))
+		s.sendErrorShown(rq.Seq, rq.Command, ErrNotStopped, fmt.Sprintf("%s needs the VM stopped; pause it or wait for a breakpoint", rq.Command), showUser(ErrNotStopped, req))
 		return
 	}
 	lane := lanes[rq.Command]
@@ -780,6 +780,8 @@ func (s *session) initialize(_ context.Context, r *godap.InitializeRequest) (ini
 	if err != nil {
 		return initializeBody{}, err
 	}
+	s.wmu.Lock() // write reads the view (a cancel response may be on its way)
 	s.client, s.view, s.initialized = r.Arguments, v, true
+	s.wmu.Unlock()
 	return capabilities(), nil
 }
