@@ -53,7 +53,8 @@ type sourceState struct {
 	// sourceReference (refs.srcRefs).
 	srcRefOf mirror.Memo[jdwp.ReferenceTypeID, int]
 	outlines mirror.Memo[jdwp.ReferenceTypeID, *outline.Outline]
-	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
+	auto     *autoSources    // zero-config source lookup (no sourcePaths), or nil
+	obsolete mirror.Obsolete // what frames of redefined classes run (hcr.go)
 }
 
 // refs are the DAP handles of a session: thread numbers, frame, variable

@@ -39,10 +39,11 @@
 // is package jdwp/debugger's (the suspension ledger): dap asks it, and
 // sends no Suspend or Resume of its own. The routes table (server.go) lists
 // each request once with the state the debuggee must be in (Delve's
-// grouping): any time (initialize, launch, attach, disconnect, attachVM),
+// grouping): any time (initialize, launch, attach, disconnect, attachVM,
+// threads: empty without a debuggee),
 // with a debuggee (configurationDone, setBreakpoints, breakpointLocations,
 // setFunctionBreakpoints, setExceptionBreakpoints, setDataBreakpoints,
-// threads, pause, terminate, source, loadedSources, redefineClasses, the
+// pause, terminate, source, loadedSources, redefineClasses, the
 // ddm requests), stopped (continue, next, stepIn, stepOut, stepInTargets,
 // stackTrace, scopes, variables, evaluate, setVariable, setExpression,
 // completions, restartFrame, exceptionInfo, dataBreakpointInfo). Most
@@ -57,6 +58,23 @@
 // request it names (being handled or still queued) has its context
 // cancelled and answers with an error whose message is "cancelled". Error
 // ids are listed in errors.go.
+//
+// # The client's conventions
+//
+// Inside the adapter lines and columns count from 1, paths are file
+// system paths and variables carry their type. What a client chose in
+// initialize — linesStartAt1 or columnsStartAt1 false, pathFormat "uri",
+// no supportsVariableType — is applied in one place, clientView
+// (coords.go): each request is converted as it is decoded (handle), each
+// message as it is encoded (write), so no handler converts anything.
+// Opt-in events the client did not announce (progress, invalidated,
+// memory) are dropped there too. Errors ask the client to show them
+// (showUser, errors.go) only when they are news: not for evaluation in
+// the console, a watch or a hover, a refused hot code replace (the editor
+// that asked reports it), a request without a debuggee or a cancelled one.
+// docs/editors.md says how each editor starts the adapter;
+// TestDAPConformance validates sessions in each convention against the
+// official DAP schema (testdata/dapschema).
 //
 // # Launch and attach
 //
@@ -91,7 +109,8 @@
 // stops, by default (suspendAllThreads true) the rest of the VM is
 // suspended too, once the evaluations other threads run have finished;
 // continue and the steps resume it all, so continue answers
-// allThreadsContinued and steps are followed by a continued event. With
+// allThreadsContinued; no continued event follows a request that resumed
+// (DAP: the request implies it). With
 // suspendAllThreads false a stop holds its thread alone (allThreadsStopped
 // false), and continue, the steps and pause act on the thread they name.
 // A stop is never reported between a resuming request's answer and its
@@ -112,8 +131,11 @@
 // A launch lets the VM run until its main class is prepared (nothing of
 // the program has run) before it answers: a JVM that exits first fails the
 // launch with its exit code and stderr, and classPaths entries that do not
-// exist fail it before java starts. Frames of methods a redefine replaced
-// show as obsolete; restartFrame re-enters the new code.
+// exist fail it before java starts. A frame still running a method a
+// redefine replaced shows that method and its line, from the old line table
+// recorded before the redefinition (mirror.Obsolete; for threads suspended
+// then), marked obsolete; evaluation there reaches fields and statics, not
+// locals; restartFrame re-enters the new code.
 //
 // Stepping (steps.go): step-into passes over the classes of stepFilters
 // (the JDK's by default) with JDWP class exclusions, and over synthetic

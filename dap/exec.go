@@ -9,8 +9,9 @@ import (
 )
 
 // Execution control. By default a stop suspends the whole VM, so continue
-// and the steps resume all threads: clients are told so with
-// allThreadsContinued and, after a step, a continued event. With
+// and the steps resume all threads: continue answers allThreadsContinued;
+// a step implies it (DAP: the other threads resume unless singleThread), so
+// no continued event follows any of them. With
 // suspendAllThreads false a stop holds its thread alone, and continue, the
 // steps and pause act on the thread they name (see suspend.go).
 
@@ -57,7 +58,7 @@ func (s *session) step(ctx context.Context, threadID int, depth jdwp.StepDepth) 
 	if err := d.t.Step(ctx, t, depth, "step"); err != nil {
 		return resumePlan{}, err
 	}
-	return resumePlan{thread: t, continued: threadID}, nil
+	return resumePlan{thread: t}, nil
 }
 
 func (s *session) next(ctx context.Context, r *godap.NextRequest) (resumePlan, error) {
@@ -120,5 +121,5 @@ func (s *session) restartFrame(ctx context.Context, r *godap.RestartFrameRequest
 	if err := d.t.Step(ctx, f.Thread, jdwp.StepInto, "restart"); err != nil {
 		return resumePlan{}, err
 	}
-	return resumePlan{thread: f.Thread, continued: d.refs.threads.id(f.Thread)}, nil
+	return resumePlan{thread: f.Thread}, nil
 }

@@ -144,7 +144,19 @@ func (d *debuggee) redefine(ctx context.Context, files []string) HotCodeReplaceB
 		body.Message = "nothing to replace: none of the classes is loaded"
 		return body
 	}
-	err := d.conn.RedefineClasses(ctx, defs)
+	// What the suspended frames of these classes run, to show them after.
+	classes := map[jdwp.ReferenceTypeID]bool{}
+	for _, def := range defs {
+		classes[def.Type] = true
+	}
+	keep, err := d.srcs.obsolete.Before(ctx, d.vm, classes)
+	if err != nil {
+		d.log.Debug().Err(err).Msg("hot code replace: the frames of the redefined classes could not be read; obsolete frames will show no line")
+	}
+	err = d.conn.RedefineClasses(ctx, defs)
+	if err == nil && keep != nil {
+		keep()
+	}
 	if err != nil {
 		code := jdwp.Code(err)
 		why, ok := redefineErrors[code]

@@ -81,7 +81,7 @@ func (s *session) onAttachRequest(r *godap.AttachRequest) {
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, cfg.timeout())
 	defer cancel()
-	d, err := s.attach(ctx, target, cfg.CommonConfig)
+	d, err := s.attach(ctx, target, cfg.CommonConfig, cfg.WaitForVM)
 	if err != nil {
 		s.sendError(&r.Request, ErrFailedToAttach, fmt.Errorf("attach %s: %w", target, err))
 		return
@@ -123,7 +123,7 @@ func (s *session) launchAndroid(req *godap.Request, cfg *LaunchConfig) {
 		return
 	}
 	p.update("attaching to "+target, -1)
-	d, err := s.attach(ctx, target, cfg.CommonConfig)
+	d, err := s.attach(ctx, target, cfg.CommonConfig, true)
 	p.end("")
 	if err != nil {
 		s.sendError(req, ErrFailedToLaunch, fmt.Errorf("launch %s: attach %s: %w", cfg.PackageName, target, err))
@@ -141,9 +141,10 @@ func (s *session) launchAndroid(req *godap.Request, cfg *LaunchConfig) {
 	s.announce(req, "launch", cfg.PackageName, pid)
 }
 
-// attach opens the VM through the backend, performs the handshake and starts the session.
-func (s *session) attach(ctx context.Context, target string, common CommonConfig) (*debuggee, error) {
-	nc, err := openWithRetry(ctx, s.cfg.Backend, target)
+// attach opens the VM through the backend, performs the handshake and
+// starts the session; wait retries a refused connection until ctx ends.
+func (s *session) attach(ctx context.Context, target string, common CommonConfig, wait bool) (*debuggee, error) {
+	nc, err := openWithRetry(ctx, s.cfg.Backend, target, wait)
 	if err != nil {
 		return nil, err
 	}

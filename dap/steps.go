@@ -109,5 +109,5 @@ func (s *session) stepInTarget(ctx context.Context, r *godap.StepInRequest) (res
 	if err := d.t.StepInto(ctx, target); err != nil {
 		return resumePlan{}, err
 	}
-	return resumePlan{thread: target.Thread, continued: r.Arguments.ThreadId}, nil
+	return resumePlan{thread: target.Thread}, nil
 }

@@ -118,7 +118,7 @@ func TestDialTimeoutSaysHowToStartTheVM(t *testing.T) {
 	// A port that accepts but never answers in time, and a closed one
 	// whose refusal came too late to be seen.
 	for addr, want := range map[string]string{ln.Addr().String(): "no answer before the timeout", closedAddr: "nothing is listening at " + closedAddr} {
-		_, err := openWithRetry(context.Background(), timeoutBackend{}, addr)
+		_, err := openWithRetry(context.Background(), timeoutBackend{}, addr, true)
 		if err == nil || !strings.Contains(err.Error(), "-agentlib:jdwp") || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), want) {
 			t.Errorf("a dial of %s that timed out: %v; want %q, the address and how to start the VM", addr, err, want)
 		}
