@@ -53,8 +53,7 @@ type sourceState struct {
 	// sourceReference (refs.srcRefs).
 	srcRefOf mirror.Memo[jdwp.ReferenceTypeID, int]
 	outlines mirror.Memo[jdwp.ReferenceTypeID, *outline.Outline]
-	auto     *autoSources    // zero-config source lookup (no sourcePaths), or nil
-	obsolete mirror.Obsolete // what frames of redefined classes run (hcr.go)
+	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
 }
 
 // refs are the DAP handles of a session: thread numbers, frame, variable

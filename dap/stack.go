@@ -262,7 +262,7 @@ func (d *debuggee) describeObsolete(ctx context.Context, f mirror.Frame, total i
 	if err != nil {
 		return godap.StackFrame{}, err
 	}
-	old, ok := d.srcs.obsolete.Find(f, total)
+	old, ok := d.t.Obsolete().Find(f, total)
 	if !ok {
 		return d.obsoleteFrame(ctx, f.Loc.Class, sig)
 	}

@@ -107,7 +107,8 @@ type Target struct {
 	log zerolog.Logger
 	ctx context.Context
 
-	present Presentation
+	present  Presentation
+	obsolete mirror.Obsolete
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
