@@ -55,3 +55,36 @@ func TestAttachClosedPort(t *testing.T) {
 	c.send("disconnect", nil)
 	expect[*godap.DisconnectResponse](c)
 }
+
+// TestShowUser: which error responses ask the client for a notification.
+func TestShowUser(t *testing.T) {
+	eval := func(ctx string) godap.RequestMessage {
+		return &godap.EvaluateRequest{Arguments: godap.EvaluateArguments{Context: ctx}}
+	}
+	for _, tc := range []struct {
+		id   int
+		m    godap.RequestMessage
+		want bool
+	}{
+		{ErrUnableToEvaluate, eval("repl"), false},
+		{ErrUnableToEvaluate, eval("watch"), false},
+		{ErrUnableToEvaluate, eval("hover"), false},
+		{ErrUnableToEvaluate, eval("clipboard"), true},
+		{ErrNotStopped, eval("repl"), false},
+		{ErrUnableToComplete, &godap.CompletionsRequest{}, false},
+		{ErrUnableToListVariables, &godap.VariablesRequest{}, false},
+		{ErrUnableToSetBreakpoints, &godap.BreakpointLocationsRequest{}, false},
+		{ErrUnableToDataBreakpoint, &godap.DataBreakpointInfoRequest{}, false},
+		{ErrUnableToRedefine, nil, false},
+		{ErrNoDebuggee, &godap.ThreadsRequest{}, false},
+		{ErrCancelled, nil, false},
+		{ErrNoDDM, nil, false},
+		{ErrUnableToSetBreakpoints, &godap.SetBreakpointsRequest{}, true},
+		{ErrFailedToLaunch, &godap.LaunchRequest{}, true},
+		{ErrUnableToResume, &godap.NextRequest{}, true},
+	} {
+		if got := showUser(tc.id, tc.m); got != tc.want {
+			t.Errorf("error %d answering %T: showUser %v, want %v", tc.id, tc.m, got, tc.want)
+		}
+	}
+}
