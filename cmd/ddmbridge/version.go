@@ -13,8 +13,9 @@ var version = "dev"
 
 func init() {
 	register(&command{
-		name:    "version",
-		summary: "print the version",
+		name:     "version",
+		summary:  "print the version",
+		synopsis: "ddmbridge version",
 		run: func(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			if err := parse(ctx, fs, args); err != nil {
 				return err
