@@ -69,6 +69,7 @@ func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, na
 	if nargs >= 0 && len(pos) != nargs {
 		return nil, nil, nil, fmt.Errorf("%w: want %s", errUsage, strings.ReplaceAll(usage, "\n", ", or "))
 	}
+	f.args = pos
 	if f.check != nil {
 		if err := f.check(); err != nil {
 			return nil, nil, nil, err
@@ -80,7 +81,6 @@ func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, na
 		cancel()
 		return nil, nil, nil, err
 	}
-	f.args = pos
 	return c, ctx, func() { c.Close(); cancel() }, nil
 }
 
@@ -190,14 +190,17 @@ func runDevices(ctx context.Context, fs *flag.FlagSet, args []string) error {
 func runSelect(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	f := addCLIFlags(fs, false)
 	auto := fs.Bool("auto", false, "make the current VM automatic again (the oldest VM), undoing a selection")
+	f.check = func() error {
+		if *auto != (len(f.args) == 0) || len(f.args) > 1 {
+			return fmt.Errorf("%w: want %s", errUsage, strings.ReplaceAll(selectUsage, "\n", ", or "))
+		}
+		return nil
+	}
 	c, ctx, done, err := f.dial(ctx, fs, args, -1, selectUsage)
 	if err != nil {
 		return err
 	}
 	defer done()
-	if *auto != (len(f.args) == 0) || len(f.args) > 1 {
-		return fmt.Errorf("%w: want %s", errUsage, strings.ReplaceAll(selectUsage, "\n", ", or "))
-	}
 	if *auto {
 		v, err := c.SelectAuto(ctx)
 		switch {

@@ -20,6 +20,9 @@ func init() {
 			if err := parse(ctx, fs, args); err != nil {
 				return err
 			}
+			if fs.NArg() > 0 {
+				return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+			}
 			rev := ""
 			if bi, ok := debug.ReadBuildInfo(); ok {
 				for _, s := range bi.Settings {
