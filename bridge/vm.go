@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/hostproc"
 )
@@ -83,9 +84,12 @@ type VM struct {
 	dc    *ddm.Client // nil for plain JDWP VMs
 	feed  *ddm.Feed   // the one poller of the VM's threads and heaps
 	draft bool        // the VM speaks the 2007 draft protocol (DBGD)
-	log   zerolog.Logger
-	since time.Time
-	from  vmOrigin
+	// ddmOnly: a simulated VM without a JVM (its Version says so,
+	// simvm.DDMOnly): it runs no code, so it is listed as not debuggable.
+	ddmOnly bool
+	log     zerolog.Logger
+	since   time.Time
+	from    vmOrigin
 
 	debugPort int // the debugger port of the VM's address (the monitor owns it), or 0
 
@@ -163,6 +167,10 @@ func (v *VM) Info() VMInfo {
 		if v.dc.Data().Debugger() == ddm.DebuggerWaiting {
 			info.Waiting = true
 		}
+	}
+	if v.ddmOnly {
+		f := false
+		info.Debuggable, info.Note = &f, simvm.DDMOnlyNote
 	}
 	return info
 }
@@ -264,6 +272,7 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 	} else {
 		err = errNotDDM
 	}
+	v.ddmOnly = ver != nil && simvm.DDMOnly(ver.Description)
 	switch {
 	case err == nil:
 		v.dc = dc

@@ -125,7 +125,7 @@ func runVMs(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			state = "debugger attached"
 		case v.Frozen != nil && *v.Frozen:
 			state = "frozen (not debuggable now)"
-		case v.Listed && v.Debuggable != nil && !*v.Debuggable:
+		case v.Debuggable != nil && !*v.Debuggable:
 			state = "not debuggable"
 		case v.Waiting:
 			state = "waiting for debugger"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	godap "github.com/google/go-dap"
 
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
@@ -221,4 +224,69 @@ func lastFrame(s string) string {
 		return ""
 	}
 	return frames[len(frames)-2] // the last one may still be being written
+}
+
+// A simulated VM without --jvm, under a `serve` process: vms lists it as
+// not debuggable and says why; jdb through its debugger port attaches and
+// reports cleanly (no Java stack trace; its version says why there is
+// nothing to debug); a DAP attach is refused with the same words (issue 30).
+func TestBareSimVMSaysItCannotBeDebugged(t *testing.T) {
+	jvmtest.RequireJava(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	port := freePort(t)
+	startChild(t, ctx, "simvm", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--app", "com.example.bare")
+	dir := t.TempDir()
+	rpc, dapSock := "unix:"+filepath.Join(dir, "c.sock"), filepath.Join(dir, "dap.sock")
+	_, serveOut := startChild(t, ctx, "serve", "--no-adb", "--rpc", rpc, "--dap", "unix:"+dapSock,
+		"--scan", fmt.Sprintf("127.0.0.1:%d", port), "--scan-interval", "100ms", "--current-port", "0", "--debug-port-base", "0")
+	var vm map[string]any
+	waitUntil(t, "the simulated VM in vms --json", func() bool {
+		vms := cliVMs(t, rpc)
+		if len(vms) == 1 {
+			vm = vms[0]
+		}
+		return vm != nil
+	})
+	const why = "a simulated VM without --jvm answers DDM only: it runs no code and cannot be debugged"
+	if vm["debuggable"] != false || !strings.Contains(fmt.Sprint(vm["note"]), why) {
+		t.Errorf("vms --json: debuggable %v, note %q", vm["debuggable"], vm["note"])
+	}
+	id := vm["id"].(string)
+	if rc, out, _ := runBounded(t, "vms", "--rpc", rpc); rc != 0 || !strings.Contains(out, "not debuggable") ||
+		!strings.Contains(out, id+" com.example.bare: "+why) {
+		t.Errorf("vms: exit %d\n%s", rc, out)
+	}
+
+	j := startJDBSession(t, ctx, fmt.Sprintf("127.0.0.1:%v", vm["debugPort"]))
+	j.expect(`Initializing jdb \.\.\.\s*> $`)
+	j.send("threads")
+	j.expect(`\(java\.lang\.Thread\)\d+\s+main\s`)
+	j.send("version")
+	j.expect(regexp.QuoteMeta(why))
+	j.send("quit")
+	done := make(chan error, 1)
+	go func() { done <- j.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("jdb quit: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("jdb did not quit:\n%s", j.out.String())
+	}
+	if s := j.out.String(); strings.Contains(s, "Exception") || strings.Contains(s, "\tat ") {
+		t.Errorf("jdb printed a Java exception:\n%s", s)
+	}
+
+	d := dialDAP(t, dapSock, &bytes.Buffer{})
+	d.send(&godap.InitializeRequest{Request: d.req("initialize"), Arguments: godap.InitializeRequestArguments{AdapterID: "ddmbridge", LinesStartAt1: true, ColumnsStartAt1: true}})
+	d.await("initialize")
+	d.send(&godap.AttachRequest{Request: d.req("attach"), Arguments: json.RawMessage(`{"vm":"` + id + `"}`)})
+	if msg := d.awaitError("attach"); !strings.Contains(msg, "cannot be debugged") || !strings.Contains(msg, "--jvm") {
+		t.Errorf("DAP attach to the bare VM: %q", msg)
+	}
+	if t.Failed() {
+		t.Logf("serve's log:\n%s", serveOut.String())
+	}
 }

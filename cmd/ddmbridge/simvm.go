@@ -55,6 +55,10 @@ func runSimVM(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	}
 	warnUnlessLoopback(ln, "simvm")
 	fmt.Fprintf(stdout(ctx), "listening on %s\n", ln.Addr())
+	if *jvm == "" {
+		l := component("ddm")
+		l.Info().Msg(simvm.DDMOnlyNote)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- vm.Serve(ln) }()
 	select {
