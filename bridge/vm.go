@@ -84,12 +84,13 @@ type VM struct {
 	dc    *ddm.Client // nil for plain JDWP VMs
 	feed  *ddm.Feed   // the one poller of the VM's threads and heaps
 	draft bool        // the VM speaks the 2007 draft protocol (DBGD)
+	log   zerolog.Logger
+	since time.Time
+	from  vmOrigin
+
 	// ddmOnly: a simulated VM without a JVM (its Version says so,
 	// simvm.DDMOnly): it runs no code, so it is listed as not debuggable.
 	ddmOnly bool
-	log     zerolog.Logger
-	since   time.Time
-	from    vmOrigin
 
 	debugPort int // the debugger port of the VM's address (the monitor owns it), or 0
 
