@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/ddmbridge/ddmbridge/dap/ext"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
@@ -14,133 +15,32 @@ import (
 )
 
 // The memory view's requests (docs/memory.md): memoryView, instanceCounts,
-// instances, trackInstances and allocations, and the memoryCounts event. The
-// policy — when counts are taken, deltas, paging, tracking, the allocation
+// instances, trackInstances and allocations, and the memoryCounts event;
+// their messages are package ext's. The policy — when counts are taken, deltas, paging, tracking, the allocation
 // tracker — is package debugger's Memory; this file translates.
 
-// MemoryViewArguments are the arguments of memoryView.
-type MemoryViewArguments struct {
-	// Visible says whether the view is visible: counts are taken in the
-	// background after each stop only while it is.
-	Visible bool `json:"visible"`
-	// Shown lists the classes the view shows, counted first at each stop.
-	Shown []string `json:"shown,omitempty"`
-}
-
-// MemoryViewBody says what the VM can give the view.
-type MemoryViewBody struct {
-	// CanCount: the VM counts and lists instances (CanGetInstanceInfo).
-	CanCount bool `json:"canCount"`
-	// CanTrackAllocations: the VM has DDM's allocation tracker.
-	CanTrackAllocations bool `json:"canTrackAllocations"`
-}
-
-// InstanceCountsArguments are the arguments of instanceCounts.
-type InstanceCountsArguments struct {
-	// Filter selects classes by name: a glob ("com.acme.*") or a substring.
-	Filter string `json:"filter,omitempty"`
-}
-
-// InstanceCountsBody is the body of the instanceCounts response and of the
-// memoryCounts event.
-type InstanceCountsBody struct {
-	Classes []debugger.ClassCount `json:"classes"`
-	// Complete is false in a memoryCounts event that has the classes the
-	// view shows only (the others follow).
-	Complete bool `json:"complete"`
-}
-
-// InstancesArguments are the arguments of instances.
-type InstancesArguments struct {
-	// ClassName is a class's name as instanceCounts gives it.
-	ClassName string `json:"className"`
-	// Start and Count page through the instances (Count 0: all from Start).
-	Start int `json:"start,omitempty"`
-	Count int `json:"count,omitempty"`
-	// New lists only the instances that appeared since the previous stop
-	// (the class must be tracked: trackInstances).
-	New bool `json:"new,omitempty"`
-}
-
-// InstancesBody is the body of the instances response.
-type InstancesBody struct {
-	// Total is the number of instances (at most 100,000 are listed).
-	Total int `json:"total"`
-	// VariablesReference lists the page's instances, each with its fields
-	// and a child listing the objects referring to it.
-	VariablesReference int `json:"variablesReference"`
-}
-
-// TrackInstancesArguments are the arguments of trackInstances.
-type TrackInstancesArguments struct {
-	ClassName string `json:"className"`
-	Track     bool   `json:"track"`
-}
-
-// AllocationsArguments are the arguments of allocations.
-type AllocationsArguments struct {
-	// Enable turns the VM's allocation tracker on or off; left out, it
-	// stays as it is.
-	Enable *bool `json:"enable,omitempty"`
-}
-
-// AllocationsBody is the body of the allocations response.
-type AllocationsBody struct {
-	Enabled bool `json:"enabled"`
-	// Allocations are the records since the previous stop, most recent
-	// first (none while the VM runs, or at the stop the tracker was turned
-	// on).
-	Allocations []debugger.Allocation `json:"allocations"`
-}
-
+// The memory view's messages are package ext's (ext/memory.go).
 type (
-	memoryViewRequest struct {
-		godap.Request
-		Arguments MemoryViewArguments `json:"arguments"`
-	}
-	instanceCountsRequest struct {
-		godap.Request
-		Arguments InstanceCountsArguments `json:"arguments"`
-	}
-	instancesRequest struct {
-		godap.Request
-		Arguments InstancesArguments `json:"arguments"`
-	}
-	trackInstancesRequest struct {
-		godap.Request
-		Arguments TrackInstancesArguments `json:"arguments"`
-	}
-	allocationsRequest struct {
-		godap.Request
-		Arguments AllocationsArguments `json:"arguments"`
-	}
-	memoryViewResponse struct {
-		godap.Response
-		Body MemoryViewBody `json:"body"`
-	}
-	instanceCountsResponse struct {
-		godap.Response
-		Body InstanceCountsBody `json:"body"`
-	}
-	instancesResponse struct {
-		godap.Response
-		Body InstancesBody `json:"body"`
-	}
-	trackInstancesResponse struct{ godap.Response }
-	allocationsResponse    struct {
-		godap.Response
-		Body AllocationsBody `json:"body"`
-	}
+	MemoryViewArguments     = ext.MemoryViewArguments
+	MemoryViewBody          = ext.MemoryViewBody
+	InstanceCountsArguments = ext.InstanceCountsArguments
+	InstanceCountsBody      = ext.InstanceCountsBody
+	InstancesArguments      = ext.InstancesArguments
+	InstancesBody           = ext.InstancesBody
+	TrackInstancesArguments = ext.TrackInstancesArguments
+	AllocationsArguments    = ext.AllocationsArguments
+	AllocationsBody         = ext.AllocationsBody
+	memoryViewRequest       = ext.MemoryViewRequest
+	instanceCountsRequest   = ext.InstanceCountsRequest
+	instancesRequest        = ext.InstancesRequest
+	trackInstancesRequest   = ext.TrackInstancesRequest
+	allocationsRequest      = ext.AllocationsRequest
+	memoryViewResponse      = ext.MemoryViewResponse
+	instanceCountsResponse  = ext.InstanceCountsResponse
+	instancesResponse       = ext.InstancesResponse
+	trackInstancesResponse  = ext.TrackInstancesResponse
+	allocationsResponse     = ext.AllocationsResponse
 )
-
-// registerMemory teaches the codec the memory view's requests.
-func registerMemory(c *godap.Codec) {
-	c.RegisterRequest("memoryView", func() godap.Message { return &memoryViewRequest{} }, func() godap.Message { return &memoryViewResponse{} })
-	c.RegisterRequest("instanceCounts", func() godap.Message { return &instanceCountsRequest{} }, func() godap.Message { return &instanceCountsResponse{} })
-	c.RegisterRequest("instances", func() godap.Message { return &instancesRequest{} }, func() godap.Message { return &instancesResponse{} })
-	c.RegisterRequest("trackInstances", func() godap.Message { return &trackInstancesRequest{} }, func() godap.Message { return &trackInstancesResponse{} })
-	c.RegisterRequest("allocations", func() godap.Message { return &allocationsRequest{} }, func() godap.Message { return &allocationsResponse{} })
-}
 
 // memoryState is the session's memory view: one debugger.Memory per
 // debuggee, made on the first memory request.
