@@ -15,11 +15,11 @@ import (
 )
 
 // The memory view's requests (docs/memory.md): memoryView, instanceCounts,
-// instances, trackInstances and allocations, and the memoryCounts event;
-// their messages are package ext's. The policy — when counts are taken, deltas, paging, tracking, the allocation
-// tracker — is package debugger's Memory; this file translates.
+// instances, trackInstances and allocations, and the memoryCounts event.
+// Their messages are package ext's (ext/memory.go); the policy — when
+// counts are taken, deltas, paging, tracking, the allocation tracker — is
+// package debugger's Memory; this file translates.
 
-// The memory view's messages are package ext's (ext/memory.go).
 type (
 	MemoryViewArguments     = ext.MemoryViewArguments
 	MemoryViewBody          = ext.MemoryViewBody
