@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/ddmbridge/ddmbridge/dap/eval"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
@@ -29,6 +32,44 @@ func (d *debuggee) StoppedOn(t jdwp.ThreadID) (jdwp.ObjectID, bool) {
 	defer d.mu.Unlock()
 	exc, ok := d.bps.lastExc[t]
 	return exc.ID, ok && d.stops.Reason(t) == "exception"
+}
+
+// SourceText returns the text of class's source file, found as the
+// stack trace finds it (sourcePaths, then the zero-config lookup), at most
+// srclookup.MaxEntry bytes (eval.Session).
+func (d *debuggee) SourceText(ctx context.Context, class jdwp.ReferenceTypeID) ([]byte, bool) {
+	sig, err := d.vm.Signature(ctx, class)
+	if err != nil {
+		return nil, false
+	}
+	src, err := d.source(ctx, class, sig)
+	if err != nil {
+		return nil, false
+	}
+	var text []byte
+	switch f, archived := d.archived(src.SourceReference); {
+	case src.Path != "":
+		text, err = readBounded(src.Path, srclookup.MaxEntry)
+	case archived:
+		text, err = srclookup.Read(f)
+	default:
+		return nil, false
+	}
+	if err != nil {
+		d.log.Debug().Err(err).Str("class", sig).Msg("read the source for its imports")
+		return nil, false
+	}
+	return text, true
+}
+
+// readBounded reads at most max bytes of a file.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max))
 }
 
 // frameEnv returns an environment for frame depth of thread at loc; frame

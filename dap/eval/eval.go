@@ -18,6 +18,9 @@ type Session interface {
 	// StoppedOn returns the exception thread is stopped on, when its
 	// latest stop was at one (it is then bound to the name "exception").
 	StoppedOn(thread jdwp.ThreadID) (jdwp.ObjectID, bool)
+	// SourceText returns the text of the source file of class (its
+	// imports decide what names mean), ok false when it is not found.
+	SourceText(ctx context.Context, class jdwp.ReferenceTypeID) (text []byte, ok bool)
 }
 
 // Evaluator makes evaluation environments for the frames of one VM.
@@ -44,6 +47,7 @@ type Frame struct {
 	f  mirror.Frame // its id is 0 until looked up
 	// noInvoke, when set, is why methods may not run (hover).
 	noInvoke string
+	sc       scope // the source file's names (resolve.go)
 }
 
 // At returns an environment for frame depth of thread at loc; frame may be
@@ -188,6 +192,9 @@ func (e *Frame) Class(ctx context.Context, name string) (string, error) {
 	if _, err := e.FrameClass(ctx); err != nil {
 		return "", err
 	}
+	if sig, found, err := e.sourceClass(ctx, name); found || err != nil {
+		return sig, err
+	}
 	sig, err := e.ev.vm.ResolveClass(ctx, name, e.f.Loc.Class)
 	if errors.Is(err, expr.ErrUnknownName) {
 		if loaded, ok := e.loadNamed(ctx, name); ok { // functions.go
@@ -198,6 +205,9 @@ func (e *Frame) Class(ctx context.Context, name string) (string, error) {
 }
 
 func (e *Frame) StaticField(ctx context.Context, class, name string) (expr.Value, error) {
+	if err := e.initialized(ctx, class); err != nil {
+		return expr.Value{}, err
+	}
 	t, err := e.ev.vm.ClassBySignature(ctx, class)
 	if err != nil {
 		return expr.Value{}, err
@@ -238,12 +248,20 @@ func (e *Frame) Invoke(ctx context.Context, recv expr.Value, m expr.Method, args
 	if err := e.canInvoke(); err != nil {
 		return expr.Value{}, err
 	}
+	if m.Static {
+		if err := e.initialized(ctx, m.Class); err != nil {
+			return expr.Value{}, err
+		}
+	}
 	res, err := e.ev.vm.Invoke(ctx, e.f.Thread, jdwp.ObjectID(recv.Ref), m.Handle.(mirror.Method), ToJDWPs(args))
 	return e.result(ctx, res, err)
 }
 
 func (e *Frame) New(ctx context.Context, m expr.Method, args []expr.Value) (expr.Value, error) {
 	if err := e.canInvoke(); err != nil {
+		return expr.Value{}, err
+	}
+	if err := e.initialized(ctx, m.Class); err != nil {
 		return expr.Value{}, err
 	}
 	res, err := e.ev.vm.NewInstance(ctx, e.f.Thread, m.Handle.(mirror.Method), ToJDWPs(args))

@@ -52,8 +52,8 @@ func (ev *evaluator) call(ctx context.Context, n *Call) (Value, error) {
 	case *Select:
 		recv, err := ev.eval(ctx, fun.X)
 		if err != nil {
-			class, ok := ev.asClass(ctx, fun.X, err)
-			if !ok {
+			class, err := ev.asClass(ctx, fun.X, err)
+			if err != nil {
 				return Value{}, err
 			}
 			return ev.callIn(ctx, n, class, fun.Name, Null, "call it on an object")
