@@ -105,6 +105,13 @@ func (e *Frame) Local(ctx context.Context, name string) (jdwp.Variable, bool, er
 	return e.ev.vm.Local(ctx, e.f, name)
 }
 
+// IsLocal reports whether name is a visible local variable of the frame
+// (expr.Locals: a lambda captures a local's value, and uses a field in place).
+func (e *Frame) IsLocal(ctx context.Context, name string) (bool, error) {
+	_, ok, err := e.Local(ctx, name)
+	return ok, err
+}
+
 func (e *Frame) Lookup(ctx context.Context, name string) (expr.Value, error) {
 	v, ok, err := e.Local(ctx, name)
 	if err != nil {

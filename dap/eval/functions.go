@@ -111,14 +111,20 @@ func (e *Frame) MakeFunction(ctx context.Context, sig string, sam expr.Method, f
 	if err != nil {
 		return expr.Value{}, err
 	}
-	name, class, err := fngen.Class(functionPackage(frame), javalang.InternalName(sig), sam.Name, sam.Signature, f)
+	root, nested, err := fngen.Compile(functionPackage(frame), javalang.InternalName(sig), sam.Name, sam.Signature, f)
 	if err != nil {
 		return expr.Value{}, err
 	}
+	name := root.Name
 	if _, err := e.defineClass(ctx, loader, fngen.RuntimeName, fngen.Runtime); err != nil {
 		return expr.Value{}, err
 	}
-	t, err := e.defineClass(ctx, loader, name, class)
+	for _, c := range nested { // the lambdas in its body
+		if _, err := e.defineClass(ctx, loader, c.Name, c.Bytes); err != nil {
+			return expr.Value{}, err
+		}
+	}
+	t, err := e.defineClass(ctx, loader, name, root.Bytes)
 	if err != nil {
 		return expr.Value{}, err
 	}
