@@ -154,20 +154,42 @@ func contains(xs []string, x string) bool {
 }
 
 // firstBinary finds the class a canonical name (a.b.Outer.Inner) names:
-// a/b/Outer/Inner, else a/b/Outer$Inner, and so on outwards.
+// among the loaded classes a/b/Outer/Inner, else a/b/Outer$Inner, and so
+// on outwards; else the one Java's naming makes likely (packages in lower
+// case, a/b/Outer$Inner) loaded through the frame's loader.
 func (e *Frame) firstBinary(ctx context.Context, canonical string) (string, error) {
 	parts := strings.Split(canonical, ".")
-	for i := len(parts); i >= 1; i-- {
+	binary := func(i int) string {
 		c := strings.Join(parts[:i], "/")
 		if i < len(parts) {
 			c += "$" + strings.Join(parts[i:], "$")
 		}
-		ok, err := e.exists(ctx, c)
-		if ok || err != nil {
-			return c, err
+		return c
+	}
+	for i := len(parts); i >= 1; i-- {
+		if c := binary(i); e.isLoaded(ctx, c) {
+			return c, nil
 		}
 	}
-	return "", nil
+	likely := len(parts)
+	for i, p := range parts {
+		if p != "" && p[0] >= 'A' && p[0] <= 'Z' {
+			likely = i + 1
+			break
+		}
+	}
+	c := binary(likely)
+	ok, err := e.exists(ctx, c)
+	if !ok || err != nil {
+		return "", err
+	}
+	return c, nil
+}
+
+// isLoaded reports whether the VM has loaded class internal.
+func (e *Frame) isLoaded(ctx context.Context, internal string) bool {
+	_, err := e.ev.vm.ClassBySignature(ctx, javalang.ClassSignature(internal))
+	return err == nil
 }
 
 // inPool reports whether the frame's class (or a class enclosing it) may
@@ -201,7 +223,7 @@ func (e *Frame) inPool(ctx context.Context, internal string) bool {
 // start with a capital letter, as Java names classes, are loaded.
 func (e *Frame) exists(ctx context.Context, internal string) (bool, error) {
 	sig := javalang.ClassSignature(internal)
-	if _, err := e.ev.vm.ClassBySignature(ctx, sig); err == nil {
+	if e.isLoaded(ctx, internal) {
 		return true, nil
 	}
 	simple := internal[strings.LastIndexAny(internal, "/$")+1:]
