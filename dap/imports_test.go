@@ -8,7 +8,8 @@ import (
 // TestEvaluateImports: the Debug Console reads names as the frame's source
 // file does (issue 27 #6), on a program of three packages stopped in
 // com.acme.app.Main, whose file imports com.acme.model.Box and Shape
-// (single-type), com.acme.model.* and com.acme.util.* (on demand).
+// (single-type), com.acme.model.* and com.acme.util.* (on demand), and
+// static: com.acme.util.Fmt.money and java.lang.Math.*.
 func TestEvaluateImports(t *testing.T) {
 	c := startSession(t, Config{})
 	_, top := stopAt(t, c, "com.acme.app.Main", "com/acme/app/Main.java", "imports")
@@ -37,6 +38,10 @@ func TestEvaluateImports(t *testing.T) {
 		// Single-type import of the JDK, and java.lang.
 		{"List.of(1, 2).size()", "2"},
 		{"String.valueOf(sum)", `"10"`},
+		// Static imports, single and on demand, in lambdas too.
+		{"money(2)", `"2.00 EUR"`},
+		{"max(3, 7) + (PI > 3 ? 1 : 0)", "8"},
+		{"List.of(1.0, 2.5).stream().map(v -> money(abs(v))).toList().toString()", `"[1.00 EUR, 2.50 EUR]"`},
 	} {
 		body, errResp := c.evaluateIn(top.Id, "repl", tc.expr)
 		if errResp != nil {

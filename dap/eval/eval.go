@@ -142,6 +142,11 @@ func (e *Frame) Lookup(ctx context.Context, name string) (expr.Value, error) {
 			return e.ev.Value(ctx, val)
 		}
 	}
+	if class, ok, err := e.StaticImport(ctx, name); err != nil {
+		return expr.Value{}, err
+	} else if ok {
+		return e.StaticField(ctx, class, name)
+	}
 	return expr.Value{}, fmt.Errorf("%q: %w", name, expr.ErrUnknownName)
 }
 

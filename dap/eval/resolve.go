@@ -265,3 +265,55 @@ func (e *Frame) initialized(ctx context.Context, sig string) error {
 	_, err = e.forName(ctx, name, loader, true)
 	return err
 }
+
+// StaticImport returns the class whose static members called name the
+// frame's source file imports (import static a.b.C.name, then import
+// static a.b.C.*), ok false when none does (expr.StaticImports).
+func (e *Frame) StaticImport(ctx context.Context, name string) (string, bool, error) {
+	if _, err := e.FrameClass(ctx); err != nil {
+		return "", false, err
+	}
+	im := e.fileImports(ctx)
+	if im == nil {
+		return "", false, nil
+	}
+	var classes []string
+	for _, s := range im.Static {
+		if i := strings.LastIndexByte(s, '.'); i > 0 && s[i+1:] == name {
+			classes = append(classes, s[:i])
+		}
+	}
+	classes = append(classes, im.StaticOnDemand...)
+	for _, c := range classes {
+		internal, err := e.firstBinary(ctx, c)
+		if err != nil {
+			return "", false, err
+		}
+		if internal == "" {
+			continue
+		}
+		sig := javalang.ClassSignature(internal)
+		if e.hasStatic(ctx, sig, name) {
+			return sig, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// hasStatic reports whether class sig has a static method or field called
+// name.
+func (e *Frame) hasStatic(ctx context.Context, sig, name string) bool {
+	if ms, err := e.Methods(ctx, sig, name); err == nil {
+		for _, m := range ms {
+			if m.Static {
+				return true
+			}
+		}
+	}
+	t, err := e.ev.vm.ClassBySignature(ctx, sig)
+	if err != nil {
+		return false
+	}
+	f, ok, err := e.ev.vm.FindField(ctx, t, name)
+	return err == nil && ok && f.Static()
+}

@@ -537,8 +537,20 @@ func (r *resolver) resolve(ctx context.Context, n Node) error {
 	case *Call:
 		switch fun := n.Fun.(type) {
 		case *Name:
-			// Unqualified: a method of this, or of the frame's class.
-			if _, err := r.ev.env.This(ctx); err == nil {
+			// Unqualified: a method of this, or of the frame's class, or
+			// one the file imports static.
+			scope, err := r.ev.env.FrameClass(ctx)
+			if this, terr := r.ev.env.This(ctx); terr == nil {
+				scope, err = typeSig(this), nil
+			}
+			if err != nil {
+				return wrap(n, err)
+			}
+			if class, ok, err := r.ev.staticImport(ctx, scope, fun.Name); err != nil {
+				return wrap(n, err)
+			} else if ok {
+				r.f.Refs[n] = Ref{Kind: RefClass, Class: class}
+			} else if _, err := r.ev.env.This(ctx); err == nil {
 				ref, err := r.captureName(ctx, n, "this", func() (Value, error) { return r.ev.env.This(ctx) })
 				if err != nil {
 					return err

@@ -11,6 +11,9 @@ import com.acme.util.*;
 import java.util.List;
 import java.util.stream.IntStream;
 
+import static com.acme.util.Fmt.money;
+import static java.lang.Math.*;
+
 public class Main {
     static class Local {
         static final Integer ONE = Integer.valueOf(1);
