@@ -29,6 +29,7 @@ func TestEvaluateImports(t *testing.T) {
 		{"new Shape.Square(3).area()", "9.0"},
 		{"Shape.Circle.class.getSimpleName()", `"Circle"`},
 		{"Local.ONE", "1"},
+		{"new Node().kind()", `"node"`}, // inherited from Base
 		// Not loaded yet: loaded through the frame's class loader; a static
 		// field initialized by the class's initializer reads as Java reads it.
 		{"Fmt.CURRENCY", `"EUR"`},

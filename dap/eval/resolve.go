@@ -12,8 +12,8 @@ import (
 
 // Type names as javac reads them (JLS 6.4.1, 6.5.5, 7.5): a simple name
 // written in the Debug Console means what it means in the frame's source
-// file — a member type of the frame's class or of a class enclosing it,
-// then a single-type import, then a type of the file's package, then a
+// file — a member type of the frame's class or of a class enclosing it
+// (declared, or inherited from a supertype and loaded), then a single-type import, then a type of the file's package, then a
 // type-import-on-demand (java.lang.* among them; two of those finding the
 // name is ambiguous, as javac says). Further parts name member types
 // (Shape.Circle). A class the program has not loaded yet is loaded through
@@ -98,6 +98,9 @@ func (e *Frame) scopeType(ctx context.Context, frame string, im *Imports, head s
 				return c, err
 			}
 		}
+		if c := e.inherited(ctx, outer, head); c != "" {
+			return c, nil
+		}
 		i := strings.LastIndexByte(outer, '$')
 		if i < 0 {
 			break
@@ -151,6 +154,29 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// inherited finds a member type called head that class (internal name)
+// inherits from its superclasses and interfaces, among the loaded classes.
+func (e *Frame) inherited(ctx context.Context, class, head string) string {
+	t, err := e.ev.vm.ClassBySignature(ctx, javalang.ClassSignature(class))
+	if err != nil {
+		return ""
+	}
+	classes, ifaces, err := e.ev.vm.Hierarchy(ctx, t)
+	if err != nil || len(classes) == 0 {
+		return ""
+	}
+	for _, s := range append(classes[1:], ifaces...) {
+		sig, err := e.ev.vm.Signature(ctx, s)
+		if err != nil {
+			continue
+		}
+		if c := javalang.InternalName(sig) + "$" + head; e.isLoaded(ctx, c) {
+			return c
+		}
+	}
+	return ""
 }
 
 // firstBinary finds the class a canonical name (a.b.Outer.Inner) names:

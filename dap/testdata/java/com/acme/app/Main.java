@@ -14,7 +14,7 @@ import java.util.stream.IntStream;
 import static com.acme.util.Fmt.money;
 import static java.lang.Math.*;
 
-public class Main {
+public class Main extends Base {
     static class Local {
         static final Integer ONE = Integer.valueOf(1);
     }
@@ -25,6 +25,7 @@ public class Main {
         int sum = IntStream.rangeClosed(1, 4).boxed().reduce(0, Integer::sum);
         Box box = new Box(3);
         Shape shape = new Shape.Circle(2.0);
+        System.out.println(new Node().kind());
         new Main().run(box, shape, sum);
     }
 
