@@ -20,11 +20,7 @@ func (s *session) completions(ctx context.Context, r *godap.CompletionsRequest) 
 		return godap.CompletionsResponseBody{}, err
 	}
 	text := []rune(r.Arguments.Text)
-	col := r.Arguments.Column
-	if s.client.ColumnsStartAt1 || col > len(text) {
-		col--
-	}
-	col = max(0, min(col, len(text)))
+	col := max(0, min(r.Arguments.Column-1, len(text))) // 1-based (coords.go converts)
 	before := text[:col]
 	start := col
 	for start > 0 && (unicode.IsLetter(before[start-1]) || unicode.IsDigit(before[start-1]) || before[start-1] == '_' || before[start-1] == '$') {
@@ -44,11 +40,7 @@ func (s *session) completions(ctx context.Context, r *godap.CompletionsRequest) 
 	for _, it := range items {
 		if strings.HasPrefix(it.Label, partial) {
 			it := godap.CompletionItem{Label: it.Label, Text: it.Text, Type: godap.CompletionItemType(it.Kind), Detail: it.Detail}
-			if s.client.ColumnsStartAt1 {
-				it.Start = start + 1
-			} else {
-				it.Start = start
-			}
+			it.Start = start + 1
 			it.Length = len([]rune(partial))
 			out = append(out, it)
 		}

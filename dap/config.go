@@ -156,9 +156,12 @@ type AttachConfig struct {
 	// a numeric string.
 	ProcessID FlexInt `json:"processId,omitempty"`
 	// Timeout is how long to keep trying to connect, in milliseconds (default
-	// 10000). A refused connection is retried until then, so an attach can be
-	// started just before the VM.
+	// 10000).
 	Timeout int `json:"timeout,omitempty"`
+	// WaitForVM retries a refused connection until Timeout, so an attach can
+	// be started just before the VM. Without it a closed port fails the
+	// attach at once, saying how to start the VM.
+	WaitForVM bool `json:"waitForVM,omitempty"`
 	// SourcePaths are the source roots stack frames are mapped to (see
 	// LaunchConfig.SourcePaths). The default is the adapter's directory.
 	SourcePaths []string `json:"sourcePaths,omitempty"`

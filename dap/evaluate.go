@@ -28,9 +28,7 @@ func (d *debuggee) ev() *eval.Evaluator { return eval.New(d.vm, d.log, d) }
 // StoppedOn returns the exception thread stopped on, when its latest stop
 // was at one (eval.Session).
 func (d *debuggee) StoppedOn(t jdwp.ThreadID) (jdwp.ObjectID, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	exc, ok := d.bps.lastExc[t]
+	exc, _, ok := d.t.LastException(t)
 	return exc.ID, ok && d.stops.Reason(t) == "exception"
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,35 +34,6 @@ func TestJDWPAddressFromArgs(t *testing.T) {
 	}
 	if _, err := processJDWPAddress(1 << 30); err == nil || !strings.Contains(err.Error(), "no such process") {
 		t.Errorf("missing process: %v", err)
-	}
-}
-
-func TestHitCondition(t *testing.T) {
-	for _, tc := range []struct {
-		cond string
-		hits []bool // for hit counts 1..len
-	}{
-		{"3", []bool{false, false, true, false}},
-		{"== 2", []bool{false, true, false}},
-		{">= 2", []bool{false, true, true}},
-		{"> 2", []bool{false, false, true}},
-		{"< 2", []bool{true, false}},
-		{"% 2", []bool{false, true, false, true}},
-	} {
-		h, err := parseHitCondition(tc.cond)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, want := range tc.hits {
-			if h.ok(i+1) != want {
-				t.Errorf("%q at hit %d: %v", tc.cond, i+1, !want)
-			}
-		}
-	}
-	for _, bad := range []string{"", "x", "% 0", ">= -1"} {
-		if _, err := parseHitCondition(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }
 
@@ -109,18 +79,6 @@ func TestWithdrawn(t *testing.T) {
 	}
 }
 
-func TestClassForSource(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "App.java")
-	os.WriteFile(p, []byte("/* package not.this; */\n// package nor.this;\npackage com . example;\nclass App {}\n"), 0o644)
-	if got := classForSource(p); got != "com.example.App" {
-		t.Errorf("classForSource = %q", got)
-	}
-	if got := classForSource(filepath.Join(dir, "Missing.java")); got != "Missing" {
-		t.Errorf("missing file: %q", got)
-	}
-}
-
 func TestFrameClassName(t *testing.T) {
 	for sig, want := range map[string]struct {
 		name   string
@@ -160,7 +118,7 @@ func TestDialTimeoutSaysHowToStartTheVM(t *testing.T) {
 	// A port that accepts but never answers in time, and a closed one
 	// whose refusal came too late to be seen.
 	for addr, want := range map[string]string{ln.Addr().String(): "no answer before the timeout", closedAddr: "nothing is listening at " + closedAddr} {
-		_, err := openWithRetry(context.Background(), timeoutBackend{}, addr)
+		_, err := openWithRetry(context.Background(), timeoutBackend{}, addr, true)
 		if err == nil || !strings.Contains(err.Error(), "-agentlib:jdwp") || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), want) {
 			t.Errorf("a dial of %s that timed out: %v; want %q, the address and how to start the VM", addr, err, want)
 		}
