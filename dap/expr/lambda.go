@@ -204,7 +204,7 @@ func (ev *evaluator) function(ctx context.Context, n Node) (Value, error) {
 		captured: map[string]int{}}
 	switch n := n.(type) {
 	case *Lambda:
-		r.fn = &fnScope{lambda: n, params: n.Params}
+		r.fn = &fnScope{lambda: n, params: n.Params, blocks: []map[string]int{{}}}
 		if err := r.resolve(ctx, n.Body); err != nil {
 			return Value{}, err
 		}
@@ -261,6 +261,7 @@ type fnScope struct {
 	blocks []map[string]int // innermost last: name -> RefLocal index
 	nested *Nested          // nil for the outermost lambda
 	outer  map[string]int   // names taken from the enclosing lambda -> RefOuter index
+	binds  map[string]int   // pattern variables -> RefLocal index
 }
 
 // lambdaName finds a name among the parameters and locals of fn and of the
@@ -309,6 +310,25 @@ func (r *resolver) declare(n Node, typ, name string) error {
 	return nil
 }
 
+// bind declares a pattern variable (x instanceof T t) as a local of the
+// innermost block: javac's scope for it is narrower (where the test is
+// known true), which matters only for names javac would refuse; another
+// pattern variable of the same name shares its local.
+func (r *resolver) bind(n Node, typ, name string) error {
+	if idx, ok := r.fn.binds[name]; ok {
+		r.f.Slots[n] = append(r.f.Slots[n], idx)
+		return nil
+	}
+	if err := r.declare(n, typ, name); err != nil {
+		return err
+	}
+	if r.fn.binds == nil {
+		r.fn.binds = map[string]int{}
+	}
+	r.fn.binds[name] = r.f.Slots[n][0]
+	return nil
+}
+
 // scoped resolves ns in a new block scope.
 func (r *resolver) scoped(ctx context.Context, ns ...Node) error {
 	r.fn.blocks = append(r.fn.blocks, map[string]int{})
@@ -351,7 +371,7 @@ func (r *resolver) nestedFunc(ctx context.Context, n Node) error {
 	r.f.Nested[n] = nested
 	switch n := n.(type) {
 	case *Lambda:
-		child := &fnScope{parent: r.fn, lambda: n, params: n.Params, nested: nested, outer: map[string]int{}}
+		child := &fnScope{parent: r.fn, lambda: n, params: n.Params, nested: nested, outer: map[string]int{}, blocks: []map[string]int{{}}}
 		for _, p := range n.Params {
 			if _, clash := r.lambdaName(r.fn, p); clash {
 				return fail(n, "variable %s is already defined here", p)
@@ -514,13 +534,13 @@ func (r *resolver) resolve(ctx context.Context, n Node) error {
 		}
 		return r.resolve(ctx, n.X)
 	case *InstanceOf:
-		if n.Bind != "" {
-			return fail(n, "instanceof with a pattern is not supported inside a lambda: test, then cast")
-		}
 		if err := r.class(ctx, n, n.Type); err != nil {
 			return err
 		}
-		return r.resolve(ctx, n.X)
+		if err := r.resolve(ctx, n.X); err != nil || n.Bind == "" {
+			return err
+		}
+		return r.bind(n, n.Type, n.Bind)
 	case *ClassLit:
 		if err := r.class(ctx, n, n.Type); err != nil {
 			return err

@@ -141,7 +141,6 @@ func TestLambdaResolve(t *testing.T) {
 
 	for src, want := range map[string]string{
 		"Over.pred(x -> nope > 1)":            `"nope": no local variable`,
-		"Over.pred(x -> x instanceof Over o)": "instanceof with a pattern is not supported inside a lambda",
 		"Over.pred(x -> new int[][] {{1}})":   "nested array initializers are not supported inside a lambda",
 		"Over.pred((a, b) -> a)":              "no Over.pred(lambda) matches",
 		"Over.f(x -> x)":                      "no Over.f(lambda) matches",

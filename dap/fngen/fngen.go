@@ -536,10 +536,29 @@ func (g *gen) expr(n expr.Node) error {
 		if err := g.expr(n.X); err != nil {
 			return err
 		}
+		x := -1
+		if n.Bind != "" { // keep the value for the pattern variable
+			x = g.temp()
+			m.Op(classgen.Dup)
+			m.Store(x)
+		}
 		if !g.class(n) {
 			return fmt.Errorf("%s: not a class", n)
 		}
 		g.rt("isInst", "("+objectD+"Ljava/lang/Class;)"+objectD)
+		if x >= 0 {
+			slots := g.f.Slots[n]
+			if len(slots) != 1 || slots[0] >= len(g.locals) {
+				return fmt.Errorf("%s: the pattern variable is not resolved", n)
+			}
+			skip := m.NewLabel()
+			m.Op(classgen.Dup)
+			g.rt("truth", "("+objectD+")Z")
+			m.Jump(classgen.Ifeq, skip)
+			m.Load(objectD, x)
+			m.Store(g.locals[slots[0]])
+			m.Mark(skip)
+		}
 	case *expr.Index:
 		if err := g.expr(n.X); err != nil {
 			return err

@@ -39,6 +39,8 @@ public class Blocks {
         show("increment", xs.stream().map(s -> { int i = 0; int a = i++; int b = ++i; return a + "," + b + "," + i; }).findFirst().get());
         show("narrow", Stream.of(1).map(x -> { byte b = 120; b += 10; char c = 'a'; c += 1; double d = 7; d /= 2; return b + " " + c + " " + d; }).findFirst().get());
         show("array", Stream.of(4).map(n -> { long[] a = new long[n]; for (int i = 0; i < n; i++) a[i] = 1L << (10 * i); return a[n - 1] + a[0]; }).findFirst().get());
+        show("pattern", Stream.of(1, "two", 3.0, -4).map(o -> o instanceof String s ? s.length() : o instanceof Integer i && i > 0 ? i * 10 : -1).collect(Collectors.toList()));
+        show("patternblock", Stream.of("a", 2).map(o -> { if (o instanceof Integer n) return n + 1; if (!(o instanceof String t)) return 0; return t.length(); }).collect(Collectors.toList()));
         show("after", hits + " " + total);
     }
 
