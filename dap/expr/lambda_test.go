@@ -140,10 +140,10 @@ func TestLambdaResolve(t *testing.T) {
 	}
 
 	for src, want := range map[string]string{
-		"Over.pred(x -> nope > 1)":            `"nope": no local variable`,
-		"Over.pred(x -> new int[][] {{1}})":   "nested array initializers are not supported inside a lambda",
-		"Over.pred((a, b) -> a)":              "no Over.pred(lambda) matches",
-		"Over.f(x -> x)":                      "no Over.f(lambda) matches",
+		"Over.pred(x -> nope > 1)":          `"nope": no local variable`,
+		"Over.pred(x -> new int[][] {{1}})": "nested array initializers are not supported inside a lambda",
+		"Over.pred((a, b) -> a)":            "no Over.pred(lambda) matches",
+		"Over.f(x -> x)":                    "no Over.f(lambda) matches",
 	} {
 		if _, err := EvalString(ctx, src, e); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", src, err, want)
