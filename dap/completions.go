@@ -20,7 +20,7 @@ func (s *session) completions(ctx context.Context, r *godap.CompletionsRequest) 
 		return godap.CompletionsResponseBody{}, err
 	}
 	text := []rune(r.Arguments.Text)
-	col := max(0, min(r.Arguments.Column-1, len(text))) // 1-based (coords.go converts)
+	col := max(0, min(r.Arguments.Column-1, len(text))) // 1-based (package clientview converts)
 	before := text[:col]
 	start := col
 	for start > 0 && (unicode.IsLetter(before[start-1]) || unicode.IsDigit(before[start-1]) || before[start-1] == '_' || before[start-1] == '$') {

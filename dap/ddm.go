@@ -71,6 +71,14 @@ type customEvent[B any] struct {
 	Body B `json:"body"`
 }
 
+// GetBody and WithBody let the client's view convert the body
+// (clientview.Bodied).
+func (e *customEvent[B]) GetBody() any { return e.Body }
+
+func (e *customEvent[B]) WithBody(b any) godap.Message {
+	return &customEvent[any]{Event: e.Event, Body: b}
+}
+
 // registerCustom teaches the codec the custom requests.
 func registerCustom(c *godap.Codec) {
 	c.RegisterRequest("ddmUpdates", func() godap.Message { return &ddmUpdatesRequest{} }, func() godap.Message { return &ddmUpdatesResponse{} })

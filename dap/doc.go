@@ -64,8 +64,8 @@
 // Inside the adapter lines and columns count from 1, paths are file
 // system paths and variables carry their type. What a client chose in
 // initialize — linesStartAt1 or columnsStartAt1 false, pathFormat "uri",
-// no supportsVariableType — is applied in one place, clientView
-// (coords.go): each request is converted as it is decoded (handle), each
+// no supportsVariableType — is applied in one place, package
+// dap/clientview: each request is converted as it is decoded (handle), each
 // message as it is encoded (write), so no handler converts anything.
 // Opt-in events the client did not announce (progress, invalidated,
 // memory) are dropped there too. Errors ask the client to show them

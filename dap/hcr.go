@@ -57,6 +57,35 @@ type SkippedClass struct {
 	Reason string `json:"reason"`
 }
 
+// PathsIn converts the request's paths to the adapter's (clientview.PathsIn).
+func (r *redefineClassesRequest) PathsIn(in func(string) (string, error)) error {
+	a := &r.Arguments
+	for i, f := range a.ClassFiles {
+		p, err := in(f)
+		if err != nil {
+			return err
+		}
+		a.ClassFiles[i] = p
+	}
+	p, err := in(a.Directory)
+	a.Directory = p
+	return err
+}
+
+// PathsOut is a copy with the skipped files' paths in the client's form
+// (clientview.PathsOut).
+func (b HotCodeReplaceBody) PathsOut(out func(string) string) any {
+	if len(b.Skipped) > 0 {
+		sk := make([]SkippedClass, len(b.Skipped))
+		for i, s := range b.Skipped {
+			s.File = out(s.File)
+			sk[i] = s
+		}
+		b.Skipped = sk
+	}
+	return b
+}
+
 type redefineClassesResponse struct {
 	godap.Response
 	Body HotCodeReplaceBody `json:"body"`

@@ -1,6 +1,9 @@
 package dap
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -54,4 +57,72 @@ func TestAttachClosedPort(t *testing.T) {
 	c.expectError(ErrFailedToAttach, "connection refused until the timeout")
 	c.send("disconnect", nil)
 	expect[*godap.DisconnectResponse](c)
+}
+
+// TestShowUser: which error responses ask the client for a notification.
+func TestShowUser(t *testing.T) {
+	eval := func(ctx string) godap.RequestMessage {
+		return &godap.EvaluateRequest{Arguments: godap.EvaluateArguments{Context: ctx}}
+	}
+	for _, tc := range []struct {
+		id   int
+		m    godap.RequestMessage
+		want bool
+	}{
+		{ErrUnableToEvaluate, eval("repl"), false},
+		{ErrUnableToEvaluate, eval("watch"), false},
+		{ErrUnableToEvaluate, eval("hover"), false},
+		{ErrUnableToEvaluate, eval("clipboard"), true},
+		{ErrNotStopped, eval("repl"), false},
+		{ErrUnableToComplete, &godap.CompletionsRequest{}, false},
+		{ErrUnableToListVariables, &godap.VariablesRequest{}, false},
+		{ErrUnableToSetBreakpoints, &godap.BreakpointLocationsRequest{}, false},
+		{ErrUnableToDataBreakpoint, &godap.DataBreakpointInfoRequest{}, false},
+		{ErrUnableToRedefine, nil, false},
+		{ErrNoDebuggee, &godap.ThreadsRequest{}, false},
+		{ErrCancelled, nil, false},
+		{ErrNoDDM, nil, false},
+		{ErrUnableToSetBreakpoints, &godap.SetBreakpointsRequest{}, true},
+		{ErrFailedToLaunch, &godap.LaunchRequest{}, true},
+		{ErrUnableToResume, &godap.NextRequest{}, true},
+	} {
+		if got := showUser(tc.id, tc.m); got != tc.want {
+			t.Errorf("error %d answering %T: showUser %v, want %v", tc.id, tc.m, got, tc.want)
+		}
+	}
+}
+
+// TestEditorsDocConfigs checks the launch.json of docs/editors.md as the
+// adapter will: every configuration there is valid.
+func TestEditorsDocConfigs(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "editors.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "```jsonc\n")
+	if start < 0 {
+		t.Fatal("docs/editors.md has no launch.json (a jsonc block)")
+	}
+	block := doc[start+len("```jsonc\n"):]
+	block = block[:strings.Index(block, "```")]
+	var launch struct {
+		Configurations []json.RawMessage `json:"configurations"`
+	}
+	if err := json.Unmarshal([]byte(block), &launch); err != nil {
+		t.Fatalf("the launch.json of docs/editors.md: %v", err)
+	}
+	if len(launch.Configurations) == 0 {
+		t.Fatal("the launch.json of docs/editors.md has no configurations")
+	}
+	for _, c := range launch.Configurations {
+		var h struct{ Type, Request string }
+		json.Unmarshal(c, &h)
+		if h.Type != "ddmbridge" {
+			t.Errorf("configuration %s: type %q, want ddmbridge", c, h.Type)
+		}
+		if err := CheckConfig(h.Request, c); err != nil {
+			t.Errorf("configuration %s: %v", c, err)
+		}
+	}
 }

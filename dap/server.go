@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/dap/clientview"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/internal/framing"
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -104,7 +105,7 @@ type session struct {
 
 	// Set by initialize.
 	client      godap.InitializeRequestArguments
-	view        clientView // the client's conventions (coords.go)
+	view        clientview.View // the client's conventions (package clientview)
 	initialized bool
 
 	// current is the raw JSON of the request being handled (for fields
@@ -225,11 +226,11 @@ func (s *session) send(m godap.Message) { s.write(m, nil) }
 func (s *session) write(m godap.Message, register func(seq int)) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if why := s.view.drop(m); why != "" {
+	if why := s.view.Drop(m); why != "" {
 		s.log.Debug().Str("event", m.(godap.EventMessage).GetEvent().Event).Msgf("event not sent: the client did not set %s", why)
 		return
 	}
-	m = s.view.out(m)
+	m = s.view.Out(m)
 	s.seq++
 	switch m := m.(type) {
 	case godap.RequestMessage:
@@ -378,7 +379,7 @@ func (s *session) handle(m inbound) {
 	if s.cfg.beforeRequest != nil {
 		s.cfg.beforeRequest(req.GetRequest().Command)
 	}
-	if err := s.view.in(req); err != nil {
+	if err := s.view.In(req); err != nil {
 		r := req.GetRequest()
 		s.sendErrorMessage(r.Seq, r.Command, ErrMalformedRequest, fmt.Sprintf("%s: %v", r.Command, err))
 		return
@@ -587,6 +588,14 @@ type response[B any] struct {
 	Body B `json:"body,omitempty"`
 }
 
+// GetBody and WithBody let the client's view convert the body
+// (clientview.Bodied).
+func (r *response[B]) GetBody() any { return r.Body }
+
+func (r *response[B]) WithBody(b any) godap.Message {
+	return &response[any]{Response: r.Response, Body: b}
+}
+
 // requestError is a request's failure when the route's error id or the
 // command prefix do not fit: id, when not 0, is the DAP error id to answer
 // with (errors.go); whole says the message is complete as it is.
@@ -776,7 +785,7 @@ func (s *session) initialize(_ context.Context, r *godap.InitializeRequest) (ini
 	if s.initialized {
 		return initializeBody{}, failWith(ErrBadState, errors.New("the session is already initialized"))
 	}
-	v, err := newClientView(r.Arguments, s.current)
+	v, err := clientview.New(r.Arguments, s.current)
 	if err != nil {
 		return initializeBody{}, err
 	}

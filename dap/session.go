@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/dap/launchcfg"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	godap "github.com/google/go-dap"
 )
@@ -21,7 +22,7 @@ func (s *session) onLaunchRequest(r *godap.LaunchRequest) {
 		return
 	}
 	var cfg LaunchConfig
-	if err := parseConfig("launch", r.Arguments, &cfg); err != nil {
+	if err := launchcfg.Parse("launch", r.Arguments, &cfg); err != nil {
 		s.sendError(&r.Request, ErrFailedToLaunch, err)
 		return
 	}
@@ -29,7 +30,7 @@ func (s *session) onLaunchRequest(r *godap.LaunchRequest) {
 		s.launchAndroid(&r.Request, &cfg)
 		return
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, cfg.timeout())
+	ctx, cancel := context.WithTimeout(s.ctx, cfg.StartTimeout())
 	defer cancel()
 	err := checkClassPaths(cfg.ClassPaths)
 	var d *debuggee
@@ -59,7 +60,7 @@ func (s *session) onAttachRequest(r *godap.AttachRequest) {
 		return
 	}
 	var cfg AttachConfig
-	if err := parseConfig("attach", r.Arguments, &cfg); err != nil {
+	if err := launchcfg.Parse("attach", r.Arguments, &cfg); err != nil {
 		s.sendError(&r.Request, ErrFailedToAttach, err)
 		return
 	}
@@ -79,7 +80,7 @@ func (s *session) onAttachRequest(r *godap.AttachRequest) {
 		}
 		target = net.JoinHostPort(host, strconv.Itoa(cfg.Port))
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, cfg.timeout())
+	ctx, cancel := context.WithTimeout(s.ctx, cfg.StartTimeout())
 	defer cancel()
 	d, err := s.attach(ctx, target, cfg.CommonConfig, cfg.WaitForVM)
 	if err != nil {
@@ -89,7 +90,7 @@ func (s *session) onAttachRequest(r *godap.AttachRequest) {
 	d.srcs.sourcePaths = cfg.SourcePaths
 	if len(d.srcs.sourcePaths) == 0 {
 		d.srcs.sourcePaths = []string{"."}
-		d.useAutoSources(cfg.workspace(), nil, "")
+		d.useAutoSources(cfg.Workspace(), nil, "")
 	}
 	pid := int(cfg.ProcessID)
 	if pid == 0 && d.ddm != nil {
@@ -110,7 +111,7 @@ func (s *session) launchAndroid(req *godap.Request, cfg *LaunchConfig) {
 	}
 	rctx, rcancel := s.reqCtx()
 	defer rcancel()
-	ctx, cancel := context.WithTimeout(rctx, cfg.timeout())
+	ctx, cancel := context.WithTimeout(rctx, cfg.StartTimeout())
 	defer cancel()
 	p := s.startProgress(req.Seq, "Launching "+cfg.PackageName, "")
 	target, err := al.LaunchAndroid(ctx, AndroidLaunch{

@@ -37,30 +37,6 @@ func TestJDWPAddressFromArgs(t *testing.T) {
 	}
 }
 
-func TestLaunchConfigDecoding(t *testing.T) {
-	var cfg LaunchConfig
-	raw := `{"type":"java","request":"launch","mainClass":"a.B","args":"one \"two three\"","vmArgs":["-Xmx1g"],"env":{"K":"V"}}`
-	if err := decodeConfig("launch", json.RawMessage(raw), &cfg); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Join(cfg.Args, "|") != "one|two three" || cfg.VMArgs[0] != "-Xmx1g" || cfg.Env["K"] != "V" {
-		t.Errorf("decoded %+v", cfg)
-	}
-	if err := (&LaunchConfig{MainClass: "src/App.java"}).validate(); err == nil || !strings.Contains(err.Error(), "not a class name") {
-		t.Errorf("file as main class: %v", err)
-	}
-	var ac AttachConfig
-	if err := decodeConfig("attach", json.RawMessage(`{"processId":"1234"}`), &ac); err != nil || ac.ProcessID != 1234 {
-		t.Errorf("processId as a string: %v %d", err, ac.ProcessID)
-	}
-	if err := decodeConfig("attach", json.RawMessage(`{"processId":"abc"}`), &ac); err == nil || !strings.Contains(err.Error(), `field "processId"`) {
-		t.Errorf("bad processId: %v", err)
-	}
-	if err := decodeConfig("attach", nil, &ac); err == nil || !strings.Contains(err.Error(), "no arguments") {
-		t.Errorf("no arguments: %v", err)
-	}
-}
-
 func TestWithdrawn(t *testing.T) {
 	if w := withdrawn(jdwp.Capabilities{}); len(w) != len(vmNeeds) || w["supportsRestartFrame"] || w["supportsHotCodeReplace"] {
 		t.Errorf("withdrawn from a VM that can do nothing: %v", w)

@@ -1,4 +1,4 @@
-package dap
+package clientview
 
 import (
 	"encoding/json"
@@ -9,20 +9,10 @@ import (
 	godap "github.com/google/go-dap"
 )
 
-// The client's view: the one place where the conventions a client chose in
-// initialize are applied. Inside the adapter lines and columns are 1-based,
-// paths are file system paths, and variables carry their type; the client
-// may count lines or columns from 0 (linesStartAt1, columnsStartAt1: false),
-// name files by URI (pathFormat "uri"), or not want types
-// (supportsVariableType absent). Every request is converted as it is decoded
-// (clientView.in, from handle) and every message as it is encoded
-// (clientView.out, from write), so no handler converts anything. Opt-in
-// events the client did not ask for are dropped there too.
-
-// clientView is what the client's initialize arguments say about how it
+// View is what the client's initialize arguments say about how it
 // reads and writes coordinates, paths and values. The zero value is the
 // adapter's own convention (a client that did not initialize).
-type clientView struct {
+type View struct {
 	line0, col0 bool // lines or columns count from 0
 	uri         bool // paths travel as file: URIs
 	noType      bool // variables carry no type
@@ -32,7 +22,7 @@ type clientView struct {
 
 // newClientView reads the initialize arguments; raw is the request's JSON,
 // for the booleans whose absence means true.
-func newClientView(args godap.InitializeRequestArguments, raw []byte) (clientView, error) {
+func New(args godap.InitializeRequestArguments, raw []byte) (View, error) {
 	var present struct {
 		Arguments struct {
 			LinesStartAt1   *bool `json:"linesStartAt1"`
@@ -40,7 +30,7 @@ func newClientView(args godap.InitializeRequestArguments, raw []byte) (clientVie
 		} `json:"arguments"`
 	}
 	json.Unmarshal(raw, &present)
-	v := clientView{dropEvents: map[string]string{}}
+	v := View{dropEvents: map[string]string{}}
 	v.line0 = present.Arguments.LinesStartAt1 != nil && !*present.Arguments.LinesStartAt1
 	v.col0 = present.Arguments.ColumnsStartAt1 != nil && !*present.Arguments.ColumnsStartAt1
 	switch args.PathFormat {
@@ -48,7 +38,7 @@ func newClientView(args godap.InitializeRequestArguments, raw []byte) (clientVie
 	case "uri":
 		v.uri = true
 	default:
-		return clientView{}, fmt.Errorf(`pathFormat %q is not supported; use "path" or "uri"`, args.PathFormat)
+		return View{}, fmt.Errorf(`pathFormat %q is not supported; use "path" or "uri"`, args.PathFormat)
 	}
 	v.noType = !args.SupportsVariableType
 	if !args.SupportsProgressReporting {
@@ -66,9 +56,9 @@ func newClientView(args godap.InitializeRequestArguments, raw []byte) (clientVie
 }
 
 // identity reports whether the view changes nothing but events.
-func (v *clientView) identity() bool { return !v.line0 && !v.col0 && !v.uri && !v.noType }
+func (v *View) identity() bool { return !v.line0 && !v.col0 && !v.uri && !v.noType }
 
-func (v *clientView) lineIn(l int) int {
+func (v *View) lineIn(l int) int {
 	if v.line0 {
 		return l + 1
 	}
@@ -76,7 +66,7 @@ func (v *clientView) lineIn(l int) int {
 }
 
 // lineOut converts an adapter line; 0 (no line) stays 0.
-func (v *clientView) lineOut(l int) int {
+func (v *View) lineOut(l int) int {
 	if v.line0 && l > 0 {
 		return l - 1
 	}
@@ -85,14 +75,14 @@ func (v *clientView) lineOut(l int) int {
 
 // colIn converts a client column; 0 is an absent column (go-dap cannot tell
 // the two apart), which for a 0-based client is the first column anyway.
-func (v *clientView) colIn(c int) int {
+func (v *View) colIn(c int) int {
 	if v.col0 && c > 0 {
 		return c + 1
 	}
 	return c
 }
 
-func (v *clientView) colOut(c int) int {
+func (v *View) colOut(c int) int {
 	if v.col0 && c > 0 {
 		return c - 1
 	}
@@ -101,7 +91,7 @@ func (v *clientView) colOut(c int) int {
 
 // pathIn turns a client's path (a file: URI when pathFormat is "uri") into
 // a file system path. A plain path is taken as it is either way.
-func (v *clientView) pathIn(p string) (string, error) {
+func (v *View) pathIn(p string) (string, error) {
 	if !v.uri || p == "" || !strings.Contains(p, ":") || strings.HasPrefix(p, "/") {
 		return p, nil
 	}
@@ -119,14 +109,14 @@ func (v *clientView) pathIn(p string) (string, error) {
 }
 
 // pathOut turns an adapter path into the client's format.
-func (v *clientView) pathOut(p string) string {
+func (v *View) pathOut(p string) string {
 	if !v.uri || p == "" {
 		return p
 	}
 	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
-func (v *clientView) sourceIn(s *godap.Source) error {
+func (v *View) sourceIn(s *godap.Source) error {
 	if s == nil {
 		return nil
 	}
@@ -136,7 +126,7 @@ func (v *clientView) sourceIn(s *godap.Source) error {
 }
 
 // sourceOut returns a converted copy of s (sources are shared and cached).
-func (v *clientView) sourceOut(s *godap.Source) *godap.Source {
+func (v *View) sourceOut(s *godap.Source) *godap.Source {
 	if s == nil {
 		return nil
 	}
@@ -152,7 +142,7 @@ func (v *clientView) sourceOut(s *godap.Source) *godap.Source {
 }
 
 // in converts a decoded request's arguments in place.
-func (v *clientView) in(m godap.RequestMessage) error {
+func (v *View) In(m godap.RequestMessage) error {
 	if v.identity() {
 		return nil
 	}
@@ -188,52 +178,51 @@ func (v *clientView) in(m godap.RequestMessage) error {
 	case *godap.GotoTargetsRequest:
 		r.Arguments.Line, r.Arguments.Column = v.lineIn(r.Arguments.Line), v.colIn(r.Arguments.Column)
 		return v.sourceIn(&r.Arguments.Source)
-	case *redefineClassesRequest:
-		a := &r.Arguments
-		for i, f := range a.ClassFiles {
-			p, err := v.pathIn(f)
-			if err != nil {
-				return err
-			}
-			a.ClassFiles[i] = p
-		}
-		p, err := v.pathIn(a.Directory)
-		a.Directory = p
-		return err
+	case PathsIn:
+		return r.PathsIn(v.pathIn)
 	}
 	return nil
 }
 
 // drop reports why an event must not reach the client ("" to send it).
-func (v *clientView) drop(m godap.Message) string {
+func (v *View) Drop(m godap.Message) string {
 	if e, ok := m.(godap.EventMessage); ok {
 		return v.dropEvents[e.GetEvent().Event]
 	}
 	return ""
 }
 
-// bodied is a response whose body the view can read and replace.
-type bodied interface {
-	body() any
-	withBody(any) godap.Message
+// Bodied is a response or event of the adapter's own types whose body the
+// view can read and replace (go-dap's own messages are converted by type).
+type Bodied interface {
+	godap.Message
+	GetBody() any
+	WithBody(any) godap.Message
 }
 
-func (r *response[B]) body() any { return r.Body }
-func (r *response[B]) withBody(b any) godap.Message {
-	return &response[any]{Response: r.Response, Body: b}
+// PathsIn is a request of the adapter's own types that carries paths: it
+// converts them in place with in.
+type PathsIn interface {
+	PathsIn(in func(string) (string, error)) error
+}
+
+// PathsOut is a body of the adapter's own types that carries paths: it
+// returns a copy with each converted by out.
+type PathsOut interface {
+	PathsOut(out func(string) string) any
 }
 
 // out returns m as the client reads it: m itself when nothing changes, else
 // a converted copy (bodies share slices and sources with the adapter's state,
 // which must stay in its own convention).
-func (v *clientView) out(m godap.Message) godap.Message {
+func (v *View) Out(m godap.Message) godap.Message {
 	if v.identity() {
 		return m
 	}
 	switch m := m.(type) {
-	case bodied:
-		if b, ok := v.body(m.body()); ok {
-			return m.withBody(b)
+	case Bodied:
+		if b, ok := v.body(m.GetBody()); ok {
+			return m.WithBody(b)
 		}
 	case *godap.BreakpointEvent:
 		c := *m
@@ -248,17 +237,13 @@ func (v *clientView) out(m godap.Message) godap.Message {
 		c := *m
 		c.Body.Source = *v.sourceOut(&m.Body.Source)
 		return &c
-	case *customEvent[HotCodeReplaceBody]:
-		c := *m
-		c.Body = v.hcr(m.Body)
-		return &c
 	}
 	return m
 }
 
 // body converts a response body of a type that carries coordinates, paths
 // or types; ok is false for any other.
-func (v *clientView) body(b any) (any, bool) {
+func (v *View) body(b any) (any, bool) {
 	switch b := b.(type) {
 	case godap.SetBreakpointsResponseBody:
 		return godap.SetBreakpointsResponseBody{Breakpoints: v.breakpoints(b.Breakpoints)}, true
@@ -347,20 +332,20 @@ func (v *clientView) body(b any) (any, bool) {
 			b.Type = ""
 		}
 		return b, true
-	case HotCodeReplaceBody:
-		return v.hcr(b), true
+	case PathsOut:
+		return b.PathsOut(v.pathOut), true
 	}
 	return nil, false
 }
 
-func (v *clientView) breakpoint(b godap.Breakpoint) godap.Breakpoint {
+func (v *View) breakpoint(b godap.Breakpoint) godap.Breakpoint {
 	b.Source = v.sourceOut(b.Source)
 	b.Line, b.Column = v.lineOut(b.Line), v.colOut(b.Column)
 	b.EndLine, b.EndColumn = v.lineOut(b.EndLine), v.colOut(b.EndColumn)
 	return b
 }
 
-func (v *clientView) breakpoints(bs []godap.Breakpoint) []godap.Breakpoint {
+func (v *View) breakpoints(bs []godap.Breakpoint) []godap.Breakpoint {
 	if bs == nil {
 		return nil
 	}
@@ -369,16 +354,4 @@ func (v *clientView) breakpoints(bs []godap.Breakpoint) []godap.Breakpoint {
 		out[i] = v.breakpoint(b)
 	}
 	return out
-}
-
-func (v *clientView) hcr(b HotCodeReplaceBody) HotCodeReplaceBody {
-	if len(b.Skipped) > 0 {
-		sk := make([]SkippedClass, len(b.Skipped))
-		for i, s := range b.Skipped {
-			s.File = v.pathOut(s.File)
-			sk[i] = s
-		}
-		b.Skipped = sk
-	}
-	return b
 }
