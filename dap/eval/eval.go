@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
@@ -18,9 +19,9 @@ type Session interface {
 	// StoppedOn returns the exception thread is stopped on, when its
 	// latest stop was at one (it is then bound to the name "exception").
 	StoppedOn(thread jdwp.ThreadID) (jdwp.ObjectID, bool)
-	// SourceText returns the text of the source file of class (its
-	// imports decide what names mean), ok false when it is not found.
-	SourceText(ctx context.Context, class jdwp.ReferenceTypeID) (text []byte, ok bool)
+	// SourceOf returns where the source file of class is (its imports
+	// decide what names mean), ok false when it is not found.
+	SourceOf(ctx context.Context, class jdwp.ReferenceTypeID) (f srclookup.Found, ok bool)
 }
 
 // Evaluator makes evaluation environments for the frames of one VM.

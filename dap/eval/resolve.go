@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
@@ -41,8 +42,13 @@ func (e *Frame) fileImports(ctx context.Context) *Imports {
 	if e.ev.s == nil || e.f.Loc.Class == 0 {
 		return nil
 	}
-	text, ok := e.ev.s.SourceText(ctx, e.f.Loc.Class)
+	f, ok := e.ev.s.SourceOf(ctx, e.f.Loc.Class)
 	if !ok {
+		return nil
+	}
+	text, err := srclookup.Read(f)
+	if err != nil {
+		e.ev.log.Debug().Err(err).Str("file", f.Path+f.Archive+"!"+f.Entry).Msg("read the frame's source for its imports")
 		return nil
 	}
 	im := ParseImports(text)
