@@ -14,7 +14,8 @@ import (
 // Type names as javac reads them (JLS 6.4.1, 6.5.5, 7.5): a simple name
 // written in the Debug Console means what it means in the frame's source
 // file — a member type of the frame's class or of a class enclosing it
-// (declared, or inherited from a supertype and loaded), then a single-type import, then a type of the file's package, then a
+// (declared, or inherited from a supertype and loaded), then a
+// single-type import, then a type of the file's package, then a
 // type-import-on-demand (java.lang.* among them; two of those finding the
 // name is ambiguous, as javac says). Further parts name member types
 // (Shape.Circle). A class the program has not loaded yet is loaded through
@@ -75,6 +76,9 @@ func (e *Frame) sourceClass(ctx context.Context, name string) (sig string, found
 	head, rest, _ := strings.Cut(name, ".")
 	internal, err := e.scopeType(ctx, javalang.InternalName(frame), im, head)
 	if err != nil || internal == "" {
+		if err == nil {
+			e.remember(name, "") // not looked for again in this evaluation
+		}
 		return "", false, err
 	}
 	if rest != "" {
@@ -86,11 +90,16 @@ func (e *Frame) sourceClass(ctx context.Context, name string) (sig string, found
 		}
 	}
 	sig = javalang.ClassSignature(internal)
+	e.remember(name, sig)
+	return sig, true, nil
+}
+
+// remember notes what name resolved to ("" for nothing).
+func (e *Frame) remember(name, sig string) {
 	if e.sc.classes == nil {
 		e.sc.classes = map[string]string{}
 	}
 	e.sc.classes[name] = sig
-	return sig, true, nil
 }
 
 // scopeType finds the type a simple name means in the file: its internal
