@@ -3,6 +3,8 @@ package dap
 import (
 	"strings"
 	"testing"
+
+	godap "github.com/google/go-dap"
 )
 
 // TestEvaluateImports: the Debug Console reads names as the frame's source
@@ -52,6 +54,17 @@ func TestEvaluateImports(t *testing.T) {
 		if body.Result != tc.want {
 			t.Errorf("evaluate %s = %s, want %s", tc.expr, body.Result, tc.want)
 		}
+	}
+	// Completions offer the types the file imports by name.
+	c.send("completions", map[string]any{"frameId": top.Id, "text": "Sh", "column": 3})
+	var shape *godap.CompletionItem
+	for _, it := range expect[*godap.CompletionsResponse](c).Body.Targets {
+		if it.Label == "Shape" {
+			shape = &it
+		}
+	}
+	if shape == nil || shape.Type != "class" || shape.Detail != "com.acme.model.Shape" {
+		t.Errorf("completions of Sh: Shape %s", mustJSON(shape))
 	}
 	// What javac refuses is refused, saying why.
 	for expr, want := range map[string]string{
