@@ -57,7 +57,7 @@ func TestBlockLambdas(t *testing.T) {
 		"xs.stream().map(s -> { if (s.length() > 5) throw new IllegalStateException(\"long \" + s); return s; }).collect(Collectors.toList())": "java.lang.IllegalStateException thrown: long banana",
 		"xs.stream().map(s -> { limit++; return s; }).count()":                                                                                 "local variables referenced from a lambda expression must be final or effectively final: limit",
 		"xs.stream().map(s -> { int s = 1; return s; }).count()":                                                                               "variable s is already defined here",
-		"xs.stream().map(s -> { try { return s; } finally { } }).count()":                                                                      "try statements are not supported inside a lambda here",
+		"xs.stream().map(s -> { try { return s; } finally { } }).count()":                                                                      "finally is not supported inside a lambda here",
 		"xs.stream().map(s -> s.length()).map(n -> { return n; }).reduce(0, (a, b) -> { int r = a + b; })":                                     "missing return statement",
 	} {
 		_, errResp := c.evaluateIn(top.Id, "repl", expr)

@@ -17,7 +17,8 @@ func FuzzParse(f *testing.F) {
 		"xs.filter(o -> o.total() > 100).count()", "m((a, b) -> a + b)", "xs.forEach(System.out::println)", "Over.f(String::length)",
 		"xs.map(s -> { int n = 0; for (var c : s) { if (c == 'a') continue; n += 1; } return n; })",
 		"f(x -> { List<String> l = null, m; do { x--; } while (x > 0); for (int i = 0, j; i < 3; i++, j--) ; return y -> x + y; })",
-		"f(() -> { throw new E(); })", "f(x -> { if (x) return; else { break; } })", "f(a -> { int[] b = {1, 2}; b[0] += a; })"} {
+		"f(() -> { throw new E(); })", "f(x -> { if (x) return; else { break; } })", "f(a -> { int[] b = {1, 2}; b[0] += a; })",
+		"f(s -> { try { return g(s); } catch (A | b.C e) { return e; } catch (final D d) { } })"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {

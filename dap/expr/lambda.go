@@ -139,6 +139,8 @@ type Func struct {
 	// Nested are the lambdas and method references in the body, which the
 	// body creates each time it runs them.
 	Nested map[Node]*Nested
+	// Types are the classes (signatures) each *Catch of the body catches.
+	Types map[Node][]string
 }
 
 // Nested is what a lambda or method reference in a lambda's body takes
@@ -200,7 +202,7 @@ const errNoTarget = "a %s needs an interface to implement: pass it to a method (
 
 // function prepares a lambda or method reference argument.
 func (ev *evaluator) function(ctx context.Context, n Node) (Value, error) {
-	r := &resolver{ev: ev, f: &Func{Node: n, Refs: map[Node]Ref{}, Locals: map[*Lambda][]string{}, Slots: map[Node][]int{}, Nested: map[Node]*Nested{}},
+	r := &resolver{ev: ev, f: &Func{Node: n, Refs: map[Node]Ref{}, Locals: map[*Lambda][]string{}, Slots: map[Node][]int{}, Nested: map[Node]*Nested{}, Types: map[Node][]string{}},
 		captured: map[string]int{}}
 	switch n := n.(type) {
 	case *Lambda:
@@ -684,6 +686,29 @@ func (r *resolver) resolve(ctx context.Context, n Node) error {
 		return nil
 	case *Throw:
 		return r.resolve(ctx, n.X)
+	case *Try:
+		if err := r.resolve(ctx, n.Body); err != nil {
+			return err
+		}
+		for _, c := range n.Catches {
+			for _, t := range c.Types {
+				sig, err := r.ev.resolveType(ctx, c, t)
+				if err != nil {
+					return err
+				}
+				r.f.Types[c] = append(r.f.Types[c], sig)
+			}
+			r.fn.blocks = append(r.fn.blocks, map[string]int{})
+			err := r.declare(c, strings.Join(c.Types, "|"), c.Name)
+			if err == nil {
+				err = r.resolve(ctx, c.Body)
+			}
+			r.fn.blocks = r.fn.blocks[:len(r.fn.blocks)-1]
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	return fail(n, "not supported inside a lambda")
 }

@@ -5,7 +5,8 @@ import "strings"
 // Statements, in the block body of a lambda (x -> { int y = x * 2; return
 // y + 1; }): what javac accepts there that a debugger can run — local
 // variable declarations, expression statements, return, if, while, do,
-// for, the enhanced for, break, continue and throw. A console expression
+// for, the enhanced for, break, continue, throw, and try with catch
+// clauses (not finally). A console expression
 // itself stays one expression; the evaluator runs statements only as the
 // body of a lambda compiled into the VM (package dap/fngen).
 
@@ -65,6 +66,20 @@ type (
 		At int
 		X  Node
 	}
+	// Try is try Body catch (...) {...}...; finally and resources are
+	// refused.
+	Try struct {
+		At      int
+		Body    *Block
+		Catches []*Catch
+	}
+	// Catch is catch (Types[0] | Types[1]... Name) Body.
+	Catch struct {
+		At    int
+		Types []string
+		Name  string
+		Body  *Block
+	}
 )
 
 func (n *Block) Pos() int    { return n.At }
@@ -77,6 +92,8 @@ func (n *For) Pos() int      { return n.At }
 func (n *ForEach) Pos() int  { return n.At }
 func (n *Jump) Pos() int     { return n.At }
 func (n *Throw) Pos() int    { return n.At }
+func (n *Try) Pos() int      { return n.At }
+func (n *Catch) Pos() int    { return n.At }
 
 func (n *Block) String() string {
 	s := make([]string, len(n.Stmts))
@@ -149,6 +166,16 @@ func (n *Jump) String() string {
 	return "break;"
 }
 func (n *Throw) String() string { return "throw " + n.X.String() + ";" }
+func (n *Try) String() string {
+	s := "try " + n.Body.String()
+	for _, c := range n.Catches {
+		s += " " + c.String()
+	}
+	return s
+}
+func (n *Catch) String() string {
+	return "catch (" + strings.Join(n.Types, " | ") + " " + n.Name + ") " + n.Body.String()
+}
 
 // ---- parsing ----
 
@@ -229,7 +256,9 @@ func (p *parser) stmt() Node {
 		n := &Throw{At: at, X: p.expr(0)}
 		p.expect(";")
 		return n
-	case p.keyword("try"), p.keyword("switch"), p.keyword("synchronized"), p.keyword("class"),
+	case p.keyword("try"):
+		return p.tryStmt(at)
+	case p.keyword("switch"), p.keyword("synchronized"), p.keyword("class"),
 		p.keyword("interface"), p.keyword("record"), p.keyword("enum"), p.keyword("yield"), p.keyword("assert"):
 		p.fail(at, "%s statements are not supported inside a lambda here", p.tok.text)
 		return nil
@@ -241,6 +270,47 @@ func (p *parser) stmt() Node {
 	x := p.expr(0)
 	p.expect(";")
 	return &ExprStmt{X: x}
+}
+
+// tryStmt parses try { } catch (A | B e) { }...
+func (p *parser) tryStmt(at int) Node {
+	p.next()
+	if p.isOp("(") {
+		p.fail(p.tok.pos, "try with resources is not supported inside a lambda here")
+		return nil
+	}
+	n := &Try{At: at, Body: p.block()}
+	for p.err == nil && p.keyword("catch") {
+		c := &Catch{At: p.tok.pos}
+		p.next()
+		p.expect("(")
+		if p.keyword("final") {
+			p.next()
+		}
+		c.Types = append(c.Types, p.typeName())
+		for p.err == nil && p.isOp("|") {
+			p.next()
+			c.Types = append(c.Types, p.typeName())
+		}
+		if p.tok.kind != tIdent {
+			p.fail(p.tok.pos, "expected the name of the caught exception, found %s", p.tok)
+			return nil
+		}
+		c.Name = p.tok.text
+		p.next()
+		p.expect(")")
+		c.Body = p.block()
+		n.Catches = append(n.Catches, c)
+	}
+	if p.keyword("finally") {
+		p.fail(p.tok.pos, "finally is not supported inside a lambda here: catch, and do the work after the try")
+		return nil
+	}
+	if len(n.Catches) == 0 && p.err == nil {
+		p.fail(p.tok.pos, "a try needs a catch here, found %s", p.tok)
+		return nil
+	}
+	return n
 }
 
 // parenExpr parses (expr).

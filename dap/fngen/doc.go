@@ -13,7 +13,7 @@
 // result is converted back to the method's return type at the boundary.
 //
 // A block body compiles to bytecode with branches (if, the loops, break,
-// continue, return, throw); its locals are slots holding boxes, converted
+// continue, return, throw) and exception handlers (catch); its locals are slots holding boxes, converted
 // as Java's assignment converts. A lambda or method reference nested in a
 // body compiles to a further class, a java.lang.reflect.InvocationHandler
 // created where the body reaches it with the enclosing lambda's values it

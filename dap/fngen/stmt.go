@@ -139,8 +139,57 @@ func (g *gen) stmt(n expr.Node) error {
 		m.Type(classgen.Checkcast, "java/lang/Throwable")
 		m.Op(classgen.Athrow)
 		g.dead = true
+	case *expr.Try:
+		return g.try(n)
 	default:
 		return fmt.Errorf("%s is not supported inside a lambda", n)
+	}
+	return nil
+}
+
+// try compiles try { } catch (...) { }: each catch is an exception
+// handler over the try block, storing the exception in its local.
+func (g *gen) try(n *expr.Try) error {
+	m := g.m
+	start := m.Here()
+	if err := g.stmt(n.Body); err != nil {
+		return err
+	}
+	end := m.Here()
+	var after *classgen.Label
+	if !g.dead {
+		after = m.NewLabel()
+		m.Jump(classgen.Goto, after)
+	}
+	if start.Pos() < end.Pos() { // an empty try throws nothing to catch
+		for _, c := range n.Catches {
+			slots := g.f.Slots[c]
+			if len(slots) != 1 || slots[0] >= len(g.locals) {
+				return fmt.Errorf("%s: the exception's local is not resolved", c)
+			}
+			h := m.NewLabel()
+			for _, sig := range g.f.Types[c] {
+				m.Handler(start, end, h, javalang.InternalName(sig))
+			}
+			m.MarkHandler(h)
+			m.Store(g.locals[slots[0]])
+			g.dead = false
+			if err := g.stmt(c.Body); err != nil {
+				return err
+			}
+			if !g.dead {
+				if after == nil {
+					after = m.NewLabel()
+				}
+				m.Jump(classgen.Goto, after)
+			}
+		}
+	}
+	if after != nil {
+		m.Mark(after)
+		g.dead = false
+	} else {
+		g.dead = true
 	}
 	return nil
 }

@@ -41,6 +41,8 @@ public class Blocks {
         show("array", Stream.of(4).map(n -> { long[] a = new long[n]; for (int i = 0; i < n; i++) a[i] = 1L << (10 * i); return a[n - 1] + a[0]; }).findFirst().get());
         show("pattern", Stream.of(1, "two", 3.0, -4).map(o -> o instanceof String s ? s.length() : o instanceof Integer i && i > 0 ? i * 10 : -1).collect(Collectors.toList()));
         show("patternblock", Stream.of("a", 2).map(o -> { if (o instanceof Integer n) return n + 1; if (!(o instanceof String t)) return 0; return t.length(); }).collect(Collectors.toList()));
+        show("catch", Stream.of("1", "x", "3").map(s -> { try { return Integer.parseInt(s); } catch (NumberFormatException e) { return -1; } }).collect(Collectors.toList()));
+        show("multicatch", Stream.of(0, 1, 2).map(i -> { try { if (i == 0) throw new IllegalStateException("zero"); return List.of("a").get(i); } catch (IllegalStateException | IndexOutOfBoundsException e) { return e.getClass().getSimpleName(); } }).collect(Collectors.toList()));
         show("after", hits + " " + total);
     }
 
