@@ -12,7 +12,6 @@ import (
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
-	godap "github.com/google/go-dap"
 )
 
 // Hot code replace: the custom request redefineClasses reads .class files,
@@ -21,75 +20,6 @@ import (
 // refuses is reported in words, with the JDWP error name. The result is
 // also sent as a hotCodeReplace event, so an editor can show it however the
 // redefinition was asked for.
-
-// RedefineClassesArguments are the arguments of redefineClasses: class
-// files, a directory searched for them (recursively), or both.
-type RedefineClassesArguments struct {
-	ClassFiles []string `json:"classFiles,omitempty"`
-	Directory  string   `json:"directory,omitempty"`
-}
-
-type redefineClassesRequest struct {
-	godap.Request
-	Arguments RedefineClassesArguments `json:"arguments"`
-}
-
-// HotCodeReplaceBody is the body of the redefineClasses response and of the
-// hotCodeReplace event.
-type HotCodeReplaceBody struct {
-	// Success is whether the VM took the new classes.
-	Success bool `json:"success"`
-	// Message says what happened, or what the VM refused.
-	Message string `json:"message"`
-	// Classes are the classes redefined (or refused), by binary name.
-	Classes []string `json:"classes"`
-	// Skipped are class files of classes the VM has not loaded (nothing to
-	// replace: the new code is used when they load) or could not read.
-	Skipped []SkippedClass `json:"skipped,omitempty"`
-	// Error is the JDWP error name when the VM refused, e.g. "ADD_METHOD_NOT_IMPLEMENTED".
-	Error string `json:"error,omitempty"`
-}
-
-// SkippedClass is a class file redefineClasses did not use, and why.
-type SkippedClass struct {
-	File   string `json:"file"`
-	Class  string `json:"class,omitempty"`
-	Reason string `json:"reason"`
-}
-
-// PathsIn converts the request's paths to the adapter's (clientview.PathsIn).
-func (r *redefineClassesRequest) PathsIn(in func(string) (string, error)) error {
-	a := &r.Arguments
-	for i, f := range a.ClassFiles {
-		p, err := in(f)
-		if err != nil {
-			return err
-		}
-		a.ClassFiles[i] = p
-	}
-	p, err := in(a.Directory)
-	a.Directory = p
-	return err
-}
-
-// PathsOut is a copy with the skipped files' paths in the client's form
-// (clientview.PathsOut).
-func (b HotCodeReplaceBody) PathsOut(out func(string) string) any {
-	if len(b.Skipped) > 0 {
-		sk := make([]SkippedClass, len(b.Skipped))
-		for i, s := range b.Skipped {
-			s.File = out(s.File)
-			sk[i] = s
-		}
-		b.Skipped = sk
-	}
-	return b
-}
-
-type redefineClassesResponse struct {
-	godap.Response
-	Body HotCodeReplaceBody `json:"body"`
-}
 
 func (s *session) redefineClasses(ctx context.Context, r *redefineClassesRequest) (HotCodeReplaceBody, error) {
 	d := s.dbg
