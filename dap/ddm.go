@@ -75,6 +75,7 @@ type customEvent[B any] struct {
 func registerCustom(c *godap.Codec) {
 	c.RegisterRequest("ddmUpdates", func() godap.Message { return &ddmUpdatesRequest{} }, func() godap.Message { return &ddmUpdatesResponse{} })
 	c.RegisterRequest("ddmGC", func() godap.Message { return &ddmGCRequest{} }, func() godap.Message { return &ddmGCResponse{} })
+	c.RegisterRequest("ddmVM", func() godap.Message { return &ddmVMRequest{} }, func() godap.Message { return &ddmVMResponse{} })
 	c.RegisterRequest("redefineClasses", func() godap.Message { return &redefineClassesRequest{} }, func() godap.Message { return &redefineClassesResponse{} })
 	c.RegisterRequest("dumpHeap", func() godap.Message { return &dumpHeapRequest{} }, func() godap.Message { return &dumpHeapResponse{} })
 	c.RegisterRequest("attachVM", func() godap.Message { return &attachVMRequest{} }, func() godap.Message { return &attachVMResponse{} })

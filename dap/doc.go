@@ -205,6 +205,16 @@
 //	    threads on also sends a ddmThreads event with the current threads.
 //	ddmGC {}
 //	    Asks the VM to collect garbage (HPGC); heap events follow if on.
+//	ddmVM {}
+//	    Answers {"id"}: the monitor's id of the VM the session debugs, ""
+//	    without a monitor. A JVM a launch starts through the monitor is
+//	    handed to it (listed and watched like any other VM). The editor
+//	    reads that VM's threads (states, CPU times), heap info and heap
+//	    maps through the monitor's control API (vm/threads, vm/heap,
+//	    vm/heapMap notifications: docs/rpc.md), which serves plain JVMs
+//	    too; a session without a monitor has only the DDM events below.
+//	    A session that launched an Android app (packageName) ends it with
+//	    am force-stop on terminate, and on disconnect with terminateDebuggee.
 //	redefineClasses {"classFiles": [path]?, "directory": path?}
 //	    Hot code replace: each .class file (and every one under directory)
 //	    replaces the loaded class of the same name (its this_class) with

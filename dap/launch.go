@@ -15,7 +15,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ddmbridge/ddmbridge/jdwp"
 	godap "github.com/google/go-dap"
 )
 
@@ -98,14 +97,15 @@ func commandLine(java string, cfg *LaunchConfig, addr string) []string {
 
 // launch starts the program with its JDWP agent connecting back to a
 // loopback listener of ours, and returns the connected debuggee.
-func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, error) {
+// Through a monitor, target is the launched VM's id there ("" otherwise).
+func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, string, error) {
 	java, err := javaExecutable(cfg.JavaExec)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("listen for the JVM: %w", err)
+		return nil, "", fmt.Errorf("listen for the JVM: %w", err)
 	}
 	defer ln.Close()
 	argv := commandLine(java, cfg, ln.Addr().String())
@@ -118,14 +118,14 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 	terminal := cfg.Console == "integratedTerminal" || cfg.Console == "externalTerminal"
 	if terminal && s.client.SupportsRunInTerminalRequest {
 		if err := s.runInTerminal(ctx, cfg, cwd, argv, p); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	} else {
 		if terminal {
 			s.output("console", fmt.Sprintf("console %q: the client cannot run a terminal, so the program's output appears here\n", cfg.Console))
 		}
 		if err := s.startProcess(cfg, cwd, argv, p); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 
@@ -139,19 +139,18 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 		case <-actx.Done():
 		}
 	}()
-	opts := s.cfg.JDWP
-	conn, err := jdwp.Accept(actx, ln, &opts)
+	conn, target, err := s.acceptJVM(actx, ln, p)
 	if err != nil {
 		select {
 		case <-p.done:
-			return nil, fmt.Errorf("the JVM exited with code %d before its debug agent connected (command: %s)%s", p.code, strings.Join(argv, " "), p.stderrTail())
+			return nil, "", fmt.Errorf("the JVM exited with code %d before its debug agent connected (command: %s)%s", p.code, strings.Join(argv, " "), p.stderrTail())
 		default:
 		}
 		p.kill()
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("the JVM did not connect within the timeout (raise \"timeout\"; command: %s)%s", strings.Join(argv, " "), p.stderrTail())
+			return nil, "", fmt.Errorf("the JVM did not connect within the timeout (raise \"timeout\"; command: %s)%s", strings.Join(argv, " "), p.stderrTail())
 		}
-		return nil, err
+		return nil, "", err
 	}
 	d := newDebuggee(s, conn, cfg.MainClass)
 	d.opts = cfg.CommonConfig
@@ -175,7 +174,7 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 	if cfg.StopOnEntry {
 		d.stopOnEntry = cfg.MainClass
 	}
-	return d, nil
+	return d, target, nil
 }
 
 // startProcess runs argv as a child whose output becomes output events.

@@ -123,6 +123,7 @@ type session struct {
 	released bool        // the VM was released
 
 	dbg *debuggee // nil until launch or attach succeeds
+	mon monitored // the monitor behind the debuggee (monitored.go)
 }
 
 func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *session {
@@ -435,6 +436,7 @@ var routes = map[string]route{
 	"redefineClasses":         {withDebuggee, reply(ErrUnableToRedefine, (*session).redefineClasses)},
 	"ddmUpdates":              {withDebuggee, replyThen(ErrNoDDM, (*session).ddmUpdates)},
 	"ddmGC":                   {withDebuggee, reply(ErrNoDDM, (*session).ddmGC)},
+	"ddmVM":                   {withDebuggee, reply(ErrNoDDM, (*session).ddmVM)},
 	"dumpHeap":                {withDebuggee, reply(ErrUnableToDumpHeap, (*session).dumpHeap)},
 
 	"continue":           {whenStopped, resumes(ErrUnableToResume, (*session).cont)},
