@@ -146,3 +146,18 @@ func (s *session) stopLaunchedApp(ctx context.Context) bool {
 	}
 	return true
 }
+
+// quietError words an error response and says whether the client should
+// not pop it up: a VM without DDM (the editor asks every session), a hot
+// code replace (the editor reports its result itself, once), and a request
+// the VM does not implement (a simulated or minimal VM: JDWP
+// NOT_IMPLEMENTED), which is said in words and not raised as a toast.
+func quietError(command string, err error) (details string, quiet bool) {
+	switch {
+	case jdwp.Code(err) == jdwp.ErrNotImplemented:
+		return fmt.Sprintf("this VM does not support %s (its JDWP agent answers NOT_IMPLEMENTED): %v", command, err), true
+	case command == "redefineClasses":
+		return err.Error(), true
+	}
+	return err.Error(), false
+}

@@ -265,10 +265,17 @@ func newEvent(name string) godap.Event {
 
 // sendError answers req with an error response: id names the family, err says what failed.
 func (s *session) sendError(req *godap.Request, id int, err error) {
-	s.sendErrorMessage(req.Seq, req.Command, id, s.explain(err).Error())
+	details, quiet := quietError(req.Command, s.explain(err))
+	s.sendErrorResponse(req.Seq, req.Command, id, details, quiet)
 }
 
 func (s *session) sendErrorMessage(seq int, command string, id int, details string) {
+	s.sendErrorResponse(seq, command, id, details, id == ErrNoDDM)
+}
+
+// sendErrorResponse answers a request with an error; quiet ones are not
+// shown to the user by the client (quietError says which).
+func (s *session) sendErrorResponse(seq int, command string, id int, details string, quiet bool) {
 	summary := errorSummaries[id]
 	if s.isCancelled(seq) {
 		summary = "cancelled" // the message DAP prescribes for cancelled requests
@@ -280,8 +287,7 @@ func (s *session) sendErrorMessage(seq int, command string, id int, details stri
 			Command:         command, RequestSeq: seq, Success: false, Message: summary,
 		},
 		Body: godap.ErrorResponseBody{Error: &godap.ErrorMessage{
-			// A VM without DDM is no error to pop up: the editor asks every session.
-			Id: id, Format: fmt.Sprintf("%s: %s", summary, details), ShowUser: id != ErrNoDDM,
+			Id: id, Format: fmt.Sprintf("%s: %s", summary, details), ShowUser: !quiet && id != ErrNoDDM,
 		}},
 	})
 }
