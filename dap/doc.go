@@ -95,11 +95,12 @@
 // false), and continue, the steps and pause act on the thread they name.
 // A stop is never reported between a resuming request's answer and its
 // resume. A step belongs to its thread: other threads' stops do not cancel
-// it, and it ends with a step stop of its own thread. Thread names carry
-// their state: "main (running)", "worker (waiting)", "worker (running,
-// suspended)" (a thread held alone), or why the thread stopped: "main
-// (breakpoint)", "main (step)", "main (paused)", "main (exception)", "main
-// (entry)". hideSystemThreads leaves the VM's own threads out.
+// it, and it ends with a step stop of its own thread. Threads are
+// listed by name alone: the editor shows whether each is paused (and why)
+// or running from the stopped and continued events, and a state in the
+// name went stale while the thread ran on; the JDWP states and CPU times
+// are the monitor's vm/threads. hideSystemThreads leaves the VM's own
+// threads out.
 //
 // A condition or log message whose evaluation does not finish within
 // Config.EvalTimeout (10 s; a method waiting for a lock a stopped thread
