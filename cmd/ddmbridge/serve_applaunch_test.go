@@ -95,6 +95,27 @@ func TestServeAndroidLaunch(t *testing.T) {
 		json.Unmarshal(out.Bytes(), &vms) != nil || len(vms) != 1 || vms[0]["name"] != "com.example.app" || vms[0]["debugger"] != true {
 		t.Errorf("vms after the launch: %s %s", out.String(), errb.String())
 	}
+	// Stop (terminate) ends the app the session launched as Android Studio
+	// does: am force-stop, and the device's process is gone.
+	d.send(&godap.TerminateRequest{Request: d.req("terminate")})
+	d.await("terminate")
+	deadline = time.Now().Add(30 * time.Second)
+	for running(dev, "com.example.app") {
+		if time.Now().After(deadline) {
+			t.Fatalf("com.example.app still runs on the device after terminate")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	d.send(&godap.DisconnectRequest{Request: d.req("disconnect")})
 	d.await("disconnect")
+}
+
+// running reports whether the device runs a process named name.
+func running(dev *simdevice.Device, name string) bool {
+	for _, p := range dev.Processes() {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }
