@@ -238,6 +238,8 @@ export class DdmHub implements Disposable {
   private setTarget(t: Target): void {
     this.sessionUpdates = false;
     this.target = t;
+    const where = t.kind === 'vm' ? `VM ${t.vm.id}` : `session "${t.session.name}"${t.vmId ? ` (VM ${t.vmId})` : ''}`;
+    this.log(`views follow ${where}${this.currentVMId ? ', through the backend' : ''}`);
     this.latest.clear();
     this.onTarget.fire(this.current);
     void this.applyViewers().then(() => this.refresh(this.watched()));
