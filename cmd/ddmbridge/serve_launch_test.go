@@ -37,8 +37,10 @@ func TestServeLaunchMonitored(t *testing.T) {
 	d := s.session()
 	d.nc.SetDeadline(time.Now().Add(2 * time.Minute))
 	args, _ := json.Marshal(map[string]any{"mainClass": "ThreadStates", "classPaths": []string{classes}})
+	launched := time.Now()
 	d.send(&godap.LaunchRequest{Request: d.req("launch"), Arguments: args})
 	d.await("launch")
+	t.Logf("launch through the monitor answered in %v", time.Since(launched).Round(time.Millisecond))
 	d.send(&godap.ConfigurationDoneRequest{Request: d.req("configurationDone")})
 	d.await("configurationDone")
 
