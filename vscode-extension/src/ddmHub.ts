@@ -103,6 +103,15 @@ export class DdmHub implements Disposable {
       api.backend.on(method, fn);
       this.subs.push({ dispose: () => void api.backend.off(method, fn) });
     }
+    // A backend that (re)starts knows of no updates: turn on again what the views watch.
+    const onState = (state: unknown): void => {
+      if (state === 'running' && this.streaming.size > 0) {
+        this.streaming.clear();
+        void this.applyViewers().then(() => this.refresh(this.watched()));
+      }
+    };
+    api.backend.on('state', onState);
+    this.subs.push({ dispose: () => void api.backend.off('state', onState) });
   }
 
   // Debug sessions (extension.ts forwards vscode.debug's events).

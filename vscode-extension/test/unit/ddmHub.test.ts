@@ -243,6 +243,17 @@ describe('DdmHub', () => {
     assert.ok(api.calls.includes('updates 9 threads false'), api.calls.join('; '));
   });
 
+  test('a restarted backend has the views\' updates turned on again, and the threads asked once', async () => {
+    const { api, hub } = setup();
+    hub.watch('threads', 1);
+    hub.focusVM(plainJvm('5'));
+    await settle();
+    const calls = api.calls.length;
+    api.notify('state', 'running');
+    await settle();
+    assert.deepEqual(api.calls.slice(calls), ['updates 5 threads true', 'threads 5']);
+  });
+
   test('dispose stops listening to the backend', () => {
     const { api, hub } = setup();
     assert.equal(api.listening('vm/threads'), 1);
