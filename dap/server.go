@@ -126,6 +126,7 @@ type session struct {
 	released bool        // the VM was released
 
 	dbg *debuggee // nil until launch or attach succeeds
+	mon monitored // the monitor behind the debuggee (monitored.go)
 }
 
 func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *session {
@@ -272,7 +273,8 @@ func newEvent(name string) godap.Event {
 
 // sendError answers req with an error response: id names the family, err says what failed.
 func (s *session) sendError(req *godap.Request, id int, err error) {
-	s.sendErrorMessage(req.Seq, req.Command, id, s.explain(err).Error())
+	details, quiet := quietError(req.Command, s.explain(err))
+	s.sendErrorShown(req.Seq, req.Command, id, details, showUser(id, nil) && !quiet)
 }
 
 func (s *session) sendErrorMessage(seq int, command string, id int, details string) {
@@ -452,6 +454,7 @@ var routes = map[string]route{
 	"redefineClasses":         {withDebuggee, reply(ErrUnableToRedefine, (*session).redefineClasses)},
 	"ddmUpdates":              {withDebuggee, replyThen(ErrNoDDM, (*session).ddmUpdates)},
 	"ddmGC":                   {withDebuggee, reply(ErrNoDDM, (*session).ddmGC)},
+	"ddmVM":                   {withDebuggee, reply(ErrNoDDM, (*session).ddmVM)},
 	"dumpHeap":                {withDebuggee, reply(ErrUnableToDumpHeap, (*session).dumpHeap)},
 
 	"continue":           {whenStopped, resumes(ErrUnableToResume, (*session).cont)},
@@ -577,7 +580,8 @@ func (s *session) answerError(m godap.RequestMessage, id int, err error) {
 	if !whole {
 		err = fmt.Errorf("%s: %w", rq.Command, err)
 	}
-	s.sendErrorShown(rq.Seq, rq.Command, eid, s.explain(err).Error(), showUser(eid, m))
+	details, quiet := quietError(rq.Command, s.explain(err))
+	s.sendErrorShown(rq.Seq, rq.Command, eid, details, showUser(eid, m) && !quiet)
 }
 
 // response is a success response with a body of type B; it encodes as
