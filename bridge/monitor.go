@@ -29,7 +29,8 @@ const (
 	EventRemoved EventKind = "vms/removed" // a VM died or its connection was lost
 	EventChanged EventKind = "vms/changed" // a VM's info changed (name, waiting, debugger, current, …)
 	EventThreads EventKind = "vm/threads"  // a VM's threads changed
-	EventHeap    EventKind = "vm/heap"     // a VM sent heap info or a heap map
+	EventHeap    EventKind = "vm/heap"     // a VM sent heap info
+	EventHeapMap EventKind = "vm/heapMap"  // a VM sent a complete heap map
 
 	EventDeviceAdded   EventKind = "devices/added"   // an adb device appeared (in any state)
 	EventDeviceRemoved EventKind = "devices/removed" // a device went away (or the adb server did)
@@ -270,7 +271,7 @@ func (m *Monitor) notify(kind EventKind, v *VM) {
 	info := m.info(v)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if kind != EventThreads && kind != EventHeap {
+	if kind != EventThreads && kind != EventHeap && kind != EventHeapMap {
 		close(m.changed)
 		m.changed = make(chan struct{})
 	}

@@ -134,9 +134,9 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 	defer unsub()
 	go func() {
 		for e := range events {
-			if n, params := cs.notification(ctx, e); n != "" {
+			for _, n := range cs.notifications(e) {
 				cs.order.Lock()
-				conn.Notify(ctx, n, params)
+				conn.Notify(ctx, n.method, n.params)
 				cs.order.Unlock()
 			}
 		}
@@ -274,7 +274,19 @@ type (
 	}
 )
 
-func (c *rpcConn) notification(ctx context.Context, e Event) (string, any) {
+// rpcNotification is one notification to send.
+type rpcNotification struct {
+	method string
+	params any
+}
+
+// notifications turns a monitor event into what this connection is sent.
+// The DDM ones carry the objects a DAP session's events carry (ddm/view.go):
+// vm/threads the whole thread list (ddmThreads), vm/heap the heap statistics
+// (ddmHeapInfo), vm/heapMap each heap's complete map (ddmHeapMap), so a
+// client renders what it is sent and never asks again.
+func (c *rpcConn) notifications(e Event) []rpcNotification {
+	one := func(params any) []rpcNotification { return []rpcNotification{{string(e.Kind), params}} }
 	switch e.Kind {
 	case EventAdded, EventRemoved, EventChanged:
 		if e.Kind == EventRemoved {
@@ -283,25 +295,36 @@ func (c *rpcConn) notification(ctx context.Context, e Event) (string, any) {
 			delete(c.heap, e.VM.ID)
 			c.mu.Unlock()
 		}
-		return string(e.Kind), e.VM
+		return one(e.VM)
 	case EventDeviceAdded, EventDeviceRemoved, EventDeviceChanged:
-		return string(e.Kind), e.Device
+		return one(e.Device)
 	case EventThreads:
 		c.mu.Lock()
 		want := c.threads[e.VM.ID]
 		c.mu.Unlock()
 		if v, err := c.s.m.VM(e.VM.ID); want && err == nil {
-			return string(e.Kind), v.feed.Threads()
+			return one(v.feed.Threads())
 		}
 	case EventHeap:
 		c.mu.Lock()
 		want := c.heap[e.VM.ID]
 		c.mu.Unlock()
 		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.dc != nil {
-			return string(e.Kind), v.feed.HeapInfo()
+			return one(v.feed.HeapInfo())
+		}
+	case EventHeapMap:
+		c.mu.Lock()
+		want := c.heap[e.VM.ID]
+		c.mu.Unlock()
+		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.dc != nil {
+			var out []rpcNotification
+			for _, m := range v.feed.HeapMaps() {
+				out = append(out, rpcNotification{string(e.Kind), m})
+			}
+			return out
 		}
 	}
-	return "", nil
+	return nil
 }
 
 func nonNil[T any](s []T) []T {

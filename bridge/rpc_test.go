@@ -65,10 +65,14 @@ func TestRPC(t *testing.T) {
 
 	var mu sync.Mutex
 	notes := map[string]int{}
+	var lastMap json.RawMessage // the last vm/heapMap notification
 	ctx := t.Context()
 	c, err := DialRPC(ctx, addr, func(method string, params json.RawMessage) {
 		mu.Lock()
 		notes[method]++
+		if method == "vm/heapMap" {
+			lastMap = params
+		}
 		mu.Unlock()
 	})
 	if err != nil {
@@ -177,6 +181,22 @@ func TestRPC(t *testing.T) {
 		defer mu.Unlock()
 		return notes["vm/threads"] >= 2 && notes["vm/heap"] >= 2 && notes["vms/changed"] >= 1
 	})
+	// The heap map itself is pushed, in the schema a DAP session's
+	// ddmHeapMap event carries (the client never fetches it again).
+	if err := c.Call(ctx, "vm/gc", idParams{sim.ID}, nil); err != nil {
+		t.Error(err)
+	}
+	waitFor(t, time.Minute, "a vm/heapMap notification", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return notes["vm/heapMap"] >= 1
+	})
+	mu.Lock()
+	pushed := lastMap
+	mu.Unlock()
+	if hm, err := ddm.DecodeHeapMapJSON(pushed); err != nil || hm.ID != sim.ID || len(hm.Pieces) == 0 || hm.PNG != "" {
+		t.Errorf("vm/heapMap notification: %v (id %q, %d pieces, png %d bytes)", err, hm.ID, len(hm.Pieces), len(hm.PNG))
+	}
 	// Errors.
 	for _, tc := range []struct {
 		method string

@@ -451,8 +451,11 @@ func (v *VM) watchModel() {
 			if c&(ddm.ChangeThreads) != 0 {
 				v.m.notify(EventThreads, v)
 			}
-			if c&(ddm.ChangeHeapInfo|ddm.ChangeHeapMap) != 0 {
+			if c&ddm.ChangeHeapInfo != 0 {
 				v.m.notify(EventHeap, v)
+			}
+			if c&ddm.ChangeHeapMap != 0 {
+				v.m.notify(EventHeapMap, v)
 			}
 		case <-v.removed:
 			return

@@ -26,6 +26,9 @@ type (
 	attachVMRequest          = ext.AttachVMRequest
 	attachVMResponse         = ext.AttachVMResponse
 	ddmUpdatesResponse       = ext.DDMUpdatesResponse
+	ddmVMRequest             = ext.DDMVMRequest
+	ddmVMResponse            = ext.DDMVMResponse
+	DDMVMBody                = ext.DDMVMBody
 	DDMUpdatesArguments      = ext.DDMUpdatesArguments
 	DDMUpdatesBody           = ext.DDMUpdatesBody
 	DDMThreadsBody           = ext.DDMThreadsBody

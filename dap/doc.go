@@ -105,7 +105,7 @@
 //
 // What the adapter does with each request — how the VM runs and stops
 // (package jdwp/debugger's rules: a stop's hold, continue and steps,
-// conditions within a budget, thread names by state), what the Debug
+// conditions within a budget), what the Debug
 // Console evaluates (package dap/eval over dap/expr), how values and
 // scopes are shown (package jdwp/mirror's presentation), where sources
 // come from (package dap/srclookup; dap/outline for classes without one),

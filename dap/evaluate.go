@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/dap/eval"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
@@ -14,9 +15,6 @@ import (
 
 // Evaluation is package dap/eval's; dap finds the frame a request names,
 // says whether methods may run, and shows the result.
-
-// frameEnv is the evaluation environment of one frame (package dap/eval).
-type frameEnv = eval.Frame
 
 // ev is the session's evaluator: dap/eval over the mirror, told by the
 // session which exception a thread stopped on (StoppedOn).
@@ -29,27 +27,32 @@ func (d *debuggee) StoppedOn(t jdwp.ThreadID) (jdwp.ObjectID, bool) {
 	return exc.ID, ok && d.stops.Reason(t) == "exception"
 }
 
-// frameEnv returns an environment for frame depth of thread at loc; frame
-// may be 0, and is then looked up when a local or this is needed.
-func (d *debuggee) frameEnv(thread jdwp.ThreadID, depth int32, frame jdwp.FrameID, loc jdwp.Location) *frameEnv {
-	return d.ev().At(thread, depth, frame, loc)
+// SourceOf is where class's source file is, as the stack shows it
+// (eval.Session: the file's imports decide what names mean).
+func (d *debuggee) SourceOf(ctx context.Context, class jdwp.ReferenceTypeID) (srclookup.Found, bool) {
+	sig, err := d.vm.Signature(ctx, class)
+	if err != nil {
+		return srclookup.Found{}, false
+	}
+	switch src, err := d.source(ctx, class, sig); {
+	case err != nil:
+		return srclookup.Found{}, false
+	case src.Path != "":
+		return srclookup.Found{Path: src.Path}, true
+	default:
+		return d.archived(src.SourceReference)
+	}
 }
 
-// envFor returns an environment for a frame the client named.
-func (d *debuggee) envFor(f mirror.Frame) *frameEnv { return d.ev().Frame(f) }
-
-// evalEnv is the environment evaluate uses for a frame: the frame's, with
-// "exception" bound when its thread stopped on an exception.
-func (d *debuggee) evalEnv(ctx context.Context, env *frameEnv) expr.Env { return d.ev().Env(ctx, env) }
-
-// toExpr converts a JDWP value, looking up the runtime type of references.
-func (d *debuggee) toExpr(ctx context.Context, v jdwp.Value) (expr.Value, error) {
-	return d.ev().Value(ctx, v)
+// frameEnv returns an environment for frame depth of thread at loc; frame
+// may be 0, and is then looked up when a local or this is needed.
+func (d *debuggee) frameEnv(thread jdwp.ThreadID, depth int32, frame jdwp.FrameID, loc jdwp.Location) *eval.Frame {
+	return d.ev().At(thread, depth, frame, loc)
 }
 
 // requestEnv is the environment of a request's frameId, or of the top
 // frame of the thread the VM stopped in when the request names none.
-func (d *debuggee) requestEnv(ctx context.Context, frameID int) (*frameEnv, error) {
+func (d *debuggee) requestEnv(ctx context.Context, frameID int) (*eval.Frame, error) {
 	if frameID == 0 {
 		return d.stoppedEnv(ctx)
 	}
@@ -57,12 +60,12 @@ func (d *debuggee) requestEnv(ctx context.Context, frameID int) (*frameEnv, erro
 	if !ok {
 		return nil, fmt.Errorf("unknown frame id %d (frames are forgotten when the VM resumes)", frameID)
 	}
-	return d.envFor(f), nil
+	return d.ev().Frame(f), nil
 }
 
 // stoppedEnv is an environment in the top frame of the thread the VM
 // stopped in, for values assigned to object fields and array elements.
-func (d *debuggee) stoppedEnv(ctx context.Context) (*frameEnv, error) {
+func (d *debuggee) stoppedEnv(ctx context.Context) (*eval.Frame, error) {
 	t, _, _ := d.stops.Latest()
 	if t == 0 {
 		return nil, errors.New("no thread is stopped at an event")
@@ -100,10 +103,9 @@ func (s *session) evaluate(ctx context.Context, r *godap.EvaluateRequest) (godap
 		env.NoInvoke(hoverNoInvoke)
 		ctx = withNoInvoke(ctx, hoverNoInvoke)
 	}
-	ev := d.evalEnv(ctx, env)
-	var v expr.Value
+	ev := d.ev().Env(ctx, env)
 	stop := s.progressAfter(ctx, r.Request.Seq, "Evaluating "+r.Arguments.Expression)
-	v, err = expr.EvalString(ctx, r.Arguments.Expression, ev)
+	v, err := expr.EvalString(ctx, r.Arguments.Expression, ev)
 	stop()
 	if err != nil {
 		return godap.EvaluateResponseBody{}, asIs(err)

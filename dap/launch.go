@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 	godap "github.com/google/go-dap"
 )
@@ -43,14 +42,15 @@ func commandLine(java string, cfg *LaunchConfig, addr string) []string {
 
 // launch starts the program with its JDWP agent connecting back to a
 // loopback listener of ours, and returns the connected debuggee.
-func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, error) {
+// Through a monitor, target is the launched VM's id there ("" otherwise).
+func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, string, error) {
 	java, err := javaExecutable(cfg.JavaExec)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("listen for the JVM: %w", err)
+		return nil, "", fmt.Errorf("listen for the JVM: %w", err)
 	}
 	defer ln.Close()
 	argv := commandLine(java, cfg, ln.Addr().String())
@@ -63,14 +63,14 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 	terminal := cfg.Console == "integratedTerminal" || cfg.Console == "externalTerminal"
 	if terminal && s.client.SupportsRunInTerminalRequest {
 		if p, err = s.runInTerminal(ctx, cfg, cwd, argv); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	} else {
 		if terminal {
 			s.output("console", fmt.Sprintf("console %q: the client cannot run a terminal, so the program's output appears here\n", cfg.Console))
 		}
 		if p, err = jvmrun.StartDebuggee(argv, cwd, cfg.Env, s.output); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 
@@ -84,19 +84,18 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 		case <-actx.Done():
 		}
 	}()
-	opts := s.cfg.JDWP
-	conn, err := jdwp.Accept(actx, ln, &opts)
+	conn, target, err := s.acceptJVM(actx, ln, p)
 	if err != nil {
 		select {
 		case <-p.Done():
-			return nil, fmt.Errorf("the JVM exited with code %d before its debug agent connected (command: %s)%s", p.ExitCode(), strings.Join(argv, " "), p.StderrTail())
+			return nil, "", fmt.Errorf("the JVM exited with code %d before its debug agent connected (command: %s)%s", p.ExitCode(), strings.Join(argv, " "), p.StderrTail())
 		default:
 		}
 		p.Kill()
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("the JVM did not connect within the timeout (raise \"timeout\"; command: %s)%s", strings.Join(argv, " "), p.StderrTail())
+			return nil, "", fmt.Errorf("the JVM did not connect within the timeout (raise \"timeout\"; command: %s)%s", strings.Join(argv, " "), p.StderrTail())
 		}
-		return nil, err
+		return nil, "", err
 	}
 	d := newDebuggee(s, conn, cfg.MainClass)
 	d.opts = cfg.CommonConfig
@@ -120,7 +119,7 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 	if cfg.StopOnEntry {
 		d.stopOnEntry = cfg.MainClass
 	}
-	return d, nil
+	return d, target, nil
 }
 
 // output sends an output event.

@@ -125,8 +125,8 @@ type session struct {
 	closing  atomic.Bool // the session is ending: no more events
 	released bool        // the VM was released
 
-	dbg *debuggee // nil until launch or attach succeeds
-
+	dbg *debuggee   // nil until launch or attach succeeds
+	mon monitored   // the monitor behind the debuggee (monitored.go)
 	mem memoryState // the memory view of dbg (memory.go)
 }
 
@@ -274,7 +274,8 @@ func newEvent(name string) godap.Event {
 
 // sendError answers req with an error response: id names the family, err says what failed.
 func (s *session) sendError(req *godap.Request, id int, err error) {
-	s.sendErrorMessage(req.Seq, req.Command, id, s.explain(err).Error())
+	details, quiet := quietError(req.Command, s.explain(err))
+	s.sendErrorShown(req.Seq, req.Command, id, details, showUser(id, nil) && !quiet)
 }
 
 func (s *session) sendErrorMessage(seq int, command string, id int, details string) {
@@ -456,6 +457,7 @@ var routes = map[string]route{
 	"redefineClasses":         {withDebuggee, reply(ErrUnableToRedefine, (*session).redefineClasses)},
 	"ddmUpdates":              {withDebuggee, replyThen(ErrNoDDM, (*session).ddmUpdates)},
 	"ddmGC":                   {withDebuggee, reply(ErrNoDDM, (*session).ddmGC)},
+	"ddmVM":                   {withDebuggee, reply(ErrNoDDM, (*session).ddmVM)},
 	"dumpHeap":                {withDebuggee, reply(ErrUnableToDumpHeap, (*session).dumpHeap)},
 	"memoryView":              {withDebuggee, reply(ErrUnableToListVariables, (*session).memoryView)},
 	"trackInstances":          {withDebuggee, reply(ErrUnableToListVariables, (*session).trackInstances)},
@@ -586,7 +588,8 @@ func (s *session) answerError(m godap.RequestMessage, id int, err error) {
 	if !whole {
 		err = fmt.Errorf("%s: %w", rq.Command, err)
 	}
-	s.sendErrorShown(rq.Seq, rq.Command, eid, s.explain(err).Error(), showUser(eid, m))
+	details, quiet := quietError(rq.Command, s.explain(err))
+	s.sendErrorShown(rq.Seq, rq.Command, eid, details, showUser(eid, m) && !quiet)
 }
 
 // response is a success response with a body of type B; it encodes as

@@ -34,11 +34,12 @@ func (s *session) onLaunchRequest(r *godap.LaunchRequest) {
 	defer cancel()
 	err := checkClassPaths(cfg.ClassPaths)
 	var d *debuggee
+	target := "" // the launched VM's id in the monitor, if one took it
 	if err == nil {
-		d, err = s.launch(ctx, &cfg)
+		d, target, err = s.launch(ctx, &cfg)
 	}
 	if err == nil {
-		err = s.begin(ctx, d, "")
+		err = s.begin(ctx, d, target)
 	}
 	if err == nil && cfg.MainClass != "" {
 		err = d.runToMain(ctx, cfg.MainClass)
@@ -131,6 +132,7 @@ func (s *session) launchAndroid(req *godap.Request, cfg *LaunchConfig) {
 		return
 	}
 	d.launched = true
+	s.launchedApp(target, cfg.PackageName)
 	d.srcs.sourcePaths = cfg.SourcePaths
 	if len(d.srcs.sourcePaths) == 0 {
 		d.srcs.sourcePaths = []string{"."}
@@ -171,6 +173,7 @@ func (s *session) begin(ctx context.Context, d *debuggee, target string) error {
 		return err
 	}
 	s.dbg = d
+	s.noteMonitored(target)
 	return nil
 }
 
@@ -229,6 +232,9 @@ func (s *session) onDisconnectRequest(r *godap.DisconnectRequest) {
 		}
 		ctx, cancel := s.reqCtx()
 		err = d.release(ctx, terminate)
+		if terminate {
+			s.stopLaunchedApp(ctx) // an Android app the session launched: am force-stop
+		}
 		cancel()
 		s.released = true
 	}
@@ -257,6 +263,8 @@ func (s *session) terminate(ctx context.Context, r *godap.TerminateRequest) (*st
 				d.proc.Kill()
 			}
 		}()
+	} else if s.stopLaunchedApp(ctx) {
+		// an Android app the session launched: am force-stop, as Android Studio does
 	} else if err := d.conn.Exit(ctx, 0); err != nil && d.conn.Err() == nil {
 		return nil, err
 	}

@@ -19,10 +19,10 @@ import (
 // finds the variable a container's name stands for.
 
 // containerLV finds the variable called name in a variables container.
-func (d *debuggee) containerLV(ctx context.Context, c container, name string) (eval.LValue, *frameEnv, error) {
+func (d *debuggee) containerLV(ctx context.Context, c container, name string) (eval.LValue, *eval.Frame, error) {
 	switch c := c.(type) {
 	case *localsScope:
-		env := d.envFor(c.f)
+		env := d.ev().Frame(c.f)
 		if name == "this" {
 			return eval.LValue{}, nil, errors.New("this cannot be assigned")
 		}
@@ -89,7 +89,7 @@ func (s *session) setVariable(ctx context.Context, r *godap.SetVariableRequest) 
 	if err != nil {
 		return godap.SetVariableResponseBody{}, asIs(fmt.Errorf("setVariable %s: %w", r.Arguments.Name, err))
 	}
-	v, err := eval.Assign(ctx, d.evalEnv(ctx, env), lv, r.Arguments.Value)
+	v, err := eval.Assign(ctx, d.ev().Env(ctx, env), lv, r.Arguments.Value)
 	if err != nil {
 		return godap.SetVariableResponseBody{}, asIs(fmt.Errorf("setVariable %s: %w", r.Arguments.Name, err))
 	}
@@ -115,7 +115,7 @@ func (s *session) setExpression(ctx context.Context, r *godap.SetExpressionReque
 	if err != nil {
 		return godap.SetExpressionResponseBody{}, asIs(fmt.Errorf("setExpression %s: %w", r.Arguments.Expression, err))
 	}
-	v, err := eval.Assign(ctx, d.evalEnv(ctx, env), lv, r.Arguments.Value)
+	v, err := eval.Assign(ctx, d.ev().Env(ctx, env), lv, r.Arguments.Value)
 	if err != nil {
 		return godap.SetExpressionResponseBody{}, asIs(fmt.Errorf("setExpression %s: %w", r.Arguments.Expression, err))
 	}

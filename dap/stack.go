@@ -15,16 +15,14 @@ import (
 	godap "github.com/google/go-dap"
 )
 
-// threadStates names JDWP thread statuses the way the threads list shows them.
-var threadStates = map[jdwp.ThreadStatus]string{
-	jdwp.ThreadZombie: "zombie", jdwp.ThreadRunning: "running", jdwp.ThreadSleeping: "sleeping",
-	jdwp.ThreadMonitor: "blocked", jdwp.ThreadWait: "waiting",
-}
-
-// threads lists every thread as "name (state)": the thread the VM
-// stopped in shows why ("main (breakpoint)"), the others their JDWP status
-// ("worker-1 (waiting)", "main (running)"). Without a debuggee (before
-// launch, after a launch failed: VS Code asks then) the list is empty.
+// threads lists every thread by its name alone. The editor shows each
+// thread's state itself (paused and why, or running) from the stopped and
+// continued events, and asks for the list again only at a stop, so a state
+// in the name went stale as soon as the thread ran on ("main (breakpoint)"
+// next to RUNNING). The JDWP states, CPU times and suspension of every
+// thread are the monitor's vm/threads (the Threads view). Without a
+// debuggee (before launch, after a launch failed: VS Code asks then) the
+// list is empty.
 func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.ThreadsResponseBody, error) {
 	d := s.dbg
 	if d == nil || d.isEnded() {
@@ -35,35 +33,13 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 		return godap.ThreadsResponseBody{}, err
 	}
 	stopThread, _, _ := d.stops.Latest()
-	perThread := !d.sus.VMHeld()
-	reasons := d.stops.Reasons()
-	names, states := make([]string, len(ids)), make([]string, len(ids))
-	err = parallel(2*len(ids), func(i int) error {
-		t := ids[i/2]
-		gone := func(err error) bool {
-			c := jdwp.Code(err)
-			return c == jdwp.ErrInvalidThread || c == jdwp.ErrInvalidObject
+	names := make([]string, len(ids))
+	err = parallel(len(ids), func(i int) error {
+		name, err := d.vm.ThreadName(ctx, ids[i])
+		if c := jdwp.Code(err); c == jdwp.ErrInvalidThread || c == jdwp.ErrInvalidObject {
+			name, err = "<exited>", nil
 		}
-		if i%2 == 0 {
-			name, err := d.vm.ThreadName(ctx, t)
-			if gone(err) {
-				name, err = "<exited>", nil
-			}
-			names[i/2] = name
-			return err
-		}
-		if reason := reasons[t]; reason != "" {
-			states[i/2] = reason
-			return nil
-		}
-		st, suspended, err := d.vm.ThreadStatus(ctx, t)
-		if gone(err) {
-			st, err = jdwp.ThreadZombie, nil
-		}
-		states[i/2] = threadStates[st]
-		if suspended && perThread {
-			states[i/2] += ", suspended"
-		}
+		names[i] = name
 		return err
 	})
 	if err != nil {
@@ -79,7 +55,7 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 	threads := make([]godap.Thread, 0, len(ids))
 	for i, t := range ids {
 		if !hidden[i] {
-			threads = append(threads, godap.Thread{Id: d.refs.threads.id(t), Name: names[i] + " (" + states[i] + ")"})
+			threads = append(threads, godap.Thread{Id: d.refs.threads.id(t), Name: names[i]})
 		}
 	}
 	return godap.ThreadsResponseBody{Threads: threads}, nil

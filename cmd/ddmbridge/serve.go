@@ -201,6 +201,9 @@ var (
 	_ dap.AndroidLauncher = monitorBackend{}
 	_ dap.HeapDumper      = monitorBackend{}
 	_ dap.HeapWriter      = monitorBackend{}
+	_ dap.LaunchAdopter   = monitorBackend{} // launched JVMs are monitored
+	_ dap.VMIdentifier    = monitorBackend{}
+	_ dap.AppStopper      = monitorBackend{} // Stop force-stops a launched app
 )
 
 // listenDAP opens the listener for DAP sessions. "auto" is a user-only unix

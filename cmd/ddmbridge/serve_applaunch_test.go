@@ -95,6 +95,64 @@ func TestServeAndroidLaunch(t *testing.T) {
 		json.Unmarshal(out.Bytes(), &vms) != nil || len(vms) != 1 || vms[0]["name"] != "com.example.app" || vms[0]["debugger"] != true {
 		t.Errorf("vms after the launch: %s %s", out.String(), errb.String())
 	}
+	// The simulated VM answers NOT_IMPLEMENTED to most of JDWP: each such
+	// request is answered in words and not raised as a toast (showUser false).
+	refused := 0
+	for _, r := range []struct {
+		cmd  string
+		args any
+	}{
+		{"setExceptionBreakpoints", map[string]any{"filters": []string{"uncaught", "caught"}}},
+		{"setBreakpoints", map[string]any{"source": map[string]any{"path": "/x/Main.java"}, "breakpoints": []map[string]any{{"line": 3}}}},
+		{"setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "a.B.c"}}}},
+		{"pause", map[string]any{"threadId": th.Body.Threads[0].Id}},
+		{"stackTrace", map[string]any{"threadId": th.Body.Threads[0].Id}},
+		{"loadedSources", map[string]any{}},
+		{"evaluate", map[string]any{"expression": "1+1", "context": "repl"}},
+		{"continue", map[string]any{"threadId": th.Body.Threads[0].Id}},
+	} {
+		resp := d.custom(r.cmd, r.args)
+		if resp["success"] == true {
+			continue
+		}
+		refused++
+		var e struct {
+			Body struct {
+				Error struct {
+					Format   string `json:"format"`
+					ShowUser bool   `json:"showUser"`
+				} `json:"error"`
+			} `json:"body"`
+		}
+		b, _ := json.Marshal(resp)
+		if json.Unmarshal(b, &e) != nil || e.Body.Error.ShowUser || !strings.Contains(e.Body.Error.Format, "this VM does not support "+r.cmd) {
+			t.Errorf("%s on the simulated VM: %s", r.cmd, b)
+		}
+	}
+	if refused == 0 {
+		t.Error("the simulated VM refused none of the requests: the check above checked nothing")
+	}
+	// Stop (terminate) ends the app the session launched as Android Studio
+	// does: am force-stop, and the device's process is gone.
+	d.send(&godap.TerminateRequest{Request: d.req("terminate")})
+	d.await("terminate")
+	deadline = time.Now().Add(30 * time.Second)
+	for running(dev, "com.example.app") {
+		if time.Now().After(deadline) {
+			t.Fatalf("com.example.app still runs on the device after terminate")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	d.send(&godap.DisconnectRequest{Request: d.req("disconnect")})
 	d.await("disconnect")
+}
+
+// running reports whether the device runs a process named name.
+func running(dev *simdevice.Device, name string) bool {
+	for _, p := range dev.Processes() {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }

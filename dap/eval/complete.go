@@ -181,5 +181,15 @@ func (e *Frame) ScopeCompletions(ctx context.Context) ([]Completion, error) {
 			items = append(items, m)
 		}
 	}
+	// The types the file imports by name.
+	if im := e.fileImports(ctx); im != nil {
+		for _, name := range im.Single {
+			simple := name[strings.LastIndexByte(name, '.')+1:]
+			if !seen[simple] {
+				seen[simple] = true
+				items = append(items, Completion{Label: simple, Text: simple, Kind: "class", Detail: name})
+			}
+		}
+	}
 	return items, nil
 }

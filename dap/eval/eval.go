@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
@@ -18,6 +19,9 @@ type Session interface {
 	// StoppedOn returns the exception thread is stopped on, when its
 	// latest stop was at one (it is then bound to the name "exception").
 	StoppedOn(thread jdwp.ThreadID) (jdwp.ObjectID, bool)
+	// SourceOf returns where the source file of class is (its imports
+	// decide what names mean), ok false when it is not found.
+	SourceOf(ctx context.Context, class jdwp.ReferenceTypeID) (f srclookup.Found, ok bool)
 }
 
 // Evaluator makes evaluation environments for the frames of one VM.
@@ -44,6 +48,7 @@ type Frame struct {
 	f  mirror.Frame // its id is 0 until looked up
 	// noInvoke, when set, is why methods may not run (hover).
 	noInvoke string
+	sc       scope // the source file's names (resolve.go)
 }
 
 // At returns an environment for frame depth of thread at loc; frame may be
@@ -101,6 +106,13 @@ func (e *Frame) Local(ctx context.Context, name string) (jdwp.Variable, bool, er
 	return e.ev.vm.Local(ctx, e.f, name)
 }
 
+// IsLocal reports whether name is a visible local variable of the frame
+// (expr.Locals: a lambda captures a local's value, and uses a field in place).
+func (e *Frame) IsLocal(ctx context.Context, name string) (bool, error) {
+	_, ok, err := e.Local(ctx, name)
+	return ok, err
+}
+
 func (e *Frame) Lookup(ctx context.Context, name string) (expr.Value, error) {
 	v, ok, err := e.Local(ctx, name)
 	if err != nil {
@@ -130,6 +142,11 @@ func (e *Frame) Lookup(ctx context.Context, name string) (expr.Value, error) {
 			}
 			return e.ev.Value(ctx, val)
 		}
+	}
+	if class, ok, err := e.StaticImport(ctx, name); err != nil {
+		return expr.Value{}, err
+	} else if ok {
+		return e.StaticField(ctx, class, name)
 	}
 	return expr.Value{}, fmt.Errorf("%q: %w", name, expr.ErrUnknownName)
 }
@@ -188,6 +205,9 @@ func (e *Frame) Class(ctx context.Context, name string) (string, error) {
 	if _, err := e.FrameClass(ctx); err != nil {
 		return "", err
 	}
+	if sig, found, err := e.sourceClass(ctx, name); found || err != nil {
+		return sig, err
+	}
 	sig, err := e.ev.vm.ResolveClass(ctx, name, e.f.Loc.Class)
 	if errors.Is(err, expr.ErrUnknownName) {
 		if loaded, ok := e.loadNamed(ctx, name); ok { // functions.go
@@ -198,6 +218,9 @@ func (e *Frame) Class(ctx context.Context, name string) (string, error) {
 }
 
 func (e *Frame) StaticField(ctx context.Context, class, name string) (expr.Value, error) {
+	if err := e.initialized(ctx, class); err != nil {
+		return expr.Value{}, err
+	}
 	t, err := e.ev.vm.ClassBySignature(ctx, class)
 	if err != nil {
 		return expr.Value{}, err
@@ -238,12 +261,20 @@ func (e *Frame) Invoke(ctx context.Context, recv expr.Value, m expr.Method, args
 	if err := e.canInvoke(); err != nil {
 		return expr.Value{}, err
 	}
+	if m.Static {
+		if err := e.initialized(ctx, m.Class); err != nil {
+			return expr.Value{}, err
+		}
+	}
 	res, err := e.ev.vm.Invoke(ctx, e.f.Thread, jdwp.ObjectID(recv.Ref), m.Handle.(mirror.Method), ToJDWPs(args))
 	return e.result(ctx, res, err)
 }
 
 func (e *Frame) New(ctx context.Context, m expr.Method, args []expr.Value) (expr.Value, error) {
 	if err := e.canInvoke(); err != nil {
+		return expr.Value{}, err
+	}
+	if err := e.initialized(ctx, m.Class); err != nil {
 		return expr.Value{}, err
 	}
 	res, err := e.ev.vm.NewInstance(ctx, e.f.Thread, m.Handle.(mirror.Method), ToJDWPs(args))

@@ -111,14 +111,20 @@ func (e *Frame) MakeFunction(ctx context.Context, sig string, sam expr.Method, f
 	if err != nil {
 		return expr.Value{}, err
 	}
-	name, class, err := fngen.Class(functionPackage(frame), javalang.InternalName(sig), sam.Name, sam.Signature, f)
+	root, nested, err := fngen.Compile(functionPackage(frame), javalang.InternalName(sig), sam.Name, sam.Signature, f)
 	if err != nil {
 		return expr.Value{}, err
 	}
+	name := root.Name
 	if _, err := e.defineClass(ctx, loader, fngen.RuntimeName, fngen.Runtime); err != nil {
 		return expr.Value{}, err
 	}
-	t, err := e.defineClass(ctx, loader, name, class)
+	for _, c := range nested { // the lambdas in its body
+		if _, err := e.defineClass(ctx, loader, c.Name, c.Bytes); err != nil {
+			return expr.Value{}, err
+		}
+	}
+	t, err := e.defineClass(ctx, loader, name, root.Bytes)
 	if err != nil {
 		return expr.Value{}, err
 	}
@@ -242,7 +248,7 @@ func (e *Frame) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, name
 		[]expr.Value{jname, arr, expr.IntValue(0), expr.IntValue(int32(len(b)))})
 	if th, ok := expr.IsThrown(err); ok && th.Class == "java.lang.LinkageError" {
 		// Defined before, by another session perhaps: ask the loader.
-		v, err = e.forName(ctx, jname, loader)
+		v, err = e.forName(ctx, jname, loader, false)
 	}
 	if th, ok := expr.IsThrown(err); ok && th.Class == "java.lang.UnsupportedOperationException" {
 		return 0, fmt.Errorf("this VM cannot define classes from Java bytecode (Android runs dex), so lambdas and method references are not supported here: %w", err)
@@ -291,7 +297,7 @@ func (e *Frame) loadClass(ctx context.Context, sig string) (jdwp.ReferenceTypeID
 	if err != nil {
 		return 0, false, err
 	}
-	v, err := e.forName(ctx, name, loader)
+	v, err := e.forName(ctx, name, loader, false)
 	if th, ok := expr.IsThrown(err); ok && th.Class == "java.lang.ClassNotFoundException" {
 		return 0, false, nil
 	}
@@ -309,15 +315,15 @@ func (e *Frame) loadClass(ctx context.Context, sig string) (jdwp.ReferenceTypeID
 	return ci.ID, true, nil
 }
 
-// forName runs Class.forName(name, false, loader).
-func (e *Frame) forName(ctx context.Context, name expr.Value, loader jdwp.ClassLoaderID) (expr.Value, error) {
+// forName runs Class.forName(name, initialize, loader).
+func (e *Frame) forName(ctx context.Context, name expr.Value, loader jdwp.ClassLoaderID, initialize bool) (expr.Value, error) {
 	ms, err := e.Methods(ctx, "Ljava/lang/Class;", "forName")
 	if err != nil {
 		return expr.Value{}, err
 	}
 	for _, m := range ms {
 		if m.Signature == "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;" {
-			return e.Invoke(ctx, expr.Null, m, []expr.Value{name, expr.BoolValue(false), loaderValue(loader)})
+			return e.Invoke(ctx, expr.Null, m, []expr.Value{name, expr.BoolValue(initialize), loaderValue(loader)})
 		}
 	}
 	return expr.Value{}, errors.New("Class.forName(String, boolean, ClassLoader) not found")

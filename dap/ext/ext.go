@@ -24,6 +24,7 @@ func (e *Event[B]) WithBody(b any) godap.Message {
 func Register(c *godap.Codec) {
 	c.RegisterRequest("ddmUpdates", func() godap.Message { return &DDMUpdatesRequest{} }, func() godap.Message { return &DDMUpdatesResponse{} })
 	c.RegisterRequest("ddmGC", func() godap.Message { return &DDMGCRequest{} }, func() godap.Message { return &DDMGCResponse{} })
+	c.RegisterRequest("ddmVM", func() godap.Message { return &DDMVMRequest{} }, func() godap.Message { return &DDMVMResponse{} })
 	c.RegisterRequest("redefineClasses", func() godap.Message { return &RedefineClassesRequest{} }, func() godap.Message { return &RedefineClassesResponse{} })
 	c.RegisterRequest("attachVM", func() godap.Message { return &AttachVMRequest{} }, func() godap.Message { return &AttachVMResponse{} })
 	registerMemory(c)
@@ -83,6 +84,26 @@ type (
 	// DDMHeapMapBody is the body of a ddmHeapMap event: one heap's map.
 	DDMHeapMapBody = ddm.HeapMapJSON
 )
+
+// DDMVMBody is the body of the ddmVM response: the monitor's id of the VM
+// the session debugs, "" when no monitor watches it. The editor reads the
+// VM's threads and heaps through the monitor's control API under that id
+// (docs/rpc.md), the one road for a monitored VM (plain JVMs included); a
+// session without a monitor has only its DDM events (ddmThreads,
+// ddmHeapInfo, ddmHeapMap).
+type DDMVMBody struct {
+	ID string `json:"id"`
+}
+
+type DDMVMRequest struct {
+	godap.Request
+	Arguments struct{} `json:"arguments,omitempty"`
+}
+
+type DDMVMResponse struct {
+	godap.Response
+	Body DDMVMBody `json:"body"`
+}
 
 // Hot code replace: the redefineClasses request and the hotCodeReplace
 // event.

@@ -216,7 +216,11 @@ func (t *Target) DuringInvoke(ctx context.Context, e jdwp.Event) {
 		bp := t.bps.bpByReq[e.RequestID]
 		t.mu.Unlock()
 		if bp != nil {
-			t.fe.Output("console", fmt.Sprintf("%s: skipped: thread %d was running a method for the debugger (an evaluation, a condition or a toString)\n", bp.where(), e.Thread))
+			name, err := t.VM.ThreadName(ctx, e.Thread)
+			if err != nil {
+				name = fmt.Sprint(e.Thread)
+			}
+			t.fe.Output("console", fmt.Sprintf("%s: skipped: thread %q was running a method for the debugger (an evaluation, a condition or a toString)\n", bp.where(), name))
 		}
 	default:
 		t.log.Debug().Stringer("kind", e.Kind).Msg("event in a thread running a method for the debugger: not a stop")

@@ -1,94 +1,193 @@
-// Which VM the Threads and Heap views show, and where their data comes from:
-// a ddmbridge debug session's DDM custom events (ddmThreads, ddmHeapInfo,
-// ddmHeapMap) while one is active, otherwise the backend's JSON-RPC API
-// (vm/threads, vm/heap notifications and requests) for the VM picked in the
-// explorer or the current VM.
+// Which VM the Threads and Heap views show, and the one road its data takes.
+//
+// A VM the backend monitors — picked in the explorer, or the VM of a
+// ddmbridge debug session (the session names it: its configuration's
+// resolved vm, or the `ddmVM` request; a JVM launched with F5 is handed to
+// the monitor too) — is read through the backend's JSON-RPC API: updates
+// are turned on while a view looks, and the backend pushes vm/threads,
+// vm/heap and vm/heapMap notifications, the same objects a DAP session's
+// events carry (ddm/view.go). Only a session with no monitor behind it (the
+// stand-alone `ddmbridge dap` fallback) uses its DDM events (ddmThreads,
+// ddmHeapInfo, ddmHeapMap). Nothing here polls on a timer: the backend
+// pushes, the hub passes each body on as sent and the view that renders it
+// decodes it, once (threads/threads, heap/heapinfo, heap/heapmap). A view
+// opening, Refresh and GC ask once.
+//
+// No vscode at run time: extension.ts feeds it the debug sessions' life and
+// events, and the unit tests drive it with fakes.
 
-import * as vscode from 'vscode';
-import { ControlApi } from './backend/api';
+import type { ControlApi } from './backend/api';
 import { isMethodNotFound } from './backend/rpc';
 import { dapEvents, dapRequests, DdmKind } from './ddmProtocol';
 import { VMInfo, vmLabel } from './vms';
 import type { VMRef } from './webview/messages';
 
-type Target = { kind: 'vm'; vm: VMInfo } | { kind: 'session'; session: vscode.DebugSession; vmId?: string };
+/** What the hub needs of a debug session (vscode.DebugSession has it). */
+export interface HubSession {
+  readonly id: string;
+  readonly name: string;
+  readonly type: string;
+  readonly configuration: { [key: string]: unknown };
+  customRequest(command: string, args?: unknown): PromiseLike<unknown>;
+}
 
-export class DdmHub implements vscode.Disposable {
+/** What the hub needs of the backend (ControlApi and its Backend's notifications). */
+export type HubApi = Pick<ControlApi, 'threads' | 'heapInfo' | 'heapMap' | 'gc' | 'setUpdates'> & {
+  backend: { on(method: string, fn: (p: unknown) => void): unknown; off(method: string, fn: (p: unknown) => void): unknown };
+};
+
+export interface Disposable {
+  dispose(): void;
+}
+
+/** A minimal event emitter (vscode.EventEmitter's shape, without vscode). */
+export class Emitter<T> {
+  private listeners = new Set<(v: T) => void>();
+  readonly event = (fn: (v: T) => void): Disposable => {
+    this.listeners.add(fn);
+    return { dispose: () => this.listeners.delete(fn) };
+  };
+  fire(v: T): void {
+    for (const fn of [...this.listeners]) {
+      fn(v);
+    }
+  }
+  dispose(): void {
+    this.listeners.clear();
+  }
+}
+
+type Target = { kind: 'vm'; vm: VMInfo } | { kind: 'session'; session: HubSession; vmId?: string };
+
+/** The backend's notification of each kind (docs/rpc.md). */
+const notifications: Record<string, DdmKind> = { 'vm/threads': 'threads', 'vm/heap': 'heapInfo', 'vm/heapMap': 'heapMap' };
+
+export class DdmHub implements Disposable {
   private target?: Target;
   private latest = new Map<DdmKind, unknown>();
-  private readonly onTarget = new vscode.EventEmitter<VMRef | null>();
-  private readonly onData = new vscode.EventEmitter<{ kind: DdmKind; body: unknown }>();
-  private readonly onError = new vscode.EventEmitter<string>();
-  private readonly onNoDdm = new vscode.EventEmitter<string>();
+  private readonly onTarget = new Emitter<VMRef | null>();
+  private readonly onData = new Emitter<{ kind: DdmKind; body: unknown }>();
+  private readonly onError = new Emitter<string>();
+  private readonly onNoDdm = new Emitter<string>();
   readonly onDidChangeTarget = this.onTarget.event;
-  /** The target speaks no DDM: the message says so (instead of waiting for a heap map forever). */
-  readonly onDidFindNoDdm = this.onNoDdm.event;
-  /** Sessions whose VM answered a DDM request with ErrNoDDM. */
-  private readonly plainSessions = new Set<string>();
+  /** Bodies of the target as sent (ddm.ThreadsJSON, HeapInfoJSON, HeapMapJSON). */
   readonly onDidReceive = this.onData.event;
   readonly onDidFail = this.onError.event;
-  private readonly subs: vscode.Disposable[] = [];
-  private pollTimer?: NodeJS.Timeout;
-  private lastThreadNotification = 0;
+  /** The target speaks no DDM: the message says so (instead of waiting for a heap map forever). */
+  readonly onDidFindNoDdm = this.onNoDdm.event;
+  private readonly subs: Disposable[] = [];
   private viewers = { threads: 0, heap: 0 };
+  /** What the backend streams for which VM: the updates this hub turned on. */
+  private streaming = new Map<string, { threads: boolean; heap: boolean }>();
+  /** Stand-alone sessions whose VM answered a DDM request with "no DDM". */
+  private readonly plainSessions = new Set<string>();
+  /** Sessions asked for their monitored VM (ddmVM), by id: the answer. */
+  private readonly sessionVMs = new Map<string, string | undefined>();
   /** DDM events were turned on in the target session. */
   private sessionUpdates = false;
 
   constructor(
-    private readonly api: ControlApi,
-    private readonly log: vscode.OutputChannel,
+    private readonly api: HubApi,
+    private readonly log: (line: string) => void,
     /** The display name of a monitored VM, for a session attached to it. */
     private readonly vmName: (id: string) => string | undefined = () => undefined,
     /** Whether a monitored VM speaks DDM; undefined when unknown. */
     private readonly vmDdm: (id: string) => boolean | undefined = () => undefined,
   ) {
-    const be = api.backend;
-    const onThreads = (p: unknown): void => {
-      if (this.matchesVM(p)) {
-        this.lastThreadNotification = Date.now();
-        this.deliver('threads', p);
+    for (const [method, kind] of Object.entries(notifications)) {
+      const fn = (p: unknown): void => {
+        if (this.matchesVM(p)) {
+          this.deliver(kind, p);
+        }
+      };
+      api.backend.on(method, fn);
+      this.subs.push({ dispose: () => void api.backend.off(method, fn) });
+    }
+    // A backend that (re)starts knows of no updates: turn on again what the views watch.
+    const onState = (state: unknown): void => {
+      if (state === 'running' && this.streaming.size > 0) {
+        this.streaming.clear();
+        void this.applyViewers().then(() => this.refresh(this.watched()));
       }
     };
-    const onHeap = (p: unknown): void => {
-      if (!this.matchesVM(p)) {
-        return;
+    api.backend.on('state', onState);
+    this.subs.push({ dispose: () => void api.backend.off('state', onState) });
+  }
+
+  // Debug sessions (extension.ts forwards vscode.debug's events).
+
+  /** A debug session started: the views follow it. */
+  sessionStarted(s: HubSession): void {
+    if (s.type === 'ddmbridge') {
+      this.setTarget({ kind: 'session', session: s, vmId: this.sessionVM(s) });
+    }
+  }
+
+  /**
+   * The session is connected to its VM (its `process` event): ask which
+   * monitored VM it debugs, and read that VM through the backend.
+   */
+  async sessionReady(s: HubSession): Promise<void> {
+    if (s.type !== 'ddmbridge' || this.sessionVMs.has(s.id)) {
+      return;
+    }
+    let id: string | undefined;
+    try {
+      const body = (await s.customRequest(dapRequests.vm, {})) as { id?: unknown } | undefined;
+      id = typeof body?.id === 'string' && body.id !== '' ? body.id : undefined;
+    } catch (e) {
+      if (!isMethodNotFound(e) && !/unknown|not implement/i.test(errorText(e))) {
+        this.log(`${dapRequests.vm} in session ${s.name}: ${errorText(e)}`);
       }
-      // vm/heap carries the heap statistics (ddm.HeapInfoJSON, {id, heaps});
-      // the map follows a GC, so fetch it (without another GC) while the heap
-      // view is open.
-      this.deliver('heapInfo', p);
-      if (this.viewers.heap > 0) {
-        this.scheduleHeapMap();
-      }
-    };
-    be.on('vm/threads', onThreads);
-    be.on('vm/heap', onHeap);
-    this.subs.push(
-      { dispose: () => be.off('vm/threads', onThreads) },
-      { dispose: () => be.off('vm/heap', onHeap) },
-      vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => this.onCustomEvent(e)),
-      vscode.debug.onDidStartDebugSession((s) => {
-        if (s.type === 'ddmbridge') {
-          this.setTarget({ kind: 'session', session: s, vmId: sessionVM(s) });
-        }
-      }),
-      vscode.debug.onDidTerminateDebugSession((s) => {
-        if (this.target?.kind === 'session' && this.target.session.id === s.id) {
-          const next = vscode.debug.activeDebugSession;
-          if (next?.type === 'ddmbridge') {
-            this.setTarget({ kind: 'session', session: next, vmId: sessionVM(next) });
-          } else {
-            this.target = undefined;
-            this.onTarget.fire(null);
-          }
-        }
-      }),
-      vscode.debug.onDidChangeActiveDebugSession((s) => {
-        if (s?.type === 'ddmbridge' && !(this.target?.kind === 'session' && this.target.session.id === s.id)) {
-          this.setTarget({ kind: 'session', session: s, vmId: sessionVM(s) });
-        }
-      }),
-    );
+    }
+    this.sessionVMs.set(s.id, id);
+    const t = this.target;
+    if (t?.kind !== 'session' || t.session.id !== s.id) {
+      return;
+    }
+    if (id && t.vmId !== id) {
+      this.setTarget({ kind: 'session', session: s, vmId: id });
+    } else if (!t.vmId) {
+      // No monitor behind the session: its DDM events are the road.
+      await this.applyViewers();
+      await this.refresh(this.watched());
+    }
+  }
+
+  /** A debug session ended; next is the active ddmbridge session, if any. */
+  sessionEnded(s: HubSession, next?: HubSession): void {
+    this.sessionVMs.delete(s.id);
+    this.plainSessions.delete(s.id);
+    if (this.target?.kind !== 'session' || this.target.session.id !== s.id) {
+      return;
+    }
+    if (next?.type === 'ddmbridge' && next.id !== s.id) {
+      this.setTarget({ kind: 'session', session: next, vmId: this.sessionVM(next) });
+      return;
+    }
+    this.stopStreams();
+    this.target = undefined;
+    this.latest.clear();
+    this.onTarget.fire(null);
+  }
+
+  /** The active debug session changed. */
+  sessionActivated(s: HubSession | undefined): void {
+    if (s?.type === 'ddmbridge' && !(this.target?.kind === 'session' && this.target.session.id === s.id)) {
+      this.setTarget({ kind: 'session', session: s, vmId: this.sessionVM(s) });
+    }
+  }
+
+  /** A custom event of a session: DDM events are read only from a session without a monitored VM. */
+  sessionEvent(s: HubSession, event: string, body: unknown): void {
+    const kind = dapEvents[event];
+    if (!kind || s.type !== 'ddmbridge') {
+      return;
+    }
+    const t = this.target;
+    if (t?.kind === 'session' && t.session.id === s.id && !t.vmId) {
+      this.deliver(kind, body);
+    }
   }
 
   /** The VM the views show, for the webviews' title. */
@@ -103,7 +202,7 @@ export class DdmHub implements vscode.Disposable {
     return {
       id: t.vmId ?? `session:${t.session.id}`,
       name: (t.vmId && this.vmName(t.vmId)) || t.session.name,
-      source: 'session',
+      source: t.vmId ? 'backend' : 'session',
     };
   }
 
@@ -114,11 +213,7 @@ export class DdmHub implements vscode.Disposable {
       return undefined;
     }
     const plain =
-      t.kind === 'vm'
-        ? !t.vm.ddm
-        : t.vmId
-          ? this.vmDdm(t.vmId) === false
-          : this.plainSessions.has(t.session.id);
+      t.kind === 'vm' ? !t.vm.ddm : t.vmId ? this.vmDdm(t.vmId) === false : this.plainSessions.has(t.session.id);
     if (!plain) {
       return undefined;
     }
@@ -129,6 +224,7 @@ export class DdmHub implements vscode.Disposable {
     );
   }
 
+  /** The monitored VM the views show, if any. */
   get currentVMId(): string | undefined {
     const t = this.target;
     return t?.kind === 'vm' ? t.vm.id : t?.vmId;
@@ -150,78 +246,83 @@ export class DdmHub implements vscode.Disposable {
 
   private setTarget(t: Target): void {
     this.sessionUpdates = false;
-    const prevVM = this.target?.kind === 'vm' ? this.target.vm.id : undefined;
     this.target = t;
+    const where = t.kind === 'vm' ? `VM ${t.vm.id}` : `session "${t.session.name}"${t.vmId ? ` (VM ${t.vmId})` : ''}`;
+    this.log(`views follow ${where}${this.currentVMId ? ', through the backend' : ''}`);
     this.latest.clear();
     this.onTarget.fire(this.current);
-    if (prevVM && prevVM !== this.currentVMId) {
-      void this.setBackendUpdates(prevVM, false);
-    }
-    void this.applyViewers();
-    void this.refresh();
+    void this.applyViewers().then(() => this.refresh(this.watched()));
   }
 
-  /** A view became visible (+1) or hidden (−1); streams run only while someone looks. */
+  /** The kinds some open view shows. */
+  private watched(): DdmKind[] {
+    return [...(this.viewers.threads > 0 ? (['threads'] as const) : []), ...(this.viewers.heap > 0 ? (['heapInfo', 'heapMap'] as const) : [])];
+  }
+
+  /** A view became visible (+1) or hidden (−1); the backend streams only while someone looks. */
   watch(what: 'threads' | 'heap', delta: 1 | -1): void {
     this.viewers[what] = Math.max(0, this.viewers[what] + delta);
-    void this.applyViewers();
-    if (delta > 0) {
-      void this.refresh(what === 'threads' ? ['threads'] : ['heapInfo', 'heapMap']);
-    }
+    void this.applyViewers().then(() => (delta > 0 ? this.refresh(what === 'threads' ? ['threads'] : ['heapInfo', 'heapMap']) : undefined));
   }
 
+  /** Turns the streams of the target on or off as the viewers ask, and those of any other VM off. */
   private async applyViewers(): Promise<void> {
-    clearInterval(this.pollTimer);
-    this.pollTimer = undefined;
     const t = this.target;
-    if (!t) {
-      return;
-    }
-    if (t.kind === 'session' && !t.vmId) {
-      if (this.plainSessions.has(t.session.id)) {
-        return; // it answered ErrNoDDM once: asking again only fails again
+    const id = this.currentVMId;
+    const want = id ? { threads: this.viewers.threads > 0, heap: this.viewers.heap > 0 && this.noDdm === undefined } : undefined;
+    const tasks: Promise<void>[] = [];
+    for (const [other, on] of [...this.streaming]) {
+      if (other !== id) {
+        this.streaming.delete(other);
+        tasks.push(this.setBackendUpdates(other, on, { threads: false, heap: false }));
       }
-      const heap = this.viewers.heap > 0;
-      if (!this.sessionUpdates && !heap && this.viewers.threads === 0) {
-        return; // nothing was turned on, nothing to turn off
-      }
-      this.sessionUpdates = heap || this.viewers.threads > 0;
-      await this.sessionRequest(t.session, dapRequests.updates, {
-        threads: this.viewers.threads > 0,
-        heapInfo: heap,
-        heapMap: heap,
-      });
-      return;
     }
-    const vmId = t.kind === 'vm' ? t.vm.id : t.vmId!;
-    await this.setBackendUpdates(vmId, this.viewers.threads > 0, this.viewers.heap > 0 && !this.noDdm);
-    if (this.viewers.threads > 0) {
-      // Fallback for backends that stream nothing: poll while the view is visible.
-      this.pollTimer = setInterval(() => {
-        if (Date.now() - this.lastThreadNotification > 4000) {
-          void this.refresh(['threads']);
-        }
-      }, 2000);
+    if (id && want) {
+      const had = this.streaming.get(id) ?? { threads: false, heap: false };
+      this.streaming.set(id, want);
+      tasks.push(this.setBackendUpdates(id, had, want));
+    } else if (t?.kind === 'session' && this.sessionVMs.has(t.session.id)) {
+      // (Until the session says which VM it debugs, nothing is asked of it.)
+      tasks.push(this.applySessionUpdates(t.session));
     }
+    await Promise.all(tasks);
   }
 
-  private async setBackendUpdates(id: string, threads: boolean, heap = threads): Promise<void> {
+  private async setBackendUpdates(id: string, had: { threads: boolean; heap: boolean }, want: { threads: boolean; heap: boolean }): Promise<void> {
     try {
-      await this.api.setUpdates(id, 'threads', threads);
-      await this.api.setUpdates(id, 'heap', heap);
+      if (had.threads !== want.threads) {
+        await this.api.setUpdates(id, 'threads', want.threads);
+      }
+      if (had.heap !== want.heap) {
+        await this.api.setUpdates(id, 'heap', want.heap);
+      }
     } catch (e) {
-      this.log.appendLine(`updates for VM ${id}: ${errorText(e)}`);
+      this.log(`updates for VM ${id}: ${errorText(e)}`);
     }
   }
 
-  private heapMapTimer?: NodeJS.Timeout;
-
-  private scheduleHeapMap(): void {
-    clearTimeout(this.heapMapTimer);
-    this.heapMapTimer = setTimeout(() => void this.refresh(['heapMap']), 300);
+  /** A session without a monitored VM: its DDM events, on while a view looks. */
+  private async applySessionUpdates(s: HubSession): Promise<void> {
+    if (this.plainSessions.has(s.id)) {
+      return; // it answered "no DDM" once: asking again only fails again
+    }
+    const heap = this.viewers.heap > 0;
+    const threads = this.viewers.threads > 0;
+    if (!this.sessionUpdates && !heap && !threads) {
+      return; // nothing was turned on, nothing to turn off
+    }
+    this.sessionUpdates = heap || threads;
+    await this.sessionRequest(s, dapRequests.updates, { threads, heapInfo: heap, heapMap: heap });
   }
 
-  /** Fetches fresh data for the current target. */
+  private stopStreams(): void {
+    for (const [id, on] of [...this.streaming]) {
+      this.streaming.delete(id);
+      void this.setBackendUpdates(id, on, { threads: false, heap: false });
+    }
+  }
+
+  /** Asks once for the target's data (a view opened, the target changed, Refresh). */
   async refresh(kinds: DdmKind[] = ['threads', 'heapInfo', 'heapMap'], collect = false): Promise<void> {
     const t = this.target;
     if (!t) {
@@ -232,50 +333,41 @@ export class DdmHub implements vscode.Disposable {
     if (noDdm && (kinds.includes('heapMap') || kinds.includes('heapInfo'))) {
       this.onNoDdm.fire(noDdm);
       kinds = kinds.filter((k) => k === 'threads');
-      if (t.kind === 'session' && !id) {
-        return;
-      }
     }
-    if (t.kind === 'session' && !id) {
-      // A session's heap data arrives as events after a GC: ask for one when
-      // the map is wanted and none has come yet.
-      if (kinds.includes('heapMap') && (collect || !this.latest.has('heapMap'))) {
+    if (!id && t.kind === 'session' && !this.sessionVMs.has(t.session.id)) {
+      return; // not connected yet (sessionReady asks then)
+    }
+    if (!id) {
+      // A stand-alone session's heap data arrives as events after a GC: ask
+      // for one when the map is wanted and none has come yet.
+      if (t.kind === 'session' && kinds.includes('heapMap') && (collect || !this.latest.has('heapMap'))) {
         await this.sessionRequest(t.session, dapRequests.gc, {});
       }
       return;
     }
-    if (!id) {
-      return;
-    }
+    const ask = (kind: DdmKind, call: () => Promise<unknown>): Promise<void> =>
+      call().then(
+        (b) => {
+          if (this.currentVMId === id) {
+            this.deliver(kind, b);
+          }
+        },
+        (e) => this.fail(`${kind === 'threads' ? 'Threads' : kind === 'heapInfo' ? 'Heap info' : 'Heap map'} of VM ${id}: ${errorText(e)}`),
+      );
     const tasks: Promise<void>[] = [];
     if (kinds.includes('threads')) {
-      tasks.push(
-        this.api.threads(id).then(
-          (threads) => this.deliver('threads', threads),
-          (e) => this.fail(`Threads of VM ${id}: ${errorText(e)}`),
-        ),
-      );
+      tasks.push(ask('threads', () => this.api.threads(id)));
     }
     if (kinds.includes('heapInfo')) {
-      tasks.push(
-        this.api.heapInfo(id).then(
-          (b) => this.deliver('heapInfo', b),
-          (e) => this.fail(`Heap info of VM ${id}: ${errorText(e)}`),
-        ),
-      );
+      tasks.push(ask('heapInfo', () => this.api.heapInfo(id)));
     }
     if (kinds.includes('heapMap')) {
-      tasks.push(
-        this.api.heapMap(id, collect).then(
-          (b) => this.deliver('heapMap', b),
-          (e) => this.fail(`Heap map of VM ${id}: ${errorText(e)}`),
-        ),
-      );
+      tasks.push(ask('heapMap', () => this.api.heapMap(id, collect)));
     }
     await Promise.all(tasks);
   }
 
-  /** Runs a GC in the current target's VM; the heap map follows as an update. */
+  /** Runs a GC in the target's VM and shows the fresh heap. */
   async gc(): Promise<void> {
     const t = this.target;
     const id = this.currentVMId;
@@ -289,11 +381,11 @@ export class DdmHub implements vscode.Disposable {
     if (!id) {
       throw new Error('No VM is shown: pick one in the VM explorer first.');
     }
-    await this.api.gc(id);
+    // vm/heapMap with gc runs the collection and answers the fresh map.
     await this.refresh(['heapInfo', 'heapMap'], true);
   }
 
-  private async sessionRequest(s: vscode.DebugSession, command: string, args: unknown): Promise<void> {
+  private async sessionRequest(s: HubSession, command: string, args: unknown): Promise<void> {
     try {
       await s.customRequest(command, args);
     } catch (e) {
@@ -302,25 +394,21 @@ export class DdmHub implements vscode.Disposable {
         const t = this.target;
         if (t?.kind === 'session' && t.session.id === s.id && this.noDdm) {
           this.onNoDdm.fire(this.noDdm);
+          this.fail(
+            `${s.name}: its VM speaks no DDM and no ddmbridge monitor watches it, so no threads can be shown here; ` +
+              'debug it through the backend (the default) to see its threads.',
+          );
         }
         return;
       }
       if (!isMethodNotFound(e)) {
-        this.log.appendLine(`${command} in session ${s.name}: ${errorText(e)}`);
+        this.log(`${command} in session ${s.name}: ${errorText(e)}`);
       }
     }
   }
 
-  private onCustomEvent(e: vscode.DebugSessionCustomEvent): void {
-    const kind = dapEvents[e.event];
-    if (!kind || e.session.type !== 'ddmbridge') {
-      return;
-    }
-    const t = this.target;
-    if (t?.kind !== 'session' || t.session.id !== e.session.id) {
-      this.setTarget({ kind: 'session', session: e.session, vmId: sessionVM(e.session) });
-    }
-    this.deliver(kind, e.body);
+  private sessionVM(s: HubSession): string | undefined {
+    return this.sessionVMs.get(s.id) ?? configuredVM(s);
   }
 
   private matchesVM(p: unknown): boolean {
@@ -329,19 +417,19 @@ export class DdmHub implements vscode.Disposable {
     return typeof id === 'string' && id === this.currentVMId;
   }
 
+  /** Passes a body on as sent: the view that renders it decodes it, once. */
   private deliver(kind: DdmKind, body: unknown): void {
     this.latest.set(kind, body);
     this.onData.fire({ kind, body });
   }
 
   private fail(msg: string): void {
-    this.log.appendLine(msg);
+    this.log(msg);
     this.onError.fire(msg);
   }
 
   dispose(): void {
-    clearInterval(this.pollTimer);
-    clearTimeout(this.heapMapTimer);
+    this.stopStreams();
     this.subs.forEach((d) => d.dispose());
     this.onTarget.dispose();
     this.onData.dispose();
@@ -350,8 +438,8 @@ export class DdmHub implements vscode.Disposable {
   }
 }
 
-function sessionVM(s: vscode.DebugSession): string | undefined {
-  // ddmbridgeVM: the id the configuration provider resolved "current" (or a routed vm) to.
+/** The monitored VM a session's configuration names (ddmbridgeVM: "current" resolved by the provider). */
+function configuredVM(s: HubSession): string | undefined {
   const vm = s.configuration.ddmbridgeVM ?? s.configuration.vm;
   return typeof vm === 'string' && vm !== '' && vm !== 'current' ? vm : undefined;
 }

@@ -14,4 +14,6 @@ export const dapRequests = {
   updates: 'ddmUpdates',
   /** Run a GC; ddmHeapInfo / ddmHeapMap follow when on. */
   gc: 'ddmGC',
+  /** {} → {id}: the monitor's id of the session's VM, "" without a monitor (read it through the control API then). */
+  vm: 'ddmVM',
 } as const;

@@ -77,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
   const store = new VMStore(api, log);
   const hub = new DdmHub(
     api,
-    log,
+    (line) => log.appendLine(line),
     (id) => {
       const vm = store.find(id);
       return vm ? vmLabel(vm) : undefined;
@@ -86,6 +86,13 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
   );
   const tree = new VMTreeProvider(store);
   context.subscriptions.push(store, hub, tree);
+  // The hub follows the ddmbridge debug sessions.
+  context.subscriptions.push(
+    vscode.debug.onDidStartDebugSession((s) => hub.sessionStarted(s)),
+    vscode.debug.onDidTerminateDebugSession((s) => hub.sessionEnded(s, vscode.debug.activeDebugSession)),
+    vscode.debug.onDidChangeActiveDebugSession((s) => hub.sessionActivated(s)),
+    vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => hub.sessionEvent(e.session, e.event, e.body)),
+  );
 
   const treeView = vscode.window.createTreeView('ddmbridge.vms', { treeDataProvider: tree, showCollapseAll: false });
   context.subscriptions.push(treeView);
@@ -148,6 +155,12 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
     vscode.debug.registerDebugAdapterDescriptorFactory('ddmbridge', adapterFactory),
     vscode.debug.registerDebugAdapterTrackerFactory('ddmbridge', {
       createDebugAdapterTracker: (session) => ({
+        // Connected to its VM: the hub asks which monitored VM it is.
+        onDidSendMessage: (m: { type?: string; event?: string }) => {
+          if (m.type === 'event' && m.event === 'process') {
+            void hub.sessionReady(session);
+          }
+        },
         onError: (e) => log.appendLine(`session "${session.name}": adapter error: ${e.message}`),
         onExit: (code, signal) => {
           if (code || signal) {

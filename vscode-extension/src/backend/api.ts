@@ -2,8 +2,6 @@
 // and parameters follow docs/rpc.md; they live in one table so a rename in
 // the backend is a one-line change here.
 
-import { decodeHeapInfo, HeapInfo } from '../heap/heapinfo';
-import { decodeThreads, ThreadList } from '../threads/threads';
 import { decodeJVMs, JavaProcess } from '../jvms';
 import { decodeVMs, VMInfo } from '../vms';
 import { Backend, BackendError, isMethodNotFound } from './rpc';
@@ -73,14 +71,14 @@ export class ControlApi {
     await this.backend.request(methods.select, { id });
   }
 
-  /** vm/threads, decoded strictly (ddm.ThreadsJSON). */
-  async threads(id: string): Promise<ThreadList> {
-    return decodeThreads(await this.backend.request(methods.threads, { id }));
+  /** The vm/threads result as sent (ddm.ThreadsJSON): decoded once, by the view that renders it (threads/threads). */
+  async threads(id: string): Promise<unknown> {
+    return this.backend.request(methods.threads, { id });
   }
 
-  /** vm/heapInfo, decoded strictly (ddm.HeapInfoJSON). */
-  async heapInfo(id: string): Promise<HeapInfo> {
-    return decodeHeapInfo(await this.backend.request(methods.heapInfo, { id }));
+  /** The vm/heapInfo result as sent (ddm.HeapInfoJSON): decoded once, by the view (heap/heapinfo). */
+  async heapInfo(id: string): Promise<unknown> {
+    return this.backend.request(methods.heapInfo, { id });
   }
 
   /** The vm/heapMap result as sent (ddm.HeapMapJSON, decoded by heap/heapmap in the view); gc runs a GC first for a fresh map. */

@@ -180,8 +180,8 @@ export interface ThreadRow extends ThreadInfo {
 
 /**
  * Keeps the history behind the blinkenlights: each update lights a thread's
- * newest lamp by how much CPU it used since the previous update (or, without
- * CPU times, by whether it is running).
+ * newest lamp by how much CPU it used since the previous update; a thread
+ * without CPU times stays dark (its state says nothing of its activity).
  */
 export class ThreadTracker {
   private prev = new Map<number, { cpu?: number; lights: number[] }>();
@@ -203,7 +203,9 @@ export class ThreadTracker {
       } else if (delta !== undefined) {
         level = delta === 0 ? 0 : Math.max(0.25, delta / Math.max(maxDelta, 1));
       } else {
-        level = cls === 'running' ? 1 : 0;
+        // No CPU figures (or none before): activity unknown. JDWP's "running"
+        // covers threads idle in native code, so the state is no measure.
+        level = 0;
       }
       const lights = [...(before?.lights ?? new Array<number>(historyLength).fill(0)), level].slice(-historyLength);
       next.set(t.id, { cpu, lights });

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { buildBackend, compileFixture, eventually, extRoot, freePort, Jvm, lineOf, sampleJava, startJvm, tmpDir } from '../support/fixtures';
+import { buildBackend, compileFixture, compileStates, eventually, extRoot, freePort, Jvm, lineOf, sampleJava, startJvm, statesJava, tmpDir } from '../support/fixtures';
 import { countColor, decodePng } from '../support/png';
 
 const vsix = path.join(extRoot, 'ddmbridge.vsix');
@@ -37,6 +37,9 @@ let userDataDir: string;
 let wsDir: string;
 /** Scanned from the start; the plain JVM of the HPROF test listens there. */
 let plainPort: number;
+/** The class folder of the F5-launched States program (its hot code replace output folder). */
+let statesClasses = '';
+let settingsFile = '';
 
 function log(msg: string): void {
   process.stderr.write(`# e2e ${since()}: ${msg}\n`);
@@ -109,6 +112,8 @@ before(async () => {
   const src = path.join(dirs.ws, 'src', 'fixture');
   fs.mkdirSync(src, { recursive: true });
   fs.copyFileSync(sampleJava, path.join(src, 'Sample.java'));
+  fs.copyFileSync(statesJava, path.join(src, 'States.java'));
+  statesClasses = await compileStates();
   fs.mkdirSync(path.join(dirs.ws, '.vscode'));
   fs.writeFileSync(
     path.join(dirs.ws, '.vscode', 'launch.json'),
@@ -125,6 +130,15 @@ before(async () => {
             // The JVM's class folder: rebuilt classes there are hot-replaced.
             outputFolders: [await compileFixture()],
           },
+          // F5 on a JVM: the Threads panel's program.
+          {
+            type: 'ddmbridge',
+            request: 'launch',
+            name: 'Launch States',
+            mainClass: 'fixture.States',
+            classPaths: [statesClasses],
+            sourcePaths: ['${workspaceFolder}/src'],
+          },
           // VS Code's picker: the VM is chosen when the session starts.
           { type: 'ddmbridge', request: 'attach', name: 'Pick a VM', processId: '${command:ddmbridge.pickVM}' },
         ],
@@ -136,8 +150,9 @@ before(async () => {
   const currentPort = await freePort();
   plainPort = await freePort();
   fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
+  settingsFile = path.join(dirs.userData, 'User', 'settings.json');
   fs.writeFileSync(
-    path.join(dirs.userData, 'User', 'settings.json'),
+    settingsFile,
     JSON.stringify(
       {
         'security.workspace.trust.enabled': false,
@@ -696,4 +711,257 @@ test('code-server: current Android — the picker lists track-app apps, refuses 
   );
   await palette('Debug: Disconnect');
   log('android scenario done');
+});
+
+/** The extension's output channel ("ddmbridge"), as logged so far. */
+function channelLog(): string {
+  return findFiles(path.join(userDataDir, 'logs'), /ddmbridge\.log$/)
+    .map((f) => fs.readFileSync(f, 'utf8'))
+    .join('\n');
+}
+
+/** Opens the workbench unless an earlier test did (each test can run alone: TEST_NAME_PATTERN). */
+async function openWorkbench(): Promise<void> {
+  if (page.url() !== url) {
+    await page.goto(url);
+  }
+  await page.locator('.monaco-workbench').waitFor({ timeout: 180000 });
+}
+
+/** The Threads panel's rows: [name, state shown, data-state]. */
+async function threadRows(view: FrameLocator): Promise<[string, string, string][]> {
+  return view.locator('#threads tr[data-thread]').evaluateAll((trs) =>
+    trs.map((tr) => {
+      const name = (tr.querySelector('td.name')?.firstChild?.textContent ?? '').trim();
+      const st = tr.querySelector('.state');
+      return [name, (st?.textContent ?? '').trim(), st?.getAttribute('data-state') ?? ''] as [string, string, string];
+    }),
+  );
+}
+
+// F5 on a plain JVM: the Threads panel fills within seconds with the states
+// the monitor reports (sleeper timed-wait, waiter wait, spinner running, by
+// name), the JVM is in the panel's VM picker, threads show suspended while
+// stopped at a breakpoint, and the debug toolbar's Hot Code Replace button
+// replaces a rebuilt class; a refused change shows one toast.
+test('code-server: F5 on a JVM — Threads panel states, suspended at a breakpoint, HCR toolbar button', { timeout: 900_000 }, async () => {
+  await openWorkbench();
+  // Hot code replace by the button only ("manual"): the button is what is tested.
+  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+  // The debug console stays closed (it would cover the Threads panel at session start).
+  fs.writeFileSync(
+    settingsFile,
+    JSON.stringify({ ...settings, 'ddmbridge.hotCodeReplace': 'manual', 'debug.internalConsoleOptions': 'neverOpen' }, null, 2),
+  );
+  await page.keyboard.press('Escape');
+  await palette('Debug: Select and Start Debugging');
+  const configRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Launch States' });
+  await configRow.first().waitFor({ timeout: 60000 });
+  await configRow.first().click();
+  const started = Date.now();
+  // The session runs: its toolbar is up.
+  await page.locator('.debug-toolbar').first().waitFor({ state: 'visible', timeout: 120000 });
+
+  await palette('ddmbridge: Show Threads');
+  const view = await webviewWith('#threads', 120000, 'the Threads panel');
+  await view
+    .locator('#threads tr[data-thread]')
+    .first()
+    .waitFor({ timeout: 120000 })
+    .catch(async (e: Error) => {
+      const status = (await view.locator('#status').textContent({ timeout: 2000 }).catch(() => '')) ?? '';
+      const title = (await view.locator('#vm-title').textContent({ timeout: 2000 }).catch(() => '')) ?? '';
+      throw new Error(`no thread rows in the Threads panel (${e.message}); panel: "${status}"; title: "${title}"\n${channelLog().slice(-4000)}`);
+    });
+  const want: Record<string, string> = { sleeper: 'timed-wait', waiter: 'wait', spinner: 'running' };
+  let shown: [string, string, string][] = [];
+  await eventually(
+    async () => {
+      shown = await threadRows(view);
+      return Object.entries(want).every(([name, st]) => shown.some(([n, s]) => n === name && s === st));
+    },
+    120000,
+    'sleeper timed-wait, waiter wait, spinner running in the Threads panel',
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; rows: ${JSON.stringify(shown)}`);
+  });
+  log(`threads panel filled ${((Date.now() - started) / 1000).toFixed(1)}s after F5: ${JSON.stringify(shown.filter(([n]) => n in want))}`);
+  assert.match((await view.locator('#vm-title').textContent()) ?? '', /fixture\.States/);
+  // The spinner's activity lamp lights from its CPU time; the sleeper's stays dark.
+  await eventually(
+    async () => {
+      const lit = await view.locator('#threads tr[data-thread]').evaluateAll((trs) =>
+        Object.fromEntries(trs.map((tr) => [(tr.querySelector('td.name')?.firstChild?.textContent ?? '').trim(), tr.querySelectorAll('.lamp.on').length])),
+      );
+      return lit.spinner > 0 && lit.sleeper === 0 && lit.waiter === 0;
+    },
+    60000,
+    'the spinner lit by its CPU use, the sleeper and the waiter dark',
+  );
+  await shot('e2e-f5-threads');
+
+  // The launched JVM is in the panel's own VM picker.
+  await view.locator('#pick').click();
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fixture.States' }).first().waitFor({ timeout: 60000 });
+  await page.keyboard.press('Escape');
+  log('the F5-launched JVM is in the VM picker');
+
+  // A breakpoint on the beat: stopped there, the panel marks the threads suspended.
+  await eventually(
+    async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 15000 });
+      await input.fill('States.java');
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'States.java' });
+      await row.first().waitFor({ state: 'visible', timeout: 15000 });
+      await row.first().click();
+      await page.locator('.tab', { hasText: 'States.java' }).waitFor({ timeout: 15000 });
+      return true;
+    },
+    120000,
+    'States.java open',
+  );
+  await page.locator('.monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+G');
+  await page.locator('.quick-input-widget input').fill(`:${lineOf('beat', statesJava)}`);
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('F9');
+  await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 120000 });
+  await palette('ddmbridge: Show Threads');
+  await eventually(
+    async () => {
+      shown = await threadRows(view);
+      return ['sleeper', 'waiter', 'spinner', 'main'].every((name) => shown.some(([n, , cls]) => n === name && cls === 'suspended'));
+    },
+    120000,
+    'sleeper, waiter, spinner and main marked suspended while stopped at the breakpoint',
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; rows: ${JSON.stringify(shown)}`);
+  });
+  assert.ok(shown.some(([n, s]) => n === 'spinner' && /running \(suspended\)/.test(s)), `the spinner shown "running (suspended)": ${JSON.stringify(shown)}`);
+  await shot('e2e-f5-suspended');
+  log('threads marked suspended at the breakpoint');
+
+  // The Hot Code Replace button on the debug toolbar.
+  const hcrButton = page.locator('.debug-toolbar .codicon-flame');
+  await hcrButton.first().waitFor({ state: 'visible', timeout: 60000 });
+  // A rebuilt States.class (a changed method body) is replaced by the button.
+  const edited = path.join(tmpDir(), 'edited-states', 'fixture');
+  fs.mkdirSync(edited, { recursive: true });
+  const source = fs.readFileSync(statesJava, 'utf8');
+  fs.writeFileSync(path.join(edited, 'States.java'), source.replace('beats = n; // TAG:beat', 'beats = n + 1; // TAG:beat'));
+  await compileStates(path.join(edited, 'States.java'), statesClasses);
+  await eventually(
+    async () => {
+      await hcrButton.first().click();
+      await page.getByText('Hot code replace: replaced 1 class (fixture.States)').first().waitFor({ timeout: 5000 });
+      return true;
+    },
+    120000,
+    'the HCR button replacing fixture.States',
+  );
+  await shot('e2e-f5-hcr');
+  log('HCR toolbar button replaced the class');
+
+  // A change the VM refuses (a new method): one toast says why, not two.
+  fs.writeFileSync(
+    path.join(edited, 'States.java'),
+    source.replace('static int beat(int n) {', 'static int added() {\n        return 1;\n    }\n\n    static int beat(int n) {'),
+  );
+  await compileStates(path.join(edited, 'States.java'), statesClasses);
+  const refused = page.locator('.notification-toast', { hasText: /refused/ });
+  await eventually(
+    async () => {
+      if ((await refused.count()) > 0) {
+        return true;
+      }
+      await hcrButton.first().click();
+      return undefined;
+    },
+    120000,
+    'the refusal of a new method',
+  );
+  // Both toasts, when there were two, came together; look for a while longer.
+  const until = Date.now() + 5000;
+  while (Date.now() < until) {
+    assert.equal(await refused.count(), 1, `one toast for the refused change: ${await refused.allTextContents()}`);
+    await page.waitForTimeout(250);
+  }
+  await shot('e2e-f5-hcr-refused');
+  log('refused change: one toast');
+
+  await palette('Debug: Stop');
+  await page.getByText('Paused on breakpoint').first().waitFor({ state: 'hidden', timeout: 60000 });
+  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  log('F5 scenario done');
+});
+
+// Android: F5 on a launch configuration with packageName starts the app on
+// the simulated device (am start -D); Stop force-stops it there, as Android
+// Studio does. The simulated VM answers NOT_IMPLEMENTED to much of JDWP:
+// none of that reaches the user as a toast.
+test('code-server: Stop on an Android launch force-stops the app on the device; no NOT_IMPLEMENTED toasts', { timeout: 900_000 }, async () => {
+  await openWorkbench();
+  const pkg = 'com.example.launched';
+  const dev = spawn(backendBin, ['simdevice', '--listen', '127.0.0.1:0', '--procs', '0', '--packages', pkg, '--model', 'Launcher'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  try {
+    let printed = '';
+    dev.stdout!.on('data', (d: Buffer) => (printed += d.toString()));
+    const addr = await eventually(() => /listening on (\S+)/.exec(printed)?.[1], 180000, `simdevice's address (printed: ${printed})`);
+    const adb = (...args: string[]): string =>
+      execFileSync('adb', ['-P', String(adbPort), ...args], { env: { ...process.env, HOME: adbHome }, timeout: 30_000 }).toString();
+    const pidof = (): string => {
+      try {
+        return adb('-s', addr, 'shell', 'pidof', pkg).trim();
+      } catch {
+        return ''; // pidof exits 1 when nothing runs
+      }
+    };
+    adb('connect', addr);
+    await eventually(() => adb('devices').includes(`${addr}\tdevice`), 180000, 'the simulated device online');
+    assert.equal(pidof(), '', 'the app is not running before the launch');
+
+    // A launch configuration for the app on this device.
+    const launchJson = path.join(wsDir, '.vscode', 'launch.json');
+    const cfg = JSON.parse(fs.readFileSync(launchJson, 'utf8')) as { configurations: Record<string, unknown>[] };
+    cfg.configurations = cfg.configurations.filter((c) => c.name !== 'Launch the Android app');
+    cfg.configurations.push({ type: 'ddmbridge', request: 'launch', name: 'Launch the Android app', packageName: pkg, launchActivity: '.Main', targetDevice: addr });
+    fs.writeFileSync(launchJson, JSON.stringify(cfg, null, 2));
+
+    await eventually(
+      async () => {
+        await page.keyboard.press('Escape');
+        await palette('Debug: Select and Start Debugging');
+        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Launch the Android app' });
+        try {
+          await row.first().waitFor({ timeout: 10000 });
+        } catch {
+          return false; // launch.json not read again yet
+        }
+        await row.first().click();
+        return true;
+      },
+      120000,
+      'the Android launch configuration in the picker',
+    );
+    const pid = await eventually(() => pidof() || undefined, 180000, `${pkg} running on the device`);
+    // The session is on: the explorer shows the app with a debugger.
+    await palette('View: Show ddmbridge');
+    await page.locator('.monaco-list-row', { hasText: pkg }).first().waitFor({ timeout: 120000 });
+    await palette('Debug: Stop');
+    await eventually(() => pidof() === '', 120000, `${pkg} (pid ${pid}) gone from the device after Stop`).catch((e: Error) => {
+      throw new Error(`${e.message}\n${channelLog().slice(-5000)}`);
+    });
+    const toasts = await page.locator('.notification-toast').allTextContents();
+    assert.ok(!toasts.some((t) => /NOT_IMPLEMENTED|not implemented/i.test(t)), `no NOT_IMPLEMENTED toast: ${JSON.stringify(toasts)}`);
+    await shot('e2e-android-stopped');
+    log(`Stop force-stopped ${pkg} (pid ${pid})`);
+    adb('disconnect', addr);
+  } finally {
+    dev.kill('SIGKILL');
+  }
 });

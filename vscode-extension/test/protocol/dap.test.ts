@@ -316,7 +316,7 @@ describe('ddmbridge dap against HotSpot', () => {
       assert.match((await locals(c, frame.id)).get('n')?.value ?? '', /^\d+$/);
       assert.equal((await eventually(async () => (await api.listVMs()).find((v) => v.id === vm.id && v.debugger), 5000, 'debugger: true')).debugger, true);
       // DDM keeps flowing while the debugger is attached.
-      assert.ok((await api.threads(vm.id)).threads.length > 0, 'vm/threads answers during the session');
+      assert.ok(decodeThreads(await api.threads(vm.id)).threads.length > 0, 'vm/threads answers during the session');
       await c.setBreakpointsRequest({ source: { path: sampleJava }, breakpoints: [] });
       await c.disconnectRequest({ terminateDebuggee: false });
       dc = undefined;

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { ControlApi } from '../../src/backend/api';
 import { Backend, BackendState, isMethodNotFound } from '../../src/backend/rpc';
 import { decodeHeapMap, heapTotals, kindNames } from '../../src/heap/heapmap';
+import { decodeHeapInfo } from '../../src/heap/heapinfo';
 import { decodeThreads } from '../../src/threads/threads';
 import { VMInfo } from '../../src/vms';
 import { buildBackend, eventually, freePort, Jvm, startJvm } from '../support/fixtures';
@@ -85,7 +86,7 @@ describe('ddmbridge serve --stdio through the extension client', () => {
 
   test('vm/threads of a plain JVM, from JDWP', async () => {
     const vm = await vmAt(plain.port);
-    const threads = await api.threads(vm.id);
+    const threads = decodeThreads(await api.threads(vm.id));
     assert.equal(threads.id, vm.id);
     assert.ok(
       threads.threads.some((t) => t.name === 'main'),
@@ -103,7 +104,7 @@ describe('ddmbridge serve --stdio through the extension client', () => {
 
   test('heap info and a heap map of the DDM VM decode, and the totals agree with the backend', async () => {
     const vm = await vmAt(simPort);
-    const info = (await api.heapInfo(vm.id)).heaps;
+    const info = decodeHeapInfo(await api.heapInfo(vm.id)).heaps;
     assert.ok(info.length > 0, 'HPIF data');
     assert.ok(info[0].sizeBytes >= info[0].allocatedBytes);
     const raw = (await api.heapMap(vm.id, true)) as { totals: { bytes: number; freeBytes: number; byKind: Record<string, number> } };

@@ -15,6 +15,8 @@ export const extRoot = path.resolve(__dirname, '..', '..', '..', '..');
 export const repoRoot = path.resolve(extRoot, '..');
 export const javaSrcRoot = path.join(extRoot, 'test', 'fixtures', 'java');
 export const sampleJava = path.join(javaSrcRoot, 'fixture', 'Sample.java');
+/** The Threads panel's debuggee: a sleeping, a waiting and a busy thread. */
+export const statesJava = path.join(javaSrcRoot, 'fixture', 'States.java');
 
 let tmpRoot: string | undefined;
 
@@ -83,6 +85,14 @@ export function compileFixture(): Promise<string> {
     return out;
   })();
   return compiled;
+}
+
+/** Compiles a States.java (the fixture, or an edited copy) into dir (a new one by default). */
+export async function compileStates(src = statesJava, dir?: string): Promise<string> {
+  const out = dir ?? path.join(tmpDir(), 'states-classes');
+  fs.mkdirSync(out, { recursive: true });
+  await run('javac', ['-g', '-d', out, src], { timeout: 120_000 });
+  return out;
 }
 
 /** The 1-based line of the Java fixture that carries `// TAG:name`. */

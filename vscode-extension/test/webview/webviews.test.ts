@@ -280,9 +280,9 @@ describe('threads webview', () => {
       const st = row.locator('.state');
       assert.equal(await st.getAttribute('data-state'), stateClass(t.state));
     }
-    // Lights: the recording's threads used CPU between updates.
-    const lit = await o.page.locator('.lamp.on').count();
-    assert.ok(lit > 0, 'some activity lamps are lit');
+    // Lights: the recording has no CPU figures, so no lamp is lit (none is
+    // guessed from a "running" state).
+    assert.equal(await o.page.locator('.lamp.on').count(), 0, 'no lamp lit without CPU figures');
     assert.equal(await o.page.locator('#threads tr[data-thread]').first().locator('.lamp').count(), 16);
 
     // The screenshot shows each state's colour in the state column.
@@ -298,6 +298,19 @@ describe('threads webview', () => {
     const summary = (await o.page.textContent('#summary')) ?? '';
     assert.match(summary, /\d+ (running|waiting)/);
     await o.shot('body', 'threads-recorded-page');
+
+    // With CPU figures, a lamp lights by the CPU used since the previous update.
+    const cpu = (u: number) => ({
+      id: rec.vm.id,
+      threads: [
+        { id: 1, name: 'busy', state: 'running', suspended: false, tid: 11, utime: u, stime: 0 },
+        { id: 2, name: 'idle', state: 'running', suspended: false, tid: 12, utime: 5, stime: 0 },
+      ],
+    });
+    await o.post({ type: 'threads', body: cpu(100) });
+    await o.post({ type: 'threads', body: cpu(140) });
+    await o.page.waitForSelector('#threads tr[data-thread="1"] .lamp.on');
+    assert.equal(await o.page.locator('#threads tr[data-thread="2"] .lamp.on').count(), 0, 'the idle thread (no CPU used) stays dark');
     await o.page.click('#refresh');
     assert.equal((await o.posted()).at(-1)?.type, 'refresh');
 
