@@ -41,6 +41,7 @@ type debuggee struct {
 	srcs      sourceState  // where sources come from, and what dap derives from classes
 	refs      refs         // the DAP handles that stand for the VM's things
 	presentSt presentState // value presentation (present.go)
+	mem       memoryState  // the memory view (memory.go)
 }
 
 // sourceState is where a session's sources come from, and the caches of

@@ -42,21 +42,20 @@ type (
 	allocationsResponse     = ext.AllocationsResponse
 )
 
-// memoryState is the session's memory view: one debugger.Memory per
-// debuggee, made on the first memory request.
+// memoryState is a debuggee's memory view, made on the first memory
+// request.
 type memoryState struct {
 	mu sync.Mutex
-	d  *debuggee
 	m  *debugger.Memory
 }
 
 // memory returns the debuggee's memory view.
 func (s *session) memory() *debugger.Memory {
-	s.mem.mu.Lock()
-	defer s.mem.mu.Unlock()
 	d := s.dbg
-	if s.mem.d == d {
-		return s.mem.m
+	d.mem.mu.Lock()
+	defer d.mem.mu.Unlock()
+	if d.mem.m != nil {
+		return d.mem.m
 	}
 	cfg := debugger.MemoryConfig{
 		Context: s.ctx,
@@ -77,8 +76,8 @@ func (s *session) memory() *debugger.Memory {
 	if d.ddm != nil {
 		cfg.Tracker = ddmAllocTracker{d.ddm.client}
 	}
-	s.mem.d, s.mem.m = d, debugger.NewMemory(d.conn, d.stops, cfg)
-	return s.mem.m
+	d.mem.m = debugger.NewMemory(d.conn, d.stops, cfg)
+	return d.mem.m
 }
 
 // memoryError answers a memory request's failure: ErrVMCannot when the VM

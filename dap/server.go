@@ -125,9 +125,8 @@ type session struct {
 	closing  atomic.Bool // the session is ending: no more events
 	released bool        // the VM was released
 
-	dbg *debuggee   // nil until launch or attach succeeds
-	mon monitored   // the monitor behind the debuggee (monitored.go)
-	mem memoryState // the memory view of dbg (memory.go)
+	dbg *debuggee // nil until launch or attach succeeds
+	mon monitored // the monitor behind the debuggee (monitored.go)
 }
 
 func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *session {
