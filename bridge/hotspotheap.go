@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 )
@@ -40,7 +41,7 @@ func (v *VM) hotspotHeap(ctx context.Context, live bool) (ddm.HeapStats, *ddm.He
 	if err != nil {
 		return ddm.HeapStats{}, nil, err
 	}
-	h, err := hprof.Parse(bytes.NewReader(b), hprof.Options{})
+	h, err := hprof.Parse(bytes.NewReader(b), hprof.Options{Oops: v.hotspotOops(ctx)})
 	if err != nil {
 		return ddm.HeapStats{}, nil, fmt.Errorf("VM %s: its heap dump: %w", v.id, err)
 	}
@@ -56,4 +57,23 @@ func (v *VM) hotspotHeap(ctx context.Context, live bool) (ddm.HeapStats, *ddm.He
 		AllocatedObjects: uint32(h.NumObjects())}
 	c.at, c.live, c.info, c.hm = time.Now(), live, info, hm
 	return info, hm, nil
+}
+
+// hotspotOops asks the local HotSpot VM whether it compresses references
+// (jcmd VM.flags), which decides its dump's shallow sizes; if it cannot say,
+// the parser infers it from the dump.
+func (v *VM) hotspotOops(ctx context.Context) hprof.Oops {
+	v.mu.Lock()
+	pid := v.pid
+	v.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	compressed, err := hotspot.CompressedOops(ctx, pid)
+	switch {
+	case err != nil:
+		return hprof.OopsAuto
+	case compressed:
+		return hprof.OopsCompressed
+	}
+	return hprof.OopsWide
 }

@@ -151,3 +151,24 @@ func TestDumpHeapErrors(t *testing.T) {
 		t.Errorf("DumpHeap of a missing pid: %v", err)
 	}
 }
+
+// TestCompressedOops asks real VMs, with and without compressed oops, for
+// their flags as jcmd VM.flags does.
+func TestCompressedOops(t *testing.T) {
+	for _, want := range []bool{true, false} {
+		flag := "-XX:+UseCompressedOops"
+		if !want {
+			flag = "-XX:-UseCompressedOops"
+		}
+		vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{VMArgs: []string{"-Dobjects=10", "-Xmx64m", flag}})
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		got, err := CompressedOops(ctx, vm.Pid)
+		cancel()
+		if err != nil || got != want {
+			t.Errorf("VM run with %s: compressed oops %v, %v", flag, got, err)
+		}
+	}
+	if _, err := compressedOops("-XX:CICompilerCount=2\n", 1); err == nil {
+		t.Error("flags without UseCompressedOops accepted")
+	}
+}

@@ -17,6 +17,7 @@
 // (NSpid in /proc/PID/status). JEP 451 (JDK 21) warns about agents loaded
 // into a running VM; dumping the heap loads no agent, so it does not apply.
 //
-// What it owns: the attach handshake and the dumpheap command. What it must
+// What it owns: the attach handshake, the dumpheap command and the one flag
+// a dump needs read with it (CompressedOops). What it must
 // not touch: JDWP, DDM, HPROF parsing (ddm/hprof) and the monitor's VM list.
 package hotspot

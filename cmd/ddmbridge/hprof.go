@@ -23,7 +23,7 @@ func init() {
 	register(&command{name: "hprof", summary: "analyse an HPROF heap dump (histogram, dominators, diff, heap map)", run: runHprof})
 }
 
-const hprofUsage = "ddmbridge hprof FILE [--histo] [--top N] [--dominators] [--dups N] [--path ID [--path-max N]] [--diff OTHER] [--png FILE] [--json] [--max-memory SIZE]"
+const hprofUsage = "ddmbridge hprof FILE [--histo] [--top N] [--dominators] [--dups N] [--path ID [--path-max N]] [--diff OTHER] [--png FILE] [--oops compressed|wide] [--json] [--max-memory SIZE]"
 
 // hprofPathMax is how many steps of a path --path prints by default: the
 // first and last halves, the middle summed up by class.
@@ -39,6 +39,7 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	pathMax := fs.Int("path-max", hprofPathMax, "with --path: print at most N steps, the first and last halves, the middle counted by class (0: every step)")
 	diff := fs.String("diff", "", "compare with an older dump OTHER: per-class instance and byte deltas (this FILE is the newer)")
 	pngFile := fs.String("png", "", "write the heap map drawn from object addresses (HotSpot dumps) as a PNG to this file")
+	oopsFlag := fs.String("oops", "auto", "reference width of the dumped 64-bit HotSpot VM: compressed, wide (-XX:-UseCompressedOops) or auto (inferred from the dump)")
 	maxMem := fs.String("max-memory", "", "memory the analysis may take (e.g. 16GiB); a dump that needs more is refused before parsing. Default: what the system has available")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: "+hprofUsage)
@@ -70,13 +71,17 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			return fmt.Errorf("%w: --path %q is not an object id (0x… or decimal)", errUsage, *path)
 		}
 	}
+	oops, err := hprof.ParseOops(*oopsFlag)
+	if err != nil {
+		return fmt.Errorf("%w: --%v", errUsage, err)
+	}
 	var memLimit uint64
 	if *maxMem != "" {
 		if memLimit, err = parseSize(*maxMem); err != nil {
 			return fmt.Errorf("%w: --max-memory %q: %v", errUsage, *maxMem, err)
 		}
 	}
-	a := &hprofRun{file: pos[0], memLimit: memLimit, memFlag: set["max-memory"], graph: *doms || *path != "" || *dups > 0}
+	a := &hprofRun{file: pos[0], memLimit: memLimit, memFlag: set["max-memory"], oops: oops, graph: *doms || *path != "" || *dups > 0}
 	a.phase.Store("starting")
 	// The work runs apart so that a signal ends the command at once, in
 	// whatever phase: parsing stops itself (ParseContext), an analysis
@@ -107,6 +112,7 @@ type hprofRun struct {
 	memFlag  bool
 	graph    bool         // the dominator tree, a path search or duplicate strings follow the parse
 	held     uint64       // memory the dumps parsed so far need
+	oops     hprof.Oops   // --oops
 	phase    atomic.Value // string
 	parsing  atomic.Pointer[countingReader]
 }
@@ -278,7 +284,14 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 		sum := hprof.SummaryOf(a.file, h, hist)
 		emit("summary", sum, func(w io.Writer) {
 			fmt.Fprintf(w, "%s, %d-byte ids, taken %s\n", h.Format, h.IDSize, h.Timestamp.UTC().Format("2006-01-02 15:04:05 MST"))
-			fmt.Fprintf(w, "%d objects of %d classes, %s shallow, %d GC roots, heaps %v\n\n", sum.Objects, len(hist), mib(uint64(sum.Totals.Bytes)), sum.Roots, h.HeapNames)
+			fmt.Fprintf(w, "%d objects of %d classes, %s shallow, %d GC roots, heaps %v\n", sum.Objects, len(hist), mib(uint64(sum.Totals.Bytes)), sum.Roots, h.HeapNames)
+			if h.Oops != hprof.OopsAuto {
+				fmt.Fprintf(w, "sizes with %s references\n", h.Oops)
+			}
+			if h.Partial {
+				fmt.Fprintln(w, "PARTIAL: the dump is cut short; these figures cover its complete records")
+			}
+			fmt.Fprintln(w)
 			fmt.Fprintf(w, "the %d biggest classes by shallow bytes:\n", min(20, len(hist)))
 			printHisto(w, hist, 20)
 		})
@@ -306,10 +319,14 @@ func (a *hprofRun) open(ctx context.Context, name string, strings bool) (*hprof.
 	cr := &countingReader{r: f, name: name, size: size}
 	a.parsing.Store(cr)
 	a.phase.Store("parsing " + name)
-	h, err := hprof.ParseContext(ctx, cr, hprof.Options{Strings: strings, SizeHint: size})
+	h, err := hprof.ParseContext(ctx, cr, hprof.Options{Strings: strings, SizeHint: size, Oops: a.oops})
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	log := component("hprof")
+	for _, w := range h.Warnings {
+		log.Warn().Str("file", name).Msg(w)
 	}
 	a.phase.Store("analysing " + name)
 	return h, f, nil
@@ -405,7 +422,14 @@ func printPath(w io.Writer, p hprof.Path) {
 	step := func(k int, s hprof.PathStep) {
 		root := ""
 		if s.Root != "" {
-			root = " (GC root: " + s.Root + ")"
+			root = " (GC root: " + s.Root
+			if s.RootDetail != "" {
+				root += ", " + s.RootDetail
+			}
+			root += ")"
+		}
+		if s.Via != "" {
+			root = " via " + s.Via + root
 		}
 		fmt.Fprintf(w, "%*s  %s @%#x, %d bytes%s\n", width, thousands(k), s.Class, s.ID, s.Size, root)
 	}

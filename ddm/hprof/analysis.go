@@ -184,12 +184,34 @@ func topN(count, n int, key func(int32) uint64) []int32 {
 // PathStep is one object on a path from a GC root.
 type PathStep struct {
 	Object
-	Root string `json:"root,omitempty"` // the root kind, on the first step
+	Root       string `json:"root,omitempty"`       // the root kind, on the first step ("sticky class", "Java frame", …)
+	RootDetail string `json:"rootDetail,omitempty"` // the root's thread and frame, where the dump says
+	Via        string `json:"via,omitempty"`        // how the previous step holds this one, where not a field or element: "<class>", "<loader>", "<defined class>"
 }
 
-// PathFromRoot is a shortest reference path from a GC root (or a class
-// object, which this package treats as roots) to obj, root first; nil if obj
-// is unreachable.
+// Succ appends to buf the objects i keeps alive: its references ([Heap.Refs]),
+// its class object (every object holds its class, as the JVM's object
+// header does) and, for a class loader, the classes it defined (the VM's
+// class loader data holds them while the loader lives; [Class.Loader] is the
+// reverse edge). This is the graph of the dominator tree and of paths, as in
+// Eclipse MAT.
+func (h *Heap) Succ(i int32, buf []int32) []int32 {
+	buf = append(buf, h.Refs(i)...)
+	c := h.cls[i]
+	if cn := h.classNode[c]; cn >= 0 {
+		buf = append(buf, cn)
+	}
+	if h.loaderCls[c] {
+		buf = append(buf, h.loaded[i]...)
+	}
+	return buf
+}
+
+// PathFromRoot is a shortest path from a GC root to obj, root first; nil if
+// obj is unreachable. It follows references and the object → class edges;
+// a class loader's edges to the classes it defined are taken only where no
+// path of references reaches obj (a loader's classes are normally also in
+// its `classes` list, which shows the chain in full).
 func (h *Heap) PathFromRoot(obj int32) []PathStep {
 	n := int32(h.ids.len())
 	if obj < 0 || obj >= n {
@@ -200,30 +222,49 @@ func (h *Heap) PathFromRoot(obj int32) []PathStep {
 	for i := range parent {
 		parent[i] = unseen
 	}
-	rootKind := map[int32]RootKind{}
+	rootOf := map[int32]int{} // root object → its first root record
 	queue := make([]int32, 0, 1024)
 	for k, r := range h.roots {
 		if parent[r] == unseen {
 			parent[r] = isRoot
-			rootKind[r] = h.rootKind[k]
+			rootOf[r] = k
 			queue = append(queue, r)
 		}
 	}
-	for i := range h.Classes {
-		if o := h.Classes[i].Object; o >= 0 && parent[o] == unseen {
-			parent[o] = isRoot
-			rootKind[o] = RootStickyClass
-			queue = append(queue, o)
-		}
-	}
-	for q := 0; q < len(queue) && parent[obj] == unseen; q++ {
-		v := queue[q]
-		for _, w := range h.Refs(v) {
-			if parent[w] == unseen {
+	var loaders []int32 // loaders met, whose class edges wait
+	bfs := func(q int) {
+		for ; q < len(queue) && parent[obj] == unseen; q++ {
+			v := queue[q]
+			for _, w := range h.Refs(v) {
+				if parent[w] == unseen {
+					parent[w] = v
+					queue = append(queue, w)
+				}
+			}
+			c := h.cls[v]
+			if w := h.classNode[c]; w >= 0 && parent[w] == unseen {
 				parent[w] = v
 				queue = append(queue, w)
 			}
+			if h.loaderCls[c] {
+				loaders = append(loaders, v)
+			}
 		}
+	}
+	bfs(0)
+	for done := 0; parent[obj] == unseen && done < len(loaders); {
+		// Every loader reached so far opens its classes at once.
+		q := len(queue)
+		for ; done < len(loaders); done++ {
+			l := loaders[done]
+			for _, w := range h.loaded[l] {
+				if parent[w] == unseen {
+					parent[w] = l
+					queue = append(queue, w)
+				}
+			}
+		}
+		bfs(q)
 	}
 	if parent[obj] == unseen {
 		return nil
@@ -233,19 +274,79 @@ func (h *Heap) PathFromRoot(obj int32) []PathStep {
 		path = append(path, PathStep{Object: h.describe(v)})
 	}
 	slices.Reverse(path)
-	path[0].Root = rootKind[path[0].Index].String()
+	for k := 1; k < len(path); k++ {
+		from, to := path[k-1].Index, path[k].Index
+		if slices.Contains(h.Refs(from), to) {
+			continue
+		}
+		if h.classNode[h.cls[from]] == to {
+			path[k].Via = "<class>"
+		} else {
+			path[k].Via = "<defined class>"
+		}
+	}
+	k := rootOf[path[0].Index]
+	path[0].Root = h.rootKind[k].String()
+	path[0].RootDetail = h.rootDetail(k)
 	return path
+}
+
+// rootDetail describes root record k beyond its kind: the thread and frame
+// of a Java frame or JNI local, the thread of a thread object or block.
+func (h *Heap) rootDetail(k int) string {
+	if k >= len(h.rootAux) {
+		return ""
+	}
+	serial, aux := h.rootAux[k][0], h.rootAux[k][1]
+	switch h.rootKind[k] {
+	case RootJavaFrame, RootJNILocal, RootNativeStack, RootThreadBlock:
+	case RootThreadObject:
+		if serial != 0 {
+			return fmt.Sprintf("thread serial %d", serial)
+		}
+		return ""
+	default:
+		return ""
+	}
+	if serial == 0 {
+		return ""
+	}
+	s := "thread " + h.threadName(serial)
+	if h.rootKind[k] == RootNativeStack || h.rootKind[k] == RootThreadBlock {
+		return s
+	}
+	if tr, ok := h.traces[serial]; ok && int(aux) < len(tr) {
+		if f, ok := h.frames[tr[aux]]; ok {
+			return fmt.Sprintf("%s, frame %d: %s", s, aux, f)
+		}
+	}
+	if int32(aux) >= 0 {
+		return fmt.Sprintf("%s, frame %d", s, aux)
+	}
+	return s
+}
+
+// threadName names the thread with this serial by its thread object.
+func (h *Heap) threadName(serial uint32) string {
+	for k, kind := range h.rootKind {
+		if kind == RootThreadObject && h.rootAux[k][0] == serial {
+			o := h.roots[k]
+			return fmt.Sprintf("%#x (%s, serial %d)", h.ids.at(o), h.ClassName(o), serial)
+		}
+	}
+	return fmt.Sprintf("serial %d", serial)
 }
 
 // DupString is a string value held by several String objects.
 type DupString struct {
 	Value  string `json:"value"` // at most 200 characters
 	Count  int    `json:"count"`
-	Wasted uint64 `json:"wasted"` // bytes of the copies beyond the first (String and its array)
+	Wasted uint64 `json:"wasted"` // bytes of the copies beyond the first (each String, and its array unless one already counted)
 }
 
 // DuplicateStrings finds java.lang.String values held by more than one
-// String object (each with its own array), most wasted bytes first, at most
+// String object, most wasted bytes first (an array several of them share
+// counted once), at most
 // n. src must read the same bytes Parse read; contents are read back from it
 // by offset.
 func (h *Heap) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
@@ -278,6 +379,7 @@ func (h *Heap) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
 		len  uint32
 	}
 	groups := map[key]*group{}
+	counted := make([]bool, len(h.strs)) // arrays whose bytes are counted (or are the first copy's)
 	for i, c := range h.cls {
 		if c != strCls {
 			continue
@@ -293,8 +395,15 @@ func (h *Heap) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
 				g = &group{arr: k}
 				groups[key{s.hash, s.len}] = g
 			} else {
-				g.wasted += uint64(h.size[i]) + uint64(h.size[r])
+				// A String beyond the first wastes itself, and its array
+				// unless another String's array is the same one (Strings
+				// deduplicated by G1 or made by new String(s) share it).
+				g.wasted += uint64(h.size[i])
+				if !counted[k] {
+					g.wasted += uint64(h.size[r])
+				}
 			}
+			counted[k] = true
 			g.count++
 			break
 		}

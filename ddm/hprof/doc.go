@@ -24,6 +24,40 @@
 //   - A small writer ([Writer]) for well-formed dumps, used by the simulated
 //     VM and by tests.
 //
+// The reachability model is Eclipse MAT's, which is the JVM's:
+//
+//   - GC roots are the dump's root records — JNI globals and locals, Java
+//     frames (with their thread and frame), thread objects, busy monitors,
+//     sticky classes (HotSpot lists the boot loader's instance classes, ART
+//     its boot classes) — and the boot loader's classes, which the VM never
+//     unloads (MAT's "system class"; HotSpot leaves its array classes such
+//     as byte[]'s out of the sticky list; a dump cut short before its roots
+//     has none). A class object of any other loader is not a root by being
+//     a class.
+//   - The edges are an object's references (fields, array elements); every
+//     object's edge to its class object (the JVM's object header); a class
+//     object's edges to its superclass, its loader, its signers and
+//     protection domain, its constant pool's resolved references and its
+//     static fields; and a class loader's edges to the classes it defined
+//     (the VM's class loader data holds them while the loader lives). So a
+//     class loader retains its classes and their statics, and an instance of
+//     a class keeps its loader alive: a class-loader leak shows as the
+//     loader's retained size and as a path from a root to the loader.
+//   - Paths to an object ([Heap.PathFromRoot]) are shortest paths over those
+//     edges that take a loader's edge to a defined class only where no chain
+//     of references (normally the loader's `classes` list) reaches it.
+//
+// Sizes: see [Parse]. HotSpot's heap walk writes neighbouring objects in
+// address order, so the distance between their ids is the first one's size;
+// Parse compares those distances over the first objects with the sizes 4-
+// and 8-byte references would give to infer -XX:-UseCompressedOops
+// ([Options.Oops] overrides it).
+//
+// A dump cut short (a VM killed, a disk full) parses to the model of its
+// complete records, marked [Heap.Partial]; duplicate object ids and classes
+// dumped twice are accepted, the first kept, and reported in
+// [Heap.Warnings].
+//
 // What it must not touch: it opens no sockets and knows nothing about VMs,
 // the monitor or how a dump was obtained (HotSpot's attach mechanism lives in
 // bridge/hotspot, Android's HPDS in bridge).

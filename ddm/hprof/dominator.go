@@ -3,7 +3,8 @@ package hprof
 import "slices"
 
 // Dominators is the dominator tree of a heap: a virtual root above every GC
-// root and class object, and for each object reachable from it the object
+// root, and for each object reachable from it (through the edges of
+// [Heap.Succ]: references, classes and class loaders) the object
 // that dominates it immediately and the bytes it retains (its own and those
 // of every object it dominates). Unreachable objects have Idom NotReachable
 // and retain nothing.
@@ -26,15 +27,15 @@ const (
 // of one phase is not in the next one's peak: the DFS numbers become the
 // semi-dominators and then the result's Idom; the path-compression arrays
 // (label and ancestor packed in one uint64 per node) become Retained. While
-// it runs: 4 × 4 + 8 bytes per object and 4 per reference, plus the DFS
-// stack.
+// it runs: 4 × 4 + 8 bytes per object and 4 per edge (a reference, an
+// object's edge to its class, a loader's to a class), plus the DFS stack.
 func (h *Heap) Dominators() *Dominators {
 	n := int32(h.ids.len())
 	N := n + 1 // node 0 is the virtual root, object i is node i+1
 	// Depth-first numbering: num[v] is v's DFS number + 1 (0 = unreached).
 	num := make([]int32, max(N, 1))
-	// The root's successors, each once: GC roots, then class objects
-	// (num marks the ones taken, then is cleared).
+	// The root's successors, each once: the GC roots (num marks the ones
+	// taken, then is cleared).
 	var rootSucc []int32
 	for _, r := range h.roots {
 		if num[r+1] == 0 {
@@ -42,27 +43,20 @@ func (h *Heap) Dominators() *Dominators {
 			rootSucc = append(rootSucc, r+1)
 		}
 	}
-	for i := range h.Classes {
-		if o := h.Classes[i].Object; o >= 0 && num[o+1] == 0 {
-			num[o+1] = -1
-			rootSucc = append(rootSucc, o+1)
+	// An object's edge to its class object is left out where the class
+	// object is a root (the boot loader's classes): the virtual root is its
+	// immediate dominator whatever else refers to it. This spares most of
+	// the one edge per object.
+	classNode := slices.Clone(h.classNode)
+	for c, cn := range classNode {
+		if cn >= 0 && num[cn+1] == -1 {
+			classNode[c] = -1
 		}
 	}
 	for _, w := range rootSucc {
 		num[w] = 0
 	}
-	succ := func(v int32) []int32 {
-		if v == 0 {
-			return rootSucc
-		}
-		return h.refs[h.refStart[v-1]:h.refStart[v]]
-	}
-	off := func(v int32) int32 { // successors of object nodes are object indices: +1
-		if v == 0 {
-			return 0
-		}
-		return 1
-	}
+	refStart, refs, cls, loaderCls := h.refStart, h.refs, h.cls, h.loaderCls
 
 	vert := make([]int32, 0, N)
 	// parent, by DFS number, shares its array with idom: LT sets idom[v]
@@ -75,12 +69,36 @@ func (h *Heap) Dominators() *Dominators {
 	parent = append(parent, -1)
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
-		s := succ(f.v)
-		if int(f.next) == len(s) {
+		// Node v's successors: the GC roots for the virtual root; for an
+		// object its references, then its class object, then (a class
+		// loader) the classes it defined. w is the next one, -1 past the
+		// last.
+		w := int32(-1)
+		if o := f.v - 1; o < 0 {
+			if int(f.next) < len(rootSucc) {
+				w = rootSucc[f.next]
+			}
+		} else if s, e := int32(refStart[o]), int32(refStart[o+1]); f.next < e-s {
+			w = refs[s+f.next] + 1
+		} else {
+			k := f.next - (e - s)
+			c := cls[o]
+			if cn := classNode[c]; cn >= 0 {
+				if k == 0 {
+					w = cn + 1
+				}
+				k--
+			}
+			if w < 0 && loaderCls[c] {
+				if l := h.loaded[o]; int(k) < len(l) {
+					w = l[k] + 1
+				}
+			}
+		}
+		if w < 0 {
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		w := s[f.next] + off(f.v)
 		f.next++
 		if num[w] == 0 {
 			num[w] = int32(len(vert)) + 1
@@ -95,12 +113,37 @@ func (h *Heap) Dominators() *Dominators {
 	// Predecessors of reachable nodes, by DFS number, as CSR: count into
 	// predStart[d], turn the counts into range ends, then fill each range
 	// downwards, which leaves predStart[d] at its start (no second array).
+	// Successors written out (a callback per edge costs a fifth of the
+	// tree's time): references, the class object, a loader's classes. The
+	// objects are taken in index order, not DFS order, so that refStart,
+	// refs and cls are read in sequence; the order of a node's predecessors
+	// does not matter.
 	predStart := make([]int32, R+1)
-	for k := range R {
-		v := vert[k]
-		for _, w := range succ(v) {
-			if d := num[w+off(v)] - 1; d >= 0 {
+	for _, w := range rootSucc {
+		if d := num[w] - 1; d >= 0 {
+			predStart[d]++
+		}
+	}
+	for o := range n {
+		if num[o+1] <= 0 {
+			continue
+		}
+		for _, w := range refs[refStart[o]:refStart[o+1]] {
+			if d := num[w+1] - 1; d >= 0 {
 				predStart[d]++
+			}
+		}
+		c := cls[o]
+		if cn := classNode[c]; cn >= 0 {
+			if d := num[cn+1] - 1; d >= 0 {
+				predStart[d]++
+			}
+		}
+		if loaderCls[c] {
+			for _, w := range h.loaded[o] {
+				if d := num[w+1] - 1; d >= 0 {
+					predStart[d]++
+				}
 			}
 		}
 	}
@@ -108,12 +151,36 @@ func (h *Heap) Dominators() *Dominators {
 		predStart[k] += predStart[k-1]
 	}
 	pred := make([]int32, predStart[R])
-	for k := range R {
-		v := vert[k]
-		for _, w := range succ(v) {
-			if d := num[w+off(v)] - 1; d >= 0 {
+	for _, w := range rootSucc {
+		if d := num[w] - 1; d >= 0 {
+			predStart[d]--
+			pred[predStart[d]] = 0
+		}
+	}
+	for o := range n {
+		k := num[o+1] - 1
+		if k < 0 {
+			continue
+		}
+		for _, w := range refs[refStart[o]:refStart[o+1]] {
+			if d := num[w+1] - 1; d >= 0 {
 				predStart[d]--
 				pred[predStart[d]] = k
+			}
+		}
+		c := cls[o]
+		if cn := classNode[c]; cn >= 0 {
+			if d := num[cn+1] - 1; d >= 0 {
+				predStart[d]--
+				pred[predStart[d]] = k
+			}
+		}
+		if loaderCls[c] {
+			for _, w := range h.loaded[o] {
+				if d := num[w+1] - 1; d >= 0 {
+					predStart[d]--
+					pred[predStart[d]] = k
+				}
 			}
 		}
 	}

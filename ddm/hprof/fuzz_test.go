@@ -36,7 +36,8 @@ func FuzzParse(f *testing.F) {
 }
 
 func seeds(t testing.TB) [][]byte {
-	return [][]byte{sample(t, 8, false), sample(t, 4, false), sample(t, 8, true)}
+	s := sample(t, 8, false)
+	return [][]byte{s, sample(t, 4, false), sample(t, 8, true), s[:len(s)-40], dupIDs(t)}
 }
 
 func TestWriteFuzzCorpus(t *testing.T) {

@@ -71,7 +71,7 @@ const (
 
 var rootNames = map[RootKind]string{
 	RootUnknown: "unknown", RootJNIGlobal: "JNI global", RootJNILocal: "JNI local", RootJavaFrame: "Java frame",
-	RootNativeStack: "native stack", RootStickyClass: "system class", RootThreadBlock: "thread block",
+	RootNativeStack: "native stack", RootStickyClass: "sticky class", RootThreadBlock: "thread block",
 	RootMonitorUsed: "busy monitor", RootThreadObject: "thread", RootInternedString: "interned string",
 	RootFinalizing: "finalizing", RootDebugger: "debugger", RootReferenceCleanup: "reference cleanup",
 	RootVMInternal: "VM internal", RootJNIMonitor: "JNI monitor", RootUnreachable: "unreachable",
@@ -100,12 +100,18 @@ type Class struct {
 	InstanceSize uint32 // as recorded in the class dump
 	Fields       []Field
 	Elem         Type // element type for array classes, 0 otherwise
+	// Loader is the index of the defining class loader's object; -1 for
+	// the boot loader (or a loader the dump does not hold).
+	Loader int32
 
-	staticBytes uint32 // static field bytes with references as compressed pointers
-	refOffs     []uint32
-	dataSize    uint32 // instance data bytes on the wire, own and inherited fields
-	layoutDone  bool
-	shallow     uint32 // instance shallow size (instances only)
+	loaderID   uint64
+	statics    []Type // the static fields in the mirror (not HotSpot's pseudo-statics)
+	refOffs    []uint32
+	dataSize   uint32 // instance data bytes on the wire, own and inherited fields
+	layoutDone bool
+	pseudo     bool      // a primitive array pseudo-class; Object is the dumped array class's
+	shallowBy  [2]uint32 // instance shallow size with compressed and wide references
+	shallow    uint32    // instance shallow size in the layout in use (instances only)
 }
 
 // IsArray reports whether c is an array class.
@@ -136,8 +142,52 @@ type Heap struct {
 	keptStrings bool
 	Unresolved  int // references to ids the dump holds no object for (skipped)
 
+	// Oops is the reference width the sizes assume (64-bit HotSpot dumps;
+	// OopsAuto otherwise); OopsInferred says Parse inferred it, from
+	// OopsVotes: how many neighbouring objects lay as far apart as the first
+	// one's size with compressed and with wide references.
+	Oops         Oops
+	OopsInferred bool
+	OopsVotes    [2]int
+	// Partial is set when the dump ended early (a VM killed or a disk full
+	// mid-dump): the model holds the records before the last complete one
+	// and Warnings says where the dump stopped.
+	Partial bool
+	// Warnings are what Parse accepted but a reader should know: where a
+	// partial dump stops, duplicate object ids, classes dumped twice.
+	Warnings []string
+
+	dumpRoots int         // roots[:dumpRoots] are the dump's, the rest stand in for sticky roots
+	rootAux   [][2]uint32 // per root: thread serial, frame number or stack trace serial
+	frames    map[uint64]StackFrame
+	traces    map[uint32][]uint64 // stack frame ids by thread serial
+	classNode []int32             // class object per class index, -1 if none
+	loaderCls []bool              // per class index: some instance is a class loader
+	loaded    map[int32][]int32   // class loader object → the class objects it defined
+
 	mirrorOnce sync.Once
 	mirrorOf   map[int32]int32 // class object index → the class it is the object of (see Label)
+}
+
+// StackFrame is one frame of a thread's stack trace in the dump.
+type StackFrame struct {
+	Class  string `json:"class"`
+	Method string `json:"method"`
+	Source string `json:"source,omitempty"`
+	Line   int32  `json:"line,omitempty"` // > 0: a line; 0 none; -1 unknown; -2 compiled; -3 native
+}
+
+func (f StackFrame) String() string {
+	loc := f.Source
+	switch {
+	case f.Line > 0:
+		loc = fmt.Sprintf("%s:%d", f.Source, f.Line)
+	case f.Line == -3:
+		loc = "Native Method"
+	case loc == "":
+		loc = "Unknown Source"
+	}
+	return fmt.Sprintf("%s.%s(%s)", f.Class, f.Method, loc)
 }
 
 // strArray is a char[] or byte[] whose contents may back a String.
@@ -172,9 +222,13 @@ func (h *Heap) HeapOf(i int32) string {
 // and the superclass of class objects), nulls and dangling ids left out.
 func (h *Heap) Refs(i int32) []int32 { return h.refs[h.refStart[i]:h.refStart[i+1]] }
 
-// Roots are the GC roots with their kinds (an object may be listed under
-// several kinds).
-func (h *Heap) Roots() ([]int32, []RootKind) { return h.roots, h.rootKind }
+// Roots are the dump's GC roots with their kinds (an object may be listed
+// under several kinds). A dump that lists no sticky-class roots (not
+// HotSpot's or ART's) gets the boot loader's classes as such roots in the
+// analyses; they are not among these.
+func (h *Heap) Roots() ([]int32, []RootKind) {
+	return h.roots[:h.dumpRoots], h.rootKind[:h.dumpRoots]
+}
 
 // Lookup is the index of the object with id, or -1. The first call after
 // Parse builds an index (4–8 bytes per object).
@@ -247,7 +301,8 @@ func (x *idIndex) slot(id uint64) uint64 {
 	return (id >> 3) & x.mask
 }
 
-func (x *idIndex) build(ids *idList) {
+// build indexes ids and returns how many repeat an earlier id.
+func (x *idIndex) build(ids *idList) (dups int) {
 	n := uint64(16)
 	bits := uint(4)
 	for n < uint64(ids.len())*3/2 {
@@ -262,6 +317,7 @@ func (x *idIndex) build(ids *idList) {
 		s := x.slot(id)
 		for x.slots[s] != 0 {
 			if ids.at(x.slots[s]-1) == id {
+				dups++
 				break // duplicate id: the first object wins
 			}
 			s = (s + 1) & x.mask
@@ -272,10 +328,10 @@ func (x *idIndex) build(ids *idList) {
 		}
 		if !x.scramb && probes > 8*ids.len()+1024 {
 			x.scramb = true
-			x.build(ids)
-			return
+			return x.build(ids)
 		}
 	}
+	return dups
 }
 
 func (x *idIndex) get(ids *idList, id uint64) int32 {

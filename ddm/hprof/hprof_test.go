@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -223,14 +224,19 @@ func TestMap(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	good := sample(t, 8, false)
 	for name, in := range map[string][]byte{
-		"empty":     nil,
-		"not hprof": []byte("PK\x03\x04 a zip file\x00"),
-		"id size":   append([]byte("JAVA PROFILE 1.0.2\x00"), 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0),
-		"truncated": good[:len(good)-40],
+		"empty":             nil,
+		"not hprof":         []byte("PK\x03\x04 a zip file\x00"),
+		"id size":           append([]byte("JAVA PROFILE 1.0.2\x00"), 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0),
+		"cut in the header": good[:30],
 	} {
 		if _, err := Parse(bytes.NewReader(in), Options{}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+	// Cut inside the heap dump: the objects before the cut, marked partial.
+	h, err := Parse(bytes.NewReader(good[:len(good)-40]), Options{})
+	if err != nil || !h.Partial || len(h.Warnings) == 0 || h.NumObjects() == 0 || h.NumObjects() >= 16 {
+		t.Errorf("cut 40 bytes short: err %v, partial %v, %d objects, warnings %q", err, h != nil && h.Partial, h.NumObjects(), h.Warnings)
 	}
 	if _, err := Parse(bytes.NewReader(good), Options{MaxObjects: 3}); err == nil {
 		t.Errorf("MaxObjects 3: no error")
@@ -246,15 +252,41 @@ func TestDominatorsAgainstDefinition(t *testing.T) {
 		n := 2 + r.IntN(40)
 		h := &Heap{classObj: -1}
 		adj := make([][]int32, n)
+		// The implicit edges: each object holds its class's object (some
+		// classes have none), objects of loader classes hold the classes
+		// they defined.
+		nc := 1 + r.IntN(4)
+		h.Classes = make([]Class, nc)
+		h.classNode = make([]int32, nc)
+		h.loaderCls = make([]bool, nc)
+		for c := range nc {
+			h.classNode[c] = int32(r.IntN(n+n/3)) - int32(n/3)
+			if h.classNode[c] < 0 {
+				h.classNode[c] = -1
+			}
+			h.loaderCls[c] = r.IntN(3) == 0
+		}
+		h.loaded = map[int32][]int32{}
 		for v := range n {
 			h.ids.add(uint64(8 * (v + 1)))
-			h.cls = append(h.cls, 0)
+			c := int32(r.IntN(nc))
+			h.cls = append(h.cls, c)
 			h.size = append(h.size, uint32(8+r.IntN(4)*8))
 			h.refStart = append(h.refStart, uint32(len(h.refs)))
 			for range r.IntN(4) {
 				w := int32(r.IntN(n))
 				adj[v] = append(adj[v], w)
 				h.refs = append(h.refs, w)
+			}
+			if cn := h.classNode[c]; cn >= 0 {
+				adj[v] = append(adj[v], cn)
+			}
+			if h.loaderCls[c] {
+				for range r.IntN(3) {
+					w := int32(r.IntN(n))
+					adj[v] = append(adj[v], w)
+					h.loaded[int32(v)] = append(h.loaded[int32(v)], w)
+				}
 			}
 		}
 		h.refStart = append(h.refStart, uint32(len(h.refs)))
@@ -395,5 +427,38 @@ func TestRefBufNarrowAndWide(t *testing.T) {
 	r.truncate(1)
 	if r.len() != 1 || r.at(0) != 8 {
 		t.Fatalf("truncated wide: len %d", r.len())
+	}
+}
+
+// dupIDs is a dump with two objects of one id (0x2000).
+func dupIDs(t testing.TB) []byte {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, 8, time.UnixMilli(1700000000000))
+	w.String(100, "java/lang/Object")
+	w.String(101, "Holder")
+	w.String(102, "next")
+	w.LoadClass(0x1000, 100)
+	w.LoadClass(0x1010, 101)
+	w.ClassDump(0x1000, 0, 0, nil, nil)
+	w.ClassDump(0x1010, 0x1000, 8, nil, []FieldDecl{{102, TypeObject}})
+	w.Root(RootJNIGlobal, 0x2000)
+	w.Instance(0x2000, 0x1010, binary.BigEndian.AppendUint64(nil, 0x2010))
+	w.Instance(0x2010, 0x1010, binary.BigEndian.AppendUint64(nil, 0))
+	w.Instance(0x2000, 0x1010, binary.BigEndian.AppendUint64(nil, 0))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestDuplicateIDs: a second object with an id already seen is kept, but
+// references go to the first, and a warning says so.
+func TestDuplicateIDs(t *testing.T) {
+	h := parseBytes(t, dupIDs(t))
+	if h.NumObjects() != 5 || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "1 objects have the id of an earlier object") {
+		t.Fatalf("%d objects, warnings %q", h.NumObjects(), h.Warnings)
+	}
+	if first := h.Lookup(0x2000); len(h.Refs(first)) != 1 {
+		t.Errorf("0x2000 resolves to an object with refs %v, want the first (→ 0x2010)", h.Refs(first))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -15,6 +16,8 @@ import (
 const (
 	tagUTF8           = 0x01
 	tagLoadClass      = 0x02
+	tagStackFrame     = 0x04
+	tagStackTrace     = 0x05
 	tagHeapDump       = 0x0C
 	tagHeapDumpSeg    = 0x1C
 	tagHeapDumpEnd    = 0x2C
@@ -36,17 +39,23 @@ type Options struct {
 	// SizeHint is the dump's size in bytes, to size the arrays up front; 0
 	// takes it from r when r has a Stat or Len method.
 	SizeHint int64
+	// Oops is the reference width of a 64-bit HotSpot dump's VM; OopsAuto
+	// (the default) infers it from the dump ([Heap.Oops] says which).
+	Oops Oops
 }
 
 // Parse reads a whole dump from r and builds its model.
 //
 // Shallow sizes follow the VM's layout, not the file's: for HotSpot dumps
-// with 8-byte ids, compressed class pointers and oops (12-byte object
-// headers, 16-byte array headers, 4-byte references, 8-byte alignment; the
-// default below 32 GiB of heap), with 4-byte ids a 32-bit VM's 8/12/4;
-// for Android dumps the instance size the class dump records. These are the
-// sizes `jcmd PID GC.class_histogram` reports, less fields the VM injects
-// without dumping them.
+// with 8-byte ids, compressed class pointers (12-byte object headers, 16-byte
+// array headers, 8-byte alignment) and references of 4 bytes (compressed
+// oops, the default below 32 GiB of heap) or 8 (-XX:-UseCompressedOops; see
+// [Options.Oops]); with 4-byte ids a 32-bit VM's 8/12/4. Instance fields are
+// placed as HotSpot's field layout places them (holes filled, @Contended
+// paddings, the fields HotSpot injects into JDK classes without dumping them);
+// a class object's size is java.lang.Class's plus its static fields. These
+// are the sizes `jcmd PID GC.class_histogram` reports. For Android dumps an
+// instance's size is the one its class dump records.
 func Parse(r io.Reader, opt Options) (*Heap, error) {
 	return ParseContext(context.Background(), r, opt)
 }
@@ -70,11 +79,20 @@ func ParseContext(ctx context.Context, r io.Reader, opt Options) (heap *Heap, er
 	p.strings = opt.Strings
 	p.h.keptStrings = opt.Strings
 	p.presize(r, opt.SizeHint)
+	p.oops = opt.Oops
 	if err := p.header(); err != nil {
 		return nil, err
 	}
 	if err := p.records(); err != nil {
-		return nil, err
+		if !p.rd.short || p.mark.objs == 0 {
+			return nil, err
+		}
+		// The dump ends inside a record (a VM killed or a disk full while
+		// it wrote): keep what the complete records hold.
+		p.rollback()
+		p.partial = true
+		p.h.Partial = true
+		p.h.Warnings = append(p.h.Warnings, fmt.Sprintf("the dump is cut short (%v): the result covers its first %d bytes, %d objects, and is partial", err, p.mark.at, p.mark.objs))
 	}
 	if err := p.finish(); err != nil {
 		return nil, err
@@ -105,15 +123,56 @@ type parser struct {
 		id uint64
 		c  int32 // class index + 1; 0 = empty
 	} // recent classes of instances by id, before classByID
-	rawRefs    refBuf
-	rootIDs    []uint64
-	pending    []pendingInstance
-	pendingRef map[int32][2]uint32 // refs of pending instances: start, count
-	curHeap    uint8
-	heapByType map[uint32]uint8
-	hdr, aHdr  uint32 // object and array header sizes of the layout model
-	refSize    uint32
-	scratch    []byte
+	rawRefs       refBuf
+	rootIDs       []uint64
+	rootAux       [][2]uint32
+	classBySerial map[uint32]int32
+	pending       []pendingInstance
+	pendingRef    map[int32][2]uint32 // refs of pending instances: start, count
+	curHeap       uint8
+	heapByType    map[uint32]uint8
+	lay           [2]vmLayout // the layouts voted on: compressed, wide
+	mode          int         // index into lay of the layout in use
+	oops          Oops        // as asked
+	voting        bool        // the layout is still being inferred
+	votes         [2]int
+	early         [][2]uint32 // sizes of the objects so far in both layouts, while voting
+	prevID        uint64
+	prevSize      [2]uint32
+	scratch       []byte
+	mark          mark // the state before the record being read
+	partial       bool
+}
+
+// mark is the parser's state before a record, to drop a record the input
+// cuts short.
+type mark struct {
+	at      int64 // stream offset
+	objs    int
+	refs    int
+	pending int
+}
+
+func (p *parser) setMark(at int64) {
+	p.mark = mark{at: at, objs: p.h.ids.len(), refs: p.rawRefs.len(), pending: len(p.pending)}
+}
+
+// rollback drops what the record after the mark added.
+func (p *parser) rollback() {
+	h, m := p.h, p.mark
+	h.ids.truncate(m.objs)
+	h.cls, h.size, h.refStart = h.cls[:m.objs], h.size[:m.objs], h.refStart[:m.objs]
+	if h.heap != nil {
+		h.heap = h.heap[:m.objs]
+	}
+	p.rawRefs.truncate(m.refs)
+	p.pending = p.pending[:m.pending]
+	if len(p.early) > m.objs {
+		p.early = p.early[:m.objs]
+	}
+	for len(h.strs) > 0 && int(h.strs[len(h.strs)-1].obj) >= m.objs {
+		h.strs = h.strs[:len(h.strs)-1]
+	}
 }
 
 // presize reserves the object and reference arrays from the dump's size:
@@ -182,9 +241,15 @@ func (p *parser) header() error {
 	p.h.Timestamp = time.UnixMilli(int64(ms))
 	p.h.HeapNames = []string{"default"}
 	if p.idSize == 8 {
-		p.hdr, p.aHdr, p.refSize = 12, 16, 4
+		p.lay = [2]vmLayout{layoutCompressed, layoutWide}
+		switch p.oops {
+		case OopsWide:
+			p.mode = 1
+		case OopsAuto:
+			p.voting = true
+		}
 	} else {
-		p.hdr, p.aHdr, p.refSize = 8, 12, 4
+		p.lay = [2]vmLayout{layout32, layout32}
 	}
 	return nil
 }
@@ -199,6 +264,7 @@ func (p *parser) records() error {
 		if eof {
 			return nil
 		}
+		p.setMark(rd.offset())
 		if err := rd.need(9); err != nil {
 			return formatErr(rd.offset(), "truncated record header")
 		}
@@ -228,7 +294,49 @@ func (p *parser) records() error {
 			cid, nameID := idAt(b[4:], p.idSize), idAt(b[8+p.idSize:], p.idSize)
 			c := p.class(cid)
 			if s, ok := p.names[nameID]; ok {
-				p.h.Classes[c].Name = javaName(s)
+				p.h.Classes[c].Name = hiddenName(javaName(s))
+			}
+			if p.classBySerial == nil {
+				p.classBySerial = map[uint32]int32{}
+			}
+			p.classBySerial[be32(b)] = c
+			rd.pos += int(n)
+		case tagStackFrame:
+			if n != int64(4*p.idSize+8) {
+				return formatErr(start, "STACK FRAME record of %d bytes", n)
+			}
+			if err := rd.need(int(n)); err != nil {
+				return formatErr(start, "truncated STACK FRAME record")
+			}
+			b := rd.buf[rd.pos:]
+			id := p.idSize
+			f := StackFrame{Method: p.names[idAt(b[id:], id)], Source: p.names[idAt(b[3*id:], id)], Line: int32(be32(b[4*id+4:]))}
+			if c, ok := p.classBySerial[be32(b[4*id:])]; ok {
+				f.Class = p.h.Classes[c].Name
+			}
+			if p.h.frames == nil {
+				p.h.frames = map[uint64]StackFrame{}
+			}
+			p.h.frames[idAt(b, id)] = f
+			rd.pos += int(n)
+		case tagStackTrace:
+			if n < 12 || (n-12)%int64(p.idSize) != 0 || n > 1<<20 {
+				return formatErr(start, "STACK TRACE record of %d bytes", n)
+			}
+			if err := rd.need(int(n)); err != nil {
+				return formatErr(start, "truncated STACK TRACE record")
+			}
+			b := rd.buf[rd.pos:]
+			thread := be32(b[4:])
+			var ids []uint64
+			for k := 12; k < int(n); k += p.idSize {
+				ids = append(ids, idAt(b[k:], p.idSize))
+			}
+			if p.h.traces == nil {
+				p.h.traces = map[uint32][]uint64{}
+			}
+			if thread != 0 {
+				p.h.traces[thread] = ids
 			}
 			rd.pos += int(n)
 		case tagHeapDump, tagHeapDumpSeg:
@@ -265,9 +373,14 @@ func (p *parser) primArrayClass(t Type) int32 {
 	return c
 }
 
-// object appends an object; refs appended to rawRefs since the previous
+// object appends an object of size c with compressed references and w with
+// wide ones (0 = known later); refs appended to rawRefs since the previous
 // call belong to the previous object (refStart is closed lazily).
-func (p *parser) object(id uint64, cls int32, size uint32) (int32, error) {
+func (p *parser) object(id uint64, cls int32, c, w uint32) (int32, error) {
+	size := c
+	if p.mode == 1 {
+		size = w
+	}
 	h := p.h
 	i := h.ids.len()
 	if i >= p.maxObjects {
@@ -283,7 +396,51 @@ func (p *parser) object(id uint64, cls int32, size uint32) (int32, error) {
 	if h.heap != nil {
 		h.heap = append(h.heap, p.curHeap)
 	}
+	if p.voting {
+		p.vote(id, c, w)
+	}
 	return int32(i), nil
+}
+
+// vote records an object's sizes in both layouts and whether the distance
+// from the previous object's address to this one's is the previous object's
+// size in one of them. With enough votes (or enough objects) it decides.
+func (p *parser) vote(id uint64, c, w uint32) {
+	if prev := p.prevSize; prev[0] != prev[1] && prev[0] != 0 && id > p.prevID {
+		switch id - p.prevID {
+		case uint64(prev[0]):
+			p.votes[0]++
+		case uint64(prev[1]):
+			p.votes[1]++
+		}
+	}
+	p.prevID, p.prevSize = id, [2]uint32{c, w}
+	p.early = append(p.early, [2]uint32{c, w})
+	if p.votes[0]+p.votes[1] >= 20000 || len(p.early) >= 1<<18 {
+		p.decide()
+	}
+}
+
+// decide ends the vote: the wide layout if more distances matched it, and
+// the objects so far get their sizes in the layout chosen.
+func (p *parser) decide() {
+	p.voting = false
+	h := p.h
+	h.OopsVotes = p.votes
+	if p.votes[1] > p.votes[0] {
+		p.mode = 1
+		for i, s := range p.early {
+			if s[1] != 0 {
+				h.size[i] = s[1]
+			}
+		}
+		for i := range h.Classes {
+			if cl := &h.Classes[i]; cl.layoutDone && cl.Elem == 0 {
+				cl.shallow = cl.shallowBy[1]
+			}
+		}
+	}
+	p.early = nil
 }
 
 func align8(n uint64) uint32 {
@@ -300,6 +457,7 @@ func (p *parser) heapDump(n int64) error {
 	id := p.idSize
 	for rd.offset() < end {
 		at := rd.offset()
+		p.setMark(at)
 		if err := rd.need(1); err != nil {
 			return formatErr(at, "truncated heap dump")
 		}
@@ -321,8 +479,17 @@ func (p *parser) heapDump(n int64) error {
 				return formatErr(at, "truncated root record")
 			}
 			if RootKind(sub) != RootUnreachable {
-				p.rootIDs = append(p.rootIDs, idAt(rd.buf[rd.pos+1:], id))
+				b := rd.buf[rd.pos+1:]
+				p.rootIDs = append(p.rootIDs, idAt(b, id))
 				p.h.rootKind = append(p.h.rootKind, RootKind(sub))
+				var aux [2]uint32 // thread serial, frame number or stack trace serial
+				if fixed >= id+4 && RootKind(sub) != RootJNIGlobal {
+					aux[0] = be32(b[id:])
+				}
+				if fixed == id+8 {
+					aux[1] = be32(b[id+4:])
+				}
+				p.rootAux = append(p.rootAux, aux)
 			}
 			rd.pos += 1 + fixed
 			continue
@@ -388,6 +555,7 @@ func (p *parser) heapInfo() error {
 		}
 	}
 	p.curHeap = hi
+	p.voting = false // Android: sizes from the class dumps
 	return nil
 }
 
@@ -403,6 +571,8 @@ func (p *parser) classDump() error {
 	cid := idAt(b, id)
 	super := idAt(b[id+4:], id)
 	loader := idAt(b[2*id+4:], id)
+	signers := idAt(b[3*id+4:], id)
+	domain := idAt(b[4*id+4:], id)
 	instSize := be32(b[7*id+4:])
 	ncp := int(be16(b[7*id+8:]))
 	rd.pos += head
@@ -411,14 +581,16 @@ func (p *parser) classDump() error {
 	if super != 0 {
 		sc = p.class(super)
 	}
+	// The class object's references: superclass, loader, signers,
+	// protection domain, resolved constant pool entries, static fields
+	// (HotSpot adds the constant pool's resolved references and the init
+	// lock as the pseudo-statics <resolved_references> and <init_lock>).
 	start := p.rawRefs.len()
-	if super != 0 {
-		p.rawRefs.add(super)
+	for _, r := range [...]uint64{super, loader, signers, domain} {
+		if r != 0 {
+			p.rawRefs.add(r)
+		}
 	}
-	if loader != 0 {
-		p.rawRefs.add(loader)
-	}
-	var statics uint32
 	// constant pool: u2 index, u1 type, value
 	for range ncp {
 		if err := rd.need(3); err != nil {
@@ -431,6 +603,11 @@ func (p *parser) classDump() error {
 		if err := rd.need(3 + t.size(id)); err != nil {
 			return formatErr(at, "truncated constant pool")
 		}
+		if t == TypeObject {
+			if v := idAt(rd.buf[rd.pos+3:], id); v != 0 {
+				p.rawRefs.add(v)
+			}
+		}
 		rd.pos += 3 + t.size(id)
 	}
 	if err := rd.need(2); err != nil {
@@ -438,6 +615,7 @@ func (p *parser) classDump() error {
 	}
 	ns := int(be16(rd.buf[rd.pos:]))
 	rd.pos += 2
+	var statics []Type
 	for range ns {
 		if err := rd.need(id + 1); err != nil {
 			return formatErr(at, "truncated static field")
@@ -454,9 +632,9 @@ func (p *parser) classDump() error {
 			if v := idAt(rd.buf[rd.pos+id+1:], id); v != 0 {
 				p.rawRefs.add(v)
 			}
-			statics += p.refSize
-		} else {
-			statics += uint32(sz)
+		}
+		if name := p.names[idAt(rd.buf[rd.pos:], id)]; !strings.HasPrefix(name, "<") {
+			statics = append(statics, t) // not a pseudo-static: in the mirror
 		}
 		rd.pos += id + 1 + sz
 	}
@@ -480,9 +658,10 @@ func (p *parser) classDump() error {
 	cl := &p.h.Classes[c]
 	if cl.Object >= 0 {
 		p.rawRefs.truncate(start)
-		return nil // a class dumped twice: keep the first
+		p.h.Warnings = append(p.h.Warnings, fmt.Sprintf("class 0x%x (%s) dumped twice at byte %d: the first kept", cid, cl.Name, at))
+		return nil
 	}
-	cl.Super, cl.InstanceSize, cl.Fields, cl.staticBytes = sc, instSize, fields, statics
+	cl.Super, cl.InstanceSize, cl.Fields, cl.statics, cl.loaderID = sc, instSize, fields, statics, loader
 	// The class object's refs were appended before its slot: move the slot's
 	// start back by hand.
 	var refs []uint64
@@ -490,7 +669,7 @@ func (p *parser) classDump() error {
 		refs = append(refs, p.rawRefs.at(k))
 	}
 	p.rawRefs.truncate(start)
-	o, err := p.object(cid, -1, 0) // class and size fixed in finish
+	o, err := p.object(cid, -1, 0, 0) // class and size fixed in finish
 	if err != nil {
 		return err
 	}
@@ -501,49 +680,65 @@ func (p *parser) classDump() error {
 	return nil
 }
 
-// hotspotInjected are the bytes of the fields HotSpot adds to JDK classes
-// without declaring (javaClasses.hpp, ALL_INJECTED_FIELDS) and leaves out of
-// dumps, with compressed references; subclasses inherit them.
-var hotspotInjected = map[string]uint32{
-	"java.lang.ClassLoader":                                8,  // loader_data
-	"java.lang.Module":                                     8,  // module_entry
-	"java.lang.invoke.MemberName":                          8,  // vmindex
-	"java.lang.invoke.ResolvedMethodName":                  12, // vmtarget, vmholder
-	"java.lang.invoke.MethodHandleNatives$CallSiteContext": 16, // vmdependencies, last_cleanup
-}
-
-// layout computes c's instance layout once its superclass chain is known.
+// layout computes c's instance layout in both candidate layouts once its
+// superclass chain is known.
 func (p *parser) layout(c int32) bool {
 	cl := &p.h.Classes[c]
 	if cl.layoutDone {
 		return true
 	}
-	var offs []uint32
-	var wire, vm uint32
+	var chain []int32
+	var wire uint32
 	for k, depth := c, 0; k >= 0; depth++ {
 		kc := &p.h.Classes[k]
 		if kc.Object < 0 || depth > 1000 {
 			return false // not dumped yet (or a cycle)
 		}
+		chain = append(chain, k)
 		for _, f := range kc.Fields {
-			if f.Type == TypeObject {
-				offs = append(offs, wire)
-				vm += p.refSize
-			} else {
-				vm += uint32(typeSize[f.Type])
-			}
 			wire += uint32(f.Type.size(p.idSize))
-		}
-		if !p.h.Android {
-			vm += hotspotInjected[kc.Name]
 		}
 		k = kc.Super
 	}
-	cl.refOffs, cl.dataSize, cl.layoutDone = offs, wire, true
-	cl.shallow = align8(uint64(p.hdr) + uint64(vm))
-	if p.h.Android && cl.InstanceSize > 0 {
-		cl.shallow = cl.InstanceSize
+	// Reference offsets on the wire: the class's own fields first, then its
+	// superclass's, as HotSpot writes them.
+	var offs []uint32
+	var at uint32
+	for _, k := range chain {
+		for _, f := range p.h.Classes[k].Fields {
+			if f.Type == TypeObject {
+				offs = append(offs, at)
+			}
+			at += uint32(f.Type.size(p.idSize))
+		}
 	}
+	for m, lay := range p.lay {
+		l := fieldLayout{tail: lay.hdr}
+		for k := len(chain) - 1; k >= 0; k-- {
+			kc := &p.h.Classes[chain[k]]
+			fs := make([]vmField, 0, len(kc.Fields))
+			cont := hotspotContended[kc.Name]
+			for _, f := range kc.Fields {
+				g := cont[f.Name]
+				if g == "" && cont["*"] != "" {
+					g = "*"
+				}
+				fs = append(fs, vmField{typ: f.Type, group: g})
+			}
+			if !p.h.Android {
+				for _, t := range hotspotInjected[kc.Name] {
+					fs = append(fs, vmField{typ: t})
+				}
+			}
+			l.add(fs, lay.ref)
+		}
+		cl.shallowBy[m] = alignUp(l.tail, 8)
+	}
+	cl.refOffs, cl.dataSize, cl.layoutDone = offs, wire, true
+	if p.h.Android && cl.InstanceSize > 0 {
+		cl.shallowBy = [2]uint32{cl.InstanceSize, cl.InstanceSize}
+	}
+	cl.shallow = cl.shallowBy[p.mode]
 	return true
 }
 
@@ -574,7 +769,7 @@ func (p *parser) instance() error {
 		if uint32(n) != cl.dataSize {
 			return formatErr(at, "instance of %s has %d bytes of fields, its class says %d", cl.Name, n, cl.dataSize)
 		}
-		if _, err := p.object(oid, c, cl.shallow); err != nil {
+		if _, err := p.object(oid, c, cl.shallowBy[0], cl.shallowBy[1]); err != nil {
 			return err
 		}
 		if err := rd.need(n); err != nil {
@@ -599,7 +794,7 @@ func (p *parser) instance() error {
 		data = append(data, chunk...)
 		left -= int64(len(chunk))
 	}
-	o, err := p.object(oid, -1, 0)
+	o, err := p.object(oid, -1, 0, 0)
 	if err != nil {
 		return err
 	}
@@ -621,11 +816,15 @@ func (p *parser) objArray() error {
 	if cl := &p.h.Classes[c]; cl.Elem == 0 {
 		cl.Elem = TypeObject
 	}
-	hdr := uint64(p.aHdr)
-	if p.h.Android {
-		hdr = 12
+	var sz [2]uint32
+	for m, lay := range p.lay {
+		hdr := uint64(lay.aHdr)
+		if p.h.Android {
+			hdr = 12
+		}
+		sz[m] = align8(hdr + n*uint64(lay.ref))
 	}
-	if _, err := p.object(oid, c, align8(hdr+n*uint64(p.refSize))); err != nil {
+	if _, err := p.object(oid, c, sz[0], sz[1]); err != nil {
 		return err
 	}
 	left := int64(n) * int64(id)
@@ -662,11 +861,12 @@ func (p *parser) primArray(withData bool) error {
 		return formatErr(at, "primitive array of type %d", t)
 	}
 	es := uint64(typeSize[t])
-	hdr := uint64(p.aHdr)
+	hdr := uint64(p.lay[0].aHdr) // the same in both layouts
 	if p.h.Android && es < 8 {
 		hdr = 12
 	}
-	o, err := p.object(oid, p.primArrayClass(t), align8(hdr+n*es))
+	sz := align8(hdr + n*es)
+	o, err := p.object(oid, p.primArrayClass(t), sz, sz)
 	if err != nil {
 		return err
 	}
@@ -701,10 +901,20 @@ func (p *parser) primArray(withData bool) error {
 // references.
 func (p *parser) finish() error {
 	h := p.h
+	if p.voting {
+		p.decide()
+	}
 	n := h.ids.len()
 	h.refStart = append(h.refStart, uint32(p.rawRefs.len()))
+	unknown := 0
 	for _, pi := range p.pending {
 		c, ok := p.classByID[pi.classID]
+		if (!ok || !p.layout(c)) && p.partial {
+			// The class dump is past the cut: a placeholder class, no size.
+			h.cls[pi.obj], h.size[pi.obj] = p.class(pi.classID), 0
+			unknown++
+			continue
+		}
 		if !ok || !p.layout(c) {
 			return fmt.Errorf("%w: instance 0x%x of class 0x%x, which the dump does not describe", ErrFormat, h.ids.at(pi.obj), pi.classID)
 		}
@@ -712,7 +922,7 @@ func (p *parser) finish() error {
 		if uint32(len(pi.data)) != cl.dataSize {
 			return fmt.Errorf("%w: instance 0x%x of %s has %d bytes of fields, its class says %d", ErrFormat, h.ids.at(pi.obj), cl.Name, len(pi.data), cl.dataSize)
 		}
-		h.cls[pi.obj], h.size[pi.obj] = c, cl.shallow
+		h.cls[pi.obj], h.size[pi.obj] = c, cl.shallowBy[p.mode]
 		if p.pendingRef == nil {
 			p.pendingRef = map[int32][2]uint32{}
 		}
@@ -725,6 +935,9 @@ func (p *parser) finish() error {
 		p.pendingRef[pi.obj] = [2]uint32{start, uint32(p.rawRefs.len()) - start}
 	}
 	p.pending = nil
+	if unknown > 0 {
+		h.Warnings = append(h.Warnings, fmt.Sprintf("%d objects are of classes the partial dump does not describe: their sizes and references are unknown", unknown))
+	}
 	// java.lang.Class: class objects are its instances.
 	for i := range h.Classes {
 		if h.Classes[i].Name == "java.lang.Class" {
@@ -738,20 +951,39 @@ func (p *parser) finish() error {
 	}
 	var mirror uint32
 	if p.layout(h.classObj) {
-		mirror = h.Classes[h.classObj].shallow
+		mirror = h.Classes[h.classObj].shallowBy[p.mode]
 	}
 	if mirror == 0 { // java.lang.Class not dumped: at least an object header
-		mirror = align8(uint64(p.hdr))
+		mirror = align8(uint64(p.lay[p.mode].hdr))
 	}
+	byName := map[string]int32{}
 	for i := range h.Classes {
 		cl := &h.Classes[i]
 		if cl.Object >= 0 {
 			h.cls[cl.Object] = h.classObj
-			h.size[cl.Object] = align8(uint64(mirror) + uint64(cl.staticBytes))
+			h.size[cl.Object] = mirror + staticSize(cl.statics, p.lay[p.mode].ref)
+			byName[cl.Name] = cl.Object
 		}
 	}
+	// Primitive arrays' pseudo-classes take the class object of the array
+	// class the dump describes ("[B"), so that arrays reach it too.
+	for i := range h.Classes {
+		if cl := &h.Classes[i]; cl.Object < 0 && cl.ID == 0 {
+			if o, ok := byName[cl.Name]; ok {
+				cl.Object = o
+				cl.pseudo = true
+			}
+		}
+	}
+	h.Oops = OopsAuto
+	if p.idSize == 8 && !h.Android {
+		h.Oops = [2]Oops{OopsCompressed, OopsWide}[p.mode]
+		h.OopsInferred = p.oops == OopsAuto
+	}
 	// Ids to indices.
-	h.index.build(&h.ids)
+	if dup := h.index.build(&h.ids); dup > 0 {
+		h.Warnings = append(h.Warnings, fmt.Sprintf("%d objects have the id of an earlier object: references to such an id go to the first", dup))
+	}
 	// Resolve in place when the ids were stored narrow and in object order
 	// (no pending instances): the write position never passes the read
 	// position.
@@ -780,13 +1012,64 @@ func (p *parser) finish() error {
 	p.rawRefs = refBuf{}
 	h.roots = make([]int32, 0, len(p.rootIDs))
 	kinds := h.rootKind[:0]
+	aux := p.rootAux[:0]
 	for k, id := range p.rootIDs {
 		if j := h.index.get(&h.ids, id); j >= 0 {
 			h.roots = append(h.roots, j)
 			kinds = append(kinds, h.rootKind[k])
+			aux = append(aux, p.rootAux[k])
 		}
 	}
 	h.rootKind = kinds
+	p.rootAux = aux
+	p.classEdges()
 	h.index = idIndex{} // rebuilt by Lookup when needed
 	return nil
+}
+
+// classEdges resolves class loaders, the loader → class edges and the
+// sticky-class roots of dumps that list none.
+func (p *parser) classEdges() {
+	h := p.h
+	h.loaderCls = make([]bool, len(h.Classes))
+	h.dumpRoots = len(h.roots)
+	root := map[int32]bool{}
+	for k, r := range h.roots {
+		if h.rootKind[k] == RootStickyClass {
+			root[r] = true
+		}
+	}
+	for i := range h.Classes {
+		cl := &h.Classes[i]
+		cl.Loader = -1
+		if cl.Object < 0 || cl.pseudo {
+			continue
+		}
+		if cl.loaderID == 0 {
+			// The boot loader's classes are never unloaded: roots, as
+			// Eclipse MAT's system classes. HotSpot's dump lists the
+			// instance classes among them as sticky; its array classes
+			// ("[B") and a dump that lists none get the same root here.
+			if !root[cl.Object] {
+				root[cl.Object] = true
+				h.roots = append(h.roots, cl.Object)
+				h.rootKind = append(h.rootKind, RootStickyClass)
+				p.rootAux = append(p.rootAux, [2]uint32{})
+			}
+			continue
+		}
+		if l := h.index.get(&h.ids, cl.loaderID); l >= 0 {
+			cl.Loader = l
+			if h.loaded == nil {
+				h.loaded = map[int32][]int32{}
+			}
+			h.loaded[l] = append(h.loaded[l], cl.Object)
+			h.loaderCls[h.cls[l]] = true
+		}
+	}
+	h.rootAux = p.rootAux
+	h.classNode = make([]int32, len(h.Classes))
+	for i := range h.Classes {
+		h.classNode[i] = h.Classes[i].Object
+	}
 }

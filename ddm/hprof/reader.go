@@ -18,6 +18,8 @@ type reader struct {
 	end int
 	off int64 // stream offset of buf[0]
 	eof bool
+	// short is set once a read asked for bytes past the end of the input.
+	short bool
 
 	ctx     context.Context // nil: never stops
 	stopped error           // ctx's error once a read was refused for it
@@ -56,6 +58,7 @@ func (r *reader) refill(n int) error {
 	}
 	for r.end < n {
 		if r.eof {
+			r.short = true
 			return io.ErrUnexpectedEOF
 		}
 		m, err := r.r.Read(r.buf[r.end:])

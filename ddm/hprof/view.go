@@ -26,6 +26,9 @@ type SummaryJSON struct {
 	Objects    int         `json:"objects"`
 	Roots      int         `json:"roots"`      // GC root records that name an object of the dump
 	Unresolved int         `json:"unresolved"` // references to ids without an object
+	Oops       string      `json:"oops"`       // the reference width sizes assume: "compressed", "wide"; "auto" where it does not apply
+	Partial    bool        `json:"partial"`    // the dump is cut short: the figures cover its complete records
+	Warnings   []string    `json:"warnings"`   // what the parser accepted but a reader should know
 	Classes    []ClassStat `json:"classes"`    // biggest total first
 	Totals     TotalsJSON  `json:"totals"`
 }
@@ -92,13 +95,14 @@ func TotalsOf(hist []ClassStat) TotalsJSON {
 
 // SummaryOf describes h, whose histogram is hist, read from path.
 func SummaryOf(path string, h *Heap, hist []ClassStat) SummaryJSON {
+	roots, _ := h.Roots()
 	ts := h.Timestamp
 	if y := ts.Year(); y < 0 || y > 9999 {
 		ts = time.Time{} // a header's clock past what JSON's RFC 3339 can say: not known
 	}
 	return SummaryJSON{Path: path, Format: h.Format, IDSize: h.IDSize, Timestamp: ts, Android: h.Android,
-		Heaps: nonNil(h.HeapNames), Objects: h.NumObjects(), Roots: len(h.roots), Unresolved: h.Unresolved,
-		Classes: nonNil(hist), Totals: TotalsOf(hist)}
+		Heaps: nonNil(h.HeapNames), Objects: h.NumObjects(), Roots: len(roots), Unresolved: h.Unresolved,
+		Oops: h.Oops.String(), Partial: h.Partial, Warnings: nonNil(h.Warnings), Classes: nonNil(hist), Totals: TotalsOf(hist)}
 }
 
 // DiffOf compares the histograms of base (older) and path (newer), keeping
@@ -203,8 +207,11 @@ func DecodeSummaryJSON(data []byte) (SummaryJSON, error) {
 	if err := decodeStrict(data, &v); err != nil {
 		return v, err
 	}
-	if v.Classes == nil || v.Heaps == nil {
-		return v, schemaErr("summary: classes and heaps are required")
+	if v.Classes == nil || v.Heaps == nil || v.Warnings == nil {
+		return v, schemaErr("summary: classes, heaps and warnings are required")
+	}
+	if v.Oops != "auto" && v.Oops != "compressed" && v.Oops != "wide" {
+		return v, schemaErr("summary: oops %q is not auto, compressed or wide", v.Oops)
 	}
 	if TotalsOf(v.Classes) != v.Totals {
 		return v, schemaErr("summary: totals %+v are not the histogram's %+v", v.Totals, TotalsOf(v.Classes))

@@ -1,0 +1,422 @@
+//go:build linux
+
+package hprof
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/bridge/hotspot"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+)
+
+// These tests dump a real HotSpot VM running testdata/leak (Leak: one static
+// holds a URLClassLoader that loaded Plugin, whose statics hold 100 000
+// bytes; 51 Strings on one byte[]; a lambda; an object only a local of
+// main's frame holds) through the attach mechanism, as the monitor does.
+
+type leakRun struct {
+	once sync.Once
+	dump []byte
+	h    *Heap
+	err  error
+}
+
+var leakCompressed, leakWide leakRun
+
+// leakDump returns the dump of Leak run with vmArgs, made once per test
+// binary; with histo it also returns jcmd's GC.class_histogram of the VM,
+// taken right after the dump.
+func leakDump(t *testing.T, run *leakRun, vmArgs []string, histo *map[string][2]int64) ([]byte, *Heap) {
+	t.Helper()
+	jvmtest.RequireJava(t)
+	run.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		defer cancel()
+		app, err := jvmtest.CompileCached(ctx, "testdata/leak/app")
+		if err != nil {
+			run.err = err
+			return
+		}
+		plugin, err := jvmtest.CompileCached(ctx, "testdata/leak/plugin")
+		if err != nil {
+			run.err = err
+			return
+		}
+		vm, err := jvmtest.Start(ctx, jvmtest.Options{ClassPath: []string{app}, MainClass: "Leak", ReadyLine: "READY",
+			VMArgs: append([]string{"-Dplugin.dir=" + plugin, "-Xmx128m"}, vmArgs...), Timeout: 2 * time.Minute})
+		if err != nil {
+			run.err = err
+			return
+		}
+		defer vm.Close()
+		run.dump, run.err = hotspot.DumpHeap(ctx, vm.Pid, true)
+		if run.err != nil {
+			return
+		}
+		if histo != nil {
+			*histo, run.err = jcmdHistogram(ctx, vm.Pid)
+			if run.err != nil {
+				return
+			}
+		}
+		run.h, run.err = Parse(bytes.NewReader(run.dump), Options{Strings: true})
+	})
+	if run.err != nil {
+		t.Fatal(run.err)
+	}
+	return run.dump, run.h
+}
+
+// jcmdHistogram runs the JDK's jcmd PID GC.class_histogram: instances and
+// bytes per class, names in Java source form ("byte[]").
+func jcmdHistogram(ctx context.Context, pid int) (map[string][2]int64, error) {
+	jcmd, err := jvmtest.FindTool("jcmd")
+	if err != nil {
+		return nil, err
+	}
+	out, err := exec.CommandContext(ctx, jcmd, strconv.Itoa(pid), "GC.class_histogram").Output()
+	if err != nil {
+		return nil, err
+	}
+	line := regexp.MustCompile(`^\s*\d+:\s+(\d+)\s+(\d+)\s+(\S+)`)
+	m := map[string][2]int64{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if g := line.FindStringSubmatch(l); g != nil {
+			n, _ := strconv.ParseInt(g[1], 10, 64)
+			b, _ := strconv.ParseInt(g[2], 10, 64)
+			name := g[3]
+			if strings.HasPrefix(name, "[") {
+				name = javaName(strings.ReplaceAll(name, ".", "/"))
+			}
+			old := m[name]
+			m[name] = [2]int64{old[0] + n, old[1] + b}
+		}
+	}
+	return m, nil
+}
+
+// instancesOf lists the objects of the class named name.
+func instancesOf(h *Heap, name string) []int32 {
+	var out []int32
+	for i := range int32(h.NumObjects()) {
+		if h.ClassName(i) == name {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func classObject(t *testing.T, h *Heap, name string) (int32, *Class) {
+	t.Helper()
+	for k := range h.Classes {
+		if c := &h.Classes[k]; c.Name == name && c.Object >= 0 && !c.pseudo {
+			return c.Object, c
+		}
+	}
+	t.Fatalf("no class %s in the dump", name)
+	return -1, nil
+}
+
+// label names object i, a class object as "class " and its class.
+func label(h *Heap, i int32) string {
+	if h.IsClassObject(i) {
+		for k := range h.Classes {
+			if c := &h.Classes[k]; c.Object == i && !c.pseudo {
+				return "class " + c.Name
+			}
+		}
+	}
+	return h.ClassName(i)
+}
+
+// reachable marks what the roots reach without passing through removed, on
+// the graph built here from the public API (references, object → class,
+// loader → defined classes), not from Succ.
+func reachable(h *Heap, roots []int32, removed int32) []bool {
+	defined := map[int32][]int32{}
+	for k := range h.Classes {
+		if c := &h.Classes[k]; c.Loader >= 0 && c.Object >= 0 && !c.pseudo {
+			defined[c.Loader] = append(defined[c.Loader], c.Object)
+		}
+	}
+	seen := make([]bool, h.NumObjects())
+	var stack []int32
+	push := func(w int32) {
+		if w >= 0 && w != removed && !seen[w] {
+			seen[w] = true
+			stack = append(stack, w)
+		}
+	}
+	for _, r := range roots {
+		push(r)
+	}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, w := range h.Refs(v) {
+			push(w)
+		}
+		push(h.Classes[h.ClassOf(v)].Object)
+		for _, w := range defined[v] {
+			push(w)
+		}
+	}
+	return seen
+}
+
+// TestClassLoaderLeak: the URLClassLoader one static holds retains Plugin's
+// class, its statics (a 100 000-byte array, a Plugin) and the loader's own
+// state; the figure is checked against the definition of retention (what
+// the roots no longer reach once the loader is gone) computed here.
+func TestClassLoaderLeak(t *testing.T) {
+	_, h := leakDump(t, &leakCompressed, nil, nil)
+	loaders := instancesOf(h, "java.net.URLClassLoader")
+	if len(loaders) != 1 {
+		t.Fatalf("%d URLClassLoaders, want 1", len(loaders))
+	}
+	l := loaders[0]
+	plugin, pc := classObject(t, h, "Plugin")
+	if pc.Loader != l {
+		t.Fatalf("Plugin's loader is object %d, want the URLClassLoader %d", pc.Loader, l)
+	}
+	roots := h.roots // the dump's and the boot classes (see Heap.Roots)
+	all, without := reachable(h, roots, -1), reachable(h, roots, l)
+	var want uint64
+	var retained []int32
+	for i := range int32(h.NumObjects()) {
+		if all[i] && !without[i] {
+			want += uint64(h.Size(i))
+			retained = append(retained, i)
+		}
+	}
+	d := h.Dominators()
+	if d.Retained[l] != want {
+		t.Errorf("the URLClassLoader retains %d bytes, the definition says %d", d.Retained[l], want)
+	}
+	// What it must retain: Plugin's class object, its 100 000-byte static
+	// array and the Plugin instance its other static holds.
+	data := int32(-1)
+	for _, i := range instancesOf(h, "byte[]") {
+		if h.Size(i) >= 100_000 {
+			data = i
+		}
+	}
+	self := instancesOf(h, "Plugin")
+	if data < 0 || len(self) != 1 {
+		t.Fatalf("Plugin's statics not in the dump: byte[100000] %d, Plugin instances %d", data, len(self))
+	}
+	for _, o := range []int32{plugin, data, self[0]} {
+		if !slices.Contains(retained, o) {
+			t.Errorf("%s @%#x is not retained by the URLClassLoader", label(h, o), h.ID(o))
+		}
+	}
+	if want < 100_016 {
+		t.Errorf("the URLClassLoader retains %d bytes, less than Plugin's static array", want)
+	}
+	// The former model, every class object a root, kept the loader from
+	// retaining its classes: the same figure with class objects as roots.
+	withClasses := slices.Clone(roots)
+	for k := range h.Classes {
+		if o := h.Classes[k].Object; o >= 0 {
+			withClasses = append(withClasses, o)
+		}
+	}
+	allC, withoutC := reachable(h, withClasses, -1), reachable(h, withClasses, l)
+	var old uint64
+	for i := range int32(h.NumObjects()) {
+		if allC[i] && !withoutC[i] {
+			old += uint64(h.Size(i))
+		}
+	}
+	t.Logf("the URLClassLoader retains %d bytes in %d objects (with every class object a root: %d bytes)", want, len(retained), old)
+}
+
+// TestPathThroughLoader: the path to Plugin's class goes through Leak's
+// class, the URLClassLoader and its classes list, from a root of a true kind;
+// an object only main's frame holds has a Java-frame root with its thread
+// and frame.
+func TestPathThroughLoader(t *testing.T) {
+	_, h := leakDump(t, &leakCompressed, nil, nil)
+	plugin, _ := classObject(t, h, "Plugin")
+	p := h.PathFromRoot(plugin)
+	var names []string
+	for _, s := range p {
+		names = append(names, label(h, s.Index))
+	}
+	want := []string{"class Leak", "java.net.URLClassLoader", "java.util.ArrayList", "java.lang.Object[]", "class Plugin"}
+	if len(names) < len(want)+1 || !slices.Equal(names[len(names)-len(want):], want) {
+		t.Errorf("path to Plugin's class: %q, want it to end with %q", names, want)
+	}
+	if len(p) > 0 && (p[0].Root == "" || p[0].Root == "unknown") {
+		t.Errorf("path starts at a root of kind %q", p[0].Root)
+	}
+	if len(p) > 0 && h.IsClassObject(p[0].Index) && p[0].Root != "sticky class" {
+		t.Errorf("a class object is a %q root, want sticky class", p[0].Root)
+	}
+	t.Logf("path: %q from a %s root %s", names, p[0].Root, p[0].RootDetail)
+
+	locals := instancesOf(h, "Leak$Local")
+	if len(locals) != 1 {
+		t.Fatalf("%d Leak$Local objects, want 1", len(locals))
+	}
+	lp := h.PathFromRoot(locals[0])
+	if len(lp) != 1 || lp[0].Root != "Java frame" || !strings.Contains(lp[0].RootDetail, "Leak.main(Leak.java:") || !strings.Contains(lp[0].RootDetail, "thread 0x") {
+		t.Errorf("path to main's local: %+v, want one step, a Java frame root naming the thread and Leak.main's line", lp)
+	}
+	t.Logf("path to main's local: %s root, %s", lp[0].Root, lp[0].RootDetail)
+	// Every root kind the dump uses has a name.
+	_, kinds := h.Roots()
+	for _, k := range kinds {
+		if strings.HasPrefix(k.String(), "root(") {
+			t.Errorf("root kind %v has no name", k)
+		}
+	}
+}
+
+// TestDuplicateStringsSharedArray: Leak's 51 Strings on one byte[] (new
+// String(s) shares s's array) waste 50 String objects, not 50 arrays too.
+func TestDuplicateStringsSharedArray(t *testing.T) {
+	dump, h := leakDump(t, &leakCompressed, nil, nil)
+	dups, err := h.DuplicateStrings(bytes.NewReader(dump), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strSize := int64(0)
+	for _, s := range h.Histogram() {
+		if s.Class == "java.lang.String" {
+			strSize = s.Bytes / s.Instances
+		}
+	}
+	for _, d := range dups {
+		if d.Value == "shared-42" {
+			if d.Count != 51 || int64(d.Wasted) != 50*strSize {
+				t.Errorf("shared-42: %d copies wasting %d bytes, want 51 wasting %d (50 Strings of %d bytes, the array once)", d.Count, d.Wasted, 50*strSize, strSize)
+			}
+			return
+		}
+	}
+	t.Errorf("shared-42 not among the %d duplicates", len(dups))
+}
+
+// TestWideOopsMatchesJcmd: a VM run with -XX:-UseCompressedOops; the parser
+// infers 8-byte references and its histogram matches jcmd's class by class.
+// The two snapshots are taken one after the other and the VM runs between
+// them (the attach listener serving jcmd, the JDK's Cleaner collecting what
+// the dump left): a class's instance count may differ by 4 (the differences
+// seen are 2), but an instance class's bytes per instance must be equal and
+// an array class's bytes differ no more than its count does.
+func TestWideOopsMatchesJcmd(t *testing.T) {
+	var want map[string][2]int64
+	_, h := leakDump(t, &leakWide, []string{"-XX:-UseCompressedOops"}, &want)
+	if h.Oops != OopsWide || !h.OopsInferred {
+		t.Errorf("oops %v (inferred %v, votes %v), want wide, inferred", h.Oops, h.OopsInferred, h.OopsVotes)
+	}
+	got := map[string]ClassStat{}
+	var total, wantTotal int64
+	for _, c := range h.Histogram() {
+		got[c.Class] = c
+		total += c.Bytes
+	}
+	compared := 0
+	for name, w := range want {
+		wantTotal += w[1]
+		g := got[name]
+		compared++
+		if d := abs64(g.Instances - w[0]); d > 4 {
+			t.Errorf("%s: %d instances in the dump, jcmd counts %d", name, g.Instances, w[0])
+			continue
+		}
+		if g.Instances == 0 || w[0] == 0 {
+			continue
+		}
+		if strings.HasSuffix(name, "[]") {
+			if g.Instances == w[0] && g.Bytes != w[1] {
+				t.Errorf("%s: %d bytes in the dump, jcmd %d", name, g.Bytes, w[1])
+			}
+			continue
+		}
+		if g.Bytes*w[0] != w[1]*g.Instances {
+			t.Errorf("%s: %d bytes per instance in the dump, jcmd %d", name, g.Bytes/g.Instances, w[1]/w[0])
+		}
+	}
+	for _, name := range []string{"java.lang.Class", "java.lang.Thread", "java.lang.String", "java.util.HashMap$Node[]"} {
+		if _, ok := want[name]; !ok {
+			t.Errorf("jcmd lists no %s", name)
+		}
+	}
+	lambdas := 0
+	for name := range want {
+		if strings.Contains(name, "$$Lambda$") {
+			lambdas++
+			if _, ok := got[name]; !ok {
+				t.Errorf("jcmd's %s is not in the dump's histogram under that name", name)
+			}
+		}
+	}
+	if lambdas == 0 {
+		t.Error("jcmd lists no lambda class")
+	}
+	if compared < 200 || abs64(total-wantTotal) > wantTotal/200 {
+		t.Errorf("%d classes compared; %d bytes in the dump, jcmd %d", compared, total, wantTotal)
+	}
+	t.Logf("%d classes compared with jcmd; %d bytes in the dump, jcmd %d; oops votes %v", compared, total, wantTotal, h.OopsVotes)
+}
+
+func abs64(v int64) int64 { return max(v, -v) }
+
+// TestTruncatedDump: the real dump cut at several offsets parses to a
+// partial model of the complete records before the cut, marked Partial with
+// a warning, whose analyses run.
+func TestTruncatedDump(t *testing.T) {
+	dump, full := leakDump(t, &leakCompressed, nil, nil)
+	if full.Partial || len(full.Warnings) != 0 {
+		t.Errorf("the whole dump: partial %v, warnings %q", full.Partial, full.Warnings)
+	}
+	// HotSpot writes the strings and class records first, then the heap dump
+	// segments: objects, then the roots. Cut before the first object and
+	// then at fractions of the heap dump.
+	heapAt := bytes.IndexByte(dump, 0) + 1 + 12
+	for heapAt+9 <= len(dump) && dump[heapAt] != tagHeapDump && dump[heapAt] != tagHeapDumpSeg {
+		heapAt += 9 + int(be32(dump[heapAt+5:]))
+	}
+	if _, err := Parse(bytes.NewReader(dump[:heapAt/2]), Options{}); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("cut before the heap dump: %v, want an error saying it is truncated", err)
+	}
+	prev := 0
+	for _, frac := range []float64{0.02, 0.3, 0.5, 0.77, 0.999} {
+		cut := heapAt + int(float64(len(dump)-heapAt)*frac)
+		h, err := Parse(bytes.NewReader(dump[:cut]), Options{Strings: true})
+		if err != nil {
+			t.Errorf("cut at %d of %d bytes: %v", cut, len(dump), err)
+			continue
+		}
+		if !h.Partial || len(h.Warnings) == 0 || !strings.Contains(h.Warnings[0], "partial") {
+			t.Errorf("cut at %d: partial %v, warnings %q", cut, h.Partial, h.Warnings)
+		}
+		n := h.NumObjects()
+		if n == 0 || n < prev || n > full.NumObjects() {
+			t.Errorf("cut at %d: %d objects (the cut before had %d, the whole dump %d)", cut, n, prev, full.NumObjects())
+		}
+		prev = n
+		// Every object kept is the whole dump's, of the same class and size.
+		for i := range int32(n) {
+			j := full.Lookup(h.ID(i))
+			if j < 0 || full.Size(j) != h.Size(i) && !h.IsClassObject(i) || full.ClassName(j) != h.ClassName(i) {
+				t.Fatalf("cut at %d: object %#x (%s, %d bytes) differs from the whole dump's", cut, h.ID(i), h.ClassName(i), h.Size(i))
+			}
+		}
+		if len(h.Histogram()) == 0 || h.Dominators() == nil {
+			t.Errorf("cut at %d: no analyses", cut)
+		}
+		t.Logf("cut at %d of %d bytes: %d of %d objects; %s", cut, len(dump), n, full.NumObjects(), h.Warnings[0])
+	}
+}
