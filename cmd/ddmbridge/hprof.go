@@ -127,9 +127,9 @@ func (a *hprofRun) interrupted() error {
 		case cr.size > 0 && n >= cr.size:
 			at = " (read whole, building the model)"
 		case cr.size > 0:
-			at = fmt.Sprintf(" (%s bytes read of %s)", thousands(int(n)), thousands(int(cr.size)))
+			at = fmt.Sprintf(" (%s bytes read of %s)", thousands(n), thousands(cr.size))
 		default:
-			at = fmt.Sprintf(" (%s bytes read)", thousands(int(n)))
+			at = fmt.Sprintf(" (%s bytes read)", thousands(n))
 		}
 	}
 	return fmt.Errorf("%w while %s%s", errInterrupted, a.phase.Load(), at)
@@ -392,8 +392,8 @@ func limit[T any](s []T, n int) []T {
 }
 
 // thousands writes n with thousands separators: 1,000,002.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
+func thousands[N ~int | ~int64](n N) string {
+	s := strconv.FormatInt(int64(n), 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	var b strings.Builder

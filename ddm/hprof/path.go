@@ -29,18 +29,18 @@ type ClassCount struct {
 	Count int    `json:"count"`
 }
 
-// ElidePath folds p (from PathFromRoot) to at most max steps: the first
-// max/2 and the last max−max/2, the middle counted by class. max ≤ 0 keeps
-// every step.
-func ElidePath(id uint64, p []PathStep, max int) Path {
+// ElidePath folds p (from PathFromRoot) to at most keep steps: the first
+// keep/2 and the last keep−keep/2, the middle counted by class. keep ≤ 0
+// keeps every step.
+func ElidePath(id uint64, p []PathStep, keep int) Path {
 	out := Path{Object: id, Length: len(p), Steps: p}
 	if out.Steps == nil {
 		out.Steps = []PathStep{}
 	}
-	if max <= 0 || len(p) <= max {
+	if keep <= 0 || len(p) <= keep {
 		return out
 	}
-	head, tail := max/2, max-max/2
+	head, tail := keep/2, keep-keep/2
 	mid := p[head : len(p)-tail]
 	counts := map[string]int{}
 	for _, s := range mid {
