@@ -57,11 +57,23 @@ func (h *Heap) Dominators() *Dominators {
 		num[w] = 0
 	}
 	refStart, refs, cls, loaderCls := h.refStart, h.refs, h.cls, h.loaderCls
+	// extra has a bit per object with successors beyond its references (a
+	// class edge kept, a loader's classes): the DFS reads it, 1/32 of cls,
+	// instead of cls in DFS order.
+	extra := make([]uint64, (n+63)/64)
+	for o, c := range cls {
+		if classNode[c] >= 0 || loaderCls[c] {
+			extra[o>>6] |= 1 << (o & 63)
+		}
+	}
 
 	vert := make([]int32, 0, N)
 	// parent, by DFS number, shares its array with idom: LT sets idom[v]
 	// only after the last use of parent[v].
 	parent := make([]int32, 0, N)
+	// The DFS counts every node's predecessors as it meets each edge (the
+	// target's number is known right after): predStart, by DFS number.
+	predStart := make([]int32, N+1)
 	type frame struct{ v, next int32 }
 	stack := []frame{{0, 0}}
 	num[0] = 1
@@ -80,7 +92,7 @@ func (h *Heap) Dominators() *Dominators {
 			}
 		} else if s, e := int32(refStart[o]), int32(refStart[o+1]); f.next < e-s {
 			w = refs[s+f.next] + 1
-		} else {
+		} else if extra[o>>6]&(1<<(o&63)) != 0 {
 			k := f.next - (e - s)
 			c := cls[o]
 			if cn := classNode[c]; cn >= 0 {
@@ -106,47 +118,20 @@ func (h *Heap) Dominators() *Dominators {
 			vert = append(vert, w)
 			stack = append(stack, frame{w, 0})
 		}
+		predStart[num[w]-1]++
 	}
 	stack = nil
 	R := int32(len(vert)) // reachable nodes, root included
 
-	// Predecessors of reachable nodes, by DFS number, as CSR: count into
-	// predStart[d], turn the counts into range ends, then fill each range
-	// downwards, which leaves predStart[d] at its start (no second array).
-	// Successors written out (a callback per edge costs a fifth of the
-	// tree's time): references, the class object, a loader's classes. The
-	// objects are taken in index order, not DFS order, so that refStart,
-	// refs and cls are read in sequence; the order of a node's predecessors
-	// does not matter.
-	predStart := make([]int32, R+1)
-	for _, w := range rootSucc {
-		if d := num[w] - 1; d >= 0 {
-			predStart[d]++
-		}
-	}
-	for o := range n {
-		if num[o+1] <= 0 {
-			continue
-		}
-		for _, w := range refs[refStart[o]:refStart[o+1]] {
-			if d := num[w+1] - 1; d >= 0 {
-				predStart[d]++
-			}
-		}
-		c := cls[o]
-		if cn := classNode[c]; cn >= 0 {
-			if d := num[cn+1] - 1; d >= 0 {
-				predStart[d]++
-			}
-		}
-		if loaderCls[c] {
-			for _, w := range h.loaded[o] {
-				if d := num[w+1] - 1; d >= 0 {
-					predStart[d]++
-				}
-			}
-		}
-	}
+	// Predecessors of reachable nodes, by DFS number, as CSR: the counts
+	// (above) turned into range ends, then each range filled downwards,
+	// which leaves predStart[d] at its start (no second array). The
+	// successors are written out (a callback per edge costs a fifth of the
+	// tree's time) as the DFS took them: references, the class object, a
+	// loader's classes. The objects are taken in index order, not DFS order,
+	// so that refStart, refs and cls are read in sequence; the order of a
+	// node's predecessors does not matter.
+	predStart = predStart[:R+1]
 	for k := int32(1); k <= R; k++ {
 		predStart[k] += predStart[k-1]
 	}
@@ -223,11 +208,18 @@ func (h *Heap) Dominators() *Dominators {
 		return lab(v)
 	}
 	for w := R - 1; w > 0; w-- {
+		sw := semi[w]
 		for _, v := range pred[predStart[w]:predStart[w+1]] {
-			if u := eval(v); semi[u] < semi[w] {
-				semi[w] = semi[u]
+			if v < w {
+				// Not processed yet, so not linked: eval(v) is v and
+				// semi[v] is v — no need to read either (most edges are
+				// DFS tree and forward edges).
+				sw = min(sw, v)
+			} else if u := eval(v); semi[u] < sw {
+				sw = semi[u]
 			}
 		}
+		semi[w] = sw
 		la[w] = uint64(uint32(parent[w]))<<32 | uint64(uint32(lab(w)))
 	}
 	pred, predStart = nil, nil

@@ -273,13 +273,35 @@ func TestPathThroughLoader(t *testing.T) {
 		t.Errorf("path to main's local: %+v, want one step, a Java frame root naming the thread and Leak.main's line", lp)
 	}
 	t.Logf("path to main's local: %s root, %s", lp[0].Root, lp[0].RootDetail)
-	// Every root kind the dump uses has a name.
-	_, kinds := h.Roots()
-	for _, k := range kinds {
-		if strings.HasPrefix(k.String(), "root(") {
-			t.Errorf("root kind %v has no name", k)
+	// A root's own path is itself, labelled with the kind of its first
+	// record (HotSpot 17 writes thread objects, Java frames, JNI globals and
+	// sticky classes; no busy monitors); every kind has a name.
+	roots, kinds := h.Roots()
+	seen := map[int32]bool{}
+	byKind := map[string]int{}
+	for k, r := range roots {
+		if strings.HasPrefix(kinds[k].String(), "root(") {
+			t.Errorf("root kind %v has no name", kinds[k])
+		}
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		rp := h.PathFromRoot(r)
+		if len(rp) != 1 || rp[0].Root != kinds[k].String() {
+			t.Errorf("path to the %s root %#x: %+v", kinds[k], h.ID(r), rp)
+		}
+		if kinds[k] == RootThreadObject && !strings.HasPrefix(rp[0].RootDetail, "thread serial ") {
+			t.Errorf("thread root %#x: detail %q, want its serial", h.ID(r), rp[0].RootDetail)
+		}
+		byKind[rp[0].Root]++
+	}
+	for _, k := range []string{"thread", "Java frame", "JNI global", "sticky class"} {
+		if byKind[k] == 0 {
+			t.Errorf("no %s root in the dump (roots by kind: %v)", k, byKind)
 		}
 	}
+	t.Logf("roots by kind: %v", byKind)
 }
 
 // TestDuplicateStringsSharedArray: Leak's 51 Strings on one byte[] (new
