@@ -265,7 +265,7 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 			return fmt.Errorf("the dump has no object with id %#x (ids are as --top, --dominators and --json print them)", o.pathID)
 		}
 		a.phase.Store("looking for a path from a GC root")
-		p := hprof.ElidePath(o.pathID, h.PathFromRoot(obj), o.pathMax)
+		p := h.PathTo(obj, o.pathMax)
 		emit("path", p, func(w io.Writer) { printPath(w, p) })
 	}
 	if o.png != "" {

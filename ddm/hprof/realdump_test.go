@@ -474,3 +474,58 @@ func TestTruncatedDump(t *testing.T) {
 		t.Logf("cut at %d of %d bytes: %d of %d objects; %s", cut, len(dump), n, full.NumObjects(), h.Warnings[0])
 	}
 }
+
+// TestLeakViews: what the editor shows of the leak in a real HotSpot dump —
+// the merged paths to Plugin's instances run through Leak's class, the
+// URLClassLoader and its classes list from a sticky-class root; the
+// loader's incoming references include Leak's class; the histogram's
+// retained column matches the definition, and the URLClassLoader's figure
+// is the loader's own retained size.
+func TestLeakViews(t *testing.T) {
+	_, h := leakDump(t, &leakCompressed, nil, nil)
+	m, ok := h.PathsToClass("leak.hprof", "Plugin", PathOptions{})
+	if !ok || m.Objects != 1 || m.Reached != 1 || len(m.Roots) != 1 {
+		t.Fatalf("paths to Plugin: %+v", m)
+	}
+	var names []string
+	nd := m.Roots[0]
+	if nd.Root != "sticky class" {
+		t.Errorf("root %q (%s), want a sticky class", nd.Root, nd.Class)
+	}
+	for {
+		names = append(names, nd.Class)
+		if len(nd.Children) != 1 {
+			break
+		}
+		nd = nd.Children[0]
+	}
+	want := []string{"class Leak", "java.net.URLClassLoader", "java.util.ArrayList", "java.lang.Object[]", "class Plugin", "Plugin"}
+	if len(names) < len(want)+1 || !slices.Equal(names[len(names)-len(want):], want) || !nd.Target {
+		t.Errorf("merged paths to Plugin: %q, want them to end with %q", names, want)
+	}
+	t.Logf("paths to Plugin: %q", names)
+
+	loader := instancesOf(h, "java.net.URLClassLoader")[0]
+	leakClass, _ := classObject(t, h, "Leak")
+	in := h.Incoming("leak.hprof", loader, 0, 0)
+	if !slices.ContainsFunc(in.Referrers, func(s PathStep) bool { return s.Index == leakClass }) {
+		t.Errorf("incoming references of the URLClassLoader: %+v, want class Leak among them", in.Referrers)
+	}
+	pluginClass, _ := classObject(t, h, "Plugin")
+	pin := h.Incoming("leak.hprof", pluginClass, 0, 0)
+	if !slices.ContainsFunc(pin.Referrers, func(s PathStep) bool { return s.Index == loader && s.Via == "<defined class>" }) || pin.Instances != 1 {
+		t.Errorf("incoming references of class Plugin: %+v, want the loader (defined class) and 1 instance", pin)
+	}
+
+	d := h.Dominators()
+	checkClassRetained(t, h, d)
+	for _, c := range d.ClassRetained("leak.hprof").Classes {
+		if c.Class == "java.net.URLClassLoader" && c.Retained != d.Retained[loader] {
+			t.Errorf("java.net.URLClassLoader retains %d as a class, its one instance %d", c.Retained, d.Retained[loader])
+		}
+	}
+	inst, ok := h.Instances("leak.hprof", "java.lang.String", 0, 10, d)
+	if !ok || inst.Total < 51 || len(inst.Objects) != 10 || inst.Objects[0].Retained < inst.Objects[9].Retained {
+		t.Errorf("instances of String, largest retained first: %+v", inst)
+	}
+}

@@ -29,6 +29,11 @@ export interface HprofSummary {
   objects: number;
   roots: number;
   unresolved: number;
+  /** The reference width sizes assume: compressed, wide; auto where it does not apply. */
+  oops: string;
+  /** The dump is cut short: the figures cover its complete records. */
+  partial: boolean;
+  warnings: string[];
   classes: ClassRow[];
   totals: Totals;
 }
@@ -77,9 +82,9 @@ export interface PathStep {
   size: number;
   /** The root kind, on the first step. */
   root?: string;
-  /** The root's thread and frame, on the first step, where the dump says. */
+  /** The root's thread and frame, where the dump says. */
   rootDetail?: string;
-  /** How the previous step holds this one where not by a field or element: "<class>", "<defined class>". */
+  /** How the previous step holds this one, where not a field or element: "<class>", "<loader>", "<defined class>". */
   via?: string;
 }
 
@@ -142,20 +147,29 @@ function totals(v: unknown, where: string): Totals {
 /** Decodes hprof/summary (hprof.SummaryJSON) exactly: an unknown or missing field is an error naming it. */
 export function decodeSummary(body: unknown): HprofSummary {
   const w = 'hprof/summary';
-  const o = fields(body, w, ['path', 'format', 'idSize', 'timestamp', 'android', 'heaps', 'objects', 'roots', 'unresolved', 'classes', 'totals']);
-  if (typeof o.android !== 'boolean') {
-    throw new E(`${w}.android: expected a boolean, got ${JSON.stringify(o.android)}`);
+  const o = fields(body, w, ['path', 'format', 'idSize', 'timestamp', 'android', 'heaps', 'objects', 'roots', 'unresolved', 'oops', 'partial', 'warnings', 'classes', 'totals']);
+  for (const k of ['android', 'partial']) {
+    if (typeof o[k] !== 'boolean') {
+      throw new E(`${w}.${k}: expected a boolean, got ${JSON.stringify(o[k])}`);
+    }
+  }
+  const oops = str(o.oops, at(w, 'oops'), E);
+  if (!['auto', 'compressed', 'wide'].includes(oops)) {
+    throw new E(`${w}.oops: ${JSON.stringify(oops)} is not one of auto, compressed, wide`);
   }
   return {
     path: str(o.path, at(w, 'path'), E),
     format: str(o.format, at(w, 'format'), E),
     idSize: count(o.idSize, at(w, 'idSize')),
     timestamp: str(o.timestamp, at(w, 'timestamp'), E),
-    android: o.android,
+    android: o.android as boolean,
     heaps: list(o.heaps, at(w, 'heaps'), (v, where) => str(v, where, E)),
     objects: count(o.objects, at(w, 'objects')),
     roots: count(o.roots, at(w, 'roots')),
     unresolved: count(o.unresolved, at(w, 'unresolved')),
+    oops,
+    partial: o.partial as boolean,
+    warnings: list(o.warnings, at(w, 'warnings'), (v, where) => str(v, where, E)),
     classes: list(o.classes, at(w, 'classes'), classRow),
     totals: totals(o.totals, at(w, 'totals')),
   };
@@ -225,16 +239,12 @@ export function decodePath(body: unknown): HprofPath {
     object: id(o.object, at(w, 'object')),
     length: count(o.length, at(w, 'length')),
     steps: list(o.steps, at(w, 'steps'), (v, where): PathStep => {
-      const s = fields(v, where, ['id', 'class', 'size'], ['root', 'retained', 'rootDetail', 'via']);
+      const s = fields(v, where, ['id', 'class', 'size'], ['root', 'rootDetail', 'via', 'retained']);
       const step: PathStep = { id: id(s.id, at(where, 'id')), class: str(s.class, at(where, 'class'), E), size: count(s.size, at(where, 'size')) };
-      if (s.root !== undefined) {
-        step.root = str(s.root, at(where, 'root'), E);
-      }
-      if (s.rootDetail !== undefined) {
-        step.rootDetail = str(s.rootDetail, at(where, 'rootDetail'), E);
-      }
-      if (s.via !== undefined) {
-        step.via = str(s.via, at(where, 'via'), E);
+      for (const k of ['root', 'rootDetail', 'via'] as const) {
+        if (s[k] !== undefined) {
+          step[k] = str(s[k], at(where, k), E);
+        }
       }
       return step;
     }),

@@ -98,6 +98,9 @@ const summary = {
   objects: 1131,
   roots: 812,
   unresolved: 0,
+  oops: 'compressed',
+  partial: false,
+  warnings: [],
   classes: [
     { class: 'byte[]', instances: 400, bytes: 19200 },
     { class: 'java.lang.String', instances: 500, bytes: 12000 },
