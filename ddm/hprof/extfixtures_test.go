@@ -27,6 +27,12 @@ type fixtureResults struct {
 	Diff       json.RawMessage `json:"diff"`
 	Path       json.RawMessage `json:"path"`
 	Elided     json.RawMessage `json:"elided"`
+	Paths      json.RawMessage `json:"paths"`      // merged paths to the sample's Strings
+	ChainPaths json.RawMessage `json:"chainPaths"` // a path tree with a chain elided
+	Incoming   json.RawMessage `json:"incoming"`
+	Instances  json.RawMessage `json:"instances"`
+	Retained   json.RawMessage `json:"retained"`
+	Dump       json.RawMessage `json:"dump"`
 }
 
 func fixture(t testing.TB) fixtureResults {
@@ -42,7 +48,17 @@ func fixture(t testing.TB) fixtureResults {
 		}
 		return b
 	}
+	strs, _ := h.PathsToClass("/tmp/sample.hprof", "java.lang.String", PathOptions{})
+	ch := parseBytes(t, weakDump(t, 30))
+	chain := ch.PathsToObject("/tmp/chain.hprof", ch.Lookup(0x5000000), PathOptions{Chain: 10})
+	inst, _ := h.Instances("/tmp/sample.hprof", "java.lang.String", 1, 2, tree.Dominators)
 	return fixtureResults{
+		Paths:      enc(strs),
+		ChainPaths: enc(chain),
+		Incoming:   enc(h.Incoming("/tmp/sample.hprof", h.Lookup(0x2110), 0, 10)),
+		Instances:  enc(inst),
+		Retained:   enc(tree.ClassRetained("/tmp/sample.hprof")),
+		Dump:       enc(DumpOf("/tmp/sample.hprof", 4096, h, hist, 3)),
 		Summary:    enc(SummaryOf("/tmp/sample.hprof", h, hist)),
 		Dominators: enc(tree.Level("/tmp/sample.hprof", Root, 3)),
 		Drill:      enc(tree.Level("/tmp/sample.hprof", h.Lookup(0x2000), 0)),
@@ -90,6 +106,24 @@ func TestExtensionFixtures(t *testing.T) {
 	}
 	if p, err := DecodePathJSON(r.Elided); err != nil || p.Elided == nil || p.Length != 4 || len(p.Steps) != 2 {
 		t.Errorf("elided path: %+v, %v", p, err)
+	}
+	if p, err := DecodePathsJSON(r.Paths); err != nil || p.Objects != 3 || len(p.Roots) == 0 {
+		t.Errorf("paths: %+v, %v", p, err)
+	}
+	if p, err := DecodePathsJSON(r.ChainPaths); err != nil || p.Objects != 1 || len(p.Roots) != 1 {
+		t.Errorf("chain paths: %+v, %v", p, err)
+	}
+	if v, err := DecodeIncomingJSON(r.Incoming); err != nil || v.Total != 1 {
+		t.Errorf("incoming: %+v, %v", v, err)
+	}
+	if v, err := DecodeInstancesJSON(r.Instances); err != nil || v.Total != 3 || len(v.Objects) != 2 {
+		t.Errorf("instances: %+v, %v", v, err)
+	}
+	if v, err := DecodeRetainedJSON(r.Retained); err != nil || len(v.Classes) == 0 {
+		t.Errorf("retained: %+v, %v", v, err)
+	}
+	if v, err := DecodeDumpJSON(r.Dump); err != nil || len(v.Top) != 3 {
+		t.Errorf("dump: %+v, %v", v, err)
 	}
 }
 

@@ -58,7 +58,7 @@ func (h *Heap) shortest(want func(int32) bool, total int) *reach {
 			v := r.order[q]
 			c := h.cls[v]
 			skip := int32(-1)
-			if h.weakCls[c] {
+			if h.weak != nil && h.weakCls[c] {
 				skip = h.referent(v)
 			}
 			for _, w := range h.Refs(v) {

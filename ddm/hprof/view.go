@@ -367,3 +367,113 @@ func DecodePathJSON(data []byte) (Path, error) {
 	}
 	return v, nil
 }
+
+// DecodePathsJSON reads a merged path tree strictly: no object has more
+// targets below it than above, and the roots' targets are at most those
+// reached.
+func DecodePathsJSON(data []byte) (PathsJSON, error) {
+	var v PathsJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Roots == nil {
+		return v, schemaErr("paths: roots is required")
+	}
+	if v.Reached > v.Objects {
+		return v, schemaErr("paths: %d of %d objects reached", v.Reached, v.Objects)
+	}
+	var check func(ns []PathNodeJSON, above int, where string) (int, error)
+	check = func(ns []PathNodeJSON, above int, where string) (int, error) {
+		sum := 0
+		for i, n := range ns {
+			w := fmt.Sprintf("%s[%d]", where, i)
+			if n.Children == nil {
+				return 0, schemaErr("paths: %s: children is required", w)
+			}
+			if n.Targets <= 0 || n.Targets > above {
+				return 0, schemaErr("paths: %s has %d targets below it, %d above", w, n.Targets, above)
+			}
+			if n.Elided != nil && (n.Elided.Count <= 0 || n.Elided.Classes == nil) {
+				return 0, schemaErr("paths: %s: elided %+v", w, *n.Elided)
+			}
+			below, err := check(n.Children, n.Targets, w+".children")
+			if err != nil {
+				return 0, err
+			}
+			self := 0
+			if n.Target {
+				self = 1
+			}
+			if below+self > n.Targets || n.More == 0 && below+self != n.Targets {
+				return 0, schemaErr("paths: %s has %d targets, its children %d and itself %d", w, n.Targets, below, self)
+			}
+			sum += n.Targets
+		}
+		return sum, nil
+	}
+	sum, err := check(v.Roots, v.Reached, "roots")
+	if err != nil {
+		return v, err
+	}
+	if sum > v.Reached || v.More == 0 && sum != v.Reached {
+		return v, schemaErr("paths: the roots lead to %d targets, %d reached", sum, v.Reached)
+	}
+	return v, nil
+}
+
+// DecodeIncomingJSON reads a page of incoming references strictly.
+func DecodeIncomingJSON(data []byte) (IncomingJSON, error) {
+	var v IncomingJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Referrers == nil || v.Offset < 0 || v.Offset+len(v.Referrers) > v.Total && len(v.Referrers) > 0 {
+		return v, schemaErr("incoming: %d referrers from %d of %d", len(v.Referrers), v.Offset, v.Total)
+	}
+	return v, nil
+}
+
+// DecodeInstancesJSON reads a page of instances strictly.
+func DecodeInstancesJSON(data []byte) (InstancesJSON, error) {
+	var v InstancesJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Objects == nil || v.Offset < 0 || v.Offset+len(v.Objects) > v.Total && len(v.Objects) > 0 {
+		return v, schemaErr("instances: %d objects from %d of %d", len(v.Objects), v.Offset, v.Total)
+	}
+	return v, nil
+}
+
+// DecodeRetainedJSON reads the retained-size column strictly: largest
+// first.
+func DecodeRetainedJSON(data []byte) (RetainedJSON, error) {
+	var v RetainedJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Classes == nil {
+		return v, schemaErr("retained: classes is required")
+	}
+	for i := 1; i < len(v.Classes); i++ {
+		if v.Classes[i].Retained > v.Classes[i-1].Retained {
+			return v, schemaErr("retained: classes[%d] retains more than classes[%d]", i, i-1)
+		}
+	}
+	return v, nil
+}
+
+// DecodeDumpJSON reads a dump's description strictly.
+func DecodeDumpJSON(data []byte) (DumpJSON, error) {
+	var v DumpJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Top == nil || v.Warnings == nil {
+		return v, schemaErr("dump: top and warnings are required")
+	}
+	if v.Oops != "auto" && v.Oops != "compressed" && v.Oops != "wide" {
+		return v, schemaErr("dump: oops %q is not auto, compressed or wide", v.Oops)
+	}
+	return v, nil
+}
