@@ -144,6 +144,12 @@ func TestDecodersRefuse(t *testing.T) {
 		{"path whose length does not add up", `{"object":1,"length":5,"steps":[{"id":1,"class":"A","size":8,"root":"JNI global"}]}`, decPath},
 		{"path with a gap outside its steps", `{"object":1,"length":5,"steps":[],"elided":{"after":3,"count":5,"classes":[]}}`, decPath},
 		{"trailing data", `{"object":1,"length":0,"steps":[]} {}`, decPath},
+		{"paths whose child has more targets", `{"path":"/d","target":"A","objects":2,"reached":2,"roots":[{"id":1,"class":"A","size":8,"targets":1,"children":[{"id":2,"class":"A","size":8,"targets":2,"children":[],"more":0}],"more":0}],"more":0}`, decPaths},
+		{"paths reaching more than the objects", `{"path":"/d","target":"A","objects":1,"reached":2,"roots":[],"more":0}`, decPaths},
+		{"incoming page past the total", `{"path":"/d","object":{"id":1,"class":"A","size":8},"total":1,"offset":1,"referrers":[{"id":2,"class":"B","size":8}],"instances":0}`, decIncoming},
+		{"instances without objects", `{"path":"/d","class":"A","total":1,"offset":0}`, decInstances},
+		{"retained not largest first", `{"path":"/d","classes":[{"class":"A","retained":1},{"class":"B","retained":2}]}`, decRetained},
+		{"dump with an unknown oops", `{"path":"/d","bytes":1,"format":"F","objects":0,"oops":"narrow","partial":false,"warnings":[],"top":[]}`, decDump},
 	} {
 		if err := c.dec([]byte(c.data)); !errors.Is(err, ErrSchema) {
 			t.Errorf("%s: %v, want ErrSchema", c.name, err)
@@ -155,3 +161,8 @@ func decSummary(b []byte) error    { _, err := DecodeSummaryJSON(b); return err 
 func decDominators(b []byte) error { _, err := DecodeDominatorsJSON(b); return err }
 func decDiff(b []byte) error       { _, err := DecodeDiffJSON(b); return err }
 func decPath(b []byte) error       { _, err := DecodePathJSON(b); return err }
+func decPaths(b []byte) error      { _, err := DecodePathsJSON(b); return err }
+func decIncoming(b []byte) error   { _, err := DecodeIncomingJSON(b); return err }
+func decInstances(b []byte) error  { _, err := DecodeInstancesJSON(b); return err }
+func decRetained(b []byte) error   { _, err := DecodeRetainedJSON(b); return err }
+func decDump(b []byte) error       { _, err := DecodeDumpJSON(b); return err }
