@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	zlog "github.com/rs/zerolog/log"
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
@@ -103,6 +104,7 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if err != nil {
 			return nil, err
 		}
+		d.threadNames()
 		opt := hprof.PathOptions{Nodes: p.Limit}
 		if p.Object != nil {
 			o, err := d.object(p.Object, "hprof/paths")
@@ -129,6 +131,7 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if err != nil {
 			return nil, err
 		}
+		d.threadNames()
 		return d.heap.Incoming(p.Path, o, p.Offset, p.Limit), nil
 	},
 	"hprof/instances": func(ctx context.Context, p hprofParams) (any, error) {
@@ -244,6 +247,24 @@ type hprofDump struct {
 
 	retOnce  sync.Once
 	retained hprof.RetainedJSON
+
+	namesOnce sync.Once
+}
+
+// threadNames reads the threads' names for the roots' details once (a pass
+// over the file that stops when it has them); without them a thread is
+// named by its object and serial.
+func (d *hprofDump) threadNames() {
+	d.namesOnce.Do(func() {
+		f, err := os.Open(d.key.path)
+		if err == nil {
+			defer f.Close()
+			err = d.heap.ReadThreadNames(f)
+		}
+		if err != nil {
+			zlog.Warn().Str("component", "hprof").Err(err).Str("file", d.key.path).Msg("roots name their threads by object and serial only")
+		}
+	})
 }
 
 func (d *hprofDump) dominators() *hprof.DomTree {

@@ -252,15 +252,20 @@ func (h *Heap) rootDetail(k int) string {
 	return s
 }
 
-// threadName names the thread with this serial by its thread object.
+// threadName names the thread with this serial: its name where
+// ReadThreadNames has read it, its thread object, its serial.
 func (h *Heap) threadName(serial uint32) string {
+	name := ""
+	if n, ok := h.threadNames[serial]; ok {
+		name = fmt.Sprintf("%q ", n)
+	}
 	for k, kind := range h.rootKind {
 		if kind == RootThreadObject && h.rootAux[k][0] == serial {
 			o := h.roots[k]
-			return fmt.Sprintf("%#x (%s, serial %d)", h.ids.at(o), h.ClassName(o), serial)
+			return fmt.Sprintf("%s%#x (%s, serial %d)", name, h.ids.at(o), h.ClassName(o), serial)
 		}
 	}
-	return fmt.Sprintf("serial %d", serial)
+	return fmt.Sprintf("%sserial %d", name, serial)
 }
 
 // DupString is a string value held by several String objects.

@@ -110,6 +110,7 @@ type Class struct {
 	layoutDone bool
 	pseudo     bool      // a primitive array pseudo-class; Object is the dumped array class's
 	weakOff    uint32    // a weak, soft or phantom reference class: its referent's wire offset + 1; 0 otherwise
+	nameOff    uint32    // java.lang.Thread or a subclass: the wire offset of Thread.name + 1; 0 otherwise
 	shallowBy  [2]uint32 // instance shallow size with compressed and wide references
 	shallow    uint32    // instance shallow size in the layout in use (instances only)
 }
@@ -171,6 +172,11 @@ type Heap struct {
 	// references"). weakCls marks their classes.
 	weak    []weakRef
 	weakCls []bool
+	// threadStr maps thread objects to their name String (Thread.name);
+	// threadNames, once ReadThreadNames has read them, names the threads
+	// by serial.
+	threadStr   map[int32]int32
+	threadNames map[uint32]string
 
 	mirrorOnce sync.Once
 	mirrorOf   map[int32]int32 // class object index → the class it is the object of (see Label)

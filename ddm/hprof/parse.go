@@ -147,6 +147,7 @@ type parser struct {
 	mark          mark // the state before the record being read
 	partial       bool
 	weak          []rawWeak // weak, soft and phantom references and their referents' ids
+	threadStr     []rawWeak // threads and their names' ids
 }
 
 type rawWeak struct {
@@ -185,6 +186,9 @@ func (p *parser) rollback() {
 	}
 	for len(p.weak) > 0 && int(p.weak[len(p.weak)-1].obj) >= m.objs {
 		p.weak = p.weak[:len(p.weak)-1]
+	}
+	for len(p.threadStr) > 0 && int(p.threadStr[len(p.threadStr)-1].obj) >= m.objs {
+		p.threadStr = p.threadStr[:len(p.threadStr)-1]
 	}
 }
 
@@ -730,6 +734,9 @@ func (p *parser) layout(c int32) bool {
 				if f.Name == "referent" && kc.Name == "java.lang.ref.Reference" {
 					referent = at + 1
 				}
+				if f.Name == "name" && kc.Name == "java.lang.Thread" {
+					cl.nameOff = at + 1
+				}
 			}
 			at += uint32(f.Type.size(p.idSize))
 		}
@@ -806,8 +813,8 @@ func (p *parser) instance() error {
 				p.rawRefs.add(v)
 			}
 		}
-		if cl.weakOff != 0 {
-			p.addWeak(int32(p.h.ids.len()-1), data, cl.weakOff)
+		if cl.weakOff|cl.nameOff != 0 {
+			p.special(int32(p.h.ids.len()-1), data, cl)
 		}
 		rd.pos += n
 		return nil
@@ -961,8 +968,8 @@ func (p *parser) finish() error {
 			}
 		}
 		p.pendingRef[pi.obj] = [2]uint32{start, uint32(p.rawRefs.len()) - start}
-		if cl.weakOff != 0 {
-			p.addWeak(pi.obj, pi.data, cl.weakOff)
+		if cl.weakOff|cl.nameOff != 0 {
+			p.special(pi.obj, pi.data, cl)
 		}
 	}
 	p.pending = nil
@@ -1059,10 +1066,18 @@ func (p *parser) finish() error {
 	return nil
 }
 
-// addWeak records a weak, soft or phantom reference's referent.
-func (p *parser) addWeak(obj int32, data []byte, off uint32) {
-	if v := idAt(data[off-1:], p.idSize); v != 0 {
-		p.weak = append(p.weak, rawWeak{obj, v})
+// special records a weak, soft or phantom reference's referent and a
+// thread's name.
+func (p *parser) special(obj int32, data []byte, cl *Class) {
+	if off := cl.weakOff; off != 0 {
+		if v := idAt(data[off-1:], p.idSize); v != 0 {
+			p.weak = append(p.weak, rawWeak{obj, v})
+		}
+	}
+	if off := cl.nameOff; off != 0 {
+		if v := idAt(data[off-1:], p.idSize); v != 0 {
+			p.threadStr = append(p.threadStr, rawWeak{obj, v})
+		}
 	}
 }
 
@@ -1076,6 +1091,15 @@ func (p *parser) weakRefs() {
 		}
 	}
 	p.weak = nil
+	for _, t := range p.threadStr {
+		if s := h.index.get(&h.ids, t.id); s >= 0 {
+			if h.threadStr == nil {
+				h.threadStr = map[int32]int32{}
+			}
+			h.threadStr[t.obj] = s
+		}
+	}
+	p.threadStr = nil
 	h.weakCls = make([]bool, len(h.Classes))
 	for i := range h.Classes {
 		h.weakCls[i] = h.Classes[i].weakOff != 0

@@ -529,3 +529,41 @@ func TestLeakViews(t *testing.T) {
 		t.Errorf("instances of String, largest retained first: %+v", inst)
 	}
 }
+
+// TestThreadNamesInRootDetails: once the names are read back from the
+// dump, a Java frame root names its thread ("main", "lock-holder"), and the
+// scan finds every thread's name.
+func TestThreadNamesInRootDetails(t *testing.T) {
+	dump, _ := leakDump(t, &leakCompressed, nil, nil)
+	h, err := Parse(bytes.NewReader(dump), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.ReadThreadNames(bytes.NewReader(dump)); err != nil {
+		t.Fatal(err)
+	}
+	threads := 0
+	for _, k := range h.rootKind {
+		if k == RootThreadObject {
+			threads++
+		}
+	}
+	if len(h.threadNames) != threads {
+		t.Errorf("%d thread names read, %d threads: %v", len(h.threadNames), threads, h.threadNames)
+	}
+	local := instancesOf(h, "Leak$Local")[0]
+	p := h.PathTo(local, 0)
+	if len(p.Steps) != 1 || !strings.Contains(p.Steps[0].RootDetail, `thread "main" 0x`) || !strings.Contains(p.Steps[0].RootDetail, "Leak.main(Leak.java:") {
+		t.Errorf("path to main's local: %+v, want a Java frame of thread \"main\"", p.Steps)
+	}
+	holder := false
+	for k, kind := range h.rootKind {
+		if kind == RootJavaFrame && strings.Contains(h.rootDetail(k), `thread "lock-holder"`) {
+			holder = true
+		}
+	}
+	if !holder {
+		t.Error("no Java frame root names the thread \"lock-holder\"")
+	}
+	t.Logf("threads: %v; main's local: %s", h.threadNames, p.Steps[0].RootDetail)
+}

@@ -60,6 +60,7 @@ func FuzzViews(f *testing.F) {
 		}
 		hist := h.Histogram()
 		tree := h.Dominators().Tree()
+		h.ReadThreadNames(bytes.NewReader(in)) // answers or fails, never panics
 		check := func(what string, v any, dec func([]byte) error) {
 			b, err := json.Marshal(v)
 			if err != nil {
