@@ -132,7 +132,7 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 			return nil, err
 		}
 		d.threadNames()
-		return d.heap.Incoming(p.Path, o, p.Offset, p.Limit), nil
+		return d.heap.Incoming(p.Path, o, p.Offset, p.Limit, d.dominators().Dominators), nil
 	},
 	"hprof/instances": func(ctx context.Context, p hprofParams) (any, error) {
 		if err := p.page("hprof/instances"); err != nil {

@@ -55,7 +55,7 @@ func fixture(t testing.TB) fixtureResults {
 	return fixtureResults{
 		Paths:      enc(strs),
 		ChainPaths: enc(chain),
-		Incoming:   enc(h.Incoming("/tmp/sample.hprof", h.Lookup(0x2110), 0, 10)),
+		Incoming:   enc(h.Incoming("/tmp/sample.hprof", h.Lookup(0x2110), 0, 10, tree.Dominators)),
 		Instances:  enc(inst),
 		Retained:   enc(tree.ClassRetained("/tmp/sample.hprof")),
 		Dump:       enc(DumpOf("/tmp/sample.hprof", 4096, h, hist, 3)),

@@ -28,13 +28,21 @@ func (h *Heap) asStep(o int32, roots map[int32]int) PathStep {
 }
 
 // Incoming lists the objects that refer to obj, limit of them (0: all)
-// from the offset-th, for the dump at path. One pass over the references.
-func (h *Heap) Incoming(path string, obj int32, offset, limit int) IncomingJSON {
+// from the offset-th, for the dump at path, with their retained sizes where
+// d is the dominator tree (nil: none). One pass over the references.
+func (h *Heap) Incoming(path string, obj int32, offset, limit int, d *Dominators) IncomingJSON {
 	roots := h.rootRecords()
-	out := IncomingJSON{Path: path, Object: h.asStep(obj, roots), Offset: offset, Referrers: []PathStep{}}
+	step := func(o int32) PathStep {
+		s := h.asStep(o, roots)
+		if d != nil {
+			s.Retained = d.Retained[o]
+		}
+		return s
+	}
+	out := IncomingJSON{Path: path, Object: step(obj), Offset: offset, Referrers: []PathStep{}}
 	take := func(o int32, via string) {
 		if out.Total >= offset && (limit <= 0 || len(out.Referrers) < limit) {
-			s := h.asStep(o, roots)
+			s := step(o)
 			s.Via = via
 			out.Referrers = append(out.Referrers, s)
 		}

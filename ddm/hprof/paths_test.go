@@ -68,7 +68,7 @@ func TestPathsExcludeWeakReferences(t *testing.T) {
 	if got := stepIDs(p.Steps); !slices.Equal(got, []uint64{0x2100, 0x2200, 0x3000}) || p.Steps[0].Root != "JNI global" {
 		t.Errorf("path to T: %v (%+v), want A → B → T from a JNI global", got, p)
 	}
-	in := h.Incoming("x", T, 0, 0)
+	in := h.Incoming("x", T, 0, 0, nil)
 	if got := stepIDs(in.Referrers); in.Total != 2 || !slices.Equal(got, []uint64{0x2000, 0x2200}) || in.Referrers[0].Root != "JNI global" {
 		t.Errorf("incoming of T: %+v, want W (a root) and B", in)
 	}

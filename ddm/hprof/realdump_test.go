@@ -507,12 +507,12 @@ func TestLeakViews(t *testing.T) {
 
 	loader := instancesOf(h, "java.net.URLClassLoader")[0]
 	leakClass, _ := classObject(t, h, "Leak")
-	in := h.Incoming("leak.hprof", loader, 0, 0)
+	in := h.Incoming("leak.hprof", loader, 0, 0, nil)
 	if !slices.ContainsFunc(in.Referrers, func(s PathStep) bool { return s.Index == leakClass }) {
 		t.Errorf("incoming references of the URLClassLoader: %+v, want class Leak among them", in.Referrers)
 	}
 	pluginClass, _ := classObject(t, h, "Plugin")
-	pin := h.Incoming("leak.hprof", pluginClass, 0, 0)
+	pin := h.Incoming("leak.hprof", pluginClass, 0, 0, nil)
 	if !slices.ContainsFunc(pin.Referrers, func(s PathStep) bool { return s.Index == loader && s.Via == "<defined class>" }) || pin.Instances != 1 {
 		t.Errorf("incoming references of class Plugin: %+v, want the loader (defined class) and 1 instance", pin)
 	}

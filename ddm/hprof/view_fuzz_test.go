@@ -88,7 +88,7 @@ func FuzzViews(f *testing.F) {
 			check("elided path", ElidePath(h.ID(i), p, 2), decPath)
 			check("path, elided while walking", h.PathTo(i, 2), decPath)
 			check("paths to an object", h.PathsToObject("/d", i, PathOptions{Nodes: 5, Chain: 2}), decPaths)
-			check("incoming", h.Incoming("/d", i, 1, 2), decIncoming)
+			check("incoming", h.Incoming("/d", i, 1, 2, nil), decIncoming)
 			h.Label(i)
 		}
 	})
