@@ -360,6 +360,21 @@ func TestHprofRPCHotSpot(t *testing.T) {
 	if n != sum.Totals.Instances || n != int64(sum.Objects) {
 		t.Errorf("histogram counts %d objects, totals %d, objects %d", n, sum.Totals.Instances, sum.Objects)
 	}
+	if sum.Oops != "compressed" || sum.Partial || sum.Warnings == nil || len(sum.Warnings) != 0 {
+		t.Errorf("summary facts: oops %q, partial %v, warnings %q", sum.Oops, sum.Partial, sum.Warnings)
+	}
+	// The same dump cut short: a partial summary with a warning saying where.
+	cut := filepath.Join(t.TempDir(), "cut.hprof")
+	if err := os.WriteFile(cut, dump[:len(dump)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var part HprofSummary
+	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": cut}, &part); err != nil {
+		t.Fatal(err)
+	}
+	if !part.Partial || len(part.Warnings) == 0 || !strings.Contains(part.Warnings[0], "partial") || part.Objects == 0 || part.Objects >= sum.Objects {
+		t.Errorf("summary of the cut dump: partial %v, %d of %d objects, warnings %q", part.Partial, part.Objects, sum.Objects, part.Warnings)
+	}
 
 	// The top of the tree: biggest first; the reachable heap is what it retains.
 	var top HprofDominators

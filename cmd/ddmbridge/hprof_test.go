@@ -85,7 +85,7 @@ func TestHprofCommand(t *testing.T) {
 // output passes the schema's strict decoder.
 func TestHprofSummaryFacts(t *testing.T) {
 	dir := t.TempDir()
-	dump := func(name string, vmArgs ...string) []byte {
+	dump := func(vmArgs ...string) []byte {
 		vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{VMArgs: append([]string{"-Dobjects=2000", "-Dthreads=1", "-Xmx64m"}, vmArgs...)})
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 		defer cancel()
@@ -115,11 +115,11 @@ func TestHprofSummaryFacts(t *testing.T) {
 		}
 		return s
 	}
-	compressed := dump("compressed")
+	compressed := dump()
 	if s := summary(compressed, "compressed.hprof"); s.Oops != "compressed" || s.Partial || len(s.Warnings) != 0 {
 		t.Errorf("compressed: oops %q, partial %v, warnings %q", s.Oops, s.Partial, s.Warnings)
 	}
-	if s := summary(dump("wide", "-XX:-UseCompressedOops"), "wide.hprof"); s.Oops != "wide" || s.Partial {
+	if s := summary(dump("-XX:-UseCompressedOops"), "wide.hprof"); s.Oops != "wide" || s.Partial {
 		t.Errorf("-XX:-UseCompressedOops: oops %q, partial %v, warnings %q", s.Oops, s.Partial, s.Warnings)
 	}
 	s := summary(compressed[:len(compressed)*3/5], "cut.hprof")
