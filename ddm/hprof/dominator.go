@@ -61,8 +61,12 @@ func (h *Heap) Dominators() *Dominators {
 	// class edge kept, a loader's classes): the DFS reads it, 1/32 of cls,
 	// instead of cls in DFS order.
 	extra := make([]uint64, (n+63)/64)
+	hasExtra := make([]bool, len(classNode))
+	for c, cn := range classNode {
+		hasExtra[c] = cn >= 0 || loaderCls[c]
+	}
 	for o, c := range cls {
-		if classNode[c] >= 0 || loaderCls[c] {
+		if hasExtra[c] {
 			extra[o>>6] |= 1 << (o & 63)
 		}
 	}
@@ -174,6 +178,9 @@ func (h *Heap) Dominators() *Dominators {
 				predStart[d]--
 				pred[predStart[d]] = k
 			}
+		}
+		if extra[o>>6]&(1<<(o&63)) == 0 {
+			continue
 		}
 		c := cls[o]
 		if cn := classNode[c]; cn >= 0 {
