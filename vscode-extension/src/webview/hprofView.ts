@@ -440,7 +440,7 @@ function renderDominators(): void {
   trail.append(crumb('GC roots', 0));
   state.trail.forEach((o, k) => trail.append(' › ', crumb(`${o.class} ${objectId(o.id)}`, k + 1, o.id)));
   domTable.append(
-    el('tr', {}, ...['', 'Object', 'Shallow size', 'Retained size', '% of heap'].map((h, k) => el('th', { class: k >= 2 ? 'num' : '' }, h))),
+    el('tr', {}, ...['', 'Object', 'Shallow size', 'Retained size', '% of heap', ''].map((h, k) => el('th', { class: k >= 2 && k <= 4 ? 'num' : '' }, h))),
   );
   for (const o of d.children) {
     const open =
@@ -459,11 +459,12 @@ function renderDominators(): void {
         el('td', { class: 'num' }, formatBytes(o.size)),
         el('td', { class: 'num', 'data-bytes': String(o.retained) }, formatBytes(o.retained)),
         el('td', { class: 'num' }, d.total ? `${((100 * o.retained) / d.total).toFixed(1)}%` : '—'),
+        el('td', { class: 'actions' }, ...objectButtons(o)),
       ),
     );
   }
   if (d.more > 0) {
-    domTable.append(el('tr', { class: 'total' }, el('td', {}, ''), el('td', {}, `… and ${num(d.more)} smaller`), el('td', {}, ''), el('td', {}, ''), el('td', {}, '')));
+    domTable.append(el('tr', { class: 'total' }, el('td', {}, ''), el('td', {}, `… and ${num(d.more)} smaller`), el('td', {}, ''), el('td', {}, ''), el('td', {}, ''), el('td', {}, '')));
   }
 }
 

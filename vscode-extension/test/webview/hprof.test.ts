@@ -176,6 +176,10 @@ describe('HPROF editor webview', () => {
     assert.equal(await o.page.textContent('#dom-trail'), 'GC roots › BenchTarget$Node[] 0x7ff001000');
     await o.page.click('#dom-trail button.crumb[data-depth="0"]');
     assert.deepEqual((await o.posted()).at(-1), { type: 'dominators' });
+    // Why the big one is alive: its paths to GC roots, from its row.
+    await o.page.click('#dominators tr[data-class="BenchTarget$Node"] button.paths');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'paths', object: 0x7ff010000 });
+    await o.page.click('#tab-dominators');
 
     // Heap map: asked for on first show, drawn with the DDM map's colours and legend.
     await o.page.click('#tab-heapmap');
