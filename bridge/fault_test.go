@@ -66,11 +66,19 @@ func TestVanishedDebugger(t *testing.T) {
 	waitVM(t, m, vm.Addr, 5*time.Second)
 	j := startJDB(t, m.CurrentAddr())
 	j.expect(`Initializing jdb \.\.\.\s*`+jdbPrompt, 20*time.Second)
-	j.send(fmt.Sprintf("stop at DemoApp:%d", demoapp.Line("work-first")))
+	line := demoapp.Line("work-first")
+	j.send(fmt.Sprintf("stop at DemoApp:%d", line))
 	j.expect(`Set breakpoint`, 10*time.Second)
-	j.send("cont")
-	j.expect(`Breakpoint hit`, 10*time.Second)
-	j.expect(jdbPrompt, 10*time.Second)
+	// The VM runs: it hits the breakpoint by itself, at a moment that depends
+	// on the machine's load (jdb may even print the hit before "Set
+	// breakpoint", its event and command threads writing at once). So no
+	// "cont" and no words of the hit are waited for, only jdb's state: a
+	// thread prompt (jdb has a current thread only once an event stopped
+	// one), then where that thread is, which jdb answers deterministically.
+	j.expect(`\w+\[\d+\] $`, time.Minute)
+	j.send("where")
+	j.expect(fmt.Sprintf(`\[1\] DemoApp\.work \(DemoApp\.java:%d\)`, line), time.Minute)
+	j.expect(jdbPrompt, time.Minute)
 	j.send("suspend")
 	j.expect(`All threads suspended`, 10*time.Second)
 	stopped := lastTick(vm)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -326,7 +327,7 @@ func (m *Monitor) VM(target string) (*VM, error) {
 		if v := m.currentLocked(); v != nil {
 			return v, nil
 		}
-		return nil, fmt.Errorf("%w: no VM is current (none found yet; select one with `ddmbridge select ID`)", ErrNoVM)
+		return nil, m.noCurrentLocked()
 	}
 	if v, ok := m.vms[target]; ok {
 		return v, nil
@@ -361,6 +362,26 @@ func (m *Monitor) VM(target string) (*VM, error) {
 		ids[i] = v.id
 	}
 	return nil, fmt.Errorf("%w: %d VMs are named %q (ids %v): give an id", ErrNoVM, len(named), target, ids)
+}
+
+// noCurrentLocked says why no VM is current: none monitored yet, or the
+// selected one is gone (the selection waits for its app to come back) while
+// others are monitored, which it names.
+func (m *Monitor) noCurrentLocked() error {
+	vms := m.sortedLocked()
+	if len(vms) == 0 {
+		return fmt.Errorf("%w: no VM is current (none found yet; is the app started with a JDWP agent the monitor scans for? `ddmbridge vms` lists what it sees)", ErrNoVM)
+	}
+	others := make([]string, len(vms))
+	for i, v := range vms {
+		others[i] = fmt.Sprintf("%s (%s)", v.id, v.Info().Name)
+	}
+	gone := m.selKey.addr
+	if m.selKey.name != "" {
+		gone = m.selKey.name
+	}
+	return fmt.Errorf("%w: no VM is current: the selected VM, %s, is gone (it becomes current again when it comes back); monitored now: %s. "+
+		"Select one with `ddmbridge select ID`, or `ddmbridge select --auto` for the oldest", ErrNoVM, gone, strings.Join(others, ", "))
 }
 
 // DDM returns the DDM client of the VM target names, or nil when there is no

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -127,6 +128,9 @@ func (m *Monitor) OpenDebugger(ctx context.Context, target string) (net.Conn, er
 		}
 		if err != nil {
 			return nil, err
+		}
+		if v.ddmOnly { // a debug session would find no code: say so rather than attach
+			return nil, fmt.Errorf("VM %s (%s) cannot be debugged: %s", v.id, v.addr, simvm.DDMOnlyNote)
 		}
 		addr = v.addr
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/hostproc"
 )
@@ -86,6 +87,10 @@ type VM struct {
 	log   zerolog.Logger
 	since time.Time
 	from  vmOrigin
+
+	// ddmOnly: a simulated VM without a JVM (its Version says so,
+	// simvm.DDMOnly): it runs no code, so it is listed as not debuggable.
+	ddmOnly bool
 
 	debugPort int // the debugger port of the VM's address (the monitor owns it), or 0
 
@@ -163,6 +168,10 @@ func (v *VM) Info() VMInfo {
 		if v.dc.Data().Debugger() == ddm.DebuggerWaiting {
 			info.Waiting = true
 		}
+	}
+	if v.ddmOnly {
+		f := false
+		info.Debuggable, info.Note = &f, simvm.DDMOnlyNote
 	}
 	return info
 }
@@ -264,6 +273,7 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 	} else {
 		err = errNotDDM
 	}
+	v.ddmOnly = ver != nil && simvm.DDMOnly(ver.Description)
 	switch {
 	case err == nil:
 		v.dc = dc

@@ -51,7 +51,11 @@ func (DirectBackend) DDMFeed(string) *ddm.Feed { return nil }
 // other than a refused connection, or ctx ends, so an attach may start just
 // before its VM does. When ctx ends, even in the middle of a dial (a loaded
 // machine may take that long), the error says in words what to check.
-func openWithRetry(ctx context.Context, b Backend, target string) (net.Conn, error) {
+//
+// A refused connection is retried only when waitRefused is set (a launch,
+// or an attach with "waitForVM"): otherwise nothing listens and nothing
+// will, and the attach fails at once saying how to start the VM.
+func openWithRetry(ctx context.Context, b Backend, target string, waitRefused bool) (net.Conn, error) {
 	var why error // the last refusal, explained
 	for {
 		nc, err := b.OpenDebugger(ctx, target)
@@ -65,6 +69,9 @@ func openWithRetry(ctx context.Context, b Backend, target string) (net.Conn, err
 			why = localjvm.Explain(target, err)
 			if errors.Is(why, localjvm.ErrHasDebugger) {
 				return nil, fmt.Errorf("connect to %s: %w", target, why)
+			}
+			if !waitRefused {
+				return nil, fmt.Errorf(`connect to %s: %w (to start the attach before the VM, set "waitForVM": true)`, target, why)
 			}
 		case (ctx.Err() != nil || isTimeout(err)) && why != nil:
 			return nil, fmt.Errorf("connect to %s: connection refused until the timeout: %w", target, why)

@@ -15,23 +15,6 @@ import (
 // every process of an app. The child is an ordinary attach session with
 // "vm" set; it inherits this session's sourcePaths and options.
 
-// AttachVMArguments are the arguments of attachVM.
-type AttachVMArguments struct {
-	// VM is the id of a VM the ddmbridge monitor watches.
-	VM string `json:"vm"`
-	// Name is the child session's name; the default is "VM <id>".
-	Name string `json:"name,omitempty"`
-}
-
-type attachVMRequest struct {
-	godap.Request
-	Arguments AttachVMArguments `json:"arguments"`
-}
-
-type attachVMResponse struct {
-	godap.Response
-}
-
 func (s *session) attachVM(ctx context.Context, r *attachVMRequest) (*struct{}, error) {
 	vm := strings.TrimSpace(r.Arguments.VM)
 	if vm == "" {

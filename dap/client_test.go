@@ -182,7 +182,7 @@ func (c *client) expectError(id int, contains string) *godap.ErrorResponse {
 
 func (c *client) initialize() {
 	c.t.Helper()
-	c.send("initialize", map[string]any{"adapterID": "ddmbridge", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path", "supportsVariablePaging": true})
+	c.send("initialize", map[string]any{"adapterID": "ddmbridge", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path", "supportsVariablePaging": true, "supportsVariableType": true})
 	expect[*godap.InitializeResponse](c)
 }
 

@@ -6,78 +6,41 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/dap/ext"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	godap "github.com/google/go-dap"
 )
 
 // DDM in a session: custom events ddmThreads, ddmHeapInfo and ddmHeapMap,
-// custom requests ddmUpdates (turn them on and off) and ddmGC. See doc.go for
-// the message formats.
+// custom requests ddmUpdates (turn them on and off) and ddmGC. docs/dap.md
+// documents the messages.
 
-// DDMUpdatesArguments are the arguments of the ddmUpdates request. A field
-// left out keeps its current setting.
-type DDMUpdatesArguments struct {
-	// Threads turns ddmThreads events on (THEN 1) or off (THEN 0).
-	Threads *bool `json:"threads,omitempty"`
-	// HeapInfo turns ddmHeapInfo events on (HPIF after every GC) or off.
-	HeapInfo *bool `json:"heapInfo,omitempty"`
-	// HeapMap turns ddmHeapMap events on (HPSG after every GC) or off.
-	HeapMap *bool `json:"heapMap,omitempty"`
-}
-
-type ddmUpdatesRequest struct {
-	godap.Request
-	Arguments DDMUpdatesArguments `json:"arguments"`
-}
-
-// DDMUpdatesBody is the body of the ddmUpdates response: the settings now in
-// force and the VM's identity.
-type DDMUpdatesBody struct {
-	Threads  bool   `json:"threads"`
-	HeapInfo bool   `json:"heapInfo"`
-	HeapMap  bool   `json:"heapMap"`
-	VM       string `json:"vm"`
-	App      string `json:"app,omitempty"`
-	PID      uint32 `json:"pid,omitempty"`
-}
-
-type ddmUpdatesResponse struct {
-	godap.Response
-	Body DDMUpdatesBody `json:"body"`
-}
-
-type ddmGCRequest struct {
-	godap.Request
-	Arguments struct{} `json:"arguments,omitempty"`
-}
-
-type ddmGCResponse struct {
-	godap.Response
-}
-
-// The event bodies are the one schema of package ddm (ddm/view.go,
-// docs/rpc.md): the monitor's JSON-RPC carries the same objects.
+// The custom messages are package ext's; these names keep them where
+// dap's handlers and clients look for them.
 type (
-	// DDMThreadsBody is the body of a ddmThreads event.
-	DDMThreadsBody = ddm.ThreadsJSON
-	// DDMHeapInfoBody is the body of a ddmHeapInfo event.
-	DDMHeapInfoBody = ddm.HeapInfoJSON
-	// DDMHeapMapBody is the body of a ddmHeapMap event: one heap's map.
-	DDMHeapMapBody = ddm.HeapMapJSON
+	customEvent[B any]       = ext.Event[B]
+	ddmUpdatesRequest        = ext.DDMUpdatesRequest
+	ddmGCRequest             = ext.DDMGCRequest
+	redefineClassesRequest   = ext.RedefineClassesRequest
+	redefineClassesResponse  = ext.RedefineClassesResponse
+	attachVMRequest          = ext.AttachVMRequest
+	attachVMResponse         = ext.AttachVMResponse
+	ddmUpdatesResponse       = ext.DDMUpdatesResponse
+	DDMUpdatesArguments      = ext.DDMUpdatesArguments
+	DDMUpdatesBody           = ext.DDMUpdatesBody
+	DDMThreadsBody           = ext.DDMThreadsBody
+	DDMHeapInfoBody          = ext.DDMHeapInfoBody
+	DDMHeapMapBody           = ext.DDMHeapMapBody
+	RedefineClassesArguments = ext.RedefineClassesArguments
+	HotCodeReplaceBody       = ext.HotCodeReplaceBody
+	SkippedClass             = ext.SkippedClass
+	AttachVMArguments        = ext.AttachVMArguments
 )
-
-type customEvent[B any] struct {
-	godap.Event
-	Body B `json:"body"`
-}
 
 // registerCustom teaches the codec the custom requests.
 func registerCustom(c *godap.Codec) {
-	c.RegisterRequest("ddmUpdates", func() godap.Message { return &ddmUpdatesRequest{} }, func() godap.Message { return &ddmUpdatesResponse{} })
-	c.RegisterRequest("ddmGC", func() godap.Message { return &ddmGCRequest{} }, func() godap.Message { return &ddmGCResponse{} })
-	c.RegisterRequest("redefineClasses", func() godap.Message { return &redefineClassesRequest{} }, func() godap.Message { return &redefineClassesResponse{} })
+	ext.Register(c)
 	c.RegisterRequest("dumpHeap", func() godap.Message { return &dumpHeapRequest{} }, func() godap.Message { return &dumpHeapResponse{} })
-	c.RegisterRequest("attachVM", func() godap.Message { return &attachVMRequest{} }, func() godap.Message { return &attachVMResponse{} })
 }
 
 // ddmState is the DDM side of a session: the VM's feed (the monitor's, or

@@ -7,8 +7,9 @@
 // numbers, breakpoints, stepping and stop state, sources. The VM model —
 // types, methods, fields, line and variable tables, hierarchy, frames,
 // values, invocation bookkeeping and their caches — lives in the mirror;
-// frameEnv (evalenv.go), the expression engine's environment, and
-// presentVM (present.go) are thin adapters over it. It owns no
+// evaluation (a frame's names, invocation, assignment, lambdas,
+// completions) is package dap/eval's, and presentVM (present.go) is a thin
+// adapter over the mirror. It owns no
 // sockets to VMs: connections come from a [Backend] — the bridge's monitor,
 // or [DirectBackend] (a TCP dial) for a stand-alone session — and launched
 // JVMs connect back to a loopback listener the session opens for them.
@@ -38,10 +39,11 @@
 // is package jdwp/debugger's (the suspension ledger): dap asks it, and
 // sends no Suspend or Resume of its own. The routes table (server.go) lists
 // each request once with the state the debuggee must be in (Delve's
-// grouping): any time (initialize, launch, attach, disconnect, attachVM),
+// grouping): any time (initialize, launch, attach, disconnect, attachVM,
+// threads: empty without a debuggee),
 // with a debuggee (configurationDone, setBreakpoints, breakpointLocations,
 // setFunctionBreakpoints, setExceptionBreakpoints, setDataBreakpoints,
-// threads, pause, terminate, source, loadedSources, redefineClasses, the
+// pause, terminate, source, loadedSources, redefineClasses, the
 // ddm requests), stopped (continue, next, stepIn, stepOut, stepInTargets,
 // stackTrace, scopes, variables, evaluate, setVariable, setExpression,
 // completions, restartFrame, exceptionInfo, dataBreakpointInfo). Most
@@ -56,6 +58,23 @@
 // request it names (being handled or still queued) has its context
 // cancelled and answers with an error whose message is "cancelled". Error
 // ids are listed in errors.go.
+//
+// # The client's conventions
+//
+// Inside the adapter lines and columns count from 1, paths are file
+// system paths and variables carry their type. What a client chose in
+// initialize — linesStartAt1 or columnsStartAt1 false, pathFormat "uri",
+// no supportsVariableType — is applied in one place, package
+// dap/clientview: each request is converted as it is decoded (handle), each
+// message as it is encoded (write), so no handler converts anything.
+// Opt-in events the client did not announce (progress, invalidated,
+// memory) are dropped there too. Errors ask the client to show them
+// (showUser, errors.go) only when they are news: not for evaluation in
+// the console, a watch or a hover, a refused hot code replace (the editor
+// that asked reports it), a request without a debuggee or a cancelled one.
+// docs/editors.md says how each editor starts the adapter;
+// TestDAPConformance validates sessions in each convention against the
+// official DAP schema (testdata/dapschema).
 //
 // # Launch and attach
 //
@@ -80,195 +99,18 @@
 // fails with ErrVMCannot and a message naming it: "this VM cannot pop frames
 // (CanPopFrames is false)".
 //
-// # Running and stopping
+// # Behaviour
 //
-// Requests whose events may stop suspend only the event's thread, and each
-// thread's events are handled in order on a goroutine of their own
-// (suspend.go): a condition or logpoint evaluating in one thread never
-// waits for another thread's event, so several threads hitting a
-// method-calling condition together cannot freeze the VM. When a hit
-// stops, by default (suspendAllThreads true) the rest of the VM is
-// suspended too, once the evaluations other threads run have finished;
-// continue and the steps resume it all, so continue answers
-// allThreadsContinued and steps are followed by a continued event. With
-// suspendAllThreads false a stop holds its thread alone (allThreadsStopped
-// false), and continue, the steps and pause act on the thread they name.
-// A stop is never reported between a resuming request's answer and its
-// resume. A step belongs to its thread: other threads' stops do not cancel
-// it, and it ends with a step stop of its own thread. Thread names carry
-// their state: "main (running)", "worker (waiting)", "worker (running,
-// suspended)" (a thread held alone), or why the thread stopped: "main
-// (breakpoint)", "main (step)", "main (paused)", "main (exception)", "main
-// (entry)". hideSystemThreads leaves the VM's own threads out.
-//
-// A condition or log message whose evaluation does not finish within
-// Config.EvalTimeout (10 s; a method waiting for a lock a stopped thread
-// holds, say) is not waited for: the hit does not stop, a message says
-// why, and the thread is resumed when the method returns. An evaluate
-// request that is cancelled or times out likewise leaves its method
-// running; requests on that thread fail in words until it returns.
-//
-// A launch lets the VM run until its main class is prepared (nothing of
-// the program has run) before it answers: a JVM that exits first fails the
-// launch with its exit code and stderr, and classPaths entries that do not
-// exist fail it before java starts. Frames of methods a redefine replaced
-// show as obsolete; restartFrame re-enters the new code.
-//
-// Stepping (steps.go): step-into passes over the classes of stepFilters
-// (the JDK's by default) with JDWP class exclusions, and over synthetic
-// methods, static initializers and constructors when asked, by stepping out
-// of them and on. stepInTargets lists the calls left on the current line,
-// from the method's bytecode; stepIn with a targetId stops when that method
-// is entered. restartFrame pops frames (PopFrames) and steps into the call
-// again, stopping with reason "restart".
-//
-// A line breakpoint on a line without code (blank, comment, braces) moves
-// to the next line with code (movebp.go).
-// breakpointLocations offers a line's start and the body of each lambda on
-// it; a breakpoint with a column stops in the enclosing method or in the
-// lambdas only (columns.go). A step into a lambda passes over its hidden
-// proxy class, and a step out that lands in filtered library code (stream
-// internals) goes on out to the program's code (lambdasteps.go).
-//
-// Line breakpoints are resolved against the classes compiled from the
-// source file (its package declaration plus the file name, and the classes
-// nested in it): the loaded ones at once, the others when they are prepared,
-// which a breakpoint event ("changed", verified) reports. Function
-// breakpoints ("Class.method", with "(I)V" or "(int, String)" to pick an
-// overload) are set at the first line of the matching methods in the same
-// way and stop with reason "function breakpoint". Data breakpoints watch a
-// field of one object, or a static field, for reads and writes (reason
-// "data breakpoint", the text saying what changed). Exception breakpoints
-// take "caught" and "uncaught" filters whose conditions are class patterns
-// or Java conditions with "exception" bound, and exceptionOptions naming
-// classes with a break mode; exceptionInfo gives the class, getMessage(),
-// getStackTrace() and the causes.
-//
-// Conditions, hit conditions and logpoint {expressions} are evaluated in Go
-// over JDWP (package dap/expr); a condition that fails to evaluate stops,
-// with the error printed. A hitCondition "N" or "== N" stops on the Nth hit
-// only; ">= N", "> N", "<= N", "< N" and "% N" compare the count of hits
-// (hits whose condition held).
-//
-// # Expressions
-//
-// evaluate (repl, watch, hover, clipboard), conditions, logpoints,
-// setVariable and setExpression share one engine: literals, locals, this,
-// fields and statics by simple or qualified class names, arrays, every
-// operator with Java's promotions, string concatenation with toString(),
-// casts, instanceof (with patterns), ?:, method calls with overloads
-// resolved as JLS 15.12.2 does, new objects and arrays, class literals, and
-// in the REPL assignment (=, +=, ++). Lambdas and method references are
-// refused by name. Methods run in the stopped thread alone
-// (InvokeSingleThreaded); breakpoints they hit do not stop. A hover runs no
-// methods unless evaluateHoverMethods is set. Results are variables the
-// client can expand; valueFormattingOptions hex shows integers in
-// hexadecimal in evaluate, variables and stackTrace (whose format can also
-// ask for parameters and lines). completions lists locals and members. An
-// evaluation that runs long shows progress (cancellable) after 300 ms.
-//
-// Scopes are "Locals" (this first, then the visible local variables) and
-// "Static" (the static fields of the frame's class). Values show as Java
-// writes them; strings quoted; boxed values as their primitive (expandable to
-// their field); arrays as "int[250] (id=7)" with indexedVariables for paging
-// with start/count; other objects as package jdwp/mirror presents them:
-// collections and maps as "ArrayList (size=3)" whose children are the
-// elements or "key -> value" entries (paged with indexedVariables, gathered
-// by toArray() in the stopped thread) and a "<raw>" child with the fields;
-// enums as Status.NEW, records as Point[x=1, y=2], Optional, atomics,
-// string builders, Class, Thread and exceptions by their content; toString()
-// for classes that override it (showToString, on by default; never in
-// hovers, never on an object whose monitor another thread holds, each run
-// bounded by invokeTimeout); else "Node (id=9)" with the fields, inherited
-// ones included. Stopped on an exception, the top frame's Locals start with
-// <exception>. Frames are named with their parameter types
-// (showFrameParameterTypes).
-//
-// # DDM
-//
-// When the VM speaks DDM (an Android VM, or one behind the monitor or the
-// simulated DDM VM), a session can stream the VM's DDM state as custom
-// events. The backend's DDM client is used when it has one; otherwise the
-// session attaches one to its own connection, but only if the VM names
-// itself Android's in VirtualMachine.Version (jdwp.VersionInfo.Android):
-// HotSpot's agent crashes on DDM's command set 0xC7 (JDK-8382537), so a
-// plain VM is never sent one. A plain VM, or an Android VM that answers
-// HELO with a JDWP error, is plain JDWP: the DDM requests then fail with
-// ErrNoDDM.
-//
-// Custom requests:
-//
-//	ddmUpdates {"threads": bool?, "heapInfo": bool?, "heapMap": bool?}
-//	    Turns events on or off; a field left out keeps its setting. The
-//	    response body is {"threads", "heapInfo", "heapMap", "vm", "app", "pid"}:
-//	    the settings in force and the VM's identity from HELO. Turning
-//	    threads on also sends a ddmThreads event with the current threads.
-//	ddmGC {}
-//	    Asks the VM to collect garbage (HPGC); heap events follow if on.
-//	redefineClasses {"classFiles": [path]?, "directory": path?}
-//	    Hot code replace: each .class file (and every one under directory)
-//	    replaces the loaded class of the same name (its this_class) with
-//	    RedefineClasses, all at once. The body, also sent as a
-//	    hotCodeReplace event, is {"success", "message", "classes",
-//	    "skipped"?: [{"file", "class"?, "reason"}], "error"?}; when the VM
-//	    refuses, the error response and the event say what in words and
-//	    give the JDWP error name: "hot code replace refused: adding a
-//	    method is not supported by this VM (ADD_METHOD_NOT_IMPLEMENTED);
-//	    classes: Loop". Classes not loaded are skipped (they load the new
-//	    file). initialize announces "supportsHotCodeReplace": true.
-//	dumpHeap {"path"?, "live"?, "top"?, "force"?}
-//	    Writes an HPROF dump of the debuggee's heap to path (a new file,
-//	    mode 0600, never through a symlink; an existing file is refused
-//	    unless force; a temporary one when left out) and answers {"path", "bytes", "format",
-//	    "objects", "top": [{"class", "instances", "bytes"}]}: the top of its
-//	    class histogram, biggest first (10 rows unless top says). Through
-//	    the monitor the dump is the monitor's (HotSpot's attach mechanism for
-//	    a local JVM, HPDS for a DDM VM); a stand-alone session dumps the
-//	    local HotSpot VM it launched or attached to. Progress events show
-//	    while it runs.
-//	attachVM {"vm": id, "name"?}
-//	    Opens a child session for another VM the monitor watches: the
-//	    adapter sends the client a startDebugging request with an attach
-//	    configuration {"type", "request": "attach", "name", "vm",
-//	    "sourcePaths", options…}. Fails when the client does not announce
-//	    supportsStartDebuggingRequest.
-//
-// Custom events:
-//
-//	hotCodeReplace {"success", "message", "classes", "skipped"?, "error"?}
-//	    The result of every redefineClasses.
-//	ddmThreads {"id", "threads": [{"id", "name", "state", "suspended",
-//	            "daemon"?, "tid"?, "utime"?, "stime"?}], "note"?}
-//	    Every thread the VM reported, by DDM thread id, after each change
-//	    (THCR, THDE, THNM, THST; thread states are polled while on, as DDMS
-//	    does, by the VM's one poller: the monitor's, or the session's own).
-//	ddmHeapInfo {"id", "heaps": [{"heapId", "timestampMs", "reason",
-//	            "maxBytes", "sizeBytes", "allocatedBytes", "allocatedObjects"}]}
-//	    After every GC (HPIF).
-//	ddmHeapMap {"id", "heapId", "perObject", "styles", "pieces", "totals",
-//	            "legend"}
-//	    One heap's map after every GC (HPST…HPSG…HPEN).
-//
-// The event bodies are the objects of the monitor's JSON-RPC API, one schema
-// defined in package ddm (ddm/view.go) and documented in docs/rpc.md (vm/threads,
-// vm/heapInfo, vm/heapMap): "id" is the monitor's VM id, or, in a session
-// without the monitor, the VM's address; a thread's "state" is a DDM state
-// name or "unknown"; a heap map's pieces carry "blocks", pairs of an index
-// into "styles" (kind, solidity, colour) and a length in units, and the
-// "legend" every renderer shows.
-//
-// # Sources
-//
-// Without sourcePaths, sources are found without configuration (package
-// dap/srclookup): the workspace folders' .java files by package declaration,
-// -sources.jar and src.zip beside the class path, the JDK's lib/src.zip
-// (archive entries are served by sourceReference). A class whose source is
-// found nowhere gets a sourceReference; the
-// source request answers with an outline of the class (declaration, fields,
-// methods with signatures) and each method's bytecode disassembled with
-// resolved names (package dap/classfile). loadedSources lists the loaded
-// top-level classes, with progress events. A frame in an outline points at
-// the outline line of its instruction.
+// What the adapter does with each request — how the VM runs and stops
+// (package jdwp/debugger's rules: a stop's hold, continue and steps,
+// conditions within a budget, thread names by state), what the Debug
+// Console evaluates (package dap/eval over dap/expr), how values and
+// scopes are shown (package jdwp/mirror's presentation), where sources
+// come from (package dap/srclookup; dap/outline for classes without one),
+// and the custom requests and events (DDM, hot code replace, heap dumps,
+// attachVM) with their bodies — is user documentation, in docs/dap.md.
+// The DDM event bodies are the objects of the monitor's JSON-RPC API, one
+// schema defined in package ddm (ddm/view.go).
 //
 // Logging goes through zerolog with component "dap"; Config.TraceMessages
 // logs every DAP message at trace level with kind "dap.msg".

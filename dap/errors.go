@@ -1,5 +1,7 @@
 package dap
 
+import godap "github.com/google/go-dap"
+
 // Error ids of error responses. Clients show the message; the id says which
 // family of failure it is and is stable across releases.
 const (
@@ -72,4 +74,34 @@ var errorSummaries = map[int]string{
 	ErrUnableToStartDebugging: "Unable to start debugging",
 	ErrUnableToDumpHeap:       "Unable to dump the heap",
 	ErrNoDDM:                  "DDM not available",
+}
+
+// showUser says whether an error response asks the client to show its
+// message to the user (a notification in VS Code), for error id answering
+// request m (nil when unknown). Errors the client shows where the user
+// asked anyway, or that are no news to the user, do not:
+//   - evaluation in the Debug Console, a watch or a hover: the console
+//     and the watch show the message in place, a hover shows nothing;
+//   - what the client asks by itself and shows in place: completions as
+//     the user types, breakpoint locations, whether a variable can have
+//     a data breakpoint, a variable's children;
+//   - a refused hot code replace: the editor that asked reports it (the
+//     hotCodeReplace event), a toast more would say it twice;
+//   - a request before a debuggee exists, after a failed launch, a request
+//     the user cancelled, a VM without DDM (the editor asks every session).
+func showUser(id int, m godap.RequestMessage) bool {
+	switch id {
+	case ErrNoDDM, ErrNoDebuggee, ErrCancelled, ErrUnableToRedefine:
+		return false
+	}
+	switch r := m.(type) {
+	case *godap.EvaluateRequest:
+		switch r.Arguments.Context {
+		case "repl", "watch", "hover":
+			return false
+		}
+	case *godap.CompletionsRequest, *godap.BreakpointLocationsRequest, *godap.DataBreakpointInfoRequest, *godap.VariablesRequest:
+		return false
+	}
+	return true
 }

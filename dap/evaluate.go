@@ -2,50 +2,57 @@ package dap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/ddmbridge/ddmbridge/dap/eval"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/dap/srclookup"
+	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
-// namedEnv is an Env with extra names bound before the frame's: "exception"
-// while a thread is stopped on one, or in an exception breakpoint's condition.
-type namedEnv struct {
-	*frameEnv
-	names map[string]expr.Value
+// Evaluation is package dap/eval's; dap finds the frame a request names,
+// says whether methods may run, and shows the result.
+
+// ev is the session's evaluator: dap/eval over the mirror, told by the
+// session which exception a thread stopped on (StoppedOn).
+func (d *debuggee) ev() *eval.Evaluator { return eval.New(d.vm, d.log, d) }
+
+// StoppedOn returns the exception thread stopped on, when its latest stop
+// was at one (eval.Session).
+func (d *debuggee) StoppedOn(t jdwp.ThreadID) (jdwp.ObjectID, bool) {
+	exc, _, ok := d.t.LastException(t)
+	return exc.ID, ok && d.stops.Reason(t) == "exception"
 }
 
-func (e *namedEnv) Lookup(ctx context.Context, name string) (expr.Value, error) {
-	if v, ok := e.names[name]; ok {
-		if _, local, err := e.frameEnv.local(ctx, name); err == nil && local {
-			return e.frameEnv.Lookup(ctx, name) // a local of that name wins
-		}
-		return v, nil
+// SourceOf is where class's source file is, as the stack shows it
+// (eval.Session: the file's imports decide what names mean).
+func (d *debuggee) SourceOf(ctx context.Context, class jdwp.ReferenceTypeID) (srclookup.Found, bool) {
+	sig, err := d.vm.Signature(ctx, class)
+	if err != nil {
+		return srclookup.Found{}, false
 	}
-	return e.frameEnv.Lookup(ctx, name)
+	switch src, err := d.source(ctx, class, sig); {
+	case err != nil:
+		return srclookup.Found{}, false
+	case src.Path != "":
+		return srclookup.Found{Path: src.Path}, true
+	default:
+		return d.archived(src.SourceReference)
+	}
 }
 
-// evalEnv is the environment evaluate uses for a frame: the frame's, with
-// "exception" bound when its thread stopped on an exception.
-func (d *debuggee) evalEnv(ctx context.Context, env *frameEnv) expr.Env {
-	d.mu.Lock()
-	exc, ok := d.bps.lastExc[env.f.Thread]
-	onExc := ok && d.stops.Reason(env.f.Thread) == "exception"
-	d.mu.Unlock()
-	if !onExc {
-		return env
-	}
-	sig := ""
-	if _, s, err := d.vm.ObjectType(ctx, exc.ID); err == nil {
-		sig = s
-	}
-	return &namedEnv{frameEnv: env, names: map[string]expr.Value{"exception": expr.ObjectRef(uint64(exc.ID), sig)}}
+// frameEnv returns an environment for frame depth of thread at loc; frame
+// may be 0, and is then looked up when a local or this is needed.
+func (d *debuggee) frameEnv(thread jdwp.ThreadID, depth int32, frame jdwp.FrameID, loc jdwp.Location) *eval.Frame {
+	return d.ev().At(thread, depth, frame, loc)
 }
 
 // requestEnv is the environment of a request's frameId, or of the top
 // frame of the thread the VM stopped in when the request names none.
-func (d *debuggee) requestEnv(ctx context.Context, frameID int) (*frameEnv, error) {
+func (d *debuggee) requestEnv(ctx context.Context, frameID int) (*eval.Frame, error) {
 	if frameID == 0 {
 		return d.stoppedEnv(ctx)
 	}
@@ -53,7 +60,19 @@ func (d *debuggee) requestEnv(ctx context.Context, frameID int) (*frameEnv, erro
 	if !ok {
 		return nil, fmt.Errorf("unknown frame id %d (frames are forgotten when the VM resumes)", frameID)
 	}
-	return d.envFor(f), nil
+	return d.ev().Frame(f), nil
+}
+
+// stoppedEnv is an environment in the top frame of the thread the VM
+// stopped in, for values assigned to object fields and array elements.
+func (d *debuggee) stoppedEnv(ctx context.Context) (*eval.Frame, error) {
+	t, _, _ := d.stops.Latest()
+	if t == 0 {
+		return nil, errors.New("no thread is stopped at an event")
+	}
+	env := d.frameEnv(t, 0, 0, jdwp.Location{})
+	_, err := env.FrameID(ctx)
+	return env, err
 }
 
 // hoverNoInvoke is why a hover does not run methods.
@@ -81,13 +100,12 @@ func (s *session) evaluate(ctx context.Context, r *godap.EvaluateRequest) (godap
 		return godap.EvaluateResponseBody{}, err
 	}
 	if r.Arguments.Context == "hover" && !d.opts.EvaluateHoverMethods {
-		env.noInvoke = hoverNoInvoke
+		env.NoInvoke(hoverNoInvoke)
 		ctx = withNoInvoke(ctx, hoverNoInvoke)
 	}
-	ev := d.evalEnv(ctx, env)
-	var v expr.Value
+	ev := d.ev().Env(ctx, env)
 	stop := s.progressAfter(ctx, r.Request.Seq, "Evaluating "+r.Arguments.Expression)
-	v, err = expr.EvalString(ctx, r.Arguments.Expression, ev)
+	v, err := expr.EvalString(ctx, r.Arguments.Expression, ev)
 	stop()
 	if err != nil {
 		return godap.EvaluateResponseBody{}, asIs(err)

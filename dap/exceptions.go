@@ -6,14 +6,16 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ddmbridge/ddmbridge/dap/eval"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
-	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	godap "github.com/google/go-dap"
 )
 
 // Exception breakpoints: the "caught" and "uncaught" filters, filterOptions
-// with a condition, exceptionOptions with class names and break modes.
+// with a condition, exceptionOptions with class names and break modes,
+// translated to package debugger's exception rules.
 //
 // A filter's condition is either a list of exception class patterns —
 // "java.lang.IllegalStateException, com.example.*, !com.example.Ignored"
@@ -21,15 +23,6 @@ import (
 // and no "!" pattern) — or a Java boolean expression evaluated in the
 // throwing frame, where "exception" names the exception:
 // "exception.getMessage().contains(\"x\") && i > 3".
-
-// excRule is one way an exception can stop the VM.
-type excRule struct {
-	caught, uncaught bool
-	never            bool // an exceptionOptions "never": matching exceptions never stop
-	include, exclude []string
-	cond             expr.Node
-	condText         string
-}
 
 var classPatterns = regexp.MustCompile(`^\s*!?[\p{L}_$*][\p{L}\p{N}_$.*]*(\s*,\s*!?[\p{L}_$*][\p{L}\p{N}_$.*]*)*\s*$`)
 
@@ -54,37 +47,18 @@ func parseExcCondition(s string) (include, exclude []string, cond expr.Node, err
 	return nil, nil, cond, err
 }
 
-// matchClass matches a binary class name against a pattern: "*", a prefix
-// ("com.example.*"), a suffix ("*Exception") or a name; nested classes may be
-// written with '.' or '$'.
-func matchClass(pattern, name string) bool {
-	dotted := strings.ReplaceAll(name, "$", ".")
-	pattern = strings.TrimSpace(pattern)
-	switch {
-	case pattern == "*":
-		return true
-	case strings.HasSuffix(pattern, "*"):
-		pre := strings.TrimSuffix(pattern, "*")
-		return strings.HasPrefix(name, pre) || strings.HasPrefix(dotted, pre)
-	case strings.HasPrefix(pattern, "*"):
-		suf := strings.TrimPrefix(pattern, "*")
-		return strings.HasSuffix(name, suf) || strings.HasSuffix(dotted, suf)
-	}
-	return pattern == name || pattern == dotted
-}
-
 func (s *session) setExceptionBreakpoints(ctx context.Context, r *godap.SetExceptionBreakpointsRequest) (godap.SetExceptionBreakpointsResponseBody, error) {
 	d := s.dbg
-	var rules []excRule
+	var rules []debugger.ExceptionRule
 	var out []godap.Breakpoint
-	filter := func(id string) (excRule, bool) {
+	filter := func(id string) (debugger.ExceptionRule, bool) {
 		switch id {
 		case "caught":
-			return excRule{caught: true}, true
+			return debugger.ExceptionRule{Caught: true}, true
 		case "uncaught":
-			return excRule{uncaught: true}, true
+			return debugger.ExceptionRule{Uncaught: true}, true
 		}
-		return excRule{}, false
+		return debugger.ExceptionRule{}, false
 	}
 	for _, f := range r.Arguments.Filters {
 		rule, ok := filter(f)
@@ -99,9 +73,11 @@ func (s *session) setExceptionBreakpoints(ctx context.Context, r *godap.SetExcep
 		if !ok {
 			return godap.SetExceptionBreakpointsResponseBody{}, fmt.Errorf("unknown filter %q (uncaught, caught)", fo.FilterId)
 		}
-		var err error
-		rule.include, rule.exclude, rule.cond, err = parseExcCondition(fo.Condition)
-		rule.condText = fo.Condition
+		include, exclude, cond, err := parseExcCondition(fo.Condition)
+		rule.Include, rule.Exclude, rule.CondText = include, exclude, fo.Condition
+		if cond != nil {
+			rule.Cond = exprCond{d, cond}
+		}
 		if err != nil {
 			out = append(out, godap.Breakpoint{Verified: false, Message: fmt.Sprintf("condition: %v", err)})
 			continue
@@ -110,14 +86,14 @@ func (s *session) setExceptionBreakpoints(ctx context.Context, r *godap.SetExcep
 		out = append(out, godap.Breakpoint{Verified: true})
 	}
 	for _, eo := range r.Arguments.ExceptionOptions {
-		var rule excRule
+		var rule debugger.ExceptionRule
 		switch eo.BreakMode {
 		case "always":
-			rule.caught, rule.uncaught = true, true
+			rule.Caught, rule.Uncaught = true, true
 		case "unhandled", "userUnhandled":
-			rule.uncaught = true
+			rule.Uncaught = true
 		case "never":
-			rule.never = true
+			rule.Never = true
 		default:
 			out = append(out, godap.Breakpoint{Verified: false, Message: fmt.Sprintf("unknown breakMode %q", eo.BreakMode)})
 			continue
@@ -126,146 +102,19 @@ func (s *session) setExceptionBreakpoints(ctx context.Context, r *godap.SetExcep
 			seg := eo.Path[n-1]
 			for _, name := range seg.Names {
 				if seg.Negate {
-					rule.exclude = append(rule.exclude, name)
+					rule.Exclude = append(rule.Exclude, name)
 				} else {
-					rule.include = append(rule.include, name)
+					rule.Include = append(rule.Include, name)
 				}
 			}
 		}
 		rules = append(rules, rule)
 		out = append(out, godap.Breakpoint{Verified: true})
 	}
-	var caught, uncaught bool
-	for _, rule := range rules {
-		caught = caught || rule.caught
-		uncaught = uncaught || rule.uncaught
-	}
-	d.mu.Lock()
-	old := d.bps.excReq
-	d.bps.excReq = 0
-	d.bps.excRules = rules
-	d.mu.Unlock()
-	if old != 0 {
-		d.clearRequest(ctx, jdwp.EventException, old)
-	}
-	if caught || uncaught {
-		id, err := d.setRequest(ctx, jdwp.EventException, stopPolicy, jdwp.ExceptionOnly{Caught: caught, Uncaught: uncaught})
-		if err != nil {
-			return godap.SetExceptionBreakpointsResponseBody{}, err
-		}
-		d.mu.Lock()
-		d.bps.excReq = id
-		d.mu.Unlock()
+	if err := d.t.SetExceptionRules(ctx, rules); err != nil {
+		return godap.SetExceptionBreakpointsResponseBody{}, err
 	}
 	return godap.SetExceptionBreakpointsResponseBody{Breakpoints: out}, nil
-}
-
-// classChain lists the binary names of t and its superclasses.
-func (d *debuggee) classChain(ctx context.Context, t jdwp.ReferenceTypeID) ([]string, error) {
-	var out []string
-	for c := t; c != 0; {
-		sig, err := d.vm.Signature(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, javalang.TypeName(sig))
-		if c, err = d.vm.Superclass(ctx, c); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-func anyMatch(patterns, names []string) bool {
-	for _, p := range patterns {
-		for _, n := range names {
-			if matchClass(p, n) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// onException decides whether an exception stops: the first rule that
-// matches how it is thrown (caught or not), its class and its condition.
-func (d *debuggee) onException(ctx context.Context, e jdwp.Event) *stopInfo {
-	caught := e.CatchLocation.Class != 0
-	t, _, err := d.vm.ObjectType(ctx, e.Exception.ID)
-	if err != nil {
-		d.log.Debug().Err(err).Msg("type of a thrown exception")
-		return nil
-	}
-	names, err := d.classChain(ctx, t)
-	if err != nil {
-		d.log.Debug().Err(err).Msg("superclasses of a thrown exception")
-		return nil
-	}
-	d.mu.Lock()
-	rules := d.bps.excRules
-	d.mu.Unlock()
-	for _, r := range rules {
-		if r.never && anyMatch(r.include, names) && !anyMatch(r.exclude, names) {
-			return nil
-		}
-	}
-	for _, r := range rules {
-		if r.never || caught && !r.caught || !caught && !r.uncaught {
-			continue
-		}
-		if len(r.include) > 0 && !anyMatch(r.include, names) || anyMatch(r.exclude, names) {
-			continue
-		}
-		var failed string
-		if r.cond != nil {
-			_, sig, _ := d.vm.ObjectType(ctx, e.Exception.ID)
-			env := &namedEnv{frameEnv: d.frameEnv(e.Thread, 0, 0, e.Location), names: map[string]expr.Value{"exception": expr.ObjectRef(uint64(e.Exception.ID), sig)}}
-			ok, err := expr.Truth(ctx, r.cond, env)
-			if err != nil {
-				failed = fmt.Sprintf("exception breakpoint condition %q failed: %v", r.condText, err)
-				d.s.output("console", failed+"\n")
-			} else if !ok {
-				continue
-			}
-		}
-		d.mu.Lock()
-		d.bps.lastExc[e.Thread] = e.Exception
-		d.bps.excCaught[e.Thread] = caught
-		d.mu.Unlock()
-		name, msg := d.describeException(ctx, e.Thread, e.Exception.ID)
-		text := name
-		if msg != "" {
-			text += ": " + msg
-		}
-		if failed != "" {
-			text = failed
-		}
-		kind := "uncaught"
-		if caught {
-			kind = "caught"
-		}
-		return &stopInfo{reason: "exception", thread: e.Thread, description: "Paused on " + kind + " exception", text: text}
-	}
-	return nil
-}
-
-// describeException returns an exception's class name and detail message.
-func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, exc jdwp.ObjectID) (string, string) {
-	_, sig, err := d.vm.ObjectType(ctx, exc)
-	if err != nil {
-		return "exception", ""
-	}
-	name := javalang.TypeName(sig)
-	env := d.frameEnv(thread, 0, 0, jdwp.Location{})
-	v, err := env.Field(ctx, expr.ObjectRef(uint64(exc), sig), "detailMessage")
-	if err != nil || v.Kind != expr.KindString {
-		return name, ""
-	}
-	msg, err := env.StringOf(ctx, v)
-	if err != nil {
-		return name, ""
-	}
-	return name, msg
 }
 
 // exceptionInfo describes the exception a thread stopped on: its
@@ -274,117 +123,28 @@ func (d *debuggee) describeException(ctx context.Context, thread jdwp.ThreadID, 
 func (s *session) exceptionInfo(ctx context.Context, r *godap.ExceptionInfoRequest) (godap.ExceptionInfoResponseBody, error) {
 	d := s.dbg
 	t, ok := d.refs.threads.key(r.Arguments.ThreadId)
-	d.mu.Lock()
-	exc, have := d.bps.lastExc[t]
-	onExc := have && d.stops.Reason(t) == "exception"
-	d.mu.Unlock()
-	if !ok || !onExc {
+	exc, caught, have := d.t.LastException(t)
+	if !ok || !have || d.stops.Reason(t) != "exception" {
 		return godap.ExceptionInfoResponseBody{}, fmt.Errorf("thread %d did not stop on an exception", r.Arguments.ThreadId)
 	}
-	env := d.frameEnv(t, 0, 0, jdwp.Location{})
-	details := d.exceptionDetails(ctx, env, exc.ID, 0)
+	details := exceptionDetails(d.frameEnv(t, 0, 0, jdwp.Location{}).Exception(ctx, exc.ID), true)
 	mode := "always"
-	d.mu.Lock()
-	if !d.bps.excCaught[t] {
+	if !caught {
 		mode = "unhandled"
 	}
-	d.mu.Unlock()
 	return godap.ExceptionInfoResponseBody{
 		ExceptionId: details.FullTypeName, Description: details.Message, BreakMode: godap.ExceptionBreakMode(mode), Details: &details,
 	}, nil
 }
 
-// exceptionDetails describes an exception and (up to 4 deep) its causes.
-func (d *debuggee) exceptionDetails(ctx context.Context, env *frameEnv, exc jdwp.ObjectID, depth int) godap.ExceptionDetails {
-	_, sig, err := d.vm.ObjectType(ctx, exc)
-	if err != nil {
-		return godap.ExceptionDetails{Message: err.Error()}
-	}
-	obj := expr.ObjectRef(uint64(exc), sig)
-	out := godap.ExceptionDetails{FullTypeName: javalang.TypeName(sig), TypeName: simpleName(javalang.TypeName(sig))}
-	if depth == 0 {
+// exceptionDetails is an exception (and its causes) as DAP shows it.
+func exceptionDetails(e eval.Exception, top bool) godap.ExceptionDetails {
+	out := godap.ExceptionDetails{FullTypeName: e.Type, TypeName: simpleName(e.Type), Message: e.Message, StackTrace: e.StackTrace}
+	if top {
 		out.EvaluateName = "exception"
 	}
-	if v, err := env.call(ctx, obj, "getMessage"); err == nil && v.Kind == expr.KindString {
-		out.Message, _ = env.StringOf(ctx, v)
-	} else {
-		_, out.Message = d.describeException(ctx, env.f.Thread, exc)
-	}
-	out.StackTrace = d.exceptionTrace(ctx, env, obj)
-	if depth < 4 {
-		if cause, err := env.Field(ctx, obj, "cause"); err == nil && cause.Kind == expr.KindObject && cause.Ref != obj.Ref {
-			out.InnerException = []godap.ExceptionDetails{d.exceptionDetails(ctx, env, jdwp.ObjectID(cause.Ref), depth+1)}
-		}
+	if e.Cause != nil {
+		out.InnerException = []godap.ExceptionDetails{exceptionDetails(*e.Cause, false)}
 	}
 	return out
-}
-
-// exceptionTrace formats getStackTrace() as Java prints it; when methods
-// cannot run, the thread's own frames stand in.
-func (d *debuggee) exceptionTrace(ctx context.Context, env *frameEnv, obj expr.Value) string {
-	var b strings.Builder
-	arr, err := env.call(ctx, obj, "getStackTrace")
-	if err == nil && arr.Kind == expr.KindObject {
-		n, err := env.Length(ctx, arr)
-		if err == nil {
-			vals, err := d.vm.ArrayValues(ctx, jdwp.ObjectID(arr.Ref), 0, n)
-			if err == nil {
-				for _, v := range vals {
-					el, err := d.toExpr(ctx, v)
-					if err != nil || el.Kind != expr.KindObject {
-						continue
-					}
-					str := func(name string) string {
-						f, err := env.Field(ctx, el, name)
-						if err != nil || f.Kind != expr.KindString {
-							return ""
-						}
-						s, _ := env.StringOf(ctx, f)
-						return s
-					}
-					where := str("fileName")
-					if ln, err := env.Field(ctx, el, "lineNumber"); err == nil && where != "" && ln.I >= 0 {
-						where += fmt.Sprintf(":%d", ln.I)
-					}
-					if where == "" {
-						where = "Unknown Source"
-					}
-					fmt.Fprintf(&b, "\tat %s.%s(%s)\n", str("declaringClass"), str("methodName"), where)
-				}
-				return b.String()
-			}
-		}
-	}
-	frames, err := d.vm.Frames(ctx, env.f.Thread, 0, -1)
-	if err != nil {
-		return ""
-	}
-	for _, f := range frames {
-		sf, err := d.describeFrame(ctx, f.Loc)
-		if err != nil {
-			continue
-		}
-		where := "Unknown Source"
-		if sf.Source != nil {
-			where = fmt.Sprintf("%s:%d", sf.Source.Name, sf.Line)
-		}
-		sig, _ := d.vm.Signature(ctx, f.Loc.Class)
-		m, _ := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
-		fmt.Fprintf(&b, "\tat %s.%s(%s)\n", javalang.TypeName(sig), m.Name, where)
-	}
-	return b.String()
-}
-
-// call runs a no-argument method of obj.
-func (e *frameEnv) call(ctx context.Context, obj expr.Value, name string) (expr.Value, error) {
-	ms, err := e.Methods(ctx, obj.Type, name)
-	if err != nil {
-		return expr.Value{}, err
-	}
-	for _, m := range ms {
-		if strings.HasPrefix(m.Signature, "()") && !m.Static {
-			return e.Invoke(ctx, obj, m, nil)
-		}
-	}
-	return expr.Value{}, fmt.Errorf("%s has no method %s()", obj.TypeName(), name)
 }

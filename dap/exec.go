@@ -9,8 +9,9 @@ import (
 )
 
 // Execution control. By default a stop suspends the whole VM, so continue
-// and the steps resume all threads: clients are told so with
-// allThreadsContinued and, after a step, a continued event. With
+// and the steps resume all threads: continue answers allThreadsContinued;
+// a step implies it (DAP: the other threads resume unless singleThread), so
+// no continued event follows any of them. With
 // suspendAllThreads false a stop holds its thread alone, and continue, the
 // steps and pause act on the thread they name (see suspend.go).
 
@@ -18,7 +19,7 @@ func (s *session) cont(ctx context.Context, r *godap.ContinueRequest) (resumePla
 	d := s.dbg
 	t, ok := d.refs.threads.key(r.Arguments.ThreadId)
 	if ok {
-		d.clearSteps(ctx, t) // a step another thread began goes on
+		d.t.ClearSteps(ctx, t) // a step another thread began goes on
 	}
 	return resumePlan{thread: t, body: func(alone bool) any {
 		return godap.ContinueResponseBody{AllThreadsContinued: !alone}
@@ -54,10 +55,10 @@ func (s *session) step(ctx context.Context, threadID int, depth jdwp.StepDepth) 
 	if !ok {
 		return resumePlan{}, fmt.Errorf("unknown thread id %d", threadID)
 	}
-	if err := d.startStep(ctx, t, depth, "step"); err != nil {
+	if err := d.t.Step(ctx, t, depth, "step"); err != nil {
 		return resumePlan{}, err
 	}
-	return resumePlan{thread: t, continued: threadID}, nil
+	return resumePlan{thread: t}, nil
 }
 
 func (s *session) next(ctx context.Context, r *godap.NextRequest) (resumePlan, error) {
@@ -87,26 +88,14 @@ func (s *session) pause(ctx context.Context, r *godap.PauseRequest) (*struct{}, 
 		}
 		t = ids[0]
 	}
-	if !d.suspendAll() {
-		if !d.heldAlone(t) {
-			if err := d.pauseThread(ctx, t); err != nil {
-				return nil, nil, err
-			}
-		}
-		return nil, func() {
-			s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{Reason: "pause", ThreadId: d.refs.threads.id(t)}})
-		}, nil
-	}
-	if d.isStopped() {
-		return nil, nil, nil
-	}
-	if _, err := d.sus.SuspendVM(ctx); err != nil {
+	paused, err := d.t.Pause(ctx, t)
+	if err != nil || !paused {
 		return nil, nil, err
 	}
-	d.stops.Stop(t, "paused")
+	all := d.suspendAll()
 	return nil, func() {
 		s.send(&godap.StoppedEvent{Event: newEvent("stopped"), Body: godap.StoppedEventBody{
-			Reason: "pause", ThreadId: d.refs.threads.id(t), AllThreadsStopped: true,
+			Reason: "pause", ThreadId: d.refs.threads.id(t), AllThreadsStopped: all,
 		}})
 	}, nil
 }
@@ -129,8 +118,8 @@ func (s *session) restartFrame(ctx context.Context, r *godap.RestartFrameRequest
 	if err := d.conn.PopFrames(ctx, f.Thread, f.ID); err != nil {
 		return resumePlan{}, err
 	}
-	if err := d.startStep(ctx, f.Thread, jdwp.StepInto, "restart"); err != nil {
+	if err := d.t.Step(ctx, f.Thread, jdwp.StepInto, "restart"); err != nil {
 		return resumePlan{}, err
 	}
-	return resumePlan{thread: f.Thread, continued: d.refs.threads.id(f.Thread)}, nil
+	return resumePlan{thread: f.Thread}, nil
 }

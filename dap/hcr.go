@@ -3,17 +3,15 @@ package dap
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
-	godap "github.com/google/go-dap"
 )
 
 // Hot code replace: the custom request redefineClasses reads .class files,
@@ -22,63 +20,6 @@ import (
 // refuses is reported in words, with the JDWP error name. The result is
 // also sent as a hotCodeReplace event, so an editor can show it however the
 // redefinition was asked for.
-
-// RedefineClassesArguments are the arguments of redefineClasses: class
-// files, a directory searched for them (recursively), or both.
-type RedefineClassesArguments struct {
-	ClassFiles []string `json:"classFiles,omitempty"`
-	Directory  string   `json:"directory,omitempty"`
-}
-
-type redefineClassesRequest struct {
-	godap.Request
-	Arguments RedefineClassesArguments `json:"arguments"`
-}
-
-// HotCodeReplaceBody is the body of the redefineClasses response and of the
-// hotCodeReplace event.
-type HotCodeReplaceBody struct {
-	// Success is whether the VM took the new classes.
-	Success bool `json:"success"`
-	// Message says what happened, or what the VM refused.
-	Message string `json:"message"`
-	// Classes are the classes redefined (or refused), by binary name.
-	Classes []string `json:"classes"`
-	// Skipped are class files of classes the VM has not loaded (nothing to
-	// replace: the new code is used when they load) or could not read.
-	Skipped []SkippedClass `json:"skipped,omitempty"`
-	// Error is the JDWP error name when the VM refused, e.g. "ADD_METHOD_NOT_IMPLEMENTED".
-	Error string `json:"error,omitempty"`
-}
-
-// SkippedClass is a class file redefineClasses did not use, and why.
-type SkippedClass struct {
-	File   string `json:"file"`
-	Class  string `json:"class,omitempty"`
-	Reason string `json:"reason"`
-}
-
-type redefineClassesResponse struct {
-	godap.Response
-	Body HotCodeReplaceBody `json:"body"`
-}
-
-// redefineErrors says in words what each JDWP error of RedefineClasses means.
-var redefineErrors = map[jdwp.ErrorCode]string{
-	jdwp.ErrAddMethodNotImplemented:       "adding a method is not supported by this VM",
-	jdwp.ErrSchemaChangeNotImplemented:    "adding, removing or changing a field is not supported by this VM",
-	jdwp.ErrHierarchyChangeNotImplemented: "changing the superclass or the interfaces is not supported by this VM",
-	jdwp.ErrDeleteMethodNotImplemented:    "deleting a method is not supported by this VM",
-	jdwp.ErrClassModifiersChangeNotImpl:   "changing a class's modifiers is not supported by this VM",
-	jdwp.ErrMethodModifiersChangeNotImpl:  "changing a method's modifiers is not supported by this VM",
-	jdwp.ErrClassAttributeChangeNotImpl:   "changing class attributes (nest members, record components, permitted subclasses) is not supported by this VM",
-	jdwp.ErrInvalidClassFormat:            "a class file is malformed",
-	jdwp.ErrCircularClassDefinition:       "the new classes make a circular class hierarchy",
-	jdwp.ErrFailsVerification:             "a new class fails bytecode verification",
-	jdwp.ErrUnsupportedVersion:            "a class file's version is newer than this VM supports",
-	jdwp.ErrNamesDontMatch:                "a class file defines a different class than the one it replaces",
-	jdwp.ErrNotImplemented:                "this VM does not implement class redefinition",
-}
 
 func (s *session) redefineClasses(ctx context.Context, r *redefineClassesRequest) (HotCodeReplaceBody, error) {
 	d := s.dbg
@@ -108,106 +49,29 @@ func (s *session) redefineClasses(ctx context.Context, r *redefineClassesRequest
 	return body, nil
 }
 
-// redefine maps class files to loaded classes and redefines them.
+// redefine reads class files and has the debugger layer redefine the
+// classes they define.
 func (d *debuggee) redefine(ctx context.Context, files []string) HotCodeReplaceBody {
 	var body HotCodeReplaceBody
-	var defs []jdwp.ClassDef
+	var defs []debugger.ClassFile
 	for _, f := range files {
 		b, err := os.ReadFile(f)
-		if err != nil {
-			body.Skipped = append(body.Skipped, SkippedClass{File: f, Reason: err.Error()})
-			continue
+		if err == nil {
+			var internal string
+			if internal, err = classfile.ThisClass(b); err == nil {
+				defs = append(defs, debugger.ClassFile{Path: f, Name: javalang.ClassName(internal), Bytes: b})
+				continue
+			}
 		}
-		internal, err := classfile.ThisClass(b)
-		if err != nil {
-			body.Skipped = append(body.Skipped, SkippedClass{File: f, Reason: err.Error()})
-			continue
-		}
-		name := javalang.ClassName(internal)
-		loaded, err := d.vm.Loaded(ctx, javalang.ClassSignature(internal))
-		if err != nil {
-			body.Message = fmt.Sprintf("look up %s: %v", name, err)
-			return body
-		}
-		if len(loaded) == 0 {
-			body.Skipped = append(body.Skipped, SkippedClass{File: f, Class: name, Reason: "not loaded: the VM uses the new class file when it loads the class"})
-			continue
-		}
-		for _, c := range loaded {
-			defs = append(defs, jdwp.ClassDef{Type: c.ID, ClassFile: b})
-		}
-		body.Classes = append(body.Classes, name)
+		body.Skipped = append(body.Skipped, SkippedClass{File: f, Reason: err.Error()})
 	}
-	sort.Strings(body.Classes)
-	if len(defs) == 0 {
-		body.Success = true
-		body.Message = "nothing to replace: none of the classes is loaded"
-		return body
+	r := d.t.Redefine(ctx, defs, func(c jdwp.ReferenceTypeID) {
+		d.srcs.pools.Forget(c)
+		d.srcs.outlines.Forget(c)
+	})
+	for _, sk := range r.Skipped {
+		body.Skipped = append(body.Skipped, SkippedClass{File: sk.File, Class: sk.Class, Reason: sk.Reason})
 	}
-	err := d.conn.RedefineClasses(ctx, defs)
-	if err != nil {
-		code := jdwp.Code(err)
-		why, ok := redefineErrors[code]
-		if !ok {
-			why = err.Error()
-		}
-		body.Error = code.String()
-		body.Message = fmt.Sprintf("hot code replace refused: %s (%s); classes: %s", why, code.String(), strings.Join(body.Classes, ", "))
-		return body
-	}
-	// What was cached about the old classes no longer holds.
-	redefined := map[jdwp.ReferenceTypeID]bool{}
-	for _, def := range defs {
-		redefined[def.Type] = true
-		d.vm.Redefined(def.Type)
-		d.srcs.pools.Forget(def.Type)
-		d.srcs.outlines.Forget(def.Type)
-	}
-	d.reinstallBreakpoints(ctx, redefined)
-	body.Success = true
-	body.Message = fmt.Sprintf("replaced %s; methods running now finish with the old code, calls from now on run the new", strings.Join(body.Classes, ", "))
+	body.Success, body.Message, body.Classes, body.Error = r.Success, r.Message, r.Classes, r.Error
 	return body
-}
-
-// reinstallBreakpoints sets the line breakpoints of redefined classes again,
-// in their new code. The VM clears the breakpoints of a redefined class (JDI
-// deletes their requests likewise), so without this they would stay shown as
-// verified and never hit again.
-func (d *debuggee) reinstallBreakpoints(ctx context.Context, redefined map[jdwp.ReferenceTypeID]bool) {
-	d.bpMu.Lock()
-	defer d.bpMu.Unlock()
-	var files []*sourceFile
-	var old []int32
-	d.mu.Lock()
-	for _, f := range d.bps.files {
-		owns := false
-		for c := range f.classes {
-			owns = owns || redefined[c]
-		}
-		if !owns {
-			continue
-		}
-		files = append(files, f)
-		for _, bp := range f.bps {
-			for _, id := range bp.reqs {
-				delete(d.bps.bpByReq, id)
-				old = append(old, id)
-			}
-			bp.reqs = nil
-			bp.done = map[jdwp.ReferenceTypeID]bool{}
-		}
-	}
-	d.mu.Unlock()
-	for _, id := range old {
-		d.clearRequest(ctx, jdwp.EventBreakpoint, id)
-	}
-	for _, f := range files {
-		for class := range f.classes {
-			for _, bp := range f.bps {
-				if err := d.install(ctx, bp, class); err != nil {
-					d.log.Warn().Err(err).Str("file", f.path).Int("line", bp.line).Msg("breakpoint not set again after hot code replace")
-				}
-			}
-		}
-	}
 }

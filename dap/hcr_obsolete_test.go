@@ -26,16 +26,24 @@ func TestObsoleteFrame(t *testing.T) {
 	if len(frames) < 2 || !strings.Contains(frames[0].Name, "obsolete") || !strings.HasPrefix(frames[1].Name, "Loop.main") {
 		t.Fatalf("frames after the redefine: %s", mustJSON(frames))
 	}
+	// The old frame shows where it is, from the old method's line table,
+	// in its source; what needs no locals evaluates there.
+	if f := frames[0]; !strings.HasPrefix(f.Name, "Loop.tick") || f.Line != line(t, "Loop.java", "tick") || f.Source == nil || f.Source.Path != source(t, "Loop.java") {
+		t.Errorf("the obsolete frame: %s, want Loop.tick at line %d of Loop.java", mustJSON(f), line(t, "Loop.java", "tick"))
+	}
+	for _, e := range []string{"Loop.total >= 0", "total >= 0", "Math.max(1, 2) == 2"} {
+		if r, er := c.evaluateIn(frames[0].Id, "repl", e); er != nil || r.Result != "true" {
+			t.Errorf("%s in the obsolete frame: %s %s", e, mustJSON(r), mustJSON(er))
+		}
+	}
 	c.setBreakpoints(source(t, "Loop.java"))
 	c.send("restartFrame", map[string]any{"frameId": frames[0].Id})
 	expect[*godap.RestartFrameResponse](c)
-	expect[*godap.ContinuedEvent](c)
 	c.expectStop("restart")
 	top := c.stackTrace(th)[0]
 	frameAt(t, top, "Loop.tick", line(t, "Loop.java", "tick"))
 	c.send("next", map[string]any{"threadId": th})
 	expect[*godap.NextResponse](c)
-	expect[*godap.ContinuedEvent](c)
 	c.expectStop("step")
 	if r := c.evaluate(c.stackTrace(th)[0].Id, "sq"); r.Result != "7" {
 		t.Errorf("sq in the new tick = %s, want 7", r.Result)

@@ -160,8 +160,8 @@ func (s *session) dumpTo(ctx context.Context, live bool, w io.Writer) (int64, er
 // address.
 func (s *session) localPID() (int, error) {
 	d := s.dbg
-	if d.proc != nil && d.proc.pid > 0 {
-		return d.proc.pid, nil
+	if d.proc != nil && d.proc.Pid() > 0 {
+		return d.proc.Pid(), nil
 	}
 	host, port, err := net.SplitHostPort(d.target)
 	if err != nil {

@@ -253,7 +253,7 @@ func TestProtocolErrors(t *testing.T) {
 	c.expectError(ErrFailedToAttach, "only one of")
 	c.send("attach", map[string]any{"vm": "emulator-5554"})
 	c.expectError(ErrFailedToAttach, "ddmbridge serve")
-	c.send("attach", map[string]any{"hostName": "127.0.0.1", "port": freePort(t), "timeout": 3000})
+	c.send("attach", map[string]any{"hostName": "127.0.0.1", "port": freePort(t), "timeout": 3000, "waitForVM": true})
 	c.expectError(ErrFailedToAttach, "connection refused until the timeout")
 
 	panicOn.Store("threads")

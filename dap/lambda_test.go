@@ -73,7 +73,7 @@ func TestEvaluateLambdas(t *testing.T) {
 
 	// What is not supported, or wrong, says so.
 	for expr, want := range map[string]string{
-		"xs.forEach(x -> { System.out.println(x); })": "lambdas with a block body are not supported here",
+		"xs.forEach(x -> { System.out.println(x); })": "", // a block body (TestBlockLambdas)
 		"o -> o.total()": "a lambda needs an interface to implement",
 		"xs.stream().map(s -> Integer.parseInt(s)).count()":  "", // lazy: nothing runs the lambda
 		"xs.stream().map(s -> Integer.parseInt(s)).toList()": "java.lang.NumberFormatException",

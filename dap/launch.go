@@ -4,81 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
-	"time"
-	"unicode/utf8"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 	godap "github.com/google/go-dap"
 )
 
-// process is a JVM the session started, directly or through the client's terminal.
-type process struct {
-	cmd  *exec.Cmd // nil when the client's terminal started it
-	pid  int
-	done chan struct{} // closed when it exited (never, for a terminal process)
-	code int
-
-	mu     sync.Mutex
-	stderr []string // the last lines of stderr, for launch errors
-}
-
-// waitExit waits up to d for the process to exit and returns its exit code.
-func (p *process) waitExit(d time.Duration) (int, bool) {
-	select {
-	case <-p.done:
-		return p.code, true
-	case <-time.After(d):
-		return 0, false
-	}
-}
-
-func (p *process) kill() {
-	if p.pid <= 0 {
-		return
-	}
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	syscall.Kill(p.pid, syscall.SIGKILL)
-}
-
-func (p *process) signal(sig syscall.Signal) {
-	if p.pid > 0 {
-		syscall.Kill(p.pid, sig)
-	}
-}
-
-func (p *process) stderrTail() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.stderr) == 0 {
-		return ""
-	}
-	return "\n" + strings.Join(p.stderr, "\n")
-}
+// process is a JVM the session started, directly or through the client's
+// terminal (package jvmrun).
+type process = jvmrun.Debuggee
 
 // javaExecutable finds java: the configured one, $JAVA_HOME/bin/java, or java on $PATH.
 func javaExecutable(configured string) (string, error) {
 	if configured != "" {
 		return configured, nil
 	}
-	if home := os.Getenv("JAVA_HOME"); home != "" {
-		p := filepath.Join(home, "bin", "java")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath("java")
+	p, err := jvmrun.FindTool("java")
 	if err != nil {
 		return "", errors.New(`no java executable: set "javaExec" in the launch configuration, set JAVA_HOME, or put java on PATH`)
 	}
@@ -114,17 +59,17 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 		cwd, _ = os.Getwd()
 	}
 
-	p := &process{done: make(chan struct{})}
+	var p *process
 	terminal := cfg.Console == "integratedTerminal" || cfg.Console == "externalTerminal"
 	if terminal && s.client.SupportsRunInTerminalRequest {
-		if err := s.runInTerminal(ctx, cfg, cwd, argv, p); err != nil {
+		if p, err = s.runInTerminal(ctx, cfg, cwd, argv); err != nil {
 			return nil, err
 		}
 	} else {
 		if terminal {
 			s.output("console", fmt.Sprintf("console %q: the client cannot run a terminal, so the program's output appears here\n", cfg.Console))
 		}
-		if err := s.startProcess(cfg, cwd, argv, p); err != nil {
+		if p, err = jvmrun.StartDebuggee(argv, cwd, cfg.Env, s.output); err != nil {
 			return nil, err
 		}
 	}
@@ -134,7 +79,7 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 	defer cancel()
 	go func() {
 		select {
-		case <-p.done:
+		case <-p.Done():
 			cancel()
 		case <-actx.Done():
 		}
@@ -143,13 +88,13 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 	conn, err := jdwp.Accept(actx, ln, &opts)
 	if err != nil {
 		select {
-		case <-p.done:
-			return nil, fmt.Errorf("the JVM exited with code %d before its debug agent connected (command: %s)%s", p.code, strings.Join(argv, " "), p.stderrTail())
+		case <-p.Done():
+			return nil, fmt.Errorf("the JVM exited with code %d before its debug agent connected (command: %s)%s", p.ExitCode(), strings.Join(argv, " "), p.StderrTail())
 		default:
 		}
-		p.kill()
+		p.Kill()
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("the JVM did not connect within the timeout (raise \"timeout\"; command: %s)%s", strings.Join(argv, " "), p.stderrTail())
+			return nil, fmt.Errorf("the JVM did not connect within the timeout (raise \"timeout\"; command: %s)%s", strings.Join(argv, " "), p.StderrTail())
 		}
 		return nil, err
 	}
@@ -178,85 +123,13 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, err
 	return d, nil
 }
 
-// startProcess runs argv as a child whose output becomes output events.
-func (s *session) startProcess(cfg *LaunchConfig, cwd string, argv []string, p *process) error {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = cwd
-	cmd.Env = os.Environ()
-	for k, v := range cfg.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", argv[0], err)
-	}
-	p.cmd, p.pid = cmd, cmd.Process.Pid
-	var pipes sync.WaitGroup
-	pipes.Add(2)
-	go func() { defer pipes.Done(); s.forward(stdout, "stdout", nil) }()
-	go func() { defer pipes.Done(); s.forward(stderr, "stderr", p) }()
-	go func() {
-		pipes.Wait() // Wait must not run before the pipes are drained
-		err := cmd.Wait()
-		p.code = cmd.ProcessState.ExitCode()
-		if p.code < 0 && err != nil {
-			p.code = 128 + int(syscall.SIGKILL)
-		}
-		close(p.done)
-	}()
-	return nil
-}
-
-// forward turns a pipe into output events, never splitting a UTF-8 character.
-func (s *session) forward(r io.Reader, category string, p *process) {
-	buf := make([]byte, 32<<10)
-	var carry []byte
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			chunk := append(carry, buf[:n]...)
-			cut := len(chunk)
-			for cut > 0 && cut > len(chunk)-utf8.UTFMax && !utf8.Valid(chunk[:cut]) {
-				cut--
-			}
-			if !utf8.Valid(chunk[:cut]) {
-				cut = len(chunk)
-			}
-			s.output(category, string(chunk[:cut]))
-			if p != nil {
-				p.mu.Lock()
-				p.stderr = append(p.stderr, strings.Split(strings.TrimRight(string(chunk[:cut]), "\n"), "\n")...)
-				if len(p.stderr) > 20 {
-					p.stderr = p.stderr[len(p.stderr)-20:]
-				}
-				p.mu.Unlock()
-			}
-			carry = append([]byte(nil), chunk[cut:]...)
-		}
-		if err != nil {
-			if len(carry) > 0 {
-				s.output(category, string(carry))
-			}
-			return
-		}
-	}
-}
-
 // output sends an output event.
 func (s *session) output(category, text string) {
 	s.send(&godap.OutputEvent{Event: newEvent("output"), Body: godap.OutputEventBody{Category: category, Output: text}})
 }
 
 // runInTerminal asks the client to start argv in its terminal.
-func (s *session) runInTerminal(ctx context.Context, cfg *LaunchConfig, cwd string, argv []string, p *process) error {
+func (s *session) runInTerminal(ctx context.Context, cfg *LaunchConfig, cwd string, argv []string) (*process, error) {
 	kind := "integrated"
 	if cfg.Console == "externalTerminal" {
 		kind = "external"
@@ -272,18 +145,17 @@ func (s *session) runInTerminal(ctx context.Context, cfg *LaunchConfig, cwd stri
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("runInTerminal: no answer from the client: %w", err)
+		return nil, fmt.Errorf("runInTerminal: no answer from the client: %w", err)
 	}
 	switch r := resp.(type) {
 	case *godap.RunInTerminalResponse:
-		p.pid = r.Body.ProcessId
-		return nil
+		return jvmrun.TerminalDebuggee(r.Body.ProcessId), nil
 	case *godap.ErrorResponse:
 		msg := r.Message
 		if r.Body.Error != nil {
 			msg = r.Body.Error.Format
 		}
-		return fmt.Errorf("runInTerminal: the client could not start the program: %s", msg)
+		return nil, fmt.Errorf("runInTerminal: the client could not start the program: %s", msg)
 	}
-	return fmt.Errorf("runInTerminal: unexpected answer %T", resp)
+	return nil, fmt.Errorf("runInTerminal: unexpected answer %T", resp)
 }

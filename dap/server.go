@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/dap/clientview"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/internal/framing"
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -92,7 +93,7 @@ type session struct {
 
 	rwc   io.ReadWriteCloser
 	r     *bufio.Reader
-	wmu   sync.Mutex // serialises writes and seq numbers
+	wmu   sync.Mutex // serialises writes and seq numbers; guards view
 	w     *bufio.Writer
 	seq   int
 	codec *godap.Codec
@@ -103,7 +104,9 @@ type session struct {
 	wg sync.WaitGroup // goroutines that must end before ServeConn returns
 
 	// Set by initialize.
-	client godap.InitializeRequestArguments
+	client      godap.InitializeRequestArguments
+	view        clientview.View // the client's conventions (package clientview)
+	initialized bool
 
 	// current is the raw JSON of the request being handled (for fields
 	// go-dap's types cannot tell absent from false), curSeq its seq.
@@ -223,6 +226,11 @@ func (s *session) send(m godap.Message) { s.write(m, nil) }
 func (s *session) write(m godap.Message, register func(seq int)) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	if why := s.view.Drop(m); why != "" {
+		s.log.Debug().Str("event", m.(godap.EventMessage).GetEvent().Event).Msgf("event not sent: the client did not set %s", why)
+		return
+	}
+	m = s.view.Out(m)
 	s.seq++
 	switch m := m.(type) {
 	case godap.RequestMessage:
@@ -268,6 +276,11 @@ func (s *session) sendError(req *godap.Request, id int, err error) {
 }
 
 func (s *session) sendErrorMessage(seq int, command string, id int, details string) {
+	s.sendErrorShown(seq, command, id, details, showUser(id, nil))
+}
+
+// sendErrorShown answers with an error; show is the error's showUser.
+func (s *session) sendErrorShown(seq int, command string, id int, details string, show bool) {
 	summary := errorSummaries[id]
 	if s.isCancelled(seq) {
 		summary = "cancelled" // the message DAP prescribes for cancelled requests
@@ -279,8 +292,7 @@ func (s *session) sendErrorMessage(seq int, command string, id int, details stri
 			Command:         command, RequestSeq: seq, Success: false, Message: summary,
 		},
 		Body: godap.ErrorResponseBody{Error: &godap.ErrorMessage{
-			// A VM without DDM is no error to pop up: the editor asks every session.
-			Id: id, Format: fmt.Sprintf("%s: %s", summary, details), ShowUser: id != ErrNoDDM,
+			Id: id, Format: fmt.Sprintf("%s: %s", summary, details), ShowUser: show,
 		}},
 	})
 }
@@ -367,6 +379,11 @@ func (s *session) handle(m inbound) {
 	if s.cfg.beforeRequest != nil {
 		s.cfg.beforeRequest(req.GetRequest().Command)
 	}
+	if err := s.view.In(req); err != nil {
+		r := req.GetRequest()
+		s.sendErrorMessage(r.Seq, r.Command, ErrMalformedRequest, fmt.Sprintf("%s: %v", r.Command, err))
+		return
+	}
 	s.dispatch(req)
 }
 
@@ -428,7 +445,7 @@ var routes = map[string]route{
 	"setFunctionBreakpoints":  {withDebuggee, beforeStops(reply(ErrUnableToSetBreakpoints, (*session).setFunctionBreakpoints))},
 	"setExceptionBreakpoints": {withDebuggee, beforeStops(reply(ErrUnableToSetBreakpoints, (*session).setExceptionBreakpoints))},
 	"setDataBreakpoints":      {withDebuggee, beforeStops(reply(ErrUnableToSetBreakpoints, (*session).setDataBreakpoints))},
-	"threads":                 {withDebuggee, reply(ErrUnableToListThreads, (*session).threads)},
+	"threads":                 {anyTime, reply(ErrUnableToListThreads, (*session).threads)},
 	"pause":                   {withDebuggee, replyThen(ErrUnableToPause, (*session).pause)},
 	"source":                  {withDebuggee, reply(ErrUnableToSource, (*session).sourceOf)},
 	"loadedSources":           {withDebuggee, reply(ErrUnableToSource, (*session).loadedSources)},
@@ -480,7 +497,7 @@ func replyThen[R godap.RequestMessage, B any](id int, f func(*session, context.C
 		defer cancel()
 		body, then, err := f(s, ctx, r)
 		if err != nil {
-			s.answerError(r.GetRequest(), id, err)
+			s.answerError(r, id, err)
 			return
 		}
 		s.send(&response[B]{Response: newResponse(r.GetRequest()), Body: body})
@@ -492,14 +509,13 @@ func replyThen[R godap.RequestMessage, B any](id int, f func(*session, context.C
 
 // resumePlan is what a handler of a request that resumes leaves to the
 // route once it has prepared the resume (a step request set, frames
-// popped): thread, or the whole VM when 0, resumes after the response; a
-// continued event for the DAP thread continued follows the response when
-// it is not 0; body, when not nil, is the response's body, told whether
-// the thread resumes alone.
+// popped): thread, or the whole VM when 0, resumes after the response
+// (no continued event follows: DAP says the request implies it); body,
+// when not nil, is the response's body, told whether the thread resumes
+// alone.
 type resumePlan struct {
-	thread    jdwp.ThreadID
-	continued int
-	body      func(alone bool) any
+	thread jdwp.ThreadID
+	body   func(alone bool) any
 }
 
 // resumes adapts a handler of a request that resumes the VM or a thread.
@@ -515,21 +531,18 @@ func resumes[R godap.RequestMessage](id int, f func(*session, context.Context, R
 		defer cancel()
 		plan, err := f(s, ctx, r)
 		if err != nil {
-			s.answerError(rq, id, err)
+			s.answerError(r, id, err)
 			return
 		}
 		d := s.dbg
-		d.stopMu.Lock()
-		defer d.stopMu.Unlock()
-		alone := plan.thread != 0 && d.heldAlone(plan.thread)
+		d.t.StopMu.Lock()
+		defer d.t.StopMu.Unlock()
+		alone := plan.thread != 0 && d.t.HeldAlone(plan.thread)
 		var body any
 		if plan.body != nil {
 			body = plan.body(alone)
 		}
 		s.send(&response[any]{Response: newResponse(rq), Body: body})
-		if plan.continued != 0 {
-			s.send(&godap.ContinuedEvent{Event: newEvent("continued"), Body: godap.ContinuedEventBody{ThreadId: plan.continued, AllThreadsContinued: !alone}})
-		}
 		s.resumeAfter(ctx, rq.Command, plan.thread, alone)
 	}}
 }
@@ -541,8 +554,8 @@ func resumes[R godap.RequestMessage](id int, f func(*session, context.Context, R
 func beforeStops(h handler) handler {
 	run := h.run
 	h.run = func(s *session, m godap.RequestMessage) {
-		s.dbg.stopMu.Lock()
-		defer s.dbg.stopMu.Unlock()
+		s.dbg.t.StopMu.Lock()
+		defer s.dbg.t.StopMu.Unlock()
 		run(s, m)
 	}
 	return h
@@ -551,7 +564,8 @@ func beforeStops(h handler) handler {
 // answerError answers rq with err: with the id a *requestError carries,
 // else with id, and a message prefixed with the command unless the error
 // says it is whole.
-func (s *session) answerError(rq *godap.Request, id int, err error) {
+func (s *session) answerError(m godap.RequestMessage, id int, err error) {
+	rq := m.GetRequest()
 	eid, whole := id, false
 	var re *requestError
 	if errors.As(err, &re) {
@@ -563,7 +577,7 @@ func (s *session) answerError(rq *godap.Request, id int, err error) {
 	if !whole {
 		err = fmt.Errorf("%s: %w", rq.Command, err)
 	}
-	s.sendError(rq, eid, err)
+	s.sendErrorShown(rq.Seq, rq.Command, eid, s.explain(err).Error(), showUser(eid, m))
 }
 
 // response is a success response with a body of type B; it encodes as
@@ -572,6 +586,14 @@ func (s *session) answerError(rq *godap.Request, id int, err error) {
 type response[B any] struct {
 	godap.Response
 	Body B `json:"body,omitempty"`
+}
+
+// GetBody and WithBody let the client's view convert the body
+// (clientview.Bodied).
+func (r *response[B]) GetBody() any { return r.Body }
+
+func (r *response[B]) WithBody(b any) godap.Message {
+	return &response[any]{Response: r.Response, Body: b}
 }
 
 // requestError is a request's failure when the route's error id or the
@@ -602,11 +624,11 @@ func (s *session) dispatch(req godap.RequestMessage) {
 		return
 	}
 	if rt.need >= withDebuggee && s.dbg == nil {
-		s.sendError(rq, ErrNoDebuggee, fmt.Errorf("%s needs a debuggee: send launch or attach first", rq.Command))
+		s.sendErrorShown(rq.Seq, rq.Command, ErrNoDebuggee, fmt.Sprintf("%s needs a debuggee: send launch or attach first", rq.Command), showUser(ErrNoDebuggee, req))
 		return
 	}
 	if rt.need == whenStopped && !s.dbg.isStopped() {
-		s.sendError(rq, ErrNotStopped, fmt.Errorf("%s needs the VM stopped; pause it or wait for a breakpoint", rq.Command))
+		s.sendErrorShown(rq.Seq, rq.Command, ErrNotStopped, fmt.Sprintf("%s needs the VM stopped; pause it or wait for a breakpoint", rq.Command), showUser(ErrNotStopped, req))
 		return
 	}
 	lane := lanes[rq.Command]
@@ -760,9 +782,15 @@ func (d *debuggee) cannot(capability string) error {
 }
 
 func (s *session) initialize(_ context.Context, r *godap.InitializeRequest) (initializeBody, error) {
-	s.client = r.Arguments
-	if r.Arguments.PathFormat != "" && r.Arguments.PathFormat != "path" {
-		return initializeBody{}, fmt.Errorf("pathFormat %q is not supported; use \"path\"", r.Arguments.PathFormat)
+	if s.initialized {
+		return initializeBody{}, failWith(ErrBadState, errors.New("the session is already initialized"))
 	}
+	v, err := clientview.New(r.Arguments, s.current)
+	if err != nil {
+		return initializeBody{}, err
+	}
+	s.wmu.Lock() // write reads the view (a cancel response may be on its way)
+	s.client, s.view, s.initialized = r.Arguments, v, true
+	s.wmu.Unlock()
 	return capabilities(), nil
 }

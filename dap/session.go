@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/dap/launchcfg"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	godap "github.com/google/go-dap"
 )
@@ -21,7 +22,7 @@ func (s *session) onLaunchRequest(r *godap.LaunchRequest) {
 		return
 	}
 	var cfg LaunchConfig
-	if err := parseConfig("launch", r.Arguments, &cfg); err != nil {
+	if err := launchcfg.Parse("launch", r.Arguments, &cfg); err != nil {
 		s.sendError(&r.Request, ErrFailedToLaunch, err)
 		return
 	}
@@ -29,7 +30,7 @@ func (s *session) onLaunchRequest(r *godap.LaunchRequest) {
 		s.launchAndroid(&r.Request, &cfg)
 		return
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, cfg.timeout())
+	ctx, cancel := context.WithTimeout(s.ctx, cfg.StartTimeout())
 	defer cancel()
 	err := checkClassPaths(cfg.ClassPaths)
 	var d *debuggee
@@ -50,7 +51,7 @@ func (s *session) onLaunchRequest(r *godap.LaunchRequest) {
 		s.sendError(&r.Request, ErrFailedToLaunch, fmt.Errorf("launch %s: %w", cfg.MainClass, err))
 		return
 	}
-	s.announce(&r.Request, "launch", cfg.MainClass, d.proc.pid)
+	s.announce(&r.Request, "launch", cfg.MainClass, d.proc.Pid())
 }
 
 func (s *session) onAttachRequest(r *godap.AttachRequest) {
@@ -59,7 +60,7 @@ func (s *session) onAttachRequest(r *godap.AttachRequest) {
 		return
 	}
 	var cfg AttachConfig
-	if err := parseConfig("attach", r.Arguments, &cfg); err != nil {
+	if err := launchcfg.Parse("attach", r.Arguments, &cfg); err != nil {
 		s.sendError(&r.Request, ErrFailedToAttach, err)
 		return
 	}
@@ -79,9 +80,9 @@ func (s *session) onAttachRequest(r *godap.AttachRequest) {
 		}
 		target = net.JoinHostPort(host, strconv.Itoa(cfg.Port))
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, cfg.timeout())
+	ctx, cancel := context.WithTimeout(s.ctx, cfg.StartTimeout())
 	defer cancel()
-	d, err := s.attach(ctx, target, cfg.CommonConfig)
+	d, err := s.attach(ctx, target, cfg.CommonConfig, cfg.WaitForVM)
 	if err != nil {
 		s.sendError(&r.Request, ErrFailedToAttach, fmt.Errorf("attach %s: %w", target, err))
 		return
@@ -89,7 +90,7 @@ func (s *session) onAttachRequest(r *godap.AttachRequest) {
 	d.srcs.sourcePaths = cfg.SourcePaths
 	if len(d.srcs.sourcePaths) == 0 {
 		d.srcs.sourcePaths = []string{"."}
-		d.useAutoSources(cfg.workspace(), nil, "")
+		d.useAutoSources(cfg.Workspace(), nil, "")
 	}
 	pid := int(cfg.ProcessID)
 	if pid == 0 && d.ddm != nil {
@@ -110,7 +111,7 @@ func (s *session) launchAndroid(req *godap.Request, cfg *LaunchConfig) {
 	}
 	rctx, rcancel := s.reqCtx()
 	defer rcancel()
-	ctx, cancel := context.WithTimeout(rctx, cfg.timeout())
+	ctx, cancel := context.WithTimeout(rctx, cfg.StartTimeout())
 	defer cancel()
 	p := s.startProgress(req.Seq, "Launching "+cfg.PackageName, "")
 	target, err := al.LaunchAndroid(ctx, AndroidLaunch{
@@ -123,7 +124,7 @@ func (s *session) launchAndroid(req *godap.Request, cfg *LaunchConfig) {
 		return
 	}
 	p.update("attaching to "+target, -1)
-	d, err := s.attach(ctx, target, cfg.CommonConfig)
+	d, err := s.attach(ctx, target, cfg.CommonConfig, true)
 	p.end("")
 	if err != nil {
 		s.sendError(req, ErrFailedToLaunch, fmt.Errorf("launch %s: attach %s: %w", cfg.PackageName, target, err))
@@ -141,9 +142,10 @@ func (s *session) launchAndroid(req *godap.Request, cfg *LaunchConfig) {
 	s.announce(req, "launch", cfg.PackageName, pid)
 }
 
-// attach opens the VM through the backend, performs the handshake and starts the session.
-func (s *session) attach(ctx context.Context, target string, common CommonConfig) (*debuggee, error) {
-	nc, err := openWithRetry(ctx, s.cfg.Backend, target)
+// attach opens the VM through the backend, performs the handshake and
+// starts the session; wait retries a refused connection until ctx ends.
+func (s *session) attach(ctx context.Context, target string, common CommonConfig, wait bool) (*debuggee, error) {
+	nc, err := openWithRetry(ctx, s.cfg.Backend, target, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -201,8 +203,8 @@ type capabilitiesBody struct {
 func (s *session) onConfigurationDoneRequest(r *godap.ConfigurationDoneRequest) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()
-	s.dbg.stopMu.Lock()
-	defer s.dbg.stopMu.Unlock()
+	s.dbg.t.StopMu.Lock()
+	defer s.dbg.t.StopMu.Unlock()
 	if err := s.dbg.configurationDone(ctx); err != nil {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("configurationDone: %w", err))
 		return
@@ -243,16 +245,16 @@ func (s *session) onDisconnectRequest(r *godap.DisconnectRequest) {
 // exited and terminated events follow when the VM is gone.
 func (s *session) terminate(ctx context.Context, r *godap.TerminateRequest) (*struct{}, error) {
 	d := s.dbg
-	if d.proc != nil && d.proc.pid > 0 {
+	if d.proc != nil && d.proc.Pid() > 0 {
 		if err := d.resumeAll(ctx); err != nil {
 			s.log.Debug().Err(err).Msg("terminate: resume before SIGTERM")
 		}
-		d.proc.signal(syscall.SIGTERM)
+		d.proc.Signal(syscall.SIGTERM)
 		go func() {
 			select {
-			case <-d.life.endedCh:
+			case <-d.t.EndedCh():
 			case <-time.After(5 * time.Second):
-				d.proc.kill()
+				d.proc.Kill()
 			}
 		}()
 	} else if err := d.conn.Exit(ctx, 0); err != nil && d.conn.Err() == nil {

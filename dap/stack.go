@@ -23,10 +23,11 @@ var threadStates = map[jdwp.ThreadStatus]string{
 
 // threads lists every thread as "name (state)": the thread the VM
 // stopped in shows why ("main (breakpoint)"), the others their JDWP status
-// ("worker-1 (waiting)", "main (running)").
+// ("worker-1 (waiting)", "main (running)"). Without a debuggee (before
+// launch, after a launch failed: VS Code asks then) the list is empty.
 func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.ThreadsResponseBody, error) {
 	d := s.dbg
-	if d.isEnded() {
+	if d == nil || d.isEnded() {
 		return godap.ThreadsResponseBody{Threads: []godap.Thread{}}, nil
 	}
 	ids, err := d.vm.Threads(ctx)
@@ -108,6 +109,16 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 	out := make([]godap.StackFrame, len(frames))
 	err = parallel(len(frames), func(i int) error {
 		f := frames[i]
+		if f.Loc.Method == 0 {
+			sf, err := d.describeObsolete(ctx, f, total)
+			if err != nil {
+				return err
+			}
+			sf.Id = d.refs.frames.add(f)
+			sf.CanRestart = d.caps.CanPopFrames && start+int32(i) < total-1
+			out[i] = sf
+			return nil
+		}
 		sf, err := d.describeFrame(ctx, f.Loc)
 		if err != nil {
 			return err
@@ -237,6 +248,34 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 				sf.Line = l
 			}
 		}
+	}
+	return sf, nil
+}
+
+// describeObsolete names a frame still running the old code of a method a
+// hot code replace changed: the method and line it was at, from the old
+// method's line table (mirror.Obsolete), in its source file; restartFrame
+// re-enters the new code. A frame whose thread was running at the
+// redefinition is only known by its class.
+func (d *debuggee) describeObsolete(ctx context.Context, f mirror.Frame, total int32) (godap.StackFrame, error) {
+	sig, err := d.vm.Signature(ctx, f.Loc.Class)
+	if err != nil {
+		return godap.StackFrame{}, err
+	}
+	old, ok := d.t.Obsolete().Find(f, total)
+	if !ok {
+		return d.obsoleteFrame(ctx, f.Loc.Class, sig)
+	}
+	name, _ := frameClassName(sig)
+	sf := godap.StackFrame{Name: name + "." + old.Method.Name + " (obsolete code: restart the frame to run the new)", Column: 1}
+	if !old.Lines.Absent {
+		sf.Line = int(old.Lines.LineFor(f.Loc.Index))
+	}
+	if sf.Source, err = d.source(ctx, f.Loc.Class, sig); err != nil {
+		return godap.StackFrame{}, err
+	}
+	if sf.Source == nil || sf.Source.Path == "" {
+		sf.PresentationHint = "subtle"
 	}
 	return sf, nil
 }

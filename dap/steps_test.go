@@ -14,7 +14,6 @@ func (c *client) stepTo(command string, th int, reason, name, file, marker strin
 	if r := expect[godap.ResponseMessage](c).GetResponse(); !r.Success {
 		c.t.Fatalf("%s: %+v", command, r)
 	}
-	expect[*godap.ContinuedEvent](c)
 	c.expectStop(reason)
 	frameAt(c.t, c.stackTrace(th)[0], name, line(c.t, file, marker))
 }
@@ -76,7 +75,6 @@ func TestStepInTargetsAndRestart(t *testing.T) {
 	}
 	c.send("stepIn", map[string]any{"threadId": th, "targetId": targets[1].Id})
 	expect[*godap.StepInResponse](c)
-	expect[*godap.ContinuedEvent](c)
 	c.expectStop("step")
 	frames := c.stackTrace(th)
 	frameAt(t, frames[0], "Steps.twice", line(t, "Steps.java", "twice"))
@@ -87,7 +85,6 @@ func TestStepInTargetsAndRestart(t *testing.T) {
 	expect[*godap.SetVariableResponse](c)
 	c.send("restartFrame", map[string]any{"frameId": frames[0].Id})
 	expect[*godap.RestartFrameResponse](c)
-	expect[*godap.ContinuedEvent](c)
 	c.expectStop("restart")
 	frames = c.stackTrace(th)
 	frameAt(t, frames[0], "Steps.twice", line(t, "Steps.java", "twice"))

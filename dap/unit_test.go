@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -39,59 +37,6 @@ func TestJDWPAddressFromArgs(t *testing.T) {
 	}
 }
 
-func TestHitCondition(t *testing.T) {
-	for _, tc := range []struct {
-		cond string
-		hits []bool // for hit counts 1..len
-	}{
-		{"3", []bool{false, false, true, false}},
-		{"== 2", []bool{false, true, false}},
-		{">= 2", []bool{false, true, true}},
-		{"> 2", []bool{false, false, true}},
-		{"< 2", []bool{true, false}},
-		{"% 2", []bool{false, true, false, true}},
-	} {
-		h, err := parseHitCondition(tc.cond)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, want := range tc.hits {
-			if h.ok(i+1) != want {
-				t.Errorf("%q at hit %d: %v", tc.cond, i+1, !want)
-			}
-		}
-	}
-	for _, bad := range []string{"", "x", "% 0", ">= -1"} {
-		if _, err := parseHitCondition(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}
-
-func TestLaunchConfigDecoding(t *testing.T) {
-	var cfg LaunchConfig
-	raw := `{"type":"java","request":"launch","mainClass":"a.B","args":"one \"two three\"","vmArgs":["-Xmx1g"],"env":{"K":"V"}}`
-	if err := decodeConfig("launch", json.RawMessage(raw), &cfg); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Join(cfg.Args, "|") != "one|two three" || cfg.VMArgs[0] != "-Xmx1g" || cfg.Env["K"] != "V" {
-		t.Errorf("decoded %+v", cfg)
-	}
-	if err := (&LaunchConfig{MainClass: "src/App.java"}).validate(); err == nil || !strings.Contains(err.Error(), "not a class name") {
-		t.Errorf("file as main class: %v", err)
-	}
-	var ac AttachConfig
-	if err := decodeConfig("attach", json.RawMessage(`{"processId":"1234"}`), &ac); err != nil || ac.ProcessID != 1234 {
-		t.Errorf("processId as a string: %v %d", err, ac.ProcessID)
-	}
-	if err := decodeConfig("attach", json.RawMessage(`{"processId":"abc"}`), &ac); err == nil || !strings.Contains(err.Error(), `field "processId"`) {
-		t.Errorf("bad processId: %v", err)
-	}
-	if err := decodeConfig("attach", nil, &ac); err == nil || !strings.Contains(err.Error(), "no arguments") {
-		t.Errorf("no arguments: %v", err)
-	}
-}
-
 func TestWithdrawn(t *testing.T) {
 	if w := withdrawn(jdwp.Capabilities{}); len(w) != len(vmNeeds) || w["supportsRestartFrame"] || w["supportsHotCodeReplace"] {
 		t.Errorf("withdrawn from a VM that can do nothing: %v", w)
@@ -107,18 +52,6 @@ func TestWithdrawn(t *testing.T) {
 	d := &debuggee{caps: jdwp.Capabilities{}}
 	if err := d.cannot("supportsRestartFrame"); err == nil || err.Error() != "this VM cannot pop frames (CanPopFrames is false)" {
 		t.Errorf("cannot: %v", err)
-	}
-}
-
-func TestClassForSource(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "App.java")
-	os.WriteFile(p, []byte("/* package not.this; */\n// package nor.this;\npackage com . example;\nclass App {}\n"), 0o644)
-	if got := classForSource(p); got != "com.example.App" {
-		t.Errorf("classForSource = %q", got)
-	}
-	if got := classForSource(filepath.Join(dir, "Missing.java")); got != "Missing" {
-		t.Errorf("missing file: %q", got)
 	}
 }
 
@@ -161,22 +94,9 @@ func TestDialTimeoutSaysHowToStartTheVM(t *testing.T) {
 	// A port that accepts but never answers in time, and a closed one
 	// whose refusal came too late to be seen.
 	for addr, want := range map[string]string{ln.Addr().String(): "no answer before the timeout", closedAddr: "nothing is listening at " + closedAddr} {
-		_, err := openWithRetry(context.Background(), timeoutBackend{}, addr)
+		_, err := openWithRetry(context.Background(), timeoutBackend{}, addr, true)
 		if err == nil || !strings.Contains(err.Error(), "-agentlib:jdwp") || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), want) {
 			t.Errorf("a dial of %s that timed out: %v; want %q, the address and how to start the VM", addr, err, want)
 		}
-	}
-}
-
-// TestReceiverOfLongText: completing after a megabyte of console text looks
-// only at its end, and still finds the receiver there.
-func TestReceiverOfLongText(t *testing.T) {
-	text := strings.Repeat("1+", 300_000) + "list.get(0)"
-	n, ok := receiverOf(text)
-	if !ok {
-		t.Fatal("no receiver found at the end of a long text")
-	}
-	if _, isCall := n.(*expr.Call); !isCall {
-		t.Errorf("receiver %T, want the call list.get(0)", n)
 	}
 }

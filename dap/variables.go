@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ddmbridge/ddmbridge/dap/eval"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
@@ -80,15 +81,48 @@ func (d *debuggee) variables(ctx context.Context, vals []named) ([]godap.Variabl
 	return out, err
 }
 
+// variable shows a JDWP value: primitives as Java writes them, strings
+// quoted, boxed values as their primitive, arrays as int[3] with paged
+// elements, other objects through package mirror (a logical view or a
+// summary, and their fields). References cost one ObjectType lookup, for
+// their runtime type.
 func (d *debuggee) variable(ctx context.Context, name, evalName string, v jdwp.Value) (godap.Variable, error) {
-	ev, err := d.toExpr(ctx, v)
-	if isCollected(err) {
-		return godap.Variable{Name: name, Value: "<collected>", EvaluateName: evalName}, nil
+	sig := ""
+	switch {
+	case v.Tag == jdwp.TagString:
+		sig = "Ljava/lang/String;"
+	case isRefTag(v.Tag) && !v.IsNull():
+		_, s, err := d.vm.ObjectType(ctx, v.Object())
+		if isCollected(err) {
+			return godap.Variable{Name: name, Value: "<collected>", EvaluateName: evalName}, nil
+		}
+		if err != nil {
+			return godap.Variable{}, err
+		}
+		sig = s
 	}
-	if err != nil {
-		return godap.Variable{}, err
+	return d.typedVariable(ctx, name, evalName, v, sig)
+}
+
+// exprVariable shows an evaluation's result as variable shows a value: a
+// string the engine made itself as its literal, any other value by its
+// JDWP form and the type the engine knows.
+func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v expr.Value) (godap.Variable, error) {
+	switch {
+	case v.Kind == expr.KindVoid:
+		return godap.Variable{Name: name, EvaluateName: evalName, Value: "void"}, nil
+	case v.Kind == expr.KindString && v.Known:
+		return godap.Variable{Name: name, EvaluateName: evalName, Value: v.Literal(), Type: "String"}, nil
 	}
-	return d.exprVariable(ctx, name, evalName, ev)
+	return d.typedVariable(ctx, name, evalName, eval.ToJDWP(v), v.Type)
+}
+
+func isRefTag(t jdwp.Tag) bool {
+	switch t {
+	case jdwp.TagBoolean, jdwp.TagByte, jdwp.TagChar, jdwp.TagShort, jdwp.TagInt, jdwp.TagLong, jdwp.TagFloat, jdwp.TagDouble, jdwp.TagVoid:
+		return false
+	}
+	return true
 }
 
 func isCollected(err error) bool {
@@ -98,77 +132,75 @@ func isCollected(err error) bool {
 // simpleName is the last part of a type name: "java.util.HashMap$Node" → "HashMap$Node".
 func simpleName(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
 
-// exprVariable shows a value naturally: primitives as Java writes them,
-// strings quoted, boxed values as their primitive, arrays as int[3] with
-// paged elements, other objects as Type (id=N) with their fields.
-func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v expr.Value) (godap.Variable, error) {
-	out := godap.Variable{Name: name, EvaluateName: evalName, Type: v.TypeName()}
+// typedVariable shows v, whose runtime type (for a reference) is sig.
+func (d *debuggee) typedVariable(ctx context.Context, name, evalName string, v jdwp.Value, sig string) (godap.Variable, error) {
+	out := godap.Variable{Name: name, EvaluateName: evalName}
+	obj := v.Object()
 	switch {
-	case v.Kind == expr.KindVoid:
-		out.Value, out.Type = "void", ""
-	case !v.Kind.IsRef():
-		out.Value = formatPrimitive(ctx, v)
-	case v.Kind == expr.KindNull:
-		out.Value, out.Type = "null", ""
-	case v.Kind == expr.KindString:
-		str := v.Str
-		if !v.Known {
-			var err error
-			if str, err = d.vm.String(ctx, jdwp.ObjectID(v.Ref)); err != nil {
-				if isCollected(err) {
-					out.Value = "<collected>"
-					return out, nil
-				}
-				return out, err
-			}
+	case v.Tag == jdwp.TagVoid:
+		out.Value = "void"
+	case !isRefTag(v.Tag):
+		out.Value, out.Type = formatPrimitive(ctx, v), javalang.TypeName(string(rune(v.Tag)))
+	case v.IsNull() || obj == 0:
+		out.Value = "null"
+	case sig == "Ljava/lang/String;":
+		str, err := d.vm.String(ctx, obj)
+		if isCollected(err) {
+			out.Value = "<collected>"
+			return out, nil
 		}
-		out.Value = expr.StringLit(str).Literal()
-		out.Type = "String"
-	case expr.IsBox(v.Type):
-		pv, ok, err := d.vm.Member(ctx, jdwp.ObjectID(v.Ref), "value")
+		if err != nil {
+			return out, err
+		}
+		out.Value, out.Type = expr.StringLit(str).Literal(), "String"
+	case boxes[sig]:
+		out.Type = simpleName(javalang.TypeName(sig))
+		pv, ok, err := d.vm.Member(ctx, obj, "value")
 		if err == nil && !ok {
-			err = fmt.Errorf("%s has no field value", v.TypeName())
+			err = fmt.Errorf("%s has no field value", javalang.TypeName(sig))
 		}
 		if err != nil {
 			return out, err
 		}
-		p, err := d.toExpr(ctx, pv)
+		out.Value = formatPrimitive(ctx, pv)
+		out.VariablesReference = d.objectRef(ctx, obj, evalName)
+	case strings.HasPrefix(sig, "["):
+		out.Type = javalang.TypeName(sig)
+		n, err := d.vm.ArrayLength(ctx, obj)
 		if err != nil {
 			return out, err
 		}
-		out.Value = formatPrimitive(ctx, p)
-		out.Type = simpleName(out.Type)
-		out.VariablesReference = d.objectRef(ctx, v, evalName)
-	case strings.HasPrefix(v.Type, "["):
-		n, err := d.vm.ArrayLength(ctx, jdwp.ObjectID(v.Ref))
-		if err != nil {
-			return out, err
-		}
-		elem := simpleName(javalang.TypeName(v.Type[1:]))
-		out.Value = fmt.Sprintf("%s[%d]%s (id=%d)", strings.TrimSuffix(elem, strings.Repeat("[]", strings.Count(elem, "[]"))), n, strings.Repeat("[]", strings.Count(elem, "[]")), v.Ref)
+		elem := simpleName(javalang.TypeName(sig[1:]))
+		out.Value = fmt.Sprintf("%s[%d]%s (id=%d)", strings.TrimSuffix(elem, strings.Repeat("[]", strings.Count(elem, "[]"))), n, strings.Repeat("[]", strings.Count(elem, "[]")), obj)
 		out.IndexedVariables = int(n)
 		if n > 0 {
-			out.VariablesReference = d.refs.vars.add(&arrayVars{arr: jdwp.ObjectID(v.Ref), sig: v.Type, length: int(n), evalName: evalName})
+			out.VariablesReference = d.refs.vars.add(&arrayVars{arr: obj, sig: sig, length: int(n), evalName: evalName})
 		}
 	default:
-		return d.objectVariable(ctx, out, v)
+		out.Type = javalang.TypeName(sig)
+		return d.objectVariable(ctx, out, obj, sig)
 	}
 	return out, nil
+}
+
+// boxes are the signatures of the primitive wrappers.
+var boxes = map[string]bool{
+	"Ljava/lang/Boolean;": true, "Ljava/lang/Byte;": true, "Ljava/lang/Character;": true, "Ljava/lang/Short;": true,
+	"Ljava/lang/Integer;": true, "Ljava/lang/Long;": true, "Ljava/lang/Float;": true, "Ljava/lang/Double;": true,
 }
 
 // objectVariable presents an object through package mirror: a logical view
 // (collections and maps list their elements, paged, with a raw view), or
 // its summary (enum constant, record components, toString…) and fields.
-func (d *debuggee) objectVariable(ctx context.Context, out godap.Variable, v expr.Value) (godap.Variable, error) {
-	obj := jdwp.ObjectID(v.Ref)
-	sum, err := d.presenter().Summarize(ctx, obj, v.Type, mirror.Options{ToString: d.showToString()})
+func (d *debuggee) objectVariable(ctx context.Context, out godap.Variable, obj jdwp.ObjectID, sig string) (godap.Variable, error) {
+	sum, err := d.presenter().Summarize(ctx, obj, sig, mirror.Options{ToString: d.showToString()})
 	if isCollected(err) {
 		out.Value = "<collected>"
 		return out, nil
 	}
 	if err != nil {
-		d.log.Debug().Err(err).Str("type", v.Type).Msg("present a value")
-		sum = mirror.Summary{Text: fmt.Sprintf("%s (id=%d)", simpleName(out.Type), v.Ref), Size: -1}
+		d.log.Debug().Err(err).Str("type", sig).Msg("present a value")
+		sum = mirror.Summary{Text: fmt.Sprintf("%s (id=%d)", simpleName(out.Type), obj), Size: -1}
 	}
 	out.Value = sum.Text
 	t, _, err := d.vm.ObjectType(ctx, obj)
@@ -278,27 +310,46 @@ func withHex(ctx context.Context, f *godap.ValueFormat) context.Context {
 // formatPrimitive shows a primitive as Java writes it (chars quoted), or
 // integers in hexadecimal (two's complement at their width) when the request
 // asked for hex.
-func formatPrimitive(ctx context.Context, v expr.Value) string {
-	if hex, _ := ctx.Value(hexKey{}).(bool); hex && v.Kind.IsIntegral() && v.Kind != expr.KindChar {
-		bits := map[expr.Kind]uint{expr.KindByte: 8, expr.KindShort: 16, expr.KindInt: 32, expr.KindLong: 64}[v.Kind]
-		u := uint64(v.I)
-		if bits < 64 {
-			u &= 1<<bits - 1
+func formatPrimitive(ctx context.Context, v jdwp.Value) string {
+	if hex, _ := ctx.Value(hexKey{}).(bool); hex {
+		switch v.Tag {
+		case jdwp.TagByte:
+			return fmt.Sprintf("0x%x", uint8(v.Bits))
+		case jdwp.TagShort:
+			return fmt.Sprintf("0x%x", uint16(v.Bits))
+		case jdwp.TagInt:
+			return fmt.Sprintf("0x%x", uint32(v.Bits))
+		case jdwp.TagLong:
+			return fmt.Sprintf("0x%x", v.Bits)
 		}
-		return fmt.Sprintf("0x%x", u)
 	}
-	if v.Kind == expr.KindChar {
-		return v.Literal()
+	switch v.Tag {
+	case jdwp.TagBoolean:
+		return strconv.FormatBool(v.Bool())
+	case jdwp.TagByte:
+		return strconv.Itoa(int(int8(v.Bits)))
+	case jdwp.TagShort:
+		return strconv.Itoa(int(int16(v.Bits)))
+	case jdwp.TagInt:
+		return strconv.Itoa(int(int32(v.Bits)))
+	case jdwp.TagLong:
+		return strconv.FormatInt(int64(v.Bits), 10)
+	case jdwp.TagFloat:
+		return javalang.Float(float64(v.Float()), 32)
+	case jdwp.TagDouble:
+		return javalang.Float(v.Double(), 64)
+	case jdwp.TagChar:
+		return expr.CharValue(uint16(v.Bits)).Literal()
 	}
-	return v.JavaString()
+	return "?"
 }
 
-func (d *debuggee) objectRef(ctx context.Context, v expr.Value, evalName string) int {
-	t, _, err := d.vm.ObjectType(ctx, jdwp.ObjectID(v.Ref))
+func (d *debuggee) objectRef(ctx context.Context, obj jdwp.ObjectID, evalName string) int {
+	t, _, err := d.vm.ObjectType(ctx, obj)
 	if err != nil {
 		return 0
 	}
-	return d.refs.vars.add(&objectVars{obj: jdwp.ObjectID(v.Ref), class: t, evalName: evalName})
+	return d.refs.vars.add(&objectVars{obj: obj, class: t, evalName: evalName})
 }
 
 func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
@@ -343,9 +394,7 @@ const exceptionName = "<exception>"
 // stoppedOn returns the exception the VM stopped on when f is the top frame
 // of the thread that threw it.
 func (d *debuggee) stoppedOn(f mirror.Frame) (jdwp.TaggedObjectID, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	exc, ok := d.bps.lastExc[f.Thread]
+	exc, _, ok := d.t.LastException(f.Thread)
 	thread, reason, _ := d.stops.Latest()
 	return exc, ok && f.Depth == 0 && reason == "exception" && thread == f.Thread && exc.ID != 0
 }

@@ -54,25 +54,6 @@ func TestFunctionBreakpoints(t *testing.T) {
 	c.expectEnd(0)
 }
 
-func TestParseFuncName(t *testing.T) {
-	for _, tc := range []struct{ in, class, method, desc string }{
-		{"Basic.twice", "Basic", "twice", ""},
-		{"com.example.App.main([Ljava/lang/String;)V", "com.example.App", "main", "([Ljava/lang/String;)V"},
-		{"Outer.Inner.Inner", "Outer.Inner", "<init>", ""},
-		{"App#run(int, String)", "App", "run", ""},
-	} {
-		f, err := parseFuncName(tc.in)
-		if err != nil || f.class != tc.class || f.method != tc.method || f.desc != tc.desc {
-			t.Errorf("%q: %+v %v", tc.in, f, err)
-		}
-	}
-	for _, bad := range []string{"main", "App.", "App.run(int", "App.run(int) V"} {
-		if _, err := parseFuncName(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}
-
 // TestDataBreakpoints watches a field of one object for writes, then for
 // reads, and tells what changed.
 func TestDataBreakpoints(t *testing.T) {

@@ -18,37 +18,69 @@ import (
 
 func init() {
 	register(&command{
-		name:    "bench",
-		summary: "run the JDWP client benchmark (bench jdwp), the DDM heap-map decoding benchmark (bench heap FILE) or the heap dump memory benchmark (bench dump)",
-		run:     runBench,
+		name:     "bench",
+		summary:  "run the JDWP client benchmark (bench jdwp), the DDM heap-map decoding benchmark (bench heap FILE) or the heap dump memory benchmark (bench dump)",
+		synopsis: "ddmbridge bench jdwp|heap|dump [flags]",
+		run:      runBench,
 	})
 }
 
+// benchCommand is one `bench` subcommand: a new benchmark adds a row.
+type benchCommand struct {
+	name, synopsis, summary string
+	run                     func(ctx context.Context, fs *flag.FlagSet, args []string) error
+}
+
+var benchCommands = []benchCommand{
+	{"jdwp", benchJDWPUsage, "the JDWP client workloads against a real VM (and their floors, and JDI with --jdi)", runBenchJDWP},
+	{"heap", benchHeapUsage, "decode a DDM heap capture into the heap-map model (and ddmlib's parser with --ddmlib)", runBenchHeap},
+	{"dump", benchDumpUsage, "the monitor's and the CLI's memory while dumping JVM heaps of given sizes", runBenchDump},
+}
+
+// runBench dispatches to the bench subcommand args names; bench alone or
+// with --help lists them.
 func runBench(ctx context.Context, fs *flag.FlagSet, args []string) error {
-	if len(args) > 0 && args[0] == "heap" {
-		return runBenchHeap(ctx, fs, args[1:])
-	}
-	if len(args) > 0 && args[0] == "dump" {
-		return runBenchDump(ctx, fs, args[1:]) // benchdump.go
-	}
-	if len(args) == 0 || args[0] != "jdwp" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			args = append([]string{"jdwp"}, args...)
-		} else {
-			return fmt.Errorf("%w: expected 'bench jdwp' or 'bench heap FILE', e.g. ddmbridge bench jdwp --attach 127.0.0.1:5005 --workload objects", errUsage)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: ddmbridge bench SUBCOMMAND [flags]")
+		fmt.Fprintln(w, "\nsubcommands ('ddmbridge bench SUBCOMMAND --help' for their flags):")
+		for _, b := range benchCommands {
+			fmt.Fprintf(w, "  %-5s %s\n", b.name, b.summary)
+			for _, l := range strings.Split(b.synopsis, " | ") {
+				fmt.Fprintf(w, "          %s\n", l)
+			}
 		}
 	}
+	if len(args) == 0 {
+		return fmt.Errorf("%w: name a benchmark, e.g. ddmbridge bench jdwp --attach 127.0.0.1:5005 --workload objects", errUsage)
+	}
+	if isHelpFlag(args[0]) {
+		fs.Usage()
+		return flag.ErrHelp
+	}
+	for _, b := range benchCommands {
+		if b.name == args[0] {
+			return b.run(ctx, fs, args[1:])
+		}
+	}
+	return fmt.Errorf("%w: unknown benchmark %q", errUsage, args[0])
+}
+
+const benchJDWPUsage = "ddmbridge bench jdwp [--attach HOST:PORT] [--workload NAME|all] [--runs N] [--jdi] [--timeout D]"
+
+// runBenchJDWP runs the JDWP client workloads and prints one JSON line per run.
+func runBenchJDWP(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	attach := fs.String("attach", "", "HOST:PORT of a VM running BenchTarget with a JDWP agent (server=y); empty starts the bundled sample VM")
 	workload := fs.String("workload", "all", "workload: "+workloadNames()+", or all (each with its floor where it has one); also classesfloor, threaddumpfloor, localsfloor, objectsfloor (the VM's own floor for a workload) and roundtrip (client overhead per round trip against a raw socket)")
 	runs := fs.Int("runs", 1, "runs of each workload")
 	jdi := fs.Bool("jdi", false, "also run the JDI reference harness on the same debuggee, side by side (needs a JDK)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "bound on the whole benchmark")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: ddmbridge bench jdwp [--attach HOST:PORT] [--workload NAME|all] [--runs N] [--jdi]")
+		fmt.Fprintln(fs.Output(), "usage: "+benchJDWPUsage)
 		fmt.Fprintln(fs.Output(), "\nPrints one JSON line per run on stdout: {\"client\":...,\"workload\":...,\"items\":N,\"seconds\":S}")
 		fs.PrintDefaults()
 	}
-	if err := parse(ctx, fs, args[1:]); err != nil {
+	if err := parse(ctx, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

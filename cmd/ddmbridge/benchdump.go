@@ -65,7 +65,7 @@ func runBenchDump(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintln(fs.Output(), "\nPrints one JSON line per size and mode on stdout (RSS in MiB, from /proc and getrusage).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(ctx, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
@@ -201,7 +203,8 @@ func TestServeStdio(t *testing.T) {
 }
 
 // demo runs with no VM of its own around, prints plain snapshots when stdout
-// is not a terminal until Ctrl-C, and kills its JVM when done. The test
+// is not a terminal until Ctrl-C, shows the threads a debugger holds as
+// suspended, and kills its JVM when done. The test
 // waits for what it wants to see (a loaded machine makes the first dump
 // slow), then interrupts.
 func TestDemo(t *testing.T) {
@@ -238,8 +241,24 @@ func TestDemo(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	if m := missing(); len(m) > 0 {
-		t.Errorf("demo output lacks %q after 3 minutes:\n%s\n%s", m, out.String(), stderr.String())
+		t.Fatalf("demo output lacks %q after 3 minutes:\n%s\n%s", m, out.String(), stderr.String())
 	}
+	// A debugger holding the VM at a breakpoint: the thread table shows the
+	// threads suspended, as the threads command does (issue 30: "running
+	// 0%"), and running again once the debugger is gone.
+	attach := regexp.MustCompile(`jdb -attach (127\.0\.0\.1:\d+)`).FindStringSubmatch(out.String())
+	j := startJDBSession(t, ctx, attach[1])
+	j.expect(`Initializing jdb`)
+	j.send(fmt.Sprintf("stop at DemoApp:%d", demoapp.Line("work-first")))
+	j.expect(`\w+\[\d+\] $`) // a thread prompt: jdb has a thread stopped
+	held := regexp.MustCompile(`(?m)^\s+\d+\s+main\s+\S+\s+yes\s`)
+	free := regexp.MustCompile(`(?m)^\s+\d+\s+main\s+\S+\s+no\s`)
+	waitUntil(t, "a frame showing main suspended", func() bool {
+		f := lastFrame(out.String())
+		return held.MatchString(f) && strings.Contains(f, "debugger attached from")
+	})
+	j.kill()
+	waitUntil(t, "a frame showing main running again", func() bool { return free.MatchString(lastFrame(out.String())) })
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}

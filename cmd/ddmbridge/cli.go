@@ -21,12 +21,21 @@ import (
 
 // The control CLI: thin wrappers over the JSON-RPC API of a running `ddmbridge serve`.
 func init() {
-	register(&command{name: "vms", summary: "list the VMs a running monitor sees", run: runVMs})
-	register(&command{name: "devices", summary: "list the adb devices a running monitor follows", run: runDevices})
-	register(&command{name: "select", summary: "make a VM current (port 8700 leads to it), by id, name or address; --auto: the oldest again", run: runSelect})
-	register(&command{name: "threads", summary: "show a VM's threads", run: runThreads})
-	register(&command{name: "heap", summary: "show a VM's heap summary and map (DDM, or a local HotSpot VM through a heap dump)", run: runHeap})
+	register(&command{name: "vms", summary: "list the VMs a running monitor sees", synopsis: vmsUsage, run: runVMs})
+	register(&command{name: "devices", summary: "list the adb devices a running monitor follows", synopsis: devicesUsage, run: runDevices})
+	register(&command{name: "select", summary: "make a VM current (port 8700 leads to it), by id, name or address; --auto: the oldest again", synopsis: selectUsage, run: runSelect})
+	register(&command{name: "threads", summary: "show a VM's threads", synopsis: threadsUsage, run: runThreads})
+	register(&command{name: "heap", summary: "show a VM's heap summary and map (DDM, or a local HotSpot VM through a heap dump)", synopsis: heapUsage, run: runHeap})
 }
+
+// The control commands' synopses (ID: a VM id, "current", a name or an address, as `vms` lists them).
+const (
+	vmsUsage     = "ddmbridge vms [--json] [--rpc ADDR]"
+	devicesUsage = "ddmbridge devices [--json] [--rpc ADDR]"
+	selectUsage  = "ddmbridge select ID|NAME|ADDRESS [--rpc ADDR]\nddmbridge select --auto [--rpc ADDR]"
+	threadsUsage = "ddmbridge threads ID [--json] [--rpc ADDR]"
+	heapUsage    = "ddmbridge heap ID [--json] [--png FILE] [--rpc ADDR]\nddmbridge heap ID --hprof FILE [--all] [--force] [--stream] [--json] [--rpc ADDR]"
+)
 
 // cliFlags are the flags of every control command.
 type cliFlags struct {
@@ -52,18 +61,15 @@ func addCLIFlags(fs *flag.FlagSet, withJSON bool) *cliFlags {
 // dial parses args and connects; nargs is the number of positional arguments
 // (negative: the caller checks them).
 func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, nargs int, usage string) (*bridge.Client, context.Context, context.CancelFunc, error) {
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: "+usage)
-		fs.PrintDefaults()
-	}
 	// Flags may follow the positional arguments: ddmbridge threads 3 --json.
 	pos, err := parseWithOperands(ctx, fs, args)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if nargs >= 0 && len(pos) != nargs {
-		return nil, nil, nil, fmt.Errorf("%w: want %s", errUsage, usage)
+		return nil, nil, nil, fmt.Errorf("%w: want %s", errUsage, strings.ReplaceAll(usage, "\n", ", or "))
 	}
+	f.args = pos
 	if f.check != nil {
 		if err := f.check(); err != nil {
 			return nil, nil, nil, err
@@ -75,7 +81,6 @@ func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, na
 		cancel()
 		return nil, nil, nil, err
 	}
-	f.args = pos
 	return c, ctx, func() { c.Close(); cancel() }, nil
 }
 
@@ -87,7 +92,7 @@ func printJSON(w io.Writer, v any) error {
 
 func runVMs(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	f := addCLIFlags(fs, true)
-	c, ctx, done, err := f.dial(ctx, fs, args, 0, "ddmbridge vms [--json] [--rpc ADDR]")
+	c, ctx, done, err := f.dial(ctx, fs, args, 0, vmsUsage)
 	if err != nil {
 		return err
 	}
@@ -120,7 +125,7 @@ func runVMs(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			state = "debugger attached"
 		case v.Frozen != nil && *v.Frozen:
 			state = "frozen (not debuggable now)"
-		case v.Listed && v.Debuggable != nil && !*v.Debuggable:
+		case v.Debuggable != nil && !*v.Debuggable:
 			state = "not debuggable"
 		case v.Waiting:
 			state = "waiting for debugger"
@@ -132,6 +137,18 @@ func runVMs(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	current := false
+	monitored := 0
+	for _, v := range vms {
+		current = current || v.Current
+		if !v.Listed {
+			monitored++
+		}
+	}
+	if !current && monitored > 0 {
+		// Automatic selection always has a current VM: the selected one is gone.
+		fmt.Fprintln(out, "no VM is current: the selected VM is gone (it becomes current again when it comes back); `ddmbridge select ID` picks another, `ddmbridge select --auto` the oldest")
+	}
 	for _, v := range vms { // what the device refuses, in words
 		if v.Note != "" && (v.Frozen != nil && *v.Frozen || v.Debuggable != nil && !*v.Debuggable) {
 			fmt.Fprintf(out, "%s %s: %s\n", v.ID, v.Name, v.Note)
@@ -142,7 +159,7 @@ func runVMs(ctx context.Context, fs *flag.FlagSet, args []string) error {
 
 func runDevices(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	f := addCLIFlags(fs, true)
-	c, ctx, done, err := f.dial(ctx, fs, args, 0, "ddmbridge devices [--json] [--rpc ADDR]")
+	c, ctx, done, err := f.dial(ctx, fs, args, 0, devicesUsage)
 	if err != nil {
 		return err
 	}
@@ -173,15 +190,17 @@ func runDevices(ctx context.Context, fs *flag.FlagSet, args []string) error {
 func runSelect(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	f := addCLIFlags(fs, false)
 	auto := fs.Bool("auto", false, "make the current VM automatic again (the oldest VM), undoing a selection")
-	const usage = "ddmbridge select ID|NAME|ADDRESS [--rpc ADDR], or ddmbridge select --auto"
-	c, ctx, done, err := f.dial(ctx, fs, args, -1, usage)
+	f.check = func() error {
+		if *auto != (len(f.args) == 0) || len(f.args) > 1 {
+			return fmt.Errorf("%w: want %s", errUsage, strings.ReplaceAll(selectUsage, "\n", ", or "))
+		}
+		return nil
+	}
+	c, ctx, done, err := f.dial(ctx, fs, args, -1, selectUsage)
 	if err != nil {
 		return err
 	}
 	defer done()
-	if *auto != (len(f.args) == 0) || len(f.args) > 1 {
-		return fmt.Errorf("%w: want %s", errUsage, usage)
-	}
 	if *auto {
 		v, err := c.SelectAuto(ctx)
 		switch {
@@ -204,7 +223,7 @@ func runSelect(ctx context.Context, fs *flag.FlagSet, args []string) error {
 
 func runThreads(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	f := addCLIFlags(fs, true)
-	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge threads ID [--json] [--rpc ADDR]")
+	c, ctx, done, err := f.dial(ctx, fs, args, 1, threadsUsage)
 	if err != nil {
 		return err
 	}
@@ -250,7 +269,7 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}
 		return nil
 	}
-	c, ctx, done, err := f.dial(ctx, fs, args, 1, "ddmbridge heap ID [--json] [--png FILE | --hprof FILE [--all] [--force] [--stream]] [--rpc ADDR]")
+	c, ctx, done, err := f.dial(ctx, fs, args, 1, heapUsage)
 	if err != nil {
 		return err
 	}
@@ -293,7 +312,7 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		if h.MaxBytes == 0 {
 			maxb = "unknown" // a HotSpot VM's heap read from a dump
 		}
-		fmt.Fprintf(out, "heap %d: %s of %s used (%d objects), footprint %s, max %s\n", h.HeapID,
+		fmt.Fprintf(out, "VM %s, heap %d: %s of %s used (%d objects), footprint %s, max %s\n", info.ID, h.HeapID,
 			mib(uint64(h.AllocatedBytes)), mib(uint64(h.SizeBytes)), h.AllocatedObjects, mib(uint64(h.SizeBytes)), maxb)
 	}
 	pieces := "pieces"

@@ -16,9 +16,10 @@ import (
 
 func init() {
 	register(&command{
-		name:    "dap",
-		summary: "speak the Debug Adapter Protocol on stdio for one debug session (or on --listen ADDR)",
-		run:     runDAP,
+		name:     "dap",
+		summary:  "speak the Debug Adapter Protocol on stdio for one debug session (or on --listen ADDR)",
+		synopsis: "ddmbridge dap [--listen 127.0.0.1:PORT [--allow-other-users]]",
+		run:      runDAP,
 	})
 }
 

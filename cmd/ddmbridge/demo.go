@@ -27,26 +27,22 @@ import (
 
 func init() {
 	register(&command{
-		name:    "demo",
-		summary: "start a sample Java app behind a simulated Android VM, monitor it and show its threads and heap live",
-		run:     runDemo,
+		name:     "demo",
+		summary:  "start a sample Java app behind a simulated Android VM, monitor it and show its threads and heap live",
+		synopsis: "ddmbridge demo [--duration D] [--refresh D] [--scan 127.0.0.1:8000-8040] [--current-port 8700] [--debug-port-base 8600]",
+		run:      runDemo,
 	})
 }
 
 func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	mf := addMonitorFlags(fs)
-	duration := fs.Duration("duration", 0, "run this long, then exit (0: until Ctrl-C)")
+	duration := fs.Duration("duration", 0, "show the view this long once it is up, then exit (0: until Ctrl-C); start-up (compiling and starting the app) is not counted")
 	every := fs.Duration("refresh", time.Second, "refresh period of the view")
 	if err := parse(ctx, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
-	}
-	if *duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
-		defer cancel()
 	}
 	opts, err := mf.options()
 	if err != nil {
@@ -77,6 +73,9 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	fmt.Fprintln(out, "ddmbridge demo: compiling and starting the sample app (DemoApp.java)…")
 	jvm, err := demoapp.Start(ctx, jvmrun.Options{})
 	if err != nil {
+		if ctx.Err() != nil {
+			return demoEnd(ctx) // Ctrl-C during start-up
+		}
 		return fmt.Errorf("start the sample app: %w", err)
 	}
 	defer jvm.Close() // kills the JVM on every way out, Ctrl-C included
@@ -122,12 +121,25 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 
 	view := &demoView{w: out, tty: isTerminal(out), jvm: jvm, sim: simAddr, current: m.CurrentAddr(),
 		prev: map[uint64]uint32{}, pct: map[uint64]string{}}
-	go view.dumpRealHeap(ctx, *every*10)
+	vctx, stopView := context.WithCancel(ctx)
+	defer stopView()
+	go view.dumpRealHeap(vctx, *every*10)
 	t := time.NewTicker(*every)
 	defer t.Stop()
+	// --duration counts from the first frame: start-up (compiling, starting
+	// the JVM, the monitor finding it) takes what the machine needs.
+	var end <-chan time.Time
+	if *duration > 0 {
+		timer := time.NewTimer(*duration)
+		defer timer.Stop()
+		end = timer.C
+	}
 	for {
-		view.draw(v)
+		view.draw(vctx, v)
 		select {
+		case <-end:
+			view.finish()
+			return nil
 		case <-ctx.Done():
 			view.finish()
 			return demoEnd(ctx)
@@ -229,7 +241,22 @@ func (d *demoView) dumpRealHeap(ctx context.Context, period time.Duration) {
 
 const clockTicks = 100 // USER_HZ: THST CPU times are in 1/100 s
 
-func (d *demoView) draw(v *bridge.VM) {
+// threads returns the VM's threads for a frame. While a debugger is
+// attached they are asked for afresh, which marks the ones it holds
+// suspended (THST carries no suspension; the monitor reads it over JDWP, as
+// for the threads command); otherwise the last THST is enough.
+func (d *demoView) threads(ctx context.Context, v *bridge.VM, debugger bool) []bridge.ThreadInfo {
+	if debugger {
+		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if ts, err := v.Threads(tctx); err == nil {
+			return ts
+		}
+	}
+	return v.CachedThreads()
+}
+
+func (d *demoView) draw(ctx context.Context, v *bridge.VM) {
 	var b strings.Builder
 	info := v.Info()
 	now := time.Now()
@@ -247,17 +274,21 @@ func (d *demoView) draw(v *bridge.VM) {
 	}
 	fmt.Fprintf(&b, "Attach a debugger:  %s   (%s)\n\n", d.bold("jdb -attach "+d.current), dbg)
 
-	threads := v.CachedThreads()
+	threads := d.threads(ctx, v, info.Debugger)
 	d.sample(threads, now)
 	fmt.Fprintf(&b, "%s (%d, real: the JVM's threads, CPU times from /proc)\n", d.bold("THREADS"), len(threads))
-	fmt.Fprintf(&b, "  %4s  %-24s %-11s %6s %9s\n", "ID", "NAME", "STATE", "CPU", "CPU TIME")
+	fmt.Fprintf(&b, "  %4s  %-24s %-11s %-9s %6s %9s\n", "ID", "NAME", "STATE", "SUSPENDED", "CPU", "CPU TIME")
 	for _, t := range threads {
 		cpu := d.pct[t.ID]
 		if cpu == "" {
 			cpu = "-"
 		}
+		sus := "no"
+		if t.Suspended {
+			sus = "yes" // held by the debugger: its state is where it stopped
+		}
 		ticks := t.UTime + t.STime // the simulator reads them from /proc for the JVM's threads
-		fmt.Fprintf(&b, "  %4d  %-24s %-11s %6s %8.2fs\n", t.ID, trunc(t.Name, 24), d.state(t.State), cpu, float64(ticks)/clockTicks)
+		fmt.Fprintf(&b, "  %4d  %-24s %-11s %-9s %6s %8.2fs\n", t.ID, trunc(t.Name, 24), d.state(t.State), sus, cpu, float64(ticks)/clockTicks)
 	}
 	b.WriteString("\n" + d.bold("REAL JVM HEAP") + " (HPROF dump through HotSpot's attach mechanism, no GC forced)\n")
 	d.mu.Lock()

@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "hprof", summary: "analyse an HPROF heap dump (histogram, dominators, diff, heap map)", run: runHprof})
+	register(&command{name: "hprof", summary: "analyse an HPROF heap dump (histogram, dominators, diff, heap map)", synopsis: hprofUsage, run: runHprof})
 }
 
 const hprofUsage = "ddmbridge hprof FILE [--histo] [--top N] [--dominators] [--dups N] [--path ID [--path-max N]] [--diff OTHER] [--png FILE] [--oops compressed|wide] [--json] [--max-memory SIZE]"

@@ -13,12 +13,16 @@ import (
 // extension (or a user) picks a pid and attaches with "processId".
 func init() {
 	register(&command{
-		name:    "jvms",
-		summary: "list the local JVMs and the JDWP address each can be attached at",
+		name:     "jvms",
+		summary:  "list the local JVMs and the JDWP address each can be attached at",
+		synopsis: "ddmbridge jvms [--json]",
 		run: func(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			asJSON := fs.Bool("json", false, "print JSON instead of a table")
 			if err := parse(ctx, fs, args); err != nil {
 				return err
+			}
+			if fs.NArg() > 0 {
+				return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 			}
 			ps, err := localjvm.List()
 			if err != nil {

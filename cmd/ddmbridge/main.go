@@ -18,6 +18,9 @@ import (
 type command struct {
 	name    string
 	summary string
+	// synopsis is the command's usage line (lines, for several forms),
+	// starting "ddmbridge NAME"; --help and a usage error print it first.
+	synopsis string
 	// run parses args with fs (already carrying the global logging flags) and does the work.
 	run func(ctx context.Context, fs *flag.FlagSet, args []string) error
 }
@@ -28,6 +31,36 @@ func register(c *command) { commands[c.name] = c }
 
 // errUsage is returned by a subcommand whose arguments are wrong; main prints usage and exits 2.
 var errUsage = errors.New("usage")
+
+// errFlags wraps the flag package's parse errors (an unknown flag, a bad
+// value): the flag package has printed the error and the usage already, and
+// the command exits 2, as with flag.ExitOnError.
+var errFlags = errors.New("bad flags")
+
+// printUsage is a command's default usage: its synopsis, what it does, its
+// flags. Commands with more to say set fs.Usage themselves.
+func printUsage(fs *flag.FlagSet, c *command) {
+	w := fs.Output()
+	for i, l := range strings.Split(c.synopsis, "\n") {
+		switch {
+		case i == 0:
+			fmt.Fprintln(w, "usage: "+l)
+		case strings.HasPrefix(l, "["): // more flags of the line above
+			fmt.Fprintln(w, strings.Repeat(" ", len("usage: ddmbridge  "+c.name))+l)
+		default: // another form
+			fmt.Fprintln(w, "       "+l)
+		}
+	}
+	fmt.Fprintf(w, "\n%s.\n\nflags:\n", upperFirst(c.summary))
+	fs.PrintDefaults()
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: ddmbridge <command> [flags]")
@@ -69,6 +102,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if slices.ContainsFunc(args[1:], isHelpFlag) {
 		fs.SetOutput(stdout) // help asked for goes to stdout; usage errors to stderr
 	}
+	fs.Usage = func() { printUsage(fs, c) }
 	lf := addLogFlags(fs)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -80,6 +114,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.Is(err, errFlags):
+		return 2 // the flag package printed the error and the usage
 	case errors.Is(err, errInterrupted):
 		fmt.Fprintf(stderr, "ddmbridge %s: %v\n", c.name, err)
 		return 130 // as a shell reports a command ended by SIGINT
@@ -97,10 +133,22 @@ func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--hel
 
 // parse parses the subcommand's flags and configures logging from them.
 func parse(ctx context.Context, fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return ctx.Value(logSetupKey{}).(func() error)()
+	if err := ctx.Value(logSetupKey{}).(func() error)(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err) // --log-level, --trace or --log-format
+	}
+	return nil
+}
+
+// parseFlags is fs.Parse with its errors marked as usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return fmt.Errorf("%w: %w", errFlags, err)
+	}
+	return err
 }
 
 // parseWithOperands is parse for commands that take operands among their
@@ -108,7 +156,7 @@ func parse(ctx context.Context, fs *flag.FlagSet, args []string) error {
 func parseWithOperands(ctx context.Context, fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
+		if err := parseFlags(fs, rest); err != nil {
 			return nil, err
 		}
 		if fs.NArg() == 0 {

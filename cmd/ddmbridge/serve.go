@@ -21,7 +21,9 @@ func init() {
 	register(&command{
 		name:    "serve",
 		summary: "monitor VMs: scan ports, own their JDWP connections, debugger ports, JSON-RPC control API",
-		run:     runServe,
+		synopsis: "ddmbridge serve [--scan 127.0.0.1:8000-8040] [--debug-port-base 8600] [--current-port 8700] [--rpc ADDR | --stdio]\n" +
+			"[--dap ADDR] [--adb HOST:PORT | --no-adb] [--allow-other-users] [--allow-remote] [--allow-exit]",
+		run: runServe,
 	})
 }
 

@@ -17,7 +17,9 @@ func init() {
 	register(&command{
 		name:    "simdevice",
 		summary: "run a simulated Android device that the adb server accepts (adb connect ADDR)",
-		run:     runSimDevice,
+		synopsis: "ddmbridge simdevice [--listen 127.0.0.1:6555] [--procs N] [--jvm] [--profile art|current|draft] [--packages PKG,…]\n" +
+			"[--model NAME] [--auth]",
+		run: runSimDevice,
 	})
 }
 

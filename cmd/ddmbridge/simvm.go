@@ -13,8 +13,10 @@ import (
 func init() {
 	register(&command{
 		name:    "simvm",
-		summary: "run a simulated DDM-speaking Android VM (for tests and demos)",
-		run:     runSimVM,
+		summary: "run a simulated DDM-speaking Android VM (for tests and demos); without --jvm it answers DDM only and cannot be debugged",
+		synopsis: "ddmbridge simvm [--profile art|current|draft] [--listen 127.0.0.1:8000] [--jvm HOST:PORT] [--app NAME] [--pid N] [--wait]\n" +
+			"[--threads N] [--gc D] [--seed N]",
+		run: runSimVM,
 	})
 }
 
@@ -53,6 +55,10 @@ func runSimVM(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	}
 	warnUnlessLoopback(ln, "simvm")
 	fmt.Fprintf(stdout(ctx), "listening on %s\n", ln.Addr())
+	if *jvm == "" {
+		l := component("ddm")
+		l.Info().Msg(simvm.DDMOnlyNote)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- vm.Serve(ln) }()
 	select {

@@ -13,11 +13,15 @@ var version = "dev"
 
 func init() {
 	register(&command{
-		name:    "version",
-		summary: "print the version",
+		name:     "version",
+		summary:  "print the version",
+		synopsis: "ddmbridge version",
 		run: func(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			if err := parse(ctx, fs, args); err != nil {
 				return err
+			}
+			if fs.NArg() > 0 {
+				return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 			}
 			rev := ""
 			if bi, ok := debug.ReadBuildInfo(); ok {

@@ -113,12 +113,18 @@ func (c *Class) Bytes() ([]byte, error) {
 		b = binary.BigEndian.AppendUint16(b, m.desc)
 		b = binary.BigEndian.AppendUint16(b, 1) // Code
 		b = binary.BigEndian.AppendUint16(b, code)
-		b = binary.BigEndian.AppendUint32(b, uint32(12+len(m.buf)))
+		b = binary.BigEndian.AppendUint32(b, uint32(12+len(m.buf)+8*len(m.handlers)))
 		b = binary.BigEndian.AppendUint16(b, uint16(m.maxStack))
 		b = binary.BigEndian.AppendUint16(b, uint16(m.maxLocals))
 		b = binary.BigEndian.AppendUint32(b, uint32(len(m.buf)))
 		b = append(b, m.buf...)
-		b = binary.BigEndian.AppendUint16(b, 0) // exception table
+		b = binary.BigEndian.AppendUint16(b, uint16(len(m.handlers))) // exception table
+		for _, h := range m.handlers {
+			b = binary.BigEndian.AppendUint16(b, uint16(h.start.pc))
+			b = binary.BigEndian.AppendUint16(b, uint16(h.end.pc))
+			b = binary.BigEndian.AppendUint16(b, uint16(h.target.pc))
+			b = binary.BigEndian.AppendUint16(b, h.class)
+		}
 		b = binary.BigEndian.AppendUint16(b, 0) // attributes
 	}
 	b = binary.BigEndian.AppendUint16(b, 0) // class attributes
@@ -255,8 +261,16 @@ type Label struct {
 	uses  []int
 }
 
+// handler is an exception table entry: exceptions of class (a pool
+// index; 0 for any) thrown in [start, end) go to target.
+type handler struct {
+	start, end, target *Label
+	class              uint16
+}
+
 // Code builds one method's bytecode.
 type Code struct {
+	handlers    []handler
 	c           *Class
 	access      uint16
 	name, desc  uint16
@@ -498,6 +512,41 @@ func (m *Code) Jump(op byte, l *Label) {
 	}
 }
 
+// Pos is the label's offset in the code, -1 until placed.
+func (l *Label) Pos() int { return l.pc }
+
+// Here returns a label at the current position, to delimit the range an
+// exception handler covers (it is no branch target).
+func (m *Code) Here() *Label {
+	return &Label{pc: len(m.buf), stack: -1}
+}
+
+// Handler makes target the handler of exceptions of class (an internal
+// name; "" for any) thrown from start up to end (labels of Here).
+// An empty range has no handler.
+func (m *Code) Handler(start, end, target *Label, class string) {
+	if start.pc >= end.pc {
+		return
+	}
+	var i uint16
+	if class != "" {
+		i = m.c.pool.class(class)
+	}
+	m.handlers = append(m.handlers, handler{start, end, target, i})
+}
+
+// MarkHandler places target, an exception handler, here: the stack holds
+// the exception, whatever came before.
+func (m *Code) MarkHandler(target *Label) {
+	if target.pc >= 0 {
+		m.fail("label marked twice")
+		return
+	}
+	target.pc, target.stack = len(m.buf), 1
+	m.stack, m.unreachable = 1, false
+	m.maxStack = max(m.maxStack, 1)
+}
+
 // Mark places l at the current position.
 func (m *Code) Mark(l *Label) {
 	if l.pc >= 0 {
@@ -526,6 +575,11 @@ func (m *Code) join(l *Label) {
 }
 
 func (m *Code) finish() error {
+	for _, h := range m.handlers {
+		if h.target.pc < 0 {
+			return errors.New("classgen: an exception handler never marked")
+		}
+	}
 	for _, l := range m.labels {
 		if l.pc < 0 && len(l.uses) > 0 {
 			return errors.New("classgen: a branch targets a label never marked")

@@ -132,6 +132,12 @@ func TestErrors(t *testing.T) {
 			m.Op(classgen.Return)
 		},
 		"operands": func(m *classgen.Code) { m.Op(classgen.Getfield); m.Op(classgen.Return) },
+		"handler never marked": func(m *classgen.Code) {
+			start := m.Here()
+			m.Op(classgen.AconstNull)
+			m.Op(classgen.Athrow)
+			m.Handler(start, m.Here(), m.NewLabel(), "java/lang/Exception")
+		},
 		"long constant": func(m *classgen.Code) {
 			m.String(strings.Repeat("é", 40000))
 			m.Op(classgen.Pop)
@@ -152,5 +158,40 @@ func TestDescriptors(t *testing.T) {
 	}
 	if n := classgen.ArgSlots("(Lbroken"); n != 0 {
 		t.Errorf("ArgSlots of a broken descriptor = %d", n)
+	}
+}
+
+// TestHandlers writes an exception table: one entry per Handler over a
+// non-empty range (an empty one has none), its target marked with the
+// exception on the stack.
+func TestHandlers(t *testing.T) {
+	c := classgen.New("gen/Catch", "java/lang/Object")
+	m := c.Method(classgen.AccStatic|classgen.AccPublic, "f", "()Ljava/lang/Object;")
+	start := m.Here()
+	m.Op(classgen.AconstNull)
+	m.Op(classgen.Athrow)
+	end := m.Here()
+	h := m.NewLabel()
+	m.Handler(start, end, h, "java/lang/RuntimeException")
+	m.Handler(start, end, h, "") // any
+	m.Handler(end, end, h, "java/lang/Error")
+	m.MarkHandler(h)
+	m.Op(classgen.Areturn)
+	b, err := c.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The method's code ends with: 2 entries of 8 bytes, 0 attributes,
+	// then the class's 0 attributes.
+	tail := b[len(b)-2-2-2-16:]
+	if n := binary.BigEndian.Uint16(tail); n != 2 {
+		t.Fatalf("exception table of %d entries, want 2: % x", n, tail)
+	}
+	first := tail[2:10]
+	if s, e, target := binary.BigEndian.Uint16(first), binary.BigEndian.Uint16(first[2:]), binary.BigEndian.Uint16(first[4:]); s != 0 || e != 2 || target != 2 {
+		t.Errorf("entry [%d, %d) -> %d, want [0, 2) -> 2", s, e, target)
+	}
+	if any := binary.BigEndian.Uint16(tail[16:]); any != 0 {
+		t.Errorf("the catch-any entry names class %d", any)
 	}
 }

@@ -63,9 +63,9 @@ func (ev *evaluator) place(ctx context.Context, n Node) (Place, error) {
 	case *Select:
 		obj, oerr := ev.eval(ctx, x.X)
 		if oerr != nil {
-			class, ok := ev.asClass(ctx, x.X, oerr)
-			if !ok {
-				return Place{}, oerr
+			class, cerr := ev.asClass(ctx, x.X, oerr)
+			if cerr != nil {
+				return Place{}, cerr
 			}
 			p, err = a.StaticPlace(ctx, class, x.Name)
 			break

@@ -204,10 +204,11 @@ func (ev *evaluator) eval(ctx context.Context, n Node) (Value, error) {
 	case *Select:
 		x, err := ev.eval(ctx, n.X)
 		if err != nil {
-			if class, ok := ev.asClass(ctx, n.X, err); ok {
-				return ev.staticField(ctx, n, class)
+			class, err := ev.asClass(ctx, n.X, err)
+			if err != nil {
+				return Value{}, err
 			}
-			return Value{}, err
+			return ev.staticField(ctx, n, class)
 		}
 		return ev.selectField(ctx, n, x)
 	case *Index:
@@ -256,17 +257,25 @@ func (ev *evaluator) eval(ctx context.Context, n Node) (Value, error) {
 }
 
 // asClass interprets a name chain whose evaluation failed for an unknown
-// name as a class name (java.lang.Integer, Outer.Inner, Node).
-func (ev *evaluator) asClass(ctx context.Context, n Node, evalErr error) (string, bool) {
+// name as a class name (java.lang.Integer, Outer.Inner, Node). When it is
+// not one, the error is evalErr, or why the class name is wrong when that
+// is more than its being unknown (an ambiguous name).
+func (ev *evaluator) asClass(ctx context.Context, n Node, evalErr error) (string, error) {
 	if !errors.Is(evalErr, ErrUnknownName) {
-		return "", false
+		return "", evalErr
 	}
 	name, ok := dotted(n)
 	if !ok {
-		return "", false
+		return "", evalErr
 	}
 	class, err := ev.env.Class(ctx, name)
-	return class, err == nil
+	switch {
+	case err == nil:
+		return class, nil
+	case errors.Is(err, ErrUnknownName):
+		return "", evalErr
+	}
+	return "", wrap(n, err)
 }
 
 // dotted renders a chain of names (a.b.C) as a string.

@@ -42,18 +42,30 @@ func (ev *evaluator) call(ctx context.Context, n *Call) (Value, error) {
 		// frame's class in a static frame.
 		this, err := ev.env.This(ctx)
 		if err == nil {
+			if class, ok, err := ev.staticImport(ctx, typeSig(this), fun.Name); ok || err != nil {
+				if err != nil {
+					return Value{}, wrap(n, err)
+				}
+				return ev.callIn(ctx, n, class, fun.Name, Null, "it is imported static")
+			}
 			return ev.callIn(ctx, n, typeSig(this), fun.Name, this, "")
 		}
 		class, err := ev.env.FrameClass(ctx)
 		if err != nil {
 			return Value{}, wrap(n, err)
 		}
+		if imported, ok, err := ev.staticImport(ctx, class, fun.Name); ok || err != nil {
+			if err != nil {
+				return Value{}, wrap(n, err)
+			}
+			class = imported
+		}
 		return ev.callIn(ctx, n, class, fun.Name, Null, "the frame is static (there is no this)")
 	case *Select:
 		recv, err := ev.eval(ctx, fun.X)
 		if err != nil {
-			class, ok := ev.asClass(ctx, fun.X, err)
-			if !ok {
+			class, err := ev.asClass(ctx, fun.X, err)
+			if err != nil {
 				return Value{}, err
 			}
 			return ev.callIn(ctx, n, class, fun.Name, Null, "call it on an object")
@@ -570,4 +582,25 @@ func IsThrown(err error) (*Thrown, bool) {
 	var t *Thrown
 	ok := errors.As(err, &t)
 	return t, ok
+}
+
+// StaticImports is implemented by an Env that knows the static imports of
+// the frame's source file: StaticImport returns the class (a signature)
+// whose static members called name the file imports, ok false when none.
+type StaticImports interface {
+	StaticImport(ctx context.Context, name string) (class string, ok bool, err error)
+}
+
+// staticImport finds the class of an unqualified method name when the
+// class in scope (this's, or the frame's) has no method of that name and
+// the file imports one static (import static java.lang.Math.max).
+func (ev *evaluator) staticImport(ctx context.Context, scope, name string) (string, bool, error) {
+	si, ok := ev.env.(StaticImports)
+	if !ok {
+		return "", false, nil
+	}
+	if ms, err := ev.env.Methods(ctx, scope, name); err != nil || len(ms) > 0 {
+		return "", false, nil // a method in scope shadows the imports
+	}
+	return si.StaticImport(ctx, name)
 }

@@ -16,8 +16,9 @@ import (
 // functional interface the called method's parameter names.
 
 type (
-	// Lambda is (Params) -> Body, with an expression body. Parameter types,
-	// when written, are not kept: the functional interface gives them.
+	// Lambda is (Params) -> Body, with an expression body or a *Block.
+	// Parameter types, when written, are not kept: the functional
+	// interface gives them.
 	Lambda struct {
 		At     int
 		Params []string
@@ -98,8 +99,7 @@ func (p *parser) lambda(at int, params []string, single bool) Node {
 	}
 	p.expect("->")
 	if p.isOp("{") {
-		p.fail(p.tok.pos, "lambdas with a block body are not supported here: give the lambda an expression body (x -> x.total() > 100)")
-		return nil
+		return &Lambda{At: at, Params: params, Body: p.block()}
 	}
 	return &Lambda{At: at, Params: params, Body: p.expr(0)}
 }
@@ -129,6 +129,28 @@ type Func struct {
 	// *InstanceOf and *ClassLit nodes (their class). For a method
 	// reference, the key is the MethodRef's X.
 	Refs map[Node]Ref
+	// Locals are, for the lambda and each lambda nested in it, the declared
+	// types of the locals its block body declares, by RefLocal index
+	// ("var" when inferred, "int", "String", "int[]").
+	Locals map[*Lambda][]string
+	// Slots are the RefLocal indexes a *VarDecl (one per name) or a
+	// *ForEach (its variable) declares.
+	Slots map[Node][]int
+	// Nested are the lambdas and method references in the body, which the
+	// body creates each time it runs them.
+	Nested map[Node]*Nested
+	// Types are the classes (signatures) each *Catch of the body catches.
+	Types map[Node][]string
+}
+
+// Nested is what a lambda or method reference in a lambda's body takes
+// from the function that creates it: Outer are expressions of that
+// function (names of its parameters and locals, or a method reference's
+// receiver), evaluated when it is created; RefOuter Index i is Outer[i]'s
+// value. A nested method reference with a receiver value has it as
+// Outer[0].
+type Nested struct {
+	Outer []Node
 }
 
 // RefKind is what a name in a lambda's body refers to.
@@ -138,7 +160,18 @@ const (
 	RefParam   RefKind = iota + 1 // the lambda's parameter Index
 	RefCapture                    // Captures[Index]
 	RefClass                      // the class Class (a signature)
+	RefLocal                      // a local of the lambda's block: Locals[lambda][Index]
+	RefOuter                      // a value of the enclosing lambda: Nested.Outer[Index]
+	RefField                      // the named field of this (Captures[Index]), read and assigned in place
+	RefStatic                     // the named static field of Class, read and assigned in place
 )
+
+// Locals is implemented by an Env that tells a frame's local variables
+// from its fields: a lambda captures a local's value (Java's effectively
+// final locals), and reads and assigns a field in place.
+type Locals interface {
+	IsLocal(ctx context.Context, name string) (bool, error)
+}
 
 // Ref is what a name in a lambda's body refers to.
 type Ref struct {
@@ -169,10 +202,11 @@ const errNoTarget = "a %s needs an interface to implement: pass it to a method (
 
 // function prepares a lambda or method reference argument.
 func (ev *evaluator) function(ctx context.Context, n Node) (Value, error) {
-	r := &resolver{ev: ev, f: &Func{Node: n, Refs: map[Node]Ref{}}, captured: map[string]int{}}
+	r := &resolver{ev: ev, f: &Func{Node: n, Refs: map[Node]Ref{}, Locals: map[*Lambda][]string{}, Slots: map[Node][]int{}, Nested: map[Node]*Nested{}, Types: map[Node][]string{}},
+		captured: map[string]int{}}
 	switch n := n.(type) {
 	case *Lambda:
-		r.params = n.Params
+		r.fn = &fnScope{lambda: n, params: n.Params, blocks: []map[string]int{{}}}
 		if err := r.resolve(ctx, n.Body); err != nil {
 			return Value{}, err
 		}
@@ -215,8 +249,155 @@ func (ev *evaluator) function(ctx context.Context, n Node) (Value, error) {
 type resolver struct {
 	ev       *evaluator
 	f        *Func
-	params   []string
+	fn       *fnScope       // the lambda whose body is being resolved (nil for a method reference)
 	captured map[string]int // name ("this" too) -> index in Captures
+}
+
+// fnScope is a lambda being resolved: its parameters, the locals its
+// blocks declare, and, for a nested one, what it takes from the lambda
+// around it.
+type fnScope struct {
+	parent *fnScope
+	lambda *Lambda
+	params []string
+	blocks []map[string]int // innermost last: name -> RefLocal index
+	nested *Nested          // nil for the outermost lambda
+	outer  map[string]int   // names taken from the enclosing lambda -> RefOuter index
+	binds  map[string]int   // pattern variables -> RefLocal index
+}
+
+// lambdaName finds a name among the parameters and locals of fn and of the
+// lambdas around it (those become fn's outer values).
+func (r *resolver) lambdaName(fn *fnScope, name string) (Ref, bool) {
+	if fn == nil {
+		return Ref{}, false
+	}
+	for i := len(fn.blocks) - 1; i >= 0; i-- {
+		if idx, ok := fn.blocks[i][name]; ok {
+			return Ref{Kind: RefLocal, Index: idx}, true
+		}
+	}
+	for i := len(fn.params) - 1; i >= 0; i-- {
+		if fn.params[i] == name {
+			return Ref{Kind: RefParam, Index: i}, true
+		}
+	}
+	if fn.parent == nil {
+		return Ref{}, false
+	}
+	if j, ok := fn.outer[name]; ok {
+		return Ref{Kind: RefOuter, Index: j}, true
+	}
+	pr, ok := r.lambdaName(fn.parent, name)
+	if !ok {
+		return Ref{}, false
+	}
+	node := &Name{At: -1, Name: name}
+	r.f.Refs[node] = pr
+	fn.nested.Outer = append(fn.nested.Outer, node)
+	fn.outer[name] = len(fn.nested.Outer) - 1
+	return Ref{Kind: RefOuter, Index: len(fn.nested.Outer) - 1}, true
+}
+
+// declare adds a local of the innermost block.
+func (r *resolver) declare(n Node, typ, name string) error {
+	fn := r.fn
+	if _, clash := r.lambdaName(fn, name); clash {
+		return fail(n, "variable %s is already defined here", name)
+	}
+	idx := len(r.f.Locals[fn.lambda])
+	r.f.Locals[fn.lambda] = append(r.f.Locals[fn.lambda], typ)
+	fn.blocks[len(fn.blocks)-1][name] = idx
+	r.f.Slots[n] = append(r.f.Slots[n], idx)
+	return nil
+}
+
+// bind declares a pattern variable (x instanceof T t) as a local of the
+// innermost block: javac's scope for it is narrower (where the test is
+// known true), which matters only for names javac would refuse; another
+// pattern variable of the same name shares its local.
+func (r *resolver) bind(n Node, typ, name string) error {
+	if idx, ok := r.fn.binds[name]; ok {
+		r.f.Slots[n] = append(r.f.Slots[n], idx)
+		return nil
+	}
+	if err := r.declare(n, typ, name); err != nil {
+		return err
+	}
+	if r.fn.binds == nil {
+		r.fn.binds = map[string]int{}
+	}
+	r.fn.binds[name] = r.f.Slots[n][0]
+	return nil
+}
+
+// scoped resolves ns in a new block scope.
+func (r *resolver) scoped(ctx context.Context, ns ...Node) error {
+	r.fn.blocks = append(r.fn.blocks, map[string]int{})
+	defer func() { r.fn.blocks = r.fn.blocks[:len(r.fn.blocks)-1] }()
+	return r.all(ctx, ns)
+}
+
+// frameField resolves a name of the frame that is no local as a field
+// read and assigned in place: of this, or a static one of the frame's
+// class. ok is false when the environment cannot tell locals from fields,
+// or the name is a local.
+func (r *resolver) frameField(ctx context.Context, n *Name) (Ref, bool, error) {
+	loc, isEnv := r.ev.env.(Locals)
+	if _, bound := r.ev.binds[n.Name]; !isEnv || bound {
+		return Ref{}, false, nil
+	}
+	local, err := loc.IsLocal(ctx, n.Name)
+	if err != nil || local {
+		return Ref{}, false, err
+	}
+	if this, err := r.ev.env.This(ctx); err == nil {
+		if _, err := r.ev.env.Field(ctx, this, n.Name); err == nil {
+			ref, err := r.captureName(ctx, n, "this", func() (Value, error) { return this, nil })
+			return Ref{Kind: RefField, Index: ref.Index}, err == nil, err
+		}
+	}
+	class, err := r.ev.env.FrameClass(ctx)
+	if err != nil {
+		return Ref{}, false, nil
+	}
+	if _, err := r.ev.env.StaticField(ctx, class, n.Name); err == nil {
+		return Ref{Kind: RefStatic, Class: class}, true, nil
+	}
+	return Ref{}, false, nil
+}
+
+// nestedFunc resolves a lambda or method reference inside a lambda's body.
+func (r *resolver) nestedFunc(ctx context.Context, n Node) error {
+	nested := &Nested{}
+	r.f.Nested[n] = nested
+	switch n := n.(type) {
+	case *Lambda:
+		child := &fnScope{parent: r.fn, lambda: n, params: n.Params, nested: nested, outer: map[string]int{}, blocks: []map[string]int{{}}}
+		for _, p := range n.Params {
+			if _, clash := r.lambdaName(r.fn, p); clash {
+				return fail(n, "variable %s is already defined here", p)
+			}
+		}
+		save := r.fn
+		r.fn = child
+		defer func() { r.fn = save }()
+		return r.resolve(ctx, n.Body)
+	case *MethodRef:
+		if _, isThis := n.X.(*This); !isThis {
+			isClass, err := r.valueOrClass(ctx, n.X)
+			if err != nil || isClass {
+				return err
+			}
+		} else if err := r.resolve(ctx, n.X); err != nil {
+			return err
+		}
+		if n.Name == "new" {
+			return fail(n, "::new needs a class name before it")
+		}
+		nested.Outer = []Node{n.X}
+	}
+	return nil
 }
 
 func (r *resolver) capture(ctx context.Context, n Node, v Value) (int, error) {
@@ -302,11 +483,13 @@ func (r *resolver) resolve(ctx context.Context, n Node) error {
 	case *Lit:
 		return nil
 	case *Name:
-		for i := len(r.params) - 1; i >= 0; i-- {
-			if r.params[i] == n.Name {
-				r.f.Refs[n] = Ref{Kind: RefParam, Index: i}
-				return nil
-			}
+		if ref, ok := r.lambdaName(r.fn, n.Name); ok {
+			r.f.Refs[n] = ref
+			return nil
+		}
+		if ref, ok, err := r.frameField(ctx, n); err != nil || ok {
+			r.f.Refs[n] = ref
+			return err
 		}
 		ref, err := r.captureName(ctx, n, n.Name, func() (Value, error) {
 			if v, ok := r.ev.binds[n.Name]; ok {
@@ -353,13 +536,13 @@ func (r *resolver) resolve(ctx context.Context, n Node) error {
 		}
 		return r.resolve(ctx, n.X)
 	case *InstanceOf:
-		if n.Bind != "" {
-			return fail(n, "instanceof with a pattern is not supported inside a lambda: test, then cast")
-		}
 		if err := r.class(ctx, n, n.Type); err != nil {
 			return err
 		}
-		return r.resolve(ctx, n.X)
+		if err := r.resolve(ctx, n.X); err != nil || n.Bind == "" {
+			return err
+		}
+		return r.bind(n, n.Type, n.Bind)
 	case *ClassLit:
 		if err := r.class(ctx, n, n.Type); err != nil {
 			return err
@@ -376,8 +559,20 @@ func (r *resolver) resolve(ctx context.Context, n Node) error {
 	case *Call:
 		switch fun := n.Fun.(type) {
 		case *Name:
-			// Unqualified: a method of this, or of the frame's class.
-			if _, err := r.ev.env.This(ctx); err == nil {
+			// Unqualified: a method of this, or of the frame's class, or
+			// one the file imports static.
+			scope, err := r.ev.env.FrameClass(ctx)
+			if this, terr := r.ev.env.This(ctx); terr == nil {
+				scope, err = typeSig(this), nil
+			}
+			if err != nil {
+				return wrap(n, err)
+			}
+			if class, ok, err := r.ev.staticImport(ctx, scope, fun.Name); err != nil {
+				return wrap(n, err)
+			} else if ok {
+				r.f.Refs[n] = Ref{Kind: RefClass, Class: class}
+			} else if _, err := r.ev.env.This(ctx); err == nil {
 				ref, err := r.captureName(ctx, n, "this", func() (Value, error) { return r.ev.env.This(ctx) })
 				if err != nil {
 					return err
@@ -397,11 +592,123 @@ func (r *resolver) resolve(ctx context.Context, n Node) error {
 		}
 		return r.all(ctx, n.Args)
 	case *Lambda, *MethodRef:
-		return fail(n, "a lambda or method reference inside a lambda is not supported here")
+		return r.nestedFunc(ctx, n)
 	case *Assign:
-		return fail(n, "assignment is not supported inside a lambda")
-	case *NewArray, *ArrayInit:
-		return fail(n, "array creation is not supported inside a lambda")
+		if err := r.resolve(ctx, n.X); err != nil {
+			return err
+		}
+		if name, ok := n.X.(*Name); ok {
+			switch r.f.Refs[name].Kind {
+			case RefCapture, RefOuter:
+				return fail(n, "local variables referenced from a lambda expression must be final or effectively final: %s cannot be assigned here", name.Name)
+			}
+		}
+		return r.resolve(ctx, n.Y)
+	case *NewArray:
+		elem := strings.TrimSuffix(n.Type, "[]")
+		if _, prim := primitiveNames[elem]; !prim {
+			if err := r.class(ctx, n, elem); err != nil {
+				return err
+			}
+		}
+		if n.Init != nil {
+			for _, e := range n.Init.Elems {
+				if _, nestedInit := e.(*ArrayInit); nestedInit {
+					return fail(e, "nested array initializers are not supported inside a lambda")
+				}
+			}
+			return r.all(ctx, n.Init.Elems)
+		}
+		return r.resolve(ctx, n.Len)
+	case *ArrayInit:
+		return fail(n, "an array initializer needs new Type[] before it")
+	// Statements of a block body.
+	case *Block:
+		return r.scoped(ctx, n.Stmts...)
+	case *VarDecl:
+		for i, name := range n.Names {
+			if n.Inits[i] != nil {
+				if err := r.resolve(ctx, n.Inits[i]); err != nil {
+					return err
+				}
+			}
+			if err := r.declare(n, n.Type, name); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *ExprStmt:
+		return r.resolve(ctx, n.X)
+	case *Return:
+		if n.X == nil {
+			return nil
+		}
+		return r.resolve(ctx, n.X)
+	case *If:
+		if err := r.resolve(ctx, n.Cond); err != nil {
+			return err
+		}
+		if err := r.scoped(ctx, n.Then); err != nil || n.Else == nil {
+			return err
+		}
+		return r.scoped(ctx, n.Else)
+	case *While:
+		if err := r.resolve(ctx, n.Cond); err != nil {
+			return err
+		}
+		return r.scoped(ctx, n.Body)
+	case *For:
+		r.fn.blocks = append(r.fn.blocks, map[string]int{})
+		defer func() { r.fn.blocks = r.fn.blocks[:len(r.fn.blocks)-1] }()
+		if err := r.all(ctx, n.Init); err != nil {
+			return err
+		}
+		if n.Cond != nil {
+			if err := r.resolve(ctx, n.Cond); err != nil {
+				return err
+			}
+		}
+		if err := r.all(ctx, n.Update); err != nil {
+			return err
+		}
+		return r.scoped(ctx, n.Body)
+	case *ForEach:
+		if err := r.resolve(ctx, n.X); err != nil {
+			return err
+		}
+		r.fn.blocks = append(r.fn.blocks, map[string]int{})
+		defer func() { r.fn.blocks = r.fn.blocks[:len(r.fn.blocks)-1] }()
+		if err := r.declare(n, n.Type, n.Name); err != nil {
+			return err
+		}
+		return r.scoped(ctx, n.Body)
+	case *Jump:
+		return nil
+	case *Throw:
+		return r.resolve(ctx, n.X)
+	case *Try:
+		if err := r.resolve(ctx, n.Body); err != nil {
+			return err
+		}
+		for _, c := range n.Catches {
+			for _, t := range c.Types {
+				sig, err := r.ev.resolveType(ctx, c, t)
+				if err != nil {
+					return err
+				}
+				r.f.Types[c] = append(r.f.Types[c], sig)
+			}
+			r.fn.blocks = append(r.fn.blocks, map[string]int{})
+			err := r.declare(c, strings.Join(c.Types, "|"), c.Name)
+			if err == nil {
+				err = r.resolve(ctx, c.Body)
+			}
+			r.fn.blocks = r.fn.blocks[:len(r.fn.blocks)-1]
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	return fail(n, "not supported inside a lambda")
 }

@@ -115,12 +115,35 @@ func TestLambdaResolve(t *testing.T) {
 		t.Errorf("Integer::valueOf: %+v, captures %v", r, f.Captures)
 	}
 
+	// A block body: its locals by index, a nested lambda taking the outer
+	// lambda's parameter and local as its outer values.
+	if _, err := EvalString(ctx, "Over.pred(x -> { int n = 2; for (var s : label) n += 1; return Over.pred(y -> y == x + n) != null; })", e); err != nil {
+		t.Fatal(err)
+	}
+	f = e.made[len(e.made)-1]
+	outer := f.Node.(*Lambda)
+	if got := f.Locals[outer]; len(got) != 2 || got[0] != "int" || got[1] != "var" {
+		t.Errorf("locals %v, want [int var]", got)
+	}
+	if len(f.Nested) != 1 {
+		t.Fatalf("nested %v", f.Nested)
+	}
+	for node, nested := range f.Nested {
+		inner := node.(*Lambda)
+		if len(nested.Outer) != 2 || f.Refs[nested.Outer[0]] != (Ref{Kind: RefParam}) || f.Refs[nested.Outer[1]] != (Ref{Kind: RefLocal}) {
+			t.Errorf("outer values %v of %s", nested.Outer, inner)
+		}
+		body := inner.Body.(*Binary).Y.(*Binary)
+		if f.Refs[body.X] != (Ref{Kind: RefOuter}) || f.Refs[body.Y] != (Ref{Kind: RefOuter, Index: 1}) {
+			t.Errorf("x and n in the nested lambda: %+v %+v", f.Refs[body.X], f.Refs[body.Y])
+		}
+	}
+
 	for src, want := range map[string]string{
-		"Over.pred(x -> nope > 1)":            `"nope": no local variable`,
-		"Over.pred(x -> x instanceof Over o)": "instanceof with a pattern is not supported inside a lambda",
-		"Over.pred(x -> new int[] {1})":       "array creation is not supported inside a lambda",
-		"Over.pred((a, b) -> a)":              "no Over.pred(lambda) matches",
-		"Over.f(x -> x)":                      "no Over.f(lambda) matches",
+		"Over.pred(x -> nope > 1)":          `"nope": no local variable`,
+		"Over.pred(x -> new int[][] {{1}})": "nested array initializers are not supported inside a lambda",
+		"Over.pred((a, b) -> a)":            "no Over.pred(lambda) matches",
+		"Over.f(x -> x)":                    "no Over.f(lambda) matches",
 	} {
 		if _, err := EvalString(ctx, src, e); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", src, err, want)

@@ -252,6 +252,7 @@ func Parse(src string) (Node, error) {
 func unsupported(src string) error {
 	lx := lexer{src: src}
 	var prev token
+	braces := 0 // open braces inside the block bodies of lambdas
 	for n := 1; ; n++ {
 		t, err := lx.scan()
 		if err != nil || t.kind == tEOF {
@@ -260,12 +261,14 @@ func unsupported(src string) error {
 		switch {
 		case n > MaxTokens: // stop here: scanning the rest of a huge input costs for nothing
 			return &SyntaxError{Src: src, Pos: t.pos, Msg: fmt.Sprintf("the expression has more than %d tokens (operands and operators): split it into smaller ones", MaxTokens)}
-		case t.kind == tOp && t.text == "{" && prev.kind == tOp && prev.text == "->":
-			return &SyntaxError{Src: src, Pos: t.pos, Msg: "lambdas with a block body are not supported here: give the lambda an expression body (x -> x.total() > 100)"}
 		case t.kind == tIdent && t.text == "switch":
 			return &SyntaxError{Src: src, Pos: t.pos, Msg: "switch expressions are not supported here: use the conditional operator ?:"}
-		case t.kind == tOp && t.text == ";":
-			return &SyntaxError{Src: src, Pos: t.pos, Msg: "statements are not supported here: evaluate one expression"}
+		case t.kind == tOp && t.text == "{" && (braces > 0 || prev.kind == tOp && prev.text == "->"):
+			braces++ // a lambda's block body, and braces in it
+		case t.kind == tOp && t.text == "}" && braces > 0:
+			braces--
+		case t.kind == tOp && t.text == ";" && braces == 0:
+			return &SyntaxError{Src: src, Pos: t.pos, Msg: "statements are not supported here: evaluate one expression (statements go in the block body of a lambda)"}
 		case t.kind == tOp && t.text == "{" && !(prev.kind == tOp && (prev.text == "]" || prev.text == "{" || prev.text == ",")):
 			return &SyntaxError{Src: src, Pos: t.pos, Msg: "blocks and anonymous classes are not supported here: evaluate one expression"}
 		}

@@ -3,11 +3,15 @@ package ddmbridge.rt;
 import java.lang.reflect.Array;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
+import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Member;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -213,6 +217,11 @@ public final class Rt {
     }
 
     private static boolean accepts(Class<?> p, Object a, boolean loose) {
+        int n = fnArity(a);
+        if (n != -2) {
+            Method s = sam(p);
+            return s != null && (n < 0 || s.getParameterTypes().length == n);
+        }
         if (!p.isPrimitive()) return a == null || p.isInstance(a);
         if (!loose || a == null) return false;
         Class<?> k = prim(a.getClass());
@@ -246,6 +255,11 @@ public final class Rt {
     }
 
     private static Object[] pack(Class<?>[] ps, boolean varargs, Object[] args) {
+        args = args.clone();
+        for (int i = 0; i < args.length; i++) {
+            // a nested function becomes its parameter's interface (a variable arity one's element type)
+            args[i] = fn(!varargs || i < ps.length - 1 ? ps[i] : ps[ps.length - 1].getComponentType(), args[i]);
+        }
         if (!varargs) return args;
         int last = ps.length - 1;
         if (args.length == ps.length && (args[last] == null || ps[last].isInstance(args[last]))) return args;
@@ -451,10 +465,179 @@ public final class Rt {
 
     /** to converts a result for a reference return type: a number to the wrapper the type names. */
     public static Object to(Object v, Class<?> c) {
+        if (fnArity(v) != -2 && sam(c) != null) return fn(c, v);
         if (v != null && numeric(v) && !c.isInstance(v)) {
             Class<?> p = prim(c);
             if (p != null && p != boolean.class) return cast(v, p.getName());
         }
         return c.cast(v);
+    }
+
+    // ---- block bodies: assignment, loops, arrays ----
+
+    /** conv converts a value stored into a variable of type t, as Java's assignment converts. */
+    private static Object conv(Class<?> t, Object v) {
+        if (t == boolean.class) return Boolean.valueOf(truth(v));
+        if (t.isPrimitive()) return cast(v, t.getName());
+        if (fnArity(v) != -2 && sam(t) != null) return fn(t, v);
+        return v;
+    }
+
+    public static Object setField(Object o, Object v, String name) throws Throwable {
+        if (o == null) throw new NullPointerException("cannot assign field " + name + " of null");
+        Field f = findField(o.getClass(), name);
+        Object c = conv(f.getType(), v);
+        f.set(Modifier.isStatic(f.getModifiers()) ? null : o, c);
+        return c;
+    }
+
+    public static Object setSField(Class<?> k, Object v, String name) throws Throwable {
+        Field f = findField(k, name);
+        Object c = conv(f.getType(), v);
+        f.set(null, c);
+        return c;
+    }
+
+    public static Object setIndex(Object arr, Object i, Object v) {
+        if (arr == null) throw new NullPointerException("cannot index null");
+        Class<?> t = arr.getClass().getComponentType();
+        Object c = conv(t, v);
+        if (!t.isPrimitive() && c != null && !t.isInstance(c)) throw new ArrayStoreException(c.getClass().getName());
+        Array.set(arr, (int) l(i), c);
+        return c;
+    }
+
+    /** narrow converts the result of a compound assignment back to the type of the variable's old value. */
+    public static Object narrow(Object v, Object old) {
+        if ((old instanceof Number || old instanceof Character) && (v instanceof Number || v instanceof Character)) {
+            Class<?> p = prim(old.getClass());
+            if (p != null) return cast(v, p.getName());
+        }
+        return v;
+    }
+
+    public static Object iter(Object x) {
+        if (x == null) throw new NullPointerException("cannot iterate over null");
+        if (x instanceof Iterable) return ((Iterable<?>) x).iterator();
+        if (!x.getClass().isArray()) throw new ClassCastException(x.getClass().getName() + " is neither an array nor an Iterable");
+        List<Object> l = new ArrayList<Object>();
+        for (int i = 0; i < Array.getLength(x); i++) l.add(Array.get(x, i));
+        return l.iterator();
+    }
+
+    public static boolean more(Object it) {
+        return ((Iterator<?>) it).hasNext();
+    }
+
+    public static Object next(Object it) {
+        return ((Iterator<?>) it).next();
+    }
+
+    public static Object newArray(Object comp, Object n) {
+        return Array.newInstance(component(comp), (int) l(n));
+    }
+
+    public static Object arrayOf(Object comp, Object[] elems) {
+        Class<?> c = component(comp);
+        Object a = Array.newInstance(c, elems.length);
+        for (int i = 0; i < elems.length; i++) Array.set(a, i, conv(c, elems[i]));
+        return a;
+    }
+
+    /** component is an array's element type: a class, or a primitive type named by its keyword ("int", "int[]"). */
+    private static Class<?> component(Object comp) {
+        if (comp instanceof Class) return (Class<?>) comp;
+        String s = (String) comp;
+        if (s.endsWith("[]")) return Array.newInstance(component(s.substring(0, s.length() - 2)), 0).getClass();
+        Class<?>[] prims = {boolean.class, byte.class, char.class, short.class, int.class, long.class, float.class, double.class};
+        for (Class<?> p : prims) {
+            if (p.getName().equals(s)) return p;
+        }
+        throw new IllegalArgumentException("not a type: " + s);
+    }
+
+    // ---- lambdas and method references nested in a lambda's body ----
+    // Each is compiled into an InvocationHandler (public int field n: its
+    // number of parameters, -1 for a method reference); passed to a method,
+    // it becomes a Proxy of the functional interface the parameter names.
+
+    /** fnArity is a nested function's number of parameters (-1: any), or -2 when a is no nested function. */
+    private static int fnArity(Object a) {
+        if (!(a instanceof InvocationHandler) || !a.getClass().getName().contains("ddmbridge$F")) return -2;
+        try {
+            return a.getClass().getField("n").getInt(a);
+        } catch (Exception e) {
+            return -2;
+        }
+    }
+
+    /** fn makes a nested function an instance of interface p; anything else is returned as it is. */
+    private static Object fn(Class<?> p, Object a) {
+        if (fnArity(a) == -2 || p == null || !p.isInterface()) return a;
+        ClassLoader l = p.getClassLoader();
+        if (l == null) l = a.getClass().getClassLoader();
+        return Proxy.newProxyInstance(l, new Class<?>[] {p}, (InvocationHandler) a);
+    }
+
+    /** sam is the single abstract method of interface c, or null when c is none or has several. */
+    private static Method sam(Class<?> c) {
+        if (c == null || !c.isInterface()) return null;
+        Method found = null;
+        for (Method m : c.getMethods()) {
+            if (!Modifier.isAbstract(m.getModifiers()) || objectMethod(m)) continue;
+            if (found == null) {
+                found = m;
+            } else if (!found.getName().equals(m.getName()) || !Arrays.equals(found.getParameterTypes(), m.getParameterTypes())) {
+                return null;
+            }
+        }
+        return found;
+    }
+
+    private static boolean objectMethod(Method m) {
+        try {
+            Object.class.getMethod(m.getName(), m.getParameterTypes());
+            return true;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
+    /** body reports whether a nested function's handler runs its body for m: the interface's abstract method. */
+    public static boolean body(Method m) {
+        return Modifier.isAbstract(m.getModifiers()) && !objectMethod(m);
+    }
+
+    /** other answers the proxy's other methods: Object's, and the interface's default methods. */
+    public static Object other(Object h, Object proxy, Method m, Object[] args) throws Throwable {
+        String n = m.getName();
+        int k = m.getParameterTypes().length;
+        if (n.equals("equals") && k == 1) return Boolean.valueOf(proxy == args[0]);
+        if (n.equals("hashCode") && k == 0) return Integer.valueOf(System.identityHashCode(proxy));
+        if (n.equals("toString") && k == 0) return h.getClass().getName() + "@" + Integer.toHexString(System.identityHashCode(proxy));
+        Method d;
+        try {
+            d = InvocationHandler.class.getMethod("invokeDefault", Object.class, Method.class, Object[].class);
+        } catch (NoSuchMethodException e) {
+            throw new UnsupportedOperationException("the default method " + m + " of a lambda needs Java 16 or later");
+        }
+        try {
+            return d.invoke(null, proxy, m, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    /** ret converts a nested function's result for the method the proxy runs. */
+    public static Object ret(Object v, Method m) {
+        Class<?> t = m.getReturnType();
+        if (t == void.class) return null;
+        if (t.isPrimitive()) return conv(t, v);
+        return to(v, t);
+    }
+
+    /** args is a proxy's arguments (null for none). */
+    public static Object[] args(Object[] a) {
+        return a == null ? new Object[0] : a;
     }
 }

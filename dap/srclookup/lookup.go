@@ -231,10 +231,15 @@ func (a *archive) lookup(key string) (string, bool) {
 	return ent, ok
 }
 
-// Read returns the text of a found source.
+// Read returns the text of a found source, at most MaxEntry bytes.
 func Read(f Found) ([]byte, error) {
 	if f.Path != "" {
-		return os.ReadFile(f.Path)
+		file, err := os.Open(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		defer file.Close()
+		return io.ReadAll(io.LimitReader(file, MaxEntry))
 	}
 	r, err := zip.OpenReader(f.Archive)
 	if err != nil {

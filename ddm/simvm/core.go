@@ -28,17 +28,27 @@ func jdwpString(b []byte, s string) []byte {
 func (vm *VM) versionReply() []byte {
 	var out []byte
 	if vm.opt.Profile.art() {
-		out = jdwpString(out, fmt.Sprintf("Java Debug Wire Protocol (Reference Implementation) version 1.8\nJVM Debug Interface version 1.2\nJVM version 2.1.0 (Dalvik, ddmbridge simulated VM, %s profile)", vm.opt.Profile))
+		out = jdwpString(out, fmt.Sprintf("Java Debug Wire Protocol (Reference Implementation) version 1.8\nJVM Debug Interface version 1.2\nJVM version 2.1.0 (Dalvik, ddmbridge simulated VM, %s profile)%s", vm.opt.Profile, vm.ddmOnlySuffix()))
 		out = binary.BigEndian.AppendUint32(out, 1)
 		out = binary.BigEndian.AppendUint32(out, 8)
 		out = jdwpString(out, "2.1.0")
 		return jdwpString(out, "Dalvik")
 	}
-	out = jdwpString(out, fmt.Sprintf("Android DalvikVM 1.6.0 (ddmbridge simulated VM, %s profile)", vm.opt.Profile))
+	out = jdwpString(out, fmt.Sprintf("Android DalvikVM 1.6.0 (ddmbridge simulated VM, %s profile)%s", vm.opt.Profile, vm.ddmOnlySuffix()))
 	out = binary.BigEndian.AppendUint32(out, 1)
 	out = binary.BigEndian.AppendUint32(out, 5)
 	out = jdwpString(out, "1.6.0")
 	return jdwpString(out, "DalvikVM")
+}
+
+// ddmOnlySuffix ends the Version description of a VM without a JVM: it
+// says, to a monitor and in a debugger's `version`, that it cannot be
+// debugged (DDMOnlyNote).
+func (vm *VM) ddmOnlySuffix() string {
+	if vm.opt.JVM != "" {
+		return ""
+	}
+	return "\n" + DDMOnlyNote
 }
 
 // handleCore answers a non-DDM command; false ends the session.
@@ -103,7 +113,10 @@ func (s *session) handleCore(p *jdwp.Packet) bool {
 		}
 		vm.mu.Unlock()
 	default:
-		code = jdwp.ErrNotImplemented
+		var known bool
+		if out, code, known = s.answerBare(cmd, p.Data); !known {
+			s.log.Debug().Uint8("set", p.CmdSet).Uint8("cmd", p.Cmd).Msg("JDWP command of a debugger not implemented: this VM runs no code")
+		}
 	}
 	s.reply(p.ID, code, out)
 	return keep

@@ -23,10 +23,16 @@
 //
 // Standalone, the VM has synthetic threads that change state, are born, die
 // and get renamed, and a heap that grows and is collected; after each GC it
-// sends the HPIF and heap-segment dumps the server enabled. It answers the few
-// core JDWP commands a monitor needs (VirtualMachine.Version, IDSizes,
-// AllThreads, Capabilities, Suspend, Resume, Dispose, Exit,
-// ThreadReference.Name) and NOT_IMPLEMENTED to anything else.
+// sends the HPIF and heap-segment dumps the server enabled. It runs no code,
+// so it cannot be debugged, and says so: its VirtualMachine.Version
+// description ends with DDMOnlyNote (a monitor lists it as not debuggable,
+// jdb's `version` prints it). Its JDWP answers are those of a VM with no
+// code (bare.go): the core commands a monitor needs (Version, IDSizes,
+// AllThreads, Capabilities, Suspend, Resume, Dispose, Exit, thread names
+// and states), what a debugger's attach needs (event requests accepted and
+// never fired, ClassesBySignature, ClassPaths, thread groups, its threads'
+// classes, no frames), so jdb attaches without an exception, and
+// NOT_IMPLEMENTED to the rest.
 //
 // With Options.JVM it sits in front of a real JVM started with a JDWP agent:
 // non-DDM packets pass through unchanged in both directions and DDM is

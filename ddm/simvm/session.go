@@ -42,6 +42,8 @@ type session struct {
 	profMode      uint8
 	thstStop      chan struct{}
 
+	requests int // EventRequest.Set ids handed out by a VM without a JVM (the reading goroutine's)
+
 	jvm       net.Conn // passthrough target, if any
 	jvmWmu    sync.Mutex
 	jvmOID    int            // the JVM's object id size

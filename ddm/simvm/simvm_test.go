@@ -181,8 +181,11 @@ func TestARTProfile(t *testing.T) {
 	if err != nil || len(data) < 4 || int(binary.BigEndian.Uint32(data)) < 4 || len(data) != 4+8*int(binary.BigEndian.Uint32(data)) {
 		t.Errorf("AllThreads: %v", err)
 	}
-	if _, err := conn.Command(ctx, 2, 1, nil); jdwp.Code(err) != jdwp.ErrNotImplemented {
-		t.Errorf("ReferenceType.Signature: %v, want NOT_IMPLEMENTED", err)
+	if _, err := conn.Command(ctx, 2, 1, make([]byte, 8)); jdwp.Code(err) != jdwp.ErrInvalidClass {
+		t.Errorf("ReferenceType.Signature of no class: %v, want INVALID_CLASS", err)
+	}
+	if _, err := conn.Command(ctx, 3, 3, nil); jdwp.Code(err) != jdwp.ErrNotImplemented {
+		t.Errorf("ClassType.InvokeMethod: %v, want NOT_IMPLEMENTED (no code runs here)", err)
 	}
 }
 

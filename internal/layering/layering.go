@@ -51,7 +51,7 @@ func Of(importPath string) (p Place, ok bool) {
 		return Place{Layer: Internal}, true
 	case top == "dap" || top == "bridge":
 		return Place{Layer: Sibling, Family: top}, true
-	case top == "cmd":
+	case top == "cmd" || top == "scripts": // scripts: the test script's own test
 		return Place{Layer: Cmd}, true
 	}
 	return Place{}, false

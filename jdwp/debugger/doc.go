@@ -46,13 +46,33 @@
 //   - the registry of the session's event requests (Requests), all cleared
 //     when the session detaches.
 //
-// Still in package dap, to move here: breakpoints (resolving lines and
-// classes to locations, conditions, hit counts) and steps (dap's
-// breakpoints.go, steps.go, exceptions.go), which today mix the policy with
-// DAP's types.
+//   - the target (Target): one debugged VM with all of the above, the
+//     session's lifecycle (the VM_START hold until the front end's
+//     configuration is done, running a launch to its main class, the
+//     stop on entry, detach) and the decision of every event set.
 //
-// It must not touch: editor handles, DAP types or presentation (package
-// dap), the wire (package jdwp, through its Conn only), and DDM.
+//   - breakpoints of every kind and the event requests behind them: line
+//     breakpoints and logpoints by source file (resolved to each loaded
+//     class's locations, moved to the next line with code, one lambda of
+//     a line by column, set again in classes as they load and after a
+//     redefinition), function breakpoints, data breakpoints (field
+//     watches), the stop on entry and exception rules; hit conditions
+//     and hit counts. Conditions and log messages are the front end's
+//     (Condition, Message: it compiles the editor's expressions); the
+//     layer runs them in the hit's thread within a budget, and hands the
+//     event's suspension to a method a condition left running.
+//
+//   - steps: line steps with step filters, through lambdas' hidden
+//     proxies, a restarted frame's step, and step into a chosen call.
+//
+//   - stops and resumes: a stop's hold (the VM's or the thread's), pause,
+//     resume of one thread or all.
+//
+// A front end sees the layer through Frontend: a stop, thread events, a
+// breakpoint that became verified, output, the end.
+//
+// It must not touch: editor handles, DAP types, expressions or presentation
+// (package dap), the wire (package jdwp, through its Conn only), and DDM.
 //
 // The invariants it keeps are those of shared/reference/suspension.md:
 // suspension has one owner and a ledger; every event set gets exactly one

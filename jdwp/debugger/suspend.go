@@ -42,9 +42,9 @@ type invocation struct {
 	depth int32         // the thread's frame count before the call
 }
 
-// New returns the ledger of a session over conn; timeout bounds the
+// NewSuspensions returns the ledger of a session over conn; timeout bounds the
 // commands sent when a method left running returns (0: 10 s).
-func New(conn *jdwp.Conn, log zerolog.Logger, timeout time.Duration) *Suspensions {
+func NewSuspensions(conn *jdwp.Conn, log zerolog.Logger, timeout time.Duration) *Suspensions {
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}

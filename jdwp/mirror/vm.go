@@ -171,6 +171,9 @@ func (m *VM) Method(ctx context.Context, t jdwp.ReferenceTypeID, id jdwp.MethodI
 
 // LineTable returns a method's line table.
 func (m *VM) LineTable(ctx context.Context, t jdwp.ReferenceTypeID, id jdwp.MethodID) (Lines, error) {
+	if id == 0 { // an obsolete method (see Obsolete): JDWP has no table for it
+		return Lines{Absent: true}, nil
+	}
 	return m.lines.Get(methodKey{t, id}, func() (Lines, error) {
 		lt, err := m.conn.LineTable(ctx, t, id)
 		if Absent(err) {
@@ -182,6 +185,9 @@ func (m *VM) LineTable(ctx context.Context, t jdwp.ReferenceTypeID, id jdwp.Meth
 
 // VariableTable returns a method's variable table.
 func (m *VM) VariableTable(ctx context.Context, t jdwp.ReferenceTypeID, id jdwp.MethodID) (Variables, error) {
+	if id == 0 { // an obsolete method (see Obsolete): its frame shows no locals
+		return Variables{Absent: true}, nil
+	}
 	return m.vars.Get(methodKey{t, id}, func() (Variables, error) {
 		vt, err := m.conn.VariableTable(ctx, t, id)
 		if Absent(err) {

@@ -1,4 +1,4 @@
-package dap
+package debugger
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
-	godap "github.com/google/go-dap"
 )
 
 // Function breakpoints: "Class.method", "pkg.Class.method",
@@ -54,7 +53,7 @@ func parseFuncName(s string) (*funcSpec, error) {
 		return nil, fmt.Errorf("%q: name a method as Class.method, e.g. com.example.App.main or App.run(int)", s)
 	}
 	spec.class, spec.method = strings.TrimSpace(head[:dot]), strings.TrimSpace(head[dot+1:])
-	if spec.method == simpleName(strings.ReplaceAll(spec.class, "$", ".")) {
+	if spec.method == lastName(strings.ReplaceAll(spec.class, "$", ".")) {
 		spec.method = "<init>"
 	}
 	return spec, nil
@@ -62,7 +61,7 @@ func parseFuncName(s string) (*funcSpec, error) {
 
 // simple is the spec's class's simple name.
 func (f *funcSpec) simple() string {
-	return simpleName(strings.ReplaceAll(f.class, "$", "."))
+	return lastName(strings.ReplaceAll(f.class, "$", "."))
 }
 
 // matchesClass reports whether a loaded class (binary name) is the spec's.
@@ -97,91 +96,99 @@ func (f *funcSpec) matchesMethod(m jdwp.MethodInfo) bool {
 	return true
 }
 
-func (s *session) setFunctionBreakpoints(ctx context.Context, r *godap.SetFunctionBreakpointsRequest) (godap.SetFunctionBreakpointsResponseBody, error) {
-	bps, err := s.dbg.setFunctionBreakpoints(ctx, r.Arguments.Breakpoints)
-	if err != nil {
-		return godap.SetFunctionBreakpointsResponseBody{}, err
-	}
-	return godap.SetFunctionBreakpointsResponseBody{Breakpoints: bps}, nil
+// lastName is the last part of a dotted name.
+func lastName(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
+
+// ParseFunctionName checks a function breakpoint's name the way
+// SetFunctionBreakpoints reads it.
+func ParseFunctionName(s string) error {
+	_, err := parseFuncName(s)
+	return err
 }
 
-// setFunctionBreakpoints replaces the function breakpoints.
-func (d *debuggee) setFunctionBreakpoints(ctx context.Context, want []godap.FunctionBreakpoint) ([]godap.Breakpoint, error) {
-	d.bpMu.Lock()
-	defer d.bpMu.Unlock()
-	d.mu.Lock()
-	old := d.bps.funcBPs
-	d.bps.funcBPs = nil
+// FunctionSpec is one function breakpoint as the user asks for it.
+type FunctionSpec struct {
+	Name string // "Class.method", with an optional signature
+	BreakpointSpec
+}
+
+// SetFunctionBreakpoints replaces the function breakpoints.
+func (t *Target) SetFunctionBreakpoints(ctx context.Context, want []FunctionSpec) ([]BreakpointInfo, error) {
+	t.bpMu.Lock()
+	defer t.bpMu.Unlock()
+	t.mu.Lock()
+	old := t.bps.funcBPs
+	t.bps.funcBPs = nil
 	for _, bp := range old {
 		for _, id := range bp.reqs {
-			delete(d.bps.bpByReq, id)
+			delete(t.bps.bpByReq, id)
 		}
 	}
-	for id := range d.bps.fnPrep {
-		delete(d.bps.fnPrep, id)
+	for id := range t.bps.fnPrep {
+		delete(t.bps.fnPrep, id)
 	}
-	d.mu.Unlock()
+	t.mu.Unlock()
 	for _, bp := range old {
 		for _, id := range bp.reqs {
-			d.clearRequest(ctx, jdwp.EventBreakpoint, id)
+			t.Requests.Clear(ctx, jdwp.EventBreakpoint, id)
 		}
 		if bp.prepReq != 0 {
-			d.clearRequest(ctx, jdwp.EventClassPrepare, bp.prepReq)
+			t.Requests.Clear(ctx, jdwp.EventClassPrepare, bp.prepReq)
 		}
 	}
 	var all []jdwp.ClassInfo
-	out := make([]godap.Breakpoint, 0, len(want))
+	out := make([]BreakpointInfo, 0, len(want))
 	for _, w := range want {
-		d.mu.Lock()
-		bp := &breakpoint{id: d.bps.nextBP, reason: "function breakpoint", done: map[jdwp.ReferenceTypeID]bool{}}
-		d.bps.nextBP++
-		d.mu.Unlock()
-		bp.parse(godap.SourceBreakpoint{Condition: w.Condition, HitCondition: w.HitCondition})
+		t.mu.Lock()
+		bp := t.newBreakpoint(BreakpointSpec{Cond: w.Cond, Hit: w.Hit, Bad: w.Bad}, "function breakpoint")
+		t.mu.Unlock()
 		spec, err := parseFuncName(w.Name)
 		if err != nil {
 			bp.bad = err.Error()
-			out = append(out, bp.dap())
+			out = append(out, bp.info())
 			continue
 		}
 		bp.fn = spec
-		d.bps.funcBPs = append(d.bps.funcBPs, bp)
+		t.mu.Lock()
+		t.bps.funcBPs = append(t.bps.funcBPs, bp)
+		t.mu.Unlock()
 		if bp.bad != "" {
-			out = append(out, bp.dap())
+			out = append(out, bp.info())
 			continue
 		}
-		id, err := d.setRequest(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch("*"+spec.simple()))
+		id, err := t.Requests.Set(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch("*"+spec.simple()))
 		if err != nil {
 			return nil, fmt.Errorf("watch for class %s: %w", spec.class, err)
 		}
 		bp.prepReq = id
-		d.mu.Lock()
-		d.bps.fnPrep[id] = bp
-		d.mu.Unlock()
+		t.mu.Lock()
+		t.bps.fnPrep[id] = bp
+		t.mu.Unlock()
 		if all == nil {
-			if all, err = d.vm.AllClasses(ctx); err != nil {
+			if all, err = t.VM.AllClasses(ctx); err != nil {
 				return nil, fmt.Errorf("list loaded classes: %w", err)
 			}
 		}
 		for _, c := range all {
 			if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") && spec.matchesClass(javalang.TypeName(c.Signature)) {
-				if err := d.installFunc(ctx, bp, c.ID); err != nil {
+				if err := t.installFunc(ctx, bp, c.ID); err != nil {
 					return nil, err
 				}
 			}
 		}
-		out = append(out, bp.dap())
+		out = append(out, bp.info())
 	}
 	return out, nil
 }
 
 // installFunc sets a function breakpoint in the matching methods of a
 // class. Callers hold bpMu.
-func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.ReferenceTypeID) error {
+func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.ReferenceTypeID) error {
 	if bp.done[class] {
 		return nil
 	}
 	bp.done[class] = true
-	ms, err := d.vm.Methods(ctx, class)
+	ms, err := t.VM.Methods(ctx, class)
 	if err != nil {
 		return err
 	}
@@ -190,26 +197,24 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 			continue
 		}
 		idx, line := uint64(0), 0
-		lt, err := d.vm.LineTable(ctx, class, m.ID)
+		lt, err := t.VM.LineTable(ctx, class, m.ID)
 		if err != nil {
 			return err
 		}
 		if !lt.Absent {
 			idx, line = lt.Start, int(lt.LineFor(lt.Start))
 		}
-		id, err := d.setRequest(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: class, Method: m.ID, Index: idx})
+		id, err := t.Requests.Set(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: class, Method: m.ID, Index: idx})
 		if err != nil {
 			return fmt.Errorf("set function breakpoint %s: %w", bp.fn.text, err)
 		}
-		d.mu.Lock()
+		t.mu.Lock()
 		bp.reqs = append(bp.reqs, id)
-		d.bps.bpByReq[id] = bp
-		d.mu.Unlock()
+		t.bps.bpByReq[id] = bp
+		t.mu.Unlock()
 		if !bp.verified {
-			bp.verified, bp.actual = true, line
-			if sig, err := d.vm.Signature(ctx, class); err == nil {
-				bp.src, _ = d.source(ctx, class, sig)
-			}
+			bp.verified, bp.actual, bp.class = true, line, class
+			bp.classSig, _ = t.VM.Signature(ctx, class)
 		}
 	}
 	return nil
@@ -217,19 +222,19 @@ func (d *debuggee) installFunc(ctx context.Context, bp *breakpoint, class jdwp.R
 
 // onFuncClassPrepare installs function breakpoints in a class that just
 // loaded and reports the ones that became verified.
-func (d *debuggee) onFuncClassPrepare(ctx context.Context, bp *breakpoint, e jdwp.Event) {
+func (t *Target) onFuncClassPrepare(ctx context.Context, bp *breakpoint, e jdwp.Event) {
 	if !bp.fn.matchesClass(javalang.TypeName(e.Signature)) {
 		return
 	}
-	d.bpMu.Lock()
+	t.bpMu.Lock()
 	was := bp.verified
-	if err := d.installFunc(ctx, bp, e.RefType); err != nil {
-		d.log.Warn().Err(err).Msg("install function breakpoint")
+	if err := t.installFunc(ctx, bp, e.RefType); err != nil {
+		t.log.Warn().Err(err).Msg("install function breakpoint")
 	}
 	changed := bp.verified && !was
-	b := bp.dap()
-	d.bpMu.Unlock()
+	b := bp.info()
+	t.bpMu.Unlock()
 	if changed {
-		d.s.send(&godap.BreakpointEvent{Event: newEvent("breakpoint"), Body: godap.BreakpointEventBody{Reason: "changed", Breakpoint: b}})
+		t.fe.BreakpointChanged(b)
 	}
 }

@@ -1,4 +1,4 @@
-package dap
+package eval
 
 import (
 	"context"
@@ -27,11 +27,11 @@ const accInterface = 0x0200
 // FunctionalMethod finds the single abstract method of interface sig,
 // inherited ones included, leaving out default and static methods and
 // Object's public methods redeclared (Comparator.equals).
-func (e *frameEnv) FunctionalMethod(ctx context.Context, sig string) (expr.Method, bool, error) {
+func (e *Frame) FunctionalMethod(ctx context.Context, sig string) (expr.Method, bool, error) {
 	if !strings.HasPrefix(sig, "L") {
 		return expr.Method{}, false, nil
 	}
-	t, err := e.d.vm.ClassBySignature(ctx, sig)
+	t, err := e.ev.vm.ClassBySignature(ctx, sig)
 	if errors.Is(err, expr.ErrUnknownName) {
 		// A parameter's interface the program has not used yet.
 		var ok bool
@@ -42,7 +42,7 @@ func (e *frameEnv) FunctionalMethod(ctx context.Context, sig string) (expr.Metho
 	if err != nil {
 		return expr.Method{}, false, err
 	}
-	mods, err := e.d.conn.Modifiers(ctx, t)
+	mods, err := e.ev.conn.Modifiers(ctx, t)
 	if err != nil || mods&accInterface == 0 {
 		return expr.Method{}, false, err
 	}
@@ -59,7 +59,7 @@ func (e *frameEnv) FunctionalMethod(ctx context.Context, sig string) (expr.Metho
 		if err != nil {
 			return expr.Method{}, false, err
 		}
-		isig, err := e.d.vm.Signature(ctx, i)
+		isig, err := e.ev.vm.Signature(ctx, i)
 		if err != nil {
 			return expr.Method{}, false, err
 		}
@@ -75,7 +75,7 @@ func (e *frameEnv) FunctionalMethod(ctx context.Context, sig string) (expr.Metho
 			found = append(found, expr.Method{Class: isig, Name: m.Name, Signature: m.Signature,
 				Handle: mirror.Method{MethodInfo: m, Class: isig, Type: i, Interface: true}})
 		}
-		more, err := e.d.vm.Interfaces(ctx, i)
+		more, err := e.ev.vm.Interfaces(ctx, i)
 		if err != nil {
 			return expr.Method{}, false, err
 		}
@@ -99,7 +99,7 @@ func objectMethod(name, sig string) bool {
 
 // MakeFunction defines (once per class loader) the class fngen makes for f
 // and creates an instance holding f's captured values.
-func (e *frameEnv) MakeFunction(ctx context.Context, sig string, sam expr.Method, f *expr.Func) (expr.Value, error) {
+func (e *Frame) MakeFunction(ctx context.Context, sig string, sam expr.Method, f *expr.Func) (expr.Value, error) {
 	if err := e.canInvoke(); err != nil {
 		return expr.Value{}, err
 	}
@@ -111,21 +111,27 @@ func (e *frameEnv) MakeFunction(ctx context.Context, sig string, sam expr.Method
 	if err != nil {
 		return expr.Value{}, err
 	}
-	name, class, err := fngen.Class(functionPackage(frame), javalang.InternalName(sig), sam.Name, sam.Signature, f)
+	root, nested, err := fngen.Compile(functionPackage(frame), javalang.InternalName(sig), sam.Name, sam.Signature, f)
 	if err != nil {
 		return expr.Value{}, err
 	}
+	name := root.Name
 	if _, err := e.defineClass(ctx, loader, fngen.RuntimeName, fngen.Runtime); err != nil {
 		return expr.Value{}, err
 	}
-	t, err := e.defineClass(ctx, loader, name, class)
+	for _, c := range nested { // the lambdas in its body
+		if _, err := e.defineClass(ctx, loader, c.Name, c.Bytes); err != nil {
+			return expr.Value{}, err
+		}
+	}
+	t, err := e.defineClass(ctx, loader, name, root.Bytes)
 	if err != nil {
 		return expr.Value{}, err
 	}
 	if _, err := e.preparedMethods(ctx, t); err != nil {
 		return expr.Value{}, err
 	}
-	ctors, err := e.d.methodsNamed(ctx, t, "<init>")
+	ctors, err := e.ev.methodsNamed(ctx, t, "<init>")
 	if err != nil {
 		return expr.Value{}, err
 	}
@@ -160,7 +166,7 @@ func functionPackage(frameSig string) string {
 // through the frame's class loader, when methods may run; a.b.Outer.Inner
 // is tried as a.b.Outer$Inner too. Only names whose last part starts with
 // a capital letter are tried, as Java names classes.
-func (e *frameEnv) loadNamed(ctx context.Context, name string) (string, bool) {
+func (e *Frame) loadNamed(ctx context.Context, name string) (string, bool) {
 	dot := strings.LastIndexByte(name, '.')
 	if dot < 0 || dot+1 >= len(name) || name[dot+1] < 'A' || name[dot+1] > 'Z' || e.canInvoke() != nil {
 		return "", false
@@ -181,11 +187,11 @@ func (e *frameEnv) loadNamed(ctx context.Context, name string) (string, bool) {
 
 // functionLoader is the class loader of the frame's class, or the system
 // class loader for a class of the bootstrap loader.
-func (e *frameEnv) functionLoader(ctx context.Context) (jdwp.ClassLoaderID, error) {
+func (e *Frame) functionLoader(ctx context.Context) (jdwp.ClassLoaderID, error) {
 	if _, err := e.FrameClass(ctx); err != nil {
 		return 0, err
 	}
-	loader, err := e.d.conn.ClassLoader(ctx, e.f.Loc.Class)
+	loader, err := e.ev.conn.ClassLoader(ctx, e.f.Loc.Class)
 	if err != nil || loader != 0 {
 		return loader, err
 	}
@@ -205,7 +211,7 @@ func (e *frameEnv) functionLoader(ctx context.Context) (jdwp.ClassLoaderID, erro
 
 // defineClass returns class name (internal form) of loader, defining it
 // from b unless the loader has it already.
-func (e *frameEnv) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, name string, b []byte) (jdwp.ReferenceTypeID, error) {
+func (e *Frame) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, name string, b []byte) (jdwp.ReferenceTypeID, error) {
 	if t, ok, err := e.loadedIn(ctx, loader, name); ok || err != nil {
 		return t, err
 	}
@@ -218,8 +224,8 @@ func (e *frameEnv) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, n
 		return 0, fmt.Errorf("passing the class %s: %w", name, err)
 	}
 	// The array lives only in the debugger's hands until defineClass runs.
-	if err := e.d.conn.DisableCollection(ctx, jdwp.ObjectID(arr.Ref)); err == nil {
-		defer e.d.conn.EnableCollection(context.WithoutCancel(ctx), jdwp.ObjectID(arr.Ref))
+	if err := e.ev.conn.DisableCollection(ctx, jdwp.ObjectID(arr.Ref)); err == nil {
+		defer e.ev.conn.EnableCollection(context.WithoutCancel(ctx), jdwp.ObjectID(arr.Ref))
 	}
 	jname, err := e.NewString(ctx, javalang.ClassName(name))
 	if err != nil {
@@ -242,7 +248,7 @@ func (e *frameEnv) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, n
 		[]expr.Value{jname, arr, expr.IntValue(0), expr.IntValue(int32(len(b)))})
 	if th, ok := expr.IsThrown(err); ok && th.Class == "java.lang.LinkageError" {
 		// Defined before, by another session perhaps: ask the loader.
-		v, err = e.forName(ctx, jname, loader)
+		v, err = e.forName(ctx, jname, loader, false)
 	}
 	if th, ok := expr.IsThrown(err); ok && th.Class == "java.lang.UnsupportedOperationException" {
 		return 0, fmt.Errorf("this VM cannot define classes from Java bytecode (Android runs dex), so lambdas and method references are not supported here: %w", err)
@@ -250,22 +256,22 @@ func (e *frameEnv) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, n
 	if err != nil {
 		return 0, fmt.Errorf("defining class %s in the VM: %w", javalang.ClassName(name), err)
 	}
-	ci, err := e.d.conn.ReflectedType(ctx, jdwp.ClassObjectID(v.Ref))
+	ci, err := e.ev.conn.ReflectedType(ctx, jdwp.ClassObjectID(v.Ref))
 	if err != nil {
 		return 0, err
 	}
-	e.d.log.Debug().Str("class", name).Int("bytes", len(b)).Uint64("loader", uint64(loader)).Msg("defined a class for an expression")
+	e.ev.log.Debug().Str("class", name).Int("bytes", len(b)).Uint64("loader", uint64(loader)).Msg("defined a class for an expression")
 	return ci.ID, nil
 }
 
 // loadedIn finds class name among the classes loader defined.
-func (e *frameEnv) loadedIn(ctx context.Context, loader jdwp.ClassLoaderID, name string) (jdwp.ReferenceTypeID, bool, error) {
-	cs, err := e.d.conn.ClassesBySignature(ctx, javalang.ClassSignature(name))
+func (e *Frame) loadedIn(ctx context.Context, loader jdwp.ClassLoaderID, name string) (jdwp.ReferenceTypeID, bool, error) {
+	cs, err := e.ev.conn.ClassesBySignature(ctx, javalang.ClassSignature(name))
 	if err != nil {
 		return 0, false, err
 	}
 	for _, c := range cs {
-		l, err := e.d.conn.ClassLoader(ctx, c.ID)
+		l, err := e.ev.conn.ClassLoader(ctx, c.ID)
 		if err != nil {
 			return 0, false, err
 		}
@@ -279,7 +285,7 @@ func (e *frameEnv) loadedIn(ctx context.Context, loader jdwp.ClassLoaderID, name
 // loadClass loads the class of signature sig through the frame's class
 // loader (Class.forName without initializing it); ok is false when the
 // loader finds no such class.
-func (e *frameEnv) loadClass(ctx context.Context, sig string) (jdwp.ReferenceTypeID, bool, error) {
+func (e *Frame) loadClass(ctx context.Context, sig string) (jdwp.ReferenceTypeID, bool, error) {
 	if err := e.canInvoke(); err != nil {
 		return 0, false, err
 	}
@@ -291,14 +297,14 @@ func (e *frameEnv) loadClass(ctx context.Context, sig string) (jdwp.ReferenceTyp
 	if err != nil {
 		return 0, false, err
 	}
-	v, err := e.forName(ctx, name, loader)
+	v, err := e.forName(ctx, name, loader, false)
 	if th, ok := expr.IsThrown(err); ok && th.Class == "java.lang.ClassNotFoundException" {
 		return 0, false, nil
 	}
 	if err != nil {
 		return 0, false, err
 	}
-	ci, err := e.d.conn.ReflectedType(ctx, jdwp.ClassObjectID(v.Ref))
+	ci, err := e.ev.conn.ReflectedType(ctx, jdwp.ClassObjectID(v.Ref))
 	if err != nil {
 		return 0, false, err
 	}
@@ -309,15 +315,15 @@ func (e *frameEnv) loadClass(ctx context.Context, sig string) (jdwp.ReferenceTyp
 	return ci.ID, true, nil
 }
 
-// forName runs Class.forName(name, false, loader).
-func (e *frameEnv) forName(ctx context.Context, name expr.Value, loader jdwp.ClassLoaderID) (expr.Value, error) {
+// forName runs Class.forName(name, initialize, loader).
+func (e *Frame) forName(ctx context.Context, name expr.Value, loader jdwp.ClassLoaderID, initialize bool) (expr.Value, error) {
 	ms, err := e.Methods(ctx, "Ljava/lang/Class;", "forName")
 	if err != nil {
 		return expr.Value{}, err
 	}
 	for _, m := range ms {
 		if m.Signature == "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;" {
-			return e.Invoke(ctx, expr.Null, m, []expr.Value{name, expr.BoolValue(false), loaderValue(loader)})
+			return e.Invoke(ctx, expr.Null, m, []expr.Value{name, expr.BoolValue(initialize), loaderValue(loader)})
 		}
 	}
 	return expr.Value{}, errors.New("Class.forName(String, boolean, ClassLoader) not found")
@@ -330,15 +336,15 @@ func loaderValue(loader jdwp.ClassLoaderID) expr.Value {
 // preparedMethods lists t's methods, first linking a class that is loaded
 // but not yet prepared (JDWP lists no methods of those) by running
 // getDeclaredMethods() on it — linking without initializing.
-func (e *frameEnv) preparedMethods(ctx context.Context, t jdwp.ReferenceTypeID) ([]jdwp.MethodInfo, error) {
-	ms, err := e.d.vm.Methods(ctx, t)
+func (e *Frame) preparedMethods(ctx context.Context, t jdwp.ReferenceTypeID) ([]jdwp.MethodInfo, error) {
+	ms, err := e.ev.vm.Methods(ctx, t)
 	if jdwp.Code(err) != jdwp.ErrClassNotPrepared {
 		return ms, err
 	}
 	if err := e.canInvoke(); err != nil {
 		return nil, err
 	}
-	obj, err := e.d.conn.ClassObject(ctx, t)
+	obj, err := e.ev.conn.ClassObject(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -352,5 +358,5 @@ func (e *frameEnv) preparedMethods(ctx context.Context, t jdwp.ReferenceTypeID) 
 	if _, err := e.Invoke(ctx, expr.ObjectRef(uint64(obj), "Ljava/lang/Class;"), link[0], nil); err != nil {
 		return nil, fmt.Errorf("linking the class: %w", err)
 	}
-	return e.d.vm.Methods(ctx, t)
+	return e.ev.vm.Methods(ctx, t)
 }

@@ -1,0 +1,324 @@
+package debugger
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+)
+
+// Where a breakpoint on a source line lands.
+//
+// A breakpoint on a line without code (blank, a comment, a lone brace)
+// moves to the next line with code, as Java IDEs do, when the class holding
+// that code is loaded. A line with code that no loaded class has is left
+// alone: its code may be in a class not loaded yet (an anonymous class's
+// body, say).
+//
+// Inline breakpoints. A line holding lambdas has code in several methods:
+// the enclosing one and each lambda's body (lambda$…). BreakpointLocations
+// offers the start of the line and the body of each lambda on it; a
+// breakpoint with a column before the first arrow stops in the enclosing
+// method only, one at a lambda's body in that lambda only. javac numbers a
+// class's lambda methods as it translates them, inner lambdas before the
+// lambda that holds them (post-order: in `p -> q -> p + q` the q lambda is
+// lambda$main$4 and the p lambda lambda$main$5), so the lambdas of one line
+// are matched to their arrows by walking the line's lambdas in that order.
+// When the line's lambdas and the methods with code on it do not match one
+// to one (a block lambda whose body starts on the next line, a compiler
+// that numbers otherwise), a column in a lambda stops in every lambda body
+// of the line.
+
+// noCodeLine reports whether line of the source at path holds no
+// statement: blank, a comment, or braces only. An unreadable file says no.
+func noCodeLine(path string, line int) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(string(b), "\n")
+	if line < 1 || line > len(lines) {
+		return false
+	}
+	l := strings.TrimSpace(lines[line-1])
+	if l == "" || strings.HasPrefix(l, "//") || strings.HasPrefix(l, "/*") || strings.HasPrefix(l, "*") {
+		return true
+	}
+	return strings.Trim(l, "{}); \t") == ""
+}
+
+// nextCodeLine returns the first line after line with code in class, with
+// the locations to break at there, when every source line in between holds
+// no code either (so the breakpoint does not jump into another method or a
+// class not loaded yet); otherwise line and no locations.
+func (t *Target) nextCodeLine(ctx context.Context, class jdwp.ReferenceTypeID, path string, line int) (int, []jdwp.Location, error) {
+	ms, err := t.VM.Methods(ctx, class)
+	if err != nil {
+		return 0, nil, err
+	}
+	next := 0
+	for _, m := range ms {
+		if m.ModBits&(jdwp.AccNative|jdwp.AccAbstract) != 0 {
+			continue
+		}
+		lt, err := t.VM.LineTable(ctx, class, m.ID)
+		if err != nil {
+			return 0, nil, err
+		}
+		for _, e := range lt.Lines {
+			if l := int(e.Line); l > line && (next == 0 || l < next) {
+				next = l
+			}
+		}
+	}
+	if next == 0 {
+		return line, nil, nil
+	}
+	for l := line + 1; l < next; l++ {
+		if !noCodeLine(path, l) {
+			return line, nil, nil
+		}
+	}
+	locs, err := t.LineLocations(ctx, class, next)
+	return next, locs, err
+}
+
+// SourceLine returns line (1-based) of the file at path, or "".
+func SourceLine(path string, line int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(b), "\n")
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	return strings.TrimRight(lines[line-1], "\r")
+}
+
+// lambdaSpan is one lambda on a source line: the 1-based column of its
+// arrow, of its body's first character, and of the end of its body (the
+// closing bracket, comma or semicolon that ends it, or the end of the
+// line).
+type lambdaSpan struct {
+	arrow, body, end int
+}
+
+// LambdaColumns returns the 1-based columns where the lambda bodies of a
+// source line start (just after each "->"), in source order.
+func LambdaColumns(text string) []int {
+	var out []int
+	for _, l := range lambdaSpans(text) {
+		out = append(out, l.body)
+	}
+	return out
+}
+
+// lambdaSpans finds the lambdas of a line, skipping string and character
+// literals and a trailing comment: each arrow's body runs to the bracket
+// that closes the one open before it, or to a comma or semicolon at its own
+// depth.
+func lambdaSpans(text string) []lambdaSpan {
+	var out []lambdaSpan
+	var pending []int // indexes into out of bodies not yet closed, innermost last
+	depthAt := []int{}
+	depth := 0
+	closeTo := func(col int, keep func(d int) bool) {
+		for len(pending) > 0 {
+			i := pending[len(pending)-1]
+			if keep(depthAt[len(depthAt)-1]) {
+				return
+			}
+			out[i].end = col
+			pending = pending[:len(pending)-1]
+			depthAt = depthAt[:len(depthAt)-1]
+		}
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '"' || c == '\'':
+			for j := i + 1; j < len(text); j++ {
+				if text[j] == '\\' {
+					j++
+					continue
+				}
+				if text[j] == c {
+					i = j
+					break
+				}
+				if j == len(text)-1 {
+					i = j
+				}
+			}
+		case c == '/' && i+1 < len(text) && text[i+1] == '/':
+			i = len(text)
+		case c == '(' || c == '{' || c == '[':
+			depth++
+		case c == ')' || c == '}' || c == ']':
+			depth--
+			closeTo(i+1, func(d int) bool { return d <= depth })
+		case c == ',' || c == ';':
+			closeTo(i+1, func(d int) bool { return d < depth })
+		case c == '-' && i+1 < len(text) && text[i+1] == '>':
+			j := i + 2
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+				j++
+			}
+			out = append(out, lambdaSpan{arrow: i + 1, body: j + 1, end: len(text) + 1})
+			pending = append(pending, len(out)-1)
+			depthAt = append(depthAt, depth)
+			i++
+		}
+	}
+	return out
+}
+
+// lambdaAt returns the index, in javac's numbering order (post-order), of
+// the innermost lambda of spans whose arrow or body holds column, or -1.
+func lambdaAt(spans []lambdaSpan, column int) int {
+	best := -1
+	for i, s := range spans {
+		if column >= s.arrow && column <= s.end && (best < 0 || s.arrow > spans[best].arrow) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return -1
+	}
+	order := make([]int, len(spans))
+	for i := range order {
+		order[i] = i
+	}
+	// Post-order: a lambda comes after the lambdas inside it; siblings in
+	// source order.
+	sort.SliceStable(order, func(a, b int) bool {
+		x, y := spans[order[a]], spans[order[b]]
+		if x.end != y.end {
+			return x.end < y.end
+		}
+		return x.arrow > y.arrow
+	})
+	for pos, i := range order {
+		if i == best {
+			return pos
+		}
+	}
+	return -1
+}
+
+// lambdaNumber is the number javac gave a lambda method (lambda$main$3 →
+// 3), or -1.
+func lambdaNumber(name string) int {
+	if !strings.HasPrefix(name, "lambda$") {
+		return -1
+	}
+	n, err := strconv.Atoi(name[strings.LastIndexByte(name, '$')+1:])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// byColumn keeps, of a line's locations, those of the method the column
+// stands in: the enclosing method before the line's first arrow, else the
+// lambda at the column.
+func (t *Target) byColumn(ctx context.Context, locs []jdwp.Location, path string, line, column int) []jdwp.Location {
+	spans := lambdaSpans(SourceLine(path, line))
+	if len(spans) == 0 {
+		return locs
+	}
+	inLambda := column >= spans[0].arrow
+	type lambdaLoc struct {
+		loc jdwp.Location
+		n   int
+	}
+	var plain []jdwp.Location
+	var lambdas []lambdaLoc
+	for _, loc := range locs {
+		m, err := t.VM.Method(ctx, loc.Class, loc.Method)
+		if err != nil {
+			continue
+		}
+		if n := lambdaNumber(m.Name); n >= 0 || strings.HasPrefix(m.Name, "lambda$") {
+			lambdas = append(lambdas, lambdaLoc{loc, n})
+		} else {
+			plain = append(plain, loc)
+		}
+	}
+	if !inLambda {
+		return plain
+	}
+	all := make([]jdwp.Location, len(lambdas))
+	for i, l := range lambdas {
+		all[i] = l.loc
+	}
+	pos := lambdaAt(spans, column)
+	if pos < 0 || len(lambdas) != len(spans) {
+		return all
+	}
+	sort.SliceStable(lambdas, func(a, b int) bool { return lambdas[a].n < lambdas[b].n })
+	for _, l := range lambdas {
+		if l.n < 0 {
+			return all
+		}
+	}
+	return []jdwp.Location{lambdas[pos].loc}
+}
+
+// BreakpointLocation is a place on a line where a breakpoint can stop.
+type BreakpointLocation struct{ Line, Column int }
+
+// BreakpointLocations lists where breakpoints can stop on lines from..to
+// of the source at path, in its loaded classes: the start of each line
+// with code and the body of each lambda on it (1-based lines and columns).
+func (t *Target) BreakpointLocations(ctx context.Context, path string, from, to int) ([]BreakpointLocation, error) {
+	to = max(to, from)
+	if to-from > 10000 {
+		to = from + 10000
+	}
+	classes, err := t.ClassesOfSource(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	out := []BreakpointLocation{}
+	for l := from; l <= to; l++ {
+		code := false
+		for _, c := range classes {
+			if locs, err := t.LineLocations(ctx, c, l); err == nil && len(locs) > 0 {
+				code = true
+				break
+			}
+		}
+		if !code {
+			continue
+		}
+		text := SourceLine(path, l)
+		out = append(out, BreakpointLocation{Line: l, Column: len(text) - len(strings.TrimLeft(text, " \t")) + 1})
+		for _, c := range LambdaColumns(text) {
+			out = append(out, BreakpointLocation{Line: l, Column: c})
+		}
+	}
+	return out, nil
+}
+
+// ClassesOfSource returns the loaded classes compiled from a source file.
+func (t *Target) ClassesOfSource(ctx context.Context, path string) ([]jdwp.ReferenceTypeID, error) {
+	f := &sourceFile{class: ClassForSource(path)}
+	all, err := t.VM.AllClasses(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list loaded classes: %w", err)
+	}
+	var out []jdwp.ReferenceTypeID
+	for _, c := range all {
+		if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") && f.owns(javalang.TypeName(c.Signature)) {
+			out = append(out, c.ID)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,126 @@
+package debugger
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
+)
+
+// Hot code replace: new class files replace the loaded classes of the same
+// name all at once (VirtualMachine.RedefineClasses). What the suspended
+// frames of those classes run is recorded first, so frames still running
+// an old method show it (Target.Obsolete); what the VM refuses is said in
+// words, with the JDWP error name; after a redefinition, the mirror's
+// caches of the classes are dropped and their line breakpoints set again
+// in the new code.
+
+// ClassFile is a new class file: where it was read, the binary name of
+// the class it defines, and its bytes.
+type ClassFile struct {
+	Path  string
+	Name  string
+	Bytes []byte
+}
+
+// Redefinition is the outcome of Redefine.
+type Redefinition struct {
+	Success bool
+	Message string   // what happened, or what the VM refused
+	Classes []string // the classes redefined (or refused), by binary name
+	Error   string   // the JDWP error name when the VM refused
+	// Skipped are class files of classes the VM has not loaded (nothing to
+	// replace: the new code is used when they load).
+	Skipped []SkippedClass
+}
+
+// SkippedClass is a class file Redefine did not use, and why.
+type SkippedClass struct {
+	File, Class, Reason string
+}
+
+// redefineErrors says in words what each JDWP error of RedefineClasses means.
+var redefineErrors = map[jdwp.ErrorCode]string{
+	jdwp.ErrAddMethodNotImplemented:       "adding a method is not supported by this VM",
+	jdwp.ErrSchemaChangeNotImplemented:    "adding, removing or changing a field is not supported by this VM",
+	jdwp.ErrHierarchyChangeNotImplemented: "changing the superclass or the interfaces is not supported by this VM",
+	jdwp.ErrDeleteMethodNotImplemented:    "deleting a method is not supported by this VM",
+	jdwp.ErrClassModifiersChangeNotImpl:   "changing a class's modifiers is not supported by this VM",
+	jdwp.ErrMethodModifiersChangeNotImpl:  "changing a method's modifiers is not supported by this VM",
+	jdwp.ErrClassAttributeChangeNotImpl:   "changing class attributes (nest members, record components, permitted subclasses) is not supported by this VM",
+	jdwp.ErrInvalidClassFormat:            "a class file is malformed",
+	jdwp.ErrCircularClassDefinition:       "the new classes make a circular class hierarchy",
+	jdwp.ErrFailsVerification:             "a new class fails bytecode verification",
+	jdwp.ErrUnsupportedVersion:            "a class file's version is newer than this VM supports",
+	jdwp.ErrNamesDontMatch:                "a class file defines a different class than the one it replaces",
+	jdwp.ErrNotImplemented:                "this VM does not implement class redefinition",
+}
+
+// Obsolete is what the frames of redefined classes ran before each
+// redefinition.
+func (t *Target) Obsolete() *mirror.Obsolete { return &t.obsolete }
+
+// Redefine maps class files to the loaded classes they replace and
+// redefines them at once; redefined, when not nil, is told each class the
+// VM took (its caches of the class no longer hold).
+func (t *Target) Redefine(ctx context.Context, files []ClassFile, redefined func(jdwp.ReferenceTypeID)) Redefinition {
+	var out Redefinition
+	var defs []jdwp.ClassDef
+	for _, f := range files {
+		loaded, err := t.VM.Loaded(ctx, javalang.Signature(f.Name))
+		if err != nil {
+			out.Message = fmt.Sprintf("look up %s: %v", f.Name, err)
+			return out
+		}
+		if len(loaded) == 0 {
+			out.Skipped = append(out.Skipped, SkippedClass{File: f.Path, Class: f.Name, Reason: "not loaded: the VM uses the new class file when it loads the class"})
+			continue
+		}
+		for _, c := range loaded {
+			defs = append(defs, jdwp.ClassDef{Type: c.ID, ClassFile: f.Bytes})
+		}
+		out.Classes = append(out.Classes, f.Name)
+	}
+	sort.Strings(out.Classes)
+	if len(defs) == 0 {
+		out.Success = true
+		out.Message = "nothing to replace: none of the classes is loaded"
+		return out
+	}
+	classes := map[jdwp.ReferenceTypeID]bool{}
+	for _, def := range defs {
+		classes[def.Type] = true
+	}
+	keep, err := t.obsolete.Before(ctx, t.VM, classes)
+	if err != nil {
+		t.log.Debug().Err(err).Msg("hot code replace: the frames of the redefined classes could not be read; obsolete frames will show no line")
+	}
+	err = t.Conn.RedefineClasses(ctx, defs)
+	if err == nil && keep != nil {
+		keep()
+	}
+	if err != nil {
+		code := jdwp.Code(err)
+		why, ok := redefineErrors[code]
+		if !ok {
+			why = err.Error()
+		}
+		out.Error = code.String()
+		out.Message = fmt.Sprintf("hot code replace refused: %s (%s); classes: %s", why, code.String(), strings.Join(out.Classes, ", "))
+		return out
+	}
+	for c := range classes {
+		t.VM.Redefined(c)
+		if redefined != nil {
+			redefined(c)
+		}
+	}
+	t.ReinstallBreakpoints(ctx, classes)
+	out.Success = true
+	out.Message = fmt.Sprintf("replaced %s; methods running now finish with the old code, calls from now on run the new", strings.Join(out.Classes, ", "))
+	return out
+}

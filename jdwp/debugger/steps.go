@@ -1,0 +1,313 @@
+package debugger
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
+)
+
+// Stepping: line steps with step filters, a restarted frame's step back
+// into the method, and step into a chosen call.
+//
+// Step filters work in two ways: class patterns become JDWP ClassExclude
+// modifiers, so the VM itself passes over those classes; synthetic methods,
+// static initializers and constructors cannot be excluded by the VM, so a
+// step that lands in one (deeper than where the step began) steps out of it
+// and then into the rest of the line again.
+//
+// Steps through lambdas: a lambda runs behind a hidden proxy class the VM
+// generates (Orders$$Lambda/0x…, no source, no lines): a step into it goes
+// on into the lambda's body. A step out of a lambda returns into the stream
+// or library code that called it: a step out that lands in a class the step
+// filters skip goes on out, back to the program's own code.
+
+// JDKClasses are the classes "$JDK" stands for (and the default filter).
+var JDKClasses = []string{"java.*", "javax.*", "jdk.*", "sun.*", "com.sun.*"}
+
+// stepState is the step in progress.
+type stepState struct {
+	thread   jdwp.ThreadID
+	depth    jdwp.StepDepth
+	reason   string // the stop's reason: "step" or "restart"
+	origin   int32  // frames on the thread when the step began
+	from     jdwp.Location
+	fromLine int32
+	leaving  bool // stepping out of a filtered method
+	hops     int  // filtered methods left so far
+	target   *StepTarget
+	entryReq int32 // the method-entry request of a step into a target
+}
+
+// StepTarget is a call a step can go into.
+type StepTarget struct {
+	Thread            jdwp.ThreadID
+	Class, Name, Desc string // class as a binary name
+}
+
+// stepTables are the steps of a session (guarded by Target.mu).
+type stepTables struct {
+	steps    map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
+	stepping map[jdwp.ThreadID]*stepState // the steps in progress, by thread
+}
+
+// skipClasses are the class patterns step-into excludes.
+func (t *Target) skipClasses() []string {
+	f := t.Opts.StepFilters
+	if f == nil {
+		return JDKClasses
+	}
+	var out []string
+	for _, p := range f.SkipClasses {
+		switch p {
+		case "$JDK":
+			out = append(out, JDKClasses...)
+		case "$Libraries":
+			// Without a project model the layer cannot tell libraries from
+			// the program; ignored.
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ClearSteps clears the pending steps of a thread, or of every thread
+// when thread is 0.
+func (t *Target) ClearSteps(ctx context.Context, thread jdwp.ThreadID) {
+	t.mu.Lock()
+	var steps []int32
+	var states []*stepState
+	for th, ids := range t.steps.steps {
+		if thread == 0 || th == thread {
+			steps = append(steps, ids...)
+			delete(t.steps.steps, th)
+		}
+	}
+	for th, st := range t.steps.stepping {
+		if thread == 0 || th == thread {
+			states = append(states, st)
+			delete(t.steps.stepping, th)
+		}
+	}
+	t.mu.Unlock()
+	for _, id := range steps {
+		t.Requests.Clear(ctx, jdwp.EventSingleStep, id)
+	}
+	for _, st := range states {
+		if st.entryReq != 0 {
+			t.Requests.Clear(ctx, jdwp.EventMethodEntry, st.entryReq)
+		}
+	}
+}
+
+// Step begins a line step of a thread (it stays suspended until the
+// caller resumes it); reason is the stop's reason ("step", or "restart"
+// for a restarted frame).
+func (t *Target) Step(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDepth, reason string) error {
+	t.ClearSteps(ctx, th)
+	st := &stepState{thread: th, depth: depth, reason: reason}
+	if f := t.Opts.StepFilters; depth == jdwp.StepInto && f != nil && (f.SkipConstructors || f.SkipStaticInitializers || f.SkipSynthetics) {
+		n, err := t.VM.FrameCount(ctx, th)
+		if err != nil {
+			return err
+		}
+		fs, err := t.VM.Frames(ctx, th, 0, 1)
+		if err != nil || len(fs) == 0 {
+			return fmt.Errorf("the thread's top frame: %v", err)
+		}
+		st.origin, st.from = n, fs[0].Loc
+		if lt, err := t.VM.LineTable(ctx, st.from.Class, st.from.Method); err == nil && !lt.Absent {
+			st.fromLine = lt.LineFor(st.from.Index)
+		}
+	}
+	t.mu.Lock()
+	t.steps.stepping[th] = st
+	t.mu.Unlock()
+	return t.stepRequest(ctx, th, depth)
+}
+
+// StepInto steps into one call of the current line: it watches method
+// entries in the thread until the target is entered, and steps over the
+// line in case it is not.
+func (t *Target) StepInto(ctx context.Context, target *StepTarget) error {
+	t.ClearSteps(ctx, target.Thread)
+	mods := []jdwp.Modifier{jdwp.ThreadOnly(target.Thread)}
+	if !strings.HasPrefix(target.Class, "java.") {
+		for _, p := range JDKClasses {
+			mods = append(mods, jdwp.ClassExclude(p))
+		}
+	}
+	entry, err := t.Requests.Set(ctx, jdwp.EventMethodEntry, stopPolicy, mods...)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.steps.stepping[target.Thread] = &stepState{thread: target.Thread, depth: jdwp.StepOver, reason: "step", target: target, entryReq: entry}
+	t.mu.Unlock()
+	return t.stepRequest(ctx, target.Thread, jdwp.StepOver)
+}
+
+// stepRequest sets a one-shot line step request.
+func (t *Target) stepRequest(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDepth) error {
+	mods := []jdwp.Modifier{jdwp.Step{Thread: th, Size: jdwp.StepLine, Depth: depth}}
+	if depth == jdwp.StepInto {
+		for _, p := range t.skipClasses() {
+			mods = append(mods, jdwp.ClassExclude(p))
+		}
+	}
+	mods = append(mods, jdwp.Count(1))
+	id, err := t.Requests.Set(ctx, jdwp.EventSingleStep, stopPolicy, mods...)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.steps.steps[th] = append(t.steps.steps[th], id)
+	t.mu.Unlock()
+	return nil
+}
+
+// filtered reports whether step filters pass over the method at loc.
+func (t *Target) filtered(ctx context.Context, loc jdwp.Location) bool {
+	f := t.Opts.StepFilters
+	if f == nil {
+		return false
+	}
+	m, err := t.VM.Method(ctx, loc.Class, loc.Method)
+	if err != nil {
+		return false
+	}
+	switch {
+	case f.SkipConstructors && m.Name == "<init>", f.SkipStaticInitializers && m.Name == "<clinit>":
+		return true
+	case f.SkipSynthetics:
+		if m.ModBits&(jdwp.AccSynthetic|mirror.AccBridge) != 0 || strings.HasPrefix(m.Name, "lambda$") {
+			return true
+		}
+		sig, err := t.VM.Signature(ctx, loc.Class)
+		return err == nil && strings.Contains(sig, "$$Lambda")
+	}
+	return false
+}
+
+// removeID returns ids without id.
+func removeID(ids []int32, id int32) []int32 {
+	out := ids[:0]
+	for _, x := range ids {
+		if x != id {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// onStep decides whether a completed step stops, or goes on past a
+// filtered method.
+func (t *Target) onStep(ctx context.Context, e jdwp.Event) *Stop {
+	t.Requests.Clear(ctx, jdwp.EventSingleStep, e.RequestID)
+	t.mu.Lock()
+	st := t.steps.stepping[e.Thread]
+	if ids := t.steps.steps[e.Thread]; len(ids) > 0 {
+		t.steps.steps[e.Thread] = removeID(ids, e.RequestID)
+	}
+	t.mu.Unlock()
+	if st == nil || st.thread != e.Thread {
+		return &Stop{Reason: "step", Thread: e.Thread}
+	}
+	stop := &Stop{Reason: st.reason, Thread: e.Thread}
+	if st.leaving {
+		st.leaving = false
+		if err := t.stepRequest(ctx, e.Thread, jdwp.StepInto); err != nil {
+			t.log.Warn().Err(err).Msg("step into after leaving a filtered method")
+			return stop
+		}
+		return nil
+	}
+	if st.hops < 20 {
+		if depth, again := t.stepOn(ctx, st, e.Location); again {
+			st.hops++
+			if err := t.stepRequest(ctx, e.Thread, depth); err == nil {
+				return nil
+			}
+		}
+	}
+	if st.depth != jdwp.StepInto || st.hops >= 20 || t.Opts.StepFilters == nil {
+		return stop
+	}
+	n, err := t.VM.FrameCount(ctx, e.Thread)
+	if err != nil {
+		return stop
+	}
+	switch {
+	case n > st.origin && t.filtered(ctx, e.Location):
+		st.hops++
+		st.leaving = true
+		if err := t.stepRequest(ctx, e.Thread, jdwp.StepOut); err == nil {
+			return nil
+		}
+		st.leaving = false
+	case st.hops > 0 && n == st.origin && e.Location.Class == st.from.Class && e.Location.Method == st.from.Method:
+		// Back on the line the step began on, after a filtered call
+		// returned: the step is not over yet.
+		if lt, err := t.VM.LineTable(ctx, e.Location.Class, e.Location.Method); err == nil && !lt.Absent && lt.LineFor(e.Location.Index) == st.fromLine {
+			st.hops++
+			if err := t.stepRequest(ctx, e.Thread, jdwp.StepInto); err == nil {
+				return nil
+			}
+		}
+	}
+	return stop
+}
+
+// onMethodEntry stops a step into a target when the target is entered.
+func (t *Target) onMethodEntry(ctx context.Context, e jdwp.Event) *Stop {
+	t.mu.Lock()
+	st := t.steps.stepping[e.Thread]
+	t.mu.Unlock()
+	if st == nil || st.target == nil || st.thread != e.Thread {
+		return nil
+	}
+	m, err := t.VM.Method(ctx, e.Location.Class, e.Location.Method)
+	if err != nil || m.Name != st.target.Name || m.Signature != st.target.Desc {
+		return nil
+	}
+	return &Stop{Reason: "step", Thread: e.Thread}
+}
+
+// stepOn says whether a completed step should go on, and how, rather than
+// stop at loc.
+func (t *Target) stepOn(ctx context.Context, st *stepState, loc jdwp.Location) (jdwp.StepDepth, bool) {
+	sig, err := t.VM.Signature(ctx, loc.Class)
+	if err != nil {
+		return 0, false
+	}
+	name := javalang.TypeName(sig)
+	switch {
+	case st.depth == jdwp.StepInto && hiddenClass(name):
+		return jdwp.StepInto, true
+	case st.depth == jdwp.StepOut && (hiddenClass(name) || t.skipped(name)):
+		return jdwp.StepOut, true
+	}
+	return 0, false
+}
+
+// hiddenClass reports whether a class is a VM-generated lambda proxy.
+func hiddenClass(name string) bool {
+	return strings.Contains(name, "$$Lambda")
+}
+
+// skipped reports whether the step filters pass over a class (by name).
+func (t *Target) skipped(name string) bool {
+	for _, p := range t.skipClasses() {
+		switch {
+		case strings.HasSuffix(p, "*") && strings.HasPrefix(name, strings.TrimSuffix(p, "*")),
+			strings.HasPrefix(p, "*") && strings.HasSuffix(name, strings.TrimPrefix(p, "*")),
+			p == name:
+			return true
+		}
+	}
+	return false
+}
