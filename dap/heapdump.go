@@ -56,14 +56,10 @@ type DumpHeapArguments struct {
 	Top int `json:"top,omitempty"`
 }
 
-// DumpHeapBody is the body of the dumpHeap response.
-type DumpHeapBody struct {
-	Path    string            `json:"path"`
-	Bytes   int64             `json:"bytes"`
-	Format  string            `json:"format"` // the HPROF header: "JAVA PROFILE 1.0.2"…
-	Objects int               `json:"objects"`
-	Top     []hprof.ClassStat `json:"top"` // biggest classes first
-}
+// DumpHeapBody is the body of the dumpHeap response: the one HPROF
+// schema's dump (ddm/hprof/view.go) — its file, facts (reference width,
+// partial, warnings) and the top of its class histogram.
+type DumpHeapBody = hprof.DumpJSON
 
 type dumpHeapRequest struct {
 	godap.Request
@@ -121,8 +117,7 @@ func (s *session) dumpHeap(_ context.Context, r *dumpHeapRequest) (DumpHeapBody,
 	if top <= 0 {
 		top = 10
 	}
-	hist := h.Histogram()
-	return DumpHeapBody{Path: path, Bytes: n, Format: h.Format, Objects: h.NumObjects(), Top: hist[:min(top, len(hist))]}, nil
+	return hprof.DumpOf(path, n, h, h.Histogram(), top), nil
 }
 
 func parseDump(path string, size int64) (*hprof.Heap, error) {
