@@ -43,7 +43,7 @@ const (
 // DumpTo writes an HPROF dump of the VM's heap to w and returns its size
 // (live: reachable objects only, where the VM can tell). A local HotSpot VM's
 // dump is copied from the file the VM wrote (a kernel copy when w is a
-// file); a DDM VM's arrives whole in one chunk and is written out.
+// file); a DDM VM's is written as its HPDS chunk arrives.
 func (v *VM) DumpTo(ctx context.Context, live bool, w io.Writer) (int64, error) {
 	v.mu.Lock()
 	hotSpot := v.dc == nil && v.from.serial == ""
@@ -51,11 +51,10 @@ func (v *VM) DumpTo(ctx context.Context, live bool, w io.Writer) (int64, error) 
 	if hotSpot {
 		return v.dumpHotSpotTo(ctx, live, w)
 	}
-	// A DDM dump (HPDS) arrives whole; it writes nothing to w on failure,
-	// so a device VM's fallback (am dumpheap, pulled) streams into w as
-	// DumpHeap's does into memory.
-	b, err := v.dumpDDM(ctx)
-	if err != nil && v.from.serial != "" && v.m.adb != nil {
+	// A DDM dump (HPDS) streams into w. A device VM's fallback (am
+	// dumpheap, pulled) streams into w likewise, if HPDS wrote nothing.
+	n, err := v.dumpDDMTo(ctx, w)
+	if err != nil && n == 0 && v.from.serial != "" && v.m.adb != nil {
 		n, aerr := v.dumpWithAmTo(ctx, w)
 		if aerr != nil {
 			return n, fmt.Errorf("%w; then am dumpheap: %w", err, aerr)
@@ -63,11 +62,7 @@ func (v *VM) DumpTo(ctx context.Context, live bool, w io.Writer) (int64, error) 
 		v.log.Info().AnErr("hpds", err).Int64("bytes", n).Msg("heap dumped with am dumpheap")
 		return n, nil
 	}
-	if err != nil {
-		return 0, err
-	}
-	n, err := w.Write(b)
-	return int64(n), err
+	return n, err
 }
 
 // dumpHotSpotTo dumps a local HotSpot VM's heap through its attach socket.
