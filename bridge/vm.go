@@ -107,7 +107,7 @@ type VM struct {
 	noTHST    atomic.Bool  // the VM left a THST unanswered: current frameworks have no handler
 	noSTKL    atomic.Bool  // likewise STKL
 
-	dumpMu sync.Mutex // one heap dump at a time: HPDS chunks carry no request id
+	dumpMu sync.Mutex               // one heap dump at a time: HPDS chunks carry no request id
 	hpds   atomic.Pointer[hpdsSink] // where the HPDS chunk of the dump in progress goes
 	hsHeap hotspotHeapCache
 }
