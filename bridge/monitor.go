@@ -69,6 +69,7 @@ type Monitor struct {
 	devices   map[string]DeviceInfo // adb devices by serial
 	adb       *adbWatch             // nil without Options.ADB
 	devProcs  map[string]*devProc   // device processes by address, connected or not (apps.go)
+	unlisted  map[string]int        // by serial: processes track-app lists beyond maxDeviceStreams, as last logged
 
 	recent map[string]*shortLived // scanned VMs that went away soon after they were found (peerlimits.go)
 
