@@ -187,10 +187,15 @@ func (c *rpcConn) dumpHeapStream(ctx context.Context, v *VM, p vmParams) (any, e
 	if ds.files == nil {
 		ds.files = map[string]*os.File{}
 	}
+	token, err := c.s.raw.newToken(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("vm/dumpHeap: a token for the dump: %w", err)
+	}
 	ds.next++
 	h := strconv.Itoa(ds.next)
 	ds.files[h] = f
-	return HeapDump{ID: v.id, Bytes: int(n), Stream: h}, nil
+	return HeapDump{ID: v.id, Bytes: int(n), Stream: h, Token: token}, nil
 }
 
 // HeapDumpChunk is the heapDump/read result.
@@ -230,6 +235,7 @@ func (c *rpcConn) dispatchDumpStream(req *jsonrpc2.Request) (res any, ok bool, e
 		return nil, true, rpcError(CodeInvalidParams, "%s: no open dump %q on this connection (vm/dumpHeap with \"stream\": true opens one)", req.Method, p.Stream)
 	}
 	if req.Method == "heapDump/close" {
+		c.s.raw.drop(f)
 		return nil, true, f.Close()
 	}
 	if p.Length == 0 {
@@ -257,6 +263,7 @@ func (c *rpcConn) closeDumps() {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	for h, f := range ds.files {
+		c.s.raw.drop(f)
 		f.Close()
 		delete(ds.files, h)
 	}
