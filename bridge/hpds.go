@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
 )
 
 // A DDM VM's heap dump is one HPDS chunk holding the whole file
@@ -129,5 +130,18 @@ func (v *VM) dumpDDMTo(ctx context.Context, w io.Writer) (int64, error) {
 		case <-ctx.Done():
 			return sink.close(), fmt.Errorf("VM %s sent no heap dump (HPDS): %w", v.id, ctx.Err())
 		}
+	}
+}
+
+// cleanStaleDumps removes the partial heap dumps of processes that died
+// while writing them (package dumpfile's journal): a monitor or CLI killed
+// mid-dump.
+func (m *Monitor) cleanStaleDumps() {
+	removed, err := dumpfile.CleanStale()
+	for _, p := range removed {
+		m.log.Info().Str("path", p).Msg("removed a partial heap dump left by a process that died while writing it")
+	}
+	if err != nil {
+		m.log.Warn().Err(err).Msg("partial heap dumps of dead processes: some could not be checked or removed")
 	}
 }

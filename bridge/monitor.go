@@ -163,6 +163,7 @@ func (m *Monitor) markOwn(ln net.Listener) {
 
 // Run scans the configured ranges until ctx ends, then closes the monitor.
 func (m *Monitor) Run(ctx context.Context) error {
+	m.cleanStaleDumps()
 	if len(m.opts.Scan) > 0 {
 		m.log.Info().Stringer("ranges", rangeList(m.opts.Scan)).Dur("every", m.opts.ScanInterval).Msg("scanning for VMs")
 	}

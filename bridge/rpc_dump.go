@@ -84,15 +84,14 @@ func (v *VM) dumpHotSpotTo(ctx context.Context, live bool, w io.Writer) (int64, 
 	return n, nil
 }
 
-// privateDump dumps the VM's heap into a file of the monitor's that is
-// already unlinked: nothing is left behind whatever happens, and only this
-// descriptor reads it.
+// privateDump dumps the VM's heap into a file of the monitor's that has no
+// name (O_TMPFILE): nothing is left behind whatever happens, even SIGKILL,
+// and only this descriptor reads it.
 func privateDump(ctx context.Context, v *VM, live bool) (*os.File, int64, error) {
-	f, err := os.CreateTemp("", "ddmbridge-dump-*.hprof")
+	f, err := dumpfile.Private("")
 	if err != nil {
 		return nil, 0, fmt.Errorf("a private file for the dump: %w (set TMPDIR to a writable directory)", err)
 	}
-	os.Remove(f.Name())
 	n, err := v.DumpTo(ctx, live, f)
 	if err != nil {
 		f.Close()

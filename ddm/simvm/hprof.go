@@ -206,12 +206,40 @@ func (s *session) sendHPDS(d paddedDump) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	w := deadlineWriter{s.nc}
+	var w io.Writer = deadlineWriter{s.nc}
 	if _, err := w.Write(h); err != nil {
 		return err
 	}
+	if g := s.vm.opt.HprofGate; g != nil {
+		w = &gateWriter{w: w, at: d.size / 2, gate: g}
+	}
 	_, err := d.WriteTo(w)
 	return err
+}
+
+// gateWriter waits at byte at until gate is closed.
+type gateWriter struct {
+	w    io.Writer
+	n    int64
+	at   int64
+	gate <-chan struct{}
+}
+
+func (g *gateWriter) Write(b []byte) (int, error) {
+	if g.n < g.at && g.n+int64(len(b)) >= g.at {
+		k, err := g.w.Write(b[:g.at-g.n])
+		g.n += int64(k)
+		if err != nil {
+			return k, err
+		}
+		<-g.gate
+		m, err := g.w.Write(b[k:])
+		g.n += int64(m)
+		return k + m, err
+	}
+	n, err := g.w.Write(b)
+	g.n += int64(n)
+	return n, err
 }
 
 // deadlineWriter gives each write writeTimeout: a large packet may take

@@ -61,6 +61,9 @@ type Options struct {
 	// one JDWP packet): HPDS then streams a dump of a real size, written as
 	// it goes, never held whole.
 	HprofSize int64
+	// HprofGate, if set, holds such a grown dump after its first half
+	// until the channel is closed: a test's dump in progress.
+	HprofGate <-chan struct{}
 
 	// OnAgentLoaded, if set, is called once when the first non-DDM packet
 	// arrives (on ProfileCurrent it loads the JDWP agent): a simulated adbd
