@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/ddm/simvm"
+)
+
+// TestKilledMonitorDumpCleanedUp: a monitor killed (SIGKILL) in the middle
+// of a heap dump to a path leaves the partial file; the next monitor of the
+// user removes it when it starts (issue 25: the partial dump stayed
+// forever). The dump is a DDM VM's HPDS, held halfway by the simulated VM
+// so the kill lands mid-dump.
+func TestKilledMonitorDumpCleanedUp(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cache, dir := t.TempDir(), t.TempDir()
+	gate := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(gate) }) }
+	const size = 64 << 20
+	sv, err := simvm.New(simvm.Options{AppName: "com.example.killed", HprofSize: size, HprofGate: gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go sv.Serve(ln)
+	defer sv.Close()
+	defer open() // before Close: the held dump goes on (to a closed connection)
+	vmAddr := ln.Addr().String()
+
+	serve := func(name string) (*exec.Cmd, string) {
+		rpc := "unix:" + filepath.Join(dir, name+".sock")
+		cmd := selfCommand(ctx, "serve", "--no-adb", "--scan", vmAddr, "--scan-interval", "100ms", "--rpc", rpc,
+			"--dap", "", "--current-port", "-1", "--debug-port-base", "-1")
+		cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+cache)
+		var logs strings.Builder
+		cmd.Stderr = &logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Logf("%s's log:\n%s", name, logs.String())
+		})
+		return cmd, rpc
+	}
+	first, rpc := serve("first")
+	id, err := waitBenchVM(ctx, rpc, vmAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := bridge.DialRPC(ctx, rpc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	file := filepath.Join(dir, "heap.hprof")
+	dumped := make(chan error, 1)
+	go func() {
+		_, err := c.DumpHeapToPath(ctx, id, file, bridge.DumpOptions{})
+		dumped <- err
+	}()
+	waitUntil(t, ctx, "half the dump in the file", func() bool {
+		fi, err := os.Stat(file)
+		return err == nil && fi.Size() >= size/4
+	})
+	journal := filepath.Join(cache, "ddmbridge", "partial-dumps")
+	if ents, _ := os.ReadDir(journal); len(ents) != 1 {
+		t.Fatalf("the journal holds %v during the dump; want its note", ents)
+	}
+	first.Process.Kill()
+	first.Wait()
+	open()
+	if err := <-dumped; err == nil {
+		t.Fatal("the dump succeeded although its monitor was killed")
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the killed monitor's partial dump: %v (the test wants it left behind)", err)
+	}
+
+	serve("second")
+	waitUntil(t, ctx, "the next monitor to remove the partial dump", func() bool {
+		_, err := os.Lstat(file)
+		return os.IsNotExist(err)
+	})
+	if ents, _ := os.ReadDir(journal); len(ents) != 0 {
+		t.Errorf("the journal still holds %v", ents)
+	}
+}
+
+// waitUntil polls ok until it holds or ctx ends.
+func waitUntil(t *testing.T, ctx context.Context, what string, ok func() bool) {
+	t.Helper()
+	for !ok() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("waiting for %s: %v", what, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
