@@ -113,4 +113,3 @@ func waitUntil(t *testing.T, ctx context.Context, what string, ok func() bool) {
 		}
 	}
 }
-
