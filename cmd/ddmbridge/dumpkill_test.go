@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
 // TestKilledMonitorDumpCleanedUp: a monitor killed (SIGKILL) in the middle
@@ -112,4 +116,87 @@ func waitUntil(t *testing.T, ctx context.Context, what string, ok func() bool) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// TestKilledMonitorHotSpotDumpCleanedUp: a monitor killed while a local
+// HotSpot VM writes its dump leaves the directory it made in /tmp for the
+// VM; once the VM has finished writing, the next monitor removes it (the
+// threat model said: `rm -r /tmp/ddmbridge-heap-*`).
+func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
+	jvmtest.RequireJava(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cache, dir := t.TempDir(), t.TempDir()
+	classes, err := jvmrun.CompileFiles(ctx, map[string][]byte{"DumpFill.java": []byte(fillSource)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mib = 128
+	vm, err := jvmrun.Start(ctx, jvmrun.Options{ClassPath: []string{classes}, MainClass: "DumpFill", Args: []string{strconv.Itoa(mib)},
+		VMArgs: []string{fmt.Sprintf("-Xmx%dm", mib+mib/4+256)}, ReadyLine: "READY", Timeout: 3 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+
+	serve := func(name string) (*exec.Cmd, string) {
+		rpc := "unix:" + filepath.Join(dir, name+".sock")
+		cmd := selfCommand(ctx, "serve", "--no-adb", "--scan", vm.Addr, "--scan-interval", "100ms", "--rpc", rpc,
+			"--dap", "", "--current-port", "-1", "--debug-port-base", "-1")
+		cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+cache)
+		var logs strings.Builder
+		cmd.Stderr = &logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Logf("%s's log:\n%s", name, logs.String())
+		})
+		return cmd, rpc
+	}
+	first, rpc := serve("first")
+	id, err := waitBenchVM(ctx, rpc, vm.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := bridge.DialRPC(ctx, rpc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go c.DumpHeapToPath(ctx, id, filepath.Join(dir, "heap.hprof"), bridge.DumpOptions{})
+	var made []string
+	waitUntil(t, ctx, "the dump directory in /tmp", func() bool {
+		made, _ = filepath.Glob(fmt.Sprintf("/tmp/ddmbridge-heap-%d-*", vm.Pid))
+		return len(made) == 1
+	})
+	first.Process.Kill()
+	first.Wait()
+	// The VM goes on writing into the directory; it stays, and the next
+	// monitor leaves it alone while the VM writes.
+	waitUntil(t, ctx, "the VM to finish writing its dump", func() bool { return !holdsOpenIn(vm.Pid, made[0]) })
+	if _, err := os.Lstat(made[0]); err != nil {
+		t.Fatalf("the killed monitor's dump directory: %v (the test wants it left behind)", err)
+	}
+	serve("second")
+	waitUntil(t, ctx, "the next monitor to remove the dump directory", func() bool {
+		_, err := os.Lstat(made[0])
+		return os.IsNotExist(err)
+	})
+	if ents, _ := os.ReadDir(filepath.Join(cache, "ddmbridge", "partial-dumps")); len(ents) != 0 {
+		t.Errorf("the journal still holds %v", ents)
+	}
+}
+
+// holdsOpenIn reports whether process pid has a file under dir open.
+func holdsOpenIn(pid int, dir string) bool {
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, fd := range fds {
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && strings.HasPrefix(l, dir+"/") {
+			return true
+		}
+	}
+	return false
 }
