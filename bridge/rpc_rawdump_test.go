@@ -116,3 +116,20 @@ func TestRawDumpHeaderSkipsNotifications(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRawDumpHeader: whatever a monitor (or something in its place) sends
+// before a raw dump, the client returns a length ≥ 0 or an error, and
+// reads no more than it was sent.
+func FuzzRawDumpHeader(f *testing.F) {
+	f.Add([]byte("DDMBRIDGE-HEAPDUMP 5\nHPROF"))
+	f.Add([]byte("Content-Length: 2\r\n\r\n{}DDMBRIDGE-HEAPDUMP 0\n"))
+	f.Add([]byte("DDMBRIDGE-HEAPDUMP-ERROR no open heap dump has this token\n"))
+	f.Add([]byte("Content-Length: 99\r\n\r\n{}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := bufio.NewReaderSize(bytes.NewReader(b), 64<<10)
+		n, err := rawDumpHeader(r)
+		if err == nil && n < 0 {
+			t.Fatalf("length %d without an error", n)
+		}
+	})
+}

@@ -28,7 +28,8 @@ type CommandReceiver interface {
 // StreamMin data bytes or more is read: it returns a receiver for its parts,
 // or nil to have it read whole (bounded by Options.MaxPacketSize) and given
 // to the set's CommandHandler. hdr is the packet's header (no Data), size
-// its data length, head its first min(size, LargeCommandHead) data bytes.
+// its data length, head its first min(size, LargeCommandHead) data bytes
+// (valid only during the call).
 // It runs on the reader goroutine and must not block.
 type LargeCommandHandler func(c *Conn, hdr *Packet, size int, head []byte) CommandReceiver
 
