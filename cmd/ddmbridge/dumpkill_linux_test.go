@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,6 +51,7 @@ func TestKilledMonitorDumpCleanedUp(t *testing.T) {
 		cmd := selfCommand(ctx, "serve", "--no-adb", "--scan", vmAddr, "--scan-interval", "100ms", "--rpc", rpc,
 			"--dap", "", "--current-port", "-1", "--debug-port-base", "-1")
 		cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+cache)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with the test, even one that panics
 		var logs strings.Builder
 		cmd.Stderr = &logs
 		if err := cmd.Start(); err != nil {
@@ -144,6 +146,7 @@ func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
 		cmd := selfCommand(ctx, "serve", "--no-adb", "--scan", vm.Addr, "--scan-interval", "100ms", "--rpc", rpc,
 			"--dap", "", "--current-port", "-1", "--debug-port-base", "-1")
 		cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+cache)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with the test, even one that panics
 		var logs strings.Builder
 		cmd.Stderr = &logs
 		if err := cmd.Start(); err != nil {
