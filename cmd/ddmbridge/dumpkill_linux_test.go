@@ -80,7 +80,7 @@ func TestKilledMonitorDumpCleanedUp(t *testing.T) {
 		_, err := c.DumpHeapToPath(ctx, id, file, bridge.DumpOptions{})
 		dumped <- err
 	}()
-	untilKilled(t, ctx, "half the dump in the file", func() bool {
+	pollUntil(t, ctx, "half the dump in the file", func() bool {
 		fi, err := os.Stat(file)
 		return err == nil && fi.Size() >= size/4
 	})
@@ -99,7 +99,7 @@ func TestKilledMonitorDumpCleanedUp(t *testing.T) {
 	}
 
 	serve("second")
-	untilKilled(t, ctx, "the next monitor to remove the partial dump", func() bool {
+	pollUntil(t, ctx, "the next monitor to remove the partial dump", func() bool {
 		_, err := os.Lstat(file)
 		return os.IsNotExist(err)
 	})
@@ -108,8 +108,8 @@ func TestKilledMonitorDumpCleanedUp(t *testing.T) {
 	}
 }
 
-// untilKilled polls ok until it holds or ctx ends.
-func untilKilled(t *testing.T, ctx context.Context, what string, ok func() bool) {
+// pollUntil polls ok until it holds or ctx ends.
+func pollUntil(t *testing.T, ctx context.Context, what string, ok func() bool) {
 	t.Helper()
 	for !ok() {
 		select {
@@ -171,7 +171,7 @@ func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
 	defer c.Close()
 	go c.DumpHeapToPath(ctx, id, filepath.Join(dir, "heap.hprof"), bridge.DumpOptions{})
 	var made []string
-	untilKilled(t, ctx, "the dump directory in /tmp", func() bool {
+	pollUntil(t, ctx, "the dump directory in /tmp", func() bool {
 		made, _ = filepath.Glob(fmt.Sprintf("/tmp/ddmbridge-heap-%d-*", vm.Pid))
 		return len(made) == 1
 	})
@@ -179,12 +179,12 @@ func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
 	first.Wait()
 	// The VM goes on writing into the directory; it stays, and the next
 	// monitor leaves it alone while the VM writes.
-	untilKilled(t, ctx, "the VM to finish writing its dump", func() bool { return !holdsOpenIn(vm.Pid, made[0]) })
+	pollUntil(t, ctx, "the VM to finish writing its dump", func() bool { return !holdsOpenIn(vm.Pid, made[0]) })
 	if _, err := os.Lstat(made[0]); err != nil {
 		t.Fatalf("the killed monitor's dump directory: %v (the test wants it left behind)", err)
 	}
 	serve("second")
-	untilKilled(t, ctx, "the next monitor to remove the dump directory", func() bool {
+	pollUntil(t, ctx, "the next monitor to remove the dump directory", func() bool {
 		_, err := os.Lstat(made[0])
 		return os.IsNotExist(err)
 	})
