@@ -111,11 +111,17 @@ func TestKilledMonitorDumpCleanedUp(t *testing.T) {
 // pollUntil polls ok until it holds or ctx ends.
 func pollUntil(t *testing.T, ctx context.Context, what string, ok func() bool) {
 	t.Helper()
+	pollEvery(t, ctx, 50*time.Millisecond, what, ok)
+}
+
+// pollEvery is pollUntil polling every d.
+func pollEvery(t *testing.T, ctx context.Context, d time.Duration, what string, ok func() bool) {
+	t.Helper()
 	for !ok() {
 		select {
 		case <-ctx.Done():
 			t.Fatalf("waiting for %s: %v", what, ctx.Err())
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(d):
 		}
 	}
 }
@@ -169,12 +175,28 @@ func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	go c.DumpHeapToPath(ctx, id, filepath.Join(dir, "heap.hprof"), bridge.DumpOptions{})
+	// The monitor is stopped (SIGSTOP) as soon as the directory shows, then
+	// killed; a dump that finished first (a fast machine) is taken again.
 	var made []string
-	pollUntil(t, ctx, "the dump directory in /tmp", func() bool {
-		made, _ = filepath.Glob(fmt.Sprintf("/tmp/ddmbridge-heap-%d-*", vm.Pid))
-		return len(made) == 1
-	})
+	for attempt := 1; ; attempt++ {
+		go c.DumpHeapToPath(ctx, id, filepath.Join(dir, fmt.Sprintf("heap-%d.hprof", attempt)), bridge.DumpOptions{})
+		pollEvery(t, ctx, time.Millisecond, "the dump directory in /tmp", func() bool {
+			made, _ = filepath.Glob(fmt.Sprintf("/tmp/ddmbridge-heap-%d-*", vm.Pid))
+			return len(made) == 1
+		})
+		first.Process.Signal(syscall.SIGSTOP)
+		if _, err := os.Lstat(made[0]); err == nil {
+			break
+		}
+		if attempt == 5 {
+			t.Fatalf("5 dumps finished before the monitor could be stopped")
+		}
+		first.Process.Signal(syscall.SIGCONT)
+		pollUntil(t, ctx, "the finished dump's directory gone", func() bool {
+			m, _ := filepath.Glob(fmt.Sprintf("/tmp/ddmbridge-heap-%d-*", vm.Pid))
+			return len(m) == 0
+		})
+	}
 	first.Process.Kill()
 	first.Wait()
 	// The VM goes on writing into the directory; it stays, and the next
