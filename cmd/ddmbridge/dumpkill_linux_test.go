@@ -175,14 +175,18 @@ func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	journal := filepath.Join(cache, "ddmbridge", "partial-dumps")
 	// The monitor is stopped (SIGSTOP) as soon as the directory shows, then
 	// killed; a dump that finished first (a fast machine) is taken again.
 	var made []string
 	for attempt := 1; ; attempt++ {
 		go c.DumpHeapToPath(ctx, id, filepath.Join(dir, fmt.Sprintf("heap-%d.hprof", attempt)), bridge.DumpOptions{})
-		pollEvery(t, ctx, time.Millisecond, "the dump directory in /tmp", func() bool {
+		// The directory and its note (besides the note of the file at the
+		// path): a kill between the two would leave it unnoted.
+		pollEvery(t, ctx, time.Millisecond, "the dump directory in /tmp, noted", func() bool {
 			made, _ = filepath.Glob(fmt.Sprintf("/tmp/ddmbridge-heap-%d-*", vm.Pid))
-			return len(made) == 1
+			notes, _ := os.ReadDir(journal)
+			return len(made) == 1 && len(notes) == 2
 		})
 		first.Process.Signal(syscall.SIGSTOP)
 		if _, err := os.Lstat(made[0]); err == nil {
@@ -210,7 +214,7 @@ func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
 		_, err := os.Lstat(made[0])
 		return os.IsNotExist(err)
 	})
-	if ents, _ := os.ReadDir(filepath.Join(cache, "ddmbridge", "partial-dumps")); len(ents) != 0 {
+	if ents, _ := os.ReadDir(journal); len(ents) != 0 {
 		t.Errorf("the journal still holds %v", ents)
 	}
 }
