@@ -180,17 +180,25 @@ func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
 	// killed; a dump that finished first (a fast machine) is taken again.
 	var made []string
 	for attempt := 1; ; attempt++ {
-		go c.DumpHeapToPath(ctx, id, filepath.Join(dir, fmt.Sprintf("heap-%d.hprof", attempt)), bridge.DumpOptions{})
-		// The directory and its note (besides the note of the file at the
-		// path): a kill between the two would leave it unnoted.
-		pollEvery(t, ctx, time.Millisecond, "the dump directory in /tmp, noted", func() bool {
+		dumped := make(chan struct{})
+		go func() {
+			c.DumpHeapToPath(ctx, id, filepath.Join(dir, fmt.Sprintf("heap-%d.hprof", attempt)), bridge.DumpOptions{})
+			close(dumped)
+		}()
+		// The directory, its note (besides the note of the file at the
+		// path: a kill between the two would leave it unnoted), and the VM
+		// writing into it (its attach listener up: a kill before would
+		// leave .attach_pid<PID> in the VM's working directory).
+		pollEvery(t, ctx, time.Millisecond, "the VM writing into the dump directory, noted", func() bool {
 			made, _ = filepath.Glob(fmt.Sprintf("/tmp/ddmbridge-heap-%d-*", vm.Pid))
 			notes, _ := os.ReadDir(journal)
-			return len(made) == 1 && len(notes) == 2
+			return len(made) == 1 && len(notes) == 2 && holdsOpenIn(vm.Pid, made[0]) || len(made) == 0 && attemptOver(dumped)
 		})
 		first.Process.Signal(syscall.SIGSTOP)
-		if _, err := os.Lstat(made[0]); err == nil {
-			break
+		if len(made) == 1 {
+			if _, err := os.Lstat(made[0]); err == nil {
+				break
+			}
 		}
 		if attempt == 5 {
 			t.Fatalf("5 dumps finished before the monitor could be stopped")
@@ -216,6 +224,16 @@ func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
 	})
 	if ents, _ := os.ReadDir(journal); len(ents) != 0 {
 		t.Errorf("the journal still holds %v", ents)
+	}
+}
+
+// attemptOver reports whether a dump attempt has ended.
+func attemptOver(done chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
 	}
 }
 
