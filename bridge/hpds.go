@@ -74,6 +74,12 @@ func (v *VM) streamHPDS(dc *ddm.Client) {
 // which on failure may be part of the dump.
 func (v *VM) dumpDDMTo(ctx context.Context, w io.Writer) (int64, error) {
 	if v.dc == nil {
+		v.mu.Lock()
+		local := v.from.serial == ""
+		v.mu.Unlock()
+		if !local { // its pid is the device's: never a process here
+			return 0, fmt.Errorf("VM %s: heap dumps of a device VM need DDM (HPDS): %w", v.id, ErrNotDDM)
+		}
 		return v.dumpHotSpotTo(ctx, true, w)
 	}
 	if f := v.dc.Data().Identity().Features; len(f) > 0 && !slices.Contains(f, featureHprofStreaming) {

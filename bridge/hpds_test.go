@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -82,4 +83,18 @@ type countWriter struct{ n int64 }
 func (c *countWriter) Write(p []byte) (int, error) {
 	c.n += int64(len(p))
 	return len(p), nil
+}
+
+// TestDumpDeviceVMWithoutDDM: a device VM that does not speak DDM is never
+// dumped through HotSpot's attach mechanism here — its pid is the
+// device's, and a process of this host with that pid would be signalled
+// (here: the test itself, which SIGQUIT would end).
+func TestDumpDeviceVMWithoutDDM(t *testing.T) {
+	v := &VM{id: "7", pid: os.Getpid()}
+	v.from.serial = "emulator-5554"
+	var w countWriter
+	n, err := v.dumpDDMTo(t.Context(), &w)
+	if !errors.Is(err, ErrNotDDM) || n != 0 || w.n != 0 {
+		t.Fatalf("dump of a device VM without DDM: %d bytes, %v; want ErrNotDDM and nothing written", n, err)
+	}
 }
