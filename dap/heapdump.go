@@ -16,7 +16,6 @@ import (
 	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
 	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
-	godap "github.com/google/go-dap"
 )
 
 // Heap dumps over DAP: the custom request dumpHeap writes an HPROF dump of
@@ -40,35 +39,6 @@ type HeapDumper interface {
 // it, so no one holds a whole dump in memory; preferred when a Backend is one.
 type HeapWriter interface {
 	DumpHeapTo(ctx context.Context, target string, live bool, w io.Writer) (int64, error)
-}
-
-// DumpHeapArguments are the arguments of dumpHeap.
-type DumpHeapArguments struct {
-	// Path is where to write the dump; empty means a new file in the
-	// temporary directory. The file is created new with mode 0600; an
-	// existing file is refused unless Force, and a symlink always.
-	Path string `json:"path,omitempty"`
-	// Force replaces an existing regular file at Path.
-	Force bool `json:"force,omitempty"`
-	// Live dumps only reachable objects (HotSpot runs a full GC first).
-	Live bool `json:"live,omitempty"`
-	// Top is how many histogram rows the answer carries; 0 means 10.
-	Top int `json:"top,omitempty"`
-}
-
-// DumpHeapBody is the body of the dumpHeap response: the one HPROF
-// schema's dump (ddm/hprof/view.go) — its file, facts (reference width,
-// partial, warnings) and the top of its class histogram.
-type DumpHeapBody = hprof.DumpJSON
-
-type dumpHeapRequest struct {
-	godap.Request
-	Arguments DumpHeapArguments `json:"arguments"`
-}
-
-type dumpHeapResponse struct {
-	godap.Response
-	Body DumpHeapBody `json:"body"`
 }
 
 // heapDumpTimeout bounds a dump: writing a big heap takes a while.
