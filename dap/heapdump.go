@@ -70,7 +70,7 @@ func (s *session) dumpHeap(_ context.Context, r *dumpHeapRequest) (DumpHeapBody,
 	ctx, cancel := context.WithTimeout(s.ctx, heapDumpTimeout)
 	defer cancel()
 	p := s.startProgress(0, "Dumping the heap", s.dbg.target)
-	defer p.end("")
+	defer p.End("")
 	n, err := s.dumpTo(ctx, a.Live, f.File)
 	if err != nil {
 		return DumpHeapBody{}, err
@@ -78,7 +78,7 @@ func (s *session) dumpHeap(_ context.Context, r *dumpHeapRequest) (DumpHeapBody,
 	if err = f.Commit(); err != nil {
 		return DumpHeapBody{}, fmt.Errorf("writing %s: %w", path, err)
 	}
-	p.update(fmt.Sprintf("reading the class histogram of %d MB", n>>20), -1)
+	p.Update(fmt.Sprintf("reading the class histogram of %d MB", n>>20), -1)
 	h, err := parseDump(path, n)
 	if err != nil {
 		return DumpHeapBody{}, fmt.Errorf("the dump written to %s does not parse: %w", path, err)
