@@ -145,13 +145,30 @@ func (m *Monitor) setListed(list []adb.JDWPProcess) {
 		m.devProcs = map[string]*devProc{}
 	}
 	seen := map[string]bool{}
+	// At most maxDeviceStreams listed per device, those listed before
+	// first: a device (or an adb server) listing thousands of processes
+	// gets no more entries than it gets streams.
+	listed := map[string]int{} // by serial
+	for _, p := range list {
+		if p.App != nil && m.devProcs[DeviceAddr(p.Device.Serial, p.PID)] != nil {
+			listed[p.Device.Serial]++
+		}
+	}
+	unlisted := map[string]int{} // by serial: processes beyond the bound
 	for _, p := range list {
 		if p.App == nil {
 			continue // track-jdwp says only the pid: the VM is listed once connected, as before
 		}
 		addr := DeviceAddr(p.Device.Serial, p.PID)
-		seen[addr] = true
 		d := m.devProcs[addr]
+		if d == nil {
+			if listed[p.Device.Serial] >= maxDeviceStreams {
+				unlisted[p.Device.Serial]++
+				continue
+			}
+			listed[p.Device.Serial]++
+		}
+		seen[addr] = true
 		switch {
 		case d == nil:
 			d = &devProc{id: fmt.Sprint(m.nextID.Add(1)), addr: addr, p: p}
@@ -181,6 +198,13 @@ func (m *Monitor) setListed(list []adb.JDWPProcess) {
 			evs = append(evs, ev{EventRemoved, info})
 		}
 	}
+	for serial, n := range unlisted {
+		if m.unlisted[serial] != n { // said once per change, not at every list
+			m.log.Warn().Str("serial", serial).Int("listed", maxDeviceStreams).Int("more", n).
+				Msg("the device lists more debuggable processes (track-app) than the monitor shows at once; the rest are left out until listed ones end")
+		}
+	}
+	m.unlisted = unlisted
 	m.mu.Unlock()
 	for _, e := range evs {
 		if e.kind == EventChanged && !e.info.Listed {

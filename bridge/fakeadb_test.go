@@ -13,19 +13,22 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
+	"github.com/rs/zerolog"
 )
 
 // fakeADB is a hostile adb server in Go (the real one cannot be made to
 // misbehave): it speaks the host protocol (4 hex digits of length, then the
 // request; OKAY or FAIL, then length-prefixed bodies) for what the monitor
 // asks: host:version, host:devices-l, host:track-devices-l,
-// host-serial:S:features (refused: track-jdwp is used), and after
-// host:transport:S the services track-jdwp and jdwp:PID (a stream that
-// never answers the JDWP handshake).
+// host-serial:S:features (refused: track-jdwp is used; with apps set,
+// track_app and app_info), and after host:transport:S the services
+// track-jdwp, track-app and jdwp:PID (a stream that never answers the JDWP
+// handshake).
 type fakeADB struct {
 	ln      net.Listener
 	devices string // the device list (track-devices-l and devices-l)
 	pids    string // track-jdwp's list
+	apps    []byte // track-app's list (AppProcesses); with it the device has track_app
 	garbage bool   // track-devices-l answers garbage and closes
 
 	trackDevices atomic.Int32 // track-devices-l connections
@@ -107,11 +110,18 @@ func (f *fakeADB) serve(nc net.Conn) {
 			io.WriteString(nc, "OKAY"+adbBody(f.devices))
 			io.Copy(io.Discard, r) // until the client leaves
 			return
+		case strings.HasPrefix(req, "host-serial:") && strings.HasSuffix(req, ":features") && f.apps != nil:
+			io.WriteString(nc, "OKAY"+adbBody(adb.FeatureTrackApp+","+adb.FeatureAppInfo))
+			return
 		case strings.HasPrefix(req, "host-serial:"):
 			io.WriteString(nc, "FAIL"+adbBody("unknown service"))
 			return
 		case strings.HasPrefix(req, "host:transport:"):
 			io.WriteString(nc, "OKAY")
+		case req == "track-app" && f.apps != nil:
+			io.WriteString(nc, "OKAY"+adbBody(string(f.apps)))
+			io.Copy(io.Discard, r)
+			return
 		case req == "track-jdwp":
 			io.WriteString(nc, "OKAY"+adbBody(f.pids))
 			io.Copy(io.Discard, r)
@@ -199,5 +209,45 @@ func TestFakeADBGarbageBacksOff(t *testing.T) {
 		if least := 250 * time.Millisecond << i; g < least*9/10 {
 			t.Errorf("gap %d between sessions was %v; the backoff wants %v", i+1, g, least)
 		}
+	}
+}
+
+// TestFakeADBManyApps: a device whose track-app lists 4,000 debuggable
+// processes gets at most maxDeviceStreams entries in the VM list, with a
+// warning, as track-jdwp's pids get at most that many streams. Before, every
+// listed process got an entry (and a vms/added to every client).
+func TestFakeADBManyApps(t *testing.T) {
+	t.Parallel()
+	const n = 4000
+	apps := make([]adb.AppProcess, n)
+	for i := range apps {
+		apps[i] = adb.AppProcess{PID: 1000 + i, Debuggable: true}
+	}
+	body := adb.EncodeAppProcesses(apps)
+	if len(body) > 0xffff {
+		t.Fatalf("%d processes take %d bytes, more than one adb message", n, len(body))
+	}
+	f := &fakeADB{devices: "evil-1          device product:p model:Evil device:d transport_id:1\n", apps: body}
+	addr := startFakeADB(t, f)
+	logs := &logLines{t: t}
+	o := deviceOptions(t, addr)
+	o.Logger = zerolog.New(logs).Level(zerolog.InfoLevel)
+	m := startMonitor(t, o)
+	listed := func() (k int) {
+		for _, v := range m.VMs() {
+			if v.Serial == "evil-1" {
+				k++
+			}
+		}
+		return k
+	}
+	waitFor(t, time.Minute, "the listed processes and a warning about the rest", func() bool {
+		return listed() >= maxDeviceStreams || logs.has(`"level":"warn"`, "track-app", fmt.Sprintf(`"more":%d`, n-maxDeviceStreams))
+	})
+	if !logs.has(`"level":"warn"`, "track-app", fmt.Sprintf(`"more":%d`, n-maxDeviceStreams)) {
+		t.Errorf("no warning about the %d processes left out", n-maxDeviceStreams)
+	}
+	if k := listed(); k != maxDeviceStreams {
+		t.Fatalf("%d processes of one device in the VM list; the bound is %d", k, maxDeviceStreams)
 	}
 }

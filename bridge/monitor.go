@@ -71,6 +71,7 @@ type Monitor struct {
 	devices   map[string]DeviceInfo // adb devices by serial
 	adb       *adbWatch             // nil without Options.ADB
 	devProcs  map[string]*devProc   // device processes by address, connected or not (apps.go)
+	unlisted  map[string]int        // by serial: processes track-app lists beyond maxDeviceStreams, as last logged
 
 	recent map[string]*shortLived // scanned VMs that went away soon after they were found (peerlimits.go)
 
@@ -164,6 +165,7 @@ func (m *Monitor) markOwn(ln net.Listener) {
 
 // Run scans the configured ranges until ctx ends, then closes the monitor.
 func (m *Monitor) Run(ctx context.Context) error {
+	m.cleanStaleDumps()
 	if len(m.opts.Scan) > 0 {
 		m.log.Info().Stringer("ranges", rangeList(m.opts.Scan)).Dur("every", m.opts.ScanInterval).Msg("scanning for VMs")
 	}

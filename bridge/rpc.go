@@ -80,6 +80,7 @@ type Server struct {
 	mu      sync.Mutex
 	threads map[string]int // VM id → connections that turned thread updates on
 	heap    map[string]int
+	raw     rawDumps // tokens of dumps read raw (rpc_rawdump.go)
 }
 
 // NewServer returns a control server for m.
@@ -129,7 +130,9 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 		opts = append(opts, jsonrpc2.LogMessages(zlogAdapter{s.log.With().Str("kind", "rpc.msg").Logger()}))
 	}
 	handler := orderedHandler{cs: cs, next: jsonrpc2.HandlerWithError(cs.handle).SuppressErrClosed()}
-	conn := jsonrpc2.NewConn(ctx, newTolerantStream(rwc), boundedAsync(handler, maxInFlight), opts...)
+	ts := newTolerantStream(rwc)
+	ts.raw = s.serveRawDump // a connection that reads a heap dump raw
+	conn := jsonrpc2.NewConn(ctx, ts, boundedAsync(handler, maxInFlight), opts...)
 	events, unsub := s.m.Subscribe()
 	defer unsub()
 	go func() {
@@ -255,6 +258,7 @@ type (
 		Bytes  int    `json:"bytes"`
 		Data   string `json:"data,omitempty"`
 		Stream string `json:"stream,omitempty"`
+		Token  string `json:"token,omitempty"` // with Stream: reads the dump raw on a connection of its own (rpc_rawdump.go)
 	}
 	// DebugAddress is the vm/debugAddress result: where a debugger reaches
 	// the VM through the monitor's pass-through.
@@ -641,6 +645,10 @@ type tolerantStream struct {
 	rwc io.ReadWriteCloser
 	r   *bufio.Reader
 	wmu sync.Mutex
+
+	raw     func(*tolerantStream) // serves a connection that starts with a raw dump request
+	started bool                  // a message was read
+	rawMode bool                  // the connection turned raw (wmu held)
 }
 
 func newTolerantStream(rwc io.ReadWriteCloser) *tolerantStream {
@@ -650,6 +658,9 @@ func newTolerantStream(rwc io.ReadWriteCloser) *tolerantStream {
 func (t *tolerantStream) WriteObject(obj any) error {
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
+	if t.rawMode {
+		return errRawMode
+	}
 	return jsonrpc2.VSCodeObjectCodec{}.WriteObject(t.rwc, obj)
 }
 
@@ -657,6 +668,13 @@ func (t *tolerantStream) WriteObject(obj any) error {
 const maxRPCMessage = 64 << 20
 
 func (t *tolerantStream) ReadObject(v any) error {
+	if !t.started {
+		t.started = true
+		if t.raw != nil && t.isRawDump() {
+			t.raw(t)
+			return io.EOF
+		}
+	}
 	for {
 		body, err := t.readMessage()
 		if err != nil {

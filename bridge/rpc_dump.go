@@ -43,7 +43,7 @@ const (
 // DumpTo writes an HPROF dump of the VM's heap to w and returns its size
 // (live: reachable objects only, where the VM can tell). A local HotSpot VM's
 // dump is copied from the file the VM wrote (a kernel copy when w is a
-// file); a DDM VM's arrives whole in one chunk and is written out.
+// file); a DDM VM's is written as its HPDS chunk arrives.
 func (v *VM) DumpTo(ctx context.Context, live bool, w io.Writer) (int64, error) {
 	v.mu.Lock()
 	hotSpot := v.dc == nil && v.from.serial == ""
@@ -51,11 +51,10 @@ func (v *VM) DumpTo(ctx context.Context, live bool, w io.Writer) (int64, error) 
 	if hotSpot {
 		return v.dumpHotSpotTo(ctx, live, w)
 	}
-	// A DDM dump (HPDS) arrives whole; it writes nothing to w on failure,
-	// so a device VM's fallback (am dumpheap, pulled) streams into w as
-	// DumpHeap's does into memory.
-	b, err := v.dumpDDM(ctx)
-	if err != nil && v.from.serial != "" && v.m.adb != nil {
+	// A DDM dump (HPDS) streams into w. A device VM's fallback (am
+	// dumpheap, pulled) streams into w likewise, if HPDS wrote nothing.
+	n, err := v.dumpDDMTo(ctx, w)
+	if err != nil && n == 0 && v.from.serial != "" && v.m.adb != nil {
 		n, aerr := v.dumpWithAmTo(ctx, w)
 		if aerr != nil {
 			return n, fmt.Errorf("%w; then am dumpheap: %w", err, aerr)
@@ -63,11 +62,7 @@ func (v *VM) DumpTo(ctx context.Context, live bool, w io.Writer) (int64, error) 
 		v.log.Info().AnErr("hpds", err).Int64("bytes", n).Msg("heap dumped with am dumpheap")
 		return n, nil
 	}
-	if err != nil {
-		return 0, err
-	}
-	n, err := w.Write(b)
-	return int64(n), err
+	return n, err
 }
 
 // dumpHotSpotTo dumps a local HotSpot VM's heap through its attach socket.
@@ -89,15 +84,14 @@ func (v *VM) dumpHotSpotTo(ctx context.Context, live bool, w io.Writer) (int64, 
 	return n, nil
 }
 
-// privateDump dumps the VM's heap into a file of the monitor's that is
-// already unlinked: nothing is left behind whatever happens, and only this
-// descriptor reads it.
+// privateDump dumps the VM's heap into a file of the monitor's that has no
+// name (O_TMPFILE): nothing is left behind whatever happens, even SIGKILL,
+// and only this descriptor reads it.
 func privateDump(ctx context.Context, v *VM, live bool) (*os.File, int64, error) {
-	f, err := os.CreateTemp("", "ddmbridge-dump-*.hprof")
+	f, err := dumpfile.Private("")
 	if err != nil {
 		return nil, 0, fmt.Errorf("a private file for the dump: %w (set TMPDIR to a writable directory)", err)
 	}
-	os.Remove(f.Name())
 	n, err := v.DumpTo(ctx, live, f)
 	if err != nil {
 		f.Close()
@@ -192,10 +186,15 @@ func (c *rpcConn) dumpHeapStream(ctx context.Context, v *VM, p vmParams) (any, e
 	if ds.files == nil {
 		ds.files = map[string]*os.File{}
 	}
+	token, err := c.s.raw.newToken(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("vm/dumpHeap: a token for the dump: %w", err)
+	}
 	ds.next++
 	h := strconv.Itoa(ds.next)
 	ds.files[h] = f
-	return HeapDump{ID: v.id, Bytes: int(n), Stream: h}, nil
+	return HeapDump{ID: v.id, Bytes: int(n), Stream: h, Token: token}, nil
 }
 
 // HeapDumpChunk is the heapDump/read result.
@@ -235,6 +234,7 @@ func (c *rpcConn) dispatchDumpStream(req *jsonrpc2.Request) (res any, ok bool, e
 		return nil, true, rpcError(CodeInvalidParams, "%s: no open dump %q on this connection (vm/dumpHeap with \"stream\": true opens one)", req.Method, p.Stream)
 	}
 	if req.Method == "heapDump/close" {
+		c.s.raw.drop(f)
 		return nil, true, f.Close()
 	}
 	if p.Length == 0 {
@@ -262,6 +262,7 @@ func (c *rpcConn) closeDumps() {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	for h, f := range ds.files {
+		c.s.raw.drop(f)
 		f.Close()
 		delete(ds.files, h)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	zlog "github.com/rs/zerolog/log"
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
@@ -41,13 +42,23 @@ type (
 	HprofClassDelta = hprof.ClassDeltaJSON
 	// HprofDiff is the hprof/diff result.
 	HprofDiff = hprof.DiffJSON
+	// HprofPaths is the hprof/paths result.
+	HprofPaths = hprof.PathsJSON
+	// HprofIncoming is the hprof/incoming result.
+	HprofIncoming = hprof.IncomingJSON
+	// HprofInstances is the hprof/instances result.
+	HprofInstances = hprof.InstancesJSON
+	// HprofRetained is the hprof/retained result.
+	HprofRetained = hprof.RetainedJSON
 )
 
 type hprofParams struct {
 	Path   string  `json:"path"`
 	Base   string  `json:"base"`   // hprof/diff: the earlier dump
-	Object *uint64 `json:"object"` // hprof/dominators: drill into this object id
-	Limit  int     `json:"limit"`  // hprof/dominators: children at most (default 100)
+	Object *uint64 `json:"object"` // hprof/dominators: drill into this object id; hprof/paths, hprof/incoming: the object
+	Class  string  `json:"class"`  // hprof/paths, hprof/instances: the class (its instances)
+	Limit  int     `json:"limit"`  // hprof/dominators: children at most (default 100); hprof/incoming, hprof/instances: a page (default 100); hprof/paths: objects shown (default 200)
+	Offset int     `json:"offset"` // hprof/incoming, hprof/instances: the page's first
 	PNG    bool    `json:"png"`    // hprof/heapMap
 	Width  int     `json:"width"`  // hprof/heapMap
 }
@@ -82,6 +93,72 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		}
 		return t.Level(p.Path, of, p.Limit), nil
 	},
+	"hprof/paths": func(ctx context.Context, p hprofParams) (any, error) {
+		if p.Limit < 0 || p.Limit > 5000 {
+			return nil, rpcError(CodeInvalidParams, "hprof/paths: limit %d outside 0..5000", p.Limit)
+		}
+		if (p.Class == "") == (p.Object == nil) {
+			return nil, rpcError(CodeInvalidParams, "hprof/paths: params need \"class\" (its instances) or \"object\" (an object id), one of them")
+		}
+		d, err := hprofDumps.get(ctx, p.Path)
+		if err != nil {
+			return nil, err
+		}
+		d.threadNames()
+		opt := hprof.PathOptions{Nodes: p.Limit}
+		if p.Object != nil {
+			o, err := d.object(p.Object, "hprof/paths")
+			if err != nil {
+				return nil, err
+			}
+			return d.heap.PathsToObject(p.Path, o, opt), nil
+		}
+		res, ok := d.heap.PathsToClass(p.Path, p.Class, opt)
+		if !ok {
+			return nil, rpcError(CodeInvalidParams, "hprof/paths: the dump has no class %q (names as the histogram shows them)", p.Class)
+		}
+		return res, nil
+	},
+	"hprof/incoming": func(ctx context.Context, p hprofParams) (any, error) {
+		if err := p.page("hprof/incoming"); err != nil {
+			return nil, err
+		}
+		d, err := hprofDumps.get(ctx, p.Path)
+		if err != nil {
+			return nil, err
+		}
+		o, err := d.object(p.Object, "hprof/incoming")
+		if err != nil {
+			return nil, err
+		}
+		d.threadNames()
+		return d.heap.Incoming(p.Path, o, p.Offset, p.Limit, d.dominators().Dominators), nil
+	},
+	"hprof/instances": func(ctx context.Context, p hprofParams) (any, error) {
+		if err := p.page("hprof/instances"); err != nil {
+			return nil, err
+		}
+		if p.Class == "" {
+			return nil, rpcError(CodeInvalidParams, "hprof/instances: params need \"class\", a class name as the histogram shows it")
+		}
+		d, err := hprofDumps.get(ctx, p.Path)
+		if err != nil {
+			return nil, err
+		}
+		res, ok := d.heap.Instances(p.Path, p.Class, p.Offset, p.Limit, d.dominators().Dominators)
+		if !ok {
+			return nil, rpcError(CodeInvalidParams, "hprof/instances: the dump has no class %q (names as the histogram shows them)", p.Class)
+		}
+		return res, nil
+	},
+	"hprof/retained": func(ctx context.Context, p hprofParams) (any, error) {
+		d, err := hprofDumps.get(ctx, p.Path)
+		if err != nil {
+			return nil, err
+		}
+		d.retOnce.Do(func() { d.retained = d.dominators().ClassRetained(p.Path) })
+		return d.retained, nil
+	},
 	"hprof/heapMap": func(ctx context.Context, p hprofParams) (any, error) {
 		if p.Width < 0 || p.Width > 4096 {
 			return nil, rpcError(CodeInvalidParams, "hprof/heapMap: width %d outside 0..4096", p.Width)
@@ -106,6 +183,29 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		}
 		return hprof.DiffOf(p.Path, p.Base, older.histogram, newer.histogram, 0), nil
 	},
+}
+
+// page checks and defaults a page's offset and limit.
+func (p *hprofParams) page(method string) error {
+	if p.Limit < 0 || p.Limit > 10000 || p.Offset < 0 {
+		return rpcError(CodeInvalidParams, "%s: limit %d outside 0..10000 or offset %d below 0", method, p.Limit, p.Offset)
+	}
+	if p.Limit == 0 {
+		p.Limit = 100
+	}
+	return nil
+}
+
+// object is the index of the object id names.
+func (d *hprofDump) object(id *uint64, method string) (int32, error) {
+	if id == nil {
+		return 0, rpcError(CodeInvalidParams, "%s: params need \"object\", an object id", method)
+	}
+	o := d.heap.Lookup(*id)
+	if o < 0 {
+		return 0, rpcError(CodeInvalidParams, "%s: the dump has no object 0x%x", method, *id)
+	}
+	return o, nil
 }
 
 // dispatchHprof runs an hprof/* method; ok is false for other methods.
@@ -144,6 +244,27 @@ type hprofDump struct {
 
 	domOnce sync.Once
 	dom     *hprof.DomTree
+
+	retOnce  sync.Once
+	retained hprof.RetainedJSON
+
+	namesOnce sync.Once
+}
+
+// threadNames reads the threads' names for the roots' details once (a pass
+// over the file that stops when it has them); without them a thread is
+// named by its object and serial.
+func (d *hprofDump) threadNames() {
+	d.namesOnce.Do(func() {
+		f, err := os.Open(d.key.path)
+		if err == nil {
+			defer f.Close()
+			err = d.heap.ReadThreadNames(f)
+		}
+		if err != nil {
+			zlog.Warn().Str("component", "hprof").Err(err).Str("file", d.key.path).Msg("roots name their threads by object and serial only")
+		}
+	})
 }
 
 func (d *hprofDump) dominators() *hprof.DomTree {

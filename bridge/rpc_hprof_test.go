@@ -245,6 +245,11 @@ func TestHprofRPCGenerated(t *testing.T) {
 		{"hprof/dominators", map[string]any{"path": b, "limit": -1}, "limit"},
 		{"hprof/diff", map[string]any{"path": b}, "base"},
 		{"hprof/heapMap", map[string]any{"path": b, "width": 99999}, "width"},
+		{"hprof/paths", map[string]any{"path": b}, "\"class\""},
+		{"hprof/paths", map[string]any{"path": b, "class": "NoSuch"}, "no class \"NoSuch\""},
+		{"hprof/incoming", map[string]any{"path": b}, "\"object\""},
+		{"hprof/incoming", map[string]any{"path": b, "object": 0x10000, "offset": -1}, "offset"},
+		{"hprof/instances", map[string]any{"path": b}, "\"class\""},
 	} {
 		err := c.Call(ctx, tc.method, tc.params, nil)
 		if err == nil || rpcCode(err) != CodeInvalidParams || !strings.Contains(err.Error(), tc.want) {
@@ -253,6 +258,66 @@ func TestHprofRPCGenerated(t *testing.T) {
 	}
 	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": a}, &sum); err != nil {
 		t.Errorf("after the errors: %v", err)
+	}
+}
+
+// TestHprofRPCWhyAlive: the paths to a class's instances, an object's
+// incoming references, a page of instances and the histogram's retained
+// column on a generated dump whose graph is known (Holder → Object[] →
+// 25 Items, each with a long[]).
+func TestHprofRPCWhyAlive(t *testing.T) {
+	c := hprofRPC(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	b := filepath.Join(t.TempDir(), "b.hprof")
+	writeDump(t, b, 25, 3)
+
+	var paths HprofPaths
+	if err := c.Call(ctx, "hprof/paths", map[string]any{"path": b, "class": "Item", "limit": 10}, &paths); err != nil {
+		t.Fatal(err)
+	}
+	if paths.Objects != 25 || paths.Reached != 25 || len(paths.Roots) != 1 || paths.Roots[0].ID != 0x10000 || paths.Roots[0].Root != "JNI global" {
+		t.Fatalf("paths to Item: %+v", paths)
+	}
+	arr := paths.Roots[0].Children[0]
+	if arr.ID != 0x10100 || arr.Targets != 25 || len(arr.Children)+arr.More != 25 || len(arr.Children) > 10 || !arr.Children[0].Target {
+		t.Errorf("paths to Item: the array %+v, want 25 Items below it, at most 10 shown", arr)
+	}
+	var one HprofPaths
+	if err := c.Call(ctx, "hprof/paths", map[string]any{"path": b, "object": 0x20140}, &one); err != nil {
+		t.Fatal(err)
+	}
+	if one.Objects != 1 || one.Target != "long[] 0x20140" || one.Roots[0].Children[0].Children[0].Children[0].ID != 0x20140 {
+		t.Errorf("paths to one long[]: %+v", one)
+	}
+
+	var in HprofIncoming
+	if err := c.Call(ctx, "hprof/incoming", map[string]any{"path": b, "object": 0x20100}, &in); err != nil {
+		t.Fatal(err)
+	}
+	if in.Total != 1 || len(in.Referrers) != 1 || in.Referrers[0].ID != 0x10100 || in.Object.ID != 0x20100 {
+		t.Errorf("incoming of an Item: %+v, want the Object[]", in)
+	}
+
+	var inst HprofInstances
+	if err := c.Call(ctx, "hprof/instances", map[string]any{"path": b, "class": "Item", "offset": 20, "limit": 10}, &inst); err != nil {
+		t.Fatal(err)
+	}
+	if inst.Total != 25 || len(inst.Objects) != 5 || inst.Objects[0].Retained != 16+32 {
+		t.Errorf("instances of Item from the 20th: %+v, want 5, each retaining itself and its long[] (48 bytes)", inst)
+	}
+
+	var ret HprofRetained
+	if err := c.Call(ctx, "hprof/retained", map[string]any{"path": b}, &ret); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, r := range ret.Classes {
+		got[r.Class] = r.Retained
+	}
+	// Holder retains everything reachable: 16 + 120 + 25·(16+32).
+	if got["Holder"] != 16+120+25*48 || got["Item"] != 25*48 || got["long[]"] != 25*32 || got["Extra"] != 0 {
+		t.Errorf("retained by class: %v", got)
 	}
 }
 
@@ -294,6 +359,21 @@ func TestHprofRPCHotSpot(t *testing.T) {
 	}
 	if n != sum.Totals.Instances || n != int64(sum.Objects) {
 		t.Errorf("histogram counts %d objects, totals %d, objects %d", n, sum.Totals.Instances, sum.Objects)
+	}
+	if sum.Oops != "compressed" || sum.Partial || sum.Warnings == nil || len(sum.Warnings) != 0 {
+		t.Errorf("summary facts: oops %q, partial %v, warnings %q", sum.Oops, sum.Partial, sum.Warnings)
+	}
+	// The same dump cut short: a partial summary with a warning saying where.
+	cut := filepath.Join(t.TempDir(), "cut.hprof")
+	if err := os.WriteFile(cut, dump[:len(dump)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var part HprofSummary
+	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": cut}, &part); err != nil {
+		t.Fatal(err)
+	}
+	if !part.Partial || len(part.Warnings) == 0 || !strings.Contains(part.Warnings[0], "partial") || part.Objects == 0 || part.Objects >= sum.Objects {
+		t.Errorf("summary of the cut dump: partial %v, %d of %d objects, warnings %q", part.Partial, part.Objects, sum.Objects, part.Warnings)
 	}
 
 	// The top of the tree: biggest first; the reachable heap is what it retains.

@@ -13,6 +13,7 @@ import (
 // Client is a control API client (the CLI uses it).
 type Client struct {
 	conn *jsonrpc2.Conn
+	addr string // the monitor's control address, for raw dump reads
 }
 
 // DialRPC connects to a monitor's control address (see ParseRPCAddr).
@@ -29,7 +30,7 @@ func DialRPC(ctx context.Context, addr string, notify func(method string, params
 		}
 		return nil, nil
 	})
-	return &Client{conn: jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(nc, jsonrpc2.VSCodeObjectCodec{}), h)}, nil
+	return &Client{conn: jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(nc, jsonrpc2.VSCodeObjectCodec{}), h), addr: addr}, nil
 }
 
 // Call calls a method; result may be nil. Errors the monitor returns are

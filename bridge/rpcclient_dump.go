@@ -23,9 +23,10 @@ func (c *Client) DumpHeapToPath(ctx context.Context, id, path string, o DumpOpti
 }
 
 // StreamHeapDump has the monitor dump a VM's heap into a private file and
-// copies it to w in chunks of chunk bytes (0: the monitor's default and
-// largest, 1 MiB), so neither side holds more than a chunk. It returns the
-// dump's size.
+// copies it to w, so neither side holds more than a buffer: raw over a
+// second connection to the monitor (see rpc_rawdump.go), or, where that
+// fails or chunk is not 0, in heapDump/read chunks of chunk bytes (0: the
+// monitor's default and largest, 1 MiB). It returns the dump's size.
 func (c *Client) StreamHeapDump(ctx context.Context, id string, all bool, chunk int, w io.Writer) (int64, error) {
 	var d HeapDump
 	if err := c.Call(ctx, "vm/dumpHeap", dumpHeapParams{ID: id, All: all, Stream: true}, &d); err != nil {
@@ -35,6 +36,23 @@ func (c *Client) StreamHeapDump(ctx context.Context, id string, all bool, chunk 
 		return 0, fmt.Errorf("vm/dumpHeap: the monitor opened no stream (it predates \"stream\"): update it")
 	}
 	defer c.Call(context.WithoutCancel(ctx), "heapDump/close", dumpReadParams{Stream: d.Stream}, nil)
+	var off int64
+	if d.Token != "" && c.addr != "" && chunk == 0 {
+		n, err := readRawDump(ctx, c.addr, d.Token, 0, w)
+		if err == nil && n == int64(d.Bytes) {
+			return n, nil
+		}
+		if ctx.Err() != nil {
+			return n, err
+		}
+		off = n // the rest in chunks
+	}
+	return c.readDumpChunks(ctx, d, chunk, off, w)
+}
+
+// readDumpChunks copies the dump of stream d from off to w with
+// heapDump/read, two chunks in flight.
+func (c *Client) readDumpChunks(ctx context.Context, d HeapDump, chunk int, off int64, w io.Writer) (int64, error) {
 	if chunk <= 0 {
 		chunk = dumpChunk
 	}
@@ -61,8 +79,7 @@ func (c *Client) StreamHeapDump(ctx context.Context, id string, all bool, chunk 
 		}()
 		return ch
 	}
-	var off int64
-	next := read(0)
+	next := read(off)
 	for {
 		ahead := read(off + int64(chunk)) // past the end it answers empty
 		r := <-next

@@ -112,7 +112,8 @@ type VM struct {
 	noTHST    atomic.Bool  // the VM left a THST unanswered: current frameworks have no handler
 	noSTKL    atomic.Bool  // likewise STKL
 
-	dumpMu sync.Mutex // one heap dump at a time: HPDS chunks carry no request id
+	dumpMu sync.Mutex               // one heap dump at a time: HPDS chunks carry no request id
+	hpds   atomic.Pointer[hpdsSink] // where the HPDS chunk of the dump in progress goes
 	hsHeap hotspotHeapCache
 }
 
@@ -250,6 +251,7 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 		Timeout: m.opts.RequestTimeout,
 	})
 	v.conn.HandleCommandSet(ddm.CommandSet, func(_ *jdwp.Conn, p *jdwp.Packet) { dc.HandlePacket(p.ID, p.Cmd, p.Data) })
+	v.streamHPDS(dc)
 	// Vendor packets go only to a VM known to be Android's (see
 	// identifyAndroid): HotSpot's agent crashes on command set 0xC7.
 	ver, android, err := v.identifyAndroid(ctx)
@@ -866,48 +868,13 @@ func (v *VM) DumpHeap(ctx context.Context) ([]byte, error) {
 	return b, err
 }
 
-// dumpDDM is DumpHeap without the adb fallback: HotSpot's attach mechanism
-// for a VM without DDM, HPDS for a DDM VM.
+// dumpDDM is DumpHeap without the adb fallback (dumpDDMTo into memory).
 func (v *VM) dumpDDM(ctx context.Context) ([]byte, error) {
-	if v.dc == nil {
-		return v.dumpHotSpot(ctx, true)
+	var b bytes.Buffer
+	if _, err := v.dumpDDMTo(ctx, &b); err != nil {
+		return nil, err
 	}
-	if f := v.dc.Data().Identity().Features; len(f) > 0 && !slices.Contains(f, featureHprofStreaming) {
-		return nil, fmt.Errorf("VM %s cannot stream heap dumps (no %q feature); older VMs only write them to a device file (HPDU)", v.id, featureHprofStreaming)
-	}
-	v.dumpMu.Lock()
-	defer v.dumpMu.Unlock()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("VM %s: heap dump: %w", v.id, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, HeapDumpTimeout)
-	defer cancel()
-	// Subscribe before asking: the chunk may come before the (empty) reply.
-	ch, unsub := v.dc.Data().Subscribe()
-	defer unsub()
-	before := v.dc.Data().Profiling().LastHprof
-	req := v.dc.Send(&ddm.Empty{Type: ddm.HPDS}, nil)
-	replied := req.Done()
-	for {
-		if h := v.dc.Data().Profiling().LastHprof; isNewDump(before, h) {
-			return h, nil
-		}
-		select {
-		case <-ch:
-		case <-replied:
-			replied = nil
-			rep, _ := req.Wait(context.Background()) // done: returns at once
-			// ART writes the dump before it replies, so a late reply (or
-			// none) is not a failure; a FAIL or a lost connection is.
-			if rep.Err != nil && !errors.Is(rep.Err, ddm.ErrTimeout) {
-				return nil, fmt.Errorf("VM %s: heap dump (HPDS): %w", v.id, rep.Err)
-			}
-		case <-v.removed:
-			return nil, fmt.Errorf("VM %s went away during the heap dump", v.id)
-		case <-ctx.Done():
-			return nil, fmt.Errorf("VM %s sent no heap dump (HPDS): %w", v.id, ctx.Err())
-		}
-	}
+	return b.Bytes(), nil
 }
 
 // Dump is DumpHeap when live, else DumpHeapAll: what the JSON-RPC's

@@ -29,6 +29,10 @@ type (
 	ddmVMRequest             = ext.DDMVMRequest
 	ddmVMResponse            = ext.DDMVMResponse
 	DDMVMBody                = ext.DDMVMBody
+	dumpHeapRequest          = ext.DumpHeapRequest
+	dumpHeapResponse         = ext.DumpHeapResponse
+	DumpHeapArguments        = ext.DumpHeapArguments
+	DumpHeapBody             = ext.DumpHeapBody
 	DDMUpdatesArguments      = ext.DDMUpdatesArguments
 	DDMUpdatesBody           = ext.DDMUpdatesBody
 	DDMThreadsBody           = ext.DDMThreadsBody
@@ -43,7 +47,6 @@ type (
 // registerCustom teaches the codec the custom requests.
 func registerCustom(c *godap.Codec) {
 	ext.Register(c)
-	c.RegisterRequest("dumpHeap", func() godap.Message { return &dumpHeapRequest{} }, func() godap.Message { return &dumpHeapResponse{} })
 }
 
 // ddmState is the DDM side of a session: the VM's feed (the monitor's, or

@@ -16,7 +16,6 @@ import (
 	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
 	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
-	godap "github.com/google/go-dap"
 )
 
 // Heap dumps over DAP: the custom request dumpHeap writes an HPROF dump of
@@ -40,39 +39,6 @@ type HeapDumper interface {
 // it, so no one holds a whole dump in memory; preferred when a Backend is one.
 type HeapWriter interface {
 	DumpHeapTo(ctx context.Context, target string, live bool, w io.Writer) (int64, error)
-}
-
-// DumpHeapArguments are the arguments of dumpHeap.
-type DumpHeapArguments struct {
-	// Path is where to write the dump; empty means a new file in the
-	// temporary directory. The file is created new with mode 0600; an
-	// existing file is refused unless Force, and a symlink always.
-	Path string `json:"path,omitempty"`
-	// Force replaces an existing regular file at Path.
-	Force bool `json:"force,omitempty"`
-	// Live dumps only reachable objects (HotSpot runs a full GC first).
-	Live bool `json:"live,omitempty"`
-	// Top is how many histogram rows the answer carries; 0 means 10.
-	Top int `json:"top,omitempty"`
-}
-
-// DumpHeapBody is the body of the dumpHeap response.
-type DumpHeapBody struct {
-	Path    string            `json:"path"`
-	Bytes   int64             `json:"bytes"`
-	Format  string            `json:"format"` // the HPROF header: "JAVA PROFILE 1.0.2"…
-	Objects int               `json:"objects"`
-	Top     []hprof.ClassStat `json:"top"` // biggest classes first
-}
-
-type dumpHeapRequest struct {
-	godap.Request
-	Arguments DumpHeapArguments `json:"arguments"`
-}
-
-type dumpHeapResponse struct {
-	godap.Response
-	Body DumpHeapBody `json:"body"`
 }
 
 // heapDumpTimeout bounds a dump: writing a big heap takes a while.
@@ -104,7 +70,7 @@ func (s *session) dumpHeap(_ context.Context, r *dumpHeapRequest) (DumpHeapBody,
 	ctx, cancel := context.WithTimeout(s.ctx, heapDumpTimeout)
 	defer cancel()
 	p := s.startProgress(0, "Dumping the heap", s.dbg.target)
-	defer p.end("")
+	defer p.End("")
 	n, err := s.dumpTo(ctx, a.Live, f.File)
 	if err != nil {
 		return DumpHeapBody{}, err
@@ -112,7 +78,7 @@ func (s *session) dumpHeap(_ context.Context, r *dumpHeapRequest) (DumpHeapBody,
 	if err = f.Commit(); err != nil {
 		return DumpHeapBody{}, fmt.Errorf("writing %s: %w", path, err)
 	}
-	p.update(fmt.Sprintf("reading the class histogram of %d MB", n>>20), -1)
+	p.Update(fmt.Sprintf("reading the class histogram of %d MB", n>>20), -1)
 	h, err := parseDump(path, n)
 	if err != nil {
 		return DumpHeapBody{}, fmt.Errorf("the dump written to %s does not parse: %w", path, err)
@@ -121,8 +87,7 @@ func (s *session) dumpHeap(_ context.Context, r *dumpHeapRequest) (DumpHeapBody,
 	if top <= 0 {
 		top = 10
 	}
-	hist := h.Histogram()
-	return DumpHeapBody{Path: path, Bytes: n, Format: h.Format, Objects: h.NumObjects(), Top: hist[:min(top, len(hist))]}, nil
+	return hprof.DumpOf(path, n, h, h.Histogram(), top), nil
 }
 
 func parseDump(path string, size int64) (*hprof.Heap, error) {

@@ -49,6 +49,11 @@ func TestDumpHeapOverDAP(t *testing.T) {
 	if b.Format != "JAVA PROFILE 1.0.2" || b.Objects < 1000 {
 		t.Errorf("format %q, %d objects", b.Format, b.Objects)
 	}
+	// The body is the HPROF schema's dump: the reference width (a small
+	// heap: compressed), not partial, no warnings.
+	if b.Oops != "compressed" || b.Partial || b.Warnings == nil || len(b.Warnings) != 0 {
+		t.Errorf("oops %q, partial %v, warnings %q: want compressed, false, []", b.Oops, b.Partial, b.Warnings)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/dap/clientview"
+	"github.com/ddmbridge/ddmbridge/dap/longreq"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/internal/framing"
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -113,7 +114,7 @@ type session struct {
 	current []byte
 	curSeq  int
 
-	cancels cancels
+	long *longreq.Tracker // cancellable requests and progress (package longreq)
 
 	// inspect runs the requests that may run methods in the VM (evaluate,
 	// variables, …) off the request loop, in order per thread, so a slow
@@ -137,7 +138,7 @@ func newSession(ctx context.Context, srv *Server, rwc io.ReadWriteCloser) *sessi
 		rwc: rwc, r: bufio.NewReaderSize(rwc, framing.MaxHeaderLine), w: bufio.NewWriter(rwc),
 		codec: codec, reverse: map[int]chan godap.Message{},
 	}
-	s.cancels.init()
+	s.long = longreq.New(s.send)
 	s.inspect = queue.NewLanes(func(_ jdwp.ThreadID, f func()) { f() }, func(f func()) {
 		s.wg.Add(1)
 		go func() {
@@ -362,9 +363,7 @@ func (s *session) handle(m inbound) {
 	s.current = m.raw
 	s.curSeq = req.GetRequest().Seq
 	defer func() {
-		s.cancels.mu.Lock()
-		delete(s.cancels.cancelled, s.curSeq)
-		s.cancels.mu.Unlock()
+		s.long.Forget(s.curSeq)
 	}()
 	if s.isCancelled(s.curSeq) {
 		r := req.GetRequest()
@@ -656,9 +655,7 @@ func (s *session) runInLane(lane jdwp.ThreadID, rt route, req godap.RequestMessa
 	seq := rq.Seq
 	s.inspect.Push(lane, func() {
 		defer func() {
-			s.cancels.mu.Lock()
-			delete(s.cancels.cancelled, seq)
-			s.cancels.mu.Unlock()
+			s.long.Forget(seq)
 		}()
 		if s.isCancelled(seq) {
 			s.sendErrorMessage(seq, rq.Command, ErrCancelled, rq.Command+": cancelled before it started")
@@ -802,6 +799,7 @@ func (s *session) initialize(_ context.Context, r *godap.InitializeRequest) (ini
 	}
 	s.wmu.Lock() // write reads the view (a cancel response may be on its way)
 	s.client, s.view, s.initialized = r.Arguments, v, true
+	s.long.ShowProgress(r.Arguments.SupportsProgressReporting)
 	s.wmu.Unlock()
 	return capabilities(), nil
 }

@@ -118,15 +118,15 @@ func (s *session) launchAndroid(req *godap.Request, cfg *LaunchConfig) {
 	target, err := al.LaunchAndroid(ctx, AndroidLaunch{
 		Device: cfg.TargetDevice, Package: cfg.PackageName, Activity: cfg.LaunchActivity,
 		AmStartArgs: cfg.AmStartArgs, APK: cfg.ApkFile,
-	}, func(msg string) { p.update(msg, -1) })
+	}, func(msg string) { p.Update(msg, -1) })
 	if err != nil {
-		p.end("failed")
+		p.End("failed")
 		s.sendError(req, ErrFailedToLaunch, fmt.Errorf("launch %s: %w", cfg.PackageName, err))
 		return
 	}
-	p.update("attaching to "+target, -1)
+	p.Update("attaching to "+target, -1)
 	d, err := s.attach(ctx, target, cfg.CommonConfig, true)
-	p.end("")
+	p.End("")
 	if err != nil {
 		s.sendError(req, ErrFailedToLaunch, fmt.Errorf("launch %s: attach %s: %w", cfg.PackageName, target, err))
 		return

@@ -202,15 +202,15 @@ func (s *session) loadedSources(ctx context.Context, r *godap.LoadedSourcesReque
 		}
 		srcs[i] = src
 		if n := done.Add(1); n%200 == 0 {
-			p.update(fmt.Sprintf("%d of %d classes", n, len(classes)), int(100*n/int64(len(classes))))
+			p.Update(fmt.Sprintf("%d of %d classes", n, len(classes)), int(100*n/int64(len(classes))))
 		}
 		return nil
 	})
 	if err != nil {
-		p.end("failed")
+		p.End("failed")
 		return godap.LoadedSourcesResponseBody{}, err
 	}
-	p.end("")
+	p.End("")
 	seen := map[string]bool{}
 	out := []godap.Source{}
 	for _, src := range srcs {

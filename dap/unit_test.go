@@ -3,6 +3,8 @@ package dap
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -98,5 +100,21 @@ func TestDialTimeoutSaysHowToStartTheVM(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "-agentlib:jdwp") || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), want) {
 			t.Errorf("a dial of %s that timed out: %v; want %q, the address and how to start the VM", addr, err, want)
 		}
+	}
+}
+
+// TestQuietErrors: a request the VM does not implement (a simulated or
+// minimal VM) is answered in words and raised as no toast; so is a refused
+// hot code replace; other errors keep their words and are shown.
+func TestQuietErrors(t *testing.T) {
+	ni := fmt.Errorf("StackFrame.Frames: %w", jdwp.ErrNotImplemented)
+	if msg, quiet := quietError("stackTrace", ni); !quiet || !strings.Contains(msg, "this VM does not support stackTrace") {
+		t.Errorf("NOT_IMPLEMENTED: %q quiet=%v", msg, quiet)
+	}
+	if _, quiet := quietError("redefineClasses", errors.New("refused")); !quiet {
+		t.Error("a refused hot code replace is raised as a toast")
+	}
+	if msg, quiet := quietError("stackTrace", errors.New("boom")); quiet || msg != "boom" {
+		t.Errorf("another error: %q quiet=%v", msg, quiet)
 	}
 }

@@ -17,6 +17,7 @@ import (
 func Attach(conn *jdwp.Conn, opt Options) *Client {
 	c := NewClient(conn, opt)
 	conn.HandleCommandSet(CommandSet, func(_ *jdwp.Conn, p *jdwp.Packet) { c.HandlePacket(p.ID, p.Cmd, p.Data) })
+	conn.HandleLargeCommands(CommandSet, c.HandleLargePacket)
 	c.Start()
 	return c
 }

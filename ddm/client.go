@@ -126,6 +126,7 @@ type Client struct {
 	mu        sync.RWMutex
 	handlers  map[Type]Handler
 	unknown   Handler
+	streams   map[Type]func(int64) ChunkSink // StreamChunks
 	listeners []ConnectionListener
 	pending   map[uint32]*Request
 	notDDM    bool

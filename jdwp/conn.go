@@ -36,7 +36,8 @@ type Options struct {
 	Trace Trace
 	// MaxPacketSize bounds the length field of packets read whole; 0 means
 	// DefaultMaxPacketSize. A reply to Forward passed on in parts is not
-	// bounded by it (nothing holds it whole).
+	// bounded by it (nothing holds it whole), nor a VM-initiated command a
+	// LargeCommandHandler takes in parts.
 	MaxPacketSize int
 	// MaxEventBacklog bounds the event sets a subscriber has not taken yet
 	// (and the event packets waiting for the id sizes); 0 means
@@ -93,6 +94,7 @@ type Conn struct {
 	mu         sync.Mutex
 	pending    map[uint32]*Call
 	handlers   map[byte]CommandHandler
+	large      map[byte]LargeCommandHandler // HandleLargeCommands
 	subs       []*Subscription
 	evq        []*Packet   // event packets waiting for id sizes
 	early      []*EventSet // event sets that arrived before the first subscription
@@ -589,7 +591,7 @@ func (c *Conn) readLoop() {
 		}
 		p, err := c.readPacket(r)
 		if p == nil && err == nil {
-			continue // a reply passed on in parts
+			continue // a reply or command passed on in parts
 		}
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) && c.Err() != nil {
@@ -634,7 +636,8 @@ func (c *Conn) readLoop() {
 }
 
 // readPacket reads the next packet; a large reply to a Forward call goes to
-// its receiver as it arrives instead (nil packet, nil error).
+// its receiver as it arrives instead (nil packet, nil error), and so does a
+// large VM-initiated command a LargeCommandHandler takes.
 //
 // MaxPacketSize bounds every packet read whole; a reply passed on in parts
 // has no bound but JDWP's own (a signed 32-bit length), since it is never
@@ -655,6 +658,11 @@ func (c *Conn) readPacket(r *bufio.Reader) (*Packet, error) {
 		c.mu.Unlock()
 		if call != nil {
 			return nil, c.passOn(r, call, &p, n)
+		}
+	}
+	if !p.IsReply() && n >= StreamMin {
+		if handled, err := c.commandInParts(r, &p, n); handled {
+			return nil, err
 		}
 	}
 	if HeaderSize+n > c.opts.MaxPacketSize {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 )
 
@@ -38,31 +40,37 @@ const fillSource = `public class DumpFill {
 
 // dumpBenchResult is one JSON line of `bench dump`.
 type dumpBenchResult struct {
+	VM                 string  `json:"vm"`   // hotspot: a JVM through HotSpot's attach; ddm: a DDM VM (simvm) through HPDS
 	Mode               string  `json:"mode"` // path: the monitor writes FILE; stream: chunks through the control API
 	HeapMiB            uint64  `json:"heapMiB"`
 	DumpBytes          int64   `json:"dumpBytes"`
 	Seconds            float64 `json:"seconds"`
+	MBps               float64 `json:"MBps"`               // dump bytes (10^6) a second, from the request to the file complete
+	VsPath             float64 `json:"vsPath,omitempty"`   // stream: MBps over path mode's for the same VM and size
 	MonitorBaselineMiB float64 `json:"monitorBaselineMiB"` // RSS before the dump
 	MonitorPeakMiB     float64 `json:"monitorPeakMiB"`     // peak RSS during it
 	CLIBaselineMiB     float64 `json:"cliBaselineMiB"`     // peak RSS of `ddmbridge vms`
 	CLIPeakMiB         float64 `json:"cliPeakMiB"`         // peak RSS of `ddmbridge heap ID --hprof FILE`
 }
 
-const benchDumpUsage = "ddmbridge bench dump [--sizes 256MiB,1GiB] [--modes path,stream] [--dir DIR] [--timeout 30m]"
+const benchDumpUsage = "ddmbridge bench dump [--sizes 256MiB,1GiB] [--modes path,stream] [--vms hotspot,ddm] [--dir DIR] [--timeout 30m]"
 
 // runBenchDump measures what a heap dump through the monitor costs in
-// memory: for each heap size it starts a JVM holding that much, a monitor
-// (`serve`, a child process) that adopts it, and the CLI (`heap ID --hprof
-// FILE`, a child process), and prints the monitor's RSS before and its peak
-// during the dump, and the CLI's peak next to its peak for `vms`.
+// memory and time: for each heap size and VM kind it starts a VM (a JVM
+// holding that much, or a simulated DDM VM whose HPDS dump is that large),
+// a monitor (`serve`, a child process) that adopts it, and the CLI (`heap
+// ID --hprof FILE`, a child process), and prints the monitor's RSS before
+// and its peak during the dump, the CLI's peak next to its peak for `vms`,
+// and the throughput (stream mode also as a ratio to path mode).
 func runBenchDump(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	sizes := fs.String("sizes", "256MiB,1GiB", "comma-separated heap sizes to dump")
 	modes := fs.String("modes", "path,stream", "comma-separated: path (the monitor writes FILE), stream (the CLI reads chunks, --stream)")
+	vms := fs.String("vms", "hotspot,ddm", "comma-separated: hotspot (a JVM holding the size, dumped through HotSpot's attach), ddm (a simulated DDM VM whose HPDS dump is the size)")
 	dir := fs.String("dir", "", "directory for the dumps (default: a new one in $TMPDIR, removed afterwards)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "bound on the whole benchmark")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: "+benchDumpUsage)
-		fmt.Fprintln(fs.Output(), "\nPrints one JSON line per size and mode on stdout (RSS in MiB, from /proc and getrusage).")
+		fmt.Fprintln(fs.Output(), "\nPrints one JSON line per size, VM and mode on stdout (RSS in MiB, from /proc and getrusage; MBps in 10^6 bytes a second).")
 		fs.PrintDefaults()
 	}
 	if err := parse(ctx, fs, args); err != nil {
@@ -81,19 +89,38 @@ func runBenchDump(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		defer os.RemoveAll(d)
 		*dir = d
 	}
-	classes, err := jvmrun.CompileFiles(ctx, map[string][]byte{"DumpFill.java": []byte(fillSource)})
-	if err != nil {
-		return err
-	}
+	var classes string
 	out := stdout(ctx)
 	for _, s := range strings.Split(*sizes, ",") {
 		size, err := parseSize(strings.TrimSpace(s))
 		if err != nil {
 			return fmt.Errorf("%w: --sizes %q: %v", errUsage, s, err)
 		}
-		results, err := benchDumpSize(ctx, classes, *dir, size>>20, strings.Split(*modes, ","))
-		if err != nil {
-			return err
+		var results []dumpBenchResult
+		for _, kind := range strings.Split(*vms, ",") {
+			var vm dumpTarget
+			switch kind = strings.TrimSpace(kind); kind {
+			case "hotspot":
+				if classes == "" {
+					if classes, err = jvmrun.CompileFiles(ctx, map[string][]byte{"DumpFill.java": []byte(fillSource)}); err != nil {
+						return err
+					}
+				}
+				vm, err = startFillJVM(ctx, classes, size>>20)
+			case "ddm":
+				vm, err = startBigSimVM(int64(size))
+			default:
+				return fmt.Errorf("%w: --vms: %q is neither hotspot nor ddm", errUsage, kind)
+			}
+			if err != nil {
+				return err
+			}
+			r, err := benchDumpSize(ctx, vm, kind, *dir, size>>20, strings.Split(*modes, ","))
+			vm.close()
+			if err != nil {
+				return err
+			}
+			results = append(results, r...)
 		}
 		for _, r := range results {
 			if err := json.NewEncoder(out).Encode(r); err != nil {
@@ -104,15 +131,41 @@ func runBenchDump(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-func benchDumpSize(ctx context.Context, classes, dir string, mib uint64, modes []string) ([]dumpBenchResult, error) {
+// dumpTarget is the VM a dump is taken of.
+type dumpTarget struct {
+	addr  string
+	close func()
+}
+
+// startFillJVM starts a JVM holding mib MiB.
+func startFillJVM(ctx context.Context, classes string, mib uint64) (dumpTarget, error) {
 	vm, err := jvmrun.Start(ctx, jvmrun.Options{ClassPath: []string{classes}, MainClass: "DumpFill", Args: []string{strconv.FormatUint(mib, 10)},
 		VMArgs: []string{fmt.Sprintf("-Xmx%dm", mib+mib/4+256)}, ReadyLine: "READY", Timeout: 10 * time.Minute})
 	if err != nil {
-		return nil, fmt.Errorf("the JVM holding %d MiB: %w", mib, err)
+		return dumpTarget{}, fmt.Errorf("the JVM holding %d MiB: %w", mib, err)
 	}
-	defer vm.Close()
+	return dumpTarget{addr: vm.Addr, close: func() { vm.Close() }}, nil
+}
+
+// startBigSimVM serves, in this process, a simulated DDM VM whose heap
+// dump (HPDS, written as it is sent) is size bytes.
+func startBigSimVM(size int64) (dumpTarget, error) {
+	sv, err := simvm.New(simvm.Options{AppName: "com.example.bigheap", HprofSize: size, Logger: component("ddm")})
+	if err != nil {
+		return dumpTarget{}, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		sv.Close()
+		return dumpTarget{}, err
+	}
+	go sv.Serve(ln)
+	return dumpTarget{addr: ln.Addr().String(), close: func() { sv.Close() }}, nil
+}
+
+func benchDumpSize(ctx context.Context, vm dumpTarget, kind, dir string, mib uint64, modes []string) ([]dumpBenchResult, error) {
 	rpc := "unix:" + filepath.Join(dir, "rpc.sock")
-	serve := selfCommand(ctx, "serve", "--no-adb", "--scan", vm.Addr, "--scan-interval", "100ms", "--rpc", rpc,
+	serve := selfCommand(ctx, "serve", "--no-adb", "--scan", vm.addr, "--scan-interval", "100ms", "--rpc", rpc,
 		"--dap", "", "--current-port", "-1", "--debug-port-base", "-1")
 	serve.Stderr = nil
 	if err := serve.Start(); err != nil {
@@ -129,7 +182,7 @@ func benchDumpSize(ctx context.Context, classes, dir string, mib uint64, modes [
 			<-done
 		}
 	}()
-	id, err := waitBenchVM(ctx, rpc, vm.Addr)
+	id, err := waitBenchVM(ctx, rpc, vm.addr)
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +191,7 @@ func benchDumpSize(ctx context.Context, classes, dir string, mib uint64, modes [
 		return nil, err
 	}
 	var results []dumpBenchResult
+	var pathMBps float64
 	for _, mode := range modes {
 		mode = strings.TrimSpace(mode)
 		file := filepath.Join(dir, fmt.Sprintf("heap-%d-%s.hprof", mib, mode))
@@ -174,8 +228,14 @@ func benchDumpSize(ctx context.Context, classes, dir string, mib uint64, modes [
 			return nil, fmt.Errorf("%s: %v (%d bytes announced)", file, err, d.Bytes)
 		}
 		os.Remove(file)
-		results = append(results, dumpBenchResult{Mode: mode, HeapMiB: mib, DumpBytes: fi.Size(), Seconds: secs,
-			MonitorBaselineMiB: base, MonitorPeakMiB: peak, CLIBaselineMiB: cliBase.peakMiB, CLIPeakMiB: cli.peakMiB})
+		r := dumpBenchResult{VM: kind, Mode: mode, HeapMiB: mib, DumpBytes: fi.Size(), Seconds: secs, MBps: float64(fi.Size()) / 1e6 / secs,
+			MonitorBaselineMiB: base, MonitorPeakMiB: peak, CLIBaselineMiB: cliBase.peakMiB, CLIPeakMiB: cli.peakMiB}
+		if mode == "path" {
+			pathMBps = r.MBps
+		} else if pathMBps > 0 {
+			r.VsPath = r.MBps / pathMBps
+		}
+		results = append(results, r)
 	}
 	return results, nil
 }

@@ -264,8 +264,13 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 		if obj < 0 {
 			return fmt.Errorf("the dump has no object with id %#x (ids are as --top, --dominators and --json print them)", o.pathID)
 		}
+		a.phase.Store("reading the threads' names")
+		if err := h.ReadThreadNames(f); err != nil {
+			log := component("hprof")
+			log.Warn().Err(err).Msg("roots name their threads by object and serial only")
+		}
 		a.phase.Store("looking for a path from a GC root")
-		p := hprof.ElidePath(o.pathID, h.PathFromRoot(obj), o.pathMax)
+		p := h.PathTo(obj, o.pathMax)
 		emit("path", p, func(w io.Writer) { printPath(w, p) })
 	}
 	if o.png != "" {

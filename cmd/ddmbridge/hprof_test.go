@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
@@ -74,6 +75,58 @@ func TestHprofCommand(t *testing.T) {
 	if code := run([]string{"hprof", filepath.Join(dir, "nope.hprof")}, &bytes.Buffer{}, &errb); code != 1 {
 		t.Errorf("missing file: exit %d", code)
 	}
+}
+
+// TestHprofSummaryFacts: `hprof FILE --json`'s summary carries the
+// reference width, the partial flag and the warnings, end to end from real
+// HotSpot dumps: a VM with compressed oops, one run with
+// -XX:-UseCompressedOops (inferred wide from the addresses), and the first
+// dump cut short (partial, with a warning saying where it stops). The
+// output passes the schema's strict decoder.
+func TestHprofSummaryFacts(t *testing.T) {
+	dir := t.TempDir()
+	dump := func(vmArgs ...string) []byte {
+		vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{VMArgs: append([]string{"-Dobjects=2000", "-Dthreads=1", "-Xmx64m"}, vmArgs...)})
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		b, err := hotspot.DumpHeap(ctx, vm.Pid, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	summary := func(b []byte, name string) hprof.SummaryJSON {
+		t.Helper()
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		if code := run([]string{"hprof", f, "--json"}, &out, &errb); code != 0 {
+			t.Fatalf("hprof %s --json: exit %d: %s", name, code, errb.String())
+		}
+		var got struct{ Summary json.RawMessage }
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		s, err := hprof.DecodeSummaryJSON(got.Summary)
+		if err != nil {
+			t.Fatalf("%s: the summary does not pass the schema: %v\n%s", name, err, got.Summary)
+		}
+		return s
+	}
+	compressed := dump()
+	if s := summary(compressed, "compressed.hprof"); s.Oops != "compressed" || s.Partial || len(s.Warnings) != 0 {
+		t.Errorf("compressed: oops %q, partial %v, warnings %q", s.Oops, s.Partial, s.Warnings)
+	}
+	if s := summary(dump("-XX:-UseCompressedOops"), "wide.hprof"); s.Oops != "wide" || s.Partial {
+		t.Errorf("-XX:-UseCompressedOops: oops %q, partial %v, warnings %q", s.Oops, s.Partial, s.Warnings)
+	}
+	s := summary(compressed[:len(compressed)*3/5], "cut.hprof")
+	if !s.Partial || len(s.Warnings) == 0 || !strings.Contains(s.Warnings[0], "partial") || s.Objects == 0 {
+		t.Errorf("cut short: partial %v, %d objects, warnings %q", s.Partial, s.Objects, s.Warnings)
+	}
+	t.Logf("cut at 60%%: %d objects; %q", s.Objects, s.Warnings)
 }
 
 // TestBenchHeapAgainstDdmlib generates a capture, decodes it and has

@@ -2,6 +2,7 @@ package ext
 
 import (
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 	godap "github.com/google/go-dap"
 )
 
@@ -26,6 +27,7 @@ func Register(c *godap.Codec) {
 	c.RegisterRequest("ddmGC", func() godap.Message { return &DDMGCRequest{} }, func() godap.Message { return &DDMGCResponse{} })
 	c.RegisterRequest("ddmVM", func() godap.Message { return &DDMVMRequest{} }, func() godap.Message { return &DDMVMResponse{} })
 	c.RegisterRequest("redefineClasses", func() godap.Message { return &RedefineClassesRequest{} }, func() godap.Message { return &RedefineClassesResponse{} })
+	c.RegisterRequest("dumpHeap", func() godap.Message { return &DumpHeapRequest{} }, func() godap.Message { return &DumpHeapResponse{} })
 	c.RegisterRequest("attachVM", func() godap.Message { return &AttachVMRequest{} }, func() godap.Message { return &AttachVMResponse{} })
 	registerMemory(c)
 }
@@ -175,6 +177,37 @@ func (b HotCodeReplaceBody) PathsOut(out func(string) string) any {
 type RedefineClassesResponse struct {
 	godap.Response
 	Body HotCodeReplaceBody `json:"body"`
+}
+
+// Heap dumps: the dumpHeap request.
+
+// DumpHeapArguments are the arguments of dumpHeap.
+type DumpHeapArguments struct {
+	// Path is where to write the dump; empty means a new file in the
+	// temporary directory. The file is created new with mode 0600; an
+	// existing file is refused unless Force, and a symlink always.
+	Path string `json:"path,omitempty"`
+	// Force replaces an existing regular file at Path.
+	Force bool `json:"force,omitempty"`
+	// Live dumps only reachable objects (HotSpot runs a full GC first).
+	Live bool `json:"live,omitempty"`
+	// Top is how many histogram rows the answer carries; 0 means 10.
+	Top int `json:"top,omitempty"`
+}
+
+// DumpHeapBody is the body of the dumpHeap response: the one HPROF
+// schema's dump (ddm/hprof/view.go) — its file, facts (reference width,
+// partial, warnings) and the top of its class histogram.
+type DumpHeapBody = hprof.DumpJSON
+
+type DumpHeapRequest struct {
+	godap.Request
+	Arguments DumpHeapArguments `json:"arguments"`
+}
+
+type DumpHeapResponse struct {
+	godap.Response
+	Body DumpHeapBody `json:"body"`
 }
 
 // Child sessions: the attachVM request.

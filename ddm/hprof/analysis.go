@@ -208,87 +208,13 @@ func (h *Heap) Succ(i int32, buf []int32) []int32 {
 }
 
 // PathFromRoot is a shortest path from a GC root to obj, root first; nil if
-// obj is unreachable. It follows references and the object → class edges;
-// a class loader's edges to the classes it defined are taken only where no
-// path of references reaches obj (a loader's classes are normally also in
-// its `classes` list, which shows the chain in full).
+// obj is unreachable: [Heap.PathTo] with every step kept.
 func (h *Heap) PathFromRoot(obj int32) []PathStep {
-	n := int32(h.ids.len())
-	if obj < 0 || obj >= n {
+	p := h.PathTo(obj, 0)
+	if p.Length == 0 {
 		return nil
 	}
-	const unseen, isRoot = -2, -1
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = unseen
-	}
-	rootOf := map[int32]int{} // root object → its first root record
-	queue := make([]int32, 0, 1024)
-	for k, r := range h.roots {
-		if parent[r] == unseen {
-			parent[r] = isRoot
-			rootOf[r] = k
-			queue = append(queue, r)
-		}
-	}
-	var loaders []int32 // loaders met, whose class edges wait
-	bfs := func(q int) {
-		for ; q < len(queue) && parent[obj] == unseen; q++ {
-			v := queue[q]
-			for _, w := range h.Refs(v) {
-				if parent[w] == unseen {
-					parent[w] = v
-					queue = append(queue, w)
-				}
-			}
-			c := h.cls[v]
-			if w := h.classNode[c]; w >= 0 && parent[w] == unseen {
-				parent[w] = v
-				queue = append(queue, w)
-			}
-			if h.loaderCls[c] {
-				loaders = append(loaders, v)
-			}
-		}
-	}
-	bfs(0)
-	for done := 0; parent[obj] == unseen && done < len(loaders); {
-		// Every loader reached so far opens its classes at once.
-		q := len(queue)
-		for ; done < len(loaders); done++ {
-			l := loaders[done]
-			for _, w := range h.loaded[l] {
-				if parent[w] == unseen {
-					parent[w] = l
-					queue = append(queue, w)
-				}
-			}
-		}
-		bfs(q)
-	}
-	if parent[obj] == unseen {
-		return nil
-	}
-	var path []PathStep
-	for v := obj; v != isRoot; v = parent[v] {
-		path = append(path, PathStep{Object: h.describe(v)})
-	}
-	slices.Reverse(path)
-	for k := 1; k < len(path); k++ {
-		from, to := path[k-1].Index, path[k].Index
-		if slices.Contains(h.Refs(from), to) {
-			continue
-		}
-		if h.classNode[h.cls[from]] == to {
-			path[k].Via = "<class>"
-		} else {
-			path[k].Via = "<defined class>"
-		}
-	}
-	k := rootOf[path[0].Index]
-	path[0].Root = h.rootKind[k].String()
-	path[0].RootDetail = h.rootDetail(k)
-	return path
+	return p.Steps
 }
 
 // rootDetail describes root record k beyond its kind: the thread and frame
@@ -326,15 +252,20 @@ func (h *Heap) rootDetail(k int) string {
 	return s
 }
 
-// threadName names the thread with this serial by its thread object.
+// threadName names the thread with this serial: its name where
+// ReadThreadNames has read it, its thread object, its serial.
 func (h *Heap) threadName(serial uint32) string {
+	name := ""
+	if n, ok := h.threadNames[serial]; ok {
+		name = fmt.Sprintf("%q ", n)
+	}
 	for k, kind := range h.rootKind {
 		if kind == RootThreadObject && h.rootAux[k][0] == serial {
 			o := h.roots[k]
-			return fmt.Sprintf("%#x (%s, serial %d)", h.ids.at(o), h.ClassName(o), serial)
+			return fmt.Sprintf("%s%#x (%s, serial %d)", name, h.ids.at(o), h.ClassName(o), serial)
 		}
 	}
-	return fmt.Sprintf("serial %d", serial)
+	return fmt.Sprintf("%sserial %d", name, serial)
 }
 
 // DupString is a string value held by several String objects.

@@ -43,9 +43,17 @@
 //     class loader retains its classes and their statics, and an instance of
 //     a class keeps its loader alive: a class-loader leak shows as the
 //     loader's retained size and as a path from a root to the loader.
-//   - Paths to an object ([Heap.PathFromRoot]) are shortest paths over those
-//     edges that take a loader's edge to a defined class only where no chain
-//     of references (normally the loader's `classes` list) reaches it.
+//   - Paths to an object ([Heap.PathTo], [Heap.PathFromRoot]) are shortest
+//     paths over those edges that take a loader's edge to a defined class
+//     only where no chain of references (normally the loader's `classes`
+//     list) reaches it, and never pass through the referent of a weak, soft
+//     or phantom reference (Eclipse MAT's "excluding weak/soft
+//     references"). A long path is elided while it is walked back, so
+//     what it keeps is bounded by what it prints. The paths to a set of
+//     objects (a class's instances) merge into a tree ([Heap.MergedPaths],
+//     MAT's "merge shortest paths to GC roots").
+//   - A class's retained size ([Dominators.ClassRetained]) is that of its
+//     instances as a set: what some instance dominates, each object once.
 //
 // Sizes: see [Parse]. HotSpot's heap walk writes neighbouring objects in
 // address order, so the distance between their ids is the first one's size;

@@ -61,8 +61,12 @@ func (h *Heap) Dominators() *Dominators {
 	// class edge kept, a loader's classes): the DFS reads it, 1/32 of cls,
 	// instead of cls in DFS order.
 	extra := make([]uint64, (n+63)/64)
+	hasExtra := make([]bool, len(classNode))
+	for c, cn := range classNode {
+		hasExtra[c] = cn >= 0 || loaderCls[c]
+	}
 	for o, c := range cls {
-		if classNode[c] >= 0 || loaderCls[c] {
+		if hasExtra[c] {
 			extra[o>>6] |= 1 << (o & 63)
 		}
 	}
@@ -74,51 +78,73 @@ func (h *Heap) Dominators() *Dominators {
 	// The DFS counts every node's predecessors as it meets each edge (the
 	// target's number is known right after): predStart, by DFS number.
 	predStart := make([]int32, N+1)
-	type frame struct{ v, next int32 }
-	stack := []frame{{0, 0}}
+	// Node v's successors: for an object its references, then its class
+	// object, then (a class loader) the classes it defined; for the
+	// virtual root the GC roots, each the start of a search. A frame
+	// holds v's DFS number and its place in refs (pos past end: the
+	// extras taken so far), so an edge costs no lookups but its target's.
+	type frame struct{ v, d, pos, end int32 }
+	var stack []frame
 	num[0] = 1
 	vert = append(vert, 0)
 	parent = append(parent, -1)
-	for len(stack) > 0 {
-		f := &stack[len(stack)-1]
-		// Node v's successors: the GC roots for the virtual root; for an
-		// object its references, then its class object, then (a class
-		// loader) the classes it defined. w is the next one, -1 past the
-		// last.
-		w := int32(-1)
-		if o := f.v - 1; o < 0 {
-			if int(f.next) < len(rootSucc) {
-				w = rootSucc[f.next]
+	for _, r := range rootSucc {
+		if num[r] != 0 {
+			if d := num[r] - 1; parent[d] != 0 {
+				predStart[d]++
 			}
-		} else if s, e := int32(refStart[o]), int32(refStart[o+1]); f.next < e-s {
-			w = refs[s+f.next] + 1
-		} else if extra[o>>6]&(1<<(o&63)) != 0 {
-			k := f.next - (e - s)
-			c := cls[o]
-			if cn := classNode[c]; cn >= 0 {
-				if k == 0 {
-					w = cn + 1
-				}
-				k--
-			}
-			if w < 0 && loaderCls[c] {
-				if l := h.loaded[o]; int(k) < len(l) {
-					w = l[k] + 1
-				}
-			}
-		}
-		if w < 0 {
-			stack = stack[:len(stack)-1]
 			continue
 		}
-		f.next++
-		if num[w] == 0 {
-			num[w] = int32(len(vert)) + 1
-			parent = append(parent, num[f.v]-1)
-			vert = append(vert, w)
-			stack = append(stack, frame{w, 0})
+		d := int32(len(vert))
+		num[r] = d + 1
+		parent = append(parent, 0)
+		vert = append(vert, r)
+		stack = append(stack, frame{r, d, int32(refStart[r-1]), int32(refStart[r])})
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			var w int32
+			if f.pos < f.end {
+				w = refs[f.pos] + 1
+				f.pos++
+			} else {
+				w = -1
+				if o := f.v - 1; extra[o>>6]&(1<<(o&63)) != 0 {
+					k := f.pos - f.end
+					c := cls[o]
+					if cn := classNode[c]; cn >= 0 {
+						if k == 0 {
+							w = cn + 1
+						}
+						k--
+					}
+					if w < 0 && loaderCls[c] {
+						if l := h.loaded[o]; k >= 0 && int(k) < len(l) {
+							w = l[k] + 1
+						}
+					}
+				}
+				if w < 0 {
+					stack = stack[:len(stack)-1]
+					continue
+				}
+				f.pos++
+			}
+			from := f.d
+			if num[w] == 0 {
+				d := int32(len(vert))
+				num[w] = d + 1
+				parent = append(parent, from)
+				vert = append(vert, w)
+				stack = append(stack, frame{w, d, int32(refStart[w-1]), int32(refStart[w])})
+				continue
+			}
+			// Edges from a node's DFS parent are not listed: the parent
+			// is where its semi-dominator starts (most objects have no
+			// other predecessor).
+			if d := num[w] - 1; parent[d] != from {
+				predStart[d]++
+			}
 		}
-		predStart[num[w]-1]++
 	}
 	stack = nil
 	R := int32(len(vert)) // reachable nodes, root included
@@ -137,7 +163,7 @@ func (h *Heap) Dominators() *Dominators {
 	}
 	pred := make([]int32, predStart[R])
 	for _, w := range rootSucc {
-		if d := num[w] - 1; d >= 0 {
+		if d := num[w] - 1; d >= 0 && parent[d] != 0 {
 			predStart[d]--
 			pred[predStart[d]] = 0
 		}
@@ -148,21 +174,24 @@ func (h *Heap) Dominators() *Dominators {
 			continue
 		}
 		for _, w := range refs[refStart[o]:refStart[o+1]] {
-			if d := num[w+1] - 1; d >= 0 {
+			if d := num[w+1] - 1; d >= 0 && parent[d] != k {
 				predStart[d]--
 				pred[predStart[d]] = k
 			}
 		}
+		if extra[o>>6]&(1<<(o&63)) == 0 {
+			continue
+		}
 		c := cls[o]
 		if cn := classNode[c]; cn >= 0 {
-			if d := num[cn+1] - 1; d >= 0 {
+			if d := num[cn+1] - 1; d >= 0 && parent[d] != k {
 				predStart[d]--
 				pred[predStart[d]] = k
 			}
 		}
 		if loaderCls[c] {
 			for _, w := range h.loaded[o] {
-				if d := num[w+1] - 1; d >= 0 {
+				if d := num[w+1] - 1; d >= 0 && parent[d] != k {
 					predStart[d]--
 					pred[predStart[d]] = k
 				}
@@ -176,24 +205,22 @@ func (h *Heap) Dominators() *Dominators {
 	// Semi-dominators as in Lengauer–Tarjan (eval with path compression,
 	// link right after), then immediate dominators as nearest common
 	// ancestors (SEMI-NCA, Georgiadis): no buckets, two arrays fewer.
-	// la[k] is ancestor<<32 | label; ancestor noAnc = not linked yet.
-	const noAnc = 0xFFFFFFFF
+	// la[k] is (ancestor+1)<<32 | label, 0 while k is not linked (its
+	// label is then itself): the array starts as it is allocated, zero.
+	// semi[k] is read only once k is processed, so it needs no start
+	// value either.
 	la := make([]uint64, max(R, n))
-	for k := range R {
-		semi[k] = k
-		la[k] = noAnc<<32 | uint64(k)
-	}
 	idom := parent
-	anc := func(x int32) int32 { return int32(la[x] >> 32) }
+	anc := func(x int32) int32 { return int32(la[x]>>32) - 1 }
 	lab := func(x int32) int32 { return int32(uint32(la[x])) }
 	var cstack []int32
 	eval := func(v int32) int32 {
-		if la[v]>>32 == noAnc {
+		if la[v]>>32 == 0 {
 			return v
 		}
 		// Compress the ancestor chain iteratively.
 		cstack = cstack[:0]
-		for x := v; la[anc(x)]>>32 != noAnc; x = anc(x) {
+		for x := v; la[anc(x)]>>32 != 0; x = anc(x) {
 			cstack = append(cstack, x)
 		}
 		for i := len(cstack) - 1; i >= 0; i-- {
@@ -208,19 +235,20 @@ func (h *Heap) Dominators() *Dominators {
 		return lab(v)
 	}
 	for w := R - 1; w > 0; w-- {
-		sw := semi[w]
+		sw := parent[w] // the DFS parent: a predecessor not listed
 		for _, v := range pred[predStart[w]:predStart[w+1]] {
-			if v < w {
+			if v <= w {
 				// Not processed yet, so not linked: eval(v) is v and
-				// semi[v] is v — no need to read either (most edges are
-				// DFS tree and forward edges).
+				// semi[v] would be v — no need to read either (most
+				// edges are DFS tree and forward edges). v == w: a
+				// reference to itself, which dominates nothing.
 				sw = min(sw, v)
 			} else if u := eval(v); semi[u] < sw {
 				sw = semi[u]
 			}
 		}
 		semi[w] = sw
-		la[w] = uint64(uint32(parent[w]))<<32 | uint64(uint32(lab(w)))
+		la[w] = uint64(uint32(parent[w]+1))<<32 | uint64(uint32(w)) // not linked before: its label is itself
 	}
 	pred, predStart = nil, nil
 	for w := int32(1); w < R; w++ {

@@ -27,6 +27,12 @@ type fixtureResults struct {
 	Diff       json.RawMessage `json:"diff"`
 	Path       json.RawMessage `json:"path"`
 	Elided     json.RawMessage `json:"elided"`
+	Paths      json.RawMessage `json:"paths"`      // merged paths to the sample's Strings
+	ChainPaths json.RawMessage `json:"chainPaths"` // a path tree with a chain elided
+	Incoming   json.RawMessage `json:"incoming"`
+	Instances  json.RawMessage `json:"instances"`
+	Retained   json.RawMessage `json:"retained"`
+	Dump       json.RawMessage `json:"dump"`
 }
 
 func fixture(t testing.TB) fixtureResults {
@@ -42,7 +48,17 @@ func fixture(t testing.TB) fixtureResults {
 		}
 		return b
 	}
+	strs, _ := h.PathsToClass("/tmp/sample.hprof", "java.lang.String", PathOptions{})
+	ch := parseBytes(t, weakDump(t, 30))
+	chain := ch.PathsToObject("/tmp/chain.hprof", ch.Lookup(0x5000000), PathOptions{Chain: 10})
+	inst, _ := h.Instances("/tmp/sample.hprof", "java.lang.String", 1, 2, tree.Dominators)
 	return fixtureResults{
+		Paths:      enc(strs),
+		ChainPaths: enc(chain),
+		Incoming:   enc(h.Incoming("/tmp/sample.hprof", h.Lookup(0x2110), 0, 10, tree.Dominators)),
+		Instances:  enc(inst),
+		Retained:   enc(tree.ClassRetained("/tmp/sample.hprof")),
+		Dump:       enc(DumpOf("/tmp/sample.hprof", 4096, h, hist, 3)),
 		Summary:    enc(SummaryOf("/tmp/sample.hprof", h, hist)),
 		Dominators: enc(tree.Level("/tmp/sample.hprof", Root, 3)),
 		Drill:      enc(tree.Level("/tmp/sample.hprof", h.Lookup(0x2000), 0)),
@@ -91,6 +107,24 @@ func TestExtensionFixtures(t *testing.T) {
 	if p, err := DecodePathJSON(r.Elided); err != nil || p.Elided == nil || p.Length != 4 || len(p.Steps) != 2 {
 		t.Errorf("elided path: %+v, %v", p, err)
 	}
+	if p, err := DecodePathsJSON(r.Paths); err != nil || p.Objects != 3 || len(p.Roots) == 0 {
+		t.Errorf("paths: %+v, %v", p, err)
+	}
+	if p, err := DecodePathsJSON(r.ChainPaths); err != nil || p.Objects != 1 || len(p.Roots) != 1 {
+		t.Errorf("chain paths: %+v, %v", p, err)
+	}
+	if v, err := DecodeIncomingJSON(r.Incoming); err != nil || v.Total != 1 {
+		t.Errorf("incoming: %+v, %v", v, err)
+	}
+	if v, err := DecodeInstancesJSON(r.Instances); err != nil || v.Total != 3 || len(v.Objects) != 2 {
+		t.Errorf("instances: %+v, %v", v, err)
+	}
+	if v, err := DecodeRetainedJSON(r.Retained); err != nil || len(v.Classes) == 0 {
+		t.Errorf("retained: %+v, %v", v, err)
+	}
+	if v, err := DecodeDumpJSON(r.Dump); err != nil || len(v.Top) != 3 {
+		t.Errorf("dump: %+v, %v", v, err)
+	}
 }
 
 // TestDecodersRefuse: the strict decoders refuse unknown fields, missing
@@ -110,6 +144,12 @@ func TestDecodersRefuse(t *testing.T) {
 		{"path whose length does not add up", `{"object":1,"length":5,"steps":[{"id":1,"class":"A","size":8,"root":"JNI global"}]}`, decPath},
 		{"path with a gap outside its steps", `{"object":1,"length":5,"steps":[],"elided":{"after":3,"count":5,"classes":[]}}`, decPath},
 		{"trailing data", `{"object":1,"length":0,"steps":[]} {}`, decPath},
+		{"paths whose child has more targets", `{"path":"/d","target":"A","objects":2,"reached":2,"roots":[{"id":1,"class":"A","size":8,"targets":1,"children":[{"id":2,"class":"A","size":8,"targets":2,"children":[],"more":0}],"more":0}],"more":0}`, decPaths},
+		{"paths reaching more than the objects", `{"path":"/d","target":"A","objects":1,"reached":2,"roots":[],"more":0}`, decPaths},
+		{"incoming page past the total", `{"path":"/d","object":{"id":1,"class":"A","size":8},"total":1,"offset":1,"referrers":[{"id":2,"class":"B","size":8}],"instances":0}`, decIncoming},
+		{"instances without objects", `{"path":"/d","class":"A","total":1,"offset":0}`, decInstances},
+		{"retained not largest first", `{"path":"/d","classes":[{"class":"A","retained":1},{"class":"B","retained":2}]}`, decRetained},
+		{"dump with an unknown oops", `{"path":"/d","bytes":1,"format":"F","objects":0,"oops":"narrow","partial":false,"warnings":[],"top":[]}`, decDump},
 	} {
 		if err := c.dec([]byte(c.data)); !errors.Is(err, ErrSchema) {
 			t.Errorf("%s: %v, want ErrSchema", c.name, err)
@@ -121,3 +161,8 @@ func decSummary(b []byte) error    { _, err := DecodeSummaryJSON(b); return err 
 func decDominators(b []byte) error { _, err := DecodeDominatorsJSON(b); return err }
 func decDiff(b []byte) error       { _, err := DecodeDiffJSON(b); return err }
 func decPath(b []byte) error       { _, err := DecodePathJSON(b); return err }
+func decPaths(b []byte) error      { _, err := DecodePathsJSON(b); return err }
+func decIncoming(b []byte) error   { _, err := DecodeIncomingJSON(b); return err }
+func decInstances(b []byte) error  { _, err := DecodeInstancesJSON(b); return err }
+func decRetained(b []byte) error   { _, err := DecodeRetainedJSON(b); return err }
+func decDump(b []byte) error       { _, err := DecodeDumpJSON(b); return err }

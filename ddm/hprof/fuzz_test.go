@@ -27,7 +27,10 @@ func FuzzParse(f *testing.F) {
 		d.Children(Root, 3)
 		if h.NumObjects() > 0 {
 			h.PathFromRoot(int32(h.NumObjects() - 1))
+			h.PathTo(int32(h.NumObjects()-1), 4)
+			h.Incoming("/d", int32(h.NumObjects()-1), 0, 5, d)
 		}
+		d.ClassRetained("/d")
 		h.Map(MapOptions{})
 		if _, err := h.DuplicateStrings(bytes.NewReader(in), 3); err != nil {
 			t.Fatalf("contents of a parsed dump unreadable: %v", err)
@@ -37,7 +40,7 @@ func FuzzParse(f *testing.F) {
 
 func seeds(t testing.TB) [][]byte {
 	s := sample(t, 8, false)
-	return [][]byte{s, sample(t, 4, false), sample(t, 8, true), s[:len(s)-40], dupIDs(t)}
+	return [][]byte{s, sample(t, 4, false), sample(t, 8, true), s[:len(s)-40], dupIDs(t), weakDump(t, 20)}
 }
 
 func TestWriteFuzzCorpus(t *testing.T) {

@@ -109,6 +109,8 @@ type Class struct {
 	dataSize   uint32 // instance data bytes on the wire, own and inherited fields
 	layoutDone bool
 	pseudo     bool      // a primitive array pseudo-class; Object is the dumped array class's
+	weakOff    uint32    // a weak, soft or phantom reference class: its referent's wire offset + 1; 0 otherwise
+	nameOff    uint32    // java.lang.Thread or a subclass: the wire offset of Thread.name + 1; 0 otherwise
 	shallowBy  [2]uint32 // instance shallow size with compressed and wide references
 	shallow    uint32    // instance shallow size in the layout in use (instances only)
 }
@@ -164,8 +166,26 @@ type Heap struct {
 	loaderCls []bool              // per class index: some instance is a class loader
 	loaded    map[int32][]int32   // class loader object → the class objects it defined
 
+	// weak lists the weak, soft and phantom references whose referent is
+	// in the dump, by object index: paths from the GC roots do not pass
+	// through a referent field (Eclipse MAT's "excluding weak/soft
+	// references"). weakCls marks their classes.
+	weak    []weakRef
+	weakCls []bool
+	// threadStr maps thread objects to their name String (Thread.name);
+	// threadNames, once ReadThreadNames has read them, names the threads
+	// by serial.
+	threadStr   map[int32]int32
+	threadNames map[uint32]string
+
 	mirrorOnce sync.Once
 	mirrorOf   map[int32]int32 // class object index → the class it is the object of (see Label)
+}
+
+// weakRef is a java.lang.ref.Reference that does not keep its referent
+// alive: a weak, soft or phantom reference.
+type weakRef struct {
+	obj, referent int32
 }
 
 // StackFrame is one frame of a thread's stack trace in the dump.

@@ -2,12 +2,14 @@ package hprof
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -144,6 +146,13 @@ type parser struct {
 	scratch       []byte
 	mark          mark // the state before the record being read
 	partial       bool
+	weak          []rawWeak // weak, soft and phantom references and their referents' ids
+	threadStr     []rawWeak // threads and their names' ids
+}
+
+type rawWeak struct {
+	obj int32
+	id  uint64
 }
 
 // mark is the parser's state before a record, to drop a record the input
@@ -174,6 +183,12 @@ func (p *parser) rollback() {
 	}
 	for len(h.strs) > 0 && int(h.strs[len(h.strs)-1].obj) >= m.objs {
 		h.strs = h.strs[:len(h.strs)-1]
+	}
+	for len(p.weak) > 0 && int(p.weak[len(p.weak)-1].obj) >= m.objs {
+		p.weak = p.weak[:len(p.weak)-1]
+	}
+	for len(p.threadStr) > 0 && int(p.threadStr[len(p.threadStr)-1].obj) >= m.objs {
+		p.threadStr = p.threadStr[:len(p.threadStr)-1]
 	}
 }
 
@@ -705,14 +720,29 @@ func (p *parser) layout(c int32) bool {
 	// Reference offsets on the wire: the class's own fields first, then its
 	// superclass's, as HotSpot writes them.
 	var offs []uint32
-	var at uint32
+	var at, referent uint32
+	weak := false
 	for _, k := range chain {
-		for _, f := range p.h.Classes[k].Fields {
+		kc := &p.h.Classes[k]
+		switch kc.Name {
+		case "java.lang.ref.WeakReference", "java.lang.ref.SoftReference", "java.lang.ref.PhantomReference":
+			weak = true
+		}
+		for _, f := range kc.Fields {
 			if f.Type == TypeObject {
 				offs = append(offs, at)
+				if f.Name == "referent" && kc.Name == "java.lang.ref.Reference" {
+					referent = at + 1
+				}
+				if f.Name == "name" && kc.Name == "java.lang.Thread" {
+					cl.nameOff = at + 1
+				}
 			}
 			at += uint32(f.Type.size(p.idSize))
 		}
+	}
+	if weak {
+		cl.weakOff = referent
 	}
 	for m, lay := range p.lay {
 		l := fieldLayout{tail: lay.hdr}
@@ -782,6 +812,9 @@ func (p *parser) instance() error {
 			if v := idAt(data[off:], id); v != 0 {
 				p.rawRefs.add(v)
 			}
+		}
+		if cl.weakOff|cl.nameOff != 0 {
+			p.special(int32(p.h.ids.len()-1), data, cl)
 		}
 		rd.pos += n
 		return nil
@@ -935,6 +968,9 @@ func (p *parser) finish() error {
 			}
 		}
 		p.pendingRef[pi.obj] = [2]uint32{start, uint32(p.rawRefs.len()) - start}
+		if cl.weakOff|cl.nameOff != 0 {
+			p.special(pi.obj, pi.data, cl)
+		}
 	}
 	p.pending = nil
 	if unknown > 0 {
@@ -1025,8 +1061,49 @@ func (p *parser) finish() error {
 	h.rootKind = kinds
 	p.rootAux = aux
 	p.classEdges()
+	p.weakRefs()
 	h.index = idIndex{} // rebuilt by Lookup when needed
 	return nil
+}
+
+// special records a weak, soft or phantom reference's referent and a
+// thread's name.
+func (p *parser) special(obj int32, data []byte, cl *Class) {
+	if off := cl.weakOff; off != 0 {
+		if v := idAt(data[off-1:], p.idSize); v != 0 {
+			p.weak = append(p.weak, rawWeak{obj, v})
+		}
+	}
+	if off := cl.nameOff; off != 0 {
+		if v := idAt(data[off-1:], p.idSize); v != 0 {
+			p.threadStr = append(p.threadStr, rawWeak{obj, v})
+		}
+	}
+}
+
+// weakRefs resolves the weak references' referents.
+func (p *parser) weakRefs() {
+	h := p.h
+	slices.SortFunc(p.weak, func(a, b rawWeak) int { return cmp.Compare(a.obj, b.obj) })
+	for _, w := range p.weak {
+		if r := h.index.get(&h.ids, w.id); r >= 0 {
+			h.weak = append(h.weak, weakRef{w.obj, r})
+		}
+	}
+	p.weak = nil
+	for _, t := range p.threadStr {
+		if s := h.index.get(&h.ids, t.id); s >= 0 {
+			if h.threadStr == nil {
+				h.threadStr = map[int32]int32{}
+			}
+			h.threadStr[t.obj] = s
+		}
+	}
+	p.threadStr = nil
+	h.weakCls = make([]bool, len(h.Classes))
+	for i := range h.Classes {
+		h.weakCls[i] = h.Classes[i].weakOff != 0
+	}
 }
 
 // classEdges resolves class loaders and the loader → class edges, and

@@ -474,3 +474,96 @@ func TestTruncatedDump(t *testing.T) {
 		t.Logf("cut at %d of %d bytes: %d of %d objects; %s", cut, len(dump), n, full.NumObjects(), h.Warnings[0])
 	}
 }
+
+// TestLeakViews: what the editor shows of the leak in a real HotSpot dump —
+// the merged paths to Plugin's instances run through Leak's class, the
+// URLClassLoader and its classes list from a sticky-class root; the
+// loader's incoming references include Leak's class; the histogram's
+// retained column matches the definition, and the URLClassLoader's figure
+// is the loader's own retained size.
+func TestLeakViews(t *testing.T) {
+	_, h := leakDump(t, &leakCompressed, nil, nil)
+	m, ok := h.PathsToClass("leak.hprof", "Plugin", PathOptions{})
+	if !ok || m.Objects != 1 || m.Reached != 1 || len(m.Roots) != 1 {
+		t.Fatalf("paths to Plugin: %+v", m)
+	}
+	var names []string
+	nd := m.Roots[0]
+	if nd.Root != "sticky class" {
+		t.Errorf("root %q (%s), want a sticky class", nd.Root, nd.Class)
+	}
+	for {
+		names = append(names, nd.Class)
+		if len(nd.Children) != 1 {
+			break
+		}
+		nd = nd.Children[0]
+	}
+	want := []string{"class Leak", "java.net.URLClassLoader", "java.util.ArrayList", "java.lang.Object[]", "class Plugin", "Plugin"}
+	if len(names) < len(want)+1 || !slices.Equal(names[len(names)-len(want):], want) || !nd.Target {
+		t.Errorf("merged paths to Plugin: %q, want them to end with %q", names, want)
+	}
+	t.Logf("paths to Plugin: %q", names)
+
+	loader := instancesOf(h, "java.net.URLClassLoader")[0]
+	leakClass, _ := classObject(t, h, "Leak")
+	in := h.Incoming("leak.hprof", loader, 0, 0, nil)
+	if !slices.ContainsFunc(in.Referrers, func(s PathStep) bool { return s.Index == leakClass }) {
+		t.Errorf("incoming references of the URLClassLoader: %+v, want class Leak among them", in.Referrers)
+	}
+	pluginClass, _ := classObject(t, h, "Plugin")
+	pin := h.Incoming("leak.hprof", pluginClass, 0, 0, nil)
+	if !slices.ContainsFunc(pin.Referrers, func(s PathStep) bool { return s.Index == loader && s.Via == "<defined class>" }) || pin.Instances != 1 {
+		t.Errorf("incoming references of class Plugin: %+v, want the loader (defined class) and 1 instance", pin)
+	}
+
+	d := h.Dominators()
+	checkClassRetained(t, h, d)
+	for _, c := range d.ClassRetained("leak.hprof").Classes {
+		if c.Class == "java.net.URLClassLoader" && c.Retained != d.Retained[loader] {
+			t.Errorf("java.net.URLClassLoader retains %d as a class, its one instance %d", c.Retained, d.Retained[loader])
+		}
+	}
+	inst, ok := h.Instances("leak.hprof", "java.lang.String", 0, 10, d)
+	if !ok || inst.Total < 51 || len(inst.Objects) != 10 || inst.Objects[0].Retained < inst.Objects[9].Retained {
+		t.Errorf("instances of String, largest retained first: %+v", inst)
+	}
+}
+
+// TestThreadNamesInRootDetails: once the names are read back from the
+// dump, a Java frame root names its thread ("main", "lock-holder"), and the
+// scan finds every thread's name.
+func TestThreadNamesInRootDetails(t *testing.T) {
+	dump, _ := leakDump(t, &leakCompressed, nil, nil)
+	h, err := Parse(bytes.NewReader(dump), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.ReadThreadNames(bytes.NewReader(dump)); err != nil {
+		t.Fatal(err)
+	}
+	threads := 0
+	for _, k := range h.rootKind {
+		if k == RootThreadObject {
+			threads++
+		}
+	}
+	if len(h.threadNames) != threads {
+		t.Errorf("%d thread names read, %d threads: %v", len(h.threadNames), threads, h.threadNames)
+	}
+	local := instancesOf(h, "Leak$Local")[0]
+	p := h.PathTo(local, 0)
+	if len(p.Steps) != 1 || !strings.Contains(p.Steps[0].RootDetail, `thread "main" 0x`) || !strings.Contains(p.Steps[0].RootDetail, "Leak.main(Leak.java:") {
+		t.Errorf("path to main's local: %+v, want a Java frame of thread \"main\"", p.Steps)
+	}
+	holder := false
+	for k, kind := range h.rootKind {
+		if kind == RootJavaFrame && strings.Contains(h.rootDetail(k), `thread "lock-holder"`) {
+			holder = true
+		}
+	}
+	if !holder {
+		t.Error("no Java frame root names the thread \"lock-holder\"")
+	}
+	t.Logf("threads: %v; main's local: %s", h.threadNames, p.Steps[0].RootDetail)
+}

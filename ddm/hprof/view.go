@@ -26,6 +26,9 @@ type SummaryJSON struct {
 	Objects    int         `json:"objects"`
 	Roots      int         `json:"roots"`      // GC root records that name an object of the dump
 	Unresolved int         `json:"unresolved"` // references to ids without an object
+	Oops       string      `json:"oops"`       // the reference width sizes assume: "compressed", "wide"; "auto" where it does not apply
+	Partial    bool        `json:"partial"`    // the dump is cut short: the figures cover its complete records
+	Warnings   []string    `json:"warnings"`   // what the parser accepted but a reader should know
 	Classes    []ClassStat `json:"classes"`    // biggest total first
 	Totals     TotalsJSON  `json:"totals"`
 }
@@ -80,6 +83,94 @@ type DiffJSON struct {
 	} `json:"totals"`
 }
 
+// PathsJSON is the shortest paths from the GC roots to a set of objects
+// (a class's instances, or one object), merged into a tree as Eclipse MAT's
+// "merge shortest paths to GC roots": the hprof/paths result. Paths do not
+// pass through the referent of a weak, soft or phantom reference.
+type PathsJSON struct {
+	Path    string         `json:"path"`
+	Target  string         `json:"target"`  // what the paths lead to: a class name, or an object's label and id
+	Objects int            `json:"objects"` // target objects
+	Reached int            `json:"reached"` // of them, those a GC root reaches (the others have no path)
+	Roots   []PathNodeJSON `json:"roots"`   // the GC roots of the paths, most targets first
+	More    int            `json:"more"`    // roots left out by the tree's bound
+}
+
+// PathNodeJSON is one object of a merged path tree.
+type PathNodeJSON struct {
+	PathStep
+	Targets  int            `json:"targets"`          // target objects whose path runs through it, itself included
+	Target   bool           `json:"target,omitempty"` // it is one of them
+	Elided   *ChainGap      `json:"elided,omitempty"` // a chain of objects left out between it and Children
+	Children []PathNodeJSON `json:"children"`         // most targets first
+	More     int            `json:"more"`             // children left out by the tree's bound
+}
+
+// ChainGap is the elided middle of a long chain in a path tree.
+type ChainGap struct {
+	Count   int          `json:"count"`   // objects left out
+	Classes []ClassCount `json:"classes"` // what they are, most frequent first (at most 5 classes)
+}
+
+// IncomingJSON is the objects that refer to one object, a page of them:
+// the hprof/incoming result. Referrers hold it by a field or an element
+// (Via empty) or, for a class, as the loader that defined it (Via "<defined
+// class>"); the instances that hold a class as their class are counted, not
+// listed.
+type IncomingJSON struct {
+	Path      string     `json:"path"`
+	Object    PathStep   `json:"object"`    // the object; Root and RootDetail where it is a GC root itself
+	Total     int        `json:"total"`     // referrers in all
+	Offset    int        `json:"offset"`    // the first listed
+	Referrers []PathStep `json:"referrers"` // in object order; Root where a referrer is a GC root
+	Instances int        `json:"instances"` // for a class object: the instances it is the class of
+}
+
+// InstancesJSON is a page of a class's instances (classes of one name from
+// several loaders together): the hprof/instances result.
+type InstancesJSON struct {
+	Path    string   `json:"path"`
+	Class   string   `json:"class"`
+	Total   int      `json:"total"`
+	Offset  int      `json:"offset"`
+	Objects []Object `json:"objects"` // largest retained size first where the dominator tree is known, else in address order
+}
+
+// ClassRetainedJSON is a class's retained size: the bytes its instances
+// (classes of one name together) keep alive as a set — what would be freed
+// if they all went, each object counted once.
+type ClassRetainedJSON struct {
+	Class    string `json:"class"`
+	Retained uint64 `json:"retained"`
+}
+
+// RetainedJSON is the histogram's retained-size column: the hprof/retained
+// result, largest first.
+type RetainedJSON struct {
+	Path    string              `json:"path"`
+	Classes []ClassRetainedJSON `json:"classes"`
+}
+
+// DumpJSON is a heap dump just written: its file, its facts and the top of
+// its class histogram. The DAP dumpHeap response body.
+type DumpJSON struct {
+	Path     string      `json:"path"`
+	Bytes    int64       `json:"bytes"`
+	Format   string      `json:"format"` // the HPROF header: "JAVA PROFILE 1.0.2"…
+	Objects  int         `json:"objects"`
+	Oops     string      `json:"oops"`     // as SummaryJSON's
+	Partial  bool        `json:"partial"`  // as SummaryJSON's
+	Warnings []string    `json:"warnings"` // as SummaryJSON's
+	Top      []ClassStat `json:"top"`      // biggest classes first
+}
+
+// DumpOf describes the dump at path (bytes long) parsed as h, with the top
+// classes of its histogram hist.
+func DumpOf(path string, bytes int64, h *Heap, hist []ClassStat, top int) DumpJSON {
+	return DumpJSON{Path: path, Bytes: bytes, Format: h.Format, Objects: h.NumObjects(), Oops: h.Oops.String(),
+		Partial: h.Partial, Warnings: nonNil(h.Warnings), Top: nonNil(hist[:min(top, len(hist))])}
+}
+
 // TotalsOf sums a histogram up.
 func TotalsOf(hist []ClassStat) TotalsJSON {
 	t := TotalsJSON{Classes: len(hist)}
@@ -99,7 +190,7 @@ func SummaryOf(path string, h *Heap, hist []ClassStat) SummaryJSON {
 	}
 	return SummaryJSON{Path: path, Format: h.Format, IDSize: h.IDSize, Timestamp: ts, Android: h.Android,
 		Heaps: nonNil(h.HeapNames), Objects: h.NumObjects(), Roots: len(roots), Unresolved: h.Unresolved,
-		Classes: nonNil(hist), Totals: TotalsOf(hist)}
+		Oops: h.Oops.String(), Partial: h.Partial, Warnings: nonNil(h.Warnings), Classes: nonNil(hist), Totals: TotalsOf(hist)}
 }
 
 // DiffOf compares the histograms of base (older) and path (newer), keeping
@@ -204,8 +295,11 @@ func DecodeSummaryJSON(data []byte) (SummaryJSON, error) {
 	if err := decodeStrict(data, &v); err != nil {
 		return v, err
 	}
-	if v.Classes == nil || v.Heaps == nil {
-		return v, schemaErr("summary: classes and heaps are required")
+	if v.Classes == nil || v.Heaps == nil || v.Warnings == nil {
+		return v, schemaErr("summary: classes, heaps and warnings are required")
+	}
+	if v.Oops != "auto" && v.Oops != "compressed" && v.Oops != "wide" {
+		return v, schemaErr("summary: oops %q is not auto, compressed or wide", v.Oops)
 	}
 	if TotalsOf(v.Classes) != v.Totals {
 		return v, schemaErr("summary: totals %+v are not the histogram's %+v", v.Totals, TotalsOf(v.Classes))
@@ -270,6 +364,116 @@ func DecodePathJSON(data []byte) (Path, error) {
 	}
 	if n != v.Length {
 		return v, schemaErr("path: %d objects in steps and gap, length says %d", n, v.Length)
+	}
+	return v, nil
+}
+
+// DecodePathsJSON reads a merged path tree strictly: no object has more
+// targets below it than above, and the roots' targets are at most those
+// reached.
+func DecodePathsJSON(data []byte) (PathsJSON, error) {
+	var v PathsJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Roots == nil {
+		return v, schemaErr("paths: roots is required")
+	}
+	if v.Reached > v.Objects {
+		return v, schemaErr("paths: %d of %d objects reached", v.Reached, v.Objects)
+	}
+	var check func(ns []PathNodeJSON, above int, where string) (int, error)
+	check = func(ns []PathNodeJSON, above int, where string) (int, error) {
+		sum := 0
+		for i, n := range ns {
+			w := fmt.Sprintf("%s[%d]", where, i)
+			if n.Children == nil {
+				return 0, schemaErr("paths: %s: children is required", w)
+			}
+			if n.Targets <= 0 || n.Targets > above {
+				return 0, schemaErr("paths: %s has %d targets below it, %d above", w, n.Targets, above)
+			}
+			if n.Elided != nil && (n.Elided.Count <= 0 || n.Elided.Classes == nil) {
+				return 0, schemaErr("paths: %s: elided %+v", w, *n.Elided)
+			}
+			below, err := check(n.Children, n.Targets, w+".children")
+			if err != nil {
+				return 0, err
+			}
+			self := 0
+			if n.Target {
+				self = 1
+			}
+			if below+self > n.Targets || n.More == 0 && below+self != n.Targets {
+				return 0, schemaErr("paths: %s has %d targets, its children %d and itself %d", w, n.Targets, below, self)
+			}
+			sum += n.Targets
+		}
+		return sum, nil
+	}
+	sum, err := check(v.Roots, v.Reached, "roots")
+	if err != nil {
+		return v, err
+	}
+	if sum > v.Reached || v.More == 0 && sum != v.Reached {
+		return v, schemaErr("paths: the roots lead to %d targets, %d reached", sum, v.Reached)
+	}
+	return v, nil
+}
+
+// DecodeIncomingJSON reads a page of incoming references strictly.
+func DecodeIncomingJSON(data []byte) (IncomingJSON, error) {
+	var v IncomingJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Referrers == nil || v.Offset < 0 || v.Offset+len(v.Referrers) > v.Total && len(v.Referrers) > 0 {
+		return v, schemaErr("incoming: %d referrers from %d of %d", len(v.Referrers), v.Offset, v.Total)
+	}
+	return v, nil
+}
+
+// DecodeInstancesJSON reads a page of instances strictly.
+func DecodeInstancesJSON(data []byte) (InstancesJSON, error) {
+	var v InstancesJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Objects == nil || v.Offset < 0 || v.Offset+len(v.Objects) > v.Total && len(v.Objects) > 0 {
+		return v, schemaErr("instances: %d objects from %d of %d", len(v.Objects), v.Offset, v.Total)
+	}
+	return v, nil
+}
+
+// DecodeRetainedJSON reads the retained-size column strictly: largest
+// first.
+func DecodeRetainedJSON(data []byte) (RetainedJSON, error) {
+	var v RetainedJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Classes == nil {
+		return v, schemaErr("retained: classes is required")
+	}
+	for i := 1; i < len(v.Classes); i++ {
+		if v.Classes[i].Retained > v.Classes[i-1].Retained {
+			return v, schemaErr("retained: classes[%d] retains more than classes[%d]", i, i-1)
+		}
+	}
+	return v, nil
+}
+
+// DecodeDumpJSON reads a dump's description strictly.
+func DecodeDumpJSON(data []byte) (DumpJSON, error) {
+	var v DumpJSON
+	if err := decodeStrict(data, &v); err != nil {
+		return v, err
+	}
+	if v.Top == nil || v.Warnings == nil {
+		return v, schemaErr("dump: top and warnings are required")
+	}
+	if v.Oops != "auto" && v.Oops != "compressed" && v.Oops != "wide" {
+		return v, schemaErr("dump: oops %q is not auto, compressed or wide", v.Oops)
 	}
 	return v, nil
 }

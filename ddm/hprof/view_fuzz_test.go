@@ -12,7 +12,7 @@ import (
 // testdata/fuzz/FuzzDecodeResults.
 func FuzzDecodeResults(f *testing.F) {
 	r := fixture(f)
-	for _, b := range []json.RawMessage{r.Summary, r.Dominators, r.Drill, r.Diff, r.Path, r.Elided} {
+	for _, b := range []json.RawMessage{r.Summary, r.Dominators, r.Drill, r.Diff, r.Path, r.Elided, r.Paths, r.ChainPaths, r.Incoming, r.Instances, r.Retained, r.Dump} {
 		f.Add([]byte(b))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -20,6 +20,11 @@ func FuzzDecodeResults(f *testing.F) {
 		roundTrip(t, in, DecodeDominatorsJSON)
 		roundTrip(t, in, DecodeDiffJSON)
 		roundTrip(t, in, DecodePathJSON)
+		roundTrip(t, in, DecodePathsJSON)
+		roundTrip(t, in, DecodeIncomingJSON)
+		roundTrip(t, in, DecodeInstancesJSON)
+		roundTrip(t, in, DecodeRetainedJSON)
+		roundTrip(t, in, DecodeDumpJSON)
 	})
 }
 
@@ -55,6 +60,7 @@ func FuzzViews(f *testing.F) {
 		}
 		hist := h.Histogram()
 		tree := h.Dominators().Tree()
+		h.ReadThreadNames(bytes.NewReader(in)) // answers or fails, never panics
 		check := func(what string, v any, dec func([]byte) error) {
 			b, err := json.Marshal(v)
 			if err != nil {
@@ -67,11 +73,22 @@ func FuzzViews(f *testing.F) {
 		check("summary", SummaryOf("/d", h, hist), decSummary)
 		check("dominators", tree.Level("/d", Root, 5), decDominators)
 		check("diff", DiffOf("/d", "/e", nil, hist, 5), decDiff)
+		check("retained", tree.ClassRetained("/d"), decRetained)
+		check("dump", DumpOf("/d", int64(len(in)), h, hist, 3), decDump)
+		if len(hist) > 0 {
+			p, _ := h.PathsToClass("/d", hist[0].Class, PathOptions{Nodes: 20, Chain: 4})
+			check("paths to a class", p, decPaths)
+			inst, _ := h.Instances("/d", hist[0].Class, 1, 3, tree.Dominators)
+			check("instances", inst, decInstances)
+		}
 		for i := range min(int32(h.NumObjects()), 8) {
 			check("dominators of an object", tree.Level("/d", i, 5), decDominators)
 			p := h.PathFromRoot(i)
 			check("path", ElidePath(h.ID(i), p, 0), decPath)
 			check("elided path", ElidePath(h.ID(i), p, 2), decPath)
+			check("path, elided while walking", h.PathTo(i, 2), decPath)
+			check("paths to an object", h.PathsToObject("/d", i, PathOptions{Nodes: 5, Chain: 2}), decPaths)
+			check("incoming", h.Incoming("/d", i, 1, 2, nil), decIncoming)
 			h.Label(i)
 		}
 	})

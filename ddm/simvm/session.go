@@ -434,6 +434,12 @@ func (s *session) answerEmpty(t ddm.Type) answer {
 			vm.mu.Lock()
 			dump := vm.heap.hprofDump(time.Now()) // the simulated heap as a real HPROF file
 			vm.mu.Unlock()
+			if vm.opt.HprofSize > int64(len(dump)) {
+				if err := s.sendHPDS(padDump(dump, vm.opt.HprofSize)); err != nil {
+					s.log.Debug().Err(err).Msg("heap dump not sent")
+				}
+				return
+			}
 			s.event(&ddm.Raw{Type: ddm.HPDS, Data: dump})
 		}}
 	case ddm.NHGT:

@@ -57,6 +57,14 @@ type Options struct {
 	// fails HPDS, as a VM that can only write its dumps to a file does
 	// (the simulated device's `am dumpheap` still works).
 	NoHprofStreaming bool
+	// HprofSize, if larger than the simulated heap's dump, grows every heap
+	// dump to this many bytes with byte[] arrays of zeroes (at most 2 GiB,
+	// one JDWP packet): HPDS then streams a dump of a real size, written as
+	// it goes, never held whole.
+	HprofSize int64
+	// HprofGate, if set, holds such a grown dump after its first half
+	// until the channel is closed: a test's dump in progress.
+	HprofGate <-chan struct{}
 
 	// OnAgentLoaded, if set, is called once when the first non-DDM packet
 	// arrives (on ProfileCurrent it loads the JDWP agent): a simulated adbd

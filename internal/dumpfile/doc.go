@@ -8,6 +8,14 @@
 // follow it), so a failed dump leaves the old file as it was. A dump that
 // fails is removed ([File.Abort]), so no partial dump stays behind.
 //
+// A process killed mid-dump cannot remove its file, so every dump being
+// written is noted in a journal of the user's (NoteFile, NoteDir; a 0700
+// directory under the user's cache directory) until it is committed or
+// aborted, and [CleanStale], when a monitor starts, removes what the notes
+// of dead writers name: only the very entry created (same device, inode
+// and owner), reached without following a symlink. [Private] makes a file
+// with no name at all (O_TMPFILE), which nothing can leave behind.
+//
 // What it owns: creating, committing and removing one output file. What it
 // must not touch: where dumps come from (internal/hotspot, the monitor's VMs)
 // and what is in them (ddm/hprof).

@@ -30,6 +30,7 @@ type File struct {
 	path string // where the dump ends up
 	tmp  string // with Force: the new file renamed over path by Commit
 	done bool
+	note Note // in the journal of partial dumps until Commit or Abort
 }
 
 // Create creates the file a dump is written to at path: new, mode 0600, not
@@ -39,6 +40,21 @@ func Create(path string, o Options) (*File, error) {
 	if path == "" {
 		return nil, errors.New("dump file: no path")
 	}
+	f, err := create(path, o)
+	if err != nil {
+		return nil, err
+	}
+	name := f.tmp
+	if name == "" {
+		name = f.path
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		f.note = NoteFile(f.File, abs)
+	}
+	return f, nil
+}
+
+func create(path string, o Options) (*File, error) {
 	if !o.Force {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 		if errors.Is(err, fs.ErrExist) {
@@ -70,6 +86,11 @@ func (f *File) Commit() error {
 	if f.done {
 		return errors.New("dump file: already committed or aborted")
 	}
+	if f.tmp == "" {
+		// Complete at its path now: a process killed from here on leaves a
+		// whole dump, which no later start may take for a partial one.
+		f.note.Done()
+	}
 	if err := f.File.Close(); err != nil {
 		f.Abort()
 		return fmt.Errorf("dump file %s: %w", f.path, err)
@@ -84,6 +105,7 @@ func (f *File) Commit() error {
 			f.Abort()
 			return fmt.Errorf("dump file %s: %w", f.path, err)
 		}
+		f.note.Done()
 	}
 	f.done = true
 	return nil
@@ -105,4 +127,5 @@ func (f *File) Abort() {
 	if fi, err := os.Lstat(name); serr == nil && err == nil && os.SameFile(mine, fi) {
 		os.Remove(name)
 	}
+	f.note.Done()
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
 )
 
 // proc describes the target as seen from here.
@@ -235,7 +237,8 @@ type dumpDir struct {
 	tmp  *os.File // the VM's /tmp
 	dir  *os.File
 	name string
-	path string // as the VM sees it
+	path string        // as the VM sees it
+	note dumpfile.Note // in the journal of partial dumps until removed
 }
 
 func makeDumpDir(p proc) (*dumpDir, error) {
@@ -265,6 +268,9 @@ func makeDumpDir(p proc) (*dumpDir, error) {
 				d.remove()
 				return nil, fmt.Errorf("hotspot: handing the dump directory to uid %d: %w", p.uid, err)
 			}
+		}
+		if sameRoot(p) { // a monitor killed mid-dump: the next one removes it
+			d.note = dumpfile.NoteDir(d.dir, "/tmp/"+name, p.pid, d.path)
 		}
 		return d, nil
 	}
@@ -305,6 +311,14 @@ func (d *dumpDir) remove() {
 	d.dir.Close()
 	unix.Unlinkat(int(d.tmp.Fd()), d.name, unix.AT_REMOVEDIR)
 	d.tmp.Close()
+	d.note.Done()
+}
+
+// sameRoot reports whether the VM sees this process's file system (not a
+// container's): its /tmp is then /tmp here too.
+func sameRoot(p proc) bool {
+	var a, b unix.Stat_t
+	return unix.Stat(p.root, &a) == nil && unix.Stat("/", &b) == nil && a.Dev == b.Dev && a.Ino == b.Ino
 }
 
 // DumpHeapTo makes the local HotSpot VM pid write an HPROF dump of its heap

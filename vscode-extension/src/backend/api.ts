@@ -23,6 +23,10 @@ export const methods = {
   hprofDominators: 'hprof/dominators',
   hprofHeapMap: 'hprof/heapMap',
   hprofDiff: 'hprof/diff',
+  hprofPaths: 'hprof/paths',
+  hprofIncoming: 'hprof/incoming',
+  hprofInstances: 'hprof/instances',
+  hprofRetained: 'hprof/retained',
   debugAddress: 'vm/debugAddress',
   checkConfig: 'dap/checkConfig',
 } as const;
@@ -123,6 +127,26 @@ export class ControlApi {
   /** hprof/heapMap: the heap map drawn from the dump's addresses, in vm/heapMap's form. */
   async hprofHeapMap(path: string): Promise<unknown> {
     return this.backend.request(methods.hprofHeapMap, { path }, hprofTimeoutMs);
+  }
+
+  /** hprof/paths: the shortest paths from the GC roots to a class's instances (merged) or to one object. */
+  async hprofPaths(path: string, target: { class?: string; object?: number }, limit = 300): Promise<unknown> {
+    return this.backend.request(methods.hprofPaths, { path, ...target, limit }, hprofTimeoutMs);
+  }
+
+  /** hprof/incoming: a page of the objects that refer to object. */
+  async hprofIncoming(path: string, object: number, offset = 0, limit = 100): Promise<unknown> {
+    return this.backend.request(methods.hprofIncoming, { path, object, offset, limit }, hprofTimeoutMs);
+  }
+
+  /** hprof/instances: a page of a class's instances, largest retained size first. */
+  async hprofInstances(path: string, cls: string, offset = 0, limit = 100): Promise<unknown> {
+    return this.backend.request(methods.hprofInstances, { path, class: cls, offset, limit }, hprofTimeoutMs);
+  }
+
+  /** hprof/retained: the histogram's retained-size column. */
+  async hprofRetained(path: string): Promise<unknown> {
+    return this.backend.request(methods.hprofRetained, { path }, hprofTimeoutMs);
   }
 
   /** hprof/diff: per-class changes from base (the earlier dump) to path. */

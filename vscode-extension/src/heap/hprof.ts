@@ -29,6 +29,11 @@ export interface HprofSummary {
   objects: number;
   roots: number;
   unresolved: number;
+  /** The reference width sizes assume: compressed, wide; auto where it does not apply. */
+  oops: string;
+  /** The dump is cut short: the figures cover its complete records. */
+  partial: boolean;
+  warnings: string[];
   classes: ClassRow[];
   totals: Totals;
 }
@@ -77,9 +82,9 @@ export interface PathStep {
   size: number;
   /** The root kind, on the first step. */
   root?: string;
-  /** The root's thread and frame, on the first step, where the dump says. */
+  /** The root's thread and frame, where the dump says. */
   rootDetail?: string;
-  /** How the previous step holds this one where not by a field or element: "<class>", "<defined class>". */
+  /** How the previous step holds this one, where not a field or element: "<class>", "<loader>", "<defined class>". */
   via?: string;
 }
 
@@ -90,6 +95,68 @@ export interface HprofPath {
   /** Root first; with elided, the first elided.after steps, then the last ones. */
   steps: PathStep[];
   elided?: { after: number; count: number; classes: { class: string; count: number }[] };
+}
+
+/** One object of a merged path tree (hprof.PathNodeJSON). */
+export interface PathNode extends PathStep {
+  /** Target objects whose shortest path runs through it, itself included. */
+  targets: number;
+  /** It is one of the targets. */
+  target: boolean;
+  /** A chain of objects left out between it and its children. */
+  elided?: { count: number; classes: { class: string; count: number }[] };
+  children: PathNode[];
+  /** Children left out by the tree's bound. */
+  more: number;
+}
+
+/** hprof/paths: the shortest paths from the GC roots to a set of objects, merged (hprof.PathsJSON). */
+export interface HprofPaths {
+  path: string;
+  /** A class name, or an object's label and id. */
+  target: string;
+  objects: number;
+  /** Of them, those a GC root reaches. */
+  reached: number;
+  roots: PathNode[];
+  more: number;
+}
+
+/** An object in a listing (hprof.Object, hprof.PathStep). */
+export interface ObjectRow {
+  id: number;
+  class: string;
+  size: number;
+  retained: number;
+  root?: string;
+  rootDetail?: string;
+  via?: string;
+}
+
+/** hprof/incoming: a page of the objects that refer to one (hprof.IncomingJSON). */
+export interface HprofIncoming {
+  path: string;
+  object: ObjectRow;
+  total: number;
+  offset: number;
+  referrers: ObjectRow[];
+  /** For a class object: the instances it is the class of. */
+  instances: number;
+}
+
+/** hprof/instances: a page of a class's instances (hprof.InstancesJSON). */
+export interface HprofInstances {
+  path: string;
+  class: string;
+  total: number;
+  offset: number;
+  objects: ObjectRow[];
+}
+
+/** hprof/retained: each class's retained size as a set (hprof.RetainedJSON). */
+export interface HprofRetained {
+  path: string;
+  classes: { class: string; retained: number }[];
 }
 
 export class HprofDataError extends Error {
@@ -142,20 +209,29 @@ function totals(v: unknown, where: string): Totals {
 /** Decodes hprof/summary (hprof.SummaryJSON) exactly: an unknown or missing field is an error naming it. */
 export function decodeSummary(body: unknown): HprofSummary {
   const w = 'hprof/summary';
-  const o = fields(body, w, ['path', 'format', 'idSize', 'timestamp', 'android', 'heaps', 'objects', 'roots', 'unresolved', 'classes', 'totals']);
-  if (typeof o.android !== 'boolean') {
-    throw new E(`${w}.android: expected a boolean, got ${JSON.stringify(o.android)}`);
+  const o = fields(body, w, ['path', 'format', 'idSize', 'timestamp', 'android', 'heaps', 'objects', 'roots', 'unresolved', 'oops', 'partial', 'warnings', 'classes', 'totals']);
+  for (const k of ['android', 'partial']) {
+    if (typeof o[k] !== 'boolean') {
+      throw new E(`${w}.${k}: expected a boolean, got ${JSON.stringify(o[k])}`);
+    }
+  }
+  const oops = str(o.oops, at(w, 'oops'), E);
+  if (!['auto', 'compressed', 'wide'].includes(oops)) {
+    throw new E(`${w}.oops: ${JSON.stringify(oops)} is not one of auto, compressed, wide`);
   }
   return {
     path: str(o.path, at(w, 'path'), E),
     format: str(o.format, at(w, 'format'), E),
     idSize: count(o.idSize, at(w, 'idSize')),
     timestamp: str(o.timestamp, at(w, 'timestamp'), E),
-    android: o.android,
+    android: o.android as boolean,
     heaps: list(o.heaps, at(w, 'heaps'), (v, where) => str(v, where, E)),
     objects: count(o.objects, at(w, 'objects')),
     roots: count(o.roots, at(w, 'roots')),
     unresolved: count(o.unresolved, at(w, 'unresolved')),
+    oops,
+    partial: o.partial as boolean,
+    warnings: list(o.warnings, at(w, 'warnings'), (v, where) => str(v, where, E)),
     classes: list(o.classes, at(w, 'classes'), classRow),
     totals: totals(o.totals, at(w, 'totals')),
   };
@@ -225,16 +301,12 @@ export function decodePath(body: unknown): HprofPath {
     object: id(o.object, at(w, 'object')),
     length: count(o.length, at(w, 'length')),
     steps: list(o.steps, at(w, 'steps'), (v, where): PathStep => {
-      const s = fields(v, where, ['id', 'class', 'size'], ['root', 'retained', 'rootDetail', 'via']);
+      const s = fields(v, where, ['id', 'class', 'size'], ['root', 'rootDetail', 'via', 'retained']);
       const step: PathStep = { id: id(s.id, at(where, 'id')), class: str(s.class, at(where, 'class'), E), size: count(s.size, at(where, 'size')) };
-      if (s.root !== undefined) {
-        step.root = str(s.root, at(where, 'root'), E);
-      }
-      if (s.rootDetail !== undefined) {
-        step.rootDetail = str(s.rootDetail, at(where, 'rootDetail'), E);
-      }
-      if (s.via !== undefined) {
-        step.via = str(s.via, at(where, 'via'), E);
+      for (const k of ['root', 'rootDetail', 'via'] as const) {
+        if (s[k] !== undefined) {
+          step[k] = str(s[k], at(where, k), E);
+        }
       }
       return step;
     }),
@@ -263,7 +335,134 @@ export function decodePath(body: unknown): HprofPath {
   return out;
 }
 
-export type SortKey = 'class' | 'instances' | 'bytes';
+const stepKeys = ['root', 'rootDetail', 'via'] as const;
+
+/** An object row: hprof.Object, with a PathStep's root and via where given. */
+function objectRow(v: unknown, where: string, extra: readonly string[] = []): { row: ObjectRow; o: Record<string, unknown> } {
+  const o = fields(v, where, ['id', 'class', 'size'], ['retained', ...stepKeys, ...extra]);
+  const row: ObjectRow = {
+    id: id(o.id, at(where, 'id')),
+    class: str(o.class, at(where, 'class'), E),
+    size: count(o.size, at(where, 'size')),
+    retained: o.retained === undefined ? 0 : count(o.retained, at(where, 'retained')),
+  };
+  for (const k of stepKeys) {
+    if (o[k] !== undefined) {
+      row[k] = str(o[k], at(where, k), E);
+    }
+  }
+  return { row, o };
+}
+
+function classCounts(v: unknown, where: string): { class: string; count: number }[] {
+  return list(v, where, (x, cw) => {
+    const c = fields(x, cw, ['class', 'count']);
+    return { class: str(c.class, at(cw, 'class'), E), count: count(c.count, at(cw, 'count')) };
+  });
+}
+
+function pathNode(v: unknown, where: string, above: number): PathNode {
+  const { row, o } = objectRow(v, where, ['targets', 'target', 'elided', 'children', 'more']);
+  for (const k of ['targets', 'children', 'more']) {
+    if (o[k] === undefined) {
+      throw new E(`${at(where, k)}: missing`);
+    }
+  }
+  if (o.target !== undefined && typeof o.target !== 'boolean') {
+    throw new E(`${at(where, 'target')}: expected a boolean, got ${JSON.stringify(o.target)}`);
+  }
+  const n: PathNode = { id: row.id, class: row.class, size: row.size, targets: count(o.targets, at(where, 'targets')), target: o.target === true, children: [], more: count(o.more, at(where, 'more')) };
+  for (const k of stepKeys) {
+    if (row[k] !== undefined) {
+      n[k] = row[k];
+    }
+  }
+  if (n.targets === 0 || n.targets > above) {
+    throw new E(`${where}: ${n.targets} targets below it, ${above} above`);
+  }
+  if (o.elided !== undefined) {
+    const g = fields(o.elided, at(where, 'elided'), ['count', 'classes']);
+    n.elided = { count: count(g.count, at(where, 'elided.count')), classes: classCounts(g.classes, at(where, 'elided.classes')) };
+  }
+  n.children = list(o.children, at(where, 'children'), (c, cw) => pathNode(c, cw, n.targets));
+  const below = n.children.reduce((s, c) => s + c.targets, 0) + (n.target ? 1 : 0);
+  if (below > n.targets || (n.more === 0 && below !== n.targets)) {
+    throw new E(`${where}: ${n.targets} targets, its children and itself ${below}`);
+  }
+  return n;
+}
+
+/** Decodes hprof/paths (hprof.PathsJSON) exactly; targets must add up down the tree. */
+export function decodePaths(body: unknown): HprofPaths {
+  const w = 'hprof/paths';
+  const o = fields(body, w, ['path', 'target', 'objects', 'reached', 'roots', 'more']);
+  const out: HprofPaths = {
+    path: str(o.path, at(w, 'path'), E),
+    target: str(o.target, at(w, 'target'), E),
+    objects: count(o.objects, at(w, 'objects')),
+    reached: count(o.reached, at(w, 'reached')),
+    roots: [],
+    more: count(o.more, at(w, 'more')),
+  };
+  if (out.reached > out.objects) {
+    throw new E(`${w}: ${out.reached} of ${out.objects} objects reached`);
+  }
+  out.roots = list(o.roots, at(w, 'roots'), (v, where) => pathNode(v, where, out.reached));
+  return out;
+}
+
+/** Decodes hprof/incoming (hprof.IncomingJSON) exactly. */
+export function decodeIncoming(body: unknown): HprofIncoming {
+  const w = 'hprof/incoming';
+  const o = fields(body, w, ['path', 'object', 'total', 'offset', 'referrers', 'instances']);
+  const out: HprofIncoming = {
+    path: str(o.path, at(w, 'path'), E),
+    object: objectRow(o.object, at(w, 'object')).row,
+    total: count(o.total, at(w, 'total')),
+    offset: count(o.offset, at(w, 'offset')),
+    referrers: list(o.referrers, at(w, 'referrers'), (v, where) => objectRow(v, where).row),
+    instances: count(o.instances, at(w, 'instances')),
+  };
+  if (out.referrers.length > 0 && out.offset + out.referrers.length > out.total) {
+    throw new E(`${w}: ${out.referrers.length} referrers from ${out.offset} of ${out.total}`);
+  }
+  return out;
+}
+
+/** Decodes hprof/instances (hprof.InstancesJSON) exactly. */
+export function decodeInstances(body: unknown): HprofInstances {
+  const w = 'hprof/instances';
+  const o = fields(body, w, ['path', 'class', 'total', 'offset', 'objects']);
+  const out: HprofInstances = {
+    path: str(o.path, at(w, 'path'), E),
+    class: str(o.class, at(w, 'class'), E),
+    total: count(o.total, at(w, 'total')),
+    offset: count(o.offset, at(w, 'offset')),
+    objects: list(o.objects, at(w, 'objects'), (v, where) => objectRow(v, where).row),
+  };
+  if (out.objects.length > 0 && out.offset + out.objects.length > out.total) {
+    throw new E(`${w}: ${out.objects.length} objects from ${out.offset} of ${out.total}`);
+  }
+  return out;
+}
+
+/** Decodes hprof/retained (hprof.RetainedJSON) exactly: largest first. */
+export function decodeRetained(body: unknown): HprofRetained {
+  const w = 'hprof/retained';
+  const o = fields(body, w, ['path', 'classes']);
+  const classes = list(o.classes, at(w, 'classes'), (v, where) => {
+    const c = fields(v, where, ['class', 'retained']);
+    return { class: str(c.class, at(where, 'class'), E), retained: count(c.retained, at(where, 'retained')) };
+  });
+  classes.forEach((c, i) => {
+    if (i > 0 && c.retained > classes[i - 1].retained) {
+      throw new E(`${w}.classes[${i}]: retains more than classes[${i - 1}]`);
+    }
+  });
+  return { path: str(o.path, at(w, 'path'), E), classes };
+}
+
+export type SortKey = 'class' | 'instances' | 'bytes' | 'retained';
 
 export interface TableView {
   sort: SortKey;
@@ -276,17 +475,19 @@ export interface TableView {
  * (case-insensitive; a word may be a regular expression between slashes),
  * sorted by the key (ties by name).
  */
-export function viewRows<R extends { class: string; instances: number; bytes: number }>(rows: readonly R[], v: TableView): R[] {
+export function viewRows<R extends { class: string; instances: number; bytes: number; retained?: number }>(rows: readonly R[], v: TableView): R[] {
   const match = classFilter(v.filter);
   const out = rows.filter((r) => match(r.class));
   const dir = v.descending ? -1 : 1;
+  // A row without the key (retained sizes not known yet) counts as 0.
+  const val = (r: R): number => (v.sort === 'class' ? 0 : (r[v.sort] ?? 0));
   out.sort((a, b) => {
     let c = 0;
     if (v.sort === 'class') {
       c = a.class < b.class ? -1 : a.class > b.class ? 1 : 0;
     } else {
       // Deltas sort by size of the change.
-      c = Math.abs(a[v.sort]) - Math.abs(b[v.sort]) || a[v.sort] - b[v.sort];
+      c = Math.abs(val(a)) - Math.abs(val(b)) || val(a) - val(b);
     }
     if (c === 0 && v.sort !== 'class') {
       return a.class < b.class ? -1 : a.class > b.class ? 1 : 0;

@@ -1,6 +1,7 @@
 // The HPROF editor: `.hprof` files open in a read-only custom editor showing
-// the class histogram, the dominator tree, the heap map and a diff against
-// another dump. The backend parses the file (hprof/* methods, docs/rpc.md);
+// the class histogram (with retained sizes), why objects are alive (the
+// paths from the GC roots, incoming references, a class's instances), the
+// dominator tree, the heap map and a diff against another dump. The backend parses the file (hprof/* methods, docs/rpc.md);
 // the webview (webview/hprofView) renders what it answers.
 
 import * as vscode from 'vscode';
@@ -64,6 +65,18 @@ export class HprofEditorProvider implements vscode.CustomReadonlyEditorProvider<
           break;
         case 'dominators':
           void run('Dominator tree', async () => ({ type: 'dominators', body: await this.api.hprofDominators(path, m.object) }));
+          break;
+        case 'paths':
+          void run('Paths to GC roots', async () => ({ type: 'paths', body: await this.api.hprofPaths(path, m.object !== undefined ? { object: m.object } : { class: m.class }) }));
+          break;
+        case 'incoming':
+          void run('Incoming references', async () => ({ type: 'incoming', body: await this.api.hprofIncoming(path, m.object, m.offset) }));
+          break;
+        case 'instances':
+          void run('Instances', async () => ({ type: 'instances', body: await this.api.hprofInstances(path, m.class, m.offset) }));
+          break;
+        case 'retained':
+          void run('Retained sizes', async () => ({ type: 'retained', body: await this.api.hprofRetained(path) }));
           break;
         case 'heapMap':
           void run('Heap map', async () => ({ type: 'heapMap', body: await this.api.hprofHeapMap(path) }));

@@ -1,16 +1,24 @@
 // The HPROF editor's webview: tabs for the class histogram (sortable,
-// filterable), the dominator tree (drill down by object), the heap map (the
-// DDM map's rendering, legend and colours) and a diff against another dump.
-// Bundled for the browser; decoding, sorting and filtering are in ../heap.
+// filterable, with each class's retained size), why objects are alive (the
+// shortest paths from the GC roots to a class's instances or to one object,
+// merged into a tree as Eclipse MAT does; a page of a class's instances or of
+// an object's incoming references), the dominator tree (drill down by
+// object), the heap map (the DDM map's rendering, legend and colours, with
+// zoom, a scale of addresses and the address under the pointer) and a diff
+// against another dump. Bundled for the browser; decoding, sorting and
+// filtering are in ../heap.
 
 import {
   cssColor,
   decodeHeapMap,
   fitUnitsPerPixel,
   formatAddress,
+  describeHit,
   formatBytes,
   HeapMap,
   heapTotals,
+  hitTest,
+  Layout,
   layout,
   legendColor,
   paint,
@@ -19,11 +27,20 @@ import {
 import {
   decodeDiff,
   decodeDominators,
+  decodeIncoming,
+  decodeInstances,
+  decodePaths,
+  decodeRetained,
   decodeSummary,
   DomLevel,
   DomNode,
   HprofDiff,
+  HprofIncoming,
+  HprofInstances,
+  HprofPaths,
   HprofSummary,
+  ObjectRow,
+  PathNode,
   objectId,
   signed,
   SortKey,
@@ -35,7 +52,7 @@ import { button, el, getVsCodeApi, text } from './dom';
 import { buildLegend } from './legend';
 import type { FromWebview, ToWebview } from './messages';
 
-type Tab = 'histogram' | 'dominators' | 'heapmap' | 'diff';
+type Tab = 'histogram' | 'paths' | 'objects' | 'dominators' | 'heapmap' | 'diff';
 
 const vscode = getVsCodeApi<{ tab?: Tab; hist?: TableView; diff?: TableView }>();
 const saved = vscode.getState() ?? {};
@@ -53,6 +70,14 @@ const state = {
   map: undefined as HeapMap | undefined,
   diff: undefined as HprofDiff | undefined,
   diffView: saved.diff ?? ({ sort: 'bytes', descending: true, filter: '' } as TableView),
+  /** Retained size by class, once the backend has the dominator tree. */
+  retained: undefined as Map<string, number> | undefined,
+  paths: undefined as HprofPaths | undefined,
+  /** The objects pane: a class's instances or an object's referrers. */
+  objects: undefined as { kind: 'instances'; body: HprofInstances } | { kind: 'incoming'; body: HprofIncoming } | undefined,
+  /** Heap map zoom: allocation units per pixel and pixels per unit; fitted until the user zooms. */
+  mapZoom: { autoFit: true, upp: 1, scale: 1 },
+  mapLayout: undefined as Layout | undefined,
   status: 'Reading the heap dump…',
   error: undefined as string | undefined,
 };
@@ -74,6 +99,8 @@ const title = el('h2', { id: 'hprof-title' }, 'Heap dump');
 const statusLine = el('div', { id: 'status', class: 'status' }, '');
 const tabs: Record<Tab, HTMLButtonElement> = {
   histogram: button('Histogram', { id: 'tab-histogram', role: 'tab' }, () => show('histogram')),
+  paths: button('Paths to GC roots', { id: 'tab-paths', role: 'tab' }, () => show('paths')),
+  objects: button('Objects', { id: 'tab-objects', role: 'tab' }, () => show('objects')),
   dominators: button('Dominators', { id: 'tab-dominators', role: 'tab' }, () => show('dominators')),
   heapmap: button('Heap map', { id: 'tab-heapmap', role: 'tab' }, () => show('heapmap')),
   diff: button('Diff', { id: 'tab-diff', role: 'tab' }, () => show('diff')),
@@ -84,6 +111,16 @@ const histFilter = el('input', { id: 'hist-filter', type: 'search', placeholder:
 const histTable = el('table', { id: 'histogram', class: 'grid sortable' });
 const histPane = el('section', { id: 'pane-histogram', class: 'pane' }, el('div', { class: 'toolbar' }, histFilter), histTable);
 
+const pathsTitle = el('div', { id: 'paths-title', class: 'muted' }, 'Pick a class in the histogram (Paths) or an object (Paths) to see why it is alive.');
+const pathsTree = el('ul', { id: 'paths', class: 'tree' });
+const pathsPane = el('section', { id: 'pane-paths', class: 'pane' }, pathsTitle, pathsTree);
+
+const objectsTitle = el('div', { id: 'objects-title', class: 'muted' }, 'Pick a class in the histogram (Instances) or an object (Incoming).');
+const objectsTable = el('table', { id: 'objects', class: 'grid' });
+const pagePrev = button('‹ Previous', { id: 'page-prev' }, () => page(-1));
+const pageNext = button('Next ›', { id: 'page-next' }, () => page(1));
+const objectsPane = el('section', { id: 'pane-objects', class: 'pane' }, el('div', { class: 'toolbar' }, pagePrev, pageNext, objectsTitle), objectsTable);
+
 const trail = el('nav', { id: 'dom-trail', class: 'trail', 'aria-label': 'Drill-down path' });
 const domTable = el('table', { id: 'dominators', class: 'grid' });
 const domPane = el('section', { id: 'pane-dominators', class: 'pane' }, trail, domTable);
@@ -91,10 +128,33 @@ const domPane = el('section', { id: 'pane-dominators', class: 'pane' }, trail, d
 const canvas = el('canvas', { id: 'heap-canvas', width: '256', height: '1' }) as HTMLCanvasElement;
 const legend = el('ul', { id: 'legend', class: 'legend' });
 const mapTotals = el('table', { id: 'totals', class: 'grid' });
+/** Pixels per row of the map. */
+const rowWidth = 256;
+const maxScale = 16;
+const ruler = el('div', { id: 'map-ruler', class: 'ruler', 'aria-label': 'Addresses of the rows' });
+const mapScale = el('span', { id: 'map-scale', class: 'muted' }, '');
+const hover = el('div', { id: 'hover', class: 'hover' }, 'Point at the map for an address.');
 const mapPane = el(
   'section',
   { id: 'pane-heapmap', class: 'pane' },
-  el('div', { class: 'map-and-legend' }, el('div', { class: 'map' }, el('div', { class: 'canvas-box', id: 'canvas-box' }, canvas)), el('div', { class: 'side' }, el('h3', {}, 'Legend'), legend)),
+  el(
+    'div',
+    { class: 'toolbar', role: 'toolbar' },
+    button('−', { id: 'zoom-out', title: 'Zoom out', 'aria-label': 'Zoom out' }, () => zoom(-1)),
+    el('span', { id: 'zoom-level', class: 'zoom' }, ''),
+    button('+', { id: 'zoom-in', title: 'Zoom in', 'aria-label': 'Zoom in' }, () => zoom(1)),
+    button('Fit', { id: 'zoom-fit', title: 'Fit the whole heap' }, () => {
+      state.mapZoom.autoFit = true;
+      renderMap();
+    }),
+    mapScale,
+  ),
+  el(
+    'div',
+    { class: 'map-and-legend' },
+    el('div', { class: 'map' }, el('div', { class: 'map-with-ruler' }, ruler, el('div', { class: 'canvas-box', id: 'canvas-box' }, canvas)), hover),
+    el('div', { class: 'side' }, el('h3', {}, 'Legend'), legend),
+  ),
   el('section', { class: 'totals' }, el('h3', {}, 'By kind'), mapTotals),
 );
 buildLegend(legend, undefined);
@@ -109,7 +169,7 @@ const diffPane = el(
   diffTable,
 );
 
-const panes: Record<Tab, HTMLElement> = { histogram: histPane, dominators: domPane, heapmap: mapPane, diff: diffPane };
+const panes: Record<Tab, HTMLElement> = { histogram: histPane, paths: pathsPane, objects: objectsPane, dominators: domPane, heapmap: mapPane, diff: diffPane };
 app.append(title, tabBar, statusLine, ...Object.values(panes));
 
 histFilter.value = state.hist.filter;
@@ -165,7 +225,10 @@ function renderHistogram(): void {
   if (!s) {
     return;
   }
-  const rows = viewRows(s.classes, state.hist);
+  const rows = viewRows(
+    s.classes.map((c) => ({ ...c, retained: state.retained?.get(c.class) })),
+    state.hist,
+  );
   histTable.append(
     el(
       'tr',
@@ -173,10 +236,14 @@ function renderHistogram(): void {
       sortHeader('Class', 'class', state.hist, renderHistogram, false),
       sortHeader('Instances', 'instances', state.hist, renderHistogram),
       sortHeader('Shallow size', 'bytes', state.hist, renderHistogram),
+      sortHeader('Retained size', 'retained', state.hist, renderHistogram),
       el('th', { class: 'num' }, '% of heap'),
+      el('th', {}, ''),
     ),
   );
+  const ret = state.retained;
   for (const r of rows.slice(0, maxRows)) {
+    const kept = r.retained;
     histTable.append(
       el(
         'tr',
@@ -184,7 +251,16 @@ function renderHistogram(): void {
         el('td', { class: 'name' }, r.class),
         el('td', { class: 'num' }, num(r.instances)),
         el('td', { class: 'num', 'data-bytes': String(r.bytes) }, formatBytes(r.bytes)),
+        ret
+          ? el('td', { class: 'num', 'data-retained': String(kept ?? 0), title: 'What the instances keep alive together (the dominator tree)' }, formatBytes(kept ?? 0))
+          : el('td', { class: 'num muted', title: 'Computing the dominator tree…' }, '…'),
         el('td', { class: 'num' }, s.totals.bytes ? `${((100 * r.bytes) / s.totals.bytes).toFixed(1)}%` : '—'),
+        el(
+          'td',
+          { class: 'actions' },
+          button('Paths', { class: 'paths', title: `Shortest paths from the GC roots to the instances of ${r.class} (weak and soft references excluded)` }, () => askPaths({ class: r.class })),
+          button('Instances', { class: 'instances', title: `The instances of ${r.class}, largest retained size first` }, () => askInstances(r.class, 0)),
+        ),
       ),
     );
   }
@@ -197,8 +273,154 @@ function renderHistogram(): void {
       el('td', { class: 'num' }, num(t.instances)),
       el('td', { class: 'num', 'data-bytes': String(t.bytes) }, formatBytes(t.bytes)),
       el('td', {}, ''),
+      el('td', {}, ''),
+      el('td', {}, ''),
     ),
   );
+}
+
+// ---- why alive: paths, instances, incoming references ----
+
+function askPaths(target: { class?: string; object?: number }): void {
+  state.paths = undefined;
+  state.status = `Looking for the shortest paths from the GC roots to ${target.class ?? objectId(target.object ?? 0)}…`;
+  post({ type: 'paths', ...target });
+  show('paths');
+}
+
+function askInstances(cls: string, offset: number): void {
+  state.status = `Listing the instances of ${cls}…`;
+  post({ type: 'instances', class: cls, offset });
+  show('objects');
+}
+
+function askIncoming(object: number, offset: number): void {
+  state.status = `Looking for the objects that refer to ${objectId(object)}…`;
+  post({ type: 'incoming', object, offset });
+  show('objects');
+}
+
+/** The page size of the objects pane (the backend's default). */
+const pageSize = 100;
+
+function page(dir: 1 | -1): void {
+  const o = state.objects;
+  if (!o) {
+    return;
+  }
+  const offset = Math.max(0, o.body.offset + dir * pageSize);
+  if (o.kind === 'instances') {
+    askInstances(o.body.class, offset);
+  } else {
+    askIncoming(o.body.object.id, offset);
+  }
+}
+
+/** "GC root: sticky class" with the root's thread and frame, where known. */
+function rootText(r: { root?: string; rootDetail?: string }): string {
+  if (!r.root) {
+    return '';
+  }
+  return r.rootDetail ? `GC root: ${r.root} — ${r.rootDetail}` : `GC root: ${r.root}`;
+}
+
+function objectButtons(o: { id: number; class: string }): HTMLElement[] {
+  return [
+    button('Paths', { class: 'paths', title: `Shortest path from the GC roots to ${o.class} ${objectId(o.id)}` }, () => askPaths({ object: o.id })),
+    button('Incoming', { class: 'incoming', title: `The objects that refer to ${o.class} ${objectId(o.id)}` }, () => askIncoming(o.id, 0)),
+  ];
+}
+
+function pathNode(n: PathNode): HTMLElement {
+  const line = el(
+    'div',
+    { class: 'node-line' },
+    n.via ? el('span', { class: 'via muted' }, `${n.via} `) : '',
+    el('span', { class: 'name' }, n.class),
+    ' ',
+    el('span', { class: 'muted' }, objectId(n.id)),
+    n.root ? el('span', { class: 'root' }, ` (${rootText(n)})`) : '',
+    el('span', { class: 'targets muted' }, n.target ? (n.targets === 1 ? ' · target' : ` · target, and ${num(n.targets - 1)} below`) : ` · ${num(n.targets)} ${n.targets === 1 ? 'target' : 'targets'}`),
+    ' ',
+    ...objectButtons(n),
+  );
+  const li = el('li', { class: n.target ? 'path-node target' : 'path-node', 'data-id': String(n.id), 'data-class': n.class }, line);
+  const kids = el('ul', { class: 'tree' });
+  if (n.elided) {
+    const what = n.elided.classes.map((c) => `${c.class} ×${num(c.count)}`).join(', ');
+    kids.append(el('li', { class: 'elided muted' }, `… ${num(n.elided.count)} objects elided (${what})`));
+  }
+  for (const c of n.children) {
+    kids.append(pathNode(c));
+  }
+  if (n.more > 0) {
+    kids.append(el('li', { class: 'more muted' }, `… and ${num(n.more)} more`));
+  }
+  if (kids.childElementCount > 0) {
+    li.append(kids);
+  }
+  return li;
+}
+
+function renderPaths(): void {
+  pathsTree.replaceChildren();
+  const p = state.paths;
+  if (!p) {
+    return;
+  }
+  const unreached = p.objects - p.reached;
+  text(
+    pathsTitle,
+    `Shortest paths from the GC roots to ${p.target}: ${num(p.reached)} of ${num(p.objects)} ${p.objects === 1 ? 'object' : 'objects'} reached` +
+      (unreached > 0 ? ` (${num(unreached)} not reachable: garbage, or kept only by weak or soft references)` : '') +
+      '; weak and soft references excluded',
+  );
+  for (const r of p.roots) {
+    pathsTree.append(pathNode(r));
+  }
+  if (p.more > 0) {
+    pathsTree.append(el('li', { class: 'more muted' }, `… and ${num(p.more)} more GC roots`));
+  }
+}
+
+function renderObjects(): void {
+  objectsTable.replaceChildren();
+  const o = state.objects;
+  pagePrev.disabled = !o || o.body.offset === 0;
+  if (!o) {
+    pageNext.disabled = true;
+    return;
+  }
+  const rows: ObjectRow[] = o.kind === 'instances' ? o.body.objects : o.body.referrers;
+  const first = o.body.offset + 1;
+  const last = o.body.offset + rows.length;
+  pageNext.disabled = last >= o.body.total;
+  const range = rows.length ? `${num(first)}–${num(last)} of ${num(o.body.total)}` : `none of ${num(o.body.total)}`;
+  if (o.kind === 'instances') {
+    text(objectsTitle, `Instances of ${o.body.class}, largest retained size first: ${range}`);
+  } else {
+    const b = o.body;
+    const self = `${b.object.class} ${objectId(b.object.id)}`;
+    text(
+      objectsTitle,
+      `Objects that refer to ${self}${b.object.root ? ` (itself a ${rootText(b.object)})` : ''}: ${range}` + (b.instances > 0 ? `; ${num(b.instances)} instances hold it as their class` : ''),
+    );
+  }
+  objectsTable.append(el('tr', {}, ...['Object', 'Shallow size', 'Retained size', 'How', ''].map((h, k) => el('th', { class: k === 1 || k === 2 ? 'num' : '' }, h))));
+  for (const r of rows) {
+    const how = [r.via, rootText(r)].filter(Boolean).join('; ');
+    objectsTable.append(
+      el(
+        'tr',
+        { 'data-id': String(r.id), 'data-class': r.class },
+        el('td', { class: 'name' }, `${r.class} `, el('span', { class: 'muted' }, objectId(r.id))),
+        el('td', { class: 'num' }, formatBytes(r.size)),
+        el('td', { class: 'num', 'data-bytes': String(r.retained) }, r.retained ? formatBytes(r.retained) : '—'),
+        el('td', { class: 'muted' }, how),
+        el('td', { class: 'actions' }, ...objectButtons(r)),
+      ),
+    );
+  }
 }
 
 function renderDominators(): void {
@@ -218,7 +440,7 @@ function renderDominators(): void {
   trail.append(crumb('GC roots', 0));
   state.trail.forEach((o, k) => trail.append(' › ', crumb(`${o.class} ${objectId(o.id)}`, k + 1, o.id)));
   domTable.append(
-    el('tr', {}, ...['', 'Object', 'Shallow size', 'Retained size', '% of heap'].map((h, k) => el('th', { class: k >= 2 ? 'num' : '' }, h))),
+    el('tr', {}, ...['', 'Object', 'Shallow size', 'Retained size', '% of heap', ''].map((h, k) => el('th', { class: k >= 2 && k <= 4 ? 'num' : '' }, h))),
   );
   for (const o of d.children) {
     const open =
@@ -237,11 +459,12 @@ function renderDominators(): void {
         el('td', { class: 'num' }, formatBytes(o.size)),
         el('td', { class: 'num', 'data-bytes': String(o.retained) }, formatBytes(o.retained)),
         el('td', { class: 'num' }, d.total ? `${((100 * o.retained) / d.total).toFixed(1)}%` : '—'),
+        el('td', { class: 'actions' }, ...objectButtons(o)),
       ),
     );
   }
   if (d.more > 0) {
-    domTable.append(el('tr', { class: 'total' }, el('td', {}, ''), el('td', {}, `… and ${num(d.more)} smaller`), el('td', {}, ''), el('td', {}, ''), el('td', {}, '')));
+    domTable.append(el('tr', { class: 'total' }, el('td', {}, ''), el('td', {}, `… and ${num(d.more)} smaller`), el('td', {}, ''), el('td', {}, ''), el('td', {}, ''), el('td', {}, '')));
   }
 }
 
@@ -255,22 +478,50 @@ function swatch(c: RGB | undefined): HTMLElement {
 
 function renderMap(): void {
   mapTotals.replaceChildren();
+  ruler.replaceChildren();
   const map = state.map;
   if (!map) {
-    canvas.width = 256;
+    canvas.width = rowWidth;
     canvas.height = 1;
+    state.mapLayout = undefined;
     return;
   }
-  const upp = fitUnitsPerPixel(map, 256, 512);
-  const lay = layout(map, { width: 256, unitsPerPixel: upp });
+  const z = state.mapZoom;
+  if (z.autoFit) {
+    z.upp = fitUnitsPerPixel(map, rowWidth, 512);
+    const rows = layout(map, { width: rowWidth, unitsPerPixel: 1 }).rows;
+    const fit = z.upp > 1 ? 1 : Math.max(1, Math.min(4, Math.floor(512 / Math.max(1, rows)), Math.floor((document.body.clientWidth - 300) / rowWidth)));
+    z.scale = 2 ** Math.floor(Math.log2(fit)); // a power of two, so that zooming steps by halves and doubles
+  }
+  const lay = layout(map, { width: rowWidth, unitsPerPixel: z.upp });
+  state.mapLayout = lay;
   canvas.width = lay.width;
   canvas.height = lay.rows;
-  const scale = Math.max(1, Math.min(4, Math.floor(512 / Math.max(1, lay.rows)), Math.floor((document.body.clientWidth - 300) / 256)));
-  canvas.style.width = `${lay.width * scale}px`;
-  canvas.style.height = `${lay.rows * scale}px`;
-  canvas.dataset.upp = String(upp);
-  canvas.dataset.scale = String(scale);
+  canvas.style.width = `${lay.width * z.scale}px`;
+  canvas.style.height = `${lay.rows * z.scale}px`;
+  canvas.dataset.upp = String(lay.unitsPerPixel);
+  canvas.dataset.scale = String(z.scale);
   canvas.getContext('2d')?.putImageData(new ImageData(paint(lay), lay.width, lay.rows), 0, 0);
+  // The scale: what a pixel and a row hold, and the address of a row every
+  // few dozen screen pixels down the side.
+  const unit = map.pieces[0]?.unitSize ?? 8;
+  const pixelBytes = lay.unitsPerPixel * unit;
+  text(document.getElementById('zoom-level')!, z.scale > 1 ? `×${z.scale}` : lay.unitsPerPixel > 1 ? `1/${lay.unitsPerPixel}` : '×1');
+  text(mapScale, `1 pixel = ${formatBytes(pixelBytes)}, a row = ${formatBytes(pixelBytes * lay.width)}`);
+  mapScale.dataset.pixelBytes = String(pixelBytes);
+  ruler.style.height = `${lay.rows * z.scale}px`;
+  const every = Math.max(1, Math.ceil(48 / z.scale));
+  for (const pl of lay.pieces) {
+    for (let row = 0; row < pl.rows; row += every) {
+      const hit = hitTest(lay, 0, pl.firstRow + row);
+      if (!hit) {
+        continue;
+      }
+      const tick = el('span', { class: 'tick', 'data-address': String(hit.address) }, formatAddress(hit.address));
+      tick.style.top = `${(pl.firstRow + row) * z.scale}px`;
+      ruler.append(tick);
+    }
+  }
   const t = heapTotals(map);
   mapTotals.append(el('tr', {}, ...['', 'Kind', 'Count', 'Total size'].map((h) => el('th', {}, h))));
   for (const k of t.kinds) {
@@ -284,6 +535,39 @@ function renderMap(): void {
     el('tr', { class: 'total' }, el('td', {}, ''), el('td', {}, 'total used'), el('td', { class: 'num' }, `${formatAddress(t.lowAddress)}–${formatAddress(t.highAddress)}`), el('td', { class: 'num', 'data-bytes': String(t.usedBytes) }, formatBytes(t.usedBytes))),
   );
 }
+
+/** Zooms in (more pixels per allocation unit) or out (more units per pixel). */
+function zoom(dir: 1 | -1): void {
+  const z = state.mapZoom;
+  z.autoFit = false;
+  if (dir > 0) {
+    if (z.upp > 1) {
+      z.upp /= 2;
+    } else {
+      z.scale = Math.min(maxScale, z.scale * 2);
+    }
+  } else if (z.scale > 1) {
+    z.scale = Math.max(1, z.scale / 2);
+  } else {
+    z.upp *= 2;
+  }
+  renderMap();
+}
+
+canvas.addEventListener('mousemove', (ev) => {
+  const lay = state.mapLayout;
+  if (!lay) {
+    return;
+  }
+  const r = canvas.getBoundingClientRect();
+  const x = Math.floor(((ev.clientX - r.left) / r.width) * lay.width);
+  const y = Math.floor(((ev.clientY - r.top) / r.height) * lay.rows);
+  const hit = hitTest(lay, x, y);
+  hover.textContent = hit ? `${formatAddress(hit.address)} — ${describeHit(hit)}` : 'between the pieces of the heap';
+});
+canvas.addEventListener('mouseleave', () => {
+  hover.textContent = 'Point at the map for an address.';
+});
 
 function renderDiff(): void {
   diffTable.replaceChildren();
@@ -338,13 +622,25 @@ function render(): void {
     panes[k].hidden = k !== state.tab;
   }
   renderHistogram();
+  renderPaths();
+  renderObjects();
   renderDominators();
   renderMap();
   renderDiff();
 }
 
 function summaryStatus(s: HprofSummary): string {
-  return `${s.format}: ${num(s.objects)} objects of ${num(s.totals.classes)} classes, ${formatBytes(s.totals.bytes)}`;
+  let t = `${s.format}: ${num(s.objects)} objects of ${num(s.totals.classes)} classes, ${formatBytes(s.totals.bytes)}`;
+  if (s.oops !== 'auto') {
+    t += `, sizes with ${s.oops} references`;
+  }
+  if (s.partial) {
+    t += ' — PARTIAL: the dump is cut short; these figures cover its complete records';
+  }
+  if (s.warnings.length > 0) {
+    t += ` — ${s.warnings.join('; ')}`;
+  }
+  return t;
 }
 
 window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
@@ -355,8 +651,32 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
         state.summary = decodeSummary(m.body);
         state.error = undefined;
         state.status = summaryStatus(state.summary);
-        show(state.tab); // fetch what the saved tab needs
+        post({ type: 'retained' }); // the histogram's retained column, from the dominator tree
+        show(state.tab === 'paths' || state.tab === 'objects' ? 'histogram' : state.tab); // fetch what the saved tab needs
         return;
+      case 'retained':
+        state.retained = new Map(decodeRetained(m.body).classes.map((c) => [c.class, c.retained]));
+        state.error = undefined;
+        break;
+      case 'paths':
+        state.paths = decodePaths(m.body);
+        state.error = undefined;
+        state.status = `Paths to ${state.paths.target}: ${num(state.paths.reached)} of ${num(state.paths.objects)} reached from the GC roots`;
+        break;
+      case 'instances': {
+        const b = decodeInstances(m.body);
+        state.objects = { kind: 'instances', body: b };
+        state.error = undefined;
+        state.status = `${num(b.total)} instances of ${b.class}`;
+        break;
+      }
+      case 'incoming': {
+        const b = decodeIncoming(m.body);
+        state.objects = { kind: 'incoming', body: b };
+        state.error = undefined;
+        state.status = `${num(b.total)} objects refer to ${b.object.class} ${objectId(b.object.id)}`;
+        break;
+      }
       case 'dominators':
         state.dom = decodeDominators(m.body);
         state.error = undefined;

@@ -20,7 +20,11 @@ export type ToWebview =
   // The HPROF editor (hprofView): backend results, as sent.
   | { type: 'summary'; body: unknown }
   | { type: 'dominators'; body: unknown }
-  | { type: 'diff'; body: unknown };
+  | { type: 'diff'; body: unknown }
+  | { type: 'paths'; body: unknown }
+  | { type: 'incoming'; body: unknown }
+  | { type: 'instances'; body: unknown }
+  | { type: 'retained'; body: unknown };
 
 export type FromWebview =
   | { type: 'ready' }
@@ -32,4 +36,11 @@ export type FromWebview =
   // the heap map, and a diff against another dump the user picks.
   | { type: 'dominators'; object?: number }
   | { type: 'heapMap' }
-  | { type: 'pickBase' };
+  | { type: 'pickBase' }
+  // Why an object is alive: the merged paths from the GC roots to a class's
+  // instances or to one object, an object's incoming references (a page),
+  // a class's instances (a page), the histogram's retained-size column.
+  | { type: 'paths'; class?: string; object?: number }
+  | { type: 'incoming'; object: number; offset: number }
+  | { type: 'instances'; class: string; offset: number }
+  | { type: 'retained' };

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { buildBackend, compileFixture, compileStates, eventually, extRoot, freePort, Jvm, lineOf, sampleJava, startJvm, statesJava, tmpDir } from '../support/fixtures';
+import { buildBackend, compileFixture, compileStates, eventually, extRoot, freePort, Jvm, lineOf, repoRoot, sampleJava, startJvm, statesJava, tmpDir } from '../support/fixtures';
 import { countColor, decodePng } from '../support/png';
 
 const vsix = path.join(extRoot, 'ddmbridge.vsix');
@@ -657,6 +657,91 @@ test('code-server: Dump Heap on a plain JVM opens its histogram', { timeout: 900
     log('the DDM heap map says the plain JVM has no DDM');
   } finally {
     plain.kill();
+  }
+});
+
+// A class-loader leak in a real HotSpot dump: Leak (ddm/hprof/testdata/leak)
+// holds a URLClassLoader in a static, which loaded Plugin, whose statics hold
+// 100 000 bytes. The dump (jcmd GC.heap_dump) opens in the HPROF editor; the
+// histogram's retained column shows what the loader keeps alive; Paths on
+// Plugin's row shows the chain from a sticky class through Leak's class, the
+// loader and its classes list to Plugin's class and its instance.
+test('code-server: a class-loader leak — from the histogram to its path to GC roots through the loader', { timeout: 900_000 }, async () => {
+  const leakSrc = path.join(repoRoot, 'ddm', 'hprof', 'testdata', 'leak');
+  const out = tmpDir();
+  const app = path.join(out, 'app');
+  const plugin = path.join(out, 'plugin');
+  execFileSync('javac', ['-d', app, path.join(leakSrc, 'app', 'Leak.java')], { timeout: 120000 });
+  execFileSync('javac', ['-d', plugin, path.join(leakSrc, 'plugin', 'Plugin.java')], { timeout: 120000 });
+  const leak = spawn('java', ['-Xmx128m', `-Dplugin.dir=${plugin}`, '-cp', app, 'Leak'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let said = '';
+    leak.stdout!.on('data', (d: Buffer) => (said += d.toString()));
+    leak.stderr!.on('data', (d: Buffer) => (said += d.toString()));
+    await eventually(() => /READY/.test(said), 120000, 'the Leak program READY');
+    const dump = path.join(wsDir, 'leak.hprof');
+    execFileSync('jcmd', [String(leak.pid), 'GC.heap_dump', dump], { timeout: 180000 });
+    assert.ok(fs.statSync(dump).size > 1 << 20, 'a complete HotSpot dump');
+    leak.kill('SIGKILL');
+    log(`dumped Leak to ${dump}`);
+
+    // Open it as a user would: quick open, by name (the workbench first when
+    // this test runs alone).
+    if ((await page.locator('.monaco-workbench').count()) === 0) {
+      await page.goto(url);
+      await page.locator('.monaco-workbench').waitFor({ timeout: 180000 });
+    }
+    await eventually(
+      async () => {
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('Control+P');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible', timeout: 15000 });
+        await input.fill('leak.hprof');
+        const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'leak.hprof' });
+        try {
+          await row.first().waitFor({ state: 'visible', timeout: 10000 });
+        } catch {
+          return false;
+        }
+        await row.first().click();
+        return true;
+      },
+      120000,
+      'leak.hprof in quick open',
+    );
+    const editor = await webviewWith('#histogram tr[data-class="Plugin"]', 180000, 'the histogram of leak.hprof in the HPROF editor');
+    assert.match((await editor.locator('#status').textContent()) ?? '', /JAVA PROFILE 1\.0\.2: [\d,]+ objects .*compressed references/);
+
+    // The retained column: the loader keeps Plugin's class, its statics and
+    // its own state alive — more than the 100 000-byte array.
+    const loaderRetained = editor.locator('#histogram tr[data-class="java.net.URLClassLoader"] td[data-retained]');
+    await loaderRetained.waitFor({ timeout: 180000 });
+    const kept = Number(await loaderRetained.getAttribute('data-retained'));
+    assert.ok(kept > 100_000, `java.net.URLClassLoader retains ${kept} bytes, want more than Plugin's 100 000-byte array`);
+    await editor.locator('#hist-filter').fill('Plugin');
+    await eventually(async () => (await editor.locator('#histogram tr[data-class]').count()) <= 3, 30000, 'the histogram filtered to Plugin');
+    await shot('e2e-hprof-leak-histogram');
+
+    // Follow the leak: Paths on Plugin's row.
+    await editor.locator('#histogram tr[data-class="Plugin"] button.paths').click();
+    await editor.locator('#paths li.path-node.target').first().waitFor({ timeout: 180000 });
+    const chain = await editor.locator('#paths li.path-node').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-class')));
+    const want = ['class Leak', 'java.net.URLClassLoader', 'java.util.ArrayList', 'java.lang.Object[]', 'class Plugin', 'Plugin'];
+    assert.deepEqual(chain.slice(-want.length), want, `the path to Plugin (${chain.join(' → ')})`);
+    assert.match((await editor.locator('#paths li.path-node').first().textContent()) ?? '', /GC root: sticky class/);
+    assert.match((await editor.locator('#paths-title').textContent()) ?? '', /1 of 1 object reached/);
+    await shot('e2e-hprof-leak-paths');
+    log(`the path to Plugin: ${chain.join(' → ')}`);
+
+    // Who holds the loader: Leak's class (its static), among its incoming references.
+    const loaderNode = editor.locator('#paths li.path-node[data-class="java.net.URLClassLoader"]').first();
+    await loaderNode.locator(':scope > .node-line button.incoming').click();
+    await editor.locator('#objects tr[data-class="class Leak"]').waitFor({ timeout: 120000 });
+    assert.match((await editor.locator('#objects-title').textContent()) ?? '', /Objects that refer to java\.net\.URLClassLoader/);
+    await shot('e2e-hprof-leak-incoming');
+  } finally {
+    leak.kill('SIGKILL');
   }
 });
 

@@ -2,12 +2,31 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { classFilter, decodeDiff, decodeDominators, decodePath, decodeSummary, HprofDataError, objectId, signed, sumRows, viewRows } from '../../src/heap/hprof';
+import {
+  classFilter,
+  decodeDiff,
+  decodeDominators,
+  decodeIncoming,
+  decodeInstances,
+  decodePath,
+  decodePaths,
+  decodeRetained,
+  decodeSummary,
+  HprofDataError,
+  objectId,
+  PathNode,
+  signed,
+  sumRows,
+  viewRows,
+} from '../../src/heap/hprof';
 import { extRoot } from '../support/fixtures';
 
 // Written by Go from the schema's types for a sample dump
 // (ddm/hprof/extfixtures_test.go): what the backend and the CLI answer.
-const fx = JSON.parse(fs.readFileSync(path.join(extRoot, 'test', 'fixtures', 'hprof-results.json'), 'utf8')) as Record<'summary' | 'dominators' | 'drill' | 'diff' | 'path' | 'elided', Record<string, unknown>>;
+const fx = JSON.parse(fs.readFileSync(path.join(extRoot, 'test', 'fixtures', 'hprof-results.json'), 'utf8')) as Record<
+  'summary' | 'dominators' | 'drill' | 'diff' | 'path' | 'elided' | 'paths' | 'chainPaths' | 'incoming' | 'instances' | 'retained' | 'dump',
+  Record<string, unknown>
+>;
 const summary = fx.summary;
 
 function without(o: Record<string, unknown>, k: string): Record<string, unknown> {
@@ -70,6 +89,59 @@ describe('hprof results', () => {
     bad(() => decodeDiff({ ...fx.diff, classes: [{ ...row, bytes: 1 }] }), /the deltas are not new − old/);
     bad(() => decodePath({ ...fx.elided, length: 99 }), /length says 99/);
     bad(() => decodePath({ ...fx.path, steps: [{ id: 1, class: 'A', size: 8, depth: 3 }] }), /steps\[0\]\."depth": unknown field/);
+  });
+
+  test('the Go fixtures of why objects are alive decode: merged paths, incoming references, instances, retained sizes', () => {
+    const p = decodePaths(fx.paths);
+    assert.equal(p.target, 'java.lang.String');
+    assert.equal(p.objects, 3);
+    assert.equal(p.reached, 3);
+    assert.equal(
+      p.roots.reduce((n, r) => n + r.targets, 0),
+      3,
+      'the roots lead to every target',
+    );
+    assert.ok(p.roots.every((r) => r.root), 'every root names its kind');
+    // A long chain keeps its ends; the nodes and the gap add up to the path.
+    const c = decodePaths(fx.chainPaths);
+    let shown = 0;
+    let gap = 0;
+    let last: PathNode | undefined;
+    for (let n: PathNode | undefined = c.roots[0]; n; n = n.children[0]) {
+      shown++;
+      gap += n.elided?.count ?? 0;
+      last = n;
+    }
+    assert.ok(gap > 0, 'the middle of the chain is elided');
+    assert.equal(shown + gap, 31);
+    assert.equal(last?.target, true);
+
+    const inc = decodeIncoming(fx.incoming);
+    assert.equal(inc.total, inc.referrers.length);
+    assert.equal(inc.referrers[0].class, 'java.lang.Object[]');
+    const inst = decodeInstances(fx.instances);
+    assert.equal(inst.class, 'java.lang.String');
+    assert.equal(inst.offset, 1);
+    assert.ok(inst.objects.every((o) => o.retained >= o.size));
+    const ret = decodeRetained(fx.retained);
+    assert.ok(ret.classes.length > 0);
+
+    const bad = (f: () => unknown, re: RegExp): void => assert.throws(f, (e: Error) => e instanceof HprofDataError && re.test(e.message));
+    bad(() => decodePaths({ ...fx.paths, reached: 9 }), /9 of 3 objects reached/);
+    const root = (fx.paths.roots as Record<string, unknown>[])[0];
+    bad(() => decodePaths({ ...fx.paths, roots: [{ ...root, targets: 3 }] }), /roots\[0\]: 3 targets, its children and itself 2/);
+    bad(() => decodePaths({ ...fx.paths, roots: [{ ...root, depth: 1 }] }), /roots\[0\]\."depth": unknown field/);
+    bad(() => decodeIncoming({ ...fx.incoming, offset: 5 }), /1 referrers from 5 of 1/);
+    bad(() => decodeInstances(without(fx.instances, 'objects')), /objects: missing/);
+    bad(() => decodeRetained({ ...fx.retained, classes: [{ class: 'A', retained: 1 }, { class: 'B', retained: 2 }] }), /retains more than classes\[0\]/);
+
+    // The histogram sorts by retained size where known (unknown counts as 0).
+    const rows = [
+      { class: 'A', instances: 1, bytes: 10, retained: 500 },
+      { class: 'B', instances: 1, bytes: 90, retained: 100 },
+      { class: 'C', instances: 1, bytes: 50 },
+    ];
+    assert.deepEqual(viewRows(rows, { sort: 'retained', descending: true, filter: '' }).map((r) => r.class), ['A', 'B', 'C']);
   });
 
   test('the histogram sorts by any column and filters by words or /regexp/', () => {

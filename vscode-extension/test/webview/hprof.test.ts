@@ -65,7 +65,7 @@ after(async () => {
   await server?.close();
 });
 
-type Posted = { type: string; object?: number };
+type Posted = { type: string; object?: number; class?: string; offset?: number };
 
 async function open(view = 'hprof'): Promise<{ page: Page; problems: string[]; post(m: ToWebview): Promise<void>; posted(): Promise<Posted[]>; shot(sel: string, name: string): Promise<Image> }> {
   const page = await browser.newPage({ viewport: { width: 1100, height: 1000 }, deviceScaleFactor: 1 });
@@ -98,6 +98,9 @@ const summary = {
   objects: 1131,
   roots: 812,
   unresolved: 0,
+  oops: 'compressed',
+  partial: false,
+  warnings: [],
   classes: [
     { class: 'byte[]', instances: 400, bytes: 19200 },
     { class: 'java.lang.String', instances: 500, bytes: 12000 },
@@ -173,6 +176,10 @@ describe('HPROF editor webview', () => {
     assert.equal(await o.page.textContent('#dom-trail'), 'GC roots › BenchTarget$Node[] 0x7ff001000');
     await o.page.click('#dom-trail button.crumb[data-depth="0"]');
     assert.deepEqual((await o.posted()).at(-1), { type: 'dominators' });
+    // Why the big one is alive: its paths to GC roots, from its row.
+    await o.page.click('#dominators tr[data-class="BenchTarget$Node"] button.paths');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'paths', object: 0x7ff010000 });
+    await o.page.click('#tab-dominators');
 
     // Heap map: asked for on first show, drawn with the DDM map's colours and legend.
     await o.page.click('#tab-heapmap');
@@ -226,6 +233,126 @@ describe('HPROF editor webview', () => {
     assert.equal(await o.page.textContent('#status'), 'Diff of app-4242.hprof: hprof: /x: no such file');
     const csp = await o.page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations);
     assert.deepEqual(csp, []);
+    assert.deepEqual(o.problems, []);
+    await o.page.close();
+  });
+
+  test('why alive: retained column, paths to GC roots from a histogram row, instances and incoming references paged; heap map zoom, scale and readout', async () => {
+    const o = await open();
+    await o.post({ type: 'summary', body: { ...summary, partial: true, warnings: ['the dump is cut short at byte 4096'] } });
+    await o.page.waitForSelector('#histogram tr[data-class]');
+    assert.match((await o.page.textContent('#status')) ?? '', /compressed references — PARTIAL: .* — the dump is cut short at byte 4096/);
+    // The retained column is asked for at once and shows "…" until it comes.
+    assert.ok((await o.posted()).some((m) => m.type === 'retained'));
+    assert.equal(await o.page.locator('#histogram td[data-retained]').count(), 0);
+    await o.post({
+      type: 'retained',
+      body: {
+        path: summary.path,
+        classes: [
+          { class: 'java.util.HashMap', retained: 30000 },
+          { class: 'BenchTarget$Node', retained: 21000 },
+          { class: 'byte[]', retained: 19200 },
+        ],
+      },
+    });
+    await o.page.waitForSelector('#histogram td[data-retained]');
+    assert.equal(await o.page.getAttribute('#histogram tr[data-class="java.util.HashMap"] td[data-retained]', 'data-retained'), '30000');
+    await o.page.click('#histogram th[data-sort="retained"]');
+    assert.deepEqual((await rowClasses(o.page, 'histogram')).slice(0, 2), ['java.util.HashMap', 'BenchTarget$Node'], 'sorted by retained size');
+
+    // Paths to GC roots of a class's instances, merged, with the loader chain.
+    await o.page.click('#histogram tr[data-class="BenchTarget$Node"] button.paths');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'paths', class: 'BenchTarget$Node' });
+    assert.equal(await o.page.getAttribute('#tab-paths', 'aria-selected'), 'true');
+    const node = (id: number, cls: string, targets: number, children: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({ id, class: cls, size: 16, targets, children, more: 0, ...extra });
+    await o.post({
+      type: 'paths',
+      body: {
+        path: summary.path,
+        target: 'BenchTarget$Node',
+        objects: 200,
+        reached: 199,
+        roots: [
+          node(0x7ff000100, 'class sun.launcher.LauncherHelper', 199, [
+            node(0x7ff000200, 'class BenchTarget', 199, [
+              node(0x7ff000300, 'java.net.URLClassLoader', 199, [node(0x7ff000400, 'BenchTarget$Node', 1, [], { target: true })], {
+                elided: { count: 40, classes: [{ class: 'java.util.ArrayList', count: 40 }] },
+                more: 197,
+              }),
+            ]),
+          ], { root: 'sticky class' }),
+        ],
+        more: 0,
+      },
+    });
+    await o.page.waitForSelector('#paths li.path-node');
+    const chain = await o.page.$$eval('#paths li.path-node', (ls) => ls.map((l) => l.getAttribute('data-class')));
+    assert.deepEqual(chain, ['class sun.launcher.LauncherHelper', 'class BenchTarget', 'java.net.URLClassLoader', 'BenchTarget$Node']);
+    assert.match((await o.page.textContent('#paths li.path-node')) ?? '', /GC root: sticky class/);
+    assert.match((await o.page.textContent('#paths')) ?? '', /… 40 objects elided \(java\.util\.ArrayList ×40\).*… and 197 more/);
+    assert.match((await o.page.textContent('#paths-title')) ?? '', /199 of 200 objects reached \(1 not reachable/);
+    await o.shot('body', 'hprof-paths');
+
+    // The instances of a class, a page at a time, then an object's incoming references.
+    await o.page.click('#tab-histogram');
+    await o.page.click('#histogram tr[data-class="BenchTarget$Node"] button.instances');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'instances', class: 'BenchTarget$Node', offset: 0 });
+    const objs = Array.from({ length: 100 }, (_, k) => ({ id: 0x7ff010000 + 0x30 * k, class: 'BenchTarget$Node', size: 48, retained: 144 }));
+    await o.post({ type: 'instances', body: { path: summary.path, class: 'BenchTarget$Node', total: 200, offset: 0, objects: objs } });
+    await o.page.waitForSelector('#objects tr[data-id]');
+    assert.equal(await o.page.locator('#objects tr[data-id]').count(), 100);
+    assert.match((await o.page.textContent('#objects-title')) ?? '', /Instances of BenchTarget\$Node, largest retained size first: 1–100 of 200/);
+    assert.equal(await o.page.isDisabled('#page-prev'), true);
+    await o.page.click('#page-next');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'instances', class: 'BenchTarget$Node', offset: 100 });
+    await o.page.click(`#objects tr[data-id="${0x7ff010000}"] button.incoming`);
+    assert.deepEqual((await o.posted()).at(-1), { type: 'incoming', object: 0x7ff010000, offset: 0 });
+    await o.post({
+      type: 'incoming',
+      body: {
+        path: summary.path,
+        object: { id: 0x7ff010000, class: 'BenchTarget$Node', size: 48 },
+        total: 2,
+        offset: 0,
+        referrers: [
+          { id: 0x7ff001000, class: 'BenchTarget$Node[]', size: 816 },
+          { id: 0x7ff002000, class: 'java.lang.Thread', size: 112, root: 'thread', rootDetail: 'thread main' },
+        ],
+        instances: 0,
+      },
+    });
+    await o.page.waitForSelector(`#objects tr[data-id="${0x7ff002000}"]`);
+    assert.match((await o.page.textContent('#objects-title')) ?? '', /Objects that refer to BenchTarget\$Node 0x7ff010000: 1–2 of 2/);
+    assert.match((await o.page.textContent(`#objects tr[data-id="${0x7ff002000}"]`)) ?? '', /GC root: thread — thread main/);
+    await o.page.click(`#objects tr[data-id="${0x7ff001000}"] button.paths`);
+    assert.deepEqual((await o.posted()).at(-1), { type: 'paths', object: 0x7ff001000 });
+
+    // The heap map: zoom in and out, the scale follows, the readout names the address.
+    await o.page.click('#tab-heapmap');
+    await o.post({ type: 'heapMap', body: rec.heapMap });
+    await o.page.waitForSelector('#totals tr[data-kind]');
+    const canvas = o.page.locator('#heap-canvas');
+    const before = { upp: Number(await canvas.getAttribute('data-upp')), scale: Number(await canvas.getAttribute('data-scale')) };
+    const unit = rec.heapMap.pieces[0].unitSize;
+    assert.equal(await o.page.getAttribute('#map-scale', 'data-pixel-bytes'), String(before.upp * unit));
+    assert.ok((await o.page.locator('#map-ruler .tick').count()) > 0, 'row addresses down the side');
+    const firstTick = Number(await o.page.getAttribute('#map-ruler .tick', 'data-address'));
+    assert.equal(firstTick, (rec.heapMap.pieces[0] as unknown as { start: number }).start, 'the first row starts at the first piece');
+    await o.page.click('#zoom-out');
+    await o.page.click('#zoom-out');
+    const out = { upp: Number(await canvas.getAttribute('data-upp')), scale: Number(await canvas.getAttribute('data-scale')) };
+    assert.equal(out.upp / out.scale, (before.upp / before.scale) * 4, 'two steps out: 4× the bytes per screen pixel');
+    assert.equal(await o.page.getAttribute('#map-scale', 'data-pixel-bytes'), String(out.upp * unit));
+    await o.page.click('#zoom-in');
+    await o.page.click('#zoom-in');
+    await o.page.click('#zoom-in');
+    const zin = { upp: Number(await canvas.getAttribute('data-upp')), scale: Number(await canvas.getAttribute('data-scale')) };
+    assert.equal(zin.upp / zin.scale, before.upp / before.scale / 2, 'one step in from where it was');
+    const box = (await canvas.boundingBox())!;
+    await o.page.mouse.move(box.x + 1, box.y + 1);
+    assert.match((await o.page.textContent('#hover')) ?? '', /^0x[0-9A-F]{8} — /);
+    await o.shot('body', 'hprof-heapmap-zoomed');
     assert.deepEqual(o.problems, []);
     await o.page.close();
   });
