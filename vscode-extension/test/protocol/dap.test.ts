@@ -260,7 +260,7 @@ describe('ddmbridge dap against HotSpot', () => {
     try {
       const c = await client();
       const initialized = c.waitForEvent('initialized');
-      await Promise.all([initialized, c.attachRequest({ hostName: '127.0.0.1', port: simPort, timeout: 10000 } as DebugProtocol.AttachRequestArguments)]);
+      await Promise.all([initialized, c.attachRequest({ hostName: '127.0.0.1', port: simPort, timeout: 10000, waitForVM: true } as DebugProtocol.AttachRequestArguments)]);
       await c.configurationDoneRequest();
       const threadsEv = eventMatching(c, 'ddmThreads', (b) => decodeThreads(b).threads.length > 0);
       const on = await c.customRequest(dapRequests.updates, { threads: true, heapInfo: true, heapMap: true });
