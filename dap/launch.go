@@ -74,27 +74,13 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, str
 		}
 	}
 
-	// Wait for the agent, giving up early if the JVM exits first.
-	actx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-p.Done():
-			cancel()
-		case <-actx.Done():
-		}
-	}()
-	conn, target, err := s.acceptJVM(actx, ln, p)
+	nc, err := p.Accept(ctx, ln, argv)
 	if err != nil {
-		select {
-		case <-p.Done():
-			return nil, "", fmt.Errorf("the JVM exited with code %d before its debug agent connected (command: %s)%s", p.ExitCode(), strings.Join(argv, " "), p.StderrTail())
-		default:
-		}
+		return nil, "", err
+	}
+	conn, target, err := s.acceptJVM(ctx, nc, p)
+	if err != nil {
 		p.Kill()
-		if ctx.Err() != nil {
-			return nil, "", fmt.Errorf("the JVM did not connect within the timeout (raise \"timeout\"; command: %s)%s", strings.Join(argv, " "), p.StderrTail())
-		}
 		return nil, "", err
 	}
 	d := newDebuggee(s, conn, cfg.MainClass)

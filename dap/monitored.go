@@ -40,41 +40,19 @@ type monitored struct {
 	stopApp func(ctx context.Context) error // an app the session launched: end it on Stop
 }
 
-// acceptJVM waits for the launched JVM's agent on ln. Through a monitor
-// (LaunchAdopter) the monitor takes the connection and the session attaches
-// through it like to any monitored VM; target is then the VM's id.
-// Otherwise the session owns the connection and target is "".
-func (s *session) acceptJVM(ctx context.Context, ln net.Listener, p *process) (conn *jdwp.Conn, target string, err error) {
+// acceptJVM takes the launched JVM's connection nc. Through a monitor
+// (LaunchAdopter) the monitor takes it and the session attaches through it
+// like to any monitored VM; target is then the VM's id. Otherwise the
+// session owns the connection and target is "".
+func (s *session) acceptJVM(ctx context.Context, nc net.Conn, p *process) (conn *jdwp.Conn, target string, err error) {
 	opts := s.cfg.JDWP
 	la, ok := s.cfg.Backend.(LaunchAdopter)
 	if !ok {
-		conn, err = jdwp.Accept(ctx, ln, &opts)
-		return conn, "", err
-	}
-	ch := make(chan net.Conn, 1)
-	errc := make(chan error, 1)
-	go func() {
-		nc, err := ln.Accept()
-		if err != nil {
-			errc <- err
-			return
+		if conn, err = jdwp.Handshake(ctx, nc, &opts); err != nil {
+			nc.Close()
+			return nil, "", fmt.Errorf("the launched JVM from %s: %w", nc.RemoteAddr(), err)
 		}
-		ch <- nc
-	}()
-	var nc net.Conn
-	select {
-	case nc = <-ch:
-	case err := <-errc:
-		return nil, "", fmt.Errorf("listen %s: %w", ln.Addr(), err)
-	case <-ctx.Done():
-		go func() {
-			select {
-			case nc := <-ch:
-				nc.Close()
-			case <-errc:
-			}
-		}()
-		return nil, "", fmt.Errorf("listen %s: no VM attached: %w", ln.Addr(), ctx.Err())
+		return conn, "", nil
 	}
 	target, err = la.AdoptLaunched(ctx, nc, p.Pid())
 	if err != nil {

@@ -133,6 +133,22 @@ func Dial(ctx context.Context, addr string, opts *Options) (*Conn, error) {
 // Accept waits on ln for a VM that attaches to the debugger (a VM started with
 // -agentlib:jdwp=...,server=n,address=HOST:PORT) and performs the handshake.
 func Accept(ctx context.Context, ln net.Listener, opts *Options) (*Conn, error) {
+	nc, err := AcceptConn(ctx, ln)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Handshake(ctx, nc, opts)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("VM from %s: %w", nc.RemoteAddr(), err)
+	}
+	return c, nil
+}
+
+// AcceptConn waits for one connection on ln until ctx ends, without the
+// handshake (a caller may hand the connection on). A connection that
+// arrives after ctx ended is closed.
+func AcceptConn(ctx context.Context, ln net.Listener) (net.Conn, error) {
 	type res struct {
 		nc  net.Conn
 		err error
@@ -144,12 +160,7 @@ func Accept(ctx context.Context, ln net.Listener, opts *Options) (*Conn, error) 
 		if r.err != nil {
 			return nil, fmt.Errorf("listen %s: %w", ln.Addr(), r.err)
 		}
-		c, err := Handshake(ctx, r.nc, opts)
-		if err != nil {
-			r.nc.Close()
-			return nil, fmt.Errorf("VM from %s: %w", r.nc.RemoteAddr(), err)
-		}
-		return c, nil
+		return r.nc, nil
 	case <-ctx.Done():
 		go func() {
 			if r := <-ch; r.nc != nil {

@@ -1,8 +1,10 @@
 package jvmrun
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -10,6 +12,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
 // Debuggee is a JVM a debug session started: as its own child (Start-
@@ -155,4 +159,34 @@ func (p *Debuggee) StderrTail() string {
 		return ""
 	}
 	return "\n" + strings.Join(p.stderr, "\n")
+}
+
+// Accept waits for the connection of the JVM's debug agent on ln (its
+// command line argv, for messages), giving up as soon as the JVM exits;
+// the error then carries its exit code and stderr. A JVM that does not
+// connect before ctx ends is killed.
+func (p *Debuggee) Accept(ctx context.Context, ln net.Listener, argv []string) (net.Conn, error) {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.done:
+			cancel()
+		case <-actx.Done():
+		}
+	}()
+	nc, err := jdwp.AcceptConn(actx, ln)
+	if err == nil {
+		return nc, nil
+	}
+	select {
+	case <-p.done:
+		return nil, fmt.Errorf("the JVM exited with code %d before its debug agent connected (command: %s)%s", p.code, strings.Join(argv, " "), p.StderrTail())
+	default:
+	}
+	p.Kill()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("the JVM did not connect within the timeout (raise \"timeout\"; command: %s)%s", strings.Join(argv, " "), p.StderrTail())
+	}
+	return nil, err
 }
