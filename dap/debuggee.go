@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/dap/outline"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
@@ -49,7 +48,6 @@ type debuggee struct {
 type sourceState struct {
 	sourcePaths []string
 	sources     mirror.Memo[jdwp.ReferenceTypeID, *godap.Source]
-	pools       mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool]
 	// srcRefOf maps classes without a local source to their
 	// sourceReference (refs.srcRefs).
 	srcRefOf mirror.Memo[jdwp.ReferenceTypeID, int]
@@ -196,7 +194,6 @@ func (f frontend) Logpoint(b debugger.BreakpointInfo, text string) {
 // ClassUnloaded drops what the session cached of a class the VM unloaded.
 func (f frontend) ClassUnloaded(t jdwp.ReferenceTypeID) {
 	f.d.srcs.sources.Forget(t)
-	f.d.srcs.pools.Forget(t)
 	f.d.srcs.outlines.Forget(t)
 }
 

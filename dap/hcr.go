@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp"
-	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
-	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 
 // Hot code replace: the custom request redefineClasses reads .class files,
@@ -52,26 +48,10 @@ func (s *session) redefineClasses(ctx context.Context, r *redefineClassesRequest
 // redefine reads class files and has the debugger layer redefine the
 // classes they define.
 func (d *debuggee) redefine(ctx context.Context, files []string) HotCodeReplaceBody {
-	var body HotCodeReplaceBody
-	var defs []debugger.ClassFile
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err == nil {
-			var internal string
-			if internal, err = classfile.ThisClass(b); err == nil {
-				defs = append(defs, debugger.ClassFile{Path: f, Name: javalang.ClassName(internal), Bytes: b})
-				continue
-			}
-		}
-		body.Skipped = append(body.Skipped, SkippedClass{File: f, Reason: err.Error()})
-	}
-	r := d.t.Redefine(ctx, defs, func(c jdwp.ReferenceTypeID) {
-		d.srcs.pools.Forget(c)
-		d.srcs.outlines.Forget(c)
-	})
+	r := d.t.RedefineFiles(ctx, files, func(c jdwp.ReferenceTypeID) { d.srcs.outlines.Forget(c) })
+	body := HotCodeReplaceBody{Success: r.Success, Message: r.Message, Classes: r.Classes, Error: r.Error}
 	for _, sk := range r.Skipped {
 		body.Skipped = append(body.Skipped, SkippedClass{File: sk.File, Class: sk.Class, Reason: sk.Reason})
 	}
-	body.Success, body.Message, body.Classes, body.Error = r.Success, r.Message, r.Classes, r.Error
 	return body
 }

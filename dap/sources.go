@@ -173,7 +173,7 @@ func (d *debuggee) outlineLine(ctx context.Context, loc jdwp.Location) int {
 
 func (d *debuggee) outlineOf(ctx context.Context, class jdwp.ReferenceTypeID) (*outline.Outline, error) {
 	return d.srcs.outlines.Get(class, func() (*outline.Outline, error) {
-		return outline.Render(ctx, d.vm, d.caps, class, d.disassemble)
+		return outline.Render(ctx, d.vm, d.caps, class, d.t.Disassemble)
 	})
 }
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/dap/classgen"
+	"github.com/ddmbridge/ddmbridge/jdwp/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
@@ -51,7 +51,7 @@ func sample(t testing.TB) []byte {
 	return b
 }
 
-// TestWriteParses reads a written class back with dap/classfile.
+// TestWriteParses reads a written class back with jdwp/classfile.
 func TestWriteParses(t *testing.T) {
 	b := sample(t)
 	if name, err := classfile.ThisClass(b); err != nil || name != "gen/Pick" {

@@ -11,5 +11,5 @@
 // What it owns: the class-file layout of JVMS chapter 4 for writing, and the
 // stack effect of the opcodes it emits. What it must not touch: JDWP, DAP,
 // the expression language or any VM — it produces bytes; package
-// dap/classfile reads them back in its tests.
+// jdwp/classfile reads them back in its tests.
 package classgen

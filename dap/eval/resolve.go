@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/dap/srclookup"
+	"github.com/ddmbridge/ddmbridge/jdwp/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
 

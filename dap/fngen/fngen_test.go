@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/classfile"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/jdwp/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 

@@ -5,5 +5,5 @@
 // in such a class points at its instruction).
 //
 // It reads the class through the mirror and decodes bytecode with
-// dap/classfile; it knows nothing of DAP or of where sources come from.
+// jdwp/classfile; it knows nothing of DAP or of where sources come from.
 package outline

@@ -3,10 +3,12 @@ package debugger
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
@@ -58,6 +60,28 @@ var redefineErrors = map[jdwp.ErrorCode]string{
 	jdwp.ErrUnsupportedVersion:            "a class file's version is newer than this VM supports",
 	jdwp.ErrNamesDontMatch:                "a class file defines a different class than the one it replaces",
 	jdwp.ErrNotImplemented:                "this VM does not implement class redefinition",
+}
+
+// RedefineFiles reads class files and redefines the classes they define
+// (Redefine); a file that cannot be read or is no class file is skipped,
+// saying why.
+func (t *Target) RedefineFiles(ctx context.Context, paths []string, redefined func(jdwp.ReferenceTypeID)) Redefinition {
+	var files []ClassFile
+	var skipped []SkippedClass
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err == nil {
+			var internal string
+			if internal, err = classfile.ThisClass(b); err == nil {
+				files = append(files, ClassFile{Path: p, Name: javalang.ClassName(internal), Bytes: b})
+				continue
+			}
+		}
+		skipped = append(skipped, SkippedClass{File: p, Reason: err.Error()})
+	}
+	r := t.Redefine(ctx, files, redefined)
+	r.Skipped = append(skipped, r.Skipped...)
+	return r
 }
 
 // Obsolete is what the frames of redefined classes ran before each
@@ -115,6 +139,7 @@ func (t *Target) Redefine(ctx context.Context, files []ClassFile, redefined func
 	}
 	for c := range classes {
 		t.VM.Redefined(c)
+		t.pools.Forget(c)
 		if redefined != nil {
 			redefined(c)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	"github.com/rs/zerolog"
 )
@@ -109,6 +110,7 @@ type Target struct {
 
 	present  Presentation
 	obsolete mirror.Obsolete
+	pools    mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool] // constant pools, for bytecode
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
@@ -248,6 +250,7 @@ func (t *Target) HandleSet(es *jdwp.EventSet) {
 			t.fe.ThreadExited(e.Thread)
 		case jdwp.EventClassUnload:
 			if c := t.VM.Unloaded(e.Signature); c != 0 {
+				t.pools.Forget(c)
 				t.fe.ClassUnloaded(c)
 			}
 		case jdwp.EventClassPrepare:
