@@ -69,16 +69,28 @@
 //     event's suspension to a method a condition left running.
 //
 //   - steps: line steps with step filters, through lambdas' hidden
-//     proxies, a restarted frame's step, and step into a chosen call.
+//     proxies, a restarted frame's step, and step into a chosen call (the
+//     calls a line has left, read from its bytecode: StepTargets).
 //
 //   - stops and resumes: a stop's hold (the VM's or the thread's), pause,
 //     resume of one thread or all.
 //
-// A front end sees the layer through Frontend: a stop, thread events, a
-// breakpoint that became verified, output, the end.
+//   - the methods value presentation runs (Presentation): in which stopped
+//     thread, within a budget per value, never twice in a stop after one
+//     failed, what they return kept from the collector until the resume.
 //
-// It must not touch: editor handles, DAP types, expressions or presentation
-// (package dap), the wire (package jdwp, through its Conn only), and DDM.
+//   - hot code replace (Redefine): class files matched to the loaded
+//     classes, the obsolete frames recorded, refusals in words, the caches
+//     of redefined classes dropped and their breakpoints set again.
+//
+// A front end sees the layer through Frontend: a stop, thread events, a
+// breakpoint that became verified, output, a refresh of shown values, the
+// end.
+//
+// It must not touch: editor handles, DAP types, expressions or how values
+// are shown (package dap), the wire (package jdwp, through its Conn only),
+// and DDM's chunks (package ddm; an allocation tracker comes in through an
+// interface).
 //
 // The invariants it keeps are those of shared/reference/suspension.md:
 // suspension has one owner and a ledger; every event set gets exactly one
