@@ -89,20 +89,6 @@ func (s *Stops) Reason(thread jdwp.ThreadID) string {
 	return s.reasons[thread]
 }
 
-// Reasons returns why each stopped thread stopped.
-func (s *Stops) Reasons() map[jdwp.ThreadID]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make(map[jdwp.ThreadID]string, len(s.reasons)+1)
-	for t, r := range s.reasons {
-		out[t] = r
-	}
-	if s.thread != 0 && s.reason != "" {
-		out[s.thread] = s.reason
-	}
-	return out
-}
-
 // AtEvents lists the stopped threads other than except that stopped at an
 // event (not a pause): the ones that can run methods for the debugger.
 func (s *Stops) AtEvents(except jdwp.ThreadID) []jdwp.ThreadID {
