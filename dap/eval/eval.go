@@ -412,23 +412,9 @@ func (e *Named) Lookup(ctx context.Context, name string) (expr.Value, error) {
 }
 
 // DescribeException returns an exception's class name and detail message,
-// read from its fields (no method runs).
-func (ev *Evaluator) DescribeException(ctx context.Context, thread jdwp.ThreadID, exc jdwp.ObjectID) (string, string) {
-	_, sig, err := ev.vm.ObjectType(ctx, exc)
-	if err != nil {
-		return "exception", ""
-	}
-	name := javalang.TypeName(sig)
-	env := ev.At(thread, 0, 0, jdwp.Location{})
-	v, err := env.Field(ctx, expr.ObjectRef(uint64(exc), sig), "detailMessage")
-	if err != nil || v.Kind != expr.KindString {
-		return name, ""
-	}
-	msg, err := env.StringOf(ctx, v)
-	if err != nil {
-		return name, ""
-	}
-	return name, msg
+// read from its fields (no method runs: mirror.VM.ExceptionText).
+func (ev *Evaluator) DescribeException(ctx context.Context, _ jdwp.ThreadID, exc jdwp.ObjectID) (string, string) {
+	return ev.vm.ExceptionText(ctx, exc)
 }
 
 // allZero reports whether values are all 0, false or null.

@@ -178,30 +178,7 @@ func (t *Target) onException(ctx context.Context, e jdwp.Event) *Stop {
 }
 
 // DescribeException returns an exception's class name and detail message
-// (its detailMessage field, read without running a method).
+// (mirror.VM.ExceptionText: no method runs).
 func (t *Target) DescribeException(ctx context.Context, exc jdwp.ObjectID) (string, string) {
-	c, sig, err := t.VM.ObjectType(ctx, exc)
-	if err != nil {
-		return "exception", ""
-	}
-	name := javalang.TypeName(sig)
-	chain, err := t.VM.FieldChain(ctx, c)
-	if err != nil {
-		return name, ""
-	}
-	for _, f := range chain {
-		if f.Name != "detailMessage" || f.ModBits&jdwp.AccStatic != 0 {
-			continue
-		}
-		vals, err := t.VM.ReadFields(ctx, exc, []jdwp.FieldID{f.ID})
-		if err != nil || len(vals) != 1 || vals[0].Tag != jdwp.TagString || vals[0].Object() == 0 {
-			return name, ""
-		}
-		msg, err := t.VM.String(ctx, vals[0].Object())
-		if err != nil {
-			return name, ""
-		}
-		return name, msg
-	}
-	return name, ""
+	return t.VM.ExceptionText(ctx, exc)
 }
