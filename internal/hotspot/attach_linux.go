@@ -210,13 +210,24 @@ func startListener(ctx context.Context, p proc) error {
 		return fmt.Errorf("hotspot: VM %d: cannot create %s in its working directory or /tmp: %s", p.pid, name, strings.Join(why, "; "))
 	}
 	defer af.remove()
+	// A socket already there with no listener is stale: left by an earlier
+	// VM with the same pid that did not exit cleanly. The VM's listener
+	// binds a new one in its place (a new inode): wait for that one.
+	sock := p.socketPath()
+	stale := uint64(0)
+	if fi, err := os.Lstat(sock); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			stale = st.Ino
+		}
+	}
 	if err := syscall.Kill(p.pid, syscall.SIGQUIT); err != nil {
 		return fmt.Errorf("hotspot: signalling VM %d: %w", p.pid, err)
 	}
-	sock := p.socketPath()
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
 		if fi, err := os.Lstat(sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			return nil
+			if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Ino != stale {
+				return nil
+			}
 		}
 		t := time.NewTimer(wait)
 		select {

@@ -288,3 +288,28 @@ func TestDumpCleanupWhenVMKilled(t *testing.T) {
 	}
 	t.Logf("killed at %d bytes written; DumpHeapTo: %v", seen, r.err)
 }
+
+// TestStaleSocketOfAnEarlierVM: a VM killed without a clean exit leaves its
+// /tmp/.java_pid<PID> behind; a later VM that gets the same pid has no
+// listener behind that file. The attach starts the new VM's listener and
+// waits for its own socket instead of dialing the stale one ("connection
+// refused": seen once in a CI run, where thousands of VMs come and go).
+func TestStaleSocketOfAnEarlierVM(t *testing.T) {
+	vm := startHold(t, os.Getuid(), t.TempDir(), 10)
+	pid := vm.Process.Pid
+	sock := fmt.Sprintf("/tmp/.java_pid%d", pid)
+	os.Remove(sock)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	ln.Close() // the file stays, nobody listens: as a killed VM leaves it
+	t.Cleanup(func() { os.Remove(sock) })
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	out, err := Execute(ctx, pid, "properties")
+	if err != nil || !strings.Contains(out, "java.version") {
+		t.Fatalf("attach past a stale socket: %v\n%.200s", err, out)
+	}
+}
