@@ -106,6 +106,7 @@ type VM struct {
 	thenSent      bool
 
 	removed   chan struct{}
+	pumped    chan struct{} // closed when every event the VM sent was routed (pumpEvents ended)
 	closeOnce sync.Once
 	resetting atomic.Bool  // the monitor resets the agent: a successor replaces v
 	dbgdAcks  atomic.Int32 // DBGD acknowledgements (draft VMs)
@@ -228,7 +229,7 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 		id = fmt.Sprint(m.nextID.Add(1))
 	}
 	v := &VM{
-		m: m, addr: addr, since: since, removed: make(chan struct{}),
+		m: m, addr: addr, since: since, removed: make(chan struct{}), pumped: make(chan struct{}),
 		id: id, from: from, pid: from.pid,
 	}
 	v.log = m.log.With().Str("vm", v.id).Str("addr", addr).Logger()
@@ -399,6 +400,7 @@ func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.Version
 // pumpEvents routes the VM's events: to the attached debugger, else the
 // monitor notes VM_START (waiting) and resumes what leftover requests suspend.
 func (v *VM) pumpEvents(sub *jdwp.Subscription) {
+	defer close(v.pumped)
 	defer sub.Close()
 	for es := range sub.C {
 		if es.Packet == nil { // VM_DISCONNECTED
@@ -470,6 +472,14 @@ func (v *VM) watchModel() {
 func (v *VM) close() {
 	v.closeOnce.Do(func() {
 		close(v.removed)
+		if v.conn.Err() != nil {
+			// The VM went: what it sent before (VM_DEATH, the last events)
+			// reaches its debuggers first, as it would directly.
+			select {
+			case <-v.pumped:
+			case <-time.After(vmGoneFlush):
+			}
+		}
 		v.mu.Lock()
 		dbgs := slices.Clone(v.dbgs)
 		v.mu.Unlock()
