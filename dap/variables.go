@@ -91,7 +91,7 @@ func (d *debuggee) variable(ctx context.Context, name, evalName string, v jdwp.V
 	switch {
 	case v.Tag == jdwp.TagString:
 		sig = "Ljava/lang/String;"
-	case isRefTag(v.Tag) && !v.IsNull():
+	case v.Tag.IsObject() && !v.IsNull():
 		_, s, err := d.vm.ObjectType(ctx, v.Object())
 		if isCollected(err) {
 			return godap.Variable{Name: name, Value: "<collected>", EvaluateName: evalName}, nil
@@ -117,20 +117,12 @@ func (d *debuggee) exprVariable(ctx context.Context, name, evalName string, v ex
 	return d.typedVariable(ctx, name, evalName, eval.ToJDWP(v), v.Type)
 }
 
-func isRefTag(t jdwp.Tag) bool {
-	switch t {
-	case jdwp.TagBoolean, jdwp.TagByte, jdwp.TagChar, jdwp.TagShort, jdwp.TagInt, jdwp.TagLong, jdwp.TagFloat, jdwp.TagDouble, jdwp.TagVoid:
-		return false
-	}
-	return true
-}
-
 func isCollected(err error) bool {
 	return jdwp.Code(err) == jdwp.ErrInvalidObject
 }
 
 // simpleName is the last part of a type name: "java.util.HashMap$Node" → "HashMap$Node".
-func simpleName(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
+func simpleName(name string) string { return javalang.SimpleName(name) }
 
 // typedVariable shows v, whose runtime type (for a reference) is sig.
 func (d *debuggee) typedVariable(ctx context.Context, name, evalName string, v jdwp.Value, sig string) (godap.Variable, error) {
@@ -139,7 +131,7 @@ func (d *debuggee) typedVariable(ctx context.Context, name, evalName string, v j
 	switch {
 	case v.Tag == jdwp.TagVoid:
 		out.Value = "void"
-	case !isRefTag(v.Tag):
+	case !v.Tag.IsObject():
 		out.Value, out.Type = formatPrimitive(ctx, v), javalang.TypeName(string(rune(v.Tag)))
 	case v.IsNull() || obj == 0:
 		out.Value = "null"
@@ -153,7 +145,7 @@ func (d *debuggee) typedVariable(ctx context.Context, name, evalName string, v j
 			return out, err
 		}
 		out.Value, out.Type = expr.StringLit(str).Literal(), "String"
-	case boxes[sig]:
+	case expr.IsBox(sig):
 		out.Type = simpleName(javalang.TypeName(sig))
 		pv, ok, err := d.vm.Member(ctx, obj, "value")
 		if err == nil && !ok {
@@ -181,12 +173,6 @@ func (d *debuggee) typedVariable(ctx context.Context, name, evalName string, v j
 		return d.objectVariable(ctx, out, obj, sig)
 	}
 	return out, nil
-}
-
-// boxes are the signatures of the primitive wrappers.
-var boxes = map[string]bool{
-	"Ljava/lang/Boolean;": true, "Ljava/lang/Byte;": true, "Ljava/lang/Character;": true, "Ljava/lang/Short;": true,
-	"Ljava/lang/Integer;": true, "Ljava/lang/Long;": true, "Ljava/lang/Float;": true, "Ljava/lang/Double;": true,
 }
 
 // objectVariable presents an object through package mirror: a logical view

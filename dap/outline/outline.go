@@ -103,7 +103,7 @@ func (d renderer) render(ctx context.Context, class jdwp.ReferenceTypeID) (*Outl
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		fmt.Fprintf(&b, "package %s;\n\n", name[:i])
 	}
-	fmt.Fprintf(&b, "%s%s %s", modifierNames(mods&^0x20, false), kind, lastName(name))
+	fmt.Fprintf(&b, "%s%s %s", modifierNames(mods&^0x20, false), kind, javalang.SimpleName(name))
 	if sup, err := d.vm.Superclass(ctx, class); err == nil && sup != 0 {
 		if ss, err := d.vm.Signature(ctx, sup); err == nil && ss != "Ljava/lang/Object;" {
 			fmt.Fprintf(&b, " extends %s", javalang.TypeName(ss))
@@ -171,7 +171,7 @@ func (d renderer) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID,
 	case "<clinit>":
 		b.WriteString("    static {}")
 	case "<init>":
-		fmt.Fprintf(&b, "    %s%s(%s)", modifierNames(m.ModBits, true), lastName(className), strings.Join(names, ", "))
+		fmt.Fprintf(&b, "    %s%s(%s)", modifierNames(m.ModBits, true), javalang.SimpleName(className), strings.Join(names, ", "))
 	default:
 		fmt.Fprintf(&b, "    %s%s %s(%s)", modifierNames(m.ModBits, true), javalang.TypeName(ret), m.Name, strings.Join(names, ", "))
 	}
@@ -205,6 +205,3 @@ func (d renderer) methodOutline(ctx context.Context, class jdwp.ReferenceTypeID,
 	}
 	return b.String(), offs
 }
-
-// lastName is the last part of a dotted name.
-func lastName(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }

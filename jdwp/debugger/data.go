@@ -72,7 +72,7 @@ func (t *Target) SimpleClassName(ctx context.Context, c jdwp.ReferenceTypeID) st
 	if err != nil {
 		return "?"
 	}
-	return lastName(javalang.TypeName(sig))
+	return javalang.SimpleName(javalang.TypeName(sig))
 }
 
 // SetDataBreakpoints replaces the data breakpoints.

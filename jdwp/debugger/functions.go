@@ -53,7 +53,7 @@ func parseFuncName(s string) (*funcSpec, error) {
 		return nil, fmt.Errorf("%q: name a method as Class.method, e.g. com.example.App.main or App.run(int)", s)
 	}
 	spec.class, spec.method = strings.TrimSpace(head[:dot]), strings.TrimSpace(head[dot+1:])
-	if spec.method == lastName(strings.ReplaceAll(spec.class, "$", ".")) {
+	if spec.method == javalang.SimpleName(strings.ReplaceAll(spec.class, "$", ".")) {
 		spec.method = "<init>"
 	}
 	return spec, nil
@@ -61,7 +61,7 @@ func parseFuncName(s string) (*funcSpec, error) {
 
 // simple is the spec's class's simple name.
 func (f *funcSpec) simple() string {
-	return lastName(strings.ReplaceAll(f.class, "$", "."))
+	return javalang.SimpleName(strings.ReplaceAll(f.class, "$", "."))
 }
 
 // matchesClass reports whether a loaded class (binary name) is the spec's.
@@ -95,9 +95,6 @@ func (f *funcSpec) matchesMethod(m jdwp.MethodInfo) bool {
 	}
 	return true
 }
-
-// lastName is the last part of a dotted name.
-func lastName(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
 
 // ParseFunctionName checks a function breakpoint's name the way
 // SetFunctionBreakpoints reads it.

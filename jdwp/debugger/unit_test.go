@@ -121,9 +121,13 @@ func TestLambdaSpans(t *testing.T) {
 			t.Errorf("%q: lambda %d is numbered %d, want %d", args, i, got, want)
 		}
 	}
-	if got := LambdaColumns(chain); len(got) != 3 || got[0] != spans0(chain) {
-		t.Errorf("LambdaColumns(%q) = %v", chain, got)
+	cols, bodies := LambdaColumns(chain), lambdaSpans(chain)
+	if len(cols) != len(bodies) {
+		t.Fatalf("LambdaColumns(%q) = %v", chain, cols)
+	}
+	for i, c := range cols {
+		if c != bodies[i].body {
+			t.Errorf("LambdaColumns(%q)[%d] = %d, want the body's column %d", chain, i, c, bodies[i].body)
+		}
 	}
 }
-
-func spans0(s string) int { return lambdaSpans(s)[0].body }

@@ -77,6 +77,10 @@ func SimpleTypeName(sig string) string {
 	return name + strings.Repeat("[]", dims)
 }
 
+// SimpleName is the last part of a dotted Java name: "java.util.HashMap$Node"
+// → "HashMap$Node", "Outer.Inner" → "Inner".
+func SimpleName(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
+
 // Signature turns a Java name ("java.util.Map$Entry", "int[]", "long")
 // into a signature ("Ljava/util/Map$Entry;", "[I", "J"). Spaces around the
 // name and before "[]" are ignored ("int []").
