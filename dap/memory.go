@@ -80,6 +80,31 @@ func (s *session) memory() *debugger.Memory {
 	return d.mem.m
 }
 
+// sayHeapWalk tells the user, as progress, that a step or continue waits
+// for a heap walk of the memory view's: the VM answers nothing else meanwhile.
+func (s *session) sayHeapWalk() {
+	s.dbg.mem.mu.Lock()
+	m := s.dbg.mem.m
+	s.dbg.mem.mu.Unlock()
+	if m == nil || s.isDone() {
+		return
+	}
+	walk := m.HeapWalk()
+	if walk == nil {
+		return
+	}
+	p := s.startProgress(0, "Waiting for the VM", "it is walking its heap for the Memory view (JDWP cannot take that back); then it steps")
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		select {
+		case <-walk:
+		case <-s.ctx.Done():
+		}
+		p.End("")
+	}()
+}
+
 // memoryError answers a memory request's failure: ErrVMCannot when the VM
 // lacks what it needs.
 func memoryError(err error) error {

@@ -10,6 +10,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 	godap "github.com/google/go-dap"
+	"github.com/rs/zerolog"
 )
 
 // countOf returns a class's row of an instanceCounts body.
@@ -232,5 +233,62 @@ func TestAllocationsThroughSimulatedDDM(t *testing.T) {
 	c.send("allocations", map[string]any{"enable": false})
 	if off := until[*allocationsResponse](c, "allocations response", nil).Body; off.Enabled || len(off.Allocations) != 0 {
 		t.Errorf("allocations off: %s", mustJSON(off))
+	}
+}
+
+// TestStepDuringAHeapWalk steps while the memory view's count of a heap of
+// a million objects runs in the VM (a second or more; HotSpot's agent
+// answers nothing else meanwhile, and JDWP cannot take a command back): the
+// step is done once the walk is, and the user is told meanwhile why it waits
+// — progress "Waiting for the VM" from before the step's response to the
+// end of the walk.
+func TestStepDuringAHeapWalk(t *testing.T) {
+	logs := &lockedLog{}
+	c := startSession(t, Config{Logger: zerolog.New(logs).Level(zerolog.DebugLevel)})
+	c.send("initialize", map[string]any{"adapterID": "ddmbridge", "linesStartAt1": true, "pathFormat": "path", "supportsProgressReporting": true})
+	expect[*godap.InitializeResponse](c)
+	c.launch(launchArgs(t, "MemBench", "args", []string{"1000000"}, "vmArgs", []string{"-Xmx1g"}))
+	c.setBreakpoints(source(t, "MemBench.java"), bp(t, "MemBench.java", "bench-a"))
+	c.configurationDone()
+	th := c.expectStop("breakpoint").Body.ThreadId
+	c.setBreakpoints(source(t, "MemBench.java"))
+
+	c.send("memoryView", map[string]any{"visible": true}) // visible at a stop: counted at once
+	until[*memoryViewResponse](c, "memoryView response", nil)
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(logs.String(), "the VM walks its heap") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no heap walk began in 2 minutes; log:\n%s", logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.send("next", map[string]any{"threadId": th})
+	var start *godap.ProgressStartEvent
+	var answered, ended, stopped bool
+	for !answered || !ended || !stopped {
+		switch m := c.next().(type) {
+		case *godap.ProgressStartEvent:
+			if start != nil || answered {
+				t.Fatalf("progress %+v: want one, before the step's response", m.Body)
+			}
+			start = m
+			if m.Body.Title != "Waiting for the VM" || !strings.Contains(m.Body.Message, "walking its heap") {
+				t.Errorf("progress %+v: want it to say the VM walks its heap", m.Body)
+			}
+		case *godap.NextResponse:
+			answered = true
+		case *godap.ProgressEndEvent:
+			ended = start != nil && m.Body.ProgressId == start.Body.ProgressId
+		case *godap.StoppedEvent:
+			stopped = m.Body.Reason == "step"
+			if !stopped {
+				t.Fatalf("stopped %+v, want the step's", m.Body)
+			}
+		case *godap.ErrorResponse:
+			t.Fatalf("error response to %s: %+v", m.Command, m.Body.Error)
+		}
+	}
+	if start == nil {
+		t.Fatal("the step waited for the heap walk without a word")
 	}
 }

@@ -538,6 +538,7 @@ func resumes[R godap.RequestMessage](id int, f func(*session, context.Context, R
 		rq := r.GetRequest()
 		ctx, cancel := s.reqCtx()
 		defer cancel()
+		s.sayHeapWalk()
 		plan, err := f(s, ctx, r)
 		if err != nil {
 			s.answerError(r, id, err)

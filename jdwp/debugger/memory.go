@@ -29,7 +29,8 @@ import (
 // the background, a settle time after the stop (a step that comes sooner finds the
 // agent idle), each piece of work once per stop however many ask, and
 // cancelled when the VM resumes: what was not yet sent is never sent. The
-// classes the view shows are counted first, the rest after.
+// classes the view shows are counted first, in a command of their own,
+// where that brings them sooner (memory_plan.go).
 
 // ClassCount is one class of the memory view.
 type ClassCount struct {
@@ -85,8 +86,9 @@ type MemoryConfig struct {
 	// count took longer, the wait is that long, up to MaxSettle: the more a
 	// count costs, the likelier a user stepping again soon is spared it.
 	Settle time.Duration
-	// OnCounts, if set, receives the counts the background work took at a
-	// stop: the classes the view shows first (complete false), then all.
+	// OnCounts, if set, receives the counts taken at a stop: the classes
+	// the view shows first (complete false) when they are counted in a
+	// command of their own, then all.
 	OnCounts func(counts []ClassCount, complete bool)
 	// Tracker is the VM's allocation tracker; nil for a VM without DDM.
 	Tracker AllocTracker
@@ -112,22 +114,26 @@ type Memory struct {
 	conn *jdwp.Conn
 	cfg  MemoryConfig
 
-	mu       sync.Mutex
-	visible  bool
-	shown    map[string]bool // the classes the view shows, counted first
-	stopped  bool
-	epoch    uint64             // numbers the stops: a stop after a resume is a new one
-	cancel   context.CancelFunc // ends the current stop's work
-	ctx      context.Context    // the current stop's work
-	jobs     map[string]*job    // the current stop's work, each piece once
-	classes  map[string]*classEntry
-	base     uint64 // the stop of the first complete count, 0 before
-	tracked  map[string]*tracked
-	insts    map[string][]jdwp.TaggedObjectID // instances listed at this stop, by class
-	allocOn  bool
-	allocs   []Allocation  // the tracker's records at the latest stop
-	allocFor uint64        // the stop allocs belong to
-	lastCost time.Duration // how long the last count took
+	mu        sync.Mutex
+	visible   bool
+	shown     map[string]bool // the classes the view shows, counted first
+	stopped   bool
+	epoch     uint64             // numbers the stops: a stop after a resume is a new one
+	cancel    context.CancelFunc // ends the current stop's work
+	timers    []*time.Timer      // start the current stop's work after the settle time
+	ctx       context.Context    // the current stop's work
+	jobs      map[string]*job    // the current stop's work, each piece once
+	classes   map[string]*classEntry
+	base      uint64 // the stop of the first complete count, 0 before
+	tracked   map[string]*tracked
+	insts     map[string][]jdwp.TaggedObjectID // instances listed at this stop, by class
+	allocOn   bool
+	allocs    []Allocation  // the tracker's records at the latest stop
+	allocFor  uint64        // the stop allocs belong to
+	lastCost  time.Duration // how long the last count took
+	plan      countPlan     // whether the shown classes are counted first
+	walks     int           // commands making the VM walk its heap, sent and not answered
+	walksDone chan struct{} // closed when walks is 0 again; nil while it is
 }
 
 type classEntry struct {
@@ -182,6 +188,7 @@ func (m *Memory) changed(stopped bool) {
 		if m.cancel != nil {
 			m.cancel()
 		}
+		m.stopTimersLocked()
 		return
 	}
 	m.beginLocked()
@@ -190,11 +197,20 @@ func (m *Memory) changed(stopped bool) {
 	}
 }
 
+// stopTimersLocked stops the settle timers of the stop that ended.
+func (m *Memory) stopTimersLocked() {
+	for _, t := range m.timers {
+		t.Stop()
+	}
+	m.timers = m.timers[:0]
+}
+
 // beginLocked starts a new stop: new work, nothing listed yet.
 func (m *Memory) beginLocked() {
 	if m.cancel != nil {
 		m.cancel()
 	}
+	m.stopTimersLocked()
 	m.epoch++
 	m.ctx, m.cancel = context.WithCancel(m.cfg.Context)
 	m.jobs = map[string]*job{}
@@ -206,17 +222,7 @@ func (m *Memory) beginLocked() {
 // classes' new instances, then the allocation records.
 func (m *Memory) backgroundLocked(settle bool) {
 	ctx, visible := m.ctx, m.visible
-	wait := m.settleLocked()
-	m.cfg.Go(func() {
-		if settle && wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return
-			case <-t.C:
-			}
-		}
+	work := func() {
 		if ctx.Err() != nil { // resumed as the timer fired: this stop's work is over
 			return
 		}
@@ -240,7 +246,16 @@ func (m *Memory) backgroundLocked(settle bool) {
 		if allocs && ctx.Err() == nil {
 			m.wait(ctx, "allocations", m.readAllocs)
 		}
-	})
+	}
+	wait := m.settleLocked()
+	if !settle || wait <= 0 {
+		m.cfg.Go(work)
+		return
+	}
+	// A timer, not a goroutine waiting on one: a user stepping faster than
+	// the settle time costs a timer set and stopped per stop, nothing more.
+	t := time.AfterFunc(wait, func() { m.cfg.Go(work) })
+	m.timers = append(m.timers, t)
 }
 
 // settleLocked is how long the background work waits after a stop.
@@ -320,8 +335,9 @@ func (m *Memory) CanCount(ctx context.Context) error {
 	return nil
 }
 
-// count takes the instance counts of every loaded class at stop epoch: the
-// classes the view shows first, then the others, in one command each.
+// count takes the instance counts of every loaded class at stop epoch: in
+// one command, or the classes the view shows first and the others after
+// when that pays (countPlan).
 func (m *Memory) count(ctx context.Context, epoch uint64) error {
 	if err := m.CanCount(ctx); err != nil {
 		return err
@@ -348,14 +364,16 @@ func (m *Memory) count(ctx context.Context, epoch uint64) error {
 	}
 	m.mu.Lock()
 	var first, rest []string
+	split := m.base != 0 && m.plan.split(len(m.shown))
 	for n := range byName {
-		if m.shown[n] && m.base != 0 {
+		if split && m.shown[n] {
 			first = append(first, n)
 		} else {
 			rest = append(rest, n)
 		}
 	}
 	m.mu.Unlock()
+	var took [2]time.Duration
 	phases := [][]string{first, rest}
 	for i, names := range phases {
 		if len(names) == 0 && i < len(phases)-1 {
@@ -365,15 +383,11 @@ func (m *Memory) count(ctx context.Context, epoch uint64) error {
 		for _, n := range names {
 			ids = append(ids, byName[n]...)
 		}
-		cctx, cancel := m.command(ctx)
-		counts, err := m.conn.InstanceCounts(cctx, ids)
-		cancel()
+		counts, d, err := m.instanceCounts(ctx, ids)
 		if err != nil {
-			return fmt.Errorf("count the instances of %d classes: %w", len(ids), err)
+			return err
 		}
-		if len(counts) != len(ids) {
-			return fmt.Errorf("the VM counted %d of %d classes", len(counts), len(ids))
-		}
+		took[i] = d
 		sums := map[string]int64{}
 		k := 0
 		for _, n := range names {
@@ -389,8 +403,11 @@ func (m *Memory) count(ctx context.Context, epoch uint64) error {
 			return errResumed
 		}
 		m.recordLocked(epoch, sums)
-		if complete && m.base == 0 {
-			m.base = epoch
+		if complete {
+			if m.base == 0 {
+				m.base = epoch
+			}
+			m.plan.counted(len(first), took[0], took[1])
 		}
 		var shown []ClassCount
 		if m.cfg.OnCounts != nil {
@@ -402,6 +419,24 @@ func (m *Memory) count(ctx context.Context, epoch uint64) error {
 		}
 	}
 	return nil
+}
+
+// instanceCounts asks the VM to count the instances of classes, and says
+// how long that took.
+func (m *Memory) instanceCounts(ctx context.Context, classes []jdwp.ReferenceTypeID) ([]int64, time.Duration, error) {
+	defer m.heapWalk("instance counts")()
+	cctx, cancel := m.command(ctx)
+	defer cancel()
+	start := time.Now()
+	counts, err := m.conn.InstanceCounts(cctx, classes)
+	d := time.Since(start)
+	if err != nil {
+		return nil, d, fmt.Errorf("count the instances of %d classes: %w", len(classes), err)
+	}
+	if len(counts) != len(classes) {
+		return nil, d, fmt.Errorf("the VM counted %d of %d classes", len(counts), len(classes))
+	}
+	return counts, d, nil
 }
 
 // recordLocked books the counts taken at stop epoch.
@@ -539,9 +574,11 @@ func (m *Memory) list(ctx context.Context, name string) ([]jdwp.TaggedObjectID, 
 	}
 	var out []jdwp.TaggedObjectID
 	for _, t := range ids {
+		done := m.heapWalk("instances")
 		cctx, cancel := m.command(ctx)
 		objs, err := m.conn.Instances(cctx, t, int32(maxInstances-len(out)))
 		cancel()
+		done()
 		if err != nil {
 			return nil, fmt.Errorf("list the instances of %s: %w", name, err)
 		}
@@ -657,9 +694,40 @@ func (m *Memory) Referrers(ctx context.Context, obj jdwp.ObjectID) ([]jdwp.Tagge
 	if err := m.CanCount(ctx); err != nil {
 		return nil, err
 	}
+	defer m.heapWalk("referring objects")()
 	cctx, cancel := m.command(ctx)
 	defer cancel()
 	return m.conn.ReferringObjects(cctx, obj, maxReferrers)
+}
+
+// heapWalk books a command that makes the VM walk its heap as sent; the
+// function it returns, its answer as come.
+func (m *Memory) heapWalk(what string) (done func()) {
+	m.mu.Lock()
+	m.walks++
+	if m.walksDone == nil {
+		m.walksDone = make(chan struct{})
+	}
+	m.mu.Unlock()
+	m.cfg.Log.Debug().Str("for", what).Msg("memory view: the VM walks its heap")
+	return func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.walks--; m.walks == 0 {
+			close(m.walksDone)
+			m.walksDone = nil
+		}
+	}
+}
+
+// HeapWalk returns nil when no command of the memory view makes the VM walk
+// its heap, else a channel closed when none does any more. While one does,
+// HotSpot's agent answers nothing else: a step waits for it (JDWP cannot
+// take a command back), and a front end says so.
+func (m *Memory) HeapWalk() <-chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.walksDone
 }
 
 // Errors of the memory view a front end tells apart.
