@@ -5,11 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"os"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
@@ -49,12 +45,7 @@ func (s *session) dumpHeap(_ context.Context, r *dumpHeapRequest) (DumpHeapBody,
 	var f *dumpfile.File
 	var err error
 	if a.Path == "" {
-		for range 10 { // a new name in the temporary directory
-			name := filepath.Join(os.TempDir(), fmt.Sprintf("ddmbridge-heap-%d-%d.hprof", time.Now().UnixMilli(), rand.Uint32()))
-			if f, err = dumpfile.Create(name, dumpfile.Options{}); !errors.Is(err, dumpfile.ErrExists) {
-				break
-			}
-		}
+		f, err = dumpfile.CreateTemp(".hprof")
 	} else {
 		f, err = dumpfile.Create(a.Path, dumpfile.Options{Force: a.Force})
 		if errors.Is(err, dumpfile.ErrExists) {
@@ -129,28 +120,12 @@ func (s *session) dumpTo(ctx context.Context, live bool, w io.Writer) (int64, er
 // one it launched, or the local JVM whose agent listens at the attached
 // address.
 func (s *session) localPID() (int, error) {
-	d := s.dbg
-	if d.proc != nil && d.proc.Pid() > 0 {
+	if d := s.dbg; d.proc != nil && d.proc.Pid() > 0 {
 		return d.proc.Pid(), nil
 	}
-	host, port, err := net.SplitHostPort(d.target)
+	p, err := localjvm.AgentAt(s.dbg.target)
 	if err != nil {
-		return 0, fmt.Errorf("no local process behind %q", d.target)
+		return 0, fmt.Errorf("a heap dump needs the VM's process on this machine (HotSpot's attach mechanism): %w", err)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return 0, fmt.Errorf("%s is not on this machine: heap dumps need the VM's process here (HotSpot's attach mechanism)", d.target)
-	}
-	procs, err := localjvm.List()
-	if err != nil {
-		return 0, err
-	}
-	for _, p := range procs {
-		if _, pp, err := net.SplitHostPort(p.Address); err == nil && pp == port {
-			return p.PID, nil
-		}
-	}
-	if n, _ := strconv.Atoi(port); n > 0 {
-		return 0, fmt.Errorf("no local JVM of this user has its JDWP agent at port %d", n)
-	}
-	return 0, fmt.Errorf("no local JVM behind %s", d.target)
+	return p.PID, nil
 }

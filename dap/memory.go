@@ -80,12 +80,29 @@ func (s *session) memory() *debugger.Memory {
 	return d.mem.m
 }
 
+// userBusy tells the memory view the user is at work at this stop (any
+// request but its own): it waits for a pause to count.
+func (s *session) userBusy() {
+	if m := s.memoryIfAny(); m != nil {
+		m.Busy()
+	}
+}
+
+// memoryIfAny is the debuggee's memory view, nil before the first memory
+// request (or without a debuggee).
+func (s *session) memoryIfAny() *debugger.Memory {
+	if s.dbg == nil {
+		return nil
+	}
+	s.dbg.mem.mu.Lock()
+	defer s.dbg.mem.mu.Unlock()
+	return s.dbg.mem.m
+}
+
 // sayHeapWalk tells the user, as progress, that a step or continue waits
 // for a heap walk of the memory view's: the VM answers nothing else meanwhile.
 func (s *session) sayHeapWalk() {
-	s.dbg.mem.mu.Lock()
-	m := s.dbg.mem.m
-	s.dbg.mem.mu.Unlock()
+	m := s.memoryIfAny()
 	if m == nil || s.isDone() {
 		return
 	}

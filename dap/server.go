@@ -644,10 +644,15 @@ func (s *session) dispatch(req godap.RequestMessage) {
 	}
 	lane := lanes[rq.Command]
 	if lane == nil {
+		s.userBusy()
 		rt.handle.run(s, req)
 		return
 	}
-	s.runInLane(lane(s, req), rt, req)
+	id := lane(s, req)
+	if id != memoryLaneID {
+		s.userBusy()
+	}
+	s.runInLane(id, rt, req)
 }
 
 // runInLane queues req on its inspect lane; the request loop goes on.

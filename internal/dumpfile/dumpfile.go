@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // ErrExists is returned by Create for a path that exists when Force is off.
@@ -52,6 +54,20 @@ func Create(path string, o Options) (*File, error) {
 		f.note = NoteFile(f.File, abs)
 	}
 	return f, nil
+}
+
+// CreateTemp creates a dump's file as Create does, with a new name in the
+// temporary directory: ddmbridge-heap-<time>-<random><suffix>.
+func CreateTemp(suffix string) (*File, error) {
+	var err error
+	for range 100 {
+		var f *File
+		name := filepath.Join(os.TempDir(), fmt.Sprintf("ddmbridge-heap-%d-%d%s", time.Now().UnixMilli(), rand.Uint32(), suffix))
+		if f, err = Create(name, Options{}); !errors.Is(err, ErrExists) {
+			return f, err
+		}
+	}
+	return nil, err
 }
 
 func create(path string, o Options) (*File, error) {

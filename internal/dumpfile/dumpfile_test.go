@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -173,5 +174,30 @@ func TestSymlinkPlantedByAnotherUser(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(secret); !bytes.Equal(b, []byte("root's secret")) {
 		t.Errorf("the link's target now holds %q", b)
+	}
+}
+
+// TestCreateTemp makes two dump files in the temporary directory: new
+// names, private, removed by Abort.
+func TestCreateTemp(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	a, err := CreateTemp(".hprof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := CreateTemp(".hprof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Path() == b.Path() || filepath.Dir(a.Path()) != os.TempDir() || !strings.HasSuffix(a.Path(), ".hprof") {
+		t.Errorf("temporary dump files %s and %s", a.Path(), b.Path())
+	}
+	if fi, err := os.Stat(a.Path()); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("a temporary dump file: %v, %v; want mode 0600", fi.Mode(), err)
+	}
+	a.Abort()
+	b.Abort()
+	if _, err := os.Stat(a.Path()); !os.IsNotExist(err) {
+		t.Errorf("after Abort: %v, want the file gone", err)
 	}
 }

@@ -197,6 +197,24 @@ func (m *Memory) changed(stopped bool) {
 	}
 }
 
+// Busy says the user is at work at this stop (a request of the front end's
+// other than the view's own: a variable expanded, an expression evaluated):
+// the settle time starts again, so the count, which makes the VM answer
+// nothing else for its duration, waits for a pause.
+func (m *Memory) Busy() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.timers) == 0 {
+		return
+	}
+	wait := m.settleLocked()
+	for _, t := range m.timers {
+		if t.Stop() { // not fired yet: wait again (a fired one's work has begun)
+			t.Reset(wait)
+		}
+	}
+}
+
 // stopTimersLocked stops the settle timers of the stop that ended.
 func (m *Memory) stopTimersLocked() {
 	for _, t := range m.timers {

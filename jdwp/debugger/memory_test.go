@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/rs/zerolog"
 )
 
 func TestMatcher(t *testing.T) {
@@ -200,4 +202,70 @@ func FuzzMatcher(f *testing.F) {
 func m2(filter string) func(string) bool {
 	m, _ := Matcher(filter)
 	return m
+}
+
+// walkLog records when the memory view says the VM walks its heap.
+type walkLog struct {
+	mu    sync.Mutex
+	walks []time.Time
+}
+
+func (w *walkLog) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("the VM walks its heap")) {
+		w.mu.Lock()
+		w.walks = append(w.walks, time.Now())
+		w.mu.Unlock()
+	}
+	return len(p), nil
+}
+
+// TestMemoryWaitsForAPause: while the user is at work at a stop (Busy, as
+// the front end says at each request), no count starts; it starts a settle
+// time after the last request, on a real HotSpot VM.
+func TestMemoryWaitsForAPause(t *testing.T) {
+	conn := idleVM(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const settle = 300 * time.Millisecond
+	logs := &walkLog{}
+	done := make(chan struct{}, 1)
+	stops := NewStops()
+	m := NewMemory(conn, stops, MemoryConfig{Context: ctx, Settle: settle, Log: zerolog.New(logs).Level(zerolog.DebugLevel),
+		OnCounts: func(_ []ClassCount, complete bool) {
+			if complete {
+				done <- struct{}{}
+			}
+		}})
+	m.SetVisible(true, nil) // visible before the stop: counted after the settle time
+	if err := conn.Suspend(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stops.Stop(1, "breakpoint")
+	var busy []time.Time
+	for end := time.Now().Add(4 * settle); time.Now().Before(end); {
+		busy = append(busy, time.Now())
+		m.Busy()
+		time.Sleep(settle / 10) // the pace of a user's requests; not a wait for anything
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("no count after the user paused")
+	}
+	stops.ResumedAll()
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	if len(logs.walks) != 1 {
+		t.Fatalf("%d heap walks, want 1", len(logs.walks))
+	}
+	walk := logs.walks[0]
+	var last time.Time
+	for _, b := range busy {
+		if b.Before(walk) {
+			last = b
+		}
+	}
+	if gap := walk.Sub(last); gap < settle {
+		t.Errorf("the count began %v after a request of the user's: want a pause of the settle time (%v) at least", gap, settle)
+	}
 }

@@ -198,23 +198,33 @@ func portOf(addr string) string {
 	return addr
 }
 
-// agentAt finds a local JVM whose JDWP agent was given addr's port, when addr
-// is a loopback or local address.
-func agentAt(addr string) (Process, bool) {
+// AgentAt returns the local JVM of this user whose JDWP agent was given
+// addr's port (addr on this machine: a loopback or local address); the
+// error says why there is none.
+func AgentAt(addr string) (Process, error) {
 	host, port, err := net.SplitHostPort(addr)
-	if err != nil || !isLocal(host) {
-		return Process{}, false
+	if err != nil {
+		return Process{}, fmt.Errorf("%q is not a HOST:PORT address", addr)
+	}
+	if !isLocal(host) {
+		return Process{}, fmt.Errorf("%s is not on this machine", addr)
 	}
 	ps, err := List()
 	if err != nil {
-		return Process{}, false
+		return Process{}, err
 	}
 	for _, p := range ps {
 		if p.Address != "" && portOf(p.Address) == port {
-			return p, true
+			return p, nil
 		}
 	}
-	return Process{}, false
+	return Process{}, fmt.Errorf("no local JVM of this user has its JDWP agent at port %s", port)
+}
+
+// agentAt is AgentAt without the reason.
+func agentAt(addr string) (Process, bool) {
+	p, err := AgentAt(addr)
+	return p, err == nil
 }
 
 func isLocal(host string) bool {

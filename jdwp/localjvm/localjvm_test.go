@@ -45,6 +45,18 @@ func TestListAndExplain(t *testing.T) {
 	if _, err := Get(os.Getpid()); err == nil || !strings.Contains(err.Error(), "no JDWP agent") {
 		t.Errorf("Get(the test binary) = %v, want no JDWP agent", err)
 	}
+	if p, err := AgentAt(vm.Addr); err != nil || p.PID != found.PID {
+		t.Errorf("AgentAt(%s) = %+v, %v; want process %d", vm.Addr, p, err, found.PID)
+	}
+	for addr, says := range map[string]string{
+		"192.0.2.1:" + portOf(vm.Addr): "not on this machine", // TEST-NET-1: never this machine's
+		"127.0.0.1:1":                  "no local JVM of this user has its JDWP agent at port 1",
+		"no-port":                      "not a HOST:PORT address",
+	} {
+		if _, err := AgentAt(addr); err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("AgentAt(%s) = %v, want %q", addr, err, says)
+		}
+	}
 
 	// A first debugger takes the VM; a second is refused, and told why.
 	var d net.Dialer
