@@ -382,7 +382,8 @@ func (m *Memory) count(ctx context.Context, epoch uint64) error {
 	}
 	m.mu.Lock()
 	var first, rest []string
-	split := m.base != 0 && m.plan.split(len(m.shown))
+	nShown := len(m.shown) // what the plan is asked with, and told of
+	split := m.base != 0 && m.plan.split(nShown)
 	for n := range byName {
 		if split && m.shown[n] {
 			first = append(first, n)
@@ -425,7 +426,7 @@ func (m *Memory) count(ctx context.Context, epoch uint64) error {
 			if m.base == 0 {
 				m.base = epoch
 			}
-			m.plan.counted(len(first), took[0], took[1])
+			m.plan.counted(nShown, took[0], took[1]) // took[0] 0: one command after all
 		}
 		var shown []ClassCount
 		if m.cfg.OnCounts != nil {
