@@ -151,16 +151,16 @@ func (s *session) instances(ctx context.Context, r *instancesRequest) (Instances
 	if a.Start < 0 || a.Count < 0 {
 		return InstancesBody{}, fmt.Errorf("start %d and count %d must not be negative", a.Start, a.Count)
 	}
-	objs, err := s.memory().Instances(ctx, a.ClassName, a.New)
+	l, err := s.memory().Instances(ctx, a.ClassName, a.New)
 	if err != nil {
 		return InstancesBody{}, memoryError(err)
 	}
-	lo, hi := min(a.Start, len(objs)), len(objs)
+	lo, hi := min(a.Start, len(l.Objects)), len(l.Objects)
 	if a.Count > 0 {
 		hi = min(lo+a.Count, hi)
 	}
-	ref := s.dbg.refs.vars.add(&objectList{objs: objs[lo:hi], first: lo})
-	return InstancesBody{Total: len(objs), VariablesReference: ref}, nil
+	ref := s.dbg.refs.vars.add(&objectList{objs: l.Objects[lo:hi], first: lo})
+	return InstancesBody{Total: len(l.Objects), VariablesReference: ref, Truncated: l.Truncated}, nil
 }
 
 func (s *session) allocations(ctx context.Context, r *allocationsRequest) (AllocationsBody, error) {

@@ -292,3 +292,40 @@ func TestStepDuringAHeapWalk(t *testing.T) {
 		t.Fatal("the step waited for the heap walk without a word")
 	}
 }
+
+// TestInstancesOfAHugeClass lists a class of 250,000 instances (MemBench,
+// a million objects): 100,000 are listed and the body says there are more,
+// the last page reads, a class of few instances is not marked; the new
+// instances of a tracked class compared across cut listings are marked too.
+func TestInstancesOfAHugeClass(t *testing.T) {
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "MemBench", "args", []string{"1000000"}, "vmArgs", []string{"-Xmx1g"}))
+	c.setBreakpoints(source(t, "MemBench.java"), bp(t, "MemBench.java", "bench-a"))
+	c.configurationDone()
+	th := c.expectStop("breakpoint").Body.ThreadId
+	c.setBreakpoints(source(t, "MemBench.java"))
+
+	c.send("instances", map[string]any{"className": "MemBench$Node", "start": 99_990, "count": 100})
+	body := until[*instancesResponse](c, "instances response", nil).Body
+	if body.Total != 100_000 || !body.Truncated {
+		t.Fatalf("instances of 250,000 nodes: %s, want total 100000, truncated", mustJSON(body))
+	}
+	if page := c.variables(body.VariablesReference); len(page) != 10 || page[9].Name != "[99999]" {
+		t.Errorf("the last page: %d variables, last %+v", len(page), page[len(page)-1])
+	}
+	c.send("instances", map[string]any{"className": "java.util.HashMap"})
+	if few := until[*instancesResponse](c, "instances response", nil).Body; few.Total == 0 || few.Total >= 100_000 || few.Truncated {
+		t.Errorf("instances of HashMap: %s, want a few, not truncated", mustJSON(few))
+	}
+
+	c.send("trackInstances", map[string]any{"className": "MemBench$Node", "track": true})
+	until[*trackInstancesResponse](c, "trackInstances response", nil)
+	c.send("next", map[string]any{"threadId": th})
+	until[*godap.NextResponse](c, "next response", nil)
+	c.expectStop("step")
+	c.send("instances", map[string]any{"className": "MemBench$Node", "new": true})
+	if fresh := until[*instancesResponse](c, "instances response", nil).Body; !fresh.Truncated {
+		t.Errorf("new nodes across cut listings: %s, want truncated", mustJSON(fresh))
+	}
+}

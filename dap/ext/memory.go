@@ -55,8 +55,11 @@ type InstancesArguments struct {
 
 // InstancesBody is the body of the instances response.
 type InstancesBody struct {
-	// Total is the number of instances (at most 100,000 are listed).
+	// Total is the number of instances listed (at most 100,000).
 	Total int `json:"total"`
+	// Truncated says the class has more instances than listed; for new
+	// instances, that a listing compared was cut (some may be older).
+	Truncated bool `json:"truncated,omitempty"`
 	// VariablesReference lists the page's instances, each with its fields
 	// and a child listing the objects referring to it.
 	VariablesReference int `json:"variablesReference"`

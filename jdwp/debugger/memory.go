@@ -126,7 +126,7 @@ type Memory struct {
 	classes   map[string]*classEntry
 	base      uint64 // the stop of the first complete count, 0 before
 	tracked   map[string]*tracked
-	insts     map[string][]jdwp.TaggedObjectID // instances listed at this stop, by class
+	insts     map[string]Listing // instances listed at this stop, by class
 	allocOn   bool
 	allocs    []Allocation  // the tracker's records at the latest stop
 	allocFor  uint64        // the stop allocs belong to
@@ -143,9 +143,20 @@ type classEntry struct {
 }
 
 type tracked struct {
-	ids   map[jdwp.ObjectID]bool // the instances at the stop epoch
-	epoch uint64
-	fresh []jdwp.TaggedObjectID // those not there at the stop before
+	ids       map[jdwp.ObjectID]bool // the instances at the stop epoch
+	epoch     uint64
+	fresh     []jdwp.TaggedObjectID // those not there at the stop before
+	cut       bool                  // the listing at the stop epoch was cut at maxInstances
+	truncated bool                  // it or the one before was: some of fresh may be older
+}
+
+// Listing is the instances of a class listed at a stop.
+type Listing struct {
+	Objects []jdwp.TaggedObjectID
+	// Truncated says the class has more instances than the 100,000
+	// listed. For the new instances of a tracked class, it says one of the
+	// two listings compared was cut: some listed as new may be older ones.
+	Truncated bool
 }
 
 // job is one piece of a stop's work, done once whoever asks first.
@@ -232,7 +243,7 @@ func (m *Memory) beginLocked() {
 	m.epoch++
 	m.ctx, m.cancel = context.WithCancel(m.cfg.Context)
 	m.jobs = map[string]*job{}
-	m.insts = map[string][]jdwp.TaggedObjectID{}
+	m.insts = map[string]Listing{}
 }
 
 // backgroundLocked does the stop's work in the background, after Settle
@@ -585,69 +596,69 @@ func (m *Memory) classIDs(ctx context.Context, name string) ([]jdwp.ReferenceTyp
 }
 
 // list returns the live instances of the class named name, at most
-// maxInstances.
-func (m *Memory) list(ctx context.Context, name string) ([]jdwp.TaggedObjectID, error) {
+// maxInstances, and whether it has more.
+func (m *Memory) list(ctx context.Context, name string) (Listing, error) {
 	ids, err := m.classIDs(ctx, name)
 	if err != nil {
-		return nil, err
+		return Listing{}, err
 	}
 	var out []jdwp.TaggedObjectID
 	for _, t := range ids {
 		done := m.heapWalk("instances")
 		cctx, cancel := m.command(ctx)
-		objs, err := m.conn.Instances(cctx, t, int32(maxInstances-len(out)))
+		objs, err := m.conn.Instances(cctx, t, int32(maxInstances+1-len(out))) // one more: are there more?
 		cancel()
 		done()
 		if err != nil {
-			return nil, fmt.Errorf("list the instances of %s: %w", name, err)
+			return Listing{}, fmt.Errorf("list the instances of %s: %w", name, err)
 		}
 		out = append(out, objs...)
-		if len(out) >= maxInstances {
-			break
+		if len(out) > maxInstances {
+			return Listing{Objects: out[:maxInstances:maxInstances], Truncated: true}, nil
 		}
 	}
-	return out, nil
+	return Listing{Objects: out}, nil
 }
 
 // Instances returns the live instances of the class named name at this
 // stop (listed once per stop, so pages of them agree; at most 100,000).
 // With fresh, only those that appeared since the previous stop: the class
 // must be tracked (Track).
-func (m *Memory) Instances(ctx context.Context, name string, fresh bool) ([]jdwp.TaggedObjectID, error) {
+func (m *Memory) Instances(ctx context.Context, name string, fresh bool) (Listing, error) {
 	if err := m.CanCount(ctx); err != nil {
-		return nil, err
+		return Listing{}, err
 	}
 	if fresh {
 		m.mu.Lock()
 		_, ok := m.tracked[name]
 		m.mu.Unlock()
 		if !ok {
-			return nil, fmt.Errorf("class %s is not tracked: track it (memoryView \"track\") and its new instances are listed from the next stop on", name)
+			return Listing{}, fmt.Errorf("class %s is not tracked: track it (memoryView \"track\") and its new instances are listed from the next stop on", name)
 		}
 		if err := m.wait(ctx, "track "+name, func(ctx context.Context, epoch uint64) error { return m.track(ctx, epoch, name) }); err != nil {
-			return nil, err
+			return Listing{}, err
 		}
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if tc := m.tracked[name]; tc != nil {
-			return tc.fresh, nil
+			return Listing{Objects: tc.fresh, Truncated: tc.truncated}, nil
 		}
-		return nil, nil
+		return Listing{}, nil
 	}
 	err := m.wait(ctx, "instances "+name, func(ctx context.Context, epoch uint64) error {
-		objs, err := m.list(ctx, name)
+		l, err := m.list(ctx, name)
 		if err != nil {
 			return err
 		}
 		m.mu.Lock()
 		if m.epoch == epoch {
-			m.insts[name] = objs
+			m.insts[name] = l
 		}
 		m.mu.Unlock()
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return Listing{}, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -686,10 +697,11 @@ func (m *Memory) Track(ctx context.Context, name string, on bool) error {
 // track takes the instances of a tracked class at stop epoch and keeps
 // those that are new since the stop before.
 func (m *Memory) track(ctx context.Context, epoch uint64, name string) error {
-	objs, err := m.list(ctx, name)
+	l, err := m.list(ctx, name)
 	if err != nil {
 		return err
 	}
+	objs := l.Objects
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	tc := m.tracked[name]
@@ -704,7 +716,8 @@ func (m *Memory) track(ctx context.Context, epoch uint64, name string) error {
 			fresh = append(fresh, o)
 		}
 	}
-	tc.ids, tc.epoch, tc.fresh = ids, epoch, fresh
+	tc.truncated = l.Truncated || tc.cut // this listing or the one compared with
+	tc.ids, tc.epoch, tc.fresh, tc.cut = ids, epoch, fresh, l.Truncated
 	return nil
 }
 
