@@ -137,9 +137,9 @@ func (st *ddmState) emit(s *session, c ddm.Change) {
 	if s.isDone() {
 		return
 	}
-	st.mu.Lock()
+	st.mu.Lock() // held while sending: an event ddmUpdates turned off never follows its response
+	defer st.mu.Unlock()
 	threads, heapInfo, heapMap := st.threads, st.heapInfo, st.heapMap
-	st.mu.Unlock()
 	if threads && c&ddm.ChangeThreads != 0 {
 		s.send(&customEvent[DDMThreadsBody]{Event: newEvent("ddmThreads"), Body: st.feed.Threads()})
 	}

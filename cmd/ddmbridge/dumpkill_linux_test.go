@@ -103,9 +103,11 @@ func TestKilledMonitorDumpCleanedUp(t *testing.T) {
 		_, err := os.Lstat(file)
 		return os.IsNotExist(err)
 	})
-	if ents, _ := os.ReadDir(journal); len(ents) != 0 {
-		t.Errorf("the journal still holds %v", ents)
-	}
+	// The note goes after what it notes: wait for it too.
+	pollUntil(t, ctx, "the journal emptied", func() bool {
+		ents, _ := os.ReadDir(journal)
+		return len(ents) == 0
+	})
 }
 
 // pollUntil polls ok until it holds or ctx ends.
@@ -222,9 +224,11 @@ func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
 		_, err := os.Lstat(made[0])
 		return os.IsNotExist(err)
 	})
-	if ents, _ := os.ReadDir(journal); len(ents) != 0 {
-		t.Errorf("the journal still holds %v", ents)
-	}
+	// The note goes after what it notes: wait for it too.
+	pollUntil(t, ctx, "the journal emptied", func() bool {
+		ents, _ := os.ReadDir(journal)
+		return len(ents) == 0
+	})
 }
 
 // attemptOver reports whether a dump attempt has ended.
