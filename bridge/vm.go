@@ -312,6 +312,11 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 				v.log.Debug().Err(err).Msg("thread poll failed")
 			}
 		},
+		NamesOn: func() {
+			if v.dc != nil {
+				v.enableThreadNotify()
+			}
+		},
 		ThreadsOff: func() {
 			if v.dc != nil {
 				v.mu.Lock()

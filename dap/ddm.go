@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/dap/ddmalloc"
 	"github.com/ddmbridge/ddmbridge/dap/ext"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	godap "github.com/google/go-dap"
@@ -54,6 +55,7 @@ func registerCustom(c *godap.Codec) {
 type ddmState struct {
 	feed   *ddm.Feed
 	client *ddm.Client
+	alloc  *ddmalloc.Tracker
 	own    bool   // the session attached client and feed, and closes them
 	stop   func() // ends the model subscription
 
@@ -95,6 +97,7 @@ func (s *session) startDDM(ctx context.Context, d *debuggee, target string) {
 		st.own = true
 	}
 	st.client = st.feed.Client()
+	st.alloc = ddmalloc.New(st.feed)
 	d.ddm = st
 	changes, cancel := st.client.Data().Subscribe()
 	st.stop = cancel
@@ -123,6 +126,7 @@ func (st *ddmState) watch(threads, heap bool) {
 
 func (st *ddmState) close() {
 	st.closeOnce.Do(func() {
+		st.alloc.Close()
 		st.stop()
 		st.watch(false, false)
 		if st.own {

@@ -7,10 +7,8 @@ import (
 	"sync"
 
 	"github.com/ddmbridge/ddmbridge/dap/ext"
-	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
-	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	godap "github.com/google/go-dap"
 )
 
@@ -74,7 +72,7 @@ func (s *session) memory() *debugger.Memory {
 		},
 	}
 	if d.ddm != nil {
-		cfg.Tracker = ddmAllocTracker{d.ddm.client}
+		cfg.Tracker = d.ddm.alloc
 	}
 	d.mem.m = debugger.NewMemory(d.conn, d.stops, cfg)
 	return d.mem.m
@@ -263,35 +261,3 @@ func memoryLane(*session, godap.RequestMessage) jdwp.ThreadID { return memoryLan
 
 // memoryLaneID is no thread's id (HotSpot and ART number theirs from 1).
 const memoryLaneID = jdwp.ThreadID(1<<63 - 1)
-
-// ddmAllocTracker is DDM's allocation tracker (REAE, REAL) as package
-// debugger's AllocTracker.
-type ddmAllocTracker struct{ c *ddm.Client }
-
-func (t ddmAllocTracker) Enable(ctx context.Context, on bool) error {
-	if !t.c.Speaks(ctx) {
-		return debugger.ErrNoAllocTracker
-	}
-	t.c.Send(&ddm.AllocTrackingEnable{Enable: on}, nil) // ART answers REAE with no reply: posted, in order with what follows
-	return nil
-}
-
-func (t ddmAllocTracker) Records(ctx context.Context) ([]debugger.Allocation, error) {
-	m, err := t.c.Request(ctx, &ddm.Empty{Type: ddm.REAL})
-	if err != nil {
-		return nil, err
-	}
-	recs, ok := m.(*ddm.AllocRecords)
-	if !ok {
-		return nil, fmt.Errorf("REAL answered with %T", m)
-	}
-	out := make([]debugger.Allocation, len(recs.Records))
-	for i, r := range recs.Records {
-		a := debugger.Allocation{Class: javalang.ClassName(r.Class), Size: r.Size, Thread: uint32(r.ThreadID), Frames: make([]debugger.AllocSite, len(r.Frames))}
-		for j, f := range r.Frames {
-			a.Frames[j] = debugger.AllocSite{Class: javalang.ClassName(f.Class), Method: f.Method, File: f.File, Line: int(f.Line)}
-		}
-		out[i] = a
-	}
-	return out, nil
-}

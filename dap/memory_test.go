@@ -186,8 +186,8 @@ func TestMemoryWithoutInstanceInfo(t *testing.T) {
 
 // TestAllocationsThroughSimulatedDDM: a HotSpot VM behind the simulated ART
 // VM; the allocation tracker turned on at one stop gives, at the next, the
-// records of the allocations between them, with their stack traces, and
-// the one after that only those since.
+// records of the allocations between them, with their stack traces and
+// their threads named (the JVM's threads, which the simulator's follow).
 func TestAllocationsThroughSimulatedDDM(t *testing.T) {
 	vm := jvmtest.StartT(t, jvmtest.Options{ClassPath: []string{fixtures(t)}, MainClass: "Loop", ReadyLine: "READY"})
 	port := startSimVM(t, simvm.Options{Profile: simvm.ProfileART, JVM: vm.Addr, GCInterval: time.Hour, Tick: 20 * time.Millisecond})
@@ -220,9 +220,20 @@ func TestAllocationsThroughSimulatedDDM(t *testing.T) {
 		}
 		recs = body.Allocations
 	}
+	t.Logf("%d records; the first: %s", len(recs), mustJSON(recs[0]))
+	// Each record is named after its thread, one of the JVM's (the
+	// simulator's threads follow them: DDM's THCR names, JDWP's here).
+	c.send("threads", nil)
+	jvmThreads := map[string]bool{}
+	for _, th := range until[*godap.ThreadsResponse](c, "threads response", nil).Body.Threads {
+		jvmThreads[th.Name] = true
+	}
 	for _, r := range recs {
 		if r.Class == "" || r.Size == 0 || len(r.Frames) == 0 || r.Frames[0].Method == "" || r.Frames[0].File == "" {
 			t.Errorf("allocation record without class, size or stack: %+v", r)
+		}
+		if r.Thread == 0 || !jvmThreads[r.ThreadName] {
+			t.Errorf("allocation on thread %d named %q, not one of the JVM's threads %v", r.Thread, r.ThreadName, jvmThreads)
 		}
 	}
 	// The same stop asked again: the same records; off: none.

@@ -24,9 +24,12 @@ type FeedOptions struct {
 	// PollThreads replaces the default poll round (THEN once, then THST),
 	// e.g. for a VM the owner reads threads from over JDWP.
 	PollThreads func(ctx context.Context)
-	// ThreadsOff replaces what happens when the last watcher leaves
-	// (default: THEN 0, which also clears the model's threads).
+	// ThreadsOff replaces what happens when the last watcher of threads or
+	// names leaves (default: THEN 0, which also clears the model's threads).
 	ThreadsOff func()
+	// NamesOn replaces what happens when the first watcher of names comes
+	// while no one watches threads (default: THEN 1, once until THEN 0).
+	NamesOn func()
 	// Threads replaces the default thread list (the client's model).
 	Threads func() ThreadsJSON
 }
@@ -38,12 +41,18 @@ type FeedOptions struct {
 // on and off likewise. The monitor keeps one per VM and DAP sessions through
 // it share that one; a stand-alone DAP session keeps its own over its
 // connection. Changes are read from the client's model (Client().Data()).
+//
+// A watcher of names (WatchNames) needs only the threads' names, which the
+// VM pushes once THEN is on (THCR for every live thread, then THCR, THNM and
+// THDE as they come): THEN stays on while anyone watches threads or names,
+// and THST is asked for only while someone watches threads.
 type Feed struct {
 	c   *Client // nil: a VM without DDM (threads through PollThreads only)
 	opt FeedOptions
 
 	mu       sync.Mutex
 	threads  int
+	names    int
 	heap     int
 	thenSent bool
 	stop     chan struct{} // closes the running poll loop
@@ -76,6 +85,14 @@ func (f *Feed) Watching() (threads, heap bool) {
 	return f.threads > 0, f.heap > 0
 }
 
+// WatchingNames reports whether anyone watches the threads' names alone
+// (WatchNames).
+func (f *Feed) WatchingNames() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.names > 0
+}
+
 // WatchThreads adds (on) or removes a thread watcher. Calls must balance.
 func (f *Feed) WatchThreads(on bool) {
 	f.mu.Lock()
@@ -93,8 +110,41 @@ func (f *Feed) WatchThreads(on bool) {
 		if f.threads == 0 {
 			close(f.stop)
 			f.stop = nil
+			if f.names == 0 {
+				f.threadsOffLocked()
+			}
+		}
+	}
+}
+
+// WatchNames adds (on) or removes a watcher of the threads' names alone:
+// THEN on, without THST polling (the allocation tracker names the threads
+// of its records this way). Calls must balance.
+func (f *Feed) WatchNames(on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case on:
+		f.names++
+		if f.names == 1 && f.threads == 0 {
+			f.namesOnLocked()
+		}
+	case f.names > 0:
+		f.names--
+		if f.names == 0 && f.threads == 0 {
 			f.threadsOffLocked()
 		}
+	}
+}
+
+func (f *Feed) namesOnLocked() {
+	if f.opt.NamesOn != nil {
+		f.opt.NamesOn()
+		return
+	}
+	if f.c != nil && !f.thenSent {
+		f.thenSent = true
+		f.c.Send(&ThreadNotify{Enable: true}, nil)
 	}
 }
 

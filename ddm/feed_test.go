@@ -127,3 +127,44 @@ func TestSpeaks(t *testing.T) {
 		t.Error("a VM that refused HELO speaks DDM")
 	}
 }
+
+// TestFeedNames: a watcher of names turns THEN on without any THST poll;
+// threads watchers come and go under it without THEN 0; the last of either
+// kind to leave turns THEN off, once.
+func TestFeedNames(t *testing.T) {
+	ft := feedVM()
+	c := NewClient(ft, Options{Timeout: 30 * time.Second})
+	defer c.Close()
+	f := NewFeed(c, FeedOptions{ID: "9", Interval: 10 * time.Millisecond})
+	defer f.Close()
+
+	f.WatchNames(true)
+	f.WatchNames(true)
+	waitUntil(t, "THEN(1) for a names watcher", func() bool { on, _ := ft.notifies(); return on == 1 })
+	f.WatchThreads(true) // polls THST, no second THEN
+	waitUntil(t, "a THST round", func() bool { return ft.count(THST) >= 1 })
+	f.WatchThreads(false) // the names watchers keep THEN on
+	f.wg.Wait()           // the poll loop has ended: no THST from here on
+	if !f.WatchingNames() {
+		t.Error("names watchers left, but WatchingNames says none")
+	}
+	f.WatchNames(false)
+	f.WatchNames(false)
+	waitUntil(t, "THEN(0) after the last names watcher left", func() bool { _, off := ft.notifies(); return off == 1 })
+	if on, off := ft.notifies(); on != 1 || off != 1 {
+		t.Errorf("THEN on %d, off %d: want one of each", on, off)
+	}
+	// With THEN off, no THST is asked for any more, and names alone never poll.
+	polled := ft.count(THST)
+	f.WatchNames(true)
+	waitUntil(t, "THEN(1) again", func() bool { on, _ := ft.notifies(); return on == 2 })
+	f.WatchNames(false)
+	f.WatchNames(false) // unbalanced: ignored
+	waitUntil(t, "THEN(0) again", func() bool { _, off := ft.notifies(); return off == 2 })
+	if n := ft.count(THST); n != polled {
+		t.Errorf("%d THST sent while only names were watched", n-polled)
+	}
+	if f.names != 0 || f.threads != 0 {
+		t.Errorf("watchers left: %d names, %d threads", f.names, f.threads)
+	}
+}

@@ -10,8 +10,8 @@ import (
 
 // TestAllocTracker: the tracker records only while on, as ART's: REAL is
 // the empty 15-byte blob while off; turned on, it starts with no records and
-// gathers them, newest first, each with its stack; turned off, its records
-// are dropped.
+// gathers them, newest first, each with its stack and on one of its threads;
+// turned off, its records are dropped.
 func TestAllocTracker(t *testing.T) {
 	vm, _, c := start(t, Options{Profile: ProfileART, Tick: 10 * time.Millisecond, GCInterval: time.Hour}, ddm.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -54,6 +54,21 @@ func TestAllocTracker(t *testing.T) {
 			t.Fatalf("record %+v", r)
 		}
 	}
+	// Each record is on one of the VM's threads (by the id THCR and THST
+	// give it), the running ones, not all on main.
+	threads := map[uint16]bool{}
+	eventually(t, "records on two threads", func() bool {
+		vm.mu.Lock()
+		last := vm.nextTID
+		vm.mu.Unlock()
+		for _, r := range real() {
+			if r.ThreadID == 0 || uint32(r.ThreadID) > last {
+				t.Fatalf("record on thread %d, which the VM never had (ids 1…%d)", r.ThreadID, last)
+			}
+			threads[r.ThreadID] = true
+		}
+		return len(threads) >= 2
+	})
 	// Off: the records are dropped.
 	c.Send(&ddm.AllocTrackingEnable{Enable: false}, nil)
 	if recs := real(); len(recs) != 0 || query() {

@@ -301,7 +301,7 @@ func (vm *VM) allocLocked() {
 	if !vm.allocOn {
 		return // ART records only while the tracker is on
 	}
-	rec := ddm.AllocRecord{Size: o.units * unitSize, ThreadID: 1, Class: []string{"Ljava/lang/Object;", "Ljava/lang/Class;", "[B", "[C", "[I", "[J"}[o.kind],
+	rec := ddm.AllocRecord{Size: o.units * unitSize, ThreadID: vm.allocatingThreadLocked(), Class: []string{"Ljava/lang/Object;", "Ljava/lang/Class;", "[B", "[C", "[I", "[J"}[o.kind],
 		Frames: []ddm.AllocFrame{
 			{Class: "Lcom/example/simvm/Worker;", Method: "work", File: "Worker.java", Line: int16(10 + o.kind)},
 			{Class: "Lcom/example/simvm/Worker;", Method: "run", File: "Worker.java", Line: 5},
@@ -310,6 +310,30 @@ func (vm *VM) allocLocked() {
 		vm.allocs = slices.Delete(vm.allocs, 0, 1)
 	}
 	vm.allocs = append(vm.allocs, rec)
+}
+
+// allocatingThreadLocked picks the thread an allocation is recorded on,
+// by its DDM id (THCR's, THST's): one of the live threads that can run
+// code (runnable and not suspended; in front of a JVM, the JVM's threads as
+// the last poll saw them), else any live one, else 1 (ART's main thread).
+func (vm *VM) allocatingThreadLocked() uint16 {
+	var running, live []uint32
+	for _, t := range sortedThreads(vm.threads) {
+		if t.id > 0xffff { // REAL's thread ids are 16-bit (ART's thin-lock ids)
+			continue
+		}
+		live = append(live, t.id)
+		if t.status == ddm.ThreadRunning && !t.suspended {
+			running = append(running, t.id)
+		}
+	}
+	switch {
+	case len(running) > 0:
+		return uint16(running[vm.rng.IntN(len(running))])
+	case len(live) > 0:
+		return uint16(live[vm.rng.IntN(len(live))])
+	}
+	return 1
 }
 
 // maxAllocRecords is how many allocation records the tracker keeps, the

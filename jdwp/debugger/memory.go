@@ -47,10 +47,13 @@ type ClassCount struct {
 
 // Allocation is one record of a VM's allocation tracker.
 type Allocation struct {
-	Class  string      `json:"class"` // as Java writes it: "java.lang.String", "byte[]"
-	Size   uint32      `json:"size"`  // bytes
-	Thread uint32      `json:"thread"`
-	Frames []AllocSite `json:"frames"` // the allocating stack, innermost first
+	Class  string `json:"class"` // as Java writes it: "java.lang.String", "byte[]"
+	Size   uint32 `json:"size"`  // bytes
+	Thread uint32 `json:"thread"`
+	// ThreadName is the allocating thread's name, "" when the VM has not
+	// named it (yet): Thread is the VM's id of it (DDM's, as THCR gives it).
+	ThreadName string      `json:"threadName,omitempty"`
+	Frames     []AllocSite `json:"frames"` // the allocating stack, innermost first
 }
 
 // AllocSite is one frame of an allocation's stack.
@@ -64,10 +67,13 @@ type AllocSite struct {
 // AllocTracker is a VM's allocation tracker (DDM's REAE and REAL) as the
 // front end reaches it: Enable turns recording on (an empty record buffer)
 // or off (records dropped); Records returns what was recorded since it was
-// turned on, most recent first.
+// turned on or restarted, most recent first; Restart empties the buffer,
+// the tracker staying on (what comes with it on, such as the thread names
+// of its records, stays too).
 type AllocTracker interface {
 	Enable(ctx context.Context, on bool) error
 	Records(ctx context.Context) ([]Allocation, error)
+	Restart(ctx context.Context) error
 }
 
 // MemoryConfig is what a Memory needs from its owner.
@@ -839,10 +845,7 @@ func (m *Memory) readAllocs(ctx context.Context, epoch uint64) error {
 	if err != nil {
 		return fmt.Errorf("read the allocation records: %w", err)
 	}
-	if err := t.Enable(cctx, false); err == nil {
-		err = t.Enable(cctx, true)
-	}
-	if err != nil {
+	if err := t.Restart(cctx); err != nil {
 		m.cfg.Log.Warn().Err(err).Msg("restart the allocation tracker: the next stop's records include this one's")
 	}
 	m.mu.Lock()
