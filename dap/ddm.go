@@ -82,8 +82,8 @@ func (s *session) startDDM(ctx context.Context, d *debuggee, target string) {
 	if target != "" {
 		st.feed = s.cfg.Backend.DDMFeed(target)
 	}
+	ver, err := d.conn.Version(ctx) // says, too, whether the VM is a simulated one
 	if st.feed == nil {
-		ver, err := d.conn.Version(ctx)
 		if err != nil || !ver.Android() {
 			s.cfg.Logger.Debug().Err(err).Str("vm", ver.VMName).Msg("not an Android VM: no DDM on this connection")
 			return
@@ -97,7 +97,7 @@ func (s *session) startDDM(ctx context.Context, d *debuggee, target string) {
 		st.own = true
 	}
 	st.client = st.feed.Client()
-	st.alloc = ddmalloc.New(st.feed)
+	st.alloc = ddmalloc.New(st.feed, ver.Description)
 	d.ddm = st
 	changes, cancel := st.client.Data().Subscribe()
 	st.stop = cancel

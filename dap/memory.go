@@ -132,7 +132,8 @@ func memoryError(err error) error {
 func (s *session) memoryView(ctx context.Context, r *memoryViewRequest) (MemoryViewBody, error) {
 	m := s.memory()
 	m.SetVisible(r.Arguments.Visible, r.Arguments.Shown)
-	return MemoryViewBody{CanCount: m.CanCount(ctx) == nil, CanTrackAllocations: s.dbg.ddm != nil && s.dbg.ddm.client.Speaks(ctx)}, nil
+	st := s.dbg.ddm
+	return MemoryViewBody{CanCount: m.CanCount(ctx) == nil, CanTrackAllocations: st != nil && st.client.Speaks(ctx), Simulated: st != nil && st.alloc.Simulated()}, nil
 }
 
 func (s *session) instanceCounts(ctx context.Context, r *instanceCountsRequest) (InstanceCountsBody, error) {

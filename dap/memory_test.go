@@ -177,8 +177,8 @@ func TestMemoryWithoutInstanceInfo(t *testing.T) {
 	until[*godap.InitializedEvent](c, "initialized", nil)
 	c.send("memoryView", map[string]any{"visible": true})
 	body := until[*memoryViewResponse](c, "memoryView response", nil).Body
-	if body.CanCount || !body.CanTrackAllocations {
-		t.Errorf("memoryView on the simulated VM: %+v, want no counts, allocations", body)
+	if body.CanCount || !body.CanTrackAllocations || !body.Simulated {
+		t.Errorf("memoryView on the simulated VM: %+v, want no counts, allocations, said to be simulated", body)
 	}
 	c.send("trackInstances", map[string]any{"className": "java.lang.String", "track": true})
 	c.expectError(ErrVMCannot, "CanGetInstanceInfo is false")
@@ -198,6 +198,10 @@ func TestAllocationsThroughSimulatedDDM(t *testing.T) {
 	c.send("pause", map[string]any{"threadId": 1})
 	th := until[*godap.StoppedEvent](c, "pause stop", nil).Body.ThreadId
 
+	c.send("memoryView", map[string]any{"visible": true})
+	if v := until[*memoryViewResponse](c, "memoryView response", nil).Body; !v.CanTrackAllocations || !v.Simulated {
+		t.Errorf("memoryView on the simulated ART VM: %+v, want allocations, said to be simulated", v)
+	}
 	c.send("allocations", map[string]any{"enable": true})
 	on := until[*allocationsResponse](c, "allocations response", nil).Body
 	if !on.Enabled || len(on.Allocations) != 0 {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
@@ -16,15 +17,24 @@ var ErrEnded = errors.New("the debug session ended: its allocation tracker is of
 
 // Tracker is a VM's DDM allocation tracker. Safe for concurrent use.
 type Tracker struct {
-	feed *ddm.Feed
+	feed      *ddm.Feed
+	simulated bool
 
 	mu     sync.Mutex
 	on     bool // REAE(1) sent and not undone; the feed's names watched
 	closed bool
 }
 
-// New returns the tracker of the VM whose feed is feed.
-func New(feed *ddm.Feed) *Tracker { return &Tracker{feed: feed} }
+// New returns the tracker of the VM whose feed is feed and whose
+// VirtualMachine.Version description is description.
+func New(feed *ddm.Feed, description string) *Tracker {
+	return &Tracker{feed: feed, simulated: simvm.Simulated(description)}
+}
+
+// Simulated reports whether the VM is ddmbridge's simulated one (ddmbridge
+// simvm, or a process of a simulated device), whose allocation records are
+// made up: a front end says so where it shows them.
+func (t *Tracker) Simulated() bool { return t.simulated }
 
 // client returns the feed's DDM client if the VM speaks DDM.
 func (t *Tracker) client(ctx context.Context) (*ddm.Client, error) {

@@ -99,7 +99,13 @@ func TestTrackerNamesThreads(t *testing.T) {
 	_, c, f := simulated(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	tr := New(f)
+	tr := New(f, "Java Debug Wire Protocol (Reference Implementation) version 1.8\nJVM Debug Interface version 1.2\nJVM version 2.1.0 (Dalvik, ddmbridge simulated VM, art profile)")
+	if !tr.Simulated() {
+		t.Error("a simulated VM's tracker does not say its records are simulated")
+	}
+	if New(f, "JVM version 2.1.0 (Dalvik)").Simulated() {
+		t.Error("a device VM's tracker says its records are simulated")
+	}
 	tracking := func() bool {
 		t.Helper()
 		m, err := c.Request(ctx, &ddm.Empty{Type: ddm.REAQ})

@@ -24,6 +24,10 @@ type MemoryViewBody struct {
 	CanCount bool `json:"canCount"`
 	// CanTrackAllocations: the VM has DDM's allocation tracker.
 	CanTrackAllocations bool `json:"canTrackAllocations"`
+	// Simulated: the VM is ddmbridge's simulated one (ddmbridge simvm, or a
+	// process of a simulated device): its allocation records are made up
+	// by the simulator, not recorded by a real VM.
+	Simulated bool `json:"simulated,omitempty"`
 }
 
 // InstanceCountsArguments are the arguments of instanceCounts.

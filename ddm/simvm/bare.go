@@ -32,6 +32,16 @@ const DDMOnlyNote = "a simulated VM without --jvm answers DDM only: it runs no c
 // simulated VM without a JVM.
 func DDMOnly(description string) bool { return strings.HasSuffix(description, DDMOnlyNote) }
 
+// SimulatedMark is in the VirtualMachine.Version description of every
+// simulated VM (each profile, with or without a JVM, on a simulated device
+// too): a front end finds there that what DDM tells of the VM — its heap,
+// its allocation records — is simulated, and can say so (Simulated).
+const SimulatedMark = "ddmbridge simulated VM"
+
+// Simulated reports whether a VirtualMachine.Version description is that of
+// a simulated VM.
+func Simulated(description string) bool { return strings.Contains(description, SimulatedMark) }
+
 // Ids of the bare VM's objects other than threads (0x1000+): its one
 // thread group and the classes of its threads and group.
 const (

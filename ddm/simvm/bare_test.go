@@ -109,3 +109,20 @@ func TestJDBOnAVMWithoutJVM(t *testing.T) {
 		t.Errorf("jdb printed a Java exception:\n%s", s)
 	}
 }
+
+// TestSimulatedMark: every profile's Version description carries the mark a
+// front end tells a simulated VM by; HotSpot's does not.
+func TestSimulatedMark(t *testing.T) {
+	for _, p := range []Profile{ProfileART, ProfileDraft, ProfileCurrent} {
+		_, conn := serve(t, Options{Profile: p, Tick: time.Hour, GCInterval: time.Hour})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		v, err := conn.Version(ctx)
+		cancel()
+		if err != nil || !Simulated(v.Description) {
+			t.Errorf("profile %s: Version %q, %v: no %q in it", p, v.Description, err, SimulatedMark)
+		}
+	}
+	if Simulated("Java Debug Wire Protocol (Reference Implementation) version 17.0\nJVM Debug Interface version 17.0\nJVM version 17.0.21 (OpenJDK 64-Bit Server VM, mixed mode, sharing)") {
+		t.Error("HotSpot's Version description taken for a simulated VM's")
+	}
+}

@@ -28,13 +28,13 @@ func jdwpString(b []byte, s string) []byte {
 func (vm *VM) versionReply() []byte {
 	var out []byte
 	if vm.opt.Profile.art() {
-		out = jdwpString(out, fmt.Sprintf("Java Debug Wire Protocol (Reference Implementation) version 1.8\nJVM Debug Interface version 1.2\nJVM version 2.1.0 (Dalvik, ddmbridge simulated VM, %s profile)%s", vm.opt.Profile, vm.ddmOnlySuffix()))
+		out = jdwpString(out, fmt.Sprintf("Java Debug Wire Protocol (Reference Implementation) version 1.8\nJVM Debug Interface version 1.2\nJVM version 2.1.0 (Dalvik, %s, %s profile)%s", SimulatedMark, vm.opt.Profile, vm.ddmOnlySuffix()))
 		out = binary.BigEndian.AppendUint32(out, 1)
 		out = binary.BigEndian.AppendUint32(out, 8)
 		out = jdwpString(out, "2.1.0")
 		return jdwpString(out, "Dalvik")
 	}
-	out = jdwpString(out, fmt.Sprintf("Android DalvikVM 1.6.0 (ddmbridge simulated VM, %s profile)%s", vm.opt.Profile, vm.ddmOnlySuffix()))
+	out = jdwpString(out, fmt.Sprintf("Android DalvikVM 1.6.0 (%s, %s profile)%s", SimulatedMark, vm.opt.Profile, vm.ddmOnlySuffix()))
 	out = binary.BigEndian.AppendUint32(out, 1)
 	out = binary.BigEndian.AppendUint32(out, 5)
 	out = jdwpString(out, "1.6.0")
