@@ -302,7 +302,7 @@ func (vm *VM) allocLocked() {
 		return // ART records only while the tracker is on
 	}
 	rec := ddm.AllocRecord{Size: o.units * unitSize, ThreadID: vm.allocatingThreadLocked(), Class: []string{"Ljava/lang/Object;", "Ljava/lang/Class;", "[B", "[C", "[I", "[J"}[o.kind],
-		Frames: []ddm.AllocFrame{
+		Frames: []ddm.AllocFrame{ // vscode-extension/test/fixtures/java/com/example/simvm/Worker.java is their source
 			{Class: "Lcom/example/simvm/Worker;", Method: "work", File: "Worker.java", Line: int16(10 + o.kind)},
 			{Class: "Lcom/example/simvm/Worker;", Method: "run", File: "Worker.java", Line: 5},
 		}}

@@ -7,7 +7,7 @@
 // does the work (docs/memory.md); this file shows it.
 
 import * as vscode from 'vscode';
-import { Allocation, AllocSite, ClassCount, CountsBody, SortKey, TableOptions, countText, frameSourceGlob, frameText, shownNames, tableRows } from './model';
+import { Allocation, AllocSite, ClassCount, CountsBody, SortKey, TableOptions, allocText, countText, frameSourceGlob, frameText, shownNames, tableRows, threadText } from './model';
 
 /** A DAP variable as the variables request gives it. */
 interface Variable {
@@ -45,6 +45,8 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   private opts: TableOptions = { filter: '', onlyChanged: false, sort: 'instances' };
   private tracked = new Map<string, number>(); // class → new instances at this stop (-1: not known yet)
   private canAllocs = false;
+  /** The VM is ddmbridge's simulated one: its allocation records are made up, and the view says so. */
+  private simulated = false;
   private allocsOn = false;
   private allocs: Allocation[] = [];
 
@@ -104,6 +106,7 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     this.allocs = [];
     this.allocsOn = false;
     this.canAllocs = false;
+    this.simulated = false;
     this.note = next ? 'Counts are taken when the VM stops.' : 'Start a ddmbridge debug session and stop it to see its classes.';
     this.title();
     this.changed.fire(undefined);
@@ -120,8 +123,9 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       const body = (await s.customRequest('memoryView', {
         visible: this.view.visible,
         shown: shownNames(tableRows(this.classes, this.opts)),
-      })) as { canCount: boolean; canTrackAllocations: boolean };
+      })) as { canCount: boolean; canTrackAllocations: boolean; simulated?: boolean };
       this.canAllocs = body.canTrackAllocations;
+      this.simulated = body.simulated === true;
       void vscode.commands.executeCommand('setContext', 'ddmbridge.memory.canTrackAllocations', this.canAllocs);
       if (!body.canCount) {
         this.note = 'This VM cannot count instances (CanGetInstanceInfo is false).';
@@ -215,13 +219,19 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       case 'allocs': {
         const t = new vscode.TreeItem('Allocations since the previous stop', vscode.TreeItemCollapsibleState.Collapsed);
         t.id = 'allocs';
-        t.description = this.allocsOn ? `${this.allocs.length}` : 'tracker off';
+        const state = this.allocsOn ? `${this.allocs.length}` : 'tracker off';
+        t.description = this.simulated ? `simulated VM · ${state}` : state;
+        t.tooltip = this.simulated
+          ? "Simulated data: this VM is ddmbridge's simulated Android VM (ddmbridge simvm), whose allocation tracker makes up its records " +
+            '(classes, sizes, the threads it runs, frames of com.example.simvm.Worker). A real Android VM records its own.'
+          : "Recorded by the VM's allocation tracker (DDM) between the previous stop and this one, most recent first.";
         t.iconPath = new vscode.ThemeIcon('record');
         return t;
       }
       case 'alloc': {
         const t = new vscode.TreeItem(n.a.class, n.a.frames.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-        t.description = `${n.a.size} bytes · thread ${n.a.thread}`;
+        t.description = allocText(n.a);
+        t.tooltip = `${n.a.class}, ${n.a.size.toLocaleString('en-US')} bytes, allocated on ${threadText(n.a)} (thread id ${n.a.thread})${this.simulated ? ' — simulated' : ''}`;
         return t;
       }
       case 'frame': {

@@ -19,7 +19,10 @@ export interface CountsBody {
 export interface Allocation {
   class: string;
   size: number;
+  /** The VM's (DDM) id of the allocating thread. */
   thread: number;
+  /** Its name; absent when the VM has not named it (yet). */
+  threadName?: string;
   frames: AllocSite[];
 }
 
@@ -77,6 +80,16 @@ export function deltaText(d: number): string {
 export function countText(c: ClassCount): string {
   const d = deltaText(c.delta);
   return `${c.instances.toLocaleString('en-US')}${d ? `  ${d}` : ''}`;
+}
+
+/** The allocating thread's name, or "thread N" when the VM has not named it. */
+export function threadText(a: Allocation): string {
+  return a.threadName || `thread ${a.thread}`;
+}
+
+/** The description of an allocation row: "1,040 bytes · main". */
+export function allocText(a: Allocation): string {
+  return `${a.size.toLocaleString('en-US')} bytes · ${threadText(a)}`;
 }
 
 /** A frame as a Java stack trace writes it: "com.example.Worker.work(Worker.java:12)". */

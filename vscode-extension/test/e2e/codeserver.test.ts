@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { buildBackend, compileFixture, compileStates, eventually, extRoot, freePort, Jvm, lineOf, repoRoot, sampleJava, startJvm, statesJava, tmpDir } from '../support/fixtures';
+import { buildBackend, compileFixture, compileStates, eventually, extRoot, freePort, Jvm, lineOf, repoRoot, sampleJava, startJvm, statesJava, tmpDir, workerJava } from '../support/fixtures';
 import { countColor, decodePng } from '../support/png';
 
 const vsix = path.join(extRoot, 'ddmbridge.vsix');
@@ -113,6 +113,9 @@ before(async () => {
   fs.mkdirSync(src, { recursive: true });
   fs.copyFileSync(sampleJava, path.join(src, 'Sample.java'));
   fs.copyFileSync(statesJava, path.join(src, 'States.java'));
+  // The source of the frames the simulated VM's allocation records name.
+  fs.mkdirSync(path.join(dirs.ws, 'src', 'com', 'example', 'simvm'), { recursive: true });
+  fs.copyFileSync(workerJava, path.join(dirs.ws, 'src', 'com', 'example', 'simvm', 'Worker.java'));
   statesClasses = await compileStates();
   fs.mkdirSync(path.join(dirs.ws, '.vscode'));
   fs.writeFileSync(
@@ -522,7 +525,13 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
 // The Memory view: at a stop it lists the VM's classes with their counts; a
 // step that allocates shows a class's change since the previous stop
 // (Sample.tick keeps a byte[1024] per call); a class opens to its instances.
-test('code-server: Memory view — counts at a stop, a delta after a step, the instances of a class', { timeout: 900_000 }, async () => {
+/**
+ * Opens Sample.java (loading the workbench if no earlier test did), sets a
+ * breakpoint on tick()'s last line unless one is there, starts "Attach to
+ * current VM" (the HotSpot VM behind the simulated ART VM) and waits until
+ * it is paused on the breakpoint.
+ */
+async function pausedInTick(): Promise<void> {
   if (!page.url().startsWith(url.split('?')[0])) {
     await page.goto(url);
     await page.locator('.monaco-workbench').waitFor({ timeout: 180000 });
@@ -543,7 +552,6 @@ test('code-server: Memory view — counts at a stop, a delta after a step, the i
     180000,
     'Sample.java open',
   );
-  // A breakpoint on tick()'s last line, unless the first test left it.
   if ((await page.locator('.monaco-editor .codicon-debug-breakpoint').count()) === 0) {
     await page.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+G');
@@ -557,11 +565,11 @@ test('code-server: Memory view — counts at a stop, a delta after a step, the i
   await configRow.first().waitFor({ timeout: 60000 });
   await configRow.first().click();
   await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 180000 });
-  log('memory: paused on breakpoint');
+}
 
-  // The Memory pane of Run and Debug, expanded.
-  const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: new RegExp(`^\\s*${title}`) }) });
-  const memory = pane('Memory');
+/** The Memory pane of Run and Debug, expanded. */
+async function memoryPane(): Promise<Locator> {
+  const memory = page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: /^\s*Memory/ }) });
   await eventually(
     async () => {
       if ((await memory.count()) === 0) {
@@ -577,6 +585,13 @@ test('code-server: Memory view — counts at a stop, a delta after a step, the i
     60000,
     'the Memory pane in Run and Debug, expanded',
   );
+  return memory;
+}
+
+test('code-server: Memory view — counts at a stop, a delta after a step, the instances of a class', { timeout: 900_000 }, async () => {
+  await pausedInTick();
+  log('memory: paused on breakpoint');
+  const memory = await memoryPane();
   // Counts at this stop: byte[] with its number of instances.
   const byteRow = memory.locator('.monaco-list-row').filter({ hasText: /^\s*byte\[\]\s*[\d,]+/ });
   await byteRow.first().waitFor({ timeout: 120000 });
@@ -607,6 +622,97 @@ test('code-server: Memory view — counts at a stop, a delta after a step, the i
   await memory.locator('.monaco-list-row').filter({ hasText: /^\s*\[0\]: byte\[\d+\]/ }).first().waitFor({ timeout: 60000 });
   await shot('e2e-memory-instances');
   log('memory: byte[] instances listed');
+
+  await palette('Debug: Disconnect');
+  await page.getByText('Paused on').first().waitFor({ state: 'hidden', timeout: 60000 });
+});
+
+// Android's allocation tracker in the Memory view: the VM is the simulated
+// ART VM in front of HotSpot, so the records are the simulator's (the view
+// says so). Tracking turned on at one stop, the next stop lists the
+// allocations since, each with its size and its thread by name; one opens to
+// its stack, whose frame opens its source (com/example/simvm/Worker.java in
+// the workspace) at its line.
+test('code-server: Memory view — Android allocations since the previous stop, named threads, a frame opens its source', { timeout: 900_000 }, async () => {
+  await pausedInTick();
+  log('allocations: paused on breakpoint');
+  const memory = await memoryPane();
+  const allocsRow = memory.locator('.monaco-list-row').filter({ hasText: 'Allocations since the previous stop' }).first();
+  const allocsText = async (): Promise<string> => ((await allocsRow.textContent({ timeout: 2000 }).catch(() => '')) ?? '').trim();
+  await allocsRow.waitFor({ timeout: 120000 });
+  // The VM is a simulator: the node says so on screen.
+  await eventually(async () => /simulated VM · tracker off/.test(await allocsText()), 60000, 'the Allocations node saying "simulated VM · tracker off"');
+  await shot('e2e-allocations-off');
+
+  // The view's button turns the tracker on (its header actions show on hover).
+  await eventually(
+    async () => {
+      if (/simulated VM · \d+/.test(await allocsText())) {
+        return true;
+      }
+      const header = memory.locator('.pane-header').first();
+      await header.hover();
+      await header.locator('.action-label[aria-label^="Track Allocations"]').first().click({ timeout: 5000 });
+      await allocsRow.filter({ hasText: /simulated VM · \d+/ }).waitFor({ timeout: 15000 });
+      return true;
+    },
+    60000,
+    'the tracker turned on by the Memory view\'s button',
+  );
+  log(`allocations: tracker on (${await allocsText()})`);
+
+  // Continue to the next stop until the simulator recorded something
+  // between two stops (it allocates while the JVM runs, every 200 ms).
+  const counted = /simulated VM · [1-9][\d,]*/;
+  await eventually(
+    async () => {
+      if (counted.test(await allocsText()) && (await page.getByText('Paused on breakpoint').first().isVisible())) {
+        return true;
+      }
+      await palette('Debug: Continue');
+      await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 60000 });
+      await allocsRow.filter({ hasText: counted }).waitFor({ timeout: 10000 }).catch(() => undefined);
+      return false;
+    },
+    300000,
+    'allocations recorded between two stops',
+  );
+  log(`allocations: ${await allocsText()}`);
+
+  // Its rows: class, size and the allocating thread by name (one of the JVM's).
+  if ((await allocsRow.getAttribute('aria-expanded')) !== 'true') {
+    await allocsRow.click();
+  }
+  const rowPattern = /^\s*(java\.lang\.Object|java\.lang\.Class|(?:byte|char|int|long)\[\])\s*([\d,]+) bytes · (.+?)\s*$/;
+  const allocRows = memory.locator('.monaco-list-row').filter({ hasText: / bytes · / });
+  await allocRows.first().waitFor({ timeout: 60000 });
+  const texts = await allocRows.allTextContents();
+  const parsed = texts.map((t) => rowPattern.exec(t));
+  assert.ok(parsed.every((m) => m !== null), `allocation rows as "class size bytes · thread": ${JSON.stringify(texts)}`);
+  const threadNames = parsed.map((m) => m![3]);
+  assert.ok(
+    threadNames.every((n) => !/^thread \d+$/.test(n)),
+    `every allocation's thread named (THCR through the monitor), not "thread N": ${JSON.stringify(threadNames)}`,
+  );
+  await shot('e2e-allocations');
+  log(`allocations: ${texts.length} rows shown, e.g. ${texts[0].trim()}`);
+
+  // One opens to its stack; its innermost frame opens Worker.java at its line.
+  await allocRows.first().click();
+  const frameRow = memory.locator('.monaco-list-row').filter({ hasText: /^\s*com\.example\.simvm\.Worker\.work\(Worker\.java:(\d+)\)\s*$/ }).first();
+  await frameRow.waitFor({ timeout: 60000 });
+  const frameLine = Number(/Worker\.java:(\d+)/.exec((await frameRow.textContent()) ?? '')![1]);
+  await frameRow.click();
+  await page.locator('.tab', { hasText: 'Worker.java' }).waitFor({ timeout: 60000 });
+  await eventually(
+    async () => ((await page.locator('.statusbar-item', { hasText: /Ln \d+, Col \d+/ }).first().textContent({ timeout: 2000 }).catch(() => '')) ?? '').includes(`Ln ${frameLine},`),
+    30000,
+    `the editor's cursor on Worker.java line ${frameLine}`,
+  );
+  const lineText = (await page.locator('.monaco-editor .view-line').filter({ hasText: /return new|getClass/ }).allTextContents()).join('\n');
+  assert.match(lineText, /return new/, 'Worker.java shown, with the allocations the frames name');
+  await shot('e2e-allocations-source');
+  log(`allocations: frame Worker.java:${frameLine} opened in the editor`);
 
   await palette('Debug: Disconnect');
   await page.getByText('Paused on').first().waitFor({ state: 'hidden', timeout: 60000 });

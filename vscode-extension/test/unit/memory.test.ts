@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ClassCount, countText, deltaText, frameSourceGlob, frameText, matches, shownNames, tableRows } from '../../src/memory/model';
+import { allocText, ClassCount, countText, deltaText, frameSourceGlob, frameText, matches, shownNames, tableRows, threadText } from '../../src/memory/model';
 
 const classes: ClassCount[] = [
   { name: 'java.lang.String', instances: 7424, delta: 3 },
@@ -48,5 +48,13 @@ describe('memory view model', () => {
     assert.equal(frameSourceGlob(f), '**/com/example/simvm/Worker.java');
     assert.equal(frameSourceGlob({ ...f, class: 'Main' }), '**/Worker.java', 'a class without a package: any folder');
     assert.equal(frameSourceGlob({ ...f, file: undefined }), undefined);
+  });
+
+  test('allocation rows: size and the thread by name, "thread N" when the VM has not named it', () => {
+    const a = { class: 'byte[]', size: 1040, thread: 4, threadName: 'Signal Dispatcher', frames: [] };
+    assert.equal(threadText(a), 'Signal Dispatcher');
+    assert.equal(allocText(a), '1,040 bytes · Signal Dispatcher');
+    assert.equal(threadText({ ...a, threadName: undefined }), 'thread 4');
+    assert.equal(allocText({ ...a, size: 24, threadName: '' }), '24 bytes · thread 4');
   });
 });
