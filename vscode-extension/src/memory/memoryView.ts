@@ -217,10 +217,10 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
         return t;
       }
       case 'allocs': {
-        const t = new vscode.TreeItem('Allocations since the previous stop', vscode.TreeItemCollapsibleState.Collapsed);
+        // "Simulated" leads the label: a narrow sidebar cuts the end of it and hides the description.
+        const t = new vscode.TreeItem(this.simulated ? 'Simulated allocations since the previous stop' : 'Allocations since the previous stop', vscode.TreeItemCollapsibleState.Collapsed);
         t.id = 'allocs';
-        const state = this.allocsOn ? `${this.allocs.length}` : 'tracker off';
-        t.description = this.simulated ? `simulated VM · ${state}` : state;
+        t.description = this.allocsOn ? `${this.allocs.length}` : 'tracker off';
         t.tooltip = this.simulated
           ? "Simulated data: this VM is ddmbridge's simulated Android VM (ddmbridge simvm), whose allocation tracker makes up its records " +
             '(classes, sizes, the threads it runs, frames of com.example.simvm.Worker). A real Android VM records its own.'

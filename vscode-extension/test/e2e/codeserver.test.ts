@@ -637,23 +637,24 @@ test('code-server: Memory view — Android allocations since the previous stop, 
   await pausedInTick();
   log('allocations: paused on breakpoint');
   const memory = await memoryPane();
-  const allocsRow = memory.locator('.monaco-list-row').filter({ hasText: 'Allocations since the previous stop' }).first();
+  const allocsRow = memory.locator('.monaco-list-row').filter({ hasText: /allocations since the previous stop/i }).first();
   const allocsText = async (): Promise<string> => ((await allocsRow.textContent({ timeout: 2000 }).catch(() => '')) ?? '').trim();
   await allocsRow.waitFor({ timeout: 120000 });
-  // The VM is a simulator: the node says so on screen.
-  await eventually(async () => /simulated VM · tracker off/.test(await allocsText()), 60000, 'the Allocations node saying "simulated VM · tracker off"');
+  // The VM is a simulator: the node says so on screen, first thing.
+  const simulatedOff = /^Simulated allocations since the previous stop\s*tracker off$/;
+  await eventually(async () => simulatedOff.test(await allocsText()), 60000, 'the node "Simulated allocations since the previous stop", tracker off');
   await shot('e2e-allocations-off');
 
   // The view's button turns the tracker on (its header actions show on hover).
   await eventually(
     async () => {
-      if (/simulated VM · \d+/.test(await allocsText())) {
+      if (/stop\s*\d+$/.test(await allocsText())) {
         return true;
       }
       const header = memory.locator('.pane-header').first();
       await header.hover();
       await header.locator('.action-label[aria-label^="Track Allocations"]').first().click({ timeout: 5000 });
-      await allocsRow.filter({ hasText: /simulated VM · \d+/ }).waitFor({ timeout: 15000 });
+      await allocsRow.filter({ hasText: /stop\s*\d+$/ }).waitFor({ timeout: 15000 });
       return true;
     },
     60000,
@@ -661,23 +662,51 @@ test('code-server: Memory view — Android allocations since the previous stop, 
   );
   log(`allocations: tracker on (${await allocsText()})`);
 
-  // Continue to the next stop until the simulator recorded something
-  // between two stops (it allocates while the JVM runs, every 200 ms).
-  const counted = /simulated VM · [1-9][\d,]*/;
+  // Continue to the next stop (tick's n changes) until the simulator
+  // recorded something between two stops: it allocates every 200 ms while
+  // the JVM runs, which is ~100 ms from one hit of the breakpoint to the next.
+  const counted = /^Simulated allocations since the previous stop\s*[1-9][\d,]*$/;
+  const variables = page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: /^\s*Variables/ }) });
+  const nPattern = /^\s*n\s*[=:]\s*(-?\d+)\s*$/;
+  const nValue = async (): Promise<number> => {
+    const row = variables.locator('.monaco-list-row').filter({ hasText: nPattern }).first();
+    if (!(await row.isVisible())) {
+      const locals = variables.locator('.monaco-list-row', { hasText: 'Locals' }).first();
+      if ((await locals.isVisible()) && (await locals.getAttribute('aria-expanded')) !== 'true') {
+        await locals.click();
+      }
+      return NaN;
+    }
+    return Number(nPattern.exec((await row.textContent({ timeout: 2000 }).catch(() => '')) ?? '')?.[1]);
+  };
+  const n0 = await eventually(async () => {
+    const v = await nValue();
+    return Number.isInteger(v) ? v : undefined;
+  }, 30000, 'tick\'s n in the Variables pane');
+  let stops = 0;
   await eventually(
     async () => {
-      if (counted.test(await allocsText()) && (await page.getByText('Paused on breakpoint').first().isVisible())) {
+      if (counted.test(await allocsText())) {
         return true;
       }
+      const before = await nValue();
       await palette('Debug: Continue');
-      await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 60000 });
-      await allocsRow.filter({ hasText: counted }).waitFor({ timeout: 10000 }).catch(() => undefined);
+      await eventually(
+        async () => {
+          const v = await nValue();
+          return Number.isInteger(v) && v !== before;
+        },
+        60000,
+        'the breakpoint hit again',
+      );
+      stops++;
+      await allocsRow.filter({ hasText: counted }).waitFor({ timeout: 5000 }).catch(() => undefined);
       return false;
     },
     300000,
     'allocations recorded between two stops',
   );
-  log(`allocations: ${await allocsText()}`);
+  log(`allocations after ${stops} continues (n ${n0} → ${await nValue()}): ${await allocsText()}`);
 
   // Its rows: class, size and the allocating thread by name (one of the JVM's).
   if ((await allocsRow.getAttribute('aria-expanded')) !== 'true') {
@@ -709,8 +738,10 @@ test('code-server: Memory view — Android allocations since the previous stop, 
     30000,
     `the editor's cursor on Worker.java line ${frameLine}`,
   );
-  const lineText = (await page.locator('.monaco-editor .view-line').filter({ hasText: /return new|getClass/ }).allTextContents()).join('\n');
-  assert.match(lineText, /return new/, 'Worker.java shown, with the allocations the frames name');
+  // The editor shows that line of the workspace's Worker.java (Monaco writes spaces as U+00A0).
+  const want = fs.readFileSync(workerJava, 'utf8').split('\n')[frameLine - 1].trim();
+  const shown = (await page.locator('.monaco-editor .view-line').allTextContents()).map((l) => l.replace(/\u00a0/g, ' ').trim());
+  assert.ok(shown.includes(want), `Worker.java line ${frameLine} (${want}) shown in the editor: ${JSON.stringify(shown)}`);
   await shot('e2e-allocations-source');
   log(`allocations: frame Worker.java:${frameLine} opened in the editor`);
 
