@@ -227,6 +227,13 @@ func TestCapabilitiesEvent(t *testing.T) {
 // startSimVM serves a simulated DDM VM on a loopback port and returns the port.
 func startSimVM(t *testing.T, opt simvm.Options) int {
 	t.Helper()
+	_, port := startSimVMs(t, opt)
+	return port
+}
+
+// startSimVMs is startSimVM that returns the simulated VM too.
+func startSimVMs(t *testing.T, opt simvm.Options) (*simvm.VM, int) {
+	t.Helper()
 	sim, err := simvm.New(opt)
 	if err != nil {
 		t.Fatal(err)
@@ -237,5 +244,5 @@ func startSimVM(t *testing.T, opt simvm.Options) int {
 		t.Fatal(err)
 	}
 	go sim.Serve(ln)
-	return ln.Addr().(*net.TCPAddr).Port
+	return sim, ln.Addr().(*net.TCPAddr).Port
 }

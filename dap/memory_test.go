@@ -190,7 +190,7 @@ func TestMemoryWithoutInstanceInfo(t *testing.T) {
 // their threads named (the JVM's threads, which the simulator's follow).
 func TestAllocationsThroughSimulatedDDM(t *testing.T) {
 	vm := jvmtest.StartT(t, jvmtest.Options{ClassPath: []string{fixtures(t)}, MainClass: "Loop", ReadyLine: "READY"})
-	port := startSimVM(t, simvm.Options{Profile: simvm.ProfileART, JVM: vm.Addr, GCInterval: time.Hour, Tick: 20 * time.Millisecond})
+	sim, port := startSimVMs(t, simvm.Options{Profile: simvm.ProfileART, JVM: vm.Addr, GCInterval: time.Hour, Tick: 20 * time.Millisecond})
 	c := startSession(t, Config{})
 	c.initialize()
 	c.attach(map[string]any{"hostName": "127.0.0.1", "port": port, "sourcePaths": []string{source(t, "")}})
@@ -248,6 +248,23 @@ func TestAllocationsThroughSimulatedDDM(t *testing.T) {
 	c.send("allocations", map[string]any{"enable": false})
 	if off := until[*allocationsResponse](c, "allocations response", nil).Body; off.Enabled || len(off.Allocations) != 0 {
 		t.Errorf("allocations off: %s", mustJSON(off))
+	}
+	if sim.AllocTracking() {
+		t.Error("the VM's tracker is still on after allocations {enable: false}")
+	}
+	// On again, then the session ends: the VM's tracker is turned off
+	// (recording costs the app), before the connection closes.
+	c.send("allocations", map[string]any{"enable": true})
+	until[*allocationsResponse](c, "allocations response", nil)
+	if !sim.AllocTracking() {
+		t.Error("the VM's tracker is off after allocations {enable: true}")
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect response", nil)
+	for deadline := time.Now().Add(time.Minute); sim.AllocTracking(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the VM's allocation tracker is still on a minute after the session ended")
+		}
 	}
 }
 

@@ -352,6 +352,13 @@ func (vm *VM) setAllocTracking(on bool) {
 	vm.allocOn, vm.allocs = on, nil
 }
 
+// AllocTracking reports whether the allocation tracker is on (REAQ's
+// answer; for tests).
+func (vm *VM) AllocTracking() bool {
+	on, _ := vm.allocRecords()
+	return on
+}
+
 // allocRecords returns the tracker's state and its records, most recent
 // first (REAQ, REAL).
 func (vm *VM) allocRecords() (bool, []ddm.AllocRecord) {
