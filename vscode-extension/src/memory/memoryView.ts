@@ -7,7 +7,7 @@
 // does the work (docs/memory.md); this file shows it.
 
 import * as vscode from 'vscode';
-import { Allocation, AllocSite, ClassCount, CountsBody, SortKey, TableOptions, allocText, countText, frameSourceGlob, frameText, shownNames, tableRows, threadText } from './model';
+import { Allocation, AllocSite, ClassCount, CountsBody, SortKey, TableOptions, allocText, countsTitle, countText, frameSourceGlob, frameText, shownNames, tableRows, threadText, truncatedNote } from './model';
 
 /** A DAP variable as the variables request gives it. */
 interface Variable {
@@ -40,6 +40,7 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   private session: vscode.DebugSession | undefined;
   private classes: ClassCount[] = [];
   private complete = false;
+  private counted = false; // the table's counts are of this stop
   private stopped = false;
   private note = 'Start a ddmbridge debug session and stop it to see its classes.';
   private opts: TableOptions = { filter: '', onlyChanged: false, sort: 'instances' };
@@ -55,7 +56,10 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     this.disposables.push(
       this.view,
       this.changed,
-      this.view.onDidChangeVisibility(() => void this.tellVisibility()),
+      this.view.onDidChangeVisibility(() => {
+        this.title();
+        void this.tellVisibility();
+      }),
       vscode.debug.onDidChangeActiveDebugSession((s) => this.useSession(s)),
       vscode.debug.onDidTerminateDebugSession((s) => s === this.session && this.useSession(undefined)),
       vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
@@ -77,6 +81,14 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
           },
         }),
       }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('ddmbridge.memory.countAtEveryStop')) {
+          this.title();
+          void this.tellVisibility();
+        }
+      }),
+      vscode.commands.registerCommand('ddmbridge.memory.countAtEveryStop', () => this.setAuto(true)),
+      vscode.commands.registerCommand('ddmbridge.memory.countWhenAsked', () => this.setAuto(false)),
       vscode.commands.registerCommand('ddmbridge.memory.filter', () => this.askFilter()),
       vscode.commands.registerCommand('ddmbridge.memory.sort', () => this.askSort()),
       vscode.commands.registerCommand('ddmbridge.memory.onlyChanged', () => this.toggleOnlyChanged()),
@@ -101,6 +113,7 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     this.session = next;
     this.classes = [];
     this.complete = false;
+    this.counted = false;
     this.stopped = false;
     this.tracked.clear();
     this.allocs = [];
@@ -121,7 +134,7 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     }
     try {
       const body = (await s.customRequest('memoryView', {
-        visible: this.view.visible,
+        visible: this.view.visible && this.auto(), // counted in the background only then
         shown: shownNames(tableRows(this.classes, this.opts)),
       })) as { canCount: boolean; canTrackAllocations: boolean; simulated?: boolean };
       this.canAllocs = body.canTrackAllocations;
@@ -148,6 +161,7 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       this.classes = this.classes.map((c) => fresh.get(c.name) ?? c);
     }
     this.complete = b.complete;
+    this.counted = true;
     this.stopped = true;
     this.title();
     this.changed.fire(undefined);
@@ -155,6 +169,8 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
 
   private onStop(): void {
     this.stopped = true;
+    this.counted = false;
+    this.title();
     if (!this.view.visible) {
       return;
     }
@@ -174,8 +190,7 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   }
 
   private title(): void {
-    const n = this.classes.length;
-    const parts = [this.stopped ? `${n.toLocaleString('en-US')} classes${this.complete ? '' : ' (counting…)'}` : n ? 'running: counts of the previous stop' : ''];
+    const parts = [countsTitle({ stopped: this.stopped, classes: this.classes.length, counted: this.counted, complete: this.complete, auto: this.view.visible && this.auto() })];
     if (this.opts.filter) {
       parts.push(`filter "${this.opts.filter}"`);
     }
@@ -282,13 +297,15 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     if (!s || !this.stopped) {
       return [{ kind: 'note', text: 'Instances are listed while the VM is stopped.', id: 'running' }];
     }
-    const body = (await s.customRequest('instances', { className, start, count: pageSize, new: fresh })) as { total: number; variablesReference: number };
+    const body = (await s.customRequest('instances', { className, start, count: pageSize, new: fresh })) as { total: number; variablesReference: number; truncated?: boolean };
     if (fresh) {
       this.tracked.set(className, body.total);
     }
     const kids = await this.variables(body.variablesReference, `${className}:${fresh}`);
     if (start + pageSize < body.total) {
       kids.push({ kind: 'page', className, fresh, start: start + pageSize });
+    } else if (body.truncated) {
+      kids.push({ kind: 'note', text: truncatedNote(fresh), id: `cut:${className}:${fresh}` });
     }
     if (!kids.length) {
       kids.push({ kind: 'note', text: fresh ? 'No new instance since the previous stop.' : 'No instances.', id: `none:${className}:${fresh}` });
@@ -352,6 +369,15 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     } catch (e) {
       void vscode.window.showErrorMessage(`Memory: ${(e as Error).message}`);
     }
+  }
+
+  /** Whether counts are taken at every stop (the setting). */
+  private auto(): boolean {
+    return vscode.workspace.getConfiguration('ddmbridge.memory').get<boolean>('countAtEveryStop', true);
+  }
+
+  private async setAuto(on: boolean): Promise<void> {
+    await vscode.workspace.getConfiguration('ddmbridge.memory').update('countAtEveryStop', on, vscode.ConfigurationTarget.Global);
   }
 
   private async track(n: Node | undefined, on: boolean): Promise<void> {

@@ -118,3 +118,39 @@ export function frameSourceGlob(f: AllocSite): string | undefined {
 export function shownNames(rows: ClassCount[], max = 50): string[] {
   return rows.slice(0, max).map((c) => c.name);
 }
+
+/** What the view's title says of the counts. */
+export interface CountsState {
+  /** The VM is stopped. */
+  stopped: boolean;
+  /** Classes in the table. */
+  classes: number;
+  /** They were counted at this stop (false: at an earlier one). */
+  counted: boolean;
+  /** All are (false: the shown ones first, the rest on their way). */
+  complete: boolean;
+  /** Counts are taken at every stop (the view visible, countAtEveryStop on). */
+  auto: boolean;
+}
+
+/** The title's first part: "1,250 classes", "… (counting…)", "counts of an earlier stop: Count Instances Now". */
+export function countsTitle(s: CountsState): string {
+  const n = `${s.classes.toLocaleString('en-US')} classes`;
+  if (!s.stopped) {
+    return s.classes ? `running: ${n} of the previous stop` : '';
+  }
+  if (s.counted) {
+    return s.complete ? n : `${n} (counting…)`;
+  }
+  if (s.auto) {
+    return s.classes ? `${n} of the previous stop (counting…)` : 'counting…';
+  }
+  return s.classes ? `${n} of an earlier stop: Count Instances Now` : 'not counted: Count Instances Now';
+}
+
+/** The note under a class's instances when the adapter listed only some (instances' truncated). */
+export function truncatedNote(fresh: boolean): string {
+  return fresh
+    ? 'The class has more than 100,000 instances: some listed as new may be older ones.'
+    : 'The first 100,000 instances are listed; the class has more.';
+}

@@ -588,7 +588,7 @@ async function memoryPane(): Promise<Locator> {
   return memory;
 }
 
-test('code-server: Memory view — counts at a stop, a delta after a step, the instances of a class', { timeout: 900_000 }, async () => {
+test('code-server: Memory view — counts at a stop, a delta after a step, the instances of a class, counting only when asked', { timeout: 900_000 }, async () => {
   await pausedInTick();
   log('memory: paused on breakpoint');
   const memory = await memoryPane();
@@ -622,6 +622,30 @@ test('code-server: Memory view — counts at a stop, a delta after a step, the i
   await memory.locator('.monaco-list-row').filter({ hasText: /^\s*\[0\]: byte\[\d+\]/ }).first().waitFor({ timeout: 60000 });
   await shot('e2e-memory-instances');
   log('memory: byte[] instances listed');
+
+  // Counting only when asked (IntelliJ's "Update Loaded Classes on Debugger
+  // Stop" off): after a step the table keeps an earlier stop's counts and
+  // the view says so; Count Instances Now counts at this stop.
+  const header = memory.locator('.pane-header').first();
+  const said = async (): Promise<string> => (await header.textContent({ timeout: 2000 }).catch(() => '')) ?? '';
+  await palette('ddmbridge Memory: Count Only When Asked');
+  try {
+    await palette('Debug: Step Over');
+    await eventually(async () => /of an earlier stop: Count Instances Now/.test(await said()), 120000, 'the Memory view saying its counts are of an earlier stop');
+    await shot('e2e-memory-when-asked');
+    await palette('ddmbridge Memory: Count Instances Now');
+    await eventually(
+      async () => {
+        const t = await said();
+        return /[\d,]+ classes/.test(t) && !/earlier|counting/.test(t);
+      },
+      120000,
+      'the Memory view counted at this stop, asked',
+    );
+    log(`memory, counted when asked: ${(await said()).trim()}`);
+  } finally {
+    await palette('ddmbridge Memory: Count at Every Stop');
+  }
 
   await palette('Debug: Disconnect');
   await page.getByText('Paused on').first().waitFor({ state: 'hidden', timeout: 60000 });

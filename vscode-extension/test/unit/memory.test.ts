@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { allocText, ClassCount, countText, deltaText, frameSourceGlob, frameText, matches, shownNames, tableRows, threadText } from '../../src/memory/model';
+import { allocText, ClassCount, countsTitle, countText, deltaText, frameSourceGlob, frameText, matches, shownNames, tableRows, threadText, truncatedNote } from '../../src/memory/model';
 
 const classes: ClassCount[] = [
   { name: 'java.lang.String', instances: 7424, delta: 3 },
@@ -56,5 +56,22 @@ describe('memory view model', () => {
     assert.equal(allocText(a), '1,040 bytes · Signal Dispatcher');
     assert.equal(threadText({ ...a, threadName: undefined }), 'thread 4');
     assert.equal(allocText({ ...a, size: 24, threadName: '' }), '24 bytes · thread 4');
+  });
+
+  test('the title says whose counts the table shows: this stop, the previous, an earlier one', () => {
+    const at = { stopped: true, classes: 1250, counted: true, complete: true, auto: true };
+    assert.equal(countsTitle(at), '1,250 classes');
+    assert.equal(countsTitle({ ...at, complete: false }), '1,250 classes (counting…)');
+    assert.equal(countsTitle({ ...at, counted: false }), '1,250 classes of the previous stop (counting…)');
+    assert.equal(countsTitle({ ...at, counted: false, classes: 0 }), 'counting…');
+    assert.equal(countsTitle({ ...at, counted: false, auto: false }), '1,250 classes of an earlier stop: Count Instances Now');
+    assert.equal(countsTitle({ ...at, counted: false, auto: false, classes: 0 }), 'not counted: Count Instances Now');
+    assert.equal(countsTitle({ ...at, stopped: false }), 'running: 1,250 classes of the previous stop');
+    assert.equal(countsTitle({ ...at, stopped: false, classes: 0 }), '');
+  });
+
+  test('a listing cut at 100,000 says so', () => {
+    assert.match(truncatedNote(false), /first 100,000 instances are listed; the class has more/);
+    assert.match(truncatedNote(true), /some listed as new may be older/);
   });
 });
