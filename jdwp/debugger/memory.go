@@ -256,11 +256,14 @@ func (m *Memory) beginLocked() {
 // when settle is set: the counts when the view is visible, then the tracked
 // classes' new instances, then the allocation records.
 func (m *Memory) backgroundLocked(settle bool) {
-	ctx, visible := m.ctx, m.visible
+	ctx := m.ctx
 	work := func() {
 		if ctx.Err() != nil { // resumed as the timer fired: this stop's work is over
 			return
 		}
+		m.mu.Lock()
+		visible := m.visible // as it is now: a view hidden during the settle time is not counted for
+		m.mu.Unlock()
 		if visible {
 			m.wait(ctx, "counts", m.count)
 		}

@@ -3,7 +3,9 @@ package debugger
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -204,19 +206,63 @@ func m2(filter string) func(string) bool {
 	return m
 }
 
-// walkLog records when the memory view says the VM walks its heap.
+// walkLog records when the memory view says the VM walks its heap, and
+// what for.
 type walkLog struct {
 	mu    sync.Mutex
 	walks []time.Time
+	what  []string
 }
 
 func (w *walkLog) Write(p []byte) (int, error) {
 	if bytes.Contains(p, []byte("the VM walks its heap")) {
+		var line struct{ For string }
+		json.Unmarshal(p, &line)
 		w.mu.Lock()
 		w.walks = append(w.walks, time.Now())
+		w.what = append(w.what, line.For)
 		w.mu.Unlock()
 	}
 	return len(p), nil
+}
+
+// whatFor returns what the walks so far were for.
+func (w *walkLog) whatFor() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.what)
+}
+
+// TestMemoryHiddenDuringTheSettleTime: a view hidden after a stop, before
+// its settle time ended, has no count taken for it; the stop's other work
+// (a tracked class's instances) is still done, on a real HotSpot VM.
+func TestMemoryHiddenDuringTheSettleTime(t *testing.T) {
+	conn := idleVM(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	logs := &walkLog{}
+	stops := NewStops()
+	m := NewMemory(conn, stops, MemoryConfig{Context: ctx, Settle: 200 * time.Millisecond, Log: zerolog.New(logs).Level(zerolog.DebugLevel)})
+	if err := m.Track(ctx, "java.lang.String", true); err != nil { // running: tracked from the first stop
+		t.Fatal(err)
+	}
+	m.SetVisible(true, nil)
+	if err := conn.Suspend(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stops.Stop(1, "breakpoint")
+	m.SetVisible(false, nil) // within the settle time
+	for !slices.Contains(logs.whatFor(), "instances") {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the stop's background work never listed the tracked class: walks %v", logs.whatFor())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	stops.ResumedAll()
+	if got := logs.whatFor(); slices.Contains(got, "instance counts") {
+		t.Errorf("walks %v: counted for a view hidden before the settle time ended", got)
+	}
 }
 
 // TestMemoryWaitsForAPause: while the user is at work at a stop (Busy, as
