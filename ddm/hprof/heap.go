@@ -104,7 +104,8 @@ type Class struct {
 	Loader int32
 
 	loaderID   uint64
-	statics    []Type // the static fields in the mirror (not HotSpot's pseudo-statics)
+	statics    []Type   // the static fields in the mirror (not HotSpot's pseudo-statics)
+	staticRefs []string // the names of the static fields of object type, pseudo-statics too, in the dump's order
 	refOffs    []uint32
 	dataSize   uint32 // instance data bytes on the wire, own and inherited fields
 	layoutDone bool
@@ -180,6 +181,11 @@ type Heap struct {
 
 	mirrorOnce sync.Once
 	mirrorOf   map[int32]int32 // class object index → the class it is the object of (see Label)
+
+	// marks locate the records of every markEvery-th object in the dump,
+	// so that a record can be read back (fields.go) without an offset per
+	// object.
+	marks []recordMark
 }
 
 // weakRef is a java.lang.ref.Reference that does not keep its referent

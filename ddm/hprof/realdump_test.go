@@ -507,12 +507,12 @@ func TestLeakViews(t *testing.T) {
 
 	loader := instancesOf(h, "java.net.URLClassLoader")[0]
 	leakClass, _ := classObject(t, h, "Leak")
-	in := h.Incoming("leak.hprof", loader, 0, 0, nil)
+	in := h.Incoming("leak.hprof", loader, 0, 0, nil, nil)
 	if !slices.ContainsFunc(in.Referrers, func(s PathStep) bool { return s.Index == leakClass }) {
 		t.Errorf("incoming references of the URLClassLoader: %+v, want class Leak among them", in.Referrers)
 	}
 	pluginClass, _ := classObject(t, h, "Plugin")
-	pin := h.Incoming("leak.hprof", pluginClass, 0, 0, nil)
+	pin := h.Incoming("leak.hprof", pluginClass, 0, 0, nil, nil)
 	if !slices.ContainsFunc(pin.Referrers, func(s PathStep) bool { return s.Index == loader && s.Via == "<defined class>" }) || pin.Instances != 1 {
 		t.Errorf("incoming references of class Plugin: %+v, want the loader (defined class) and 1 instance", pin)
 	}
@@ -552,7 +552,7 @@ func TestThreadNamesInRootDetails(t *testing.T) {
 		t.Errorf("%d thread names read, %d threads: %v", len(h.threadNames), threads, h.threadNames)
 	}
 	local := instancesOf(h, "Leak$Local")[0]
-	p := h.PathTo(local, 0)
+	p := h.PathTo(local, 0, nil)
 	if len(p.Steps) != 1 || !strings.Contains(p.Steps[0].RootDetail, `thread "main" 0x`) || !strings.Contains(p.Steps[0].RootDetail, "Leak.main(Leak.java:") {
 		t.Errorf("path to main's local: %+v, want a Java frame of thread \"main\"", p.Steps)
 	}
