@@ -1,9 +1,13 @@
 package hprof
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	zlog "github.com/rs/zerolog/log"
@@ -60,23 +64,93 @@ func (h *Heap) FieldOf(src io.ReaderAt, from, to int32) (name string, count int,
 }
 
 func (h *Heap) fieldOf(r *recordReader, from, to int32) (string, int, error) {
-	if len(h.marks) == 0 || h.IDSize != 4 && h.IDSize != 8 {
-		return "", 0, errors.New("hprof: the heap has no record marks (not made by Parse)")
-	}
-	off, err := h.locate(r, from)
+	res, err := h.fieldsOf(r, from, []int32{to})
 	if err != nil {
 		return "", 0, err
 	}
-	f := fieldFinder{r: r, id: r.idSize, want: h.ids.at(to)}
+	return res[0].first, res[0].count, nil
+}
+
+// fieldsOf names how from refers to each of tos, reading from's record
+// once.
+func (h *Heap) fieldsOf(r *recordReader, from int32, tos []int32) ([]fieldResult, error) {
+	if len(h.marks) == 0 || h.IDSize != 4 && h.IDSize != 8 {
+		return nil, errors.New("hprof: the heap has no record marks (not made by Parse)")
+	}
+	off, err := h.locate(r, from)
+	if err != nil {
+		return nil, err
+	}
+	f := fieldFinder{r: r, id: r.idSize, res: make([]fieldResult, len(tos))}
+	if len(tos) == 1 {
+		f.one = h.ids.at(tos[0])
+	} else {
+		f.wants = newIDSet(len(tos))
+		for k, to := range tos {
+			f.wants.add(h.ids.at(to), k)
+		}
+	}
 	switch sub, _ := r.byteAt(off); sub {
 	case subInstanceDump:
-		return f.instance(h, from, off)
+		err = f.instance(h, from, off)
 	case subObjArrayDump:
-		return f.array(off)
+		err = f.array(off)
 	case subClassDump:
-		return f.class(h, from, off)
+		err = f.class(h, from, off)
+	} // a primitive array refers to nothing
+	if f.wants != nil {
+		for k, to := range tos { // a referent asked for twice
+			if j, _ := f.wants.get(h.ids.at(to)); j != k {
+				f.res[k] = f.res[j]
+			}
+		}
 	}
-	return "", 0, nil // a primitive array refers to nothing
+	return f.res, err
+}
+
+// idSet maps a few ids to indices: open addressing in a table at least
+// four times their number, so that a lookup of an id not in it (most of an
+// array's elements) is one or two compares.
+type idSet struct {
+	ids   []uint64 // 0: empty (0 is null, never a referent)
+	idx   []int
+	shift uint
+}
+
+func newIDSet(n int) *idSet {
+	bits := uint(3)
+	for 1<<bits < 4*n {
+		bits++
+	}
+	return &idSet{ids: make([]uint64, 1<<bits), idx: make([]int, 1<<bits), shift: 64 - bits}
+}
+
+func (s *idSet) slot(id uint64) uint64 { return (id * 0x9E3779B97F4A7C15) >> s.shift }
+
+// add maps id to k unless it is in the set already.
+func (s *idSet) add(id uint64, k int) {
+	mask := uint64(len(s.ids) - 1)
+	for i := s.slot(id); ; i = (i + 1) & mask {
+		switch s.ids[i] {
+		case id:
+			return
+		case 0:
+			s.ids[i], s.idx[i] = id, k
+			return
+		}
+	}
+}
+
+func (s *idSet) get(id uint64) (int, bool) {
+	mask := uint64(len(s.ids) - 1)
+	for i := s.slot(id); ; i = (i + 1) & mask {
+		switch s.ids[i] {
+		case id:
+			return s.idx[i], true
+		case 0:
+			return 0, false
+		}
+	}
 }
 
 // locate is the dump offset of object i's record: from the mark before it,
@@ -149,6 +223,9 @@ type lastRecord struct {
 }
 
 const windowSize = 32 << 10
+
+// arrayWindow is how much of an object array's elements one read takes.
+const arrayWindow = 256 << 10
 
 var errShort = errors.New("the dump ends inside a record")
 
@@ -315,41 +392,57 @@ func (r *recordReader) classDump(off int64, ref func(kind string, static int, v 
 	return at - off, nil
 }
 
-// fieldFinder looks for the fields of one record that hold want.
+// fieldFinder looks for the fields of one record that hold its referents:
+// one (the common case, one compare per field) or several (a map).
 type fieldFinder struct {
 	r     *recordReader
 	id    int
-	want  uint64
+	one   uint64
+	wants *idSet // referent id → its index in res; nil: one
+	res   []fieldResult
+}
+
+// fieldResult is the first field that holds a referent and how many do.
+type fieldResult struct {
 	first string
 	count int
 }
 
-func (f *fieldFinder) found(name func() string) {
-	if f.count == 0 {
-		f.first = name()
+// match is the index of the referent v is, if any.
+func (f *fieldFinder) match(v uint64) (int, bool) {
+	if f.wants == nil {
+		return 0, v == f.one && v != 0
 	}
-	f.count++
+	if v == 0 {
+		return 0, false
+	}
+	return f.wants.get(v)
 }
 
-func (f *fieldFinder) result() (string, int, error) { return f.first, f.count, nil }
+func (f *fieldFinder) found(k int, name func() string) {
+	if f.res[k].count == 0 {
+		f.res[k].first = name()
+	}
+	f.res[k].count++
+}
 
 // instance reads the fields of the INSTANCE_DUMP at off, object from's:
 // its class's own fields first, then its superclass's, as HotSpot writes
 // them.
-func (f *fieldFinder) instance(h *Heap, from int32, off int64) (string, int, error) {
+func (f *fieldFinder) instance(h *Heap, from int32, off int64) error {
 	id := f.id
 	b, err := f.r.bytes(off+1, 2*id+8)
 	if err != nil {
-		return "", 0, err
+		return err
 	}
 	n := int(be32(b[2*id+4:]))
 	cl := &h.Classes[h.cls[from]]
 	if !cl.layoutDone || uint32(n) != cl.dataSize {
-		return "", 0, nil // a class the (partial) dump does not describe
+		return nil // a class the (partial) dump does not describe
 	}
 	data, err := f.r.bytes(off+1+int64(2*id+8), n)
 	if err != nil {
-		return "", 0, err
+		return err
 	}
 	at := 0
 	for k, depth := h.cls[from], 0; k >= 0 && depth <= 1000; k, depth = h.Classes[k].Super, depth+1 {
@@ -357,15 +450,17 @@ func (f *fieldFinder) instance(h *Heap, from int32, off int64) (string, int, err
 		for _, fd := range kc.Fields {
 			sz := fd.Type.size(id)
 			if at+sz > len(data) {
-				return "", 0, fmt.Errorf("instance of %s: fields run past its %d bytes", cl.Name, n)
+				return fmt.Errorf("instance of %s: fields run past its %d bytes", cl.Name, n)
 			}
-			if fd.Type == TypeObject && idAt(data[at:], id) == f.want {
-				f.found(func() string { return h.fieldName(h.cls[from], k, fd.Name) })
+			if fd.Type == TypeObject {
+				if j, ok := f.match(idAt(data[at:], id)); ok {
+					f.found(j, func() string { return h.fieldName(h.cls[from], k, fd.Name) })
+				}
 			}
 			at += sz
 		}
 	}
-	return f.result()
+	return nil
 }
 
 // fieldName is the name of field name declared by class decl as an
@@ -386,44 +481,77 @@ func (h *Heap) fieldName(c, decl int32, name string) string {
 }
 
 // array reads the elements of the OBJECT_ARRAY_DUMP at off.
-func (f *fieldFinder) array(off int64) (string, int, error) {
+func (f *fieldFinder) array(off int64) error {
 	id := f.id
 	b, err := f.r.bytes(off+1, 2*id+8)
 	if err != nil {
-		return "", 0, err
+		return err
 	}
 	n := int64(be32(b[id+4:]))
 	at := off + 1 + int64(2*id+8)
-	per := int64(windowSize / id)
+	per := int64(arrayWindow / id)
 	for i := int64(0); i < n; i += per {
 		k := min(per, n-i)
 		els, err := f.r.bytes(at+i*int64(id), int(k)*id)
 		if err != nil {
-			return "", 0, err
+			return err
+		}
+		if f.wants == nil {
+			f.arrayOne(els, i)
+			continue
 		}
 		for j := range k {
-			if idAt(els[j*int64(id):], id) == f.want {
-				f.found(func() string { return fmt.Sprintf("[%d]", i+j) })
+			if m, ok := f.match(idAt(els[j*int64(id):], id)); ok {
+				f.found(m, func() string { return fmt.Sprintf("[%d]", i+j) })
 			}
 		}
 	}
-	return f.result()
+	return nil
+}
+
+// arrayOne finds the one referent among elements els, the first of them
+// element i, by searching its bytes (an array of millions is searched at
+// memory speed).
+func (f *fieldFinder) arrayOne(els []byte, i int64) {
+	if f.one == 0 {
+		return
+	}
+	id := f.id
+	var pat [8]byte
+	binary.BigEndian.PutUint64(pat[:], f.one)
+	want := pat[8-id:]
+	if id == 4 && f.one>>32 != 0 {
+		return // no 4-byte id is this one
+	}
+	for p := 0; p+id <= len(els); {
+		j := bytes.Index(els[p:], want)
+		if j < 0 {
+			return
+		}
+		if j += p; j%id != 0 {
+			p = j + 1 // inside two elements
+			continue
+		}
+		f.found(0, func() string { return fmt.Sprintf("[%d]", i+int64(j/id)) })
+		p = j + id
+	}
 }
 
 // class reads the references of the CLASS_DUMP at off, class object
 // from's: its superclass, loader, signers, protection domain, constant
 // pool entries and static fields.
-func (f *fieldFinder) class(h *Heap, from int32, off int64) (string, int, error) {
+func (f *fieldFinder) class(h *Heap, from int32, off int64) error {
 	var names []string
 	h.Label(from) // maps class objects to their classes
 	if c, ok := h.mirrorOf[from]; ok {
 		names = h.Classes[c].staticRefs
 	}
 	_, err := f.r.classDump(off, func(kind string, static int, v uint64) {
-		if v != f.want || v == 0 {
+		j, ok := f.match(v)
+		if !ok {
 			return
 		}
-		f.found(func() string {
+		f.found(j, func() string {
 			switch {
 			case kind != "":
 				return kind
@@ -435,10 +563,7 @@ func (f *fieldFinder) class(h *Heap, from int32, off int64) (string, int, error)
 			return "static " + names[static]
 		})
 	})
-	if err != nil {
-		return "", 0, err
-	}
-	return f.result()
+	return err
 }
 
 // fieldNamer names the fields of the steps of one answer, best effort:
@@ -459,17 +584,43 @@ func (h *Heap) namer(src io.ReaderAt) *fieldNamer {
 
 // name sets s's Field and FieldCount for the edge from → to.
 func (n *fieldNamer) name(s *PathStep, from, to int32) {
-	if n == nil || n.err != nil {
+	n.nameAll([]namedEdge{{s, from, to}})
+}
+
+// namedEdge is a step to name: the edge from → to that holds s's object.
+type namedEdge struct {
+	s        *PathStep
+	from, to int32
+}
+
+// nameAll names the steps of edges, reading each referrer's record once
+// for all its referents (the children of one array in a path tree).
+func (n *fieldNamer) nameAll(edges []namedEdge) {
+	if n == nil {
 		return
 	}
-	name, count, err := n.h.fieldOf(n.r, from, to)
-	if err != nil {
-		n.err = err
-		zlog.Warn().Str("component", "hprof").Err(err).Msg("references are shown without their field names")
-		return
-	}
-	s.Field = name
-	if count > 1 {
-		s.FieldCount = count
+	slices.SortStableFunc(edges, func(a, b namedEdge) int { return cmp.Compare(a.from, b.from) })
+	for len(edges) > 0 && n.err == nil {
+		k := 1
+		for k < len(edges) && edges[k].from == edges[0].from {
+			k++
+		}
+		tos := make([]int32, k)
+		for j := range k {
+			tos[j] = edges[j].to
+		}
+		res, err := n.h.fieldsOf(n.r, edges[0].from, tos)
+		if err != nil {
+			n.err = err
+			zlog.Warn().Str("component", "hprof").Err(err).Msg("references are shown without their field names")
+			return
+		}
+		for j, e := range edges[:k] {
+			e.s.Field = res[j].first
+			if res[j].count > 1 {
+				e.s.FieldCount = res[j].count
+			}
+		}
+		edges = edges[k:]
 	}
 }

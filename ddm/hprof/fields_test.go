@@ -3,6 +3,8 @@ package hprof
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +131,20 @@ func TestFieldOf(t *testing.T) {
 		m := h.PathsToObject("/d", obj(0x3100), PathOptions{Source: src})
 		if len(m.Roots) != 1 || len(m.Roots[0].Children) != 1 || m.Roots[0].Children[0].Field != "next" || m.Roots[0].Children[0].FieldCount != 2 {
 			t.Errorf("paths to 0x3100: %+v", m.Roots)
+		}
+		// A referrer's children named from one read of its record: the
+		// Objects below the Sub root.
+		objs, _ := h.PathsToClass("/d", "java.lang.Object", PathOptions{Source: src})
+		kids := map[uint64]string{}
+		for _, r := range objs.Roots {
+			if r.ID == 0x3000 {
+				for _, c := range r.Children {
+					kids[c.ID] = fmt.Sprintf("%s×%d", c.Field, max(c.FieldCount, 1))
+				}
+			}
+		}
+		if want := map[uint64]string{0x3100: "next×2", 0x3200: "Sub.value×1", 0x3300: "Base.value×1"}; !maps.Equal(kids, want) {
+			t.Errorf("paths to the Objects: below the Sub %v, want %v", kids, want)
 		}
 		// Without a source, no names; a source of other bytes: an error.
 		if p := h.PathTo(obj(0x3300), 0, nil); p.Steps[1].Field != "" {

@@ -269,8 +269,25 @@ func (h *Heap) MergedPaths(path, target string, isTarget func(int32) bool, total
 		}
 		return cmp.Compare(a, b)
 	})
-	t := &pathTree{h: h, r: r, cnt: cnt, sub: sub, isTarget: isTarget, opt: opt, budget: opt.Nodes, fields: h.namer(opt.Source)}
+	t := &pathTree{h: h, r: r, cnt: cnt, sub: sub, isTarget: isTarget, opt: opt, budget: opt.Nodes}
 	out.Roots, out.More = t.level(isRoot)
+	// The fields of the tree's steps, once it is built: an object's
+	// children (an array's elements) from one read of its record.
+	if fields := h.namer(opt.Source); fields != nil {
+		var edges []namedEdge
+		var walk func(ns []PathNodeJSON)
+		walk = func(ns []PathNodeJSON) {
+			for k := range ns {
+				s := &ns[k].PathStep
+				if from := r.parent[s.Index]; from >= 0 && s.Via == "" {
+					edges = append(edges, namedEdge{s, from, s.Index})
+				}
+				walk(ns[k].Children)
+			}
+		}
+		walk(out.Roots)
+		fields.nameAll(edges)
+	}
 	return out
 }
 
@@ -282,7 +299,6 @@ type pathTree struct {
 	isTarget func(int32) bool
 	opt      PathOptions
 	budget   int
-	fields   *fieldNamer
 }
 
 // children are v's children on some path (isRoot: the roots).
@@ -312,7 +328,7 @@ func (t *pathTree) level(v int32) ([]PathNodeJSON, int) {
 
 func (t *pathTree) node(v int32) PathNodeJSON {
 	t.budget--
-	return PathNodeJSON{PathStep: t.h.step(t.r, v, t.fields), Targets: int(t.cnt[v]), Target: t.isTarget(v), Children: []PathNodeJSON{}}
+	return PathNodeJSON{PathStep: t.h.step(t.r, v, nil), Targets: int(t.cnt[v]), Target: t.isTarget(v), Children: []PathNodeJSON{}}
 }
 
 // only is v's one child when it has exactly one and that is not a target
