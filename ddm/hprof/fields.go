@@ -50,7 +50,8 @@ const (
 // class object ("static holder"), or a class object's other references
 // ("<super>", "<loader>", "<signers>", "<protection domain>", "<constant
 // pool>", HotSpot's pseudo-statics "<resolved_references>" and
-// "<init_lock>"). count is how many of from's fields or elements hold to;
+// "<init_lock>"; a field the dump does not name: "<field 2 of Holder>",
+// "<static 0>"). count is how many of from's fields or elements hold to;
 // name is the first of them in the dump's order (an instance's own fields
 // before its superclass's). "" and 0 when from does not refer to to by a
 // field or element (its class, or a loader's class, see [PathStep.Via]).
@@ -447,14 +448,19 @@ func (f *fieldFinder) instance(h *Heap, from int32, off int64) error {
 	at := 0
 	for k, depth := h.cls[from], 0; k >= 0 && depth <= 1000; k, depth = h.Classes[k].Super, depth+1 {
 		kc := &h.Classes[k]
-		for _, fd := range kc.Fields {
+		for x, fd := range kc.Fields {
 			sz := fd.Type.size(id)
 			if at+sz > len(data) {
 				return fmt.Errorf("instance of %s: fields run past its %d bytes", cl.Name, n)
 			}
 			if fd.Type == TypeObject {
 				if j, ok := f.match(idAt(data[at:], id)); ok {
-					f.found(j, func() string { return h.fieldName(h.cls[from], k, fd.Name) })
+					f.found(j, func() string {
+						if fd.Name == "" { // the dump does not name it
+							return fmt.Sprintf("<field %d of %s>", x, javalang.SimpleName(kc.Name))
+						}
+						return h.fieldName(h.cls[from], k, fd.Name)
+					})
 				}
 			}
 			at += sz
@@ -555,8 +561,8 @@ func (f *fieldFinder) class(h *Heap, from int32, off int64) error {
 			switch {
 			case kind != "":
 				return kind
-			case static >= len(names):
-				return fmt.Sprintf("static #%d", static)
+			case static >= len(names) || names[static] == "": // the dump does not name it
+				return fmt.Sprintf("<static %d>", static)
 			case strings.HasPrefix(names[static], "<"):
 				return names[static] // HotSpot's pseudo-statics
 			}
