@@ -114,6 +114,14 @@ func TestFieldOf(t *testing.T) {
 			}
 		}
 		everyEdgeNamed(t, h, src)
+		// A dump cut short: the objects of its complete records are named
+		// from the bytes it has.
+		cut := dump[:len(dump)*2/3]
+		ph, err := Parse(bytes.NewReader(cut), Options{})
+		if err != nil || !ph.Partial {
+			t.Fatalf("the cut dump: partial %v, %v", ph != nil && ph.Partial, err)
+		}
+		everyEdgeNamed(t, ph, bytes.NewReader(cut))
 
 		// A path and incoming references name their fields.
 		p := h.PathTo(obj(0x3300), 0, src)
