@@ -101,7 +101,7 @@ func (h *Heap) fieldsOf(r *recordReader, from int32, tos []int32) ([]fieldResult
 	} // a primitive array refers to nothing
 	if f.wants != nil {
 		for k, to := range tos { // a referent asked for twice
-			if j, _ := f.wants.get(h.ids.at(to)); j != k {
+			if j, ok := f.wants.get(h.ids.at(to)); ok && j != k {
 				f.res[k] = f.res[j]
 			}
 		}
@@ -128,8 +128,11 @@ func newIDSet(n int) *idSet {
 
 func (s *idSet) slot(id uint64) uint64 { return (id * 0x9E3779B97F4A7C15) >> s.shift }
 
-// add maps id to k unless it is in the set already.
+// add maps id to k unless it is in the set already (or 0).
 func (s *idSet) add(id uint64, k int) {
+	if id == 0 {
+		return
+	}
 	mask := uint64(len(s.ids) - 1)
 	for i := s.slot(id); ; i = (i + 1) & mask {
 		switch s.ids[i] {
@@ -143,6 +146,9 @@ func (s *idSet) add(id uint64, k int) {
 }
 
 func (s *idSet) get(id uint64) (int, bool) {
+	if id == 0 {
+		return 0, false
+	}
 	mask := uint64(len(s.ids) - 1)
 	for i := s.slot(id); ; i = (i + 1) & mask {
 		switch s.ids[i] {
@@ -413,9 +419,6 @@ type fieldResult struct {
 func (f *fieldFinder) match(v uint64) (int, bool) {
 	if f.wants == nil {
 		return 0, v == f.one && v != 0
-	}
-	if v == 0 {
-		return 0, false
 	}
 	return f.wants.get(v)
 }
