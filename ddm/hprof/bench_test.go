@@ -107,13 +107,20 @@ func makeBenchDump(dir, path string, nodes int) error {
 func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
 // peakRSS is VmHWM in bytes, 0 where unknown.
-func peakRSS() float64 {
+func peakRSS() float64 { return procStatus("VmHWM:") }
+
+// rssNow is VmRSS in bytes, 0 where unknown.
+func rssNow() float64 { return procStatus("VmRSS:") }
+
+// procStatus is a figure of /proc/self/status in bytes (key "VmHWM:"), 0
+// where unknown.
+func procStatus(key string) float64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(l, key); ok {
 			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
 			return kb * 1024
 		}
@@ -397,7 +404,7 @@ func BenchmarkWhyAlive(b *testing.B) {
 		debug.FreeOSMemory()
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
-		base := peakRSSNow()
+		base := rssNow()
 		resetPeakRSS()
 		t0 := time.Now()
 		v := run(src)
@@ -424,19 +431,4 @@ func BenchmarkWhyAlive(b *testing.B) {
 				a.name, without.wall*1e3, with.wall*1e3, with.fields, with.wall/without.wall, without.alloc/1e3, with.alloc/1e3, without.peak/1e6, with.peak/1e6)
 		}
 	}
-}
-
-// peakRSSNow is VmRSS in bytes, 0 where unknown.
-func peakRSSNow() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-			return kb * 1024
-		}
-	}
-	return 0
 }

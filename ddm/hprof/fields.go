@@ -280,16 +280,8 @@ func (r *recordReader) subRecord(off int64) (size int64, isObj bool, err error) 
 	if err != nil {
 		return 0, false, err
 	}
-	switch RootKind(sub) {
-	case RootUnknown, RootStickyClass, RootMonitorUsed, RootInternedString, RootFinalizing, RootDebugger,
-		RootReferenceCleanup, RootVMInternal, RootUnreachable:
-		return 1 + id, false, nil
-	case RootJNIGlobal:
-		return 1 + 2*id, false, nil
-	case RootJNILocal, RootJavaFrame, RootThreadObject, RootJNIMonitor:
-		return 1 + id + 8, false, nil
-	case RootNativeStack, RootThreadBlock:
-		return 1 + id + 4, false, nil
+	if n := rootBody(sub, r.idSize); n > 0 {
+		return 1 + int64(n), false, nil
 	}
 	switch sub {
 	case subHeapDumpInfo:

@@ -2,7 +2,6 @@ package hprof
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"maps"
 	"strings"
@@ -23,17 +22,7 @@ func fieldsDump(t testing.TB, idSize int) []byte {
 	for i, s := range names {
 		w.String(uint64(100+i), s)
 	}
-	ids := func(vals ...uint64) []byte {
-		var b []byte
-		for _, v := range vals {
-			if idSize == 8 {
-				b = binary.BigEndian.AppendUint64(b, v)
-			} else {
-				b = binary.BigEndian.AppendUint32(b, uint32(v))
-			}
-		}
-		return b
-	}
+	ids := func(vals ...uint64) []byte { return idBytes(idSize, vals...) }
 	for i := range 6 {
 		w.LoadClass(uint64(0x1000+16*i), uint64(100+i))
 	}

@@ -76,6 +76,23 @@ var rootNames = map[RootKind]string{
 	RootVMInternal: "VM internal", RootJNIMonitor: "JNI monitor", RootUnreachable: "unreachable",
 }
 
+// rootBody is the size of a root record of kind sub after its tag, for
+// ids of id bytes; 0 when sub is not a root record's tag.
+func rootBody(sub byte, id int) int {
+	switch RootKind(sub) {
+	case RootUnknown, RootStickyClass, RootMonitorUsed, RootInternedString, RootFinalizing, RootDebugger,
+		RootReferenceCleanup, RootVMInternal, RootUnreachable:
+		return id
+	case RootJNIGlobal:
+		return 2 * id
+	case RootJNILocal, RootJavaFrame, RootThreadObject, RootJNIMonitor:
+		return id + 8
+	case RootNativeStack, RootThreadBlock:
+		return id + 4
+	}
+	return 0
+}
+
 func (k RootKind) String() string {
 	if s, ok := rootNames[k]; ok {
 		return s

@@ -485,19 +485,7 @@ func (p *parser) heapDump(n int64) error {
 			return formatErr(at, "truncated heap dump")
 		}
 		sub := rd.buf[rd.pos]
-		var fixed int // bytes after the tag for fixed-size records
-		switch RootKind(sub) {
-		case RootUnknown, RootStickyClass, RootMonitorUsed, RootInternedString, RootFinalizing, RootDebugger,
-			RootReferenceCleanup, RootVMInternal, RootUnreachable:
-			fixed = id
-		case RootJNIGlobal:
-			fixed = 2 * id
-		case RootJNILocal, RootJavaFrame, RootThreadObject, RootJNIMonitor:
-			fixed = id + 8
-		case RootNativeStack, RootThreadBlock:
-			fixed = id + 4
-		}
-		if fixed > 0 {
+		if fixed := rootBody(sub, id); fixed > 0 {
 			if err := rd.need(1 + fixed); err != nil {
 				return formatErr(at, "truncated root record")
 			}
