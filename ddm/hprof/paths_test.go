@@ -3,6 +3,7 @@ package hprof
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"runtime"
 	"slices"
 	"testing"
@@ -134,25 +135,33 @@ func TestPathTreeElidesChains(t *testing.T) {
 // TestPathToMemoryBounded: the path to the end of a 1,000,000-node list
 // allocates the search's two int32 per object and what it prints, not a
 // step per object (188–325 MB when every step was built before eliding).
+// With the dump to read the kept steps' fields back from, the same bound
+// holds: a record is read for each step kept, none for the elided.
 func TestPathToMemoryBounded(t *testing.T) {
 	const chain = 1_000_000
-	h := parseBytes(t, weakDump(t, chain))
+	dump := weakDump(t, chain)
+	h := parseBytes(t, dump)
 	L := h.Lookup(0x5000000)
-	h.PathTo(L, 20, nil) // warm: nothing lazy left
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	p := h.PathTo(L, 20, nil)
-	runtime.ReadMemStats(&m1)
-	alloc := m1.TotalAlloc - m0.TotalAlloc
-	n := uint64(h.NumObjects())
-	// parent and order: 4 bytes per object each; 1 MiB for the rest.
-	bound := 8*n + 1<<20
-	t.Logf("PathTo on a %d-step path over %d objects: %d bytes allocated (%.1f per object), %d steps kept", p.Length, n, alloc, float64(alloc)/float64(n), len(p.Steps))
-	if p.Length != chain+1 || len(p.Steps) != 20 {
-		t.Fatalf("path: length %d, %d steps", p.Length, len(p.Steps))
-	}
-	if alloc > bound {
-		t.Errorf("PathTo allocated %d bytes for %d objects: more than the search's %d", alloc, n, bound)
+	for _, src := range []io.ReaderAt{nil, bytes.NewReader(dump)} {
+		h.PathTo(L, 20, src) // warm: nothing lazy left
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		p := h.PathTo(L, 20, src)
+		runtime.ReadMemStats(&m1)
+		alloc := m1.TotalAlloc - m0.TotalAlloc
+		n := uint64(h.NumObjects())
+		// parent and order: 4 bytes per object each; 1 MiB for the rest.
+		bound := 8*n + 1<<20
+		t.Logf("PathTo on a %d-step path over %d objects, fields read back %v: %d bytes allocated (%.1f per object), %d steps kept", p.Length, n, src != nil, alloc, float64(alloc)/float64(n), len(p.Steps))
+		if p.Length != chain+1 || len(p.Steps) != 20 {
+			t.Fatalf("path: length %d, %d steps", p.Length, len(p.Steps))
+		}
+		if src != nil && (p.Steps[1].Field == "" || p.Steps[19].Field == "") {
+			t.Errorf("steps without their fields: %+v", p.Steps)
+		}
+		if alloc > bound {
+			t.Errorf("PathTo allocated %d bytes for %d objects: more than the search's %d", alloc, n, bound)
+		}
 	}
 }
 
