@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -105,7 +106,9 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 			return nil, err
 		}
 		d.threadNames()
-		opt := hprof.PathOptions{Nodes: p.Limit}
+		src, done := d.source()
+		defer done()
+		opt := hprof.PathOptions{Nodes: p.Limit, Source: src}
 		if p.Object != nil {
 			o, err := d.object(p.Object, "hprof/paths")
 			if err != nil {
@@ -132,7 +135,9 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 			return nil, err
 		}
 		d.threadNames()
-		return d.heap.Incoming(p.Path, o, p.Offset, p.Limit, d.dominators().Dominators), nil
+		src, done := d.source()
+		defer done()
+		return d.heap.Incoming(p.Path, o, p.Offset, p.Limit, d.dominators().Dominators, src), nil
 	},
 	"hprof/instances": func(ctx context.Context, p hprofParams) (any, error) {
 		if err := p.page("hprof/instances"); err != nil {
@@ -265,6 +270,18 @@ func (d *hprofDump) threadNames() {
 			zlog.Warn().Str("component", "hprof").Err(err).Str("file", d.key.path).Msg("roots name their threads by object and serial only")
 		}
 	})
+}
+
+// source opens the file again for the records an answer reads back (the
+// fields that hold each object shown); nil when it cannot be opened (the
+// answer then names no fields). done closes it.
+func (d *hprofDump) source() (src io.ReaderAt, done func()) {
+	f, err := os.Open(d.key.path)
+	if err != nil {
+		zlog.Warn().Str("component", "hprof").Err(err).Str("file", d.key.path).Msg("references are shown without their field names")
+		return nil, func() {}
+	}
+	return f, func() { f.Close() }
 }
 
 func (d *hprofDump) dominators() *hprof.DomTree {

@@ -290,13 +290,25 @@ func TestHprofRPCWhyAlive(t *testing.T) {
 	if one.Objects != 1 || one.Target != "long[] 0x20140" || one.Roots[0].Children[0].Children[0].Children[0].ID != 0x20140 {
 		t.Errorf("paths to one long[]: %+v", one)
 	}
+	// Each step names the field or element that holds it (read back from
+	// the file): Holder.items → Object[], its [1] → Item, Item.data → long[].
+	var fields []string
+	for n := one.Roots[0]; ; n = n.Children[0] {
+		fields = append(fields, n.Field)
+		if len(n.Children) == 0 {
+			break
+		}
+	}
+	if strings.Join(fields, " ") != " items [1] data" {
+		t.Errorf("paths to one long[]: fields %q, want \"\", items, [1], data", fields)
+	}
 
 	var in HprofIncoming
 	if err := c.Call(ctx, "hprof/incoming", map[string]any{"path": b, "object": 0x20100}, &in); err != nil {
 		t.Fatal(err)
 	}
-	if in.Total != 1 || len(in.Referrers) != 1 || in.Referrers[0].ID != 0x10100 || in.Object.ID != 0x20100 {
-		t.Errorf("incoming of an Item: %+v, want the Object[]", in)
+	if in.Total != 1 || len(in.Referrers) != 1 || in.Referrers[0].ID != 0x10100 || in.Object.ID != 0x20100 || in.Referrers[0].Field != "[1]" {
+		t.Errorf("incoming of an Item: %+v, want the Object[], by its element [1]", in)
 	}
 
 	var inst HprofInstances

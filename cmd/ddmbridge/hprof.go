@@ -270,7 +270,7 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 			log.Warn().Err(err).Msg("roots name their threads by object and serial only")
 		}
 		a.phase.Store("looking for a path from a GC root")
-		p := h.PathTo(obj, o.pathMax)
+		p := h.PathTo(obj, o.pathMax, f)
 		emit("path", p, func(w io.Writer) { printPath(w, p) })
 	}
 	if o.png != "" {
@@ -435,6 +435,12 @@ func printPath(w io.Writer, p hprof.Path) {
 		}
 		if s.Via != "" {
 			root = " via " + s.Via + root
+		}
+		if s.Field != "" {
+			root = ", in " + s.Field + root // the field of the previous step that holds it
+			if s.FieldCount > 1 {
+				root += fmt.Sprintf(" (and %d more)", s.FieldCount-1)
+			}
 		}
 		fmt.Fprintf(w, "%*s  %s @%#x, %d bytes%s\n", width, thousands(k), s.Class, s.ID, s.Size, root)
 	}

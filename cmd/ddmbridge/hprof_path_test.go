@@ -86,9 +86,10 @@ func TestHprofPathDeepList(t *testing.T) {
 		t.Errorf("the first step does not name its root kind: %q", lines[1])
 	}
 	last := lines[len(lines)-1]
-	if !strings.Contains(last, "DeepList$Tail @"+id+", ") {
-		t.Errorf("the last step is not the tail: %q", last)
+	if !strings.Contains(last, "DeepList$Tail @"+id+", ") || !strings.HasSuffix(last, " bytes, in next") {
+		t.Errorf("the last step is not the tail, held in the last node's next: %q", last)
 	}
+
 	elided := lines[1+hprofPathMax/2]
 	if !strings.Contains(elided, "objects elided (") || !strings.Contains(elided, " DeepList$Node") {
 		t.Errorf("no elision line in the middle: %q", elided)
@@ -113,7 +114,8 @@ func TestHprofPathDeepList(t *testing.T) {
 	}
 	p := got.Path
 	if p.Object != tail || p.Length != length || len(p.Steps) != hprofPathMax || p.Elided == nil ||
-		p.Elided.After != hprofPathMax/2 || p.Elided.Count != length-hprofPathMax || p.Steps[len(p.Steps)-1].Class != "DeepList$Tail" {
+		p.Elided.After != hprofPathMax/2 || p.Elided.Count != length-hprofPathMax || p.Steps[len(p.Steps)-1].Class != "DeepList$Tail" ||
+		p.Steps[len(p.Steps)-1].Field != "next" {
 		t.Errorf("--path --json: %+v", p)
 	}
 	var listed int
@@ -127,7 +129,12 @@ func TestHprofPathDeepList(t *testing.T) {
 	}
 
 	// Every step, when asked for: one line each, linear in the path.
+	start = time.Now()
 	full := cli("hprof", file, "--path", id, "--path-max", "0")
+	t.Logf("--path-max 0: %d steps, each with its field read back from the dump, in %v (parse included)", length, time.Since(start).Round(time.Millisecond))
+	if n := strings.Count(full, ", in next\n"); n != nodes {
+		t.Errorf("--path-max 0: %d steps held in next, want %d", n, nodes)
+	}
 	if n := strings.Count(full, "\n"); n != length+1 {
 		t.Errorf("--path-max 0: %d lines for a path of %d", n, length)
 	}

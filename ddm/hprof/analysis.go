@@ -187,6 +187,14 @@ type PathStep struct {
 	Root       string `json:"root,omitempty"`       // the root kind, on the first step ("sticky class", "Java frame", …)
 	RootDetail string `json:"rootDetail,omitempty"` // the root's thread and frame, where the dump says
 	Via        string `json:"via,omitempty"`        // how the previous step holds this one, where not a field or element: "<class>", "<loader>", "<defined class>"
+	// Field names the field or element of the referrer (the previous step
+	// on a path; the listed object among incoming references) that holds
+	// the object, where the dump was read back for it (see [Heap.FieldOf]):
+	// "elementData", "[3]", "static holder", "<loader>".
+	Field string `json:"field,omitempty"`
+	// FieldCount is how many of the referrer's fields or elements hold it
+	// where more than one does (Field names the first).
+	FieldCount int `json:"fieldCount,omitempty"`
 }
 
 // Succ appends to buf the objects i keeps alive: its references ([Heap.Refs]),
@@ -210,7 +218,7 @@ func (h *Heap) Succ(i int32, buf []int32) []int32 {
 // PathFromRoot is a shortest path from a GC root to obj, root first; nil if
 // obj is unreachable: [Heap.PathTo] with every step kept.
 func (h *Heap) PathFromRoot(obj int32) []PathStep {
-	p := h.PathTo(obj, 0)
+	p := h.PathTo(obj, 0, nil)
 	if p.Length == 0 {
 		return nil
 	}

@@ -107,13 +107,20 @@ func makeBenchDump(dir, path string, nodes int) error {
 func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
 // peakRSS is VmHWM in bytes, 0 where unknown.
-func peakRSS() float64 {
+func peakRSS() float64 { return procStatus("VmHWM:") }
+
+// rssNow is VmRSS in bytes, 0 where unknown.
+func rssNow() float64 { return procStatus("VmRSS:") }
+
+// procStatus is a figure of /proc/self/status in bytes (key "VmHWM:"), 0
+// where unknown.
+func procStatus(key string) float64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(l, key); ok {
 			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
 			return kb * 1024
 		}
@@ -346,6 +353,82 @@ func BenchmarkParseSample(b *testing.B) {
 	for range b.N {
 		if _, err := Parse(bytes.NewReader(in), Options{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWhyAlive: the answers of the editor's "why alive" views on the
+// bench dump, each without field names (as before they were named) and
+// with them (each step's referrer read back from the file), interleaved,
+// best of 3: paths to the 2.5 M instances of BenchTarget$Node (a class with
+// many instances), paths to one node, the incoming references of the
+// node class's object and of one node (held by the Node[] of every node).
+// It prints the milliseconds per answer, the bytes allocated per answer
+// and the peak RSS above the parsed model during the answer.
+func BenchmarkWhyAlive(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(20))
+	path := benchDump(b)
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	h, err := Parse(f, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	nodes := instancesOf(h, "BenchTarget$Node")
+	if len(nodes) == 0 {
+		b.Fatal("no BenchTarget$Node in the dump")
+	}
+	nodeClass := h.Classes[h.cls[nodes[0]]].Object
+	one := nodes[len(nodes)/2]
+	answers := []struct {
+		name string
+		run  func(src io.ReaderAt) any
+	}{
+		{"paths to BenchTarget$Node (class)", func(src io.ReaderAt) any {
+			p, _ := h.PathsToClass(path, "BenchTarget$Node", PathOptions{Source: src})
+			return p
+		}},
+		{"paths to one node", func(src io.ReaderAt) any { return h.PathsToObject(path, one, PathOptions{Source: src}) }},
+		{"incoming of class BenchTarget$Node", func(src io.ReaderAt) any { return h.Incoming(path, nodeClass, 0, 100, nil, src) }},
+		{"incoming of one node", func(src io.ReaderAt) any { return h.Incoming(path, one, 0, 100, nil, src) }},
+	}
+	type figures struct {
+		wall, alloc, peak float64
+		fields            int
+	}
+	measure := func(run func(io.ReaderAt) any, src io.ReaderAt) figures {
+		runtime.GC()
+		debug.FreeOSMemory()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		base := rssNow()
+		resetPeakRSS()
+		t0 := time.Now()
+		v := run(src)
+		wall := time.Since(t0).Seconds()
+		peak := peakRSS() - base
+		runtime.ReadMemStats(&m1)
+		js, _ := json.Marshal(v)
+		return figures{wall, float64(m1.TotalAlloc - m0.TotalAlloc), peak, strings.Count(string(js), `"field":`)}
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, a := range answers {
+			var without, with figures
+			for k := range 3 {
+				w, f2 := measure(a.run, nil), measure(a.run, f)
+				if k == 0 || w.wall < without.wall {
+					without = w
+				}
+				if k == 0 || f2.wall < with.wall {
+					with = f2
+				}
+			}
+			b.Logf("%s: %.1f ms without field names, %.1f ms with (%d named, %.2f×); allocated %.0f vs %.0f KB; peak RSS above the model %.1f vs %.1f MB",
+				a.name, without.wall*1e3, with.wall*1e3, with.fields, with.wall/without.wall, without.alloc/1e3, with.alloc/1e3, without.peak/1e6, with.peak/1e6)
 		}
 	}
 }

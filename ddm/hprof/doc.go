@@ -54,6 +54,12 @@
 //     MAT's "merge shortest paths to GC roots").
 //   - A class's retained size ([Dominators.ClassRetained]) is that of its
 //     instances as a set: what some instance dominates, each object once.
+//   - The steps of paths and incoming references name the field or
+//     element that holds each object ([PathStep.Field], [Heap.FieldOf]:
+//     "elementData", "[3]", "static holder", "Base.value" where a subclass
+//     declares the name again). The model keeps references without their
+//     fields: the few records an answer shows are read back from the dump,
+//     located from a mark Parse keeps every 256 objects (fields.go).
 //
 // Sizes: see [Parse]. HotSpot's heap walk writes neighbouring objects in
 // address order, so the distance between their ids is the first one's size;

@@ -40,7 +40,8 @@ func fixture(t testing.TB) fixtureResults {
 	old := parseBytes(t, sample(t, 8, true))
 	hist := h.Histogram()
 	tree := h.Dominators().Tree()
-	p := h.PathFromRoot(h.Lookup(0x2111))
+	src := bytes.NewReader(sample(t, 8, false))
+	p := h.PathTo(h.Lookup(0x2111), 0, src).Steps
 	enc := func(v any) json.RawMessage {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -48,14 +49,15 @@ func fixture(t testing.TB) fixtureResults {
 		}
 		return b
 	}
-	strs, _ := h.PathsToClass("/tmp/sample.hprof", "java.lang.String", PathOptions{})
-	ch := parseBytes(t, weakDump(t, 30))
-	chain := ch.PathsToObject("/tmp/chain.hprof", ch.Lookup(0x5000000), PathOptions{Chain: 10})
+	strs, _ := h.PathsToClass("/tmp/sample.hprof", "java.lang.String", PathOptions{Source: src})
+	chDump := weakDump(t, 30)
+	ch := parseBytes(t, chDump)
+	chain := ch.PathsToObject("/tmp/chain.hprof", ch.Lookup(0x5000000), PathOptions{Chain: 10, Source: bytes.NewReader(chDump)})
 	inst, _ := h.Instances("/tmp/sample.hprof", "java.lang.String", 1, 2, tree.Dominators)
 	return fixtureResults{
 		Paths:      enc(strs),
 		ChainPaths: enc(chain),
-		Incoming:   enc(h.Incoming("/tmp/sample.hprof", h.Lookup(0x2110), 0, 10, tree.Dominators)),
+		Incoming:   enc(h.Incoming("/tmp/sample.hprof", h.Lookup(0x2110), 0, 10, tree.Dominators, src)),
 		Instances:  enc(inst),
 		Retained:   enc(tree.ClassRetained("/tmp/sample.hprof")),
 		Dump:       enc(DumpOf("/tmp/sample.hprof", 4096, h, hist, 3)),

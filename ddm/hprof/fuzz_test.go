@@ -27,8 +27,8 @@ func FuzzParse(f *testing.F) {
 		d.Children(Root, 3)
 		if h.NumObjects() > 0 {
 			h.PathFromRoot(int32(h.NumObjects() - 1))
-			h.PathTo(int32(h.NumObjects()-1), 4)
-			h.Incoming("/d", int32(h.NumObjects()-1), 0, 5, d)
+			h.PathTo(int32(h.NumObjects()-1), 4, bytes.NewReader(in))
+			h.Incoming("/d", int32(h.NumObjects()-1), 0, 5, d, bytes.NewReader(in))
 		}
 		d.ClassRetained("/d")
 		h.Map(MapOptions{})
@@ -45,16 +45,18 @@ func seeds(t testing.TB) [][]byte {
 
 func TestWriteFuzzCorpus(t *testing.T) {
 	if os.Getenv("HPROF_WRITE_CORPUS") == "" {
-		t.Skip("set HPROF_WRITE_CORPUS=1 to rewrite testdata/fuzz/FuzzParse")
+		t.Skip("set HPROF_WRITE_CORPUS=1 to rewrite testdata/fuzz/FuzzParse and FuzzFieldOf")
 	}
-	dir := filepath.Join("testdata", "fuzz", "FuzzParse")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i, s := range seeds(t) {
-		body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", s)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%d", i)), []byte(body), 0o644); err != nil {
+	for target, corpus := range map[string][][]byte{"FuzzParse": seeds(t), "FuzzFieldOf": fieldSeeds(t)} {
+		dir := filepath.Join("testdata", "fuzz", target)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
+		}
+		for i, s := range corpus {
+			body := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", s)
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%d", i)), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

@@ -76,6 +76,23 @@ var rootNames = map[RootKind]string{
 	RootVMInternal: "VM internal", RootJNIMonitor: "JNI monitor", RootUnreachable: "unreachable",
 }
 
+// rootBody is the size of a root record of kind sub after its tag, for
+// ids of id bytes; 0 when sub is not a root record's tag.
+func rootBody(sub byte, id int) int {
+	switch RootKind(sub) {
+	case RootUnknown, RootStickyClass, RootMonitorUsed, RootInternedString, RootFinalizing, RootDebugger,
+		RootReferenceCleanup, RootVMInternal, RootUnreachable:
+		return id
+	case RootJNIGlobal:
+		return 2 * id
+	case RootJNILocal, RootJavaFrame, RootThreadObject, RootJNIMonitor:
+		return id + 8
+	case RootNativeStack, RootThreadBlock:
+		return id + 4
+	}
+	return 0
+}
+
 func (k RootKind) String() string {
 	if s, ok := rootNames[k]; ok {
 		return s
@@ -104,7 +121,8 @@ type Class struct {
 	Loader int32
 
 	loaderID   uint64
-	statics    []Type // the static fields in the mirror (not HotSpot's pseudo-statics)
+	statics    []Type   // the static fields in the mirror (not HotSpot's pseudo-statics)
+	staticRefs []string // the names of the static fields of object type, pseudo-statics too, in the dump's order
 	refOffs    []uint32
 	dataSize   uint32 // instance data bytes on the wire, own and inherited fields
 	layoutDone bool
@@ -180,6 +198,11 @@ type Heap struct {
 
 	mirrorOnce sync.Once
 	mirrorOf   map[int32]int32 // class object index → the class it is the object of (see Label)
+
+	// marks locate the records of every markEvery-th object in the dump,
+	// so that a record can be read back (fields.go) without an offset per
+	// object.
+	marks []recordMark
 }
 
 // weakRef is a java.lang.ref.Reference that does not keep its referent

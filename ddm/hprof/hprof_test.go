@@ -38,17 +38,7 @@ func sample(t testing.TB, idSize int, android bool) []byte {
 		}
 		w.LoadClass(uint64(0x1000+16*i), name)
 	}
-	ref := func(vals ...uint64) []byte {
-		var b []byte
-		for _, v := range vals {
-			if idSize == 8 {
-				b = binary.BigEndian.AppendUint64(b, v)
-			} else {
-				b = binary.BigEndian.AppendUint32(b, uint32(v))
-			}
-		}
-		return b
-	}
+	ref := func(vals ...uint64) []byte { return idBytes(idSize, vals...) }
 	if android {
 		w.HeapInfo(1, 108) // zygote
 	}
@@ -79,6 +69,19 @@ func sample(t testing.TB, idSize int, android bool) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// idBytes is vals as ids of idSize bytes, as field values on the wire.
+func idBytes(idSize int, vals ...uint64) []byte {
+	var b []byte
+	for _, v := range vals {
+		if idSize == 8 {
+			b = binary.BigEndian.AppendUint64(b, v)
+		} else {
+			b = binary.BigEndian.AppendUint32(b, uint32(v))
+		}
+	}
+	return b
 }
 
 func parseBytes(t testing.TB, b []byte) *Heap {

@@ -3,6 +3,7 @@ package hprof
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"slices"
 )
 
@@ -29,8 +30,10 @@ func (h *Heap) asStep(o int32, roots map[int32]int) PathStep {
 
 // Incoming lists the objects that refer to obj, limit of them (0: all)
 // from the offset-th, for the dump at path, with their retained sizes where
-// d is the dominator tree (nil: none). One pass over the references.
-func (h *Heap) Incoming(path string, obj int32, offset, limit int, d *Dominators) IncomingJSON {
+// d is the dominator tree (nil: none). One pass over the references. With
+// src (the bytes Parse read; nil: none) each referrer names the field or
+// element that holds obj ([PathStep.Field]), read back for the page only.
+func (h *Heap) Incoming(path string, obj int32, offset, limit int, d *Dominators, src io.ReaderAt) IncomingJSON {
 	roots := h.rootRecords()
 	step := func(o int32) PathStep {
 		s := h.asStep(o, roots)
@@ -40,10 +43,14 @@ func (h *Heap) Incoming(path string, obj int32, offset, limit int, d *Dominators
 		return s
 	}
 	out := IncomingJSON{Path: path, Object: step(obj), Offset: offset, Referrers: []PathStep{}}
+	fields := h.namer(src)
 	take := func(o int32, via string) {
 		if out.Total >= offset && (limit <= 0 || len(out.Referrers) < limit) {
 			s := step(o)
 			s.Via = via
+			if via == "" {
+				fields.name(&s, o, obj)
+			}
 			out.Referrers = append(out.Referrers, s)
 		}
 		out.Total++

@@ -148,6 +148,7 @@ type parser struct {
 	partial       bool
 	weak          []rawWeak // weak, soft and phantom references and their referents' ids
 	threadStr     []rawWeak // threads and their names' ids
+	segEnd        int64     // the stream offset where the heap dump segment being read ends
 }
 
 type rawWeak struct {
@@ -190,6 +191,7 @@ func (p *parser) rollback() {
 	for len(p.threadStr) > 0 && int(p.threadStr[len(p.threadStr)-1].obj) >= m.objs {
 		p.threadStr = p.threadStr[:len(p.threadStr)-1]
 	}
+	h.marks = h.marks[:(m.objs+markEvery-1)/markEvery]
 }
 
 // presize reserves the object and reference arrays from the dump's size:
@@ -406,6 +408,9 @@ func (p *parser) object(id uint64, cls int32, c, w uint32) (int32, error) {
 	if p.rawRefs.len() > math.MaxUint32 {
 		return 0, fmt.Errorf("hprof: more than %d references", uint64(math.MaxUint32))
 	}
+	if i%markEvery == 0 {
+		h.marks = append(h.marks, recordMark{p.mark.at, p.segEnd})
+	}
 	h.ids.add(id)
 	h.cls = append(h.cls, cls)
 	h.size = append(h.size, size)
@@ -471,6 +476,7 @@ func align8(n uint64) uint32 {
 func (p *parser) heapDump(n int64) error {
 	rd := p.rd
 	end := rd.offset() + n
+	p.segEnd = end
 	id := p.idSize
 	for rd.offset() < end {
 		at := rd.offset()
@@ -479,19 +485,7 @@ func (p *parser) heapDump(n int64) error {
 			return formatErr(at, "truncated heap dump")
 		}
 		sub := rd.buf[rd.pos]
-		var fixed int // bytes after the tag for fixed-size records
-		switch RootKind(sub) {
-		case RootUnknown, RootStickyClass, RootMonitorUsed, RootInternedString, RootFinalizing, RootDebugger,
-			RootReferenceCleanup, RootVMInternal, RootUnreachable:
-			fixed = id
-		case RootJNIGlobal:
-			fixed = 2 * id
-		case RootJNILocal, RootJavaFrame, RootThreadObject, RootJNIMonitor:
-			fixed = id + 8
-		case RootNativeStack, RootThreadBlock:
-			fixed = id + 4
-		}
-		if fixed > 0 {
+		if fixed := rootBody(sub, id); fixed > 0 {
 			if err := rd.need(1 + fixed); err != nil {
 				return formatErr(at, "truncated root record")
 			}
@@ -633,6 +627,7 @@ func (p *parser) classDump() error {
 	ns := int(be16(rd.buf[rd.pos:]))
 	rd.pos += 2
 	var statics []Type
+	var refNames []string
 	for range ns {
 		if err := rd.need(id + 1); err != nil {
 			return formatErr(at, "truncated static field")
@@ -645,12 +640,14 @@ func (p *parser) classDump() error {
 		if err := rd.need(id + 1 + sz); err != nil {
 			return formatErr(at, "truncated static field")
 		}
+		name := p.names[idAt(rd.buf[rd.pos:], id)]
 		if t == TypeObject {
 			if v := idAt(rd.buf[rd.pos+id+1:], id); v != 0 {
 				p.rawRefs.add(v)
 			}
+			refNames = append(refNames, name)
 		}
-		if name := p.names[idAt(rd.buf[rd.pos:], id)]; !strings.HasPrefix(name, "<") {
+		if !strings.HasPrefix(name, "<") {
 			statics = append(statics, t) // not a pseudo-static: in the mirror
 		}
 		rd.pos += id + 1 + sz
@@ -679,6 +676,7 @@ func (p *parser) classDump() error {
 		return nil
 	}
 	cl.Super, cl.InstanceSize, cl.Fields, cl.statics, cl.loaderID = sc, instSize, fields, statics, loader
+	cl.staticRefs = refNames
 	// The class object's refs were appended before its slot: move the slot's
 	// start back by hand.
 	var refs []uint64

@@ -2,6 +2,7 @@ package hprof
 
 import (
 	"cmp"
+	"io"
 	"slices"
 )
 
@@ -104,8 +105,9 @@ func (h *Heap) referent(v int32) int32 {
 	return h.weak[k].referent
 }
 
-// step describes object v reached from parent (isRoot: a GC root).
-func (h *Heap) step(r *reach, v int32) PathStep {
+// step describes object v reached from parent (isRoot: a GC root), with
+// the field it is held by where fields names it.
+func (h *Heap) step(r *reach, v int32, fields *fieldNamer) PathStep {
 	s := PathStep{Object: h.describe(v)}
 	from := r.parent[v]
 	if from == isRoot {
@@ -114,7 +116,9 @@ func (h *Heap) step(r *reach, v int32) PathStep {
 		s.RootDetail = h.rootDetail(k)
 		return s
 	}
-	s.Via = h.via(from, v)
+	if s.Via = h.via(from, v); s.Via == "" {
+		fields.name(&s, from, v)
+	}
 	return s
 }
 
@@ -135,8 +139,10 @@ func (h *Heap) via(from, to int32) string {
 // keep−keep/2 with the middle counted by class, as Eclipse MAT folds a long
 // chain. The steps are picked while walking the path back from obj, so
 // what it allocates beyond the search's two int32 per object is bounded by
-// keep, whatever the path's length. Length 0: obj is unreachable.
-func (h *Heap) PathTo(obj int32, keep int) Path {
+// keep, whatever the path's length. Length 0: obj is unreachable. With src
+// (the bytes Parse read; nil: none) each step names the field or element
+// that holds it ([PathStep.Field]).
+func (h *Heap) PathTo(obj int32, keep int, src io.ReaderAt) Path {
 	out := Path{Steps: []PathStep{}}
 	if obj < 0 || int(obj) >= h.ids.len() {
 		return out
@@ -172,11 +178,12 @@ func (h *Heap) PathTo(obj int32, keep int) Path {
 		}
 		k++
 	}
+	fields := h.namer(src)
 	for _, v := range slices.Backward(far) {
-		out.Steps = append(out.Steps, h.step(r, v))
+		out.Steps = append(out.Steps, h.step(r, v, fields))
 	}
 	for _, v := range slices.Backward(near) {
-		out.Steps = append(out.Steps, h.step(r, v))
+		out.Steps = append(out.Steps, h.step(r, v, fields))
 	}
 	if tail > 0 {
 		out.Elided = &PathGap{After: head, Count: length - head - tail, Classes: h.classCounts(mid)}
@@ -209,6 +216,9 @@ type PathOptions struct {
 	Nodes int // objects shown at most (0: 200)
 	Fan   int // children shown per object at most (0: 25)
 	Chain int // a chain of single children longer than this has its middle elided (0: 16)
+	// Source reads the bytes Parse read, to name the field or element that
+	// holds each object shown ([PathStep.Field]); nil: no field names.
+	Source io.ReaderAt
 }
 
 // MergedPaths merges the shortest paths from the GC roots to every object
@@ -261,6 +271,23 @@ func (h *Heap) MergedPaths(path, target string, isTarget func(int32) bool, total
 	})
 	t := &pathTree{h: h, r: r, cnt: cnt, sub: sub, isTarget: isTarget, opt: opt, budget: opt.Nodes}
 	out.Roots, out.More = t.level(isRoot)
+	// The fields of the tree's steps, once it is built: an object's
+	// children (an array's elements) from one read of its record.
+	if fields := h.namer(opt.Source); fields != nil {
+		var edges []namedEdge
+		var walk func(ns []PathNodeJSON)
+		walk = func(ns []PathNodeJSON) {
+			for k := range ns {
+				s := &ns[k].PathStep
+				if from := r.parent[s.Index]; from >= 0 && s.Via == "" {
+					edges = append(edges, namedEdge{s, from, s.Index})
+				}
+				walk(ns[k].Children)
+			}
+		}
+		walk(out.Roots)
+		fields.nameAll(edges)
+	}
 	return out
 }
 
@@ -301,7 +328,7 @@ func (t *pathTree) level(v int32) ([]PathNodeJSON, int) {
 
 func (t *pathTree) node(v int32) PathNodeJSON {
 	t.budget--
-	return PathNodeJSON{PathStep: t.h.step(t.r, v), Targets: int(t.cnt[v]), Target: t.isTarget(v), Children: []PathNodeJSON{}}
+	return PathNodeJSON{PathStep: t.h.step(t.r, v, nil), Targets: int(t.cnt[v]), Target: t.isTarget(v), Children: []PathNodeJSON{}}
 }
 
 // only is v's one child when it has exactly one and that is not a target

@@ -3,6 +3,7 @@ package hprof
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"runtime"
 	"slices"
 	"testing"
@@ -64,11 +65,11 @@ func stepIDs(s []PathStep) []uint64 {
 func TestPathsExcludeWeakReferences(t *testing.T) {
 	h := parseBytes(t, weakDump(t, 0))
 	T := h.Lookup(0x3000)
-	p := h.PathTo(T, 0)
+	p := h.PathTo(T, 0, nil)
 	if got := stepIDs(p.Steps); !slices.Equal(got, []uint64{0x2100, 0x2200, 0x3000}) || p.Steps[0].Root != "JNI global" {
 		t.Errorf("path to T: %v (%+v), want A → B → T from a JNI global", got, p)
 	}
-	in := h.Incoming("x", T, 0, 0, nil)
+	in := h.Incoming("x", T, 0, 0, nil, nil)
 	if got := stepIDs(in.Referrers); in.Total != 2 || !slices.Equal(got, []uint64{0x2000, 0x2200}) || in.Referrers[0].Root != "JNI global" {
 		t.Errorf("incoming of T: %+v, want W (a root) and B", in)
 	}
@@ -121,12 +122,12 @@ func TestPathTreeElidesChains(t *testing.T) {
 	if n+gaps != chain+1 || n > 10+3 || !last.Target || last.ID != 0x5000000 {
 		t.Errorf("%d nodes shown + %d elided, last %+v: want %d in all, at most 13 shown, ending in L", n, gaps, last, chain+1)
 	}
-	p := h.PathTo(L, 10)
+	p := h.PathTo(L, 10, nil)
 	if p.Length != chain+1 || len(p.Steps) != 10 || p.Elided == nil || p.Elided.After != 5 || p.Elided.Count != chain+1-10 ||
 		p.Steps[9].ID != 0x5000000 || p.Steps[0].Root != "JNI global" {
 		t.Errorf("PathTo(L, 10): %+v", p)
 	}
-	if full := h.PathTo(L, 0); full.Length != chain+1 || len(full.Steps) != chain+1 || full.Elided != nil {
+	if full := h.PathTo(L, 0, nil); full.Length != chain+1 || len(full.Steps) != chain+1 || full.Elided != nil {
 		t.Errorf("PathTo(L, 0): %d steps, length %d", len(full.Steps), full.Length)
 	}
 }
@@ -134,25 +135,33 @@ func TestPathTreeElidesChains(t *testing.T) {
 // TestPathToMemoryBounded: the path to the end of a 1,000,000-node list
 // allocates the search's two int32 per object and what it prints, not a
 // step per object (188–325 MB when every step was built before eliding).
+// With the dump to read the kept steps' fields back from, the same bound
+// holds: a record is read for each step kept, none for the elided.
 func TestPathToMemoryBounded(t *testing.T) {
 	const chain = 1_000_000
-	h := parseBytes(t, weakDump(t, chain))
+	dump := weakDump(t, chain)
+	h := parseBytes(t, dump)
 	L := h.Lookup(0x5000000)
-	h.PathTo(L, 20) // warm: nothing lazy left
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	p := h.PathTo(L, 20)
-	runtime.ReadMemStats(&m1)
-	alloc := m1.TotalAlloc - m0.TotalAlloc
-	n := uint64(h.NumObjects())
-	// parent and order: 4 bytes per object each; 1 MiB for the rest.
-	bound := 8*n + 1<<20
-	t.Logf("PathTo on a %d-step path over %d objects: %d bytes allocated (%.1f per object), %d steps kept", p.Length, n, alloc, float64(alloc)/float64(n), len(p.Steps))
-	if p.Length != chain+1 || len(p.Steps) != 20 {
-		t.Fatalf("path: length %d, %d steps", p.Length, len(p.Steps))
-	}
-	if alloc > bound {
-		t.Errorf("PathTo allocated %d bytes for %d objects: more than the search's %d", alloc, n, bound)
+	for _, src := range []io.ReaderAt{nil, bytes.NewReader(dump)} {
+		h.PathTo(L, 20, src) // warm: nothing lazy left
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		p := h.PathTo(L, 20, src)
+		runtime.ReadMemStats(&m1)
+		alloc := m1.TotalAlloc - m0.TotalAlloc
+		n := uint64(h.NumObjects())
+		// parent and order: 4 bytes per object each; 1 MiB for the rest.
+		bound := 8*n + 1<<20
+		t.Logf("PathTo on a %d-step path over %d objects, fields read back %v: %d bytes allocated (%.1f per object), %d steps kept", p.Length, n, src != nil, alloc, float64(alloc)/float64(n), len(p.Steps))
+		if p.Length != chain+1 || len(p.Steps) != 20 {
+			t.Fatalf("path: length %d, %d steps", p.Length, len(p.Steps))
+		}
+		if src != nil && (p.Steps[1].Field == "" || p.Steps[19].Field == "") {
+			t.Errorf("steps without their fields: %+v", p.Steps)
+		}
+		if alloc > bound {
+			t.Errorf("PathTo allocated %d bytes for %d objects: more than the search's %d", alloc, n, bound)
+		}
 	}
 }
 

@@ -507,12 +507,12 @@ func TestLeakViews(t *testing.T) {
 
 	loader := instancesOf(h, "java.net.URLClassLoader")[0]
 	leakClass, _ := classObject(t, h, "Leak")
-	in := h.Incoming("leak.hprof", loader, 0, 0, nil)
+	in := h.Incoming("leak.hprof", loader, 0, 0, nil, nil)
 	if !slices.ContainsFunc(in.Referrers, func(s PathStep) bool { return s.Index == leakClass }) {
 		t.Errorf("incoming references of the URLClassLoader: %+v, want class Leak among them", in.Referrers)
 	}
 	pluginClass, _ := classObject(t, h, "Plugin")
-	pin := h.Incoming("leak.hprof", pluginClass, 0, 0, nil)
+	pin := h.Incoming("leak.hprof", pluginClass, 0, 0, nil, nil)
 	if !slices.ContainsFunc(pin.Referrers, func(s PathStep) bool { return s.Index == loader && s.Via == "<defined class>" }) || pin.Instances != 1 {
 		t.Errorf("incoming references of class Plugin: %+v, want the loader (defined class) and 1 instance", pin)
 	}
@@ -552,7 +552,7 @@ func TestThreadNamesInRootDetails(t *testing.T) {
 		t.Errorf("%d thread names read, %d threads: %v", len(h.threadNames), threads, h.threadNames)
 	}
 	local := instancesOf(h, "Leak$Local")[0]
-	p := h.PathTo(local, 0)
+	p := h.PathTo(local, 0, nil)
 	if len(p.Steps) != 1 || !strings.Contains(p.Steps[0].RootDetail, `thread "main" 0x`) || !strings.Contains(p.Steps[0].RootDetail, "Leak.main(Leak.java:") {
 		t.Errorf("path to main's local: %+v, want a Java frame of thread \"main\"", p.Steps)
 	}
@@ -566,4 +566,81 @@ func TestThreadNamesInRootDetails(t *testing.T) {
 		t.Error("no Java frame root names the thread \"lock-holder\"")
 	}
 	t.Logf("threads: %v; main's local: %s", h.threadNames, p.Steps[0].RootDetail)
+}
+
+// TestFieldNamesOnRealDump: on a real HotSpot dump, paths and incoming
+// references name the field or element that holds each object: Leak's
+// static, the loader's classes list (a field of its superclass
+// ClassLoader), the list's elementData, the array's element, Plugin's
+// static; a field a subclass declares again is qualified by its class; an
+// array holding one object twice says so.
+func TestFieldNamesOnRealDump(t *testing.T) {
+	dump, h := leakDump(t, &leakCompressed, nil, nil)
+	src := bytes.NewReader(dump)
+	m, ok := h.PathsToClass("leak.hprof", "Plugin", PathOptions{Source: src})
+	if !ok || len(m.Roots) != 1 {
+		t.Fatalf("paths to Plugin: %+v", m)
+	}
+	var steps []string
+	for nd := m.Roots[0]; ; nd = nd.Children[0] {
+		steps = append(steps, nd.Field+" → "+nd.Class)
+		if len(nd.Children) != 1 {
+			break
+		}
+	}
+	want := []string{"static held → java.net.URLClassLoader", "classes → java.util.ArrayList", "elementData → java.lang.Object[]",
+		"[0] → class Plugin", "static self → Plugin"}
+	if len(steps) < len(want)+1 || !slices.Equal(steps[len(steps)-len(want):], want) {
+		t.Errorf("merged paths to Plugin: %q, want them to end with %q", steps, want)
+	}
+	t.Logf("paths to Plugin: %q", steps)
+
+	plugin := instancesOf(h, "Plugin")[0]
+	p := h.PathTo(plugin, 0, src)
+	var fields []string
+	for _, s := range p.Steps {
+		fields = append(fields, s.Field+s.Via)
+	}
+	if n := len(fields); n < 6 || !slices.Equal(fields[n-5:], []string{"static held", "classes", "elementData", "[0]", "static self"}) {
+		t.Errorf("path to the Plugin instance: fields %q", fields)
+	}
+	// Every step but the root's is held by a field or an element, or says
+	// how else (its class, a loader's class).
+	for k, s := range p.Steps[1:] {
+		if s.Field == "" && s.Via == "" {
+			t.Errorf("step %d (%s) names no field and no via: %q", k+1, s.Class, fields)
+		}
+	}
+
+	held := func(class string) PathStep {
+		t.Helper()
+		objs := instancesOf(h, class)
+		if len(objs) != 1 {
+			t.Fatalf("%d instances of %s", len(objs), class)
+		}
+		in := h.Incoming("leak.hprof", objs[0], 0, 0, nil, src)
+		if len(in.Referrers) != 1 {
+			t.Fatalf("incoming references of %s: %+v", class, in.Referrers)
+		}
+		return in.Referrers[0]
+	}
+	for class, want := range map[string]string{"Leak$Inherited": "Leak$Base.value", "Leak$Own": "Leak$Sub.value", "Leak$Sub": "static hiding"} {
+		if r := held(class); r.Field != want || r.FieldCount != 0 {
+			t.Errorf("%s is held by %s's %q (×%d), want %q", class, r.Class, r.Field, r.FieldCount, want)
+		}
+	}
+	if r := held("Leak$Twice"); r.Class != "java.lang.Object[]" || r.Field != "[1]" || r.FieldCount != 2 {
+		t.Errorf("Leak$Twice is held by %s's %q ×%d, want java.lang.Object[]'s [1] ×2", r.Class, r.Field, r.FieldCount)
+	}
+	loader := instancesOf(h, "java.net.URLClassLoader")[0]
+	leakClass, _ := classObject(t, h, "Leak")
+	in := h.Incoming("leak.hprof", loader, 0, 0, nil, src)
+	k := slices.IndexFunc(in.Referrers, func(s PathStep) bool { return s.Index == leakClass })
+	if k < 0 || in.Referrers[k].Field != "static held" {
+		t.Errorf("incoming references of the URLClassLoader: %+v, want class Leak by static held", in.Referrers)
+	}
+	pluginClass, _ := classObject(t, h, "Plugin")
+	if name, _, err := h.FieldOf(src, pluginClass, loader); err != nil || name != "<loader>" {
+		t.Errorf("class Plugin → its loader: %q, %v", name, err)
+	}
 }

@@ -93,18 +93,7 @@ func scanArrays(r *bufio.Reader, idSize int, want map[uint64][]uint32, found fun
 			}
 			sub := b[0]
 			used := int64(1)
-			skip := 0
-			switch RootKind(sub) {
-			case RootUnknown, RootStickyClass, RootMonitorUsed, RootInternedString, RootFinalizing, RootDebugger,
-				RootReferenceCleanup, RootVMInternal, RootUnreachable:
-				skip = idSize
-			case RootJNIGlobal:
-				skip = 2 * idSize
-			case RootJNILocal, RootJavaFrame, RootThreadObject, RootJNIMonitor:
-				skip = idSize + 8
-			case RootNativeStack, RootThreadBlock:
-				skip = idSize + 4
-			}
+			skip := rootBody(sub, idSize)
 			switch {
 			case skip > 0:
 			case sub == subHeapDumpInfo:

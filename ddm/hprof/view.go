@@ -96,7 +96,8 @@ type PathsJSON struct {
 	More    int            `json:"more"`    // roots left out by the tree's bound
 }
 
-// PathNodeJSON is one object of a merged path tree.
+// PathNodeJSON is one object of a merged path tree; its Field names the
+// field or element of the node above that holds it.
 type PathNodeJSON struct {
 	PathStep
 	Targets  int            `json:"targets"`          // target objects whose path runs through it, itself included
@@ -114,9 +115,9 @@ type ChainGap struct {
 
 // IncomingJSON is the objects that refer to one object, a page of them:
 // the hprof/incoming result. Referrers hold it by a field or an element
-// (Via empty) or, for a class, as the loader that defined it (Via "<defined
-// class>"); the instances that hold a class as their class are counted, not
-// listed.
+// (Via empty; Field names it where the dump was read back for it) or, for
+// a class, as the loader that defined it (Via "<defined class>"); the
+// instances that hold a class as their class are counted, not listed.
 type IncomingJSON struct {
 	Path      string     `json:"path"`
 	Object    PathStep   `json:"object"`    // the object; Root and RootDetail where it is a GC root itself

@@ -86,9 +86,9 @@ func FuzzViews(f *testing.F) {
 			p := h.PathFromRoot(i)
 			check("path", ElidePath(h.ID(i), p, 0), decPath)
 			check("elided path", ElidePath(h.ID(i), p, 2), decPath)
-			check("path, elided while walking", h.PathTo(i, 2), decPath)
+			check("path, elided while walking", h.PathTo(i, 2, nil), decPath)
 			check("paths to an object", h.PathsToObject("/d", i, PathOptions{Nodes: 5, Chain: 2}), decPaths)
-			check("incoming", h.Incoming("/d", i, 1, 2, nil), decIncoming)
+			check("incoming", h.Incoming("/d", i, 1, 2, nil, nil), decIncoming)
 			h.Label(i)
 		}
 	})

@@ -86,6 +86,13 @@ export interface PathStep {
   rootDetail?: string;
   /** How the previous step holds this one, where not a field or element: "<class>", "<loader>", "<defined class>". */
   via?: string;
+  /**
+   * The field or element of the referrer that holds this one, read back from the dump: "elementData", "[3]",
+   * "static holder", "Base.value" (a field a subclass declares again), "<loader>" (a class object's slot).
+   */
+  field?: string;
+  /** How many of the referrer's fields or elements hold it, where more than one does (field names the first). */
+  fieldCount?: number;
 }
 
 export interface HprofPath {
@@ -131,6 +138,9 @@ export interface ObjectRow {
   root?: string;
   rootDetail?: string;
   via?: string;
+  /** Among incoming references: the referrer's field or element that holds the object (PathStep.field). */
+  field?: string;
+  fieldCount?: number;
 }
 
 /** hprof/incoming: a page of the objects that refer to one (hprof.IncomingJSON). */
@@ -293,6 +303,9 @@ export function decodeDiff(body: unknown): HprofDiff {
   };
 }
 
+/** A PathStep's optional strings. */
+const stepKeys = ['root', 'rootDetail', 'via', 'field'] as const;
+
 /** Decodes a path from a GC root (hprof.Path) exactly; steps and gap must add up to its length. */
 export function decodePath(body: unknown): HprofPath {
   const w = 'path';
@@ -301,12 +314,15 @@ export function decodePath(body: unknown): HprofPath {
     object: id(o.object, at(w, 'object')),
     length: count(o.length, at(w, 'length')),
     steps: list(o.steps, at(w, 'steps'), (v, where): PathStep => {
-      const s = fields(v, where, ['id', 'class', 'size'], ['root', 'rootDetail', 'via', 'retained']);
+      const s = fields(v, where, ['id', 'class', 'size'], [...stepKeys, 'fieldCount', 'retained']);
       const step: PathStep = { id: id(s.id, at(where, 'id')), class: str(s.class, at(where, 'class'), E), size: count(s.size, at(where, 'size')) };
-      for (const k of ['root', 'rootDetail', 'via'] as const) {
+      for (const k of stepKeys) {
         if (s[k] !== undefined) {
           step[k] = str(s[k], at(where, k), E);
         }
+      }
+      if (s.fieldCount !== undefined) {
+        step.fieldCount = count(s.fieldCount, at(where, 'fieldCount'));
       }
       return step;
     }),
@@ -335,11 +351,9 @@ export function decodePath(body: unknown): HprofPath {
   return out;
 }
 
-const stepKeys = ['root', 'rootDetail', 'via'] as const;
-
-/** An object row: hprof.Object, with a PathStep's root and via where given. */
+/** An object row: hprof.Object, with a PathStep's root, via and field where given. */
 function objectRow(v: unknown, where: string, extra: readonly string[] = []): { row: ObjectRow; o: Record<string, unknown> } {
-  const o = fields(v, where, ['id', 'class', 'size'], ['retained', ...stepKeys, ...extra]);
+  const o = fields(v, where, ['id', 'class', 'size'], ['retained', ...stepKeys, 'fieldCount', ...extra]);
   const row: ObjectRow = {
     id: id(o.id, at(where, 'id')),
     class: str(o.class, at(where, 'class'), E),
@@ -350,6 +364,9 @@ function objectRow(v: unknown, where: string, extra: readonly string[] = []): { 
     if (o[k] !== undefined) {
       row[k] = str(o[k], at(where, k), E);
     }
+  }
+  if (o.fieldCount !== undefined) {
+    row.fieldCount = count(o.fieldCount, at(where, 'fieldCount'));
   }
   return { row, o };
 }
@@ -376,6 +393,9 @@ function pathNode(v: unknown, where: string, above: number): PathNode {
     if (row[k] !== undefined) {
       n[k] = row[k];
     }
+  }
+  if (row.fieldCount !== undefined) {
+    n.fieldCount = row.fieldCount;
   }
   if (n.targets === 0 || n.targets > above) {
     throw new E(`${where}: ${n.targets} targets below it, ${above} above`);

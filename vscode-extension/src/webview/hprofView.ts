@@ -331,11 +331,20 @@ function objectButtons(o: { id: number; class: string }): HTMLElement[] {
   ];
 }
 
+/** The field or element that holds an object ("elementData", "[3] and 1 more", "static holder"), or ''. */
+function fieldText(r: { field?: string; fieldCount?: number }): string {
+  if (!r.field) {
+    return '';
+  }
+  return r.fieldCount && r.fieldCount > 1 ? `${r.field} and ${num(r.fieldCount - 1)} more` : r.field;
+}
+
 function pathNode(n: PathNode): HTMLElement {
   const line = el(
     'div',
     { class: 'node-line' },
     n.via ? el('span', { class: 'via muted' }, `${n.via} `) : '',
+    n.field ? el('span', { class: 'field', title: 'The field or element of the object above that holds this one' }, `${fieldText(n)} → `) : '',
     el('span', { class: 'name' }, n.class),
     ' ',
     el('span', { class: 'muted' }, objectId(n.id)),
@@ -344,7 +353,7 @@ function pathNode(n: PathNode): HTMLElement {
     ' ',
     ...objectButtons(n),
   );
-  const li = el('li', { class: n.target ? 'path-node target' : 'path-node', 'data-id': String(n.id), 'data-class': n.class }, line);
+  const li = el('li', { class: n.target ? 'path-node target' : 'path-node', 'data-id': String(n.id), 'data-class': n.class, 'data-field': n.field ?? '' }, line);
   const kids = el('ul', { class: 'tree' });
   if (n.elided) {
     const what = n.elided.classes.map((c) => `${c.class} ×${num(c.count)}`).join(', ');
@@ -408,11 +417,11 @@ function renderObjects(): void {
   }
   objectsTable.append(el('tr', {}, ...['Object', 'Shallow size', 'Retained size', 'How', ''].map((h, k) => el('th', { class: k === 1 || k === 2 ? 'num' : '' }, h))));
   for (const r of rows) {
-    const how = [r.via, rootText(r)].filter(Boolean).join('; ');
+    const how = [fieldText(r), r.via, rootText(r)].filter(Boolean).join('; ');
     objectsTable.append(
       el(
         'tr',
-        { 'data-id': String(r.id), 'data-class': r.class },
+        { 'data-id': String(r.id), 'data-class': r.class, 'data-field': r.field ?? '' },
         el('td', { class: 'name' }, `${r.class} `, el('span', { class: 'muted' }, objectId(r.id))),
         el('td', { class: 'num' }, formatBytes(r.size)),
         el('td', { class: 'num', 'data-bytes': String(r.retained) }, r.retained ? formatBytes(r.retained) : '—'),

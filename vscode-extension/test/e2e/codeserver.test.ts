@@ -826,7 +826,8 @@ test('code-server: Dump Heap on a plain JVM opens its histogram', { timeout: 900
 // 100 000 bytes. The dump (jcmd GC.heap_dump) opens in the HPROF editor; the
 // histogram's retained column shows what the loader keeps alive; Paths on
 // Plugin's row shows the chain from a sticky class through Leak's class, the
-// loader and its classes list to Plugin's class and its instance.
+// loader and its classes list to Plugin's class and its instance, each step
+// with the field or element that holds it.
 test('code-server: a class-loader leak — from the histogram to its path to GC roots through the loader', { timeout: 900_000 }, async () => {
   const leakSrc = path.join(repoRoot, 'ddm', 'hprof', 'testdata', 'leak');
   const out = tmpDir();
@@ -892,6 +893,13 @@ test('code-server: a class-loader leak — from the histogram to its path to GC 
     assert.deepEqual(chain.slice(-want.length), want, `the path to Plugin (${chain.join(' → ')})`);
     assert.match((await editor.locator('#paths li.path-node').first().textContent()) ?? '', /GC root: sticky class/);
     assert.match((await editor.locator('#paths-title').textContent()) ?? '', /1 of 1 object reached/);
+    // Each step names the field or element that holds it, read back from the dump: Leak's static,
+    // ClassLoader's classes list (a field of URLClassLoader's superclass), its elementData, the element,
+    // Plugin's static.
+    const fields = await editor.locator('#paths li.path-node').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-field')));
+    assert.deepEqual(fields.slice(-5), ['static held', 'classes', 'elementData', '[0]', 'static self'], `the fields on the path (${fields.join(' → ')})`);
+    const loaderLine = (await editor.locator('#paths li.path-node[data-class="java.net.URLClassLoader"] > .node-line').first().textContent()) ?? '';
+    assert.match(loaderLine, /^static held → java\.net\.URLClassLoader 0x/);
     await shot('e2e-hprof-leak-paths');
     log(`the path to Plugin: ${chain.join(' → ')}`);
 
@@ -900,6 +908,8 @@ test('code-server: a class-loader leak — from the histogram to its path to GC 
     await loaderNode.locator(':scope > .node-line button.incoming').click();
     await editor.locator('#objects tr[data-class="class Leak"]').waitFor({ timeout: 120000 });
     assert.match((await editor.locator('#objects-title').textContent()) ?? '', /Objects that refer to java\.net\.URLClassLoader/);
+    assert.equal(await editor.locator('#objects tr[data-class="class Leak"]').getAttribute('data-field'), 'static held');
+    assert.match((await editor.locator('#objects tr[data-class="class Leak"] td:nth-child(4)').textContent()) ?? '', /^static held/);
     await shot('e2e-hprof-leak-incoming');
   } finally {
     leak.kill('SIGKILL');

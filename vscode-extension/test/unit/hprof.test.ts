@@ -72,6 +72,14 @@ describe('hprof results', () => {
     const detailed = decodePath({ ...fx.path, steps: [{ ...p.steps[0], rootDetail: 'thread 0x1 (java.lang.Thread, serial 1), frame 2: Leak.main(Leak.java:45)' }, ...p.steps.slice(1, -1), { ...(fx.path.steps as Record<string, unknown>[]).at(-1), via: '<class>' }] });
     assert.match(detailed.steps[0].rootDetail ?? '', /Leak\.main/);
     assert.equal(detailed.steps.at(-1)?.via, '<class>');
+    // Each step past the root names the field or element that holds it (read back from the dump).
+    assert.equal(p.steps[0].field, undefined, 'a root is held by no field');
+    assert.deepEqual(
+      p.steps.slice(1).map((s) => s.field),
+      ['next', '[0]', 'value'],
+    );
+    const twice = decodePath({ ...fx.path, steps: [...(fx.path.steps as Record<string, unknown>[]).slice(0, -1), { ...(fx.path.steps as Record<string, unknown>[]).at(-1), fieldCount: 2 }] });
+    assert.equal(twice.steps.at(-1)?.fieldCount, 2);
   });
 
   test('malformed answers are refused with the field named', () => {
@@ -89,6 +97,8 @@ describe('hprof results', () => {
     bad(() => decodeDiff({ ...fx.diff, classes: [{ ...row, bytes: 1 }] }), /the deltas are not new − old/);
     bad(() => decodePath({ ...fx.elided, length: 99 }), /length says 99/);
     bad(() => decodePath({ ...fx.path, steps: [{ id: 1, class: 'A', size: 8, depth: 3 }] }), /steps\[0\]\."depth": unknown field/);
+    bad(() => decodePath({ ...fx.path, steps: [{ id: 1, class: 'A', size: 8, field: 3 }] }), /steps\[0\]\.field: expected a string/);
+    bad(() => decodePath({ ...fx.path, steps: [{ id: 1, class: 'A', size: 8, field: '[1]', fieldCount: -2 }] }), /steps\[0\]\.fieldCount: expected a non-negative integer/);
   });
 
   test('the Go fixtures of why objects are alive decode: merged paths, incoming references, instances, retained sizes', () => {
@@ -119,6 +129,12 @@ describe('hprof results', () => {
     const inc = decodeIncoming(fx.incoming);
     assert.equal(inc.total, inc.referrers.length);
     assert.equal(inc.referrers[0].class, 'java.lang.Object[]');
+    assert.equal(inc.referrers[0].field, '[0]', 'the referrer names the element that holds the object');
+    assert.equal(p.roots[0].field, undefined);
+    assert.ok(
+      p.roots.some((r) => r.children.some((k) => k.field !== undefined)),
+      'the steps below a root name their fields',
+    );
     const inst = decodeInstances(fx.instances);
     assert.equal(inst.class, 'java.lang.String');
     assert.equal(inst.offset, 1);
@@ -132,6 +148,7 @@ describe('hprof results', () => {
     bad(() => decodePaths({ ...fx.paths, roots: [{ ...root, targets: 3 }] }), /roots\[0\]: 3 targets, its children and itself 2/);
     bad(() => decodePaths({ ...fx.paths, roots: [{ ...root, depth: 1 }] }), /roots\[0\]\."depth": unknown field/);
     bad(() => decodeIncoming({ ...fx.incoming, offset: 5 }), /1 referrers from 5 of 1/);
+    bad(() => decodeIncoming({ ...fx.incoming, referrers: [{ ...(fx.incoming.referrers as Record<string, unknown>[])[0], fieldCount: 'x' }] }), /referrers\[0\]\.fieldCount/);
     bad(() => decodeInstances(without(fx.instances, 'objects')), /objects: missing/);
     bad(() => decodeRetained({ ...fx.retained, classes: [{ class: 'A', retained: 1 }, { class: 'B', retained: 2 }] }), /retains more than classes\[0\]/);
 

@@ -276,11 +276,12 @@ describe('HPROF editor webview', () => {
         roots: [
           node(0x7ff000100, 'class sun.launcher.LauncherHelper', 199, [
             node(0x7ff000200, 'class BenchTarget', 199, [
-              node(0x7ff000300, 'java.net.URLClassLoader', 199, [node(0x7ff000400, 'BenchTarget$Node', 1, [], { target: true })], {
+              node(0x7ff000300, 'java.net.URLClassLoader', 199, [node(0x7ff000400, 'BenchTarget$Node', 1, [], { target: true, field: '[3]', fieldCount: 2 })], {
                 elided: { count: 40, classes: [{ class: 'java.util.ArrayList', count: 40 }] },
                 more: 197,
+                field: 'static held',
               }),
-            ]),
+            ], { field: 'static appClass' }),
           ], { root: 'sticky class' }),
         ],
         more: 0,
@@ -290,6 +291,13 @@ describe('HPROF editor webview', () => {
     const chain = await o.page.$$eval('#paths li.path-node', (ls) => ls.map((l) => l.getAttribute('data-class')));
     assert.deepEqual(chain, ['class sun.launcher.LauncherHelper', 'class BenchTarget', 'java.net.URLClassLoader', 'BenchTarget$Node']);
     assert.match((await o.page.textContent('#paths li.path-node')) ?? '', /GC root: sticky class/);
+    // Each step names the field or element of the step above that holds it.
+    const fields = await o.page.$$eval('#paths li.path-node', (ls) => ls.map((l) => l.getAttribute('data-field')));
+    assert.deepEqual(fields, ['', 'static appClass', 'static held', '[3]']);
+    const line = async (cls: string): Promise<string> => (await o.page.textContent(`#paths li.path-node[data-class="${cls}"] > .node-line`)) ?? '';
+    assert.match(await line('java.net.URLClassLoader'), /^static held → java\.net\.URLClassLoader 0x7ff000300/);
+    assert.match(await line('BenchTarget$Node'), /^\[3\] and 1 more → BenchTarget\$Node/);
+    assert.doesNotMatch(await line('class sun.launcher.LauncherHelper'), /→/);
     assert.match((await o.page.textContent('#paths')) ?? '', /… 40 objects elided \(java\.util\.ArrayList ×40\).*… and 197 more/);
     assert.match((await o.page.textContent('#paths-title')) ?? '', /199 of 200 objects reached \(1 not reachable/);
     await o.shot('body', 'hprof-paths');
@@ -316,7 +324,7 @@ describe('HPROF editor webview', () => {
         total: 2,
         offset: 0,
         referrers: [
-          { id: 0x7ff001000, class: 'BenchTarget$Node[]', size: 816 },
+          { id: 0x7ff001000, class: 'BenchTarget$Node[]', size: 816, field: '[7]' },
           { id: 0x7ff002000, class: 'java.lang.Thread', size: 112, root: 'thread', rootDetail: 'thread main' },
         ],
         instances: 0,
@@ -325,6 +333,9 @@ describe('HPROF editor webview', () => {
     await o.page.waitForSelector(`#objects tr[data-id="${0x7ff002000}"]`);
     assert.match((await o.page.textContent('#objects-title')) ?? '', /Objects that refer to BenchTarget\$Node 0x7ff010000: 1–2 of 2/);
     assert.match((await o.page.textContent(`#objects tr[data-id="${0x7ff002000}"]`)) ?? '', /GC root: thread — thread main/);
+    // The referrer's element that holds the object, in the How column.
+    assert.equal(await o.page.getAttribute(`#objects tr[data-id="${0x7ff001000}"]`, 'data-field'), '[7]');
+    assert.equal(await o.page.textContent(`#objects tr[data-id="${0x7ff001000}"] td:nth-child(4)`), '[7]');
     await o.page.click(`#objects tr[data-id="${0x7ff001000}"] button.paths`);
     assert.deepEqual((await o.posted()).at(-1), { type: 'paths', object: 0x7ff001000 });
 
