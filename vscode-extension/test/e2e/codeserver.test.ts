@@ -1050,6 +1050,8 @@ test('code-server: Stop on an Android launch force-stops the app on the device; 
       .catch((e: Error) => {
         throw new Error(`${pkg} still listed in the ddmbridge explorer after Stop: ${e.message}\n${channelLog().slice(-5000)}`);
       });
+    // The explorer is still in view: its device row stays, without the app under it.
+    await page.locator('.monaco-list-row', { hasText: `Launcher (${addr})` }).first().waitFor({ timeout: 60000 });
     const toasts = await page.locator('.notification-toast').allTextContents();
     assert.ok(!toasts.some((t) => /NOT_IMPLEMENTED|not implemented/i.test(t)), `no NOT_IMPLEMENTED toast: ${JSON.stringify(toasts)}`);
     await shot('e2e-android-stopped');
