@@ -133,13 +133,11 @@ func (m *Monitor) notListedLocked(target string) error {
 
 // setListed records the device's process list: new processes get an id and
 // an entry (vms/added while no VM holds them), changed ones vms/changed, and
-// those gone vms/removed when no VM stood for them.
+// those gone vms/removed when no VM stood for them. An entry's events are
+// queued under m.mu with the change they announce, so they reach clients in
+// the order of the changes (see relistLocked, setProcNote).
 func (m *Monitor) setListed(list []adb.JDWPProcess) {
-	type ev struct {
-		kind EventKind
-		info VMInfo
-	}
-	var evs []ev
+	var changedVMs []*VM // a VM's changes are announced by notify, outside m.mu
 	m.mu.Lock()
 	if m.devProcs == nil {
 		m.devProcs = map[string]*devProc{}
@@ -177,14 +175,14 @@ func (m *Monitor) setListed(list []adb.JDWPProcess) {
 			}
 			m.devProcs[addr] = d
 			if m.byAddr[addr] == nil {
-				evs = append(evs, ev{EventAdded, d.listedInfo(deviceModel(p.Device))})
+				m.pushListedLocked(EventAdded, d.listedInfo(deviceModel(p.Device)))
 			}
 		case !sameProc(d.p, p):
 			d.p = p
 			if v := m.byAddr[addr]; v != nil {
-				evs = append(evs, ev{EventChanged, VMInfo{ID: v.id}}) // filled below, outside m.mu
+				changedVMs = append(changedVMs, v)
 			} else {
-				evs = append(evs, ev{EventChanged, d.listedInfo(deviceModel(p.Device))})
+				m.pushListedLocked(EventChanged, d.listedInfo(deviceModel(p.Device)))
 			}
 		}
 	}
@@ -194,8 +192,7 @@ func (m *Monitor) setListed(list []adb.JDWPProcess) {
 		}
 		delete(m.devProcs, addr)
 		if m.byAddr[addr] == nil {
-			info := d.listedInfo(deviceModel(d.p.Device))
-			evs = append(evs, ev{EventRemoved, info})
+			m.pushListedLocked(EventRemoved, d.listedInfo(deviceModel(d.p.Device)))
 		}
 	}
 	for serial, n := range unlisted {
@@ -206,14 +203,8 @@ func (m *Monitor) setListed(list []adb.JDWPProcess) {
 	}
 	m.unlisted = unlisted
 	m.mu.Unlock()
-	for _, e := range evs {
-		if e.kind == EventChanged && !e.info.Listed {
-			if v := m.vmByID(e.info.ID); v != nil {
-				m.notify(EventChanged, v)
-			}
-			continue
-		}
-		m.pushListed(e.kind, e.info)
+	for _, v := range changedVMs {
+		m.notify(EventChanged, v)
 	}
 }
 
@@ -224,16 +215,8 @@ func sameProc(a, b adb.JDWPProcess) bool {
 	return a.App == nil || a.App.Equal(*b.App)
 }
 
-func (m *Monitor) vmByID(id string) *VM {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.vms[id]
-}
-
-// pushListed announces a change of a listed-only entry.
-func (m *Monitor) pushListed(kind EventKind, info VMInfo) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+// pushListedLocked announces a change of a listed-only entry (m.mu held).
+func (m *Monitor) pushListedLocked(kind EventKind, info VMInfo) {
 	close(m.changed)
 	m.changed = make(chan struct{})
 	for q := range m.subs {
@@ -252,13 +235,13 @@ func (m *Monitor) setProcNote(addr string, frozen bool, note string) {
 	}
 	d.frozen, d.note = frozen, note
 	v := m.byAddr[addr]
-	info := d.listedInfo(deviceModel(d.p.Device))
+	if v == nil {
+		m.pushListedLocked(EventChanged, d.listedInfo(deviceModel(d.p.Device)))
+	}
 	m.mu.Unlock()
 	if v != nil {
 		m.notify(EventChanged, v)
-		return
 	}
-	m.pushListed(EventChanged, info)
 }
 
 // listedID is the id a listed process keeps once connected; "" if unlisted.
@@ -271,16 +254,11 @@ func (m *Monitor) listedID(addr string) string {
 	return ""
 }
 
-// relist announces the listed entry of a process whose VM just went away
-// while the device still lists it.
-func (m *Monitor) relist(addr string) {
-	m.mu.Lock()
-	d := m.devProcs[addr]
-	if d == nil || m.byAddr[addr] != nil {
-		m.mu.Unlock()
-		return
+// relistLocked announces the listed entry of a process whose VM just went
+// away while the device still lists it (m.mu held, as when the VM's
+// vms/removed was queued).
+func (m *Monitor) relistLocked(addr string) {
+	if d := m.devProcs[addr]; d != nil && m.byAddr[addr] == nil {
+		m.pushListedLocked(EventAdded, d.listedInfo(deviceModel(d.p.Device)))
 	}
-	info := d.listedInfo(deviceModel(d.p.Device))
-	m.mu.Unlock()
-	m.pushListed(EventAdded, info)
 }

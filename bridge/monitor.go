@@ -53,6 +53,11 @@ type Monitor struct {
 
 	nextID atomic.Uint64
 
+	// notifyMu orders VM events: an event's VMInfo is read and the event
+	// queued under it, so the last event a client gets of a VM carries
+	// the VM's newest state (notify). Taken before mu, never inside it.
+	notifyMu sync.Mutex
+
 	mu        sync.Mutex
 	vms       map[string]*VM // by id
 	byAddr    map[string]*VM
@@ -269,10 +274,24 @@ func (m *Monitor) Subscribe() (events <-chan Event, cancel func()) {
 	}
 }
 
+// notify announces an event of v. Clients keep a VM list from vms/list and
+// these events applied in order (the extension's VM explorer: a vms/changed
+// of an id it does not list adds it), so a VM's events are sent only while
+// it is monitored — vms/added first, nothing after vms/removed (gone) —
+// and one event's info is never older than an earlier one's.
 func (m *Monitor) notify(kind EventKind, v *VM) {
+	m.notifyMu.Lock()
+	defer m.notifyMu.Unlock()
 	info := m.info(v)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.vms[v.id] != v || (kind != EventAdded && !v.announced) {
+		// Removed meanwhile (a session's end or the DDM model's last
+		// change racing the VM's removal), or not announced yet (its
+		// vms/added, read after this change, carries it).
+		return
+	}
+	v.announced = true
 	if kind != EventThreads && kind != EventHeap && kind != EventHeapMap {
 		close(m.changed)
 		m.changed = make(chan struct{})
@@ -563,6 +582,9 @@ func (m *Monitor) addVM(v *VM, prev *VM) error {
 	if again && m.selected == prev {
 		m.selected = v
 	}
+	if again {
+		v.announced = prev.announced // clients know it by prev's id
+	}
 	m.vms[v.id] = v
 	m.byAddr[v.addr] = v
 	m.mu.Unlock()
@@ -641,8 +663,8 @@ func (m *Monitor) gone(v *VM, info VMInfo, wasCurrent bool, why string) {
 	for q := range m.subs {
 		q.Push(Event{Kind: EventRemoved, VM: info})
 	}
+	m.relistLocked(v.addr)
 	m.mu.Unlock()
-	m.relist(v.addr)
 }
 
 // resetAgent drops the monitor's connection to v, so that the VM's agent

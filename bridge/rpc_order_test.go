@@ -18,10 +18,11 @@ import (
 )
 
 // TestRPCListOrderedWithNotifications: a client that keeps its VM list from
-// vms/list answers and vms/added / vms/removed notifications, applied in the
-// order they arrive, ends with the monitor's list, although VMs come and go
-// while it asks. A vms/list answer computed before a VM was added must not
-// arrive after that VM's vms/added.
+// vms/list answers and vms/added / vms/changed / vms/removed notifications,
+// applied in the order they arrive, ends with the monitor's list, although
+// VMs come and go while it asks. A vms/list answer computed before a VM was
+// added must not arrive after that VM's vms/added, nor a vms/changed after
+// its vms/removed.
 func TestRPCListOrderedWithNotifications(t *testing.T) {
 	t.Parallel()
 	o := testOptions(t, 0, 0)
@@ -72,10 +73,12 @@ func TestRPCListOrderedWithNotifications(t *testing.T) {
 					have[v.Address] = true
 				}
 				answers++
-			case msg.Method == "vms/added" || msg.Method == "vms/removed":
+			case msg.Method == "vms/added" || msg.Method == "vms/changed" || msg.Method == "vms/removed":
+				// As the extension's VMStore: vms/changed of a VM not
+				// listed lists it.
 				var v VMInfo
 				json.Unmarshal(msg.Params, &v)
-				have[v.Address] = msg.Method == "vms/added"
+				have[v.Address] = msg.Method != "vms/removed"
 				if !have[v.Address] {
 					delete(have, v.Address)
 				}

@@ -105,6 +105,11 @@ type VM struct {
 	heapUpdates   bool         // likewise heaps
 	thenSent      bool
 
+	// announced: vms/added was sent for the VM (or for the VM it
+	// replaced after an agent reset); under m.mu. Until then no other
+	// event of it is sent (Monitor.notify).
+	announced bool
+
 	removed   chan struct{}
 	pumped    chan struct{} // closed when every event the VM sent was routed (pumpEvents ended)
 	closeOnce sync.Once

@@ -249,14 +249,19 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 	}
 	if terminate {
 		err := d.conn.Exit(ctx, 1)
+		// A connection lost meanwhile is the VM gone: what was asked (an
+		// Android app force-stopped by terminate dies under the Exit).
+		var lost *jdwp.ConnError
+		if d.proc != nil || errors.As(err, &lost) || errors.Is(err, jdwp.ErrClosed) {
+			err = nil
+		}
 		if d.proc != nil {
 			if _, ok := d.proc.WaitExit(2 * time.Second); !ok {
 				d.proc.Kill()
 			}
-			err = nil
 		}
 		d.conn.Close()
-		if err != nil && d.conn.Err() != nil && !errors.Is(err, jdwp.ErrClosed) {
+		if err != nil {
 			return fmt.Errorf("terminate the VM: %w", err)
 		}
 		return nil

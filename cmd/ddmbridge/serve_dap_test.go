@@ -116,6 +116,9 @@ func (d *dapClient) await(command string) godap.ResponseMessage {
 				continue
 			}
 			if !m.GetResponse().Success {
+				if e, ok := m.(*godap.ErrorResponse); ok && e.Body.Error != nil {
+					d.t.Fatalf("%s failed: %s: %s", command, e.Message, e.Body.Error.Format)
+				}
 				d.t.Fatalf("%s failed: %s", command, m.GetResponse().Message)
 			}
 			return m

@@ -1212,6 +1212,17 @@ test('code-server: Stop on an Android launch force-stops the app on the device; 
     await eventually(() => pidof() === '', 120000, `${pkg} (pid ${pid}) gone from the device after Stop`).catch((e: Error) => {
       throw new Error(`${e.message}\n${channelLog().slice(-5000)}`);
     });
+    // And from the explorer: no vms/changed of the dead VM after its vms/removed
+    // (bridge: TestNoVMEventAfterRemoved, cmd/ddmbridge: TestServeForceStopRemovesTheApp).
+    await page
+      .locator('.monaco-list-row', { hasText: pkg })
+      .first()
+      .waitFor({ state: 'hidden', timeout: 120000 })
+      .catch((e: Error) => {
+        throw new Error(`${pkg} still listed in the ddmbridge explorer after Stop: ${e.message}\n${channelLog().slice(-5000)}`);
+      });
+    // The explorer is still in view: its device row stays, without the app under it.
+    await page.locator('.monaco-list-row', { hasText: `Launcher (${addr})` }).first().waitFor({ timeout: 60000 });
     const toasts = await page.locator('.notification-toast').allTextContents();
     assert.ok(!toasts.some((t) => /NOT_IMPLEMENTED|not implemented/i.test(t)), `no NOT_IMPLEMENTED toast: ${JSON.stringify(toasts)}`);
     await shot('e2e-android-stopped');
