@@ -7,13 +7,12 @@ import (
 	"net"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/rs/zerolog"
 )
 
 // TestProxyBackpressure: a debugger that sends many AllClasses commands
@@ -115,7 +114,7 @@ func TestDebuggerResetIsALeave(t *testing.T) {
 	lo := freePorts(t, 1)
 	vm := startDemo(t, lo, false)
 	o := testOptions(t, lo, 1)
-	var logs lockedLog
+	var logs lockedbuf.Buffer
 	o.Logger = zerolog.New(zerolog.MultiLevelWriter(&logs, zerolog.NewTestWriter(t))).Level(zerolog.InfoLevel)
 	m := startMonitor(t, o)
 	info := waitVM(t, m, vm.Addr, 60*time.Second)
@@ -130,21 +129,4 @@ func TestDebuggerResetIsALeave(t *testing.T) {
 	if l := logs.String(); strings.Contains(l, "malformed") || !strings.Contains(l, errDebuggerLeft.Error()) {
 		t.Errorf("a reset logged as:\n%s\nwant %q, not a malformed packet", l, errDebuggerLeft)
 	}
-}
-
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

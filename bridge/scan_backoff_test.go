@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/rs/zerolog"
 )
 
 func TestProbeBackoffPolicy(t *testing.T) {
@@ -69,7 +69,7 @@ func TestHostileEndpointBackedOff(t *testing.T) {
 	}()
 	port := ln.Addr().(*net.TCPAddr).Port
 	o := testOptions(t, port, 1)
-	var logs lockedLog
+	var logs lockedbuf.Buffer
 	o.Logger = zerolog.New(&logs).Level(zerolog.DebugLevel)
 	startMonitor(t, o)
 	re := regexp.MustCompile(`"retryIn":([0-9.]+),"message":"port in the scan range left alone`)

@@ -1,22 +1,20 @@
 package dap
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/rs/zerolog"
-
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	godap "github.com/google/go-dap"
+	"github.com/rs/zerolog"
 )
 
 // TestEvaluateLambdas evaluates lambdas and method references in a HotSpot
 // frame: the classes are generated and defined through the program's class
 // loader (no JDK involved), called by the program's own library code.
 func TestEvaluateLambdas(t *testing.T) {
-	logs := &lockedLog{}
+	logs := &lockedbuf.Buffer{}
 	c := startSession(t, Config{Logger: zerolog.New(logs).Level(zerolog.DebugLevel)})
 	th, top := stopAt(t, c, "Lambdas", "Lambdas.java", "lambdas")
 	for _, tc := range []struct{ expr, want string }{
@@ -117,22 +115,4 @@ func TestEvaluateLambdas(t *testing.T) {
 	if out := c.out.String(); !strings.Contains(out, "a\nbb\nccc\n") || !strings.Contains(out, "after [a, bb, ccc]") {
 		t.Errorf("program output %q lacks the lines forEach(System.out::println) printed, or sink's contents", out)
 	}
-}
-
-// lockedLog is a log sink the session writes from several goroutines.
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 	godap "github.com/google/go-dap"
@@ -275,7 +276,7 @@ func TestAllocationsThroughSimulatedDDM(t *testing.T) {
 // — progress "Waiting for the VM" from before the step's response to the
 // end of the walk.
 func TestStepDuringAHeapWalk(t *testing.T) {
-	logs := &lockedLog{}
+	logs := &lockedbuf.Buffer{}
 	c := startSession(t, Config{Logger: zerolog.New(logs).Level(zerolog.DebugLevel)})
 	c.send("initialize", map[string]any{"adapterID": "ddmbridge", "linesStartAt1": true, "pathFormat": "path", "supportsProgressReporting": true})
 	expect[*godap.InitializeResponse](c)

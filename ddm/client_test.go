@@ -1,7 +1,6 @@
 package ddm
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/rs/zerolog"
 )
 
@@ -70,19 +70,6 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the client's concurrent loggers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 type listener struct {
 	mu     sync.Mutex
 	events []string
@@ -115,7 +102,7 @@ func TestClientSession(t *testing.T) {
 		}
 		return nil, nil, false // never answered (the REAQ below)
 	}}
-	var logs syncBuffer
+	var logs lockedbuf.Buffer
 	c := NewClient(ft, Options{Logger: zerolog.New(&logs), Timeout: 3 * time.Second, ThreadUpdates: true, TraceChunks: true, TraceData: true})
 	l := &listener{}
 	c.Listen(l)

@@ -2,7 +2,6 @@ package jdwp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -329,24 +328,6 @@ func goroutines() map[string]string {
 		}
 	}
 	return m
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger writing from the reader goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // waitFor polls cond until it holds or a minute passes: generous, so that a

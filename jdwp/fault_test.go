@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/rs/zerolog"
 )
 
@@ -326,7 +327,7 @@ func TestCancelOneCall(t *testing.T) {
 	vm := startFakeVM(t, fakeConfig{Handlers: map[Cmd]fakeHandler{
 		cmdEcho: func(vm *fakeVM, p *Packet) { held <- p },
 	}})
-	var logs syncBuffer
+	var logs lockedbuf.Buffer
 	c := vm.dial(t, &Options{Logger: zerolog.New(&logs)})
 	ctx := testCtx(t)
 

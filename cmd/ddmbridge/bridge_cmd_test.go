@@ -18,12 +18,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // TestMain lets tests run the binary's main as a child process.
@@ -219,7 +219,7 @@ func TestDemo(t *testing.T) {
 	defer cancel()
 	cmd := child(ctx, "demo", "--scan", fmt.Sprintf("127.0.0.1:%d", port),
 		"--scan-interval", "100ms", "--current-port", "0", "--debug-port-base", "0")
-	var out, stderr lockedBuffer
+	var out, stderr lockedbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

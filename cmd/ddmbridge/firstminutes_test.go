@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	godap "github.com/google/go-dap"
-
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	godap "github.com/google/go-dap"
 )
 
 // freePort returns a loopback port nothing listens on (a moment ago).
@@ -35,10 +35,10 @@ func freePort(t *testing.T) int {
 // startChild starts `ddmbridge args...` as a child process that dies with
 // the test (killed at cleanup, bounded by ctx) and returns it with its
 // combined output so far.
-func startChild(t *testing.T, ctx context.Context, args ...string) (*exec.Cmd, *lockedBuffer) {
+func startChild(t *testing.T, ctx context.Context, args ...string) (*exec.Cmd, *lockedbuf.Buffer) {
 	t.Helper()
 	cmd := child(ctx, args...)
-	out := &lockedBuffer{}
+	out := &lockedbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ type jdbSession struct {
 	t   *testing.T
 	cmd *exec.Cmd
 	in  io.Writer
-	out *lockedBuffer
+	out *lockedbuf.Buffer
 	pos int // output consumed by expect
 }
 
@@ -178,7 +178,7 @@ func startJDBSession(t *testing.T, ctx context.Context, addr string) *jdbSession
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &jdbSession{t: t, out: &lockedBuffer{}}
+	j := &jdbSession{t: t, out: &lockedbuf.Buffer{}}
 	j.cmd = exec.CommandContext(ctx, path, "-attach", addr)
 	j.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	j.cmd.Stdout, j.cmd.Stderr = j.out, j.out

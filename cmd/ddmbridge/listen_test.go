@@ -9,12 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 )
 
 // firstLineAs sends msg, DAP-framed, to 127.0.0.1:port from a shell running
@@ -58,7 +58,7 @@ func TestDAPListenRefusesOtherUsers(t *testing.T) {
 		ln.Close()
 		ctx, cancel := context.WithCancel(t.Context())
 		cmd := child(ctx, append([]string{"dap", "--listen", fmt.Sprintf("127.0.0.1:%d", port)}, tc.flags...)...)
-		stderr := &lockedBuffer{}
+		stderr := &lockedbuf.Buffer{}
 		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -91,24 +91,6 @@ func TestServeDAPNeverRemote(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a buffer a child process writes while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestSimVMWarnsOnAllInterfaces: simvm --listen 0.0.0.0:P warns that it is
 // reachable from other hosts (issue 12); on loopback it does not.
 func TestSimVMWarnsOnAllInterfaces(t *testing.T) {
@@ -118,7 +100,7 @@ func TestSimVMWarnsOnAllInterfaces(t *testing.T) {
 	}{{"0.0.0.0:0", true}, {"127.0.0.1:0", false}} {
 		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 		cmd := child(ctx, "simvm", "--listen", tc.addr)
-		stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+		stdout, stderr := &lockedbuf.Buffer{}, &lockedbuf.Buffer{}
 		cmd.Stdout, cmd.Stderr = stdout, stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -156,7 +138,7 @@ func TestServeSurvivesEMFILE(t *testing.T) {
 	cmd := exec.CommandContext(ctx, prlimit, "--nofile=40", "--", os.Args[0], "serve", "--no-adb", "--scan", "",
 		"--debug-port-base", "-1", "--current-port", "-1", "--dap", "", "--rpc", "tcp:"+addr, "--allow-other-users")
 	cmd.Env = append(os.Environ(), "DDMBRIDGE_TEST_MAIN=1")
-	stderr := &lockedBuffer{}
+	stderr := &lockedbuf.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	godap "github.com/google/go-dap"
 	"github.com/sourcegraph/jsonrpc2"
-
-	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
 )
 
 // TestServeForceStopRemovesTheApp: Stop on an Android launch, as the
@@ -81,7 +81,7 @@ func TestServeForceStopRemovesTheApp(t *testing.T) {
 		"--current-port", "0", "--debug-port-base", "0", "--dap", "unix:"+sock)
 	stdin, _ := serve.StdinPipe()
 	stdout, _ := serve.StdoutPipe()
-	var stderr syncBuffer
+	var stderr lockedbuf.Buffer
 	serve.Stderr = &stderr
 	serve.WaitDelay = 5 * time.Second
 	if err := serve.Start(); err != nil {
@@ -303,22 +303,4 @@ func (w *vmWatcher) history(id string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return "vms/" + strings.Join(w.events[id], ", vms/")
-}
-
-// syncBuffer is a bytes.Buffer safe for a child's writes and the test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 )
 
 // runBounded runs the CLI in-process and fails the test if it does not
@@ -12,7 +14,7 @@ import (
 // starts).
 func runBounded(t *testing.T, args ...string) (rc int, stdout, stderr string) {
 	t.Helper()
-	var out, errb lockedBuffer
+	var out, errb lockedbuf.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run(args, &out, &errb) }()
 	select {

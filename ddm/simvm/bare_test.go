@@ -1,38 +1,19 @@
 package simvm
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
-
-// syncBuffer is a bytes.Buffer safe for a process writing and a test reading.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // The real jdb attached to a simulated VM without a JVM attaches and
 // reports cleanly (it died with UnsupportedOperationException in JDI's
@@ -60,7 +41,7 @@ func TestJDBOnAVMWithoutJVM(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, jdbPath, "-attach", ln.Addr().String())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out syncBuffer
+	var out lockedbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	in, err := cmd.StdinPipe()
 	if err != nil {

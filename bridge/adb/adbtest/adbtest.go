@@ -7,13 +7,13 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
@@ -88,7 +88,7 @@ func StartServer(t testing.TB) *Server {
 		s.Port = FreePort(t)
 		cmd := exec.Command(s.ADB, "-P", strconv.Itoa(s.Port), "nodaemon", "server")
 		cmd.Env = s.Env()
-		var out syncBuffer
+		var out lockedbuf.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
@@ -199,24 +199,6 @@ func ListenerPIDs(port int) []int {
 		}
 	}
 	return pids
-}
-
-// syncBuffer collects a child's output for a failure message.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // Connect starts dev on a loopback port, `adb connect`s the server to it and
