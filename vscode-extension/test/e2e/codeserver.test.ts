@@ -628,10 +628,24 @@ test('code-server: Memory view — counts at a stop, a delta after a step, the i
   // the view says so; Count Instances Now counts at this stop.
   const header = memory.locator('.pane-header').first();
   const said = async (): Promise<string> => (await header.textContent({ timeout: 2000 }).catch(() => '')) ?? '';
+  const counting = (): unknown => (JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>)['ddmbridge.memory.countAtEveryStop'];
   await palette('ddmbridge Memory: Count Only When Asked');
   try {
-    await palette('Debug: Step Over');
-    await eventually(async () => /of an earlier stop: Count Instances Now/.test(await said()), 120000, 'the Memory view saying its counts are of an earlier stop');
+    // The setting is written before the step: a stop that came first would
+    // still be counted (the view was still visible to the adapter).
+    await eventually(() => counting() === false, 60000, 'countAtEveryStop false in the user settings');
+    await eventually(
+      async () => {
+        if (/of an earlier stop: Count Instances Now/.test(await said())) {
+          return true;
+        }
+        await palette('Debug: Step Over');
+        await header.filter({ hasText: /of an earlier stop/ }).waitFor({ timeout: 15000 }).catch(() => undefined);
+        return false;
+      },
+      180000,
+      'the Memory view saying its counts are of an earlier stop, after a step',
+    );
     await shot('e2e-memory-when-asked');
     await palette('ddmbridge Memory: Count Instances Now');
     await eventually(
@@ -645,6 +659,7 @@ test('code-server: Memory view — counts at a stop, a delta after a step, the i
     log(`memory, counted when asked: ${(await said()).trim()}`);
   } finally {
     await palette('ddmbridge Memory: Count at Every Stop');
+    await eventually(() => counting() !== false, 60000, 'countAtEveryStop back on in the user settings');
   }
 
   await palette('Debug: Disconnect');
