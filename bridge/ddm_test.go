@@ -55,8 +55,8 @@ func TestDDMFlowsAroundDebuggerSession(t *testing.T) {
 			defer cancel()
 			addr := fmt.Sprintf("127.0.0.1:%d", lo)
 			info := waitVM(t, m, addr, 5*time.Second)
-			if !info.DDM || info.Name != "com.example.demo" || info.PID != 4242 {
-				t.Fatalf("info = %+v, want a DDM VM named com.example.demo, pid 4242", info)
+			if !info.DDM || info.Name != "com.example.demo" || info.PID != 4242 || !info.Simulated {
+				t.Fatalf("info = %+v, want a simulated DDM VM named com.example.demo, pid 4242", info)
 			}
 			v, _ := m.VM(info.ID)
 			v.SetThreadUpdates(true)

@@ -48,7 +48,7 @@ func TestAdoptLaunched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info := v.Info(); info.PID != vm.Pid || info.Name != demoapp.MainClass || !info.Waiting || info.DDM || info.Address != nc.RemoteAddr().String() {
+	if info := v.Info(); info.PID != vm.Pid || info.Name != demoapp.MainClass || !info.Waiting || info.DDM || info.Simulated || info.Address != nc.RemoteAddr().String() {
 		t.Errorf("the launched VM: %+v (pid %d)", info, vm.Pid)
 	}
 	if got := m.MonitoredID(id); got != id {

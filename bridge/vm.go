@@ -69,6 +69,10 @@ type VMInfo struct {
 	// monitor holds no JDWP connection to it (yet); Note says why.
 	Listed bool   `json:"listedOnly,omitempty"`
 	Note   string `json:"note,omitempty"` // why the process is not monitored, and what to do
+	// Simulated marks ddmbridge's simulated VM (its Version says so,
+	// simvm.Simulated): its DDM data — thread states without a JVM, heap
+	// maps, allocations — is made up, and a front end says so on screen.
+	Simulated bool `json:"simulated,omitempty"`
 }
 
 // ThreadInfo is one thread of a VM, in the one schema (ddm/view.go).
@@ -90,7 +94,8 @@ type VM struct {
 
 	// ddmOnly: a simulated VM without a JVM (its Version says so,
 	// simvm.DDMOnly): it runs no code, so it is listed as not debuggable.
-	ddmOnly bool
+	// simulated: any simulated VM (simvm.Simulated).
+	ddmOnly, simulated bool
 
 	debugPort int // the debugger port of the VM's address (the monitor owns it), or 0
 
@@ -176,6 +181,7 @@ func (v *VM) Info() VMInfo {
 			info.Waiting = true
 		}
 	}
+	info.Simulated = v.simulated
 	if v.ddmOnly {
 		f := false
 		info.Debuggable, info.Note = &f, simvm.DDMOnlyNote
@@ -282,6 +288,7 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 		err = errNotDDM
 	}
 	v.ddmOnly = ver != nil && simvm.DDMOnly(ver.Description)
+	v.simulated = ver != nil && simvm.Simulated(ver.Description)
 	switch {
 	case err == nil:
 		v.dc = dc

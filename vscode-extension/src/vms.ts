@@ -33,6 +33,8 @@ export interface VMInfo {
   listedOnly?: boolean;
   /** Why it is not monitored and what to do, in words. */
   note?: string;
+  /** ddmbridge's simulated VM: its DDM data is made up. */
+  simulated?: boolean;
 }
 
 function bool(v: unknown): boolean | undefined {
@@ -82,6 +84,7 @@ export function decodeVM(v: unknown): VMInfo | undefined {
     frozen: bool(v.frozen),
     listedOnly: v.listedOnly === true || undefined,
     note: str(v.note) || undefined,
+    simulated: v.simulated === true || undefined,
   };
 }
 
@@ -234,6 +237,9 @@ export function vmStates(vm: VMInfo): string[] {
   if (vm.ddm) {
     s.push('DDM');
   }
+  if (vm.simulated) {
+    s.push('simulated');
+  }
   return s;
 }
 
@@ -255,6 +261,7 @@ export function vmTooltip(vm: VMInfo): string {
     vm.debugger ? `debugger attached${vm.debuggerFrom ? ` from ${vm.debuggerFrom}` : ''}` : '',
     vm.packages && vm.packages.length > 0 ? `packages: ${vm.packages.join(', ')}` : '',
     vm.note ?? '',
+    vm.simulated ? "simulated: ddmbridge's simulator, whose DDM data (thread states without a JVM, heap maps, allocations) is made up" : '',
   ];
   return lines.filter((l) => l !== '').join('\n');
 }
