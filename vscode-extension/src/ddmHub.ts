@@ -19,7 +19,7 @@
 import type { ControlApi } from './backend/api';
 import { isMethodNotFound } from './backend/rpc';
 import { dapEvents, dapRequests, DdmKind } from './ddmProtocol';
-import { VMInfo, vmLabel } from './vms';
+import { VMInfo, vmTitle } from './vms';
 import type { VMRef } from './webview/messages';
 
 /** What the hub needs of a debug session (vscode.DebugSession has it). */
@@ -197,7 +197,7 @@ export class DdmHub implements Disposable {
       return null;
     }
     if (t.kind === 'vm') {
-      return { id: t.vm.id, name: vmLabel(t.vm), source: 'backend' };
+      return { id: t.vm.id, name: vmTitle(t.vm), source: 'backend' };
     }
     return {
       id: t.vmId ?? `session:${t.session.id}`,

@@ -14,7 +14,7 @@ import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pi
 import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
 import { HprofEditorProvider } from './views/hprofEditor';
 import { HeapPanel, ThreadsViewProvider } from './views/webviews';
-import { VMInfo, vmLabel } from './vms';
+import { VMInfo, vmLabel, vmTitle } from './vms';
 
 const openSetting = 'Open Setting';
 const showLog = 'Show Log';
@@ -80,7 +80,7 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
     (line) => log.appendLine(line),
     (id) => {
       const vm = store.find(id);
-      return vm ? vmLabel(vm) : undefined;
+      return vm ? vmTitle(vm) : undefined;
     },
     (id) => store.find(id)?.ddm,
   );

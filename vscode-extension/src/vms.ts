@@ -243,6 +243,11 @@ export function vmStates(vm: VMInfo): string[] {
   return s;
 }
 
+/** The VM as a view's title names it: its label, "(simulated)" for the simulator (its DDM data is made up). */
+export function vmTitle(vm: VMInfo): string {
+  return vmLabel(vm) + (vm.simulated ? ' (simulated)' : '');
+}
+
 export function vmDescription(vm: VMInfo): string {
   const parts = [vm.pid ? `pid ${vm.pid}` : '', vm.address, ...vmStates(vm)].filter((p) => p !== '');
   return parts.join(' · ');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { applyDeviceEvent, applyVMEvent, decodeDevices, decodeVMs, deviceOf, groupByDevice, localDevice, unattachable, vmContextValue, vmDescription, vmLabel, vmStates, vmTooltip } from '../../src/vms';
+import { applyDeviceEvent, applyVMEvent, decodeDevices, decodeVMs, deviceOf, groupByDevice, localDevice, unattachable, vmContextValue, vmDescription, vmLabel, vmStates, vmTitle, vmTooltip } from '../../src/vms';
 
 // As `ddmbridge vms --json` prints them (bridge.VMInfo).
 const listed = [
@@ -58,6 +58,8 @@ describe('VM list', () => {
     const [sim] = decodeVMs([{ ...listed[1], simulated: true }]);
     assert.deepEqual(vmStates(sim), ['current', 'debugger attached', 'DDM', 'simulated'], 'a simulated VM says so');
     assert.match(vmTooltip(sim), /simulated: ddmbridge's simulator, whose DDM data .* is made up/);
+    assert.equal(vmTitle(sim), `${vmLabel(sim)} (simulated)`, 'the heap and threads views name it so');
+    assert.equal(vmTitle(attached), vmLabel(attached));
     assert.equal(vmDescription(waiting), 'pid 4711 · 127.0.0.1:8001 · waiting for debugger');
     assert.equal(vmContextValue(attached), 'vm.ddm.attached.current');
     assert.equal(vmContextValue(waiting), 'vm.jdwp');
