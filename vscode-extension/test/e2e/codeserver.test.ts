@@ -455,8 +455,13 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
   const webview: FrameLocator = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
   await webview.locator('#legend li').first().waitFor({ timeout: 90000 });
   await webview.locator('#totals tr[data-kind]').first().waitFor({ timeout: 90000 });
-  // The title follows once the view knows the session's VM.
-  await eventually(async () => (await webview.locator('#vm-title').textContent()) === 'Heap of com.example.e2e', 90000, 'the heap view titled for the session\'s VM (com.example.e2e)');
+  // The title follows once the view knows the session's VM, and says the
+  // VM is the simulator (its heap map is made up).
+  await eventually(
+    async () => (await webview.locator('#vm-title').textContent()) === 'Heap of com.example.e2e (simulated)',
+    90000,
+    "the heap view titled for the session's VM, simulated (com.example.e2e (simulated))",
+  );
   const legend = (await webview.locator('#legend').textContent()) ?? '';
   assert.match(legend, /1-byte array/);
   // The colours are the legend's, as the backend sent them with the map.
