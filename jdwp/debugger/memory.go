@@ -126,7 +126,7 @@ type Memory struct {
 	stopped   bool
 	epoch     uint64             // numbers the stops: a stop after a resume is a new one
 	cancel    context.CancelFunc // ends the current stop's work
-	timers    []*time.Timer      // start the current stop's work after the settle time
+	timer     *time.Timer        // starts the current stop's work after the settle time; nil when none waits
 	ctx       context.Context    // the current stop's work
 	jobs      map[string]*job    // the current stop's work, each piece once
 	classes   map[string]*classEntry
@@ -205,7 +205,7 @@ func (m *Memory) changed(stopped bool) {
 		if m.cancel != nil {
 			m.cancel()
 		}
-		m.stopTimersLocked()
+		m.stopTimerLocked()
 		return
 	}
 	m.beginLocked()
@@ -221,23 +221,17 @@ func (m *Memory) changed(stopped bool) {
 func (m *Memory) Busy() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.timers) == 0 {
-		return
-	}
-	wait := m.settleLocked()
-	for _, t := range m.timers {
-		if t.Stop() { // not fired yet: wait again (a fired one's work has begun)
-			t.Reset(wait)
-		}
+	if m.timer != nil && m.timer.Stop() { // not fired yet: wait again (a fired one's work has begun)
+		m.timer.Reset(m.settleLocked())
 	}
 }
 
-// stopTimersLocked stops the settle timers of the stop that ended.
-func (m *Memory) stopTimersLocked() {
-	for _, t := range m.timers {
-		t.Stop()
+// stopTimerLocked stops the settle timer of the stop that ended.
+func (m *Memory) stopTimerLocked() {
+	if m.timer != nil {
+		m.timer.Stop()
+		m.timer = nil
 	}
-	m.timers = m.timers[:0]
 }
 
 // beginLocked starts a new stop: new work, nothing listed yet.
@@ -245,7 +239,7 @@ func (m *Memory) beginLocked() {
 	if m.cancel != nil {
 		m.cancel()
 	}
-	m.stopTimersLocked()
+	m.stopTimerLocked()
 	m.epoch++
 	m.ctx, m.cancel = context.WithCancel(m.cfg.Context)
 	m.jobs = map[string]*job{}
@@ -292,8 +286,7 @@ func (m *Memory) backgroundLocked(settle bool) {
 	}
 	// A timer, not a goroutine waiting on one: a user stepping faster than
 	// the settle time costs a timer set and stopped per stop, nothing more.
-	t := time.AfterFunc(wait, func() { m.cfg.Go(work) })
-	m.timers = append(m.timers, t)
+	m.timer = time.AfterFunc(wait, func() { m.cfg.Go(work) }) // one per stop: only a stop's beginning sets it
 }
 
 // settleLocked is how long the background work waits after a stop.

@@ -37,6 +37,23 @@ func memBench(b *testing.B) *jdwp.Conn {
 	return conn
 }
 
+// countable returns the loaded classes that can have instances of their
+// own (not interfaces): what the VM's own InstanceCounts is asked of.
+func countable(ctx context.Context, b *testing.B, conn *jdwp.Conn) []jdwp.ReferenceTypeID {
+	b.Helper()
+	classes, err := conn.AllClasses(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ids []jdwp.ReferenceTypeID
+	for _, c := range classes {
+		if c.TypeTag != jdwp.TypeTagInterface {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
 // BenchmarkCountsRefresh measures a refresh of the memory view at a stop
 // (Memory.Counts at a new stop: the loaded classes listed, their instances
 // counted, deltas computed) against the VM's own InstanceCounts of the same
@@ -48,16 +65,7 @@ func BenchmarkCountsRefresh(b *testing.B) {
 	defer cancel()
 	stops := NewStops()
 	m := NewMemory(conn, stops, MemoryConfig{Context: ctx})
-	classes, err := conn.AllClasses(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var ids []jdwp.ReferenceTypeID
-	for _, c := range classes {
-		if c.TypeTag != jdwp.TypeTagInterface {
-			ids = append(ids, c.ID)
-		}
-	}
+	ids := countable(ctx, b, conn)
 	var refresh, vm time.Duration
 	n := 0
 	b.ResetTimer()
@@ -119,16 +127,7 @@ func BenchmarkCountsShownFirst(b *testing.B) {
 		<-got
 	}
 	m.SetVisible(true, shown)
-	classes, err := conn.AllClasses(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var ids []jdwp.ReferenceTypeID
-	for _, c := range classes {
-		if c.TypeTag != jdwp.TypeTagInterface {
-			ids = append(ids, c.ID)
-		}
-	}
+	ids := countable(ctx, b, conn)
 	type stop struct {
 		split          bool
 		shown, all, vm time.Duration
