@@ -314,6 +314,10 @@ func (c *rpcConn) notifications(e Event) []rpcNotification {
 		want := c.heap[e.VM.ID]
 		c.mu.Unlock()
 		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.dc != nil {
+			if v.dumpSource().Source != "" { // current Android: from a dump (deviceheap.go)
+				info, _ := v.dumpHeapJSON()
+				return one(info)
+			}
 			return one(v.feed.HeapInfo())
 		}
 	case EventHeapMap:
@@ -322,7 +326,11 @@ func (c *rpcConn) notifications(e Event) []rpcNotification {
 		c.mu.Unlock()
 		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.dc != nil {
 			var out []rpcNotification
-			for _, m := range v.feed.HeapMaps() {
+			maps := v.feed.HeapMaps()
+			if v.dumpSource().Source != "" {
+				_, maps = v.dumpHeapJSON()
+			}
+			for _, m := range maps {
 				out = append(out, rpcNotification{string(e.Kind), m})
 			}
 			return out
@@ -494,7 +502,7 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 	},
 	"vm/heapInfo": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
 		info, err := v.HeapInfo(ctx)
-		return VMHeapInfo{ID: v.id, Heaps: ddm.HeapStatsOf(info)}, err
+		return VMHeapInfo{ID: v.id, Heaps: ddm.HeapStatsOf(info), DumpSource: v.dumpSource()}, err
 	},
 	"vm/heapMap": func(_ *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
 		if p.Width < 0 || p.Width > 4096 {
@@ -504,7 +512,9 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 		if err != nil {
 			return nil, err
 		}
-		return EncodeHeapMap(v.id, hm, p.PNG, p.Width)
+		out, err := EncodeHeapMap(v.id, hm, p.PNG, p.Width)
+		out.DumpSource = v.dumpSource()
+		return out, err
 	},
 	"vm/dumpHeap": func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
 		return c.dumpHeap(ctx, v, p) // rpc_dump.go

@@ -51,6 +51,9 @@ func (v *VM) DumpTo(ctx context.Context, live bool, w io.Writer) (int64, error) 
 	if hotSpot {
 		return v.dumpHotSpotTo(ctx, live, w)
 	}
+	if v.from.serial != "" && v.m.adb != nil && !v.heapChunks(ctx) {
+		return v.amDumpheapTo(ctx, w, live) // no HPDS on current Android: the device writes it
+	}
 	// A DDM dump (HPDS) streams into w. A device VM's fallback (am
 	// dumpheap, pulled) streams into w likewise, if HPDS wrote nothing.
 	n, err := v.dumpDDMTo(ctx, w)

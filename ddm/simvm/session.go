@@ -232,6 +232,7 @@ func (s *session) handleDDM(p *jdwp.Packet) bool {
 	exit := false
 	for _, c := range chunks {
 		s.trace("in", c)
+		s.vm.countChunk(c.Type)
 		a := s.answer(c)
 		if a.reply != nil {
 			out = append(out, ddm.Encode(a.reply))

@@ -24,7 +24,7 @@ type Options struct {
 	Model   string // ro.product.model; "Sim"
 	Name    string // ro.product.device, "device:"; "sim"
 	// Props are extra system properties for getprop, over the defaults
-	// (ro.build.version.sdk 34, ro.build.version.release 14, …).
+	// (ro.build.version.sdk 34 and release 14 with the current VM profile, 30 and 11 otherwise, …).
 	Props map[string]string
 	// Features announced in the banner; default shell_v2, cmd.
 	Features []string
