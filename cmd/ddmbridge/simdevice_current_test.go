@@ -121,4 +121,11 @@ func TestSimDeviceProfileCurrent(t *testing.T) {
 	if out := runCLI(t, "threads", id, "--rpc", rpc); !strings.Contains(out, "unknown") || !strings.Contains(out, "does not answer THST") {
 		t.Errorf("threads of a current-ART VM:\n%s", out)
 	}
+	// Nor heap chunks: `heap` reads the app's heap from an am dumpheap dump.
+	if out := runCLI(t, "heap", id, "--rpc", rpc); !strings.Contains(out, "from a heap dump taken at ") || !strings.Contains(out, "am dumpheap") ||
+		!strings.Contains(out, "objects)") || !strings.Contains(out, "map: ") {
+		t.Errorf("heap of a current-ART VM:\n%s", out)
+	} else {
+		t.Logf("heap:\n%s", out)
+	}
 }
