@@ -133,6 +133,9 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 	ts := newTolerantStream(rwc)
 	ts.raw = s.serveRawDump // a connection that reads a heap dump raw
 	conn := jsonrpc2.NewConn(ctx, ts, boundedAsync(handler, maxInFlight), opts...)
+	cs.logs.mu.Lock()
+	cs.logs.ctx, cs.logs.conn = ctx, conn
+	cs.logs.mu.Unlock()
 	events, unsub := s.m.Subscribe()
 	defer unsub()
 	go func() {
@@ -149,6 +152,7 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 	case <-ctx.Done():
 		conn.Close()
 	}
+	cs.logs.stopAll()
 	cs.release()
 }
 
@@ -197,6 +201,7 @@ type rpcConn struct {
 	order sync.Mutex
 	peer  io.ReadWriteCloser // who asks: a path is written for the same user only (rpc_dump.go)
 	dumps dumpStreams        // dumps read in chunks (rpc_dump.go)
+	logs  rpcLogcats         // vm/logcat subscriptions (rpc_logcat.go)
 }
 
 // listMethods answer with a snapshot that notifications update.
@@ -596,6 +601,8 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 		return struct {
 			OK bool `json:"ok"`
 		}{true}, nil
+	case "vm/logcat":
+		return c.logcat(req) // rpc_logcat.go
 	case "vms/list":
 		return nonNil(s.m.VMs()), nil
 	case "jvms/list":
