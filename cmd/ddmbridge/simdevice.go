@@ -69,7 +69,7 @@ func runSimDevice(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	dev := simdevice.New(simdevice.Options{
 		Model: *model, Packages: packages, Auth: *auth, Logger: rootLogger(), Features: features, // components "adb" and "ddm" are added
 		LogInterval: *logEvery,
-		VM: simvm.Options{Profile: vmProfile, TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data")},
+		VM:          simvm.Options{Profile: vmProfile, TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data")},
 	})
 	defer dev.Close()
 	for i := range *procs {
