@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
+	"github.com/ddmbridge/ddmbridge/internal/logcat"
 )
 
 // An Android app's log: the monitor follows its device's logcat filtered by
@@ -20,42 +21,10 @@ import (
 // or a debugger.
 
 // LogFilter selects the lines a logcat subscription is given.
-type LogFilter struct {
-	Level string   `json:"level,omitempty"` // the lowest level shown: V (all, the default), D, I, W, E, F
-	Tags  []string `json:"tags,omitempty"`  // only these tags; all when empty
-}
-
-// Check reports a filter that cannot be applied, in words.
-func (f LogFilter) Check() error {
-	if f.Level != "" && (len(f.Level) != 1 || !containsByte(adb.Levels, f.Level[0])) {
-		return fmt.Errorf("log level %q is not one of V, D, I, W, E, F", f.Level)
-	}
-	return nil
-}
-
-func containsByte(s string, b byte) bool {
-	for i := range len(s) {
-		if s[i] == b {
-			return true
-		}
-	}
-	return false
-}
-
-func (f LogFilter) pass(l adb.LogLine) bool {
-	if f.Level != "" && adb.LevelRank(l.Level) < adb.LevelRank(f.Level) {
-		return false
-	}
-	return len(f.Tags) == 0 || slices.Contains(f.Tags, l.Tag)
-}
+type LogFilter = logcat.Filter
 
 // LogBatch is one batch of an app's log lines: the vm/logcat notification.
-type LogBatch struct {
-	ID      string        `json:"id"`      // the VM's id
-	PID     int           `json:"pid"`     // the app's pid on its device (a new one after a restart)
-	Lines   []adb.LogLine `json:"lines"`   // in order
-	Dropped int64         `json:"dropped"` // lines dropped before these since the last batch (the queue was full)
-}
+type LogBatch = logcat.Batch
 
 const (
 	maxLogQueued      = 8192    // lines waiting for the reader
@@ -248,7 +217,7 @@ func (m *Monitor) followLog(ctx context.Context, t logTarget, f LogFilter, q *lo
 					last, atLast = l.Time, 1
 				}
 				mu.Unlock()
-				if f.pass(l) {
+				if f.Pass(l) {
 					q.push(l)
 				}
 			})

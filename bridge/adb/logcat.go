@@ -7,83 +7,28 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/ddmbridge/ddmbridge/internal/logcat"
 )
 
-// LogLine is one line of an Android device's log as `logcat -v threadtime`
-// prints it: "12-04 04:16:28.123  1000  1012 W MyTag   : the message".
-type LogLine struct {
-	Time    string `json:"time"`    // MM-DD HH:MM:SS.mmm, the device's clock (no year, no zone)
-	PID     int    `json:"pid"`     // the process that logged it
-	TID     int    `json:"tid"`     // its thread
-	Level   string `json:"level"`   // V, D, I, W, E, F (or A, S)
-	Tag     string `json:"tag"`     // the tag, without its padding
-	Message string `json:"message"` // the message line
-}
+// LogLine is one line of a device's log (package internal/logcat).
+type LogLine = logcat.Line
 
 // Levels are logcat's priorities, lowest first.
-const Levels = "VDIWEF"
-
-// LevelRank orders a level letter (V 0 … F 5, A like F); an unknown
-// letter ranks as V.
-func LevelRank(level string) int {
-	if level == "A" {
-		return 5
-	}
-	if i := strings.Index(Levels, level); i >= 0 && len(level) == 1 {
-		return i
-	}
-	return 0
-}
+const Levels = logcat.Levels
 
 // LogTimeLayout is the time layout of threadtime lines and of logcat's
 // `-T` argument.
-const LogTimeLayout = "01-02 15:04:05.000"
+const LogTimeLayout = logcat.TimeLayout
 
-// FormatThreadtime writes l as `logcat -v threadtime` does (liblog's
-// "%s %5d %5d %c %-8s: %s").
-func FormatThreadtime(l LogLine) string {
-	return fmt.Sprintf("%s %5d %5d %s %-8s: %s\n", l.Time, l.PID, l.TID, l.Level, l.Tag, l.Message)
-}
+// LevelRank orders a level letter (logcat.LevelRank).
+func LevelRank(level string) int { return logcat.LevelRank(level) }
 
-// ParseThreadtime parses one threadtime line (without its newline). Lines
-// that are not log lines (logcat's "--------- beginning of main") give
-// false.
-func ParseThreadtime(s string) (LogLine, bool) {
-	s = strings.TrimSuffix(s, "\r")
-	// The time: "MM-DD HH:MM:SS.mmm", 18 bytes.
-	if len(s) < len(LogTimeLayout)+1 {
-		return LogLine{}, false
-	}
-	tm := s[:len(LogTimeLayout)]
-	if _, err := time.Parse(LogTimeLayout, tm); err != nil {
-		return LogLine{}, false
-	}
-	rest := s[len(LogTimeLayout):]
-	var fields [3]string
-	for i := range fields {
-		rest = strings.TrimLeft(rest, " ")
-		end := strings.IndexByte(rest, ' ')
-		if end < 0 {
-			return LogLine{}, false
-		}
-		fields[i], rest = rest[:end], rest[end+1:]
-	}
-	pid, err1 := strconv.Atoi(fields[0])
-	tid, err2 := strconv.Atoi(fields[1])
-	if err1 != nil || err2 != nil || pid < 0 || tid < 0 || len(fields[2]) != 1 || !strings.Contains(Levels+"AS", fields[2]) {
-		return LogLine{}, false
-	}
-	tag, msg, ok := strings.Cut(rest, ": ")
-	if !ok {
-		// An empty message: "TAG     :" at the end of the line.
-		tag, ok = strings.CutSuffix(rest, ":")
-		if !ok {
-			return LogLine{}, false
-		}
-	}
-	return LogLine{Time: tm, PID: pid, TID: tid, Level: fields[2], Tag: strings.TrimRight(tag, " "), Message: msg}, true
-}
+// FormatThreadtime writes l as `logcat -v threadtime` does.
+func FormatThreadtime(l LogLine) string { return logcat.FormatThreadtime(l) }
+
+// ParseThreadtime parses one threadtime line (logcat.ParseThreadtime).
+func ParseThreadtime(s string) (LogLine, bool) { return logcat.ParseThreadtime(s) }
 
 // LogcatOptions select what Logcat follows.
 type LogcatOptions struct {
