@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -90,7 +89,13 @@ func (q *logQueue) take(id string) (LogBatch, bool) {
 
 // ErrNoLogcat is returned (wrapped) for a VM whose log cannot be followed:
 // not on an adb device.
-var ErrNoLogcat = errors.New("logcat needs an app on an Android device")
+var ErrNoLogcat = logcat.ErrNoDeviceLog
+
+// FollowLog is Logcat for a DAP session (package dap's LogFollower).
+func (m *Monitor) FollowLog(ctx context.Context, target string, f LogFilter, deliver func(LogBatch)) error {
+	_, err := m.Logcat(ctx, target, f, deliver, nil)
+	return err
+}
 
 // logTarget is what a subscription follows: a process on a device.
 type logTarget struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,9 +60,27 @@ func TestDAPOnWaitingAppOfCurrentDevice(t *testing.T) {
 	}
 
 	d := s.session()
-	d.attach(`{"vm":"` + waitingID + `"}`)
+	d.attach(`{"vm":"` + waitingID + `", "logcatLevel": "I"}`)
 	if names := d.threadNames(); !strings.Contains(strings.Join(names, ","), "worker-0") {
 		t.Errorf("threads of the waiting app: %v", names)
+	}
+	// The app's log in the Debug Console: I as stdout, W and E as stderr,
+	// D below the configured level left out.
+	dev.Log(waitPID, waitPID, "D", "App", "a debug line")
+	dev.Log(waitPID, waitPID, "I", "App", "an info line")
+	dev.Log(waitPID, waitPID+1, "W", "App", "a warning line")
+	dev.Log(waitPID, waitPID+1, "E", "App", "an error line")
+	out := d.awaitOutput("an error line")
+	for _, want := range []string{
+		fmt.Sprintf(`stdout: \S+ \S+ +%d +%d I App +: an info line\n`, waitPID, waitPID),
+		fmt.Sprintf(`stderr: \S+ \S+ +%d +%d W App +: a warning line\n\S+ \S+ +%d +%d E App +: an error line\n`, waitPID, waitPID+1, waitPID, waitPID+1),
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("Debug Console lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "a debug line") {
+		t.Errorf("a D line shown with logcatLevel I:\n%s", out)
 	}
 	if dev.VM(waitPID).NonDDMPackets() == 0 {
 		t.Error("the debug session's packets did not reach the app")
@@ -73,5 +92,35 @@ func TestDAPOnWaitingAppOfCurrentDevice(t *testing.T) {
 	f.send(&godap.AttachRequest{Request: f.req("attach"), Arguments: json.RawMessage(`{"vm":"` + frozenID + `"}`)})
 	if msg := f.awaitError("attach"); !strings.Contains(msg, "frozen") || !strings.Contains(msg, "foreground") {
 		t.Errorf("attach to the frozen app: %q", msg)
+	}
+}
+
+// awaitOutput reads until an output event contains text, and returns the
+// output events seen, each as "category: output".
+func (d *dapClient) awaitOutput(text string) string {
+	d.t.Helper()
+	var b strings.Builder
+	seen := func(m godap.Message) bool {
+		o, ok := m.(*godap.OutputEvent)
+		if !ok {
+			return false
+		}
+		fmt.Fprintf(&b, "%s: %s", o.Body.Category, o.Body.Output)
+		return strings.Contains(o.Body.Output, text)
+	}
+	for _, m := range d.bodies {
+		if seen(m) {
+			return b.String()
+		}
+	}
+	d.nc.SetDeadline(time.Now().Add(90 * time.Second))
+	for {
+		m, err := godap.ReadProtocolMessage(d.r)
+		if err != nil {
+			d.t.Fatalf("reading DAP: %v; output so far:\n%s", err, b.String())
+		}
+		if seen(m) {
+			return b.String()
+		}
 	}
 }

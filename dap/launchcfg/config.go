@@ -113,6 +113,29 @@ type CommonConfig struct {
 	// act on the thread they name, and the threads list says which are
 	// suspended.
 	SuspendAllThreads *bool `json:"suspendAllThreads,omitempty"`
+	// Logcat shows an Android app's log in the Debug Console (default
+	// true; a VM on a device only): the app's lines (by its pid, following
+	// it through restarts) as output, V, D and I as stdout, W, E and F as
+	// stderr. LogcatLevel is the lowest level shown ("V", the default, to
+	// "F"); LogcatTags, if set, the only tags shown. Lines that come faster
+	// than the editor takes them are dropped, and the console says how many.
+	Logcat      *bool    `json:"logcat,omitempty"`
+	LogcatLevel string   `json:"logcatLevel,omitempty"`
+	LogcatTags  []string `json:"logcatTags,omitempty"`
+}
+
+// LogcatFilter is the log filter the configuration asks for, and whether
+// the log is shown at all.
+func (c CommonConfig) LogcatFilter() (level string, tags []string, on bool) {
+	return strings.ToUpper(c.LogcatLevel), c.LogcatTags, c.Logcat == nil || *c.Logcat
+}
+
+// validateLogcat checks the log filter.
+func (c CommonConfig) validateLogcat(request string) error {
+	if l := strings.ToUpper(c.LogcatLevel); l != "" && (len(l) != 1 || !strings.Contains("VDIWEF", l)) {
+		return fmt.Errorf(`%s: field "logcatLevel": %q is not one of V, D, I, W, E, F`, request, c.LogcatLevel)
+	}
+	return nil
 }
 
 // workspace is where zero-config source lookup looks first.
@@ -298,6 +321,9 @@ func jsonTypeName(goType string) string {
 
 // Validate checks what can be known wrong before anything starts.
 func (c *LaunchConfig) Validate() error {
+	if err := c.validateLogcat("launch"); err != nil {
+		return err
+	}
 	if c.PackageName != "" {
 		if strings.ContainsAny(c.PackageName, "/ ") {
 			return fmt.Errorf(`launch: field "packageName": %q is not an Android package name, e.g. "com.example.app"`, c.PackageName)
@@ -342,6 +368,9 @@ func millis(ms int, def time.Duration) time.Duration {
 
 // Validate checks that exactly one way to name the VM is given, and right.
 func (c *AttachConfig) Validate() error {
+	if err := c.validateLogcat("attach"); err != nil {
+		return err
+	}
 	n := 0
 	if c.Port != 0 || c.HostName != "" {
 		n++

@@ -1,6 +1,7 @@
 package logcat
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -81,6 +82,10 @@ func ParseThreadtime(s string) (Line, bool) {
 	}
 	return Line{Time: tm, PID: pid, TID: tid, Level: fields[2], Tag: strings.TrimRight(tag, " "), Message: msg}, true
 }
+
+// ErrNoDeviceLog marks a VM that has no device log to follow: it runs on
+// the workstation, whose output is the process's own.
+var ErrNoDeviceLog = errors.New("logcat needs an app on an Android device")
 
 // Filter selects the lines a subscriber is given.
 type Filter struct {
