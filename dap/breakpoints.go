@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 	godap "github.com/google/go-dap"
 )
 

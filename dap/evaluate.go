@@ -5,18 +5,18 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ddmbridge/ddmbridge/dap/eval"
-	"github.com/ddmbridge/ddmbridge/dap/expr"
-	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/eval"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
+	"github.com/ddmbridge/ddmbridge/jdwp/srclookup"
 	godap "github.com/google/go-dap"
 )
 
-// Evaluation is package dap/eval's; dap finds the frame a request names,
+// Evaluation is package jdwp/eval's; dap finds the frame a request names,
 // says whether methods may run, and shows the result.
 
-// ev is the session's evaluator: dap/eval over the mirror, told by the
+// ev is the session's evaluator: jdwp/eval over the mirror, told by the
 // session which exception a thread stopped on (StoppedOn).
 func (d *debuggee) ev() *eval.Evaluator { return eval.New(d.vm, d.log, d) }
 

@@ -6,10 +6,10 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/dap/eval"
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
+	"github.com/ddmbridge/ddmbridge/jdwp/eval"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 	godap "github.com/google/go-dap"
 )
 
