@@ -16,7 +16,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
-	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -130,7 +129,7 @@ func (m *Monitor) OpenDebugger(ctx context.Context, target string) (net.Conn, er
 			return nil, err
 		}
 		if v.ddmOnly { // a debug session would find no code: say so rather than attach
-			return nil, fmt.Errorf("VM %s (%s) cannot be debugged: %s", v.id, v.addr, simvm.DDMOnlyNote)
+			return nil, fmt.Errorf("VM %s (%s) cannot be debugged: %s", v.id, v.addr, ddm.DDMOnlyNote)
 		}
 		addr = v.addr
 	}
