@@ -207,7 +207,7 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 		return godap.StackFrame{}, err
 	}
 	if !lt.Absent {
-		sf.Line = int(lt.LineFor(loc.Index))
+		sf.Line = d.sourceLine(ctx, loc.Class, sig, int(lt.LineFor(loc.Index)))
 	}
 	src, err := d.source(ctx, loc.Class, sig)
 	if err != nil {
