@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// TestModuleKeepsTheLayers lists every package of the module with go list
-// and fails on each import that breaks the rule, naming it.
-func TestModuleKeepsTheLayers(t *testing.T) {
+// listModule lists every package of the module with go list.
+func listModule(t *testing.T) []Package {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "list", "-json", Module+"/...")
@@ -37,6 +37,13 @@ func TestModuleKeepsTheLayers(t *testing.T) {
 		}
 		pkgs = append(pkgs, p)
 	}
+	return pkgs
+}
+
+// TestModuleKeepsTheLayers lists every package of the module with go list
+// and fails on each import that breaks the rule, naming it.
+func TestModuleKeepsTheLayers(t *testing.T) {
+	pkgs := listModule(t)
 	// The walk must have seen the module: a rule checked against nothing
 	// proves nothing.
 	seen := map[string]bool{}
@@ -55,6 +62,44 @@ func TestModuleKeepsTheLayers(t *testing.T) {
 	}
 	for _, line := range Check(pkgs) {
 		t.Error(line)
+	}
+}
+
+// TestEveryPackageIsDocumented holds README's layout table to the
+// module's packages (a row each) and each package's doc.go to saying what
+// it owns and what it must not touch.
+func TestEveryPackageIsDocumented(t *testing.T) {
+	pkgs := listModule(t)
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{}
+	for _, line := range strings.Split(string(readme), "\n") {
+		if f := strings.Split(line, "`"); strings.HasPrefix(line, "| `") && len(f) > 2 {
+			rows[strings.TrimSuffix(f[1], "/")] = true
+		}
+	}
+	if len(rows) < 10 {
+		t.Fatalf("README's layout table has %d rows: not found", len(rows))
+	}
+	for _, p := range pkgs {
+		rel, ok := strings.CutPrefix(p.ImportPath, Module+"/")
+		if !ok {
+			continue
+		}
+		if !rows[rel] {
+			t.Errorf("README's layout table has no row for %s", rel)
+		}
+		doc, err := os.ReadFile(filepath.Join(p.Dir, "doc.go"))
+		if err != nil {
+			t.Errorf("%s has no doc.go saying what it owns and must not touch", rel)
+			continue
+		}
+		text := strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(string(doc), "//", " ")), " "))
+		if !strings.Contains(text, "own") || !strings.Contains(text, "must not") && !strings.Contains(text, "never") {
+			t.Errorf("%s/doc.go does not say what it owns and what it must not touch", rel)
+		}
 	}
 }
 

@@ -9,7 +9,7 @@
 // and stderr kept for errors, its agent's connection accepted) and finds
 // the JDK's tools (FindTool), for the session and for package jvmrun.
 //
-// It reads /proc and dials nothing but what it is asked to; it knows neither
-// the JDWP wire beyond the handshake (package jdwp's AcceptConn) nor DAP,
-// and imports no test harness (jvmrun and jvmtest build on it).
+// It reads /proc and dials nothing but what it is asked to; it must not
+// touch the JDWP wire beyond the handshake (package jdwp's AcceptConn) or
+// DAP, nor import a test harness (jvmrun and jvmtest build on it).
 package localjvm
