@@ -13,49 +13,24 @@
 // decodes it, once (threads/threads, heap/heapinfo, heap/heapmap). A view
 // opening, Refresh and GC ask once.
 //
-// No vscode at run time: extension.ts feeds it the debug sessions' life and
-// events, and the unit tests drive it with fakes.
+// No vscode at run time: it follows the debug sessions through the session
+// tracker (debug/sessions), and the unit tests drive it with fakes.
 
 import type { ControlApi } from './backend/api';
 import { isMethodNotFound } from './backend/rpc';
 import { dapEvents, dapRequests, DdmKind } from './ddmProtocol';
 import { VMInfo, vmTitle } from './vms';
+import type { SessionEvents, TrackedSession } from './debug/sessions';
+import { Disposable, Emitter } from './events';
 import type { VMRef } from './webview/messages';
 
 /** What the hub needs of a debug session (vscode.DebugSession has it). */
-export interface HubSession {
-  readonly id: string;
-  readonly name: string;
-  readonly type: string;
-  readonly configuration: { [key: string]: unknown };
-  customRequest(command: string, args?: unknown): PromiseLike<unknown>;
-}
+export type HubSession = TrackedSession;
 
 /** What the hub needs of the backend (ControlApi and its Backend's notifications). */
 export type HubApi = Pick<ControlApi, 'threads' | 'heapInfo' | 'heapMap' | 'gc' | 'setUpdates'> & {
   backend: { on(method: string, fn: (p: unknown) => void): unknown; off(method: string, fn: (p: unknown) => void): unknown };
 };
-
-export interface Disposable {
-  dispose(): void;
-}
-
-/** A minimal event emitter (vscode.EventEmitter's shape, without vscode). */
-export class Emitter<T> {
-  private listeners = new Set<(v: T) => void>();
-  readonly event = (fn: (v: T) => void): Disposable => {
-    this.listeners.add(fn);
-    return { dispose: () => this.listeners.delete(fn) };
-  };
-  fire(v: T): void {
-    for (const fn of [...this.listeners]) {
-      fn(v);
-    }
-  }
-  dispose(): void {
-    this.listeners.clear();
-  }
-}
 
 type Target = { kind: 'vm'; vm: VMInfo } | { kind: 'session'; session: HubSession; vmId?: string };
 
@@ -114,7 +89,19 @@ export class DdmHub implements Disposable {
     this.subs.push({ dispose: () => void api.backend.off('state', onState) });
   }
 
-  // Debug sessions (extension.ts forwards vscode.debug's events).
+  // Debug sessions.
+
+  /** Follows the ddmbridge debug sessions (the session tracker's events): the views show the active one's VM. */
+  follow(sessions: SessionEvents<HubSession>): Disposable {
+    const subs = [
+      sessions.onDidStart((s) => this.sessionStarted(s)),
+      sessions.onDidConnect((s) => void this.sessionReady(s)),
+      sessions.onDidEnd(({ session, next }) => this.sessionEnded(session, next)),
+      sessions.onDidChangeActive((s) => this.sessionActivated(s)),
+      sessions.onDidReceiveCustomEvent((e) => this.sessionEvent(e.session, e.event, e.body)),
+    ];
+    return { dispose: () => subs.forEach((d) => d.dispose()) };
+  }
 
   /** A debug session started: the views follow it. */
   sessionStarted(s: HubSession): void {
