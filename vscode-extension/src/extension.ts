@@ -15,6 +15,7 @@ import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pi
 import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
 import { HprofEditorProvider } from './views/hprofEditor';
 import { HeapPanel, ThreadsViewProvider } from './views/webviews';
+import { views } from './viewList';
 import { VMInfo, vmLabel, vmTitle } from './vms';
 
 const openSetting = 'Open Setting';
@@ -103,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
     }),
   );
 
-  const treeView = vscode.window.createTreeView('ddmbridge.vms', { treeDataProvider: tree, showCollapseAll: false });
+  const treeView = vscode.window.createTreeView(views.vms.id, { treeDataProvider: tree, showCollapseAll: false });
   context.subscriptions.push(treeView);
 
   /** Starts the backend (again), reconfigured from the settings. */
@@ -305,7 +306,7 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
     if (vm) {
       hub.focusVM(vm);
     }
-    await vscode.commands.executeCommand('ddmbridge.threads.focus');
+    await vscode.commands.executeCommand(`${views.threads.id}.focus`);
   });
   command('ddmbridge.restartBackend', async () => {
     if (await startBackend(true)) {

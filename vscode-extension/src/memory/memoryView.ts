@@ -8,6 +8,7 @@
 
 import * as vscode from 'vscode';
 import type { SessionEvents } from '../debug/sessions';
+import { views } from '../viewList';
 import { Allocation, AllocSite, ClassCount, CountsBody, SortKey, TableOptions, allocText, countsTitle, countText, frameSourceGlob, frameText, shownNames, tableRows, threadText, truncatedNote } from './model';
 
 /** A DAP variable as the variables request gives it. */
@@ -31,7 +32,7 @@ type Node =
 const pageSize = 100;
 
 export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
-  static readonly viewId = 'ddmbridge.memory';
+  static readonly viewId = views.memory.id;
 
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
