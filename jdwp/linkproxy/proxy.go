@@ -28,6 +28,7 @@ type Proxy struct {
 	// debugger since the action began: a command sent after it depends,
 	// as far as the link can tell, on it.
 	delivered int
+	trace     []Sent
 	conns     map[*link]struct{}
 	closed    bool
 	wg        sync.WaitGroup
@@ -47,6 +48,15 @@ type Stats struct {
 	// ToVM and FromVM are the bytes carried each way, headers included.
 	ToVM, FromVM int64
 }
+
+// Sent is one command of an action, with its depth in the chain.
+type Sent struct {
+	Depth int
+	Cmd   jdwp.Cmd // zero for the handshake
+}
+
+// maxTrace bounds the commands Trace keeps per action.
+const maxTrace = 10000
 
 // Start listens on an ephemeral loopback port and proxies every debugger
 // that connects there to target, delaying each packet by delay each way.
@@ -77,6 +87,7 @@ func (p *Proxy) Mark() {
 	p.mu.Lock()
 	p.action = Stats{}
 	p.delivered = 0
+	p.trace = p.trace[:0]
 	for l := range p.conns {
 		clear(l.depth)
 	}
@@ -88,6 +99,14 @@ func (p *Proxy) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.action
+}
+
+// Trace returns the commands of the action begun by the last Mark (the
+// first 10,000), each with its depth: what to pipeline, and what waits.
+func (p *Proxy) Trace() []Sent {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Sent(nil), p.trace...)
 }
 
 // Close stops listening and closes every proxied connection.
@@ -208,10 +227,15 @@ func (l *link) stamp(pk *jdwp.Packet, fromDebugger bool, n int) int {
 		d := p.delivered + 1
 		p.action.Commands++
 		p.action.Sequential = max(p.action.Sequential, d)
+		var cmd jdwp.Cmd
 		if pk != nil {
 			l.depth[pk.ID] = d
+			cmd = jdwp.Cmd{Set: pk.CmdSet, Cmd: pk.Cmd}
 		} else {
 			l.depth[handshakeID] = d
+		}
+		if len(p.trace) < maxTrace {
+			p.trace = append(p.trace, Sent{Depth: d, Cmd: cmd})
 		}
 		return d
 	}
