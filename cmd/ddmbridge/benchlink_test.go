@@ -15,12 +15,12 @@ import (
 // evaluate 2), never up. A change that adds a sequential round trip to a
 // step, an attach or an evaluation fails here.
 var linkCeilings = map[string]int{
-	actAttach:    19,
-	actFirstStep: 32,
-	actStep:      17,
+	actAttach:    15,
+	actFirstStep: 27,
+	actStep:      12,
 	actSetBP:     1,
 	actEvaluate:  6,
-	actThreads:   5,
+	actThreads:   2,
 }
 
 // TestLinkRoundTrips runs `bench link` over a link delayed 50 ms each way

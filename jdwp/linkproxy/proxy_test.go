@@ -83,6 +83,48 @@ func TestCountsSequentialRoundTrips(t *testing.T) {
 	}
 }
 
+// TestPreloadIsOneRoundTrip: a connection's Preload asks for the id sizes,
+// version and capabilities in one round trip, and keeps them: asking for
+// them afterwards costs none.
+func TestPreloadIsOneRoundTrip(t *testing.T) {
+	vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{})
+	p, err := Start(vm.Addr, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	c, err := jdwp.Dial(ctx, p.Addr(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p.Mark()
+	if err := c.Preload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Stats(); s.Sequential != 1 || s.Commands != 3 {
+		t.Errorf("Preload: %+v, want 3 commands in 1 round trip", s)
+	}
+	p.Mark()
+	sizes, err := c.IDSizes(ctx)
+	if err != nil || sizes.ObjectID != 8 {
+		t.Errorf("IDSizes after Preload: %+v, %v", sizes, err)
+	}
+	v, err := c.Version(ctx)
+	if err != nil || v.JDWPMajor < 1 || v.VMName == "" {
+		t.Errorf("Version after Preload: %+v, %v", v, err)
+	}
+	caps, err := c.Capabilities(ctx)
+	if err != nil || !caps.CanGetBytecodes {
+		t.Errorf("Capabilities after Preload: %+v, %v (HotSpot can get bytecodes)", caps, err)
+	}
+	if s := p.Stats(); s.Commands != 0 {
+		t.Errorf("asked again after Preload: %+v", s)
+	}
+}
+
 // TestDeadVMEndsTheLink: a VM that goes away closes the debugger's side
 // instead of leaving it hanging.
 func TestDeadVMEndsTheLink(t *testing.T) {
