@@ -6,7 +6,8 @@
 // person waits for, whatever the link's latency.
 //
 // It owns only the relay and its counts. It knows the JDWP framing (package
-// jdwp) and nothing of what the commands mean, of DAP or of the monitor;
+// jdwp) and must not learn what the commands mean, nor DAP or the monitor;
+// production code never routes a debugger through it:
 // `ddmbridge bench link` and the tests that hold the round-trip counts of a
 // step, an attach or an evaluation sit on it.
 package linkproxy
