@@ -6,6 +6,6 @@
 // follows an app's log with them; dap turns the batches into a debug
 // session's output events.
 //
-// It owns these types and their text form and nothing else: no I/O, no adb,
-// no DAP.
+// It owns these types and their text form and nothing else; it must not do
+// I/O or know adb or DAP.
 package logcat
