@@ -215,3 +215,28 @@ func (v *VM) firstDumpHeap() {
 	v.m.notify(EventHeap, v)
 	v.m.notify(EventHeapMap, v)
 }
+
+// HeapFromDump reports whether the DDM VM target sends no heap reports, so
+// that a DAP session draws its heap from dumps (package dap's
+// DumpHeapViewer).
+func (m *Monitor) HeapFromDump(ctx context.Context, target string) bool {
+	v, err := m.VM(target)
+	return err == nil && v.dc != nil && !v.heapChunks(ctx)
+}
+
+// DumpHeapView dumps the VM's heap (after a GC with gc: HPGC, then am
+// dumpheap -g) and returns it as the heap events carry it.
+func (m *Monitor) DumpHeapView(ctx context.Context, target string, gc bool) (ddm.HeapInfoJSON, []ddm.HeapMapJSON, error) {
+	v, err := m.VM(target)
+	if err != nil {
+		return ddm.HeapInfoJSON{}, nil, err
+	}
+	if gc && v.dc != nil {
+		v.dc.Send(&ddm.Empty{Type: ddm.HPGC}, nil)
+	}
+	if err := v.refreshDumpHeap(ctx, gc); err != nil {
+		return ddm.HeapInfoJSON{}, nil, err
+	}
+	info, maps := v.dumpHeapJSON()
+	return info, maps, nil
+}

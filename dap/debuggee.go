@@ -282,7 +282,9 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 	d.forget()
 	d.presentSt.release(ctx, d)
 	if d.ddm != nil {
-		d.ddm.alloc.Close() // the VM's allocation tracker off while the connection lives
+		if d.ddm.alloc != nil {
+			d.ddm.alloc.Close() // the VM's allocation tracker off while the connection lives
+		}
 	}
 	err := d.t.Detach(ctx)
 	d.t.Close()

@@ -71,7 +71,7 @@ func (s *session) memory() *debugger.Memory {
 			}
 		},
 	}
-	if d.ddm != nil {
+	if d.ddm != nil && d.ddm.alloc != nil { // none on current Android (heapdump_view.go)
 		cfg.Tracker = d.ddm.alloc
 	}
 	d.mem.m = d.t.NewMemory(cfg)
@@ -133,6 +133,9 @@ func (s *session) memoryView(ctx context.Context, r *memoryViewRequest) (MemoryV
 	m := s.memory()
 	m.SetVisible(r.Arguments.Visible, r.Arguments.Shown)
 	st := s.dbg.ddm
+	if st != nil && st.fromDump {
+		return MemoryViewBody{CanCount: m.CanCount(ctx) == nil, AllocationsNote: noteNoAllocTracker}, nil
+	}
 	return MemoryViewBody{CanCount: m.CanCount(ctx) == nil, CanTrackAllocations: st != nil && st.client.Speaks(ctx), Simulated: st != nil && st.alloc.Simulated()}, nil
 }
 
@@ -163,6 +166,9 @@ func (s *session) instances(ctx context.Context, r *instancesRequest) (Instances
 }
 
 func (s *session) allocations(ctx context.Context, r *allocationsRequest) (AllocationsBody, error) {
+	if st := s.dbg.ddm; st != nil && st.fromDump {
+		return AllocationsBody{}, failWith(ErrVMCannot, errors.New(noteNoAllocTracker))
+	}
 	m := s.memory()
 	if e := r.Arguments.Enable; e != nil {
 		if err := m.TrackAllocations(ctx, *e); err != nil {

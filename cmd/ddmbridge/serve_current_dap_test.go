@@ -14,6 +14,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
+	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
@@ -82,6 +83,35 @@ func TestDAPOnWaitingAppOfCurrentDevice(t *testing.T) {
 	if strings.Contains(out, "a debug line") {
 		t.Errorf("a D line shown with logcatLevel I:\n%s", out)
 	}
+
+	// The Heap view of the session: current Android has no heap reports, so
+	// the heap comes from an am dumpheap dump, with its time; a GC the user
+	// asks for brings a new one. The memory view says why it has no
+	// allocations. The app is sent no heap chunk but HPGC.
+	on := true
+	info := d.customAwait("ddmUpdates", map[string]any{"heapInfo": on, "heapMap": on}, "ddmHeapInfo")
+	if info["source"] != "dump" || info["dumpedAt"] == nil || len(info["heaps"].([]any)) != 1 {
+		t.Errorf("ddmHeapInfo of a current app: %v", info)
+	}
+	first := info["dumpedAt"]
+	hm := d.customAwait("ddmGC", map[string]any{}, "ddmHeapMap")
+	if hm["source"] != "dump" || len(hm["pieces"].([]any)) == 0 {
+		t.Errorf("ddmHeapMap after ddmGC: source %v, %d pieces", hm["source"], len(hm["pieces"].([]any)))
+	}
+	t.Logf("dumps at %v, then %v", first, hm["dumpedAt"])
+	mv := d.custom("memoryView", map[string]any{"visible": false})
+	if body, _ := mv["body"].(map[string]any); body["canTrackAllocations"] != false || !strings.Contains(fmt.Sprint(body["allocationsNote"]), "no allocation tracker") || body["canCount"] != true {
+		t.Errorf("memoryView of a current app: %v", mv)
+	}
+	sim := dev.VM(waitPID)
+	for _, typ := range []ddm.Type{ddm.HPIF, ddm.HPSG, ddm.NHSG, ddm.HPDU, ddm.HPDS, ddm.REAE, ddm.REAQ, ddm.REAL} {
+		if n := sim.ChunksReceived(typ); n != 0 {
+			t.Errorf("the current app was sent %d %s chunks", n, typ)
+		}
+	}
+	if sim.ChunksReceived(ddm.HPGC) == 0 {
+		t.Error("ddmGC sent no HPGC")
+	}
 	if dev.VM(waitPID).NonDDMPackets() == 0 {
 		t.Error("the debug session's packets did not reach the app")
 	}
@@ -123,4 +153,38 @@ func (d *dapClient) awaitOutput(text string) string {
 			return b.String()
 		}
 	}
+}
+
+// customAwait sends a custom request and reads until both its response and
+// the event named event have come, and returns the event's body.
+func (d *dapClient) customAwait(command string, args any, event string) map[string]any {
+	d.t.Helper()
+	req := struct {
+		godap.Request
+		Arguments any `json:"arguments"`
+	}{d.req(command), args}
+	d.send(&req)
+	d.nc.SetDeadline(time.Now().Add(2 * time.Minute))
+	var body map[string]any
+	answered := false
+	for body == nil || !answered {
+		raw, err := godap.ReadBaseMessage(d.r)
+		if err != nil {
+			d.t.Fatalf("reading DAP: %v\n%s", err, d.logs.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			d.t.Fatalf("DAP message %s: %v", raw, err)
+		}
+		switch {
+		case m["type"] == "event" && m["event"] == event:
+			body, _ = m["body"].(map[string]any)
+		case m["type"] == "response" && m["command"] == command:
+			if m["success"] != true {
+				d.t.Fatalf("%s failed: %v", command, m)
+			}
+			answered = true
+		}
+	}
+	return body
 }
