@@ -121,6 +121,8 @@ export function shownNames(rows: ClassCount[], max = 50): string[] {
 
 /** What the view's title says of the counts. */
 export interface CountsState {
+  /** The VM said it cannot count (canCount false): no counts will come. */
+  cannotCount?: boolean;
   /** The VM is stopped. */
   stopped: boolean;
   /** Classes in the table. */
@@ -135,6 +137,9 @@ export interface CountsState {
 
 /** The title's first part: "1,250 classes", "… (counting…)", "counts of an earlier stop: Count Instances Now". */
 export function countsTitle(s: CountsState): string {
+  if (s.cannotCount) {
+    return 'cannot count: the VM cannot list instances';
+  }
   const n = `${s.classes.toLocaleString('en-US')} classes`;
   if (!s.stopped) {
     return s.classes ? `running: ${n} of the previous stop` : '';

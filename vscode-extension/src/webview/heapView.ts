@@ -18,7 +18,7 @@ import {
   legendColor,
   paint,
 } from '../heap/heapmap';
-import { decodeHeapInfo, HeapStats, heapUsePercent } from '../heap/heapinfo';
+import { decodeHeapInfo, dumpSourceText, HeapStats, heapUsePercent } from '../heap/heapinfo';
 import type { FromWebview, ToWebview, VMRef } from './messages';
 import { button, el, getVsCodeApi, text } from './dom';
 import { buildLegend } from './legend';
@@ -40,6 +40,8 @@ interface State {
   status?: string;
   /** The VM speaks no DDM: why there is no map. */
   noDdm?: string;
+  /** The data came from a heap dump (current Android, HotSpot): when, and why. */
+  dump?: string;
 }
 
 const saved = vscode.getState() ?? {};
@@ -76,6 +78,8 @@ const toolbar = el(
   }),
 );
 const infoTable = el('table', { id: 'heap-info', class: 'grid' });
+const sourceLine = el('div', { id: 'heap-source', class: 'muted' }, '');
+const infoTitle = el('h3', {}, 'Heaps (HPIF)');
 const canvas = el('canvas', { id: 'heap-canvas', width: '256', height: '1' }) as HTMLCanvasElement;
 const canvasBox = el('div', { class: 'canvas-box', id: 'canvas-box' }, canvas);
 const hover = el('div', { id: 'hover', class: 'hover' }, 'Point at the map for an address.');
@@ -86,7 +90,8 @@ app.append(
   title,
   toolbar,
   statusLine,
-  el('section', { class: 'heap-info' }, el('h3', {}, 'Heaps (HPIF)'), infoTable),
+  sourceLine,
+  el('section', { class: 'heap-info' }, infoTitle, infoTable),
   el(
     'section',
     { class: 'map-and-legend' },
@@ -232,7 +237,13 @@ function redraw(): void {
   const unitBytes = map.pieces[0]?.unitSize ?? 8;
   text(
     document.getElementById('zoom-level')!,
-    state.upp > 1 ? `1 px = ${state.upp * unitBytes} B` : `×${state.scale} (1 px = ${unitBytes} B)`,
+    // Zoomed in, one unit of the heap is drawn scale pixels wide: say so,
+    // rather than a pixel's bytes at ×1.
+    state.upp > 1
+      ? `1 px = ${state.upp * unitBytes} B`
+      : state.scale > 1
+        ? `×${state.scale} (${state.scale} px = ${unitBytes} B)`
+        : `×1 (1 px = ${unitBytes} B)`,
   );
   vscode.setState({ upp: state.autoFit ? undefined : state.upp, scale: state.scale });
 }
@@ -285,6 +296,8 @@ canvas.addEventListener('mouseleave', () => {
 
 function render(): void {
   title.textContent = state.vm ? `Heap of ${state.vm.name}` : 'Heap';
+  sourceLine.textContent = state.dump ?? '';
+  infoTitle.textContent = state.dump ? 'Heaps (from a heap dump)' : 'Heaps (HPIF)';
   setStatus();
   renderInfo();
   renderTotals();
@@ -301,13 +314,16 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
         state.info = [];
         state.autoFit = true;
         state.noDdm = undefined;
+        state.dump = undefined;
       }
       state.vm = m.vm;
       state.error = undefined;
       break;
     case 'heapInfo':
       try {
-        state.info = decodeHeapInfo(m.body).heaps;
+        const hi = decodeHeapInfo(m.body);
+        state.info = hi.heaps;
+        state.dump = dumpSourceText(hi) || undefined;
       } catch (e) {
         state.error = `Cannot read the heap info: ${(e as Error).message}`;
       }
@@ -315,6 +331,7 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
     case 'heapMap':
       try {
         state.map = decodeHeapMap(m.body);
+        state.dump = dumpSourceText(state.map) || state.dump;
         state.error = undefined;
         state.status = undefined;
         buildLegend(legend, state.map.legend);

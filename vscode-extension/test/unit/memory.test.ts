@@ -68,6 +68,8 @@ describe('memory view model', () => {
     assert.equal(countsTitle({ ...at, counted: false, auto: false, classes: 0 }), 'not counted: Count Instances Now');
     assert.equal(countsTitle({ ...at, stopped: false }), 'running: 1,250 classes of the previous stop');
     assert.equal(countsTitle({ ...at, stopped: false, classes: 0 }), '');
+    // A VM that cannot count never sends counts: the title says so rather than "counting…" for ever.
+    assert.equal(countsTitle({ ...at, counted: false, classes: 0, cannotCount: true }), 'cannot count: the VM cannot list instances');
   });
 
   test('a listing cut at 100,000 says so', () => {
