@@ -16,7 +16,7 @@ import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
 import { HprofEditorProvider } from './views/hprofEditor';
 import { HeapPanel, ThreadsViewProvider } from './views/webviews';
 import { views } from './viewList';
-import { VMInfo, vmLabel, vmTitle } from './vms';
+import { scanWelcome, VMInfo, vmLabel, vmTitle } from './vms';
 
 const openSetting = 'Open Setting';
 const showLog = 'Show Log';
@@ -106,6 +106,17 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
 
   const treeView = vscode.window.createTreeView(views.vms.id, { treeDataProvider: tree, showCollapseAll: false });
   context.subscriptions.push(treeView);
+  // The empty explorer says which ports are scanned: serveArgs' --scan, not always the default range.
+  const showScan = (): void => {
+    const w = scanWelcome(settings().get<string[]>('serveArgs', []));
+    void vscode.commands.executeCommand('setContext', 'ddmbridge.scan', w.mode);
+    treeView.message = store.vms.length === 0 ? w.message : undefined;
+  };
+  showScan();
+  context.subscriptions.push(
+    store.onDidChange(() => showScan()),
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('ddmbridge.serveArgs') && showScan()),
+  );
 
   /** Starts the backend (again), reconfigured from the settings. */
   const startBackend = async (restart = false): Promise<boolean> => {
