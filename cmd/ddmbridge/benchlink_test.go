@@ -15,8 +15,8 @@ import (
 // evaluate 2), never up. A change that adds a sequential round trip to a
 // step, an attach or an evaluation fails here.
 var linkCeilings = map[string]int{
-	actAttach:    15,
-	actFirstStep: 27,
+	actAttach:    11,
+	actFirstStep: 20,
 	actStep:      12,
 	actSetBP:     1,
 	actEvaluate:  6,

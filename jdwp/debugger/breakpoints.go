@@ -301,6 +301,9 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 			}
 		}
 	}
+	if len(f.bps) > 0 {
+		t.prefetchLines(ctx, f.classes)
+	}
 	for class := range f.classes {
 		for _, bp := range f.bps {
 			if err := t.install(ctx, bp, class); err != nil {
@@ -349,6 +352,31 @@ func (t *Target) install(ctx context.Context, bp *breakpoint, class jdwp.Referen
 		bp.verified, bp.actual = true, line
 	}
 	return nil
+}
+
+// prefetchLines reads the methods and line tables of classes into the
+// mirror's caches, every class at once: installing breakpoints in them then
+// costs a round trip per request set, where reading class by class cost
+// two more per class (a file's class and its nested and anonymous ones, on
+// a slow link). Errors are left to the install that meets them.
+func (t *Target) prefetchLines(ctx context.Context, classes map[jdwp.ReferenceTypeID]string) {
+	ids := make([]jdwp.ReferenceTypeID, 0, len(classes))
+	for c := range classes {
+		ids = append(ids, c)
+	}
+	mirror.Parallel(len(ids), func(i int) error {
+		ms, err := t.VM.Methods(ctx, ids[i])
+		if err != nil {
+			return nil
+		}
+		mirror.Parallel(len(ms), func(j int) error {
+			if ms[j].ModBits&(jdwp.AccNative|jdwp.AccAbstract) == 0 {
+				t.VM.LineTable(ctx, ids[i], ms[j].ID)
+			}
+			return nil
+		})
+		return nil
+	})
 }
 
 // LineLocations returns, for each method of class with code on line, the
