@@ -15,7 +15,7 @@ import (
 // evaluate 2), never up. A change that adds a sequential round trip to a
 // step, an attach or an evaluation fails here.
 var linkCeilings = map[string]int{
-	actAttach:    11,
+	actAttach:    10,
 	actFirstStep: 20,
 	actStep:      12,
 	actSetBP:     1,
