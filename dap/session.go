@@ -164,6 +164,9 @@ func (s *session) attach(ctx context.Context, target string, common CommonConfig
 
 // begin starts DDM and the event loop of a connected debuggee.
 func (s *session) begin(ctx context.Context, d *debuggee, target string) error {
+	if err := d.t.Preload(ctx); err != nil {
+		return err
+	}
 	s.startDDM(ctx, d, target)
 	if err := d.start(ctx); err != nil {
 		return err

@@ -35,7 +35,7 @@ var LayerNames = [...]string{"jdwp/queue", "the JDWP wire", "JDWP facts", "the m
 
 // facts are the jdwp/* packages below the mirror, by name; a new jdwp/*
 // package must be given a layer here (or live under jdwp/lang).
-var facts = map[string]bool{"javalang": true, "classfile": true, "hostproc": true, "localjvm": true, "bench": true, "jvmrun": true, "jvmtest": true}
+var facts = map[string]bool{"javalang": true, "classfile": true, "hostproc": true, "localjvm": true, "bench": true, "jvmrun": true, "jvmtest": true, "linkproxy": true}
 
 // Kinds of packages that production code must not import.
 const (
@@ -55,6 +55,7 @@ var Kind = map[string]string{
 	"ddm/simvm":            Runner,
 	"bridge/adb/simdevice": Runner,
 	"bridge/demoapp":       Runner,
+	"jdwp/linkproxy":       Runner, // the delayed link of bench link and its tests
 	"jdwp/jvmtest":         Harness,
 	"jdwp/jdwptest":        Harness,
 	"bridge/adb/adbtest":   Harness,
