@@ -27,6 +27,13 @@ type Language interface {
 	// order: inline breakpoints are offered at their bodies, and a
 	// breakpoint's column picks one of them.
 	Lambdas(text string) []Lambda
+	// LambdaAt returns the position, in the order the language's compiler
+	// numbers a line's lambdas, of the innermost of spans (Lambdas) at
+	// column, or -1.
+	LambdaAt(spans []Lambda, column int) int
+	// LambdaMethod says whether a method (by name) holds a lambda's body,
+	// and the number the compiler gave it (-1 when it gave none).
+	LambdaMethod(name string) (n int, ok bool)
 	// Locate maps a location in a class to the source file (relative to a
 	// source root, slash-separated) and line a user reads. A front end may
 	// ask for the line alone (Located.SourceFile then ""), or the file alone
