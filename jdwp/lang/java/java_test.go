@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ddmbridge/ddmbridge/jdwp/lang"
@@ -146,5 +147,37 @@ func TestLambdaMethod(t *testing.T) {
 	}
 	if _, ok := Lang.LambdaMethod("main"); ok {
 		t.Error("main is a lambda")
+	}
+}
+
+// FuzzPackage reads package declarations out of arbitrary file heads.
+func FuzzPackage(f *testing.F) {
+	for _, s := range []string{"package a.b;\n", "/* package x; */ package y;", "// package z;\npackage q;", "/*", "package", ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out := stripComments(b)
+		if len(out) != len(b) {
+			t.Fatalf("stripComments changed the length: %d → %d", len(b), len(out))
+		}
+		if m := packageRE.FindSubmatch(out); m != nil && len(m[1]) == 0 {
+			t.Fatal("empty package name")
+		}
+		if p := Lang.Package(b); strings.ContainsAny(p, " \t\n;") {
+			t.Fatalf("package %q of %q", p, b)
+		}
+	})
+}
+
+func TestPackage(t *testing.T) {
+	for head, want := range map[string]string{
+		"/* package wrong; */\n// package wronger;\npackage com.shop;\nclass Order {}\n": "com.shop",
+		"class Main {}\n": "",
+		"  package a.b ;": "a.b",
+		"/* unterminated": "",
+	} {
+		if got := Lang.Package([]byte(head)); got != want {
+			t.Errorf("Package(%q) = %q, want %q", head, got, want)
+		}
 	}
 }
