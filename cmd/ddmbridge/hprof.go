@@ -82,16 +82,25 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}
 	}
 	a := &hprofRun{file: pos[0], oops: oops, memLimit: memLimit, memFlag: set["max-memory"], graph: *doms || *path != "" || *dups > 0}
+	// The histogram and the diff need no model of the objects: one pass
+	// over each dump counts them by class, in memory bounded by the
+	// classes, whatever the dump's size.
+	a.streamed = (*histo || *diff != "") && !a.graph && *pngFile == ""
 	a.phase.Store("starting")
 	// The work runs apart so that a signal ends the command at once, in
 	// whatever phase: parsing stops itself (ParseContext), an analysis
 	// running on is abandoned with the process.
 	done := make(chan error, 1)
 	go func() {
-		done <- a.run(ctx, *dups > 0, func(h *hprof.Heap, f *os.File) error {
+		views := func(h *hprof.Heap, f *os.File) error {
 			return hprofViews(ctx, a, h, f, hprofFlags{histo: *histo, asJSON: *asJSON, top: *top, doms: *doms, dups: *dups,
 				path: *path != "", pathID: pathID, pathMax: *pathMax, diff: *diff, png: *pngFile})
-		})
+		}
+		if a.streamed {
+			done <- views(nil, nil)
+			return
+		}
+		done <- a.run(ctx, *dups > 0, views)
 	}()
 	select {
 	case err := <-done:
@@ -111,8 +120,10 @@ type hprofRun struct {
 	oops     hprof.Oops // --oops
 	memLimit uint64     // --max-memory; 0: what the system has available
 	memFlag  bool
-	graph    bool         // the dominator tree, a path search or duplicate strings follow the parse
-	held     uint64       // memory the dumps parsed so far need
+	graph    bool   // the dominator tree, a path search or duplicate strings follow the parse
+	held     uint64 // memory the dumps parsed so far need
+	streamed bool   // histograms only: each dump streamed (StreamHistogram), no model
+	hists    map[string][]hprof.ClassStat
 	phase    atomic.Value // string
 	parsing  atomic.Pointer[countingReader]
 }
@@ -177,7 +188,10 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 	listing := o.histo || o.diff != "" || o.doms // --top limits these; alone it lists objects
 	if o.histo {
 		views++
-		hist := h.Histogram()
+		hist, err := a.histogram(ctx, h, a.file)
+		if err != nil {
+			return err
+		}
 		shown := limit(hist, o.top)
 		if o.asJSON && o.diff == "" && !o.doms && o.dups == 0 && !o.path && o.png == "" {
 			return printJSON(out, orEmpty(shown)) // the documented form: just the array
@@ -194,13 +208,26 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 	if o.diff != "" {
 		views++
 		a.phase.Store("reading " + o.diff)
-		old, of, err := a.open(ctx, o.diff, false)
+		var older []hprof.ClassStat
+		if a.streamed {
+			var err error
+			if older, err = a.histogram(ctx, nil, o.diff); err != nil {
+				return err
+			}
+		} else {
+			old, of, err := a.open(ctx, o.diff, false)
+			if err != nil {
+				return err
+			}
+			of.Close()
+			older = old.Histogram()
+		}
+		newer, err := a.histogram(ctx, h, a.file)
 		if err != nil {
 			return err
 		}
-		of.Close()
 		a.phase.Store("comparing the dumps")
-		d := hprof.DiffOf(a.file, o.diff, old.Histogram(), h.Histogram(), o.top)
+		d := hprof.DiffOf(a.file, o.diff, older, newer, o.top)
 		emit("diff", d, func(w io.Writer) {
 			what := fmt.Sprintf("%s classes changed", thousands(len(d.Classes)))
 			if d.More > 0 {
@@ -305,6 +332,43 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 		return printJSON(out, result)
 	}
 	return nil
+}
+
+// histogram is h's histogram, or (h nil: a streamed run) that of the dump
+// name, streamed and kept for a second use.
+func (a *hprofRun) histogram(ctx context.Context, h *hprof.Heap, name string) ([]hprof.ClassStat, error) {
+	if h != nil {
+		return h.Histogram(), nil
+	}
+	if hist, ok := a.hists[name]; ok {
+		return hist, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var size int64
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	cr := &countingReader{r: f, name: name, size: size}
+	a.parsing.Store(cr)
+	a.phase.Store("parsing " + name)
+	s, err := hprof.StreamHistogram(ctx, cr, hprof.StreamOptions{Oops: a.oops})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	log := component("hprof")
+	for _, w := range s.Warnings {
+		log.Warn().Str("file", name).Msg(w)
+	}
+	if a.hists == nil {
+		a.hists = map[string][]hprof.ClassStat{}
+	}
+	a.hists[name] = s.Histogram
+	a.phase.Store("analysing " + name)
+	return s.Histogram, nil
 }
 
 // open parses the dump name after checking that the machine can hold it.

@@ -149,6 +149,10 @@ type parser struct {
 	weak          []rawWeak // weak, soft and phantom references and their referents' ids
 	threadStr     []rawWeak // threads and their names' ids
 	segEnd        int64     // the stream offset where the heap dump segment being read ends
+	// stream, when set, makes the parser count objects by class instead
+	// of keeping them (StreamHistogram): no per-object arrays, no
+	// references.
+	stream *streamCounts
 }
 
 type rawWeak struct {
@@ -166,12 +170,24 @@ type mark struct {
 }
 
 func (p *parser) setMark(at int64) {
+	if s := p.stream; s != nil {
+		p.mark = mark{at: at, objs: int(s.objects), pending: len(p.pending)}
+		return
+	}
 	p.mark = mark{at: at, objs: p.h.ids.len(), refs: p.rawRefs.len(), pending: len(p.pending)}
 }
 
 // rollback drops what the record after the mark added.
 func (p *parser) rollback() {
 	h, m := p.h, p.mark
+	if s := p.stream; s != nil {
+		s.rollback(m.objs)
+		p.pending = p.pending[:m.pending]
+		if len(p.early) > m.objs {
+			p.early = p.early[:m.objs]
+		}
+		return
+	}
 	h.ids.truncate(m.objs)
 	h.cls, h.size, h.refStart = h.cls[:m.objs], h.size[:m.objs], h.refStart[:m.objs]
 	if h.heap != nil {
@@ -396,6 +412,13 @@ func (p *parser) primArrayClass(t Type) int32 {
 // wide ones (0 = known later); refs appended to rawRefs since the previous
 // call belong to the previous object (refStart is closed lazily).
 func (p *parser) object(id uint64, cls int32, c, w uint32) (int32, error) {
+	if s := p.stream; s != nil {
+		s.add(cls, c, w)
+		if p.voting {
+			p.vote(id, c, w)
+		}
+		return 0, nil
+	}
 	size := c
 	if p.mode == 1 {
 		size = w
@@ -452,6 +475,9 @@ func (p *parser) decide() {
 	if p.votes[1] > p.votes[0] {
 		p.mode = 1
 		for i, s := range p.early {
+			if p.stream != nil {
+				break // the counts have both sizes
+			}
 			if s[1] != 0 {
 				h.size[i] = s[1]
 			}
@@ -549,7 +575,7 @@ func (p *parser) heapInfo() error {
 		if name == "" {
 			name = fmt.Sprintf("heap-%d", typ)
 		}
-		if h.heap == nil {
+		if len(p.heapByType) == 0 { // the first heap named: "default" goes
 			h.HeapNames = nil
 		}
 		if len(h.HeapNames) >= 255 {
@@ -559,7 +585,7 @@ func (p *parser) heapInfo() error {
 		h.HeapNames = append(h.HeapNames, name)
 		p.heapByType[typ] = hi
 	}
-	if h.heap == nil {
+	if h.heap == nil && p.stream == nil {
 		h.heap = make([]uint8, h.ids.len(), h.ids.cap())
 		for i := range h.heap {
 			h.heap[i] = hi // objects before the first info record
@@ -805,6 +831,10 @@ func (p *parser) instance() error {
 		if err := rd.need(n); err != nil {
 			return formatErr(at, "truncated INSTANCE_DUMP")
 		}
+		if p.stream != nil {
+			rd.pos += n
+			return nil
+		}
 		data := rd.buf[rd.pos : rd.pos+n]
 		for _, off := range cl.refOffs {
 			if v := idAt(data[off:], id); v != 0 {
@@ -861,6 +891,12 @@ func (p *parser) objArray() error {
 		return err
 	}
 	left := int64(n) * int64(id)
+	if p.stream != nil {
+		if err := rd.skip(left); err != nil {
+			return formatErr(at, "truncated OBJECT_ARRAY_DUMP")
+		}
+		return nil
+	}
 	for left > 0 {
 		if err := rd.need(id); err != nil {
 			return formatErr(at, "truncated OBJECT_ARRAY_DUMP")
