@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 )
@@ -57,13 +59,22 @@ type hprofBenchResult struct {
 	DumpBytes   int64   `json:"dumpBytes"`
 	Objects     int64   `json:"objects"`
 	HistoSecs   float64 `json:"histoSeconds"`
-	HistoMBps   float64 `json:"histoMBps"` // dump bytes (10^6) a second
+	HistoMBps   float64 `json:"histoMBps"`       // dump bytes (10^6) a second
+	HistoCPU    float64 `json:"histoCPUSeconds"` // user and system
 	HistoPeakMi float64 `json:"histoPeakMiB"`
 	HistoRatio  float64 `json:"histoPeakPerDump"` // peak RSS over the dump's size
 	DomSecs     float64 `json:"dominatorsSeconds,omitempty"`
+	DomCPU      float64 `json:"dominatorsCPUSeconds,omitempty"`
 	DomPeakMi   float64 `json:"dominatorsPeakMiB,omitempty"`
 	DomRatio    float64 `json:"dominatorsPeakPerDump,omitempty"`
 	DomNsPerObj float64 `json:"dominatorsNsPerObject,omitempty"`
+	// The same with --max-memory at what the spill strategy needs (the
+	// model and the tree partly in a temporary file).
+	SpillSecs     float64 `json:"spillSeconds,omitempty"`
+	SpillCPU      float64 `json:"spillCPUSeconds,omitempty"`
+	SpillPeakMi   float64 `json:"spillPeakMiB,omitempty"`
+	SpillRatio    float64 `json:"spillPeakPerDump,omitempty"`
+	SpillNsPerObj float64 `json:"spillNsPerObject,omitempty"`
 }
 
 const benchHprofUsage = "ddmbridge bench hprof [--sizes 1500MB,6GB] [--file DUMP] [--dir DIR] [--keep] [--no-dominators] [--max-memory SIZE] [--timeout 60m]"
@@ -73,7 +84,9 @@ const benchHprofUsage = "ddmbridge bench hprof [--sizes 1500MB,6GB] [--file DUMP
 // size, dumps it through HotSpot's attach (live objects), stops the JVM,
 // then runs `hprof FILE --histo --json` and `hprof FILE --dominators --json`
 // as child processes one after the other and prints their time and peak
-// RSS. --file measures an existing dump instead.
+// RSS, and again with --max-memory set to what the spill strategy needs
+// (checking that the tree is the same). --file measures an existing dump
+// instead.
 func runBenchHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	sizes := fs.String("sizes", "1500MB", "comma-separated dump sizes to make (1500MB, 6GB, 512MiB, 2GiB: MB and GB are 10^6 and 10^9 bytes)")
 	file := fs.String("file", "", "measure this dump instead of making ones")
@@ -198,7 +211,7 @@ func benchHprofFile(ctx context.Context, path string, doms bool, maxMem string) 
 	}
 	r.HistoSecs = time.Since(from).Seconds()
 	r.HistoMBps = float64(fi.Size()) / 1e6 / r.HistoSecs
-	r.HistoPeakMi, r.HistoRatio = m.peakMiB, m.peakMiB/dump
+	r.HistoPeakMi, r.HistoRatio, r.HistoCPU = m.peakMiB, m.peakMiB/dump, m.cpuSecs
 	var hist []struct {
 		Instances int64 `json:"instances"`
 	}
@@ -220,9 +233,28 @@ func benchHprofFile(ctx context.Context, path string, doms bool, maxMem string) 
 		return r, err
 	}
 	r.DomSecs = time.Since(from).Seconds()
-	r.DomPeakMi, r.DomRatio = m.peakMiB, m.peakMiB/dump
+	r.DomPeakMi, r.DomRatio, r.DomCPU = m.peakMiB, m.peakMiB/dump, m.cpuSecs
 	if r.Objects > 0 {
 		r.DomNsPerObj = r.DomSecs * 1e9 / float64(r.Objects)
+	}
+	if maxMem != "" {
+		return r, nil
+	}
+	// The spill strategy, chosen by a --max-memory the tree in memory
+	// exceeds; its tree must be the same.
+	spill := hprof.MemoryNeededSpill(fi.Size())
+	from = time.Now()
+	s, err := runMeasured(ctx, append(args, "--max-memory", strconv.FormatUint(spill, 10))...)
+	if err != nil {
+		return r, err
+	}
+	r.SpillSecs = time.Since(from).Seconds()
+	r.SpillPeakMi, r.SpillRatio, r.SpillCPU = s.peakMiB, s.peakMiB/dump, s.cpuSecs
+	if r.Objects > 0 {
+		r.SpillNsPerObj = r.SpillSecs * 1e9 / float64(r.Objects)
+	}
+	if !bytes.Equal(s.out, m.out) {
+		return r, fmt.Errorf("the dominator tree of %s with a spill file differs from the one in memory:\n%s\n%s", path, s.out, m.out)
 	}
 	return r, nil
 }

@@ -123,6 +123,7 @@ type hprofRun struct {
 	graph    bool   // the dominator tree, a path search or duplicate strings follow the parse
 	held     uint64 // memory the dumps parsed so far need
 	streamed bool   // histograms only: each dump streamed (StreamHistogram), no model
+	spill    bool   // the dominator tree spills the model's arrays to a temporary file (memory is short)
 	hists    map[string][]hprof.ClassStat
 	phase    atomic.Value // string
 	parsing  atomic.Pointer[countingReader]
@@ -249,7 +250,11 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 		if n == 0 {
 			n = 30
 		}
-		level := h.Dominators().Tree().Level(a.file, hprof.Root, n)
+		d, err := h.DominatorsWith(hprof.DomOptions{Spill: a.spill})
+		if err != nil {
+			return err
+		}
+		level := d.Level(a.file, hprof.Root, n)
 		emit("dominators", level, func(w io.Writer) {
 			fmt.Fprintf(w, "dominator tree, top level: the %d biggest of %s (retained bytes include everything the object alone keeps alive):\n",
 				len(level.Children), thousands(len(level.Children)+level.More))
@@ -388,7 +393,7 @@ func (a *hprofRun) open(ctx context.Context, name string, strings bool) (*hprof.
 	cr := &countingReader{r: f, name: name, size: size}
 	a.parsing.Store(cr)
 	a.phase.Store("parsing " + name)
-	h, err := hprof.ParseContext(ctx, cr, hprof.Options{Strings: strings, SizeHint: size, Oops: a.oops})
+	h, err := hprof.ParseContext(ctx, cr, hprof.Options{Strings: strings, SizeHint: size, Oops: a.oops, Spill: a.spill})
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
@@ -414,6 +419,15 @@ func (a *hprofRun) checkMemory(name string, size int64) error {
 		if a.held > 0 {
 			from = "left under --max-memory"
 		}
+	}
+	// Where the model and the dominator tree do not fit in memory, the
+	// arrays a phase does not need wait in a temporary file (0600, removed
+	// however the command ends): about 0.55× the dump instead of 1.3×, for
+	// more time.
+	if a.graph && a.held == 0 && need > room && (room > 0 || a.memFlag) {
+		need, a.spill = hprof.MemoryNeededSpill(size), true
+		log := component("hprof")
+		log.Info().Str("file", name).Msg("memory is short: the model and the dominator tree are computed partly in a temporary file")
 	}
 	a.held += need
 	if (room == 0 && !a.memFlag) || need <= room { // 0 available: not known

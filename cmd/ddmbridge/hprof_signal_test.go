@@ -132,6 +132,28 @@ func TestHprofRefusesTooLarge(t *testing.T) {
 		!strings.Contains(errb.String(), " is left under --max-memory; raise --max-memory to "+gib(2*one)+" to try") {
 		t.Errorf("--diff under a --max-memory for one dump: exit %d, stderr %q", code, errb.String())
 	}
+	// A bound the model and the dominator tree in memory exceed, but not
+	// with a temporary file, chooses the file: the same tree.
+	var mem bytes.Buffer
+	if code := run([]string{"hprof", small, "--dominators", "--top", "5", "--json"}, &mem, &errb); code != 0 {
+		t.Fatalf("--dominators: exit %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
+	out.Reset()
+	spill := hprof.MemoryNeededSpill(fi.Size())
+	if code := run([]string{"hprof", small, "--dominators", "--top", "5", "--json", "--max-memory", strconv.FormatUint(spill, 10)}, &out, &errb); code != 0 ||
+		out.String() != mem.String() || !strings.Contains(errb.String(), "temporary file") {
+		t.Errorf("--dominators under --max-memory %d (in memory it takes %d): exit %d, stderr %q, the tree the same: %v",
+			spill, hprof.MemoryNeeded(fi.Size(), true), code, errb.String(), out.String() == mem.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), "ddmbridge-hprof-*.spill")); len(left) != 0 {
+		t.Errorf("spill files left: %q", left)
+	}
+	errb.Reset()
+	if code := run([]string{"hprof", small, "--dominators", "--max-memory", strconv.FormatUint(spill-1, 10)}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "raise --max-memory to "+gib(spill)) {
+		t.Errorf("--dominators under --max-memory below the spill's need: exit %d, stderr %q", code, errb.String())
+	}
 	// The histogram and the diff alone are streamed: a bound below the
 	// dump's size does not stop them.
 	for _, args := range [][]string{{"--histo", "--top", "1"}, {"--diff", small, "--top", "1"}} {
