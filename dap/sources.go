@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/outline"
-	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/outline"
+	"github.com/ddmbridge/ddmbridge/jdwp/srclookup"
 	godap "github.com/google/go-dap"
 )
 
@@ -67,7 +67,7 @@ func (d *debuggee) autoIndex() *srclookup.Index {
 		defer cancel()
 		cp := a.classPath
 		if cp == nil {
-			if info, err := d.conn.ClassPaths(ctx); err == nil {
+			if info, err := d.vm.ClassPaths(ctx); err == nil {
 				for _, e := range info.ClassPaths {
 					if !filepath.IsAbs(e) {
 						e = filepath.Join(info.BaseDir, e)
