@@ -62,6 +62,23 @@ func spillSame(t *testing.T, name string, dump []byte) {
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("%s: %d files left in the spill directory", name, len(left))
 	}
+	// Ids that are not 8-byte aligned addresses are kept wide: spilled
+	// and read back as such.
+	if !disk.ids.wide && disk.NumObjects() > 0 {
+		wide := idList{}
+		wide.add(1) // not narrow: every id after it is kept wide
+		for i := range int32(disk.NumObjects()) {
+			wide.add(disk.ids.at(i))
+		}
+		wide.all = wide.all[1:]
+		disk.ids = wide
+		if _, err := disk.DominatorsWith(DomOptions{Spill: true, Dir: dir}); err != nil {
+			t.Fatalf("%s, wide ids: %v", name, err)
+		}
+		if !disk.ids.wide || disk.NumObjects() != mem.NumObjects() || disk.ID(int32(mem.NumObjects()-1)) != mem.ID(int32(mem.NumObjects()-1)) {
+			t.Errorf("%s: wide ids not read back whole", name)
+		}
+	}
 }
 
 // TestDominatorsSpill: on the synthetic dumps and on real HotSpot dumps
