@@ -44,7 +44,11 @@ type Streamed struct {
 // names), whatever the number of objects. It stops when ctx is done, as
 // [ParseContext] does.
 func StreamHistogram(ctx context.Context, r io.Reader, opt StreamOptions) (res *Streamed, err error) {
-	p := &parser{rd: newReader(r), h: &Heap{classObj: -1}, classByID: map[uint64]int32{}, names: map[uint64]string{}, lastCls: -1,
+	// The input is read on a goroutine of its own, a few blocks ahead:
+	// the reads' system time on one core, the parse on the other.
+	ra := newReadAhead(r)
+	defer ra.close()
+	p := &parser{rd: newReader(ra), h: &Heap{classObj: -1}, classByID: map[uint64]int32{}, names: map[uint64]string{}, lastCls: -1,
 		stream: &streamCounts{}, maxObjects: -1}
 	p.rd.ctx = ctx
 	p.rd.progress = opt.Progress
@@ -218,4 +222,80 @@ func (p *parser) finishStream() error {
 func (s *streamCounts) count(cls int32, c, w uint32) {
 	s.objects--
 	s.add(cls, c, w)
+}
+
+// readAhead reads its input on a goroutine of its own into a few blocks,
+// ahead of Read.
+type readAhead struct {
+	blocks chan []byte // filled, in order; closed at the end of the input
+	free   chan []byte // read, to fill again
+	done   chan struct{}
+	exited chan struct{} // the goroutine returned: it reads the input no more
+	err    error         // the input's error (not EOF), set before blocks is closed
+	cur    []byte        // what Read has not handed out of the block it holds
+	held   []byte        // that block
+}
+
+const readAheadBlocks, readAheadBlock = 4, 1 << 20
+
+func newReadAhead(r io.Reader) *readAhead {
+	ra := &readAhead{blocks: make(chan []byte, readAheadBlocks), free: make(chan []byte, readAheadBlocks),
+		done: make(chan struct{}), exited: make(chan struct{})}
+	for range readAheadBlocks {
+		ra.free <- make([]byte, readAheadBlock)
+	}
+	go func() {
+		defer close(ra.exited)
+		defer close(ra.blocks)
+		for {
+			var b []byte
+			select {
+			case b = <-ra.free:
+			case <-ra.done:
+				return
+			}
+			n, err := io.ReadFull(r, b[:cap(b)])
+			if n > 0 {
+				select {
+				case ra.blocks <- b[:n]:
+				case <-ra.done:
+					return
+				}
+			}
+			if err != nil {
+				if err != io.EOF && err != io.ErrUnexpectedEOF {
+					ra.err = err
+				}
+				return
+			}
+		}
+	}()
+	return ra
+}
+
+func (ra *readAhead) Read(p []byte) (int, error) {
+	if len(ra.cur) == 0 {
+		if ra.held != nil {
+			ra.free <- ra.held[:cap(ra.held)] // never blocks: as many places as blocks
+			ra.held = nil
+		}
+		b, ok := <-ra.blocks
+		if !ok {
+			if ra.err != nil {
+				return 0, ra.err
+			}
+			return 0, io.EOF
+		}
+		ra.cur, ra.held = b, b
+	}
+	n := copy(p, ra.cur)
+	ra.cur = ra.cur[n:]
+	return n, nil
+}
+
+// close stops the goroutine and waits until it has: the caller's reader is
+// its own again (a read in progress ends first).
+func (ra *readAhead) close() {
+	close(ra.done)
+	<-ra.exited
 }
