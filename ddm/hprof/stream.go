@@ -43,13 +43,19 @@ type Streamed struct {
 // its memory is bounded by the dump's classes and strings (class and field
 // names), whatever the number of objects. It stops when ctx is done, as
 // [ParseContext] does.
-func StreamHistogram(ctx context.Context, r io.Reader, opt StreamOptions) (res *Streamed, err error) {
+func StreamHistogram(ctx context.Context, r io.Reader, opt StreamOptions) (*Streamed, error) {
+	return streamHistogram(ctx, r, opt, 0)
+}
+
+// streamHistogram is StreamHistogram counting from objects counted before
+// (for the tests: a count past 2^31 without 30 GB of input).
+func streamHistogram(ctx context.Context, r io.Reader, opt StreamOptions, before int64) (res *Streamed, err error) {
 	// The input is read on a goroutine of its own, a few blocks ahead:
 	// the reads' system time on one core, the parse on the other.
 	ra := newReadAhead(r)
 	defer ra.close()
 	p := &parser{rd: newReader(ra), h: &Heap{classObj: -1}, classByID: map[uint64]int32{}, names: map[uint64]string{}, lastCls: -1,
-		stream: &streamCounts{}, maxObjects: -1}
+		stream: &streamCounts{objects: before}, maxObjects: -1}
 	p.rd.ctx = ctx
 	p.rd.progress = opt.Progress
 	defer func() {
@@ -75,7 +81,7 @@ func StreamHistogram(ctx context.Context, r io.Reader, opt StreamOptions) (res *
 	}
 	h, s := p.h, p.stream
 	return &Streamed{Format: h.Format, IDSize: h.IDSize, Timestamp: h.Timestamp, Android: h.Android, HeapNames: h.HeapNames,
-		Objects: s.objects, Histogram: s.histogram(h, p.mode), Oops: h.Oops, OopsInferred: h.OopsInferred, OopsVotes: h.OopsVotes,
+		Objects: s.objects - before, Histogram: s.histogram(h, p.mode), Oops: h.Oops, OopsInferred: h.OopsInferred, OopsVotes: h.OopsVotes,
 		Partial: h.Partial, Warnings: h.Warnings}, nil
 }
 

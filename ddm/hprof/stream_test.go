@@ -82,6 +82,29 @@ func TestStreamHistogramMatchesParse(t *testing.T) {
 	}
 }
 
+// TestStreamHistogramPast2e31: the streamed counts are 64-bit: counting
+// on from 2^31 − 5 objects (as after 30 GB of small records), a whole dump
+// and one cut short (its last record dropped) still give Parse's histogram
+// and object count.
+func TestStreamHistogramPast2e31(t *testing.T) {
+	dump := sample(t, 8, false)
+	for _, in := range [][]byte{dump, dump[:len(dump)-40]} {
+		h, err := Parse(bytes.NewReader(in), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const before = 1<<31 - 5
+		s, err := streamHistogram(t.Context(), bytes.NewReader(in), StreamOptions{}, before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Objects != int64(h.NumObjects()) || !reflect.DeepEqual(s.Histogram, h.Histogram()) || s.Partial != h.Partial {
+			t.Errorf("counting on from %d: %d objects (partial %v), histogram %v; Parse: %d (partial %v), %v", before, s.Objects, s.Partial, s.Histogram,
+				h.NumObjects(), h.Partial, h.Histogram())
+		}
+	}
+}
+
 // TestStreamHistogramStops streams an endless dump and cancels it: the
 // pass returns with ctx's error.
 func TestStreamHistogramStops(t *testing.T) {
