@@ -31,8 +31,10 @@ const (
 // of one phase is not in the next one's peak: the DFS numbers become the
 // semi-dominators and then the result's Idom; the path-compression arrays
 // (label and ancestor packed in one uint64 per node) become Retained. While
-// it runs: 4 × 4 + 8 bytes per object and 4 per edge (a reference, an
-// object's edge to its class, a loader's to a class), plus the DFS stack.
+// it runs: 4 × 4 + 8 bytes per object and 4 per edge that is not a DFS
+// tree edge (a reference, an object's edge to its class, a loader's to a
+// class), plus the DFS stack (8 bytes a level, in blocks). With
+// [DomOptions.Spill] most of that and of the model waits in a file.
 func (h *Heap) Dominators() *Dominators {
 	d, err := h.DominatorsWith(DomOptions{})
 	if err != nil {
@@ -59,7 +61,8 @@ type DomOptions struct {
 // DominatorsWith is [Heap.Dominators] with options; it fails only where
 // the spill file cannot be written or read back (a full disk: the model is
 // then kept in memory as it was, and nothing is lost, except where reading
-// it back failed, which the error says).
+// it back failed, which the error says). With Spill, nothing else may use
+// h while it runs (the model's arrays come and go).
 func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 	if h.refsOut.Load() != nil {
 		h.loadRefs() // a spill before left them out
