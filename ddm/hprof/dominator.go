@@ -49,11 +49,14 @@ type DomOptions struct {
 	// not need in a temporary file instead of in memory: the ids and
 	// sizes for the whole computation, the references and classes once
 	// the depth-first search has numbered the objects (the predecessors
-	// are then built from the file, read in sequence). The file is made
-	// mode 0600 in Dir (default os.TempDir()) and removed on every path;
-	// the model is whole again when DominatorsWith returns. It saves
-	// about 12 bytes per object and 4 per reference of the peak for a
-	// few sequential passes over the file.
+	// are then built from the file, read in sequence), the DFS order and
+	// the predecessors while the semi-dominators are computed (read
+	// backwards). The file is made mode 0600 in Dir (default
+	// os.TempDir()) and its name removed at once, so it goes however the
+	// process ends. When DominatorsWith returns the model is back but for
+	// the references, which [Heap.Refs] reads back when first asked. On a
+	// 1.49 GB HotSpot dump the peak goes from 1.27× the dump to 0.55×, for
+	// about 1.6× the CPU time.
 	Spill bool
 	Dir   string
 }
