@@ -82,6 +82,9 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}
 	}
 	a := &hprofRun{file: pos[0], oops: oops, memLimit: memLimit, memFlag: set["max-memory"], graph: *doms || *path != "" || *dups > 0}
+	if isTerminal(fs.Output()) {
+		a.progressTo = fs.Output() // a terminal: how far each parse is, on one line
+	}
 	// The histogram and the diff need no model of the objects: one pass
 	// over each dump counts them by class, in memory bounded by the
 	// classes, whatever the dump's size.
@@ -125,8 +128,10 @@ type hprofRun struct {
 	streamed bool   // histograms only: each dump streamed (StreamHistogram), no model
 	spill    bool   // the dominator tree spills the model's arrays to a temporary file (memory is short)
 	hists    map[string][]hprof.ClassStat
-	phase    atomic.Value // string
-	parsing  atomic.Pointer[countingReader]
+	// progressTo, when set, shows how far each parse is.
+	progressTo io.Writer
+	phase      atomic.Value // string
+	parsing    atomic.Pointer[countingReader]
 }
 
 // errInterrupted marks a command stopped by SIGINT or SIGTERM (exit 130).
@@ -357,7 +362,8 @@ func (a *hprofRun) histogram(ctx context.Context, h *hprof.Heap, name string) ([
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		size = fi.Size()
 	}
-	cr := &countingReader{r: f, name: name, size: size}
+	cr := &countingReader{r: f, name: name, size: size, progress: a.progress(name, size)}
+	defer cr.progress.done()
 	a.parsing.Store(cr)
 	a.phase.Store("parsing " + name)
 	s, err := hprof.StreamHistogram(ctx, cr, hprof.StreamOptions{Oops: a.oops})
@@ -390,10 +396,11 @@ func (a *hprofRun) open(ctx context.Context, name string, strings bool) (*hprof.
 		f.Close()
 		return nil, nil, err
 	}
-	cr := &countingReader{r: f, name: name, size: size}
+	cr := &countingReader{r: f, name: name, size: size, progress: a.progress(name, size)}
 	a.parsing.Store(cr)
 	a.phase.Store("parsing " + name)
 	h, err := hprof.ParseContext(ctx, cr, hprof.Options{Strings: strings, SizeHint: size, Oops: a.oops, Spill: a.spill})
+	cr.progress.done()
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
@@ -448,16 +455,55 @@ func (a *hprofRun) checkMemory(name string, size int64) error {
 // countingReader counts the bytes read, for the message when a signal
 // stops the parse.
 type countingReader struct {
-	r    io.Reader
-	name string
-	size int64
-	n    atomic.Int64
+	r        io.Reader
+	name     string
+	size     int64
+	n        atomic.Int64
+	progress *parseProgress // nil: none shown
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
-	c.n.Add(int64(n))
+	c.progress.update(c.n.Add(int64(n)))
 	return n, err
+}
+
+// progress is what shows the parse of name (size bytes) on a terminal; nil
+// where there is none or the size is not known.
+func (a *hprofRun) progress(name string, size int64) *parseProgress {
+	if a.progressTo == nil || size <= 0 {
+		return nil
+	}
+	return &parseProgress{w: a.progressTo, name: filepath.Base(name), size: size, last: -1}
+}
+
+// parseProgress shows how far a parse is on one line of a terminal,
+// rewritten at each percent and cleared at the end.
+type parseProgress struct {
+	w     io.Writer
+	name  string
+	size  int64
+	last  int64
+	shown bool
+}
+
+func (p *parseProgress) update(read int64) {
+	if p == nil {
+		return
+	}
+	pct := min(read, p.size) * 100 / p.size
+	if pct == p.last {
+		return
+	}
+	p.last, p.shown = pct, true
+	fmt.Fprintf(p.w, "\rreading %s: %d%% of %s", p.name, pct, gib(uint64(p.size)))
+}
+
+func (p *parseProgress) done() {
+	if p != nil && p.shown {
+		fmt.Fprint(p.w, "\r\033[K") // the line cleared: the output follows
+		p.shown = false
+	}
 }
 
 func gib(b uint64) string {
