@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
@@ -280,16 +281,33 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 	if newFile {
 		// Ask for the file's classes as they load, then look at those loaded
 		// already; a class loading in between is seen twice, harmlessly.
-		for _, pattern := range f.class.Patterns() {
-			id, err := t.Requests.Set(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(pattern))
-			if err != nil {
-				return nil, fmt.Errorf("watch for class %s: %w", pattern, err)
-			}
-			t.mu.Lock()
-			t.bps.prepByReq[id] = f
-			t.mu.Unlock()
+		// The requests and the list leave in one burst, in this order (each
+		// command is queued before the next is sent): one round trip.
+		patterns := f.class.Patterns()
+		ids := make([]int32, len(patterns))
+		errs := make([]error, len(patterns))
+		var wg sync.WaitGroup
+		for i, pattern := range patterns {
+			queued := make(chan struct{})
+			sent := sync.OnceFunc(func() { close(queued) })
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer sent() // it failed before it was queued
+				ids[i], errs[i] = t.Requests.Set(jdwp.WithQueued(ctx, sent), jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(pattern))
+			}()
+			<-queued
 		}
 		all, err := t.VM.AllClasses(ctx)
+		wg.Wait()
+		for i, pattern := range patterns {
+			if errs[i] != nil {
+				return nil, fmt.Errorf("watch for class %s: %w", pattern, errs[i])
+			}
+			t.mu.Lock()
+			t.bps.prepByReq[ids[i]] = f
+			t.mu.Unlock()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("list loaded classes: %w", err)
 		}
