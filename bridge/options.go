@@ -95,6 +95,9 @@ type Options struct {
 	// By default (on Linux, where the listening socket's owner is known) the
 	// monitor adopts only this user's VMs: anyone can listen in the scan
 	// range, and a VM of another user could feed the monitor anything.
+	// It also lets other local users connect to the monitor's JDWP ports
+	// (per-VM, current-VM), which by default refuse them: a debugger runs
+	// code in the VM as the VM's user.
 	AllowOtherUsers bool
 	// HoldTimeout is how long a debugger connecting to the current-VM port
 	// while no VM is current is held waiting for one; 0 means 30 s.

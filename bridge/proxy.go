@@ -141,6 +141,7 @@ func (m *Monitor) OpenDebugger(ctx context.Context, target string) (net.Conn, er
 		server.Close()
 		return nil, err
 	}
+	m.launcherSession(s.v, s)
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()

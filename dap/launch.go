@@ -81,7 +81,7 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, str
 	if err != nil {
 		return nil, "", err
 	}
-	conn, target, err := s.acceptJVM(ctx, nc, p)
+	conn, target, err := s.acceptJVM(ctx, nc, p, cfg.KeepDebugPort)
 	if err != nil {
 		p.Kill()
 		return nil, "", err

@@ -19,7 +19,9 @@ import (
 type LaunchAdopter interface {
 	// AdoptLaunched handshakes nc, monitors its VM and returns the VM's
 	// target for OpenDebugger. pid is the started process (0: unknown).
-	AdoptLaunched(ctx context.Context, nc net.Conn, pid int) (target string, err error)
+	// The VM's per-VM debugger port lives as long as the first debugger
+	// OpenDebugger opens on it (the session's) unless keepPort.
+	AdoptLaunched(ctx context.Context, nc net.Conn, pid int, keepPort bool) (target string, err error)
 }
 
 // VMIdentifier is implemented by backends that monitor VMs: the monitored
@@ -44,7 +46,7 @@ type monitored struct {
 // (LaunchAdopter) the monitor takes it and the session attaches through it
 // like to any monitored VM; target is then the VM's id. Otherwise the
 // session owns the connection and target is "".
-func (s *session) acceptJVM(ctx context.Context, nc net.Conn, p *process) (conn *jdwp.Conn, target string, err error) {
+func (s *session) acceptJVM(ctx context.Context, nc net.Conn, p *process, keepPort bool) (conn *jdwp.Conn, target string, err error) {
 	opts := s.cfg.JDWP
 	la, ok := s.cfg.Backend.(LaunchAdopter)
 	if !ok {
@@ -54,7 +56,7 @@ func (s *session) acceptJVM(ctx context.Context, nc net.Conn, p *process) (conn 
 		}
 		return conn, "", nil
 	}
-	target, err = la.AdoptLaunched(ctx, nc, p.Pid())
+	target, err = la.AdoptLaunched(ctx, nc, p.Pid(), keepPort)
 	if err != nil {
 		return nil, "", err
 	}
