@@ -15,7 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-
 // forgedNote is a note naming victim (this user's file) as a dead
 // writer's partial dump, right in every field a note checks.
 func forgedNote(t *testing.T, victim string) []byte {
