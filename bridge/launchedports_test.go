@@ -57,7 +57,7 @@ echo $won`, n, strings.Join(ps, " "))
 // launchAdopted starts the demo app with its agent connecting out to a
 // listener of the test (as a DAP launch does) and hands the connection to
 // the monitor (AdoptLaunched with keepPort).
-func launchAdopted(t *testing.T, m *Monitor, keepPort bool) string {
+func launchAdopted(t *testing.T, m *Monitor, keepPort bool) (string, *jvmtest.JVM) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -85,7 +85,7 @@ func launchAdopted(t *testing.T, m *Monitor, keepPort bool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return id
+	return id, vm
 }
 
 // TestLaunchedVMPortsRefuseOtherUsers (issue 42.2): a launched JVM's
@@ -102,7 +102,7 @@ func TestLaunchedVMPortsRefuseOtherUsers(t *testing.T) {
 	o := testOptions(t, 0, 0)
 	o.Logger = zerolog.New(logs).Level(zerolog.InfoLevel)
 	m := startMonitor(t, o)
-	id := launchAdopted(t, m, false)
+	id, _ := launchAdopted(t, m, false)
 	if _, err := m.Select(id); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestLaunchedVMPortsRefuseOtherUsers(t *testing.T) {
 	}
 
 	// keepDebugPort: it stays, and still refuses the other user.
-	kept := launchAdopted(t, m, true)
+	kept, _ := launchAdopted(t, m, true)
 	kv, err := m.VM(kept)
 	if err != nil {
 		t.Fatal(err)

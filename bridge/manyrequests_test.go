@@ -46,7 +46,7 @@ func TestManyRequestsDebuggerDies(t *testing.T) {
 	o := testOptions(t, 0, 0)
 	o.Logger = zerolog.New(logs).Level(zerolog.WarnLevel)
 	m := startMonitor(t, o)
-	id := launchAdopted(t, m, true)
+	id, _ := launchAdopted(t, m, true)
 	v, err := m.VM(id)
 	if err != nil {
 		t.Fatal(err)

@@ -251,6 +251,7 @@ type session struct {
 	sent        bool // it sent the VM a JDWP command
 	pastDrain   bool // cleanup stopped waiting for in-flight calls
 	setting     int  // EventRequest.Set commands without a reply yet
+	released    bool // its holds were released while other debuggers stay (releaseShared)
 	capped      int  // EventRequest.Set commands refused past maxRequests
 
 	ended   atomic.Bool
@@ -682,10 +683,14 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	}
 	s.mu.Lock()
 	late := s.pastDrain
+	released := late || s.released
 	if fc.cmd == jdwp.CmdEventRequestSet {
 		s.setting--
 	}
 	s.mu.Unlock()
+	if released && rp.Error == jdwp.ErrNone && isInvoke(fc.cmd) {
+		go s.afterLateInvoke(fc)
+	}
 	if rp.Error == jdwp.ErrNone {
 		s.track(fc, rp.Data, late)
 	} else {

@@ -408,6 +408,7 @@ func (s *session) releaseShared(ctx context.Context) error {
 	h := s.holds
 	pins := s.pins
 	holding := s.holding
+	s.released = true
 	s.mu.Unlock()
 	// Its requests are cleared within a window of their own, and what it
 	// holds is released after that whatever was left (the error says what).
