@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,4 +80,55 @@ func TestRawDumpSlowReader(t *testing.T) {
 			t.Fatalf("the slow reader's bytes at %d differ from heapDump/read's", off)
 		}
 	}
+}
+
+// TestDumpStreamsPerUser (issue 42.6): the open dump streams a user may
+// hold (two: each is a file of the dump's size) are counted across the
+// user's connections, not per connection (three connections held 3.1 GB
+// of disk): a third, on another connection, is refused with what to do,
+// and closing one (or its connection) lets the next in.
+func TestDumpStreamsPerUser(t *testing.T) {
+	t.Parallel()
+	lo := freePorts(t, 1)
+	serveSim(t, lo, simvm.Options{AppName: "com.example.streams", Tick: 50 * time.Millisecond, HprofSize: 64 << 10})
+	m := startMonitor(t, testOptions(t, lo, 1))
+	sim := waitVM(t, m, fmt.Sprintf("127.0.0.1:%d", lo), 5*time.Second)
+	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	var conns []*Client
+	for range 3 {
+		c, err := DialRPC(ctx, addr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	open := func(c *Client) (HeapDump, error) {
+		var d HeapDump
+		err := c.Call(ctx, "vm/dumpHeap", map[string]any{"id": sim.ID, "stream": true}, &d)
+		return d, err
+	}
+	first, err := open(conns[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := open(conns[1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := open(conns[2]); err == nil || !strings.Contains(err.Error(), "dumps are open for your user") {
+		t.Fatalf("a third stream on a third connection: %v; want it refused", err)
+	}
+	if err := conns[0].Call(ctx, "heapDump/close", dumpReadParams{Stream: first.Stream}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := open(conns[2]); err != nil {
+		t.Fatalf("after a close: %v", err)
+	}
+	conns[1].Close()
+	waitFor(t, time.Minute, "the closed connection's stream to be released", func() bool {
+		_, err := open(conns[0])
+		return err == nil
+	})
 }
