@@ -667,6 +667,10 @@ func (m *Memory) Instances(ctx context.Context, name string, fresh bool) (Listin
 	return m.insts[name], nil
 }
 
+// MaxTracked bounds the classes tracked at once (Track): each is listed
+// (a heap walk) at every stop.
+const MaxTracked = 100
+
 // Track starts or stops tracking the new instances of the class named
 // name: at each stop while tracked, the instances that were not there at
 // the stop before (Instances with fresh). Tracking starts from the
@@ -685,6 +689,10 @@ func (m *Memory) Track(ctx context.Context, name string, on bool) error {
 		return err
 	}
 	m.mu.Lock()
+	if m.tracked[name] == nil && len(m.tracked) >= MaxTracked {
+		m.mu.Unlock()
+		return fmt.Errorf("%d classes are tracked already, the most at once (each costs a walk of the heap at every stop): stop tracking one before tracking %s", MaxTracked, name)
+	}
 	if m.tracked[name] == nil {
 		m.tracked[name] = &tracked{}
 	}
