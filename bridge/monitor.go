@@ -151,6 +151,9 @@ func (m *Monitor) DebugAddress(v *VM, current bool) (DebugAddress, error) {
 		return out, nil
 	}
 	if out.Port == 0 {
+		if m.opts.DebugPortBase >= 0 {
+			return out, fmt.Errorf("VM %s has no debugger port: a debug session launched it and has ended (its launch configuration's \"keepDebugPort\": true keeps the port): attach to \"current\" instead", v.id)
+		}
 		return out, fmt.Errorf("VM %s has no debugger port (per-VM ports are off: serve --debug-port-base): attach to \"current\" instead", v.id)
 	}
 	return out, nil
