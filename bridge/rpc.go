@@ -81,6 +81,9 @@ type Server struct {
 	threads map[string]int // VM id → connections that turned thread updates on
 	heap    map[string]int
 	raw     rawDumps // tokens of dumps read raw (rpc_rawdump.go)
+
+	dumpsMu   sync.Mutex
+	openDumps map[int]int // open dump streams by the client's uid (rpc_dump.go)
 }
 
 // NewServer returns a control server for m.
@@ -202,6 +205,9 @@ type rpcConn struct {
 	peer  io.ReadWriteCloser // who asks: a path is written for the same user only (rpc_dump.go)
 	dumps dumpStreams        // dumps read in chunks (rpc_dump.go)
 	logs  rpcLogcats         // vm/logcat subscriptions (rpc_logcat.go)
+
+	uidOnce sync.Once
+	uid     int // the peer's user (peerUID)
 }
 
 // listMethods answer with a snapshot that notifications update.

@@ -97,6 +97,9 @@ type VM struct {
 	ddmOnly, simulated bool
 
 	debugPort int // the debugger port of the VM's address (the monitor owns it), or 0
+	// launcherPending: a launched VM whose port lives only as long as the
+	// launcher's session, which has not opened yet (see AdoptLaunched).
+	launcherPending atomic.Bool
 
 	mu            sync.Mutex
 	pid           int

@@ -48,6 +48,12 @@ type LaunchConfig struct {
 	// Timeout is how long to wait for the JVM to connect, in milliseconds
 	// (default 30000; an Android launch waits up to 120000 by default).
 	Timeout int `json:"timeout,omitempty"`
+	// KeepDebugPort, through the ddmbridge monitor (serve), keeps the
+	// launched JVM's per-VM debugger port (8600+) open after the session
+	// ends (a disconnect that leaves the JVM running), for jdb or an IDE
+	// to attach later. By default the monitor opens that port only while
+	// the session lives. Either way only this user may connect to it.
+	KeepDebugPort bool `json:"keepDebugPort,omitempty"`
 
 	// PackageName launches an Android app instead of a local program (then
 	// MainClass is not needed): the ddmbridge monitor installs ApkFile if
