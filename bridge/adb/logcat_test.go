@@ -54,11 +54,18 @@ func TestLogcatThroughRealServer(t *testing.T) {
 	stop()
 	<-done
 
-	// -T with a time: from that line on.
-	since := time.Now()
-	for time.Now().Format(adb.LogTimeLayout) == since.Format(adb.LogTimeLayout) {
-		// the log's clock must move past `since` (millisecond times)
+	// -T with a time: from that line on. The mark is a millisecond after
+	// the last line logged (a line in the mark's own millisecond is on or
+	// after it), and the next line a millisecond after the mark.
+	tick := func() time.Time {
+		from := time.Now().Format(adb.LogTimeLayout)
+		for time.Now().Format(adb.LogTimeLayout) == from {
+			// the log's clock moves in milliseconds
+		}
+		return time.Now()
 	}
+	since := tick()
+	tick()
 	dev.Log(one, one, "D", "One", "after the mark")
 	got := make(chan adb.LogLine, 10)
 	fctx, stop = context.WithCancel(ctx)
