@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/smap"
 	"github.com/rs/zerolog"
 )
 
@@ -30,6 +31,7 @@ type VM struct {
 	bySig      Memo[string, jdwp.ReferenceTypeID]
 	subtypes   Memo[subtypeKey, bool]
 	sysThreads Memo[jdwp.ThreadID, bool]
+	smaps      Memo[jdwp.ReferenceTypeID, *smap.SMAP]
 
 	inv invocations
 }
@@ -110,13 +112,14 @@ func Absent(err error) bool {
 }
 
 // Redefined drops what the redefinition of types changed: their methods,
-// fields, line and variable tables.
+// fields, line and variable tables, source maps.
 func (m *VM) Redefined(types ...jdwp.ReferenceTypeID) {
 	set := map[jdwp.ReferenceTypeID]bool{}
 	for _, t := range types {
 		set[t] = true
 		m.methods.Forget(t)
 		m.fields.Forget(t)
+		m.smaps.Forget(t)
 	}
 	m.lines.ForgetIf(func(k methodKey) bool { return set[k.class] })
 	m.vars.ForgetIf(func(k methodKey) bool { return set[k.class] })
