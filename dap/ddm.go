@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/ddmalloc"
 	"github.com/ddmbridge/ddmbridge/dap/ext"
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/ddm/ddmalloc"
 	godap "github.com/google/go-dap"
 )
 

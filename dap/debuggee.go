@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/outline"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/outline"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/langs"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 	"github.com/rs/zerolog"
@@ -53,6 +55,8 @@ type sourceState struct {
 	srcRefOf mirror.Memo[jdwp.ReferenceTypeID, int]
 	outlines mirror.Memo[jdwp.ReferenceTypeID, *outline.Outline]
 	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
+	langs    lang.Set     // the program's source languages (langs.All())
+	langOf   mirror.Memo[jdwp.ReferenceTypeID, lang.Language]
 }
 
 // refs are the DAP handles of a session: thread numbers, frame, variable
@@ -71,6 +75,7 @@ func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 	log := s.log.With().Str("vm", target).Logger()
 	d := &debuggee{
 		s: s, conn: conn, log: log, target: target,
+		srcs: sourceState{langs: langs.All()},
 		refs: refs{
 			threads: newIDMap[jdwp.ThreadID](),
 			frames:  newHandles[mirror.Frame](),
@@ -79,7 +84,7 @@ func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 			srcRefs: newHandles[jdwp.ReferenceTypeID](),
 		},
 	}
-	d.t = debugger.New(s.ctx, conn, frontend{d}, debugger.Options{RequestTimeout: s.cfg.RequestTimeout}, log, d.spawn)
+	d.t = debugger.New(s.ctx, conn, frontend{d}, debugger.Options{RequestTimeout: s.cfg.RequestTimeout, Languages: d.srcs.langs}, log, d.spawn)
 	d.vm, d.sus, d.stops = d.t.VM, d.t.Sus, d.t.Stops
 	return d
 }

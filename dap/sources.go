@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/outline"
-	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/outline"
+	"github.com/ddmbridge/ddmbridge/jdwp/srclookup"
 	godap "github.com/google/go-dap"
 )
 

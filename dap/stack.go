@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -269,10 +269,7 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 		if err != nil {
 			return nil, err
 		}
-		rel := file
-		if name := javalang.InternalName(sig); strings.Contains(name, "/") {
-			rel = path.Join(path.Dir(name), file)
-		}
+		rel := d.srcs.langs.ForClass(file).Locate(lang.Located{ClassSig: sig, SourceFile: file}).Rel
 		for _, root := range d.srcs.sourcePaths {
 			p := filepath.Join(root, filepath.FromSlash(rel))
 			if _, err := os.Stat(p); err == nil {

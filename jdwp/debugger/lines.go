@@ -35,8 +35,9 @@ import (
 // of the line.
 
 // noCodeLine reports whether line of the source at path holds no
-// statement: blank, a comment, or braces only. An unreadable file says no.
-func noCodeLine(path string, line int) bool {
+// statement, as the file's language reads it (Java: blank, a comment, or
+// braces only). An unreadable file says no.
+func (t *Target) noCodeLine(path string, line int) bool {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return false
@@ -45,11 +46,7 @@ func noCodeLine(path string, line int) bool {
 	if line < 1 || line > len(lines) {
 		return false
 	}
-	l := strings.TrimSpace(lines[line-1])
-	if l == "" || strings.HasPrefix(l, "//") || strings.HasPrefix(l, "/*") || strings.HasPrefix(l, "*") {
-		return true
-	}
-	return strings.Trim(l, "{}); \t") == ""
+	return t.langs().ForFile(path).NoCode(lines[line-1])
 }
 
 // nextCodeLine returns the first line after line with code in class, with
@@ -80,7 +77,7 @@ func (t *Target) nextCodeLine(ctx context.Context, class jdwp.ReferenceTypeID, p
 		return line, nil, nil
 	}
 	for l := line + 1; l < next; l++ {
-		if !noCodeLine(path, l) {
+		if !t.noCodeLine(path, l) {
 			return line, nil, nil
 		}
 	}
@@ -309,14 +306,14 @@ func (t *Target) BreakpointLocations(ctx context.Context, path string, from, to 
 
 // ClassesOfSource returns the loaded classes compiled from a source file.
 func (t *Target) ClassesOfSource(ctx context.Context, path string) ([]jdwp.ReferenceTypeID, error) {
-	f := &sourceFile{class: ClassForSource(path)}
+	f := t.newSourceFile(path)
 	all, err := t.VM.AllClasses(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list loaded classes: %w", err)
 	}
 	var out []jdwp.ReferenceTypeID
 	for _, c := range all {
-		if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") && f.owns(javalang.TypeName(c.Signature)) {
+		if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") && t.owns(ctx, f, javalang.TypeName(c.Signature), c.ID) {
 			out = append(out, c.ID)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/classfile"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/langs"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	"github.com/rs/zerolog"
 )
@@ -27,6 +29,18 @@ type Options struct {
 	// RequestTimeout bounds the commands the layer sends by itself (while
 	// deciding an event set).
 	RequestTimeout time.Duration
+	// Languages are the source languages of the program (which classes
+	// hold a file's lines, which lines hold code), the default first;
+	// langs.All() when nil.
+	Languages lang.Set
+}
+
+// langs is the session's languages.
+func (t *Target) langs() lang.Set {
+	if len(t.Opts.Languages) == 0 {
+		return langs.All()
+	}
+	return t.Opts.Languages
 }
 
 // StepFilters say which code step-into passes over.

@@ -1,8 +1,6 @@
 package debugger
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -32,18 +30,6 @@ func TestHitCondition(t *testing.T) {
 		if _, err := parseHitCondition(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
-	}
-}
-
-func TestClassForSource(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "App.java")
-	os.WriteFile(p, []byte("/* package not.this; */\n// package nor.this;\npackage com . example;\nclass App {}\n"), 0o644)
-	if got := ClassForSource(p); got != "com.example.App" {
-		t.Errorf("ClassForSource = %q", got)
-	}
-	if got := ClassForSource(filepath.Join(dir, "Missing.java")); got != "Missing" {
-		t.Errorf("missing file: %q", got)
 	}
 }
 

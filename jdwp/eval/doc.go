@@ -1,5 +1,5 @@
 // Package eval is the evaluation environment of a debug session: it binds
-// the expression engine (package dap/expr) to a frame of a suspended
+// the expression engine (package jdwp/lang/java/expr) to a frame of a suspended
 // thread of a VM read through package jdwp/mirror.
 //
 // What it owns: a frame's names as Java resolves them (locals from the
@@ -11,14 +11,14 @@
 // invocation in the frame's thread, values converted between the wire and
 // the engine, assignment (locals, fields, array elements; setVariable's and
 // setExpression's lvalues), class literals, the functions of lambdas and
-// method references (classes from package dap/fngen defined in the VM
+// method references (classes from package jdwp/lang/java/fngen defined in the VM
 // through the frame class's loader), an exception's name and message, and
 // the names completions offer.
 //
 // What it must not touch: DAP (it knows no request, handle or DAP type:
 // package dap translates), the JDWP wire (package jdwp) beyond the mirror's
 // connection, suspension and invocation policy (package jdwp/debugger, which
-// the mirror's hooks reach), source lookup (package dap/srclookup, through
+// the mirror's hooks reach), source lookup (package jdwp/srclookup, through
 // the session). What it needs of the session — which exception a thread
 // stopped on, the text of a class's source file — comes through the
 // [Session] interface.

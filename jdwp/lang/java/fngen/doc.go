@@ -23,5 +23,5 @@
 // What it owns: the translation of expression nodes into bytecode, the
 // runtime class and its source. What it must not touch: JDWP, DAP or any VM
 // (package dap defines the classes); the class-file layout (package
-// dap/classgen).
+// jdwp/lang/java/classgen).
 package fngen

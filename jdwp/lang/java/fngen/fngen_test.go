@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 )
 
 // TestRuntimeMatchesSource recompiles Rt.java as go:generate does and
@@ -34,7 +34,7 @@ func TestRuntimeMatchesSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(b, Runtime) {
-		t.Fatal("Rt.class differs from what Rt.java compiles to: run go generate ./dap/fngen")
+		t.Fatal("Rt.class differs from what Rt.java compiles to: run go generate ./jdwp/lang/java/fngen")
 	}
 	if name, err := classfile.ThisClass(Runtime); err != nil || name != RuntimeName {
 		t.Fatalf("the runtime class is %q (%v), not %s", name, err, RuntimeName)

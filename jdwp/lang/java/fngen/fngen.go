@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/dap/classgen"
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/classgen"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 )
 
 // Runtime is the compiled runtime class (Rt.java), defined once per class

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/classgen"
 	"github.com/ddmbridge/ddmbridge/jdwp/classfile"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/classgen"
 )
 
 // sample builds gen/Pick implementing Supplier: get() returns "hi…" with a

@@ -3,9 +3,9 @@ package fngen
 import (
 	"fmt"
 
-	"github.com/ddmbridge/ddmbridge/dap/classgen"
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/classgen"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 )
 
 // Block bodies, assignments and nested functions. Every value is an

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Runtime support for the lambda bodies ddmbridge compiles (package dap/fngen): values are
+ * Runtime support for the lambda bodies ddmbridge compiles (package jdwp/lang/java/fngen): values are
  * objects (primitives boxed), and every operation is resolved by the values' runtime types with
  * Java's rules — numeric promotion, string concatenation, overload resolution by applicability
  * (strict, then with unboxing, then variable arity) and the most specific method.

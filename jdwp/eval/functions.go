@@ -6,15 +6,15 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
-	"github.com/ddmbridge/ddmbridge/dap/fngen"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/fngen"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
 
 // Lambdas and method references in expressions (expr.Functions): package
-// dap/fngen compiles one into a class implementing the functional
+// jdwp/lang/java/fngen compiles one into a class implementing the functional
 // interface; it is defined in the VM through the frame class's loader
 // (ClassLoader.defineClass run like any method the evaluator calls: in the
 // frame's thread alone, bounded by the evaluation's deadline), next to the

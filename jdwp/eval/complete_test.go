@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 )
 
 // TestReceiverOfLongText: completing after a megabyte of console text looks

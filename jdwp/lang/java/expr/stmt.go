@@ -8,7 +8,7 @@ import "strings"
 // for, the enhanced for, break, continue, throw, and try with catch
 // clauses (not finally). A console expression
 // itself stays one expression; the evaluator runs statements only as the
-// body of a lambda compiled into the VM (package dap/fngen).
+// body of a lambda compiled into the VM (package jdwp/lang/java/fngen).
 
 type (
 	// Block is { Stmts... }.
