@@ -370,7 +370,7 @@ func (t *Target) LineLocations(ctx context.Context, class jdwp.ReferenceTypeID, 
 	}); err != nil {
 		return nil, fmt.Errorf("line tables: %w", err)
 	}
-	var out []jdwp.Location
+	var out, bridges []jdwp.Location
 	for i, lt := range tables {
 		best, found := uint64(0), false
 		for _, e := range lt.Lines {
@@ -378,9 +378,21 @@ func (t *Target) LineLocations(ctx context.Context, class jdwp.ReferenceTypeID, 
 				best, found = e.CodeIndex, true
 			}
 		}
-		if found {
-			out = append(out, jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: class, Method: ms[i].ID, Index: best})
+		if !found {
+			continue
 		}
+		loc := jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: class, Method: ms[i].ID, Index: best}
+		if ms[i].ModBits&jdwp.AccBridge != 0 {
+			// A bridge (kotlinc's invoke(Object) of a lambda class, javac's
+			// of a generic override) only calls the method it bridges: a
+			// stop there is a second stop on the same line.
+			bridges = append(bridges, loc)
+			continue
+		}
+		out = append(out, loc)
+	}
+	if len(out) == 0 {
+		return bridges, nil
 	}
 	return out, nil
 }

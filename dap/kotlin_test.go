@@ -1,0 +1,107 @@
+package dap
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/kotlin/kotlintest"
+	godap "github.com/google/go-dap"
+)
+
+// ktSession launches the Kotlin fixture (compiled with lambdas as mode
+// says) suspended, with its sources as the source path.
+func ktSession(t *testing.T, mode kotlintest.Lambdas, extra ...any) (*client, *kotlintest.Compiled) {
+	t.Helper()
+	kc := kotlintest.CompileFixtureT(t, mode)
+	c := startSession(t, Config{})
+	c.initialize()
+	args := map[string]any{"mainClass": kotlintest.FixtureMain, "classPaths": kc.ClassPath, "sourcePaths": []string{kc.Sources}}
+	for i := 0; i+1 < len(extra); i += 2 {
+		args[extra[i].(string)] = extra[i+1]
+	}
+	c.launch(args)
+	return c, kc
+}
+
+func ktBP(t *testing.T, file, marker string) map[string]any {
+	return map[string]any{"line": kotlintest.Line(t, file, marker)}
+}
+
+// ktFrameAt checks a frame's source is the fixture file (under the source
+// path) and its line the marked one.
+func ktFrameAt(t *testing.T, kc *kotlintest.Compiled, f godap.StackFrame, file, marker string) {
+	t.Helper()
+	want := kotlintest.Line(t, file, marker)
+	if f.Source == nil || f.Source.Path != filepath.Join(kc.Sources, filepath.FromSlash(file)) || f.Line != want {
+		t.Fatalf("frame %s at %s:%d, want %s:%d (@%s)", f.Name, mustJSON(f.Source), f.Line, file, want, marker)
+	}
+}
+
+// Line breakpoints in .kt files verify (the loaded facade at once, a class
+// not loaded yet when it loads) and stop, in both lambda modes; the frame
+// names the .kt file and the Kotlin line; an inlined forEach body's locals
+// read as Kotlin names them (no $-names, this@forEach).
+func TestKotlinLineBreakpoints(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode)
+			main := filepath.Join(kc.Sources, "app", "Main.kt")
+			if bps := c.setBreakpoints(main, ktBP(t, "app/Main.kt", "forEachBody"), ktBP(t, "app/Main.kt", "lambda")); len(bps) != 2 || !bps[0].Verified || !bps[1].Verified {
+				t.Fatalf("breakpoints in Main.kt (its facade app.MainKt loaded): %s", mustJSON(bps))
+			}
+			shapes := filepath.Join(kc.Sources, "app", "Shapes.kt")
+			c.setBreakpoints(shapes, ktBP(t, "app/Shapes.kt", "corner"))
+			c.configurationDone()
+
+			th := c.expectStop("breakpoint").Body.ThreadId
+			vars, frames := c.locals(th)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "forEachBody")
+			if !strings.HasPrefix(frameName(frames[0]), "MainKt.total") {
+				t.Errorf("top frame %q, want MainKt.total", frames[0].Name)
+			}
+			ktFrameAt(t, kc, frames[1], "app/Main.kt", "callTotal")
+			for name := range vars {
+				if strings.HasPrefix(name, "$") || strings.Contains(name, "$i$") {
+					t.Errorf("a compiler-made local shown as %q: %s", name, mustJSON(vars))
+				}
+			}
+			for _, want := range []string{"o", "sum", "this@forEach", "element"} {
+				if _, ok := vars[want]; !ok {
+					t.Errorf("no local %q in the inlined forEach body: %s", want, mustJSON(vars))
+				}
+			}
+
+			c.send("continue", map[string]any{"threadId": th})
+			expect[*godap.ContinueResponse](c)
+			c.expectStop("breakpoint") // the second order's total
+			c.send("continue", map[string]any{"threadId": th})
+			expect[*godap.ContinueResponse](c)
+
+			stop := until[*godap.StoppedEvent](c, "the stop in the lambda", func(*godap.StoppedEvent) bool { return true })
+			frames = c.stackTrace(stop.Body.ThreadId)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "lambda")
+			if !strings.HasPrefix(frameName(frames[0]), "MainKt.main") {
+				t.Errorf("first stop on the lambda's line in %q, want main (where the lambda is made)", frames[0].Name)
+			}
+			c.send("continue", map[string]any{"threadId": th})
+			expect[*godap.ContinueResponse](c)
+			// The lambda's body, on the same line: MainKt.main$lambda$1
+			// (invokedynamic) or MainKt$main$square$1.invoke (a class).
+			stop = until[*godap.StoppedEvent](c, "the stop in the lambda's body", func(*godap.StoppedEvent) bool { return true })
+			frames = c.stackTrace(stop.Body.ThreadId)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "lambda")
+			if n := frameName(frames[0]); n == frames[1].Name || !strings.Contains(n, "lambda") && !strings.Contains(n, "square") {
+				t.Errorf("second stop on the lambda's line in %q, want the lambda's body", frames[0].Name)
+			}
+			c.send("continue", map[string]any{"threadId": th})
+			expect[*godap.ContinueResponse](c)
+
+			stop = until[*godap.StoppedEvent](c, "the stop in Rect.Corner", func(*godap.StoppedEvent) bool { return true })
+			frames = c.stackTrace(stop.Body.ThreadId)
+			ktFrameAt(t, kc, frames[0], "app/Shapes.kt", "corner")
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+		})
+	}
+}
