@@ -105,3 +105,53 @@ func TestKotlinLineBreakpoints(t *testing.T) {
 		})
 	}
 }
+
+// stopAtKt launches the fixture and stops at a marked line.
+func stopAtKt(t *testing.T, mode kotlintest.Lambdas, file, marker string, extra ...any) (*client, *kotlintest.Compiled, int) {
+	t.Helper()
+	c, kc := ktSession(t, mode, extra...)
+	if bps := c.setBreakpoints(filepath.Join(kc.Sources, filepath.FromSlash(file)), ktBP(t, file, marker)); len(bps) != 1 || !bps[0].Verified {
+		t.Fatalf("breakpoint at %s @%s: %s", file, marker, mustJSON(bps))
+	}
+	c.configurationDone()
+	th := c.expectStop("breakpoint").Body.ThreadId
+	ktFrameAt(t, kc, c.stackTrace(th)[0], file, marker)
+	return c, kc, th
+}
+
+func (c *client) ktStep(command string, th int) []godap.StackFrame {
+	c.t.Helper()
+	c.send(command, map[string]any{"threadId": th})
+	if r := expect[godap.ResponseMessage](c).GetResponse(); !r.Success {
+		c.t.Fatalf("%s: %+v", command, r)
+	}
+	c.expectStop("step")
+	return c.stackTrace(th)
+}
+
+// Step into a call of the fixture's own inline function (twice, in
+// Util.kt, inlined into main) enters its body: the frame reads Util.kt at
+// the body's line (the JVM line past Main.kt's end mapped back through the
+// Kotlin stratum), not a line Main.kt does not have.
+func TestKotlinStepIntoInline(t *testing.T) {
+	c, kc, th := stopAtKt(t, kotlintest.Indy, "app/Main.kt", "callTwice")
+	frames := c.ktStep("stepIn", th)
+	ktFrameAt(t, kc, frames[0], "app/Util.kt", "twiceFirst")
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// Step over a line that calls inline functions (twice with its lambda)
+// stays in the line's frame and lands on the next line, never in the
+// inlined body's lines.
+func TestKotlinStepOverInline(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc, th := stopAtKt(t, mode, "app/Main.kt", "callTwice")
+			frames := c.ktStep("next", th)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "afterTwice")
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+		})
+	}
+}

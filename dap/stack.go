@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -213,6 +214,9 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 	if err != nil {
 		return godap.StackFrame{}, err
 	}
+	if sf.Line > 0 && src != nil && src.Path != "" {
+		src, sf.Line = d.stratumSource(ctx, loc.Class, sig, src, sf.Line)
+	}
 	sf.Source = src
 	if src == nil || src.Path == "" {
 		sf.PresentationHint = "subtle"
@@ -254,6 +258,40 @@ func (d *debuggee) describeObsolete(ctx context.Context, f mirror.Frame, total i
 		sf.PresentationHint = "subtle"
 	}
 	return sf, nil
+}
+
+// stratumSource maps a frame's line through its class's language (a
+// Kotlin class's source map: code inlined from another file, its lines past
+// the class's file's end, reads as that file and line); a line the language
+// leaves alone keeps the class's own source.
+func (d *debuggee) stratumSource(ctx context.Context, class jdwp.ReferenceTypeID, sig string, own *godap.Source, line int) (*godap.Source, int) {
+	l := d.langOfClass(ctx, class)
+	at := lang.Located{ClassSig: sig, SourceFile: own.Name, Line: line, SMAP: func(ctx context.Context) (string, error) {
+		return d.vm.SourceDebugExtension(ctx, class)
+	}}
+	w := l.Locate(at)
+	if w.Line == line && w.Rel == l.Locate(lang.Located{ClassSig: sig, SourceFile: own.Name}).Rel {
+		return own, line
+	}
+	if src := d.sourceOfRel(w.Rel); src != nil {
+		return src, w.Line
+	}
+	return &godap.Source{Name: path.Base(w.Rel), PresentationHint: "deemphasize", Origin: "inlined from " + w.Rel + ", not found in sourcePaths"}, w.Line
+}
+
+// sourceOfRel finds a source file by its path relative to a source root:
+// under the source paths, then without them; nil when neither has it.
+func (d *debuggee) sourceOfRel(rel string) *godap.Source {
+	for _, root := range d.srcs.sourcePaths {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if _, err := os.Stat(p); err == nil {
+			if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
+			return &godap.Source{Name: path.Base(rel), Path: p}
+		}
+	}
+	return d.autoSource(rel)
 }
 
 // source maps a class to its source file through the source paths: the

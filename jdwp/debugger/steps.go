@@ -40,6 +40,66 @@ type stepState struct {
 	hops     int  // filtered methods left so far
 	target   *StepTarget
 	entryReq int32 // the method-entry request of a step into a target
+	// A step over's source line where it began, through the class's
+	// default stratum (JSR-45): inlined code in the same frame that is not
+	// that source's is stepped over too.
+	fromSrc  srcLine
+	inlining int // inlined locations stepped over so far
+}
+
+// srcLine is a JVM line as the default stratum of its class's source map
+// reads it; without a map, or where the map says nothing, the JVM line in
+// the class's own file (file "").
+type srcLine struct {
+	file string
+	line int
+}
+
+// maxInlineHops bounds how many inlined locations one step over passes
+// (each a step of its own: a forEach over a long list inlines its body).
+const maxInlineHops = 10000
+
+// sourceLine maps a location's JVM line through its class's source map.
+func (t *Target) sourceLine(ctx context.Context, loc jdwp.Location) (srcLine, bool) {
+	lt, err := t.VM.LineTable(ctx, loc.Class, loc.Method)
+	if err != nil || lt.Absent {
+		return srcLine{}, false
+	}
+	jvm := int(lt.LineFor(loc.Index))
+	sl, ok, err := t.VM.MapLine(ctx, loc.Class, "", jvm)
+	if err != nil {
+		return srcLine{}, false
+	}
+	if !ok {
+		return srcLine{line: jvm}, true
+	}
+	own, err := t.VM.SourceMap(ctx, loc.Class)
+	if err == nil && own != nil && len(own.Strata) > 0 {
+		if st := own.Stratum(own.DefaultStratum); st != nil && len(st.Files) > 0 && st.Files[0].ID == sl.File.ID {
+			return srcLine{line: sl.Line}, true // the class's own file (the map's first)
+		}
+	}
+	return srcLine{file: sl.File.Path + "/" + sl.File.Name, line: sl.Line}, true
+}
+
+// overInlined says whether a step over that landed at loc goes on: it is
+// in the frame the step began in, on a line of code inlined from another
+// source (an inline function's body, its JVM lines past the file's end), or
+// back on the source line it began on.
+func (t *Target) overInlined(ctx context.Context, st *stepState, loc jdwp.Location) bool {
+	if st.depth != jdwp.StepOver || st.origin == 0 || st.inlining >= maxInlineHops ||
+		loc.Class != st.from.Class || loc.Method != st.from.Method {
+		return false
+	}
+	n, err := t.VM.FrameCount(ctx, st.thread)
+	if err != nil || n != st.origin {
+		return false
+	}
+	at, ok := t.sourceLine(ctx, loc)
+	if !ok {
+		return false
+	}
+	return at == st.fromSrc || at.file != "" && at.file != st.fromSrc.file
 }
 
 // StepTarget is a call a step can go into.
@@ -124,10 +184,37 @@ func (t *Target) Step(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDept
 			st.fromLine = lt.LineFor(st.from.Index)
 		}
 	}
+	if depth == jdwp.StepOver {
+		if err := t.stepOverOrigin(ctx, st); err != nil {
+			return err
+		}
+	}
 	t.mu.Lock()
 	t.steps.stepping[th] = st
 	t.mu.Unlock()
 	return t.stepRequest(ctx, th, depth)
+}
+
+// stepOverOrigin notes where a step over begins, when the class has a
+// source map (only then can code of another source be inlined in it).
+func (t *Target) stepOverOrigin(ctx context.Context, st *stepState) error {
+	fs, err := t.VM.Frames(ctx, st.thread, 0, 1)
+	if err != nil || len(fs) == 0 {
+		return fmt.Errorf("the thread's top frame: %v", err)
+	}
+	if s, err := t.VM.SourceMap(ctx, fs[0].Loc.Class); err != nil || s == nil {
+		return nil
+	}
+	n, err := t.VM.FrameCount(ctx, st.thread)
+	if err != nil {
+		return err
+	}
+	from, ok := t.sourceLine(ctx, fs[0].Loc)
+	if !ok {
+		return nil
+	}
+	st.origin, st.from, st.fromSrc = n, fs[0].Loc, from
+	return nil
 }
 
 // StepInto steps into one call of the current line: it watches method
@@ -225,6 +312,12 @@ func (t *Target) onStep(ctx context.Context, e jdwp.Event) *Stop {
 			return stop
 		}
 		return nil
+	}
+	if t.overInlined(ctx, st, e.Location) {
+		st.inlining++
+		if err := t.stepRequest(ctx, e.Thread, jdwp.StepOver); err == nil {
+			return nil
+		}
 	}
 	if st.hops < 20 {
 		if depth, again := t.stepOn(ctx, st, e.Location); again {

@@ -7,26 +7,36 @@ import (
 	"github.com/ddmbridge/ddmbridge/jdwp/smap"
 )
 
-// SourceMap returns a reference type's JSR-45 source map (its
-// SourceDebugExtension attribute, decoded), nil when it has none. It asks
-// the VM only when the VM says it can answer
-// (canGetSourceDebugExtension); a VM that cannot, and a map that does not
-// decode (logged), give nil: the class keeps its own lines. The answer is
-// cached per class until it is redefined or unloaded.
-func (m *VM) SourceMap(ctx context.Context, t jdwp.ReferenceTypeID) (*smap.SMAP, error) {
-	return m.smaps.Get(t, func() (*smap.SMAP, error) {
+// SourceDebugExtension returns a reference type's SourceDebugExtension
+// attribute (a JSR-45 source map as text), "" when it has none. It asks the
+// VM only when the VM says it can answer (canGetSourceDebugExtension); a VM
+// that cannot gives "". The answer is cached per class until it is
+// redefined or unloaded.
+func (m *VM) SourceDebugExtension(ctx context.Context, t jdwp.ReferenceTypeID) (string, error) {
+	return m.sdes.Get(t, func() (string, error) {
 		caps, err := m.conn.Capabilities(ctx)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		if !caps.CanGetSourceDebugExtension {
-			return nil, nil
+			return "", nil
 		}
 		text, err := m.conn.SourceDebugExtension(ctx, t)
 		if Absent(err) {
-			return nil, nil
+			return "", nil
 		}
-		if err != nil {
+		return text, err
+	})
+}
+
+// SourceMap returns a reference type's JSR-45 source map (its
+// SourceDebugExtension, decoded), nil when it has none. A map that does not
+// decode gives nil (and is logged): the class keeps its own lines. The
+// answer is cached per class until it is redefined or unloaded.
+func (m *VM) SourceMap(ctx context.Context, t jdwp.ReferenceTypeID) (*smap.SMAP, error) {
+	return m.smaps.Get(t, func() (*smap.SMAP, error) {
+		text, err := m.SourceDebugExtension(ctx, t)
+		if err != nil || text == "" {
 			return nil, err
 		}
 		s, err := smap.Parse(text)

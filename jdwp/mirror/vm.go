@@ -32,6 +32,7 @@ type VM struct {
 	subtypes   Memo[subtypeKey, bool]
 	sysThreads Memo[jdwp.ThreadID, bool]
 	smaps      Memo[jdwp.ReferenceTypeID, *smap.SMAP]
+	sdes       Memo[jdwp.ReferenceTypeID, string]
 
 	inv invocations
 }
@@ -120,6 +121,7 @@ func (m *VM) Redefined(types ...jdwp.ReferenceTypeID) {
 		m.methods.Forget(t)
 		m.fields.Forget(t)
 		m.smaps.Forget(t)
+		m.sdes.Forget(t)
 	}
 	m.lines.ForgetIf(func(k methodKey) bool { return set[k.class] })
 	m.vars.ForgetIf(func(k methodKey) bool { return set[k.class] })
