@@ -155,3 +155,75 @@ func TestKotlinStepOverInline(t *testing.T) {
 		})
 	}
 }
+
+// Function breakpoints on Kotlin functions (a top-level function of the
+// facade, a member) stop at the function's first line, in Main.kt.
+func TestKotlinFunctionBreakpoints(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy)
+	c.send("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"name": "MainKt.total"}, {"name": "app.Shop.add"},
+	}})
+	bps := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
+	if len(bps) != 2 || !bps[0].Verified {
+		t.Fatalf("function breakpoints %s", mustJSON(bps))
+	}
+	c.configurationDone()
+	seen := map[string]bool{}
+	for len(seen) < 2 {
+		stop := until[*godap.StoppedEvent](c, "a function breakpoint's stop", func(*godap.StoppedEvent) bool { return true })
+		if stop.Body.Reason != "function breakpoint" {
+			t.Fatalf("stopped %s", mustJSON(stop.Body))
+		}
+		f := c.stackTrace(stop.Body.ThreadId)[0]
+		switch {
+		case strings.HasPrefix(frameName(f), "MainKt.total"):
+			ktFrameAt(t, kc, f, "app/Main.kt", "totalFirst")
+			seen["total"] = true
+		case strings.HasPrefix(frameName(f), "Shop.add"):
+			ktFrameAt(t, kc, f, "app/Main.kt", "addFirst")
+			seen["add"] = true
+		default:
+			t.Fatalf("stopped in %s", mustJSON(f))
+		}
+		c.send("continue", map[string]any{"threadId": stop.Body.ThreadId})
+		until[*godap.ContinueResponse](c, "continue's response", func(*godap.ContinueResponse) bool { return true })
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// In a Kotlin frame, what the Java engine would read otherwise is refused
+// by name (a string template is never answered with its literal text),
+// and what both languages read alike evaluates.
+func TestKotlinEvaluateRefusesByName(t *testing.T) {
+	c, _, th := stopAtKt(t, kotlintest.Indy, "app/Main.kt", "forEachBody")
+	frame := c.stackTrace(th)[0].Id
+	for expr, named := range map[string]string{
+		`"${o.name}"`: "string template", `o?.name`: "safe call", `o.name ?: "x"`: "elvis",
+		`o!!.name`: "not-null assertion", `o.name == "tea"`: "== between two values",
+	} {
+		body, errResp := c.evaluateIn(frame, "watch", expr)
+		if errResp == nil || !strings.Contains(errResp.Body.Error.Format, named) {
+			t.Errorf("evaluate %s = %s / %s, want a refusal naming %q", expr, mustJSON(body), mustJSON(errResp), named)
+		}
+	}
+	for expr, want := range map[string]string{`o.total + 1`: "31", `o.name`: `"tea"`, `sum == 0`: "true", `o.id`: "1"} {
+		body, errResp := c.evaluateIn(frame, "watch", expr)
+		if errResp != nil || body.Result != want {
+			t.Errorf("evaluate %s = %s / %s, want %s", expr, mustJSON(body), mustJSON(errResp), want)
+		}
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// Step into a Kotlin function whose parameters kotlinc checks
+// (Intrinsics.checkNotNullParameter before the first line) lands on the
+// function's first line, not in Kotlin's intrinsics.
+func TestKotlinStepIntoSkipsIntrinsics(t *testing.T) {
+	c, kc, th := stopAtKt(t, kotlintest.Class, "app/Main.kt", "callDescribe")
+	frames := c.ktStep("stepIn", th)
+	ktFrameAt(t, kc, frames[0], "app/Main.kt", "describeText")
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}

@@ -28,6 +28,11 @@ import (
 // JDKClasses are the classes "$JDK" stands for (and the default filter).
 var JDKClasses = []string{"java.*", "javax.*", "jdk.*", "sun.*", "com.sun.*"}
 
+// KotlinIntrinsics are the Kotlin runtime's checks and helpers the compiler
+// calls on its own (Intrinsics.checkNotNullParameter, Ref, Lambda):
+// skipped by default with the JDK's classes.
+var KotlinIntrinsics = []string{"kotlin.jvm.internal.*"}
+
 // stepState is the step in progress.
 type stepState struct {
 	thread   jdwp.ThreadID
@@ -53,6 +58,16 @@ type stepState struct {
 type srcLine struct {
 	file string
 	line int
+}
+
+// beforeFirstLine reports whether loc is code of a method with lines that
+// comes before the method's first line.
+func (t *Target) beforeFirstLine(ctx context.Context, loc jdwp.Location) bool {
+	lt, err := t.VM.LineTable(ctx, loc.Class, loc.Method)
+	if err != nil || lt.Absent || len(lt.Lines) == 0 {
+		return false
+	}
+	return lt.LineFor(loc.Index) < 0
 }
 
 // maxInlineHops bounds how many inlined locations one step over passes
@@ -118,7 +133,7 @@ type stepTables struct {
 func (t *Target) skipClasses() []string {
 	f := t.Opts.StepFilters
 	if f == nil {
-		return JDKClasses
+		return append(append([]string(nil), JDKClasses...), KotlinIntrinsics...)
 	}
 	var out []string
 	for _, p := range f.SkipClasses {
@@ -240,7 +255,13 @@ func (t *Target) StepInto(ctx context.Context, target *StepTarget) error {
 
 // stepRequest sets a one-shot line step request.
 func (t *Target) stepRequest(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDepth) error {
-	mods := []jdwp.Modifier{jdwp.Step{Thread: th, Size: jdwp.StepLine, Depth: depth}}
+	return t.stepRequestSize(ctx, th, jdwp.StepLine, depth)
+}
+
+// stepRequestSize sets a one-shot step request of a size (line or
+// instruction).
+func (t *Target) stepRequestSize(ctx context.Context, th jdwp.ThreadID, size jdwp.StepSize, depth jdwp.StepDepth) error {
+	mods := []jdwp.Modifier{jdwp.Step{Thread: th, Size: size, Depth: depth}}
 	if depth == jdwp.StepInto {
 		for _, p := range t.skipClasses() {
 			mods = append(mods, jdwp.ClassExclude(p))
@@ -312,6 +333,16 @@ func (t *Target) onStep(ctx context.Context, e jdwp.Event) *Stop {
 			return stop
 		}
 		return nil
+	}
+	if st.hops < 64 && t.beforeFirstLine(ctx, e.Location) {
+		// Entered a method before its first line (kotlinc checks the
+		// parameters there): the step goes on to the first line.
+		// A line step from there passes the first line (the VM knows no
+		// line to leave): step by instruction, over the checks' calls.
+		st.hops++
+		if err := t.stepRequestSize(ctx, e.Thread, jdwp.StepMin, jdwp.StepOver); err == nil {
+			return nil
+		}
 	}
 	if t.overInlined(ctx, st, e.Location) {
 		st.inlining++
