@@ -227,3 +227,83 @@ func TestKotlinStepIntoSkipsIntrinsics(t *testing.T) {
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 }
+
+// A breakpoint on a line of an inline function's body (Util.kt's twice,
+// never called: only inlined into main) binds where it was inlined (JVM
+// lines past Main.kt's end, through MainKt's source map) and stops there,
+// the frame reading Util.kt; a breakpoint on the call site stops once, on
+// the call, not again in the inlined body or its lambda.
+func TestKotlinInlineBreakpoints(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode)
+			util := filepath.Join(kc.Sources, "app", "Util.kt")
+			main := filepath.Join(kc.Sources, "app", "Main.kt")
+			// app.MainKt, which inlines twice, is loaded at launch: the
+			// breakpoint verifies at once.
+			// app.Shapes, which inlines logged, loads later: that breakpoint
+			// verifies then.
+			bps := c.setBreakpoints(util, ktBP(t, "app/Util.kt", "twiceFirst"), ktBP(t, "app/Util.kt", "loggedBody"))
+			verified := len(bps) == 2 && bps[0].Verified && bps[0].Line == kotlintest.Line(t, "app/Util.kt", "twiceFirst")
+			if len(bps) != 2 || bps[1].Verified {
+				t.Errorf("the breakpoint in logged's body verified before app.Shapes loaded: %s", mustJSON(bps))
+			}
+			loggedVerified := false
+			c.setBreakpoints(main, ktBP(t, "app/Main.kt", "callTwice"), ktBP(t, "app/Main.kt", "afterTwice"))
+			c.configurationDone()
+			next := func() []godap.StackFrame {
+				t.Helper()
+				for {
+					switch m := c.next().(type) {
+					case *godap.BreakpointEvent:
+						if m.Body.Breakpoint.Id == bps[1].Id && m.Body.Breakpoint.Verified &&
+							m.Body.Breakpoint.Line == kotlintest.Line(t, "app/Util.kt", "loggedBody") {
+							loggedVerified = true
+						}
+					case *godap.StoppedEvent:
+						return c.stackTrace(m.Body.ThreadId)
+					case *godap.ContinueResponse:
+					default:
+						t.Fatalf("got %s, want a stop", mustJSON(m))
+					}
+				}
+			}
+			frames := next()
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "callTwice")
+			th := c.refsThread(t)
+			c.send("continue", map[string]any{"threadId": th})
+			frames = next()
+			ktFrameAt(t, kc, frames[0], "app/Util.kt", "twiceFirst")
+			if !strings.HasPrefix(frameName(frames[0]), "MainKt.main") {
+				t.Errorf("the inlined body's frame is %q, want MainKt.main", frames[0].Name)
+			}
+			if !verified {
+				t.Errorf("the breakpoint in Util.kt was not verified (app.MainKt inlines it): %s", mustJSON(bps))
+			}
+			c.send("continue", map[string]any{"threadId": th})
+			frames = next()
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "afterTwice")
+			c.send("continue", map[string]any{"threadId": th})
+			frames = next()
+			ktFrameAt(t, kc, frames[0], "app/Util.kt", "loggedBody")
+			if !strings.HasPrefix(frameName(frames[0]), "Shapes.describeAll") || !loggedVerified {
+				t.Errorf("logged's body stopped in %q (verified by an event when app.Shapes loaded: %v), want Shapes.describeAll", frames[0].Name, loggedVerified)
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+		})
+	}
+}
+
+// refsThread is the thread of the latest stop (the fixture's main thread).
+func (c *client) refsThread(t *testing.T) int {
+	t.Helper()
+	c.send("threads", nil)
+	for _, th := range expect[*godap.ThreadsResponse](c).Body.Threads {
+		if th.Name == "main" {
+			return th.Id
+		}
+	}
+	t.Fatal("no thread named main")
+	return 0
+}

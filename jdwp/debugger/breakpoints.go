@@ -70,13 +70,16 @@ type sourceFile struct {
 	lang    lang.Language // the file's language (by its extension)
 	class   lang.Classes  // which classes can hold its lines
 	classes map[jdwp.ReferenceTypeID]string
+	// inlined are the loaded classes of other files holding code inlined
+	// from this one (see inline.go).
+	inlined map[jdwp.ReferenceTypeID]string
 	bps     []*breakpoint
 }
 
 // newSourceFile is the file at path as its language reads it.
 func (t *Target) newSourceFile(path string) *sourceFile {
 	l := t.langs().ForFile(path)
-	return &sourceFile{path: path, lang: l, class: l.Classes(path), classes: map[jdwp.ReferenceTypeID]string{}}
+	return &sourceFile{path: path, lang: l, class: l.Classes(path), classes: map[jdwp.ReferenceTypeID]string{}, inlined: map[jdwp.ReferenceTypeID]string{}}
 }
 
 // owns reports whether a class (binary name) was compiled from the file;
@@ -280,7 +283,11 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 	if newFile {
 		// Ask for the file's classes as they load, then look at those loaded
 		// already; a class loading in between is seen twice, harmlessly.
-		for _, pattern := range f.class.Patterns() {
+		patterns := f.class.Patterns()
+		if inlines(f.lang) {
+			patterns = append(patterns, inlinerPatterns(f)...)
+		}
+		for _, pattern := range patterns {
 			id, err := t.Requests.Set(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(pattern))
 			if err != nil {
 				return nil, fmt.Errorf("watch for class %s: %w", pattern, err)
@@ -301,7 +308,19 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 			}
 		}
 	}
+	if inlines(f.lang) {
+		if err := t.findInliners(ctx, f); err != nil {
+			return nil, err
+		}
+	}
 	for class := range f.classes {
+		for _, bp := range f.bps {
+			if err := t.install(ctx, bp, class); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for class := range f.inlined {
 		for _, bp := range f.bps {
 			if err := t.install(ctx, bp, class); err != nil {
 				return nil, err
@@ -321,9 +340,30 @@ func (t *Target) install(ctx context.Context, bp *breakpoint, class jdwp.Referen
 	if bp.bad != "" || bp.done[class] {
 		return nil
 	}
+	if bp.file != nil {
+		if _, ok := bp.file.inlined[class]; ok {
+			return t.installInlined(ctx, bp, class)
+		}
+	}
 	locs, err := t.LineLocations(ctx, class, bp.line)
 	if err != nil {
 		return err
+	}
+	if bp.file != nil && inlines(bp.file.lang) {
+		// The file's own class may inline its own inline functions too:
+		// every JVM line the source line became.
+		if outs, ok := t.mappedLines(ctx, bp.file, class, bp.line); ok {
+			for _, out := range outs {
+				if out == bp.line {
+					continue
+				}
+				more, err := t.LineLocations(ctx, class, out)
+				if err != nil {
+					return err
+				}
+				locs = append(locs, more...)
+			}
+		}
 	}
 	line := bp.line
 	if len(locs) == 0 && bp.file != nil && t.noCodeLine(bp.file.path, bp.line) {
@@ -420,11 +460,15 @@ func (t *Target) onClassPrepare(ctx context.Context, e jdwp.Event) {
 	}
 	name := javalang.TypeName(e.Signature)
 	t.bpMu.Lock()
-	if !t.owns(ctx, f, name, e.RefType) {
+	switch {
+	case t.owns(ctx, f, name, e.RefType):
+		f.classes[e.RefType] = name
+	case inlines(f.lang) && t.inlinedIn(ctx, f, e.RefType):
+		f.inlined[e.RefType] = name
+	default:
 		t.bpMu.Unlock()
 		return
 	}
-	f.classes[e.RefType] = name
 	var changed []BreakpointInfo
 	for _, bp := range f.bps {
 		was := bp.verified

@@ -147,3 +147,8 @@ func VariableName(name string) (string, bool) {
 	}
 	return name, true
 }
+
+// Inlines says kotlinc inlines code across files (inline functions and the
+// lambdas passed to them), which the debugger's breakpoints follow through
+// the callers' source maps.
+func (language) Inlines() bool { return true }
