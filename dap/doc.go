@@ -14,11 +14,16 @@
 // or [DirectBackend] (a TCP dial) for a stand-alone session — and launched
 // JVMs connect back to a loopback listener the session opens for them.
 //
-// What it must not touch: the JDWP wire (package jdwp), the VM model and
-// its caches (package jdwp/mirror: dap asks, it does not model types or
-// values itself), DDM chunk layouts (package ddm), VM discovery and
-// multiplexing (package bridge). Expressions
-// are evaluated by package jdwp/lang/java/expr, which knows nothing of DAP or JDWP.
+// What it must not touch: the JDWP wire (package jdwp: dap names its ids,
+// values, tags and error codes only, and holds no connection — the
+// debugger layer and the mirror reach the VM; internal/layering holds dap
+// to this), the VM model and its caches (package jdwp/mirror: dap asks, it
+// does not model types or values itself), any source language's rules (the
+// seam, package jdwp/lang, says which classes hold a file, where a class's
+// source is, what a frame's variables are called; a language's engine
+// parses conditions, log messages and expressions), DDM chunk layouts
+// (package ddm), VM discovery and multiplexing (package bridge), the
+// simulators and test harnesses.
 //
 // # Serving
 //

@@ -67,7 +67,7 @@ func (d *debuggee) autoIndex() *srclookup.Index {
 		defer cancel()
 		cp := a.classPath
 		if cp == nil {
-			if info, err := d.conn.ClassPaths(ctx); err == nil {
+			if info, err := d.vm.ClassPaths(ctx); err == nil {
 				for _, e := range info.ClassPaths {
 					if !filepath.IsAbs(e) {
 						e = filepath.Join(info.BaseDir, e)

@@ -68,20 +68,10 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 	if !ok {
 		return godap.StackTraceResponseBody{}, fmt.Errorf("unknown thread id %d", r.Arguments.ThreadId)
 	}
-	total, err := d.vm.FrameCount(ctx, t)
+	start := int32(max(r.Arguments.StartFrame, 0))
+	frames, total, err := d.vm.FramesAndCount(ctx, t, start, int32(r.Arguments.Levels))
 	if err != nil {
 		return godap.StackTraceResponseBody{}, err
-	}
-	start := int32(max(r.Arguments.StartFrame, 0))
-	n := total - start
-	if r.Arguments.Levels > 0 && int32(r.Arguments.Levels) < n {
-		n = int32(r.Arguments.Levels)
-	}
-	var frames []mirror.Frame
-	if n > 0 {
-		if frames, err = d.vm.Frames(ctx, t, start, n); err != nil {
-			return godap.StackTraceResponseBody{}, err
-		}
 	}
 	out := make([]godap.StackFrame, len(frames))
 	err = parallel(len(frames), func(i int) error {
@@ -208,7 +198,7 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 		return godap.StackFrame{}, err
 	}
 	if !lt.Absent {
-		sf.Line = int(lt.LineFor(loc.Index))
+		sf.Line = d.sourceLine(ctx, loc.Class, sig, int(lt.LineFor(loc.Index)))
 	}
 	src, err := d.source(ctx, loc.Class, sig)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
-	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 )
@@ -28,7 +27,7 @@ type Tracker struct {
 // New returns the tracker of the VM whose feed is feed and whose
 // VirtualMachine.Version description is description.
 func New(feed *ddm.Feed, description string) *Tracker {
-	return &Tracker{feed: feed, simulated: simvm.Simulated(description)}
+	return &Tracker{feed: feed, simulated: ddm.Simulated(description)}
 }
 
 // Simulated reports whether the VM is ddmbridge's simulated one (ddmbridge

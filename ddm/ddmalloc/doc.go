@@ -5,6 +5,8 @@
 // tracker is on it holds one names watch on the VM's feed (ddm.Feed), which
 // keeps THEN on without the THST poll of a threads watcher and without
 // turning it off under the feed's other users (the monitor, the session's
-// ddmThreads events). It knows packages ddm and debugger, not DAP; package
-// dap makes one per session and closes it at the session's end.
+// ddmThreads events). It owns the tracker's use and the naming of its
+// records; it knows packages ddm and debugger and must not touch DAP or
+// the simulator (whether the VM is simulated it reads in package ddm);
+// package dap makes one per session and closes it at the session's end.
 package ddmalloc

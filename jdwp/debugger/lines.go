@@ -10,6 +10,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 )
 
 // Where a breakpoint on a source line lands.
@@ -98,90 +99,12 @@ func SourceLine(path string, line int) string {
 	return strings.TrimRight(lines[line-1], "\r")
 }
 
-// lambdaSpan is one lambda on a source line: the 1-based column of its
-// arrow, of its body's first character, and of the end of its body (the
-// closing bracket, comma or semicolon that ends it, or the end of the
-// line).
-type lambdaSpan struct {
-	arrow, body, end int
-}
-
-// LambdaColumns returns the 1-based columns where the lambda bodies of a
-// source line start (just after each "->"), in source order.
-func LambdaColumns(text string) []int {
-	var out []int
-	for _, l := range lambdaSpans(text) {
-		out = append(out, l.body)
-	}
-	return out
-}
-
-// lambdaSpans finds the lambdas of a line, skipping string and character
-// literals and a trailing comment: each arrow's body runs to the bracket
-// that closes the one open before it, or to a comma or semicolon at its own
-// depth.
-func lambdaSpans(text string) []lambdaSpan {
-	var out []lambdaSpan
-	var pending []int // indexes into out of bodies not yet closed, innermost last
-	depthAt := []int{}
-	depth := 0
-	closeTo := func(col int, keep func(d int) bool) {
-		for len(pending) > 0 {
-			i := pending[len(pending)-1]
-			if keep(depthAt[len(depthAt)-1]) {
-				return
-			}
-			out[i].end = col
-			pending = pending[:len(pending)-1]
-			depthAt = depthAt[:len(depthAt)-1]
-		}
-	}
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case c == '"' || c == '\'':
-			for j := i + 1; j < len(text); j++ {
-				if text[j] == '\\' {
-					j++
-					continue
-				}
-				if text[j] == c {
-					i = j
-					break
-				}
-				if j == len(text)-1 {
-					i = j
-				}
-			}
-		case c == '/' && i+1 < len(text) && text[i+1] == '/':
-			i = len(text)
-		case c == '(' || c == '{' || c == '[':
-			depth++
-		case c == ')' || c == '}' || c == ']':
-			depth--
-			closeTo(i+1, func(d int) bool { return d <= depth })
-		case c == ',' || c == ';':
-			closeTo(i+1, func(d int) bool { return d < depth })
-		case c == '-' && i+1 < len(text) && text[i+1] == '>':
-			j := i + 2
-			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
-				j++
-			}
-			out = append(out, lambdaSpan{arrow: i + 1, body: j + 1, end: len(text) + 1})
-			pending = append(pending, len(out)-1)
-			depthAt = append(depthAt, depth)
-			i++
-		}
-	}
-	return out
-}
-
 // lambdaAt returns the index, in javac's numbering order (post-order), of
 // the innermost lambda of spans whose arrow or body holds column, or -1.
-func lambdaAt(spans []lambdaSpan, column int) int {
+func lambdaAt(spans []lang.Lambda, column int) int {
 	best := -1
 	for i, s := range spans {
-		if column >= s.arrow && column <= s.end && (best < 0 || s.arrow > spans[best].arrow) {
+		if column >= s.Arrow && column <= s.End && (best < 0 || s.Arrow > spans[best].Arrow) {
 			best = i
 		}
 	}
@@ -196,10 +119,10 @@ func lambdaAt(spans []lambdaSpan, column int) int {
 	// source order.
 	sort.SliceStable(order, func(a, b int) bool {
 		x, y := spans[order[a]], spans[order[b]]
-		if x.end != y.end {
-			return x.end < y.end
+		if x.End != y.End {
+			return x.End < y.End
 		}
-		return x.arrow > y.arrow
+		return x.Arrow > y.Arrow
 	})
 	for pos, i := range order {
 		if i == best {
@@ -226,11 +149,11 @@ func lambdaNumber(name string) int {
 // stands in: the enclosing method before the line's first arrow, else the
 // lambda at the column.
 func (t *Target) byColumn(ctx context.Context, locs []jdwp.Location, path string, line, column int) []jdwp.Location {
-	spans := lambdaSpans(SourceLine(path, line))
+	spans := t.langs().ForFile(path).Lambdas(SourceLine(path, line))
 	if len(spans) == 0 {
 		return locs
 	}
-	inLambda := column >= spans[0].arrow
+	inLambda := column >= spans[0].Arrow
 	type lambdaLoc struct {
 		loc jdwp.Location
 		n   int
@@ -284,6 +207,7 @@ func (t *Target) BreakpointLocations(ctx context.Context, path string, from, to 
 		return nil, err
 	}
 	out := []BreakpointLocation{}
+	language := t.langs().ForFile(path)
 	for l := from; l <= to; l++ {
 		code := false
 		for _, c := range classes {
@@ -297,8 +221,8 @@ func (t *Target) BreakpointLocations(ctx context.Context, path string, from, to 
 		}
 		text := SourceLine(path, l)
 		out = append(out, BreakpointLocation{Line: l, Column: len(text) - len(strings.TrimLeft(text, " \t")) + 1})
-		for _, c := range LambdaColumns(text) {
-			out = append(out, BreakpointLocation{Line: l, Column: c})
+		for _, lambda := range language.Lambdas(text) {
+			out = append(out, BreakpointLocation{Line: l, Column: lambda.Body})
 		}
 	}
 	return out, nil

@@ -168,6 +168,10 @@ func New(ctx context.Context, conn *jdwp.Conn, fe Frontend, opts Options, log ze
 	return t
 }
 
+// Preload asks the VM at once what a session needs first: its id sizes,
+// version and capabilities (see jdwp.Conn.Preload).
+func (t *Target) Preload(ctx context.Context) error { return t.Conn.Preload(ctx) }
+
 // Start reads the VM's capabilities, asks for thread and class-unload
 // events and runs the event pump until the connection ends (run starts it
 // on a goroutine the owner waits for).
@@ -177,8 +181,17 @@ func (t *Target) Start(ctx context.Context, run func(func())) error {
 		return fmt.Errorf("read the VM's capabilities: %w", err)
 	}
 	t.Caps = caps
-	for _, k := range []jdwp.EventKind{jdwp.EventThreadStart, jdwp.EventThreadDeath} {
-		if _, err := t.Requests.Set(ctx, k, jdwp.SuspendNone); err != nil {
+	// Thread starts and deaths, and class unloads, which keep the mirror's
+	// caches true (SuspendNone: they stop nothing), asked at once: one
+	// round trip on a slow link, not three.
+	kinds := []jdwp.EventKind{jdwp.EventThreadStart, jdwp.EventThreadDeath, jdwp.EventClassUnload}
+	errs := make([]error, len(kinds))
+	mirror.Parallel(len(kinds), func(i int) error {
+		_, errs[i] = t.Requests.Set(ctx, kinds[i], jdwp.SuspendNone)
+		return nil
+	})
+	for _, err := range errs[:2] {
+		if err != nil {
 			if jdwp.Code(err) != jdwp.ErrNotImplemented {
 				return fmt.Errorf("ask for thread events: %w", err)
 			}
@@ -186,9 +199,8 @@ func (t *Target) Start(ctx context.Context, run func(func())) error {
 			break
 		}
 	}
-	// Class unloads keep the mirror's caches true (SuspendNone: they stop
-	// nothing). A VM that refuses the request only loses that.
-	if _, err := t.Requests.Set(ctx, jdwp.EventClassUnload, jdwp.SuspendNone); err != nil && t.Conn.Err() == nil {
+	// A VM that refuses class unloads only loses that.
+	if err := errs[2]; err != nil && t.Conn.Err() == nil {
 		t.log.Debug().Err(err).Msg("ask for class unload events")
 	}
 	run(t.Events.Run)

@@ -2,6 +2,8 @@ package debugger
 
 import (
 	"testing"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java"
 )
 
 func TestHitCondition(t *testing.T) {
@@ -73,15 +75,15 @@ func TestMatchClass(t *testing.T) {
 // holds them).
 func TestLambdaSpans(t *testing.T) {
 	chain := `        xs.stream().map(x -> x * 2).filter(y -> y > 3).forEach(z -> sink(z)); // a -> b`
-	spans := lambdaSpans(chain)
+	spans := java.Lang.Lambdas(chain)
 	if len(spans) != 3 {
 		t.Fatalf("spans of %q: %+v", chain, spans)
 	}
 	for i, want := range []string{"x * 2", "y > 3", "sink(z)"} {
-		if got := chain[spans[i].body-1 : spans[i].end-1]; got != want {
+		if got := chain[spans[i].Body-1 : spans[i].End-1]; got != want {
 			t.Errorf("lambda %d body %q, want %q", i, got, want)
 		}
-		if got := lambdaAt(spans, spans[i].body); got != i {
+		if got := lambdaAt(spans, spans[i].Body); got != i {
 			t.Errorf("lambda at the body of %d: %d", i, got)
 		}
 	}
@@ -89,31 +91,22 @@ func TestLambdaSpans(t *testing.T) {
 		t.Errorf("lambda before the first arrow: %d", got)
 	}
 	nested := `f = p -> q -> p + q; Supplier<String> s = () -> "->";`
-	spans = lambdaSpans(nested)
+	spans = java.Lang.Lambdas(nested)
 	if len(spans) != 3 {
 		t.Fatalf("spans of %q: %+v", nested, spans)
 	}
 	// javac: q's lambda first (inner), then p's, then the supplier.
 	for i, want := range []int{1, 0, 2} {
-		if got := lambdaAt(spans, spans[i].body); got != want {
+		if got := lambdaAt(spans, spans[i].Body); got != want {
 			t.Errorf("%q: lambda %d is numbered %d, want %d", nested, i, got, want)
 		}
 	}
 	args := `f(x -> g(w -> w), y -> y)`
-	spans = lambdaSpans(args)
+	spans = java.Lang.Lambdas(args)
 	// Post-order: w, x, y.
 	for i, want := range []int{1, 0, 2} {
-		if got := lambdaAt(spans, spans[i].body); got != want {
+		if got := lambdaAt(spans, spans[i].Body); got != want {
 			t.Errorf("%q: lambda %d is numbered %d, want %d", args, i, got, want)
-		}
-	}
-	cols, bodies := LambdaColumns(chain), lambdaSpans(chain)
-	if len(cols) != len(bodies) {
-		t.Fatalf("LambdaColumns(%q) = %v", chain, cols)
-	}
-	for i, c := range cols {
-		if c != bodies[i].body {
-			t.Errorf("LambdaColumns(%q)[%d] = %d, want the body's column %d", chain, i, c, bodies[i].body)
 		}
 	}
 }

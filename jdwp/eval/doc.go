@@ -16,8 +16,9 @@
 // the names completions offer.
 //
 // What it must not touch: DAP (it knows no request, handle or DAP type:
-// package dap translates), the JDWP wire (package jdwp) beyond the mirror's
-// connection, suspension and invocation policy (package jdwp/debugger, which
+// package dap translates), the JDWP wire (package jdwp: it reaches the VM
+// through the mirror alone, and names only package jdwp's ids, values and
+// error codes, as internal/layering holds it), suspension and invocation policy (package jdwp/debugger, which
 // the mirror's hooks reach), source lookup (package jdwp/srclookup, through
 // the session). What it needs of the session — which exception a thread
 // stopped on, the text of a class's source file — comes through the

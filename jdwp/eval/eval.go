@@ -26,16 +26,15 @@ type Session interface {
 
 // Evaluator makes evaluation environments for the frames of one VM.
 type Evaluator struct {
-	vm   *mirror.VM
-	conn *jdwp.Conn
-	log  zerolog.Logger
-	s    Session
+	vm  *mirror.VM
+	log zerolog.Logger
+	s   Session
 }
 
 // New returns an Evaluator over vm; s may be nil (no thread is then
 // stopped on an exception).
 func New(vm *mirror.VM, log zerolog.Logger, s Session) *Evaluator {
-	return &Evaluator{vm: vm, conn: vm.Conn(), log: log, s: s}
+	return &Evaluator{vm: vm, log: log, s: s}
 }
 
 // Frame is an expr.Env over one frame of a suspended thread: locals from

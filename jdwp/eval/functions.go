@@ -42,7 +42,7 @@ func (e *Frame) FunctionalMethod(ctx context.Context, sig string) (expr.Method, 
 	if err != nil {
 		return expr.Method{}, false, err
 	}
-	mods, err := e.ev.conn.Modifiers(ctx, t)
+	mods, err := e.ev.vm.Modifiers(ctx, t)
 	if err != nil || mods&accInterface == 0 {
 		return expr.Method{}, false, err
 	}
@@ -191,7 +191,7 @@ func (e *Frame) functionLoader(ctx context.Context) (jdwp.ClassLoaderID, error) 
 	if _, err := e.FrameClass(ctx); err != nil {
 		return 0, err
 	}
-	loader, err := e.ev.conn.ClassLoader(ctx, e.f.Loc.Class)
+	loader, err := e.ev.vm.ClassLoader(ctx, e.f.Loc.Class)
 	if err != nil || loader != 0 {
 		return loader, err
 	}
@@ -224,8 +224,8 @@ func (e *Frame) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, name
 		return 0, fmt.Errorf("passing the class %s: %w", name, err)
 	}
 	// The array lives only in the debugger's hands until defineClass runs.
-	if err := e.ev.conn.DisableCollection(ctx, jdwp.ObjectID(arr.Ref)); err == nil {
-		defer e.ev.conn.EnableCollection(context.WithoutCancel(ctx), jdwp.ObjectID(arr.Ref))
+	if err := e.ev.vm.DisableCollection(ctx, jdwp.ObjectID(arr.Ref)); err == nil {
+		defer e.ev.vm.EnableCollection(context.WithoutCancel(ctx), jdwp.ObjectID(arr.Ref))
 	}
 	jname, err := e.NewString(ctx, javalang.ClassName(name))
 	if err != nil {
@@ -256,7 +256,7 @@ func (e *Frame) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, name
 	if err != nil {
 		return 0, fmt.Errorf("defining class %s in the VM: %w", javalang.ClassName(name), err)
 	}
-	ci, err := e.ev.conn.ReflectedType(ctx, jdwp.ClassObjectID(v.Ref))
+	ci, err := e.ev.vm.ReflectedType(ctx, jdwp.ClassObjectID(v.Ref))
 	if err != nil {
 		return 0, err
 	}
@@ -266,12 +266,12 @@ func (e *Frame) defineClass(ctx context.Context, loader jdwp.ClassLoaderID, name
 
 // loadedIn finds class name among the classes loader defined.
 func (e *Frame) loadedIn(ctx context.Context, loader jdwp.ClassLoaderID, name string) (jdwp.ReferenceTypeID, bool, error) {
-	cs, err := e.ev.conn.ClassesBySignature(ctx, javalang.ClassSignature(name))
+	cs, err := e.ev.vm.ClassesBySignature(ctx, javalang.ClassSignature(name))
 	if err != nil {
 		return 0, false, err
 	}
 	for _, c := range cs {
-		l, err := e.ev.conn.ClassLoader(ctx, c.ID)
+		l, err := e.ev.vm.ClassLoader(ctx, c.ID)
 		if err != nil {
 			return 0, false, err
 		}
@@ -304,7 +304,7 @@ func (e *Frame) loadClass(ctx context.Context, sig string) (jdwp.ReferenceTypeID
 	if err != nil {
 		return 0, false, err
 	}
-	ci, err := e.ev.conn.ReflectedType(ctx, jdwp.ClassObjectID(v.Ref))
+	ci, err := e.ev.vm.ReflectedType(ctx, jdwp.ClassObjectID(v.Ref))
 	if err != nil {
 		return 0, false, err
 	}
@@ -344,7 +344,7 @@ func (e *Frame) preparedMethods(ctx context.Context, t jdwp.ReferenceTypeID) ([]
 	if err := e.canInvoke(); err != nil {
 		return nil, err
 	}
-	obj, err := e.ev.conn.ClassObject(ctx, t)
+	obj, err := e.ev.vm.ClassObject(ctx, t)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,8 @@
 //     signature, SourceFile attribute and the line its line table gives; a
 //     language with strata, JSR-45's SMAP in SourceDebugExtension, maps the
 //     line through them: Located.SMAP is the hook);
-//   - whether a source line holds no code (a breakpoint there moves on);
+//   - whether a source line holds no code (a breakpoint there moves on),
+//     and where the lambdas of a line are (inline breakpoints);
 //   - how a frame's variables are named and whether they are shown
 //     (Variable: compiler-made locals hidden or renamed);
 //   - its expressions (Engine): conditions, log messages and the console's

@@ -23,8 +23,14 @@ type Language interface {
 	// blank, a comment, braces only. A breakpoint there moves to the next
 	// line with code.
 	NoCode(text string) bool
+	// Lambdas finds the lambdas of a source line (its text), in source
+	// order: inline breakpoints are offered at their bodies, and a
+	// breakpoint's column picks one of them.
+	Lambdas(text string) []Lambda
 	// Locate maps a location in a class to the source file (relative to a
-	// source root, slash-separated) and line a user reads.
+	// source root, slash-separated) and line a user reads. A front end may
+	// ask for the line alone (Located.SourceFile then ""), or the file alone
+	// (Located.Line 0).
 	Locate(at Located) Where
 	// Variable says how a frame's variable (its name in the class file's
 	// variable table) is shown, and whether it is shown at all.
@@ -45,6 +51,14 @@ type Classes interface {
 	// Top is the binary name of the file's main class (Java: its top-level
 	// class), for messages.
 	Top() string
+}
+
+// Lambda is one lambda on a source line: the 1-based column of its arrow
+// (or opening), of its body's first character, and of the end of its body
+// (the closing bracket, comma or semicolon that ends it, or the end of the
+// line).
+type Lambda struct {
+	Arrow, Body, End int
 }
 
 // Located is what the VM says of a location: the class's JNI signature,

@@ -279,6 +279,13 @@ func (m *VM) FindField(ctx context.Context, t jdwp.ReferenceTypeID, name string)
 	return Field{}, false, nil
 }
 
+// parallelWidth bounds Parallel's commands in flight. Each batch of that
+// many costs a round trip on the link, so it is set well above the usual
+// counts (threads, frames, an array page's elements): 200 thread names once
+// took 4 sequential round trips at 64, one at this width. A few hundred
+// small commands are a few kilobytes queued in the VM's socket.
+const parallelWidth = 1024
+
 // Parallel runs f(0..n-1) with bounded concurrency, so many small JDWP
 // commands are in flight at once, and returns the first error.
 func Parallel(n int, f func(i int) error) error {
@@ -288,7 +295,7 @@ func Parallel(n int, f func(i int) error) error {
 	var wg sync.WaitGroup
 	var once sync.Once
 	var first error
-	sem := make(chan struct{}, 64)
+	sem := make(chan struct{}, parallelWidth)
 	for i := 0; i < n; i++ {
 		sem <- struct{}{}
 		wg.Add(1)

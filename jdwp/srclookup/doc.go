@@ -5,7 +5,7 @@
 // the JDK's lib/src.zip.
 //
 // It owns reading those files and archives, bounded in time and memory
-// (how many files are indexed, how big an entry it reads). It knows nothing
-// of JDWP or DAP: callers give it a class's package path and SourceFile
+// (how many files are indexed, how big an entry it reads). It must not
+// touch JDWP or DAP: callers give it a class's package path and SourceFile
 // attribute ("java/lang", "String.java") and show what it finds.
 package srclookup

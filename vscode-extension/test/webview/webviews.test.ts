@@ -11,6 +11,7 @@ import { decodeHeapMap, formatAddress, formatBytes, hitTest, kindNames, layout }
 import { stateClass, stateColors } from '../../src/threads/threads';
 import { makeNonce, webviewHtml } from '../../src/webview/html';
 import type { ToWebview } from '../../src/webview/messages';
+import { webviewScript } from '../../src/viewList';
 import { launchChromium, serveStatic, StaticServer, vscodeStub } from '../support/browser';
 import { extRoot } from '../support/fixtures';
 import { countColor, decodePng, Image, pixel } from '../support/png';
@@ -59,7 +60,7 @@ before(async () => {
         title: view,
         cspSource: server.origin,
         nonce: makeNonce(),
-        scriptUri: `${server.origin}/out/webview/${view === 'heap' ? 'heapView' : 'threadsView'}.js`,
+        scriptUri: `${server.origin}/out/webview/${webviewScript(view)}`,
         styleUri: `${server.origin}/media/webview.css`,
         view,
       }),

@@ -18,10 +18,13 @@
 // Errors name the sub-expression that failed ([EvalError]); exceptions
 // thrown by invoked methods are [Thrown].
 //
+// Other languages on the JVM evaluate into the same values and
+// environments (the seam, package jdwp/lang, names them).
+//
 // What it must not touch: JDWP, DAP or any VM. Everything the evaluator needs
 // from a VM — locals, this, fields, array elements, string contents,
 // classes, methods, subtyping, invocation, new strings and arrays — comes
-// through [Env]; package dap implements it over a jdwp.Conn. That keeps the
+// through [Env]; package jdwp/eval implements it over the mirror. That keeps the
 // engine testable with a fake Env and its parser fuzzable ([FuzzParse]).
 //
 // Lambdas with an expression body (x -> x.total() > 100, (a, b) -> a + b)
@@ -29,8 +32,8 @@
 // passed to a method: the evaluator resolves the body's names where it is
 // written — a parameter, a value captured from the frame, a class — into a
 // [Func], and an Env that implements [Functions] makes it an object of the
-// functional interface the chosen parameter names (package dap defines a
-// class in the VM for it). Block-bodied lambdas, lambdas nested in lambdas,
+// functional interface the chosen parameter names (package jdwp/eval
+// defines a class in the VM for it). Block-bodied lambdas, lambdas nested in lambdas,
 // switch expressions, statements and blocks are refused by name ("lambdas
 // with a block body are not supported here"), not as syntax errors.
 //

@@ -1,6 +1,6 @@
 // Package fngen compiles the lambdas and method references of the
 // expression engine (an [expr.Func]) into Java class files that implement a
-// functional interface, for package dap to define in the target VM through
+// functional interface, for package jdwp/eval to define in the target VM through
 // the debuggee's class loader — no JDK on the debugger side.
 //
 // Compile gives the root class and those of the functions nested in it;
@@ -22,6 +22,6 @@
 //
 // What it owns: the translation of expression nodes into bytecode, the
 // runtime class and its source. What it must not touch: JDWP, DAP or any VM
-// (package dap defines the classes); the class-file layout (package
+// (package jdwp/eval defines the classes); the class-file layout (package
 // jdwp/lang/java/classgen).
 package fngen

@@ -4,6 +4,7 @@
 // line table, and, per instruction, the outline line it is on (so a frame
 // in such a class points at its instruction).
 //
-// It reads the class through the mirror and decodes bytecode with
-// jdwp/classfile; it knows nothing of DAP or of where sources come from.
+// It owns the rendering. It reads the class through the mirror and decodes
+// bytecode with jdwp/classfile, and must not touch DAP or where sources
+// come from.
 package outline

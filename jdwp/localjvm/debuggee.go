@@ -1,4 +1,4 @@
-package jvmrun
+package localjvm
 
 import (
 	"context"

@@ -1,13 +1,14 @@
 //go:build unix
 
-package jvmrun
+package localjvm
 
 import (
 	"os"
 	"syscall"
 )
 
-func killGroup(p *os.Process) {
+// KillGroup kills the process group p leads (p alone where there are none).
+func KillGroup(p *os.Process) {
 	if err := syscall.Kill(-p.Pid, syscall.SIGKILL); err != nil {
 		p.Kill()
 	}

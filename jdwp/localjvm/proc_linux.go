@@ -1,9 +1,9 @@
-package jvmrun
+package localjvm
 
 import "syscall"
 
-// sysProcAttr puts the JVM in its own process group, so killGroup reaches any
+// ProcAttr puts the JVM in its own process group, so KillGroup reaches any
 // child it spawns, and has the kernel kill it if this process dies first.
-func sysProcAttr() *syscall.SysProcAttr {
+func ProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
