@@ -198,13 +198,13 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 		return godap.StackFrame{}, err
 	}
 	if !lt.Absent {
-		sf.Line = d.sourceLine(ctx, loc.Class, sig, int(lt.LineFor(loc.Index)))
+		sf.Line = int(lt.LineFor(loc.Index))
 	}
 	src, err := d.source(ctx, loc.Class, sig)
 	if err != nil {
 		return godap.StackFrame{}, err
 	}
-	if sf.Line > 0 && src != nil && src.Path != "" {
+	if sf.Line > 0 && src != nil && src.SourceReference == 0 {
 		src, sf.Line = d.stratumSource(ctx, loc.Class, sig, src, sf.Line)
 	}
 	sf.Source = src
@@ -256,10 +256,7 @@ func (d *debuggee) describeObsolete(ctx context.Context, f mirror.Frame, total i
 // leaves alone keeps the class's own source.
 func (d *debuggee) stratumSource(ctx context.Context, class jdwp.ReferenceTypeID, sig string, own *godap.Source, line int) (*godap.Source, int) {
 	l := d.langOfClass(ctx, class)
-	at := lang.Located{ClassSig: sig, SourceFile: own.Name, Line: line, SMAP: func(ctx context.Context) (string, error) {
-		return d.vm.SourceDebugExtension(ctx, class)
-	}}
-	w := l.Locate(at)
+	w := l.Locate(lang.Located{ClassSig: sig, SourceFile: own.Name, Line: line, SMAP: d.smapOf(class)})
 	if w.Line == line && w.Rel == l.Locate(lang.Located{ClassSig: sig, SourceFile: own.Name}).Rel {
 		return own, line
 	}

@@ -199,37 +199,47 @@ func (t *Target) Step(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDept
 			st.fromLine = lt.LineFor(st.from.Index)
 		}
 	}
-	if depth == jdwp.StepOver {
-		if err := t.stepOverOrigin(ctx, st); err != nil {
-			return err
-		}
-	}
 	t.mu.Lock()
 	t.steps.stepping[th] = st
 	t.mu.Unlock()
-	return t.stepRequest(ctx, th, depth)
+	if depth != jdwp.StepOver {
+		return t.stepRequest(ctx, th, depth)
+	}
+	// Where a step over begins, read while the request is set (the thread
+	// stays suspended until the caller resumes it, so no step event comes
+	// before both are done).
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t.stepOverOrigin(ctx, st)
+	}()
+	err := t.stepRequest(ctx, th, depth)
+	<-done
+	return err
 }
 
-// stepOverOrigin notes where a step over begins, when the class has a
-// source map (only then can code of another source be inlined in it).
-func (t *Target) stepOverOrigin(ctx context.Context, st *stepState) error {
-	fs, err := t.VM.Frames(ctx, st.thread, 0, 1)
+// stepOverOrigin notes where a step over begins, when the top frame's
+// class is of a language that inlines code across files (only then can a
+// step over land in code of another source in the same frame). Without it
+// (an error included) the step over is the VM's plain line step.
+func (t *Target) stepOverOrigin(ctx context.Context, st *stepState) {
+	fs, n, err := t.VM.FramesAndCount(ctx, st.thread, 0, 1)
 	if err != nil || len(fs) == 0 {
-		return fmt.Errorf("the thread's top frame: %v", err)
+		return
 	}
-	if s, err := t.VM.SourceMap(ctx, fs[0].Loc.Class); err != nil || s == nil {
-		return nil
+	loc := fs[0].Loc
+	sf, err := t.VM.SourceFile(ctx, loc.Class) // cached: the stop's frames read it
+	if err != nil || !inlines(t.langs().ForClass(sf)) {
+		return
 	}
-	n, err := t.VM.FrameCount(ctx, st.thread)
-	if err != nil {
-		return err
+	if s, err := t.VM.SourceMap(ctx, loc.Class); err != nil || s == nil {
+		return
 	}
-	from, ok := t.sourceLine(ctx, fs[0].Loc)
+	from, ok := t.sourceLine(ctx, loc)
 	if !ok {
-		return nil
+		return
 	}
-	st.origin, st.from, st.fromSrc = n, fs[0].Loc, from
-	return nil
+	st.origin, st.from, st.fromSrc = n, loc, from
 }
 
 // StepInto steps into one call of the current line: it watches method

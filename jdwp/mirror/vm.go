@@ -33,6 +33,7 @@ type VM struct {
 	sysThreads Memo[jdwp.ThreadID, bool]
 	smaps      Memo[jdwp.ReferenceTypeID, *smap.SMAP]
 	sdes       Memo[jdwp.ReferenceTypeID, string]
+	srcFiles   Memo[jdwp.ReferenceTypeID, string]
 
 	inv invocations
 }
@@ -122,6 +123,7 @@ func (m *VM) Redefined(types ...jdwp.ReferenceTypeID) {
 		m.fields.Forget(t)
 		m.smaps.Forget(t)
 		m.sdes.Forget(t)
+		m.srcFiles.Forget(t)
 	}
 	m.lines.ForgetIf(func(k methodKey) bool { return set[k.class] })
 	m.vars.ForgetIf(func(k methodKey) bool { return set[k.class] })
@@ -322,7 +324,7 @@ func (m *VM) Loaded(ctx context.Context, sig string) ([]jdwp.ClassInfo, error) {
 // SourceFile returns the SourceFile attribute of a reference type; Absent
 // reports the error when it has none.
 func (m *VM) SourceFile(ctx context.Context, t jdwp.ReferenceTypeID) (string, error) {
-	return m.conn.SourceFile(ctx, t)
+	return m.srcFiles.Get(t, func() (string, error) { return m.conn.SourceFile(ctx, t) })
 }
 
 // Modifiers returns a reference type's access flags.

@@ -152,3 +152,9 @@ func VariableName(name string) (string, bool) {
 // lambdas passed to them), which the debugger's breakpoints follow through
 // the callers' source maps.
 func (language) Inlines() bool { return true }
+
+// Lambdas finds no lambdas yet: Kotlin's braces are blocks and lambdas
+// alike, and kotlinc names lambda bodies otherwise than javac (main$lambda$0,
+// MainKt$main$1). A breakpoint with a column stops at every location of its
+// line, as one without.
+func (language) Lambdas(string) []lang.Lambda { return nil }

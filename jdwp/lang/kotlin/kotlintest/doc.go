@@ -1,4 +1,5 @@
-// Package kotlintest is the Kotlin test peer of ddmbridge's tests: it fetches
+// Package kotlintest is the Kotlin test peer of ddmbridge's tests. It owns
+// the Kotlin toolchain of the tests and the Kotlin fixture: it fetches
 // the Kotlin 2 compiler (kotlin-compiler-embeddable, run as a plain java main)
 // and kotlinx-coroutines (core and debug) from Maven Central with mvn into a
 // cache (~/.cache/ddmbridge-kotlin, offline once there), compiles Kotlin
