@@ -137,6 +137,15 @@ func TestKotlinStepIntoInline(t *testing.T) {
 	c, kc, th := stopAtKt(t, kotlintest.Indy, "app/Main.kt", "callTwice")
 	frames := c.ktStep("stepIn", th)
 	ktFrameAt(t, kc, frames[0], "app/Util.kt", "twiceFirst")
+	// The inline function shows as a frame of its own above its caller,
+	// which stands at the call site.
+	if frames[0].Name != "twice (inlined)" {
+		t.Errorf("top frame %q, want twice (inlined)", frames[0].Name)
+	}
+	ktFrameAt(t, kc, frames[1], "app/Main.kt", "callTwice")
+	if !strings.HasPrefix(frameName(frames[1]), "MainKt.main") {
+		t.Errorf("second frame %q, want MainKt.main", frames[1].Name)
+	}
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 }
@@ -274,8 +283,9 @@ func TestKotlinInlineBreakpoints(t *testing.T) {
 			c.send("continue", map[string]any{"threadId": th})
 			frames = next()
 			ktFrameAt(t, kc, frames[0], "app/Util.kt", "twiceFirst")
-			if !strings.HasPrefix(frameName(frames[0]), "MainKt.main") {
-				t.Errorf("the inlined body's frame is %q, want MainKt.main", frames[0].Name)
+			ktFrameAt(t, kc, frames[1], "app/Main.kt", "callTwice")
+			if frames[0].Name != "twice (inlined)" || !strings.HasPrefix(frameName(frames[1]), "MainKt.main") {
+				t.Errorf("the inlined body's frames are %q over %q, want twice (inlined) over MainKt.main", frames[0].Name, frames[1].Name)
 			}
 			if !verified {
 				t.Errorf("the breakpoint in Util.kt was not verified (app.MainKt inlines it): %s", mustJSON(bps))
@@ -286,8 +296,9 @@ func TestKotlinInlineBreakpoints(t *testing.T) {
 			c.send("continue", map[string]any{"threadId": th})
 			frames = next()
 			ktFrameAt(t, kc, frames[0], "app/Util.kt", "loggedBody")
-			if !strings.HasPrefix(frameName(frames[0]), "Shapes.describeAll") || !loggedVerified {
-				t.Errorf("logged's body stopped in %q (verified by an event when app.Shapes loaded: %v), want Shapes.describeAll", frames[0].Name, loggedVerified)
+			ktFrameAt(t, kc, frames[1], "app/Shapes.kt", "callLogged")
+			if frames[0].Name != "logged (inlined)" || !strings.HasPrefix(frameName(frames[1]), "Shapes.describeAll") || !loggedVerified {
+				t.Errorf("logged's body stopped in %q over %q (verified by an event when app.Shapes loaded: %v), want logged (inlined) over Shapes.describeAll", frames[0].Name, frames[1].Name, loggedVerified)
 			}
 			c.send("disconnect", nil)
 			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })

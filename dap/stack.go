@@ -74,6 +74,7 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 		return godap.StackTraceResponseBody{}, err
 	}
 	out := make([]godap.StackFrame, len(frames))
+	inlined := make([]*godap.StackFrame, len(frames)) // the caller's frame under an inlined one
 	err = parallel(len(frames), func(i int) error {
 		f := frames[i]
 		if f.Loc.Method == 0 {
@@ -95,13 +96,77 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 			sf.Name = d.formatFrameName(withHex(ctx, &ff.ValueFormat), ff, f, sf)
 		}
 		sf.CanRestart = d.caps.CanPopFrames && start+int32(i) < total-1
+		if top, caller, ok := d.splitInlined(ctx, f, sf); ok {
+			caller.Id = d.refs.frames.add(f)
+			sf, inlined[i] = top, &caller
+		}
 		out[i] = sf
 		return nil
 	})
 	if err != nil {
 		return godap.StackTraceResponseBody{}, err
 	}
-	return godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(total)}, nil
+	shown := total
+	for i := len(out) - 1; i >= 0; i-- {
+		if inlined[i] != nil {
+			out = append(out[:i+1], append([]godap.StackFrame{*inlined[i]}, out[i+1:]...)...)
+			shown++
+		}
+	}
+	return godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(shown)}, nil
+}
+
+// inliner is a language that can say a location is code inlined from
+// another function (Kotlin's inline functions: jdwp/lang/kotlin).
+type inliner interface {
+	Inlined(at lang.Located, markers []string) (fn string, callSite lang.Where, ok bool)
+}
+
+// splitInlined shows code inlined into a frame's method as the inline
+// function's own frame (top: the inline function at its file and line, as
+// sf already reads) above the method's frame at the call site (caller), as
+// IntelliJ shows Kotlin's inline functions. ok is false for a frame that is
+// not in inlined code, or of a language without inlining.
+func (d *debuggee) splitInlined(ctx context.Context, f mirror.Frame, sf godap.StackFrame) (top, caller godap.StackFrame, ok bool) {
+	if sf.Line <= 0 || f.Loc.Method == 0 {
+		return sf, sf, false
+	}
+	il, isInliner := d.langOfClass(ctx, f.Loc.Class).(inliner)
+	if !isInliner {
+		return sf, sf, false
+	}
+	sig, err := d.vm.Signature(ctx, f.Loc.Class)
+	if err != nil {
+		return sf, sf, false
+	}
+	lt, err := d.vm.LineTable(ctx, f.Loc.Class, f.Loc.Method)
+	if err != nil || lt.Absent {
+		return sf, sf, false
+	}
+	var markers []string
+	if vt, err := d.vm.VariableTable(ctx, f.Loc.Class, f.Loc.Method); err == nil && !vt.Absent {
+		for _, v := range vt.Variables {
+			if v.CodeIndex <= f.Loc.Index && f.Loc.Index < v.CodeIndex+uint64(v.Length) {
+				markers = append(markers, v.Name)
+			}
+		}
+	}
+	fn, call, ok := il.Inlined(lang.Located{ClassSig: sig, Line: int(lt.LineFor(f.Loc.Index)), SMAP: d.smapOf(f.Loc.Class)}, markers)
+	if !ok {
+		return sf, sf, false
+	}
+	caller = sf
+	caller.Line = call.Line
+	if src := d.sourceOfRel(call.Rel); src != nil {
+		caller.Source = src
+	}
+	top = sf
+	if fn == "" {
+		fn = "inlined code"
+	}
+	top.Name = fn + " (inlined)"
+	top.CanRestart = false
+	return top, caller, true
 }
 
 // frameFormat is the format a stackTrace request asked for, or the

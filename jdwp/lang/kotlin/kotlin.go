@@ -158,3 +158,44 @@ func (language) Inlines() bool { return true }
 // MainKt$main$1). A breakpoint with a column stops at every location of its
 // line, as one without.
 func (language) Lambdas(string) []lang.Lambda { return nil }
+
+// Inlined says whether a location is code inlined into its method (its JVM
+// line maps, in the Kotlin stratum, to a file other than the class's own):
+// then fn names the inline function (from the innermost live $i$f$ marker
+// among markers, the names of the variables live at the location; "" when
+// none says) and callSite is where the method called it (the KotlinDebug
+// stratum). A front end shows the inline function as a frame of its own
+// above the caller, as IntelliJ does.
+func (language) Inlined(at lang.Located, markers []string) (fn string, callSite lang.Where, ok bool) {
+	if at.SMAP == nil || at.Line <= 0 {
+		return "", lang.Where{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), smapTimeout)
+	defer cancel()
+	text, err := at.SMAP(ctx)
+	if err != nil || text == "" {
+		return "", lang.Where{}, false
+	}
+	s := parsed(text)
+	if s == nil {
+		return "", lang.Where{}, false
+	}
+	k, dbg := s.Stratum("Kotlin"), s.Stratum("KotlinDebug")
+	if k == nil || dbg == nil || len(k.Files) == 0 {
+		return "", lang.Where{}, false
+	}
+	f, _, mapped := k.Map(at.Line)
+	if !mapped || f.ID == k.Files[0].ID {
+		return "", lang.Where{}, false
+	}
+	cf, cl, mapped := dbg.Map(at.Line)
+	if !mapped {
+		return "", lang.Where{}, false
+	}
+	for _, m := range markers {
+		if name, found := strings.CutPrefix(m, "$i$f$"); found {
+			fn = name // the variable table lists inner markers after outer ones
+		}
+	}
+	return fn, lang.Where{Rel: SourceRel(*cf, at.ClassSig), Line: cl}, true
+}

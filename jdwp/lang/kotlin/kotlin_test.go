@@ -152,3 +152,17 @@ func TestLocate(t *testing.T) {
 		t.Errorf("Locate with a bad map = %+v", got)
 	}
 }
+
+// Inlined finds the inline function and its call site through KotlinDebug.
+func TestInlined(t *testing.T) {
+	m := "SMAP\nMain.kt\nKotlin\n*S Kotlin\n*F\n+ 1 Main.kt\napp/MainKt\n+ 2 _Collections.kt\nkotlin/collections/CollectionsKt___CollectionsKt\n+ 3 Util.kt\napp/Utils\n*L\n1#1,89:1\n1869#2,2:90\n9#3,3:92\n*S KotlinDebug\n*F\n+ 1 Main.kt\napp/MainKt\n*L\n39#1:90,2\n62#1:92,3\n*E\n"
+	at := lang.Located{ClassSig: "Lapp/MainKt;", SourceFile: "Main.kt", Line: 93, SMAP: func(context.Context) (string, error) { return m, nil }}
+	fn, call, ok := Lang.(language).Inlined(at, []string{"xs", "$i$f$twice", "first$iv"})
+	if !ok || fn != "twice" || call != (lang.Where{Rel: "app/Main.kt", Line: 62}) {
+		t.Errorf("Inlined(93) = %q %+v %v, want twice called at app/Main.kt:62", fn, call, ok)
+	}
+	at.Line = 62
+	if _, _, ok := Lang.(language).Inlined(at, nil); ok {
+		t.Error("Main.kt's own line 62 reads as inlined")
+	}
+}
