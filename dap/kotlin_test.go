@@ -318,3 +318,22 @@ func (c *client) refsThread(t *testing.T) int {
 	t.Fatal("no thread named main")
 	return 0
 }
+
+// A function called without its default argument runs through kotlinc's
+// label$default: that frame is hidden, the caller follows the function.
+func TestKotlinHidesSyntheticFrames(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy)
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Util.kt"), ktBP(t, "app/Util.kt", "labelBody"))
+	c.configurationDone()
+	stop := until[*godap.StoppedEvent](c, "the stop in label", func(*godap.StoppedEvent) bool { return true })
+	frames := c.stackTrace(stop.Body.ThreadId)
+	ktFrameAt(t, kc, frames[0], "app/Util.kt", "labelBody")
+	ktFrameAt(t, kc, frames[1], "app/Main.kt", "callLabel")
+	for _, f := range frames {
+		if strings.Contains(f.Name, "$default") {
+			t.Errorf("frame %q shown", f.Name)
+		}
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}

@@ -199,3 +199,10 @@ func (language) Inlined(at lang.Located, markers []string) (fn string, callSite 
 	}
 	return fn, lang.Where{Rel: SourceRel(*cf, at.ClassSig), Line: cl}, true
 }
+
+// HiddenFrame says a frame of a method kotlinc made is hidden from stacks
+// by default: a function's $default (it fills in default arguments and
+// calls the function), an access$ accessor, a bridge.
+func (language) HiddenFrame(method string, bridge bool) bool {
+	return bridge || strings.HasSuffix(method, "$default") || strings.HasPrefix(method, "access$")
+}
