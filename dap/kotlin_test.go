@@ -337,3 +337,35 @@ func TestKotlinHidesSyntheticFrames(t *testing.T) {
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 }
+
+// An inner class's outer instance (this$0) shows as this@Outer; a lazy
+// property's delegate field (label$delegate) as label.
+func TestKotlinFieldNames(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy)
+	// Shop$Till loads later: the breakpoint verifies then.
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Main.kt"), ktBP(t, "app/Main.kt", "till"))
+	c.configurationDone()
+	th := until[*godap.StoppedEvent](c, "the stop in Shop.Till", func(*godap.StoppedEvent) bool { return true }).Body.ThreadId
+	vars, frames := c.locals(th)
+	ktFrameAt(t, kc, frames[0], "app/Main.kt", "till")
+	this, ok := vars["this"]
+	if !ok || this.VariablesReference == 0 {
+		t.Fatalf("no expandable this: %s", mustJSON(vars))
+	}
+	fields := byName(c.variables(this.VariablesReference))
+	outer, ok := fields["this@Shop"]
+	if !ok || fields["number"].Value != "7" {
+		t.Fatalf("Shop.Till's fields %s, want number = 7 and this@Shop", mustJSON(fields))
+	}
+	shop := byName(c.variables(outer.VariablesReference))
+	if _, ok := shop["label"]; !ok {
+		t.Errorf("Shop's fields %s, want label (its delegate)", mustJSON(shop))
+	}
+	for name := range shop {
+		if strings.Contains(name, "$") {
+			t.Errorf("Shop's field shown as %q", name)
+		}
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
