@@ -369,3 +369,20 @@ func TestKotlinFieldNames(t *testing.T) {
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 }
+
+// breakpointLocations offers a .kt line with code in a loaded class (the
+// facade's forEach body) and a line of an inline function's body (Util.kt's
+// twice, inlined into the loaded facade).
+func TestKotlinBreakpointLocations(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy)
+	for _, at := range []struct{ file, marker string }{{"app/Main.kt", "forEachBody"}, {"app/Main.kt", "callTwice"}, {"app/Util.kt", "twiceFirst"}} {
+		l := kotlintest.Line(t, at.file, at.marker)
+		c.send("breakpointLocations", map[string]any{"source": map[string]any{"path": filepath.Join(kc.Sources, filepath.FromSlash(at.file))}, "line": l})
+		locs := expect[*godap.BreakpointLocationsResponse](c).Body.Breakpoints
+		if len(locs) == 0 || locs[0].Line != l {
+			t.Errorf("breakpointLocations %s:%d (@%s) = %s", at.file, l, at.marker, mustJSON(locs))
+		}
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
