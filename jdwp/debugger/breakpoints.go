@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
@@ -283,20 +284,36 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 	if newFile {
 		// Ask for the file's classes as they load, then look at those loaded
 		// already; a class loading in between is seen twice, harmlessly.
+		// The requests and the list leave in one burst, in this order (each
+		// command is queued before the next is sent): one round trip.
 		patterns := f.class.Patterns()
 		if inlines(f.lang) {
 			patterns = append(patterns, inlinerPatterns(f)...)
 		}
-		for _, pattern := range patterns {
-			id, err := t.Requests.Set(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(pattern))
-			if err != nil {
-				return nil, fmt.Errorf("watch for class %s: %w", pattern, err)
-			}
-			t.mu.Lock()
-			t.bps.prepByReq[id] = f
-			t.mu.Unlock()
+		ids := make([]int32, len(patterns))
+		errs := make([]error, len(patterns))
+		var wg sync.WaitGroup
+		for i, pattern := range patterns {
+			queued := make(chan struct{})
+			sent := sync.OnceFunc(func() { close(queued) })
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer sent() // it failed before it was queued
+				ids[i], errs[i] = t.Requests.Set(jdwp.WithQueued(ctx, sent), jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(pattern))
+			}()
+			<-queued
 		}
 		all, err := t.VM.AllClasses(ctx)
+		wg.Wait()
+		for i, pattern := range patterns {
+			if errs[i] != nil {
+				return nil, fmt.Errorf("watch for class %s: %w", pattern, errs[i])
+			}
+			t.mu.Lock()
+			t.bps.prepByReq[ids[i]] = f
+			t.mu.Unlock()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("list loaded classes: %w", err)
 		}
@@ -307,6 +324,9 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 				}
 			}
 		}
+	}
+	if len(f.bps) > 0 {
+		t.prefetchLines(ctx, f.classes)
 	}
 	if inlines(f.lang) {
 		if err := t.findInliners(ctx, f); err != nil {
@@ -389,6 +409,31 @@ func (t *Target) install(ctx context.Context, bp *breakpoint, class jdwp.Referen
 		bp.verified, bp.actual = true, line
 	}
 	return nil
+}
+
+// prefetchLines reads the methods and line tables of classes into the
+// mirror's caches, every class at once: installing breakpoints in them then
+// costs a round trip per request set, where reading class by class cost
+// two more per class (a file's class and its nested and anonymous ones, on
+// a slow link). Errors are left to the install that meets them.
+func (t *Target) prefetchLines(ctx context.Context, classes map[jdwp.ReferenceTypeID]string) {
+	ids := make([]jdwp.ReferenceTypeID, 0, len(classes))
+	for c := range classes {
+		ids = append(ids, c)
+	}
+	mirror.Parallel(len(ids), func(i int) error {
+		ms, err := t.VM.Methods(ctx, ids[i])
+		if err != nil {
+			return nil
+		}
+		mirror.Parallel(len(ms), func(j int) error {
+			if ms[j].ModBits&(jdwp.AccNative|jdwp.AccAbstract) == 0 {
+				t.VM.LineTable(ctx, ids[i], ms[j].ID)
+			}
+			return nil
+		})
+		return nil
+	})
 }
 
 // LineLocations returns, for each method of class with code on line, the

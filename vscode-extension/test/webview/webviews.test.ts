@@ -168,6 +168,9 @@ describe('heap map webview', () => {
     assert.ok(Math.abs(free - freeExpected) <= freeExpected * 0.05, `free: ${free} black pixels, expected about ${freeExpected}`);
     assert.ok(countColor(img, legendRGB(rec.heapMap, 'gap')) > 0, 'the row after the end of the heap is in the gap colour');
     await o.shot('body', 'heap-recorded-page');
+    // The HPROF editor's heap-map panel: the addresses of the rows down the side, the scale.
+    assert.equal(Number(await o.page.getAttribute('#map-ruler .tick', 'data-address')), (rec.heapMap.pieces[0] as unknown as { start: number }).start, 'the first row starts at the first piece');
+    assert.equal(await o.page.getAttribute('#map-scale', 'data-pixel-bytes'), String(upp * unit));
 
     // Hover: the address and block under the pointer.
     const map = decodeHeapMap(rec.heapMap);
@@ -216,7 +219,8 @@ describe('heap map webview', () => {
     const canvas = o.page.locator('#heap-canvas');
     const upp = Number(await canvas.getAttribute('data-upp'));
     assert.ok(upp > 1, `a large heap is zoomed out to fit (units per pixel ${upp})`);
-    assert.match((await o.page.textContent('#zoom-level')) ?? '', new RegExp(`1 px = ${upp * 8} B`));
+    assert.equal(await o.page.textContent('#zoom-level'), `1/${upp}`);
+    assert.match((await o.page.textContent('#map-scale')) ?? '', new RegExp(`^1 pixel = ${formatBytes(upp * 8)}, a row = `));
     const img = await o.shot('#heap-canvas', 'heap-synthetic-canvas');
     assert.equal(allKinds.styles.length, 17);
     for (const st of allKinds.styles) {
