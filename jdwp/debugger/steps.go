@@ -26,7 +26,8 @@ import (
 // or library code that called it: a step out that lands in a class the step
 // filters skip goes on out, back to the program's own code.
 
-// JDKClasses are the classes "$JDK" stands for (and the default filter).
+// JDKClasses are the classes "$JDK" stands for, with KotlinIntrinsics (and
+// the default filter).
 var JDKClasses = []string{"java.*", "javax.*", "jdk.*", "sun.*", "com.sun.*"}
 
 // KotlinIntrinsics are the Kotlin runtime's checks and helpers the compiler
@@ -148,7 +149,10 @@ func (t *Target) skipClasses() []string {
 	for _, p := range f.SkipClasses {
 		switch p {
 		case "$JDK":
+			// The Kotlin runtime's intrinsics are the compiler's own calls,
+			// as foreign to the program as the JDK's.
 			out = append(out, JDKClasses...)
+			out = append(out, KotlinIntrinsics...)
 		case "$Libraries":
 			// Without a project model the layer cannot tell libraries from
 			// the program; ignored.
