@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -64,6 +65,20 @@ func TestMatchClass(t *testing.T) {
 	} {
 		if got := MatchClass(tc.pattern, tc.name); got != tc.want {
 			t.Errorf("MatchClass(%q, %q) = %v", tc.pattern, tc.name, got)
+		}
+	}
+}
+
+// Kotlin's intrinsics are skipped by default and with "$JDK", as the JDK's
+// classes are; a list without "$JDK" skips only what it names.
+func TestSkipClassesKotlinIntrinsics(t *testing.T) {
+	for _, c := range []struct {
+		filters *StepFilters
+		want    bool
+	}{{nil, true}, {&StepFilters{SkipClasses: []string{"$JDK"}}, true}, {&StepFilters{SkipClasses: []string{"com.example.*"}}, false}} {
+		tg := &Target{Opts: Options{StepFilters: c.filters}}
+		if got := slices.Contains(tg.skipClasses(), "kotlin.jvm.internal.*"); got != c.want || tg.skipped("kotlin.jvm.internal.Intrinsics") != c.want {
+			t.Errorf("filters %+v: kotlin.jvm.internal.* skipped %v, want %v", c.filters, got, c.want)
 		}
 	}
 }
