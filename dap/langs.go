@@ -35,16 +35,13 @@ func (d *debuggee) langOfClass(ctx context.Context, class jdwp.ReferenceTypeID) 
 	return l
 }
 
-// sourceLine is the line a user reads for line of class's line table (the
-// class file's own stratum): the class's language maps it (through the
-// class's SMAP, for a language with strata; Java's lines are the class
-// file's).
-func (d *debuggee) sourceLine(ctx context.Context, class jdwp.ReferenceTypeID, sig string, line int) int {
-	at := lang.Located{ClassSig: sig, Line: line, SMAP: func(ctx context.Context) (string, error) {
+// smapOf reads a class's SMAP (its SourceDebugExtension, JSR-45) for a
+// language with strata, asked only of a VM that can give it.
+func (d *debuggee) smapOf(class jdwp.ReferenceTypeID) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
 		if !d.caps.CanGetSourceDebugExtension {
 			return "", errors.New("the VM cannot give a class's SourceDebugExtension")
 		}
 		return d.vm.SourceDebugExtension(ctx, class)
-	}}
-	return d.langOfClass(ctx, class).Locate(at).Line
+	}
 }

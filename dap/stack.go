@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -73,6 +74,7 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 		return godap.StackTraceResponseBody{}, err
 	}
 	out := make([]godap.StackFrame, len(frames))
+	inlined := make([]*godap.StackFrame, len(frames)) // the caller's frame under an inlined one
 	err = parallel(len(frames), func(i int) error {
 		f := frames[i]
 		if f.Loc.Method == 0 {
@@ -94,13 +96,77 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 			sf.Name = d.formatFrameName(withHex(ctx, &ff.ValueFormat), ff, f, sf)
 		}
 		sf.CanRestart = d.caps.CanPopFrames && start+int32(i) < total-1
+		if top, caller, ok := d.splitInlined(ctx, f, sf); ok {
+			caller.Id = d.refs.frames.add(f)
+			sf, inlined[i] = top, &caller
+		}
 		out[i] = sf
 		return nil
 	})
 	if err != nil {
 		return godap.StackTraceResponseBody{}, err
 	}
-	return godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(total)}, nil
+	shown := total
+	for i := len(out) - 1; i >= 0; i-- {
+		if inlined[i] != nil {
+			out = append(out[:i+1], append([]godap.StackFrame{*inlined[i]}, out[i+1:]...)...)
+			shown++
+		}
+	}
+	return godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(shown)}, nil
+}
+
+// inliner is a language that can say a location is code inlined from
+// another function (Kotlin's inline functions: jdwp/lang/kotlin).
+type inliner interface {
+	Inlined(at lang.Located, markers []string) (fn string, callSite lang.Where, ok bool)
+}
+
+// splitInlined shows code inlined into a frame's method as the inline
+// function's own frame (top: the inline function at its file and line, as
+// sf already reads) above the method's frame at the call site (caller), as
+// IntelliJ shows Kotlin's inline functions. ok is false for a frame that is
+// not in inlined code, or of a language without inlining.
+func (d *debuggee) splitInlined(ctx context.Context, f mirror.Frame, sf godap.StackFrame) (top, caller godap.StackFrame, ok bool) {
+	if sf.Line <= 0 || f.Loc.Method == 0 {
+		return sf, sf, false
+	}
+	il, isInliner := d.langOfClass(ctx, f.Loc.Class).(inliner)
+	if !isInliner {
+		return sf, sf, false
+	}
+	sig, err := d.vm.Signature(ctx, f.Loc.Class)
+	if err != nil {
+		return sf, sf, false
+	}
+	lt, err := d.vm.LineTable(ctx, f.Loc.Class, f.Loc.Method)
+	if err != nil || lt.Absent {
+		return sf, sf, false
+	}
+	var markers []string
+	if vt, err := d.vm.VariableTable(ctx, f.Loc.Class, f.Loc.Method); err == nil && !vt.Absent {
+		for _, v := range vt.Variables {
+			if v.CodeIndex <= f.Loc.Index && f.Loc.Index < v.CodeIndex+uint64(v.Length) {
+				markers = append(markers, v.Name)
+			}
+		}
+	}
+	fn, call, ok := il.Inlined(lang.Located{ClassSig: sig, Line: int(lt.LineFor(f.Loc.Index)), SMAP: d.smapOf(f.Loc.Class)}, markers)
+	if !ok {
+		return sf, sf, false
+	}
+	caller = sf
+	caller.Line = call.Line
+	if src := d.sourceOfRel(call.Rel); src != nil {
+		caller.Source = src
+	}
+	top = sf
+	if fn == "" {
+		fn = "inlined code"
+	}
+	top.Name = fn + " (inlined)"
+	top.CanRestart = false
+	return top, caller, true
 }
 
 // frameFormat is the format a stackTrace request asked for, or the
@@ -197,11 +263,14 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 		return godap.StackFrame{}, err
 	}
 	if !lt.Absent {
-		sf.Line = d.sourceLine(ctx, loc.Class, sig, int(lt.LineFor(loc.Index)))
+		sf.Line = int(lt.LineFor(loc.Index))
 	}
 	src, err := d.source(ctx, loc.Class, sig)
 	if err != nil {
 		return godap.StackFrame{}, err
+	}
+	if sf.Line > 0 && src != nil && src.SourceReference == 0 {
+		src, sf.Line = d.stratumSource(ctx, loc.Class, sig, src, sf.Line)
 	}
 	sf.Source = src
 	if src == nil || src.Path == "" {
@@ -244,6 +313,37 @@ func (d *debuggee) describeObsolete(ctx context.Context, f mirror.Frame, total i
 		sf.PresentationHint = "subtle"
 	}
 	return sf, nil
+}
+
+// stratumSource maps a frame's line through its class's language (a
+// Kotlin class's source map: code inlined from another file, its lines past
+// the class's file's end, reads as that file and line); a line the language
+// leaves alone keeps the class's own source.
+func (d *debuggee) stratumSource(ctx context.Context, class jdwp.ReferenceTypeID, sig string, own *godap.Source, line int) (*godap.Source, int) {
+	l := d.langOfClass(ctx, class)
+	w := l.Locate(lang.Located{ClassSig: sig, SourceFile: own.Name, Line: line, SMAP: d.smapOf(class)})
+	if w.Line == line && w.Rel == l.Locate(lang.Located{ClassSig: sig, SourceFile: own.Name}).Rel {
+		return own, line
+	}
+	if src := d.sourceOfRel(w.Rel); src != nil {
+		return src, w.Line
+	}
+	return &godap.Source{Name: path.Base(w.Rel), PresentationHint: "deemphasize", Origin: "inlined from " + w.Rel + ", not found in sourcePaths"}, w.Line
+}
+
+// sourceOfRel finds a source file by its path relative to a source root:
+// under the source paths, then without them; nil when neither has it.
+func (d *debuggee) sourceOfRel(rel string) *godap.Source {
+	for _, root := range d.srcs.sourcePaths {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if _, err := os.Stat(p); err == nil {
+			if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
+			return &godap.Source{Name: path.Base(rel), Path: p}
+		}
+	}
+	return d.autoSource(rel)
 }
 
 // source maps a class to its source file through the source paths: the

@@ -27,6 +27,7 @@ const (
 	AccProtected int32 = 0x0004
 	AccStatic    int32 = 0x0008
 	AccFinal     int32 = 0x0010
+	AccBridge    int32 = 0x0040 // a method: a bridge the compiler made (a field: volatile)
 	AccNative    int32 = 0x0100
 	AccAbstract  int32 = 0x0400
 	AccSynthetic int32 = -0x10000000 // 0xf0000000: JDWP marks synthetic members with these bits

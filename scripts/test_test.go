@@ -74,7 +74,7 @@ func (m *machine) file(path string, mode os.FileMode) {
 
 // complete makes the fake machine have everything the tests need.
 func (m *machine) complete() {
-	m.tools("go", "gofmt", "java", "javac", "jdb", "jcmd", "adb", "node", "npm", "make", "gcc", "g++")
+	m.tools("go", "gofmt", "java", "javac", "jdb", "jcmd", "adb", "mvn", "node", "npm", "make", "gcc", "g++")
 	m.file("/usr/share/java/com.android.tools.ddms.ddmlib.jar", 0o644)
 	m.file("/usr/lib/jvm/openjdk-17/lib/src.zip", 0o644)
 	m.file("/usr/bin/chromium", 0o755)
@@ -133,7 +133,7 @@ func TestDryRunOnAFreshMachine(t *testing.T) {
 	if rc != 0 {
 		t.Fatalf("--dry-run: exit %d\n%s", rc, out)
 	}
-	want := "would install: openjdk-17-jdk-headless adb libandroid-ddms-java openjdk-17-source chromium build-essential libkrb5-dev"
+	want := "would install: openjdk-17-jdk-headless adb libandroid-ddms-java openjdk-17-source maven chromium build-essential libkrb5-dev"
 	if !strings.Contains(out, want) {
 		t.Errorf("--dry-run does not say %q:\n%s", want, out)
 	}
@@ -179,7 +179,7 @@ func TestInstallsWhatIsMissing(t *testing.T) {
 
 	// --go-only asks for nothing the extension needs.
 	m2 := newMachine(t)
-	m2.tools("go", "gofmt", "java", "javac", "jdb", "jcmd", "adb")
+	m2.tools("go", "gofmt", "java", "javac", "jdb", "jcmd", "adb", "mvn")
 	m2.file("/usr/share/java/com.android.tools.ddms.ddmlib.jar", 0o644)
 	m2.file("/usr/lib/jvm/openjdk-17/lib/src.zip", 0o644)
 	rc, out, _ = m2.run("--dry-run", "--go-only")

@@ -71,13 +71,16 @@ type sourceFile struct {
 	lang    lang.Language // the file's language (by its extension)
 	class   lang.Classes  // which classes can hold its lines
 	classes map[jdwp.ReferenceTypeID]string
+	// inlined are the loaded classes of other files holding code inlined
+	// from this one (see inline.go).
+	inlined map[jdwp.ReferenceTypeID]string
 	bps     []*breakpoint
 }
 
 // newSourceFile is the file at path as its language reads it.
 func (t *Target) newSourceFile(path string) *sourceFile {
 	l := t.langs().ForFile(path)
-	return &sourceFile{path: path, lang: l, class: l.Classes(path), classes: map[jdwp.ReferenceTypeID]string{}}
+	return &sourceFile{path: path, lang: l, class: l.Classes(path), classes: map[jdwp.ReferenceTypeID]string{}, inlined: map[jdwp.ReferenceTypeID]string{}}
 }
 
 // owns reports whether a class (binary name) was compiled from the file;
@@ -284,6 +287,9 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 		// The requests and the list leave in one burst, in this order (each
 		// command is queued before the next is sent): one round trip.
 		patterns := f.class.Patterns()
+		if inlines(f.lang) {
+			patterns = append(patterns, inlinerPatterns(f)...)
+		}
 		ids := make([]int32, len(patterns))
 		errs := make([]error, len(patterns))
 		var wg sync.WaitGroup
@@ -319,10 +325,22 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 			}
 		}
 	}
+	if inlines(f.lang) {
+		if err := t.findInliners(ctx, f); err != nil {
+			return nil, err
+		}
+	}
 	if len(f.bps) > 0 {
 		t.prefetchLines(ctx, f.classes)
 	}
 	for class := range f.classes {
+		for _, bp := range f.bps {
+			if err := t.install(ctx, bp, class); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for class := range f.inlined {
 		for _, bp := range f.bps {
 			if err := t.install(ctx, bp, class); err != nil {
 				return nil, err
@@ -342,9 +360,30 @@ func (t *Target) install(ctx context.Context, bp *breakpoint, class jdwp.Referen
 	if bp.bad != "" || bp.done[class] {
 		return nil
 	}
+	if bp.file != nil {
+		if _, ok := bp.file.inlined[class]; ok {
+			return t.installInlined(ctx, bp, class)
+		}
+	}
 	locs, err := t.LineLocations(ctx, class, bp.line)
 	if err != nil {
 		return err
+	}
+	if bp.file != nil && inlines(bp.file.lang) {
+		// The file's own class may inline its own inline functions too:
+		// every JVM line the source line became.
+		if outs, ok := t.mappedLines(ctx, bp.file, class, bp.line); ok {
+			for _, out := range outs {
+				if out == bp.line {
+					continue
+				}
+				more, err := t.LineLocations(ctx, class, out)
+				if err != nil {
+					return err
+				}
+				locs = append(locs, more...)
+			}
+		}
 	}
 	line := bp.line
 	if len(locs) == 0 && bp.file != nil && t.noCodeLine(bp.file.path, bp.line) {
@@ -416,7 +455,7 @@ func (t *Target) LineLocations(ctx context.Context, class jdwp.ReferenceTypeID, 
 	}); err != nil {
 		return nil, fmt.Errorf("line tables: %w", err)
 	}
-	var out []jdwp.Location
+	var out, bridges []jdwp.Location
 	for i, lt := range tables {
 		best, found := uint64(0), false
 		for _, e := range lt.Lines {
@@ -424,9 +463,21 @@ func (t *Target) LineLocations(ctx context.Context, class jdwp.ReferenceTypeID, 
 				best, found = e.CodeIndex, true
 			}
 		}
-		if found {
-			out = append(out, jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: class, Method: ms[i].ID, Index: best})
+		if !found {
+			continue
 		}
+		loc := jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: class, Method: ms[i].ID, Index: best}
+		if ms[i].ModBits&jdwp.AccBridge != 0 {
+			// A bridge (kotlinc's invoke(Object) of a lambda class, javac's
+			// of a generic override) only calls the method it bridges: a
+			// stop there is a second stop on the same line.
+			bridges = append(bridges, loc)
+			continue
+		}
+		out = append(out, loc)
+	}
+	if len(out) == 0 {
+		return bridges, nil
 	}
 	return out, nil
 }
@@ -454,11 +505,15 @@ func (t *Target) onClassPrepare(ctx context.Context, e jdwp.Event) {
 	}
 	name := javalang.TypeName(e.Signature)
 	t.bpMu.Lock()
-	if !t.owns(ctx, f, name, e.RefType) {
+	switch {
+	case t.owns(ctx, f, name, e.RefType):
+		f.classes[e.RefType] = name
+	case inlines(f.lang) && t.inlinedIn(ctx, f, e.RefType):
+		f.inlined[e.RefType] = name
+	default:
 		t.bpMu.Unlock()
 		return
 	}
-	f.classes[e.RefType] = name
 	var changed []BreakpointInfo
 	for _, bp := range f.bps {
 		was := bp.verified

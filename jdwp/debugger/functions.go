@@ -200,6 +200,17 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 		}
 		if !lt.Absent {
 			idx, line = lt.Start, int(lt.LineFor(lt.Start))
+			if line < 0 {
+				// No line at the method's start: kotlinc checks the
+				// parameters (Intrinsics.checkNotNullParameter) before the
+				// first line's code. Stop at the first line instead.
+				first := false
+				for _, e := range lt.Lines {
+					if !first || e.CodeIndex < idx {
+						idx, line, first = e.CodeIndex, int(e.Line), true
+					}
+				}
+			}
 		}
 		id, err := t.Requests.Set(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: class, Method: m.ID, Index: idx})
 		if err != nil {

@@ -28,6 +28,11 @@ import (
 // JDKClasses are the classes "$JDK" stands for (and the default filter).
 var JDKClasses = []string{"java.*", "javax.*", "jdk.*", "sun.*", "com.sun.*"}
 
+// KotlinIntrinsics are the Kotlin runtime's checks and helpers the compiler
+// calls on its own (Intrinsics.checkNotNullParameter, Ref, Lambda):
+// skipped by default with the JDK's classes.
+var KotlinIntrinsics = []string{"kotlin.jvm.internal.*"}
+
 // stepState is the step in progress.
 type stepState struct {
 	thread   jdwp.ThreadID
@@ -40,6 +45,76 @@ type stepState struct {
 	hops     int  // filtered methods left so far
 	target   *StepTarget
 	entryReq int32 // the method-entry request of a step into a target
+	// A step over's source line where it began, through the class's
+	// default stratum (JSR-45): inlined code in the same frame that is not
+	// that source's is stepped over too.
+	fromSrc  srcLine
+	inlining int // inlined locations stepped over so far
+}
+
+// srcLine is a JVM line as the default stratum of its class's source map
+// reads it; without a map, or where the map says nothing, the JVM line in
+// the class's own file (file "").
+type srcLine struct {
+	file string
+	line int
+}
+
+// beforeFirstLine reports whether loc is code of a method with lines that
+// comes before the method's first line.
+func (t *Target) beforeFirstLine(ctx context.Context, loc jdwp.Location) bool {
+	lt, err := t.VM.LineTable(ctx, loc.Class, loc.Method)
+	if err != nil || lt.Absent || len(lt.Lines) == 0 {
+		return false
+	}
+	return lt.LineFor(loc.Index) < 0
+}
+
+// maxInlineHops bounds how many inlined locations one step over passes
+// (each a step of its own: a forEach over a long list inlines its body).
+const maxInlineHops = 10000
+
+// sourceLine maps a location's JVM line through its class's source map.
+func (t *Target) sourceLine(ctx context.Context, loc jdwp.Location) (srcLine, bool) {
+	lt, err := t.VM.LineTable(ctx, loc.Class, loc.Method)
+	if err != nil || lt.Absent {
+		return srcLine{}, false
+	}
+	jvm := int(lt.LineFor(loc.Index))
+	sl, ok, err := t.VM.MapLine(ctx, loc.Class, "", jvm)
+	if err != nil {
+		return srcLine{}, false
+	}
+	if !ok {
+		return srcLine{line: jvm}, true
+	}
+	own, err := t.VM.SourceMap(ctx, loc.Class)
+	if err == nil && own != nil && len(own.Strata) > 0 {
+		if st := own.Stratum(own.DefaultStratum); st != nil && len(st.Files) > 0 && st.Files[0].ID == sl.File.ID {
+			return srcLine{line: sl.Line}, true // the class's own file (the map's first)
+		}
+	}
+	return srcLine{file: sl.File.Path + "/" + sl.File.Name, line: sl.Line}, true
+}
+
+// overInlined says whether a step over that landed at loc goes on: it is
+// in the frame the step began in, on a line of code inlined from another
+// source (an inline function's body, its JVM lines past the file's end), or
+// back on the source line it began on.
+func (t *Target) overInlined(ctx context.Context, st *stepState, loc jdwp.Location) bool {
+	if st.depth != jdwp.StepOver || st.origin == 0 || st.inlining >= maxInlineHops ||
+		loc.Class != st.from.Class || loc.Method != st.from.Method {
+		return false
+	}
+	n, err := t.VM.FrameCount(ctx, st.thread)
+	if err != nil || n != st.origin {
+		return false
+	}
+	at, ok := t.sourceLine(ctx, loc)
+	if !ok {
+		return false
+	}
+	return at == st.fromSrc || at.file != "" && at.file != st.fromSrc.file
 }
 
 // StepTarget is a call a step can go into.
@@ -58,7 +133,7 @@ type stepTables struct {
 func (t *Target) skipClasses() []string {
 	f := t.Opts.StepFilters
 	if f == nil {
-		return JDKClasses
+		return append(append([]string(nil), JDKClasses...), KotlinIntrinsics...)
 	}
 	var out []string
 	for _, p := range f.SkipClasses {
@@ -127,7 +202,44 @@ func (t *Target) Step(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDept
 	t.mu.Lock()
 	t.steps.stepping[th] = st
 	t.mu.Unlock()
-	return t.stepRequest(ctx, th, depth)
+	if depth != jdwp.StepOver {
+		return t.stepRequest(ctx, th, depth)
+	}
+	// Where a step over begins, read while the request is set (the thread
+	// stays suspended until the caller resumes it, so no step event comes
+	// before both are done).
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t.stepOverOrigin(ctx, st)
+	}()
+	err := t.stepRequest(ctx, th, depth)
+	<-done
+	return err
+}
+
+// stepOverOrigin notes where a step over begins, when the top frame's
+// class is of a language that inlines code across files (only then can a
+// step over land in code of another source in the same frame). Without it
+// (an error included) the step over is the VM's plain line step.
+func (t *Target) stepOverOrigin(ctx context.Context, st *stepState) {
+	fs, n, err := t.VM.FramesAndCount(ctx, st.thread, 0, 1)
+	if err != nil || len(fs) == 0 {
+		return
+	}
+	loc := fs[0].Loc
+	sf, err := t.VM.SourceFile(ctx, loc.Class) // cached: the stop's frames read it
+	if err != nil || !inlines(t.langs().ForClass(sf)) {
+		return
+	}
+	if s, err := t.VM.SourceMap(ctx, loc.Class); err != nil || s == nil {
+		return
+	}
+	from, ok := t.sourceLine(ctx, loc)
+	if !ok {
+		return
+	}
+	st.origin, st.from, st.fromSrc = n, loc, from
 }
 
 // StepInto steps into one call of the current line: it watches method
@@ -153,7 +265,13 @@ func (t *Target) StepInto(ctx context.Context, target *StepTarget) error {
 
 // stepRequest sets a one-shot line step request.
 func (t *Target) stepRequest(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDepth) error {
-	mods := []jdwp.Modifier{jdwp.Step{Thread: th, Size: jdwp.StepLine, Depth: depth}}
+	return t.stepRequestSize(ctx, th, jdwp.StepLine, depth)
+}
+
+// stepRequestSize sets a one-shot step request of a size (line or
+// instruction).
+func (t *Target) stepRequestSize(ctx context.Context, th jdwp.ThreadID, size jdwp.StepSize, depth jdwp.StepDepth) error {
+	mods := []jdwp.Modifier{jdwp.Step{Thread: th, Size: size, Depth: depth}}
 	if depth == jdwp.StepInto {
 		for _, p := range t.skipClasses() {
 			mods = append(mods, jdwp.ClassExclude(p))
@@ -227,6 +345,22 @@ func (t *Target) onStep(ctx context.Context, e jdwp.Event) *Stop {
 			return stop
 		}
 		return nil
+	}
+	if st.hops < 64 && t.beforeFirstLine(ctx, e.Location) {
+		// Entered a method before its first line (kotlinc checks the
+		// parameters there): the step goes on to the first line.
+		// A line step from there passes the first line (the VM knows no
+		// line to leave): step by instruction, over the checks' calls.
+		st.hops++
+		if err := t.stepRequestSize(ctx, e.Thread, jdwp.StepMin, jdwp.StepOver); err == nil {
+			return nil
+		}
+	}
+	if t.overInlined(ctx, st, e.Location) {
+		st.inlining++
+		if err := t.stepRequest(ctx, e.Thread, jdwp.StepOver); err == nil {
+			return nil
+		}
 	}
 	if st.hops < 20 {
 		if depth, again := t.stepOn(ctx, st, e.Location); again {

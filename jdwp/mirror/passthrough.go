@@ -54,10 +54,3 @@ func (m *VM) Version(ctx context.Context) (jdwp.VersionInfo, error) {
 func (m *VM) PopFrames(ctx context.Context, t jdwp.ThreadID, f jdwp.FrameID) error {
 	return m.conn.PopFrames(ctx, t, f)
 }
-
-// SourceDebugExtension returns a type's SMAP (JSR-45), for a language whose
-// lines map through strata; the caller first checks the VM's
-// CanGetSourceDebugExtension.
-func (m *VM) SourceDebugExtension(ctx context.Context, t jdwp.ReferenceTypeID) (string, error) {
-	return m.conn.SourceDebugExtension(ctx, t)
-}

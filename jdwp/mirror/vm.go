@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/smap"
 	"github.com/rs/zerolog"
 )
 
@@ -30,6 +31,9 @@ type VM struct {
 	bySig      Memo[string, jdwp.ReferenceTypeID]
 	subtypes   Memo[subtypeKey, bool]
 	sysThreads Memo[jdwp.ThreadID, bool]
+	smaps      Memo[jdwp.ReferenceTypeID, *smap.SMAP]
+	sdes       Memo[jdwp.ReferenceTypeID, string]
+	srcFiles   Memo[jdwp.ReferenceTypeID, string]
 
 	inv invocations
 }
@@ -110,13 +114,16 @@ func Absent(err error) bool {
 }
 
 // Redefined drops what the redefinition of types changed: their methods,
-// fields, line and variable tables.
+// fields, line and variable tables, source maps.
 func (m *VM) Redefined(types ...jdwp.ReferenceTypeID) {
 	set := map[jdwp.ReferenceTypeID]bool{}
 	for _, t := range types {
 		set[t] = true
 		m.methods.Forget(t)
 		m.fields.Forget(t)
+		m.smaps.Forget(t)
+		m.sdes.Forget(t)
+		m.srcFiles.Forget(t)
 	}
 	m.lines.ForgetIf(func(k methodKey) bool { return set[k.class] })
 	m.vars.ForgetIf(func(k methodKey) bool { return set[k.class] })
@@ -336,7 +343,7 @@ func (m *VM) Loaded(ctx context.Context, sig string) ([]jdwp.ClassInfo, error) {
 // SourceFile returns the SourceFile attribute of a reference type; Absent
 // reports the error when it has none.
 func (m *VM) SourceFile(ctx context.Context, t jdwp.ReferenceTypeID) (string, error) {
-	return m.conn.SourceFile(ctx, t)
+	return m.srcFiles.Get(t, func() (string, error) { return m.conn.SourceFile(ctx, t) })
 }
 
 // Modifiers returns a reference type's access flags.

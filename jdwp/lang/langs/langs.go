@@ -3,8 +3,9 @@ package langs
 import (
 	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang/java"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/kotlin"
 )
 
 // All returns every language the debugger knows, Java first (the language
-// of a file or class no other one claims).
-func All() lang.Set { return lang.Set{java.Lang} }
+// of a file or class no other one claims), then Kotlin.
+func All() lang.Set { return lang.Set{java.Lang, kotlin.Lang} }

@@ -1,0 +1,320 @@
+package dap
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/kotlin/kotlintest"
+	godap "github.com/google/go-dap"
+)
+
+// ktSession launches the Kotlin fixture (compiled with lambdas as mode
+// says) suspended, with its sources as the source path.
+func ktSession(t *testing.T, mode kotlintest.Lambdas, extra ...any) (*client, *kotlintest.Compiled) {
+	t.Helper()
+	kc := kotlintest.CompileFixtureT(t, mode)
+	c := startSession(t, Config{})
+	c.initialize()
+	args := map[string]any{"mainClass": kotlintest.FixtureMain, "classPaths": kc.ClassPath, "sourcePaths": []string{kc.Sources}}
+	for i := 0; i+1 < len(extra); i += 2 {
+		args[extra[i].(string)] = extra[i+1]
+	}
+	c.launch(args)
+	return c, kc
+}
+
+func ktBP(t *testing.T, file, marker string) map[string]any {
+	return map[string]any{"line": kotlintest.Line(t, file, marker)}
+}
+
+// ktFrameAt checks a frame's source is the fixture file (under the source
+// path) and its line the marked one.
+func ktFrameAt(t *testing.T, kc *kotlintest.Compiled, f godap.StackFrame, file, marker string) {
+	t.Helper()
+	want := kotlintest.Line(t, file, marker)
+	if f.Source == nil || f.Source.Path != filepath.Join(kc.Sources, filepath.FromSlash(file)) || f.Line != want {
+		t.Fatalf("frame %s at %s:%d, want %s:%d (@%s)", f.Name, mustJSON(f.Source), f.Line, file, want, marker)
+	}
+}
+
+// Line breakpoints in .kt files verify (the loaded facade at once, a class
+// not loaded yet when it loads) and stop, in both lambda modes; the frame
+// names the .kt file and the Kotlin line; an inlined forEach body's locals
+// read as Kotlin names them (no $-names, this@forEach).
+func TestKotlinLineBreakpoints(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode)
+			main := filepath.Join(kc.Sources, "app", "Main.kt")
+			if bps := c.setBreakpoints(main, ktBP(t, "app/Main.kt", "forEachBody"), ktBP(t, "app/Main.kt", "lambda")); len(bps) != 2 || !bps[0].Verified || !bps[1].Verified {
+				t.Fatalf("breakpoints in Main.kt (its facade app.MainKt loaded): %s", mustJSON(bps))
+			}
+			shapes := filepath.Join(kc.Sources, "app", "Shapes.kt")
+			c.setBreakpoints(shapes, ktBP(t, "app/Shapes.kt", "corner"))
+			c.configurationDone()
+
+			th := c.expectStop("breakpoint").Body.ThreadId
+			vars, frames := c.locals(th)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "forEachBody")
+			if !strings.HasPrefix(frameName(frames[0]), "MainKt.total") {
+				t.Errorf("top frame %q, want MainKt.total", frames[0].Name)
+			}
+			ktFrameAt(t, kc, frames[1], "app/Main.kt", "callTotal")
+			for name := range vars {
+				if strings.HasPrefix(name, "$") || strings.Contains(name, "$i$") {
+					t.Errorf("a compiler-made local shown as %q: %s", name, mustJSON(vars))
+				}
+			}
+			for _, want := range []string{"o", "sum", "this@forEach", "element"} {
+				if _, ok := vars[want]; !ok {
+					t.Errorf("no local %q in the inlined forEach body: %s", want, mustJSON(vars))
+				}
+			}
+
+			c.send("continue", map[string]any{"threadId": th})
+			expect[*godap.ContinueResponse](c)
+			c.expectStop("breakpoint") // the second order's total
+			c.send("continue", map[string]any{"threadId": th})
+			expect[*godap.ContinueResponse](c)
+
+			stop := until[*godap.StoppedEvent](c, "the stop in the lambda", func(*godap.StoppedEvent) bool { return true })
+			frames = c.stackTrace(stop.Body.ThreadId)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "lambda")
+			if !strings.HasPrefix(frameName(frames[0]), "MainKt.main") {
+				t.Errorf("first stop on the lambda's line in %q, want main (where the lambda is made)", frames[0].Name)
+			}
+			c.send("continue", map[string]any{"threadId": th})
+			expect[*godap.ContinueResponse](c)
+			// The lambda's body, on the same line: MainKt.main$lambda$1
+			// (invokedynamic) or MainKt$main$square$1.invoke (a class).
+			stop = until[*godap.StoppedEvent](c, "the stop in the lambda's body", func(*godap.StoppedEvent) bool { return true })
+			frames = c.stackTrace(stop.Body.ThreadId)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "lambda")
+			if n := frameName(frames[0]); n == frames[1].Name || !strings.Contains(n, "lambda") && !strings.Contains(n, "square") {
+				t.Errorf("second stop on the lambda's line in %q, want the lambda's body", frames[0].Name)
+			}
+			c.send("continue", map[string]any{"threadId": th})
+			expect[*godap.ContinueResponse](c)
+
+			stop = until[*godap.StoppedEvent](c, "the stop in Rect.Corner", func(*godap.StoppedEvent) bool { return true })
+			frames = c.stackTrace(stop.Body.ThreadId)
+			ktFrameAt(t, kc, frames[0], "app/Shapes.kt", "corner")
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+		})
+	}
+}
+
+// stopAtKt launches the fixture and stops at a marked line.
+func stopAtKt(t *testing.T, mode kotlintest.Lambdas, file, marker string, extra ...any) (*client, *kotlintest.Compiled, int) {
+	t.Helper()
+	c, kc := ktSession(t, mode, extra...)
+	if bps := c.setBreakpoints(filepath.Join(kc.Sources, filepath.FromSlash(file)), ktBP(t, file, marker)); len(bps) != 1 || !bps[0].Verified {
+		t.Fatalf("breakpoint at %s @%s: %s", file, marker, mustJSON(bps))
+	}
+	c.configurationDone()
+	th := c.expectStop("breakpoint").Body.ThreadId
+	ktFrameAt(t, kc, c.stackTrace(th)[0], file, marker)
+	return c, kc, th
+}
+
+func (c *client) ktStep(command string, th int) []godap.StackFrame {
+	c.t.Helper()
+	c.send(command, map[string]any{"threadId": th})
+	if r := expect[godap.ResponseMessage](c).GetResponse(); !r.Success {
+		c.t.Fatalf("%s: %+v", command, r)
+	}
+	c.expectStop("step")
+	return c.stackTrace(th)
+}
+
+// Step into a call of the fixture's own inline function (twice, in
+// Util.kt, inlined into main) enters its body: the frame reads Util.kt at
+// the body's line (the JVM line past Main.kt's end mapped back through the
+// Kotlin stratum), not a line Main.kt does not have.
+func TestKotlinStepIntoInline(t *testing.T) {
+	c, kc, th := stopAtKt(t, kotlintest.Indy, "app/Main.kt", "callTwice")
+	frames := c.ktStep("stepIn", th)
+	ktFrameAt(t, kc, frames[0], "app/Util.kt", "twiceFirst")
+	// The inline function shows as a frame of its own above its caller,
+	// which stands at the call site.
+	if frames[0].Name != "twice (inlined)" {
+		t.Errorf("top frame %q, want twice (inlined)", frames[0].Name)
+	}
+	ktFrameAt(t, kc, frames[1], "app/Main.kt", "callTwice")
+	if !strings.HasPrefix(frameName(frames[1]), "MainKt.main") {
+		t.Errorf("second frame %q, want MainKt.main", frames[1].Name)
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// Step over a line that calls inline functions (twice with its lambda)
+// stays in the line's frame and lands on the next line, never in the
+// inlined body's lines.
+func TestKotlinStepOverInline(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc, th := stopAtKt(t, mode, "app/Main.kt", "callTwice")
+			frames := c.ktStep("next", th)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "afterTwice")
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+		})
+	}
+}
+
+// Function breakpoints on Kotlin functions (a top-level function of the
+// facade, a member) stop at the function's first line, in Main.kt.
+func TestKotlinFunctionBreakpoints(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy)
+	c.send("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
+		{"name": "MainKt.total"}, {"name": "app.Shop.add"},
+	}})
+	bps := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
+	if len(bps) != 2 || !bps[0].Verified {
+		t.Fatalf("function breakpoints %s", mustJSON(bps))
+	}
+	c.configurationDone()
+	seen := map[string]bool{}
+	for len(seen) < 2 {
+		stop := until[*godap.StoppedEvent](c, "a function breakpoint's stop", func(*godap.StoppedEvent) bool { return true })
+		if stop.Body.Reason != "function breakpoint" {
+			t.Fatalf("stopped %s", mustJSON(stop.Body))
+		}
+		f := c.stackTrace(stop.Body.ThreadId)[0]
+		switch {
+		case strings.HasPrefix(frameName(f), "MainKt.total"):
+			ktFrameAt(t, kc, f, "app/Main.kt", "totalFirst")
+			seen["total"] = true
+		case strings.HasPrefix(frameName(f), "Shop.add"):
+			ktFrameAt(t, kc, f, "app/Main.kt", "addFirst")
+			seen["add"] = true
+		default:
+			t.Fatalf("stopped in %s", mustJSON(f))
+		}
+		c.send("continue", map[string]any{"threadId": stop.Body.ThreadId})
+		until[*godap.ContinueResponse](c, "continue's response", func(*godap.ContinueResponse) bool { return true })
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// In a Kotlin frame, what the Java engine would read otherwise is refused
+// by name (a string template is never answered with its literal text),
+// and what both languages read alike evaluates.
+func TestKotlinEvaluateRefusesByName(t *testing.T) {
+	c, _, th := stopAtKt(t, kotlintest.Indy, "app/Main.kt", "forEachBody")
+	frame := c.stackTrace(th)[0].Id
+	for expr, named := range map[string]string{
+		`"${o.name}"`: "string template", `o?.name`: "safe call", `o.name ?: "x"`: "elvis",
+		`o!!.name`: "not-null assertion", `o.name == "tea"`: "== between two values",
+	} {
+		body, errResp := c.evaluateIn(frame, "watch", expr)
+		if errResp == nil || !strings.Contains(errResp.Body.Error.Format, named) {
+			t.Errorf("evaluate %s = %s / %s, want a refusal naming %q", expr, mustJSON(body), mustJSON(errResp), named)
+		}
+	}
+	for expr, want := range map[string]string{`o.total + 1`: "31", `o.name`: `"tea"`, `sum == 0`: "true", `o.id`: "1"} {
+		body, errResp := c.evaluateIn(frame, "watch", expr)
+		if errResp != nil || body.Result != want {
+			t.Errorf("evaluate %s = %s / %s, want %s", expr, mustJSON(body), mustJSON(errResp), want)
+		}
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// Step into a Kotlin function whose parameters kotlinc checks
+// (Intrinsics.checkNotNullParameter before the first line) lands on the
+// function's first line, not in Kotlin's intrinsics.
+func TestKotlinStepIntoSkipsIntrinsics(t *testing.T) {
+	c, kc, th := stopAtKt(t, kotlintest.Class, "app/Main.kt", "callDescribe")
+	frames := c.ktStep("stepIn", th)
+	ktFrameAt(t, kc, frames[0], "app/Main.kt", "describeText")
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// A breakpoint on a line of an inline function's body (Util.kt's twice,
+// never called: only inlined into main) binds where it was inlined (JVM
+// lines past Main.kt's end, through MainKt's source map) and stops there,
+// the frame reading Util.kt; a breakpoint on the call site stops once, on
+// the call, not again in the inlined body or its lambda.
+func TestKotlinInlineBreakpoints(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode)
+			util := filepath.Join(kc.Sources, "app", "Util.kt")
+			main := filepath.Join(kc.Sources, "app", "Main.kt")
+			// app.MainKt, which inlines twice, is loaded at launch: the
+			// breakpoint verifies at once.
+			// app.Shapes, which inlines logged, loads later: that breakpoint
+			// verifies then.
+			bps := c.setBreakpoints(util, ktBP(t, "app/Util.kt", "twiceFirst"), ktBP(t, "app/Util.kt", "loggedBody"))
+			verified := len(bps) == 2 && bps[0].Verified && bps[0].Line == kotlintest.Line(t, "app/Util.kt", "twiceFirst")
+			if len(bps) != 2 || bps[1].Verified {
+				t.Errorf("the breakpoint in logged's body verified before app.Shapes loaded: %s", mustJSON(bps))
+			}
+			loggedVerified := false
+			c.setBreakpoints(main, ktBP(t, "app/Main.kt", "callTwice"), ktBP(t, "app/Main.kt", "afterTwice"))
+			c.configurationDone()
+			next := func() []godap.StackFrame {
+				t.Helper()
+				for {
+					switch m := c.next().(type) {
+					case *godap.BreakpointEvent:
+						if m.Body.Breakpoint.Id == bps[1].Id && m.Body.Breakpoint.Verified &&
+							m.Body.Breakpoint.Line == kotlintest.Line(t, "app/Util.kt", "loggedBody") {
+							loggedVerified = true
+						}
+					case *godap.StoppedEvent:
+						return c.stackTrace(m.Body.ThreadId)
+					case *godap.ContinueResponse:
+					default:
+						t.Fatalf("got %s, want a stop", mustJSON(m))
+					}
+				}
+			}
+			frames := next()
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "callTwice")
+			th := c.refsThread(t)
+			c.send("continue", map[string]any{"threadId": th})
+			frames = next()
+			ktFrameAt(t, kc, frames[0], "app/Util.kt", "twiceFirst")
+			ktFrameAt(t, kc, frames[1], "app/Main.kt", "callTwice")
+			if frames[0].Name != "twice (inlined)" || !strings.HasPrefix(frameName(frames[1]), "MainKt.main") {
+				t.Errorf("the inlined body's frames are %q over %q, want twice (inlined) over MainKt.main", frames[0].Name, frames[1].Name)
+			}
+			if !verified {
+				t.Errorf("the breakpoint in Util.kt was not verified (app.MainKt inlines it): %s", mustJSON(bps))
+			}
+			c.send("continue", map[string]any{"threadId": th})
+			frames = next()
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "afterTwice")
+			c.send("continue", map[string]any{"threadId": th})
+			frames = next()
+			ktFrameAt(t, kc, frames[0], "app/Util.kt", "loggedBody")
+			ktFrameAt(t, kc, frames[1], "app/Shapes.kt", "callLogged")
+			if frames[0].Name != "logged (inlined)" || !strings.HasPrefix(frameName(frames[1]), "Shapes.describeAll") || !loggedVerified {
+				t.Errorf("logged's body stopped in %q over %q (verified by an event when app.Shapes loaded: %v), want logged (inlined) over Shapes.describeAll", frames[0].Name, frames[1].Name, loggedVerified)
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+		})
+	}
+}
+
+// refsThread is the thread of the latest stop (the fixture's main thread).
+func (c *client) refsThread(t *testing.T) int {
+	t.Helper()
+	c.send("threads", nil)
+	for _, th := range expect[*godap.ThreadsResponse](c).Body.Threads {
+		if th.Name == "main" {
+			return th.Id
+		}
+	}
+	t.Fatal("no thread named main")
+	return 0
+}

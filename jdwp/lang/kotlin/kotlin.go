@@ -1,0 +1,201 @@
+package kotlin
+
+import (
+	"context"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java"
+	"github.com/ddmbridge/ddmbridge/jdwp/smap"
+)
+
+// Lang is the Kotlin language.
+var Lang lang.Language = language{}
+
+type language struct{}
+
+func (language) Name() string         { return "Kotlin" }
+func (language) Extensions() []string { return []string{".kt"} }
+func (language) Engine() lang.Engine  { return engine{} }
+
+// Classes of a .kt file: its facade and top-level types and what kotlinc
+// nests under them, each confirmed by its SourceFile attribute.
+func (language) Classes(file string) lang.Classes { return ReadFile(file) }
+
+// NoCode reports whether a line holds no statement: blank, a comment,
+// braces or parentheses only, or a package, import or file annotation.
+func (language) NoCode(text string) bool {
+	l := strings.TrimSpace(text)
+	if java.Lang.NoCode(l) {
+		return true
+	}
+	for _, p := range []string{"package ", "import ", "@file:"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// smapTimeout bounds reading a class's source map for Locate, which the
+// seam gives no context.
+const smapTimeout = 30 * time.Second
+
+// Locate maps a location through the Kotlin stratum of its class's source
+// map: a line past the file's end (an inlined body) reads as the inline
+// function's file and line. Without a map, or for a line no section
+// covers, the class's own file in its package's directory and its JVM line.
+func (language) Locate(at lang.Located) lang.Where {
+	own := java.Lang.Locate(at)
+	if at.SMAP == nil || at.Line <= 0 {
+		return own
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), smapTimeout)
+	defer cancel()
+	text, err := at.SMAP(ctx)
+	if err != nil || text == "" {
+		return own
+	}
+	s := parsed(text)
+	if s == nil {
+		return own
+	}
+	st := s.Stratum("Kotlin")
+	if st == nil {
+		st = s.Stratum(s.DefaultStratum)
+	}
+	if st == nil {
+		return own
+	}
+	f, line, ok := st.Map(at.Line)
+	if !ok {
+		return own
+	}
+	return lang.Where{Rel: SourceRel(*f, at.ClassSig), Line: line}
+}
+
+// SourceRel is the path of a source map's file relative to a source root:
+// the directory of the class the map names for it ("+ 2 _Collections.kt /
+// kotlin/collections/CollectionsKt___CollectionsKt" is
+// kotlin/collections/_Collections.kt), else the package of the class at
+// hand.
+func SourceRel(f smap.File, classSig string) string {
+	dir := path.Dir(f.Path)
+	if f.Path == "" {
+		dir = path.Dir(javalang.InternalName(classSig))
+	}
+	if dir == "." || dir == "" {
+		return f.Name
+	}
+	return dir + "/" + f.Name
+}
+
+// The decoded source maps by their text: a class's map is read once per
+// class by the mirror, and decoded here once per distinct text.
+var (
+	smapMu    sync.Mutex
+	smapCache = map[string]*smap.SMAP{}
+)
+
+const smapCacheMax = 4096
+
+func parsed(text string) *smap.SMAP {
+	smapMu.Lock()
+	defer smapMu.Unlock()
+	if s, ok := smapCache[text]; ok {
+		return s
+	}
+	s, err := smap.Parse(text)
+	if err != nil {
+		s = nil
+	}
+	if len(smapCache) >= smapCacheMax {
+		clear(smapCache) // bounded: a session with more distinct maps decodes again
+	}
+	smapCache[text] = s
+	return s
+}
+
+// Variable shows a variable as the Kotlin source names it; compiler-made
+// ones are hidden.
+func (language) Variable(name string) (string, bool) { return VariableName(name) }
+
+// VariableName is Kotlin's naming of a local of the class file's variable
+// table: ok false hides it.
+func VariableName(name string) (string, bool) {
+	switch {
+	case strings.HasPrefix(name, "$i$f$"), strings.HasPrefix(name, "$i$a$"):
+		return "", false // inline markers: which inline function or lambda this code came from
+	case name == "$completion", name == "$result", name == "$continuation", name == "$i":
+		return "", false // a suspend function's machinery
+	}
+	for strings.HasSuffix(name, "$iv") {
+		name = strings.TrimSuffix(name, "$iv") // a variable of an inlined function's body
+	}
+	if strings.HasPrefix(name, "$this$") && len(name) > len("$this$") {
+		return "this@" + strings.TrimPrefix(name, "$this$"), true
+	}
+	if strings.HasSuffix(name, "$delegate") && len(name) > len("$delegate") {
+		return strings.TrimSuffix(name, "$delegate"), true
+	}
+	if name == "" {
+		return "", false
+	}
+	return name, true
+}
+
+// Inlines says kotlinc inlines code across files (inline functions and the
+// lambdas passed to them), which the debugger's breakpoints follow through
+// the callers' source maps.
+func (language) Inlines() bool { return true }
+
+// Lambdas finds no lambdas yet: Kotlin's braces are blocks and lambdas
+// alike, and kotlinc names lambda bodies otherwise than javac (main$lambda$0,
+// MainKt$main$1). A breakpoint with a column stops at every location of its
+// line, as one without.
+func (language) Lambdas(string) []lang.Lambda { return nil }
+
+// Inlined says whether a location is code inlined into its method (its JVM
+// line maps, in the Kotlin stratum, to a file other than the class's own):
+// then fn names the inline function (from the innermost live $i$f$ marker
+// among markers, the names of the variables live at the location; "" when
+// none says) and callSite is where the method called it (the KotlinDebug
+// stratum). A front end shows the inline function as a frame of its own
+// above the caller, as IntelliJ does.
+func (language) Inlined(at lang.Located, markers []string) (fn string, callSite lang.Where, ok bool) {
+	if at.SMAP == nil || at.Line <= 0 {
+		return "", lang.Where{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), smapTimeout)
+	defer cancel()
+	text, err := at.SMAP(ctx)
+	if err != nil || text == "" {
+		return "", lang.Where{}, false
+	}
+	s := parsed(text)
+	if s == nil {
+		return "", lang.Where{}, false
+	}
+	k, dbg := s.Stratum("Kotlin"), s.Stratum("KotlinDebug")
+	if k == nil || dbg == nil || len(k.Files) == 0 {
+		return "", lang.Where{}, false
+	}
+	f, _, mapped := k.Map(at.Line)
+	if !mapped || f.ID == k.Files[0].ID {
+		return "", lang.Where{}, false
+	}
+	cf, cl, mapped := dbg.Map(at.Line)
+	if !mapped {
+		return "", lang.Where{}, false
+	}
+	for _, m := range markers {
+		if name, found := strings.CutPrefix(m, "$i$f$"); found {
+			fn = name // the variable table lists inner markers after outer ones
+		}
+	}
+	return fn, lang.Where{Rel: SourceRel(*cf, at.ClassSig), Line: cl}, true
+}

@@ -1,0 +1,168 @@
+package kotlin
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
+)
+
+func TestParseFile(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      File
+	}{
+		{"app/Main.kt", "package app\n\nimport x.y\n\ndata class Order(val id: Int)\nclass Shop {\n  inner class Till\n  companion object { fun open() = 1 }\n}\nobject Registry\nfun main() {}\n",
+			File{Package: "app", Base: "Main.kt", Facade: "app.MainKt", Types: []string{"app.Order", "app.Shop", "app.Registry"}}},
+		{"Util.kt", "@file:JvmName(\"Utils\")\n\npackage com.example.util;\n\n/* class NotMe */\nprivate sealed interface Shape\n@JvmInline value class Id(val v: Int)\nenum class Color { RED }\nfun interface Op { fun run() }\nval s = \"class Fake {\"\n",
+			File{Package: "com.example.util", Base: "Util.kt", Facade: "com.example.util.Utils", Types: []string{"com.example.util.Shape", "com.example.util.Id", "com.example.util.Color", "com.example.util.Op"}}},
+		{"x/multi-a.kt", "@file:JvmName(\"Multi\")\n@file:JvmMultifileClass\npackage app\nfun partA() = 1\n",
+			File{Package: "app", Base: "multi-a.kt", Facade: "app.Multi__Multi_aKt", Multifile: true}},
+		{"Script.kt", "fun main() = println(\"\"\"\n}}}\nclass Raw\n\"\"\")\nclass After\n", File{Base: "Script.kt", Facade: "ScriptKt", Types: []string{"After"}}},
+	} {
+		got := ParseFile(c.name, []byte(c.src))
+		if got.Package != c.want.Package || got.Base != c.want.Base || got.Facade != c.want.Facade || got.Multifile != c.want.Multifile || !slices.Equal(got.Types, c.want.Types) {
+			t.Errorf("ParseFile(%s) = %+v\nwant %+v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestHolds(t *testing.T) {
+	f := ParseFile("app/Main.kt", []byte("package app\nclass Shop\nfun main() {}\n"))
+	main := func() string { return "Main.kt" }
+	other := func() string { return "Other.kt" }
+	for _, c := range []struct {
+		name string
+		sf   func() string
+		want bool
+	}{
+		{"app.MainKt", main, true}, {"app.MainKt$main$1", main, true}, {"app.Shop$Companion", main, true},
+		{"app.Shop", nil, true}, {"app.Shop", func() string { return "" }, true},
+		{"app.ShopKeeper", main, false}, {"app.MainKtx", main, false}, {"app.Shop", other, false}, {"other.Shop", main, false},
+	} {
+		if got := f.Holds(c.name, c.sf); got != c.want {
+			t.Errorf("Holds(%s) = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if want := []string{"app.MainKt", "app.MainKt$*", "app.Shop", "app.Shop$*"}; !slices.Equal(f.Patterns(), want) {
+		t.Errorf("Patterns = %q, want %q", f.Patterns(), want)
+	}
+	if f.Top() != "app.MainKt" {
+		t.Errorf("Top = %s", f.Top())
+	}
+}
+
+func TestVariableName(t *testing.T) {
+	for raw, want := range map[string]string{
+		"xs": "xs", "$this$apply": "this@apply", "$this$forEach$iv": "this@forEach", "element$iv": "element",
+		"start$iv$iv": "start", "x$delegate": "x", "$i$f$forEach": "", "$i$a$-forEach-MainKt$main$1": "",
+		"$completion": "", "$result": "", "it": "it",
+	} {
+		got, ok := VariableName(raw)
+		if ok != (want != "") || got != want {
+			t.Errorf("VariableName(%q) = %q %v, want %q", raw, got, ok, want)
+		}
+	}
+}
+
+func TestNoCode(t *testing.T) {
+	for text, want := range map[string]bool{
+		"": true, "  }": true, "// x": true, "package app": true, "import kotlinx.coroutines.delay": true,
+		"@file:JvmName(\"X\")": true, "val x = 1": false, "println(x) // @m": false, "})": true,
+	} {
+		if got := Lang.NoCode(text); got != want {
+			t.Errorf("NoCode(%q) = %v", text, got)
+		}
+	}
+}
+
+// What Java would read otherwise is refused by name; what both read alike
+// parses.
+func TestEngineRefusesByName(t *testing.T) {
+	for src, named := range map[string]string{
+		`"${data.name}"`:     "string template",
+		`"total: $sum"`:      "string template",
+		`order?.name`:        "safe call",
+		`name ?: "none"`:     "elvis",
+		`order!!.name`:       "not-null assertion",
+		`a === b`:            "identity equality",
+		`o.name == "tea"`:    "== between two values",
+		`a != b`:             "!= between two values",
+		`f(x == y)`:          "== between two values",
+		`"a" + ("${x}")`:     "string template",
+		`s.equals("$")`:      "",
+		`"cost: $"`:          "",
+		`i == 3`:             "",
+		`o == null`:          "",
+		`!!flag`:             "",
+		`'$' == c`:           "",
+		`o.total + 1`:        "",
+		`"x" + o.name`:       "",
+		`flag != true`:       "",
+		`n == -1`:            "",
+		`s.length() > 2`:     "",
+		`"${"`:               "string template",
+		`"\"$x\""`:           "string template",
+		`list.get(0) == 'c'`: "",
+	} {
+		_, err := Lang.Engine().Parse(src)
+		switch {
+		case named == "":
+			if errors.Is(err, ErrNotYet) {
+				t.Errorf("Parse(%s) refused: %v", src, err)
+			}
+		case !errors.Is(err, ErrNotYet) || !strings.Contains(err.Error(), named):
+			t.Errorf("Parse(%s) = %v, want a refusal naming %q", src, err, named)
+		}
+	}
+	if _, err := Lang.Engine().ParseTemplate(`total {o?.total} of {"$name"}`); !errors.Is(err, ErrNotYet) {
+		t.Errorf("a log message with ?. was accepted: %v", err)
+	}
+	if _, err := Lang.Engine().ParseTemplate(`cost $5 {{literal}} {o.total + 1}`); err != nil {
+		t.Errorf("a plain log message: %v", err)
+	}
+}
+
+// Locate maps lines past the file's end through the Kotlin stratum.
+func TestLocate(t *testing.T) {
+	m := "SMAP\nMain.kt\nKotlin\n*S Kotlin\n*F\n+ 1 Main.kt\napp/MainKt\n+ 2 _Collections.kt\nkotlin/collections/CollectionsKt___CollectionsKt\n+ 3 Util.kt\napp/Utils\n*L\n1#1,89:1\n1869#2,2:90\n9#3,3:92\n*S KotlinDebug\n*F\n+ 1 Main.kt\napp/MainKt\n*L\n39#1:90,2\n62#1:92,3\n*E\n"
+	smapOf := func(context.Context) (string, error) { return m, nil }
+	for _, c := range []struct {
+		line int
+		want lang.Where
+	}{
+		{5, lang.Where{Rel: "app/Main.kt", Line: 5}},
+		{90, lang.Where{Rel: "kotlin/collections/_Collections.kt", Line: 1869}},
+		{93, lang.Where{Rel: "app/Util.kt", Line: 10}},
+		{200, lang.Where{Rel: "app/Main.kt", Line: 200}},
+	} {
+		got := Lang.Locate(lang.Located{ClassSig: "Lapp/MainKt;", SourceFile: "Main.kt", Line: c.line, SMAP: smapOf})
+		if got != c.want {
+			t.Errorf("Locate(line %d) = %+v, want %+v", c.line, got, c.want)
+		}
+	}
+	if got := Lang.Locate(lang.Located{ClassSig: "Lapp/MainKt;", SourceFile: "Main.kt", Line: 90}); got != (lang.Where{Rel: "app/Main.kt", Line: 90}) {
+		t.Errorf("Locate without a map = %+v", got)
+	}
+	bad := func(context.Context) (string, error) { return "not a map", nil }
+	if got := Lang.Locate(lang.Located{ClassSig: "Lapp/MainKt;", SourceFile: "Main.kt", Line: 90, SMAP: bad}); got != (lang.Where{Rel: "app/Main.kt", Line: 90}) {
+		t.Errorf("Locate with a bad map = %+v", got)
+	}
+}
+
+// Inlined finds the inline function and its call site through KotlinDebug.
+func TestInlined(t *testing.T) {
+	m := "SMAP\nMain.kt\nKotlin\n*S Kotlin\n*F\n+ 1 Main.kt\napp/MainKt\n+ 2 _Collections.kt\nkotlin/collections/CollectionsKt___CollectionsKt\n+ 3 Util.kt\napp/Utils\n*L\n1#1,89:1\n1869#2,2:90\n9#3,3:92\n*S KotlinDebug\n*F\n+ 1 Main.kt\napp/MainKt\n*L\n39#1:90,2\n62#1:92,3\n*E\n"
+	at := lang.Located{ClassSig: "Lapp/MainKt;", SourceFile: "Main.kt", Line: 93, SMAP: func(context.Context) (string, error) { return m, nil }}
+	fn, call, ok := Lang.(language).Inlined(at, []string{"xs", "$i$f$twice", "first$iv"})
+	if !ok || fn != "twice" || call != (lang.Where{Rel: "app/Main.kt", Line: 62}) {
+		t.Errorf("Inlined(93) = %q %+v %v, want twice called at app/Main.kt:62", fn, call, ok)
+	}
+	at.Line = 62
+	if _, _, ok := Lang.(language).Inlined(at, nil); ok {
+		t.Error("Main.kt's own line 62 reads as inlined")
+	}
+}
