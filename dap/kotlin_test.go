@@ -24,6 +24,52 @@ func ktSession(t *testing.T, mode kotlintest.Lambdas, extra ...any) (*client, *k
 	return c, kc
 }
 
+// ktConfigurationDone sends configurationDone and reads its response. A
+// class that loads once the program runs may verify a breakpoint (a
+// breakpoint event), or stop, before the response arrives: such events are
+// passed over and a stop is returned for ktStop.
+func (c *client) ktConfigurationDone() *godap.StoppedEvent {
+	c.t.Helper()
+	c.send("configurationDone", nil)
+	var stop *godap.StoppedEvent
+	for {
+		switch m := c.next().(type) {
+		case *godap.ConfigurationDoneResponse:
+			return stop
+		case *godap.StoppedEvent:
+			stop = m
+		case *godap.BreakpointEvent:
+		default:
+			c.t.Fatalf("got %T %s, want configurationDone's response", m, mustJSON(m))
+		}
+	}
+}
+
+// ktContinue resumes and reads continue's response, passing over the
+// breakpoint events of classes that load meanwhile.
+func (c *client) ktContinue(th int) {
+	c.t.Helper()
+	c.send("continue", map[string]any{"threadId": th})
+	for {
+		switch m := c.next().(type) {
+		case *godap.ContinueResponse:
+			return
+		case *godap.BreakpointEvent:
+		default:
+			c.t.Fatalf("got %T %s, want continue's response", m, mustJSON(m))
+		}
+	}
+}
+
+// ktStop returns seen, or the next stop (other messages dropped).
+func (c *client) ktStop(seen *godap.StoppedEvent, what string) *godap.StoppedEvent {
+	c.t.Helper()
+	if seen != nil {
+		return seen
+	}
+	return until[*godap.StoppedEvent](c, what, func(*godap.StoppedEvent) bool { return true })
+}
+
 func ktBP(t *testing.T, file, marker string) map[string]any {
 	return map[string]any{"line": kotlintest.Line(t, file, marker)}
 }
@@ -52,9 +98,7 @@ func TestKotlinLineBreakpoints(t *testing.T) {
 			}
 			shapes := filepath.Join(kc.Sources, "app", "Shapes.kt")
 			c.setBreakpoints(shapes, ktBP(t, "app/Shapes.kt", "corner"))
-			c.configurationDone()
-
-			th := c.expectStop("breakpoint").Body.ThreadId
+			th := c.ktStop(c.ktConfigurationDone(), "the stop in total").Body.ThreadId
 			vars, frames := c.locals(th)
 			ktFrameAt(t, kc, frames[0], "app/Main.kt", "forEachBody")
 			if !strings.HasPrefix(frameName(frames[0]), "MainKt.total") {
@@ -72,11 +116,9 @@ func TestKotlinLineBreakpoints(t *testing.T) {
 				}
 			}
 
-			c.send("continue", map[string]any{"threadId": th})
-			expect[*godap.ContinueResponse](c)
+			c.ktContinue(th)
 			c.expectStop("breakpoint") // the second order's total
-			c.send("continue", map[string]any{"threadId": th})
-			expect[*godap.ContinueResponse](c)
+			c.ktContinue(th)
 
 			stop := until[*godap.StoppedEvent](c, "the stop in the lambda", func(*godap.StoppedEvent) bool { return true })
 			frames = c.stackTrace(stop.Body.ThreadId)
@@ -84,8 +126,7 @@ func TestKotlinLineBreakpoints(t *testing.T) {
 			if !strings.HasPrefix(frameName(frames[0]), "MainKt.main") {
 				t.Errorf("first stop on the lambda's line in %q, want main (where the lambda is made)", frames[0].Name)
 			}
-			c.send("continue", map[string]any{"threadId": th})
-			expect[*godap.ContinueResponse](c)
+			c.ktContinue(th)
 			// The lambda's body, on the same line: MainKt.main$lambda$1
 			// (invokedynamic) or MainKt$main$square$1.invoke (a class).
 			stop = until[*godap.StoppedEvent](c, "the stop in the lambda's body", func(*godap.StoppedEvent) bool { return true })
@@ -94,8 +135,7 @@ func TestKotlinLineBreakpoints(t *testing.T) {
 			if n := frameName(frames[0]); n == frames[1].Name || !strings.Contains(n, "lambda") && !strings.Contains(n, "square") {
 				t.Errorf("second stop on the lambda's line in %q, want the lambda's body", frames[0].Name)
 			}
-			c.send("continue", map[string]any{"threadId": th})
-			expect[*godap.ContinueResponse](c)
+			c.ktContinue(th)
 
 			stop = until[*godap.StoppedEvent](c, "the stop in Rect.Corner", func(*godap.StoppedEvent) bool { return true })
 			frames = c.stackTrace(stop.Body.ThreadId)
@@ -113,8 +153,11 @@ func stopAtKt(t *testing.T, mode kotlintest.Lambdas, file, marker string, extra 
 	if bps := c.setBreakpoints(filepath.Join(kc.Sources, filepath.FromSlash(file)), ktBP(t, file, marker)); len(bps) != 1 || !bps[0].Verified {
 		t.Fatalf("breakpoint at %s @%s: %s", file, marker, mustJSON(bps))
 	}
-	c.configurationDone()
-	th := c.expectStop("breakpoint").Body.ThreadId
+	stop := c.ktStop(c.ktConfigurationDone(), "the stop at "+marker)
+	if stop.Body.Reason != "breakpoint" {
+		t.Fatalf("stopped %s, want a breakpoint", mustJSON(stop.Body))
+	}
+	th := stop.Body.ThreadId
 	ktFrameAt(t, kc, c.stackTrace(th)[0], file, marker)
 	return c, kc, th
 }
@@ -176,10 +219,11 @@ func TestKotlinFunctionBreakpoints(t *testing.T) {
 	if len(bps) != 2 || !bps[0].Verified {
 		t.Fatalf("function breakpoints %s", mustJSON(bps))
 	}
-	c.configurationDone()
+	first := c.ktConfigurationDone()
 	seen := map[string]bool{}
 	for len(seen) < 2 {
-		stop := until[*godap.StoppedEvent](c, "a function breakpoint's stop", func(*godap.StoppedEvent) bool { return true })
+		stop := c.ktStop(first, "a function breakpoint's stop")
+		first = nil
 		if stop.Body.Reason != "function breakpoint" {
 			t.Fatalf("stopped %s", mustJSON(stop.Body))
 		}
@@ -194,8 +238,7 @@ func TestKotlinFunctionBreakpoints(t *testing.T) {
 		default:
 			t.Fatalf("stopped in %s", mustJSON(f))
 		}
-		c.send("continue", map[string]any{"threadId": stop.Body.ThreadId})
-		until[*godap.ContinueResponse](c, "continue's response", func(*godap.ContinueResponse) bool { return true })
+		c.ktContinue(stop.Body.ThreadId)
 	}
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
@@ -262,9 +305,14 @@ func TestKotlinInlineBreakpoints(t *testing.T) {
 			}
 			loggedVerified := false
 			c.setBreakpoints(main, ktBP(t, "app/Main.kt", "callTwice"), ktBP(t, "app/Main.kt", "afterTwice"))
-			c.configurationDone()
+			early := c.ktConfigurationDone()
 			next := func() []godap.StackFrame {
 				t.Helper()
+				if early != nil {
+					th := early.Body.ThreadId
+					early = nil
+					return c.stackTrace(th)
+				}
 				for {
 					switch m := c.next().(type) {
 					case *godap.BreakpointEvent:
@@ -320,4 +368,70 @@ func (c *client) refsThread(t *testing.T) int {
 	}
 	t.Fatal("no thread named main")
 	return 0
+}
+
+// A function called without its default argument runs through kotlinc's
+// label$default: that frame is hidden, the caller follows the function.
+func TestKotlinHidesSyntheticFrames(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy)
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Util.kt"), ktBP(t, "app/Util.kt", "labelBody"))
+	stop := c.ktStop(c.ktConfigurationDone(), "the stop in label")
+	frames := c.stackTrace(stop.Body.ThreadId)
+	ktFrameAt(t, kc, frames[0], "app/Util.kt", "labelBody")
+	ktFrameAt(t, kc, frames[1], "app/Main.kt", "callLabel")
+	for _, f := range frames {
+		if strings.Contains(f.Name, "$default") {
+			t.Errorf("frame %q shown", f.Name)
+		}
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// An inner class's outer instance (this$0) shows as this@Outer; a lazy
+// property's delegate field (label$delegate) as label.
+func TestKotlinFieldNames(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy)
+	// Shop$Till loads later: the breakpoint verifies then.
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Main.kt"), ktBP(t, "app/Main.kt", "till"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in Shop.Till").Body.ThreadId
+	vars, frames := c.locals(th)
+	ktFrameAt(t, kc, frames[0], "app/Main.kt", "till")
+	this, ok := vars["this"]
+	if !ok || this.VariablesReference == 0 {
+		t.Fatalf("no expandable this: %s", mustJSON(vars))
+	}
+	fields := byName(c.variables(this.VariablesReference))
+	outer, ok := fields["this@Shop"]
+	if !ok || fields["number"].Value != "7" {
+		t.Fatalf("Shop.Till's fields %s, want number = 7 and this@Shop", mustJSON(fields))
+	}
+	shop := byName(c.variables(outer.VariablesReference))
+	if _, ok := shop["label"]; !ok {
+		t.Errorf("Shop's fields %s, want label (its delegate)", mustJSON(shop))
+	}
+	for name := range shop {
+		if strings.Contains(name, "$") {
+			t.Errorf("Shop's field shown as %q", name)
+		}
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// breakpointLocations offers a .kt line with code in a loaded class (the
+// facade's forEach body) and a line of an inline function's body (Util.kt's
+// twice, inlined into the loaded facade).
+func TestKotlinBreakpointLocations(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy)
+	for _, at := range []struct{ file, marker string }{{"app/Main.kt", "forEachBody"}, {"app/Main.kt", "callTwice"}, {"app/Util.kt", "twiceFirst"}} {
+		l := kotlintest.Line(t, at.file, at.marker)
+		c.send("breakpointLocations", map[string]any{"source": map[string]any{"path": filepath.Join(kc.Sources, filepath.FromSlash(at.file))}, "line": l})
+		locs := expect[*godap.BreakpointLocationsResponse](c).Body.Breakpoints
+		if len(locs) == 0 || locs[0].Line != l {
+			t.Errorf("breakpointLocations %s:%d (@%s) = %s", at.file, l, at.marker, mustJSON(locs))
+		}
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 }

@@ -75,6 +75,7 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 	}
 	out := make([]godap.StackFrame, len(frames))
 	inlined := make([]*godap.StackFrame, len(frames)) // the caller's frame under an inlined one
+	hidden := make([]bool, len(frames))               // frames the language hides
 	err = parallel(len(frames), func(i int) error {
 		f := frames[i]
 		if f.Loc.Method == 0 {
@@ -96,6 +97,10 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 			sf.Name = d.formatFrameName(withHex(ctx, &ff.ValueFormat), ff, f, sf)
 		}
 		sf.CanRestart = d.caps.CanPopFrames && start+int32(i) < total-1
+		if start+int32(i) > 0 && d.hiddenFrame(ctx, f) {
+			hidden[i] = true
+			return nil
+		}
 		if top, caller, ok := d.splitInlined(ctx, f, sf); ok {
 			caller.Id = d.refs.frames.add(f)
 			sf, inlined[i] = top, &caller
@@ -108,12 +113,36 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 	}
 	shown := total
 	for i := len(out) - 1; i >= 0; i-- {
-		if inlined[i] != nil {
+		switch {
+		case hidden[i]:
+			out = append(out[:i], out[i+1:]...)
+			shown--
+		case inlined[i] != nil:
 			out = append(out[:i+1], append([]godap.StackFrame{*inlined[i]}, out[i+1:]...)...)
 			shown++
 		}
 	}
 	return godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(shown)}, nil
+}
+
+// frameHider is a language that hides some compiler-made methods' frames
+// by default (Kotlin's $default, access$, bridges: jdwp/lang/kotlin).
+type frameHider interface {
+	HiddenFrame(method string, bridge bool) bool
+}
+
+// hiddenFrame reports whether a frame (never the top one: the caller
+// checks) is hidden from the stack as its language says.
+func (d *debuggee) hiddenFrame(ctx context.Context, f mirror.Frame) bool {
+	if f.Loc.Method == 0 {
+		return false
+	}
+	h, ok := d.langOfClass(ctx, f.Loc.Class).(frameHider)
+	if !ok {
+		return false
+	}
+	m, err := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
+	return err == nil && h.HiddenFrame(m.Name, m.ModBits&jdwp.AccBridge != 0)
 }
 
 // inliner is a language that can say a location is code inlined from

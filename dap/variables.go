@@ -420,6 +420,13 @@ func (c *staticsScope) children(ctx context.Context, d *debuggee, _ string, _, _
 	return d.variables(ctx, vals)
 }
 
+// fieldNamer is a language that shows some compiler-made fields under
+// their source's names (Kotlin: this$0 as this@Outer: jdwp/lang/kotlin).
+// Their expressions keep the field's own name.
+type fieldNamer interface {
+	FieldName(name, typeSig string) string
+}
+
 func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _, _ int) ([]godap.Variable, error) {
 	if filter == "indexed" {
 		return nil, nil
@@ -448,8 +455,12 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 		return nil, err
 	}
 	vals := make([]named, len(inst))
+	namer, _ := d.langOfClass(ctx, c.class).(fieldNamer)
 	for i, f := range inst {
 		name, evalName := f.Name, c.evalName+"."+f.Name
+		if namer != nil {
+			name = namer.FieldName(f.Name, f.Signature)
+		}
 		if count[f.Name] > 1 && f.Class != c.class { // shadowed by a subclass field
 			sig, _ := d.vm.Signature(ctx, f.Class)
 			name = fmt.Sprintf("%s (%s)", f.Name, simpleName(javalang.TypeName(sig)))

@@ -208,12 +208,37 @@ func (t *Target) BreakpointLocations(ctx context.Context, path string, from, to 
 	}
 	out := []BreakpointLocation{}
 	language := t.langs().ForFile(path)
+	var inliners []jdwp.ReferenceTypeID
+	f := t.newSourceFile(path)
+	if inlines(language) {
+		for _, c := range classes {
+			f.classes[c] = ""
+		}
+		if err := t.findInliners(ctx, f); err != nil {
+			return nil, err
+		}
+		for c := range f.inlined {
+			inliners = append(inliners, c)
+		}
+	}
 	for l := from; l <= to; l++ {
 		code := false
 		for _, c := range classes {
 			if locs, err := t.LineLocations(ctx, c, l); err == nil && len(locs) > 0 {
 				code = true
 				break
+			}
+		}
+		for _, c := range inliners {
+			if code {
+				break
+			}
+			outs, _ := t.mappedLines(ctx, f, c, l)
+			for _, o := range outs {
+				if locs, err := t.LineLocations(ctx, c, o); err == nil && len(locs) > 0 {
+					code = true
+					break
+				}
 			}
 		}
 		if !code {

@@ -112,3 +112,15 @@ func TestHugeRepeat(t *testing.T) {
 		t.Errorf("line 2 became %d output lines; its first is past any class line", len(got))
 	}
 }
+
+// BenchmarkParse: one class's source map, as kotlinc writes it for a
+// facade with three inlined files (the fixture's app.MainKt).
+func BenchmarkParse(b *testing.B) {
+	text := "SMAP\nMain.kt\nKotlin\n*S Kotlin\n*F\n+ 1 Main.kt\napp/MainKt\n+ 2 _Collections.kt\nkotlin/collections/CollectionsKt___CollectionsKt\n+ 3 Util.kt\napp/Utils\n*L\n1#1,89:1\n1869#2,2:90\n9#3,3:92\n*S KotlinDebug\n*F\n+ 1 Main.kt\napp/MainKt\n*L\n39#1:90,2\n62#1:92,3\n*E\n"
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

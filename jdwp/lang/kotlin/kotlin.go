@@ -199,3 +199,26 @@ func (language) Inlined(at lang.Located, markers []string) (fn string, callSite 
 	}
 	return fn, lang.Where{Rel: SourceRel(*cf, at.ClassSig), Line: cl}, true
 }
+
+// HiddenFrame says a frame of a method kotlinc made is hidden from stacks
+// by default: a function's $default (it fills in default arguments and
+// calls the function), an access$ accessor, a bridge.
+func (language) HiddenFrame(method string, bridge bool) bool {
+	return bridge || strings.HasSuffix(method, "$default") || strings.HasPrefix(method, "access$")
+}
+
+// FieldName shows a field kotlinc made under its source's name: this$0 (an
+// inner class's outer instance) as this@Outer, x$delegate as x.
+func (language) FieldName(name, typeSig string) string {
+	if name == "this$0" && strings.HasPrefix(typeSig, "L") {
+		outer := strings.TrimSuffix(javalang.SimpleName(javalang.TypeName(typeSig)), ";")
+		if i := strings.LastIndexAny(outer, ".$"); i >= 0 {
+			outer = outer[i+1:]
+		}
+		return "this@" + outer
+	}
+	if n, ok := strings.CutSuffix(name, "$delegate"); ok && n != "" {
+		return n
+	}
+	return name
+}

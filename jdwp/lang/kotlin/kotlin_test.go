@@ -171,3 +171,14 @@ func TestInlined(t *testing.T) {
 		t.Error("Main.kt's own line 62 reads as inlined")
 	}
 }
+
+func TestFieldName(t *testing.T) {
+	for _, c := range []struct{ name, sig, want string }{
+		{"this$0", "Lapp/Shop;", "this@Shop"}, {"this$0", "Lapp/Outer$Mid;", "this@Mid"},
+		{"label$delegate", "Lkotlin/Lazy;", "label"}, {"count", "I", "count"}, {"$delegate", "I", "$delegate"},
+	} {
+		if got := Lang.(language).FieldName(c.name, c.sig); got != c.want {
+			t.Errorf("FieldName(%s, %s) = %s, want %s", c.name, c.sig, got, c.want)
+		}
+	}
+}

@@ -20,6 +20,7 @@ doubled [2, 2]
 square 81
 shop corner
 limit 3
+#5
 1=3.0 2=6.0 (1,2)
 A B
 fetched 60
