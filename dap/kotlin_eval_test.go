@@ -103,3 +103,41 @@ func TestKotlinEvaluationMatchesTheProgram(t *testing.T) {
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 }
+
+// A Kotlin frame's conditions and log messages are Kotlin: a condition with
+// ?., == and a range stops only on the order it names, and a log message's
+// {…} parts with a template and ?: print as Kotlin would.
+func TestKotlinConditionsAndLogMessages(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy)
+	main := filepath.Join(kc.Sources, "app", "Main.kt")
+	bps := c.setBreakpoints(main,
+		map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "callTotal"), "logMessage": `till {"${shop.title}!"} has {shop.orders.size} orders, first {shop.orders.firstOrNull()?.name ?: "none"}`},
+		map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "forEachBody"), "condition": `o?.name == "cake" && sum in 1L..100L`})
+	if len(bps) != 2 || !bps[0].Verified || !bps[1].Verified {
+		t.Fatalf("breakpoints: %s", mustJSON(bps))
+	}
+	c.configurationDone()
+	var logs []string
+	c.skip["output"] = false
+	for {
+		m := c.next()
+		if o, ok := m.(*godap.OutputEvent); ok {
+			if o.Body.Category == "console" {
+				logs = append(logs, strings.TrimSpace(o.Body.Output))
+			}
+			continue
+		}
+		if s, ok := m.(*godap.StoppedEvent); ok {
+			vars, _ := c.locals(s.Body.ThreadId)
+			if vars["sum"].Value != "30" {
+				t.Errorf("stopped with sum = %s, want 30 (the second order)", vars["sum"].Value)
+			}
+			break
+		}
+	}
+	if want := "till corner! has 2 orders, first tea"; len(logs) != 1 || logs[0] != want {
+		t.Errorf("the log message printed %q, want %q", logs, want)
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
