@@ -126,9 +126,13 @@ func (ev *evaluator) eval(ctx context.Context, n Node) (expr.Value, error) {
 		v, err := ev.env.Lookup(ctx, n.Name)
 		if err != nil {
 			if errors.Is(err, expr.ErrUnknownName) {
-				// an object's or a companion's property read in its frame
-				// is found by Lookup as a field; nothing else to try.
-				return expr.Value{}, &expr.EvalError{Expr: n.Name, Err: err}
+				// a property of an implicit receiver: apply's, an
+				// extension function's ($this$… locals, innermost first)
+				for _, r := range ev.receivers(ctx) {
+					if v, err := ev.prop(ctx, n, r, n.Name); err == nil {
+						return v, nil
+					}
+				}
 			}
 			return expr.Value{}, &expr.EvalError{Expr: n.Name, Err: err}
 		}
@@ -237,14 +241,12 @@ func (ev *evaluator) template(ctx context.Context, n *StrTemplate) (expr.Value, 
 
 func (ev *evaluator) this(ctx context.Context, n *This) (expr.Value, error) {
 	if n.Label == "" {
+		// the innermost receiver: a lambda with receiver's (apply, with)
+		// or an extension function's, then the method's this
+		if rs := ev.receivers(ctx); len(rs) > 0 {
+			return rs[0], nil
+		}
 		if v, err := ev.env.This(ctx); err == nil {
-			return v, nil
-		}
-		// an extension function's receiver is its first parameter
-		if v, err := ev.env.Lookup(ctx, "$this$"); err == nil {
-			return v, nil
-		}
-		if v, err := ev.env.Lookup(ctx, "\u0024receiver"); err == nil {
 			return v, nil
 		}
 		return expr.Value{}, fail(n, "there is no this in this frame (a top-level function)")
@@ -271,6 +273,28 @@ func (ev *evaluator) this(ctx context.Context, n *This) (expr.Value, error) {
 // locals in variable-table order (jdwp/eval.Frame).
 type LocalNames interface {
 	LocalNames(ctx context.Context) ([]string, error)
+}
+
+// receivers are the frame's implicit receivers kotlinc keeps in $this$…
+// locals (lambdas with a receiver, extension functions), innermost first.
+func (ev *evaluator) receivers(ctx context.Context) []expr.Value {
+	ln, ok := ev.env.(LocalNames)
+	if !ok {
+		return nil
+	}
+	names, err := ln.LocalNames(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []expr.Value
+	for i := len(names) - 1; i >= 0; i-- {
+		if strings.HasPrefix(names[i], "$this$") {
+			if v, err := ev.env.Lookup(ctx, names[i]); err == nil && v.Kind.IsRef() && v.Kind != expr.KindNull {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // lambdaReceiver finds the receiver of the inlined lambda passed to
