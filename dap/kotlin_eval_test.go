@@ -79,29 +79,38 @@ func shown(result string) string {
 // functions, when and if, Kotlin's literals) evaluates through DAP to what
 // the Kotlin program itself printed for it.
 func TestKotlinEvaluationMatchesTheProgram(t *testing.T) {
-	kc := kotlintest.CompileFixtureT(t, kotlintest.Indy)
-	exprs, printed := ktProbe(t, kc)
-	if len(exprs) < 60 || len(printed) != len(exprs) {
-		t.Fatalf("the probe has %d expressions and printed %d values, want at least 60 of each", len(exprs), len(printed))
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			kc := kotlintest.CompileFixtureT(t, mode)
+			exprs, printed := ktProbe(t, kc)
+			if len(exprs) < 60 || len(printed) != len(exprs) {
+				t.Fatalf("the probe has %d expressions and printed %d values, want at least 60 of each", len(exprs), len(printed))
+			}
+			c, _ := ktSession(t, mode, "args", []string{"--eval"})
+			c.setBreakpoints(filepath.Join(kc.Sources, "app", "Eval.kt"), ktBP(t, "app/Eval.kt", "evalHere")) // verified when app.EvalKt loads
+			c.configurationDone()
+			stop := until[*godap.StoppedEvent](c, "the stop at @evalHere", func(*godap.StoppedEvent) bool { return true })
+			frames := c.stackTrace(stop.Body.ThreadId)
+			ktFrameAt(t, kc, frames[0], "app/Eval.kt", "evalHere")
+			frame := frames[0].Id
+			for i := 0; i < len(exprs); i++ {
+				body, errResp := c.evaluateIn(frame, "repl", exprs[i])
+				switch {
+				case errResp != nil:
+					t.Errorf("%s: %s, want %s", exprs[i], errResp.Body.Error.Format, printed[i])
+				case shown(body.Result) != printed[i]:
+					t.Errorf("%s = %s, want %s (as the program prints it)", exprs[i], body.Result, printed[i])
+				}
+			}
+			t.Logf("%d Kotlin expressions evaluated as the program printed them", len(exprs))
+			// A hover runs no code: a property reads its field.
+			if body, errResp := c.evaluateIn(frame, "hover", "order.total"); errResp != nil || body.Result != "30" {
+				t.Errorf("hover order.total = %s / %s, want 30", mustJSON(body), mustJSON(errResp))
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+		})
 	}
-	c, _ := ktSession(t, kotlintest.Indy, "args", []string{"--eval"})
-	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Eval.kt"), ktBP(t, "app/Eval.kt", "evalHere")) // verified when app.EvalKt loads
-	c.configurationDone()
-	stop := until[*godap.StoppedEvent](c, "the stop at @evalHere", func(*godap.StoppedEvent) bool { return true })
-	frames := c.stackTrace(stop.Body.ThreadId)
-	ktFrameAt(t, kc, frames[0], "app/Eval.kt", "evalHere")
-	frame := frames[0].Id
-	for i := 0; i < len(exprs); i++ {
-		body, errResp := c.evaluateIn(frame, "repl", exprs[i])
-		switch {
-		case errResp != nil:
-			t.Errorf("%s: %s, want %s", exprs[i], errResp.Body.Error.Format, printed[i])
-		case shown(body.Result) != printed[i]:
-			t.Errorf("%s = %s, want %s (as the program prints it)", exprs[i], body.Result, printed[i])
-		}
-	}
-	c.send("disconnect", nil)
-	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 }
 
 // A Kotlin frame's conditions and log messages are Kotlin: a condition with
