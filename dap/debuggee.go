@@ -56,7 +56,6 @@ type sourceState struct {
 	outlines mirror.Memo[jdwp.ReferenceTypeID, *outline.Outline]
 	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
 	langs    lang.Set     // the program's source languages (langs.All())
-	langOf   mirror.Memo[jdwp.ReferenceTypeID, lang.Language]
 }
 
 // refs are the DAP handles of a session: thread numbers, frame, variable

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang"
-	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
 
 // The program's source languages (package jdwp/lang): dap asks the one of
@@ -17,22 +16,21 @@ import (
 func (d *debuggee) langOfFile(path string) lang.Language { return d.srcs.langs.ForFile(path) }
 
 // langOfClass is the language of a class, by its SourceFile attribute
-// (read once per class, and only when the session knows several).
+// (through the class's source, which a stack trace has cached; asked only
+// when the session knows several languages).
 func (d *debuggee) langOfClass(ctx context.Context, class jdwp.ReferenceTypeID) lang.Language {
 	if len(d.srcs.langs) == 1 || class == 0 {
 		return d.srcs.langs.ForClass("")
 	}
-	l, err := d.srcs.langOf.Get(class, func() (lang.Language, error) {
-		file, err := d.vm.SourceFile(ctx, class)
-		if err != nil && !mirror.Absent(err) {
-			return nil, err
-		}
-		return d.srcs.langs.ForClass(file), nil
-	})
+	sig, err := d.vm.Signature(ctx, class)
 	if err != nil {
 		return d.srcs.langs.ForClass("")
 	}
-	return l
+	src, err := d.source(ctx, class, sig)
+	if err != nil || src == nil {
+		return d.srcs.langs.ForClass("")
+	}
+	return d.srcs.langs.ForClass(src.Name)
 }
 
 // smapOf reads a class's SMAP (its SourceDebugExtension, JSR-45) for a

@@ -76,7 +76,7 @@ func (d *debuggee) autoIndex() *srclookup.Index {
 				}
 			}
 		}
-		idx, err := srclookup.New(ctx, srclookup.Sources{Folders: a.folders, ClassPath: cp, Archives: srclookup.JDKSources(a.javaExec)})
+		idx, err := srclookup.New(ctx, srclookup.Sources{Languages: d.srcs.langs, Folders: a.folders, ClassPath: cp, Archives: srclookup.JDKSources(a.javaExec)})
 		if err != nil {
 			d.log.Warn().Err(err).Msg("index sources")
 			idx, _ = srclookup.New(ctx, srclookup.Sources{})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -23,31 +24,51 @@ var linkCeilings = map[string]int{
 	actThreads:   2,
 }
 
-// TestLinkRoundTrips runs `bench link` over a link delayed 50 ms each way
-// (a window no scheduling stall of a busy machine closes, so the counts
-// are the client's, not the machine's) and holds each action's most
-// sequential round trips of any run to its ceiling. It checks counts, never
-// times.
+// TestLinkRoundTrips runs `bench link` over a link delayed 100 ms each way
+// (a window of 200 ms that a scheduling stall of a busy machine seldom
+// closes, so the counts are the client's, not the machine's) and holds each
+// action's most sequential round trips of any run to its ceiling. It checks
+// counts, never times. A count over its ceiling is measured once more: a
+// stall on a loaded machine can split a burst once; a round trip the code
+// added is there every time.
 func TestLinkRoundTrips(t *testing.T) {
 	jvmtest.RequireJava(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 12*time.Minute)
 	defer cancel()
-	rs, err := benchLink(ctx, 50*time.Millisecond, 3, []string{"direct", "monitor"}, true)
-	if err != nil {
-		t.Fatal(err)
+	const delay = 100 * time.Millisecond
+	over := func(rs []linkAction) []string {
+		var out []string
+		for _, r := range rs {
+			if ceiling, ok := linkCeilings[r.Action]; !ok || r.MaxSeq > ceiling {
+				out = append(out, fmt.Sprintf("%s, %s: %d sequential round trips, more than the %d it cost before", r.Client, r.Action, r.MaxSeq, ceiling))
+			}
+		}
+		return out
+	}
+	var rs []linkAction
+	var failed []string
+	for attempt := 1; attempt <= 2; attempt++ {
+		var err error
+		rs, err = benchLink(ctx, delay, 3, []string{"direct", "monitor"}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			t.Logf("run %d: %-8s %-30s max %2d rt, mean %4.1f rt, %4.0f commands, %5.0f ms", attempt, r.Client, r.Action, r.MaxSeq, r.Sequential, r.Commands, r.Millis)
+		}
+		if failed = over(rs); len(failed) == 0 {
+			break
+		}
+		for _, r := range rs {
+			t.Logf("run %d: %s, %s chain:\n  %s", attempt, r.Client, r.Action, strings.Join(r.Chain, "\n  "))
+		}
+	}
+	for _, f := range failed {
+		t.Error(f)
 	}
 	seen := map[string]int{}
 	for _, r := range rs {
 		seen[r.Client]++
-		t.Logf("%-8s %-30s max %2d rt, mean %4.1f rt, %4.0f commands, %5.0f ms", r.Client, r.Action, r.MaxSeq, r.Sequential, r.Commands, r.Millis)
-		ceiling, ok := linkCeilings[r.Action]
-		if !ok {
-			t.Errorf("no ceiling for action %q", r.Action)
-			continue
-		}
-		if r.MaxSeq > ceiling {
-			t.Errorf("%s, %s: %d sequential round trips, more than the %d it cost before", r.Client, r.Action, r.MaxSeq, ceiling)
-		}
 		if r.MaxSeq == 0 || r.Commands == 0 {
 			t.Errorf("%s, %s: the link saw nothing (%+v)", r.Client, r.Action, r)
 		}
@@ -58,7 +79,7 @@ func TestLinkRoundTrips(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	printLinkResults(&b, rs, 50*time.Millisecond, false)
+	printLinkResults(&b, rs, delay, false)
 	if !strings.Contains(b.String(), actStep) || !strings.Contains(b.String(), "monitor") {
 		t.Errorf("the table lacks a row or a column:\n%s", b.String())
 	}

@@ -127,8 +127,8 @@ func (c CommonConfig) Workspace() []string {
 type StepFilters struct {
 	// SkipClasses are class patterns: a name ("com.example.Util"), a prefix
 	// ("com.example.*"), a suffix ("*.Generated"), or "$JDK" for java.*,
-	// javax.*, jdk.*, sun.*, com.sun.* (the default when StepFilters is
-	// absent).
+	// javax.*, jdk.*, sun.*, com.sun.* and Kotlin's intrinsics
+	// (kotlin.jvm.internal.*) (the default when StepFilters is absent).
 	SkipClasses []string `json:"skipClasses,omitempty"`
 	// SkipSynthetics passes over synthetic methods (lambda bodies, bridges,
 	// accessors).

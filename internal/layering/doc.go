@@ -24,6 +24,12 @@
 // modifier bits and error codes (WireAllowed, by name), and no selector of
 // theirs is named Conn.
 //
+// The seam rule: outside jdwp/lang, code reaches a source language through
+// the seam (jdwp/lang) and the list of languages (jdwp/lang/langs), not a
+// language's floor, but for the few packages every language shares
+// (SeamAllowed, by name: the JVM's values, the lambda compiler, the
+// outline of a class without source).
+//
 // Tests may reach up for an integration test (bridge's tests drive dap's
 // server; ddm/hprof's benchmark takes a dump through internal/hotspot), but
 // nothing below the siblings imports dap, bridge or cmd, not even in a

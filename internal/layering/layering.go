@@ -134,6 +134,30 @@ var (
 	WireAllowedPrefixes = []string{"Tag", "Acc", "Err"}
 )
 
+// The seam rule: outside jdwp/lang, code reaches a source language through
+// the seam (jdwp/lang) and the list of languages (jdwp/lang/langs), never a
+// language's floor (jdwp/lang/java/...) — but for the packages named here,
+// which every language shares.
+var SeamAllowed = map[string]string{
+	"jdwp/lang/java/expr":    "the JVM's values and evaluation environments, which every language evaluates into",
+	"jdwp/lang/java/fngen":   "lambdas and method references compiled into classes for the VM (evaluation defines them)",
+	"jdwp/lang/java/outline": "a class without source, shown as source would show it whatever compiled it",
+}
+
+// floor returns the language whose floor a package (path relative to the
+// module) is in ("java" for jdwp/lang/java/expr), or "".
+func floor(rel string) string {
+	rest, ok := strings.CutPrefix(rel, "jdwp/lang/")
+	if !ok {
+		return ""
+	}
+	lang, _, _ := strings.Cut(rest, "/")
+	if lang == "langs" {
+		return ""
+	}
+	return lang
+}
+
 func wireRuled(rel string) bool {
 	for _, r := range WireRuled {
 		if rel == r || strings.HasSuffix(r, "/") && strings.HasPrefix(rel, r) {
@@ -241,6 +265,9 @@ func Check(pkgs []Package) []string {
 				bad = append(bad, fmt.Sprintf("%s (%s) imports %s (%s), from a layer above its own", pkg.ImportPath, LayerNames[from.Layer], imp, LayerNames[to.Layer]))
 			case to.Layer == Sibling && from.Layer == Sibling && to.Family != from.Family:
 				bad = append(bad, fmt.Sprintf("%s imports %s: dap and bridge are siblings, neither imports the other", pkg.ImportPath, imp))
+			}
+			if floor(impRel) != "" && !strings.HasPrefix(rel, "jdwp/lang/") && SeamAllowed[impRel] == "" {
+				bad = append(bad, fmt.Sprintf("%s imports %s, a language's floor: it reaches languages through the seam (jdwp/lang, jdwp/lang/langs)", pkg.ImportPath, imp))
 			}
 			switch kind := Kind[impRel]; {
 			case kind == "" || Kind[rel] != "":

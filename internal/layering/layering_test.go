@@ -145,7 +145,13 @@ func TestCheckCatches(t *testing.T) {
 		{"dap/eval calls the connection", Package{ImportPath: m("dap/eval"), WireNames: []string{".Conn"}}, true},
 		{"jdwp/eval calls the connection", Package{ImportPath: m("jdwp/eval"), WireNames: []string{".Conn"}}, true},
 		{"dap/ext sends a command", Package{ImportPath: m("dap/ext"), WireNames: []string{"CmdVMVersion"}}, true},
+		// The seam rule.
+		{"the debugger layer imports Java's floor", Package{ImportPath: m("jdwp/debugger"), Imports: []string{m("jdwp/lang/java")}}, true},
+		{"dap imports Kotlin's floor", Package{ImportPath: m("dap"), Imports: []string{m("jdwp/lang/kotlin")}}, true},
 		// Allowed.
+		{"dap imports the shared values and the outline", Package{ImportPath: m("dap"), Imports: []string{m("jdwp/lang"), m("jdwp/lang/langs"), m("jdwp/lang/java/expr"), m("jdwp/lang/java/outline")}}, false},
+		{"langs lists the languages", Package{ImportPath: m("jdwp/lang/langs"), Imports: []string{m("jdwp/lang/java"), m("jdwp/lang/kotlin")}}, false},
+		{"Kotlin's floor builds on Java's", Package{ImportPath: m("jdwp/lang/kotlin"), Imports: []string{m("jdwp/lang/java/expr"), m("jdwp/lang/java")}}, false},
 		{"jdwp imports jdwp/queue", Package{ImportPath: m("jdwp"), Imports: []string{m("jdwp/queue")}}, false},
 		{"dap imports internal/*", Package{ImportPath: m("dap"), Imports: []string{m("internal/framing"), m("internal/hotspot")}}, false},
 		{"ddm/simvm imports jdwp/hostproc", Package{ImportPath: m("ddm/simvm"), Imports: []string{m("jdwp/hostproc"), m("ddm/hprof"), "fmt"}}, false},

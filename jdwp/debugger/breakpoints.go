@@ -325,13 +325,13 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 			}
 		}
 	}
+	if len(f.bps) > 0 {
+		t.prefetchLines(ctx, f.classes)
+	}
 	if inlines(f.lang) {
 		if err := t.findInliners(ctx, f); err != nil {
 			return nil, err
 		}
-	}
-	if len(f.bps) > 0 {
-		t.prefetchLines(ctx, f.classes)
 	}
 	for class := range f.classes {
 		for _, bp := range f.bps {

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
-	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 )
 
 // Where a breakpoint on a source line lands.
@@ -99,57 +97,12 @@ func SourceLine(path string, line int) string {
 	return strings.TrimRight(lines[line-1], "\r")
 }
 
-// lambdaAt returns the index, in javac's numbering order (post-order), of
-// the innermost lambda of spans whose arrow or body holds column, or -1.
-func lambdaAt(spans []lang.Lambda, column int) int {
-	best := -1
-	for i, s := range spans {
-		if column >= s.Arrow && column <= s.End && (best < 0 || s.Arrow > spans[best].Arrow) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return -1
-	}
-	order := make([]int, len(spans))
-	for i := range order {
-		order[i] = i
-	}
-	// Post-order: a lambda comes after the lambdas inside it; siblings in
-	// source order.
-	sort.SliceStable(order, func(a, b int) bool {
-		x, y := spans[order[a]], spans[order[b]]
-		if x.End != y.End {
-			return x.End < y.End
-		}
-		return x.Arrow > y.Arrow
-	})
-	for pos, i := range order {
-		if i == best {
-			return pos
-		}
-	}
-	return -1
-}
-
-// lambdaNumber is the number javac gave a lambda method (lambda$main$3 →
-// 3), or -1.
-func lambdaNumber(name string) int {
-	if !strings.HasPrefix(name, "lambda$") {
-		return -1
-	}
-	n, err := strconv.Atoi(name[strings.LastIndexByte(name, '$')+1:])
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
 // byColumn keeps, of a line's locations, those of the method the column
 // stands in: the enclosing method before the line's first arrow, else the
 // lambda at the column.
 func (t *Target) byColumn(ctx context.Context, locs []jdwp.Location, path string, line, column int) []jdwp.Location {
-	spans := t.langs().ForFile(path).Lambdas(SourceLine(path, line))
+	language := t.langs().ForFile(path)
+	spans := language.Lambdas(SourceLine(path, line))
 	if len(spans) == 0 {
 		return locs
 	}
@@ -165,7 +118,7 @@ func (t *Target) byColumn(ctx context.Context, locs []jdwp.Location, path string
 		if err != nil {
 			continue
 		}
-		if n := lambdaNumber(m.Name); n >= 0 || strings.HasPrefix(m.Name, "lambda$") {
+		if n, ok := language.LambdaMethod(m.Name); ok {
 			lambdas = append(lambdas, lambdaLoc{loc, n})
 		} else {
 			plain = append(plain, loc)
@@ -178,7 +131,7 @@ func (t *Target) byColumn(ctx context.Context, locs []jdwp.Location, path string
 	for i, l := range lambdas {
 		all[i] = l.loc
 	}
-	pos := lambdaAt(spans, column)
+	pos := language.LambdaAt(spans, column)
 	if pos < 0 || len(lambdas) != len(spans) {
 		return all
 	}

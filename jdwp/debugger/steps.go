@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
@@ -25,7 +26,8 @@ import (
 // or library code that called it: a step out that lands in a class the step
 // filters skip goes on out, back to the program's own code.
 
-// JDKClasses are the classes "$JDK" stands for (and the default filter).
+// JDKClasses are the classes "$JDK" stands for, with KotlinIntrinsics (and
+// the default filter).
 var JDKClasses = []string{"java.*", "javax.*", "jdk.*", "sun.*", "com.sun.*"}
 
 // KotlinIntrinsics are the Kotlin runtime's checks and helpers the compiler
@@ -49,7 +51,8 @@ type stepState struct {
 	// default stratum (JSR-45): inlined code in the same frame that is not
 	// that source's is stepped over too.
 	fromSrc  srcLine
-	inlining int // inlined locations stepped over so far
+	inlining int           // inlined locations stepped over so far
+	ready    chan struct{} // closed once origin, from and fromSrc are read (nil: not a step over)
 }
 
 // srcLine is a JVM line as the default stratum of its class's source map
@@ -102,6 +105,13 @@ func (t *Target) sourceLine(ctx context.Context, loc jdwp.Location) (srcLine, bo
 // source (an inline function's body, its JVM lines past the file's end), or
 // back on the source line it began on.
 func (t *Target) overInlined(ctx context.Context, st *stepState, loc jdwp.Location) bool {
+	if st.ready != nil {
+		select {
+		case <-st.ready:
+		case <-ctx.Done():
+			return false
+		}
+	}
 	if st.depth != jdwp.StepOver || st.origin == 0 || st.inlining >= maxInlineHops ||
 		loc.Class != st.from.Class || loc.Method != st.from.Method {
 		return false
@@ -139,7 +149,10 @@ func (t *Target) skipClasses() []string {
 	for _, p := range f.SkipClasses {
 		switch p {
 		case "$JDK":
+			// The Kotlin runtime's intrinsics are the compiler's own calls,
+			// as foreign to the program as the JDK's.
 			out = append(out, JDKClasses...)
+			out = append(out, KotlinIntrinsics...)
 		case "$Libraries":
 			// Without a project model the layer cannot tell libraries from
 			// the program; ignored.
@@ -208,27 +221,42 @@ func (t *Target) Step(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDept
 	// Where a step over begins, read while the request is set (the thread
 	// stays suspended until the caller resumes it, so no step event comes
 	// before both are done).
-	done := make(chan struct{})
+	var (
+		top    []mirror.Frame
+		frames int32
+		done   = make(chan struct{})
+	)
 	go func() {
 		defer close(done)
-		t.stepOverOrigin(ctx, st)
+		top, frames, _ = t.VM.FramesAndCount(ctx, th, 0, 1)
 	}()
 	err := t.stepRequest(ctx, th, depth)
 	<-done
-	return err
+	if err != nil || len(top) == 0 {
+		return err
+	}
+	// The rest needs no suspended thread: it runs while the VM steps, and
+	// the step's event waits for it (see overInlined).
+	st.ready = make(chan struct{})
+	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), originTimeout)
+	go func() {
+		defer cancel()
+		defer close(st.ready)
+		t.stepOverOrigin(octx, st, top[0].Loc, frames)
+	}()
+	return nil
 }
 
-// stepOverOrigin notes where a step over begins, when the top frame's
-// class is of a language that inlines code across files (only then can a
-// step over land in code of another source in the same frame). Without it
-// (an error included) the step over is the VM's plain line step.
-func (t *Target) stepOverOrigin(ctx context.Context, st *stepState) {
-	fs, n, err := t.VM.FramesAndCount(ctx, st.thread, 0, 1)
-	if err != nil || len(fs) == 0 {
-		return
-	}
-	loc := fs[0].Loc
-	sf, err := t.VM.SourceFile(ctx, loc.Class) // cached: the stop's frames read it
+// originTimeout bounds reading where a step over began.
+const originTimeout = 30 * time.Second
+
+// stepOverOrigin notes where a step over begins (its top frame at loc, n
+// frames), when the frame's class is of a language that inlines code
+// across files (only then can a step over land in code of another source
+// in the same frame). Without it (an error included) the step over is the
+// VM's plain line step.
+func (t *Target) stepOverOrigin(ctx context.Context, st *stepState, loc jdwp.Location, n int32) {
+	sf, err := t.VM.SourceFile(ctx, loc.Class)
 	if err != nil || !inlines(t.langs().ForClass(sf)) {
 		return
 	}

@@ -1,9 +1,8 @@
 package debugger
 
 import (
+	"slices"
 	"testing"
-
-	"github.com/ddmbridge/ddmbridge/jdwp/lang/java"
 )
 
 func TestHitCondition(t *testing.T) {
@@ -70,43 +69,16 @@ func TestMatchClass(t *testing.T) {
 	}
 }
 
-// TestLambdaSpans finds the lambdas of a line and matches a column to the
-// lambda javac numbers at that place (inner lambdas before the lambda that
-// holds them).
-func TestLambdaSpans(t *testing.T) {
-	chain := `        xs.stream().map(x -> x * 2).filter(y -> y > 3).forEach(z -> sink(z)); // a -> b`
-	spans := java.Lang.Lambdas(chain)
-	if len(spans) != 3 {
-		t.Fatalf("spans of %q: %+v", chain, spans)
-	}
-	for i, want := range []string{"x * 2", "y > 3", "sink(z)"} {
-		if got := chain[spans[i].Body-1 : spans[i].End-1]; got != want {
-			t.Errorf("lambda %d body %q, want %q", i, got, want)
-		}
-		if got := lambdaAt(spans, spans[i].Body); got != i {
-			t.Errorf("lambda at the body of %d: %d", i, got)
-		}
-	}
-	if got := lambdaAt(spans, 5); got != -1 {
-		t.Errorf("lambda before the first arrow: %d", got)
-	}
-	nested := `f = p -> q -> p + q; Supplier<String> s = () -> "->";`
-	spans = java.Lang.Lambdas(nested)
-	if len(spans) != 3 {
-		t.Fatalf("spans of %q: %+v", nested, spans)
-	}
-	// javac: q's lambda first (inner), then p's, then the supplier.
-	for i, want := range []int{1, 0, 2} {
-		if got := lambdaAt(spans, spans[i].Body); got != want {
-			t.Errorf("%q: lambda %d is numbered %d, want %d", nested, i, got, want)
-		}
-	}
-	args := `f(x -> g(w -> w), y -> y)`
-	spans = java.Lang.Lambdas(args)
-	// Post-order: w, x, y.
-	for i, want := range []int{1, 0, 2} {
-		if got := lambdaAt(spans, spans[i].Body); got != want {
-			t.Errorf("%q: lambda %d is numbered %d, want %d", args, i, got, want)
+// Kotlin's intrinsics are skipped by default and with "$JDK", as the JDK's
+// classes are; a list without "$JDK" skips only what it names.
+func TestSkipClassesKotlinIntrinsics(t *testing.T) {
+	for _, c := range []struct {
+		filters *StepFilters
+		want    bool
+	}{{nil, true}, {&StepFilters{SkipClasses: []string{"$JDK"}}, true}, {&StepFilters{SkipClasses: []string{"com.example.*"}}, false}} {
+		tg := &Target{Opts: Options{StepFilters: c.filters}}
+		if got := slices.Contains(tg.skipClasses(), "kotlin.jvm.internal.*"); got != c.want || tg.skipped("kotlin.jvm.internal.Intrinsics") != c.want {
+			t.Errorf("filters %+v: kotlin.jvm.internal.* skipped %v, want %v", c.filters, got, c.want)
 		}
 	}
 }

@@ -6,6 +6,8 @@
 //
 // What a language says:
 //
+//   - the package a source file declares (zero-config source lookup
+//     indexes a workspace by it);
 //   - which loaded classes can hold a source file's lines (Classes: the
 //     class-prepare patterns to watch and, per class, whether it was
 //     compiled from the file; Java: the file's package declaration and base

@@ -16,6 +16,10 @@ type Language interface {
 	// Extensions are the file-name extensions of its sources (".java"),
 	// lower case, with the dot.
 	Extensions() []string
+	// Package returns the package a source file declares, read from its
+	// head (its first bytes; "" for the default package or none found).
+	// Zero-config source lookup indexes a workspace's files by it.
+	Package(head []byte) string
 	// Classes says which classes can hold the lines of the source file at
 	// path (read from disk; an unreadable file is judged by its name).
 	Classes(path string) Classes
@@ -27,6 +31,13 @@ type Language interface {
 	// order: inline breakpoints are offered at their bodies, and a
 	// breakpoint's column picks one of them.
 	Lambdas(text string) []Lambda
+	// LambdaAt returns the position, in the order the language's compiler
+	// numbers a line's lambdas, of the innermost of spans (Lambdas) at
+	// column, or -1.
+	LambdaAt(spans []Lambda, column int) int
+	// LambdaMethod says whether a method (by name) holds a lambda's body,
+	// and the number the compiler gave it (-1 when it gave none).
+	LambdaMethod(name string) (n int, ok bool)
 	// Locate maps a location in a class to the source file (relative to a
 	// source root, slash-separated) and line a user reads. A front end may
 	// ask for the line alone (Located.SourceFile then ""), or the file alone
@@ -112,9 +123,24 @@ type Template interface {
 // language of a file no other one claims).
 type Set []Language
 
-// ForFile returns the language of a source file, by its extension.
+// ForFile returns the language of a source file, by its extension (the
+// default language when none claims it).
 func (s Set) ForFile(name string) Language {
 	return s.byExt(filepath.Ext(name))
+}
+
+// Claims returns the language whose extension a file name has, or nil
+// when none of the set claims it.
+func (s Set) Claims(name string) Language {
+	ext := strings.ToLower(path.Ext(filepath.ToSlash(name)))
+	for _, l := range s {
+		for _, e := range l.Extensions() {
+			if e == ext {
+				return l
+			}
+		}
+	}
+	return nil
 }
 
 // ForClass returns the language of a class by its SourceFile attribute
@@ -127,13 +153,8 @@ func (s Set) byExt(ext string) Language {
 	if len(s) == 0 {
 		return nil
 	}
-	ext = strings.ToLower(ext)
-	for _, l := range s {
-		for _, e := range l.Extensions() {
-			if e == ext {
-				return l
-			}
-		}
+	if l := s.Claims("x" + ext); l != nil {
+		return l
 	}
 	return s[0]
 }

@@ -33,6 +33,15 @@ func TestSetPicksByExtension(t *testing.T) {
 			t.Errorf("ForClass(%q) = %s, want %s", attr, got, want)
 		}
 	}
+	for file, want := range map[string]string{"x.scala": "", "/a.b/README": "", "src/App.kt": "Kotlin", "App.java": "Java"} {
+		got := ""
+		if l := s.Claims(file); l != nil {
+			got = l.Name()
+		}
+		if got != want {
+			t.Errorf("Claims(%q) = %q, want %q", file, got, want)
+		}
+	}
 	if (lang.Set{}).ForFile("a.java") != nil {
 		t.Error("an empty set chose a language")
 	}

@@ -12,14 +12,15 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 )
 
 // Limits of an index.
 const (
-	// MaxFiles bounds the .java files indexed in the workspace folders.
+	// MaxFiles bounds the source files indexed in the workspace folders.
 	MaxFiles = 200000
 	// MaxEntry bounds the size of one source read from an archive.
 	MaxEntry = 16 << 20
@@ -47,6 +48,7 @@ func (f Found) Origin() string {
 type Index struct {
 	files    map[string]string // workspace files by package path
 	archives []*archive
+	langs    lang.Set // whose sources are indexed
 }
 
 type archive struct {
@@ -58,11 +60,14 @@ type archive struct {
 
 // Sources lists what New indexes.
 type Sources struct {
-	// Folders are walked for .java files (skipping hidden folders,
+	// Languages are the languages whose sources are indexed, by their
+	// files' extensions (none: nothing is indexed).
+	Languages lang.Set
+	// Folders are walked for source files (skipping hidden folders,
 	// node_modules and build output).
 	Folders []string
 	// ClassPath entries: a jar's -sources.jar sibling and a directory's
-	// src.zip and .java files are used.
+	// src.zip and source files are used.
 	ClassPath []string
 	// Archives are source archives used as they are (a JDK's lib/src.zip).
 	Archives []string
@@ -72,7 +77,7 @@ type Sources struct {
 // seen: what was indexed by then is used) and opens archives when first
 // asked.
 func New(ctx context.Context, s Sources) (*Index, error) {
-	ix := &Index{files: map[string]string{}}
+	ix := &Index{files: map[string]string{}, langs: s.Languages}
 	seenArc := map[string]bool{}
 	addArchive := func(p string) {
 		if abs, err := filepath.Abs(p); err == nil {
@@ -115,13 +120,14 @@ func New(ctx context.Context, s Sources) (*Index, error) {
 				}
 				return nil
 			}
-			if !strings.HasSuffix(p, ".java") || !e.Type().IsRegular() {
+			l := s.Languages.Claims(p)
+			if l == nil || !e.Type().IsRegular() {
 				return nil
 			}
 			if n++; n > MaxFiles {
 				return errTooMany
 			}
-			pkg := packageOf(p)
+			pkg := packageOf(p, l)
 			key := path.Join(strings.ReplaceAll(pkg, ".", "/"), filepath.Base(p))
 			if _, dup := ix.files[key]; !dup {
 				if abs, err := filepath.Abs(p); err == nil {
@@ -143,12 +149,9 @@ func New(ctx context.Context, s Sources) (*Index, error) {
 
 var errTooMany = errors.New("too many files")
 
-var packageRE = regexp.MustCompile(`(?m)^\s*package\s+([\w.]+)\s*;`)
-
-// packageOf reads the package declaration at the head of a Java file ("" for
-// the default package). Comments before it are skipped by the pattern
-// needing the line to start with package.
-func packageOf(p string) string {
+// packageOf reads the package a source file declares, as its language
+// reads it from the file's head ("" for the default package).
+func packageOf(p string, l lang.Language) string {
 	f, err := os.Open(p)
 	if err != nil {
 		return ""
@@ -156,37 +159,7 @@ func packageOf(p string) string {
 	defer f.Close()
 	head := make([]byte, headBytes)
 	n, _ := io.ReadFull(bufio.NewReader(f), head)
-	if m := packageRE.FindSubmatch(stripComments(head[:n])); m != nil {
-		return string(m[1])
-	}
-	return ""
-}
-
-// stripComments blanks /* */ and // comments, so a package word in a
-// license header is not taken for the declaration.
-func stripComments(b []byte) []byte {
-	out := make([]byte, len(b))
-	copy(out, b)
-	for i := 0; i+1 < len(out); i++ {
-		switch {
-		case out[i] == '/' && out[i+1] == '*':
-			j := i
-			for ; j+1 < len(out) && !(out[j] == '*' && out[j+1] == '/'); j++ {
-				if out[j] != '\n' {
-					out[j] = ' '
-				}
-			}
-			for k := j; k < len(out) && k <= j+1; k++ {
-				out[k] = ' '
-			}
-			i = j + 1
-		case out[i] == '/' && out[i+1] == '/':
-			for ; i < len(out) && out[i] != '\n'; i++ {
-				out[i] = ' '
-			}
-		}
-	}
-	return out
+	return l.Package(head[:n])
 }
 
 // Find returns where a source is, by its package path and file name
@@ -196,7 +169,7 @@ func (ix *Index) Find(key string) (Found, bool) {
 		return Found{Path: p}, true
 	}
 	for _, a := range ix.archives {
-		if ent, ok := a.lookup(key); ok {
+		if ent, ok := a.lookup(key, ix.langs); ok {
 			return Found{Archive: a.path, Entry: ent}, true
 		}
 	}
@@ -206,7 +179,7 @@ func (ix *Index) Find(key string) (Found, bool) {
 // lookup opens the archive's table of contents once: entries by package
 // path, with a module folder (java.base/java/lang/String.java) or a src/
 // prefix dropped.
-func (a *archive) lookup(key string) (string, bool) {
+func (a *archive) lookup(key string, langs lang.Set) (string, bool) {
 	a.once.Do(func() {
 		r, err := zip.OpenReader(a.path)
 		if err != nil {
@@ -216,7 +189,7 @@ func (a *archive) lookup(key string) (string, bool) {
 		defer r.Close()
 		a.ents = map[string]string{}
 		for _, f := range r.File {
-			if !strings.HasSuffix(f.Name, ".java") {
+			if langs.Claims(f.Name) == nil {
 				continue
 			}
 			a.ents[f.Name] = f.Name

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java"
 )
 
 // TestIndex finds workspace files by package declaration (a package word in
@@ -27,7 +30,7 @@ func TestIndex(t *testing.T) {
 	if len(jdk) == 0 {
 		t.Fatal("no JDK lib/src.zip found (install openjdk-17-source)")
 	}
-	ix, err := New(context.Background(), Sources{Folders: []string{ws}, Archives: jdk})
+	ix, err := New(context.Background(), Sources{Languages: lang.Set{java.Lang}, Folders: []string{ws}, Archives: jdk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,20 +63,4 @@ func containsAll(s string, parts ...string) bool {
 		}
 	}
 	return true
-}
-
-// FuzzPackageOf reads package declarations out of arbitrary file heads.
-func FuzzPackageOf(f *testing.F) {
-	for _, s := range []string{"package a.b;\n", "/* package x; */ package y;", "// package z;\npackage q;", "/*", "package", ""} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		out := stripComments(b)
-		if len(out) != len(b) {
-			t.Fatalf("stripComments changed the length: %d → %d", len(b), len(out))
-		}
-		if m := packageRE.FindSubmatch(out); m != nil && len(m[1]) == 0 {
-			t.Fatal("empty package name")
-		}
-	})
 }

@@ -30,6 +30,47 @@ var (
 	pkgDecl  = regexp.MustCompile(`^\s*package\s+([\p{L}_$][\p{L}\p{N}_$]*(?:\s*\.\s*[\p{L}_$][\p{L}\p{N}_$]*)*)\s*;`)
 )
 
+// packageRE is a package declaration at the start of a line of a file's
+// head (comments blanked first: a package word in a license header is not
+// the declaration).
+var packageRE = regexp.MustCompile(`(?m)^\s*package\s+([\w.]+)\s*;`)
+
+// Package reads the package declaration in a Java file's head ("" for the
+// default package).
+func (language) Package(head []byte) string {
+	if m := packageRE.FindSubmatch(stripComments(head)); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// stripComments blanks /* */ and // comments, keeping the length and the
+// line breaks.
+func stripComments(b []byte) []byte {
+	out := make([]byte, len(b))
+	copy(out, b)
+	for i := 0; i+1 < len(out); i++ {
+		switch {
+		case out[i] == '/' && out[i+1] == '*':
+			j := i
+			for ; j+1 < len(out) && !(out[j] == '*' && out[j+1] == '/'); j++ {
+				if out[j] != '\n' {
+					out[j] = ' '
+				}
+			}
+			for k := j; k < len(out) && k <= j+1; k++ {
+				out[k] = ' '
+			}
+			i = j + 1
+		case out[i] == '/' && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		}
+	}
+	return out
+}
+
 // ClassForSource returns the binary name of a source file's top-level
 // class: its package declaration plus the file's base name.
 func ClassForSource(file string) string {

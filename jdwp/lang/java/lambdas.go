@@ -1,6 +1,12 @@
 package java
 
-import "github.com/ddmbridge/ddmbridge/jdwp/lang"
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
+)
 
 // Lambdas finds the lambdas of a line (their arrows), skipping string and character
 // literals and a trailing comment: each arrow's body runs to the bracket
@@ -60,4 +66,50 @@ func (language) Lambdas(text string) []lang.Lambda {
 		}
 	}
 	return out
+}
+
+// LambdaAt returns the index, in javac's numbering order (post-order), of
+// the innermost lambda of spans whose arrow or body holds column, or -1.
+func (language) LambdaAt(spans []lang.Lambda, column int) int {
+	best := -1
+	for i, s := range spans {
+		if column >= s.Arrow && column <= s.End && (best < 0 || s.Arrow > spans[best].Arrow) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return -1
+	}
+	order := make([]int, len(spans))
+	for i := range order {
+		order[i] = i
+	}
+	// Post-order: a lambda comes after the lambdas inside it; siblings in
+	// source order.
+	sort.SliceStable(order, func(a, b int) bool {
+		x, y := spans[order[a]], spans[order[b]]
+		if x.End != y.End {
+			return x.End < y.End
+		}
+		return x.Arrow > y.Arrow
+	})
+	for pos, i := range order {
+		if i == best {
+			return pos
+		}
+	}
+	return -1
+}
+
+// LambdaMethod says whether a method holds a lambda's body (javac names it
+// lambda$main$3) and the number javac gave it (3; -1 when unnumbered).
+func (language) LambdaMethod(name string) (int, bool) {
+	if !strings.HasPrefix(name, "lambda$") {
+		return -1, false
+	}
+	n, err := strconv.Atoi(name[strings.LastIndexByte(name, '$')+1:])
+	if err != nil {
+		return -1, true
+	}
+	return n, true
 }

@@ -3,6 +3,7 @@ package kotlin
 import (
 	"context"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -221,4 +222,26 @@ func (language) FieldName(name, typeSig string) string {
 		return n
 	}
 	return name
+}
+
+// Package is the package a .kt file declares (with or without ';'), read
+// from its head.
+func (language) Package(head []byte) string { return ParseFile("x.kt", head).Package }
+
+// LambdaAt finds none (Lambdas finds none yet).
+func (language) LambdaAt([]lang.Lambda, int) int { return -1 }
+
+// LambdaMethod says whether a method holds a lambda's body as Kotlin 2's
+// invokedynamic lambdas are named (main$lambda$1: its number 1); a lambda
+// compiled as a class (-Xlambdas=class) has its body in the class's invoke.
+func (language) LambdaMethod(name string) (int, bool) {
+	i := strings.LastIndex(name, "$lambda$")
+	if i < 0 {
+		return -1, false
+	}
+	n, err := strconv.Atoi(name[i+len("$lambda$"):])
+	if err != nil {
+		return -1, true
+	}
+	return n, true
 }

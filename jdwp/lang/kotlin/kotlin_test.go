@@ -182,3 +182,17 @@ func TestFieldName(t *testing.T) {
 		}
 	}
 }
+
+func TestPackageAndLambdaMethod(t *testing.T) {
+	if got := Lang.Package([]byte("// x\n@file:JvmName(\"U\")\npackage com.example.app\n\nfun f() {}\n")); got != "com.example.app" {
+		t.Errorf("Package = %q", got)
+	}
+	for name, want := range map[string]int{"main$lambda$1": 1, "describeAll$lambda$0": 0} {
+		if n, ok := Lang.LambdaMethod(name); !ok || n != want {
+			t.Errorf("LambdaMethod(%s) = %d %v", name, n, ok)
+		}
+	}
+	if _, ok := Lang.LambdaMethod("invoke"); ok {
+		t.Error("invoke taken for an invokedynamic lambda body")
+	}
+}
