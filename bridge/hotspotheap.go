@@ -14,7 +14,9 @@ import (
 
 // A plain HotSpot VM on this host has no DDM heap reports, but its heap can
 // be dumped (attach) and HotSpot's HPROF ids are addresses: vm/heapInfo and
-// vm/heapMap are answered from a dump, drawn like the DDM map.
+// vm/heapMap are answered from a dump, drawn like the DDM map. So is a
+// current Android VM's, which has no heap chunks either (deviceheap.go): its
+// dump comes from am dumpheap, and ART's HPROF ids are addresses too.
 
 // hotspotHeapReuse is how long one dump answers both halves of a heap query
 // (`ddmbridge heap` asks for info, then the map).
@@ -26,6 +28,8 @@ type hotspotHeapCache struct {
 	live bool
 	info ddm.HeapStats
 	hm   *ddm.HeapMap
+
+	dumped time.Time // the dump's own time (its HPROF header)
 }
 
 // hotspotHeap dumps the VM's heap (live objects after a full GC when live)
@@ -40,15 +44,19 @@ func (v *VM) hotspotHeap(ctx context.Context, live bool) (ddm.HeapStats, *ddm.He
 	v.mu.Lock()
 	device := v.from.serial != ""
 	v.mu.Unlock()
-	if device {
+	if device && (v.dc == nil || v.heapChunks(ctx)) {
 		return ddm.HeapStats{}, nil, fmt.Errorf("VM %s: heap dumps of a device VM need DDM (HPDS): %w", v.id, ErrNotDDM)
+	}
+	oops := hprof.OopsAuto // an Android dump says its own sizes
+	if !device {
+		oops = v.hotspotOops(ctx)
 	}
 	f, n, err := privateDump(ctx, v, live) // a file: the dump is not held in memory beside its model
 	if err != nil {
 		return ddm.HeapStats{}, nil, err
 	}
 	defer f.Close()
-	h, err := hprof.Parse(io.NewSectionReader(f, 0, n), hprof.Options{SizeHint: n, Oops: v.hotspotOops(ctx)})
+	h, err := hprof.Parse(io.NewSectionReader(f, 0, n), hprof.Options{SizeHint: n, Oops: oops})
 	if err != nil {
 		return ddm.HeapStats{}, nil, fmt.Errorf("VM %s: its heap dump: %w", v.id, err)
 	}
@@ -62,7 +70,7 @@ func (v *VM) hotspotHeap(ctx context.Context, live bool) (ddm.HeapStats, *ddm.He
 	info := ddm.HeapStats{HeapID: 1, TimestampMs: uint64(h.Timestamp.UnixMilli()), Reason: reason,
 		SizeBytes: uint32(min(hm.Totals().Bytes, 1<<32-1)), AllocatedBytes: uint32(min(used, 1<<32-1)),
 		AllocatedObjects: uint32(h.NumObjects())}
-	c.at, c.live, c.info, c.hm = time.Now(), live, info, hm
+	c.at, c.live, c.info, c.hm, c.dumped = time.Now(), live, info, hm, h.Timestamp
 	return info, hm, nil
 }
 

@@ -16,7 +16,13 @@ import (
 // the returned id. Nobody can dial the VM again, so its agent is never
 // reset; it leaves the monitor when its connection closes. pid is the
 // process the launcher started (0: found from the connection).
-func (m *Monitor) AdoptLaunched(ctx context.Context, nc net.Conn, pid int) (string, error) {
+//
+// The VM's per-VM debugger port (only this user may connect, like every
+// JDWP port of the monitor) stays open only while the launcher's session
+// lives — the first debugger OpenDebugger opens on the VM — unless
+// keepPort (the launch configuration's keepDebugPort): a JVM left running
+// after a disconnect is not left listening.
+func (m *Monitor) AdoptLaunched(ctx context.Context, nc net.Conn, pid int, keepPort bool) (string, error) {
 	if _, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout); err != nil {
 		nc.Close()
 		return "", fmt.Errorf("the launched JVM at %s: %w", nc.RemoteAddr(), err)
@@ -27,7 +33,44 @@ func (m *Monitor) AdoptLaunched(ctx context.Context, nc net.Conn, pid int) (stri
 	if err != nil {
 		return "", fmt.Errorf("monitor the launched JVM: %w", err)
 	}
+	if !keepPort {
+		v.launcherPending.Store(true)
+	}
 	return v.id, nil
+}
+
+// port is v's per-VM debugger port, 0 when it has none.
+func (v *VM) port() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.debugPort
+}
+
+// launcherSession makes s, the first debugger opened on a launched VM
+// (AdoptLaunched), its launcher's session: when s ends the VM's per-VM
+// debugger port closes (unless the launch kept it).
+func (m *Monitor) launcherSession(v *VM, s *session) {
+	if !v.launcherPending.CompareAndSwap(true, false) {
+		return
+	}
+	go func() {
+		select {
+		case <-s.done:
+		case <-v.removed:
+			return // its port is parked and closed as any gone VM's
+		}
+		m.closePort(v.addr)
+		v.mu.Lock()
+		port := v.debugPort
+		v.debugPort = 0
+		v.mu.Unlock()
+		if port == 0 {
+			return
+		}
+		m.log.Info().Str("vm", v.id).Int("debugPort", port).
+			Msg("closed the launched VM's debugger port: its session ended (the launch configuration's keepDebugPort keeps it open)")
+		m.notify(EventChanged, v)
+	}()
 }
 
 // MonitoredID returns the id of the monitored VM that target names (an id,

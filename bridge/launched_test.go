@@ -40,7 +40,7 @@ func TestAdoptLaunched(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the launched JVM never connected")
 	}
-	id, err := m.AdoptLaunched(t.Context(), nc, vm.Pid)
+	id, err := m.AdoptLaunched(t.Context(), nc, vm.Pid, true)
 	if err != nil {
 		t.Fatal(err)
 	}

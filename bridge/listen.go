@@ -113,9 +113,23 @@ func (g *guarded) admit(c net.Conn) error {
 	if g.o.AllowOtherUsers {
 		return nil
 	}
+	if uc, ok := c.(*net.UnixConn); ok {
+		// Its mode 0600 keeps other users out; the peer's credentials
+		// (SO_PEERCRED) say so whatever the socket's mode became.
+		uid, err := unixPeerUID(uc)
+		switch {
+		case errors.Is(err, errors.ErrUnsupported):
+			return nil
+		case err != nil:
+			return fmt.Errorf("cannot tell which local user connected (%v)", err)
+		case uid != os.Getuid():
+			return fmt.Errorf("uid %d is not this process's user (uid %d): only the same user may connect; pass --allow-other-users to accept other local users", uid, os.Getuid())
+		}
+		return nil
+	}
 	remote, ok := c.RemoteAddr().(*net.TCPAddr)
 	if !ok {
-		return nil // a unix socket: its mode 0600 keeps other users out
+		return nil
 	}
 	if !remote.IP.IsLoopback() {
 		return nil // only with AllowRemote: a remote peer's user is unknowable

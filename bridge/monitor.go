@@ -117,6 +117,7 @@ func New(opts Options) (*Monitor, error) {
 		if err != nil {
 			return nil, fmt.Errorf("current-VM port %s: %w — is another ddmbridge (or DDMS) running? Use --current-port to pick another", addr, err)
 		}
+		ln = m.guardDebugPort(ln)
 		m.curLn = ln
 		m.markOwn(ln)
 		m.wg.Add(1)
@@ -137,7 +138,7 @@ func (m *Monitor) CurrentAddr() string {
 // own debugger port, or with current the current-VM port (which follows
 // the current VM through restarts).
 func (m *Monitor) DebugAddress(v *VM, current bool) (DebugAddress, error) {
-	out := DebugAddress{ID: v.id, HostName: "127.0.0.1", Port: v.debugPort, Current: current}
+	out := DebugAddress{ID: v.id, HostName: "127.0.0.1", Port: v.port(), Current: current}
 	if current {
 		host, port, err := net.SplitHostPort(m.CurrentAddr())
 		if err != nil {
@@ -150,6 +151,9 @@ func (m *Monitor) DebugAddress(v *VM, current bool) (DebugAddress, error) {
 		return out, nil
 	}
 	if out.Port == 0 {
+		if m.opts.DebugPortBase >= 0 {
+			return out, fmt.Errorf("VM %s has no debugger port: a debug session launched it and has ended (its launch configuration's \"keepDebugPort\": true keeps the port): attach to \"current\" instead", v.id)
+		}
 		return out, fmt.Errorf("VM %s has no debugger port (per-VM ports are off: serve --debug-port-base): attach to \"current\" instead", v.id)
 	}
 	return out, nil
@@ -359,7 +363,7 @@ func (m *Monitor) VM(target string) (*VM, error) {
 	}
 	if _, p, err := net.SplitHostPort(target); err == nil {
 		for _, v := range m.vms {
-			if strconv.Itoa(v.debugPort) == p && v.debugPort != 0 {
+			if port := v.port(); port != 0 && strconv.Itoa(port) == p {
 				return v, nil
 			}
 		}
@@ -594,7 +598,7 @@ func (m *Monitor) addVM(v *VM, prev *VM) error {
 		m.notify(EventChanged, v)
 	} else {
 		m.log.Info().Str("vm", v.id).Str("addr", v.addr).Str("name", info.Name).Int("pid", info.PID).Str("serial", info.Serial).Bool("ddm", info.DDM).
-			Bool("waiting", info.Waiting).Int("debugPort", v.debugPort).Msg("VM found")
+			Bool("waiting", info.Waiting).Int("debugPort", info.DebugPort).Msg("VM found")
 		m.notify(EventAdded, v)
 	}
 	go func() {
@@ -819,16 +823,25 @@ func (m *Monitor) closePortLocked(addr string, dl *debugListener) {
 	}
 }
 
+// guardDebugPort makes a JDWP port of the monitor (a VM's, the current
+// VM's) refuse loopback connections of other local users, as the DAP and
+// control listeners do: a JDWP connection runs code in the VM as its
+// user. Options.AllowOtherUsers (serve --allow-other-users) lets them in.
+func (m *Monitor) guardDebugPort(ln net.Listener) net.Listener {
+	return Guard(ln, ListenOptions{AllowRemote: m.opts.AllowRemote, AllowOtherUsers: m.opts.AllowOtherUsers, Logger: m.opts.Logger})
+}
+
 // listenDebugPort binds the VM's debugger port: its previous port if free,
 // else the lowest free one from the base.
 func (m *Monitor) listenDebugPort(addr string) (net.Listener, error) {
 	host := m.opts.listenHost()
 	if m.opts.DebugPortBase == 0 {
 		ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-		if err == nil {
-			m.markOwn(ln)
+		if err != nil {
+			return nil, err
 		}
-		return ln, err
+		m.markOwn(ln)
+		return m.guardDebugPort(ln), nil
 	}
 	m.mu.Lock()
 	prev, hasPrev := m.ports[addr]
@@ -852,7 +865,7 @@ func (m *Monitor) listenDebugPort(addr string) (net.Listener, error) {
 		m.ports[addr] = p
 		m.mu.Unlock()
 		m.markOwn(ln)
-		return ln
+		return m.guardDebugPort(ln)
 	}
 	if hasPrev {
 		if ln := try(prev); ln != nil {

@@ -95,6 +95,9 @@ type Options struct {
 	// By default (on Linux, where the listening socket's owner is known) the
 	// monitor adopts only this user's VMs: anyone can listen in the scan
 	// range, and a VM of another user could feed the monitor anything.
+	// It also lets other local users connect to the monitor's JDWP ports
+	// (per-VM, current-VM), which by default refuse them: a debugger runs
+	// code in the VM as the VM's user.
 	AllowOtherUsers bool
 	// HoldTimeout is how long a debugger connecting to the current-VM port
 	// while no VM is current is held waiting for one; 0 means 30 s.
@@ -111,7 +114,14 @@ type Options struct {
 	// RequestTimeout bounds the monitor's own requests to a VM; 0 means 5 s.
 	RequestTimeout time.Duration
 	// CleanupTimeout bounds the cleanup after a debugger leaves; 0 means 10 s.
+	// Clearing its event requests has that long; releasing its suspensions
+	// and pins as long again.
 	CleanupTimeout time.Duration
+	// MaxRequestsPerDebugger bounds the event requests one debugger may
+	// have set at once through the monitor (what its leaving makes the
+	// monitor clear); past it EventRequest.Set is answered OUT_OF_MEMORY
+	// with a warning. 0 means 20,000.
+	MaxRequestsPerDebugger int
 	// DebuggerWriteTimeout bounds one write to a debugger: one that stops
 	// reading for that long while output waits for it is dropped; 0 means 30 s.
 	DebuggerWriteTimeout time.Duration
@@ -158,6 +168,9 @@ func (o *Options) setDefaults() {
 	def(&o.ThreadPollInterval, 2*time.Second)
 	def(&o.RequestTimeout, 5*time.Second)
 	def(&o.CleanupTimeout, 10*time.Second)
+	if o.MaxRequestsPerDebugger <= 0 {
+		o.MaxRequestsPerDebugger = 20000
+	}
 	def(&o.DebuggerWriteTimeout, 30*time.Second)
 	def(&o.ADBRetry, 10*time.Second)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -140,6 +141,7 @@ func (m *Monitor) OpenDebugger(ctx context.Context, target string) (net.Conn, er
 		server.Close()
 		return nil, err
 	}
+	m.launcherSession(s.v, s)
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
@@ -247,6 +249,9 @@ type session struct {
 	maySuspend  bool // it may have suspended something
 	sent        bool // it sent the VM a JDWP command
 	pastDrain   bool // cleanup stopped waiting for in-flight calls
+	setting     int  // EventRequest.Set commands without a reply yet
+	released    bool // its holds were released while other debuggers stay (releaseShared)
+	capped      int  // EventRequest.Set commands refused past maxRequests
 
 	ended   atomic.Bool
 	endOnce sync.Once
@@ -519,6 +524,14 @@ func (s *session) reply(id uint32, code jdwp.ErrorCode) {
 // commands to the VM itself (saving a hand-off), else it leaves them to the
 // connection's writer so a burst goes out in few writes.
 func (s *session) handle(p *jdwp.Packet, last bool) bool {
+	forwarded := false
+	defer func() {
+		if last && !forwarded {
+			// Commands queued before this one, answered here, wait for
+			// the last of a burst to write them: this was the last.
+			s.v.conn.Flush(context.Background())
+		}
+	}()
 	if p.IsReply() {
 		// Debuggers answer nothing the VM sends (events need no reply).
 		s.log.Debug().Uint32("id", p.ID).Msg("ignoring a reply packet from the debugger")
@@ -547,6 +560,20 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 		return true
 	}
 	s.mu.Lock()
+	if cmd == jdwp.CmdEventRequestSet {
+		if max := s.v.m.opts.MaxRequestsPerDebugger; len(s.requests)+s.setting >= max {
+			s.capped++
+			n := s.capped
+			s.mu.Unlock()
+			if n == 1 || n%10000 == 0 {
+				s.log.Warn().Int("limit", max).Int("refused", n).
+					Msg("the debugger has as many event requests as one debugger may have; refusing more (OUT_OF_MEMORY) until it clears some")
+			}
+			s.reply(p.ID, jdwp.ErrOutOfMemory)
+			return true
+		}
+		s.setting++
+	}
 	s.sent = true
 	switch cmd {
 	case jdwp.CmdVMSuspend, jdwp.CmdThreadSuspend:
@@ -570,8 +597,14 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 	if last {
 		ctx = context.Background()
 	}
+	forwarded = true
 	call, err := s.v.conn.Forward(ctx, cmd, p.Data, fc)
 	if err != nil {
+		if cmd == jdwp.CmdEventRequestSet {
+			s.mu.Lock()
+			s.setting--
+			s.mu.Unlock()
+		}
 		s.pending.Add(-1)
 		if large {
 			s.large.Add(-1)
@@ -652,7 +685,14 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 	}
 	s.mu.Lock()
 	late := s.pastDrain
+	released := late || s.released
+	if fc.cmd == jdwp.CmdEventRequestSet {
+		s.setting--
+	}
 	s.mu.Unlock()
+	if released && rp.Error == jdwp.ErrNone && isInvoke(fc.cmd) {
+		go s.afterLateInvoke(fc)
+	}
 	if rp.Error == jdwp.ErrNone {
 		s.track(fc, rp.Data, late)
 	} else {
@@ -837,8 +877,9 @@ func (s *session) cleanup(why error) {
 		return
 	}
 	if len(v.live()) > 0 {
-		// Another debugger stays: release only what this one held.
-		ctx, cancel := context.WithTimeout(context.Background(), v.m.opts.CleanupTimeout)
+		// Another debugger stays: release only what this one held (its
+		// requests within CleanupTimeout, then its holds within as long).
+		ctx, cancel := context.WithTimeout(context.Background(), 2*v.m.opts.CleanupTimeout)
 		defer cancel()
 		if err := s.releaseShared(ctx); err != nil && v.conn.Err() == nil {
 			s.log.Warn().Err(err).Msg("releasing what the debugger held failed")
@@ -909,30 +950,91 @@ func (s *session) cleanup(why error) {
 // reconnecting (see cleanup).
 func (v *VM) resettable() bool { return v.dc == nil && v.from.dial != nil }
 
+// clearWorkers bounds the EventRequest.Clear commands in flight at once
+// while a debugger's requests are cleared: a debugger with 100,000
+// requests costs a few goroutines, not one each.
+const clearWorkers = 32
+
+// clearRequests clears a debugger's event requests (and with breakpoints,
+// every breakpoint) until ctx ends; the error says how many were left in
+// the VM, and of which kinds.
 func (v *VM) clearRequests(ctx context.Context, reqs []reqKey, breakpoints bool) error {
-	errs := make(chan error, len(reqs))
-	for _, k := range reqs {
+	keys := make(chan reqKey)
+	var (
+		mu    sync.Mutex
+		first error
+		left  = map[jdwp.EventKind]int{}
+		wg    sync.WaitGroup
+	)
+	for range min(clearWorkers, len(reqs)) {
+		wg.Add(1)
 		go func() {
-			err := v.conn.ClearRequest(ctx, k.kind, k.id)
-			var ce *jdwp.CommandError
-			if errors.As(err, &ce) {
-				err = nil // already gone (e.g. a Count filter expired)
+			defer wg.Done()
+			for k := range keys {
+				err := v.conn.ClearRequest(ctx, k.kind, k.id)
+				var ce *jdwp.CommandError
+				if err == nil || errors.As(err, &ce) {
+					continue // cleared, or gone already (e.g. a Count filter expired)
+				}
+				mu.Lock()
+				left[k.kind]++
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
 			}
-			errs <- err
 		}()
 	}
-	var first error
-	for range reqs {
-		if err := <-errs; err != nil && first == nil {
-			first = fmt.Errorf("EventRequest.Clear: %w", err)
+	sent := 0
+feed:
+	for _, k := range reqs {
+		select {
+		case keys <- k:
+			sent++
+		case <-ctx.Done():
+			break feed
 		}
 	}
-	if first == nil && breakpoints {
+	close(keys)
+	wg.Wait()
+	for _, k := range reqs[sent:] {
+		left[k.kind]++
+	}
+	if sumCounts(left) > 0 {
+		if first == nil {
+			first = ctx.Err()
+		}
+		return fmt.Errorf("EventRequest.Clear: %d of the debugger's %d event requests were left in the VM (%s): %w",
+			sumCounts(left), len(reqs), kindCounts(left), first)
+	}
+	if breakpoints {
 		if err := v.conn.ClearAllBreakpoints(ctx); err != nil {
-			first = fmt.Errorf("EventRequest.ClearAllBreakpoints: %w", err)
+			return fmt.Errorf("EventRequest.ClearAllBreakpoints: %w", err)
 		}
 	}
-	return first
+	return nil
+}
+
+func sumCounts(m map[jdwp.EventKind]int) int {
+	n := 0
+	for _, c := range m {
+		n += c
+	}
+	return n
+}
+
+// kindCounts says "3 BREAKPOINT, 12 CLASS_PREPARE", by kind.
+func kindCounts(m map[jdwp.EventKind]int) string {
+	kinds := make([]jdwp.EventKind, 0, len(m))
+	for k := range m {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d %v", m[k], k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // resumeAll resumes until no thread is suspended more than the baseline: 1

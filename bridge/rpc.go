@@ -81,6 +81,9 @@ type Server struct {
 	threads map[string]int // VM id → connections that turned thread updates on
 	heap    map[string]int
 	raw     rawDumps // tokens of dumps read raw (rpc_rawdump.go)
+
+	dumpsMu   sync.Mutex
+	openDumps map[int]int // open dump streams by the client's uid (rpc_dump.go)
 }
 
 // NewServer returns a control server for m.
@@ -133,6 +136,9 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 	ts := newTolerantStream(rwc)
 	ts.raw = s.serveRawDump // a connection that reads a heap dump raw
 	conn := jsonrpc2.NewConn(ctx, ts, boundedAsync(handler, maxInFlight), opts...)
+	cs.logs.mu.Lock()
+	cs.logs.ctx, cs.logs.conn = ctx, conn
+	cs.logs.mu.Unlock()
 	events, unsub := s.m.Subscribe()
 	defer unsub()
 	go func() {
@@ -149,6 +155,7 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 	case <-ctx.Done():
 		conn.Close()
 	}
+	cs.logs.stopAll()
 	cs.release()
 }
 
@@ -197,6 +204,10 @@ type rpcConn struct {
 	order sync.Mutex
 	peer  io.ReadWriteCloser // who asks: a path is written for the same user only (rpc_dump.go)
 	dumps dumpStreams        // dumps read in chunks (rpc_dump.go)
+	logs  rpcLogcats         // vm/logcat subscriptions (rpc_logcat.go)
+
+	uidOnce sync.Once
+	uid     int // the peer's user (peerUID)
 }
 
 // listMethods answer with a snapshot that notifications update.
@@ -314,6 +325,10 @@ func (c *rpcConn) notifications(e Event) []rpcNotification {
 		want := c.heap[e.VM.ID]
 		c.mu.Unlock()
 		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.dc != nil {
+			if v.dumpSource().Source != "" { // current Android: from a dump (deviceheap.go)
+				info, _ := v.dumpHeapJSON()
+				return one(info)
+			}
 			return one(v.feed.HeapInfo())
 		}
 	case EventHeapMap:
@@ -322,7 +337,11 @@ func (c *rpcConn) notifications(e Event) []rpcNotification {
 		c.mu.Unlock()
 		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.dc != nil {
 			var out []rpcNotification
-			for _, m := range v.feed.HeapMaps() {
+			maps := v.feed.HeapMaps()
+			if v.dumpSource().Source != "" {
+				_, maps = v.dumpHeapJSON()
+			}
+			for _, m := range maps {
 				out = append(out, rpcNotification{string(e.Kind), m})
 			}
 			return out
@@ -494,7 +513,7 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 	},
 	"vm/heapInfo": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
 		info, err := v.HeapInfo(ctx)
-		return VMHeapInfo{ID: v.id, Heaps: ddm.HeapStatsOf(info)}, err
+		return VMHeapInfo{ID: v.id, Heaps: ddm.HeapStatsOf(info), DumpSource: v.dumpSource()}, err
 	},
 	"vm/heapMap": func(_ *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
 		if p.Width < 0 || p.Width > 4096 {
@@ -504,7 +523,9 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 		if err != nil {
 			return nil, err
 		}
-		return EncodeHeapMap(v.id, hm, p.PNG, p.Width)
+		out, err := EncodeHeapMap(v.id, hm, p.PNG, p.Width)
+		out.DumpSource = v.dumpSource()
+		return out, err
 	},
 	"vm/dumpHeap": func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
 		return c.dumpHeap(ctx, v, p) // rpc_dump.go
@@ -586,6 +607,8 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 		return struct {
 			OK bool `json:"ok"`
 		}{true}, nil
+	case "vm/logcat":
+		return c.logcat(req) // rpc_logcat.go
 	case "vms/list":
 		return nonNil(s.m.VMs()), nil
 	case "jvms/list":

@@ -36,7 +36,8 @@ const (
 	// chunks took it 73 MiB over its baseline (bench dump, 256 MiB).
 	dumpChunk    = 1 << 20
 	maxDumpChunk = 1 << 20
-	// maxDumpStreams bounds the dumps one connection keeps open to read.
+	// maxDumpStreams bounds the dumps one user keeps open to read, across
+	// all the user's connections (each is a file of the dump's size).
 	maxDumpStreams = 2
 )
 
@@ -50,6 +51,9 @@ func (v *VM) DumpTo(ctx context.Context, live bool, w io.Writer) (int64, error) 
 	v.mu.Unlock()
 	if hotSpot {
 		return v.dumpHotSpotTo(ctx, live, w)
+	}
+	if v.from.serial != "" && v.m.adb != nil && !v.heapChunks(ctx) {
+		return v.amDumpheapTo(ctx, w, live) // no HPDS on current Android: the device writes it
 	}
 	// A DDM dump (HPDS) streams into w. A device VM's fallback (am
 	// dumpheap, pulled) streams into w likewise, if HPDS wrote nothing.
@@ -166,29 +170,25 @@ type dumpStreams struct {
 }
 
 func (c *rpcConn) dumpHeapStream(ctx context.Context, v *VM, p vmParams) (any, error) {
-	ds := &c.dumps
-	ds.mu.Lock()
-	open := len(ds.files)
-	ds.mu.Unlock()
-	if open >= maxDumpStreams {
-		return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: %d dumps are open on this connection: heapDump/close one first", open)
+	uid := c.peerUID()
+	if !c.s.reserveDump(uid) {
+		return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: %d dumps are open for your user (on this or other connections): heapDump/close one first, or close the connection that holds it", maxDumpStreams)
 	}
 	f, n, err := privateDump(ctx, v, !p.All)
 	if err != nil {
+		c.s.releaseDump(uid)
 		return nil, err
 	}
+	ds := &c.dumps
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	if len(ds.files) >= maxDumpStreams {
-		f.Close()
-		return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: %d dumps are open on this connection: heapDump/close one first", len(ds.files))
-	}
 	if ds.files == nil {
 		ds.files = map[string]*os.File{}
 	}
 	token, err := c.s.raw.newToken(f)
 	if err != nil {
 		f.Close()
+		c.s.releaseDump(uid)
 		return nil, fmt.Errorf("vm/dumpHeap: a token for the dump: %w", err)
 	}
 	ds.next++
@@ -235,6 +235,7 @@ func (c *rpcConn) dispatchDumpStream(req *jsonrpc2.Request) (res any, ok bool, e
 	}
 	if req.Method == "heapDump/close" {
 		c.s.raw.drop(f)
+		c.s.releaseDump(c.peerUID())
 		return nil, true, f.Close()
 	}
 	if p.Length == 0 {
@@ -265,7 +266,55 @@ func (c *rpcConn) closeDumps() {
 		c.s.raw.drop(f)
 		f.Close()
 		delete(ds.files, h)
+		c.s.releaseDump(c.peerUID())
 	}
+}
+
+// reserveDump counts one more open dump stream for user uid, unless the
+// user has maxDumpStreams open already.
+func (s *Server) reserveDump(uid int) bool {
+	s.dumpsMu.Lock()
+	defer s.dumpsMu.Unlock()
+	if s.openDumps[uid] >= maxDumpStreams {
+		return false
+	}
+	if s.openDumps == nil {
+		s.openDumps = map[int]int{}
+	}
+	s.openDumps[uid]++
+	return true
+}
+
+// releaseDump uncounts an open dump stream of uid.
+func (s *Server) releaseDump(uid int) {
+	s.dumpsMu.Lock()
+	defer s.dumpsMu.Unlock()
+	if s.openDumps[uid]--; s.openDumps[uid] <= 0 {
+		delete(s.openDumps, uid)
+	}
+}
+
+// peerUID is the user of the client (this process's when it cannot be
+// told: stdin/stdout, a remote peer), computed once per connection.
+func (c *rpcConn) peerUID() int {
+	c.uidOnce.Do(func() {
+		c.uid = os.Getuid()
+		switch conn := c.peer.(type) {
+		case *net.UnixConn:
+			if u, err := unixPeerUID(conn); err == nil {
+				c.uid = u
+			}
+		case net.Conn:
+			if ta, ok := conn.RemoteAddr().(*net.TCPAddr); ok && ta.IP.IsLoopback() {
+				if u, err := peerUID(conn); err == nil {
+					c.uid = u
+				}
+			} else {
+				c.uid = -2 // remote clients (--allow-remote) share one count
+			}
+		}
+	})
+	return c.uid
 }
 
 // sameUser says whether the client at the other end of this connection is

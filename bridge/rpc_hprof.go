@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -19,13 +20,20 @@ import (
 // The hprof/* methods analyse HPROF files on the monitor's host for the
 // editor's heap views (docs/rpc.md): the class histogram, the dominator tree,
 // the address heap map and the diff of two dumps. Each file is parsed once
-// and kept in a small cache (the last hprofCacheSize dumps used), so that
+// and kept in a small cache (the last hprofCacheSize dumps used, as many of
+// them as fit in memory together: hprofCacheBudget), so that
 // switching between the views of one dump, or diffing two, parses nothing
 // again.
 
 // hprofCacheSize bounds the parsed dumps kept: a dump and the one it is
 // compared with.
 const hprofCacheSize = 2
+
+// hprofCacheBudget bounds the memory the parsed dumps kept may take
+// together, by [hprof.MemoryNeeded]'s estimate of each: a dump opened
+// evicts the least recently used ones until it fits. 0: what the machine
+// has, the memory the kept dumps hold and the memory still available.
+var hprofCacheBudget uint64
 
 // The results are the one HPROF schema, defined in package hprof
 // (ddm/hprof/view.go) and shared with `ddmbridge hprof --json` and the
@@ -254,6 +262,8 @@ type hprofDump struct {
 	retained hprof.RetainedJSON
 
 	namesOnce sync.Once
+
+	evicted bool // opening it evicted other dumps for the memory
 }
 
 // threadNames reads the threads' names for the roots' details once (a pass
@@ -325,10 +335,10 @@ func (c *hprofCache) get(ctx context.Context, path string) (*hprofDump, error) {
 	if d == nil {
 		d = &hprofDump{key: key, ready: make(chan struct{})}
 		c.dumps = append([]*hprofDump{d}, c.dumps...)
-		if len(c.dumps) > hprofCacheSize {
-			c.dumps = c.dumps[:hprofCacheSize]
-		}
+		d.evicted = c.fit()
 		go d.parse() // not bound to this request: a later one may wait for it
+	} else {
+		c.fit()
 	}
 	c.mu.Unlock()
 	select {
@@ -350,6 +360,37 @@ func (c *hprofCache) get(ctx context.Context, path string) (*hprofDump, error) {
 	return d, nil
 }
 
+// fit evicts the least recently used dumps but the first (the one opened)
+// while they are more than hprofCacheSize or need more memory together
+// than the budget; it reports whether it evicted any for the memory.
+func (c *hprofCache) fit() (evicted bool) {
+	if len(c.dumps) > hprofCacheSize {
+		c.dumps = c.dumps[:hprofCacheSize]
+	}
+	need := func(d *hprofDump) uint64 { return hprof.MemoryNeeded(d.key.size, true) }
+	var held uint64
+	for _, d := range c.dumps[1:] {
+		held += need(d)
+	}
+	budget := hprofCacheBudget
+	if budget == 0 {
+		avail := hprof.AvailableMemory()
+		if avail == 0 {
+			return false // nothing known: the count bounds the cache
+		}
+		budget = avail + held
+	}
+	for len(c.dumps) > 1 && held+need(c.dumps[0]) > budget {
+		last := c.dumps[len(c.dumps)-1]
+		held -= need(last)
+		c.dumps = c.dumps[:len(c.dumps)-1]
+		evicted = true
+		zlog.Info().Str("component", "hprof").Str("file", last.key.path).Str("for", c.dumps[0].key.path).
+			Msg("parsed dump dropped from the cache: both would not fit in memory")
+	}
+	return evicted
+}
+
 // parsing bounds the parses running at once: a client asking for many files
 // in a row evicts them from the cache but cannot make them all parse at once.
 var parsing = make(chan struct{}, hprofCacheSize)
@@ -364,6 +405,9 @@ func (d *hprofDump) parse() {
 		return
 	}
 	defer f.Close()
+	if d.evicted {
+		debug.FreeOSMemory() // what the dumps evicted held counts as available below
+	}
 	// A dump the machine cannot hold would end the monitor with the Go
 	// runtime's fatal out-of-memory error: refuse it first.
 	if need, room := hprof.MemoryNeeded(d.key.size, true), hprof.AvailableMemory(); room > 0 && need > room {

@@ -227,6 +227,27 @@ func TestHprofRPCGenerated(t *testing.T) {
 	if n := statNamed(sum.Classes, "Item").Instances; n != 7 {
 		t.Errorf("rewritten b.hprof: %d Items, want 7", n)
 	}
+	// A memory budget that holds one dump: opening another evicts the
+	// first, and it is parsed again when asked for.
+	fi, err := os.Stat(third)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hprofCacheBudget = hprof.MemoryNeeded(fi.Size(), true) * 3 / 2
+	defer func() { hprofCacheBudget = 0 }()
+	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": third}, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if got := cached(); len(got) != 1 || got[0] != "c.hprof" {
+		t.Errorf("cached under a budget of one dump: %v, want [c.hprof]", got)
+	}
+	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": b}, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if got := cached(); len(got) != 1 || got[0] != "b.hprof" || statNamed(sum.Classes, "Item").Instances != 7 {
+		t.Errorf("cached under a budget of one dump after b.hprof: %v (%d Items)", got, statNamed(sum.Classes, "Item").Instances)
+	}
+	hprofCacheBudget = 0
 
 	// Bad input: clear errors, the server stays up.
 	garbage := filepath.Join(dir, "garbage.hprof")

@@ -40,11 +40,14 @@ const (
 	rawDumpRequest = "DDMBRIDGE-HEAPDUMP-READ "
 	rawDumpReply   = "DDMBRIDGE-HEAPDUMP "
 	rawDumpError   = "DDMBRIDGE-HEAPDUMP-ERROR "
-	// rawDumpWriteTimeout drops a raw reader that takes nothing this long.
-	rawDumpWriteTimeout = 30 * time.Second
 	// rawDumpPiece is what goes out under one write deadline.
 	rawDumpPiece = 8 << 20
 )
+
+// rawDumpWriteTimeout drops a raw reader that takes nothing this long; a
+// slow reader that takes something keeps its stream (the deadline is
+// extended while bytes move). A variable for tests.
+var rawDumpWriteTimeout = 30 * time.Second
 
 // rawDumps are the tokens of the open dump streams, across connections.
 type rawDumps struct {
@@ -143,18 +146,28 @@ func (s *Server) serveRawDump(t *tolerantStream) {
 		return
 	}
 	nc, _ := t.rwc.(net.Conn)
-	start, sent := time.Now(), left
-	for left > 0 {
+	start, sent, end := time.Now(), left, fi.Size()
+	pos := min(off, end)
+	for pos < end {
 		if nc != nil {
 			nc.SetWriteDeadline(time.Now().Add(rawDumpWriteTimeout))
 		}
 		// CopyN hands the socket an io.LimitedReader of the file: sendfile.
-		n, err := io.CopyN(t.rwc, f, min(left, rawDumpPiece))
-		left -= n
-		if err != nil {
-			s.log.Info().Err(err).Int64("left", left).Msg("a raw heap dump reader went away")
+		n, err := io.CopyN(t.rwc, f, min(end-pos, rawDumpPiece))
+		pos += n
+		if err == nil {
+			continue
+		}
+		if nc != nil && (n > 0 || errors.Is(err, os.ErrDeadlineExceeded)) {
+			// A slow reader: the rest goes out piece by piece, each
+			// write's deadline extended while bytes move.
+			if err := s.slowRawDump(nc, f, pos, end); err != nil {
+				s.log.Info().Err(err).Msg("a raw heap dump reader went away")
+			}
 			return
 		}
+		s.log.Info().Err(err).Int64("left", end-pos).Msg("a raw heap dump reader went away")
+		return
 	}
 	s.log.Debug().Int64("bytes", sent).Dur("took", time.Since(start)).Msg("heap dump read raw")
 }
@@ -220,4 +233,29 @@ func rawDumpHeader(r *bufio.Reader) (int64, error) {
 			return 0, fmt.Errorf("raw heap dump: the monitor answered %q (does it predate raw reads?)", s)
 		}
 	}
+}
+
+// slowRawDump writes f's bytes from pos to end to a reader slower than a
+// write deadline's worth of a piece (see serveRawDump): 256 KiB at a time,
+// read at its offset, each write given rawDumpWriteTimeout, and extended
+// while the reader takes bytes; a reader that takes nothing for that long
+// is dropped.
+func (s *Server) slowRawDump(nc net.Conn, f *os.File, pos, end int64) error {
+	buf := make([]byte, 256<<10)
+	for pos < end {
+		k, err := f.ReadAt(buf[:min(int64(len(buf)), end-pos)], pos)
+		if k == 0 {
+			return fmt.Errorf("the dump at %d: %w", pos, err)
+		}
+		b := buf[:k]
+		for len(b) > 0 {
+			nc.SetWriteDeadline(time.Now().Add(rawDumpWriteTimeout))
+			w, err := nc.Write(b)
+			b, pos = b[w:], pos+int64(w)
+			if err != nil && !(w > 0 && errors.Is(err, os.ErrDeadlineExceeded)) {
+				return fmt.Errorf("%w (%d bytes left)", err, end-pos)
+			}
+		}
+	}
+	return nil
 }

@@ -161,7 +161,8 @@ func TestRPC(t *testing.T) {
 	}
 	// A plain HotSpot VM on this host: heap info and map from a heap dump
 	// (attach), the map drawn from object addresses.
-	if hi, err := c.HeapInfo(ctx, plain.ID); err != nil || len(hi.Heaps) != 1 || hi.Heaps[0].AllocatedObjects < 1000 || hi.Heaps[0].AllocatedBytes == 0 {
+	if hi, err := c.HeapInfo(ctx, plain.ID); err != nil || len(hi.Heaps) != 1 || hi.Heaps[0].AllocatedObjects < 1000 || hi.Heaps[0].AllocatedBytes == 0 ||
+		hi.Source != "dump" || hi.DumpedAt == "" {
 		t.Errorf("vm/heapInfo on HotSpot: %+v, %v", hi, err)
 	}
 	if hm, err := c.HeapMap(ctx, plain.ID, true, false); err != nil || len(hm.Pieces) == 0 || hm.Totals.ByKind["class"] == 0 || hm.Totals.ByKind["object"] == 0 {

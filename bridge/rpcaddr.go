@@ -147,7 +147,7 @@ func listenAddr(addr string, allowRemote bool) (net.Listener, error) {
 		}
 		os.Remove(address) // stale
 	}
-	ln, err := net.Listen("unix", address)
+	ln, err := listenUnixPrivate(address)
 	if err != nil {
 		return nil, fmt.Errorf("listen unix %s: %w", address, err)
 	}

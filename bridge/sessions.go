@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -407,10 +408,22 @@ func (s *session) releaseShared(ctx context.Context) error {
 	h := s.holds
 	pins := s.pins
 	holding := s.holding
+	s.released = true
 	s.mu.Unlock()
-	if err := v.clearRequests(ctx, reqs, false); err != nil {
-		return err
+	// Its requests are cleared within a window of their own, and what it
+	// holds is released after that whatever was left (the error says what).
+	cctx, cancel := context.WithTimeout(ctx, v.m.opts.CleanupTimeout)
+	clearErr := v.clearRequests(cctx, reqs, false)
+	cancel()
+	if err := s.releaseHolds(ctx, h, pins, holding); err != nil || clearErr != nil {
+		return errors.Join(clearErr, err)
 	}
+	return nil
+}
+
+// releaseHolds releases a debugger's suspensions, pins and held events.
+func (s *session) releaseHolds(ctx context.Context, h holds, pins map[jdwp.ObjectID]int, holding bool) error {
+	v := s.v
 	for t, n := range h.threads {
 		for ; n < 0 && h.vm > 0; n++ {
 			if err := v.conn.SuspendThread(ctx, jdwp.ThreadID(t)); err != nil {

@@ -97,6 +97,9 @@ type VM struct {
 	ddmOnly, simulated bool
 
 	debugPort int // the debugger port of the VM's address (the monitor owns it), or 0
+	// launcherPending: a launched VM whose port lives only as long as the
+	// launcher's session, which has not opened yet (see AdoptLaunched).
+	launcherPending atomic.Bool
 
 	mu            sync.Mutex
 	pid           int
@@ -121,6 +124,8 @@ type VM struct {
 	dbgdAcks  atomic.Int32 // DBGD acknowledgements (draft VMs)
 	noTHST    atomic.Bool  // the VM left a THST unanswered: current frameworks have no handler
 	noSTKL    atomic.Bool  // likewise STKL
+
+	heapChunkState atomic.Int32 // whether the VM serves the DDM heap chunks (deviceheap.go)
 
 	dumpMu sync.Mutex               // one heap dump at a time: HPDS chunks carry no request id
 	hpds   atomic.Pointer[hpdsSink] // where the HPDS chunk of the dump in progress goes
@@ -724,7 +729,13 @@ func (v *VM) SetHeapUpdates(on bool) error {
 	changed := v.heapUpdates != on
 	v.heapUpdates = on
 	v.mu.Unlock()
-	if changed {
+	if changed && !v.heapChunks(context.Background()) {
+		// No heap reports to turn on (current Android): the watchers get
+		// a first dump now, later ones on a GC they ask for.
+		if on {
+			go v.firstDumpHeap()
+		}
+	} else if changed {
 		if err := v.feed.WatchHeap(on); err != nil {
 			return err
 		}
@@ -739,8 +750,8 @@ func (v *VM) Feed() *ddm.Feed { return v.feed }
 // HeapInfo asks for an HPIF now and returns the heaps' statistics; a plain
 // HotSpot VM on this host answers from a heap dump (attach, no GC forced).
 func (v *VM) HeapInfo(ctx context.Context) (map[uint32]ddm.HeapStats, error) {
-	if v.dc == nil {
-		info, _, err := v.hotspotHeap(ctx, false) // a local HotSpot VM: from a heap dump
+	if v.HeapFromDump(ctx) {
+		info, _, err := v.hotspotHeap(ctx, false) // a local HotSpot VM, a current device's: from a heap dump
 		if err != nil {
 			return nil, err
 		}
@@ -767,6 +778,7 @@ func (v *VM) HeapInfo(ctx context.Context) (map[uint32]ddm.HeapStats, error) {
 	}
 	info := v.dc.Data().HeapInfo()
 	if len(info) == 0 && len(before) == 0 {
+		v.heapChunksUnanswered()
 		return nil, fmt.Errorf("VM %s sent no heap info (HPIF): modern ART no longer supports it", v.id)
 	}
 	return info, nil
@@ -777,8 +789,8 @@ func (v *VM) HeapInfo(ctx context.Context) (map[uint32]ddm.HeapStats, error) {
 // is sent. A plain HotSpot VM on this host has its map drawn from a heap
 // dump's object addresses (live objects after a full GC with collect).
 func (v *VM) HeapMap(ctx context.Context, collect bool) (*ddm.HeapMap, error) {
-	if v.dc == nil {
-		_, hm, err := v.hotspotHeap(ctx, collect) // a local HotSpot VM: drawn from a heap dump
+	if v.HeapFromDump(ctx) {
+		_, hm, err := v.hotspotHeap(ctx, collect) // a local HotSpot VM, a current device's: drawn from a heap dump
 		return hm, err
 	}
 	if hm := v.dc.Data().HeapMap(1, false); hm != nil && !collect {
@@ -848,6 +860,9 @@ func (v *VM) Stack(ctx context.Context, thread uint32) ([]ddm.Frame, error) {
 func (v *VM) GC(ctx context.Context) error {
 	if v.dc == nil {
 		return ErrNotDDM
+	}
+	if !v.heapChunks(ctx) {
+		return v.gcWithoutReply(ctx) // deviceheap.go
 	}
 	_, err := v.dc.GC().Wait(ctx)
 	return err
@@ -937,6 +952,11 @@ func (v *VM) dumpWithAm(ctx context.Context) ([]byte, error) {
 
 // dumpWithAmTo is dumpWithAm pulling the file into w as it arrives.
 func (v *VM) dumpWithAmTo(ctx context.Context, w io.Writer) (int64, error) {
+	return v.amDumpheapTo(ctx, w, false)
+}
+
+// amDumpheapTo is dumpWithAmTo, after a GC (am dumpheap -g) with gc.
+func (v *VM) amDumpheapTo(ctx context.Context, w io.Writer, gc bool) (int64, error) {
 	v.mu.Lock()
 	pid, serial := v.pid, v.from.serial
 	v.mu.Unlock()
@@ -949,7 +969,11 @@ func (v *VM) dumpWithAmTo(ctx context.Context, w io.Writer) (int64, error) {
 	defer cancel()
 	c := v.m.adb.c
 	remote := fmt.Sprintf("/data/local/tmp/ddmbridge-heap-%d-%d.hprof", pid, time.Now().UnixNano())
-	out, err := c.ShellArgs(ctx, serial, "am", "dumpheap", strconv.Itoa(pid), remote)
+	args := []string{"am", "dumpheap"}
+	if gc {
+		args = append(args, "-g")
+	}
+	out, err := c.ShellArgs(ctx, serial, append(args, strconv.Itoa(pid), remote)...)
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

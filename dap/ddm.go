@@ -59,6 +59,11 @@ type ddmState struct {
 	own    bool   // the session attached client and feed, and closes them
 	stop   func() // ends the model subscription
 
+	// fromDump: the VM sends no heap reports (current Android); its heap
+	// events come from the monitor's dumps of target (heapdump_view.go).
+	fromDump bool
+	target   string
+
 	closeOnce sync.Once
 
 	mu                         sync.Mutex
@@ -97,7 +102,10 @@ func (s *session) startDDM(ctx context.Context, d *debuggee, target string) {
 		st.own = true
 	}
 	st.client = st.feed.Client()
-	st.alloc = ddmalloc.New(st.feed, ver.Description)
+	s.heapFromDump(ctx, st, target)
+	if !st.fromDump { // current Android has no allocation tracker: never sent REAE
+		st.alloc = ddmalloc.New(st.feed, ver.Description)
+	}
 	d.ddm = st
 	changes, cancel := st.client.Data().Subscribe()
 	st.stop = cancel
@@ -120,13 +128,17 @@ func (st *ddmState) watch(threads, heap bool) {
 	}
 	if heap != st.wHeap {
 		st.wHeap = heap
-		st.feed.WatchHeap(heap) // the client speaks DDM: no error
+		if !st.fromDump { // no HPIF/HPSG to a VM that has none
+			st.feed.WatchHeap(heap) // the client speaks DDM: no error
+		}
 	}
 }
 
 func (st *ddmState) close() {
 	st.closeOnce.Do(func() {
-		st.alloc.Close()
+		if st.alloc != nil {
+			st.alloc.Close()
+		}
 		st.stop()
 		st.watch(false, false)
 		if st.own {
@@ -198,6 +210,15 @@ func (s *session) ddmUpdates(ctx context.Context, r *ddmUpdatesRequest) (DDMUpda
 		if a.Threads != nil && *a.Threads {
 			s.send(&customEvent[DDMThreadsBody]{Event: newEvent("ddmThreads"), Body: st.feed.Threads()})
 		}
+		if st.fromDump && (a.HeapInfo != nil && *a.HeapInfo || a.HeapMap != nil && *a.HeapMap) {
+			s.wg.Add(1)
+			go func() { // the first dump; later ones after a GC the user asks for
+				defer s.wg.Done()
+				if err := s.sendDumpHeap(st, false); err != nil && s.ctx.Err() == nil {
+					s.output("console", "Heap view: the heap dump failed: "+err.Error()+"\n")
+				}
+			}()
+		}
 	}, nil
 }
 
@@ -205,6 +226,10 @@ func (s *session) ddmGC(ctx context.Context, r *ddmGCRequest) (*struct{}, error)
 	st, err := s.ddmClient(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if st.fromDump {
+		// HPGC, never answered by current Android, then the heap from a dump taken after it.
+		return nil, s.sendDumpHeap(st, true)
 	}
 	rep, err := st.client.GC().Wait(ctx)
 	if err == nil {

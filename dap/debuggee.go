@@ -43,6 +43,8 @@ type debuggee struct {
 	refs      refs         // the DAP handles that stand for the VM's things
 	presentSt presentState // value presentation (present.go)
 	mem       memoryState  // the memory view (memory.go)
+
+	stopLog context.CancelFunc // ends the app's log in the console (logcat.go), or nil
 }
 
 // sourceState is where a session's sources come from, and the caches of
@@ -247,6 +249,9 @@ func (d *debuggee) configurationDone(ctx context.Context) error {
 // release leaves the VM as the session end requires: terminate it, or clear
 // every request, resume whatever the session suspended, and dispose.
 func (d *debuggee) release(ctx context.Context, terminate bool) error {
+	if d.stopLog != nil {
+		d.stopLog()
+	}
 	if d.isEnded() {
 		if d.proc != nil {
 			d.proc.Kill()
@@ -276,7 +281,9 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 	d.forget()
 	d.presentSt.release(ctx, d)
 	if d.ddm != nil {
-		d.ddm.alloc.Close() // the VM's allocation tracker off while the connection lives
+		if d.ddm.alloc != nil {
+			d.ddm.alloc.Close() // the VM's allocation tracker off while the connection lives
+		}
 	}
 	err := d.t.Detach(ctx)
 	d.t.Close()

@@ -74,11 +74,14 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, str
 		}
 	}
 
-	nc, err := p.Accept(ctx, ln, argv)
+	nc, err := p.Accept(ctx, ln, argv, func(peer string, err error) {
+		s.log.Warn().Err(err).Str("peer", peer).Str("listener", ln.Addr().String()).
+			Msg("refused a connection to the launch listener: not the launched JVM")
+	})
 	if err != nil {
 		return nil, "", err
 	}
-	d, target, err := s.acceptJVM(ctx, nc, p, cfg.MainClass)
+	d, target, err := s.acceptJVM(ctx, nc, p, cfg.MainClass, cfg.KeepDebugPort)
 	if err != nil {
 		p.Kill()
 		return nil, "", err

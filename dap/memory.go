@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/ddmbridge/ddmbridge/dap/ext"
@@ -71,7 +72,7 @@ func (s *session) memory() *debugger.Memory {
 			}
 		},
 	}
-	if d.ddm != nil {
+	if d.ddm != nil && d.ddm.alloc != nil { // none on current Android (heapdump_view.go)
 		cfg.Tracker = d.ddm.alloc
 	}
 	d.mem.m = d.t.NewMemory(cfg)
@@ -133,6 +134,9 @@ func (s *session) memoryView(ctx context.Context, r *memoryViewRequest) (MemoryV
 	m := s.memory()
 	m.SetVisible(r.Arguments.Visible, r.Arguments.Shown)
 	st := s.dbg.ddm
+	if st != nil && st.fromDump {
+		return MemoryViewBody{CanCount: m.CanCount(ctx) == nil, AllocationsNote: noteNoAllocTracker}, nil
+	}
 	return MemoryViewBody{CanCount: m.CanCount(ctx) == nil, CanTrackAllocations: st != nil && st.client.Speaks(ctx), Simulated: st != nil && st.alloc.Simulated()}, nil
 }
 
@@ -163,6 +167,9 @@ func (s *session) instances(ctx context.Context, r *instancesRequest) (Instances
 }
 
 func (s *session) allocations(ctx context.Context, r *allocationsRequest) (AllocationsBody, error) {
+	if st := s.dbg.ddm; st != nil && st.fromDump {
+		return AllocationsBody{}, failWith(ErrVMCannot, errors.New(noteNoAllocTracker))
+	}
 	m := s.memory()
 	if e := r.Arguments.Enable; e != nil {
 		if err := m.TrackAllocations(ctx, *e); err != nil {
@@ -186,6 +193,9 @@ func (s *session) allocations(ctx context.Context, r *allocationsRequest) (Alloc
 type objectList struct {
 	objs  []jdwp.TaggedObjectID
 	first int // the index of objs[0] in the whole list, for names
+	// holds, for the referrers of an object, the object they refer to:
+	// each is named with the field (or array element) that holds it.
+	holds jdwp.ObjectID
 }
 
 func (c *objectList) children(ctx context.Context, d *debuggee, filter string, start, count int) ([]godap.Variable, error) {
@@ -200,7 +210,13 @@ func (c *objectList) children(ctx context.Context, d *debuggee, filter string, s
 	out := make([]godap.Variable, len(page))
 	err := parallel(len(page), func(i int) error {
 		o := page[i]
-		v, err := d.variable(ctx, fmt.Sprintf("[%d]", c.first+lo+i), "", jdwp.Value{Tag: o.Tag, Bits: uint64(o.ID)})
+		name := fmt.Sprintf("[%d]", c.first+lo+i)
+		if c.holds != 0 {
+			if via := holdingField(ctx, d, o, c.holds); via != "" {
+				name += " via " + via
+			}
+		}
+		v, err := d.variable(ctx, name, "", jdwp.Value{Tag: o.Tag, Bits: uint64(o.ID)})
 		if err != nil {
 			return err
 		}
@@ -252,7 +268,47 @@ func (c *referrers) children(ctx context.Context, d *debuggee, filter string, st
 	if len(objs) == 0 && start == 0 {
 		return []godap.Variable{{Name: "<none>", Value: "no object refers to this one (it is held from a stack, a JNI reference or a static field of a class, or not at all)"}}, nil
 	}
-	return (&objectList{objs: objs}).children(ctx, d, filter, start, count)
+	return (&objectList{objs: objs, holds: c.obj}).children(ctx, d, filter, start, count)
+}
+
+// maxHoldingScan bounds the elements of an array read to find which of
+// them hold an object.
+const maxHoldingScan = 100_000
+
+// holdingField names where referrer holds obj: its fields (".next",
+// several joined) or an array's elements ("[3]"), as the .hprof editor's
+// incoming references do; "" when it cannot tell (a synthetic field, an
+// array longer than maxHoldingScan, an error).
+func holdingField(ctx context.Context, d *debuggee, referrer jdwp.TaggedObjectID, obj jdwp.ObjectID) string {
+	var via []string
+	if referrer.Tag == jdwp.TagArray {
+		n, err := d.vm.ArrayLength(ctx, referrer.ID)
+		if err != nil || n > maxHoldingScan {
+			return ""
+		}
+		for start := 0; start < n && len(via) < 3; start += 4096 {
+			vals, err := d.vm.ArrayValues(ctx, referrer.ID, start, min(4096, n-start))
+			if err != nil {
+				return ""
+			}
+			for i, v := range vals {
+				if v.Tag.IsObject() && jdwp.ObjectID(v.Bits) == obj && len(via) < 3 {
+					via = append(via, fmt.Sprintf("[%d]", start+i))
+				}
+			}
+		}
+		return strings.Join(via, ", ")
+	}
+	fields, err := d.vm.Fields(ctx, referrer.ID)
+	if err != nil {
+		return ""
+	}
+	for _, f := range fields {
+		if f.Value.Tag.IsObject() && jdwp.ObjectID(f.Value.Bits) == obj {
+			via = append(via, "."+f.Name)
+		}
+	}
+	return strings.Join(via, ", ")
 }
 
 // memoryLane runs the memory requests off the request loop, in order, in a

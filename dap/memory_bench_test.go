@@ -108,3 +108,60 @@ func BenchmarkStepWithMemoryView(b *testing.B) {
 	b.Logf("step latency (medians): view closed %.2f ms; open %.2f ms (%.2f×; the median of the four ABBA quartets' own ratios %.2f×, %.2f–%.2f; goal ≤ 1.05×). The VM's part: the first step after a heap walk %.1f ms (%.2f×); open, right after a stop's counts arrived %.1f ms (%.2f×); open, during a count %.0f ms (%.0f×)",
 		cl, median(open), median(open)/cl, paired, quartets[0], quartets[len(quartets)-1], median(afterWalk), median(afterWalk)/cl, median(afterCounts), median(afterCounts)/cl, median(midCount), median(midCount)/cl)
 }
+
+// BenchmarkStepAfterUntrack measures step latency (as timedStep) before
+// tracking the new instances of 100 classes, while they are tracked (each
+// stop lists them all: heap walks), and after untracking them (issue 42.6:
+// stepping stayed 20× slower until the session ended; untracking now gives
+// the VM back the ids the tracking was sent). Figures are printed, not
+// asserted; run with -benchtime 1x.
+func BenchmarkStepAfterUntrack(b *testing.B) {
+	c := startSession(b, Config{})
+	c.initialize()
+	c.launch(launchArgs(b, "MemBench", "args", []string{"100000"}))
+	c.setBreakpoints(source(b, "MemBench.java"), bp(b, "MemBench.java", "bench-a"))
+	c.configurationDone()
+	th := until[*godap.StoppedEvent](c, "breakpoint stop", nil).Body.ThreadId
+	c.setBreakpoints(source(b, "MemBench.java"))
+	median := func() time.Duration {
+		var ds []time.Duration
+		for range 15 {
+			ds = append(ds, c.timedStep(th))
+		}
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	track := func(names []string, on bool) {
+		for _, n := range names {
+			c.send("trackInstances", map[string]any{"className": n, "track": on})
+			for done := false; !done; {
+				switch c.next().(type) {
+				case *trackInstancesResponse, *godap.ErrorResponse:
+					done = true
+				}
+			}
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		before := median()
+		var names []string
+		for _, cc := range c.instanceCounts("") {
+			names = append(names, cc.Name)
+		}
+		names = names[:min(debugger.MaxTracked, len(names))]
+		track(names, true)
+		for range 3 { // stops whose tracking work is done
+			c.timedStep(th)
+			c.send("instances", map[string]any{"className": names[0], "new": true})
+			until[*instancesResponse](c, "instances response", nil)
+		}
+		tracking := median()
+		track(names, false)
+		after := median()
+		b.ReportMetric(float64(before.Microseconds())/1000, "ms/step-before")
+		b.ReportMetric(float64(after.Microseconds())/1000, "ms/step-after-untrack")
+		b.Logf("step latency (medians): before tracking %v; tracking %d classes %v (%.1f×); after untracking them %v (%.1f×)",
+			before, len(names), tracking, float64(tracking)/float64(before), after, float64(after)/float64(before))
+	}
+}

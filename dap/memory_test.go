@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,6 +125,10 @@ func TestMemoryOnHotSpot(t *testing.T) {
 	if arr == nil {
 		t.Fatalf("referrers of an order: %s, want the list's Object[]", mustJSON(refs))
 	}
+	// Each referrer is named with where it holds the object: the array's element.
+	if !regexp.MustCompile(`^\[\d+\] via \[\d+\]$`).MatchString(arr.Name) {
+		t.Errorf("the array among the referrers is named %q, want its element holding the order", arr.Name)
+	}
 	var up []godap.Variable
 	for _, v := range c.variables(arr.VariablesReference, "filter", "named") {
 		if v.Name == referrersName {
@@ -132,10 +137,10 @@ func TestMemoryOnHotSpot(t *testing.T) {
 	}
 	found := false
 	for _, v := range up {
-		found = found || strings.HasPrefix(v.Value, "ArrayList (size=1250)")
+		found = found || strings.HasPrefix(v.Value, "ArrayList (size=1250)") && strings.HasSuffix(v.Name, " via .elementData")
 	}
 	if !found {
-		t.Errorf("referrers of the array: %s, want the ArrayList of 1250", mustJSON(up))
+		t.Errorf("referrers of the array: %s, want the ArrayList of 1250, via .elementData", mustJSON(up))
 	}
 
 	// Track new orders: the one made before the third stop.

@@ -19,7 +19,9 @@ import (
 type LaunchAdopter interface {
 	// AdoptLaunched handshakes nc, monitors its VM and returns the VM's
 	// target for OpenDebugger. pid is the started process (0: unknown).
-	AdoptLaunched(ctx context.Context, nc net.Conn, pid int) (target string, err error)
+	// The VM's per-VM debugger port lives as long as the first debugger
+	// OpenDebugger opens on it (the session's) unless keepPort.
+	AdoptLaunched(ctx context.Context, nc net.Conn, pid int, keepPort bool) (target string, err error)
 }
 
 // VMIdentifier is implemented by backends that monitor VMs: the monitored
@@ -44,8 +46,9 @@ type monitored struct {
 // debuggee over it, named name. Through a monitor (LaunchAdopter) the
 // monitor takes it and the session attaches through it like to any
 // monitored VM; target is then the VM's id. Otherwise the session owns the
-// connection and target is "".
-func (s *session) acceptJVM(ctx context.Context, nc net.Conn, p *process, name string) (d *debuggee, target string, err error) {
+// connection and target is "". keepPort keeps the VM's debugger port
+// open after the session ends (the launch setting keepDebugPort).
+func (s *session) acceptJVM(ctx context.Context, nc net.Conn, p *process, name string, keepPort bool) (d *debuggee, target string, err error) {
 	la, ok := s.cfg.Backend.(LaunchAdopter)
 	if !ok {
 		if d, err = newDebuggee(ctx, s, nc, name); err != nil {
@@ -53,7 +56,7 @@ func (s *session) acceptJVM(ctx context.Context, nc net.Conn, p *process, name s
 		}
 		return d, "", nil
 	}
-	target, err = la.AdoptLaunched(ctx, nc, p.Pid())
+	target, err = la.AdoptLaunched(ctx, nc, p.Pid(), keepPort)
 	if err != nil {
 		return nil, "", err
 	}

@@ -173,6 +173,7 @@ func (s *session) begin(ctx context.Context, d *debuggee, target string) error {
 	}
 	s.dbg = d
 	s.noteMonitored(target)
+	s.followLog(d, target) // logcat.go
 	return nil
 }
 

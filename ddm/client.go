@@ -438,18 +438,18 @@ func (c *Client) Apply(ch Chunk) {
 }
 
 // markReady runs ddmlib's client-ready step once: THEN(1) when thread updates
-// are wanted, HPIF(3) or HPIF(0).
+// are wanted, HPIF(3) when heap updates are. ddmlib sends HPIF(0) otherwise;
+// that only restates a fresh VM's default, and current Android has no HPIF
+// handler at all, so it is not sent.
 func (c *Client) markReady() {
 	c.readyOnce.Do(func() {
 		close(c.ready)
 		if c.opt.ThreadUpdates {
 			c.Send(&ThreadNotify{Enable: true}, nil)
 		}
-		when := WhenNever
 		if c.opt.HeapUpdates {
-			when = WhenEveryGC
+			c.Send(&HeapInfoRequest{When: WhenEveryGC}, nil)
 		}
-		c.Send(&HeapInfoRequest{When: when}, nil)
 	})
 }
 

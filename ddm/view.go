@@ -90,6 +90,17 @@ type HeapStatsJSON struct {
 type HeapInfoJSON struct {
 	ID    string          `json:"id"`
 	Heaps []HeapStatsJSON `json:"heaps"` // by heap id
+	// DumpSource is set when the statistics come from a heap dump rather
+	// than the VM's reports (a local HotSpot VM; current Android, which
+	// sends no HPIF): "dump", with the dump's time (RFC 3339) and why.
+	DumpSource
+}
+
+// DumpSource says that heap data was read from a heap dump, and when.
+type DumpSource struct {
+	Source   string `json:"source,omitempty"`   // "dump", or empty for the VM's own reports
+	DumpedAt string `json:"dumpedAt,omitempty"` // the dump's time, RFC 3339
+	Note     string `json:"note,omitempty"`     // why, in words
 }
 
 // HeapStatsOf converts the model's heap statistics, ordered by heap id.
@@ -118,6 +129,7 @@ type HeapMapJSON struct {
 	Totals    HeapTotalsJSON  `json:"totals"`
 	Legend    []LegendJSON    `json:"legend"`
 	PNG       string          `json:"png,omitempty"` // base64 PNG in the DDMS colours, when asked for
+	DumpSource
 }
 
 // BlockStyle is what a block looks like: its kind and solidity (names as

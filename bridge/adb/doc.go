@@ -6,7 +6,9 @@
 // or profileable process, decoded by a small hand-written protobuf reader,
 // with the app_info details when the device has them), device and server
 // features, jdwp:PID streams to a VM, port forwards, shell commands (process
-// names, whether a process is frozen, am start, pm install) and sync push.
+// names, whether a process is frozen, am start, pm install), sync push and
+// pull, and the device log (Logcat: `logcat -v threadtime` followed, its
+// lines parsed by ParseThreadtime).
 // Protocol facts: shared/reference/adb.md, and docs/android-today.md where
 // that reference is dated.
 //

@@ -254,6 +254,7 @@ func selfCommand(ctx context.Context, args ...string) *exec.Cmd {
 type measured struct {
 	out     []byte
 	peakMiB float64
+	cpuSecs float64 // user and system
 }
 
 // runMeasured runs `ddmbridge args...` and returns its output and peak RSS.
@@ -269,7 +270,8 @@ func runMeasured(ctx context.Context, args ...string) (measured, error) {
 	if ru == nil {
 		return measured{}, fmt.Errorf("no resource usage for ddmbridge %s", args[0])
 	}
-	return measured{out: out, peakMiB: float64(ru.Maxrss) / 1024}, nil // Linux: kilobytes
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	return measured{out: out, peakMiB: float64(ru.Maxrss) / 1024, cpuSecs: cpu}, nil // Linux: kilobytes
 }
 
 // procMiB reads a VmXXX line of /proc/PID/status in MiB.

@@ -25,7 +25,7 @@ func init() {
 	register(&command{name: "devices", summary: "list the adb devices a running monitor follows", synopsis: devicesUsage, run: runDevices})
 	register(&command{name: "select", summary: "make a VM current (port 8700 leads to it), by id, name or address; --auto: the oldest again", synopsis: selectUsage, run: runSelect})
 	register(&command{name: "threads", summary: "show a VM's threads", synopsis: threadsUsage, run: runThreads})
-	register(&command{name: "heap", summary: "show a VM's heap summary and map (DDM, or a local HotSpot VM through a heap dump)", synopsis: heapUsage, run: runHeap})
+	register(&command{name: "heap", summary: "show a VM's heap summary and map (DDM, or from a heap dump: a local HotSpot VM through attach, a current Android app through am dumpheap)", synopsis: heapUsage, run: runHeap})
 }
 
 // The control commands' synopses (ID: a VM id, "current", a name or an address, as `vms` lists them).
@@ -315,6 +315,11 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(out, "VM %s, heap %d: %s of %s used (%d objects), footprint %s, max %s\n", info.ID, h.HeapID,
 			mib(uint64(h.AllocatedBytes)), mib(uint64(h.SizeBytes)), h.AllocatedObjects, mib(uint64(h.SizeBytes)), maxb)
 	}
+	if info.Source == "dump" {
+		// No heap reports from this VM (a local HotSpot VM, current Android):
+		// say so, and when the dump the figures come from was taken.
+		fmt.Fprintf(out, "from a heap dump taken %s: %s\n", dumpTime(info.DumpedAt), info.Note)
+	}
 	pieces := "pieces"
 	if len(hm.Pieces) == 1 {
 		pieces = "piece"
@@ -332,6 +337,16 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		fmt.Fprintf(out, "heap map written to %s\n", *pngFile)
 	}
 	return nil
+}
+
+// dumpTime is an RFC 3339 dump time in this host's zone, "at an unknown
+// time" if there is none.
+func dumpTime(rfc3339 string) string {
+	t, err := time.Parse(time.RFC3339, rfc3339)
+	if err != nil {
+		return "at an unknown time"
+	}
+	return "at " + t.Local().Format("2006-01-02 15:04:05 MST")
 }
 
 // dumpHeap has the monitor write a heap dump to file: the monitor writes

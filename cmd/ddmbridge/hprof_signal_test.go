@@ -89,6 +89,8 @@ func TestHprofStopsOnSignal(t *testing.T) {
 // (a sparse file of 4 TiB) is refused before parsing with what it needs and
 // how to go on, not a Go "fatal error: runtime: out of memory"; a limit set
 // with --max-memory is held to as well, and raising it lets the dump through.
+// The histogram and the diff, streamed in memory bounded by the classes,
+// are not refused for their size.
 func TestHprofRefusesTooLarge(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.hprof")
@@ -103,7 +105,7 @@ func TestHprofRefusesTooLarge(t *testing.T) {
 	}
 	f.Close()
 	var out, errb bytes.Buffer
-	if code := run([]string{"hprof", big, "--histo"}, &out, &errb); code != 1 {
+	if code := run([]string{"hprof", big}, &out, &errb); code != 1 {
 		t.Fatalf("4 TiB dump: exit %d, want 1; stderr %s", code, errb.String())
 	}
 	msg := errb.String()
@@ -118,16 +120,48 @@ func TestHprofRefusesTooLarge(t *testing.T) {
 		!strings.Contains(errb.String(), "and 1MiB is --max-memory; raise --max-memory to ") {
 		t.Errorf("--max-memory 1MiB: exit %d, stderr %q", code, errb.String())
 	}
-	// With --diff both dumps are held at once: the bound is on their sum.
+	// With --diff and a view that needs the model, both dumps are held at
+	// once: the bound is on their sum.
 	fi, err := os.Stat(small)
 	if err != nil {
 		t.Fatal(err)
 	}
 	one := hprof.MemoryNeeded(fi.Size(), false)
 	errb.Reset()
-	if code := run([]string{"hprof", small, "--diff", small, "--max-memory", strconv.FormatUint(one*3/2, 10)}, &out, &errb); code != 1 ||
+	if code := run([]string{"hprof", small, "--diff", small, "--png", filepath.Join(dir, "map.png"), "--max-memory", strconv.FormatUint(one*3/2, 10)}, &out, &errb); code != 1 ||
 		!strings.Contains(errb.String(), " is left under --max-memory; raise --max-memory to "+gib(2*one)+" to try") {
 		t.Errorf("--diff under a --max-memory for one dump: exit %d, stderr %q", code, errb.String())
+	}
+	// A bound the model and the dominator tree in memory exceed, but not
+	// with a temporary file, chooses the file: the same tree.
+	var mem bytes.Buffer
+	if code := run([]string{"hprof", small, "--dominators", "--top", "5", "--json"}, &mem, &errb); code != 0 {
+		t.Fatalf("--dominators: exit %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
+	out.Reset()
+	spill := hprof.MemoryNeededSpill(fi.Size())
+	if code := run([]string{"hprof", small, "--dominators", "--top", "5", "--json", "--max-memory", strconv.FormatUint(spill, 10)}, &out, &errb); code != 0 ||
+		out.String() != mem.String() || !strings.Contains(errb.String(), "temporary file") {
+		t.Errorf("--dominators under --max-memory %d (in memory it takes %d): exit %d, stderr %q, the tree the same: %v",
+			spill, hprof.MemoryNeeded(fi.Size(), true), code, errb.String(), out.String() == mem.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), "ddmbridge-hprof-*.spill")); len(left) != 0 {
+		t.Errorf("spill files left: %q", left)
+	}
+	errb.Reset()
+	if code := run([]string{"hprof", small, "--dominators", "--max-memory", strconv.FormatUint(spill-1, 10)}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "raise --max-memory to "+gib(spill)) {
+		t.Errorf("--dominators under --max-memory below the spill's need: exit %d, stderr %q", code, errb.String())
+	}
+	// The histogram and the diff alone are streamed: a bound below the
+	// dump's size does not stop them.
+	for _, args := range [][]string{{"--histo", "--top", "1"}, {"--diff", small, "--top", "1"}} {
+		errb.Reset()
+		out.Reset()
+		if code := run(append([]string{"hprof", small, "--max-memory", strconv.FormatInt(fi.Size()/2, 10)}, args...), &out, &errb); code != 0 || out.Len() == 0 {
+			t.Errorf("%q under --max-memory of half the dump: exit %d, stderr %q", args, code, errb.String())
+		}
 	}
 	errb.Reset()
 	out.Reset()

@@ -173,3 +173,24 @@ func TestHelpToStdout(t *testing.T) {
 		}
 	}
 }
+
+// TestParseProgress: on a terminal a parse shows one line, rewritten at
+// each percent (not at each read), and clears it when done.
+func TestParseProgress(t *testing.T) {
+	var w bytes.Buffer
+	a := &hprofRun{progressTo: &w}
+	if a.progress("x.hprof", 0) != nil {
+		t.Error("a progress line for a dump of unknown size")
+	}
+	p := a.progress("/tmp/dumps/x.hprof", 3<<30)
+	for _, n := range []int64{1 << 20, 2 << 20, 3 << 29, 3<<29 + 1, 3 << 30, 4 << 30} {
+		p.update(n)
+	}
+	p.done()
+	want := "\rreading x.hprof: 0% of 3.0GiB\rreading x.hprof: 50% of 3.0GiB\rreading x.hprof: 100% of 3.0GiB\r\033[K"
+	if w.String() != want {
+		t.Errorf("progress wrote %q, want %q", w.String(), want)
+	}
+	(*parseProgress)(nil).update(1) // no terminal: nothing, no panic
+	(*parseProgress)(nil).done()
+}

@@ -39,9 +39,10 @@ func runSimDevice(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	pkgs := fs.String("packages", "com.example.app", "comma-separated installed packages ('am start -D -n PKG/.Main' starts one)")
 	model := fs.String("model", "Sim", "ro.product.model, shown by adb devices -l")
 	auth := fs.Bool("auth", false, "ask the adb server for AUTH before going online (any key is accepted)")
-	profile := fs.String("profile", "art", "which Android to imitate: art (the default: track-jdwp, the ART of API 26–33), "+
-		"current (track-app with app_info, current ART: agent loaded on the first non-DDM packet, no THST/STKL; "+
+	profile := fs.String("profile", "art", "which Android to imitate: art (the default: track-jdwp, the ART of Android 8–11, API 26–30, with every DDM heap chunk), "+
+		"current (API 34: track-app with app_info, current ART: agent loaded on the first non-DDM packet, no THST/STKL, of the heap chunks only HPGC; "+
 		"adds a waiting app, a frozen app and a profileable-only release app) or draft (the 2007 DDM draft)")
+	logEvery := fs.Duration("log-interval", 0, "have every app log a line (tag SimApp; levels D, I, W, E in turn) at this interval, for logcat; 0: only the system's lines")
 	if err := parse(ctx, fs, args); err != nil {
 		return err
 	}
@@ -67,7 +68,8 @@ func runSimDevice(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	}
 	dev := simdevice.New(simdevice.Options{
 		Model: *model, Packages: packages, Auth: *auth, Logger: rootLogger(), Features: features, // components "adb" and "ddm" are added
-		VM: simvm.Options{Profile: vmProfile, TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data")},
+		LogInterval: *logEvery,
+		VM:          simvm.Options{Profile: vmProfile, TraceChunks: traced("ddm.chunk"), TraceData: traced("ddm.data")},
 	})
 	defer dev.Close()
 	for i := range *procs {

@@ -6,13 +6,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/adb"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
 )
 
@@ -26,7 +29,7 @@ func TestSimDeviceProfileCurrent(t *testing.T) {
 	srv := adbtest.StartServer(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	sim := child(ctx, "simdevice", "--profile", "current", "--listen", "127.0.0.1:0", "--procs", "1", "--model", "Current")
+	sim := child(ctx, "simdevice", "--profile", "current", "--listen", "127.0.0.1:0", "--procs", "1", "--model", "Current", "--log-interval", "200ms")
 	simOut, err := sim.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -121,4 +124,48 @@ func TestSimDeviceProfileCurrent(t *testing.T) {
 	if out := runCLI(t, "threads", id, "--rpc", rpc); !strings.Contains(out, "unknown") || !strings.Contains(out, "does not answer THST") {
 		t.Errorf("threads of a current-ART VM:\n%s", out)
 	}
+	// Nor heap chunks: `heap` reads the app's heap from an am dumpheap dump.
+	if out := runCLI(t, "heap", id, "--rpc", rpc); !strings.Contains(out, "from a heap dump taken at ") || !strings.Contains(out, "am dumpheap") ||
+		!strings.Contains(out, "objects)") || !strings.Contains(out, "map: ") {
+		t.Errorf("heap of a current-ART VM:\n%s", out)
+	} else {
+		t.Logf("heap:\n%s", out)
+	}
+
+	// `logcat ID --level W`: the app's warnings and errors, as adb's threadtime, until Ctrl-C.
+	lc := child(ctx, "logcat", id, "--level", "W", "--rpc", rpc)
+	lcOut, err := lc.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := int(byName["com.example.sim1"]["pid"].(float64))
+	logLines := bufio.NewScanner(lcOut)
+	var levels []string
+	var got []string
+	for len(levels) < 4 && logLines.Scan() {
+		got = append(got, logLines.Text())
+		l, ok := adb.ParseThreadtime(logLines.Text())
+		if !ok {
+			continue
+		}
+		if l.PID != pid || (l.Level != "W" && l.Level != "E") || l.Tag != "SimApp" || !strings.Contains(l.Message, "com.example.sim1: tick") {
+			t.Errorf("logcat --level W printed %q", logLines.Text())
+		}
+		levels = append(levels, l.Level)
+	}
+	if len(levels) < 4 || !slices.Contains(levels, "W") || !slices.Contains(levels, "E") {
+		t.Errorf("logcat printed:\n%s", strings.Join(got, "\n"))
+	}
+	lc.Process.Signal(os.Interrupt)
+	go func() {
+		for logLines.Scan() {
+		}
+	}()
+	if err := lc.Wait(); lc.ProcessState.ExitCode() != 130 {
+		t.Errorf("logcat after Ctrl-C: %v, want exit status 130", err)
+	}
+	t.Logf("logcat:\n%s", strings.Join(got, "\n"))
 }

@@ -28,6 +28,9 @@ type MemoryViewBody struct {
 	// process of a simulated device): its allocation records are made up
 	// by the simulator, not recorded by a real VM.
 	Simulated bool `json:"simulated,omitempty"`
+	// AllocationsNote says, in words, why the VM has no allocation tracker
+	// when that is known (current Android dropped DDM's).
+	AllocationsNote string `json:"allocationsNote,omitempty"`
 }
 
 // InstanceCountsArguments are the arguments of instanceCounts.

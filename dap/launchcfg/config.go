@@ -48,6 +48,12 @@ type LaunchConfig struct {
 	// Timeout is how long to wait for the JVM to connect, in milliseconds
 	// (default 30000; an Android launch waits up to 120000 by default).
 	Timeout int `json:"timeout,omitempty"`
+	// KeepDebugPort, through the ddmbridge monitor (serve), keeps the
+	// launched JVM's per-VM debugger port (8600+) open after the session
+	// ends (a disconnect that leaves the JVM running), for jdb or an IDE
+	// to attach later. By default the monitor opens that port only while
+	// the session lives. Either way only this user may connect to it.
+	KeepDebugPort bool `json:"keepDebugPort,omitempty"`
 
 	// PackageName launches an Android app instead of a local program (then
 	// MainClass is not needed): the ddmbridge monitor installs ApkFile if
@@ -113,6 +119,29 @@ type CommonConfig struct {
 	// act on the thread they name, and the threads list says which are
 	// suspended.
 	SuspendAllThreads *bool `json:"suspendAllThreads,omitempty"`
+	// Logcat shows an Android app's log in the Debug Console (default
+	// true; a VM on a device only): the app's lines (by its pid, following
+	// it through restarts) as output, V, D and I as stdout, W, E and F as
+	// stderr. LogcatLevel is the lowest level shown ("V", the default, to
+	// "F"); LogcatTags, if set, the only tags shown. Lines that come faster
+	// than the editor takes them are dropped, and the console says how many.
+	Logcat      *bool    `json:"logcat,omitempty"`
+	LogcatLevel string   `json:"logcatLevel,omitempty"`
+	LogcatTags  []string `json:"logcatTags,omitempty"`
+}
+
+// LogcatFilter is the log filter the configuration asks for, and whether
+// the log is shown at all.
+func (c CommonConfig) LogcatFilter() (level string, tags []string, on bool) {
+	return strings.ToUpper(c.LogcatLevel), c.LogcatTags, c.Logcat == nil || *c.Logcat
+}
+
+// validateLogcat checks the log filter.
+func (c CommonConfig) validateLogcat(request string) error {
+	if l := strings.ToUpper(c.LogcatLevel); l != "" && (len(l) != 1 || !strings.Contains("VDIWEF", l)) {
+		return fmt.Errorf(`%s: field "logcatLevel": %q is not one of V, D, I, W, E, F`, request, c.LogcatLevel)
+	}
+	return nil
 }
 
 // workspace is where zero-config source lookup looks first.
@@ -298,6 +327,9 @@ func jsonTypeName(goType string) string {
 
 // Validate checks what can be known wrong before anything starts.
 func (c *LaunchConfig) Validate() error {
+	if err := c.validateLogcat("launch"); err != nil {
+		return err
+	}
 	if c.PackageName != "" {
 		if strings.ContainsAny(c.PackageName, "/ ") {
 			return fmt.Errorf(`launch: field "packageName": %q is not an Android package name, e.g. "com.example.app"`, c.PackageName)
@@ -342,6 +374,9 @@ func millis(ms int, def time.Duration) time.Duration {
 
 // Validate checks that exactly one way to name the VM is given, and right.
 func (c *AttachConfig) Validate() error {
+	if err := c.validateLogcat("attach"); err != nil {
+		return err
+	}
 	n := 0
 	if c.Port != 0 || c.HostName != "" {
 		n++

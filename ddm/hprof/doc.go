@@ -18,9 +18,14 @@
 //     [DominatorsJSON], [DiffJSON], [Path], with strict decoders), carried by
 //     the monitor's hprof/* results and `ddmbridge hprof --json` and decoded
 //     by the editor; a class object is labelled after its class ([Heap.Label]).
+//   - A streamed pass ([StreamHistogram]) that counts the objects by class
+//     without a model: the histogram in memory bounded by the classes.
 //   - Bounds for callers: [ParseContext] stops when its context is done, and
 //     [MemoryNeeded] with [AvailableMemory] lets a caller refuse a dump the
-//     machine cannot hold before the Go runtime dies of it.
+//     machine cannot hold before the Go runtime dies of it, or choose
+//     ([MemoryNeededSpill]) to parse and compute the dominator tree with the
+//     arrays a phase does not need in a temporary file ([Options.Spill],
+//     [DomOptions.Spill]).
 //   - A small writer ([Writer]) for well-formed dumps, used by the simulated
 //     VM and by tests.
 //

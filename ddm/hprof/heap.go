@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -203,6 +204,11 @@ type Heap struct {
 	// so that a record can be read back (fields.go) without an offset per
 	// object.
 	marks []recordMark
+
+	// refsOut, when set, holds refs and refStart in its file until Refs
+	// first needs them (a spilled dominator tree leaves them there).
+	refsOut atomic.Pointer[spillFile]
+	refsMu  sync.Mutex
 }
 
 // weakRef is a java.lang.ref.Reference that does not keep its referent
@@ -262,7 +268,29 @@ func (h *Heap) HeapOf(i int32) string {
 
 // Refs are the objects i references (fields, array elements, static fields
 // and the superclass of class objects), nulls and dangling ids left out.
-func (h *Heap) Refs(i int32) []int32 { return h.refs[h.refStart[i]:h.refStart[i+1]] }
+func (h *Heap) Refs(i int32) []int32 {
+	if h.refsOut.Load() != nil {
+		h.loadRefs()
+	}
+	return h.refs[h.refStart[i]:h.refStart[i+1]]
+}
+
+// loadRefs reads back the references a spilled dominator tree left in its
+// file ([DomOptions.Spill]), once, and closes the file.
+func (h *Heap) loadRefs() {
+	h.refsMu.Lock()
+	defer h.refsMu.Unlock()
+	sp := h.refsOut.Load()
+	if sp == nil {
+		return
+	}
+	if err := sp.in(h, spillRefs, spillRefStart); err != nil {
+		// The process's own temporary file unreadable: nothing can go on.
+		panic(err)
+	}
+	sp.remove()
+	h.refsOut.Store(nil)
+}
 
 // Roots are the dump's GC roots with their kinds (an object may be listed
 // under several kinds). The analyses also take every class of the boot

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -46,6 +47,12 @@ type Options struct {
 	// Oops is the reference width of a 64-bit HotSpot dump's VM; OopsAuto
 	// (the default) infers it from the dump ([Heap.Oops] says which).
 	Oops Oops
+	// Spill keeps the objects' classes and sizes in a temporary file (as
+	// [DomOptions.Spill], in SpillDir) while the references are resolved
+	// at the end, the parse's peak: 8 bytes per object less. Where the file
+	// cannot be written the parse goes on in memory.
+	Spill    bool
+	SpillDir string
 }
 
 // Parse reads a whole dump from r and builds its model.
@@ -84,6 +91,7 @@ func ParseContext(ctx context.Context, r io.Reader, opt Options) (heap *Heap, er
 	p.h.keptStrings = opt.Strings
 	p.presize(r, opt.SizeHint)
 	p.oops = opt.Oops
+	p.spill, p.spillDir = opt.Spill, opt.SpillDir
 	if err := p.header(); err != nil {
 		return nil, err
 	}
@@ -149,6 +157,13 @@ type parser struct {
 	weak          []rawWeak // weak, soft and phantom references and their referents' ids
 	threadStr     []rawWeak // threads and their names' ids
 	segEnd        int64     // the stream offset where the heap dump segment being read ends
+	// stream, when set, makes the parser count objects by class instead
+	// of keeping them (StreamHistogram): no per-object arrays, no
+	// references.
+	stream *streamCounts
+
+	spill    bool // Options.Spill
+	spillDir string
 }
 
 type rawWeak struct {
@@ -166,12 +181,24 @@ type mark struct {
 }
 
 func (p *parser) setMark(at int64) {
+	if s := p.stream; s != nil {
+		p.mark = mark{at: at, objs: int(s.objects), pending: len(p.pending)}
+		return
+	}
 	p.mark = mark{at: at, objs: p.h.ids.len(), refs: p.rawRefs.len(), pending: len(p.pending)}
 }
 
 // rollback drops what the record after the mark added.
 func (p *parser) rollback() {
 	h, m := p.h, p.mark
+	if s := p.stream; s != nil {
+		s.rollback(m.objs)
+		p.pending = p.pending[:m.pending]
+		if len(p.early) > m.objs {
+			p.early = p.early[:m.objs]
+		}
+		return
+	}
 	h.ids.truncate(m.objs)
 	h.cls, h.size, h.refStart = h.cls[:m.objs], h.size[:m.objs], h.refStart[:m.objs]
 	if h.heap != nil {
@@ -396,6 +423,13 @@ func (p *parser) primArrayClass(t Type) int32 {
 // wide ones (0 = known later); refs appended to rawRefs since the previous
 // call belong to the previous object (refStart is closed lazily).
 func (p *parser) object(id uint64, cls int32, c, w uint32) (int32, error) {
+	if s := p.stream; s != nil {
+		s.add(cls, c, w)
+		if p.voting {
+			p.vote(id, c, w)
+		}
+		return 0, nil
+	}
 	size := c
 	if p.mode == 1 {
 		size = w
@@ -452,6 +486,9 @@ func (p *parser) decide() {
 	if p.votes[1] > p.votes[0] {
 		p.mode = 1
 		for i, s := range p.early {
+			if p.stream != nil {
+				break // the counts have both sizes
+			}
 			if s[1] != 0 {
 				h.size[i] = s[1]
 			}
@@ -549,7 +586,7 @@ func (p *parser) heapInfo() error {
 		if name == "" {
 			name = fmt.Sprintf("heap-%d", typ)
 		}
-		if h.heap == nil {
+		if len(p.heapByType) == 0 { // the first heap named: "default" goes
 			h.HeapNames = nil
 		}
 		if len(h.HeapNames) >= 255 {
@@ -559,7 +596,7 @@ func (p *parser) heapInfo() error {
 		h.HeapNames = append(h.HeapNames, name)
 		p.heapByType[typ] = hi
 	}
-	if h.heap == nil {
+	if h.heap == nil && p.stream == nil {
 		h.heap = make([]uint8, h.ids.len(), h.ids.cap())
 		for i := range h.heap {
 			h.heap[i] = hi // objects before the first info record
@@ -805,6 +842,10 @@ func (p *parser) instance() error {
 		if err := rd.need(n); err != nil {
 			return formatErr(at, "truncated INSTANCE_DUMP")
 		}
+		if p.stream != nil {
+			rd.pos += n
+			return nil
+		}
 		data := rd.buf[rd.pos : rd.pos+n]
 		for _, off := range cl.refOffs {
 			if v := idAt(data[off:], id); v != 0 {
@@ -861,6 +902,12 @@ func (p *parser) objArray() error {
 		return err
 	}
 	left := int64(n) * int64(id)
+	if p.stream != nil {
+		if err := rd.skip(left); err != nil {
+			return formatErr(at, "truncated OBJECT_ARRAY_DUMP")
+		}
+		return nil
+	}
 	for left > 0 {
 		if err := rd.need(id); err != nil {
 			return formatErr(at, "truncated OBJECT_ARRAY_DUMP")
@@ -1016,7 +1063,14 @@ func (p *parser) finish() error {
 		h.Oops = [2]Oops{OopsCompressed, OopsWide}[p.mode]
 		h.OopsInferred = p.oops == OopsAuto
 	}
-	// Ids to indices.
+	// Ids to indices. The classes and sizes are not needed meanwhile.
+	var sp *spillFile
+	if p.spill {
+		if sp, _ = newSpillFile(p.spillDir); sp != nil && sp.out(h, spillCls, spillSize) != nil {
+			sp.remove()
+			sp = nil
+		}
+	}
 	if dup := h.index.build(&h.ids); dup > 0 {
 		h.Warnings = append(h.Warnings, fmt.Sprintf("%d objects have the id of an earlier object: references to such an id go to the first", dup))
 	}
@@ -1058,9 +1112,20 @@ func (p *parser) finish() error {
 	}
 	h.rootKind = kinds
 	p.rootAux = aux
-	p.classEdges()
+	loaders := p.classEdges()
 	p.weakRefs()
 	h.index = idIndex{} // rebuilt by Lookup when needed
+	if sp != nil {
+		debug.FreeOSMemory() // the index, before the classes and sizes come back
+		err := sp.in(h)
+		sp.remove()
+		if err != nil {
+			return err
+		}
+	}
+	for _, l := range loaders {
+		h.loaderCls[h.cls[l]] = true
+	}
 	return nil
 }
 
@@ -1105,8 +1170,9 @@ func (p *parser) weakRefs() {
 }
 
 // classEdges resolves class loaders and the loader → class edges, and
-// makes the boot loader's classes roots.
-func (p *parser) classEdges() {
+// makes the boot loader's classes roots. It returns the loaders (for the
+// caller to mark their classes in loaderCls once h.cls is at hand).
+func (p *parser) classEdges() (loaders []int32) {
 	h := p.h
 	h.loaderCls = make([]bool, len(h.Classes))
 	h.dumpRoots = len(h.roots)
@@ -1141,7 +1207,7 @@ func (p *parser) classEdges() {
 				h.loaded = map[int32][]int32{}
 			}
 			h.loaded[l] = append(h.loaded[l], cl.Object)
-			h.loaderCls[h.cls[l]] = true
+			loaders = append(loaders, l)
 		}
 	}
 	h.rootAux = p.rootAux
@@ -1149,4 +1215,5 @@ func (p *parser) classEdges() {
 	for i := range h.Classes {
 		h.classNode[i] = h.Classes[i].Object
 	}
+	return loaders
 }

@@ -23,6 +23,8 @@ type reader struct {
 
 	ctx     context.Context // nil: never stops
 	stopped error           // ctx's error once a read was refused for it
+	// progress, when set, is told the bytes read after each read.
+	progress func(read int64)
 }
 
 const bufSize = 1 << 20
@@ -63,6 +65,9 @@ func (r *reader) refill(n int) error {
 		}
 		m, err := r.r.Read(r.buf[r.end:])
 		r.end += m
+		if r.progress != nil {
+			r.progress(r.off + int64(r.end))
+		}
 		if err == io.EOF {
 			r.eof = true
 		} else if err != nil {

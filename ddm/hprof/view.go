@@ -261,6 +261,52 @@ func (t *DomTree) Level(path string, of int32, limit int) DominatorsJSON {
 	return out
 }
 
+// Level is [DomTree.Level] without the tree's child count per object: one
+// pass over Idom counts the children of the objects listed only. For one
+// listing of a big heap (the command line's), where Tree's array of counts
+// would be the largest thing left in memory.
+func (d *Dominators) Level(path string, of int32, limit int) DominatorsJSON {
+	listed := d.Children(of, limit)
+	mark := make([]uint64, (len(d.Idom)+63)/64)
+	count := map[int32]int{}
+	for _, o := range listed {
+		mark[o.Index>>6] |= 1 << (o.Index & 63)
+		count[o.Index] = 0
+	}
+	if of >= 0 {
+		mark[of>>6] |= 1 << (of & 63)
+		count[of] = 0
+	}
+	out := DominatorsJSON{Path: path, Children: []DomNodeJSON{}}
+	n := 0
+	for i, p := range d.Idom {
+		switch {
+		case p >= 0:
+			if mark[p>>6]&(1<<(p&63)) != 0 {
+				count[p]++
+			}
+		case p == Root:
+			out.Total += d.Retained[i]
+		}
+		if p != NotReachable {
+			out.Reachable++
+		}
+		if p == of {
+			n++
+		}
+	}
+	if of >= 0 {
+		o := d.h.describe(of)
+		o.Retained = d.Retained[of]
+		out.Object = &DomNodeJSON{Object: o, Children: count[of]}
+	}
+	for _, o := range listed {
+		out.Children = append(out.Children, DomNodeJSON{Object: o, Children: count[o.Index]})
+	}
+	out.More = n - len(out.Children)
+	return out
+}
+
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}

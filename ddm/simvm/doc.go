@@ -12,7 +12,11 @@
 //     (art adbconnection/, frameworks/base core/java/android/ddm/): what
 //     ProfileART does, plus the framework's FEAT strings (view-hierarchy,
 //     support_boot_stages), minus the THST and STKL handlers the framework
-//     dropped (no reply, as adbconnection sends none). Its JDWP agent loads on
+//     dropped and, of the heap chunks, everything but HPGC: HPIF, HPSG,
+//     NHSG, HPDU, HPDS, REAE, REAQ and REAL get no reply, as adbconnection
+//     sends none for a chunk without a handler (ART removed their hooks in
+//     January 2021, Android 12). Heap dumps come from `am dumpheap` (the
+//     simulated device's), as on a real device. Its JDWP agent loads on
 //     the first non-DDM packet; VM.NonDDMPackets counts them so tests prove a
 //     monitor stays DDM-only.
 //   - ProfileDraft follows the 2007 design: the short HELO, THST with a u4

@@ -96,6 +96,9 @@ type VM struct {
 
 	nonDDM atomic.Int64 // non-DDM packets received, over all sessions
 
+	chunkMu  sync.Mutex
+	chunksIn map[ddm.Type]int // request chunks received by type, over all sessions
+
 	lnMu      sync.Mutex
 	listeners []net.Listener
 	closed    chan struct{}
@@ -160,6 +163,23 @@ func (vm *VM) Profile() Profile { return vm.opt.Profile }
 // commands (set 0xC7): JDWP commands and replies. On current ART the first
 // one loads the JDWP agent; a monitor that only watches sends none.
 func (vm *VM) NonDDMPackets() int64 { return vm.nonDDM.Load() }
+
+// ChunksReceived counts the request chunks of type t the VM received, over
+// all sessions: tests prove a monitor sends no chunk the VM does not serve.
+func (vm *VM) ChunksReceived(t ddm.Type) int {
+	vm.chunkMu.Lock()
+	defer vm.chunkMu.Unlock()
+	return vm.chunksIn[t]
+}
+
+func (vm *VM) countChunk(t ddm.Type) {
+	vm.chunkMu.Lock()
+	defer vm.chunkMu.Unlock()
+	if vm.chunksIn == nil {
+		vm.chunksIn = map[ddm.Type]int{}
+	}
+	vm.chunksIn[t]++
+}
 
 // AgentLoaded reports whether a non-DDM packet has loaded the JDWP agent
 // (ProfileCurrent; the other profiles have their agent from the start).

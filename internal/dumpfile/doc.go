@@ -13,7 +13,10 @@
 // directory under the user's cache directory) until it is committed or
 // aborted, and [CleanStale], when a monitor starts, removes what the notes
 // of dead writers name: only the very entry created (same device, inode
-// and owner), reached without following a symlink. [Private] makes a file
+// and owner), reached without following a symlink through the very
+// directories recorded. The journal itself is reached through descriptors
+// and used only when every directory on its way is this user's or root's
+// and no one else can rename in it (openJournal). [Private] makes a file
 // with no name at all (O_TMPFILE), which nothing can leave behind.
 //
 // What it owns: creating, committing and removing one output file. What it

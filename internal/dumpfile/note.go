@@ -4,12 +4,12 @@ import "os"
 
 // Note is a journal entry of a dump being written (see NoteFile); Done
 // drops it. The zero Note (no journal) is usable.
-type Note struct{ name string }
+type Note struct{ name string } // its name in the journal
 
 // Done drops the note: the dump it names is finished or removed.
 func (n Note) Done() {
 	if n.name != "" {
-		os.Remove(n.name)
+		n.drop()
 	}
 }
 

@@ -2,14 +2,16 @@ package dumpfile
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,30 +35,120 @@ func journalDir() string {
 	return filepath.Join(base, "ddmbridge", "partial-dumps")
 }
 
-// ensureJournal makes the journal directory (0700) and checks that it is
-// this user's, private, and not a symlink; "" when it cannot be used.
-func ensureJournal() string {
+// openJournal opens the journal directory by a descriptor, walking its
+// path from / one component at a time without following a symlink
+// (O_NOFOLLOW) and checking each directory opened (fstat on the
+// descriptor, so a rename in between changes nothing): every component
+// must belong to this user or root, and none may let anyone else change
+// what its names lead to (no group or other write, except a sticky
+// directory such as /tmp, where only an entry's owner may rename or remove
+// it); the journal itself must be this user's, mode 0700. With create,
+// missing components are made (0700). A journal in a directory another
+// user owns or may write to is refused: they could swap its notes for
+// notes naming this user's files.
+func openJournal(create bool) (int, error) {
 	dir := journalDir()
 	if dir == "" {
-		return ""
+		return -1, fmt.Errorf("no cache directory: %w", os.ErrNotExist)
 	}
-	os.MkdirAll(dir, 0o700)
-	if checkPrivateDir(dir) != nil {
-		return ""
-	}
-	return dir
+	return openPrivateDir(dir, create)
 }
 
-func checkPrivateDir(dir string) error {
-	fi, err := os.Lstat(dir)
+// openPrivateDir is openJournal's walk for an absolute path.
+func openPrivateDir(dir string, create bool) (int, error) {
+	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
+		return -1, err
+	}
+	walked := "/"
+	if err := checkChainDir(fd, walked, false); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	cs := strings.Split(strings.Trim(filepath.Clean(dir), "/"), "/")
+	for i, c := range cs {
+		if c == "" {
+			continue
+		}
+		next, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) && create {
+			if err = unix.Mkdirat(fd, c, 0o700); err == nil || errors.Is(err, unix.EEXIST) {
+				next, err = unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			}
+		}
+		unix.Close(fd)
+		walked = filepath.Join(walked, c)
+		if err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				return -1, fmt.Errorf("%s: %w", walked, os.ErrNotExist)
+			}
+			return -1, fmt.Errorf("%s: %w (a symlink is not followed)", walked, err)
+		}
+		fd = next
+		if err := checkChainDir(fd, walked, i == len(cs)-1); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+	}
+	return fd, nil
+}
+
+// checkChainDir checks one directory of the journal's path (see
+// openJournal); last: the journal itself.
+func checkChainDir(fd int, path string, last bool) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || int(st.Uid) != os.Geteuid() || fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s is not a private directory of this user", dir)
+	uid, euid := int(st.Uid), os.Geteuid()
+	switch {
+	case last && (uid != euid || st.Mode&0o077 != 0):
+		return fmt.Errorf("%s is not a private directory of this user (owner uid %d, mode %o)", path, uid, st.Mode&0o7777)
+	case uid != euid && uid != 0:
+		return fmt.Errorf("%s belongs to uid %d, not to this user (uid %d) nor root: the journal of partial dumps is not kept under it", path, uid, euid)
+	case st.Mode&0o022 != 0 && st.Mode&unix.S_ISVTX == 0:
+		return fmt.Errorf("%s may be written by other users (mode %o): the journal of partial dumps is not kept under it", path, st.Mode&0o7777)
 	}
 	return nil
+}
+
+// dirChain records the directories on the way to path's directory (from
+// /, reached without following a symlink) and checks that entry, there,
+// is the one created; nil when the way cannot be walked.
+func dirChain(path string, entry *unix.Stat_t) []dirID {
+	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	var chain []dirID
+	var st unix.Stat_t
+	for _, c := range append([]string{""}, strings.Split(strings.Trim(filepath.Dir(path), "/"), "/")...) {
+		if c != "" {
+			next, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			unix.Close(fd)
+			if err != nil {
+				return nil
+			}
+			fd = next
+		}
+		if unix.Fstat(fd, &st) != nil {
+			unix.Close(fd)
+			return nil
+		}
+		chain = append(chain, dirID{Dev: st.Dev, Ino: st.Ino, UID: int(st.Uid)})
+	}
+	defer unix.Close(fd)
+	if unix.Fstatat(fd, filepath.Base(path), &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Dev != entry.Dev || st.Ino != entry.Ino {
+		return nil
+	}
+	return chain
+}
+
+// dirID is a directory as a note recorded it.
+type dirID struct {
+	Dev uint64 `json:"dev"`
+	Ino uint64 `json:"ino"`
+	UID int    `json:"uid"`
 }
 
 // note is one journal record.
@@ -72,6 +164,9 @@ type note struct {
 	// VMPath is the path as the writer sees it (a VM in another mount
 	// namespace), for its open files.
 	VMPath string `json:"vmPath,omitempty"`
+	// Dirs are the directories from / to the entry's, as they were when
+	// the note was written: removing it walks the same ones or nothing.
+	Dirs []dirID `json:"dirs"`
 }
 
 // proc names a process across pid reuse: its pid and start time.
@@ -101,8 +196,7 @@ func NoteDir(dir *os.File, path string, writer int, vmPath string) Note {
 }
 
 func write(f *os.File, n note) Note {
-	dir := ensureJournal()
-	if dir == "" || !filepath.IsAbs(n.Path) {
+	if !filepath.IsAbs(n.Path) {
 		return Note{}
 	}
 	var st unix.Stat_t
@@ -110,20 +204,43 @@ func write(f *os.File, n note) Note {
 		return Note{}
 	}
 	n.Dev, n.Ino, n.UID, n.Boot = st.Dev, st.Ino, int(st.Uid), bootID()
+	if n.Dirs = dirChain(n.Path, &st); n.Dirs == nil {
+		return Note{} // its way has a symlink, or it moved already
+	}
 	b, err := json.Marshal(n)
 	if err != nil {
 		return Note{}
 	}
-	j, err := os.CreateTemp(dir, "dump-*.json") // O_EXCL, 0600
+	jfd, err := openJournal(true)
 	if err != nil {
 		return Note{}
 	}
-	_, err = j.Write(b)
-	if cerr := j.Close(); err != nil || cerr != nil {
-		os.Remove(j.Name())
-		return Note{}
+	defer unix.Close(jfd)
+	for range 16 {
+		name := "dump-" + randomName() + ".json"
+		fd, err := unix.Openat(jfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		}
+		if err != nil {
+			return Note{}
+		}
+		j := os.NewFile(uintptr(fd), name)
+		_, err = j.Write(b)
+		if cerr := j.Close(); err != nil || cerr != nil {
+			unix.Unlinkat(jfd, name, 0)
+			return Note{}
+		}
+		return Note{name: name}
 	}
-	return Note{name: j.Name()}
+	return Note{}
+}
+
+// randomName is 16 random hex digits.
+func randomName() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // maxNote bounds a journal record read back.
@@ -151,35 +268,35 @@ func Private(dir string) (*os.File, error) {
 // another owner, a symlink on the way — is dropped and the entry left
 // alone.
 func CleanStale() (removed []string, err error) {
-	dir := journalDir()
-	if dir == "" {
-		return nil, nil
-	}
-	if err := checkPrivateDir(dir); err != nil {
+	jfd, err := openJournal(false)
+	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("partial dump journal: %w", err)
 	}
-	ents, err := os.ReadDir(dir)
+	defer unix.Close(jfd)
+	names, err := readDirFD(jfd)
 	if err != nil {
 		return nil, fmt.Errorf("partial dump journal: %w", err)
 	}
 	boot := bootID()
 	var errs []error
-	for _, e := range ents {
-		name := filepath.Join(dir, e.Name())
-		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), "dump-") {
+	for _, name := range names {
+		if !strings.HasPrefix(name, "dump-") {
 			continue
 		}
-		b, err := readNote(name)
+		b, err := readNote(jfd, name)
+		if errors.Is(err, errNotANote) {
+			continue // not this package's: left alone
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		var n note
-		if err := json.Unmarshal(b, &n); err != nil || !filepath.IsAbs(n.Path) || (n.Kind != "file" && n.Kind != "dir") {
-			os.Remove(name) // not a note this package wrote
+		if err := json.Unmarshal(b, &n); err != nil || !filepath.IsAbs(n.Path) || (n.Kind != "file" && n.Kind != "dir") || len(n.Dirs) == 0 {
+			unix.Unlinkat(jfd, name, 0) // not a note this package wrote (or an older one, without its way)
 			continue
 		}
 		if n.Boot == boot && (n.Writer.alive() && n.writing() || n.Maker != nil && n.Maker.alive()) {
@@ -193,28 +310,55 @@ func CleanStale() (removed []string, err error) {
 		if ok {
 			removed = append(removed, n.Path)
 		}
-		os.Remove(name)
+		unix.Unlinkat(jfd, name, 0)
 	}
 	return removed, errors.Join(errs...)
 }
 
-func readNote(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+// readDirFD lists a directory through its descriptor.
+func readDirFD(fd int) ([]string, error) {
+	dup, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
+	d := os.NewFile(uintptr(dup), ".")
+	defer d.Close()
+	return d.Readdirnames(-1)
+}
+
+// errNotANote: a journal entry that is not a regular file of this user.
+var errNotANote = errors.New("not a note")
+
+// readNote reads a note of the journal (jfd) without following a symlink;
+// it must be a regular file of this user.
+func readNote(jfd int, name string) ([]byte, error) {
+	fd, err := unix.Openat(jfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, errNotANote
+	}
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() {
+		return nil, errNotANote
+	}
 	b := make([]byte, maxNote)
-	n, _ := f.Read(b)
+	n, _ := io.ReadFull(f, b)
 	return b[:n], nil
 }
 
 // remove removes the entry the note names, if it is still the one
 // created; removed is false when it is gone already or is not that entry.
 func (n note) remove() (removed bool, err error) {
-	dirfd, err := openDirNoFollow(filepath.Dir(n.Path))
+	dirfd, err := openRecordedDir(filepath.Dir(n.Path), n.Dirs)
 	if err != nil {
-		return false, nil // its directory is gone, moved or reached through a symlink
+		return false, nil // its directory is gone, moved, replaced or reached through a symlink
 	}
 	defer unix.Close(dirfd)
 	base := filepath.Base(n.Path)
@@ -255,23 +399,40 @@ func (n note) remove() (removed bool, err error) {
 	return true, nil
 }
 
-// openDirNoFollow opens an absolute directory path component by component,
-// refusing a symlink anywhere on it.
-func openDirNoFollow(path string) (int, error) {
+// openRecordedDir opens an absolute directory path component by
+// component, refusing a symlink anywhere on it, and checks every directory
+// opened (fstat on its descriptor: a rename in between changes nothing)
+// against the one the note recorded there: same device, inode and owner.
+func openRecordedDir(path string, want []dirID) (int, error) {
+	cs := []string{""}
+	if p := strings.Trim(filepath.Clean(path), "/"); p != "" {
+		cs = append(cs, strings.Split(p, "/")...)
+	}
+	if len(cs) != len(want) {
+		return -1, errors.New("the note's directories do not match its path")
+	}
 	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
 	}
-	for _, c := range strings.Split(strings.Trim(filepath.Clean(path), "/"), "/") {
-		if c == "" {
-			continue
+	var st unix.Stat_t
+	for i, c := range cs {
+		if c != "" {
+			next, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			unix.Close(fd)
+			if err != nil {
+				return -1, err
+			}
+			fd = next
 		}
-		next, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		unix.Close(fd)
-		if err != nil {
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
 			return -1, err
 		}
-		fd = next
+		if st.Dev != want[i].Dev || st.Ino != want[i].Ino || int(st.Uid) != want[i].UID {
+			unix.Close(fd)
+			return -1, fmt.Errorf("a directory on the way to %s is not the one recorded", path)
+		}
 	}
 	return fd, nil
 }
@@ -330,4 +491,12 @@ func (n note) writing() bool {
 func bootID() string {
 	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	return strings.TrimSpace(string(b))
+}
+
+// drop removes the note from the journal, reached as when it was written.
+func (n Note) drop() {
+	if jfd, err := openJournal(false); err == nil {
+		unix.Unlinkat(jfd, n.name, 0)
+		unix.Close(jfd)
+	}
 }

@@ -1,6 +1,7 @@
 package dumpfile
 
 import (
+	"golang.org/x/sys/unix"
 	"os"
 	"path/filepath"
 	"slices"
@@ -138,8 +139,10 @@ func TestCreateNotes(t *testing.T) {
 			t.Fatalf("force=%v: notes after the end: %v", force, n)
 		}
 	}
-	if err := checkPrivateDir(journalDir()); err != nil {
+	if fd, err := openJournal(false); err != nil {
 		t.Fatal(err)
+	} else {
+		unix.Close(fd)
 	}
 	// A journal another could write to is not used.
 	os.Chmod(journalDir(), 0o777)

@@ -1,6 +1,8 @@
 // Package hostproc holds what the monitor learns about local processes from
 // the host rather than from a protocol: the process at the other end of a
-// loopback connection and what its java command line runs (Peer), and a local
+// loopback connection and what its java command line runs (Peer), whether
+// that process is one a launcher started, as its user (CheckLaunched: the
+// launch listener's gate), and a local
 // JVM's native threads — Linux thread ids and CPU times, the per-thread
 // figures an Android VM's THST carries — matched to the JVM's threads by name
 // (Read, Match). Linux only; elsewhere nothing is found and every thread stays

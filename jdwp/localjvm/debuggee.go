@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/hostproc"
 )
 
 // Debuggee is a JVM a debug session started: as its own child (Start-
@@ -165,7 +165,14 @@ func (p *Debuggee) StderrTail() string {
 // command line argv, for messages), giving up as soon as the JVM exits;
 // the error then carries its exit code and stderr. A JVM that does not
 // connect before ctx ends is killed.
-func (p *Debuggee) Accept(ctx context.Context, ln net.Listener, argv []string) (net.Conn, error) {
+//
+// Only the launched JVM is accepted: a connection whose peer is not this
+// process (or one of its children) running as this user is closed and
+// reported to refused (which may be nil), and Accept keeps listening —
+// anyone on the host can connect to a loopback port, and whoever connects
+// first would otherwise become the session's debuggee while the real JVM,
+// suspended, waits for the attacker on a port freed for them.
+func (p *Debuggee) Accept(ctx context.Context, ln net.Listener, argv []string, refused func(peer string, err error)) (net.Conn, error) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -175,9 +182,44 @@ func (p *Debuggee) Accept(ctx context.Context, ln net.Listener, argv []string) (
 		case <-actx.Done():
 		}
 	}()
-	nc, err := jdwp.AcceptConn(actx, ln)
-	if err == nil {
-		return nc, nil
+	type res struct {
+		nc  net.Conn
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				ch <- res{err: fmt.Errorf("listen %s: %w", ln.Addr(), err)}
+				return
+			}
+			if err := hostproc.CheckLaunched(nc, p.pid); err != nil {
+				if refused != nil {
+					refused(nc.RemoteAddr().String(), err)
+				}
+				nc.Close()
+				continue
+			}
+			ch <- res{nc: nc}
+			return
+		}
+	}()
+	var err error
+	select {
+	case r := <-ch:
+		if r.err == nil {
+			return r.nc, nil
+		}
+		err = r.err
+	case <-actx.Done():
+		go func() {
+			// ln's owner closes it, which ends the loop.
+			if r := <-ch; r.nc != nil {
+				r.nc.Close()
+			}
+		}()
+		err = fmt.Errorf("listen %s: no VM attached: %w", ln.Addr(), actx.Err())
 	}
 	select {
 	case <-p.done:

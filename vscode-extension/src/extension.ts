@@ -17,7 +17,7 @@ import { views } from './viewList';
 import { HprofEditorProvider } from './views/hprofEditor';
 import { VMStore, VMTreeProvider } from './views/vmTree';
 import { ThreadsViewProvider } from './views/webviews';
-import { vmTitle } from './vms';
+import { scanWelcome, vmTitle } from './vms';
 
 export interface DdmbridgeApi {
   backend: Backend;
@@ -64,6 +64,13 @@ function showVMExplorer(context: vscode.ExtensionContext, host: BackendHost, sto
   if (treeView.visible) {
     void host.start();
   }
+  // The empty explorer says which ports are scanned: serveArgs' --scan, not always the default range.
+  const showScan = (): void => {
+    const w = scanWelcome(vscode.workspace.getConfiguration('ddmbridge').get<string[]>('serveArgs', []));
+    void vscode.commands.executeCommand('setContext', 'ddmbridge.scan', w.mode);
+    treeView.message = store.vms.length === 0 ? w.message : undefined;
+  };
+  showScan();
   context.subscriptions.push(
     tree,
     treeView,
@@ -72,6 +79,8 @@ function showVMExplorer(context: vscode.ExtensionContext, host: BackendHost, sto
         void host.start();
       }
     }),
+    store.onDidChange(() => showScan()),
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('ddmbridge.serveArgs') && showScan()),
   );
 }
 

@@ -302,3 +302,34 @@ export function applyVMEvent(list: readonly VMInfo[], kind: 'added' | 'removed' 
   const others = cur ? rest.map((v) => (v.current ? { ...v, current: false } : v)) : rest;
   return [...others, ...vms];
 }
+
+/**
+ * The ports `ddmbridge serve` scans as serveArgs set them: the value of the
+ * last `--scan X` or `--scan=X` ("" when scanning is off), or undefined
+ * for the default range (127.0.0.1:8000-8040).
+ */
+export function scanRangeOf(serveArgs: readonly string[]): string | undefined {
+  let scan: string | undefined;
+  for (let i = 0; i < serveArgs.length; i++) {
+    const a = serveArgs[i];
+    const m = /^--?scan=(.*)$/.exec(a);
+    if (m) {
+      scan = m[1];
+    } else if ((a === '--scan' || a === '-scan') && i + 1 < serveArgs.length) {
+      scan = serveArgs[++i];
+    }
+  }
+  return scan;
+}
+
+/** What the empty VM explorer says is scanned: the welcome's variant and the range. */
+export function scanWelcome(serveArgs: readonly string[]): { mode: 'default' | 'custom' | 'none'; message?: string } {
+  const scan = scanRangeOf(serveArgs);
+  if (scan === undefined) {
+    return { mode: 'default' };
+  }
+  if (scan.trim() === '') {
+    return { mode: 'none', message: 'No ports are scanned (ddmbridge.serveArgs sets --scan to nothing).' };
+  }
+  return { mode: 'custom', message: `Scanning ${scan.split(',').join(', ')} for JDWP agents (ddmbridge.serveArgs).` };
+}

@@ -24,7 +24,7 @@ type Options struct {
 	Model   string // ro.product.model; "Sim"
 	Name    string // ro.product.device, "device:"; "sim"
 	// Props are extra system properties for getprop, over the defaults
-	// (ro.build.version.sdk 34, ro.build.version.release 14, …).
+	// (ro.build.version.sdk 34 and release 14 with the current VM profile, 30 and 11 otherwise, …).
 	Props map[string]string
 	// Features announced in the banner; default shell_v2, cmd.
 	Features []string
@@ -44,6 +44,9 @@ type Options struct {
 	VM simvm.Options
 	// FirstPID is the pid of the first process; default 1000.
 	FirstPID int
+	// LogInterval, if set, has every process log a line (tag SimApp, the
+	// levels D, I, W, E in turn) each interval, for logcat.
+	LogInterval time.Duration
 
 	Logger zerolog.Logger // component "adb" is added
 }
@@ -108,6 +111,8 @@ type Device struct {
 	closed    bool
 
 	wg sync.WaitGroup
+
+	logs deviceLog // logcat's buffer (logcat.go)
 }
 
 // New returns a device with no processes.
@@ -145,6 +150,9 @@ func New(opt Options) *Device {
 	}
 	for _, p := range opt.Packages {
 		d.packages[p] = true
+	}
+	if opt.LogInterval > 0 {
+		d.logEvery(opt.LogInterval)
 	}
 	return d
 }
@@ -230,6 +238,7 @@ func (d *Device) Close() error {
 	for _, p := range procs {
 		p.stop()
 	}
+	d.logs.close()
 	d.wg.Wait()
 	return nil
 }
@@ -282,6 +291,7 @@ func (d *Device) AddProcess(po ProcessOptions) (int, error) {
 	d.procs[po.PID] = p
 	d.notifyLocked()
 	d.log.Info().Int("pid", po.PID).Str("name", po.Name).Str("jvm", po.JVM).Msg("process started")
+	d.Log(systemPID, systemPID+20, "I", "ActivityManager", fmt.Sprintf("Start proc %d:%s/u0a%d for activity", po.PID, po.Name, po.UID%100000-10000))
 	return po.PID, nil
 }
 
@@ -299,6 +309,7 @@ func (d *Device) RemoveProcess(pid int) error {
 	d.mu.Unlock()
 	p.stop()
 	d.log.Info().Int("pid", pid).Str("name", p.Name).Msg("process ended")
+	d.Log(systemPID, systemPID+20, "I", "ActivityManager", fmt.Sprintf("Process %s (pid %d) has died", p.Name, pid))
 	return nil
 }
 

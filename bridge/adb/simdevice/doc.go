@@ -22,7 +22,11 @@
 // rm, echo, id): nothing the peer sends is ever executed, and shell syntax
 // beyond simple quoted words is refused. Files pushed with sync: (or written
 // by am dumpheap: the process's simulated heap as HPROF) live in memory and
-// are pulled with sync: RECV;
+// are pulled with sync: RECV; `logcat` (plain, or as `adb logcat` sends it)
+// streams the device's log buffer as adbd's logcat does: threadtime lines,
+// --pid, -T COUNT or -T TIME, -t and -d (Device.Log appends a line;
+// ActivityManager logs process starts and deaths; Options.LogInterval makes
+// every process log a line each interval);
 // `pm install` of /data/local/tmp/PACKAGE.apk installs PACKAGE (the
 // simulation does not read manifests).
 //

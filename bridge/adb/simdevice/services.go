@@ -47,6 +47,9 @@ func (d *Device) service(name string) (func(s *stream), error) {
 		for _, o := range strings.Split(kind, ",")[1:] {
 			v2 = v2 || o == "v2"
 		}
+		if words, ok := logcatCommand(arg); ok {
+			return func(s *stream) { d.serveLogcat(s, words[1:], v2) }, nil // it streams
+		}
 		return func(s *stream) { d.serveShell(s, arg, v2, true) }, nil
 	case kind == "exec":
 		return func(s *stream) { d.serveShell(s, arg, false, false) }, nil

@@ -126,9 +126,13 @@ func (d *Device) runShell(line string) shellResult {
 
 // props are the device's system properties: defaults, the banner's, Options.Props.
 func (d *Device) props() map[string]string {
+	sdk, release := "34", "14" // the current profile: Android 14
+	if d.opt.VM.Profile != simvm.ProfileCurrent {
+		sdk, release = "30", "11" // the ART profile imitates Android 8–11 (and the draft has no later one)
+	}
 	p := map[string]string{
-		"ro.build.version.sdk":     "34",
-		"ro.build.version.release": "14",
+		"ro.build.version.sdk":     sdk,
+		"ro.build.version.release": release,
 		"ro.build.type":            "userdebug",
 		"ro.debuggable":            "1",
 		"ro.product.cpu.abi":       "x86_64",

@@ -17,10 +17,51 @@ export interface HeapStats {
   allocatedObjects: number;
 }
 
+/**
+ * Where heap data came from when not from the VM's own reports
+ * (ddm.DumpSource): a heap dump (a local HotSpot VM; current Android, which
+ * sends no HPIF/HPSG), with the dump's time and why, in words.
+ */
+export interface DumpSource {
+  source?: 'dump';
+  /** The dump's time, RFC 3339. */
+  dumpedAt?: string;
+  note?: string;
+}
+
 /** A VM's heap statistics (ddm.HeapInfoJSON). */
-export interface HeapInfo {
+export interface HeapInfo extends DumpSource {
   id: string;
   heaps: HeapStats[];
+}
+
+export const dumpSourceFields = ['source', 'dumpedAt', 'note'] as const;
+
+/** Decodes the optional dump-source fields of a heap info or map. */
+export function decodeDumpSource(o: Record<string, unknown>, E: typeof HeapInfoError | (new (m: string) => Error)): DumpSource {
+  const out: DumpSource = {};
+  if (o.source !== undefined) {
+    if (o.source !== 'dump') {
+      throw new E(`source: ${JSON.stringify(o.source)} is not "dump"`);
+    }
+    out.source = 'dump';
+  }
+  for (const k of ['dumpedAt', 'note'] as const) {
+    if (o[k] !== undefined) {
+      out[k] = str(o[k], k, E);
+    }
+  }
+  return out;
+}
+
+/** The words a view shows for data drawn from a dump, or "" for the VM's own reports. */
+export function dumpSourceText(d: DumpSource): string {
+  if (d.source !== 'dump') {
+    return '';
+  }
+  const at = d.dumpedAt ? new Date(d.dumpedAt) : undefined;
+  const when = at && !isNaN(at.getTime()) ? ` taken at ${at.toLocaleTimeString('en-GB')}` : '';
+  return `From a heap dump${when}` + (d.note ? ` (${d.note})` : '');
 }
 
 export class HeapInfoError extends SchemaError {
@@ -34,7 +75,7 @@ const statFields = ['heapId', 'timestampMs', 'reason', 'maxBytes', 'sizeBytes', 
 
 /** Decodes {id, heaps: [HeapStats…]} strictly: unknown or missing fields are errors naming the field. */
 export function decodeHeapInfo(body: unknown): HeapInfo {
-  const o = fieldsOf(body, '', ['id', 'heaps'], [], HeapInfoError);
+  const o = fieldsOf(body, '', ['id', 'heaps'], dumpSourceFields, HeapInfoError);
   const id = str(o.id, 'id', HeapInfoError);
   if (!Array.isArray(o.heaps)) {
     throw new HeapInfoError(`heaps: expected an array, got ${JSON.stringify(o.heaps)}`);
@@ -48,7 +89,7 @@ export function decodeHeapInfo(body: unknown): HeapInfo {
     }
     return v;
   });
-  return { id, heaps };
+  return { id, heaps, ...decodeDumpSource(o, HeapInfoError) };
 }
 
 export function heapUsePercent(h: HeapStats): number {

@@ -6,6 +6,7 @@
 // no vscode: the extension, the webview scripts and the unit tests share it.
 
 import { bool, fieldsOf, SchemaError, str, uint } from '../schema';
+import { decodeDumpSource, dumpSourceFields } from './heapinfo';
 
 /** Kind names as the backend spells them (ddm.Kind.String), in DDM order. */
 export const kindNames: readonly string[] = [
@@ -82,6 +83,10 @@ export interface HeapMap {
   gap: RGB;
   /** Base64 PNG, when asked for. */
   png?: string;
+  /** Set when the map was drawn from a heap dump (heapinfo.ts). */
+  source?: 'dump';
+  dumpedAt?: string;
+  note?: string;
 }
 
 export class HeapMapError extends SchemaError {
@@ -113,7 +118,7 @@ function parseColor(v: unknown, where: string): { color: string; rgb: RGB } {
  * (the same blocks in DDM's encoding, kept for scripts) is not read.
  */
 export function decodeHeapMap(body: unknown): HeapMap {
-  const o = fieldsOf(body, '', ['id', 'heapId', 'perObject', 'styles', 'pieces', 'totals', 'legend'], ['png'], HeapMapError);
+  const o = fieldsOf(body, '', ['id', 'heapId', 'perObject', 'styles', 'pieces', 'totals', 'legend'], ['png', ...dumpSourceFields], HeapMapError);
   const id = str(o.id, 'id', HeapMapError);
   const heapId = uint(o.heapId, 'heapId', HeapMapError);
   const perObject = bool(o.perObject, 'perObject', HeapMapError);
@@ -200,6 +205,7 @@ export function decodeHeapMap(body: unknown): HeapMap {
   if (o.png !== undefined) {
     map.png = str(o.png, 'png', HeapMapError);
   }
+  Object.assign(map, decodeDumpSource(o, HeapMapError));
   checkTotals(map);
   return map;
 }

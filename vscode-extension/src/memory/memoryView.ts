@@ -51,6 +51,10 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   private canAllocs = false;
   /** The VM is ddmbridge's simulated one: its allocation records are made up, and the view says so. */
   private simulated = false;
+  /** The VM cannot count instances: the title says so instead of waiting for counts. */
+  private cannotCount = false;
+  /** Why the VM has no allocation tracker, when the adapter says (current Android). */
+  private allocsNote = '';
   private allocsOn = false;
   private allocs: Allocation[] = [];
 
@@ -118,6 +122,10 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     this.allocsOn = false;
     this.canAllocs = false;
     this.simulated = false;
+    this.cannotCount = false;
+    this.allocsNote = '';
+    // A new session starts unfiltered: the previous one's filter named its classes.
+    this.opts = { ...this.opts, filter: '', onlyChanged: false };
     this.note = next ? 'Counts are taken when the VM stops.' : 'Start a ddmbridge debug session and stop it to see its classes.';
     this.title();
     this.changed.fire(undefined);
@@ -139,6 +147,9 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       );
       this.canAllocs = body.canTrackAllocations;
       this.simulated = body.simulated;
+      this.allocsNote = body.allocationsNote;
+      this.cannotCount = !body.canCount;
+      this.title();
       void vscode.commands.executeCommand('setContext', 'ddmbridge.memory.canTrackAllocations', this.canAllocs);
       if (!body.canCount) {
         this.note = 'This VM cannot count instances (CanGetInstanceInfo is false).';
@@ -190,7 +201,16 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   }
 
   private title(): void {
-    const parts = [countsTitle({ stopped: this.stopped, classes: this.classes.length, counted: this.counted, complete: this.complete, auto: this.view.visible && this.auto() })];
+    const parts = [
+      countsTitle({
+        stopped: this.stopped,
+        classes: this.classes.length,
+        counted: this.counted,
+        complete: this.complete,
+        auto: this.view.visible && this.auto(),
+        cannotCount: this.cannotCount,
+      }),
+    ];
     if (this.opts.filter) {
       parts.push(`filter "${this.opts.filter}"`);
     }
@@ -265,6 +285,10 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       const rows: Node[] = tableRows(this.classes, this.opts).map((c) => ({ kind: 'class', c }));
       if (this.canAllocs) {
         rows.unshift({ kind: 'allocs' });
+      } else if (this.allocsNote) {
+        // Why there are no allocations (current Android), above the classes or the note.
+        const note: Node = { kind: 'note', text: this.allocsNote, id: 'allocs-note' };
+        return [note, ...(rows.length ? rows : [{ kind: 'note', text: this.note, id: 'note' } as Node])];
       }
       return rows.length ? rows : [{ kind: 'note', text: this.note, id: 'note' }];
     }

@@ -43,6 +43,8 @@ export interface MemoryViewInfo {
   canTrackAllocations: boolean;
   /** The VM is ddmbridge's simulated one: its allocation records are made up. */
   simulated: boolean;
+  /** Why the VM has no allocation tracker, in words, when known (current Android); '' otherwise. */
+  allocationsNote: string;
 }
 
 /** A page of a class's instances (the instances answer): listed with variables. */
@@ -87,11 +89,12 @@ export function decodeCounts(body: unknown, where: 'instanceCounts' | 'memoryCou
 
 export function decodeMemoryView(body: unknown): MemoryViewInfo {
   const w = 'memoryView';
-  const o = fields(body, w, ['canCount', 'canTrackAllocations'], ['simulated']);
+  const o = fields(body, w, ['canCount', 'canTrackAllocations'], ['simulated', 'allocationsNote']);
   return {
     canCount: bool(o.canCount, at(w, 'canCount'), E),
     canTrackAllocations: bool(o.canTrackAllocations, at(w, 'canTrackAllocations'), E),
     simulated: o.simulated !== undefined && bool(o.simulated, at(w, 'simulated'), E),
+    allocationsNote: o.allocationsNote === undefined ? '' : str(o.allocationsNote, at(w, 'allocationsNote'), E),
   };
 }
 
@@ -222,6 +225,8 @@ export function shownNames(rows: ClassCount[], max = 50): string[] {
 
 /** What the view's title says of the counts. */
 export interface CountsState {
+  /** The VM said it cannot count (canCount false): no counts will come. */
+  cannotCount?: boolean;
   /** The VM is stopped. */
   stopped: boolean;
   /** Classes in the table. */
@@ -236,6 +241,9 @@ export interface CountsState {
 
 /** The title's first part: "1,250 classes", "… (counting…)", "counts of an earlier stop: Count Instances Now". */
 export function countsTitle(s: CountsState): string {
+  if (s.cannotCount) {
+    return 'cannot count: the VM cannot list instances';
+  }
   const n = `${s.classes.toLocaleString('en-US')} classes`;
   if (!s.stopped) {
     return s.classes ? `running: ${n} of the previous stop` : '';

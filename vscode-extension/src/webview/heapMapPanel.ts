@@ -140,7 +140,10 @@ export function heapMapPanel(opts: HeapMapPanelOptions = {}): HeapMapPanel {
     const unit = map.pieces[0]?.unitSize ?? 8;
     const pixelBytes = lay.unitsPerPixel * unit;
     text(zoomLevel, zoom.scale > 1 ? `×${zoom.scale}` : lay.unitsPerPixel > 1 ? `1/${lay.unitsPerPixel}` : '×1');
-    text(mapScale, `1 pixel = ${formatBytes(pixelBytes)}, a row = ${formatBytes(pixelBytes * lay.width)}`);
+    // Zoomed in, a unit of the heap is drawn zoom.scale pixels wide and high:
+    // say so, rather than "1 pixel = 8 B" at ×3.
+    const drawn = zoom.scale > 1 ? `${zoom.scale}×${zoom.scale} pixels` : '1 pixel';
+    text(mapScale, `${drawn} = ${formatBytes(pixelBytes)}, a row = ${formatBytes(pixelBytes * lay.width)}`);
     mapScale.dataset.pixelBytes = String(pixelBytes);
     ruler.style.height = `${lay.rows * zoom.scale}px`;
     const every = Math.max(1, Math.ceil(48 / zoom.scale));

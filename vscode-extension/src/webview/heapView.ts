@@ -5,7 +5,7 @@
 // from the backend with the map.
 
 import { decodeHeapMap, formatBytes, heapTotals } from '../heap/heapmap';
-import { decodeHeapInfo, HeapStats, heapUsePercent } from '../heap/heapinfo';
+import { decodeHeapInfo, dumpSourceText, HeapStats, heapUsePercent } from '../heap/heapinfo';
 import type { FromWebview, ToWebview, VMRef } from './messages';
 import { button, el, getVsCodeApi } from './dom';
 import { heapMapPanel } from './heapMapPanel';
@@ -19,6 +19,8 @@ interface State {
   status?: string;
   /** The VM speaks no DDM: why there is no map. */
   noDdm?: string;
+  /** The data came from a heap dump (current Android, HotSpot): when, and why. */
+  dump?: string;
 }
 
 const saved = vscode.getState() ?? {};
@@ -47,8 +49,10 @@ const toolbar = el(
   ...panel.toolbar,
 );
 const infoTable = el('table', { id: 'heap-info', class: 'grid' });
+const sourceLine = el('div', { id: 'heap-source', class: 'muted' }, '');
+const infoTitle = el('h3', {}, 'Heaps (HPIF)');
 
-app.append(title, toolbar, statusLine, el('section', { class: 'heap-info' }, el('h3', {}, 'Heaps (HPIF)'), infoTable), ...panel.body);
+app.append(title, toolbar, statusLine, sourceLine, el('section', { class: 'heap-info' }, infoTitle, infoTable), ...panel.body);
 
 // ---- rendering ----
 
@@ -100,6 +104,8 @@ function renderInfo(): void {
 
 function render(): void {
   title.textContent = state.vm ? `Heap of ${state.vm.name}` : 'Heap';
+  sourceLine.textContent = state.dump ?? '';
+  infoTitle.textContent = state.dump ? 'Heaps (from a heap dump)' : 'Heaps (HPIF)';
   setStatus();
   renderInfo();
 }
@@ -113,20 +119,25 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
         panel.fit();
         state.info = [];
         state.noDdm = undefined;
+        state.dump = undefined;
       }
       state.vm = m.vm;
       state.error = undefined;
       break;
     case 'heapInfo':
       try {
-        state.info = decodeHeapInfo(m.body).heaps;
+        const hi = decodeHeapInfo(m.body);
+        state.info = hi.heaps;
+        state.dump = dumpSourceText(hi) || undefined;
       } catch (e) {
         state.error = `Cannot read the heap info: ${(e as Error).message}`;
       }
       break;
     case 'heapMap':
       try {
-        panel.show(decodeHeapMap(m.body));
+        const map = decodeHeapMap(m.body);
+        panel.show(map);
+        state.dump = dumpSourceText(map) || state.dump;
         state.error = undefined;
         state.status = undefined;
       } catch (e) {

@@ -937,9 +937,10 @@ test('code-server: a class-loader leak — from the histogram to its path to GC 
 });
 
 test('code-server: current Android — the picker lists track-app apps, refuses a frozen one in words, debugs the waiting one', { timeout: 900_000 }, async () => {
+  await openWorkbench(); // the test can run alone (TEST_NAME_PATTERN)
   // A device as current as Android is today (track-app with app_info, a
   // waiting, a frozen and a release app), connected to the backend's adb server.
-  device = spawn(backendBin, ['simdevice', '--profile', 'current', '--listen', '127.0.0.1:0', '--procs', '1', '--model', 'Current'], {
+  device = spawn(backendBin, ['simdevice', '--profile', 'current', '--listen', '127.0.0.1:0', '--procs', '1', '--model', 'Current', '--log-interval', '500ms'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   let printed = '';
@@ -970,12 +971,40 @@ test('code-server: current Android — the picker lists track-app apps, refuses 
 
   // The waiting app: a session starts on it, and the app stops waiting.
   await row('com.example.waiting').first().click();
+  await palette('View: Show Run and Debug'); // its Call Stack, whichever view an earlier test left open
   const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
   // The app's threads (ART's "Signal Catcher" among them) in the Call Stack.
   // (Or the session's own row, when another session is still listed.)
   await pane('Call Stack').locator('.monaco-list-row', { hasText: /Signal Catcher|Pick a VM/ }).first().waitFor({ timeout: 180000 });
   await shot('e2e-android-session');
   log('debug session on the waiting app');
+
+  // The app's log in the Debug Console (its pid's logcat lines), warnings
+  // and errors as stderr.
+  await palette('Debug Console: Focus on Debug Console View');
+  const repl = page.locator('.repl .monaco-list-row');
+  await repl.filter({ hasText: /W SimApp +: com\.example\.waiting: tick \d+ \(a warning\)/ }).first().waitFor({ timeout: 120000 });
+  await repl.filter({ hasText: /I SimApp +: com\.example\.waiting: tick \d+ \(info\)/ }).first().waitFor({ timeout: 60000 });
+  const consoleText = (await page.locator('.repl').textContent()) ?? '';
+  assert.ok(!/com\.example\.sim1: tick/.test(consoleText), "only the debugged app's lines (its pid), not another app's");
+  await shot('e2e-android-logcat');
+  log('logcat of the app in the Debug Console');
+
+  // The Heap view: current Android sends no HPIF/HPSG, so the heap comes
+  // from an am dumpheap dump, and the view says so with the dump's time.
+  await palette('ddmbridge: Show Heap Map');
+  const heapView: FrameLocator = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  await heapView.locator('#totals tr[data-kind]').first().waitFor({ timeout: 180000 });
+  await eventually(
+    async () => /^From a heap dump taken at \d\d:\d\d:\d\d/.test((await heapView.locator('#heap-source').textContent()) ?? ''),
+    90000,
+    'the heap view saying its heap comes from a dump, with the time',
+  );
+  assert.match((await heapView.locator('.heap-info h3').textContent()) ?? '', /from a heap dump/);
+  assert.ok(!/Waiting for a heap map/.test((await heapView.locator('#status').textContent()) ?? ''), 'not waiting for a heap map');
+  await shot('e2e-android-heap-dump');
+  log('heap view of the current app from a dump');
+  await page.keyboard.press('Escape');
   await palette('View: Show ddmbridge');
   await eventually(
     async () => {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { parseDapAddress } from '../../src/backend/api';
-import { decodeHeapInfo, HeapInfoError, heapUsePercent } from '../../src/heap/heapinfo';
+import { decodeHeapInfo, dumpSourceText, HeapInfoError, heapUsePercent } from '../../src/heap/heapinfo';
 import { extRoot } from '../support/fixtures';
 import { contentSecurityPolicy, makeNonce, webviewHtml } from '../../src/webview/html';
 
@@ -15,13 +15,18 @@ describe('decodeHeapInfo', () => {
     assert.equal(heapUsePercent(h), 25);
     const rec = JSON.parse(fs.readFileSync(path.join(extRoot, 'test', 'fixtures', 'ddm-recording.json'), 'utf8')) as { heapInfo: unknown };
     assert.equal(decodeHeapInfo(rec.heapInfo).heaps[0].heapId, 1);
+    // From a heap dump (current Android, HotSpot): the source, the dump's time and why.
+    const dumped = decodeHeapInfo({ id: '1', heaps: [h], source: 'dump', dumpedAt: '2026-12-04T04:15:41Z', note: 'no heap reports' });
+    assert.deepEqual(dumped, { id: '1', heaps: [h], source: 'dump', dumpedAt: '2026-12-04T04:15:41Z', note: 'no heap reports' });
+    assert.match(dumpSourceText(dumped), /^From a heap dump taken at \d\d:\d\d:\d\d \(no heap reports\)$/);
+    assert.equal(dumpSourceText({}), '');
   });
 
   test('other shapes and spellings are rejected with the field named', () => {
     const { timestampMs: _t, ...noTime } = h;
     const cases: [unknown, RegExp][] = [
       [[h], /^heap info: body: expected an object, got an array$/],
-      [h, /^heap info: "heapId": unknown field \(expected id, heaps\)$/],
+      [h, /^heap info: "heapId": unknown field \(expected id, heaps, source, dumpedAt, note\)$/],
       [{ id: '1', heaps: { '1': h } }, /^heap info: heaps: expected an array/],
       [{ id: '1', heapInfo: [h] }, /^heap info: "heapInfo": unknown field/],
       [{ id: '1', heaps: [{ ...noTime, timestamp: 1 }] }, /^heap info: heaps\[0\]\."timestamp": unknown field/],
@@ -29,6 +34,7 @@ describe('decodeHeapInfo', () => {
       [{ id: '1', heaps: [{ ...h, MaxBytes: 1 }] }, /^heap info: heaps\[0\]\."MaxBytes": unknown field/],
       [{ id: '1', heaps: [{ ...h, sizeBytes: -1 }] }, /^heap info: heaps\[0\]\.sizeBytes: expected a non-negative integer, got -1$/],
       [{ heaps: [h] }, /^heap info: id: missing$/],
+      [{ id: '1', heaps: [h], source: 'ddm' }, /^heap info: source: "ddm" is not "dump"$/],
       ['x', /^heap info: body: expected an object, got "x"$/],
     ];
     for (const [body, want] of cases) {

@@ -136,7 +136,7 @@ describe('decodeHeapMap', () => {
   test('the old spellings are rejected, not guessed at', () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       // segments for pieces
-      [broken((b) => ((b.segments = b.pieces), delete b.pieces)), /^heap map: "segments": unknown field \(expected id, heapId, perObject, styles, pieces, totals, legend, png\)$/],
+      [broken((b) => ((b.segments = b.pieces), delete b.pieces)), /^heap map: "segments": unknown field \(expected id, heapId, perObject, styles, pieces, totals, legend, png, source, dumpedAt, note\)$/],
       // a wrapper
       [{ heapMap: sampleBody() }, /^heap map: "heapMap": unknown field/],
       [{ map: sampleBody() }, /^heap map: "map": unknown field/],

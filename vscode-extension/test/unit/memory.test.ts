@@ -68,6 +68,8 @@ describe('memory view model', () => {
     assert.equal(countsTitle({ ...at, counted: false, auto: false, classes: 0 }), 'not counted: Count Instances Now');
     assert.equal(countsTitle({ ...at, stopped: false }), 'running: 1,250 classes of the previous stop');
     assert.equal(countsTitle({ ...at, stopped: false, classes: 0 }), '');
+    // A VM that cannot count never sends counts: the title says so rather than "counting…" for ever.
+    assert.equal(countsTitle({ ...at, counted: false, classes: 0, cannotCount: true }), 'cannot count: the VM cannot list instances');
   });
 
   test('a listing cut at 100,000 says so', () => {
@@ -136,8 +138,15 @@ function named(root: string, path: (string | number)[]): string {
 
 describe('memory view answers, decoded through the schema', () => {
   test('the adapter\'s answers decode to what the view shows', () => {
-    assert.deepEqual(decodeMemoryView(answers.memoryView), { canCount: true, canTrackAllocations: true, simulated: true });
-    assert.deepEqual(decodeMemoryView({ canCount: false, canTrackAllocations: false }), { canCount: false, canTrackAllocations: false, simulated: false });
+    assert.deepEqual(decodeMemoryView(answers.memoryView), { canCount: true, canTrackAllocations: true, simulated: true, allocationsNote: '' });
+    assert.deepEqual(decodeMemoryView({ canCount: false, canTrackAllocations: false }), { canCount: false, canTrackAllocations: false, simulated: false, allocationsNote: '' });
+    // Current Android: no tracker, and why in words.
+    assert.deepEqual(decodeMemoryView({ canCount: true, canTrackAllocations: false, allocationsNote: 'This VM has no allocation tracker' }), {
+      canCount: true,
+      canTrackAllocations: false,
+      simulated: false,
+      allocationsNote: 'This VM has no allocation tracker',
+    });
     assert.deepEqual(decodeCounts(answers.instanceCounts, 'instanceCounts'), answers.instanceCounts);
     assert.deepEqual(decodeCounts({ classes: [], complete: false }, 'memoryCounts'), { classes: [], complete: false });
     assert.deepEqual(decodeInstances(answers.instances), answers.instances);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { applyDeviceEvent, applyVMEvent, decodeDevices, decodeVMs, deviceOf, groupByDevice, localDevice, unattachable, vmContextValue, vmDescription, vmLabel, vmStates, vmTitle, vmTooltip } from '../../src/vms';
+import { applyDeviceEvent, applyVMEvent, decodeDevices, decodeVMs, deviceOf, groupByDevice, localDevice, scanRangeOf, scanWelcome, unattachable, vmContextValue, vmDescription, vmLabel, vmStates, vmTitle, vmTooltip } from '../../src/vms';
 
 // As `ddmbridge vms --json` prints them (bridge.VMInfo).
 const listed = [
@@ -105,5 +105,21 @@ describe('VM list', () => {
     assert.equal(vmLabel(release), 'com.example.release', 'named after its process');
     assert.equal(decodeVMs(listed)[0].frozen, undefined, 'absent where the device says nothing');
     assert.equal(unattachable({ ...waiting, listedOnly: true, note: undefined }), 'not monitored yet: try again in a moment');
+  });
+});
+
+describe('the ports the empty explorer says are scanned', () => {
+  test('serveArgs --scan, in either spelling, the last one winning; the default otherwise', () => {
+    assert.equal(scanRangeOf([]), undefined);
+    assert.equal(scanRangeOf(['--no-adb']), undefined);
+    assert.equal(scanRangeOf(['--scan', '127.0.0.1:9000-9010']), '127.0.0.1:9000-9010');
+    assert.equal(scanRangeOf(['--scan=127.0.0.1:9000-9010', '--scan', '10.0.0.2:5005']), '10.0.0.2:5005');
+    assert.equal(scanRangeOf(['--scan', '']), '');
+    assert.deepEqual(scanWelcome([]), { mode: 'default' });
+    assert.deepEqual(scanWelcome(['--scan', '127.0.0.1:9000-9010,127.0.0.1:5005']), {
+      mode: 'custom',
+      message: 'Scanning 127.0.0.1:9000-9010, 127.0.0.1:5005 for JDWP agents (ddmbridge.serveArgs).',
+    });
+    assert.equal(scanWelcome(['--scan=']).mode, 'none');
   });
 });

@@ -194,6 +194,11 @@ describe('heap map webview', () => {
     await o.page.click('#zoom-in');
     const w1 = (await canvas.boundingBox())!.width;
     assert.equal(w1, scale < 8 ? w0 * 2 : w0);
+    // Zoomed in, the label says how many screen pixels one unit takes, not "1 px = 8 B".
+    const zoomed = Number(await canvas.getAttribute('data-scale'));
+    if (Number(await canvas.getAttribute('data-upp')) === 1 && zoomed > 1) {
+      assert.match((await o.page.textContent('#map-scale')) ?? '', new RegExp(`^${zoomed}×${zoomed} pixels = ${formatBytes(unit)}, a row = `));
+    }
     await o.page.click('#zoom-out');
     await o.page.click('#zoom-out');
     assert.equal((await canvas.boundingBox())!.width, scale > 1 ? w0 / 2 : w0);
@@ -245,6 +250,20 @@ describe('heap map webview', () => {
     await o.page.close();
   });
 
+  test('a heap drawn from a dump says so, with the dump\'s time', async () => {
+    const o = await open('heap');
+    await o.post({ type: 'vm', vm: { id: 'dumped', name: 'com.example.now', source: 'recording' } });
+    const dumped = { source: 'dump', dumpedAt: '2026-12-04T04:15:41Z', note: 'this VM sends no heap reports' };
+    await o.post({ type: 'heapInfo', body: { ...rec.heapInfo, ...dumped } });
+    await o.post({ type: 'heapMap', body: { ...rec.heapMap, ...dumped } });
+    await o.page.waitForSelector('#totals tr[data-kind]');
+    const line = (await o.page.textContent('#heap-source')) ?? '';
+    assert.match(line, /^From a heap dump taken at \d\d:\d\d:\d\d \(this VM sends no heap reports\)$/);
+    assert.match((await o.page.textContent('.heap-info h3')) ?? '', /from a heap dump/);
+    await noProblems(o);
+    await o.page.close();
+  });
+
   test('a malformed or old-shaped heap map is reported with the field, not drawn', async () => {
     const o = await open('heap');
     await o.post({ type: 'vm', vm: { id: 'x', name: 'x', source: 'recording' } });
@@ -260,7 +279,7 @@ describe('heap map webview', () => {
     // The old shape: run lists only, no styles, blocks or legend.
     const { styles: _s, legend: _l, ...old } = rec.heapMap;
     await o.post({ type: 'heapMap', body: { ...old, segments: old.pieces, pieces: undefined } });
-    await statusIs(o, 'Cannot read the heap map: heap map: "segments": unknown field (expected id, heapId, perObject, styles, pieces, totals, legend, png)');
+    await statusIs(o, 'Cannot read the heap map: heap map: "segments": unknown field (expected id, heapId, perObject, styles, pieces, totals, legend, png, source, dumpedAt, note)');
     await o.post({ type: 'error', message: 'vm/heapInfo: VM 2 is not DDM-aware' });
     await statusIs(o, 'vm/heapInfo: VM 2 is not DDM-aware');
     await noProblems(o);
