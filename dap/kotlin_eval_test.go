@@ -102,7 +102,7 @@ func TestKotlinEvaluationMatchesTheProgram(t *testing.T) {
 					t.Errorf("%s = %s, want %s (as the program prints it)", exprs[i], body.Result, printed[i])
 				}
 			}
-			t.Logf("%d Kotlin expressions evaluated as the program printed them", len(exprs))
+			t.Logf("%d Kotlin expressions compared with the program's output", len(exprs))
 			// A hover runs no code: a property reads its field.
 			if body, errResp := c.evaluateIn(frame, "hover", "order.total"); errResp != nil || body.Result != "30" {
 				t.Errorf("hover order.total = %s / %s, want 30", mustJSON(body), mustJSON(errResp))

@@ -123,20 +123,7 @@ func (ev *evaluator) eval(ctx context.Context, n Node) (expr.Value, error) {
 	case *StrTemplate:
 		return ev.template(ctx, n)
 	case *Name:
-		v, err := ev.env.Lookup(ctx, n.Name)
-		if err != nil {
-			if errors.Is(err, expr.ErrUnknownName) {
-				// a property of an implicit receiver: apply's, an
-				// extension function's ($this$… locals, innermost first)
-				for _, r := range ev.receivers(ctx) {
-					if v, err := ev.prop(ctx, n, r, n.Name); err == nil {
-						return v, nil
-					}
-				}
-			}
-			return expr.Value{}, &expr.EvalError{Expr: n.Name, Err: err}
-		}
-		return v, nil
+		return ev.name(ctx, n, true)
 	case *This:
 		return ev.this(ctx, n)
 	case *Select:
@@ -269,6 +256,33 @@ func (ev *evaluator) this(ctx context.Context, n *This) (expr.Value, error) {
 	return expr.Value{}, fail(n, "no receiver labelled @%s in this frame", n.Label)
 }
 
+// name resolves a simple name: a local, a field of this, a static of the
+// frame's class, a property of an implicit receiver, and, as a value
+// (asValue), an object's instance or a class's companion.
+func (ev *evaluator) name(ctx context.Context, n *Name, asValue bool) (expr.Value, error) {
+	v, err := ev.env.Lookup(ctx, n.Name)
+	if err == nil {
+		return v, nil
+	}
+	if errors.Is(err, expr.ErrUnknownName) {
+		// a property of an implicit receiver: apply's, an extension
+		// function's ($this$… locals, innermost first)
+		for _, r := range ev.receivers(ctx) {
+			if v, err := ev.prop(ctx, n, r, n.Name); err == nil {
+				return v, nil
+			}
+		}
+		if class, ok := ev.classOf(ctx, n); ok && asValue {
+			for _, holder := range []string{"INSTANCE", "Companion"} {
+				if v, err := ev.env.StaticField(ctx, class, holder); err == nil && v.Kind != expr.KindNull {
+					return v, nil
+				}
+			}
+		}
+	}
+	return expr.Value{}, &expr.EvalError{Expr: n.Name, Err: err}
+}
+
 // LocalNames is implemented by environments that list a frame's visible
 // locals in variable-table order (jdwp/eval.Frame).
 type LocalNames interface {
@@ -382,7 +396,11 @@ func dotted(n Node) (string, bool) {
 // receiver evaluates the left side of a select or call: a value, or a
 // class (static members, an object's INSTANCE, a class's Companion).
 func (ev *evaluator) receiver(ctx context.Context, x Node) (v expr.Value, class string, err error) {
-	v, err = ev.eval(ctx, x)
+	if nm, ok := x.(*Name); ok {
+		v, err = ev.name(ctx, nm, false)
+	} else {
+		v, err = ev.eval(ctx, x)
+	}
 	if err == nil {
 		return v, "", nil
 	}
@@ -418,6 +436,18 @@ func (ev *evaluator) selectProp(ctx context.Context, n *Select) (expr.Value, err
 func (ev *evaluator) staticProp(ctx context.Context, n *Select, class string) (expr.Value, error) {
 	if v, err := ev.env.StaticField(ctx, class, n.Name); err == nil {
 		return v, nil
+	}
+	// a static getter (@JvmStatic, an enum's entries)
+	if ms, err := ev.env.Methods(ctx, class, "get"+capital(n.Name)); err == nil {
+		for _, m := range ms {
+			if m.Static && strings.HasPrefix(m.Signature, "()") {
+				v, err := ev.env.Invoke(ctx, expr.Value{Kind: expr.KindNull}, m, nil)
+				if err != nil {
+					return expr.Value{}, fail(n, "%v", err)
+				}
+				return v, nil
+			}
+		}
 	}
 	for _, holder := range []string{"INSTANCE", "Companion"} {
 		if obj, err := ev.env.StaticField(ctx, class, holder); err == nil && obj.Kind != expr.KindNull {
