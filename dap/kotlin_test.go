@@ -244,22 +244,25 @@ func TestKotlinFunctionBreakpoints(t *testing.T) {
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 }
 
-// In a Kotlin frame, what the Java engine would read otherwise is refused
-// by name (a string template is never answered with its literal text),
-// and what both languages read alike evaluates.
+// In a Kotlin frame, Kotlin's own syntax evaluates as Kotlin (a string
+// template is never answered with its literal text), and what the engine
+// does not evaluate yet is refused by name.
 func TestKotlinEvaluateRefusesByName(t *testing.T) {
 	c, _, th := stopAtKt(t, kotlintest.Indy, "app/Main.kt", "forEachBody")
 	frame := c.stackTrace(th)[0].Id
 	for expr, named := range map[string]string{
-		`"${o.name}"`: "string template", `o?.name`: "safe call", `o.name ?: "x"`: "elvis",
-		`o!!.name`: "not-null assertion", `o.name == "tea"`: "== between two values",
+		`shop.orders.map { it.total }`: "Kotlin lambdas are not supported in evaluation yet", `Order::total`: "callable references",
+		`sum = 3`: "assignment", `o.copy(id = 3)`: "named arguments",
 	} {
 		body, errResp := c.evaluateIn(frame, "watch", expr)
 		if errResp == nil || !strings.Contains(errResp.Body.Error.Format, named) {
 			t.Errorf("evaluate %s = %s / %s, want a refusal naming %q", expr, mustJSON(body), mustJSON(errResp), named)
 		}
 	}
-	for expr, want := range map[string]string{`o.total + 1`: "31", `o.name`: `"tea"`, `sum == 0`: "true", `o.id`: "1"} {
+	for expr, want := range map[string]string{
+		`o.total + 1`: "31", `o.name`: `"tea"`, `sum == 0L`: "true", `o.id`: "1",
+		`"${o.name}: $sum"`: `"tea: 0"`, `o?.name`: `"tea"`, `o.name ?: "x"`: `"tea"`, `o!!.id`: "1", `o.name == "tea"`: "true",
+	} {
 		body, errResp := c.evaluateIn(frame, "watch", expr)
 		if errResp != nil || body.Result != want {
 			t.Errorf("evaluate %s = %s / %s, want %s", expr, mustJSON(body), mustJSON(errResp), want)

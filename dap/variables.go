@@ -455,7 +455,13 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 		return nil, err
 	}
 	vals := make([]named, len(inst))
-	namer, _ := d.langOfClass(ctx, c.class).(fieldNamer)
+	var namer fieldNamer
+	for _, f := range inst {
+		if strings.Contains(f.Name, "$") { // only compiler-made names are renamed: no round trip for the language otherwise
+			namer, _ = d.langOfClass(ctx, c.class).(fieldNamer)
+			break
+		}
+	}
 	for i, f := range inst {
 		name, evalName := f.Name, c.evalName+"."+f.Name
 		if namer != nil {

@@ -112,6 +112,24 @@ func (e *Frame) IsLocal(ctx context.Context, name string) (bool, error) {
 	return ok, err
 }
 
+// LocalNames lists the names of the frame's visible locals, in the order
+// of its variable table (a language's engine pairs compiler-made names,
+// such as Kotlin's inline-lambda markers and receivers, with it).
+func (e *Frame) LocalNames(ctx context.Context) ([]string, error) {
+	if _, err := e.FrameID(ctx); err != nil {
+		return nil, err
+	}
+	vars, _, err := e.ev.vm.VisibleVariables(ctx, e.f.Loc)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(vars))
+	for i, v := range vars {
+		names[i] = v.Name
+	}
+	return names, nil
+}
+
 func (e *Frame) Lookup(ctx context.Context, name string) (expr.Value, error) {
 	v, ok, err := e.Local(ctx, name)
 	if err != nil {

@@ -64,8 +64,12 @@ func ParseFile(name string, src []byte) File {
 // ReadFile is ParseFile of the file at path; an unreadable file is judged
 // by its name (the package unknown).
 func ReadFile(path string) File {
-	b, _ := os.ReadFile(path)
-	return ParseFile(path, b)
+	b, err := os.ReadFile(path)
+	f := ParseFile(path, b)
+	if err == nil {
+		noteFacade(f) // where evaluation finds the file's top-level functions
+	}
+	return f
 }
 
 func qualify(pkg, name string) string {
