@@ -118,6 +118,8 @@ type Target struct {
 	life  lifecycle
 	bps   bpTables
 	steps stepTables
+
+	threads threadBook // the threads met at events, and which are virtual (threads.go)
 }
 
 // lifecycle is where the session stands between launch and the end.
@@ -163,8 +165,9 @@ func (t *Target) Start(ctx context.Context, run func(func())) error {
 		return fmt.Errorf("read the VM's capabilities: %w", err)
 	}
 	t.Caps = caps
+	t.readVersion(ctx)
 	for _, k := range []jdwp.EventKind{jdwp.EventThreadStart, jdwp.EventThreadDeath} {
-		if _, err := t.Requests.Set(ctx, k, jdwp.SuspendNone); err != nil {
+		if _, err := t.Requests.Set(ctx, k, jdwp.SuspendNone, t.threadEventModifiers()...); err != nil {
 			if jdwp.Code(err) != jdwp.ErrNotImplemented {
 				return fmt.Errorf("ask for thread events: %w", err)
 			}
@@ -247,6 +250,7 @@ func (t *Target) HandleSet(es *jdwp.EventSet) {
 		case jdwp.EventThreadStart:
 			t.fe.ThreadStarted(e.Thread)
 		case jdwp.EventThreadDeath:
+			t.forgetThread(e.Thread)
 			t.fe.ThreadExited(e.Thread)
 		case jdwp.EventClassUnload:
 			if c := t.VM.Unloaded(e.Signature); c != 0 {
@@ -260,14 +264,19 @@ func (t *Target) HandleSet(es *jdwp.EventSet) {
 			}
 			t.onClassPrepare(ctx, e)
 		case jdwp.EventBreakpoint:
+			t.Met(e.Thread)
 			stop = mergeStop(stop, t.onBreakpoint(ctx, e))
 		case jdwp.EventSingleStep:
+			t.Met(e.Thread)
 			stop = mergeStop(stop, t.onStep(ctx, e))
 		case jdwp.EventMethodEntry:
+			t.Met(e.Thread)
 			stop = mergeStop(stop, t.onMethodEntry(ctx, e))
 		case jdwp.EventException:
+			t.Met(e.Thread)
 			stop = mergeStop(stop, t.onException(ctx, e))
 		case jdwp.EventFieldAccess, jdwp.EventFieldModification:
+			t.Met(e.Thread)
 			stop = mergeStop(stop, t.onFieldEvent(ctx, e))
 		case jdwp.EventVMDeath, jdwp.EventVMDisconnected:
 			t.end()

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,6 +56,8 @@ type Options struct {
 
 	// Dir is the JVM's working directory; empty means the caller's.
 	Dir string
+	// JavaHome is the JDK whose bin/java runs; empty means FindTool's.
+	JavaHome string
 
 	// ReadyLine, when set, makes Start wait until the program prints a line
 	// containing it on stdout ("READY").
@@ -104,6 +107,9 @@ func Start(ctx context.Context, opts Options) (*JVM, error) {
 		return nil, errors.New("jvmrun: Options.Address is required with AttachToDebugger (server=n)")
 	}
 	java, err := FindTool("java")
+	if opts.JavaHome != "" {
+		java, err = filepath.Join(opts.JavaHome, "bin", "java"), nil
+	}
 	if err != nil {
 		return nil, err
 	}

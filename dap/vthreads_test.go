@@ -1,0 +1,175 @@
+package dap
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	godap "github.com/google/go-dap"
+)
+
+var (
+	java21Once sync.Once
+	java21Dir  string
+	java21Err  error
+)
+
+// fixtures21 compiles testdata/java21 with the javac of the JDK 21+ of
+// the tests and returns that JDK's home and the class directory.
+func fixtures21(t testing.TB) (home, classes string) {
+	t.Helper()
+	home = jvmtest.ModernJDK(t)
+	java21Once.Do(func() {
+		files := map[string][]byte{}
+		ents, err := os.ReadDir(filepath.Join("testdata", "java21"))
+		if err != nil {
+			java21Err = err
+			return
+		}
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join("testdata", "java21", e.Name()))
+			if err != nil {
+				java21Err = err
+				return
+			}
+			files[e.Name()] = b
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		java21Dir, java21Err = jvmtest.CompileWith(ctx, home, files)
+	})
+	if java21Err != nil {
+		t.Fatal(java21Err)
+	}
+	return home, java21Dir
+}
+
+func source21(t testing.TB, name string) string {
+	p, err := filepath.Abs(filepath.Join("testdata", "java21", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func line21(t testing.TB, file, marker string) int {
+	t.Helper()
+	b, err := os.ReadFile(source21(t, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.HasSuffix(strings.TrimSpace(l), "// @"+marker) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line marked @%s in %s", marker, file)
+	return 0
+}
+
+// threadsNow sends threads and returns the list.
+func (c *client) threadsNow() []godap.Thread {
+	c.t.Helper()
+	c.send("threads", nil)
+	return until[*godap.ThreadsResponse](c, "threads response", nil).Body.Threads
+}
+
+// TestVirtualThreadsJDK25 debugs 10,000 unnamed virtual threads on a JDK
+// 21+ (Temurin 25 here) launched with javaHome, as VS Code does: a
+// conditional breakpoint stops one virtual thread while the others live;
+// the thread is listed (virtual#<id>, marked virtual, its carrier named),
+// its stack, scopes and variables are read, Thread.currentThread() is
+// evaluated in it, it steps, and pause all and resume work; the thread
+// start events are the platform threads' alone (PlatformThreadsOnly).
+func TestVirtualThreadsJDK25(t *testing.T) {
+	home, classes := fixtures21(t)
+	const n = 10000
+	end := filepath.Join(t.TempDir(), "end")
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(map[string]any{"mainClass": "VThreads", "classPaths": []string{classes}, "sourcePaths": []string{source21(t, "")},
+		"javaHome": home, "args": []string{"10000", end}})
+	file := source21(t, "VThreads.java")
+	if bps := c.setBreakpoints(file, map[string]any{"line": line21(t, "VThreads.java", "vt-cond"), "condition": "k == 4200"}); len(bps) != 1 || !bps[0].Verified {
+		t.Fatalf("conditional breakpoint: %s", mustJSON(bps))
+	}
+	c.configurationDone()
+	stop := c.expectStop("breakpoint")
+	th := stop.Body.ThreadId
+
+	listed := func(when string) godap.Thread {
+		t.Helper()
+		threads := c.threadsNow()
+		if len(threads) > 200 {
+			t.Errorf("%s: %d threads listed, want the platform threads and the met ones only", when, len(threads))
+		}
+		for _, x := range threads {
+			if x.Id == th {
+				return x
+			}
+		}
+		t.Fatalf("%s: the stopped virtual thread %d is not listed: %s", when, th, mustJSON(threads))
+		return godap.Thread{}
+	}
+	vt := listed("at the breakpoint")
+	t.Logf("the stopped virtual thread: %q", vt.Name)
+	if !strings.HasPrefix(vt.Name, "virtual#") || !strings.Contains(vt.Name, "(virtual, on ") {
+		t.Errorf("the stopped virtual thread is called %q, want virtual#<id> (virtual, on <carrier>)", vt.Name)
+	}
+	locals, frames := c.locals(th)
+	frameAt(t, frames[0], "VThreads.work", line21(t, "VThreads.java", "vt-cond"))
+	if locals["k"].Value != "4200" {
+		t.Errorf("k = %q, want 4200 (the condition)", locals["k"].Value)
+	}
+	if r := c.evaluate(frames[0].Id, "Thread.currentThread().isVirtual()"); r.Result != "true" {
+		t.Errorf("Thread.currentThread().isVirtual() = %q", r.Result)
+	}
+	if r := c.evaluate(frames[0].Id, `"virtual#" + Thread.currentThread().threadId()`); !strings.HasPrefix(vt.Name, strings.Trim(r.Result, `"`)+" ") {
+		t.Errorf("the thread's id %s is not the one its name %q says", r.Result, vt.Name)
+	}
+
+	c.send("next", map[string]any{"threadId": th})
+	until[*godap.NextResponse](c, "next response", nil)
+	if s := c.expectStop("step"); s.Body.ThreadId != th {
+		t.Fatalf("the step stopped thread %d, want %d", s.Body.ThreadId, th)
+	}
+	listed("after the step")
+	frames = c.stackTrace(th)
+	frameAt(t, frames[0], "VThreads.work", line21(t, "VThreads.java", "vt-next"))
+
+	c.setBreakpoints(file)
+	c.send("continue", map[string]any{"threadId": th})
+	until[*godap.ContinueResponse](c, "continue response", nil)
+	c.skip["output"] = false
+	until[*godap.OutputEvent](c, "the program's ALL line", func(o *godap.OutputEvent) bool {
+		return strings.Contains(o.Body.Output, "ALL 10000 WORKED")
+	})
+	c.skip["output"] = true
+
+	c.send("pause", map[string]any{"threadId": th})
+	until[*godap.PauseResponse](c, "pause response", nil)
+	c.expectStop("pause")
+	listed("paused")
+	frames = c.stackTrace(th)
+	if len(frames) == 0 {
+		t.Fatal("no frames of the paused virtual thread")
+	}
+
+	if err := os.WriteFile(end, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.send("continue", map[string]any{"threadId": th})
+	until[*godap.ContinueResponse](c, "continue response", nil)
+	c.expectEnd(0)
+	if !strings.Contains(c.out.String(), "DONE ") {
+		t.Errorf("the program did not finish: %s", c.out.String())
+	}
+	if started := c.skipped["thread"]; started > 200 {
+		t.Errorf("%d thread events for a program of %d virtual threads: want the platform threads' alone", started, n)
+	}
+}
