@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/dap/outline"
@@ -41,6 +42,10 @@ type debuggee struct {
 	refs      refs         // the DAP handles that stand for the VM's things
 	presentSt presentState // value presentation (present.go)
 	mem       memoryState  // the memory view (memory.go)
+	// unlisted is how many virtual threads the latest threads response
+	// left out (said in the console when it changes).
+	unlisted atomic.Int64
+	counting atomic.Bool // a count of them runs
 }
 
 // sourceState is where a session's sources come from, and the caches of

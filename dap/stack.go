@@ -75,7 +75,39 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 			threads = append(threads, godap.Thread{Id: d.refs.threads.id(t), Name: names[i]})
 		}
 	}
+	if d.t.VirtualThreads() {
+		d.countUnlisted(seen)
+	}
 	return godap.ThreadsResponseBody{Threads: threads}, nil
+}
+
+// countUnlisted counts, after the threads response, the virtual threads
+// an agent run with includevirtualthreads=y lists and the response left
+// out (listed holds the ones it has), and says in the console how many
+// when that changed. One count runs at a time: reading 100,000 threads
+// takes the VM about as long as the response may.
+func (d *debuggee) countUnlisted(listed map[jdwp.ThreadID]bool) {
+	if !d.counting.CompareAndSwap(false, true) {
+		return
+	}
+	d.spawn(func() {
+		defer d.counting.Store(false)
+		ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
+		defer cancel()
+		all, err := d.conn.AllThreads(ctx)
+		if err != nil {
+			return
+		}
+		rest := 0
+		for _, t := range all {
+			if !listed[t] {
+				rest++
+			}
+		}
+		if d.unlisted.Swap(int64(rest)) != int64(rest) && rest > 0 {
+			d.s.output("console", fmt.Sprintf("%d more virtual threads are not in the threads list (it shows the platform threads and the ones met at events and stops): the Virtual Threads view groups them all by stack\n", rest))
+		}
+	})
 }
 
 // threadName is a thread's name as the threads list shows it. A thread

@@ -4,11 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/dap/ext"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 	godap "github.com/google/go-dap"
 )
@@ -171,5 +173,116 @@ func TestVirtualThreadsJDK25(t *testing.T) {
 	}
 	if started := c.skipped["thread"]; started > 200 {
 		t.Errorf("%d thread events for a program of %d virtual threads: want the platform threads' alone", started, n)
+	}
+}
+
+// attachParked starts VParked with n virtual threads on the JDK 21+ whose
+// agent lists virtual threads (includevirtualthreads=y), attaches and
+// stops in main.
+func attachParked(t testing.TB, n int) (*client, int) {
+	t.Helper()
+	home, classes := fixtures21(t)
+	vm := jvmtest.StartT(t, jvmtest.Options{JavaHome: home, ClassPath: []string{classes}, MainClass: "VParked",
+		Args: []string{strconv.Itoa(n)}, AgentOptions: "includevirtualthreads=y", VMArgs: []string{"-Xss256k"},
+		ReadyLine: "READY", Timeout: 3 * time.Minute})
+	c := startSession(t, Config{})
+	c.initialize()
+	c.attach(map[string]any{"port": vm.Port, "sourcePaths": []string{source21(t, "")}})
+	c.setBreakpointsRunning(source21(t, "VParked.java"), map[string]any{"line": line21(t, "VParked.java", "vp-tick")})
+	stop := c.configurationDoneAndStop("breakpoint", nil)
+	return c, stop.Body.ThreadId
+}
+
+// TestVirtualThreadsListedByTheAgent attaches to a JDK 21+ VM whose agent
+// lists its 10,000 virtual threads: threads lists the platform threads
+// alone and says in the console how many virtual threads it left out;
+// virtualThreads pages through them all, grouped by stack (the two stacks
+// VParked parks its threads in), with names as the threads request gives.
+func TestVirtualThreadsListedByTheAgent(t *testing.T) {
+	const n = 10000
+	c, main := attachParked(t, n)
+	threads := c.threadsNow()
+	c.skip["output"] = false
+	until[*godap.OutputEvent](c, "the console line saying how many virtual threads were left out", func(o *godap.OutputEvent) bool {
+		return strings.Contains(o.Body.Output, strconv.Itoa(n)+" more virtual threads")
+	})
+	c.skip["output"] = true
+	if len(threads) > 100 {
+		t.Errorf("%d threads listed, want the platform threads", len(threads))
+	}
+	found := false
+	for _, th := range threads {
+		found = found || th.Id == main && th.Name == "main"
+	}
+	if !found {
+		t.Errorf("main (%d) not listed: %s", main, mustJSON(threads))
+	}
+
+	seen := map[int]bool{}
+	stacks := map[string]int{}
+	for start := 0; ; {
+		c.send("virtualThreads", map[string]any{"start": start, "count": 4000})
+		body := until[*ext.VirtualThreadsResponse](c, "virtualThreads response", nil).Body
+		if body.Total != n || !body.Listed {
+			t.Fatalf("virtualThreads: total %d listed %v, want %d listed", body.Total, body.Listed, n)
+		}
+		for _, g := range body.Groups {
+			names := make([]string, len(g.Frames))
+			for i, f := range g.Frames {
+				names[i] = f.Name
+			}
+			stacks[strings.Join(names, " < ")] += g.Count
+			for _, th := range g.Threads {
+				if seen[th.Id] || !strings.HasPrefix(th.Name, "virtual#") {
+					t.Errorf("thread %s named twice or not virtual#<id>", mustJSON(th))
+				}
+				seen[th.Id] = true
+			}
+		}
+		if start += body.Count; body.Count == 0 || start >= body.Total {
+			break
+		}
+	}
+	deeper, direct := 0, 0
+	for stack, count := range stacks {
+		switch {
+		case strings.Contains(stack, "CountDownLatch.await < VParked.deeper < VParked.park <"):
+			deeper += count
+		case strings.Contains(stack, "CountDownLatch.await < VParked.park <"):
+			direct += count
+		}
+	}
+	if deeper != n/2 || direct != n/2 {
+		t.Errorf("stacks: %d in deeper, %d in park, want %d each; groups: %v", deeper, direct, n/2, stacks)
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect response", nil)
+}
+
+// BenchmarkThreadsVirtual measures the threads request VS Code sends at
+// every stop, with the agent listing 100,000 virtual threads alive; the
+// reference is the same request with none (ratio printed). Target:
+// 100 ms.
+func BenchmarkThreadsVirtual(b *testing.B) {
+	var ref float64
+	for _, n := range []int{0, 100000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			c, _ := attachParked(b, n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c.send("threads", nil)
+				until[*godap.ThreadsResponse](c, "threads response", nil)
+			}
+			b.StopTimer()
+			ms := float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N)
+			b.ReportMetric(ms, "ms/threads")
+			if n == 0 {
+				ref = ms
+			} else if ref > 0 {
+				b.ReportMetric(ms/ref, "x-of-none")
+			}
+			c.send("disconnect", map[string]any{"terminateDebuggee": true})
+			until[*godap.DisconnectResponse](c, "disconnect response", nil)
+		})
 	}
 }

@@ -195,3 +195,107 @@ func (t *Target) threadEventModifiers() []jdwp.Modifier {
 	}
 	return nil
 }
+
+// VirtualThreadList is the VM's virtual threads: all of them when its
+// agent lists them (includevirtualthreads=y), else the ones met at
+// events.
+type VirtualThreadList struct {
+	Threads []jdwp.ThreadID
+	// Listed says the VM's agent lists its virtual threads; false: only
+	// the met ones are known.
+	Listed bool
+}
+
+// VirtualThreadsAll lists the VM's virtual threads (none on a VM without
+// them): AllThreads less the platform threads, and the met virtual
+// threads the agent does not list.
+func (t *Target) VirtualThreadsAll(ctx context.Context) (VirtualThreadList, error) {
+	if !t.VirtualThreads() {
+		return VirtualThreadList{}, nil
+	}
+	all, err := t.Conn.AllThreads(ctx)
+	if err != nil {
+		return VirtualThreadList{}, fmt.Errorf("list the VM's threads: %w", err)
+	}
+	platform, err := t.PlatformThreads(ctx)
+	if err != nil {
+		return VirtualThreadList{}, err
+	}
+	skip := make(map[jdwp.ThreadID]bool, len(platform))
+	for _, p := range platform {
+		skip[p] = true
+	}
+	var out VirtualThreadList
+	for _, th := range all {
+		if !skip[th] {
+			skip[th] = true
+			out.Threads = append(out.Threads, th)
+		}
+	}
+	out.Listed = len(out.Threads) > 0
+	for _, th := range t.MetThreads(ctx) {
+		if skip[th] {
+			continue
+		}
+		if v, err := t.IsVirtual(ctx, th); err == nil && v {
+			out.Threads = append(out.Threads, th)
+		}
+	}
+	return out, nil
+}
+
+// ThreadGroupByStack is threads with identical stacks: the methods and
+// lines of their frames, top first.
+type ThreadGroupByStack struct {
+	Frames  []jdwp.Location
+	Threads []jdwp.ThreadID
+}
+
+// maxGroupFrames bounds the frames compared (and returned) of a thread.
+const maxGroupFrames = 64
+
+// GroupByStack reads the stacks of threads (suspended ones: a running
+// thread has none to read and is grouped under an empty stack; so is one
+// that ended) and groups those alike, the largest group first.
+func (t *Target) GroupByStack(ctx context.Context, threads []jdwp.ThreadID) ([]ThreadGroupByStack, error) {
+	stacks := make([][]jdwp.Location, len(threads))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 64)
+	for i, th := range threads {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			frames, err := t.Conn.Frames(ctx, th, 0, -1)
+			if err != nil {
+				return
+			}
+			if len(frames) > maxGroupFrames {
+				frames = frames[:maxGroupFrames]
+			}
+			locs := make([]jdwp.Location, len(frames))
+			for j, f := range frames {
+				locs[j] = f.Location
+			}
+			stacks[i] = locs
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	byKey := map[string]int{}
+	var groups []ThreadGroupByStack
+	for i, st := range stacks {
+		key := fmt.Sprint(st)
+		g, ok := byKey[key]
+		if !ok {
+			g = len(groups)
+			byKey[key] = g
+			groups = append(groups, ThreadGroupByStack{Frames: st})
+		}
+		groups[g].Threads = append(groups[g].Threads, threads[i])
+	}
+	sort.SliceStable(groups, func(i, j int) bool { return len(groups[i].Threads) > len(groups[j].Threads) })
+	return groups, nil
+}

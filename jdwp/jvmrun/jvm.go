@@ -58,6 +58,9 @@ type Options struct {
 	Dir string
 	// JavaHome is the JDK whose bin/java runs; empty means FindTool's.
 	JavaHome string
+	// AgentOptions are more options of the JDWP agent, after its address
+	// ("includevirtualthreads=y").
+	AgentOptions string
 
 	// ReadyLine, when set, makes Start wait until the program prints a line
 	// containing it on stdout ("READY").
@@ -153,6 +156,9 @@ func freeLoopbackAddr() (string, error) {
 func start(ctx context.Context, java string, opts Options, addr string) (_ *JVM, bindFailed bool, _ error) {
 	agent := fmt.Sprintf("-agentlib:jdwp=transport=dt_socket,server=%s,suspend=%s,address=%s",
 		yn(!opts.AttachToDebugger), yn(opts.Suspend), addr)
+	if opts.AgentOptions != "" {
+		agent += "," + opts.AgentOptions
+	}
 	args := append([]string{agent}, opts.VMArgs...)
 	if len(opts.ClassPath) > 0 {
 		args = append(args, "-cp", strings.Join(opts.ClassPath, string(os.PathListSeparator)))
