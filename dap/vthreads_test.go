@@ -286,3 +286,36 @@ func BenchmarkThreadsVirtual(b *testing.B) {
 		})
 	}
 }
+
+// TestUncaughtExceptionInVirtualThread: with the default "uncaught"
+// filter, an exception that ends a virtual thread stops where it was
+// thrown and says it is uncaught, though the JDK's VirtualThread.run
+// catches it; the program's caught exception does not stop.
+func TestUncaughtExceptionInVirtualThread(t *testing.T) {
+	home, classes := fixtures21(t)
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(map[string]any{"mainClass": "VBoom", "classPaths": []string{classes}, "sourcePaths": []string{source21(t, "")}, "javaHome": home})
+	c.send("setExceptionBreakpoints", map[string]any{"filters": []string{"uncaught"}})
+	expect[*godap.SetExceptionBreakpointsResponse](c)
+	c.configurationDone()
+	stop := c.expectStop("exception")
+	if stop.Body.Text != "java.lang.IllegalStateException: boom in virtual: on purpose" || !strings.Contains(stop.Body.Description, "uncaught") {
+		t.Errorf("stop %s, want the IllegalStateException, uncaught", mustJSON(stop.Body))
+	}
+	frames := c.stackTrace(stop.Body.ThreadId)
+	frameAt(t, frames[0], "VBoom.fail", line21(t, "VBoom.java", "vb-throw"))
+	found := false
+	for _, th := range c.threadsNow() {
+		found = found || th.Id == stop.Body.ThreadId && strings.HasPrefix(th.Name, "raw-virtual (virtual")
+	}
+	if !found {
+		t.Errorf("the virtual thread raw-virtual is not listed as virtual")
+	}
+	c.send("continue", map[string]any{"threadId": stop.Body.ThreadId})
+	until[*godap.ContinueResponse](c, "continue response", nil)
+	c.expectEnd(0)
+	if out := c.out.String(); !strings.Contains(out, "caught For input string") || !strings.Contains(out, `Exception in thread "raw-virtual" java.lang.IllegalStateException`) || !strings.Contains(out, "END") {
+		t.Errorf("output:\n%s", out)
+	}
+}
