@@ -319,3 +319,90 @@ func TestUncaughtExceptionInVirtualThread(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// TestJDK25ClassFiles debugs class files of the JDK 21+'s own version
+// (major 69 on JDK 25) in its VM: hot code replace of a class javac 25
+// wrote, a lambda evaluated in the VM (dap/fngen's class defined there),
+// the step-in targets of a line with a record pattern switch's callee,
+// and the outline of a class without source.
+func TestJDK25ClassFiles(t *testing.T) {
+	home, classes := fixtures21(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	src, err := os.ReadFile(source21(t, "Modern25.java"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, err := jvmtest.CompileWith(ctx, home, map[string][]byte{"Modern25.java": []byte(strings.Replace(string(src), "total += describe(", "total = 4242 + 0 * describe(", 1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := jvmtest.CompileWith(ctx, home, map[string][]byte{"NoSrc.java": []byte(noSrc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(classes, "Modern25.class")); err != nil || len(b) < 8 || int(b[6])<<8|int(b[7]) < 65 {
+		t.Fatalf("Modern25.class is not of JDK 21 or later: %v", err)
+	}
+	c := startSession(t, Config{})
+	c.codec.RegisterEvent("hotCodeReplace", func() godap.Message { return &customEvent[HotCodeReplaceBody]{} })
+	c.initialize()
+	c.launch(map[string]any{"mainClass": "Modern25", "classPaths": []string{classes, extra}, "sourcePaths": []string{source21(t, "")}, "javaHome": home})
+	c.configurationDone()
+	c.waitOutput("READY")
+
+	c.send("redefineClasses", map[string]any{"classFiles": []string{filepath.Join(changed, "Modern25.class")}})
+	ev := until[*customEvent[HotCodeReplaceBody]](c, "hotCodeReplace event", nil)
+	if resp := until[*redefineClassesResponse](c, "redefineClasses response", nil); !ev.Body.Success || !resp.Body.Success {
+		t.Fatalf("hot code replace: event %s response %s", mustJSON(ev.Body), mustJSON(resp.Body))
+	}
+	file := source21(t, "Modern25.java")
+	c.setBreakpointsRunning(file, map[string]any{"line": line21(t, "Modern25.java", "m25-tick")})
+	stop := c.expectStop("breakpoint")
+	c.send("continue", map[string]any{"threadId": stop.Body.ThreadId})
+	until[*godap.ContinueResponse](c, "continue response", nil)
+	stop = c.expectStop("breakpoint")
+	top := c.stackTrace(stop.Body.ThreadId)[0]
+	if r := c.evaluate(top.Id, "total"); r.Result != "4242" {
+		t.Errorf("total after the new tick ran: %s", r.Result)
+	}
+	if r, e := c.evaluateIn(top.Id, "repl", "java.util.stream.IntStream.range(0, 4).map(x -> x * i + 1).sum()"); e != nil || r.Result == "" {
+		t.Errorf("a lambda evaluated in the JDK 25 VM: %s %s", mustJSON(r), mustJSON(e))
+	} else {
+		i := c.evaluate(top.Id, "i").Result
+		n, _ := strconv.Atoi(i)
+		if want := strconv.Itoa(6*n + 4); r.Result != want {
+			t.Errorf("lambda sum with i=%s: %s, want %s", i, r.Result, want)
+		}
+	}
+	c.send("stepInTargets", map[string]any{"frameId": top.Id})
+	var labels []string
+	for _, tg := range until[*godap.StepInTargetsResponse](c, "stepInTargets response", nil).Body.Targets {
+		labels = append(labels, tg.Label)
+	}
+	if l := strings.Join(labels, ", "); !strings.Contains(l, "Modern25.describe(Object)") || !strings.Contains(l, "Point") {
+		t.Errorf("step-in targets: %s", l)
+	}
+	if r, e := c.evaluateIn(top.Id, "repl", `Class.forName("NoSrc").getName()`); e != nil || r.Result != `"NoSrc"` {
+		t.Fatalf("load NoSrc: %s %s", mustJSON(r), mustJSON(e))
+	}
+	c.send("loadedSources", nil)
+	var nosrc *godap.Source
+	for _, s := range until[*godap.LoadedSourcesResponse](c, "loadedSources response", nil).Body.Sources {
+		if s.Name == "NoSrc.java" {
+			nosrc = &s
+		}
+	}
+	if nosrc == nil || nosrc.SourceReference == 0 {
+		t.Fatalf("NoSrc's source %s, want an outline reference", mustJSON(nosrc))
+	}
+	c.send("source", map[string]any{"sourceReference": nosrc.SourceReference, "source": nosrc})
+	text := until[*godap.SourceResponse](c, "source response", nil).Body.Content
+	for _, want := range []string{"public int length() // ()I", "getfield        NoSrc.value:[B", "static {}"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("NoSrc's outline (javac 25) lacks %q:\n%.2000s", want, text)
+		}
+	}
+	c.send("disconnect", map[string]any{"terminateDebuggee": true})
+	until[*godap.DisconnectResponse](c, "disconnect response", nil)
+}
