@@ -484,6 +484,9 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 		ts, err := v.Threads(ctx)
 		return VMThreads{ID: v.id, Threads: nonNil(ts), Note: v.ThreadsNote()}, err
 	},
+	"vm/threadDump": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
+		return v.ThreadDump(ctx) // threaddump.go
+	},
 	"vm/stack": func(_ *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
 		frames, err := v.Stack(ctx, p.Thread)
 		out := VMStack{ID: v.id, Thread: p.Thread, Frames: []FrameJSON{}}
