@@ -1,7 +1,9 @@
 package dap
 
 import (
+	"archive/zip"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/dap/ext"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 	godap "github.com/google/go-dap"
 )
@@ -405,4 +408,69 @@ func TestJDK25ClassFiles(t *testing.T) {
 	}
 	c.send("disconnect", map[string]any{"terminateDebuggee": true})
 	until[*godap.DisconnectResponse](c, "disconnect response", nil)
+}
+
+// TestLaunchWithEachJavaHome launches the fixtures (javac 17's class
+// files) with "javaHome" set to each JDK 17+ of the machine
+// (jvmrun.InstalledJDKs): the VM runs on that JDK (its java.home), and the
+// JDK's classes show that JDK's own sources (its lib/src.zip) although
+// sourcePaths are set.
+func TestLaunchWithEachJavaHome(t *testing.T) {
+	jvmtest.RequireJava(t)
+	var homes []string
+	for _, j := range jvmrun.InstalledJDKs() {
+		if j.Version >= 17 {
+			homes = append(homes, j.Home)
+		}
+	}
+	if len(homes) == 0 {
+		t.Fatal("no JDK 17+ in /usr/lib/jvm, JAVA_HOME or ~/.sdkman/candidates/java, though java runs the tests")
+	}
+	for _, home := range homes {
+		t.Run(filepath.Base(home), func(t *testing.T) {
+			c := startSession(t, Config{})
+			_, top := stopAt(t, c, "Basic", "Basic.java", "call-add", "javaHome", home)
+			r := c.evaluate(top.Id, `System.getProperty("java.home")`)
+			got, _ := filepath.EvalSymlinks(strings.Trim(r.Result, `"`))
+			want, _ := filepath.EvalSymlinks(home)
+			if got != want {
+				t.Fatalf("java.home %s, want %s", r.Result, home)
+			}
+			c.send("loadedSources", nil)
+			var str *godap.Source
+			for _, s := range until[*godap.LoadedSourcesResponse](c, "loadedSources response", nil).Body.Sources {
+				if s.Name == "String.java" && s.Origin == "src.zip" {
+					str = &s
+				}
+			}
+			zipPath := filepath.Join(home, "lib", "src.zip")
+			want21, err := readZipEntry(zipPath, "java.base/java/lang/String.java")
+			if err != nil {
+				t.Logf("%s has no sources (%v): not compared", home, err)
+			} else if str == nil {
+				t.Errorf("no String.java from src.zip among the loaded sources")
+			} else {
+				c.send("source", map[string]any{"sourceReference": str.SourceReference, "source": str})
+				if text := until[*godap.SourceResponse](c, "source response", nil).Body.Content; text != string(want21) {
+					t.Errorf("String.java is not %s's (%d bytes, want %d)", zipPath, len(text), len(want21))
+				}
+			}
+			c.send("disconnect", map[string]any{"terminateDebuggee": true})
+			until[*godap.DisconnectResponse](c, "disconnect response", nil)
+		})
+	}
+}
+
+func readZipEntry(path, name string) ([]byte, error) {
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
+	f, err := z.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

@@ -40,6 +40,9 @@ func InstalledJDKs() []JDK {
 	if h := os.Getenv("JAVA_HOME"); h != "" {
 		dirs = append(dirs, h)
 	}
+	// A folder before a symlink to it: a JDK is listed by its own name
+	// (java-17-openjdk-amd64, not the alias java-1.17.0-openjdk-amd64).
+	sort.SliceStable(dirs, func(i, j int) bool { return !isSymlink(dirs[i]) && isSymlink(dirs[j]) })
 	seen := map[string]bool{}
 	var out []JDK
 	for _, d := range dirs {
@@ -59,6 +62,11 @@ func InstalledJDKs() []JDK {
 		return out[i].Home < out[j].Home
 	})
 	return out
+}
+
+func isSymlink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
 // ReadJDK describes the JDK at home from its release file; ok is false
