@@ -474,3 +474,51 @@ func readZipEntry(path, name string) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(f)
 }
+
+// TestVirtualThreadsManyStops: a breakpoint a hundred of 2,000 virtual
+// threads hit, several at once, driven as VS Code does at every stop
+// (threads, stackTrace, scopes, variables, continue): each stopped
+// virtual thread is listed, its k is a multiple of 100, and the program
+// ends normally once the breakpoint is cleared.
+func TestVirtualThreadsManyStops(t *testing.T) {
+	home, classes := fixtures21(t)
+	end := filepath.Join(t.TempDir(), "end")
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(map[string]any{"mainClass": "VThreads", "classPaths": []string{classes}, "sourcePaths": []string{source21(t, "")},
+		"javaHome": home, "args": []string{"2000", end}})
+	file := source21(t, "VThreads.java")
+	c.setBreakpoints(file, map[string]any{"line": line21(t, "VThreads.java", "vt-cond")})
+	c.configurationDone()
+	ks := map[string]bool{}
+	for i := 0; i < 12; i++ {
+		stop := c.expectStop("breakpoint")
+		th := stop.Body.ThreadId
+		listed := false
+		for _, x := range c.threadsNow() {
+			listed = listed || x.Id == th && strings.Contains(x.Name, "(virtual")
+		}
+		if !listed {
+			t.Fatalf("stop %d: the stopped virtual thread %d is not listed", i, th)
+		}
+		locals, frames := c.locals(th)
+		frameAt(t, frames[0], "VThreads.work", line21(t, "VThreads.java", "vt-cond"))
+		k, err := strconv.Atoi(locals["k"].Value)
+		if err != nil || k%100 != 0 || ks[locals["k"].Value] {
+			t.Fatalf("stop %d: k = %q (seen %v)", i, locals["k"].Value, ks)
+		}
+		ks[locals["k"].Value] = true
+		if i == 11 {
+			c.setBreakpoints(file)
+		}
+		c.send("continue", map[string]any{"threadId": th})
+		until[*godap.ContinueResponse](c, "continue response", nil)
+	}
+	if err := os.WriteFile(end, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.expectEnd(0)
+	if !strings.Contains(c.out.String(), "DONE ") {
+		t.Errorf("the program did not finish: %s", c.out.String())
+	}
+}
