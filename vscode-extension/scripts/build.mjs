@@ -1,7 +1,15 @@
 // Bundles the extension (Node, CommonJS) and the webview scripts (browser,
 // IIFE) into out/ with esbuild. --production minifies and drops source maps;
-// --watch rebuilds on change.
+// --watch rebuilds on change. The webview entry points come from the one list
+// of views (src/viewList.ts), compiled here on the fly.
 import * as esbuild from 'esbuild';
+
+/** src/viewList.ts as a module (esbuild compiles it; it imports only types). */
+async function viewList() {
+  const r = await esbuild.build({ entryPoints: ['src/viewList.ts'], bundle: true, write: false, format: 'esm', platform: 'neutral', logLevel: 'warning' });
+  return import(`data:text/javascript;base64,${Buffer.from(r.outputFiles[0].text).toString('base64')}`);
+}
+const { buildEntries } = await viewList();
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -25,7 +33,7 @@ const builds = [
   },
   {
     ...common,
-    entryPoints: { heapView: 'src/webview/heapView.ts', threadsView: 'src/webview/threadsView.ts', hprofView: 'src/webview/hprofView.ts' },
+    entryPoints: buildEntries(),
     outdir: 'out/webview',
     platform: 'browser',
     format: 'iife',

@@ -13,54 +13,32 @@
 // decodes it, once (threads/threads, heap/heapinfo, heap/heapmap). A view
 // opening, Refresh and GC ask once.
 //
-// No vscode at run time: extension.ts feeds it the debug sessions' life and
-// events, and the unit tests drive it with fakes.
+// No vscode at run time: it follows the debug sessions through the session
+// tracker (debug/sessions), and the unit tests drive it with fakes.
 
 import type { ControlApi } from './backend/api';
 import { isMethodNotFound } from './backend/rpc';
 import { dapEvents, dapRequests, DdmKind } from './ddmProtocol';
 import { VMInfo, vmTitle } from './vms';
+import type { SessionEvents, TrackedSession } from './debug/sessions';
+import { Disposable, Emitter } from './events';
+import { DdmViewName, views } from './viewList';
 import type { VMRef } from './webview/messages';
 
 /** What the hub needs of a debug session (vscode.DebugSession has it). */
-export interface HubSession {
-  readonly id: string;
-  readonly name: string;
-  readonly type: string;
-  readonly configuration: { [key: string]: unknown };
-  customRequest(command: string, args?: unknown): PromiseLike<unknown>;
-}
+export type HubSession = TrackedSession;
 
 /** What the hub needs of the backend (ControlApi and its Backend's notifications). */
 export type HubApi = Pick<ControlApi, 'threads' | 'heapInfo' | 'heapMap' | 'gc' | 'setUpdates'> & {
   backend: { on(method: string, fn: (p: unknown) => void): unknown; off(method: string, fn: (p: unknown) => void): unknown };
 };
 
-export interface Disposable {
-  dispose(): void;
-}
-
-/** A minimal event emitter (vscode.EventEmitter's shape, without vscode). */
-export class Emitter<T> {
-  private listeners = new Set<(v: T) => void>();
-  readonly event = (fn: (v: T) => void): Disposable => {
-    this.listeners.add(fn);
-    return { dispose: () => this.listeners.delete(fn) };
-  };
-  fire(v: T): void {
-    for (const fn of [...this.listeners]) {
-      fn(v);
-    }
-  }
-  dispose(): void {
-    this.listeners.clear();
-  }
-}
-
 type Target = { kind: 'vm'; vm: VMInfo } | { kind: 'session'; session: HubSession; vmId?: string };
 
 /** The backend's notification of each kind (docs/rpc.md). */
 const notifications: Record<string, DdmKind> = { 'vm/threads': 'threads', 'vm/heap': 'heapInfo', 'vm/heapMap': 'heapMap' };
+/** Every kind, in the order of the session's events. */
+const allKinds: DdmKind[] = Object.values(dapEvents);
 
 export class DdmHub implements Disposable {
   private target?: Target;
@@ -76,7 +54,8 @@ export class DdmHub implements Disposable {
   /** The target speaks no DDM: the message says so (instead of waiting for a heap map forever). */
   readonly onDidFindNoDdm = this.onNoDdm.event;
   private readonly subs: Disposable[] = [];
-  private viewers = { threads: 0, heap: 0 };
+  /** Open, visible views by name (the view list's views with DDM data). */
+  private viewers = new Map<DdmViewName, number>();
   /** What the backend streams for which VM: the updates this hub turned on. */
   private streaming = new Map<string, { threads: boolean; heap: boolean }>();
   /** Stand-alone sessions whose VM answered a DDM request with "no DDM". */
@@ -114,7 +93,19 @@ export class DdmHub implements Disposable {
     this.subs.push({ dispose: () => void api.backend.off('state', onState) });
   }
 
-  // Debug sessions (extension.ts forwards vscode.debug's events).
+  // Debug sessions.
+
+  /** Follows the ddmbridge debug sessions (the session tracker's events): the views show the active one's VM. */
+  follow(sessions: SessionEvents<HubSession>): Disposable {
+    const subs = [
+      sessions.onDidStart((s) => this.sessionStarted(s)),
+      sessions.onDidConnect((s) => void this.sessionReady(s)),
+      sessions.onDidEnd(({ session, next }) => this.sessionEnded(session, next)),
+      sessions.onDidChangeActive((s) => this.sessionActivated(s)),
+      sessions.onDidReceiveCustomEvent((e) => this.sessionEvent(e.session, e.event, e.body)),
+    ];
+    return { dispose: () => subs.forEach((d) => d.dispose()) };
+  }
 
   /** A debug session started: the views follow it. */
   sessionStarted(s: HubSession): void {
@@ -254,22 +245,30 @@ export class DdmHub implements Disposable {
     void this.applyViewers().then(() => this.refresh(this.watched()));
   }
 
-  /** The kinds some open view shows. */
+  /** The kinds some open view shows (the view list's ddm of each). */
   private watched(): DdmKind[] {
-    return [...(this.viewers.threads > 0 ? (['threads'] as const) : []), ...(this.viewers.heap > 0 ? (['heapInfo', 'heapMap'] as const) : [])];
+    const kinds = new Set<DdmKind>();
+    for (const [view, n] of this.viewers) {
+      if (n > 0) {
+        views[view].ddm.forEach((k) => kinds.add(k));
+      }
+    }
+    return allKinds.filter((k) => kinds.has(k));
   }
 
   /** A view became visible (+1) or hidden (−1); the backend streams only while someone looks. */
-  watch(what: 'threads' | 'heap', delta: 1 | -1): void {
-    this.viewers[what] = Math.max(0, this.viewers[what] + delta);
-    void this.applyViewers().then(() => (delta > 0 ? this.refresh(what === 'threads' ? ['threads'] : ['heapInfo', 'heapMap']) : undefined));
+  watch(view: DdmViewName, delta: 1 | -1): void {
+    this.viewers.set(view, Math.max(0, (this.viewers.get(view) ?? 0) + delta));
+    void this.applyViewers().then(() => (delta > 0 ? this.refresh([...views[view].ddm]) : undefined));
   }
 
   /** Turns the streams of the target on or off as the viewers ask, and those of any other VM off. */
   private async applyViewers(): Promise<void> {
     const t = this.target;
     const id = this.currentVMId;
-    const want = id ? { threads: this.viewers.threads > 0, heap: this.viewers.heap > 0 && this.noDdm === undefined } : undefined;
+    const watched = this.watched();
+    const heapWatched = watched.includes('heapInfo') || watched.includes('heapMap');
+    const want = id ? { threads: watched.includes('threads'), heap: heapWatched && this.noDdm === undefined } : undefined;
     const tasks: Promise<void>[] = [];
     for (const [other, on] of [...this.streaming]) {
       if (other !== id) {
@@ -306,13 +305,12 @@ export class DdmHub implements Disposable {
     if (this.plainSessions.has(s.id)) {
       return; // it answered "no DDM" once: asking again only fails again
     }
-    const heap = this.viewers.heap > 0;
-    const threads = this.viewers.threads > 0;
-    if (!this.sessionUpdates && !heap && !threads) {
+    const watched = this.watched();
+    if (!this.sessionUpdates && watched.length === 0) {
       return; // nothing was turned on, nothing to turn off
     }
-    this.sessionUpdates = heap || threads;
-    await this.sessionRequest(s, dapRequests.updates, { threads, heapInfo: heap, heapMap: heap });
+    this.sessionUpdates = watched.length > 0;
+    await this.sessionRequest(s, dapRequests.updates, { threads: watched.includes('threads'), heapInfo: watched.includes('heapInfo'), heapMap: watched.includes('heapMap') });
   }
 
   private stopStreams(): void {

@@ -9,11 +9,13 @@ import { Backend, BackendOptions } from './backend/rpc';
 import { DdmHub, errorText } from './ddmHub';
 import { formatBytes } from './heap/heapmap';
 import { HotCodeReplacer } from './debug/hotCodeReplace';
+import { SessionTracker } from './debug/sessions';
 import { MemoryView } from './memory/memoryView';
 import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickJavaProcess, pickVM } from './debug/providers';
 import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
 import { HprofEditorProvider } from './views/hprofEditor';
 import { HeapPanel, ThreadsViewProvider } from './views/webviews';
+import { views } from './viewList';
 import { VMInfo, vmLabel, vmTitle } from './vms';
 
 const openSetting = 'Open Setting';
@@ -86,15 +88,23 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
   );
   const tree = new VMTreeProvider(store);
   context.subscriptions.push(store, hub, tree);
-  // The hub follows the ddmbridge debug sessions.
+  // One tracker follows the ddmbridge debug sessions for every view.
+  const sessions = new SessionTracker(vscode.debug);
+  context.subscriptions.push(sessions, hub.follow(sessions));
   context.subscriptions.push(
-    vscode.debug.onDidStartDebugSession((s) => hub.sessionStarted(s)),
-    vscode.debug.onDidTerminateDebugSession((s) => hub.sessionEnded(s, vscode.debug.activeDebugSession)),
-    vscode.debug.onDidChangeActiveDebugSession((s) => hub.sessionActivated(s)),
-    vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => hub.sessionEvent(e.session, e.event, e.body)),
+    sessions.onDidFail(({ session, error, code, signal }) => {
+      if (error) {
+        log.appendLine(`session "${session.name}": adapter error: ${error.message}`);
+        return;
+      }
+      log.appendLine(`session "${session.name}": adapter exited (${signal ?? `code ${code}`})`);
+      void vscode.window
+        .showErrorMessage(`ddmbridge: the debug adapter of "${session.name}" stopped unexpectedly (${signal ?? `exit code ${code}`}).`, showLog)
+        .then((a) => a === showLog && log.show());
+    }),
   );
 
-  const treeView = vscode.window.createTreeView('ddmbridge.vms', { treeDataProvider: tree, showCollapseAll: false });
+  const treeView = vscode.window.createTreeView(views.vms.id, { treeDataProvider: tree, showCollapseAll: false });
   context.subscriptions.push(treeView);
 
   /** Starts the backend (again), reconfigured from the settings. */
@@ -153,29 +163,10 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
       vscode.DebugConfigurationProviderTriggerKind.Dynamic,
     ),
     vscode.debug.registerDebugAdapterDescriptorFactory('ddmbridge', adapterFactory),
-    vscode.debug.registerDebugAdapterTrackerFactory('ddmbridge', {
-      createDebugAdapterTracker: (session) => ({
-        // Connected to its VM: the hub asks which monitored VM it is.
-        onDidSendMessage: (m: { type?: string; event?: string }) => {
-          if (m.type === 'event' && m.event === 'process') {
-            void hub.sessionReady(session);
-          }
-        },
-        onError: (e) => log.appendLine(`session "${session.name}": adapter error: ${e.message}`),
-        onExit: (code, signal) => {
-          if (code || signal) {
-            log.appendLine(`session "${session.name}": adapter exited (${signal ?? `code ${code}`})`);
-            void vscode.window
-              .showErrorMessage(`ddmbridge: the debug adapter of "${session.name}" stopped unexpectedly (${signal ?? `exit code ${code}`}).`, showLog)
-              .then((a) => a === showLog && log.show());
-          }
-        },
-      }),
-    }),
   );
 
-  context.subscriptions.push(new HotCodeReplacer(log));
-  context.subscriptions.push(new MemoryView(log));
+  context.subscriptions.push(new HotCodeReplacer(log, sessions));
+  context.subscriptions.push(new MemoryView(log, sessions));
 
   // Views.
   context.subscriptions.push(
@@ -315,7 +306,7 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
     if (vm) {
       hub.focusVM(vm);
     }
-    await vscode.commands.executeCommand('ddmbridge.threads.focus');
+    await vscode.commands.executeCommand(`${views.threads.id}.focus`);
   });
   command('ddmbridge.restartBackend', async () => {
     if (await startBackend(true)) {

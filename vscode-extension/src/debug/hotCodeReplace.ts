@@ -7,6 +7,7 @@
 
 import * as vscode from 'vscode';
 import { errorText } from '../ddmHub';
+import type { SessionEvents } from './sessions';
 import { ChangeSet, hcrMode, hcrReport, HcrResult, outputFolders } from './hcr';
 
 /** How long a build may keep writing class files before they are sent. */
@@ -24,14 +25,17 @@ export class HotCodeReplacer implements vscode.Disposable {
   private readonly sessions = new Map<string, Watched>();
   private readonly subs: vscode.Disposable[] = [];
 
-  constructor(private readonly log: vscode.OutputChannel) {
+  constructor(
+    private readonly log: vscode.OutputChannel,
+    sessions: SessionEvents<vscode.DebugSession>,
+  ) {
     this.subs.push(
-      vscode.debug.onDidStartDebugSession((s) => this.watch(s)),
-      vscode.debug.onDidTerminateDebugSession((s) => this.unwatch(s.id)),
+      sessions.onDidStart((s) => this.watch(s)),
+      sessions.onDidEnd(({ session }) => this.unwatch(session.id)),
       vscode.commands.registerCommand('ddmbridge.hotCodeReplace', () => this.replaceNow()),
     );
-    if (vscode.debug.activeDebugSession) {
-      this.watch(vscode.debug.activeDebugSession);
+    if (sessions.active) {
+      this.watch(sessions.active);
     }
   }
 

@@ -7,6 +7,8 @@
 // does the work (docs/memory.md); this file shows it.
 
 import * as vscode from 'vscode';
+import type { SessionEvents } from '../debug/sessions';
+import { views } from '../viewList';
 import { Allocation, AllocSite, ClassCount, CountsBody, SortKey, TableOptions, allocText, countsTitle, countText, frameSourceGlob, frameText, shownNames, tableRows, threadText, truncatedNote } from './model';
 
 /** A DAP variable as the variables request gives it. */
@@ -30,7 +32,7 @@ type Node =
 const pageSize = 100;
 
 export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
-  static readonly viewId = 'ddmbridge.memory';
+  static readonly viewId = views.memory.id;
 
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -51,7 +53,10 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   private allocsOn = false;
   private allocs: Allocation[] = [];
 
-  constructor(private readonly log: vscode.OutputChannel) {
+  constructor(
+    private readonly log: vscode.OutputChannel,
+    sessions: SessionEvents<vscode.DebugSession>,
+  ) {
     this.view = vscode.window.createTreeView(MemoryView.viewId, { treeDataProvider: this, showCollapseAll: true });
     this.disposables.push(
       this.view,
@@ -60,27 +65,15 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
         this.title();
         void this.tellVisibility();
       }),
-      vscode.debug.onDidChangeActiveDebugSession((s) => this.useSession(s)),
-      vscode.debug.onDidTerminateDebugSession((s) => s === this.session && this.useSession(undefined)),
-      vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
+      sessions.onDidChangeActive((s) => this.useSession(s)),
+      sessions.onDidEnd(({ session }) => session === this.session && this.useSession(undefined)),
+      sessions.onDidReceiveCustomEvent((e) => {
         if (e.session === this.session && e.event === 'memoryCounts') {
           this.counts(e.body as CountsBody);
         }
       }),
-      vscode.debug.registerDebugAdapterTrackerFactory('ddmbridge', {
-        createDebugAdapterTracker: (s) => ({
-          onDidSendMessage: (m: { type?: string; event?: string; command?: string; success?: boolean }) => {
-            if (s !== this.session) {
-              return;
-            }
-            if (m.type === 'event' && m.event === 'stopped') {
-              this.onStop();
-            } else if ((m.type === 'event' && m.event === 'continued') || (m.type === 'response' && m.success && ['continue', 'next', 'stepIn', 'stepOut'].includes(m.command ?? ''))) {
-              this.onResume();
-            }
-          },
-        }),
-      }),
+      sessions.onDidStop(({ session }) => session === this.session && this.onStop()),
+      sessions.onDidContinue((s) => s === this.session && this.onResume()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('ddmbridge.memory.countAtEveryStop')) {
           this.title();
@@ -98,7 +91,7 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       vscode.commands.registerCommand('ddmbridge.memory.trackAllocations', () => this.trackAllocations(!this.allocsOn)),
       vscode.commands.registerCommand('ddmbridge.memory.openFrame', (f: AllocSite) => this.openFrame(f)),
     );
-    this.useSession(vscode.debug.activeDebugSession);
+    this.useSession(sessions.active);
   }
 
   dispose(): void {

@@ -7,8 +7,9 @@
 import * as vscode from 'vscode';
 import { ControlApi } from '../backend/api';
 import { errorText } from '../ddmHub';
-import { makeNonce, webviewHtml } from '../webview/html';
+import { views } from '../viewList';
 import type { FromWebview, ToWebview } from '../webview/messages';
+import { webviewOptions, webviewPage } from './webviews';
 
 class HprofDocument implements vscode.CustomDocument {
   constructor(readonly uri: vscode.Uri) {}
@@ -16,7 +17,7 @@ class HprofDocument implements vscode.CustomDocument {
 }
 
 export class HprofEditorProvider implements vscode.CustomReadonlyEditorProvider<HprofDocument> {
-  static readonly viewType = 'ddmbridge.hprof';
+  static readonly viewType = views.hprof.id;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -30,18 +31,8 @@ export class HprofEditorProvider implements vscode.CustomReadonlyEditorProvider<
 
   resolveCustomEditor(doc: HprofDocument, panel: vscode.WebviewPanel): void {
     const webview = panel.webview;
-    webview.options = {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'out', 'webview'), vscode.Uri.joinPath(this.extensionUri, 'media')],
-    };
-    webview.html = webviewHtml({
-      title: 'Heap dump',
-      cspSource: webview.cspSource,
-      nonce: makeNonce(),
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'out', 'webview', 'hprofView.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'webview.css')).toString(),
-      view: 'hprof',
-    });
+    webview.options = webviewOptions(this.extensionUri);
+    webview.html = webviewPage(webview, this.extensionUri, 'hprof');
     const path = doc.uri.fsPath;
     const send = (m: ToWebview): void => {
       void webview.postMessage(m);

@@ -1,37 +1,37 @@
-// The two webviews: the Threads view (a panel view) and the Heap map (an
-// editor panel). Both render the shared HTML shell and follow the DdmHub.
+// The DDM webviews: the Threads view (a panel view) and the Heap map (an
+// editor panel), following the DdmHub; and the page every webview of the
+// view list (src/viewList.ts) is served in.
 
 import * as vscode from 'vscode';
 import { DdmHub, errorText } from '../ddmHub';
 import { makeNonce, webviewHtml } from '../webview/html';
 import type { FromWebview, ToWebview } from '../webview/messages';
+import type { DdmKind } from '../ddmProtocol';
+import { DdmViewName, views, WebviewName, webviewScript } from '../viewList';
 
-function html(webview: vscode.Webview, extensionUri: vscode.Uri, view: 'heap' | 'threads'): string {
-  const script = view === 'heap' ? 'heapView.js' : 'threadsView.js';
+/** The page of a webview of the view list: the shared HTML shell, its script and the style sheet. */
+export function webviewPage(webview: vscode.Webview, extensionUri: vscode.Uri, view: WebviewName): string {
   return webviewHtml({
-    title: view === 'heap' ? 'Heap map' : 'Threads',
+    title: views[view].title,
     cspSource: webview.cspSource,
     nonce: makeNonce(),
-    scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'out', 'webview', script)).toString(),
+    scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'out', 'webview', webviewScript(view))).toString(),
     styleUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'webview.css')).toString(),
     view,
   });
 }
 
-function options(extensionUri: vscode.Uri): vscode.WebviewOptions {
+/** What a webview may load: the bundled scripts and the media folder. */
+export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
   return {
     enableScripts: true,
     localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'out', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')],
   };
 }
 
-/** Wires a webview to the hub: target changes and data of the given kinds, and its buttons. */
-function connect(
-  webview: vscode.Webview,
-  hub: DdmHub,
-  kinds: ('threads' | 'heapInfo' | 'heapMap')[],
-  onMessage: (m: FromWebview) => void,
-): vscode.Disposable {
+/** Wires a webview to the hub: target changes and the DDM data its view shows (the view list's ddm), and its buttons. */
+function connect(webview: vscode.Webview, hub: DdmHub, view: DdmViewName, onMessage: (m: FromWebview) => void): vscode.Disposable {
+  const kinds: readonly DdmKind[] = views[view].ddm;
   const send = (m: ToWebview): void => {
     void webview.postMessage(m);
   };
@@ -65,7 +65,7 @@ function connect(
 }
 
 export class ThreadsViewProvider implements vscode.WebviewViewProvider {
-  static readonly viewType = 'ddmbridge.threads';
+  static readonly viewType = views.threads.id;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -73,9 +73,9 @@ export class ThreadsViewProvider implements vscode.WebviewViewProvider {
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
-    view.webview.options = options(this.extensionUri);
-    view.webview.html = html(view.webview, this.extensionUri, 'threads');
-    const sub = connect(view.webview, this.hub, ['threads'], (m) => {
+    view.webview.options = webviewOptions(this.extensionUri);
+    view.webview.html = webviewPage(view.webview, this.extensionUri, 'threads');
+    const sub = connect(view.webview, this.hub, 'threads', (m) => {
       if (m.type === 'refresh') {
         void this.hub.refresh(['threads']);
       } else if (m.type === 'pickVM') {
@@ -103,7 +103,7 @@ export class ThreadsViewProvider implements vscode.WebviewViewProvider {
 }
 
 export class HeapPanel {
-  static readonly viewType = 'ddmbridge.heap';
+  static readonly viewType = views.heap.id;
   private static panel?: vscode.WebviewPanel;
 
   /** Opens (or reveals) the heap map of whatever the hub shows. */
@@ -115,18 +115,18 @@ export class HeapPanel {
     }
     const panel = vscode.window.createWebviewPanel(
       HeapPanel.viewType,
-      'Heap map',
+      views.heap.title,
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
-      { ...options(extensionUri), retainContextWhenHidden: true },
+      { ...webviewOptions(extensionUri), retainContextWhenHidden: true },
     );
     HeapPanel.panel = panel;
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'ddmbridge.svg');
-    panel.webview.html = html(panel.webview, extensionUri, 'heap');
+    panel.webview.html = webviewPage(panel.webview, extensionUri, 'heap');
     const setTitle = (): void => {
       panel.title = hub.current ? `Heap: ${hub.current.name}` : 'Heap map';
     };
     setTitle();
-    const sub = connect(panel.webview, hub, ['heapInfo', 'heapMap'], (m) => {
+    const sub = connect(panel.webview, hub, 'heap', (m) => {
       if (m.type === 'gc') {
         hub.gc().catch((e) => void panel.webview.postMessage({ type: 'error', message: `GC: ${errorText(e)}` }));
       } else if (m.type === 'refresh') {

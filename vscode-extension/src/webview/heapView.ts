@@ -1,41 +1,20 @@
-// The heap map webview: draws the heap bitmap like the DDMS heap view, with a
-// legend, zoom, the address under the pointer and per-kind totals. Bundled
-// for the browser; decoding is in ../heap, the colours and legend come from
-// the backend with the map.
+// The heap map webview: the DDM heap of the VM the views follow — the heap
+// map panel (./heapMapPanel: the bitmap like the DDMS heap view, legend, zoom,
+// the address under the pointer, totals by kind) under the HPIF statistics.
+// Bundled for the browser; decoding is in ../heap, the colours and legend come
+// from the backend with the map.
 
-import {
-  cssColor,
-  decodeHeapMap,
-  describeHit,
-  fitUnitsPerPixel,
-  formatAddress,
-  formatBytes,
-  HeapMap,
-  heapTotals,
-  hitTest,
-  Layout,
-  layout,
-  legendColor,
-  paint,
-} from '../heap/heapmap';
+import { decodeHeapMap, formatBytes, heapTotals } from '../heap/heapmap';
 import { decodeHeapInfo, HeapStats, heapUsePercent } from '../heap/heapinfo';
 import type { FromWebview, ToWebview, VMRef } from './messages';
-import { button, el, getVsCodeApi, text } from './dom';
-import { buildLegend } from './legend';
+import { button, el, getVsCodeApi } from './dom';
+import { heapMapPanel } from './heapMapPanel';
 
-const vscode = getVsCodeApi<{ upp?: number; scale?: number; width?: number }>();
-
-const rowWidth = 256;
-const maxScale = 8;
+const vscode = getVsCodeApi<{ upp?: number; scale?: number }>();
 
 interface State {
   vm: VMRef | null;
-  map?: HeapMap;
   info: HeapStats[];
-  lay?: Layout;
-  upp: number;
-  scale: number;
-  autoFit: boolean;
   error?: string;
   status?: string;
   /** The VM speaks no DDM: why there is no map. */
@@ -43,13 +22,11 @@ interface State {
 }
 
 const saved = vscode.getState() ?? {};
-const state: State = {
-  vm: null,
-  info: [],
-  upp: saved.upp ?? 1,
-  scale: saved.scale ?? 2,
-  autoFit: saved.upp === undefined,
-};
+const state: State = { vm: null, info: [] };
+const panel = heapMapPanel({
+  zoom: saved.upp !== undefined ? { upp: saved.upp, scale: saved.scale ?? 1 } : undefined,
+  onZoom: (z) => vscode.setState({ upp: z?.upp, scale: z?.scale }),
+});
 
 function post(m: FromWebview): void {
   vscode.postMessage(m);
@@ -67,36 +44,11 @@ const toolbar = el(
   button('Refresh', { id: 'refresh', title: 'Ask for heap info and the heap map again' }, () => post({ type: 'refresh' })),
   button('Dump Heap', { id: 'dump-heap', title: 'Write an HPROF dump of the VM and open it (any VM)' }, () => post({ type: 'dumpHeap' })),
   el('span', { class: 'sep' }),
-  button('−', { id: 'zoom-out', title: 'Zoom out', 'aria-label': 'Zoom out' }, () => zoom(-1)),
-  el('span', { id: 'zoom-level', class: 'zoom' }, ''),
-  button('+', { id: 'zoom-in', title: 'Zoom in', 'aria-label': 'Zoom in' }, () => zoom(1)),
-  button('Fit', { id: 'zoom-fit', title: 'Fit the whole heap' }, () => {
-    state.autoFit = true;
-    redraw();
-  }),
+  ...panel.toolbar,
 );
 const infoTable = el('table', { id: 'heap-info', class: 'grid' });
-const canvas = el('canvas', { id: 'heap-canvas', width: '256', height: '1' }) as HTMLCanvasElement;
-const canvasBox = el('div', { class: 'canvas-box', id: 'canvas-box' }, canvas);
-const hover = el('div', { id: 'hover', class: 'hover' }, 'Point at the map for an address.');
-const legend = el('ul', { id: 'legend', class: 'legend' });
-const totals = el('table', { id: 'totals', class: 'grid' });
 
-app.append(
-  title,
-  toolbar,
-  statusLine,
-  el('section', { class: 'heap-info' }, el('h3', {}, 'Heaps (HPIF)'), infoTable),
-  el(
-    'section',
-    { class: 'map-and-legend' },
-    el('div', { class: 'map' }, canvasBox, hover),
-    el('div', { class: 'side' }, el('h3', {}, 'Legend'), legend),
-  ),
-  el('section', { class: 'totals' }, el('h3', {}, 'By kind'), totals),
-);
-
-buildLegend(legend, undefined);
+app.append(title, toolbar, statusLine, el('section', { class: 'heap-info' }, el('h3', {}, 'Heaps (HPIF)'), infoTable), ...panel.body);
 
 // ---- rendering ----
 
@@ -107,18 +59,17 @@ function setStatus(): void {
     return;
   }
   statusLine.className = 'status';
-  if (state.noDdm && !state.map) {
+  const map = panel.map;
+  if (state.noDdm && !map) {
     statusLine.textContent = state.noDdm;
     statusLine.className = 'status no-ddm';
   } else if (state.status) {
     statusLine.textContent = state.status;
-  } else if (!state.map) {
+  } else if (!map) {
     statusLine.textContent = state.vm ? `Waiting for a heap map from ${state.vm.name}…` : 'No VM selected.';
   } else {
-    const t = heapTotals(state.map);
-    statusLine.textContent =
-      `Heap ${state.map.heapId}: ${state.map.pieces.length} piece(s), ` +
-      `${formatBytes(t.usedBytes)} used, ${formatBytes(t.freeBytes)} free`;
+    const t = heapTotals(map);
+    statusLine.textContent = `Heap ${map.heapId}: ${map.pieces.length} piece(s), ` + `${formatBytes(t.usedBytes)} used, ${formatBytes(t.freeBytes)} free`;
   }
 }
 
@@ -147,148 +98,10 @@ function renderInfo(): void {
   }
 }
 
-function swatch(c: readonly [number, number, number] | undefined): HTMLElement {
-  const sw = el('span', { class: 'swatch' });
-  if (c) {
-    sw.style.backgroundColor = cssColor(c);
-  }
-  return sw;
-}
-
-function renderTotals(): void {
-  totals.replaceChildren();
-  const map = state.map;
-  if (!map) {
-    return;
-  }
-  const t = heapTotals(map);
-  totals.append(el('tr', {}, ...['', 'Kind', 'Count', 'Total size', '% of used'].map((h) => el('th', {}, h))));
-  for (const k of t.kinds) {
-    if (k.count === 0) {
-      continue;
-    }
-    totals.append(
-      el(
-        'tr',
-        { 'data-kind': k.name },
-        el('td', {}, swatch(legendColor(map, k.name))),
-        el('td', {}, k.name),
-        el('td', { class: 'num' }, k.count.toLocaleString('en-US')),
-        el('td', { class: 'num', 'data-bytes': String(k.bytes) }, formatBytes(k.bytes)),
-        el('td', { class: 'num' }, t.usedBytes ? `${((100 * k.bytes) / t.usedBytes).toFixed(1)}%` : '—'),
-      ),
-    );
-  }
-  totals.append(
-    el(
-      'tr',
-      { 'data-kind': 'free' },
-      el('td', {}, swatch(legendColor(map, 'free'))),
-      el('td', {}, 'free'),
-      el('td', { class: 'num' }, t.freeBlocks.toLocaleString('en-US')),
-      el('td', { class: 'num', 'data-bytes': String(t.freeBytes) }, formatBytes(t.freeBytes)),
-      el('td', {}, ''),
-    ),
-    el(
-      'tr',
-      { class: 'total' },
-      el('td', {}, ''),
-      el('td', {}, 'total used'),
-      el('td', { class: 'num' }, t.kinds.reduce((s, k) => s + k.count, 0).toLocaleString('en-US')),
-      el('td', { class: 'num', 'data-bytes': String(t.usedBytes) }, formatBytes(t.usedBytes)),
-      el('td', {}, `${formatAddress(t.lowAddress)}–${formatAddress(t.highAddress)}`),
-    ),
-  );
-}
-
-function redraw(): void {
-  const map = state.map;
-  if (!map) {
-    canvas.width = rowWidth;
-    canvas.height = 1;
-    canvasBox.classList.add('empty');
-    return;
-  }
-  canvasBox.classList.remove('empty');
-  if (state.autoFit) {
-    state.upp = fitUnitsPerPixel(map, rowWidth, 512);
-    state.scale = state.upp > 1 ? 1 : Math.min(maxScale, Math.max(1, Math.floor(512 / layout(map, { width: rowWidth, unitsPerPixel: 1 }).rows)));
-    const byWidth = Math.floor((document.body.clientWidth - 40) / rowWidth);
-    state.scale = Math.max(1, Math.min(state.scale, 4, byWidth));
-  }
-  const lay = layout(map, { width: rowWidth, unitsPerPixel: state.upp });
-  state.lay = lay;
-  const px = paint(lay);
-  canvas.width = lay.width;
-  canvas.height = lay.rows;
-  canvas.style.width = `${lay.width * state.scale}px`;
-  canvas.style.height = `${lay.rows * state.scale}px`;
-  canvas.dataset.upp = String(lay.unitsPerPixel);
-  canvas.dataset.scale = String(state.scale);
-  const ctx = canvas.getContext('2d');
-  if (ctx) {
-    ctx.putImageData(new ImageData(px, lay.width, lay.rows), 0, 0);
-  }
-  const unitBytes = map.pieces[0]?.unitSize ?? 8;
-  text(
-    document.getElementById('zoom-level')!,
-    state.upp > 1 ? `1 px = ${state.upp * unitBytes} B` : `×${state.scale} (1 px = ${unitBytes} B)`,
-  );
-  vscode.setState({ upp: state.autoFit ? undefined : state.upp, scale: state.scale });
-}
-
-function zoom(dir: 1 | -1): void {
-  state.autoFit = false;
-  if (dir > 0) {
-    if (state.upp > 1) {
-      state.upp /= 2;
-    } else {
-      state.scale = Math.min(maxScale, state.scale * 2);
-    }
-  } else if (state.scale > 1) {
-    state.scale = Math.max(1, state.scale / 2);
-  } else {
-    state.upp *= 2;
-  }
-  redraw();
-}
-
-canvas.addEventListener('mousemove', (ev) => {
-  const lay = state.lay;
-  if (!lay) {
-    return;
-  }
-  const r = canvas.getBoundingClientRect();
-  const x = Math.floor(((ev.clientX - r.left) / r.width) * lay.width);
-  const y = Math.floor(((ev.clientY - r.top) / r.height) * lay.rows);
-  const hit = hitTest(lay, x, y);
-  if (!hit) {
-    hover.textContent = 'heap expansion area';
-    return;
-  }
-  hover.textContent = `${formatAddress(hit.address)} — ${describeHit(hit)}`;
-});
-// Re-fit when the panel is resized (only while fitting automatically).
-let resizeTimer: ReturnType<typeof setTimeout> | undefined;
-new ResizeObserver(() => {
-  clearTimeout(resizeTimer);
-  resizeTimer = setTimeout(() => {
-    if (state.autoFit && state.map) {
-      redraw();
-    }
-  }, 100);
-}).observe(document.body);
-
-canvas.addEventListener('mouseleave', () => {
-  hover.textContent = 'Point at the map for an address.';
-});
-
 function render(): void {
   title.textContent = state.vm ? `Heap of ${state.vm.name}` : 'Heap';
   setStatus();
   renderInfo();
-  renderTotals();
-  redraw();
 }
 
 window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
@@ -296,10 +109,9 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
   switch (m?.type) {
     case 'vm':
       if (m.vm?.id !== state.vm?.id) {
-        state.map = undefined;
-        buildLegend(legend, undefined);
+        panel.show(undefined);
+        panel.fit();
         state.info = [];
-        state.autoFit = true;
         state.noDdm = undefined;
       }
       state.vm = m.vm;
@@ -314,10 +126,9 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
       break;
     case 'heapMap':
       try {
-        state.map = decodeHeapMap(m.body);
+        panel.show(decodeHeapMap(m.body));
         state.error = undefined;
         state.status = undefined;
-        buildLegend(legend, state.map.legend);
       } catch (e) {
         state.error = `Cannot read the heap map: ${(e as Error).message}`;
       }

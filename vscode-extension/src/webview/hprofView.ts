@@ -8,22 +8,7 @@
 // against another dump. Bundled for the browser; decoding, sorting and
 // filtering are in ../heap.
 
-import {
-  cssColor,
-  decodeHeapMap,
-  fitUnitsPerPixel,
-  formatAddress,
-  describeHit,
-  formatBytes,
-  HeapMap,
-  heapTotals,
-  hitTest,
-  Layout,
-  layout,
-  legendColor,
-  paint,
-  RGB,
-} from '../heap/heapmap';
+import { decodeHeapMap, formatBytes } from '../heap/heapmap';
 import {
   decodeDiff,
   decodeDominators,
@@ -49,12 +34,12 @@ import {
   viewRows,
 } from '../heap/hprof';
 import { button, el, getVsCodeApi, text } from './dom';
-import { buildLegend } from './legend';
+import { heapMapPanel, Zoom } from './heapMapPanel';
 import type { FromWebview, ToWebview } from './messages';
 
 type Tab = 'histogram' | 'paths' | 'objects' | 'dominators' | 'heapmap' | 'diff';
 
-const vscode = getVsCodeApi<{ tab?: Tab; hist?: TableView; diff?: TableView }>();
+const vscode = getVsCodeApi<{ tab?: Tab; hist?: TableView; diff?: TableView; zoom?: Zoom }>();
 const saved = vscode.getState() ?? {};
 
 /** At most this many table rows are built (the filter narrows the rest down). */
@@ -67,7 +52,6 @@ const state = {
   dom: undefined as DomLevel | undefined,
   /** The objects drilled into, outermost first. */
   trail: [] as DomNode[],
-  map: undefined as HeapMap | undefined,
   diff: undefined as HprofDiff | undefined,
   diffView: saved.diff ?? ({ sort: 'bytes', descending: true, filter: '' } as TableView),
   /** Retained size by class, once the backend has the dominator tree. */
@@ -75,9 +59,8 @@ const state = {
   paths: undefined as HprofPaths | undefined,
   /** The objects pane: a class's instances or an object's referrers. */
   objects: undefined as { kind: 'instances'; body: HprofInstances } | { kind: 'incoming'; body: HprofIncoming } | undefined,
-  /** Heap map zoom: allocation units per pixel and pixels per unit; fitted until the user zooms. */
-  mapZoom: { autoFit: true, upp: 1, scale: 1 },
-  mapLayout: undefined as Layout | undefined,
+  /** The heap map's zoom; undefined while fitted. */
+  zoom: saved.zoom,
   status: 'Reading the heap dump…',
   error: undefined as string | undefined,
 };
@@ -87,7 +70,7 @@ function post(m: FromWebview): void {
 }
 
 function save(): void {
-  vscode.setState({ tab: state.tab, hist: state.hist, diff: state.diffView });
+  vscode.setState({ tab: state.tab, hist: state.hist, diff: state.diffView, zoom: state.zoom });
 }
 
 const num = (n: number): string => n.toLocaleString('en-US');
@@ -125,39 +108,14 @@ const trail = el('nav', { id: 'dom-trail', class: 'trail', 'aria-label': 'Drill-
 const domTable = el('table', { id: 'dominators', class: 'grid' });
 const domPane = el('section', { id: 'pane-dominators', class: 'pane' }, trail, domTable);
 
-const canvas = el('canvas', { id: 'heap-canvas', width: '256', height: '1' }) as HTMLCanvasElement;
-const legend = el('ul', { id: 'legend', class: 'legend' });
-const mapTotals = el('table', { id: 'totals', class: 'grid' });
-/** Pixels per row of the map. */
-const rowWidth = 256;
-const maxScale = 16;
-const ruler = el('div', { id: 'map-ruler', class: 'ruler', 'aria-label': 'Addresses of the rows' });
-const mapScale = el('span', { id: 'map-scale', class: 'muted' }, '');
-const hover = el('div', { id: 'hover', class: 'hover' }, 'Point at the map for an address.');
-const mapPane = el(
-  'section',
-  { id: 'pane-heapmap', class: 'pane' },
-  el(
-    'div',
-    { class: 'toolbar', role: 'toolbar' },
-    button('−', { id: 'zoom-out', title: 'Zoom out', 'aria-label': 'Zoom out' }, () => zoom(-1)),
-    el('span', { id: 'zoom-level', class: 'zoom' }, ''),
-    button('+', { id: 'zoom-in', title: 'Zoom in', 'aria-label': 'Zoom in' }, () => zoom(1)),
-    button('Fit', { id: 'zoom-fit', title: 'Fit the whole heap' }, () => {
-      state.mapZoom.autoFit = true;
-      renderMap();
-    }),
-    mapScale,
-  ),
-  el(
-    'div',
-    { class: 'map-and-legend' },
-    el('div', { class: 'map' }, el('div', { class: 'map-with-ruler' }, ruler, el('div', { class: 'canvas-box', id: 'canvas-box' }, canvas)), hover),
-    el('div', { class: 'side' }, el('h3', {}, 'Legend'), legend),
-  ),
-  el('section', { class: 'totals' }, el('h3', {}, 'By kind'), mapTotals),
-);
-buildLegend(legend, undefined);
+const map = heapMapPanel({
+  zoom: state.zoom,
+  onZoom: (z) => {
+    state.zoom = z;
+    save();
+  },
+});
+const mapPane = el('section', { id: 'pane-heapmap', class: 'pane' }, el('div', { class: 'toolbar', role: 'toolbar' }, ...map.toolbar), ...map.body);
 
 const diffFilter = el('input', { id: 'diff-filter', type: 'search', placeholder: 'Filter classes', 'aria-label': 'Filter classes' });
 const diffNote = el('span', { id: 'diff-base', class: 'muted' }, 'No dump to compare with yet.');
@@ -193,7 +151,7 @@ function show(tab: Tab): void {
   if (tab === 'dominators' && !state.dom && state.summary) {
     state.status = 'Computing the dominator tree…';
     post({ type: 'dominators' });
-  } else if (tab === 'heapmap' && !state.map && state.summary) {
+  } else if (tab === 'heapmap' && !map.map && state.summary) {
     state.status = 'Drawing the heap map…';
     post({ type: 'heapMap' });
   }
@@ -477,107 +435,6 @@ function renderDominators(): void {
   }
 }
 
-function swatch(c: RGB | undefined): HTMLElement {
-  const sw = el('span', { class: 'swatch' });
-  if (c) {
-    sw.style.backgroundColor = cssColor(c);
-  }
-  return sw;
-}
-
-function renderMap(): void {
-  mapTotals.replaceChildren();
-  ruler.replaceChildren();
-  const map = state.map;
-  if (!map) {
-    canvas.width = rowWidth;
-    canvas.height = 1;
-    state.mapLayout = undefined;
-    return;
-  }
-  const z = state.mapZoom;
-  if (z.autoFit) {
-    z.upp = fitUnitsPerPixel(map, rowWidth, 512);
-    const rows = layout(map, { width: rowWidth, unitsPerPixel: 1 }).rows;
-    const fit = z.upp > 1 ? 1 : Math.max(1, Math.min(4, Math.floor(512 / Math.max(1, rows)), Math.floor((document.body.clientWidth - 300) / rowWidth)));
-    z.scale = 2 ** Math.floor(Math.log2(fit)); // a power of two, so that zooming steps by halves and doubles
-  }
-  const lay = layout(map, { width: rowWidth, unitsPerPixel: z.upp });
-  state.mapLayout = lay;
-  canvas.width = lay.width;
-  canvas.height = lay.rows;
-  canvas.style.width = `${lay.width * z.scale}px`;
-  canvas.style.height = `${lay.rows * z.scale}px`;
-  canvas.dataset.upp = String(lay.unitsPerPixel);
-  canvas.dataset.scale = String(z.scale);
-  canvas.getContext('2d')?.putImageData(new ImageData(paint(lay), lay.width, lay.rows), 0, 0);
-  // The scale: what a pixel and a row hold, and the address of a row every
-  // few dozen screen pixels down the side.
-  const unit = map.pieces[0]?.unitSize ?? 8;
-  const pixelBytes = lay.unitsPerPixel * unit;
-  text(document.getElementById('zoom-level')!, z.scale > 1 ? `×${z.scale}` : lay.unitsPerPixel > 1 ? `1/${lay.unitsPerPixel}` : '×1');
-  text(mapScale, `1 pixel = ${formatBytes(pixelBytes)}, a row = ${formatBytes(pixelBytes * lay.width)}`);
-  mapScale.dataset.pixelBytes = String(pixelBytes);
-  ruler.style.height = `${lay.rows * z.scale}px`;
-  const every = Math.max(1, Math.ceil(48 / z.scale));
-  for (const pl of lay.pieces) {
-    for (let row = 0; row < pl.rows; row += every) {
-      const hit = hitTest(lay, 0, pl.firstRow + row);
-      if (!hit) {
-        continue;
-      }
-      const tick = el('span', { class: 'tick', 'data-address': String(hit.address) }, formatAddress(hit.address));
-      tick.style.top = `${(pl.firstRow + row) * z.scale}px`;
-      ruler.append(tick);
-    }
-  }
-  const t = heapTotals(map);
-  mapTotals.append(el('tr', {}, ...['', 'Kind', 'Count', 'Total size'].map((h) => el('th', {}, h))));
-  for (const k of t.kinds) {
-    if (k.count === 0) {
-      continue;
-    }
-    mapTotals.append(el('tr', { 'data-kind': k.name }, el('td', {}, swatch(legendColor(map, k.name))), el('td', {}, k.name), el('td', { class: 'num' }, num(k.count)), el('td', { class: 'num', 'data-bytes': String(k.bytes) }, formatBytes(k.bytes))));
-  }
-  mapTotals.append(
-    el('tr', { 'data-kind': 'free' }, el('td', {}, swatch(legendColor(map, 'free'))), el('td', {}, 'free'), el('td', { class: 'num' }, num(t.freeBlocks)), el('td', { class: 'num', 'data-bytes': String(t.freeBytes) }, formatBytes(t.freeBytes))),
-    el('tr', { class: 'total' }, el('td', {}, ''), el('td', {}, 'total used'), el('td', { class: 'num' }, `${formatAddress(t.lowAddress)}–${formatAddress(t.highAddress)}`), el('td', { class: 'num', 'data-bytes': String(t.usedBytes) }, formatBytes(t.usedBytes))),
-  );
-}
-
-/** Zooms in (more pixels per allocation unit) or out (more units per pixel). */
-function zoom(dir: 1 | -1): void {
-  const z = state.mapZoom;
-  z.autoFit = false;
-  if (dir > 0) {
-    if (z.upp > 1) {
-      z.upp /= 2;
-    } else {
-      z.scale = Math.min(maxScale, z.scale * 2);
-    }
-  } else if (z.scale > 1) {
-    z.scale = Math.max(1, z.scale / 2);
-  } else {
-    z.upp *= 2;
-  }
-  renderMap();
-}
-
-canvas.addEventListener('mousemove', (ev) => {
-  const lay = state.mapLayout;
-  if (!lay) {
-    return;
-  }
-  const r = canvas.getBoundingClientRect();
-  const x = Math.floor(((ev.clientX - r.left) / r.width) * lay.width);
-  const y = Math.floor(((ev.clientY - r.top) / r.height) * lay.rows);
-  const hit = hitTest(lay, x, y);
-  hover.textContent = hit ? `${formatAddress(hit.address)} — ${describeHit(hit)}` : 'between the pieces of the heap';
-});
-canvas.addEventListener('mouseleave', () => {
-  hover.textContent = 'Point at the map for an address.';
-});
-
 function renderDiff(): void {
   diffTable.replaceChildren();
   const d = state.diff;
@@ -634,7 +491,7 @@ function render(): void {
   renderPaths();
   renderObjects();
   renderDominators();
-  renderMap();
+  map.redraw();
   renderDiff();
 }
 
@@ -694,12 +551,13 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
         }
         state.status = `Dominator tree: ${num(state.dom.reachable)} reachable objects retain ${formatBytes(state.dom.total)}`;
         break;
-      case 'heapMap':
-        state.map = decodeHeapMap(m.body);
-        buildLegend(legend, state.map.legend);
+      case 'heapMap': {
+        const hm = decodeHeapMap(m.body);
+        map.show(hm);
         state.error = undefined;
-        state.status = `Heap map: ${state.map.pieces.length} piece(s) drawn from object addresses`;
+        state.status = `Heap map: ${hm.pieces.length} piece(s) drawn from object addresses`;
         break;
+      }
       case 'diff':
         state.diff = decodeDiff(m.body);
         state.error = undefined;

@@ -3,6 +3,8 @@
 // script or style, no network). The views build their DOM from the script.
 // No vscode: the Chromium tests render the same HTML.
 
+import type { WebviewName } from '../viewList';
+
 export interface WebviewHtmlOptions {
   title: string;
   /** webview.cspSource (or the origin the test server serves from). */
@@ -11,7 +13,7 @@ export interface WebviewHtmlOptions {
   scriptUri: string;
   styleUri: string;
   /** Which view the script should build. */
-  view: 'heap' | 'threads' | 'hprof';
+  view: WebviewName;
 }
 
 export function makeNonce(random: () => number = Math.random): string {

@@ -1,6 +1,8 @@
 // Messages between the extension and its webviews. Bodies are passed as the
 // backend sent them; the webview decodes them with the shared pure modules.
 
+import type { DdmKind } from '../ddmProtocol';
+
 export interface VMRef {
   id: string;
   name: string;
@@ -10,9 +12,8 @@ export interface VMRef {
 
 export type ToWebview =
   | { type: 'vm'; vm: VMRef | null }
-  | { type: 'heapInfo'; body: unknown }
-  | { type: 'heapMap'; body: unknown }
-  | { type: 'threads'; body: unknown }
+  // DDM data of the VM shown (threads, heapInfo, heapMap), as the backend sent it.
+  | { type: DdmKind; body: unknown }
   | { type: 'status'; message: string }
   | { type: 'error'; message: string }
   // The heap view's VM speaks no DDM: say so (and offer an HPROF dump).

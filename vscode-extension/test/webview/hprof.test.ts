@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { makeNonce, webviewHtml } from '../../src/webview/html';
 import type { ToWebview } from '../../src/webview/messages';
+import { webviewScript } from '../../src/viewList';
 import { launchChromium, serveStatic, StaticServer, vscodeStub } from '../support/browser';
 import { extRoot } from '../support/fixtures';
 import { countColor, decodePng, Image } from '../support/png';
@@ -41,7 +42,7 @@ before(async () => {
       title: 'Heap dump',
       cspSource: server.origin,
       nonce: makeNonce(),
-      scriptUri: `${server.origin}/out/webview/hprofView.js`,
+      scriptUri: `${server.origin}/out/webview/${webviewScript('hprof')}`,
       styleUri: `${server.origin}/media/webview.css`,
       view: 'hprof',
     }),
@@ -52,7 +53,7 @@ before(async () => {
       title: 'Heap map',
       cspSource: server.origin,
       nonce: makeNonce(),
-      scriptUri: `${server.origin}/out/webview/heapView.js`,
+      scriptUri: `${server.origin}/out/webview/${webviewScript('heap')}`,
       styleUri: `${server.origin}/media/webview.css`,
       view: 'heap',
     }),

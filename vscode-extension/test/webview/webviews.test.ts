@@ -11,6 +11,7 @@ import { decodeHeapMap, formatAddress, formatBytes, hitTest, kindNames, layout }
 import { stateClass, stateColors } from '../../src/threads/threads';
 import { makeNonce, webviewHtml } from '../../src/webview/html';
 import type { ToWebview } from '../../src/webview/messages';
+import { webviewScript } from '../../src/viewList';
 import { launchChromium, serveStatic, StaticServer, vscodeStub } from '../support/browser';
 import { extRoot } from '../support/fixtures';
 import { countColor, decodePng, Image, pixel } from '../support/png';
@@ -59,7 +60,7 @@ before(async () => {
         title: view,
         cspSource: server.origin,
         nonce: makeNonce(),
-        scriptUri: `${server.origin}/out/webview/${view === 'heap' ? 'heapView' : 'threadsView'}.js`,
+        scriptUri: `${server.origin}/out/webview/${webviewScript(view)}`,
         styleUri: `${server.origin}/media/webview.css`,
         view,
       }),
@@ -167,6 +168,9 @@ describe('heap map webview', () => {
     assert.ok(Math.abs(free - freeExpected) <= freeExpected * 0.05, `free: ${free} black pixels, expected about ${freeExpected}`);
     assert.ok(countColor(img, legendRGB(rec.heapMap, 'gap')) > 0, 'the row after the end of the heap is in the gap colour');
     await o.shot('body', 'heap-recorded-page');
+    // The HPROF editor's heap-map panel: the addresses of the rows down the side, the scale.
+    assert.equal(Number(await o.page.getAttribute('#map-ruler .tick', 'data-address')), (rec.heapMap.pieces[0] as unknown as { start: number }).start, 'the first row starts at the first piece');
+    assert.equal(await o.page.getAttribute('#map-scale', 'data-pixel-bytes'), String(upp * unit));
 
     // Hover: the address and block under the pointer.
     const map = decodeHeapMap(rec.heapMap);
@@ -215,7 +219,8 @@ describe('heap map webview', () => {
     const canvas = o.page.locator('#heap-canvas');
     const upp = Number(await canvas.getAttribute('data-upp'));
     assert.ok(upp > 1, `a large heap is zoomed out to fit (units per pixel ${upp})`);
-    assert.match((await o.page.textContent('#zoom-level')) ?? '', new RegExp(`1 px = ${upp * 8} B`));
+    assert.equal(await o.page.textContent('#zoom-level'), `1/${upp}`);
+    assert.match((await o.page.textContent('#map-scale')) ?? '', new RegExp(`^1 pixel = ${formatBytes(upp * 8)}, a row = `));
     const img = await o.shot('#heap-canvas', 'heap-synthetic-canvas');
     assert.equal(allKinds.styles.length, 17);
     for (const st of allKinds.styles) {
