@@ -3,10 +3,12 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
@@ -79,5 +81,39 @@ func TestThreadDumpRPC(t *testing.T) {
 	}
 	if _, err := c.ThreadDump(ctx, v17.ID); err == nil || !strings.Contains(err.Error(), "JDK 21") {
 		t.Errorf("thread dump of the JDK 17 VM: %v", err)
+	}
+}
+
+// TestRPCJDKsList: jdks/list names the JDKs installed here, as
+// jvmrun.InstalledJDKs reads them, and the one running the tests among
+// them.
+func TestRPCJDKsList(t *testing.T) {
+	jvmtest.RequireJava(t)
+	m := startMonitor(t, testOptions(t, 0, 0))
+	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
+	c, err := DialRPC(t.Context(), addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var jdks []jvmrun.JDK
+	if err := c.Call(t.Context(), "jdks/list", nil, &jdks); err != nil {
+		t.Fatal(err)
+	}
+	java, err := jvmtest.FindTool("java")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(java)
+	found := false
+	for _, j := range jdks {
+		home, _ := filepath.EvalSymlinks(j.Home)
+		found = found || strings.HasPrefix(real, home+string(filepath.Separator))
+		if j.Version == 0 || j.Full == "" {
+			t.Errorf("jdks/list entry %+v", j)
+		}
+	}
+	if !found {
+		t.Errorf("jdks/list %+v lacks the JDK of %s", jdks, real)
 	}
 }
