@@ -11,7 +11,7 @@ import { formatBytes } from './heap/heapmap';
 import { HotCodeReplacer } from './debug/hotCodeReplace';
 import { SessionTracker } from './debug/sessions';
 import { MemoryView } from './memory/memoryView';
-import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickJavaProcess, pickVM } from './debug/providers';
+import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickJavaHome, pickJavaProcess, pickVM } from './debug/providers';
 import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
 import { HprofEditorProvider } from './views/hprofEditor';
 import { HeapPanel, ThreadsViewProvider } from './views/webviews';
@@ -217,6 +217,12 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
       return undefined;
     }
     return pickJavaProcess(api);
+  });
+  command('ddmbridge.pickJavaHome', async () => {
+    if (!(await startBackend())) {
+      return undefined;
+    }
+    return pickJavaHome(api);
   });
   command('ddmbridge.refreshVMs', async () => {
     if (await startBackend()) {
