@@ -124,14 +124,29 @@ func TestFunctionBreakpointInherited(t *testing.T) {
 	if len(bps) != 1 {
 		t.Fatalf("function breakpoints %s", mustJSON(bps))
 	}
-	c.configurationDone()
-	if !bps[0].Verified {
-		ev := expect[*godap.BreakpointEvent](c)
-		if !ev.Body.Breakpoint.Verified || ev.Body.Breakpoint.Line != line(t, "Inherit.java", "node-attr") {
-			t.Fatalf("breakpoint event %s", mustJSON(ev.Body))
+	// Element loads as the program runs: the breakpoint event may come
+	// before configurationDone's response or after it, the stop after it.
+	c.send("configurationDone", nil)
+	verified := bps[0].Verified
+	var stop *godap.StoppedEvent
+	for done := false; !done || stop == nil; {
+		switch m := c.next().(type) {
+		case *godap.ConfigurationDoneResponse:
+			done = true
+		case *godap.BreakpointEvent:
+			if !m.Body.Breakpoint.Verified || m.Body.Breakpoint.Line != line(t, "Inherit.java", "node-attr") {
+				t.Fatalf("breakpoint event %s", mustJSON(m.Body))
+			}
+			verified = true
+		case *godap.StoppedEvent:
+			stop = m
+		default:
+			t.Fatalf("got %s, want configurationDone's response, a breakpoint event and a stop", mustJSON(m))
 		}
 	}
-	stop := c.expectStop("function breakpoint")
+	if !verified || stop.Body.Reason != "function breakpoint" {
+		t.Fatalf("stop %s (verified: %v)", mustJSON(stop.Body), verified)
+	}
 	locals, frames := c.locals(stop.Body.ThreadId)
 	frameAt(t, frames[0], "Inherit$Node.attr", line(t, "Inherit.java", "node-attr"))
 	if locals["key"].Value != `"elem"` {

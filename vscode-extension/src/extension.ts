@@ -11,6 +11,7 @@ import { formatBytes } from './heap/heapmap';
 import { HotCodeReplacer } from './debug/hotCodeReplace';
 import { SessionTracker } from './debug/sessions';
 import { MemoryView } from './memory/memoryView';
+import { VirtualThreadsView } from './vthreads/virtualThreadsView';
 import { AdapterFactory, ConfigurationProvider, DynamicConfigurationProvider, pickJavaHome, pickJavaProcess, pickVM } from './debug/providers';
 import { VMStore, VMTreeProvider, vmFromArg } from './views/vmTree';
 import { HprofEditorProvider } from './views/hprofEditor';
@@ -167,6 +168,7 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
 
   context.subscriptions.push(new HotCodeReplacer(log, sessions));
   context.subscriptions.push(new MemoryView(log, sessions));
+  context.subscriptions.push(new VirtualThreadsView(log, sessions));
 
   // Views.
   context.subscriptions.push(
