@@ -172,7 +172,7 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
 
   // Views.
   context.subscriptions.push(
-    vscode.window.registerWebviewViewProvider(ThreadsViewProvider.viewType, new ThreadsViewProvider(context.extensionUri, hub)),
+    vscode.window.registerWebviewViewProvider(ThreadsViewProvider.viewType, new ThreadsViewProvider(context.extensionUri, hub, (id) => api.threadDump(id))),
     vscode.window.registerCustomEditorProvider(HprofEditorProvider.viewType, new HprofEditorProvider(context.extensionUri, api, log), {
       webviewOptions: { retainContextWhenHidden: true },
     }),
