@@ -18,7 +18,6 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/internal/framing"
-	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 )
 
@@ -601,7 +600,7 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 		return nonNil(ps), nil
 	case "jdks/list":
 		// The JDKs of this host, newest first, for a launch's "javaHome".
-		return nonNil(jvmrun.InstalledJDKs()), nil
+		return nonNil(localjvm.InstalledJDKs()), nil
 	case "vms/select":
 		var p selectParams
 		if err := decodeParams(req, &p, true); err != nil {

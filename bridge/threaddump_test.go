@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 )
 
 // vthreadsApp parks 2,000 virtual threads, named vt-N, until it is killed.
@@ -85,7 +85,7 @@ func TestThreadDumpRPC(t *testing.T) {
 }
 
 // TestRPCJDKsList: jdks/list names the JDKs installed here, as
-// jvmrun.InstalledJDKs reads them, and the one running the tests among
+// localjvm.InstalledJDKs reads them, and the one running the tests among
 // them.
 func TestRPCJDKsList(t *testing.T) {
 	jvmtest.RequireJava(t)
@@ -96,7 +96,7 @@ func TestRPCJDKsList(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	var jdks []jvmrun.JDK
+	var jdks []localjvm.JDK
 	if err := c.Call(t.Context(), "jdks/list", nil, &jdks); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
-	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/hostproc"
 )
@@ -70,7 +69,7 @@ type VMInfo struct {
 	Listed bool   `json:"listedOnly,omitempty"`
 	Note   string `json:"note,omitempty"` // why the process is not monitored, and what to do
 	// Simulated marks ddmbridge's simulated VM (its Version says so,
-	// simvm.Simulated): its DDM data — thread states without a JVM, heap
+	// ddm.Simulated): its DDM data — thread states without a JVM, heap
 	// maps, allocations — is made up, and a front end says so on screen.
 	Simulated bool `json:"simulated,omitempty"`
 }
@@ -93,8 +92,8 @@ type VM struct {
 	from  vmOrigin
 
 	// ddmOnly: a simulated VM without a JVM (its Version says so,
-	// simvm.DDMOnly): it runs no code, so it is listed as not debuggable.
-	// simulated: any simulated VM (simvm.Simulated).
+	// ddm.DDMOnly): it runs no code, so it is listed as not debuggable.
+	// simulated: any simulated VM (ddm.Simulated).
 	ddmOnly, simulated bool
 
 	debugPort int // the debugger port of the VM's address (the monitor owns it), or 0
@@ -184,7 +183,7 @@ func (v *VM) Info() VMInfo {
 	info.Simulated = v.simulated
 	if v.ddmOnly {
 		f := false
-		info.Debuggable, info.Note = &f, simvm.DDMOnlyNote
+		info.Debuggable, info.Note = &f, ddm.DDMOnlyNote
 	}
 	return info
 }
@@ -287,8 +286,8 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 	} else {
 		err = errNotDDM
 	}
-	v.ddmOnly = ver != nil && simvm.DDMOnly(ver.Description)
-	v.simulated = ver != nil && simvm.Simulated(ver.Description)
+	v.ddmOnly = ver != nil && ddm.DDMOnly(ver.Description)
+	v.simulated = ver != nil && ddm.Simulated(ver.Description)
 	switch {
 	case err == nil:
 		v.dc = dc

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 	godap "github.com/google/go-dap"
 )
 
@@ -19,38 +20,40 @@ import (
 // in the hit's top frame ("exception" names an exception breakpoint's
 // exception).
 type exprCond struct {
-	d    *debuggee
-	node expr.Node
+	d *debuggee
+	e lang.Expression
 }
 
 func (c exprCond) Truth(ctx context.Context, at debugger.Hit) (bool, error) {
 	env := c.d.frameEnv(at.Thread, 0, 0, at.Location)
 	if at.Exception.ID == 0 {
-		return expr.Truth(ctx, c.node, env)
+		return c.e.Truth(ctx, env)
 	}
 	_, sig, _ := c.d.vm.ObjectType(ctx, at.Exception.ID)
-	return expr.Truth(ctx, c.node, env.With(map[string]expr.Value{"exception": expr.ObjectRef(uint64(at.Exception.ID), sig)}))
+	return c.e.Truth(ctx, env.With(map[string]expr.Value{"exception": expr.ObjectRef(uint64(at.Exception.ID), sig)}))
 }
 
 // exprMessage is a logpoint's message: text with {expressions}.
 type exprMessage struct {
 	d    *debuggee
-	tmpl *expr.Template
+	tmpl lang.Template
 }
 
 func (m exprMessage) Text(ctx context.Context, at debugger.Hit) string {
 	return m.tmpl.Eval(ctx, m.d.frameEnv(at.Thread, 0, 0, at.Location))
 }
 
-// spec compiles a breakpoint's condition, hit condition and log message.
-func (d *debuggee) spec(line, column int, cond, hit, logMessage string) debugger.BreakpointSpec {
+// spec compiles a breakpoint's condition, hit condition and log message
+// in the language of the file at path (the default language for "").
+func (d *debuggee) spec(path string, line, column int, cond, hit, logMessage string) debugger.BreakpointSpec {
 	out := debugger.BreakpointSpec{Line: line, Column: column, Hit: hit}
+	engine := d.langOfFile(path).Engine()
 	if cond != "" {
-		n, err := expr.Parse(cond)
+		e, err := engine.Parse(cond)
 		if err != nil {
 			out.Bad = fmt.Sprintf("condition: %v", err)
 		} else {
-			out.Cond = exprCond{d, n}
+			out.Cond = exprCond{d, e}
 		}
 	}
 	if hit != "" {
@@ -59,7 +62,7 @@ func (d *debuggee) spec(line, column int, cond, hit, logMessage string) debugger
 		}
 	}
 	if logMessage != "" {
-		t, err := expr.ParseTemplate(logMessage)
+		t, err := engine.ParseTemplate(logMessage)
 		if err != nil {
 			out.Bad = fmt.Sprintf("log message: %v", err)
 		} else {
@@ -103,7 +106,7 @@ func (s *session) setBreakpoints(ctx context.Context, r *godap.SetBreakpointsReq
 	d := s.dbg
 	specs := make([]debugger.BreakpointSpec, len(want))
 	for i, w := range want {
-		specs[i] = d.spec(w.Line, w.Column, w.Condition, w.HitCondition, w.LogMessage)
+		specs[i] = d.spec(path, w.Line, w.Column, w.Condition, w.HitCondition, w.LogMessage)
 	}
 	bps, err := d.t.SetBreakpoints(ctx, path, specs)
 	if err != nil {
@@ -116,7 +119,7 @@ func (s *session) setFunctionBreakpoints(ctx context.Context, r *godap.SetFuncti
 	d := s.dbg
 	specs := make([]debugger.FunctionSpec, len(r.Arguments.Breakpoints))
 	for i, w := range r.Arguments.Breakpoints {
-		specs[i] = debugger.FunctionSpec{Name: w.Name, BreakpointSpec: d.spec(0, 0, w.Condition, w.HitCondition, "")}
+		specs[i] = debugger.FunctionSpec{Name: w.Name, BreakpointSpec: d.spec("", 0, 0, w.Condition, w.HitCondition, "")}
 	}
 	bps, err := d.t.SetFunctionBreakpoints(ctx, specs)
 	if err != nil {

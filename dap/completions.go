@@ -5,11 +5,11 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/ddmbridge/ddmbridge/dap/eval"
+	"github.com/ddmbridge/ddmbridge/jdwp/eval"
 	godap "github.com/google/go-dap"
 )
 
-// completions in the debug console: what package dap/eval offers at the
+// completions in the debug console: what package jdwp/eval offers at the
 // cursor (members after "expr.", else the names of the frame's scope),
 // with positions in the client's columns.
 

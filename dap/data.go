@@ -86,7 +86,7 @@ func (s *session) setDataBreakpoints(ctx context.Context, r *godap.SetDataBreakp
 	}
 	specs := make([]debugger.DataSpec, len(r.Arguments.Breakpoints))
 	for i, w := range r.Arguments.Breakpoints {
-		specs[i] = debugger.DataSpec{DataID: w.DataId, Access: string(w.AccessType), BreakpointSpec: d.spec(0, 0, w.Condition, w.HitCondition, "")}
+		specs[i] = debugger.DataSpec{DataID: w.DataId, Access: string(w.AccessType), BreakpointSpec: d.spec("", 0, 0, w.Condition, w.HitCondition, "")}
 	}
 	return godap.SetDataBreakpointsResponseBody{Breakpoints: d.dapBreakpoints(ctx, d.t.SetDataBreakpoints(ctx, specs))}, nil
 }

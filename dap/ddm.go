@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/ddmalloc"
 	"github.com/ddmbridge/ddmbridge/dap/ext"
 	"github.com/ddmbridge/ddmbridge/ddm"
+	"github.com/ddmbridge/ddmbridge/ddm/ddmalloc"
 	godap "github.com/google/go-dap"
 )
 
@@ -82,18 +82,18 @@ func (s *session) startDDM(ctx context.Context, d *debuggee, target string) {
 	if target != "" {
 		st.feed = s.cfg.Backend.DDMFeed(target)
 	}
-	ver, err := d.conn.Version(ctx) // says, too, whether the VM is a simulated one
+	ver, err := d.vm.Version(ctx) // says, too, whether the VM is a simulated one
 	if st.feed == nil {
 		if err != nil || !ver.Android() {
 			s.cfg.Logger.Debug().Err(err).Str("vm", ver.VMName).Msg("not an Android VM: no DDM on this connection")
 			return
 		}
-		d.conn.AllowVendorCommands()
+		d.t.AllowVendorCommands()
 		opts := s.cfg.DDM
 		if opts.Logger.GetLevel() == 0 && s.cfg.Logger.GetLevel() != 0 {
 			opts.Logger = s.cfg.Logger
 		}
-		st.feed = ddm.NewFeed(ddm.Attach(d.conn, opts), ddm.FeedOptions{ID: target, Interval: threadPollInterval, Timeout: opts.Timeout})
+		st.feed = ddm.NewFeed(ddm.Attach(d.t.Wire(), opts), ddm.FeedOptions{ID: target, Interval: threadPollInterval, Timeout: opts.Timeout})
 		st.own = true
 	}
 	st.client = st.feed.Client()

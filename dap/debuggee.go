@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"sync/atomic"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/outline"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/outline"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/langs"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 	"github.com/rs/zerolog"
@@ -23,8 +26,7 @@ import (
 type debuggee struct {
 	s *session
 	t *debugger.Target
-	// conn, vm, sus and stops are t's, named here for brevity.
-	conn  *jdwp.Conn
+	// vm, sus and stops are t's, named here for brevity.
 	vm    *mirror.VM
 	sus   *debugger.Suspensions
 	stops *debugger.Stops
@@ -58,6 +60,7 @@ type sourceState struct {
 	srcRefOf mirror.Memo[jdwp.ReferenceTypeID, int]
 	outlines mirror.Memo[jdwp.ReferenceTypeID, *outline.Outline]
 	auto     *autoSources // zero-config source lookup (no sourcePaths), or nil
+	langs    lang.Set     // the program's source languages (langs.All())
 }
 
 // refs are the DAP handles of a session: thread numbers, frame, variable
@@ -72,10 +75,11 @@ type refs struct {
 	srcRefs *handles[jdwp.ReferenceTypeID]
 }
 
-func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
+func newDebuggee(ctx context.Context, s *session, nc net.Conn, target string) (*debuggee, error) {
 	log := s.log.With().Str("vm", target).Logger()
 	d := &debuggee{
-		s: s, conn: conn, log: log, target: target,
+		s: s, log: log, target: target,
+		srcs: sourceState{langs: langs.All()},
 		refs: refs{
 			threads: newIDMap[jdwp.ThreadID](),
 			frames:  newHandles[mirror.Frame](),
@@ -84,9 +88,12 @@ func newDebuggee(s *session, conn *jdwp.Conn, target string) *debuggee {
 			srcRefs: newHandles[jdwp.ReferenceTypeID](),
 		},
 	}
-	d.t = debugger.New(s.ctx, conn, frontend{d}, debugger.Options{RequestTimeout: s.cfg.RequestTimeout}, log, d.spawn)
-	d.vm, d.sus, d.stops = d.t.VM, d.t.Sus, d.t.Stops
-	return d
+	t, err := debugger.Attach(ctx, nc, s.cfg.JDWP, s.ctx, frontend{d}, debugger.Options{RequestTimeout: s.cfg.RequestTimeout, Languages: d.srcs.langs}, log, d.spawn)
+	if err != nil {
+		return nil, err
+	}
+	d.t, d.vm, d.sus, d.stops = t, t.VM, t.Sus, t.Stops
+	return d, nil
 }
 
 // spawn runs f on a goroutine the session waits for.
@@ -249,11 +256,11 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 		if d.proc != nil {
 			d.proc.Kill()
 		}
-		d.conn.Close()
+		d.t.Close()
 		return nil
 	}
 	if terminate {
-		err := d.conn.Exit(ctx, 1)
+		err := d.t.Exit(ctx, 1)
 		// A connection lost meanwhile is the VM gone: what was asked (an
 		// Android app force-stopped by terminate dies under the Exit).
 		var lost *jdwp.ConnError
@@ -265,7 +272,7 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 				d.proc.Kill()
 			}
 		}
-		d.conn.Close()
+		d.t.Close()
 		if err != nil {
 			return fmt.Errorf("terminate the VM: %w", err)
 		}
@@ -277,7 +284,7 @@ func (d *debuggee) release(ctx context.Context, terminate bool) error {
 		d.ddm.alloc.Close() // the VM's allocation tracker off while the connection lives
 	}
 	err := d.t.Detach(ctx)
-	d.conn.Close()
+	d.t.Close()
 	if d.ddm != nil {
 		d.ddm.close()
 	}

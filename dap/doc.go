@@ -8,17 +8,22 @@
 // types, methods, fields, line and variable tables, hierarchy, frames,
 // values, invocation bookkeeping and their caches — lives in the mirror;
 // evaluation (a frame's names, invocation, assignment, lambdas,
-// completions) is package dap/eval's, and presentVM (present.go) is a thin
+// completions) is package jdwp/eval's, and presentVM (present.go) is a thin
 // adapter over the mirror. It owns no
 // sockets to VMs: connections come from a [Backend] — the bridge's monitor,
 // or [DirectBackend] (a TCP dial) for a stand-alone session — and launched
 // JVMs connect back to a loopback listener the session opens for them.
 //
-// What it must not touch: the JDWP wire (package jdwp), the VM model and
-// its caches (package jdwp/mirror: dap asks, it does not model types or
-// values itself), DDM chunk layouts (package ddm), VM discovery and
-// multiplexing (package bridge). Expressions
-// are evaluated by package dap/expr, which knows nothing of DAP or JDWP.
+// What it must not touch: the JDWP wire (package jdwp: dap names its ids,
+// values, tags and error codes only, and holds no connection — the
+// debugger layer and the mirror reach the VM; internal/layering holds dap
+// to this), the VM model and its caches (package jdwp/mirror: dap asks, it
+// does not model types or values itself), any source language's rules (the
+// seam, package jdwp/lang, says which classes hold a file, where a class's
+// source is, what a frame's variables are called; a language's engine
+// parses conditions, log messages and expressions), DDM chunk layouts
+// (package ddm), VM discovery and multiplexing (package bridge), the
+// simulators and test harnesses.
 //
 // # Serving
 //
@@ -106,9 +111,9 @@
 // What the adapter does with each request — how the VM runs and stops
 // (package jdwp/debugger's rules: a stop's hold, continue and steps,
 // conditions within a budget), what the Debug
-// Console evaluates (package dap/eval over dap/expr), how values and
+// Console evaluates (package jdwp/eval over jdwp/lang/java/expr), how values and
 // scopes are shown (package jdwp/mirror's presentation), where sources
-// come from (package dap/srclookup; dap/outline for classes without one),
+// come from (package jdwp/srclookup; jdwp/lang/java/outline for classes without one),
 // and the custom requests and events (DDM, hot code replace, heap dumps,
 // attachVM) with their bodies — is user documentation, in docs/dap.md.
 // The DDM event bodies are the objects of the monitor's JSON-RPC API, one

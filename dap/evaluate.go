@@ -5,18 +5,18 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ddmbridge/ddmbridge/dap/eval"
-	"github.com/ddmbridge/ddmbridge/dap/expr"
-	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/eval"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
+	"github.com/ddmbridge/ddmbridge/jdwp/srclookup"
 	godap "github.com/google/go-dap"
 )
 
-// Evaluation is package dap/eval's; dap finds the frame a request names,
+// Evaluation is package jdwp/eval's; dap finds the frame a request names,
 // says whether methods may run, and shows the result.
 
-// ev is the session's evaluator: dap/eval over the mirror, told by the
+// ev is the session's evaluator: jdwp/eval over the mirror, told by the
 // session which exception a thread stopped on (StoppedOn).
 func (d *debuggee) ev() *eval.Evaluator { return eval.New(d.vm, d.log, d) }
 
@@ -105,7 +105,7 @@ func (s *session) evaluate(ctx context.Context, r *godap.EvaluateRequest) (godap
 	}
 	ev := d.ev().Env(ctx, env)
 	stop := s.progressAfter(ctx, r.Request.Seq, "Evaluating "+r.Arguments.Expression)
-	v, err := expr.EvalString(ctx, r.Arguments.Expression, ev)
+	v, err := d.evalIn(ctx, env, ev, r.Arguments.Expression)
 	stop()
 	if err != nil {
 		return godap.EvaluateResponseBody{}, asIs(err)
@@ -123,4 +123,13 @@ func (s *session) evaluate(ctx context.Context, r *godap.EvaluateRequest) (godap
 		Result: vr.Value, Type: vr.Type, VariablesReference: vr.VariablesReference,
 		IndexedVariables: vr.IndexedVariables, NamedVariables: vr.NamedVariables,
 	}, nil
+}
+
+// evalIn parses src in the language of env's frame and evaluates it in ev.
+func (d *debuggee) evalIn(ctx context.Context, env *eval.Frame, ev expr.Env, src string) (expr.Value, error) {
+	e, err := d.langOfClass(ctx, env.Location().Class).Engine().Parse(src)
+	if err != nil {
+		return expr.Value{}, err
+	}
+	return e.Eval(ctx, ev)
 }

@@ -6,10 +6,10 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/dap/eval"
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
+	"github.com/ddmbridge/ddmbridge/jdwp/eval"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 	godap "github.com/google/go-dap"
 )
 
@@ -26,8 +26,9 @@ import (
 
 var classPatterns = regexp.MustCompile(`^\s*!?[\p{L}_$*][\p{L}\p{N}_$.*]*(\s*,\s*!?[\p{L}_$*][\p{L}\p{N}_$.*]*)*\s*$`)
 
-// parseExcCondition reads a filter condition: class patterns or an expression.
-func parseExcCondition(s string) (include, exclude []string, cond expr.Node, err error) {
+// parseExcCondition reads a filter condition: class patterns or an
+// expression of the engine's language.
+func parseExcCondition(s string, engine lang.Engine) (include, exclude []string, cond lang.Expression, err error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, nil, nil, nil
@@ -43,7 +44,7 @@ func parseExcCondition(s string) (include, exclude []string, cond expr.Node, err
 		}
 		return include, exclude, nil, nil
 	}
-	cond, err = expr.Parse(s)
+	cond, err = engine.Parse(s)
 	return nil, nil, cond, err
 }
 
@@ -73,7 +74,7 @@ func (s *session) setExceptionBreakpoints(ctx context.Context, r *godap.SetExcep
 		if !ok {
 			return godap.SetExceptionBreakpointsResponseBody{}, fmt.Errorf("unknown filter %q (uncaught, caught)", fo.FilterId)
 		}
-		include, exclude, cond, err := parseExcCondition(fo.Condition)
+		include, exclude, cond, err := parseExcCondition(fo.Condition, d.langOfFile("").Engine())
 		rule.Include, rule.Exclude, rule.CondText = include, exclude, fo.Condition
 		if cond != nil {
 			rule.Cond = exprCond{d, cond}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java"
 	godap "github.com/google/go-dap"
 )
 
@@ -88,14 +89,14 @@ func TestExceptionBreakpoints(t *testing.T) {
 }
 
 func TestExceptionConditionParsing(t *testing.T) {
-	inc, exc, cond, err := parseExcCondition("java.lang.*, !java.lang.Error, Foo$Bar")
+	inc, exc, cond, err := parseExcCondition("java.lang.*, !java.lang.Error, Foo$Bar", java.Lang.Engine())
 	if err != nil || cond != nil || len(inc) != 2 || len(exc) != 1 {
 		t.Errorf("patterns: %v %v %v %v", inc, exc, cond, err)
 	}
-	if _, _, cond, err := parseExcCondition("exception.getMessage() != null"); err != nil || cond == nil {
+	if _, _, cond, err := parseExcCondition("exception.getMessage() != null", java.Lang.Engine()); err != nil || cond == nil {
 		t.Errorf("expression: %v %v", cond, err)
 	}
-	if _, _, _, err := parseExcCondition("a +"); err == nil {
+	if _, _, _, err := parseExcCondition("a +", java.Lang.Engine()); err == nil {
 		t.Error("a bad expression was accepted")
 	}
 

@@ -115,7 +115,7 @@ func (s *session) restartFrame(ctx context.Context, r *godap.RestartFrameRequest
 	if err != nil {
 		return resumePlan{}, err
 	}
-	if err := d.conn.PopFrames(ctx, f.Thread, f.ID); err != nil {
+	if err := d.vm.PopFrames(ctx, f.Thread, f.ID); err != nil {
 		return resumePlan{}, err
 	}
 	if err := d.t.Step(ctx, f.Thread, jdwp.StepInto, "restart"); err != nil {

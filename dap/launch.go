@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
+	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 	godap "github.com/google/go-dap"
 )
 
 // process is a JVM the session started, directly or through the client's
 // terminal (package jvmrun).
-type process = jvmrun.Debuggee
+type process = localjvm.Debuggee
 
 // javaExecutable finds java: the configured one, the configured JDK's
 // bin/java, $JAVA_HOME/bin/java, or java on $PATH.
@@ -30,7 +30,7 @@ func javaExecutable(configured, javaHome string) (string, error) {
 		}
 		return p, nil
 	}
-	p, err := jvmrun.FindTool("java")
+	p, err := localjvm.FindTool("java")
 	if err != nil {
 		return "", errors.New(`no java executable: set "javaExec" in the launch configuration, set JAVA_HOME, or put java on PATH`)
 	}
@@ -77,7 +77,7 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, str
 		if terminal {
 			s.output("console", fmt.Sprintf("console %q: the client cannot run a terminal, so the program's output appears here\n", cfg.Console))
 		}
-		if p, err = jvmrun.StartDebuggee(argv, cwd, cfg.Env, s.output); err != nil {
+		if p, err = localjvm.StartDebuggee(argv, cwd, cfg.Env, s.output); err != nil {
 			return nil, "", err
 		}
 	}
@@ -86,12 +86,11 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, str
 	if err != nil {
 		return nil, "", err
 	}
-	conn, target, err := s.acceptJVM(ctx, nc, p)
+	d, target, err := s.acceptJVM(ctx, nc, p, cfg.MainClass)
 	if err != nil {
 		p.Kill()
 		return nil, "", err
 	}
-	d := newDebuggee(s, conn, cfg.MainClass)
 	d.opts = cfg.CommonConfig
 	d.proc = p
 	d.srcs.sourcePaths = cfg.SourcePaths
@@ -144,7 +143,7 @@ func (s *session) runInTerminal(ctx context.Context, cfg *LaunchConfig, cwd stri
 	}
 	switch r := resp.(type) {
 	case *godap.RunInTerminalResponse:
-		return jvmrun.TerminalDebuggee(r.Body.ProcessId), nil
+		return localjvm.TerminalDebuggee(r.Body.ProcessId), nil
 	case *godap.ErrorResponse:
 		msg := r.Message
 		if r.Body.Error != nil {

@@ -74,7 +74,7 @@ func (s *session) memory() *debugger.Memory {
 	if d.ddm != nil {
 		cfg.Tracker = d.ddm.alloc
 	}
-	d.mem.m = debugger.NewMemory(d.conn, d.stops, cfg)
+	d.mem.m = d.t.NewMemory(cfg)
 	return d.mem.m
 }
 

@@ -40,19 +40,18 @@ type monitored struct {
 	stopApp func(ctx context.Context) error // an app the session launched: end it on Stop
 }
 
-// acceptJVM takes the launched JVM's connection nc. Through a monitor
-// (LaunchAdopter) the monitor takes it and the session attaches through it
-// like to any monitored VM; target is then the VM's id. Otherwise the
-// session owns the connection and target is "".
-func (s *session) acceptJVM(ctx context.Context, nc net.Conn, p *process) (conn *jdwp.Conn, target string, err error) {
-	opts := s.cfg.JDWP
+// acceptJVM takes the launched JVM's connection nc and returns the
+// debuggee over it, named name. Through a monitor (LaunchAdopter) the
+// monitor takes it and the session attaches through it like to any
+// monitored VM; target is then the VM's id. Otherwise the session owns the
+// connection and target is "".
+func (s *session) acceptJVM(ctx context.Context, nc net.Conn, p *process, name string) (d *debuggee, target string, err error) {
 	la, ok := s.cfg.Backend.(LaunchAdopter)
 	if !ok {
-		if conn, err = jdwp.Handshake(ctx, nc, &opts); err != nil {
-			nc.Close()
+		if d, err = newDebuggee(ctx, s, nc, name); err != nil {
 			return nil, "", fmt.Errorf("the launched JVM from %s: %w", nc.RemoteAddr(), err)
 		}
-		return conn, "", nil
+		return d, "", nil
 	}
 	target, err = la.AdoptLaunched(ctx, nc, p.Pid())
 	if err != nil {
@@ -62,11 +61,10 @@ func (s *session) acceptJVM(ctx context.Context, nc net.Conn, p *process) (conn 
 	if err != nil {
 		return nil, "", fmt.Errorf("debug the launched JVM (monitored as VM %s): %w", target, err)
 	}
-	if conn, err = jdwp.Handshake(ctx, dc, &opts); err != nil {
-		dc.Close()
+	if d, err = newDebuggee(ctx, s, dc, name); err != nil {
 		return nil, "", fmt.Errorf("debug the launched JVM (monitored as VM %s): %w", target, err)
 	}
-	return conn, target, nil
+	return d, target, nil
 }
 
 // noteMonitored records which monitored VM the session debugs.

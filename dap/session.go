@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/dap/launchcfg"
-	"github.com/ddmbridge/ddmbridge/jdwp"
 	godap "github.com/google/go-dap"
 )
 
@@ -153,13 +152,10 @@ func (s *session) attach(ctx context.Context, target string, common CommonConfig
 	if err != nil {
 		return nil, err
 	}
-	opts := s.cfg.JDWP
-	conn, err := jdwp.Handshake(ctx, nc, &opts)
+	d, err := newDebuggee(ctx, s, nc, target)
 	if err != nil {
-		nc.Close()
 		return nil, err
 	}
-	d := newDebuggee(s, conn, target)
 	d.opts = common
 	if err := s.begin(ctx, d, target); err != nil {
 		d.release(ctx, false)
@@ -170,6 +166,9 @@ func (s *session) attach(ctx context.Context, target string, common CommonConfig
 
 // begin starts DDM and the event loop of a connected debuggee.
 func (s *session) begin(ctx context.Context, d *debuggee, target string) error {
+	if err := d.t.Preload(ctx); err != nil {
+		return err
+	}
 	s.startDDM(ctx, d, target)
 	if err := d.start(ctx); err != nil {
 		return err
@@ -267,7 +266,7 @@ func (s *session) terminate(ctx context.Context, r *godap.TerminateRequest) (*st
 		}()
 	} else if s.stopLaunchedApp(ctx) {
 		// an Android app the session launched: am force-stop, as Android Studio does
-	} else if err := d.conn.Exit(ctx, 0); err != nil && d.conn.Err() == nil {
+	} else if err := d.t.Exit(ctx, 0); err != nil && d.t.Err() == nil {
 		return nil, err
 	}
 	return nil, nil

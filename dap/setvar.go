@@ -7,15 +7,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ddmbridge/ddmbridge/dap/eval"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/eval"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
 
 // setVariable and setExpression: assign to a local variable, a field (of an
-// object or static) or an array element, as package dap/eval assigns; dap
+// object or static) or an array element, as package jdwp/eval assigns; dap
 // finds the variable a container's name stands for.
 
 // containerLV finds the variable called name in a variables container.

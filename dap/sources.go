@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/dap/outline"
-	"github.com/ddmbridge/ddmbridge/dap/srclookup"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/outline"
+	"github.com/ddmbridge/ddmbridge/jdwp/srclookup"
 	godap "github.com/google/go-dap"
 )
 
@@ -78,7 +78,7 @@ func (d *debuggee) vmJavaHome(ctx context.Context) string {
 	if err != nil || !ok || v.IsNull() {
 		return ""
 	}
-	home, err := d.conn.StringValue(ctx, jdwp.StringID(v.Object()))
+	home, err := d.vm.String(ctx, v.Object())
 	if err != nil {
 		return ""
 	}
@@ -97,7 +97,7 @@ func (d *debuggee) autoIndex() *srclookup.Index {
 		defer cancel()
 		cp := a.classPath
 		if cp == nil {
-			if info, err := d.conn.ClassPaths(ctx); err == nil {
+			if info, err := d.vm.ClassPaths(ctx); err == nil {
 				for _, e := range info.ClassPaths {
 					if !filepath.IsAbs(e) {
 						e = filepath.Join(info.BaseDir, e)
@@ -113,7 +113,7 @@ func (d *debuggee) autoIndex() *srclookup.Index {
 		if a.jdkOnly {
 			archives = archives[:min(len(archives), 1)]
 		}
-		idx, err := srclookup.New(ctx, srclookup.Sources{Folders: a.folders, ClassPath: cp, Archives: archives})
+		idx, err := srclookup.New(ctx, srclookup.Sources{Languages: d.srcs.langs, Folders: a.folders, ClassPath: cp, Archives: archives})
 		if err != nil {
 			d.log.Warn().Err(err).Msg("index sources")
 			idx, _ = srclookup.New(ctx, srclookup.Sources{})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -94,7 +94,7 @@ func (d *debuggee) countUnlisted(listed map[jdwp.ThreadID]bool) {
 		defer d.counting.Store(false)
 		ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
 		defer cancel()
-		all, err := d.conn.AllThreads(ctx)
+		all, err := d.vm.Threads(ctx)
 		if err != nil {
 			return
 		}
@@ -143,20 +143,10 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 	if !ok {
 		return godap.StackTraceResponseBody{}, fmt.Errorf("unknown thread id %d", r.Arguments.ThreadId)
 	}
-	total, err := d.vm.FrameCount(ctx, t)
+	start := int32(max(r.Arguments.StartFrame, 0))
+	frames, total, err := d.vm.FramesAndCount(ctx, t, start, int32(r.Arguments.Levels))
 	if err != nil {
 		return godap.StackTraceResponseBody{}, err
-	}
-	start := int32(max(r.Arguments.StartFrame, 0))
-	n := total - start
-	if r.Arguments.Levels > 0 && int32(r.Arguments.Levels) < n {
-		n = int32(r.Arguments.Levels)
-	}
-	var frames []mirror.Frame
-	if n > 0 {
-		if frames, err = d.vm.Frames(ctx, t, start, n); err != nil {
-			return godap.StackTraceResponseBody{}, err
-		}
 	}
 	out := make([]godap.StackFrame, len(frames))
 	err = parallel(len(frames), func(i int) error {
@@ -283,7 +273,7 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 		return godap.StackFrame{}, err
 	}
 	if !lt.Absent {
-		sf.Line = int(lt.LineFor(loc.Index))
+		sf.Line = d.sourceLine(ctx, loc.Class, sig, int(lt.LineFor(loc.Index)))
 	}
 	src, err := d.source(ctx, loc.Class, sig)
 	if err != nil {
@@ -345,10 +335,7 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 		if err != nil {
 			return nil, err
 		}
-		rel := file
-		if name := javalang.InternalName(sig); strings.Contains(name, "/") {
-			rel = path.Join(path.Dir(name), file)
-		}
+		rel := d.srcs.langs.ForClass(file).Locate(lang.Located{ClassSig: sig, SourceFile: file}).Rel
 		for _, root := range d.srcs.sourcePaths {
 			p := filepath.Join(root, filepath.FromSlash(rel))
 			if _, err := os.Stat(p); err == nil {

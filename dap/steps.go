@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 	godap "github.com/google/go-dap"
 )
 

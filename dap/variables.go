@@ -7,10 +7,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ddmbridge/ddmbridge/dap/eval"
-	"github.com/ddmbridge/ddmbridge/dap/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/eval"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
 )
@@ -364,8 +364,11 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 	if err != nil {
 		return nil, err
 	}
+	l := d.langOfClass(ctx, f.Loc.Class)
 	for i, v := range vars {
-		vals = append(vals, named{v.Name, v.Name, values[i]})
+		if shown, ok := l.Variable(v.Name); ok {
+			vals = append(vals, named{shown, v.Name, values[i]})
+		}
 	}
 	out, err := d.variables(ctx, vals)
 	if absentInfo && m.ModBits&jdwp.AccNative == 0 {

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/dap/ext"
-	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 	godap "github.com/google/go-dap"
 )
 
@@ -412,13 +412,13 @@ func TestJDK25ClassFiles(t *testing.T) {
 
 // TestLaunchWithEachJavaHome launches the fixtures (javac 17's class
 // files) with "javaHome" set to each JDK 17+ of the machine
-// (jvmrun.InstalledJDKs): the VM runs on that JDK (its java.home), and the
+// (localjvm.InstalledJDKs): the VM runs on that JDK (its java.home), and the
 // JDK's classes show that JDK's own sources (its lib/src.zip) although
 // sourcePaths are set.
 func TestLaunchWithEachJavaHome(t *testing.T) {
 	jvmtest.RequireJava(t)
 	var homes []string
-	for _, j := range jvmrun.InstalledJDKs() {
+	for _, j := range localjvm.InstalledJDKs() {
 		if j.Version >= 17 {
 			homes = append(homes, j.Home)
 		}

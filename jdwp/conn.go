@@ -107,6 +107,7 @@ type Conn struct {
 	sizesOnce sync.Mutex
 	sizes     atomic.Pointer[IDSizes]
 	caps      atomic.Pointer[Capabilities]
+	version   atomic.Pointer[VersionInfo]
 	disposed  atomic.Bool // set by Dispose: the VM closing the connection is then expected
 	readIdle  atomic.Pointer[func()]
 	vendorOK  atomic.Bool // AllowVendorCommands: the VM was identified as speaking vendor sets

@@ -105,6 +105,30 @@ func (c *Conn) ClearRequest(ctx context.Context, kind EventKind, id int32) error
 	return c.do(ctx, CmdEventRequestClear, func(w *Writer) { writeClearRequest(w, kind, id) }, nil)
 }
 
+// ClearRequestNoWait clears an event request without waiting for the VM's
+// answer: the command goes out at once, ahead of any command sent after
+// it, and done (when not nil) is given the VM's error, nil for none, on
+// the connection's reader goroutine (it must not block). A debugger that
+// needs no answer (a one-shot step that fired) saves a round trip.
+func (c *Conn) ClearRequestNoWait(kind EventKind, id int32, done func(error)) error {
+	var w Writer
+	writeClearRequest(&w, kind, id)
+	_, err := c.StartFunc(nil, CmdEventRequestClear, w.Buf, func(call *Call) {
+		if done == nil {
+			return
+		}
+		switch {
+		case call.err != nil:
+			done(call.err)
+		case call.reply.Error != ErrNone:
+			done(&CommandError{Command: call.Cmd.String(), Code: call.reply.Error})
+		default:
+			done(nil)
+		}
+	})
+	return err
+}
+
 // ClearAllBreakpoints removes every breakpoint request.
 func (c *Conn) ClearAllBreakpoints(ctx context.Context) error {
 	return c.do(ctx, CmdEventRequestClearAllBreakpoints, nil, nil)

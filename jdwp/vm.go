@@ -74,10 +74,78 @@ func (c *Capabilities) fields() []*bool {
 
 // Version returns the VM's version information (VirtualMachine.Version).
 func (c *Conn) Version(ctx context.Context) (v VersionInfo, err error) {
-	err = c.do(ctx, CmdVMVersion, nil, func(r *Reader) {
-		v = VersionInfo{Description: r.String(), JDWPMajor: r.Int32(), JDWPMinor: r.Int32(), VMVersion: r.String(), VMName: r.String()}
-	})
+	if p := c.version.Load(); p != nil {
+		return *p, nil
+	}
+	err = c.do(ctx, CmdVMVersion, nil, func(r *Reader) { v = readVersion(r) })
+	if err == nil {
+		c.version.Store(&v)
+	}
 	return v, err
+}
+
+func readVersion(r *Reader) VersionInfo {
+	return VersionInfo{Description: r.String(), JDWPMajor: r.Int32(), JDWPMinor: r.Int32(), VMVersion: r.String(), VMName: r.String()}
+}
+
+// Preload asks the VM at once what every debugger asks first — its id
+// sizes, its version and its capabilities (three commands every agent
+// implements) — and keeps the answers for IDSizes, Version and
+// Capabilities: one round trip where asking in turn costs three, which a
+// slow link (adb over Wi-Fi, a device farm) makes felt. A VM without
+// CapabilitiesNew is asked its old Capabilities later, by Capabilities.
+func (c *Conn) Preload(ctx context.Context) error {
+	if c.sizes.Load() != nil && c.version.Load() != nil && c.caps.Load() != nil {
+		return nil
+	}
+	if _, ok := ctx.Deadline(); !ok && c.opts.RequestTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.opts.RequestTimeout)
+		defer cancel()
+	}
+	cmds := []Cmd{CmdVMIDSizes, CmdVMVersion, CmdVMCapabilitiesNew}
+	calls := make([]*Call, 0, len(cmds))
+	for _, cmd := range cmds {
+		call, err := c.start(nil, cmd, nil) // queued: the three leave in one write
+		if err != nil {
+			return err
+		}
+		calls = append(calls, call)
+	}
+	c.Flush(ctx)
+	replies := make([][]byte, len(calls))
+	errs := make([]error, len(calls))
+	for i, call := range calls {
+		replies[i], errs[i] = call.Wait(ctx)
+		if errs[i] != nil && ctx.Err() != nil {
+			c.forget(call.ID)
+		}
+	}
+	if errs[0] != nil {
+		return errs[0]
+	}
+	sizes, err := DecodeIDSizes(replies[0])
+	if err != nil {
+		return err
+	}
+	c.sizes.CompareAndSwap(nil, &sizes)
+	s := c.sizes.Load()
+	if errs[1] == nil {
+		r := Reader{Sizes: s, b: replies[1]}
+		v := readVersion(&r)
+		if r.err == nil {
+			c.version.CompareAndSwap(nil, &v)
+		}
+	}
+	if errs[2] == nil {
+		var caps Capabilities
+		r := Reader{Sizes: s, b: replies[2]}
+		readCapabilities(&r, &caps)
+		if r.err == nil {
+			c.caps.CompareAndSwap(nil, &caps)
+		}
+	}
+	return nil
 }
 
 func readClassInfos(r *Reader, withSig, generic bool) []ClassInfo {
@@ -194,14 +262,7 @@ func (c *Conn) Capabilities(ctx context.Context) (Capabilities, error) {
 		return *p, nil
 	}
 	var caps Capabilities
-	dec := func(r *Reader) {
-		for _, f := range caps.fields() {
-			if r.Remaining() == 0 {
-				break
-			}
-			*f = r.Bool()
-		}
-	}
+	dec := func(r *Reader) { readCapabilities(r, &caps) }
 	err := c.do(ctx, CmdVMCapabilitiesNew, nil, dec)
 	if Code(err) == ErrNotImplemented {
 		caps = Capabilities{}
@@ -212,6 +273,17 @@ func (c *Conn) Capabilities(ctx context.Context) (Capabilities, error) {
 	}
 	c.caps.Store(&caps)
 	return caps, nil
+}
+
+// readCapabilities reads a Capabilities or CapabilitiesNew reply (the old
+// one is the new one's first seven flags).
+func readCapabilities(r *Reader, caps *Capabilities) {
+	for _, f := range caps.fields() {
+		if r.Remaining() == 0 {
+			break
+		}
+		*f = r.Bool()
+	}
 }
 
 // ClassPathInfo is the reply of VirtualMachine.ClassPaths.

@@ -34,4 +34,8 @@
 //			…
 //		}
 //	}
+//
+// What it owns: the adb host protocol as a client (devices, tracking,
+// streams to a device's services). What it must not touch: JDWP beyond
+// handing out a stream (jdwp:PID), DDM, DAP, the monitor's policy.
 package adb

@@ -19,8 +19,8 @@ import (
 func init() {
 	register(&command{
 		name:     "bench",
-		summary:  "run the JDWP client benchmark (bench jdwp), the DDM heap-map decoding benchmark (bench heap FILE) or the heap dump memory benchmark (bench dump)",
-		synopsis: "ddmbridge bench jdwp|heap|dump [flags]",
+		summary:  "run the JDWP client benchmark (bench jdwp), the DDM heap-map decoding benchmark (bench heap FILE), the heap dump memory benchmark (bench dump) or the slow-link benchmark (bench link)",
+		synopsis: "ddmbridge bench jdwp|heap|dump|link [flags]",
 		run:      runBench,
 	})
 }
@@ -35,6 +35,7 @@ var benchCommands = []benchCommand{
 	{"jdwp", benchJDWPUsage, "the JDWP client workloads against a real VM (and their floors, and JDI with --jdi)", runBenchJDWP},
 	{"heap", benchHeapUsage, "decode a DDM heap capture into the heap-map model (and ddmlib's parser with --ddmlib)", runBenchHeap},
 	{"dump", benchDumpUsage, "the monitor's and the CLI's memory while dumping JVM heaps of given sizes", runBenchDump},
+	{"link", benchLinkUsage, "sequential JDWP round trips and ms per user action over a link with a delay (--delay 20ms), direct, through the monitor and with jdb", runBenchLink},
 }
 
 // runBench dispatches to the bench subcommand args names; bench alone or

@@ -2,6 +2,6 @@
 // Protocol server, a DDM monitor and a JDWP multiplexer in one process.
 //
 // This package owns the command line: flags, wiring the packages together,
-// and the text and JSON the commands print. It holds no protocol logic: JDWP
+// and the text and JSON the commands print. It must not hold protocol logic: JDWP
 // is jdwp's, DDM ddm's, the monitor bridge's and DAP dap's.
 package main

@@ -7,6 +7,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 )
 
@@ -57,7 +58,7 @@ func runSimVM(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	fmt.Fprintf(stdout(ctx), "listening on %s\n", ln.Addr())
 	if *jvm == "" {
 		l := component("ddm")
-		l.Info().Msg(simvm.DDMOnlyNote)
+		l.Info().Msg(ddm.DDMOnlyNote)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- vm.Serve(ln) }()

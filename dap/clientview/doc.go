@@ -9,5 +9,6 @@
 // are dropped there too (View.Drop). The adapter's own message types take
 // part through Bodied, PathsIn and PathsOut.
 //
-// It knows go-dap's types only: nothing of JDWP, sessions or the VM.
+// It owns those conversions and must not touch anything but go-dap's
+// types: nothing of JDWP, sessions or the VM.
 package clientview

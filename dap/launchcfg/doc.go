@@ -3,7 +3,8 @@
 // comments are the user documentation, decoding that names the field that
 // is wrong, and the checks that can be made before anything starts.
 //
-// It knows nothing of sessions, JDWP or DAP messages; package dap decodes a
+// It owns the configurations' fields and checks, and must not touch
+// sessions, JDWP or DAP messages; package dap decodes a
 // request's arguments with it, and the monitor checks an editor's
 // configuration with Check before a session starts.
 package launchcfg

@@ -2,5 +2,6 @@
 // cancel request reaches a request being handled or still queued; its
 // error then says "cancelled", as DAP prescribes) and progress reports
 // (progressStart/Update/End, cancellable when they belong to a request).
-// It knows go-dap's messages only; package dap says which work is long.
+// It owns cancellation and progress and must not touch anything but
+// go-dap's messages; package dap says which work is long.
 package longreq

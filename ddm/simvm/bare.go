@@ -2,8 +2,8 @@ package simvm
 
 import (
 	"encoding/binary"
-	"strings"
 
+	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -22,25 +22,13 @@ import (
 // resumes them, and defers breakpoints forever; its `version` prints the
 // VM's description, which says why (DDMOnlyNote).
 
-// DDMOnlyNote says what a simulated VM without a JVM is. It ends the
-// VirtualMachine.Version description of such a VM, where a monitor finds it
-// (DDMOnly) and a debugger's `version` shows it.
-const DDMOnlyNote = "a simulated VM without --jvm answers DDM only: it runs no code and cannot be debugged " +
-	"(start `ddmbridge simvm --jvm HOST:PORT` in front of a real JVM to debug)"
-
-// DDMOnly reports whether a VirtualMachine.Version description is that of a
-// simulated VM without a JVM.
-func DDMOnly(description string) bool { return strings.HasSuffix(description, DDMOnlyNote) }
-
-// SimulatedMark is in the VirtualMachine.Version description of every
-// simulated VM (each profile, with or without a JVM, on a simulated device
-// too): a front end finds there that what DDM tells of the VM — its heap,
-// its allocation records — is simulated, and can say so (Simulated).
-const SimulatedMark = "ddmbridge simulated VM"
-
-// Simulated reports whether a VirtualMachine.Version description is that of
-// a simulated VM.
-func Simulated(description string) bool { return strings.Contains(description, SimulatedMark) }
+// DDMOnlyNote ends the Version description of a simulated VM without a
+// JVM, and SimulatedMark is in that of every simulated VM: package ddm
+// owns both (production code reads them there, never here).
+const (
+	DDMOnlyNote   = ddm.DDMOnlyNote
+	SimulatedMark = ddm.SimulatedMark
+)
 
 // Ids of the bare VM's objects other than threads (0x1000+): its one
 // thread group and the classes of its threads and group.

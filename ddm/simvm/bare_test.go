@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
@@ -99,11 +100,11 @@ func TestSimulatedMark(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		v, err := conn.Version(ctx)
 		cancel()
-		if err != nil || !Simulated(v.Description) {
+		if err != nil || !ddm.Simulated(v.Description) {
 			t.Errorf("profile %s: Version %q, %v: no %q in it", p, v.Description, err, SimulatedMark)
 		}
 	}
-	if Simulated("Java Debug Wire Protocol (Reference Implementation) version 17.0\nJVM Debug Interface version 17.0\nJVM version 17.0.21 (OpenJDK 64-Bit Server VM, mixed mode, sharing)") {
+	if ddm.Simulated("Java Debug Wire Protocol (Reference Implementation) version 17.0\nJVM Debug Interface version 17.0\nJVM version 17.0.21 (OpenJDK 64-Bit Server VM, mixed mode, sharing)") {
 		t.Error("HotSpot's Version description taken for a simulated VM's")
 	}
 }

@@ -23,7 +23,7 @@ func TestPassthroughToRealJVM(t *testing.T) {
 
 	// Version is the simulated ART VM's (a client learns from it that the VM
 	// speaks DDM), though the JVM behind answers it, in order.
-	if v, err := conn.Version(ctx); err != nil || !v.Android() || !Simulated(v.Description) {
+	if v, err := conn.Version(ctx); err != nil || !v.Android() || !ddm.Simulated(v.Description) {
 		t.Errorf("VirtualMachine.Version through the simulator: %+v %v; want the simulated ART VM's", v, err)
 	}
 	// Real JDWP passes through: HotSpot's threads.

@@ -3,4 +3,7 @@
 // what was written. It lives in internal for the tests of every layer (the
 // layering rule lets tests reach up to internal) and imports nothing of the
 // project.
+//
+// What it owns: one buffer type. What it must not touch: the project; and
+// no production package imports it (a harness, internal/layering).
 package lockedbuf

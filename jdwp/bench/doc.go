@@ -12,6 +12,6 @@
 // as a reply names it, never because they skip work. Caches live for one run
 // only.
 //
-// It must not touch: the wire beyond the jdwp package's API, DAP, DDM or the
+// It owns the workloads and their floors. It must not touch: the wire beyond the jdwp package's API, DAP, DDM or the
 // bridge; nor assert timings — it measures and prints.
 package bench

@@ -3,14 +3,14 @@ package debugger
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
 
@@ -68,14 +68,25 @@ type BreakpointInfo struct {
 // compiled from it (its top-level class and the classes nested in it).
 type sourceFile struct {
 	path    string
-	class   string // binary name of the top-level class, e.g. "com.example.App"
+	lang    lang.Language // the file's language (by its extension)
+	class   lang.Classes  // which classes can hold its lines
 	classes map[jdwp.ReferenceTypeID]string
 	bps     []*breakpoint
 }
 
-// owns reports whether a class (binary name) was compiled from the file.
-func (f *sourceFile) owns(name string) bool {
-	return name == f.class || strings.HasPrefix(name, f.class+"$")
+// newSourceFile is the file at path as its language reads it.
+func (t *Target) newSourceFile(path string) *sourceFile {
+	l := t.langs().ForFile(path)
+	return &sourceFile{path: path, lang: l, class: l.Classes(path), classes: map[jdwp.ReferenceTypeID]string{}}
+}
+
+// owns reports whether a class (binary name) was compiled from the file;
+// the class's SourceFile attribute is read only if the language asks.
+func (t *Target) owns(ctx context.Context, f *sourceFile, name string, class jdwp.ReferenceTypeID) bool {
+	return f.class.Holds(name, func() string {
+		sf, _ := t.VM.SourceFile(ctx, class)
+		return sf
+	})
 }
 
 // breakpoint is one breakpoint of any kind and the requests behind it.
@@ -183,7 +194,7 @@ func (bp *breakpoint) info() BreakpointInfo {
 	case bp.verified:
 		out.Line = bp.actual
 	case len(bp.file.classes) == 0:
-		out.Message = fmt.Sprintf("%s is not loaded yet; the breakpoint is set when it loads", bp.file.class)
+		out.Message = fmt.Sprintf("%s is not loaded yet; the breakpoint is set when it loads", bp.file.class.Top())
 	default:
 		out.Message = fmt.Sprintf("no code at line %d in the loaded classes of %s", bp.line, filepath.Base(bp.file.path))
 	}
@@ -239,26 +250,6 @@ func (h *hitCondition) ok(hits int) bool {
 	return hits == h.n
 }
 
-var (
-	javaComments = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
-	javaPackage  = regexp.MustCompile(`^\s*package\s+([\p{L}_$][\p{L}\p{N}_$]*(?:\s*\.\s*[\p{L}_$][\p{L}\p{N}_$]*)*)\s*;`)
-)
-
-// ClassForSource returns the binary name of a source file's top-level
-// class: its package declaration plus the file's base name.
-func ClassForSource(path string) string {
-	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return base
-	}
-	src := javaComments.ReplaceAllString(string(b), " ")
-	if m := javaPackage.FindStringSubmatch(src); m != nil {
-		return strings.Join(strings.Fields(strings.ReplaceAll(m[1], ".", " ")), ".") + "." + base
-	}
-	return base
-}
-
 // SetBreakpoints replaces the breakpoints of a source file and installs
 // them in the classes of the file that are loaded; the others are
 // installed when their class is prepared.
@@ -269,7 +260,7 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 	f := t.bps.files[path]
 	newFile := f == nil
 	if newFile {
-		f = &sourceFile{path: path, class: ClassForSource(path), classes: map[jdwp.ReferenceTypeID]string{}}
+		f = t.newSourceFile(path)
 		t.bps.files[path] = f
 	}
 	old := f.bps
@@ -293,24 +284,46 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 	if newFile {
 		// Ask for the file's classes as they load, then look at those loaded
 		// already; a class loading in between is seen twice, harmlessly.
-		id, err := t.Requests.Set(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(f.class+"*"))
-		if err != nil {
-			return nil, fmt.Errorf("watch for class %s: %w", f.class, err)
+		// The requests and the list leave in one burst, in this order (each
+		// command is queued before the next is sent): one round trip.
+		patterns := f.class.Patterns()
+		ids := make([]int32, len(patterns))
+		errs := make([]error, len(patterns))
+		var wg sync.WaitGroup
+		for i, pattern := range patterns {
+			queued := make(chan struct{})
+			sent := sync.OnceFunc(func() { close(queued) })
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer sent() // it failed before it was queued
+				ids[i], errs[i] = t.Requests.Set(jdwp.WithQueued(ctx, sent), jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(pattern))
+			}()
+			<-queued
 		}
-		t.mu.Lock()
-		t.bps.prepByReq[id] = f
-		t.mu.Unlock()
 		all, err := t.VM.AllClasses(ctx)
+		wg.Wait()
+		for i, pattern := range patterns {
+			if errs[i] != nil {
+				return nil, fmt.Errorf("watch for class %s: %w", pattern, errs[i])
+			}
+			t.mu.Lock()
+			t.bps.prepByReq[ids[i]] = f
+			t.mu.Unlock()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("list loaded classes: %w", err)
 		}
 		for _, c := range all {
 			if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") {
-				if name := javalang.TypeName(c.Signature); f.owns(name) {
+				if name := javalang.TypeName(c.Signature); t.owns(ctx, f, name, c.ID) {
 					f.classes[c.ID] = name
 				}
 			}
 		}
+	}
+	if len(f.bps) > 0 {
+		t.prefetchLines(ctx, f.classes)
 	}
 	for class := range f.classes {
 		for _, bp := range f.bps {
@@ -337,7 +350,7 @@ func (t *Target) install(ctx context.Context, bp *breakpoint, class jdwp.Referen
 		return err
 	}
 	line := bp.line
-	if len(locs) == 0 && bp.file != nil && noCodeLine(bp.file.path, bp.line) {
+	if len(locs) == 0 && bp.file != nil && t.noCodeLine(bp.file.path, bp.line) {
 		if line, locs, err = t.nextCodeLine(ctx, class, bp.file.path, bp.line); err != nil {
 			return err
 		}
@@ -360,6 +373,31 @@ func (t *Target) install(ctx context.Context, bp *breakpoint, class jdwp.Referen
 		bp.verified, bp.actual = true, line
 	}
 	return nil
+}
+
+// prefetchLines reads the methods and line tables of classes into the
+// mirror's caches, every class at once: installing breakpoints in them then
+// costs a round trip per request set, where reading class by class cost
+// two more per class (a file's class and its nested and anonymous ones, on
+// a slow link). Errors are left to the install that meets them.
+func (t *Target) prefetchLines(ctx context.Context, classes map[jdwp.ReferenceTypeID]string) {
+	ids := make([]jdwp.ReferenceTypeID, 0, len(classes))
+	for c := range classes {
+		ids = append(ids, c)
+	}
+	mirror.Parallel(len(ids), func(i int) error {
+		ms, err := t.VM.Methods(ctx, ids[i])
+		if err != nil {
+			return nil
+		}
+		mirror.Parallel(len(ms), func(j int) error {
+			if ms[j].ModBits&(jdwp.AccNative|jdwp.AccAbstract) == 0 {
+				t.VM.LineTable(ctx, ids[i], ms[j].ID)
+			}
+			return nil
+		})
+		return nil
+	})
 }
 
 // LineLocations returns, for each method of class with code on line, the
@@ -419,7 +457,7 @@ func (t *Target) onClassPrepare(ctx context.Context, e jdwp.Event) {
 	}
 	name := javalang.TypeName(e.Signature)
 	t.bpMu.Lock()
-	if !f.owns(name) {
+	if !t.owns(ctx, f, name, e.RefType) {
 		t.bpMu.Unlock()
 		return
 	}

@@ -87,8 +87,13 @@
 // breakpoint that became verified, output, a refresh of shown values, the
 // end.
 //
+// A source language's rules — which classes hold a file's lines, which
+// lines hold code, where a line's lambdas are — come through the seam
+// (package jdwp/lang; Options.Languages, langs.All() by default).
+//
 // It must not touch: editor handles, DAP types, expressions or how values
-// are shown (package dap), the wire (package jdwp, through its Conn only),
+// are shown (package dap), any one language's rules (its floor under
+// jdwp/lang), the wire (package jdwp, through its Conn only),
 // and DDM's chunks (package ddm; an allocation tracker comes in through an
 // interface).
 //

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -35,8 +34,9 @@ import (
 // of the line.
 
 // noCodeLine reports whether line of the source at path holds no
-// statement: blank, a comment, or braces only. An unreadable file says no.
-func noCodeLine(path string, line int) bool {
+// statement, as the file's language reads it (Java: blank, a comment, or
+// braces only). An unreadable file says no.
+func (t *Target) noCodeLine(path string, line int) bool {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return false
@@ -45,11 +45,7 @@ func noCodeLine(path string, line int) bool {
 	if line < 1 || line > len(lines) {
 		return false
 	}
-	l := strings.TrimSpace(lines[line-1])
-	if l == "" || strings.HasPrefix(l, "//") || strings.HasPrefix(l, "/*") || strings.HasPrefix(l, "*") {
-		return true
-	}
-	return strings.Trim(l, "{}); \t") == ""
+	return t.langs().ForFile(path).NoCode(lines[line-1])
 }
 
 // nextCodeLine returns the first line after line with code in class, with
@@ -80,7 +76,7 @@ func (t *Target) nextCodeLine(ctx context.Context, class jdwp.ReferenceTypeID, p
 		return line, nil, nil
 	}
 	for l := line + 1; l < next; l++ {
-		if !noCodeLine(path, l) {
+		if !t.noCodeLine(path, l) {
 			return line, nil, nil
 		}
 	}
@@ -101,139 +97,16 @@ func SourceLine(path string, line int) string {
 	return strings.TrimRight(lines[line-1], "\r")
 }
 
-// lambdaSpan is one lambda on a source line: the 1-based column of its
-// arrow, of its body's first character, and of the end of its body (the
-// closing bracket, comma or semicolon that ends it, or the end of the
-// line).
-type lambdaSpan struct {
-	arrow, body, end int
-}
-
-// LambdaColumns returns the 1-based columns where the lambda bodies of a
-// source line start (just after each "->"), in source order.
-func LambdaColumns(text string) []int {
-	var out []int
-	for _, l := range lambdaSpans(text) {
-		out = append(out, l.body)
-	}
-	return out
-}
-
-// lambdaSpans finds the lambdas of a line, skipping string and character
-// literals and a trailing comment: each arrow's body runs to the bracket
-// that closes the one open before it, or to a comma or semicolon at its own
-// depth.
-func lambdaSpans(text string) []lambdaSpan {
-	var out []lambdaSpan
-	var pending []int // indexes into out of bodies not yet closed, innermost last
-	depthAt := []int{}
-	depth := 0
-	closeTo := func(col int, keep func(d int) bool) {
-		for len(pending) > 0 {
-			i := pending[len(pending)-1]
-			if keep(depthAt[len(depthAt)-1]) {
-				return
-			}
-			out[i].end = col
-			pending = pending[:len(pending)-1]
-			depthAt = depthAt[:len(depthAt)-1]
-		}
-	}
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case c == '"' || c == '\'':
-			for j := i + 1; j < len(text); j++ {
-				if text[j] == '\\' {
-					j++
-					continue
-				}
-				if text[j] == c {
-					i = j
-					break
-				}
-				if j == len(text)-1 {
-					i = j
-				}
-			}
-		case c == '/' && i+1 < len(text) && text[i+1] == '/':
-			i = len(text)
-		case c == '(' || c == '{' || c == '[':
-			depth++
-		case c == ')' || c == '}' || c == ']':
-			depth--
-			closeTo(i+1, func(d int) bool { return d <= depth })
-		case c == ',' || c == ';':
-			closeTo(i+1, func(d int) bool { return d < depth })
-		case c == '-' && i+1 < len(text) && text[i+1] == '>':
-			j := i + 2
-			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
-				j++
-			}
-			out = append(out, lambdaSpan{arrow: i + 1, body: j + 1, end: len(text) + 1})
-			pending = append(pending, len(out)-1)
-			depthAt = append(depthAt, depth)
-			i++
-		}
-	}
-	return out
-}
-
-// lambdaAt returns the index, in javac's numbering order (post-order), of
-// the innermost lambda of spans whose arrow or body holds column, or -1.
-func lambdaAt(spans []lambdaSpan, column int) int {
-	best := -1
-	for i, s := range spans {
-		if column >= s.arrow && column <= s.end && (best < 0 || s.arrow > spans[best].arrow) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return -1
-	}
-	order := make([]int, len(spans))
-	for i := range order {
-		order[i] = i
-	}
-	// Post-order: a lambda comes after the lambdas inside it; siblings in
-	// source order.
-	sort.SliceStable(order, func(a, b int) bool {
-		x, y := spans[order[a]], spans[order[b]]
-		if x.end != y.end {
-			return x.end < y.end
-		}
-		return x.arrow > y.arrow
-	})
-	for pos, i := range order {
-		if i == best {
-			return pos
-		}
-	}
-	return -1
-}
-
-// lambdaNumber is the number javac gave a lambda method (lambda$main$3 →
-// 3), or -1.
-func lambdaNumber(name string) int {
-	if !strings.HasPrefix(name, "lambda$") {
-		return -1
-	}
-	n, err := strconv.Atoi(name[strings.LastIndexByte(name, '$')+1:])
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
 // byColumn keeps, of a line's locations, those of the method the column
 // stands in: the enclosing method before the line's first arrow, else the
 // lambda at the column.
 func (t *Target) byColumn(ctx context.Context, locs []jdwp.Location, path string, line, column int) []jdwp.Location {
-	spans := lambdaSpans(SourceLine(path, line))
+	language := t.langs().ForFile(path)
+	spans := language.Lambdas(SourceLine(path, line))
 	if len(spans) == 0 {
 		return locs
 	}
-	inLambda := column >= spans[0].arrow
+	inLambda := column >= spans[0].Arrow
 	type lambdaLoc struct {
 		loc jdwp.Location
 		n   int
@@ -245,7 +118,7 @@ func (t *Target) byColumn(ctx context.Context, locs []jdwp.Location, path string
 		if err != nil {
 			continue
 		}
-		if n := lambdaNumber(m.Name); n >= 0 || strings.HasPrefix(m.Name, "lambda$") {
+		if n, ok := language.LambdaMethod(m.Name); ok {
 			lambdas = append(lambdas, lambdaLoc{loc, n})
 		} else {
 			plain = append(plain, loc)
@@ -258,7 +131,7 @@ func (t *Target) byColumn(ctx context.Context, locs []jdwp.Location, path string
 	for i, l := range lambdas {
 		all[i] = l.loc
 	}
-	pos := lambdaAt(spans, column)
+	pos := language.LambdaAt(spans, column)
 	if pos < 0 || len(lambdas) != len(spans) {
 		return all
 	}
@@ -287,6 +160,7 @@ func (t *Target) BreakpointLocations(ctx context.Context, path string, from, to 
 		return nil, err
 	}
 	out := []BreakpointLocation{}
+	language := t.langs().ForFile(path)
 	for l := from; l <= to; l++ {
 		code := false
 		for _, c := range classes {
@@ -300,8 +174,8 @@ func (t *Target) BreakpointLocations(ctx context.Context, path string, from, to 
 		}
 		text := SourceLine(path, l)
 		out = append(out, BreakpointLocation{Line: l, Column: len(text) - len(strings.TrimLeft(text, " \t")) + 1})
-		for _, c := range LambdaColumns(text) {
-			out = append(out, BreakpointLocation{Line: l, Column: c})
+		for _, lambda := range language.Lambdas(text) {
+			out = append(out, BreakpointLocation{Line: l, Column: lambda.Body})
 		}
 	}
 	return out, nil
@@ -309,14 +183,14 @@ func (t *Target) BreakpointLocations(ctx context.Context, path string, from, to 
 
 // ClassesOfSource returns the loaded classes compiled from a source file.
 func (t *Target) ClassesOfSource(ctx context.Context, path string) ([]jdwp.ReferenceTypeID, error) {
-	f := &sourceFile{class: ClassForSource(path)}
+	f := t.newSourceFile(path)
 	all, err := t.VM.AllClasses(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list loaded classes: %w", err)
 	}
 	var out []jdwp.ReferenceTypeID
 	for _, c := range all {
-		if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") && f.owns(javalang.TypeName(c.Signature)) {
+		if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") && t.owns(ctx, f, javalang.TypeName(c.Signature), c.ID) {
 			out = append(out, c.ID)
 		}
 	}

@@ -51,6 +51,23 @@ func (r *Requests) Clear(ctx context.Context, kind jdwp.EventKind, id int32) {
 	}
 }
 
+// ClearNoWait is Clear without waiting for the VM's answer (see
+// jdwp.Conn.ClearRequestNoWait): for a one-shot request that fired, whose
+// clearing nothing waits on.
+func (r *Requests) ClearNoWait(kind jdwp.EventKind, id int32) {
+	r.mu.Lock()
+	delete(r.set, request{kind, id})
+	r.mu.Unlock()
+	err := r.conn.ClearRequestNoWait(kind, id, func(err error) {
+		if err != nil && r.conn.Err() == nil {
+			r.log.Debug().Err(err).Stringer("kind", kind).Int32("id", id).Msg("clear request")
+		}
+	})
+	if err != nil && r.conn.Err() == nil {
+		r.log.Debug().Err(err).Stringer("kind", kind).Int32("id", id).Msg("clear request")
+	}
+}
+
 // ClearAll clears every request set; it reports the first failure other
 // than a request already gone (a JDWP error: an expired count filter).
 func (r *Requests) ClearAll(ctx context.Context) error {

@@ -207,7 +207,9 @@ func removeID(ids []int32, id int32) []int32 {
 // onStep decides whether a completed step stops, or goes on past a
 // filtered method.
 func (t *Target) onStep(ctx context.Context, e jdwp.Event) *Stop {
-	t.Requests.Clear(ctx, jdwp.EventSingleStep, e.RequestID)
+	// The step had a count of one: it fired and stays so. Its clearing
+	// goes out ahead of whatever follows, and nothing waits for the answer.
+	t.Requests.ClearNoWait(jdwp.EventSingleStep, e.RequestID)
 	t.mu.Lock()
 	st := t.steps.stepping[e.Thread]
 	if ids := t.steps.steps[e.Thread]; len(ids) > 0 {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/classfile"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang/langs"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	"github.com/rs/zerolog"
 )
@@ -27,6 +29,18 @@ type Options struct {
 	// RequestTimeout bounds the commands the layer sends by itself (while
 	// deciding an event set).
 	RequestTimeout time.Duration
+	// Languages are the source languages of the program (which classes
+	// hold a file's lines, which lines hold code), the default first;
+	// langs.All() when nil.
+	Languages lang.Set
+}
+
+// langs is the session's languages.
+func (t *Target) langs() lang.Set {
+	if len(t.Opts.Languages) == 0 {
+		return langs.All()
+	}
+	return t.Opts.Languages
 }
 
 // StepFilters say which code step-into passes over.
@@ -156,6 +170,10 @@ func New(ctx context.Context, conn *jdwp.Conn, fe Frontend, opts Options, log ze
 	return t
 }
 
+// Preload asks the VM at once what a session needs first: its id sizes,
+// version and capabilities (see jdwp.Conn.Preload).
+func (t *Target) Preload(ctx context.Context) error { return t.Conn.Preload(ctx) }
+
 // Start reads the VM's capabilities, asks for thread and class-unload
 // events and runs the event pump until the connection ends (run starts it
 // on a goroutine the owner waits for).
@@ -166,8 +184,22 @@ func (t *Target) Start(ctx context.Context, run func(func())) error {
 	}
 	t.Caps = caps
 	t.readVersion(ctx)
-	for _, k := range []jdwp.EventKind{jdwp.EventThreadStart, jdwp.EventThreadDeath} {
-		if _, err := t.Requests.Set(ctx, k, jdwp.SuspendNone, t.threadEventModifiers()...); err != nil {
+	// Thread starts and deaths (platform threads only on a VM with virtual
+	// threads), and class unloads, which keep the mirror's caches true
+	// (SuspendNone: they stop nothing), asked at once: one round trip on a
+	// slow link, not three.
+	kinds := []jdwp.EventKind{jdwp.EventThreadStart, jdwp.EventThreadDeath, jdwp.EventClassUnload}
+	errs := make([]error, len(kinds))
+	mirror.Parallel(len(kinds), func(i int) error {
+		var mods []jdwp.Modifier
+		if kinds[i] != jdwp.EventClassUnload {
+			mods = t.threadEventModifiers()
+		}
+		_, errs[i] = t.Requests.Set(ctx, kinds[i], jdwp.SuspendNone, mods...)
+		return nil
+	})
+	for _, err := range errs[:2] {
+		if err != nil {
 			if jdwp.Code(err) != jdwp.ErrNotImplemented {
 				return fmt.Errorf("ask for thread events: %w", err)
 			}
@@ -175,9 +207,8 @@ func (t *Target) Start(ctx context.Context, run func(func())) error {
 			break
 		}
 	}
-	// Class unloads keep the mirror's caches true (SuspendNone: they stop
-	// nothing). A VM that refuses the request only loses that.
-	if _, err := t.Requests.Set(ctx, jdwp.EventClassUnload, jdwp.SuspendNone); err != nil && t.Conn.Err() == nil {
+	// A VM that refuses class unloads only loses that.
+	if err := errs[2]; err != nil && t.Conn.Err() == nil {
 		t.log.Debug().Err(err).Msg("ask for class unload events")
 	}
 	run(t.Events.Run)

@@ -1,8 +1,6 @@
 package debugger
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -32,18 +30,6 @@ func TestHitCondition(t *testing.T) {
 		if _, err := parseHitCondition(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
-	}
-}
-
-func TestClassForSource(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "App.java")
-	os.WriteFile(p, []byte("/* package not.this; */\n// package nor.this;\npackage com . example;\nclass App {}\n"), 0o644)
-	if got := ClassForSource(p); got != "com.example.App" {
-		t.Errorf("ClassForSource = %q", got)
-	}
-	if got := ClassForSource(filepath.Join(dir, "Missing.java")); got != "Missing" {
-		t.Errorf("missing file: %q", got)
 	}
 }
 
@@ -78,56 +64,6 @@ func TestMatchClass(t *testing.T) {
 	} {
 		if got := MatchClass(tc.pattern, tc.name); got != tc.want {
 			t.Errorf("MatchClass(%q, %q) = %v", tc.pattern, tc.name, got)
-		}
-	}
-}
-
-// TestLambdaSpans finds the lambdas of a line and matches a column to the
-// lambda javac numbers at that place (inner lambdas before the lambda that
-// holds them).
-func TestLambdaSpans(t *testing.T) {
-	chain := `        xs.stream().map(x -> x * 2).filter(y -> y > 3).forEach(z -> sink(z)); // a -> b`
-	spans := lambdaSpans(chain)
-	if len(spans) != 3 {
-		t.Fatalf("spans of %q: %+v", chain, spans)
-	}
-	for i, want := range []string{"x * 2", "y > 3", "sink(z)"} {
-		if got := chain[spans[i].body-1 : spans[i].end-1]; got != want {
-			t.Errorf("lambda %d body %q, want %q", i, got, want)
-		}
-		if got := lambdaAt(spans, spans[i].body); got != i {
-			t.Errorf("lambda at the body of %d: %d", i, got)
-		}
-	}
-	if got := lambdaAt(spans, 5); got != -1 {
-		t.Errorf("lambda before the first arrow: %d", got)
-	}
-	nested := `f = p -> q -> p + q; Supplier<String> s = () -> "->";`
-	spans = lambdaSpans(nested)
-	if len(spans) != 3 {
-		t.Fatalf("spans of %q: %+v", nested, spans)
-	}
-	// javac: q's lambda first (inner), then p's, then the supplier.
-	for i, want := range []int{1, 0, 2} {
-		if got := lambdaAt(spans, spans[i].body); got != want {
-			t.Errorf("%q: lambda %d is numbered %d, want %d", nested, i, got, want)
-		}
-	}
-	args := `f(x -> g(w -> w), y -> y)`
-	spans = lambdaSpans(args)
-	// Post-order: w, x, y.
-	for i, want := range []int{1, 0, 2} {
-		if got := lambdaAt(spans, spans[i].body); got != want {
-			t.Errorf("%q: lambda %d is numbered %d, want %d", args, i, got, want)
-		}
-	}
-	cols, bodies := LambdaColumns(chain), lambdaSpans(chain)
-	if len(cols) != len(bodies) {
-		t.Fatalf("LambdaColumns(%q) = %v", chain, cols)
-	}
-	for i, c := range cols {
-		if c != bodies[i].body {
-			t.Errorf("LambdaColumns(%q)[%d] = %d, want the body's column %d", chain, i, c, bodies[i].body)
 		}
 	}
 }

@@ -6,7 +6,8 @@
 // (Read, Match). Linux only; elsewhere nothing is found and every thread stays
 // unmatched.
 //
-// It reads /proc and nothing else: no JDWP, no DDM, no sockets of its own.
+// It owns reading /proc and must not touch anything else: no JDWP, no DDM,
+// no sockets of its own.
 // It lives beside jdwp/localjvm (local JVMs found from the host) rather than
 // in bridge because ddm/simvm uses it too, and a package may import only from
 // its own layer or below (see README's layout); it imports nothing of the

@@ -8,5 +8,5 @@
 // method descriptors' parameters. No other package converts these by hand.
 //
 // It must not touch JDWP, DAP or any VM, and imports nothing of the project:
-// dap/expr stays free of jdwp by depending on this package only.
+// jdwp/lang/java/expr stays free of jdwp by depending on this package only.
 package javalang

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 )
 
 // BenchTargetSource is shared/bench/BenchTarget.java, the debuggee every JDWP
@@ -75,8 +77,8 @@ func RunJDI(ctx context.Context, addr, workload string) (BenchResult, error) {
 		return BenchResult{}, err
 	}
 	cmd := exec.CommandContext(ctx, java, "-cp", dir, "JdiBench", addr, workload)
-	cmd.SysProcAttr = sysProcAttr()
-	cmd.Cancel = func() error { killGroup(cmd.Process); return nil }
+	cmd.SysProcAttr = localjvm.ProcAttr()
+	cmd.Cancel = func() error { localjvm.KillGroup(cmd.Process); return nil }
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	fail := func(err error) (BenchResult, error) {

@@ -2,14 +2,16 @@
 // that start one (`ddmbridge demo`, `bench jdwp`, `simdevice --jvm`) and,
 // through package jvmtest, for tests.
 //
-// It owns: finding the JDK tools (java, javac) through $JAVA_HOME or $PATH;
-// compiling Java sources with `javac -g` into a content-addressed cache shared
+// It owns: compiling Java sources with `javac -g` into a content-addressed cache shared
 // by every caller in one process and across processes; starting a JVM with
 // `-agentlib:jdwp=transport=dt_socket,...`, learning its JDWP address,
 // collecting its output and killing its whole process group; the shared
 // benchmark debuggee (BenchTarget, embedded verbatim from shared/bench); and
 // the JDI reference client (jdi/JdiBench.java) that runs the benchmark
-// workloads through com.sun.jdi for comparison.
+// workloads through com.sun.jdi for comparison. The JDK's tools are found,
+// and process groups made and killed, by package localjvm (production code
+// shares them: a launching debug session starts its JVM there, and no
+// production package imports jvmrun).
 //
 // It must not touch: the JDWP protocol beyond the 14-byte handshake
 // (DialHandshake; packets belong to package jdwp, which it must not import,

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 )
 
 // DefaultTimeout bounds Start when Options.Timeout is zero.
@@ -168,7 +170,7 @@ func start(ctx context.Context, java string, opts Options, addr string) (_ *JVM,
 
 	cmd := exec.Command(java, args...)
 	cmd.Dir = opts.Dir
-	cmd.SysProcAttr = sysProcAttr()
+	cmd.SysProcAttr = localjvm.ProcAttr()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, false, fmt.Errorf("start java: %w", err)
@@ -263,7 +265,7 @@ func (vm *JVM) Exited() <-chan struct{} { return vm.done }
 func (vm *JVM) Kill() {
 	vm.killOnce.Do(func() {
 		close(vm.killed)
-		killGroup(vm.Cmd.Process)
+		localjvm.KillGroup(vm.Cmd.Process)
 	})
 }
 

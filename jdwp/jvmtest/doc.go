@@ -4,7 +4,8 @@
 // under CI=true). The rest of jvmrun's API is re-exported under the same names
 // so tests need one import.
 //
-// It must not be imported by non-test code: the shipped binary uses jvmrun.
+// It owns those test conveniences. It must not be imported by non-test
+// code (internal/layering's harness rule): the shipped binary uses jvmrun.
 //
 // Typical test use:
 //

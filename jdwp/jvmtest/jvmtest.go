@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
+	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 )
 
 // The types and values of jvmrun, under the names tests use.
@@ -94,7 +95,7 @@ func ModernJDK(t testing.TB) string {
 	t.Helper()
 	home := jvmrun.ModernJDKHome()
 	if home != "" {
-		j, ok := jvmrun.ReadJDK(home)
+		j, ok := localjvm.ReadJDK(home)
 		if ok && j.Version >= 21 && j.Compiler {
 			return home
 		}

@@ -32,6 +32,8 @@
 // their handles (variablesReference, frame ids), or policy that belongs to a
 // session: when a stop may run methods (hovers, pauses, a monitor another
 // thread holds), which event requests exist, when the VM is suspended or
-// resumed. Expression values (dap/expr) are converted by the dap adapter;
-// this package does not import dap.
+// resumed. Expression values (jdwp/lang/java/expr) are converted by
+// evaluation (jdwp/eval); this package imports no language floor, no
+// debugger layer and not dap (internal/layering: the mirror sits under
+// them).
 package mirror

@@ -32,6 +32,19 @@ func (c *Memo[K, V]) Get(k K, fetch func() (V, error)) (V, error) {
 	return v, nil
 }
 
+// Put caches an answer learnt another way (a class's signature from a
+// class list), unless one is cached already.
+func (c *Memo[K, V]) Put(k K, v V) {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[K]V{}
+	}
+	if _, ok := c.m[k]; !ok {
+		c.m[k] = v
+	}
+	c.mu.Unlock()
+}
+
 // Forget drops a cached answer.
 func (c *Memo[K, V]) Forget(k K) {
 	c.mu.Lock()

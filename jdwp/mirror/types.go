@@ -167,6 +167,7 @@ func (m *VM) Hierarchy(ctx context.Context, t jdwp.ReferenceTypeID) (classes, if
 	var queue []jdwp.ReferenceTypeID
 	for c := t; c != 0; {
 		classes = append(classes, c)
+		m.typeFacts(ctx, c)
 		is, err := m.Interfaces(ctx, c)
 		if err != nil {
 			return nil, nil, err
@@ -192,6 +193,23 @@ func (m *VM) Hierarchy(ctx context.Context, t jdwp.ReferenceTypeID) (classes, if
 		queue = append(queue, more...)
 	}
 	return classes, ifaces, nil
+}
+
+// typeFacts reads t's signature, interfaces and superclass into the caches
+// at once: a walk up a hierarchy then costs a round trip per level on a
+// slow link, not three. Errors are left to the calls that meet them.
+func (m *VM) typeFacts(ctx context.Context, t jdwp.ReferenceTypeID) {
+	Parallel(3, func(i int) error {
+		switch i {
+		case 0:
+			m.Signature(ctx, t)
+		case 1:
+			m.Interfaces(ctx, t)
+		default:
+			m.Superclass(ctx, t)
+		}
+		return nil
+	})
 }
 
 // Subtype reports whether type sub is assignable to sup (reference
@@ -230,6 +248,7 @@ func (m *VM) extends(ctx context.Context, t jdwp.ReferenceTypeID, sup string, se
 		return false, nil
 	}
 	seen[t] = true
+	m.typeFacts(ctx, t)
 	sig, err := m.Signature(ctx, t)
 	if err != nil {
 		return false, err

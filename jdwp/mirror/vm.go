@@ -242,18 +242,30 @@ type Field struct {
 func (f Field) Static() bool { return f.ModBits&jdwp.AccStatic != 0 }
 
 // FieldChain returns the fields of t and its superclasses, subclass first.
+// The superclasses are found first (usually cached by then: a value's type
+// was tested), then every class's fields asked at once: one round trip on
+// a slow link where class by class cost one per class.
 func (m *VM) FieldChain(ctx context.Context, t jdwp.ReferenceTypeID) ([]Field, error) {
-	var out []Field
+	var chain []jdwp.ReferenceTypeID
 	for c := t; c != 0; {
-		fs, err := m.DeclaredFields(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range fs {
-			out = append(out, Field{FieldInfo: f, Class: c})
-		}
+		chain = append(chain, c)
+		var err error
 		if c, err = m.Superclass(ctx, c); err != nil {
 			return nil, err
+		}
+	}
+	fields := make([][]jdwp.FieldInfo, len(chain))
+	if err := Parallel(len(chain), func(i int) error {
+		var err error
+		fields[i], err = m.DeclaredFields(ctx, chain[i])
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	var out []Field
+	for i, fs := range fields {
+		for _, f := range fs {
+			out = append(out, Field{FieldInfo: f, Class: chain[i]})
 		}
 	}
 	return out, nil
@@ -274,6 +286,13 @@ func (m *VM) FindField(ctx context.Context, t jdwp.ReferenceTypeID, name string)
 	return Field{}, false, nil
 }
 
+// parallelWidth bounds Parallel's commands in flight. Each batch of that
+// many costs a round trip on the link, so it is set well above the usual
+// counts (threads, frames, an array page's elements): 200 thread names once
+// took 4 sequential round trips at 64, one at this width. A few hundred
+// small commands are a few kilobytes queued in the VM's socket.
+const parallelWidth = 1024
+
 // Parallel runs f(0..n-1) with bounded concurrency, so many small JDWP
 // commands are in flight at once, and returns the first error.
 func Parallel(n int, f func(i int) error) error {
@@ -283,7 +302,7 @@ func Parallel(n int, f func(i int) error) error {
 	var wg sync.WaitGroup
 	var once sync.Once
 	var first error
-	sem := make(chan struct{}, 64)
+	sem := make(chan struct{}, parallelWidth)
 	for i := 0; i < n; i++ {
 		sem <- struct{}{}
 		wg.Add(1)
@@ -298,8 +317,15 @@ func Parallel(n int, f func(i int) error) error {
 	return first
 }
 
-// AllClasses lists the loaded reference types.
-func (m *VM) AllClasses(ctx context.Context) ([]jdwp.ClassInfo, error) { return m.conn.AllClasses(ctx) }
+// AllClasses lists the loaded reference types. Their signatures are kept:
+// an object's type met later costs no VirtualMachine.Signature round trip.
+func (m *VM) AllClasses(ctx context.Context) ([]jdwp.ClassInfo, error) {
+	all, err := m.conn.AllClasses(ctx)
+	for _, c := range all {
+		m.sigs.Put(c.ID, c.Signature)
+	}
+	return all, err
+}
 
 // Loaded lists the loaded reference types with signature sig (one per
 // class loader that loaded it).

@@ -5,7 +5,8 @@
 // per busy key (a debugger handles each thread's event sets in order while
 // other threads go on).
 //
-// It knows nothing of JDWP or of what it carries, and must not: it is a
+// It owns the two queues. It knows nothing of JDWP or of what it carries,
+// and must not: it is a
 // building block, under jdwp only so that jdwp, bridge and dap share one copy.
 // Memory is bounded by the consumers keeping up; callers that cannot trust
 // theirs bound the producer side themselves.

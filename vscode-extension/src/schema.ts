@@ -69,3 +69,19 @@ export function uint(v: unknown, where: string, E: ErrorClass = SchemaError, saf
   }
   return v;
 }
+
+/** A signed integer within 2^53 (a delta, a line number that may be -1 or -2). */
+export function int(v: unknown, where: string, E: ErrorClass = SchemaError): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) {
+    throw new E(`${where}: expected an integer, got ${shown(v)}`);
+  }
+  return v;
+}
+
+/** v as an array, each item read by item (its where is where[i]). */
+export function list<T>(v: unknown, where: string, item: (v: unknown, where: string) => T, E: ErrorClass = SchemaError): T[] {
+  if (!Array.isArray(v)) {
+    throw new E(`${where}: expected an array, got ${shown(v)}`);
+  }
+  return v.map((x, i) => item(x, `${where}[${i}]`));
+}

@@ -4,12 +4,13 @@
 // each instance to its fields and the objects that refer to it), "track new
 // instances" for a class, and for Android VMs the allocations recorded since
 // the previous stop, with stack frames that open their source. The adapter
-// does the work (docs/memory.md); this file shows it.
+// does the work (docs/memory.md); this file shows it, its answers and events
+// decoded strictly (memory/model).
 
 import * as vscode from 'vscode';
 import type { SessionEvents } from '../debug/sessions';
 import { views } from '../viewList';
-import { Allocation, AllocSite, ClassCount, CountsBody, SortKey, TableOptions, allocText, countsTitle, countText, frameSourceGlob, frameText, shownNames, tableRows, threadText, truncatedNote } from './model';
+import { Allocation, AllocSite, ClassCount, CountsBody, decodeAllocations, decodeCounts, decodeInstances, decodeMemoryView, SortKey, TableOptions, allocText, countsTitle, countText, frameSourceGlob, frameText, shownNames, tableRows, threadText, truncatedNote } from './model';
 
 /** A DAP variable as the variables request gives it. */
 interface Variable {
@@ -69,7 +70,11 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       sessions.onDidEnd(({ session }) => session === this.session && this.useSession(undefined)),
       sessions.onDidReceiveCustomEvent((e) => {
         if (e.session === this.session && e.event === 'memoryCounts') {
-          this.counts(e.body as CountsBody);
+          try {
+            this.counts(decodeCounts(e.body, 'memoryCounts'));
+          } catch (err) {
+            this.log.appendLine(`memory view: ${(err as Error).message}`);
+          }
         }
       }),
       sessions.onDidStop(({ session }) => session === this.session && this.onStop()),
@@ -126,12 +131,14 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       return;
     }
     try {
-      const body = (await s.customRequest('memoryView', {
-        visible: this.view.visible && this.auto(), // counted in the background only then
-        shown: shownNames(tableRows(this.classes, this.opts)),
-      })) as { canCount: boolean; canTrackAllocations: boolean; simulated?: boolean };
+      const body = decodeMemoryView(
+        await s.customRequest('memoryView', {
+          visible: this.view.visible && this.auto(), // counted in the background only then
+          shown: shownNames(tableRows(this.classes, this.opts)),
+        }),
+      );
       this.canAllocs = body.canTrackAllocations;
-      this.simulated = body.simulated === true;
+      this.simulated = body.simulated;
       void vscode.commands.executeCommand('setContext', 'ddmbridge.memory.canTrackAllocations', this.canAllocs);
       if (!body.canCount) {
         this.note = 'This VM cannot count instances (CanGetInstanceInfo is false).';
@@ -290,7 +297,7 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     if (!s || !this.stopped) {
       return [{ kind: 'note', text: 'Instances are listed while the VM is stopped.', id: 'running' }];
     }
-    const body = (await s.customRequest('instances', { className, start, count: pageSize, new: fresh })) as { total: number; variablesReference: number; truncated?: boolean };
+    const body = decodeInstances(await s.customRequest('instances', { className, start, count: pageSize, new: fresh }));
     if (fresh) {
       this.tracked.set(className, body.total);
     }
@@ -358,7 +365,7 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       return;
     }
     try {
-      this.counts((await s.customRequest('instanceCounts', {})) as CountsBody);
+      this.counts(decodeCounts(await s.customRequest('instanceCounts', {}), 'instanceCounts'));
     } catch (e) {
       void vscode.window.showErrorMessage(`Memory: ${(e as Error).message}`);
     }
@@ -397,7 +404,7 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       return;
     }
     try {
-      const body = (await s.customRequest('allocations', { enable: on })) as { enabled: boolean; allocations: Allocation[] };
+      const body = decodeAllocations(await s.customRequest('allocations', { enable: on }));
       this.allocsOn = body.enabled;
       this.allocs = body.allocations;
       this.changed.fire(undefined);
@@ -412,7 +419,7 @@ export class MemoryView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       return;
     }
     try {
-      const body = (await s.customRequest('allocations', {})) as { enabled: boolean; allocations: Allocation[] };
+      const body = decodeAllocations(await s.customRequest('allocations', {}));
       this.allocsOn = body.enabled;
       this.allocs = body.allocations;
       this.changed.fire(undefined);

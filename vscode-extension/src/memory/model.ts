@@ -1,6 +1,10 @@
-// The memory view's data, free of vscode: the rows of the class table as the
-// adapter sends them (instanceCounts, memoryCounts; docs/memory.md), and what
-// the view does with them — filter, "only changed", sort, labels.
+// The memory view's data, free of vscode: the adapter's answers and events
+// (memoryView, instanceCounts, memoryCounts, instances, allocations;
+// docs/memory.md, dap/ext/memory.go) read strictly through the schema helpers
+// as the DDM and HPROF views read theirs, and what the view does with them —
+// filter, "only changed", sort, labels.
+
+import { at, bool, fieldsOf, int, list, str, uint } from '../schema';
 
 /** One class as instanceCounts and memoryCounts give it. */
 export interface ClassCount {
@@ -31,6 +35,103 @@ export interface AllocSite {
   method: string;
   file?: string;
   line: number;
+}
+
+/** What the VM can give the view (the memoryView answer). */
+export interface MemoryViewInfo {
+  canCount: boolean;
+  canTrackAllocations: boolean;
+  /** The VM is ddmbridge's simulated one: its allocation records are made up. */
+  simulated: boolean;
+}
+
+/** A page of a class's instances (the instances answer): listed with variables. */
+export interface InstancesPage {
+  /** The instances listed (at most 100,000). */
+  total: number;
+  /** The class has more than listed (for new ones: a listing compared was cut). */
+  truncated: boolean;
+  variablesReference: number;
+}
+
+/** The allocations answer. */
+export interface AllocationsBody {
+  enabled: boolean;
+  allocations: Allocation[];
+}
+
+/** An answer or event of the adapter that does not follow its schema. */
+export class MemoryDataError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MemoryDataError';
+  }
+}
+
+const E = MemoryDataError;
+
+function fields(v: unknown, where: string, required: readonly string[], optional: readonly string[] = []): Record<string, unknown> {
+  return fieldsOf(v, where, required, optional, E);
+}
+
+function classCount(v: unknown, where: string): ClassCount {
+  const o = fields(v, where, ['name', 'instances', 'delta']);
+  return { name: str(o.name, at(where, 'name'), E), instances: uint(o.instances, at(where, 'instances'), E), delta: int(o.delta, at(where, 'delta'), E) };
+}
+
+/** The body of instanceCounts, or of a memoryCounts event (where names which). */
+export function decodeCounts(body: unknown, where: 'instanceCounts' | 'memoryCounts'): CountsBody {
+  const o = fields(body, where, ['classes', 'complete']);
+  return { classes: list(o.classes, at(where, 'classes'), classCount, E), complete: bool(o.complete, at(where, 'complete'), E) };
+}
+
+export function decodeMemoryView(body: unknown): MemoryViewInfo {
+  const w = 'memoryView';
+  const o = fields(body, w, ['canCount', 'canTrackAllocations'], ['simulated']);
+  return {
+    canCount: bool(o.canCount, at(w, 'canCount'), E),
+    canTrackAllocations: bool(o.canTrackAllocations, at(w, 'canTrackAllocations'), E),
+    simulated: o.simulated !== undefined && bool(o.simulated, at(w, 'simulated'), E),
+  };
+}
+
+export function decodeInstances(body: unknown): InstancesPage {
+  const w = 'instances';
+  const o = fields(body, w, ['total', 'variablesReference'], ['truncated']);
+  return {
+    total: uint(o.total, at(w, 'total'), E),
+    truncated: o.truncated !== undefined && bool(o.truncated, at(w, 'truncated'), E),
+    variablesReference: uint(o.variablesReference, at(w, 'variablesReference'), E),
+  };
+}
+
+function allocSite(v: unknown, where: string): AllocSite {
+  const o = fields(v, where, ['class', 'method', 'line'], ['file']);
+  const f: AllocSite = { class: str(o.class, at(where, 'class'), E), method: str(o.method, at(where, 'method'), E), line: int(o.line, at(where, 'line'), E) };
+  if (o.file !== undefined) {
+    f.file = str(o.file, at(where, 'file'), E);
+  }
+  return f;
+}
+
+function allocation(v: unknown, where: string): Allocation {
+  const o = fields(v, where, ['class', 'size', 'thread', 'frames'], ['threadName']);
+  const a: Allocation = {
+    class: str(o.class, at(where, 'class'), E),
+    size: uint(o.size, at(where, 'size'), E),
+    thread: uint(o.thread, at(where, 'thread'), E),
+    frames: list(o.frames, at(where, 'frames'), allocSite, E),
+  };
+  if (o.threadName !== undefined) {
+    a.threadName = str(o.threadName, at(where, 'threadName'), E);
+  }
+  return a;
+}
+
+export function decodeAllocations(body: unknown): AllocationsBody {
+  const w = 'allocations';
+  const o = fields(body, w, ['enabled', 'allocations']);
+  return { enabled: bool(o.enabled, at(w, 'enabled'), E), allocations: list(o.allocations, at(w, 'allocations'), allocation, E) };
 }
 
 export type SortKey = 'instances' | 'delta' | 'name';

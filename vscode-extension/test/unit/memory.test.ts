@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { allocText, ClassCount, countsTitle, countText, deltaText, frameSourceGlob, frameText, matches, shownNames, tableRows, threadText, truncatedNote } from '../../src/memory/model';
+import { allocText, ClassCount, decodeAllocations, decodeCounts, decodeInstances, decodeMemoryView, MemoryDataError, countsTitle, countText, deltaText, frameSourceGlob, frameText, matches, shownNames, tableRows, threadText, truncatedNote } from '../../src/memory/model';
 
 const classes: ClassCount[] = [
   { name: 'java.lang.String', instances: 7424, delta: 3 },
@@ -75,3 +75,116 @@ describe('memory view model', () => {
     assert.match(truncatedNote(true), /some listed as new may be older/);
   });
 });
+
+// The adapter's answers as dap/ext/memory.go writes them (omitempty fields left out when empty).
+const answers = {
+  memoryView: { canCount: true, canTrackAllocations: true, simulated: true },
+  instanceCounts: { classes: [{ name: 'Alloc$Order', instances: 1250, delta: 1000 }, { name: 'com.acme.Gone', instances: 0, delta: -5 }], complete: true },
+  instances: { total: 1250, truncated: true, variablesReference: 17 },
+  allocations: {
+    enabled: true,
+    allocations: [
+      { class: 'byte[]', size: 1040, thread: 12, threadName: 'main', frames: [{ class: 'com.example.simvm.Worker', method: 'work', file: 'Worker.java', line: 12 }, { class: 'dalvik.system.VMRuntime', method: 'newArray', line: -2 }] },
+      { class: 'java.lang.String', size: 24, thread: 13, frames: [] },
+    ],
+  },
+};
+const decoders: Record<keyof typeof answers, (b: unknown) => unknown> = {
+  memoryView: decodeMemoryView,
+  instanceCounts: (b) => decodeCounts(b, 'instanceCounts'),
+  instances: decodeInstances,
+  allocations: decodeAllocations,
+};
+
+/** Every path to a value in v: [] for v itself, then each field and element. */
+function paths(v: unknown, p: (string | number)[] = []): (string | number)[][] {
+  const out = [p];
+  if (Array.isArray(v)) {
+    v.forEach((x, i) => out.push(...paths(x, [...p, i])));
+  } else if (typeof v === 'object' && v !== null) {
+    for (const [k, x] of Object.entries(v)) {
+      out.push(...paths(x, [...p, k]));
+    }
+  }
+  return out;
+}
+
+/** A deep copy of v with the value at path replaced by f(old) (undefined: removed). */
+function edit(v: unknown, path: (string | number)[], f: (old: unknown) => unknown): unknown {
+  const copy = structuredClone(v) as Record<string | number, unknown>;
+  if (path.length === 0) {
+    return f(copy);
+  }
+  let o = copy;
+  for (const k of path.slice(0, -1)) {
+    o = o[k] as Record<string | number, unknown>;
+  }
+  const last = path[path.length - 1];
+  const nv = f(o[last]);
+  if (nv === undefined) {
+    delete o[last];
+  } else {
+    o[last] = nv;
+  }
+  return copy;
+}
+
+/** The name a path has in an error: memoryView.canCount, allocations.allocations[0].frames[1].line. */
+function named(root: string, path: (string | number)[]): string {
+  return path.reduce<string>((w, k) => (typeof k === 'number' ? `${w}[${k}]` : `${w}.${k}`), root);
+}
+
+describe('memory view answers, decoded through the schema', () => {
+  test('the adapter\'s answers decode to what the view shows', () => {
+    assert.deepEqual(decodeMemoryView(answers.memoryView), { canCount: true, canTrackAllocations: true, simulated: true });
+    assert.deepEqual(decodeMemoryView({ canCount: false, canTrackAllocations: false }), { canCount: false, canTrackAllocations: false, simulated: false });
+    assert.deepEqual(decodeCounts(answers.instanceCounts, 'instanceCounts'), answers.instanceCounts);
+    assert.deepEqual(decodeCounts({ classes: [], complete: false }, 'memoryCounts'), { classes: [], complete: false });
+    assert.deepEqual(decodeInstances(answers.instances), answers.instances);
+    assert.deepEqual(decodeInstances({ total: 0, variablesReference: 0 }), { total: 0, truncated: false, variablesReference: 0 });
+    const a = decodeAllocations(answers.allocations);
+    assert.deepEqual(a, answers.allocations);
+    assert.equal(frameText(a.allocations[0].frames[1]), 'dalvik.system.VMRuntime.newArray(Native Method)');
+    assert.equal(threadText(a.allocations[1]), 'thread 13');
+  });
+
+  test('each field missing, of the wrong type, or unknown is an error naming it', () => {
+    let checked = 0;
+    for (const [name, body] of Object.entries(answers) as [keyof typeof answers, unknown][]) {
+      const decode = decoders[name];
+      const optional = new Set(['simulated', 'truncated', 'threadName', 'file']);
+      for (const path of paths(body)) {
+        const where = named(name, path);
+        const field = path[path.length - 1];
+        const rejects = (mutated: unknown, message: RegExp, what: string): void => {
+          assert.throws(() => decode(mutated), (e: unknown) => e instanceof MemoryDataError && message.test(e.message), `${what} of ${where}`);
+          checked++;
+        };
+        // The wrong type: a string where a number, boolean, array or object is, an object where a string is.
+        rejects(edit(body, path, (old) => (typeof old === 'string' ? { x: 1 } : 'nope')), new RegExp(`^${escape(where)}: expected`), 'a wrong type');
+        if (typeof field === 'string' && !optional.has(field)) {
+          rejects(edit(body, path, () => undefined), new RegExp(`^${escape(where)}: missing$`), 'a missing field');
+        }
+        if (typeof body === 'object' && (path.length === 0 || (typeof field === 'number' && typeof getAt(body, path) === 'object'))) {
+          rejects(edit(body, path, (old) => ({ ...(old as object), extra: 1 })), new RegExp(`^${escape(where)}\\."extra": unknown field`), 'an unknown field');
+        }
+      }
+    }
+    assert.ok(checked > 60, `${checked} malformed answers rejected`);
+  });
+
+  test('a count below zero or a fraction is an error; a delta may be negative', () => {
+    assert.throws(() => decodeCounts({ classes: [{ name: 'A', instances: -1, delta: 0 }], complete: true }, 'memoryCounts'), /memoryCounts\.classes\[0\]\.instances: expected a non-negative integer, got -1/);
+    assert.throws(() => decodeInstances({ total: 1.5, variablesReference: 1 }), /instances\.total: expected a non-negative integer/);
+    assert.equal(decodeCounts({ classes: [{ name: 'A', instances: 0, delta: -7 }], complete: true }, 'memoryCounts').classes[0].delta, -7);
+    assert.throws(() => decodeAllocations(null), /allocations: expected an object, got null/);
+  });
+});
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function getAt(v: unknown, path: (string | number)[]): unknown {
+  return path.reduce<unknown>((o, k) => (o as Record<string | number, unknown>)[k], v);
+}

@@ -1,6 +1,6 @@
 package com.acme.app;
 
-// The Debug Console reads names as this file does (dap/eval): its imports,
+// The Debug Console reads names as this file does (jdwp/eval): its imports,
 // its package, member types, and classes the program has not loaded yet.
 // import com.acme.util.Tag; (a comment: not an import)
 

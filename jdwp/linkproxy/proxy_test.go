@@ -1,0 +1,150 @@
+package linkproxy
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+)
+
+// TestCountsSequentialRoundTrips drives a real HotSpot VM through the proxy:
+// commands sent together are one round trip, commands each waiting for the
+// previous reply are one each, and the handshake plus IDSizes of an attach
+// are two.
+func TestCountsSequentialRoundTrips(t *testing.T) {
+	vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{})
+	// The delay is far above any scheduling stall of a busy machine, so a
+	// burst sent at once is never split by a reply arriving in between.
+	p, err := Start(vm.Addr, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+
+	p.Mark()
+	c, err := jdwp.Dial(ctx, p.Addr(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Command(ctx, jdwp.CmdVMIDSizes.Set, jdwp.CmdVMIDSizes.Cmd, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Stats(); s.Sequential != 2 || s.Commands != 2 {
+		t.Errorf("handshake then IDSizes: %+v, want 2 commands in 2 sequential round trips", s)
+	}
+
+	p.Mark()
+	var wg sync.WaitGroup
+	calls := make([]*jdwp.Call, 5)
+	for i := range calls {
+		calls[i], err = c.Start(jdwp.CmdVMVersion, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Flush(ctx)
+	for _, call := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-call.Done():
+			case <-ctx.Done():
+			}
+		}()
+	}
+	wg.Wait()
+	if s := p.Stats(); s.Sequential != 1 || s.Commands != 5 {
+		t.Errorf("five commands sent at once: %+v, want 5 commands in 1 round trip", s)
+	}
+
+	p.Mark()
+	start := time.Now()
+	for range 3 {
+		if _, err := c.Command(ctx, jdwp.CmdVMVersion.Set, jdwp.CmdVMVersion.Cmd, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := p.Stats()
+	if s.Sequential != 3 || s.Commands != 3 {
+		t.Errorf("three commands one after the other: %+v, want 3 sequential round trips", s)
+	}
+	if took := time.Since(start); took < 3*2*p.Delay() {
+		t.Errorf("three round trips took %v, less than 3 × 2 × %v: the delay is not applied", took, p.Delay())
+	}
+	if s.ToVM == 0 || s.FromVM == 0 {
+		t.Errorf("no bytes counted: %+v", s)
+	}
+}
+
+// TestPreloadIsOneRoundTrip: a connection's Preload asks for the id sizes,
+// version and capabilities in one round trip, and keeps them: asking for
+// them afterwards costs none.
+func TestPreloadIsOneRoundTrip(t *testing.T) {
+	vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{})
+	p, err := Start(vm.Addr, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	c, err := jdwp.Dial(ctx, p.Addr(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p.Mark()
+	if err := c.Preload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Stats(); s.Sequential != 1 || s.Commands != 3 {
+		t.Errorf("Preload: %+v, want 3 commands in 1 round trip", s)
+	}
+	p.Mark()
+	sizes, err := c.IDSizes(ctx)
+	if err != nil || sizes.ObjectID != 8 {
+		t.Errorf("IDSizes after Preload: %+v, %v", sizes, err)
+	}
+	v, err := c.Version(ctx)
+	if err != nil || v.JDWPMajor < 1 || v.VMName == "" {
+		t.Errorf("Version after Preload: %+v, %v", v, err)
+	}
+	caps, err := c.Capabilities(ctx)
+	if err != nil || !caps.CanGetBytecodes {
+		t.Errorf("Capabilities after Preload: %+v, %v (HotSpot can get bytecodes)", caps, err)
+	}
+	if s := p.Stats(); s.Commands != 0 {
+		t.Errorf("asked again after Preload: %+v", s)
+	}
+}
+
+// TestDeadVMEndsTheLink: a VM that goes away closes the debugger's side
+// instead of leaving it hanging.
+func TestDeadVMEndsTheLink(t *testing.T) {
+	vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{})
+	p, err := Start(vm.Addr, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	c, err := jdwp.Dial(ctx, p.Addr(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	vm.Close()
+	select {
+	case <-c.Done():
+	case <-ctx.Done():
+		t.Fatal("the debugger's connection stayed open after the VM died")
+	}
+}
