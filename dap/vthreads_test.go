@@ -534,3 +534,49 @@ func TestVirtualThreadsManyStops(t *testing.T) {
 		t.Errorf("the program did not finish: %s", c.out.String())
 	}
 }
+
+// BenchmarkPauseVirtual measures pause all (pause → stopped, then the
+// threads request VS Code sends) with the agent listing 100,000 virtual
+// threads alive, and apart from it the resume before it (continue, then
+// a threads request that waits behind the VM's Resume: HotSpot's agent
+// resumes each virtual thread it lists); the reference is the same with
+// none (ratios printed).
+func BenchmarkPauseVirtual(b *testing.B) {
+	var refPause, refResume float64
+	for _, n := range []int{0, 100000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			c, th := attachParked(b, n)
+			c.send("setBreakpoints", map[string]any{"source": map[string]any{"path": source21(b, "VParked.java")}, "breakpoints": []any{}})
+			until[*godap.SetBreakpointsResponse](c, "setBreakpoints response", nil)
+			var resume time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				start := time.Now()
+				c.send("continue", map[string]any{"threadId": th})
+				until[*godap.ContinueResponse](c, "continue response", nil)
+				c.send("threads", nil)
+				until[*godap.ThreadsResponse](c, "threads response", nil)
+				resume += time.Since(start)
+				b.StartTimer()
+				c.send("pause", map[string]any{"threadId": th})
+				until[*godap.StoppedEvent](c, "the pause's stop", nil)
+				c.send("threads", nil)
+				until[*godap.ThreadsResponse](c, "threads response", nil)
+			}
+			b.StopTimer()
+			ms := float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N)
+			rms := float64(resume.Microseconds()) / 1000 / float64(b.N)
+			b.ReportMetric(ms, "ms/pause+threads")
+			b.ReportMetric(rms, "ms/resume")
+			if n == 0 {
+				refPause, refResume = ms, rms
+			} else if refPause > 0 && refResume > 0 {
+				b.ReportMetric(ms/refPause, "pause-x-of-none")
+				b.ReportMetric(rms/refResume, "resume-x-of-none")
+			}
+			c.send("disconnect", map[string]any{"terminateDebuggee": true})
+			until[*godap.DisconnectResponse](c, "disconnect response", nil)
+		})
+	}
+}
