@@ -112,6 +112,9 @@ func (d *debuggee) autoIndex() *srclookup.Index {
 		}
 		if a.jdkOnly {
 			archives = archives[:min(len(archives), 1)]
+			if d.ddm != nil {
+				archives = nil // an Android VM: its libcore is no host JDK's
+			}
 		}
 		idx, err := srclookup.New(ctx, srclookup.Sources{Languages: d.srcs.langs, Folders: a.folders, ClassPath: cp, Archives: archives})
 		if err != nil {
