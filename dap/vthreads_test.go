@@ -580,3 +580,37 @@ func BenchmarkPauseVirtual(b *testing.B) {
 		})
 	}
 }
+
+// TestAttachShowsTheVMsOwnJDKSources attaches (zero-config sources, no
+// sourcePaths) to a JDK 21+ VM while java on PATH is another JDK: the
+// JDK's classes show the attached VM's own src.zip (its java.home), not
+// the JDK the adapter would find by itself.
+func TestAttachShowsTheVMsOwnJDKSources(t *testing.T) {
+	home, classes := fixtures21(t)
+	want, err := readZipEntry(filepath.Join(home, "lib", "src.zip"), "java.base/java/lang/String.java")
+	if err != nil {
+		t.Fatalf("the JDK 21+ of the tests has no sources to compare: %v", err)
+	}
+	vm := jvmtest.StartT(t, jvmtest.Options{JavaHome: home, ClassPath: []string{classes}, MainClass: "VParked", Args: []string{"4"}, ReadyLine: "READY"})
+	c := startSession(t, Config{})
+	c.initialize()
+	c.attach(map[string]any{"port": vm.Port, "workspaceFolders": []string{source21(t, "")}})
+	c.setBreakpointsRunning(source21(t, "VParked.java"), map[string]any{"line": line21(t, "VParked.java", "vp-tick")})
+	c.configurationDoneAndStop("breakpoint", nil)
+	c.send("loadedSources", nil)
+	var str *godap.Source
+	for _, s := range until[*godap.LoadedSourcesResponse](c, "loadedSources response", nil).Body.Sources {
+		if s.Name == "String.java" {
+			str = &s
+		}
+	}
+	if str == nil || str.SourceReference == 0 || str.Origin != "src.zip" {
+		t.Fatalf("String.java %s, want a reference into src.zip", mustJSON(str))
+	}
+	c.send("source", map[string]any{"sourceReference": str.SourceReference, "source": str})
+	if text := until[*godap.SourceResponse](c, "source response", nil).Body.Content; text != string(want) {
+		t.Errorf("String.java is not %s's own (%d bytes, want %d)", home, len(text), len(want))
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect response", nil)
+}
