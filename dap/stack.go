@@ -33,7 +33,21 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 	if d == nil || d.isEnded() {
 		return godap.ThreadsResponseBody{Threads: []godap.Thread{}}, nil
 	}
+	// The threads met at events matter only where the VM leaves some out
+	// (virtual threads); they are read beside the platform threads, not
+	// after them (no round trip added).
+	var met []jdwp.ThreadID
+	metDone := make(chan struct{})
+	if d.t.VirtualThreads() {
+		go func() {
+			defer close(metDone)
+			met = d.t.MetThreads(ctx)
+		}()
+	} else {
+		close(metDone)
+	}
 	ids, err := d.t.PlatformThreads(ctx)
+	<-metDone
 	if err != nil {
 		return godap.ThreadsResponseBody{}, err
 	}
@@ -42,7 +56,7 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 	for _, t := range ids {
 		seen[t] = true
 	}
-	for _, t := range d.t.MetThreads(ctx) {
+	for _, t := range met {
 		if !seen[t] {
 			seen[t] = true
 			ids = append(ids, t)

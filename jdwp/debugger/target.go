@@ -178,12 +178,22 @@ func (t *Target) Preload(ctx context.Context) error { return t.Conn.Preload(ctx)
 // events and runs the event pump until the connection ends (run starts it
 // on a goroutine the owner waits for).
 func (t *Target) Start(ctx context.Context, run func(func())) error {
-	caps, err := t.Conn.Capabilities(ctx)
+	// The capabilities and the version (whether the VM has virtual
+	// threads) are asked at once: one round trip on a slow link.
+	var caps jdwp.Capabilities
+	var err error
+	mirror.Parallel(2, func(i int) error {
+		if i == 0 {
+			caps, err = t.Conn.Capabilities(ctx)
+		} else {
+			t.readVersion(ctx)
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("read the VM's capabilities: %w", err)
 	}
 	t.Caps = caps
-	t.readVersion(ctx)
 	// Thread starts and deaths (platform threads only on a VM with virtual
 	// threads), and class unloads, which keep the mirror's caches true
 	// (SuspendNone: they stop nothing), asked at once: one round trip on a

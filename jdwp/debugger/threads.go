@@ -41,7 +41,7 @@ func (t *Target) VirtualThreads() bool {
 // readVersion learns from VirtualMachine.Version whether the VM has
 // virtual threads.
 func (t *Target) readVersion(ctx context.Context) {
-	v, err := t.Conn.Version(ctx)
+	v, err := t.VM.Version(ctx)
 	if err != nil {
 		t.log.Debug().Err(err).Msg("read the VM's version")
 		return
