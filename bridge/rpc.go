@@ -503,6 +503,9 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 		ts, err := v.Threads(ctx)
 		return VMThreads{ID: v.id, Threads: nonNil(ts), Note: v.ThreadsNote()}, err
 	},
+	"vm/threadDump": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
+		return v.ThreadDump(ctx) // threaddump.go
+	},
 	"vm/stack": func(_ *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
 		frames, err := v.Stack(ctx, p.Thread)
 		out := VMStack{ID: v.id, Thread: p.Thread, Frames: []FrameJSON{}}
@@ -618,6 +621,9 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 			return nil, rpcError(CodeInvalidRequest, "%v", err)
 		}
 		return nonNil(ps), nil
+	case "jdks/list":
+		// The JDKs of this host, newest first, for a launch's "javaHome".
+		return nonNil(localjvm.InstalledJDKs()), nil
 	case "vms/select":
 		var p selectParams
 		if err := decodeParams(req, &p, true); err != nil {

@@ -92,6 +92,13 @@ func (c *Client) Threads(ctx context.Context, id string) (VMThreads, error) {
 	return out, c.Call(ctx, "vm/threads", idParams{ID: id}, &out)
 }
 
+// ThreadDump returns a local HotSpot JDK 21+ VM's JSON thread dump,
+// virtual threads grouped by stack.
+func (c *Client) ThreadDump(ctx context.Context, id string) (VMThreadDump, error) {
+	var out VMThreadDump
+	return out, c.Call(ctx, "vm/threadDump", idParams{ID: id}, &out)
+}
+
 // HeapInfo returns a DDM VM's heap statistics.
 func (c *Client) HeapInfo(ctx context.Context, id string) (VMHeapInfo, error) {
 	var out VMHeapInfo

@@ -30,8 +30,10 @@ type client struct {
 	codec *godap.Codec
 	// skip lists events next passes over (recording output in out).
 	skip map[string]bool
-	out  strings.Builder
-	done chan struct{}
+	// skipped counts the skipped events by name.
+	skipped map[string]int
+	out     strings.Builder
+	done    chan struct{}
 }
 
 // startSession serves one session on a loopback socket and connects a client.
@@ -72,7 +74,7 @@ func startSession(t testing.TB, cfg Config) *client {
 	codec.RegisterEvent("ddmHeapInfo", func() godap.Message { return &customEvent[DDMHeapInfoBody]{} })
 	codec.RegisterEvent("ddmHeapMap", func() godap.Message { return &customEvent[DDMHeapMapBody]{} })
 	codec.RegisterEvent("memoryCounts", func() godap.Message { return &customEvent[InstanceCountsBody]{} })
-	c := &client{t: t, conn: nc, r: bufio.NewReader(nc), codec: codec, skip: map[string]bool{"output": true, "thread": true}, done: done}
+	c := &client{t: t, conn: nc, r: bufio.NewReader(nc), codec: codec, skip: map[string]bool{"output": true, "thread": true}, skipped: map[string]int{}, done: done}
 	t.Cleanup(func() {
 		nc.Close()
 		select {
@@ -124,6 +126,7 @@ func (c *client) next() godap.Message {
 			c.t.Fatalf("decoding %s: %v", raw, err)
 		}
 		if e, ok := m.(godap.EventMessage); ok && c.skip[e.GetEvent().Event] {
+			c.skipped[e.GetEvent().Event]++
 			if o, ok := m.(*godap.OutputEvent); ok {
 				c.out.WriteString(o.Body.Output)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -45,6 +46,10 @@ type debuggee struct {
 	mem       memoryState  // the memory view (memory.go)
 
 	stopLog context.CancelFunc // ends the app's log in the console (logcat.go), or nil
+	// unlisted is how many virtual threads the latest threads response
+	// left out (said in the console when it changes).
+	unlisted atomic.Int64
+	counting atomic.Bool // a count of them runs
 }
 
 // sourceState is where a session's sources come from, and the caches of

@@ -17,10 +17,18 @@ import (
 // terminal (package jvmrun).
 type process = localjvm.Debuggee
 
-// javaExecutable finds java: the configured one, $JAVA_HOME/bin/java, or java on $PATH.
-func javaExecutable(configured string) (string, error) {
+// javaExecutable finds java: the configured one, the configured JDK's
+// bin/java, $JAVA_HOME/bin/java, or java on $PATH.
+func javaExecutable(configured, javaHome string) (string, error) {
 	if configured != "" {
 		return configured, nil
+	}
+	if javaHome != "" {
+		p := filepath.Join(javaHome, "bin", "java")
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			return "", fmt.Errorf(`"javaHome" %s holds no bin/java: name a JDK's folder (the one with bin/ and lib/ in it), or leave it out to use JAVA_HOME or java on PATH`, javaHome)
+		}
+		return p, nil
 	}
 	p, err := localjvm.FindTool("java")
 	if err != nil {
@@ -44,7 +52,7 @@ func commandLine(java string, cfg *LaunchConfig, addr string) []string {
 // loopback listener of ours, and returns the connected debuggee.
 // Through a monitor, target is the launched VM's id there ("" otherwise).
 func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, string, error) {
-	java, err := javaExecutable(cfg.JavaExec)
+	java, err := javaExecutable(cfg.JavaExec, cfg.JavaHome)
 	if err != nil {
 		return nil, "", err
 	}
@@ -103,6 +111,8 @@ func (s *session) launch(ctx context.Context, cfg *LaunchConfig) (*debuggee, str
 			classPath = append(classPath, e)
 		}
 		d.useAutoSources(folders, classPath, java)
+	} else {
+		d.useJDKSources(java)
 	}
 	if cfg.StopOnEntry {
 		d.stopOnEntry = cfg.MainClass

@@ -478,6 +478,7 @@ var routes = map[string]route{
 	"dataBreakpointInfo": {whenStopped, reply(ErrUnableToDataBreakpoint, (*session).dataBreakpointInfo)},
 	"instanceCounts":     {whenStopped, reply(ErrUnableToListVariables, (*session).instanceCounts)},
 	"instances":          {whenStopped, reply(ErrUnableToListVariables, (*session).instances)},
+	"virtualThreads":     {whenStopped, reply(ErrUnableToListThreads, (*session).virtualThreads)},
 }
 
 // on adapts a handler that answers the request itself.

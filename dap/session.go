@@ -91,6 +91,8 @@ func (s *session) onAttachRequest(r *godap.AttachRequest) {
 	if len(d.srcs.sourcePaths) == 0 {
 		d.srcs.sourcePaths = []string{"."}
 		d.useAutoSources(cfg.Workspace(), nil, "")
+	} else {
+		d.useJDKSources("")
 	}
 	pid := int(cfg.ProcessID)
 	if pid == 0 && d.ddm != nil {

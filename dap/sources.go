@@ -33,6 +33,7 @@ type autoSources struct {
 	folders   []string
 	classPath []string // nil: ask the VM
 	javaExec  string
+	jdkOnly   bool // sourcePaths are set: the JDK's sources alone
 
 	once sync.Once
 	idx  *srclookup.Index
@@ -53,6 +54,35 @@ func (d *debuggee) useAutoSources(folders, classPath []string, javaExec string) 
 		defer d.s.wg.Done()
 		d.autoIndex()
 	}()
+}
+
+// useJDKSources turns the JDK's sources on beside sourcePaths: the
+// debuggee's own JDK's src.zip (else javaExec's), nothing else.
+func (d *debuggee) useJDKSources(javaExec string) {
+	d.useAutoSources(nil, []string{}, javaExec)
+	d.srcs.auto.jdkOnly = true
+}
+
+// vmJavaHome is the debuggee's java.home, read without running code (a
+// static field: jdk.internal.util.StaticProperty.JAVA_HOME, set at start
+// from the system property on JDK 11 and later); "" when the VM has none.
+func (d *debuggee) vmJavaHome(ctx context.Context) string {
+	if d.ddm != nil {
+		return "" // an Android VM: no JDK
+	}
+	c, err := d.vm.ClassBySignature(ctx, "Ljdk/internal/util/StaticProperty;")
+	if err != nil || c == 0 {
+		return ""
+	}
+	v, ok, err := d.vm.StaticField(ctx, c, "JAVA_HOME")
+	if err != nil || !ok || v.IsNull() {
+		return ""
+	}
+	home, err := d.vm.String(ctx, v.Object())
+	if err != nil {
+		return ""
+	}
+	return home
 }
 
 // indexTimeout bounds building the source index; what is indexed by then
@@ -76,7 +106,17 @@ func (d *debuggee) autoIndex() *srclookup.Index {
 				}
 			}
 		}
-		idx, err := srclookup.New(ctx, srclookup.Sources{Languages: d.srcs.langs, Folders: a.folders, ClassPath: cp, Archives: srclookup.JDKSources(a.javaExec)})
+		archives := srclookup.JDKSources(a.javaExec)
+		if home := d.vmJavaHome(ctx); home != "" {
+			archives = append(srclookup.JDKSourcesAt(home), archives...)
+		}
+		if a.jdkOnly {
+			archives = archives[:min(len(archives), 1)]
+			if d.ddm != nil {
+				archives = nil // an Android VM: its libcore is no host JDK's
+			}
+		}
+		idx, err := srclookup.New(ctx, srclookup.Sources{Languages: d.srcs.langs, Folders: a.folders, ClassPath: cp, Archives: archives})
 		if err != nil {
 			d.log.Warn().Err(err).Msg("index sources")
 			idx, _ = srclookup.New(ctx, srclookup.Sources{})

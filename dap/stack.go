@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -16,29 +17,59 @@ import (
 	godap "github.com/google/go-dap"
 )
 
-// threads lists every thread by its name alone. The editor shows each
-// thread's state itself (paused and why, or running) from the stopped and
-// continued events, and asks for the list again only at a stop, so a state
-// in the name went stale as soon as the thread ran on ("main (breakpoint)"
-// next to RUNNING). The JDWP states, CPU times and suspension of every
-// thread are the monitor's vm/threads (the Threads view). Without a
-// debuggee (before launch, after a launch failed: VS Code asks then) the
-// list is empty.
+// threads lists the platform threads and the threads met at events or
+// stops (virtual ones included: JDWP lists no virtual thread unless its
+// agent was told to), by name alone. The editor shows each thread's state
+// itself (paused and why, or running) from the stopped and continued
+// events, and asks for the list again only at a stop, so a state in the
+// name went stale as soon as the thread ran on ("main (breakpoint)" next
+// to RUNNING); a virtual thread's name says it is virtual, and on which
+// carrier it was mounted at the stop. The list is bounded: the virtual
+// threads never met are counted (virtualThreads pages through them). The
+// JDWP states, CPU times and suspension of every thread are the monitor's
+// vm/threads (the Threads view). Without a debuggee (before launch, after
+// a launch failed: VS Code asks then) the list is empty.
 func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.ThreadsResponseBody, error) {
 	d := s.dbg
 	if d == nil || d.isEnded() {
 		return godap.ThreadsResponseBody{Threads: []godap.Thread{}}, nil
 	}
-	ids, err := d.vm.Threads(ctx)
+	// The threads met at events matter only where the VM leaves some out
+	// (virtual threads); they are read beside the platform threads, not
+	// after them (no round trip added).
+	var met []jdwp.ThreadID
+	metDone := make(chan struct{})
+	if d.t.VirtualThreads() {
+		go func() {
+			defer close(metDone)
+			met = d.t.MetThreads(ctx)
+		}()
+	} else {
+		close(metDone)
+	}
+	ids, err := d.t.PlatformThreads(ctx)
+	<-metDone
 	if err != nil {
 		return godap.ThreadsResponseBody{}, err
 	}
+	platform := len(ids)
+	seen := make(map[jdwp.ThreadID]bool, len(ids))
+	for _, t := range ids {
+		seen[t] = true
+	}
+	for _, t := range met {
+		if !seen[t] {
+			seen[t] = true
+			ids = append(ids, t)
+		}
+	}
 	stopThread, _, _ := d.stops.Latest()
 	names := make([]string, len(ids))
+	gone := make([]bool, len(ids))
 	err = parallel(len(ids), func(i int) error {
-		name, err := d.vm.ThreadName(ctx, ids[i])
+		name, err := d.threadName(ctx, ids[i], i >= platform)
 		if c := jdwp.Code(err); c == jdwp.ErrInvalidThread || c == jdwp.ErrInvalidObject {
-			name, err = "<exited>", nil
+			name, err, gone[i] = "<exited>", nil, i >= platform
 		}
 		names[i] = name
 		return err
@@ -48,18 +79,77 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 	}
 	hidden := make([]bool, len(ids))
 	if d.opts.HideSystemThreads {
-		parallel(len(ids), func(i int) error {
+		parallel(platform, func(i int) error {
 			hidden[i] = ids[i] != stopThread && d.vm.SystemThread(ctx, ids[i], names[i])
 			return nil
 		})
 	}
 	threads := make([]godap.Thread, 0, len(ids))
 	for i, t := range ids {
-		if !hidden[i] {
+		if !hidden[i] && !gone[i] {
 			threads = append(threads, godap.Thread{Id: d.refs.threads.id(t), Name: names[i]})
 		}
 	}
+	if d.t.VirtualThreads() {
+		d.countUnlisted(seen)
+	}
 	return godap.ThreadsResponseBody{Threads: threads}, nil
+}
+
+// countUnlisted counts, after the threads response, the virtual threads
+// an agent run with includevirtualthreads=y lists and the response left
+// out (listed holds the ones it has), and says in the console how many
+// when that changed. One count runs at a time: reading 100,000 threads
+// takes the VM about as long as the response may.
+func (d *debuggee) countUnlisted(listed map[jdwp.ThreadID]bool) {
+	if !d.counting.CompareAndSwap(false, true) {
+		return
+	}
+	d.spawn(func() {
+		defer d.counting.Store(false)
+		ctx, cancel := context.WithTimeout(d.s.ctx, d.s.cfg.RequestTimeout)
+		defer cancel()
+		all, err := d.vm.Threads(ctx)
+		if err != nil {
+			return
+		}
+		rest := 0
+		for _, t := range all {
+			if !listed[t] {
+				rest++
+			}
+		}
+		if d.unlisted.Swap(int64(rest)) != int64(rest) && rest > 0 {
+			d.s.output("console", fmt.Sprintf("%d more virtual threads are not in the threads list (it shows the platform threads and the ones met at events and stops): the Virtual Threads view groups them all by stack\n", rest))
+		}
+	})
+}
+
+// threadName is a thread's name as the threads list shows it. A thread
+// the VM did not list (met at an event) may be virtual: an unnamed one is
+// "virtual#<id>" as the JDK's tools call it (its Thread.threadId()), and
+// the name says it is virtual and on which carrier it is mounted.
+func (d *debuggee) threadName(ctx context.Context, t jdwp.ThreadID, maybeVirtual bool) (string, error) {
+	name, err := d.vm.ThreadName(ctx, t)
+	if err != nil || !maybeVirtual {
+		return name, err
+	}
+	virtual, err := d.t.IsVirtual(ctx, t)
+	if err != nil || !virtual {
+		return name, err
+	}
+	if name == "" {
+		name = "virtual#" + strconv.FormatUint(uint64(t), 10)
+		if v, ok, err := d.vm.Field(ctx, jdwp.ObjectID(t), "tid"); err == nil && ok {
+			name = "virtual#" + strconv.FormatInt(v.Int(), 10)
+		}
+	}
+	if v, ok, err := d.vm.Field(ctx, jdwp.ObjectID(t), "carrierThread"); err == nil && ok && !v.IsNull() {
+		if carrier, err := d.vm.ThreadName(ctx, jdwp.ThreadID(v.Object())); err == nil {
+			return name + " (virtual, on " + carrier + ")", nil
+		}
+	}
+	return name + " (virtual)", nil
 }
 
 func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (godap.StackTraceResponseBody, error) {

@@ -111,3 +111,51 @@ func TestDataBreakpoints(t *testing.T) {
 		t.Errorf("output %q", c.out.String())
 	}
 }
+
+// TestFunctionBreakpointInherited: Element.attr(String), declared in
+// Element's superclass Node, binds when Element loads and stops for an
+// Element's call alone, not for another subclass's.
+func TestFunctionBreakpointInherited(t *testing.T) {
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(launchArgs(t, "Inherit"))
+	c.send("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "Element.attr(String)"}}})
+	bps := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
+	if len(bps) != 1 {
+		t.Fatalf("function breakpoints %s", mustJSON(bps))
+	}
+	// Element loads as the program runs: the breakpoint event may come
+	// before configurationDone's response or after it, the stop after it.
+	c.send("configurationDone", nil)
+	verified := bps[0].Verified
+	var stop *godap.StoppedEvent
+	for done := false; !done || stop == nil; {
+		switch m := c.next().(type) {
+		case *godap.ConfigurationDoneResponse:
+			done = true
+		case *godap.BreakpointEvent:
+			if !m.Body.Breakpoint.Verified || m.Body.Breakpoint.Line != line(t, "Inherit.java", "node-attr") {
+				t.Fatalf("breakpoint event %s", mustJSON(m.Body))
+			}
+			verified = true
+		case *godap.StoppedEvent:
+			stop = m
+		default:
+			t.Fatalf("got %s, want configurationDone's response, a breakpoint event and a stop", mustJSON(m))
+		}
+	}
+	if !verified || stop.Body.Reason != "function breakpoint" {
+		t.Fatalf("stop %s (verified: %v)", mustJSON(stop.Body), verified)
+	}
+	locals, frames := c.locals(stop.Body.ThreadId)
+	frameAt(t, frames[0], "Inherit$Node.attr", line(t, "Inherit.java", "node-attr"))
+	if locals["key"].Value != `"elem"` {
+		t.Errorf("stopped with key %s, want the Element's call (\"elem\")", locals["key"].Value)
+	}
+	c.send("continue", map[string]any{"threadId": stop.Body.ThreadId})
+	expect[*godap.ContinueResponse](c)
+	c.expectEnd(0)
+	if out := c.out.String(); !strings.Contains(out, "text=4") || !strings.Contains(out, "elem=4") {
+		t.Errorf("output:\n%s", out)
+	}
+}

@@ -271,3 +271,38 @@ func TestCIRunsTheScript(t *testing.T) {
 		t.Error("the README's test command is not scripts/test")
 	}
 }
+
+// The script says which JDK 21+ the tests of virtual threads run on: the
+// newest in /usr/lib/jvm (Temurin 25's folder first), exported as
+// DDMBRIDGE_JDK21 so those tests fail rather than skip; without one it
+// says they are skipped.
+func TestSaysWhichJDK21(t *testing.T) {
+	m := newMachine(t)
+	m.complete()
+	rc, out, _ := m.run("--dry-run", "--go-only")
+	if rc != 0 || !strings.Contains(out, "no JDK 21+ found") {
+		t.Errorf("without a JDK 21+: exit %d\n%s", rc, out)
+	}
+	jdk := func(dir, version string, javac bool) {
+		m.file(dir+"/bin/java", 0o755)
+		if javac {
+			m.file(dir+"/bin/javac", 0o755)
+		}
+		p := filepath.Join(m.root, dir, "release")
+		if err := os.WriteFile(p, []byte("IMPLEMENTOR=\"x\"\nJAVA_VERSION=\""+version+"\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jdk("/usr/lib/jvm/java-17-openjdk-amd64", "17.0.21", true)
+	jdk("/usr/lib/jvm/jdk-24-jre", "24.0.1", false) // no javac: not for the tests
+	jdk("/usr/lib/jvm/java-21-openjdk-amd64", "21.0.5", true)
+	rc, out, _ = m.run("--dry-run", "--go-only")
+	if want := m.root + "/usr/lib/jvm/java-21-openjdk-amd64 (JDK 21) for the JDK 21+ tests"; rc != 0 || !strings.Contains(out, want) {
+		t.Errorf("with JDK 17, a JRE 24 and JDK 21: exit %d, want %q in\n%s", rc, want, out)
+	}
+	jdk("/usr/lib/jvm/temurin-25-jdk-amd64", "25.0.3", true)
+	rc, out, _ = m.run("--dry-run", "--go-only")
+	if want := m.root + "/usr/lib/jvm/temurin-25-jdk-amd64 (JDK 25) for the JDK 21+ tests"; rc != 0 || !strings.Contains(out, want) {
+		t.Errorf("with Temurin 25: exit %d, want %q in\n%s", rc, want, out)
+	}
+}

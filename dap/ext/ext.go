@@ -30,6 +30,7 @@ func Register(c *godap.Codec) {
 	c.RegisterRequest("dumpHeap", func() godap.Message { return &DumpHeapRequest{} }, func() godap.Message { return &DumpHeapResponse{} })
 	c.RegisterRequest("attachVM", func() godap.Message { return &AttachVMRequest{} }, func() godap.Message { return &AttachVMResponse{} })
 	registerMemory(c)
+	registerVirtualThreads(c)
 }
 
 // DDM: the ddmUpdates and ddmGC requests, the ddmThreads, ddmHeapInfo and

@@ -40,6 +40,11 @@ type LaunchConfig struct {
 	// JavaExec is the java executable; the default is $JAVA_HOME/bin/java,
 	// then java on $PATH.
 	JavaExec string `json:"javaExec,omitempty"`
+	// JavaHome is the JDK (or JRE) that runs the program, e.g.
+	// "/usr/lib/jvm/temurin-25-jdk-amd64": its bin/java, unless JavaExec
+	// names another executable. Stepping into the JDK shows that JDK's own
+	// sources (its lib/src.zip) whichever JDK this is.
+	JavaHome string `json:"javaHome,omitempty"`
 	// SourcePaths are the source roots stack frames are mapped to: a frame in
 	// class com.example.App from App.java shows
 	// <root>/com/example/App.java from the first root that has it. The

@@ -376,6 +376,49 @@ func DumpHeapTo(ctx context.Context, pid int, live bool, w io.Writer) (int64, er
 	return n, copyErr(pid, n, err)
 }
 
+// ThreadDump asks the local HotSpot VM pid for a JSON thread dump
+// (Thread.dump_to_file -format=json, JDK 21 and later: the command is
+// sent only after the VM's help lists it) and decodes it as it is read.
+// The VM writes into a private directory made in its /tmp, removed
+// afterwards.
+func ThreadDump(ctx context.Context, pid int) (*Dump, error) {
+	help, err := Execute(ctx, pid, "jcmd", "help")
+	if err != nil {
+		return nil, err
+	}
+	if !strings.Contains(help, "Thread.dump_to_file") {
+		return nil, fmt.Errorf("hotspot: VM %d has no JSON thread dump (Thread.dump_to_file came with JDK 21): its virtual threads cannot be listed", pid)
+	}
+	p, err := lookup(pid)
+	if err != nil {
+		return nil, err
+	}
+	d, err := makeDumpDir(p)
+	if err != nil {
+		return nil, err
+	}
+	defer d.remove()
+	const file = "threads.json"
+	out, err := Execute(ctx, pid, "jcmd", "Thread.dump_to_file -format=json "+d.path+"/"+file)
+	if err != nil {
+		return nil, err
+	}
+	uid := p.uid
+	if os.Geteuid() != 0 || p.uid <= 0 {
+		uid = -1
+	}
+	f, err := d.open(file, uid)
+	if err != nil {
+		return nil, fmt.Errorf("hotspot: VM %d wrote no thread dump (%s): %w", pid, strings.TrimSpace(out), err)
+	}
+	defer f.Close()
+	dump, err := DecodeThreadDump(f)
+	if err != nil {
+		return nil, fmt.Errorf("hotspot: VM %d's thread dump: %w", pid, err)
+	}
+	return dump, nil
+}
+
 func copyErr(pid int, n int64, err error) error {
 	if err != nil {
 		return fmt.Errorf("hotspot: copying VM %d's heap dump (%d bytes copied): %w", pid, n, err)

@@ -22,3 +22,6 @@ func DumpHeap(ctx context.Context, pid int, live bool) ([]byte, error) { return 
 func DumpHeapTo(ctx context.Context, pid int, live bool, w io.Writer) (int64, error) {
 	return 0, errUnsupported
 }
+
+// ThreadDump asks a local HotSpot VM for a JSON thread dump; only on Linux.
+func ThreadDump(ctx context.Context, pid int) (*Dump, error) { return nil, errUnsupported }

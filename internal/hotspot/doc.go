@@ -30,7 +30,12 @@
 //
 // What it owns: the attach handshake, the dumpheap command (DumpHeapTo
 // copies the dump to a writer, a file in the kernel, never the whole dump in
-// memory) and the one flag a dump needs read with it (CompressedOops). What it must
+// memory) and the one flag a dump needs read with it (CompressedOops), and
+// the JSON thread dump of a JDK 21+ VM (ThreadDump: jcmd's
+// Thread.dump_to_file -format=json, sent only when the VM's help lists it,
+// written into the same kind of private directory, decoded as a stream
+// into the platform threads and the virtual threads grouped by stack:
+// DecodeThreadDump). What it must
 // not touch: JDWP, DDM, HPROF parsing (ddm/hprof) and the monitor's VM list.
 //
 // It lives in internal, below dap and bridge, because both use it (the

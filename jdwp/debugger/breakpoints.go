@@ -116,6 +116,9 @@ type breakpoint struct {
 	prepReq  int32            // a function breakpoint's class-prepare request
 	reqKinds []jdwp.EventKind // a data breakpoint's request kinds, by reqs index
 	reason   string           // the stop's reason: "breakpoint" unless set
+	// receivers are the requests of a function breakpoint set in a
+	// supertype's method: the class named, whose instances the hits must be.
+	receivers map[int32]jdwp.ReferenceTypeID
 }
 
 // bpTables are the session's breakpoints of every kind and the event
@@ -545,6 +548,9 @@ func (t *Target) onBreakpoint(ctx context.Context, e jdwp.Event) *Stop {
 	}
 	if bp == nil {
 		return nil // cleared while the event was on its way
+	}
+	if !t.inheritedHit(ctx, bp, e) {
+		return nil
 	}
 	return t.hit(ctx, bp, e, "")
 }

@@ -52,7 +52,13 @@ func (t *Target) SetExceptionRules(ctx context.Context, rules []ExceptionRule) e
 	if !caught && !uncaught {
 		return nil
 	}
-	id, err := t.Requests.Set(ctx, jdwp.EventException, stopPolicy, jdwp.ExceptionOnly{Caught: caught, Uncaught: uncaught})
+	// An exception that ends a virtual thread is caught by the JDK's
+	// virtual thread machinery (VirtualThread.run hands it to the
+	// uncaught exception handler): on a VM with virtual threads the
+	// uncaught filter asks for caught exceptions too, and onException
+	// decides by where the exception ends, as IntelliJ does.
+	reqCaught := caught || uncaught && t.VirtualThreads()
+	id, err := t.Requests.Set(ctx, jdwp.EventException, stopPolicy, jdwp.ExceptionOnly{Caught: reqCaught, Uncaught: uncaught})
 	if err != nil {
 		return err
 	}
@@ -120,7 +126,17 @@ func (t *Target) classChain(ctx context.Context, c jdwp.ReferenceTypeID) ([]stri
 // onException decides whether an exception stops: the first rule that
 // matches how it is thrown (caught or not), its class and its condition.
 func (t *Target) onException(ctx context.Context, e jdwp.Event) *Stop {
-	caught := e.CatchLocation.Class != 0
+	caught := e.CatchLocation.Class != 0 && !t.endsThread(ctx, e.CatchLocation)
+	t.mu.Lock()
+	rules := t.bps.exc.rules
+	t.mu.Unlock()
+	wanted := false
+	for _, r := range rules {
+		wanted = wanted || !r.Never && (r.Caught || !caught)
+	}
+	if !wanted {
+		return nil // a caught exception asked for to see the uncaught ones of virtual threads
+	}
 	c, _, err := t.VM.ObjectType(ctx, e.Exception.ID)
 	if err != nil {
 		t.log.Debug().Err(err).Msg("type of a thrown exception")
@@ -131,9 +147,6 @@ func (t *Target) onException(ctx context.Context, e jdwp.Event) *Stop {
 		t.log.Debug().Err(err).Msg("superclasses of a thrown exception")
 		return nil
 	}
-	t.mu.Lock()
-	rules := t.bps.exc.rules
-	t.mu.Unlock()
 	for _, r := range rules {
 		if r.Never && anyMatch(r.Include, names) && !anyMatch(r.Exclude, names) {
 			return nil
@@ -175,6 +188,21 @@ func (t *Target) onException(ctx context.Context, e jdwp.Event) *Stop {
 		return &Stop{Reason: "exception", Thread: e.Thread, Description: "Paused on " + kind + " exception", Text: text}
 	}
 	return nil
+}
+
+// threadEnders are the classes whose handlers catch what ends a thread
+// and hand it to the uncaught exception handler: an exception caught
+// there is uncaught to the user.
+var threadEnders = map[string]bool{"Ljava/lang/VirtualThread;": true, "Ljava/lang/ThreadBuilders$BoundVirtualThread;": true}
+
+// endsThread reports whether an exception caught at catchLoc ends its
+// thread (see threadEnders).
+func (t *Target) endsThread(ctx context.Context, catchLoc jdwp.Location) bool {
+	if !t.VirtualThreads() {
+		return false
+	}
+	sig, err := t.VM.Signature(ctx, catchLoc.Class)
+	return err == nil && threadEnders[sig]
 }
 
 // DescribeException returns an exception's class name and detail message

@@ -185,7 +185,7 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 		return nil
 	}
 	bp.done[class] = true
-	ms, err := t.VM.Methods(ctx, class)
+	declaring, ms, err := t.funcMethods(ctx, bp.fn, class)
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,7 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 			continue
 		}
 		idx, line := uint64(0), 0
-		lt, err := t.VM.LineTable(ctx, class, m.ID)
+		lt, err := t.VM.LineTable(ctx, declaring, m.ID)
 		if err != nil {
 			return err
 		}
@@ -212,13 +212,20 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 				}
 			}
 		}
-		id, err := t.Requests.Set(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: class, Method: m.ID, Index: idx})
+		id, err := t.Requests.Set(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: declaring, Method: m.ID, Index: idx})
 		if err != nil {
 			return fmt.Errorf("set function breakpoint %s: %w", bp.fn.text, err)
 		}
 		t.mu.Lock()
 		bp.reqs = append(bp.reqs, id)
 		t.bps.bpByReq[id] = bp
+		if declaring != class {
+			// Inherited: the hit counts when this is a class's.
+			if bp.receivers == nil {
+				bp.receivers = map[int32]jdwp.ReferenceTypeID{}
+			}
+			bp.receivers[id] = class
+		}
 		t.mu.Unlock()
 		if !bp.verified {
 			bp.verified, bp.actual, bp.class = true, line, class
@@ -226,6 +233,86 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 		}
 	}
 	return nil
+}
+
+// funcMethods are the methods of class a function breakpoint may name:
+// its own, or, when none of them matches, those of the nearest supertype
+// that declares a match (Element.attr declared in Node; a default method
+// of an interface), with that type.
+func (t *Target) funcMethods(ctx context.Context, fn *funcSpec, class jdwp.ReferenceTypeID) (jdwp.ReferenceTypeID, []jdwp.MethodInfo, error) {
+	ms, err := t.VM.Methods(ctx, class)
+	if err != nil {
+		return 0, nil, err
+	}
+	if fn.method == "<init>" || fn.method == "<clinit>" {
+		return class, ms, nil
+	}
+	for _, m := range ms {
+		if fn.matchesMethod(m) {
+			return class, ms, nil
+		}
+	}
+	seen := map[jdwp.ReferenceTypeID]bool{class: true}
+	queue := []jdwp.ReferenceTypeID{class}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		var next []jdwp.ReferenceTypeID
+		if sup, err := t.VM.Superclass(ctx, c); err == nil && sup != 0 {
+			next = append(next, sup)
+		}
+		if ifaces, err := t.VM.Interfaces(ctx, c); err == nil {
+			next = append(next, ifaces...)
+		}
+		for _, n := range next {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			nms, err := t.VM.Methods(ctx, n)
+			if err != nil {
+				return 0, nil, err
+			}
+			for _, m := range nms {
+				if fn.matchesMethod(m) {
+					return n, nms, nil
+				}
+			}
+			queue = append(queue, n)
+		}
+	}
+	return class, ms, nil
+}
+
+// inheritedHit reports whether the hit of an inherited function
+// breakpoint's request is in an instance of the class it names (this of
+// the top frame): Element.attr set in Node.attr stops for Elements only.
+func (t *Target) inheritedHit(ctx context.Context, bp *breakpoint, e jdwp.Event) bool {
+	t.mu.Lock()
+	want, ok := bp.receivers[e.RequestID]
+	t.mu.Unlock()
+	if !ok {
+		return true
+	}
+	frames, err := t.Conn.Frames(ctx, e.Thread, 0, 1)
+	if err != nil || len(frames) == 0 {
+		return true
+	}
+	this, err := t.Conn.ThisObject(ctx, e.Thread, frames[0].ID)
+	if err != nil || this.ID == 0 {
+		return true // a static method: declared where it is
+	}
+	typ, _, err := t.VM.ObjectType(ctx, this.ID)
+	if err != nil {
+		return true
+	}
+	have, err1 := t.VM.Signature(ctx, typ)
+	sup, err2 := t.VM.Signature(ctx, want)
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	is, err := t.VM.Subtype(ctx, have, sup)
+	return err != nil || is
 }
 
 // onFuncClassPrepare installs function breakpoints in a class that just

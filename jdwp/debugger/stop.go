@@ -45,6 +45,7 @@ func (t *Target) stop(ctx context.Context, st *Stop, policy jdwp.SuspendPolicy) 
 		t.log.Warn().Err(err).Msg("stop")
 	}
 	st.AllThreads = policy == jdwp.SuspendAll || t.Opts.SuspendAll
+	t.Met(st.Thread)
 	t.Stops.Stop(st.Thread, st.Reason)
 	t.ClearSteps(ctx, st.Thread)
 	t.fe.Stopped(*st)
@@ -89,6 +90,7 @@ func (t *Target) Pause(ctx context.Context, thread jdwp.ThreadID) (bool, error) 
 		if err := t.Sus.SuspendThread(ctx, thread); err != nil {
 			return false, err
 		}
+		t.Met(thread)
 		t.Stops.Stop(thread, "paused")
 		return true, nil
 	}
@@ -98,6 +100,7 @@ func (t *Target) Pause(ctx context.Context, thread jdwp.ThreadID) (bool, error) 
 	if _, err := t.Sus.SuspendVM(ctx); err != nil {
 		return false, err
 	}
+	t.Met(thread)
 	t.Stops.Stop(thread, "paused")
 	return true, nil
 }

@@ -132,6 +132,8 @@ type Target struct {
 	life  lifecycle
 	bps   bpTables
 	steps stepTables
+
+	threads threadBook // the threads met at events, and which are virtual (threads.go)
 }
 
 // lifecycle is where the session stands between launch and the end.
@@ -176,18 +178,34 @@ func (t *Target) Preload(ctx context.Context) error { return t.Conn.Preload(ctx)
 // events and runs the event pump until the connection ends (run starts it
 // on a goroutine the owner waits for).
 func (t *Target) Start(ctx context.Context, run func(func())) error {
-	caps, err := t.Conn.Capabilities(ctx)
+	// The capabilities and the version (whether the VM has virtual
+	// threads) are asked at once: one round trip on a slow link.
+	var caps jdwp.Capabilities
+	var err error
+	mirror.Parallel(2, func(i int) error {
+		if i == 0 {
+			caps, err = t.Conn.Capabilities(ctx)
+		} else {
+			t.readVersion(ctx)
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("read the VM's capabilities: %w", err)
 	}
 	t.Caps = caps
-	// Thread starts and deaths, and class unloads, which keep the mirror's
-	// caches true (SuspendNone: they stop nothing), asked at once: one
-	// round trip on a slow link, not three.
+	// Thread starts and deaths (platform threads only on a VM with virtual
+	// threads), and class unloads, which keep the mirror's caches true
+	// (SuspendNone: they stop nothing), asked at once: one round trip on a
+	// slow link, not three.
 	kinds := []jdwp.EventKind{jdwp.EventThreadStart, jdwp.EventThreadDeath, jdwp.EventClassUnload}
 	errs := make([]error, len(kinds))
 	mirror.Parallel(len(kinds), func(i int) error {
-		_, errs[i] = t.Requests.Set(ctx, kinds[i], jdwp.SuspendNone)
+		var mods []jdwp.Modifier
+		if kinds[i] != jdwp.EventClassUnload {
+			mods = t.threadEventModifiers()
+		}
+		_, errs[i] = t.Requests.Set(ctx, kinds[i], jdwp.SuspendNone, mods...)
 		return nil
 	})
 	for _, err := range errs[:2] {
@@ -273,6 +291,7 @@ func (t *Target) HandleSet(es *jdwp.EventSet) {
 		case jdwp.EventThreadStart:
 			t.fe.ThreadStarted(e.Thread)
 		case jdwp.EventThreadDeath:
+			t.forgetThread(e.Thread)
 			t.fe.ThreadExited(e.Thread)
 		case jdwp.EventClassUnload:
 			if c := t.VM.Unloaded(e.Signature); c != 0 {
@@ -286,14 +305,19 @@ func (t *Target) HandleSet(es *jdwp.EventSet) {
 			}
 			t.onClassPrepare(ctx, e)
 		case jdwp.EventBreakpoint:
+			t.Met(e.Thread)
 			stop = mergeStop(stop, t.onBreakpoint(ctx, e))
 		case jdwp.EventSingleStep:
+			t.Met(e.Thread)
 			stop = mergeStop(stop, t.onStep(ctx, e))
 		case jdwp.EventMethodEntry:
+			t.Met(e.Thread)
 			stop = mergeStop(stop, t.onMethodEntry(ctx, e))
 		case jdwp.EventException:
+			t.Met(e.Thread)
 			stop = mergeStop(stop, t.onException(ctx, e))
 		case jdwp.EventFieldAccess, jdwp.EventFieldModification:
+			t.Met(e.Thread)
 			stop = mergeStop(stop, t.onFieldEvent(ctx, e))
 		case jdwp.EventVMDeath, jdwp.EventVMDisconnected:
 			t.end()

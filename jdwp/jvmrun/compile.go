@@ -52,12 +52,17 @@ func CompileCached(ctx context.Context, sources ...string) (string, error) {
 // os.TempDir(), so repeated and parallel tests, in this process or in other
 // test binaries, compile each set of sources once.
 func CompileFiles(ctx context.Context, files map[string][]byte) (string, error) {
-	if len(files) == 0 {
-		return "", errors.New("javac: no .java sources given")
-	}
 	javac, err := FindTool("javac")
 	if err != nil {
 		return "", err
+	}
+	return CompileFilesWith(ctx, javac, files)
+}
+
+// CompileFilesWith is CompileFiles with the given javac (another JDK's).
+func CompileFilesWith(ctx context.Context, javac string, files map[string][]byte) (string, error) {
+	if len(files) == 0 {
+		return "", errors.New("javac: no .java sources given")
 	}
 	key, err := cacheKey(javac, files)
 	if err != nil {

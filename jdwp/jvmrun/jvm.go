@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,11 @@ type Options struct {
 
 	// Dir is the JVM's working directory; empty means the caller's.
 	Dir string
+	// JavaHome is the JDK whose bin/java runs; empty means FindTool's.
+	JavaHome string
+	// AgentOptions are more options of the JDWP agent, after its address
+	// ("includevirtualthreads=y").
+	AgentOptions string
 
 	// ReadyLine, when set, makes Start wait until the program prints a line
 	// containing it on stdout ("READY").
@@ -106,6 +112,9 @@ func Start(ctx context.Context, opts Options) (*JVM, error) {
 		return nil, errors.New("jvmrun: Options.Address is required with AttachToDebugger (server=n)")
 	}
 	java, err := FindTool("java")
+	if opts.JavaHome != "" {
+		java, err = filepath.Join(opts.JavaHome, "bin", "java"), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +158,9 @@ func freeLoopbackAddr() (string, error) {
 func start(ctx context.Context, java string, opts Options, addr string) (_ *JVM, bindFailed bool, _ error) {
 	agent := fmt.Sprintf("-agentlib:jdwp=transport=dt_socket,server=%s,suspend=%s,address=%s",
 		yn(!opts.AttachToDebugger), yn(opts.Suspend), addr)
+	if opts.AgentOptions != "" {
+		agent += "," + opts.AgentOptions
+	}
 	args := append([]string{agent}, opts.VMArgs...)
 	if len(opts.ClassPath) > 0 {
 		args = append(args, "-cp", strings.Join(opts.ClassPath, string(os.PathListSeparator)))

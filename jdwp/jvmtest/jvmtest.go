@@ -4,9 +4,11 @@ import (
 	"context"
 	"net"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
+	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 )
 
 // The types and values of jvmrun, under the names tests use.
@@ -83,6 +85,34 @@ func RequireJava(t testing.TB) {
 			t.Skip(err)
 		}
 	}
+}
+
+// ModernJDK returns the home of a JDK 21 or later for the tests of
+// virtual threads and newer class files (jvmrun.ModernJDKHome). Without
+// one the test is skipped, except when CI is "true" or DDMBRIDGE_JDK21 is
+// set: there the JDK is expected, and its absence fails the test.
+func ModernJDK(t testing.TB) string {
+	t.Helper()
+	home := jvmrun.ModernJDKHome()
+	if home != "" {
+		j, ok := localjvm.ReadJDK(home)
+		if ok && j.Version >= 21 && j.Compiler {
+			return home
+		}
+		t.Fatalf("the JDK 21+ of the tests, %s, is not a JDK 21 or later with javac (release file: %+v)", home, j)
+	}
+	msg := "no JDK 21 or later (looked in $DDMBRIDGE_JDK21, /usr/lib/jvm, $JAVA_HOME, ~/.sdkman/candidates/java): install Temurin 25 into /usr/lib/jvm/temurin-25-jdk-amd64 or set DDMBRIDGE_JDK21"
+	if os.Getenv("CI") == "true" {
+		t.Fatal("CI=true but " + msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// CompileWith compiles in-memory sources with the javac of the JDK at
+// home (jvmrun.CompileFilesWith).
+func CompileWith(ctx context.Context, home string, files map[string][]byte) (string, error) {
+	return jvmrun.CompileFilesWith(ctx, filepath.Join(home, "bin", "javac"), files)
 }
 
 // StartT is Start for tests: it skips or fails like RequireJava when there is

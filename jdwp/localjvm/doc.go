@@ -7,7 +7,9 @@
 // a JDWP agent. It also starts the JVM a launching debug session runs
 // (Debuggee: in a process group of its own, its output forwarded, its exit
 // and stderr kept for errors, its agent's connection accepted) and finds
-// the JDK's tools (FindTool), for the session and for package jvmrun.
+// the JDK's tools (FindTool), for the session and for package jvmrun, and
+// the JDKs installed here (InstalledJDKs: /usr/lib/jvm, $JAVA_HOME,
+// SDKMAN's folder, read from their release files) for a launch's javaHome.
 //
 // It reads /proc and dials nothing but what it is asked to; it must not
 // touch the JDWP wire beyond the handshake (package jdwp's AcceptConn) or

@@ -46,8 +46,18 @@ func (m *VM) ClassPaths(ctx context.Context) (jdwp.ClassPathInfo, error) {
 
 // Version returns the VM's version (and, in its description, what it is:
 // an Android VM, a simulated one).
+// It is asked once (a VM's version does not change); an error is not kept.
 func (m *VM) Version(ctx context.Context) (jdwp.VersionInfo, error) {
-	return m.conn.Version(ctx)
+	m.versionMu.Lock()
+	defer m.versionMu.Unlock()
+	if m.version != nil {
+		return *m.version, nil
+	}
+	v, err := m.conn.Version(ctx)
+	if err == nil {
+		m.version = &v
+	}
+	return v, err
 }
 
 // PopFrames pops frame f of suspended thread t and every frame above it.

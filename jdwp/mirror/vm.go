@@ -20,6 +20,9 @@ type VM struct {
 	conn *jdwp.Conn
 	cfg  Config
 
+	versionMu sync.Mutex
+	version   *jdwp.VersionInfo // VirtualMachine.Version, once read
+
 	sigs       Memo[jdwp.ReferenceTypeID, string]
 	methods    Memo[jdwp.ReferenceTypeID, []jdwp.MethodInfo]
 	lines      Memo[methodKey, Lines]

@@ -264,6 +264,15 @@ func JDKSources(javaExec string) []string {
 	return out
 }
 
+// JDKSourcesAt returns the lib/src.zip of the JDK at home (a VM's
+// java.home), if it has one.
+func JDKSourcesAt(home string) []string {
+	if z := filepath.Join(home, "lib", "src.zip"); home != "" && fileExists(z) {
+		return []string{z}
+	}
+	return nil
+}
+
 // homeOf is the JDK home of a java executable (symlinks resolved).
 func homeOf(java string) string {
 	if r, err := filepath.EvalSymlinks(java); err == nil {

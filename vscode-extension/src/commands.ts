@@ -7,7 +7,7 @@ import { hprofFileName } from './backend/api';
 import { BinaryNotFoundError } from './backend/binary';
 import { BackendHost, showLog } from './backend/host';
 import { DdmHub, errorText } from './ddmHub';
-import { pickJavaProcess, pickVM } from './debug/providers';
+import { pickJavaHome, pickJavaProcess, pickVM } from './debug/providers';
 import { formatBytes } from './heap/heapmap';
 import { views } from './viewList';
 import { HprofEditorProvider } from './views/hprofEditor';
@@ -58,6 +58,12 @@ export function registerCommands(context: vscode.ExtensionContext, host: Backend
       return undefined;
     }
     return pickJavaProcess(api);
+  });
+  command('ddmbridge.pickJavaHome', async () => {
+    if (!(await host.start())) {
+      return undefined;
+    }
+    return pickJavaHome(api);
   });
   command('ddmbridge.refreshVMs', async () => {
     if (await host.start()) {

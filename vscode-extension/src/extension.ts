@@ -18,6 +18,7 @@ import { HprofEditorProvider } from './views/hprofEditor';
 import { VMStore, VMTreeProvider } from './views/vmTree';
 import { ThreadsViewProvider } from './views/webviews';
 import { scanWelcome, vmTitle } from './vms';
+import { VirtualThreadsView } from './vthreads/virtualThreadsView';
 
 export interface DdmbridgeApi {
   backend: Backend;
@@ -47,7 +48,8 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
   context.subscriptions.push(
     new HotCodeReplacer(log, sessions),
     new MemoryView(log, sessions),
-    vscode.window.registerWebviewViewProvider(ThreadsViewProvider.viewType, new ThreadsViewProvider(context.extensionUri, hub)),
+    new VirtualThreadsView(log, sessions),
+    vscode.window.registerWebviewViewProvider(ThreadsViewProvider.viewType, new ThreadsViewProvider(context.extensionUri, hub, (id) => api.threadDump(id))),
     vscode.window.registerCustomEditorProvider(HprofEditorProvider.viewType, new HprofEditorProvider(context.extensionUri, api, log), {
       webviewOptions: { retainContextWhenHidden: true },
     }),

@@ -33,6 +33,7 @@ export const views = {
   heap: { id: 'ddmbridge.heap', host: 'panel', title: 'Heap map', ddm: ['heapInfo', 'heapMap'] },
   hprof: { id: 'ddmbridge.hprof', host: 'customEditor', title: 'Heap dump' },
   memory: { id: 'ddmbridge.memory', host: 'tree' },
+  virtualThreads: { id: 'ddmbridge.virtualThreads', host: 'tree' },
 } as const satisfies Record<string, ViewSpec>;
 
 export type ViewName = keyof typeof views;

@@ -2,6 +2,7 @@
 // and parameters follow docs/rpc.md; they live in one table so a rename in
 // the backend is a one-line change here.
 
+import { decodeJDKs, JDK } from '../jdks';
 import { decodeJVMs, JavaProcess } from '../jvms';
 import { decodeVMs, VMInfo } from '../vms';
 import { Backend, BackendError, isMethodNotFound } from './rpc';
@@ -19,6 +20,8 @@ export const methods = {
   status: 'monitor/status',
   dapAddress: 'dap/address',
   jvms: 'jvms/list',
+  jdks: 'jdks/list',
+  threadDump: 'vm/threadDump',
   hprofSummary: 'hprof/summary',
   hprofDominators: 'hprof/dominators',
   hprofHeapMap: 'hprof/heapMap',
@@ -51,6 +54,16 @@ export class ControlApi {
   /** jvms/list: the local Java processes, attachable or not, for the process picker. */
   async listJVMs(): Promise<JavaProcess[]> {
     return decodeJVMs(await this.backend.request(methods.jvms, {}));
+  }
+
+  /** jdks/list: the JDKs installed on the backend's host, for the javaHome picker. */
+  async listJDKs(): Promise<JDK[]> {
+    return decodeJDKs(await this.backend.request(methods.jdks, {}));
+  }
+
+  /** vm/threadDump: a local HotSpot JDK 21+ VM's JSON thread dump, virtual threads grouped by stack (decoded by the view). */
+  async threadDump(id: string): Promise<unknown> {
+    return this.backend.request(methods.threadDump, { id });
   }
 
   /**

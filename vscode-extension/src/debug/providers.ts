@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { ControlApi } from '../backend/api';
 import { errorText } from '../ddmHub';
+import { jdkItems, JDKItem } from '../jdks';
 import { processItems, ProcessItem } from '../jvms';
 import { VMStore } from '../views/vmTree';
 import { groupByDevice, unattachable, VMInfo, vmDescription, vmLabel, vmStates } from '../vms';
@@ -271,4 +272,26 @@ export async function pickJavaProcess(api: ControlApi): Promise<string | undefin
     return undefined;
   }
   return String(picked.process.pid);
+}
+
+/**
+ * The JDK picker behind ${command:ddmbridge.pickJavaHome}: the JDKs
+ * installed on the backend's host (/usr/lib/jvm, JAVA_HOME, SDKMAN's
+ * folder), newest first. Resolves to the chosen JDK's home (for a launch's
+ * "javaHome"), or undefined when dismissed.
+ */
+export async function pickJavaHome(api: ControlApi): Promise<string | undefined> {
+  let items: JDKItem[];
+  try {
+    items = jdkItems(await api.listJDKs());
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Cannot list the installed JDKs: ${errorText(e)}`);
+    return undefined;
+  }
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage('No JDK found in /usr/lib/jvm, JAVA_HOME or ~/.sdkman/candidates/java: set "javaHome" to a JDK\'s folder by hand.');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(items, { title: 'Run the program on which JDK?', matchOnDescription: true, matchOnDetail: true });
+  return picked?.jdk.home;
 }

@@ -70,7 +70,25 @@ export class ThreadsViewProvider implements vscode.WebviewViewProvider {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly hub: DdmHub,
+    /** vm/threadDump of a monitored VM (the backend's control API). */
+    private readonly threadDump: (id: string) => Promise<unknown>,
   ) {}
+
+  /** Asks the backend for the shown VM's JSON thread dump and hands it to the view. */
+  private async dump(webview: vscode.Webview): Promise<void> {
+    const send = (m: ToWebview): void => void webview.postMessage(m);
+    const id = this.hub.currentVMId;
+    if (!id) {
+      send({ type: 'error', message: 'A thread dump is taken through the monitor: pick a VM it watches (the VMs view).' });
+      return;
+    }
+    send({ type: 'status', message: 'Taking a thread dump…' });
+    try {
+      send({ type: 'threadDump', body: await this.threadDump(id) });
+    } catch (e) {
+      send({ type: 'error', message: `Thread dump: ${errorText(e)}` });
+    }
+  }
 
   resolveWebviewView(view: vscode.WebviewView): void {
     view.webview.options = webviewOptions(this.extensionUri);
@@ -80,6 +98,8 @@ export class ThreadsViewProvider implements vscode.WebviewViewProvider {
         void this.hub.refresh(['threads']);
       } else if (m.type === 'pickVM') {
         void vscode.commands.executeCommand('ddmbridge.focusVM', { pick: true });
+      } else if (m.type === 'threadDump') {
+        void this.dump(view.webview);
       }
     });
     let visible = view.visible;

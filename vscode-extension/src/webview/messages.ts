@@ -15,6 +15,8 @@ export type ToWebview =
   // DDM data of the VM shown (threads, heapInfo, heapMap), as the backend sent it.
   | { type: DdmKind; body: unknown }
   | { type: 'status'; message: string }
+  // The Threads view: a JDK 21+ VM's JSON thread dump (vm/threadDump), as sent.
+  | { type: 'threadDump'; body: unknown }
   | { type: 'error'; message: string }
   // The heap view's VM speaks no DDM: say so (and offer an HPROF dump).
   | { type: 'noDdm'; message: string }
@@ -33,6 +35,7 @@ export type FromWebview =
   | { type: 'refresh' }
   | { type: 'pickVM' }
   | { type: 'dumpHeap' }
+  | { type: 'threadDump' }
   // The HPROF editor: one level of the dominator tree (object absent: the top),
   // the heap map, and a diff against another dump the user picks.
   | { type: 'dominators'; object?: number }

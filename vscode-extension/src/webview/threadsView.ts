@@ -2,6 +2,7 @@
 // times and a strip of "blinkenlights" showing recent activity. Bundled for
 // the browser; the model is ../threads.
 
+import { decodeThreadDump, dumpGroupRow, ThreadDump } from '../threads/threadDump';
 import { decodeThreads, formatCpu, stateColors, stateSummary, ThreadRow, ThreadTracker } from '../threads/threads';
 import type { FromWebview, ToWebview, VMRef } from './messages';
 import { button, el, getVsCodeApi } from './dom';
@@ -12,6 +13,7 @@ const tracker = new ThreadTracker();
 let vm: VMRef | null = null;
 let rows: ThreadRow[] = [];
 let message: { text: string; error: boolean } | undefined;
+let dump: ThreadDump | undefined;
 
 function post(m: FromWebview): void {
   vscode.postMessage(m);
@@ -27,10 +29,39 @@ header.append(
   el('span', { class: 'spacer' }),
   button('Pick VM…', { id: 'pick', title: 'Choose the VM whose threads are shown' }, () => post({ type: 'pickVM' })),
   button('Refresh', { id: 'refresh' }, () => post({ type: 'refresh' })),
+  button('Virtual Threads', { id: 'thread-dump', title: 'A JDK 21+ VM on this host: its virtual threads grouped by stack, from a JSON thread dump (no debugger needed)' }, () =>
+    post({ type: 'threadDump' }),
+  ),
 );
 const status = el('div', { id: 'status', class: 'status' });
 const table = el('table', { id: 'threads', class: 'grid threads' });
-app.append(header, status, table);
+const vthreads = el('div', { id: 'vthreads', class: 'vthreads' });
+app.append(header, status, table, vthreads);
+
+function renderDump(): void {
+  if (!dump) {
+    vthreads.replaceChildren();
+    return;
+  }
+  const head = el(
+    'div',
+    { class: 'title' },
+    `${dump.virtual} virtual threads in ${dump.groups.length} stack${dump.groups.length === 1 ? '' : 's'}` +
+      (dump.ungrouped ? ` (${dump.ungrouped} in further stacks)` : '') +
+      ` · thread dump of ${dump.runtimeVersion || 'the VM'} at ${dump.time}`,
+  );
+  const groups = dump.groups.map((g, i) => {
+    const r = dumpGroupRow(g);
+    return el(
+      'details',
+      { class: 'vgroup', 'data-group': String(i) },
+      el('summary', {}, el('b', {}, r.count), ` ${r.where}`, r.states ? el('span', { class: 'flag' }, ` · ${r.states}`) : '', r.blocker ? el('span', { class: 'flag' }, ` · ${r.blocker}`) : ''),
+      el('pre', { class: 'stack' }, g.stack.join('\n')),
+      el('div', { class: 'flag' }, `tids: ${g.tids.join(', ')}${g.count > g.tids.length ? ', …' : ''}`),
+    );
+  });
+  vthreads.replaceChildren(head, ...groups);
+}
 
 function lights(levels: number[]): HTMLElement {
   const box = el('span', { class: 'lights', 'aria-label': 'recent activity' });
@@ -86,6 +117,8 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
       if (m.vm?.id !== vm?.id) {
         tracker.reset();
         rows = [];
+        dump = undefined;
+        renderDump();
       }
       vm = m.vm;
       message = undefined;
@@ -101,6 +134,15 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
       break;
     case 'status':
       message = { text: m.message, error: false };
+      break;
+    case 'threadDump':
+      try {
+        dump = decodeThreadDump(m.body);
+        message = undefined;
+      } catch (e) {
+        message = { text: `Cannot read the thread dump: ${(e as Error).message}`, error: true };
+      }
+      renderDump();
       break;
     case 'error':
       message = { text: m.message, error: true };

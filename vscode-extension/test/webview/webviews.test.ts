@@ -288,6 +288,26 @@ describe('heap map webview', () => {
 });
 
 describe('threads webview', () => {
+  test('virtual threads grouped by stack from a JDK 25 thread dump (recorded vm/threadDump of 6 parked virtual threads)', async () => {
+    const o = await open('threads');
+    const dump = fixture('threaddump-jdk25.json') as { virtual: number; groups: { count: number }[] };
+    await o.post({ type: 'vm', vm: { id: '1', name: 'VParked', source: 'backend' } });
+    await o.post({ type: 'threadDump', body: dump });
+    await o.page.waitForSelector('#vthreads details.vgroup');
+    assert.equal(await o.page.locator('#vthreads details.vgroup').count(), dump.groups.length);
+    assert.match((await o.page.textContent('#vthreads .title')) ?? '', /^6 virtual threads in 2 stacks · thread dump of 25\.0\.3/);
+    const first = (await o.page.textContent('#vthreads details.vgroup summary')) ?? '';
+    assert.match(first, /^3 virtual threads VParked\.(park|deeper)\(VParked\.java:\d+\) · 3 WAITING · waiting for java\.util\.concurrent\.CountDownLatch\$Sync@/);
+    await o.page.click('#vthreads details.vgroup summary');
+    assert.match((await o.page.textContent('#vthreads details.vgroup pre.stack')) ?? '', /VParked\.(park|deeper)\(VParked\.java:\d+\)/);
+    await o.shot('body', 'threads-virtual-dump');
+    // Another VM: the dump is of the previous one and goes.
+    await o.post({ type: 'vm', vm: { id: '2', name: 'Other', source: 'backend' } });
+    assert.equal(await o.page.locator('#vthreads details.vgroup').count(), 0);
+    await noProblems(o);
+    await o.page.close();
+  });
+
   test('live thread table from recorded updates: state colours, CPU times, activity lights', async () => {
     const o = await open('threads');
     await o.post({ type: 'vm', vm: { id: rec.vm.id, name: rec.vm.name, source: 'recording' } });
