@@ -129,7 +129,7 @@ func (p *Proxy) accept() {
 		if err != nil {
 			return
 		}
-		vm, err := net.DialTimeout("tcp", p.target, 30*time.Second)
+		vm, err := dialTarget(p.target)
 		if err != nil {
 			dbg.Close()
 			continue
@@ -151,6 +151,21 @@ func (p *Proxy) accept() {
 			delete(p.conns, l)
 			p.mu.Unlock()
 		}()
+	}
+}
+
+// dialTarget connects to the VM, trying again for up to 30 s while it
+// refuses: a JDWP agent (server=y) closes its port while one debugger
+// detaches and listens again after, and a debugger that attaches next
+// through the link must not meet that gap as a reset.
+func dialTarget(addr string) (net.Conn, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		c, err := net.DialTimeout("tcp", addr, 30*time.Second)
+		if err == nil || time.Now().After(deadline) {
+			return c, err
+		}
+		time.Sleep(wait)
 	}
 }
 
