@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +36,27 @@ type Suspensions struct {
 	held     map[jdwp.ThreadID]int         // single-thread suspensions held (stops, pauses)
 	events   map[jdwp.ThreadID]int         // event sets' own suspensions, while their handling decides
 	invoking map[jdwp.ThreadID]*invocation // threads running a method for the debugger
+
+	// remember reads what a front end asks of a stopped thread before a
+	// method runs in it (Enter); released drops it when the session lets
+	// the thread go (0: every thread). Both may be nil.
+	remember func(ctx context.Context, thread jdwp.ThreadID)
+	released func(thread jdwp.ThreadID)
+}
+
+// Invoking reports whether thread runs a method for the debugger.
+func (s *Suspensions) Invoking(thread jdwp.ThreadID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.invoking[thread] != nil
+}
+
+// release tells the owner of what was read of a stopped thread that the
+// session let it go (0: every thread).
+func (s *Suspensions) release(thread jdwp.ThreadID) {
+	if s.released != nil {
+		s.released(thread)
+	}
 }
 
 // invocation is a method running for the debugger in a thread.
@@ -73,6 +96,7 @@ func (s *Suspensions) ReleaseEvent(ctx context.Context, thread jdwp.ThreadID) er
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropEvent(thread)
+	s.release(thread)
 	if s.invoking[thread] != nil {
 		return nil // Exit settles the count
 	}
@@ -187,6 +211,7 @@ func (s *Suspensions) SuspendThread(ctx context.Context, thread jdwp.ThreadID) e
 func (s *Suspensions) ResumeAll(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.release(0)
 	var first error
 	for ; s.vm > 0; s.vm-- {
 		if err := s.conn.Resume(ctx); err != nil {
@@ -211,6 +236,7 @@ func (s *Suspensions) ResumeThread(ctx context.Context, thread jdwp.ThreadID) er
 
 func (s *Suspensions) resumeThreadLocked(ctx context.Context, thread jdwp.ThreadID, n int) error {
 	delete(s.held, thread)
+	s.release(thread)
 	if s.invoking[thread] != nil {
 		return nil // running a method: Exit settles the count
 	}
@@ -289,6 +315,9 @@ func (s *Suspensions) Enter(ctx context.Context, thread jdwp.ThreadID) (sent fun
 			s.mu.Unlock()
 			return nil, err
 		}
+	}
+	if s.remember != nil {
+		s.remember(ctx, thread)
 	}
 	depth, err := s.conn.FrameCount(ctx, thread)
 	if err != nil {
@@ -437,4 +466,28 @@ func zeroOf(t jdwp.Tag) jdwp.Value {
 		return jdwp.Value{Tag: jdwp.TagObject}
 	}
 	return jdwp.Value{Tag: t}
+}
+
+// String describes what the ledger holds ("nothing held" when nothing).
+func (s *Suspensions) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var parts []string
+	if s.vm > 0 {
+		parts = append(parts, fmt.Sprintf("the VM %d×", s.vm))
+	}
+	for t, n := range s.held {
+		parts = append(parts, fmt.Sprintf("thread %d held %d×", t, n))
+	}
+	for t, n := range s.events {
+		parts = append(parts, fmt.Sprintf("thread %d by %d event sets", t, n))
+	}
+	for t := range s.invoking {
+		parts = append(parts, fmt.Sprintf("thread %d running a method", t))
+	}
+	if len(parts) == 0 {
+		return "nothing held"
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }

@@ -101,14 +101,17 @@ type Target struct {
 	// StopMu orders stops and the answers to requests that resume: a
 	// front end takes it to answer such a request and resume, so no stop
 	// is reported in between.
-	StopMu sync.Mutex
+	StopMu  sync.Mutex
+	pending []pendingStop // stops held back while another is shown (guarded by StopMu)
 
-	fe  Frontend
-	sub *jdwp.Subscription
-	log zerolog.Logger
-	ctx context.Context
+	fe    Frontend
+	sub   *jdwp.Subscription
+	log   zerolog.Logger
+	ctx   context.Context
+	spawn func(func())
 
 	present  Presentation
+	stacks   stacks // what was read of stopped threads (stack.go)
 	obsolete mirror.Obsolete
 	pools    mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool] // constant pools, for bytecode
 
@@ -141,7 +144,7 @@ func New(ctx context.Context, conn *jdwp.Conn, fe Frontend, opts Options, log ze
 	}
 	sus := NewSuspensions(conn, log, opts.RequestTimeout)
 	t := &Target{
-		Conn: conn, Sus: sus, Stops: NewStops(), Opts: opts, fe: fe, log: log, ctx: ctx,
+		Conn: conn, Sus: sus, Stops: NewStops(), Opts: opts, fe: fe, log: log, ctx: ctx, spawn: spawn,
 		sub:      conn.Subscribe(),
 		VM:       mirror.New(conn, mirror.Config{Context: ctx, Log: log, Go: spawn, Hooks: sus}),
 		Requests: NewRequests(conn, log),
@@ -151,6 +154,7 @@ func New(ctx context.Context, conn *jdwp.Conn, fe Frontend, opts Options, log ze
 	}
 	t.Events = NewEvents(ctx, t.sub, t.VM, sus, t, spawn, log, opts.RequestTimeout)
 	t.present.t = t
+	sus.remember, sus.released = t.rememberStop, t.stacks.forget
 	return t
 }
 

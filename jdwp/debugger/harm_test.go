@@ -1,0 +1,267 @@
+package debugger
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/rs/zerolog"
+)
+
+// The harm scenarios of the debugger layer, on a real HotSpot VM and below
+// any editor protocol: four workers at one breakpoint, a method that
+// returns after the user resumed, a condition that never returns. Each
+// drives the Target as a front end does after every stop (the stopped
+// thread's frames, a value's toString) and checks that nothing the user did
+// not stop stays stopped.
+
+// recorder is a Frontend that records what the layer decides.
+type recorder struct {
+	stops chan Stop
+	mu    sync.Mutex
+	out   strings.Builder
+	inval int
+}
+
+func newRecorder() *recorder { return &recorder{stops: make(chan Stop, 64)} }
+
+func (r *recorder) Stopped(s Stop)                   { r.stops <- s }
+func (r *recorder) ThreadStarted(jdwp.ThreadID)      {}
+func (r *recorder) ThreadExited(jdwp.ThreadID)       {}
+func (r *recorder) BreakpointChanged(BreakpointInfo) {}
+func (r *recorder) Output(_, text string) {
+	r.mu.Lock()
+	r.out.WriteString(text)
+	r.mu.Unlock()
+}
+func (r *recorder) Logpoint(_ BreakpointInfo, text string) { r.Output("console", text+"\n") }
+func (r *recorder) ClassUnloaded(jdwp.ReferenceTypeID)     {}
+func (r *recorder) Ended(bool)                             {}
+func (r *recorder) ValueText(context.Context, jdwp.Value) string {
+	return "?"
+}
+func (r *recorder) Invalidated() {
+	r.mu.Lock()
+	r.inval++
+	r.mu.Unlock()
+}
+
+func (r *recorder) output() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.out.String()
+}
+
+// poolSession is a Target on a started Pool VM (testdata/java/Pool.java),
+// held at its main class until the test's breakpoints are set.
+type poolSession struct {
+	t      *Target
+	vm     *jvmtest.JVM
+	fe     *recorder
+	path   string
+	hit    int // the line marked HIT
+	ctx    context.Context
+	tb     testing.TB
+	cancel context.CancelFunc
+}
+
+func startPool(tb testing.TB, rounds int, opts Options) *poolSession {
+	tb.Helper()
+	jvmtest.RequireJava(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	tb.Cleanup(cancel)
+	path, err := filepath.Abs("testdata/java/Pool.java")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir, err := jvmtest.CompileCached(ctx, path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	hit := 0
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.Contains(l, "// HIT") {
+			hit = i + 1
+		}
+	}
+	vm := jvmtest.StartT(tb, jvmtest.Options{ClassPath: []string{dir}, MainClass: "Pool", Args: []string{fmt.Sprint(rounds)}, Suspend: true})
+	conn, err := jdwp.Dial(ctx, vm.Addr, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { conn.Close() })
+	var wg sync.WaitGroup
+	tb.Cleanup(wg.Wait)
+	tb.Cleanup(func() { conn.Close() })
+	spawn := func(f func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	if opts.RequestTimeout == 0 {
+		opts.RequestTimeout = 30 * time.Second
+	}
+	fe := newRecorder()
+	tg := New(ctx, conn, fe, opts, zerolog.Nop(), spawn)
+	if err := tg.Start(ctx, spawn); err != nil {
+		tb.Fatal(err)
+	}
+	if err := tg.RunToMain(ctx, "Pool", func() error { return fmt.Errorf("the VM exited") }); err != nil {
+		tb.Fatal(err)
+	}
+	return &poolSession{t: tg, vm: vm, fe: fe, path: path, hit: hit, ctx: ctx, tb: tb, cancel: cancel}
+}
+
+// nextStop waits for the next stop, or reports false once the program
+// printed POOL-DONE.
+func (p *poolSession) nextStop() (Stop, bool) {
+	p.tb.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(p.ctx, 3*time.Minute)
+		defer cancel()
+		p.vm.WaitForLine(ctx, "POOL-DONE") //nolint:errcheck // checked by the caller
+	}()
+	select {
+	case s := <-p.fe.stops:
+		return s, true
+	case <-done:
+		select {
+		case s := <-p.fe.stops:
+			return s, true
+		default:
+			return Stop{}, false
+		}
+	}
+}
+
+// refresh reads what an editor reads after a stop: the stopped thread's
+// frames (all of them) and its top frame's locals.
+func (p *poolSession) refresh(s Stop) error {
+	fs, err := p.t.Stack(p.ctx, s.Thread)
+	if err != nil {
+		return fmt.Errorf("frames of the stopped thread: %w", err)
+	}
+	if len(fs) == 0 {
+		return fmt.Errorf("the stopped thread has no frames")
+	}
+	if _, err := p.t.Locals(p.ctx, fs[0]); err != nil {
+		return fmt.Errorf("locals: %w", err)
+	}
+	return nil
+}
+
+// slowToString runs Pool.SLOW's toString for presentation, as the
+// Variables view would; its budget is shorter than the method.
+func (p *poolSession) slowToString() error {
+	class, err := p.t.VM.ClassBySignature(p.ctx, "LPool;")
+	if err != nil {
+		return err
+	}
+	v, ok, err := p.t.VM.StaticField(p.ctx, class, "SLOW")
+	if err != nil || !ok {
+		return fmt.Errorf("Pool.SLOW: %v", err)
+	}
+	_, err = p.t.Presentation().Invoke(p.ctx, v.Object(), "toString", "()Ljava/lang/String;")
+	return err
+}
+
+// waitDone waits for POOL-DONE, and on a timeout says which threads are
+// left suspended.
+func (p *poolSession) waitDone() {
+	p.tb.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 3*time.Minute)
+	defer cancel()
+	if _, err := p.vm.WaitForLine(ctx, "POOL-DONE"); err == nil {
+		return
+	}
+	var stuck []string
+	sctx, scancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer scancel()
+	ths, _ := p.t.Conn.AllThreads(sctx)
+	for _, th := range ths {
+		n, _ := p.t.Conn.SuspendCount(sctx, th)
+		if n > 0 {
+			name, _ := p.t.Conn.ThreadName(sctx, th)
+			stuck = append(stuck, fmt.Sprintf("%s (suspend count %d)", name, n))
+		}
+	}
+	p.tb.Fatalf("the program did not finish; threads suspended: %v; ledger %s; output %q", stuck, p.t.Sus.String(), p.fe.output())
+}
+
+// checkLedgerEmpty: once the program runs free, the ledger holds nothing.
+func (p *poolSession) checkLedgerEmpty() {
+	p.tb.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for p.t.Sus.String() != "nothing held" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // a method's return is booked after its reply
+	}
+	if s := p.t.Sus.String(); s != "nothing held" {
+		p.tb.Errorf("ledger after the run: %s", s)
+	}
+}
+
+// TestLateMethodResumesNothing: four workers at one breakpoint, stops
+// suspending all threads; after each stop the front end reads the frames and
+// runs a toString that outlives its budget (left running in the thread),
+// and the user continues at once; after a few stops all breakpoints are
+// removed and the user continues: every worker runs to the end (a method
+// returning after the user resumed suspends nothing), and the ledger holds
+// nothing. Run it 20 times in a row.
+func TestLateMethodResumesNothing(t *testing.T) {
+	for _, all := range []bool{true, false} {
+		t.Run(map[bool]string{true: "suspendAll", false: "eventThread"}[all], func(t *testing.T) {
+			p := startPool(t, 40, Options{SuspendAll: all})
+			p.t.Presentation().Budget = 100 * time.Millisecond
+			if _, err := p.t.SetBreakpoints(p.ctx, p.path, []BreakpointSpec{{Line: p.hit}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.t.ConfigurationDone(p.ctx, ""); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 6; i++ {
+				s, ok := p.nextStop()
+				if !ok {
+					t.Fatal("the program ended before 6 stops")
+				}
+				if err := p.refresh(s); err != nil {
+					t.Fatalf("stop %d (thread %v): %v", i, s.Thread, err)
+				}
+				p.slowToString() //nolint:errcheck // it outlives its budget: the point
+				if all {
+					p.t.ResumeAll(p.ctx) //nolint:errcheck // checked by the end
+				} else {
+					p.t.ResumeThread(p.ctx, s.Thread) //nolint:errcheck // checked by the end
+				}
+			}
+			if _, err := p.t.SetBreakpoints(p.ctx, p.path, nil); err != nil {
+				t.Fatal(err)
+			}
+			// Stops decided before the removal are continued, as a user would.
+			go func() {
+				for {
+					select {
+					case <-p.fe.stops:
+						p.t.ResumeAll(p.ctx) //nolint:errcheck
+					case <-p.ctx.Done():
+						return
+					}
+				}
+			}()
+			p.t.ResumeAll(p.ctx) //nolint:errcheck
+			p.waitDone()
+			p.checkLedgerEmpty()
+		})
+	}
+}
