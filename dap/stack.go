@@ -67,21 +67,19 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 	if !ok {
 		return godap.StackTraceResponseBody{}, fmt.Errorf("unknown thread id %d", r.Arguments.ThreadId)
 	}
-	total, err := d.vm.FrameCount(ctx, t)
+	// The whole stack, from the stop while a method runs in the thread
+	// (a toString of the Variables view): its frames do not change.
+	all, err := d.t.Stack(ctx, t)
 	if err != nil {
 		return godap.StackTraceResponseBody{}, err
 	}
-	start := int32(max(r.Arguments.StartFrame, 0))
+	total := int32(len(all))
+	start := min(int32(max(r.Arguments.StartFrame, 0)), total)
 	n := total - start
 	if r.Arguments.Levels > 0 && int32(r.Arguments.Levels) < n {
 		n = int32(r.Arguments.Levels)
 	}
-	var frames []mirror.Frame
-	if n > 0 {
-		if frames, err = d.vm.Frames(ctx, t, start, n); err != nil {
-			return godap.StackTraceResponseBody{}, err
-		}
-	}
+	frames := all[start : start+n]
 	out := make([]godap.StackFrame, len(frames))
 	err = parallel(len(frames), func(i int) error {
 		f := frames[i]

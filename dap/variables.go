@@ -51,9 +51,6 @@ func (s *session) variablesOf(ctx context.Context, r *godap.VariablesRequest) (g
 	if !ok {
 		return godap.VariablesResponseBody{}, fmt.Errorf("unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference)
 	}
-	if ls, ok := c.(*localsScope); ok {
-		d.vm.WaitReturned(ctx, ls.f.Thread) // see evaluate
-	}
 	vars, err := c.children(withHex(ctx, r.Arguments.Format), d, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
 	if err != nil {
 		return godap.VariablesResponseBody{}, err
@@ -339,36 +336,27 @@ func (d *debuggee) objectRef(ctx context.Context, obj jdwp.ObjectID, evalName st
 }
 
 func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
-	f := c.f
 	var vals []named
-	m, err := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
+	m, err := d.vm.Method(ctx, c.f.Loc.Class, c.f.Loc.Method)
 	if err != nil {
 		return nil, err
 	}
-	if f, err = d.vm.Live(ctx, f); err != nil {
+	// Read from the VM, or from the stop while a method runs in the thread.
+	fl, err := d.t.Locals(ctx, c.f)
+	if err != nil {
 		return nil, err
 	}
-	if m.ModBits&(jdwp.AccStatic|jdwp.AccNative) == 0 {
-		this, err := d.vm.This(ctx, f)
-		if err != nil {
-			return nil, fmt.Errorf("this: %w", err)
-		}
-		if this.ID != 0 {
-			vals = append(vals, named{"this", "this", jdwp.Value{Tag: this.Tag, Bits: uint64(this.ID)}})
-		}
+	if this := fl.This; this.ID != 0 {
+		vals = append(vals, named{"this", "this", jdwp.Value{Tag: this.Tag, Bits: uint64(this.ID)}})
 	}
-	if exc, ok := d.stoppedOn(f); ok {
+	if exc, ok := d.stoppedOn(fl.Frame); ok {
 		vals = append([]named{{exceptionName, "exception", jdwp.Value{Tag: exc.Tag, Bits: uint64(exc.ID)}}}, vals...)
 	}
-	vars, values, absentInfo, err := d.vm.Locals(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	for i, v := range vars {
-		vals = append(vals, named{v.Name, v.Name, values[i]})
+	for i, v := range fl.Vars {
+		vals = append(vals, named{v.Name, v.Name, fl.Vals[i]})
 	}
 	out, err := d.variables(ctx, vals)
-	if absentInfo && m.ModBits&jdwp.AccNative == 0 {
+	if fl.Absent && m.ModBits&jdwp.AccNative == 0 {
 		out = append(out, godap.Variable{Name: "<locals>", Value: "no local variable information: compile with javac -g"})
 	}
 	return out, err

@@ -396,10 +396,16 @@ func (s *Suspensions) Abort(ctx context.Context, thread jdwp.ThreadID, ret jdwp.
 	// Right after InvokeMethod the thread runs but has not entered the
 	// method yet (the agent's own frames are not Java frames): look again
 	// a moment later, the ledger free in between so the call can end.
-	wait := 5 * time.Millisecond
+	// Inside a call it is looked at again a few times too (a print, a
+	// short call of its own), then left to run.
+	wait, inside := 5*time.Millisecond, 0
 	for {
 		err := s.abortOnce(ctx, thread, ret)
-		if !errors.Is(err, errNotEntered) {
+		if errors.Is(err, ErrInsideCalls) {
+			if inside++; inside > 5 {
+				return err
+			}
+		} else if !errors.Is(err, errNotEntered) {
 			return err
 		}
 		select {
