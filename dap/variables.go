@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ddmbridge/ddmbridge/dap/eval"
 	"github.com/ddmbridge/ddmbridge/dap/expr"
@@ -71,11 +72,61 @@ type named struct {
 func (d *debuggee) variables(ctx context.Context, vals []named) ([]godap.Variable, error) {
 	out := make([]godap.Variable, len(vals))
 	err := parallel(len(vals), func(i int) error {
-		v, err := d.variable(ctx, vals[i].name, vals[i].evalName, vals[i].v)
+		v, err := d.soonVariable(ctx, vals[i])
 		out[i] = v
 		return err
 	})
 	return out, err
+}
+
+// softWait bounds the wait for one value's methods (a toString).
+const softWait = 150 * time.Millisecond
+
+type (
+	pendingKey struct {
+		name, evalName string
+		v              jdwp.Value
+		hex            bool
+	}
+	pendingVal struct {
+		v   godap.Variable
+		err error
+	}
+	pendingVar struct{ key pendingKey } // a pending value's lazy reference
+)
+
+// soonVariable is variable for an object, waited for at most softWait
+// when the client can be told to ask again (Presentation.Soon); else
+// shown by its fields, lazily (expanding it waits for it).
+func (d *debuggee) soonVariable(ctx context.Context, n named) (godap.Variable, error) {
+	if !d.s.client.SupportsInvalidatedEvent || !n.v.Tag.IsObject() || n.v.IsNull() || n.v.Tag == jdwp.TagString {
+		return d.variable(ctx, n.name, n.evalName, n.v)
+	}
+	hex, _ := ctx.Value(hexKey{}).(bool)
+	key := pendingKey{n.name, n.evalName, n.v, hex}
+	r, _ := d.t.Presentation().Soon(ctx, key, softWait, func(ctx context.Context) any {
+		v, err := d.variable(ctx, n.name, n.evalName, n.v)
+		return pendingVal{v, err}
+	})
+	if pv, ok := r.(pendingVal); ok {
+		return pv.v, pv.err
+	}
+	v, err := d.variable(withNoInvoke(ctx, "the value is pending"), n.name, n.evalName, n.v)
+	if err != nil {
+		return v, err
+	}
+	v.Value += " (pending: its methods still run; shown when they return)"
+	v.VariablesReference, v.NamedVariables, v.IndexedVariables = d.refs.vars.add(&pendingVar{key}), 0, 0
+	v.PresentationHint = &godap.VariablePresentationHint{Lazy: true}
+	return v, nil
+}
+
+// children of a pending value: the value itself, once done.
+func (c *pendingVar) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
+	if r, _ := d.t.Presentation().Pending(ctx, c.key); r != nil {
+		return []godap.Variable{r.(pendingVal).v}, r.(pendingVal).err
+	}
+	return nil, fmt.Errorf("the value's methods still run (a toString slower than %v); it is shown when they return", d.invokeTimeout())
 }
 
 // variable shows a JDWP value: primitives as Java writes them, strings
