@@ -18,7 +18,7 @@ import (
 
 // ev is the session's evaluator: dap/eval over the mirror, told by the
 // session which exception a thread stopped on (StoppedOn).
-func (d *debuggee) ev() *eval.Evaluator { return eval.New(d.vm, d.log, d) }
+func (d *debuggee) ev() *eval.Evaluator { return eval.New(d.vm, d.t, d.log, d) }
 
 // StoppedOn returns the exception thread stopped on, when its latest stop
 // was at one (eval.Session).
@@ -96,8 +96,8 @@ func (s *session) evaluate(ctx context.Context, r *godap.EvaluateRequest) (godap
 		}
 		defer release()
 		ctx = xctx
-		d.vm.WaitReturned(ctx, f.Thread)
-		if d.vm.StillRunning(f.Thread) {
+		d.t.WaitReturned(ctx, f.Thread)
+		if d.t.StillRunning(f.Thread) {
 			return godap.EvaluateResponseBody{}, s.explain(fmt.Errorf("%w (waited %v)", mirror.ErrStillRunning, s.cfg.RequestTimeout))
 		}
 	}

@@ -90,11 +90,13 @@ func TestSlowToStringQuickKeys(t *testing.T) {
 		t.Fatalf("remove the breakpoints: %s", mustJSON(r))
 	}
 	for !v.ended {
-		v.note(c.next())
 		for len(v.stops) > 0 {
 			s := v.stops[0]
 			v.stops = v.stops[1:]
 			v.call("continue", map[string]any{"threadId": s.ev.Body.ThreadId})
+		}
+		if !v.ended {
+			v.note(c.next())
 		}
 	}
 	out := c.out.String()

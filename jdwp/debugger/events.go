@@ -39,6 +39,9 @@ type Events struct {
 	log     zerolog.Logger
 	ctx     context.Context
 	timeout time.Duration
+	// running reports whether a thread runs a method for the debugger
+	// (Target.RunningMethod); nil: none ever does.
+	running func(jdwp.ThreadID) bool
 }
 
 // NewEvents returns the pump of sub's sets; spawn starts the lanes'
@@ -56,7 +59,7 @@ func NewEvents(ctx context.Context, sub *jdwp.Subscription, vm *mirror.VM, sus *
 func (ev *Events) Run() {
 	for es := range ev.sub.C {
 		t := Thread(es)
-		if t != 0 && ev.vm.RunningMethod(t) {
+		if t != 0 && ev.running != nil && ev.running(t) {
 			ev.safely(func() { ev.duringInvoke(es) })
 			continue
 		}

@@ -2,6 +2,7 @@ package debugger
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	"github.com/rs/zerolog"
 )
 
@@ -200,6 +202,24 @@ func (p *poolSession) waitDone() {
 	p.tb.Fatalf("the program did not finish; threads suspended: %v; ledger %s; output %q", stuck, p.t.Sus.String(), p.fe.output())
 }
 
+// continueStops continues every stop that comes (as a user would after
+// removing the breakpoints) until stop is called.
+func (p *poolSession) continueStops() (stop func()) {
+	quit, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-p.fe.stops:
+				p.t.ResumeAll(p.ctx) //nolint:errcheck // a failure shows as a program that does not finish
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() { close(quit); <-stopped }
+}
+
 // checkLedgerEmpty: once the program runs free, the ledger holds nothing.
 func (p *poolSession) checkLedgerEmpty() {
 	p.tb.Helper()
@@ -254,19 +274,104 @@ func TestLateMethodResumesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Stops decided before the removal are continued, as a user would.
-			go func() {
-				for {
-					select {
-					case <-p.fe.stops:
-						p.t.ResumeAll(p.ctx) //nolint:errcheck
-					case <-p.ctx.Done():
-						return
-					}
-				}
-			}()
+			stop := p.continueStops()
 			p.t.ResumeAll(p.ctx) //nolint:errcheck
 			p.waitDone()
-			p.checkLedgerEmpty()
+			p.checkLedgerEmpty() // a step's stop may still come: it is continued too
+			stop()
 		})
 	}
+}
+
+// TestInvokeRoad: the one invocation road on a real VM. A method that
+// outlives its caller's deadline in a native sleep is left running (the
+// thread is booked as running it, a second invocation there waits for it
+// and gives up with the caller, AfterInvoke runs when it returns, its
+// frames are read again after); a method that never returns, in a loop of
+// its own (a condition that never returns), is made to return at once and
+// the thread stays usable; and the user's continue while the method runs
+// leaves nothing suspended when it returns.
+func TestInvokeRoad(t *testing.T) {
+	p := startPool(t, 3, Options{SuspendAll: true})
+	if _, err := p.t.SetBreakpoints(p.ctx, p.path, []BreakpointSpec{{Line: p.hit}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.t.ConfigurationDone(p.ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := p.nextStop()
+	if !ok {
+		t.Fatal("no stop")
+	}
+	ctx := p.ctx
+	class, err := p.t.VM.ClassBySignature(ctx, "LPool;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, _, err := p.t.VM.StaticField(ctx, class, "SLOW")
+	if err != nil {
+		t.Fatal(err)
+	}
+	toString, err := p.t.VM.InstanceMethod(ctx, slow.Object(), "toString", "()Ljava/lang/String;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spin, err := p.t.VM.MethodsNamed(ctx, class, "spin")
+	if err != nil || len(spin) != 1 {
+		t.Fatalf("spin: %v, %v", spin, err)
+	}
+	// A condition that never returns: made to return, the thread usable.
+	sctx, scancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	_, err = p.t.Invoke(sctx, s.Thread, 0, spin[0], nil)
+	scancel()
+	if !errors.Is(err, mirror.ErrAborted) {
+		t.Fatalf("spin() past its deadline = %v, want it stopped (ErrAborted)", err)
+	}
+	if fs, err := p.t.Stack(ctx, s.Thread); err != nil || len(fs) == 0 || fs[0].Loc.Method == spin[0].ID {
+		t.Fatalf("the thread after spin() was stopped: %v, %v", fs, err)
+	}
+	// A late-returning method.
+	gen := p.t.VM.Gen(s.Thread)
+	lctx, lcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	_, err = p.t.Invoke(lctx, s.Thread, slow.Object(), toString, nil)
+	lcancel()
+	if !errors.Is(err, mirror.ErrLeftRunning) || !p.t.StillRunning(s.Thread) || !p.t.RunningMethod(s.Thread) {
+		t.Fatalf("toString() past its deadline = %v, still running %v", err, p.t.StillRunning(s.Thread))
+	}
+	// Its frames are answered from the stop meanwhile.
+	if fs, err := p.t.Stack(ctx, s.Thread); err != nil || len(fs) == 0 {
+		t.Fatalf("the stack while a method runs: %v, %v", fs, err)
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	if _, err := p.t.Invoke(wctx, s.Thread, slow.Object(), toString, nil); !errors.Is(err, mirror.ErrStillRunning) {
+		t.Errorf("a second invocation while the first runs = %v, want ErrStillRunning", err)
+	}
+	wcancel()
+	returned := make(chan struct{})
+	if !p.t.AfterInvoke(s.Thread, func() { close(returned) }) {
+		t.Fatal("AfterInvoke refused while a method runs")
+	}
+	// The user continues while it runs; breakpoints are removed first so
+	// the workers run to the end.
+	if _, err := p.t.SetBreakpoints(ctx, p.path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.t.ResumeAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-returned:
+	case <-ctx.Done():
+		t.Fatal("the method left running did not return before the deadline")
+	}
+	if p.t.StillRunning(s.Thread) || p.t.RunningMethod(s.Thread) || p.t.VM.Gen(s.Thread) <= gen {
+		t.Errorf("after the method returned: still running %v, running %v, generation %d (was %d)", p.t.StillRunning(s.Thread), p.t.RunningMethod(s.Thread), p.t.VM.Gen(s.Thread), gen)
+	}
+	if p.t.AfterInvoke(s.Thread, func() {}) {
+		t.Error("AfterInvoke accepted with no method running")
+	}
+	stop := p.continueStops()
+	p.waitDone()
+	p.checkLedgerEmpty()
+	stop()
 }

@@ -109,7 +109,7 @@ func (p *Presentation) Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc
 		}
 		defer release()
 	}
-	if t.VM.StillRunning(thread) {
+	if t.StillRunning(thread) {
 		alt := p.freeEventThread(thread)
 		if alt == 0 {
 			p.invalidateWhenFree(thread)
@@ -133,7 +133,7 @@ func (p *Presentation) Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc
 	budget := p.budget()
 	ictx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	res, err := t.VM.Invoke(ictx, thread, obj, m, nil)
+	res, err := t.Invoke(ictx, thread, obj, m, nil)
 	if err != nil {
 		if ictx.Err() != nil && ctx.Err() == nil {
 			t.log.Debug().Str("method", name).Dur("budget", budget).Msg("a method run to present a value did not return in time")
@@ -194,7 +194,7 @@ func (p *Presentation) failedCall(call presentCall, why string) error {
 // run methods) and not running one left over, or 0.
 func (p *Presentation) freeEventThread(busy jdwp.ThreadID) jdwp.ThreadID {
 	for _, th := range p.t.Stops.AtEvents(busy) {
-		if !p.t.VM.StillRunning(th) {
+		if !p.t.StillRunning(th) {
 			return th
 		}
 	}
@@ -215,7 +215,7 @@ func (p *Presentation) invalidateWhenFree(thread jdwp.ThreadID) {
 	}
 	p.waiting[thread] = true
 	p.mu.Unlock()
-	p.t.VM.AfterInvoke(thread, func() {
+	p.t.AfterInvoke(thread, func() {
 		p.mu.Lock()
 		still := p.waiting[thread]
 		delete(p.waiting, thread)

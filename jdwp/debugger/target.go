@@ -111,6 +111,7 @@ type Target struct {
 	spawn func(func())
 
 	present  Presentation
+	inv      invocations // the invocation road's bookkeeping (invoke.go)
 	stacks   stacks // what was read of stopped threads (stack.go)
 	obsolete mirror.Obsolete
 	pools    mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool] // constant pools, for bytecode
@@ -146,13 +147,15 @@ func New(ctx context.Context, conn *jdwp.Conn, fe Frontend, opts Options, log ze
 	t := &Target{
 		Conn: conn, Sus: sus, Stops: NewStops(), Opts: opts, fe: fe, log: log, ctx: ctx, spawn: spawn,
 		sub:      conn.Subscribe(),
-		VM:       mirror.New(conn, mirror.Config{Context: ctx, Log: log, Go: spawn, Hooks: sus}),
+		VM:       mirror.New(conn, mirror.Config{Context: ctx, Log: log, Go: spawn}),
 		Requests: NewRequests(conn, log),
 		life:     lifecycle{endedCh: make(chan struct{})},
 		bps:      newBPTables(),
 		steps:    stepTables{steps: map[jdwp.ThreadID][]int32{}, stepping: map[jdwp.ThreadID]*stepState{}},
 	}
+	t.inv.init()
 	t.Events = NewEvents(ctx, t.sub, t.VM, sus, t, spawn, log, opts.RequestTimeout)
+	t.Events.running = t.RunningMethod
 	t.present.t = t
 	sus.remember, sus.released = t.rememberStop, t.stacks.forget
 	return t

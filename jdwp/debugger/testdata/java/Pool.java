@@ -44,6 +44,12 @@ public class Pool {
         pool.shutdown();
     }
 
+    static int spin() {
+        while (true) {
+            sink++;
+        }
+    }
+
     static void work(int worker, Order order) {
         sink = order.id(); // HIT
         progress.incrementAndGet(worker);
