@@ -80,7 +80,7 @@ func (d *debuggee) variables(ctx context.Context, vals []named) ([]godap.Variabl
 }
 
 // softWait bounds the wait for one value's methods (a toString).
-const softWait = 150 * time.Millisecond
+const softWait = 100 * time.Millisecond
 
 type (
 	pendingKey struct {

@@ -50,7 +50,8 @@ func (iv *invocations) init() {
 // mirror.ErrAborted, else it is left running and the error wraps
 // mirror.ErrLeftRunning; f goes on until the method returns, and the
 // functions queued with AfterInvoke run then.
-func (t *Target) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f func(context.Context) error) error {
+func (t *Target) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag, f func(context.Context) (jdwp.InvokeResult, error)) (jdwp.InvokeResult, error) {
+	var none jdwp.InvokeResult
 	iv := &t.inv
 	iv.mu.Lock()
 	for iv.late[thread] > 0 {
@@ -60,7 +61,7 @@ func (t *Target) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Ta
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return mirror.ErrStillRunning
+			return none, mirror.ErrStillRunning
 		}
 		iv.mu.Lock()
 	}
@@ -73,17 +74,21 @@ func (t *Target) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Ta
 			delete(iv.running, thread)
 		}
 		iv.mu.Unlock()
-		return err
+		return none, err
 	}
 	// The invocation's own context ends with the target's only; a long
 	// deadline keeps the connection's default timeout off it.
 	ictx, cancel := context.WithTimeout(t.ctx, 24*time.Hour)
 	ictx = jdwp.WithQueued(ictx, sent)
-	done := make(chan error, 1)
+	type result struct {
+		res jdwp.InvokeResult
+		err error
+	}
+	done := make(chan result, 1) // the result is handed over, never shared
 	go func() {
-		err := f(ictx)
+		res, err := f(ictx)
 		sent() // if the command never went out
-		done <- err
+		done <- result{res, err}
 	}()
 	finish := func() []func() {
 		cancel()
@@ -107,9 +112,9 @@ func (t *Target) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Ta
 		return after
 	}
 	select {
-	case err := <-done:
+	case r := <-done:
 		finish()
-		return err
+		return r.res, r.err
 	case <-ctx.Done():
 	}
 	var abortErr error
@@ -121,7 +126,7 @@ func (t *Target) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Ta
 			case <-done:
 				acancel()
 				finish()
-				return fmt.Errorf("%w: %w", mirror.ErrAborted, ctx.Err())
+				return none, fmt.Errorf("%w: %w", mirror.ErrAborted, ctx.Err())
 			case <-actx.Done():
 				err = actx.Err()
 			}
@@ -134,7 +139,7 @@ func (t *Target) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Ta
 	iv.late[thread]++
 	iv.mu.Unlock()
 	t.spawn(func() {
-		err := <-done
+		err := (<-done).err
 		iv.mu.Lock()
 		if iv.late[thread]--; iv.late[thread] <= 0 {
 			delete(iv.late, thread)
@@ -146,44 +151,36 @@ func (t *Target) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Ta
 		}
 	})
 	if abortErr != nil {
-		return fmt.Errorf("%w: %w (it could not be stopped: %w)", mirror.ErrLeftRunning, ctx.Err(), abortErr)
+		return none, fmt.Errorf("%w: %w (it could not be stopped: %w)", mirror.ErrLeftRunning, ctx.Err(), abortErr)
 	}
-	return fmt.Errorf("%w: %w", mirror.ErrLeftRunning, ctx.Err())
+	return none, fmt.Errorf("%w: %w", mirror.ErrLeftRunning, ctx.Err())
 }
 
 // Invoke runs method mt in thread alone (InvokeSingleThreaded): an instance
 // method of recv, or a static one (recv 0). It is the only way anything
 // runs a method in the VM (see invoking).
 func (t *Target) Invoke(ctx context.Context, thread jdwp.ThreadID, recv jdwp.ObjectID, mt mirror.Method, args []jdwp.Value) (jdwp.InvokeResult, error) {
-	var res jdwp.InvokeResult
-	err := t.invoking(ctx, thread, returnTag(mt.Signature), func(ctx context.Context) error {
-		var err error
+	return t.invoking(ctx, thread, returnTag(mt.Signature), func(ctx context.Context) (jdwp.InvokeResult, error) {
 		switch {
 		case !mt.Static():
-			res, err = t.Conn.InvokeMethod(ctx, recv, thread, mt.Type, mt.ID, args, jdwp.InvokeSingleThreaded)
+			return t.Conn.InvokeMethod(ctx, recv, thread, mt.Type, mt.ID, args, jdwp.InvokeSingleThreaded)
 		case mt.Interface:
-			res, err = t.Conn.InvokeInterfaceStatic(ctx, mt.Type, thread, mt.ID, args, jdwp.InvokeSingleThreaded)
-		default:
-			res, err = t.Conn.InvokeStatic(ctx, mt.Type, thread, mt.ID, args, jdwp.InvokeSingleThreaded)
+			return t.Conn.InvokeInterfaceStatic(ctx, mt.Type, thread, mt.ID, args, jdwp.InvokeSingleThreaded)
 		}
-		return err
+		return t.Conn.InvokeStatic(ctx, mt.Type, thread, mt.ID, args, jdwp.InvokeSingleThreaded)
 	})
-	return res, err
 }
 
 // NewInstance runs constructor ctor in thread alone, on the road; the new
 // object is res.Value, tagged as an object.
 func (t *Target) NewInstance(ctx context.Context, thread jdwp.ThreadID, ctor mirror.Method, args []jdwp.Value) (jdwp.InvokeResult, error) {
-	var res jdwp.InvokeResult
-	err := t.invoking(ctx, thread, jdwp.TagVoid, func(ctx context.Context) error {
-		var err error
-		res, err = t.Conn.NewInstance(ctx, ctor.Type, thread, ctor.ID, args, jdwp.InvokeSingleThreaded)
+	return t.invoking(ctx, thread, jdwp.TagVoid, func(ctx context.Context) (jdwp.InvokeResult, error) {
+		res, err := t.Conn.NewInstance(ctx, ctor.Type, thread, ctor.ID, args, jdwp.InvokeSingleThreaded)
 		if err == nil && res.Exception.ID == 0 {
 			res.Value = jdwp.Value{Tag: jdwp.TagObject, Bits: res.Value.Bits}
 		}
-		return err
+		return res, err
 	})
-	return res, err
 }
 
 // WaitReturned waits until no method left running (see invoking) runs in

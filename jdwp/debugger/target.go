@@ -112,7 +112,7 @@ type Target struct {
 
 	present  Presentation
 	inv      invocations // the invocation road's bookkeeping (invoke.go)
-	stacks   stacks // what was read of stopped threads (stack.go)
+	stacks   stacks      // what was read of stopped threads (stack.go)
 	obsolete mirror.Obsolete
 	pools    mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool] // constant pools, for bytecode
 
