@@ -6,7 +6,8 @@
 // events. What a session holds is DAP's: frame and variable handles, thread
 // numbers, breakpoints, stepping and stop state, sources. The VM model —
 // types, methods, fields, line and variable tables, hierarchy, frames,
-// values, invocation bookkeeping and their caches — lives in the mirror;
+// values and their caches — lives in the mirror, and every method run in
+// the VM goes through the debugger layer's invocation road (Target.Invoke);
 // evaluation (a frame's names, invocation, assignment, lambdas,
 // completions) is package dap/eval's, and presentVM (present.go) is a thin
 // adapter over the mirror. It owns no

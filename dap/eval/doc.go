@@ -17,8 +17,9 @@
 //
 // What it must not touch: DAP (it knows no request, handle or DAP type:
 // package dap translates), the JDWP wire (package jdwp) beyond the mirror's
-// connection, suspension and invocation policy (package jdwp/debugger, which
-// the mirror's hooks reach), source lookup (package dap/srclookup, through
+// connection, suspension and invocation policy (package jdwp/debugger: its
+// methods run through the [Invoker] it is given, the debugger layer's one
+// invocation road), source lookup (package dap/srclookup, through
 // the session). What it needs of the session — which exception a thread
 // stopped on, the text of a class's source file — comes through the
 // [Session] interface.
