@@ -212,6 +212,18 @@ func (s *Suspensions) ResumeAll(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.release(0)
+	// Threads whose event sets are still owned (a condition deciding, a
+	// stop held back to be shown in turn) must stay suspended through the
+	// VM-wide resume whatever the agent counted when: each gets one count
+	// of its own first, and is settled to what the ledger owes afterwards.
+	var kept []jdwp.ThreadID
+	if s.vm > 0 {
+		for t := range s.events {
+			if s.invoking[t] == nil && s.conn.SuspendThread(ctx, t) == nil {
+				kept = append(kept, t)
+			}
+		}
+	}
 	var first error
 	for ; s.vm > 0; s.vm-- {
 		if err := s.conn.Resume(ctx); err != nil {
@@ -221,6 +233,11 @@ func (s *Suspensions) ResumeAll(ctx context.Context) error {
 	}
 	for t, n := range s.held {
 		if err := s.resumeThreadLocked(ctx, t, n); err != nil && first == nil {
+			first = err
+		}
+	}
+	for _, t := range kept {
+		if err := s.settleLocked(ctx, t); err != nil && first == nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
 			first = err
 		}
 	}
