@@ -32,6 +32,7 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 	if err != nil {
 		return godap.ThreadsResponseBody{}, err
 	}
+	ids = d.stops.StoppedFirst(ids)
 	stopThread, _, _ := d.stops.Latest()
 	names := make([]string, len(ids))
 	err = parallel(len(ids), func(i int) error {

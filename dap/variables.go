@@ -102,8 +102,7 @@ func (d *debuggee) soonVariable(ctx context.Context, n named) (godap.Variable, e
 	if !d.s.client.SupportsInvalidatedEvent || !n.v.Tag.IsObject() || n.v.IsNull() || n.v.Tag == jdwp.TagString {
 		return d.variable(ctx, n.name, n.evalName, n.v)
 	}
-	hex, _ := ctx.Value(hexKey{}).(bool)
-	key := pendingKey{n.name, n.evalName, n.v, hex}
+	key := pendingKey{n.name, n.evalName, n.v, ctx.Value(hexKey{}) == true}
 	r, _ := d.t.Presentation().Soon(ctx, key, softWait, func(ctx context.Context) any {
 		v, err := d.variable(ctx, n.name, n.evalName, n.v)
 		return pendingVal{v, err}

@@ -3,7 +3,10 @@ package debugger
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
 func TestHitCondition(t *testing.T) {
@@ -129,5 +132,21 @@ func TestLambdaSpans(t *testing.T) {
 		if c != bodies[i].body {
 			t.Errorf("LambdaColumns(%q)[%d] = %d, want the body's column %d", chain, i, c, bodies[i].body)
 		}
+	}
+}
+
+// TestStoppedFirst: the latest stop's thread leads the list, the other
+// stopped threads follow, the rest keep the VM's order.
+func TestStoppedFirst(t *testing.T) {
+	s := NewStops()
+	s.Stop(7, "breakpoint")
+	s.Stop(9, "breakpoint")
+	got := s.StoppedFirst([]jdwp.ThreadID{1, 2, 7, 3, 9})
+	if want := []jdwp.ThreadID{9, 7, 1, 2, 3}; !slices.Equal(got, want) {
+		t.Errorf("StoppedFirst = %v, want %v", got, want)
+	}
+	s.ResumedAll()
+	if got := s.StoppedFirst([]jdwp.ThreadID{1, 9, 7}); !slices.Equal(got, []jdwp.ThreadID{1, 9, 7}) {
+		t.Errorf("not stopped: %v, want the VM's order", got)
 	}
 }
