@@ -146,7 +146,10 @@ func TestEveryHitShown(t *testing.T) {
 						if e, ok := r.(*godap.ErrorResponse); ok {
 							t.Fatalf("stackTrace: %s", mustJSON(e))
 						}
-						frameAt(t, r.(*godap.StackTraceResponse).Body.StackFrames[0], "Orders.work", hitLine)
+						fs := r.(*godap.StackTraceResponse).Body.StackFrames
+						if top := fs[0]; top.Line != hitLine || !strings.Contains(top.Name, "work") {
+							t.Fatalf("stop %d: %s; the thread is at %s", stops, mustJSON(s.ev), mustJSON(fs[:min(len(fs), 4)]))
+						}
 					}
 					if !v.refresh(s) || s.epoch < v.epoch {
 						continue

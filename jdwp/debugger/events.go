@@ -60,6 +60,9 @@ func (ev *Events) Run() {
 	for es := range ev.sub.C {
 		t := Thread(es)
 		if t != 0 && ev.running != nil && ev.running(t) {
+			if es.SuspendPolicy == jdwp.SuspendEventThread {
+				ev.sus.DuringArrived(t)
+			}
 			ev.safely(func() { ev.duringInvoke(es) })
 			continue
 		}
@@ -92,7 +95,7 @@ func (ev *Events) duringInvoke(es *jdwp.EventSet) {
 			ev.log.Warn().Err(err).Msg("resume after an event during an evaluation")
 		}
 	case jdwp.SuspendEventThread:
-		if err := ev.conn.ResumeThread(ctx, Thread(es)); err != nil {
+		if err := ev.sus.ReleaseDuring(ctx, Thread(es)); err != nil {
 			ev.log.Warn().Err(err).Msg("resume after an event during an evaluation")
 		}
 	}

@@ -44,7 +44,7 @@ func checkOwed(t *testing.T, s *Suspensions, th *jdwptest.Threads, after string)
 		want, invoking := s.owedLocked(id), s.invoking[id] != nil
 		s.mu.Unlock()
 		if invoking {
-			want = 0
+			want = s.during[id]
 		}
 		if got := th.Count(id); got != want {
 			t.Fatalf("after %s: thread %d has suspend count %d, the ledger owes %d (invoking %v; ledger: %s)", after, id, got, want, invoking, s)
@@ -157,10 +157,11 @@ func TestLedgerInvariants(t *testing.T) {
 		ids := th.IDs()
 		stopped := map[jdwp.ThreadID]bool{} // stopped at an event: may invoke
 		invoking := map[jdwp.ThreadID]bool{}
+		inside := map[jdwp.ThreadID]bool{} // an event raised inside its method is not released yet
 		for step := 0; step < 200; step++ {
 			id := ids[rng.Intn(len(ids))]
 			var what string
-			switch op := rng.Intn(8); {
+			switch op := rng.Intn(9); {
 			case op == 0 && th.Count(id) == 0 && !invoking[id]:
 				what = "an event decided"
 				th.Suspend(id)
@@ -202,7 +203,18 @@ func TestLedgerInvariants(t *testing.T) {
 				what = "an invocation's start"
 				invoke(t, ctx, s, th, id)
 				invoking[id] = true
-			case op >= 5 && invoking[id]:
+			case op == 5 && invoking[id] && !inside[id]:
+				what = "an event inside a method" // a class it loads, say
+				th.Suspend(id)
+				s.DuringArrived(id)
+				inside[id] = true
+			case op == 6 && inside[id]:
+				what = "the release of an event inside a method"
+				if err := s.ReleaseDuring(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+				delete(inside, id)
+			case op == 7 && invoking[id] && !inside[id]: // held by its event, it cannot return
 				what = "a method's return"
 				th.Return(id)
 				s.Exit(id)
@@ -211,6 +223,11 @@ func TestLedgerInvariants(t *testing.T) {
 				continue
 			}
 			checkOwed(t, s, th, what)
+		}
+		for id := range inside {
+			if err := s.ReleaseDuring(ctx, id); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for id := range invoking {
 			th.Return(id)

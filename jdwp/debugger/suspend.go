@@ -36,6 +36,7 @@ type Suspensions struct {
 	held     map[jdwp.ThreadID]int         // single-thread suspensions held (stops, pauses)
 	events   map[jdwp.ThreadID]int         // event sets' own suspensions, while their handling decides
 	invoking map[jdwp.ThreadID]*invocation // threads running a method for the debugger
+	during   map[jdwp.ThreadID]int         // event sets raised inside such a method, not released yet
 
 	// remember reads what a front end asks of a stopped thread before a
 	// method runs in it (Enter); released drops it when the session lets
@@ -76,6 +77,7 @@ func NewSuspensions(conn *jdwp.Conn, log zerolog.Logger, timeout time.Duration) 
 		held:     map[jdwp.ThreadID]int{},
 		events:   map[jdwp.ThreadID]int{},
 		invoking: map[jdwp.ThreadID]*invocation{},
+		during:   map[jdwp.ThreadID]int{},
 	}
 }
 
@@ -87,6 +89,29 @@ func (s *Suspensions) EventArrived(thread jdwp.ThreadID) {
 	s.mu.Lock()
 	s.events[thread]++
 	s.mu.Unlock()
+}
+
+// DuringArrived books the suspension of an event set a thread raised while
+// it runs a method for the debugger (its policy the event thread's): such a
+// set never stops, and ReleaseDuring lets the method go on. Until then a
+// continue keeps the thread's count (the method must not run on twice).
+func (s *Suspensions) DuringArrived(thread jdwp.ThreadID) {
+	s.mu.Lock()
+	s.during[thread]++
+	s.mu.Unlock()
+}
+
+// ReleaseDuring releases the suspension DuringArrived booked.
+func (s *Suspensions) ReleaseDuring(ctx context.Context, thread jdwp.ThreadID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.during[thread]--; s.during[thread] <= 0 {
+		delete(s.during, thread)
+	}
+	if err := s.conn.ResumeThread(ctx, thread); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
+		return err
+	}
+	return nil
 }
 
 // ReleaseEvent releases an event set's suspension that does not stop: at
@@ -216,11 +241,18 @@ func (s *Suspensions) ResumeAll(ctx context.Context) error {
 	// stop held back to be shown in turn) must stay suspended through the
 	// VM-wide resume whatever the agent counted when: each gets one count
 	// of its own first, and is settled to what the ledger owes afterwards.
+	// So do threads held by an event set raised inside a method they run
+	// for the debugger (one count of their own, which the resume takes).
 	var kept []jdwp.ThreadID
 	if s.vm > 0 {
 		for t := range s.events {
 			if s.invoking[t] == nil && s.conn.SuspendThread(ctx, t) == nil {
 				kept = append(kept, t)
+			}
+		}
+		for t := range s.during {
+			if err := s.conn.SuspendThread(ctx, t); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
+				s.log.Warn().Err(err).Msg("keep a thread's event inside a method held through a resume")
 			}
 		}
 	}
@@ -507,6 +539,9 @@ func (s *Suspensions) String() string {
 	}
 	for t := range s.invoking {
 		parts = append(parts, fmt.Sprintf("thread %d running a method", t))
+	}
+	for t, n := range s.during {
+		parts = append(parts, fmt.Sprintf("thread %d by %d event sets inside a method", t, n))
 	}
 	if len(parts) == 0 {
 		return "nothing held"
