@@ -11,7 +11,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * when it is done.
  */
 public class SlowPool {
-    record Customer(String name) {
+    /** A plain class (a record would be shown by its fields): its toString runs. */
+    static final class Customer {
+        final String name;
+
+        Customer(String name) {
+            this.name = name;
+        }
+
         @Override
         public String toString() {
             try {
