@@ -1223,16 +1223,42 @@ test('code-server: a slow toString — Variables at once but that value; continu
   await configRow.first().click();
   await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 180000 });
   const paused = Date.now();
-  const variables = page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: /^\s*Variables/ }) });
+  const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
   const rowText = async (name: string): Promise<string> => {
-    const texts = await variables.locator('.monaco-list-row').allTextContents();
+    const texts = await pane('Variables').locator('.monaco-list-row').allTextContents();
     return texts.find((t) => new RegExp(`^\\s*${name}\\s*[=:]`).test(t)) ?? '';
+  };
+  // The stopped worker's Locals, opened as a user does: its thread, its
+  // top frame, Locals (VS Code leaves them collapsed at this stop).
+  const openLocals = async (): Promise<boolean> => {
+    if ((await rowText('r')) !== '') {
+      return true;
+    }
+    const thread = pane('Call Stack').locator('.monaco-list-row', { hasText: /Paused on (breakpoint|step)/i }).first();
+    if ((await thread.count()) > 0 && (await thread.getAttribute('aria-expanded')) === 'false') {
+      await thread.click();
+      await page.keyboard.press('ArrowRight');
+    }
+    const frame = pane('Call Stack').locator('.monaco-list-row', { hasText: 'lambda$main$0' }).first();
+    if (await frame.isVisible()) {
+      await frame.click();
+    }
+    const locals = pane('Variables').locator('.monaco-list-row', { hasText: 'Locals' }).first();
+    if ((await locals.count()) > 0 && (await locals.getAttribute('aria-expanded')) !== 'true') {
+      await locals.click();
+    }
+    return false;
   };
   // The ordinary values (the round, its label, the worker) are shown while
   // the customer's toString still runs: not "Customer c…" yet.
   let stop = '';
+  let opened = 0;
   await eventually(
     async () => {
+      if (!(await openLocals())) {
+        opened = Date.now();
+        return undefined;
+      }
       const [r, label, worker, customer] = await Promise.all([rowText('r'), rowText('label'), rowText('worker'), rowText('customer')]);
       if (/\d/.test(r) && /round \d+/.test(label) && /\d/.test(worker) && customer !== '') {
         stop = `${worker} ${r}`;
@@ -1243,7 +1269,7 @@ test('code-server: a slow toString — Variables at once but that value; continu
     60000,
     'r, label and worker in the Variables view',
   ).then((v) => {
-    log(`Variables shown ${Date.now() - paused} ms after the pause: ${JSON.stringify(v)}`);
+    log(`Variables shown ${Date.now() - opened} ms after Locals opened (${Date.now() - paused} ms after the pause): ${JSON.stringify(v)}`);
     assert.doesNotMatch(v.customer, /Customer c\d/, `the ordinary values waited for the slow toString: ${JSON.stringify(v)}`);
   });
   await shot('e2e-slow-tostring-variables');
@@ -1254,19 +1280,32 @@ test('code-server: a slow toString — Variables at once but that value; continu
   await page.keyboard.press('F5');
   await eventually(
     async () => {
+      if (!(await openLocals())) {
+        return undefined;
+      }
       const now = `${await rowText('worker')} ${await rowText('r')}`;
       return /\d.*\d/.test(now) && now !== stop ? now : undefined;
     },
     120000,
     'a new stop after continue',
-  ).then((now) => {
-    stop = now;
-  });
+  );
   // A step, at once (the customer's toString may still run).
   await page.keyboard.press('F10');
   // Remove All Breakpoints, then continue (again at each stop still shown:
   // the step's, a hit decided before the removal): the program runs to its end.
-  await palette('Debug: Remove All Breakpoints');
+  // The Breakpoints view's own "Remove All Breakpoints" action.
+  await eventually(
+    async () => {
+      await pane('Breakpoints').locator('.pane-header').first().hover();
+      await pane('Breakpoints')
+        .locator('.pane-header [aria-label="Remove All Breakpoints"], .pane-header .codicon-breakpoints-remove-all')
+        .first()
+        .click({ timeout: 5000 });
+      return true;
+    },
+    60000,
+    'Remove All Breakpoints in the Breakpoints view',
+  );
   await eventually(async () => ((await page.locator('.monaco-editor .codicon-debug-breakpoint').count()) === 0 ? true : undefined), 30000, 'no breakpoint left');
   let continues = 0;
   await eventually(
