@@ -503,6 +503,16 @@ func (s *Suspensions) forceReturnLocked(ctx context.Context, thread jdwp.ThreadI
 		// HotSpot's agent blocks its command loop until a pop completes.
 		return fmt.Errorf("%w (%d calls deep)", ErrInsideCalls, k-1)
 	}
+	// Only at a plain instruction: at one that calls, creates or resolves
+	// (an invoke, invokedynamic's bootstrap, new, ldc of a dynamic
+	// constant) the VM may be inside
+	// that work, and cutting it short there has crashed HotSpot 17 (a
+	// call site's bootstrap left half resolved): look again a moment later.
+	if fs, err := s.conn.Frames(ctx, thread, 0, 1); err != nil || len(fs) == 0 {
+		return fmt.Errorf("%w (its frame: %v)", ErrInsideCalls, err)
+	} else if code, err := s.conn.Bytecodes(ctx, fs[0].Location.Class, fs[0].Location.Method); err != nil || fs[0].Location.Index >= uint64(len(code)) || unsafeToCut(code[fs[0].Location.Index]) {
+		return fmt.Errorf("%w (at an instruction that calls or resolves)", ErrInsideCalls)
+	}
 	if err := s.conn.ForceEarlyReturn(ctx, thread, zeroOf(ret)); err != nil {
 		if jdwp.Code(err) == jdwp.ErrOpaqueFrame {
 			return ErrCannotAbort
@@ -510,6 +520,19 @@ func (s *Suspensions) forceReturnLocked(ctx context.Context, thread jdwp.ThreadI
 		return fmt.Errorf("make the method return: %w", err)
 	}
 	return nil
+}
+
+// unsafeToCut reports whether a method stopped at opcode op may be inside
+// work of the VM's own: ldc/ldc_w/ldc2_w (dynamic constants), the
+// invokes, invokedynamic, new, anewarray, multianewarray, checkcast,
+// instanceof. (A static field's class initializer runs as a frame of its
+// own, which the depth check sees.)
+func unsafeToCut(op byte) bool {
+	switch op {
+	case 0x12, 0x13, 0x14, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbd, 0xc0, 0xc1, 0xc5:
+		return true
+	}
+	return false
 }
 
 // zeroOf is the zero value of a return type's tag (void for none).
