@@ -158,3 +158,55 @@ func BenchmarkLocalsPoolStopped(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/locals")
 }
+
+// BenchmarkLocalsBesideSlowToString is issue 35's figure: Locals of a frame
+// with one object whose toString takes 3 s beside 20 ordinary values (ints,
+// strings, boxed values, enums, records, collections, an array), as VS Code
+// asks for it (the client takes invalidated events): the time to the
+// variables response, in which every value but the slow one has its text
+// (the slow one is pending). Reported beside the Locals of the same 20
+// values without the slow one, measured in the same session (ratio).
+// Target: 200 ms.
+func BenchmarkLocalsBesideSlowToString(b *testing.B) {
+	file := source(b, "SlowLocals.java")
+	c := startSession(b, Config{})
+	c.send("initialize", map[string]any{"adapterID": "ddmbridge", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path", "supportsVariablePaging": true, "supportsInvalidatedEvent": true})
+	expect[*godap.InitializeResponse](c)
+	c.launch(launchArgs(b, "SlowLocals", "args", "1000"))
+	c.setBreakpoints(file, bp(b, "SlowLocals.java", "withslow"), bp(b, "SlowLocals.java", "plain"))
+	c.configurationDone()
+	v := &vscode{c: c}
+	locals := func(th int) ([]godap.Variable, time.Duration) {
+		frames := v.call("stackTrace", map[string]any{"threadId": th, "levels": 1}).(*godap.StackTraceResponse).Body.StackFrames
+		scopes := v.call("scopes", map[string]any{"frameId": frames[0].Id}).(*godap.ScopesResponse).Body.Scopes
+		start := time.Now()
+		r := v.call("variables", map[string]any{"variablesReference": scopes[0].VariablesReference})
+		return r.(*godap.VariablesResponse).Body.Variables, time.Since(start)
+	}
+	var withSlow, plain time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := v.nextStop()
+		vars, d := locals(s.ev.Body.ThreadId)
+		withSlow += d
+		for _, x := range vars {
+			pending := x.PresentationHint != nil && x.PresentationHint.Lazy
+			if pending != (x.Name == "slow") {
+				b.Fatalf("%s = %q (pending %v): only slow may be pending", x.Name, x.Value, pending)
+			}
+		}
+		if len(vars) != 22 {
+			b.Fatalf("%d locals, want 22 (r, slow and 20 ordinary values)", len(vars))
+		}
+		v.call("continue", map[string]any{"threadId": s.ev.Body.ThreadId})
+		s = v.nextStop()
+		_, d = locals(s.ev.Body.ThreadId)
+		plain += d
+		v.call("continue", map[string]any{"threadId": s.ev.Body.ThreadId})
+	}
+	b.StopTimer()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(ms(withSlow), "ms/locals-beside-slow")
+	b.ReportMetric(ms(plain), "ms/locals-plain")
+	b.ReportMetric(float64(withSlow)/float64(plain), "ratio")
+}

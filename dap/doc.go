@@ -6,10 +6,11 @@
 // events. What a session holds is DAP's: frame and variable handles, thread
 // numbers, breakpoints, stepping and stop state, sources. The VM model —
 // types, methods, fields, line and variable tables, hierarchy, frames,
-// values, invocation bookkeeping and their caches — lives in the mirror;
-// evaluation (a frame's names, invocation, assignment, lambdas,
-// completions) is package jdwp/eval's, and presentVM (present.go) is a thin
-// adapter over the mirror. It owns no
+// values and their caches — lives in the mirror, every method run in the VM
+// goes through the debugger's road (Target.Invoke); evaluation (a frame's
+// names, invocation, assignment, lambdas, completions) is package
+// jdwp/eval's, and presentVM (present.go) is a thin adapter over the mirror.
+// It owns no
 // sockets to VMs: connections come from a [Backend] — the bridge's monitor,
 // or [DirectBackend] (a TCP dial) for a stand-alone session — and launched
 // JVMs connect back to a loopback listener the session opens for them.

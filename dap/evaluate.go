@@ -18,7 +18,7 @@ import (
 
 // ev is the session's evaluator: jdwp/eval over the mirror, told by the
 // session which exception a thread stopped on (StoppedOn).
-func (d *debuggee) ev() *eval.Evaluator { return eval.New(d.vm, d.log, d) }
+func (d *debuggee) ev() *eval.Evaluator { return eval.New(d.vm, d.t, d.log, d) }
 
 // StoppedOn returns the exception thread stopped on, when its latest stop
 // was at one (eval.Session).
@@ -87,11 +87,17 @@ func (s *session) evaluate(ctx context.Context, r *godap.EvaluateRequest) (godap
 	d := s.dbg
 	ctx = withHex(ctx, r.Arguments.Format)
 	if f, ok := d.refs.frames.get(r.Arguments.FrameId); ok {
-		// A frame's values are read only while its thread is suspended:
-		// wait for a method left running there (this runs off the request
-		// loop, in the thread's lane).
-		d.vm.WaitReturned(ctx, f.Thread)
-		if d.vm.StillRunning(f.Thread) {
+		// Frames are read while the thread is suspended: wait for a method
+		// run or left running there, and start none meanwhile (this runs
+		// off the request loop, in the thread's lane).
+		xctx, release, err := d.t.Presentation().Exclusive(ctx)
+		if err != nil {
+			return godap.EvaluateResponseBody{}, err
+		}
+		defer release()
+		ctx = xctx
+		d.t.WaitReturned(ctx, f.Thread)
+		if d.t.StillRunning(f.Thread) {
 			return godap.EvaluateResponseBody{}, s.explain(fmt.Errorf("%w (waited %v)", mirror.ErrStillRunning, s.cfg.RequestTimeout))
 		}
 	}

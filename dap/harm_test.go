@@ -262,11 +262,12 @@ func TestRequestsDuringSlowEvaluate(t *testing.T) {
 			continue
 		}
 		if e, isErr := m.(*godap.ErrorResponse); isErr {
-			// The evaluating thread runs the method: its stack cannot be
-			// read until it returns, and the answer says so at once.
-			if seqs[seq] != "stackTrace" || !strings.Contains(e.Body.Error.Format, "running") {
-				t.Fatalf("%s: %s", seqs[seq], mustJSON(e))
-			}
+			// The evaluating thread runs the method, and its stack is
+			// answered from the stop meanwhile: nothing fails.
+			t.Fatalf("%s: %s", seqs[seq], mustJSON(e))
+		}
+		if st, ok := m.(*godap.StackTraceResponse); ok {
+			frameAt(t, st.Body.StackFrames[0], "Harm.main", line(t, "Harm.java", "harm"))
 		}
 		got[seq] = r
 		order = append(order, seqs[seq])
@@ -296,7 +297,7 @@ func TestCancelThenContinue(t *testing.T) {
 	th := c.expectStop("breakpoint").Body.ThreadId
 	frames := c.stackTrace(th)
 	evalSeq := c.send("evaluate", map[string]any{"expression": "Harm.loudly(3000)", "frameId": frames[0].Id, "context": "repl"})
-	awaitRunning(t, c, th, evalSeq)
+	awaitRunning(t, c, "SLEEPING", 0, evalSeq)
 	c.send("cancel", map[string]any{"requestId": evalSeq})
 	cancelled := false
 	for !cancelled {
@@ -400,8 +401,9 @@ func TestEvaluationNeverReturns(t *testing.T) {
 		frameAt(t, frames[0], "Harm.main", line(t, "Harm.java", "harm"))
 	}
 	// Cancelled while it runs: stopped too, and the thread is usable.
+	spins := strings.Count(c.out.String(), "SPINNING")
 	seq := c.send("evaluate", map[string]any{"expression": "Harm.spin()", "frameId": frames[0].Id, "context": "repl"})
-	awaitRunning(t, c, th, seq)
+	awaitRunning(t, c, "SPINNING", spins, seq)
 	c.send("cancel", map[string]any{"requestId": seq})
 	for {
 		m := c.next()
@@ -430,12 +432,13 @@ func TestEvaluationNeverReturns(t *testing.T) {
 }
 
 // TestSlowToStringBesideFastValues: Locals of a frame where one object's
-// toString sleeps 10 s between objects with fast ones. The slow one costs
-// its own budget and is shown as such; the others keep their values (read
-// without methods, or with their text once the thread is free: the client
-// is told to ask again); an evaluation right after works (one that needs
-// the thread waits for it), and the next Locals does not run the slow
-// toString again.
+// toString sleeps 10 s between objects with fast ones. Locals answers at
+// once: the values a method is still running for are shown pending
+// (presentationHint lazy, by their fields), the rest with their text; the
+// client is told to ask again when the pending ones are done, and then gets
+// the fast values' text and the slow one's "did not return" (its budget,
+// spent once); an evaluation right after works (one that needs the thread
+// waits for it), and the next Locals does not run the slow toString again.
 func TestSlowToStringBesideFastValues(t *testing.T) {
 	file := source(t, "Harm.java")
 	c := startSession(t, Config{})
@@ -455,14 +458,19 @@ func TestSlowToStringBesideFastValues(t *testing.T) {
 	}
 	vars, frame, took := locals()
 	t.Logf("Locals with a slow toString (budget 1s): %v", took)
-	pending := func(x godap.Variable) bool { return strings.Contains(x.Value, "shown when it returns") }
+	pending := func(x godap.Variable) bool {
+		return strings.Contains(x.Value, "pending") && x.PresentationHint != nil && x.PresentationHint.Lazy
+	}
 	for n, want := range map[string]string{"first": "fast-1", "second": "fast-2"} {
 		if vars[n].Value != want && !pending(vars[n]) {
 			t.Errorf("%s = %q, want %q or shown as pending", n, vars[n].Value, want)
 		}
 	}
-	if x := vars["slow"].Value; !strings.Contains(x, "toString() did not return in 1s") {
-		t.Errorf("slow = %q, want it shown as not returning", x)
+	if x := vars["slow"]; !pending(x) {
+		t.Errorf("slow = %+v, want it shown as pending", x)
+	}
+	if !strings.Contains(vars["list"].Value, "3") {
+		t.Errorf("list = %q, want its size at once", vars["list"].Value)
 	}
 	// Field reads, and a method (which waits for the thread to be free).
 	eval := func(e string) string {
@@ -478,15 +486,21 @@ func TestSlowToStringBesideFastValues(t *testing.T) {
 	if x := eval("second.toString()"); x != `"fast-2"` {
 		t.Errorf("second.toString() = %q", x)
 	}
-	// Told to ask again, the client gets every fast value with its text,
-	// and the slow toString is not run again: the refresh is fast.
-	if pending(vars["first"]) || pending(vars["second"]) {
-		for v.invalidated == 0 {
+	// Told to ask again (when the pending values are done, and again when
+	// the slow method returns and the values it kept from running can
+	// run), the client gets every fast value with its text, and the slow
+	// toString is not run again: each refresh is fast.
+	for seen := 0; ; {
+		for v.invalidated == seen {
 			v.note(c.next())
 		}
+		seen = v.invalidated
+		vars, _, took = locals()
+		t.Logf("Locals again: %v", took)
+		if vars["first"].Value == "fast-1" && vars["second"].Value == "fast-2" {
+			break
+		}
 	}
-	vars, _, took = locals()
-	t.Logf("Locals again: %v", took)
 	if vars["first"].Value != "fast-1" || vars["second"].Value != "fast-2" || !strings.Contains(vars["slow"].Value, "did not return") || !strings.Contains(vars["list"].Value, "3") {
 		t.Errorf("Locals again: first %q second %q slow %q list %q", vars["first"].Value, vars["second"].Value, vars["slow"].Value, vars["list"].Value)
 	}
@@ -584,13 +598,14 @@ func TestAdapterSendsNoVendorPackets(t *testing.T) {
 	}
 }
 
-// awaitRunning waits until thread th runs the method of evaluation
-// evalSeq: its stack can no longer be read. The evaluation must not have
-// answered before.
-func awaitRunning(t *testing.T, c *client, th, evalSeq int) {
+// awaitRunning waits until the method of evaluation evalSeq runs: the
+// program printed marker once more than before (the thread's stack is
+// answered from the stop meanwhile, so it no longer tells). The evaluation
+// must not have answered before.
+func awaitRunning(t *testing.T, c *client, marker string, before, evalSeq int) {
 	t.Helper()
-	for running := false; !running; {
-		seq := c.send("stackTrace", map[string]any{"threadId": th})
+	for strings.Count(c.out.String(), marker) <= before {
+		seq := c.send("threads", nil)
 		for {
 			m := c.next()
 			r, ok := m.(godap.ResponseMessage)
@@ -601,7 +616,6 @@ func awaitRunning(t *testing.T, c *client, th, evalSeq int) {
 				t.Fatalf("answered before it was seen running: %s", mustJSON(m))
 			}
 			if r.GetResponse().RequestSeq == seq {
-				running = !r.GetResponse().Success
 				break
 			}
 		}

@@ -84,9 +84,15 @@ func (s *session) threads(ctx context.Context, r *godap.ThreadsRequest) (godap.T
 			return nil
 		})
 	}
-	threads := make([]godap.Thread, 0, len(ids))
+	// The stopped thread first, then the others stopped, as VS Code shows
+	// them in that order.
+	at := make(map[jdwp.ThreadID]int, len(ids))
 	for i, t := range ids {
-		if !hidden[i] && !gone[i] {
+		at[t] = i
+	}
+	threads := make([]godap.Thread, 0, len(ids))
+	for _, t := range d.stops.StoppedFirst(ids) {
+		if i := at[t]; !hidden[i] && !gone[i] {
 			threads = append(threads, godap.Thread{Id: d.refs.threads.id(t), Name: names[i]})
 		}
 	}
@@ -158,11 +164,19 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 	if !ok {
 		return godap.StackTraceResponseBody{}, fmt.Errorf("unknown thread id %d", r.Arguments.ThreadId)
 	}
-	start := int32(max(r.Arguments.StartFrame, 0))
-	frames, total, err := d.vm.FramesAndCount(ctx, t, start, int32(r.Arguments.Levels))
+	// The whole stack, from the stop while a method runs in the thread
+	// (a toString of the Variables view): its frames do not change.
+	all, err := d.t.Stack(ctx, t)
 	if err != nil {
 		return godap.StackTraceResponseBody{}, err
 	}
+	total := int32(len(all))
+	start := min(int32(max(r.Arguments.StartFrame, 0)), total)
+	n := total - start
+	if r.Arguments.Levels > 0 && int32(r.Arguments.Levels) < n {
+		n = int32(r.Arguments.Levels)
+	}
+	frames := all[start : start+n]
 	out := make([]godap.StackFrame, len(frames))
 	inlined := make([]*godap.StackFrame, len(frames)) // the caller's frame under an inlined one
 	hidden := make([]bool, len(frames))               // frames the language hides

@@ -2,7 +2,7 @@ package dap
 
 import (
 	"context"
-	"fmt"
+	"errors"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	godap "github.com/google/go-dap"
@@ -11,21 +11,14 @@ import (
 // Suspension policy lives in package debugger (the ledger, stops, the
 // event lanes); what is left here is how dap explains it.
 
-// explain adds to a VM's THREAD_NOT_SUSPENDED error what the session knows
-// of why: a method an evaluation left running.
+// explain says a VM's THREAD_NOT_SUSPENDED in the user's words: a stopped
+// thread's frames and values are answered from the stop, so this is a
+// thread that runs.
 func (s *session) explain(err error) error {
-	d := s.dbg
-	if d == nil || jdwp.Code(err) != jdwp.ErrThreadNotSuspended {
+	if s.dbg == nil || jdwp.Code(err) != jdwp.ErrThreadNotSuspended {
 		return err
 	}
-	var busy []int
-	for _, t := range d.vm.LeftRunning() {
-		busy = append(busy, d.refs.threads.id(t))
-	}
-	if len(busy) == 0 {
-		return fmt.Errorf("%w (the thread is running: resumed, or never stopped)", err)
-	}
-	return fmt.Errorf("%w: thread %v is still running a method of an evaluation that was cancelled or timed out; it is suspended again when the method returns", err, busy)
+	return errors.New("the thread is running (it was resumed, or runs a method for the debugger); ask again when it stops")
 }
 
 // obsoleteFrame describes a frame running a method a redefine replaced

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/eval"
@@ -51,9 +52,6 @@ func (s *session) variablesOf(ctx context.Context, r *godap.VariablesRequest) (g
 	if !ok {
 		return godap.VariablesResponseBody{}, fmt.Errorf("unknown reference %d (references are forgotten when the VM resumes)", r.Arguments.VariablesReference)
 	}
-	if ls, ok := c.(*localsScope); ok {
-		d.vm.WaitReturned(ctx, ls.f.Thread) // see evaluate
-	}
 	vars, err := c.children(withHex(ctx, r.Arguments.Format), d, r.Arguments.Filter, r.Arguments.Start, r.Arguments.Count)
 	if err != nil {
 		return godap.VariablesResponseBody{}, err
@@ -74,11 +72,60 @@ type named struct {
 func (d *debuggee) variables(ctx context.Context, vals []named) ([]godap.Variable, error) {
 	out := make([]godap.Variable, len(vals))
 	err := parallel(len(vals), func(i int) error {
-		v, err := d.variable(ctx, vals[i].name, vals[i].evalName, vals[i].v)
+		v, err := d.soonVariable(ctx, vals[i])
 		out[i] = v
 		return err
 	})
 	return out, err
+}
+
+// softWait bounds the wait for one value's methods (a toString).
+const softWait = 100 * time.Millisecond
+
+type (
+	pendingKey struct {
+		name, evalName string
+		v              jdwp.Value
+		hex            bool
+	}
+	pendingVal struct {
+		v   godap.Variable
+		err error
+	}
+	pendingVar struct{ key pendingKey } // a pending value's lazy reference
+)
+
+// soonVariable is variable for an object, waited for at most softWait
+// when the client can be told to ask again (Presentation.Soon); else
+// shown by its fields, lazily (expanding it waits for it).
+func (d *debuggee) soonVariable(ctx context.Context, n named) (godap.Variable, error) {
+	if !d.s.client.SupportsInvalidatedEvent || !n.v.Tag.IsObject() || n.v.IsNull() || n.v.Tag == jdwp.TagString {
+		return d.variable(ctx, n.name, n.evalName, n.v)
+	}
+	key := pendingKey{n.name, n.evalName, n.v, ctx.Value(hexKey{}) == true}
+	r, _ := d.t.Presentation().Soon(ctx, key, softWait, func(ctx context.Context) any {
+		v, err := d.variable(ctx, n.name, n.evalName, n.v)
+		return pendingVal{v, err}
+	})
+	if pv, ok := r.(pendingVal); ok {
+		return pv.v, pv.err
+	}
+	v, err := d.variable(withNoInvoke(ctx, "the value is pending"), n.name, n.evalName, n.v)
+	if err != nil {
+		return v, err
+	}
+	v.Value += " (pending: its methods still run; shown when they return)"
+	v.VariablesReference, v.NamedVariables, v.IndexedVariables = d.refs.vars.add(&pendingVar{key}), 0, 0
+	v.PresentationHint = &godap.VariablePresentationHint{Lazy: true}
+	return v, nil
+}
+
+// children of a pending value: the value itself, once done.
+func (c *pendingVar) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
+	if r, _ := d.t.Presentation().Pending(ctx, c.key); r != nil {
+		return []godap.Variable{r.(pendingVal).v}, r.(pendingVal).err
+	}
+	return nil, fmt.Errorf("the value's methods still run (a toString slower than %v); it is shown when they return", d.invokeTimeout())
 }
 
 // variable shows a JDWP value: primitives as Java writes them, strings
@@ -339,39 +386,30 @@ func (d *debuggee) objectRef(ctx context.Context, obj jdwp.ObjectID, evalName st
 }
 
 func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
-	f := c.f
 	var vals []named
-	m, err := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
+	m, err := d.vm.Method(ctx, c.f.Loc.Class, c.f.Loc.Method)
 	if err != nil {
 		return nil, err
 	}
-	if f, err = d.vm.Live(ctx, f); err != nil {
+	// Read from the VM, or from the stop while a method runs in the thread.
+	fl, err := d.t.Locals(ctx, c.f)
+	if err != nil {
 		return nil, err
 	}
-	if m.ModBits&(jdwp.AccStatic|jdwp.AccNative) == 0 {
-		this, err := d.vm.This(ctx, f)
-		if err != nil {
-			return nil, fmt.Errorf("this: %w", err)
-		}
-		if this.ID != 0 {
-			vals = append(vals, named{"this", "this", jdwp.Value{Tag: this.Tag, Bits: uint64(this.ID)}})
-		}
+	if this := fl.This; this.ID != 0 {
+		vals = append(vals, named{"this", "this", jdwp.Value{Tag: this.Tag, Bits: uint64(this.ID)}})
 	}
-	if exc, ok := d.stoppedOn(f); ok {
+	if exc, ok := d.stoppedOn(fl.Frame); ok {
 		vals = append([]named{{exceptionName, "exception", jdwp.Value{Tag: exc.Tag, Bits: uint64(exc.ID)}}}, vals...)
 	}
-	vars, values, absentInfo, err := d.vm.Locals(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	l := d.langOfClass(ctx, f.Loc.Class)
-	for i, v := range vars {
+	l := d.langOfClass(ctx, fl.Frame.Loc.Class)
+	for i, v := range fl.Vars {
 		if shown, ok := l.Variable(v.Name); ok {
-			vals = append(vals, named{shown, v.Name, values[i]})
+			vals = append(vals, named{shown, v.Name, fl.Vals[i]})
 		}
 	}
 	out, err := d.variables(ctx, vals)
-	if absentInfo && m.ModBits&jdwp.AccNative == 0 {
+	if fl.Absent && m.ModBits&jdwp.AccNative == 0 {
 		out = append(out, godap.Variable{Name: "<locals>", Value: "no local variable information: compile with javac -g"})
 	}
 	return out, err

@@ -572,7 +572,7 @@ func (t *Target) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text str
 				t.fe.Output("console", fmt.Sprintf("%s: condition not evaluated: the VM no longer holds the thread (%v)\n", bp.where(), err))
 				return nil
 			}
-			if t.VM.StillRunning(e.Thread) {
+			if t.StillRunning(e.Thread) {
 				msg := fmt.Sprintf("%s: the condition did not finish in %v (%v); not stopping: the thread goes on when the method returns (does it wait for a lock another thread holds?)", bp.where(), t.evalTimeout(), err)
 				t.fe.Output("important", msg+"\n")
 				return t.handOff(ctx, e.Thread)
@@ -594,12 +594,12 @@ func (t *Target) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text str
 	}
 	if bp.log != nil {
 		t.fe.Logpoint(bp.info(), bp.log.Text(ectx, at))
-		if t.VM.StillRunning(e.Thread) {
+		if t.StillRunning(e.Thread) {
 			return t.handOff(ctx, e.Thread)
 		}
 		return nil
 	}
-	return &Stop{Reason: bp.stopReason(), Thread: e.Thread, Breakpoints: []int{bp.id}, Text: text}
+	return &Stop{Reason: bp.stopReason(), Thread: e.Thread, Breakpoints: []int{bp.id}, Text: text, conditional: bp.cond != nil}
 }
 
 // ReinstallBreakpoints sets the line breakpoints of redefined classes

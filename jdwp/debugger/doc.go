@@ -14,8 +14,13 @@
 //     logpoint) — and the JDWP Suspend/Resume commands that change them.
 //     Nothing else in the session sends Suspend or Resume.
 //
-//   - invocation scheduling (Suspensions.Enter/Exit, the mirror's
-//     InvokeHooks): one invocation at a time per thread; the thread's
+//   - the one invocation road (Target.Invoke, Target.NewInstance,
+//     invoke.go): the only way anything — presentation, conditions, log
+//     messages, evaluation, the memory view — runs a method in the VM; its
+//     bookkeeping (which threads run a method for the debugger, which were
+//     left running past a deadline, what to do when each returns) and the
+//     ledger's part (Suspensions.Enter/Exit): one invocation at a time per
+//     thread; the thread's
 //     suspend count brought to exactly 1 before InvokeMethod (the agent's
 //     one implicit resume then starts the call) and set back from the ledger
 //     when the method returns, however late — so a stop, a continue or a
@@ -35,7 +40,15 @@
 //     and its late return is booked as above.
 //
 //   - the stop state (Stops): whether the session is stopped, its latest
-//     stop, and why each stopped thread stopped.
+//     stop, and why each stopped thread stopped; a stop decided while
+//     another is shown, with the whole VM held, is held back and shown in
+//     turn when the user lets that one go (never reported and then let go).
+//
+//   - what the front end reads of a stopped thread, answered from the stop
+//     while a method runs in it (stack.go: its frames and their locals,
+//     read before the method started), and each value's presentation
+//     waited for a short while only (Presentation.Soon: a slow one is
+//     pending, the front end told to ask again when it is done).
 //
 //   - the event pump and its lanes (Events): one goroutine reads the VM's
 //     event sets and never waits on the VM; each set is booked with the

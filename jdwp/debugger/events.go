@@ -39,6 +39,9 @@ type Events struct {
 	log     zerolog.Logger
 	ctx     context.Context
 	timeout time.Duration
+	// running reports whether a thread runs a method for the debugger
+	// (Target.RunningMethod); nil: none ever does.
+	running func(jdwp.ThreadID) bool
 }
 
 // NewEvents returns the pump of sub's sets; spawn starts the lanes'
@@ -56,7 +59,10 @@ func NewEvents(ctx context.Context, sub *jdwp.Subscription, vm *mirror.VM, sus *
 func (ev *Events) Run() {
 	for es := range ev.sub.C {
 		t := Thread(es)
-		if t != 0 && ev.vm.RunningMethod(t) {
+		if t != 0 && ev.running != nil && ev.running(t) {
+			if es.SuspendPolicy == jdwp.SuspendEventThread {
+				ev.sus.DuringArrived(t)
+			}
 			ev.safely(func() { ev.duringInvoke(es) })
 			continue
 		}
@@ -89,7 +95,7 @@ func (ev *Events) duringInvoke(es *jdwp.EventSet) {
 			ev.log.Warn().Err(err).Msg("resume after an event during an evaluation")
 		}
 	case jdwp.SuspendEventThread:
-		if err := ev.conn.ResumeThread(ctx, Thread(es)); err != nil {
+		if err := ev.sus.ReleaseDuring(ctx, Thread(es)); err != nil {
 			ev.log.Warn().Err(err).Msg("resume after an event during an evaluation")
 		}
 	}

@@ -24,11 +24,14 @@ type Presentation struct {
 	Budget time.Duration
 	// invokeMu runs presentation's methods one at a time, so each value's
 	// budget counts its own method only (values are presented in parallel).
-	invokeMu sync.Mutex
+	// An evaluation holds it too (Exclusive), so it reads the thread's
+	// frames between methods, never while one runs.
+	invokeMu chan struct{}
 	mu       sync.Mutex
 	kept     []jdwp.ObjectID
 	waiting  map[jdwp.ThreadID]bool
 	failed   map[presentCall]string
+	soon     soonState // values in the works (soon.go)
 }
 
 type presentCall struct {
@@ -45,6 +48,7 @@ func (p *Presentation) Release(ctx context.Context) {
 	p.mu.Lock()
 	kept := p.kept
 	p.kept, p.waiting, p.failed = nil, nil, nil
+	p.soon = soonState{gen: p.soon.gen + 1}
 	p.mu.Unlock()
 	mirror.Parallel(len(kept), func(i int) error {
 		p.t.Conn.EnableCollection(ctx, kept[i]) //nolint:errcheck // the object may be gone; nothing to do
@@ -98,9 +102,14 @@ func (p *Presentation) Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc
 	if failed {
 		return jdwp.Value{}, &mirror.PresentError{Text: why}
 	}
-	p.invokeMu.Lock()
-	defer p.invokeMu.Unlock()
-	if t.VM.StillRunning(thread) {
+	if ctx.Value(exclusiveKey{}) == nil {
+		_, release, err := p.Exclusive(ctx)
+		if err != nil {
+			return jdwp.Value{}, err
+		}
+		defer release()
+	}
+	if t.StillRunning(thread) {
 		alt := p.freeEventThread(thread)
 		if alt == 0 {
 			p.invalidateWhenFree(thread)
@@ -124,7 +133,7 @@ func (p *Presentation) Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc
 	budget := p.budget()
 	ictx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	res, err := t.VM.Invoke(ictx, thread, obj, m, nil)
+	res, err := t.Invoke(ictx, thread, obj, m, nil)
 	if err != nil {
 		if ictx.Err() != nil && ctx.Err() == nil {
 			t.log.Debug().Str("method", name).Dur("budget", budget).Msg("a method run to present a value did not return in time")
@@ -149,6 +158,27 @@ func (p *Presentation) Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc
 	return res.Value, nil
 }
 
+// exclusiveKey marks a context that holds Exclusive.
+type exclusiveKey struct{}
+
+// Exclusive waits until no method for presentation runs (as long as ctx
+// lets) and keeps others from starting until release is called, except
+// those run under the context it returns.
+func (p *Presentation) Exclusive(ctx context.Context) (_ context.Context, release func(), err error) {
+	p.mu.Lock()
+	if p.invokeMu == nil {
+		p.invokeMu = make(chan struct{}, 1)
+	}
+	sem := p.invokeMu
+	p.mu.Unlock()
+	select {
+	case sem <- struct{}{}:
+		return context.WithValue(ctx, exclusiveKey{}, true), func() { <-sem }, nil
+	case <-ctx.Done():
+		return ctx, nil, fmt.Errorf("the thread still runs a method to present a value: %w", ctx.Err())
+	}
+}
+
 // failedCall remembers why call gave no value in this stop.
 func (p *Presentation) failedCall(call presentCall, why string) error {
 	p.mu.Lock()
@@ -164,7 +194,7 @@ func (p *Presentation) failedCall(call presentCall, why string) error {
 // run methods) and not running one left over, or 0.
 func (p *Presentation) freeEventThread(busy jdwp.ThreadID) jdwp.ThreadID {
 	for _, th := range p.t.Stops.AtEvents(busy) {
-		if !p.t.VM.StillRunning(th) {
+		if !p.t.StillRunning(th) {
 			return th
 		}
 	}
@@ -185,10 +215,13 @@ func (p *Presentation) invalidateWhenFree(thread jdwp.ThreadID) {
 	}
 	p.waiting[thread] = true
 	p.mu.Unlock()
-	p.t.VM.AfterInvoke(thread, func() {
+	p.t.AfterInvoke(thread, func() {
 		p.mu.Lock()
 		still := p.waiting[thread]
 		delete(p.waiting, thread)
+		if still {
+			p.soon = soonState{gen: p.soon.gen + 1} // values said "not run" are worked out again
+		}
 		p.mu.Unlock()
 		if still && p.t.Stops.Stopped() {
 			p.t.fe.Invalidated()

@@ -139,6 +139,7 @@ func (t *Target) Redefine(ctx context.Context, files []ClassFile, redefined func
 	}
 	for c := range classes {
 		t.VM.Redefined(c)
+		t.stacks.forget(0) // frames may run obsolete methods now
 		t.pools.Forget(c)
 		if redefined != nil {
 			redefined(c)

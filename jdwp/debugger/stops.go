@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -100,5 +101,26 @@ func (s *Stops) AtEvents(except jdwp.ThreadID) []jdwp.ThreadID {
 			out = append(out, t)
 		}
 	}
+	return out
+}
+
+// StoppedFirst orders threads for a front end's list: the latest stop's
+// thread first, then the other stopped threads, then the rest, each group
+// in the VM's order (an editor focuses and expands the stopped thread; at
+// the end of a long list it went unseen).
+func (s *Stops) StoppedFirst(threads []jdwp.ThreadID) []jdwp.ThreadID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rank := func(t jdwp.ThreadID) int {
+		switch {
+		case s.stopped && t == s.thread:
+			return 0
+		case s.reasons[t] != "":
+			return 1
+		}
+		return 2
+	}
+	out := slices.Clone(threads)
+	slices.SortStableFunc(out, func(a, b jdwp.ThreadID) int { return rank(a) - rank(b) })
 	return out
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +36,28 @@ type Suspensions struct {
 	held     map[jdwp.ThreadID]int         // single-thread suspensions held (stops, pauses)
 	events   map[jdwp.ThreadID]int         // event sets' own suspensions, while their handling decides
 	invoking map[jdwp.ThreadID]*invocation // threads running a method for the debugger
+	during   map[jdwp.ThreadID]int         // event sets raised inside such a method, not released yet
+
+	// remember reads what a front end asks of a stopped thread before a
+	// method runs in it (Enter); released drops it when the session lets
+	// the thread go (0: every thread). Both may be nil.
+	remember func(ctx context.Context, thread jdwp.ThreadID)
+	released func(thread jdwp.ThreadID)
+}
+
+// Invoking reports whether thread runs a method for the debugger.
+func (s *Suspensions) Invoking(thread jdwp.ThreadID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.invoking[thread] != nil
+}
+
+// release tells the owner of what was read of a stopped thread that the
+// session let it go (0: every thread).
+func (s *Suspensions) release(thread jdwp.ThreadID) {
+	if s.released != nil {
+		s.released(thread)
+	}
 }
 
 // invocation is a method running for the debugger in a thread.
@@ -53,6 +77,7 @@ func NewSuspensions(conn *jdwp.Conn, log zerolog.Logger, timeout time.Duration) 
 		held:     map[jdwp.ThreadID]int{},
 		events:   map[jdwp.ThreadID]int{},
 		invoking: map[jdwp.ThreadID]*invocation{},
+		during:   map[jdwp.ThreadID]int{},
 	}
 }
 
@@ -66,6 +91,29 @@ func (s *Suspensions) EventArrived(thread jdwp.ThreadID) {
 	s.mu.Unlock()
 }
 
+// DuringArrived books the suspension of an event set a thread raised while
+// it runs a method for the debugger (its policy the event thread's): such a
+// set never stops, and ReleaseDuring lets the method go on. Until then a
+// continue keeps the thread's count (the method must not run on twice).
+func (s *Suspensions) DuringArrived(thread jdwp.ThreadID) {
+	s.mu.Lock()
+	s.during[thread]++
+	s.mu.Unlock()
+}
+
+// ReleaseDuring releases the suspension DuringArrived booked.
+func (s *Suspensions) ReleaseDuring(ctx context.Context, thread jdwp.ThreadID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.during[thread]--; s.during[thread] <= 0 {
+		delete(s.during, thread)
+	}
+	if err := s.conn.ResumeThread(ctx, thread); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
+		return err
+	}
+	return nil
+}
+
 // ReleaseEvent releases an event set's suspension that does not stop: at
 // once, or, when the thread runs a method for the debugger (a condition left
 // running), when that method returns.
@@ -73,6 +121,7 @@ func (s *Suspensions) ReleaseEvent(ctx context.Context, thread jdwp.ThreadID) er
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropEvent(thread)
+	s.release(thread)
 	if s.invoking[thread] != nil {
 		return nil // Exit settles the count
 	}
@@ -187,6 +236,26 @@ func (s *Suspensions) SuspendThread(ctx context.Context, thread jdwp.ThreadID) e
 func (s *Suspensions) ResumeAll(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.release(0)
+	// Threads whose event sets are still owned (a condition deciding, a
+	// stop held back to be shown in turn) must stay suspended through the
+	// VM-wide resume whatever the agent counted when: each gets one count
+	// of its own first, and is settled to what the ledger owes afterwards.
+	// So do threads held by an event set raised inside a method they run
+	// for the debugger (one count of their own, which the resume takes).
+	var kept []jdwp.ThreadID
+	if s.vm > 0 {
+		for t := range s.events {
+			if s.invoking[t] == nil && s.conn.SuspendThread(ctx, t) == nil {
+				kept = append(kept, t)
+			}
+		}
+		for t := range s.during {
+			if err := s.conn.SuspendThread(ctx, t); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
+				s.log.Warn().Err(err).Msg("keep a thread's event inside a method held through a resume")
+			}
+		}
+	}
 	var first error
 	for ; s.vm > 0; s.vm-- {
 		if err := s.conn.Resume(ctx); err != nil {
@@ -196,6 +265,11 @@ func (s *Suspensions) ResumeAll(ctx context.Context) error {
 	}
 	for t, n := range s.held {
 		if err := s.resumeThreadLocked(ctx, t, n); err != nil && first == nil {
+			first = err
+		}
+	}
+	for _, t := range kept {
+		if err := s.settleLocked(ctx, t); err != nil && first == nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
 			first = err
 		}
 	}
@@ -211,6 +285,7 @@ func (s *Suspensions) ResumeThread(ctx context.Context, thread jdwp.ThreadID) er
 
 func (s *Suspensions) resumeThreadLocked(ctx context.Context, thread jdwp.ThreadID, n int) error {
 	delete(s.held, thread)
+	s.release(thread)
 	if s.invoking[thread] != nil {
 		return nil // running a method: Exit settles the count
 	}
@@ -290,6 +365,9 @@ func (s *Suspensions) Enter(ctx context.Context, thread jdwp.ThreadID) (sent fun
 			return nil, err
 		}
 	}
+	if s.remember != nil {
+		s.remember(ctx, thread)
+	}
 	depth, err := s.conn.FrameCount(ctx, thread)
 	if err != nil {
 		s.restoreLocked(ctx, thread, 1)
@@ -367,10 +445,16 @@ func (s *Suspensions) Abort(ctx context.Context, thread jdwp.ThreadID, ret jdwp.
 	// Right after InvokeMethod the thread runs but has not entered the
 	// method yet (the agent's own frames are not Java frames): look again
 	// a moment later, the ledger free in between so the call can end.
-	wait := 5 * time.Millisecond
+	// Inside a call it is looked at again a few times too (a print, a
+	// short call of its own), then left to run.
+	wait, inside := 5*time.Millisecond, 0
 	for {
 		err := s.abortOnce(ctx, thread, ret)
-		if !errors.Is(err, errNotEntered) {
+		if errors.Is(err, ErrInsideCalls) {
+			if inside++; inside > 5 {
+				return err
+			}
+		} else if !errors.Is(err, errNotEntered) {
 			return err
 		}
 		select {
@@ -419,6 +503,16 @@ func (s *Suspensions) forceReturnLocked(ctx context.Context, thread jdwp.ThreadI
 		// HotSpot's agent blocks its command loop until a pop completes.
 		return fmt.Errorf("%w (%d calls deep)", ErrInsideCalls, k-1)
 	}
+	// Only at a plain instruction: at one that calls, creates or resolves
+	// (an invoke, invokedynamic's bootstrap, new, ldc of a dynamic
+	// constant) the VM may be inside
+	// that work, and cutting it short there has crashed HotSpot 17 (a
+	// call site's bootstrap left half resolved): look again a moment later.
+	if fs, err := s.conn.Frames(ctx, thread, 0, 1); err != nil || len(fs) == 0 {
+		return fmt.Errorf("%w (its frame: %v)", ErrInsideCalls, err)
+	} else if code, err := s.conn.Bytecodes(ctx, fs[0].Location.Class, fs[0].Location.Method); err != nil || fs[0].Location.Index >= uint64(len(code)) || unsafeToCut(code[fs[0].Location.Index]) {
+		return fmt.Errorf("%w (at an instruction that calls or resolves)", ErrInsideCalls)
+	}
 	if err := s.conn.ForceEarlyReturn(ctx, thread, zeroOf(ret)); err != nil {
 		if jdwp.Code(err) == jdwp.ErrOpaqueFrame {
 			return ErrCannotAbort
@@ -426,6 +520,19 @@ func (s *Suspensions) forceReturnLocked(ctx context.Context, thread jdwp.ThreadI
 		return fmt.Errorf("make the method return: %w", err)
 	}
 	return nil
+}
+
+// unsafeToCut reports whether a method stopped at opcode op may be inside
+// work of the VM's own: ldc/ldc_w/ldc2_w (dynamic constants), the
+// invokes, invokedynamic, new, anewarray, multianewarray, checkcast,
+// instanceof. (A static field's class initializer runs as a frame of its
+// own, which the depth check sees.)
+func unsafeToCut(op byte) bool {
+	switch op {
+	case 0x12, 0x13, 0x14, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbd, 0xc0, 0xc1, 0xc5:
+		return true
+	}
+	return false
 }
 
 // zeroOf is the zero value of a return type's tag (void for none).
@@ -437,4 +544,31 @@ func zeroOf(t jdwp.Tag) jdwp.Value {
 		return jdwp.Value{Tag: jdwp.TagObject}
 	}
 	return jdwp.Value{Tag: t}
+}
+
+// String describes what the ledger holds ("nothing held" when nothing).
+func (s *Suspensions) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var parts []string
+	if s.vm > 0 {
+		parts = append(parts, fmt.Sprintf("the VM %d×", s.vm))
+	}
+	for t, n := range s.held {
+		parts = append(parts, fmt.Sprintf("thread %d held %d×", t, n))
+	}
+	for t, n := range s.events {
+		parts = append(parts, fmt.Sprintf("thread %d by %d event sets", t, n))
+	}
+	for t := range s.invoking {
+		parts = append(parts, fmt.Sprintf("thread %d running a method", t))
+	}
+	for t, n := range s.during {
+		parts = append(parts, fmt.Sprintf("thread %d by %d event sets inside a method", t, n))
+	}
+	if len(parts) == 0 {
+		return "nothing held"
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }

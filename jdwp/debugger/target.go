@@ -96,6 +96,9 @@ type Stop struct {
 	// a method an evaluation left running in the thread releases it (see
 	// mirror.VM.Invoking), and the hit does not stop.
 	handedOff bool
+	// conditional says a breakpoint's condition decided the stop (see
+	// Target.stop).
+	conditional bool
 }
 
 // Target is one debugged VM as the debugger layer owns it: the mirror and
@@ -115,14 +118,18 @@ type Target struct {
 	// StopMu orders stops and the answers to requests that resume: a
 	// front end takes it to answer such a request and resume, so no stop
 	// is reported in between.
-	StopMu sync.Mutex
+	StopMu  sync.Mutex
+	pending []pendingStop // stops held back while another is shown (guarded by StopMu)
 
-	fe  Frontend
-	sub *jdwp.Subscription
-	log zerolog.Logger
-	ctx context.Context
+	fe    Frontend
+	sub   *jdwp.Subscription
+	log   zerolog.Logger
+	ctx   context.Context
+	spawn func(func())
 
 	present  Presentation
+	inv      invocations // the invocation road's bookkeeping (invoke.go)
+	stacks   stacks      // what was read of stopped threads (stack.go)
 	obsolete mirror.Obsolete
 	pools    mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool] // constant pools, for bytecode
 
@@ -157,16 +164,19 @@ func New(ctx context.Context, conn *jdwp.Conn, fe Frontend, opts Options, log ze
 	}
 	sus := NewSuspensions(conn, log, opts.RequestTimeout)
 	t := &Target{
-		Conn: conn, Sus: sus, Stops: NewStops(), Opts: opts, fe: fe, log: log, ctx: ctx,
+		Conn: conn, Sus: sus, Stops: NewStops(), Opts: opts, fe: fe, log: log, ctx: ctx, spawn: spawn,
 		sub:      conn.Subscribe(),
-		VM:       mirror.New(conn, mirror.Config{Context: ctx, Log: log, Go: spawn, Hooks: sus}),
+		VM:       mirror.New(conn, mirror.Config{Context: ctx, Log: log, Go: spawn}),
 		Requests: NewRequests(conn, log),
 		life:     lifecycle{endedCh: make(chan struct{})},
 		bps:      newBPTables(),
 		steps:    stepTables{steps: map[jdwp.ThreadID][]int32{}, stepping: map[jdwp.ThreadID]*stepState{}},
 	}
+	t.inv.init()
 	t.Events = NewEvents(ctx, t.sub, t.VM, sus, t, spawn, log, opts.RequestTimeout)
+	t.Events.running = t.RunningMethod
 	t.present.t = t
+	sus.remember, sus.released = t.rememberStop, t.stacks.forget
 	return t
 }
 

@@ -3,6 +3,8 @@ package debugger
 import (
 	"slices"
 	"testing"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
 func TestHitCondition(t *testing.T) {
@@ -80,5 +82,21 @@ func TestSkipClassesKotlinIntrinsics(t *testing.T) {
 		if got := slices.Contains(tg.skipClasses(), "kotlin.jvm.internal.*"); got != c.want || tg.skipped("kotlin.jvm.internal.Intrinsics") != c.want {
 			t.Errorf("filters %+v: kotlin.jvm.internal.* skipped %v, want %v", c.filters, got, c.want)
 		}
+	}
+}
+
+// TestStoppedFirst: the latest stop's thread leads the list, the other
+// stopped threads follow, the rest keep the VM's order.
+func TestStoppedFirst(t *testing.T) {
+	s := NewStops()
+	s.Stop(7, "breakpoint")
+	s.Stop(9, "breakpoint")
+	got := s.StoppedFirst([]jdwp.ThreadID{1, 2, 7, 3, 9})
+	if want := []jdwp.ThreadID{9, 7, 1, 2, 3}; !slices.Equal(got, want) {
+		t.Errorf("StoppedFirst = %v, want %v", got, want)
+	}
+	s.ResumedAll()
+	if got := s.StoppedFirst([]jdwp.ThreadID{1, 9, 7}); !slices.Equal(got, []jdwp.ThreadID{1, 9, 7}) {
+		t.Errorf("not stopped: %v, want the VM's order", got)
 	}
 }

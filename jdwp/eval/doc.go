@@ -18,8 +18,10 @@
 // What it must not touch: DAP (it knows no request, handle or DAP type:
 // package dap translates), the JDWP wire (package jdwp: it reaches the VM
 // through the mirror alone, and names only package jdwp's ids, values and
-// error codes, as internal/layering holds it), suspension and invocation policy (package jdwp/debugger, which
-// the mirror's hooks reach), source lookup (package jdwp/srclookup, through
+// error codes, as internal/layering holds it), suspension and invocation
+// policy (package jdwp/debugger: its methods run through the [Invoker] it is
+// given, the debugger layer's one invocation road), source lookup (package
+// jdwp/srclookup, through
 // the session). What it needs of the session — which exception a thread
 // stopped on, the text of a class's source file — comes through the
 // [Session] interface.

@@ -24,24 +24,32 @@ type Session interface {
 	SourceOf(ctx context.Context, class jdwp.ReferenceTypeID) (f srclookup.Found, ok bool)
 }
 
+// Invoker runs methods in the VM: the debugger layer's invocation road
+// (debugger.Target), the only way anything runs one. Its errors wrap
+// mirror.ErrAborted, ErrLeftRunning and ErrStillRunning.
+type Invoker interface {
+	Invoke(ctx context.Context, thread jdwp.ThreadID, recv jdwp.ObjectID, m mirror.Method, args []jdwp.Value) (jdwp.InvokeResult, error)
+	NewInstance(ctx context.Context, thread jdwp.ThreadID, ctor mirror.Method, args []jdwp.Value) (jdwp.InvokeResult, error)
+}
+
 // Evaluator makes evaluation environments for the frames of one VM.
 type Evaluator struct {
 	vm  *mirror.VM
+	inv Invoker
 	log zerolog.Logger
 	s   Session
 }
 
-// New returns an Evaluator over vm; s may be nil (no thread is then
-// stopped on an exception).
-func New(vm *mirror.VM, log zerolog.Logger, s Session) *Evaluator {
-	return &Evaluator{vm: vm, log: log, s: s}
+// New returns an Evaluator over vm that runs methods through inv; s may be
+// nil (no thread is then stopped on an exception).
+func New(vm *mirror.VM, inv Invoker, log zerolog.Logger, s Session) *Evaluator {
+	return &Evaluator{vm: vm, inv: inv, log: log, s: s}
 }
 
 // Frame is an expr.Env over one frame of a suspended thread: locals from
 // the method's variable table, this, fields and statics, all read over JDWP;
 // classes resolved among the loaded ones; methods and constructors run in
-// the frame's thread alone (the mirror's Invoke, under the debugger layer's
-// scheduling).
+// the frame's thread alone (the debugger layer's invocation road).
 type Frame struct {
 	ev *Evaluator
 	f  mirror.Frame // its id is 0 until looked up
@@ -283,7 +291,7 @@ func (e *Frame) Invoke(ctx context.Context, recv expr.Value, m expr.Method, args
 			return expr.Value{}, err
 		}
 	}
-	res, err := e.ev.vm.Invoke(ctx, e.f.Thread, jdwp.ObjectID(recv.Ref), m.Handle.(mirror.Method), ToJDWPs(args))
+	res, err := e.ev.inv.Invoke(ctx, e.f.Thread, jdwp.ObjectID(recv.Ref), m.Handle.(mirror.Method), ToJDWPs(args))
 	return e.result(ctx, res, err)
 }
 
@@ -294,7 +302,7 @@ func (e *Frame) New(ctx context.Context, m expr.Method, args []expr.Value) (expr
 	if err := e.initialized(ctx, m.Class); err != nil {
 		return expr.Value{}, err
 	}
-	res, err := e.ev.vm.NewInstance(ctx, e.f.Thread, m.Handle.(mirror.Method), ToJDWPs(args))
+	res, err := e.ev.inv.NewInstance(ctx, e.f.Thread, m.Handle.(mirror.Method), ToJDWPs(args))
 	return e.result(ctx, res, err)
 }
 

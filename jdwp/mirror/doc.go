@@ -8,9 +8,10 @@
 // signature and source names resolved as Java resolves them; threads and
 // their frames, whose ids a method run for the debugger invalidates
 // (generations, [VM.Live]); values of locals, fields, statics, arrays and
-// strings; method invocation and its bookkeeping (which threads run a method
-// for the debugger, which were left running past a deadline, what to do when
-// each returns). What never changes while a class is loaded is cached, each
+// strings. It runs no methods: the debugger layer's invocation road does
+// (debugger.Target.Invoke), and tells the mirror when a thread ran
+// ([VM.ThreadRan]); the mirror knows no suspension policy and calls nothing
+// above it. What never changes while a class is loaded is cached, each
 // cache behind a lock of its own ([Memo]); [VM.Redefined] drops what a class
 // redefinition changes, [VM.Unloaded] what an unloaded class leaves behind.
 // A class not loaded is never cached, so a class prepare invalidates
@@ -22,10 +23,12 @@
 // summary of a value (ArrayList (size=3), "k" -> 1, Status.NEW, Point[x=1,
 // y=2], toString() when a class overrides it), and how a collection's
 // elements are gathered (toArray() run in the stopped thread, or fields read
-// where that is safe). Views are chosen by subtype tests against the
+// where that is safe; sizes from fields, never size() where the JDK keeps
+// them). Views are chosen by subtype tests against the
 // java.util interfaces, never by implementation class names. Presentation
 // reads the VM through the small [Inspector] interface, which *VM implements
-// but for Invoke: the owner wraps it with its policy on when methods may run.
+// but for Invoke: the owner supplies it (the debugger layer's road, with its
+// policy on when methods may run).
 //
 // It knows JDWP, not DAP: it calls the commands of a *jdwp.Conn and must not
 // touch the wire itself (packet layouts, command numbers), DAP messages and

@@ -38,6 +38,8 @@ type Inspector interface {
 	Invoke(ctx context.Context, obj jdwp.ObjectID, name, desc string) (jdwp.Value, error)
 	// ArrayValues reads count elements of an array from start.
 	ArrayValues(ctx context.Context, arr jdwp.ObjectID, start, count int) ([]jdwp.Value, error)
+	// ArrayLength reads an array's length.
+	ArrayLength(ctx context.Context, arr jdwp.ObjectID) (int, error)
 	// ClassName returns the Java name of the type a java.lang.Class reflects.
 	ClassName(ctx context.Context, class jdwp.ObjectID) (string, error)
 }
@@ -395,19 +397,46 @@ func javaChar(c uint16) string {
 	return "'" + s[1:len(s)-1] + "'"
 }
 
-// Size returns a collection's or map's size: its size field when the
-// implementation has one (no code runs), else size(); -1 when neither works.
+// Size returns a collection's or map's size: from its fields when the
+// implementation keeps it there (no code runs: see sizeField), else
+// size(); -1 when neither works.
 func (p *Presenter) Size(ctx context.Context, obj jdwp.ObjectID) (int, error) {
-	if v, ok, err := p.vm.Field(ctx, obj, "size"); err != nil {
+	if n, ok, err := p.sizeField(ctx, obj, 2); err != nil {
 		return -1, err
-	} else if ok && v.Tag == jdwp.TagInt {
-		return int(v.Int()), nil
+	} else if ok {
+		return n, nil
 	}
 	v, err := p.vm.Invoke(ctx, obj, "size", "()I")
 	if err != nil {
 		return -1, nil
 	}
 	return int(v.Int()), nil
+}
+
+// sizeField reads a JDK collection's size from its fields: a size field
+// (ArrayList, HashMap, LinkedList, TreeMap, the immutable SetN and MapN),
+// the length of an exact elements array (List.of's ListN), or, depth
+// levels down, the size of the collection or map a wrapper holds (HashSet's
+// map, Collections.unmodifiable*'s c and m).
+func (p *Presenter) sizeField(ctx context.Context, obj jdwp.ObjectID, depth int) (int, bool, error) {
+	if v, ok, err := p.vm.Field(ctx, obj, "size"); err != nil || (ok && v.Tag == jdwp.TagInt) {
+		return int(v.Int()), err == nil, err
+	}
+	if sig, err := p.vm.TypeOf(ctx, obj); err == nil && sig == "Ljava/util/ImmutableCollections$ListN;" {
+		if v, ok, err := p.vm.Field(ctx, obj, "elements"); err == nil && ok && !v.IsNull() {
+			n, err := p.vm.ArrayLength(ctx, v.Object())
+			return n, err == nil, nil
+		}
+	}
+	for _, name := range []string{"map", "c", "m"} {
+		if depth == 0 {
+			break
+		}
+		if v, ok, err := p.vm.Field(ctx, obj, name); err == nil && ok && v.Tag.IsObject() && !v.IsNull() {
+			return p.sizeField(ctx, v.Object(), depth-1)
+		}
+	}
+	return 0, false, nil
 }
 
 // ErrNoElements is returned by Elements when a collection's elements cannot

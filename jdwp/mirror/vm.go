@@ -12,8 +12,8 @@ import (
 
 // VM mirrors one VM over its JDWP connection: reference types with their
 // methods, fields, line and variable tables, the type hierarchy, classes by
-// signature, threads and frames, values, and the methods running for the
-// debugger. What never changes while a class is loaded is cached, each
+// signature, threads and frames, values. It runs no methods (the debugger
+// layer's invocation road does) and knows no suspension policy. What never changes while a class is loaded is cached, each
 // cache behind its own lock; Redefined drops what a redefinition changes.
 // Safe for concurrent use.
 type VM struct {
@@ -38,36 +38,19 @@ type VM struct {
 	sdes       Memo[jdwp.ReferenceTypeID, string]
 	srcFiles   Memo[jdwp.ReferenceTypeID, string]
 
-	inv invocations
+	gensMu sync.Mutex
+	gens   map[jdwp.ThreadID]int // frame generations (invoke.go)
 }
 
 // Config is what a VM needs from its owner.
 type Config struct {
-	// Context bounds the methods left running past an evaluation's deadline
-	// (the session's context); nil means context.Background.
+	// Context is the owner's (the session's); nil means
+	// context.Background.
 	Context context.Context
 	// Go starts a goroutine the owner waits for when it ends; nil means go f().
 	Go func(f func())
 	// Log receives what the mirror has to say; the zero logger drops it.
 	Log zerolog.Logger
-	// Hooks, if set, arrange each invocation with the owner of the VM's
-	// suspension (package jdwp/debugger).
-	Hooks InvokeHooks
-}
-
-// InvokeHooks are what the owner of suspension does around each method run
-// for the debugger. Enter runs before the invocation command and may wait
-// or refuse; sent, if not nil, is called once the command is queued (or
-// when it will not be); Exit runs when the method returned or the command
-// failed, however late (a method left running past its caller's deadline
-// calls it when it returns).
-// Abort tries to end a method whose caller stopped waiting (its context
-// ended): made to return at once a zero value of tag ret; an error says it
-// goes on running.
-type InvokeHooks interface {
-	Enter(ctx context.Context, thread jdwp.ThreadID) (sent func(), err error)
-	Exit(thread jdwp.ThreadID)
-	Abort(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Tag) error
 }
 
 // New returns the mirror of the VM at the end of conn.
@@ -78,9 +61,7 @@ func New(conn *jdwp.Conn, cfg Config) *VM {
 	if cfg.Go == nil {
 		cfg.Go = func(f func()) { go f() }
 	}
-	m := &VM{conn: conn, cfg: cfg}
-	m.inv.init()
-	return m
+	return &VM{conn: conn, cfg: cfg}
 }
 
 // Conn is the JDWP connection the mirror reads.

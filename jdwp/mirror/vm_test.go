@@ -216,70 +216,26 @@ func TestMirrorOverHotSpot(t *testing.T) {
 		}
 	})
 
-	t.Run("Invoke", func(t *testing.T) {
+	t.Run("ThreadRan", func(t *testing.T) {
+		// The mirror runs no methods (the debugger layer does); a method
+		// run in the thread makes the frames read before stale.
 		gen := m.Gen(thread)
 		area, err := m.InstanceMethod(ctx, sq, "area", "()D")
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := m.Invoke(ctx, thread, sq, area, nil)
+		res, err := m.Conn().InvokeMethod(ctx, sq, thread, area.Type, area.ID, nil, jdwp.InvokeSingleThreaded)
 		if err != nil || res.Exception.ID != 0 || res.Value != jdwp.DoubleValue(9) {
 			t.Fatalf("area() = %+v, %v; want 9.0", res, err)
 		}
-		if m.Gen(thread) != gen+1 || m.RunningMethod(thread) {
-			t.Errorf("after an invocation: generation %d (was %d), running %v", m.Gen(thread), gen, m.RunningMethod(thread))
+		m.ThreadRan(thread)
+		if m.Gen(thread) != gen+1 {
+			t.Errorf("after an invocation: generation %d (was %d)", m.Gen(thread), gen)
 		}
 		// The frame read before the invocation is read again.
 		live, err := m.Live(ctx, top)
 		if err != nil || live.Gen != gen+1 || live.Loc != top.Loc {
 			t.Errorf("Live(top) = %+v, %v; want the same location in generation %d", live, err, gen+1)
-		}
-	})
-
-	t.Run("LeftRunning", func(t *testing.T) {
-		ms, err := m.MethodsNamed(ctx, main, "waitForGo")
-		if err != nil || len(ms) != 1 {
-			t.Fatalf("waitForGo: %v, %v", ms, err)
-		}
-		ictx, cancel := context.WithCancel(ctx)
-		go func() {
-			defer cancel()
-			for !m.RunningMethod(thread) && ctx.Err() == nil { // waits for a condition, bounded by the deadline
-				time.Sleep(5 * time.Millisecond)
-			}
-		}()
-		gen := m.Gen(thread)
-		_, err = m.Invoke(ictx, thread, 0, ms[0], nil)
-		if !errors.Is(err, mirror.ErrLeftRunning) || !m.StillRunning(thread) || !slices.Contains(m.LeftRunning(), thread) {
-			t.Fatalf("cancelled invocation: %v, still running %v", err, m.StillRunning(thread))
-		}
-		// A second one waits for the thread as long as its context lets it.
-		wctx, wcancel := context.WithTimeout(ctx, time.Second)
-		if _, err := m.Invoke(wctx, thread, 0, ms[0], nil); !errors.Is(err, mirror.ErrStillRunning) {
-			t.Errorf("a second invocation while the first runs = %v, want ErrStillRunning", err)
-		}
-		wcancel()
-		returned := make(chan struct{})
-		if !m.AfterInvoke(thread, func() { close(returned) }) {
-			t.Fatal("AfterInvoke refused while a method runs")
-		}
-		goField, ok, err := m.FindField(ctx, main, "go")
-		if err != nil || !ok {
-			t.Fatalf("field go: %v, %v", ok, err)
-		}
-		if err := m.Conn().SetStaticValues(ctx, main, []jdwp.FieldValue{{Field: goField.ID, Value: jdwp.BoolValue(true)}}); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-returned:
-		case <-ctx.Done():
-			t.Fatal("the method left running did not return before the deadline")
-		}
-		if m.StillRunning(thread) || m.RunningMethod(thread) || m.Gen(thread) != gen+1 {
-			t.Errorf("after the method returned: still running %v, running %v, generation %d (was %d)", m.StillRunning(thread), m.RunningMethod(thread), m.Gen(thread), gen)
-		}
-		if m.AfterInvoke(thread, func() {}) {
-			t.Error("AfterInvoke accepted with no method running")
 		}
 	})
 }

@@ -46,6 +46,8 @@ public class Harm {
     static volatile long spins;
 
     static int spin() {
+        System.out.println("SPINNING");
+        System.out.flush();
         while (true) {
             spins++;
         }

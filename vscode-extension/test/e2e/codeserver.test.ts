@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { buildBackend, compileFixture, compileStates, eventually, extRoot, freePort, Jvm, lineOf, repoRoot, sampleJava, startJvm, statesJava, tmpDir, workerJava } from '../support/fixtures';
+import { buildBackend, compileFixture, compileStates, eventually, extRoot, freePort, Jvm, lineOf, repoRoot, sampleJava, slowPoolJava, startJvm, statesJava, tmpDir, workerJava } from '../support/fixtures';
 import { countColor, decodePng } from '../support/png';
 
 const vsix = path.join(extRoot, 'ddmbridge.vsix');
@@ -113,10 +113,12 @@ before(async () => {
   fs.mkdirSync(src, { recursive: true });
   fs.copyFileSync(sampleJava, path.join(src, 'Sample.java'));
   fs.copyFileSync(statesJava, path.join(src, 'States.java'));
+  fs.copyFileSync(slowPoolJava, path.join(src, 'SlowPool.java'));
   // The source of the frames the simulated VM's allocation records name.
   fs.mkdirSync(path.join(dirs.ws, 'src', 'com', 'example', 'simvm'), { recursive: true });
   fs.copyFileSync(workerJava, path.join(dirs.ws, 'src', 'com', 'example', 'simvm', 'Worker.java'));
   statesClasses = await compileStates();
+  const slowPoolClasses = await compileStates(slowPoolJava, path.join(tmpDir(), 'slowpool-classes'));
   fs.mkdirSync(path.join(dirs.ws, '.vscode'));
   fs.writeFileSync(
     path.join(dirs.ws, '.vscode', 'launch.json'),
@@ -140,6 +142,16 @@ before(async () => {
             name: 'Launch States',
             mainClass: 'fixture.States',
             classPaths: [statesClasses],
+            sourcePaths: ['${workspaceFolder}/src'],
+          },
+          // Issue 35's app: a 3 s toString in four workers' Locals.
+          {
+            type: 'ddmbridge',
+            request: 'launch',
+            name: 'Launch SlowPool',
+            mainClass: 'fixture.SlowPool',
+            args: ['400'],
+            classPaths: [slowPoolClasses],
             sourcePaths: ['${workspaceFolder}/src'],
           },
           // VS Code's picker: the VM is chosen when the session starts.
@@ -1201,6 +1213,149 @@ test('code-server: F5 on a JVM — Threads panel states, suspended at a breakpoi
   await page.getByText('Paused on breakpoint').first().waitFor({ state: 'hidden', timeout: 60000 });
   fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
   log('F5 scenario done');
+});
+
+// Issue 35 as VS Code drives it: four pool workers whose Locals hold a
+// Customer with a 3 s toString. At the stop the Variables view shows the
+// other values at once (the customer comes later, by itself); continue, a
+// step and continue again while toStrings may still run; then Remove All
+// Breakpoints and continue: the program ends, which it does only when
+// every worker has run all its rounds (no worker is left suspended).
+test('code-server: a slow toString — Variables at once but that value; continue, step, remove breakpoints, continue: every worker runs on', { timeout: 900_000 }, async () => {
+  await openWorkbench();
+  const file = path.join(wsDir, 'src', 'fixture', 'SlowPool.java');
+  await eventually(
+    async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 15000 });
+      await input.fill('SlowPool.java');
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'SlowPool.java' });
+      await row.first().waitFor({ state: 'visible', timeout: 15000 });
+      await row.first().click();
+      await page.locator('.tab', { hasText: 'SlowPool.java' }).waitFor({ timeout: 15000 });
+      return true;
+    },
+    120000,
+    'SlowPool.java open',
+  );
+  await page.locator('.monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+G');
+  await page.locator('.quick-input-widget input').fill(`:${lineOf('slowhit', file)}`);
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('F9');
+  await page.locator('.monaco-editor .codicon-debug-breakpoint').first().waitFor({ timeout: 30000 });
+  await palette('Debug: Select and Start Debugging');
+  const configRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Launch SlowPool' });
+  await configRow.first().waitFor({ timeout: 60000 });
+  await configRow.first().click();
+  await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 180000 });
+  const paused = Date.now();
+  const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
+  const rowText = async (name: string): Promise<string> => {
+    const texts = await pane('Variables').locator('.monaco-list-row').allTextContents();
+    return texts.find((t) => new RegExp(`^\\s*${name}\\s*[=:]`).test(t)) ?? '';
+  };
+  // The stopped worker's Locals, opened as a user does: its thread, its
+  // top frame, Locals (VS Code leaves them collapsed at this stop).
+  const openLocals = async (): Promise<boolean> => {
+    if ((await rowText('r')) !== '') {
+      return true;
+    }
+    const thread = pane('Call Stack').locator('.monaco-list-row', { hasText: /Paused on (breakpoint|step)/i }).first();
+    if ((await thread.count()) > 0 && (await thread.getAttribute('aria-expanded')) === 'false') {
+      await thread.click();
+      await page.keyboard.press('ArrowRight');
+    }
+    const frame = pane('Call Stack').locator('.monaco-list-row', { hasText: 'lambda$main$0' }).first();
+    if (await frame.isVisible()) {
+      await frame.click();
+    }
+    const locals = pane('Variables').locator('.monaco-list-row', { hasText: 'Locals' }).first();
+    if ((await locals.count()) > 0 && (await locals.getAttribute('aria-expanded')) !== 'true') {
+      await locals.click();
+    }
+    return false;
+  };
+  // The ordinary values (the round, its label, the worker) are shown while
+  // the customer's toString still runs: not "Customer c…" yet.
+  let stop = '';
+  let opened = 0;
+  await eventually(
+    async () => {
+      if (!(await openLocals())) {
+        opened = Date.now();
+        return undefined;
+      }
+      const [r, label, worker, customer] = await Promise.all([rowText('r'), rowText('label'), rowText('worker'), rowText('customer')]);
+      if (/\d/.test(r) && /round \d+/.test(label) && /\d/.test(worker) && customer !== '') {
+        stop = `${worker} ${r}`;
+        return { r, label, worker, customer };
+      }
+      return undefined;
+    },
+    60000,
+    'r, label and worker in the Variables view',
+  ).then((v) => {
+    log(`Variables shown ${Date.now() - opened} ms after Locals opened (${Date.now() - paused} ms after the pause): ${JSON.stringify(v)}`);
+    assert.doesNotMatch(v.customer, /Customer c\d/, `the ordinary values waited for the slow toString: ${JSON.stringify(v)}`);
+  });
+  await shot('e2e-slow-tostring-variables');
+  // The customer comes by itself (its toString's text, or that it did not return in its budget).
+  await eventually(async () => (/Customer c\d|did not return/.test(await rowText('customer')) ? true : undefined), 60000, 'the customer shown when its toString is done');
+
+  // Continue: another stop (another worker or round).
+  await page.keyboard.press('F5');
+  await eventually(
+    async () => {
+      if (!(await openLocals())) {
+        return undefined;
+      }
+      const now = `${await rowText('worker')} ${await rowText('r')}`;
+      return /\d.*\d/.test(now) && now !== stop ? now : undefined;
+    },
+    120000,
+    'a new stop after continue',
+  );
+  // A step, at once (the customer's toString may still run).
+  await page.keyboard.press('F10');
+  // Remove All Breakpoints, then continue (again at each stop still shown:
+  // the step's, a hit decided before the removal): the program runs to its end.
+  // The Breakpoints view's own "Remove All Breakpoints" action.
+  await eventually(
+    async () => {
+      await pane('Breakpoints').locator('.pane-header').first().hover();
+      await pane('Breakpoints')
+        .locator('.pane-header [aria-label="Remove All Breakpoints"], .pane-header .codicon-breakpoints-remove-all')
+        .first()
+        .click({ timeout: 5000 });
+      return true;
+    },
+    60000,
+    'Remove All Breakpoints in the Breakpoints view',
+  );
+  await eventually(async () => ((await page.locator('.monaco-editor .codicon-debug-breakpoint').count()) === 0 ? true : undefined), 30000, 'no breakpoint left');
+  let continues = 0;
+  await eventually(
+    async () => {
+      if ((await page.locator('.debug-toolbar').first().isVisible()) === false) {
+        return true;
+      }
+      if ((await page.getByText(/Paused on/).count()) > 0) {
+        await page.keyboard.press('F5');
+        continues++;
+      }
+      return undefined;
+    },
+    180000,
+    'the program ended after Remove All Breakpoints and continue',
+  ).catch(async (e: Error) => {
+    await shot('e2e-slow-tostring-stuck');
+    throw new Error(`${e.message} (a worker left suspended?)\n${channelLog().slice(-4000)}`);
+  });
+  log(`slow toString: the program ended after ${continues} continue(s) once the breakpoints were removed`);
+  log('slow toString scenario: every worker ran on, the program ended');
 });
 
 // Android: F5 on a launch configuration with packageName starts the app on

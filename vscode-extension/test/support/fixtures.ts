@@ -17,6 +17,8 @@ export const javaSrcRoot = path.join(extRoot, 'test', 'fixtures', 'java');
 export const sampleJava = path.join(javaSrcRoot, 'fixture', 'Sample.java');
 /** The Threads panel's debuggee: a sleeping, a waiting and a busy thread. */
 export const statesJava = path.join(javaSrcRoot, 'fixture', 'States.java');
+/** The slow-toString pool of issue 35 (fixture.SlowPool). */
+export const slowPoolJava = path.join(javaSrcRoot, 'fixture', 'SlowPool.java');
 /** The source of the frames the simulated VM's allocation records name (com.example.simvm.Worker). */
 export const workerJava = path.join(javaSrcRoot, 'com', 'example', 'simvm', 'Worker.java');
 
