@@ -47,20 +47,25 @@ type autoSources struct {
 // workspace, classPath the launched program's (nil for an attached VM:
 // its class path is asked for).
 func (d *debuggee) useAutoSources(folders, classPath []string, javaExec string) {
-	d.srcs.auto = &autoSources{folders: folders, classPath: classPath, javaExec: javaExec, refs: map[string]int{}, found: map[int]srclookup.Found{}}
+	d.startAutoSources(&autoSources{folders: folders, classPath: classPath, javaExec: javaExec})
+}
+
+// useJDKSources turns the JDK's sources on beside sourcePaths: the
+// debuggee's own JDK's src.zip (else javaExec's), nothing else.
+func (d *debuggee) useJDKSources(javaExec string) {
+	d.startAutoSources(&autoSources{classPath: []string{}, javaExec: javaExec, jdkOnly: true})
+}
+
+// startAutoSources sets a up, whole before the index is built from it.
+func (d *debuggee) startAutoSources(a *autoSources) {
+	a.refs, a.found = map[string]int{}, map[int]srclookup.Found{}
+	d.srcs.auto = a
 	// Index now, so the first stop finds it ready.
 	d.s.wg.Add(1)
 	go func() {
 		defer d.s.wg.Done()
 		d.autoIndex()
 	}()
-}
-
-// useJDKSources turns the JDK's sources on beside sourcePaths: the
-// debuggee's own JDK's src.zip (else javaExec's), nothing else.
-func (d *debuggee) useJDKSources(javaExec string) {
-	d.useAutoSources(nil, []string{}, javaExec)
-	d.srcs.auto.jdkOnly = true
 }
 
 // vmJavaHome is the debuggee's java.home, read without running code (a

@@ -10,28 +10,43 @@ import (
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
+// linked starts BenchTarget behind a proxy that delays each packet by delay
+// each way, and returns them with a context bounding the test. A delay of
+// 100 ms is far above any scheduling stall of a busy machine, so a burst
+// sent at once is never split by a reply arriving in between.
+func linked(t *testing.T, delay time.Duration) (*jvmtest.JVM, *Proxy, context.Context) {
+	t.Helper()
+	vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{})
+	p, err := Start(vm.Addr, delay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return vm, p, ctx
+}
+
+// dial attaches a JDWP client through the proxy.
+func dial(t *testing.T, ctx context.Context, p *Proxy) *jdwp.Conn {
+	t.Helper()
+	c, err := jdwp.Dial(ctx, p.Addr(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // TestCountsSequentialRoundTrips drives a real HotSpot VM through the proxy:
 // commands sent together are one round trip, commands each waiting for the
 // previous reply are one each, and the handshake plus IDSizes of an attach
 // are two.
 func TestCountsSequentialRoundTrips(t *testing.T) {
-	vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{})
-	// The delay is far above any scheduling stall of a busy machine, so a
-	// burst sent at once is never split by a reply arriving in between.
-	p, err := Start(vm.Addr, 100*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
+	_, p, ctx := linked(t, 100*time.Millisecond)
 
 	p.Mark()
-	c, err := jdwp.Dial(ctx, p.Addr(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dial(t, ctx, p)
 	if _, err := c.Command(ctx, jdwp.CmdVMIDSizes.Set, jdwp.CmdVMIDSizes.Cmd, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +58,7 @@ func TestCountsSequentialRoundTrips(t *testing.T) {
 	var wg sync.WaitGroup
 	calls := make([]*jdwp.Call, 5)
 	for i := range calls {
+		var err error
 		calls[i], err = c.Start(jdwp.CmdVMVersion, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -87,19 +103,8 @@ func TestCountsSequentialRoundTrips(t *testing.T) {
 // version and capabilities in one round trip, and keeps them: asking for
 // them afterwards costs none.
 func TestPreloadIsOneRoundTrip(t *testing.T) {
-	vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{})
-	p, err := Start(vm.Addr, 100*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	c, err := jdwp.Dial(ctx, p.Addr(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, p, ctx := linked(t, 100*time.Millisecond)
+	c := dial(t, ctx, p)
 	p.Mark()
 	if err := c.Preload(ctx); err != nil {
 		t.Fatal(err)
@@ -128,19 +133,8 @@ func TestPreloadIsOneRoundTrip(t *testing.T) {
 // TestDeadVMEndsTheLink: a VM that goes away closes the debugger's side
 // instead of leaving it hanging.
 func TestDeadVMEndsTheLink(t *testing.T) {
-	vm := jvmtest.StartBenchTargetT(t, jvmtest.Options{})
-	p, err := Start(vm.Addr, 10*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	c, err := jdwp.Dial(ctx, p.Addr(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	vm, p, ctx := linked(t, 10*time.Millisecond)
+	c := dial(t, ctx, p)
 	vm.Close()
 	select {
 	case <-c.Done():
