@@ -1005,7 +1005,9 @@ test('code-server: current Android — the picker lists track-app apps, refuses 
   // The Heap view: current Android sends no HPIF/HPSG, so the heap comes
   // from an am dumpheap dump, and the view says so with the dump's time.
   await palette('ddmbridge: Show Heap Map');
-  const heapView: FrameLocator = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  // The Heap panel is the one webview with #heap-source (earlier tests leave
+  // other webviews open: the .hprof editor's, the Threads view's).
+  const heapView = await webviewWith('#heap-source', 180000, 'the Heap view');
   await heapView.locator('#totals tr[data-kind]').first().waitFor({ timeout: 180000 });
   await eventually(
     async () => /^From a heap dump taken at \d\d:\d\d:\d\d/.test((await heapView.locator('#heap-source').textContent()) ?? ''),
