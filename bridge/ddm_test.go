@@ -98,8 +98,12 @@ func TestDDMFlowsAroundDebuggerSession(t *testing.T) {
 				})
 			}
 			flowing("thread and heap events before the session", before)
+			// A debugger session: breakpoints hit and steps, then it stays
+			// attached until DDM events of each kind arrived while attached.
 			start := time.Now()
-			lines := runJDI(t, fmt.Sprintf("127.0.0.1:%d", info.DebugPort), 8)
+			lines := runJDIHolding(t, fmt.Sprintf("127.0.0.1:%d", info.DebugPort), 8, func() {
+				flowing("thread and heap events while the debugger is attached", time.Now())
+			})
 			end := time.Now()
 			if lines[len(lines)-1] != "OK" {
 				t.Fatalf("JDI session: %q", lines)

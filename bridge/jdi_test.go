@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bufio"
 	"context"
 	_ "embed"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
@@ -21,6 +23,13 @@ var jdiClientSource []byte
 // its output lines.
 func runJDI(t testing.TB, addr string, rounds int) []string {
 	t.Helper()
+	return runJDIHolding(t, addr, rounds, nil)
+}
+
+// runJDIHolding is runJDI whose session, once its rounds are done, stays
+// attached until hold returns (hold nil: no hold).
+func runJDIHolding(t testing.TB, addr string, rounds int, hold func()) []string {
+	t.Helper()
 	dir, err := jvmtest.CompileFiles(t.Context(), map[string][]byte{"JdiClient.java": jdiClientSource})
 	if err != nil {
 		t.Fatal(err)
@@ -30,14 +39,45 @@ func runJDI(t testing.TB, addr string, rounds int) []string {
 		t.Fatal(err)
 	}
 	host, port, _ := net.SplitHostPort(addr)
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, java, "-cp", dir, "JdiClient", host, port,
-		fmt.Sprint(demoapp.Line("work-first")), fmt.Sprint(rounds)).CombinedOutput()
-	if err != nil {
-		t.Fatalf("JdiClient %s: %v\n%s", addr, err, out)
+	args := []string{"-cp", dir, "JdiClient", host, port, fmt.Sprint(demoapp.Line("work-first")), fmt.Sprint(rounds)}
+	if hold != nil {
+		args = append(args, "hold")
 	}
-	return strings.Split(strings.TrimSpace(string(out)), "\n")
+	cmd := exec.CommandContext(ctx, java, args...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedbuf.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		l := sc.Text()
+		if l == "HOLDING" && hold != nil {
+			hold()
+			stdin.Write([]byte("\n"))
+			continue
+		}
+		lines = append(lines, l)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("JdiClient %s: %v\n%s\n%s", addr, err, strings.Join(lines, "\n"), stderr.String())
+	}
+	if len(lines) == 0 {
+		t.Fatalf("JdiClient %s printed nothing\n%s", addr, stderr.String())
+	}
+	return lines
 }
 
 // A JDI program through a VM's own debugger port sets a breakpoint, steps

@@ -8,7 +8,10 @@ import java.util.*;
  * A JDI debugger for the bridge tests: attaches to host:port, stops in
  * DemoApp.work at the given line, reads the argument n, steps over one line,
  * reads the local sum, clears its requests, resumes and disposes.
- * Prints one line per result and "OK" at the end.
+ * Prints one line per result and "OK" at the end. With a fifth argument
+ * "hold" it prints "HOLDING" after it clears its requests and waits for a
+ * line on standard input (at most 60 s): the session stays open as long as
+ * the test needs it.
  */
 public class JdiClient {
     public static void main(String[] args) throws Exception {
@@ -48,6 +51,19 @@ public class JdiClient {
         }
         erm.deleteEventRequest(bp);
         vm.resume();
+        if (args.length > 4 && args[4].equals("hold")) {
+            System.out.println("HOLDING");
+            System.out.flush();
+            Thread reader = new Thread(() -> {
+                try {
+                    new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
+                } catch (java.io.IOException e) {
+                }
+            });
+            reader.setDaemon(true);
+            reader.start();
+            reader.join(60000);
+        }
         vm.dispose();
         System.out.println("OK");
     }
