@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -232,5 +235,30 @@ func TestRapidDebuggerCycles(t *testing.T) {
 	waitTicking(t, vm, 5*time.Second)
 	if vs := m.VMs(); len(vs) != 1 || vs[0].Debugger {
 		t.Errorf("VMs after cycles: %+v", vs)
+	}
+}
+
+// TestDebuggerResetIsALeave: a debugger whose connection is reset (closed
+// with unread data, or SO_LINGER 0) left; it is not logged as a malformed
+// packet (issue 12).
+func TestDebuggerResetIsALeave(t *testing.T) {
+	t.Parallel()
+	lo := freePorts(t, 1)
+	vm := startDemo(t, lo, false)
+	o := testOptions(t, lo, 1)
+	var logs lockedbuf.Buffer
+	o.Logger = zerolog.New(zerolog.MultiLevelWriter(&logs, zerolog.NewTestWriter(t))).Level(zerolog.InfoLevel)
+	m := startMonitor(t, o)
+	info := waitVM(t, m, vm.Addr, 60*time.Second)
+	nc := rawDebugger(t, fmt.Sprintf("127.0.0.1:%d", info.DebugPort))
+	r := bufio.NewReader(nc)
+	if p := command(t, nc, r, 1, 1, 1, nil); p.Error != 0 { // Version
+		t.Fatalf("Version through the bridge: %v", p.Error)
+	}
+	nc.(*net.TCPConn).SetLinger(0)
+	nc.Close() // a reset
+	waitFor(t, 60*time.Second, "the debugger detached", func() bool { return strings.Contains(logs.String(), "debugger detached") })
+	if l := logs.String(); strings.Contains(l, "malformed") || !strings.Contains(l, "the debugger closed the connection") {
+		t.Errorf("a reset logged as:\n%s\nwant %q, not a malformed packet", l, "the debugger closed the connection")
 	}
 }

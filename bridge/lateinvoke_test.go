@@ -102,9 +102,7 @@ func lateInvoke(t *testing.T, single bool) {
 	})
 	a.Close() // killed mid-invocation
 	waitFor(t, time.Minute, "the cleanup after the killed debugger", func() bool {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		return len(v.dbgs) == 1
+		return v.mux.Sessions() == 1
 	})
 	// The other debugger keeps working.
 	if _, err := stay.Version(ctx); err != nil {

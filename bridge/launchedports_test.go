@@ -157,7 +157,7 @@ func TestLaunchedVMPortsRefuseOtherUsers(t *testing.T) {
 	}
 	dc.Close()
 	keptPort := kv.Info().DebugPort
-	waitFor(t, time.Minute, "the kept VM's session to end", func() bool { return len(kv.live()) == 0 })
+	waitFor(t, time.Minute, "the kept VM's session to end", func() bool { return kv.mux.Attached() == 0 })
 	if keptPort == 0 || kv.Info().DebugPort != keptPort {
 		t.Fatalf("the kept port: %d, then %d", keptPort, kv.Info().DebugPort)
 	}

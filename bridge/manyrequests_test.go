@@ -102,9 +102,7 @@ func TestManyRequestsDebuggerDies(t *testing.T) {
 	died := time.Now()
 	a.Close()
 	waitFor(t, 2*time.Minute, "the cleanup after the dead debugger", func() bool {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		return len(v.dbgs) == 1
+		return v.mux.Sessions() == 1
 	})
 	cleaned := time.Since(died)
 	hwm := procStatusKB(t, "VmHWM")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/mux"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/queue"
@@ -690,15 +691,15 @@ func (m *Monitor) resetAgent(v *VM) {
 	threadUpdates := v.threadUpdates
 	v.mu.Unlock()
 	var high uint64
-	if threadUpdates {
+	if threadUpdates && v.dc == nil {
 		// The monitor's polls will take ids on the new agent: note the old
-		// agent's newest, before it resets (staleids.go).
-		high = v.idHighWater()
+		// agent's newest, before it resets (bridge/mux/staleids.go).
+		high = mux.IDHighWater(v.conn, m.opts.RequestTimeout, v.log)
 	}
 	v.close()
 	nv, err := m.reconnect(v)
 	if err == nil {
-		nv.passIDs(high)
+		mux.PassIDs(nv.conn, high, nv.log)
 		if err = m.addVM(nv, v); err != nil {
 			nv.close()
 		}

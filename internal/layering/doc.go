@@ -9,7 +9,10 @@
 // jdwp/srclookup); the debugger layer and evaluation over the mirror
 // (jdwp/debugger, jdwp/eval); ddm; ddm/*; internal/*; then dap/... and
 // bridge/... as siblings; then cmd/... A package imports only from its own
-// layer or below, and neither of the siblings imports the other. A jdwp/*
+// layer or below, and neither of the siblings imports the other. Within
+// bridge, floors likewise: bridge/adb/... and bridge/demoapp; the JDWP
+// multiplexer (bridge/mux, which knows no monitor); the monitor (bridge);
+// the control API (bridge/rpc). A jdwp/*
 // package the rule does not name is in no layer, and fails until it is
 // given one.
 //

@@ -64,10 +64,40 @@ var Kind = map[string]string{
 }
 
 // Place is where a package sits: its layer and, for the siblings, which one
-// ("dap" or "bridge"; empty elsewhere).
+// ("dap" or "bridge"; empty elsewhere) and its floor within it.
 type Place struct {
 	Layer  int
 	Family string
+	Floor  int
+}
+
+// Floors within bridge/..., bottom up: what the monitor builds on (the adb
+// client and its simulators, the sample app); the JDWP multiplexer, which
+// knows no monitor; the monitor; the control API, which reaches the monitor
+// through its exported methods. A package imports only from its own floor
+// or below.
+const (
+	BridgeBase    = iota // bridge/adb/..., bridge/demoapp
+	BridgeMux            // bridge/mux
+	BridgeMonitor        // bridge
+	BridgeAPI            // bridge/rpc
+)
+
+// FloorNames name the floors within bridge in messages.
+var FloorNames = [...]string{"what the monitor builds on", "the JDWP multiplexer", "the monitor", "the control API"}
+
+// bridgeFloor returns the floor of a package under bridge/ (path relative
+// to the module).
+func bridgeFloor(rel string) int {
+	switch {
+	case rel == "bridge/mux" || strings.HasPrefix(rel, "bridge/mux/"):
+		return BridgeMux
+	case rel == "bridge/rpc" || strings.HasPrefix(rel, "bridge/rpc/"):
+		return BridgeAPI
+	case rel == "bridge" || strings.HasPrefix(rel, "bridge/internal/"):
+		return BridgeMonitor
+	}
+	return BridgeBase
 }
 
 // Of returns the place of a package of the module, given its import path.
@@ -100,7 +130,9 @@ func Of(importPath string) (p Place, ok bool) {
 		return Place{Layer: DDMSub}, true
 	case top == "internal" && sub:
 		return Place{Layer: Internal}, true
-	case top == "dap" || top == "bridge":
+	case top == "bridge":
+		return Place{Layer: Sibling, Family: top, Floor: bridgeFloor(rel)}, true
+	case top == "dap":
 		return Place{Layer: Sibling, Family: top}, true
 	case top == "cmd" || top == "scripts": // scripts: the test script's own test
 		return Place{Layer: Cmd}, true
@@ -265,6 +297,8 @@ func Check(pkgs []Package) []string {
 				bad = append(bad, fmt.Sprintf("%s (%s) imports %s (%s), from a layer above its own", pkg.ImportPath, LayerNames[from.Layer], imp, LayerNames[to.Layer]))
 			case to.Layer == Sibling && from.Layer == Sibling && to.Family != from.Family:
 				bad = append(bad, fmt.Sprintf("%s imports %s: dap and bridge are siblings, neither imports the other", pkg.ImportPath, imp))
+			case to.Layer == Sibling && from.Layer == Sibling && to.Floor > from.Floor:
+				bad = append(bad, fmt.Sprintf("%s (%s) imports %s (%s), from a floor of bridge above its own", pkg.ImportPath, FloorNames[from.Floor], imp, FloorNames[to.Floor]))
 			}
 			if floor(impRel) != "" && !strings.HasPrefix(rel, "jdwp/lang/") && SeamAllowed[impRel] == "" {
 				bad = append(bad, fmt.Sprintf("%s imports %s, a language's floor: it reaches languages through the seam (jdwp/lang, jdwp/lang/langs)", pkg.ImportPath, imp))

@@ -1,4 +1,4 @@
-package bridge
+package mux
 
 import (
 	"bufio"
@@ -22,7 +22,9 @@ import (
 
 // Why a debugger session ended.
 var (
-	errVMGone       = errors.New("the VM is gone")
+	// ErrVMGone ends every session of a VM that went away; Attach returns
+	// it once the multiplexer is closed.
+	ErrVMGone       = errors.New("the VM is gone")
 	errDisposed     = errors.New("the debugger sent VirtualMachine.Dispose")
 	errDebuggerLeft = errors.New("the debugger closed the connection")
 )
@@ -33,193 +35,9 @@ const handshakeTimeout = 10 * time.Second
 // vmGoneFlush bounds writing to a debugger what its VM sent before it went.
 const vmGoneFlush = time.Second
 
-// acceptLoop serves debuggers on a listener: the debugger port of the VM
-// at addr, or (addr "") the current-VM port.
-func (m *Monitor) acceptLoop(ln net.Listener, addr string) {
-	defer m.wg.Done()
-	for {
-		nc, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			m.log.Warn().Err(err).Str("listener", ln.Addr().String()).Msg("accept failed")
-			select {
-			case <-time.After(100 * time.Millisecond):
-				continue
-			case <-m.stop:
-				return
-			}
-		}
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			m.serveTCPDebugger(nc, addr)
-		}()
-	}
-}
-
-// serveTCPDebugger checks a debugger's handshake, finds its VM (holding the
-// connection until a VM is current, or back at addr) and serves it.
-func (m *Monitor) serveTCPDebugger(nc net.Conn, addr string) {
-	from := nc.RemoteAddr().String()
-	log := m.log.With().Str("debugger", from).Logger()
-	if err := readHandshake(nc); err != nil {
-		log.Warn().Err(err).Msg("debugger handshake failed; closing it")
-		nc.Close()
-		return
-	}
-	s, err := m.attachTo(context.Background(), addr, nc, from)
-	if err != nil {
-		log.Warn().Err(err).Msg("debugger refused")
-		nc.Close()
-		return
-	}
-	s.open()
-	s.run()
-}
-
-// attachTo attaches a debugger to the VM at addr ("": the current VM),
-// waiting for one to be there. A VM that goes away meanwhile (the monitor
-// resets its agent after the previous debugger, or it restarts) is looked
-// up again.
-func (m *Monitor) attachTo(ctx context.Context, addr string, nc net.Conn, from string) (*session, error) {
-	var gone *VM
-	for tries := 0; ; tries++ {
-		v, err := m.waitDebuggee(ctx, addr, gone)
-		if err != nil {
-			return nil, err
-		}
-		s, err := v.attach(nc, from)
-		if errors.Is(err, errVMGone) && tries < 3 {
-			gone = v
-			continue
-		}
-		return s, err
-	}
-}
-
-func readHandshake(nc net.Conn) error {
-	nc.SetReadDeadline(time.Now().Add(handshakeTimeout))
-	buf := make([]byte, len(jdwp.HandshakeString))
-	if _, err := io.ReadFull(nc, buf); err != nil {
-		return fmt.Errorf("reading the JDWP handshake: %w", err)
-	}
-	if string(buf) != jdwp.HandshakeString {
-		return fmt.Errorf("debugger sent %q, not the JDWP handshake", buf)
-	}
-	nc.SetReadDeadline(time.Time{})
-	return nil
-}
-
-// OpenDebugger connects an in-process debugger (the DAP server) to a VM: the
-// returned conn is the client end of a pipe served exactly like a TCP
-// debugger on the VM's port. The caller writes the JDWP handshake on it and
-// reads it back, then speaks JDWP. target is a VM id, "current" (waiting up
-// to the hold timeout, or until ctx ends, for a VM to become current) or the
-// address of a monitored VM. Closing the conn detaches the debugger; the
-// monitor then cleans up after it like after any debugger.
-func (m *Monitor) OpenDebugger(ctx context.Context, target string) (net.Conn, error) {
-	addr := ""
-	if target != "current" {
-		v, err := m.VM(target)
-		if errors.Is(err, ErrNoVM) && isHostPort(target) {
-			v, err = m.adoptAddress(ctx, target)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if v.ddmOnly { // a debug session would find no code: say so rather than attach
-			return nil, fmt.Errorf("VM %s (%s) cannot be debugged: %s", v.id, v.addr, ddm.DDMOnlyNote)
-		}
-		addr = v.addr
-	}
-	client, server := net.Pipe()
-	s, err := m.attachTo(ctx, addr, server, "in-process")
-	if err != nil {
-		client.Close()
-		server.Close()
-		return nil, err
-	}
-	m.launcherSession(s.v, s)
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		if err := readHandshake(server); err != nil {
-			s.log.Warn().Err(err).Msg("in-process debugger handshake failed")
-			s.end(err)
-			return
-		}
-		s.open()
-		s.run()
-	}()
-	return client, nil
-}
-
-func isHostPort(target string) bool {
-	_, p, err := net.SplitHostPort(target)
-	return err == nil && p != ""
-}
-
-// adoptAddress monitors the VM at a JDWP address outside the scan ranges
-// (an attach to host:port names it): the monitor dials it, as a probe
-// would, and owns the connection from then on, so DDM and the pass-through
-// port work for it like for any VM found by scanning. A refused dial is
-// returned as it is (the caller tells nothing listening from a VM that
-// has a debugger); a peer that does not answer the handshake is not JDWP.
-func (m *Monitor) adoptAddress(ctx context.Context, addr string) (*VM, error) {
-	// Monitored already, or a scan probe is on it: wait for its outcome (a
-	// VM, or the probe ending without one, when the address is ours to try).
-	for !m.claimProbe(addr) {
-		if v, err := m.VM(addr); err == nil {
-			return v, nil
-		}
-		m.mu.Lock()
-		own, closed, probe := m.own[addr], m.closed, m.probing[addr]
-		m.mu.Unlock()
-		switch {
-		case own:
-			return nil, fmt.Errorf("%s is one of the monitor's own ports, not a VM: attach to the VM's address or id", addr)
-		case closed:
-			return nil, errors.New("monitor closed")
-		case probe == nil:
-			continue // the probe just ended: a VM, or the address is free to try
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("%s is being probed by the monitor's scan and the probe did not finish in time: %w", addr, ctx.Err())
-		case <-m.stop:
-			return nil, errors.New("monitor closed")
-		case <-probe:
-		}
-	}
-	defer m.endProbe(addr)
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.checkVMOwner(nc); err != nil {
-		nc.Close()
-		return nil, err
-	}
-	if _, err := handshakeVM(ctx, nc, m.opts.ProbeTimeout); err != nil {
-		nc.Close()
-		return nil, fmt.Errorf("%s is not a JDWP agent (%v): is it the VM's -agentlib:jdwp address?", addr, err)
-	}
-	// Like a VM found by scanning, it can be dialled again, so its agent is
-	// reset when a debugger leaves.
-	from := vmOrigin{dial: func(ctx context.Context) (net.Conn, error) { return m.dialVM(ctx, addr) }}
-	v, err := m.adoptFrom(context.WithoutCancel(ctx), nc, addr, from)
-	if err != nil {
-		return nil, fmt.Errorf("VM at %s found but could not be monitored: %w", addr, err)
-	}
-	return v, nil
-}
-
-// session is one debugger attached to a VM through the monitor.
-type session struct {
-	v     *VM
+// Session is one debugger attached to the VM through the multiplexer.
+type Session struct {
+	m     *Mux
 	nc    net.Conn
 	from  string
 	log   zerolog.Logger
@@ -272,7 +90,7 @@ type reqKey struct {
 // fwdCall is a debugger command forwarded to the VM under a fresh id: the
 // receiver of its reply (jdwp.Receiver).
 type fwdCall struct {
-	s     *session
+	s     *Session
 	dbgID uint32
 	cmd   jdwp.Cmd
 	data  []byte
@@ -281,25 +99,27 @@ type fwdCall struct {
 	inParts, begun bool
 }
 
-// attach adds a debugger to the VM. One that arrives while a previous
+// Attach adds a debugger to the VM, over nc, whose handshake the caller
+// reads (ReadHandshake) before or after; from names it in logs and in
+// Debuggers. The session starts when the caller calls Serve. One that arrives while a previous
 // debugger is being cleaned up after waits for that, so that it finds the
 // VM as a fresh attach would; one that arrives while another debugger is
 // attached first gives that one a moment to turn out gone (it may just have
 // closed its connection), then joins it (see sessions.go).
-func (v *VM) attach(nc net.Conn, from string) (*session, error) {
-	deadline := time.NewTimer(v.m.opts.CleanupTimeout)
+func (m *Mux) Attach(nc net.Conn, from string) (*Session, error) {
+	deadline := time.NewTimer(m.opts.CleanupTimeout)
 	defer deadline.Stop()
 	waitedForEnd := false
 	for {
-		v.mu.Lock()
+		m.mu.Lock()
 		select {
-		case <-v.removed:
-			v.mu.Unlock()
-			return nil, fmt.Errorf("VM %s: %w", v.id, errVMGone)
+		case <-m.closed:
+			m.mu.Unlock()
+			return nil, fmt.Errorf("VM %s: %w", m.opts.ID, ErrVMGone)
 		default:
 		}
-		var cleaning, live *session
-		for _, x := range v.dbgs {
+		var cleaning, live *Session
+		for _, x := range m.dbgs {
 			if x.isEnded() {
 				cleaning = x
 			} else if live == nil {
@@ -308,15 +128,15 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 		}
 		switch {
 		case cleaning != nil:
-			v.mu.Unlock()
+			m.mu.Unlock()
 			select {
 			case <-cleaning.cleaned:
 			case <-deadline.C:
-				return nil, fmt.Errorf("VM %s: the previous debugger's cleanup has not finished; try again", v.id)
+				return nil, fmt.Errorf("VM %s: the previous debugger's cleanup has not finished; try again", m.opts.ID)
 			}
 			continue
 		case live != nil && !waitedForEnd:
-			v.mu.Unlock()
+			m.mu.Unlock()
 			waitedForEnd = true
 			select {
 			case <-live.done:
@@ -324,33 +144,30 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 			}
 			continue
 		}
-		s := &session{
-			v: v, nc: nc, from: from, trace: v.m.opts.TraceProxy,
-			log:      v.log.With().Str("debugger", from).Logger(),
+		s := &Session{
+			m: m, nc: nc, from: from, trace: m.opts.TraceProxy,
+			log:      m.log.With().Str("debugger", from).Logger(),
 			requests: map[reqKey]bool{}, reqIDs: map[int32]jdwp.SuspendPolicy{}, room: make(chan struct{}, 1),
 			settled: make(chan struct{}, 1), cleaned: make(chan struct{}), done: make(chan struct{}),
 		}
 		s.out = jdwp.NewPacketWriter(nc, &jdwp.WriterOptions{
-			Timeout: v.m.opts.DebuggerWriteTimeout,
+			Timeout: m.opts.DebuggerWriteTimeout,
 			OnError: func(err error) { s.end(fmt.Errorf("writing to the debugger: %w", err)) },
 			OnWrite: s.signalRoom,
 			Held:    true, // until open: nothing may precede the handshake
 		})
 		s.out.QueueBytes([]byte(jdwp.HandshakeString))
-		if v.waiting && v.vmStart != nil {
+		if m.waiting && m.vmStart != nil {
 			// A debugger attached directly to a suspend=y VM gets VM_START
 			// (SUSPEND_ALL) first; give it the one the monitor received.
-			s.out.Queue(v.vmStart)
+			s.out.Queue(m.vmStart)
 			s.holds.vm = 1
 		}
-		v.dbgs = append(v.dbgs, s)
-		v.mu.Unlock()
-		v.conn.OnReadIdle(v.flushDebuggers)
-		if v.dc != nil {
-			v.dc.Data().SetDebugger(ddm.DebuggerAttached)
-		}
+		m.dbgs = append(m.dbgs, s)
+		m.mu.Unlock()
+		m.conn.OnReadIdle(m.flushDebuggers)
 		s.log.Info().Bool("shared", live != nil).Msg("debugger attached")
-		v.m.notify(EventChanged, v)
+		m.host.Attached()
 		return s, nil
 	}
 }
@@ -358,11 +175,11 @@ func (v *VM) attach(nc net.Conn, from string) (*session, error) {
 // flushDebuggers writes the replies deliver queued, on the VM connection's
 // reader goroutine once it has handled all it read: what a debugger does
 // not take at once is left to its writer goroutine.
-func (v *VM) flushDebuggers() {
-	var some [4]*session
-	v.mu.Lock()
-	dbgs := append(some[:0], v.dbgs...)
-	v.mu.Unlock()
+func (m *Mux) flushDebuggers() {
+	var some [4]*Session
+	m.mu.Lock()
+	dbgs := append(some[:0], m.dbgs...)
+	m.mu.Unlock()
 	for _, s := range dbgs {
 		if s.flushPending.Swap(false) {
 			s.out.DrainNow()
@@ -370,11 +187,11 @@ func (v *VM) flushDebuggers() {
 	}
 }
 
-func (s *session) isEnded() bool { return s.ended.Load() }
+func (s *Session) isEnded() bool { return s.ended.Load() }
 
 // open lets queued output (handshake, replayed VM_START) go out and starts
 // the writer.
-func (s *session) open() {
+func (s *Session) open() {
 	go s.out.Run(s.done)
 	s.out.Release()
 }
@@ -387,7 +204,7 @@ func (s *session) open() {
 //
 // p's data is not copied if large (PacketWriter.QueueShared): it must not
 // change until written, as no reply's or event's does.
-func (s *session) enqueue(p *jdwp.Packet, inline bool) {
+func (s *Session) enqueue(p *jdwp.Packet, inline bool) {
 	if !s.out.QueueShared(p) {
 		return
 	}
@@ -400,8 +217,8 @@ func (s *session) enqueue(p *jdwp.Packet, inline bool) {
 
 // flush waits until everything queued is written, or the debugger write
 // timeout passed.
-func (s *session) flush() {
-	ctx, cancel := context.WithTimeout(context.Background(), s.v.m.opts.DebuggerWriteTimeout)
+func (s *Session) flush() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.m.opts.DebuggerWriteTimeout)
 	defer cancel()
 	s.out.Flush(ctx)
 }
@@ -445,7 +262,7 @@ func smallReply(cmd jdwp.Cmd) bool {
 // set), it waits until half the commands are answered, so that those
 // waiting meanwhile are read, and forwarded, in bursts rather than one per
 // reply.
-func (s *session) hasRoom(again bool) bool {
+func (s *Session) hasRoom(again bool) bool {
 	if s.out.Buffered() >= maxUnreadOutput {
 		return false
 	}
@@ -457,11 +274,11 @@ func (s *session) hasRoom(again bool) bool {
 
 // awaitRoom waits until the debugger may send another command; false when
 // the session ended meanwhile.
-func (s *session) awaitRoom() bool {
+func (s *Session) awaitRoom() bool {
 	if s.hasRoom(false) {
 		return true
 	}
-	s.v.conn.Flush(context.Background()) // the commands queued so far (see handle)
+	s.m.conn.Flush(context.Background()) // the commands queued so far (see handle)
 	// Signals come only while awaiting is set (a write or a reply per
 	// packet would otherwise wake this goroutine for nothing): it is set
 	// before the condition is checked, and signallers change what it checks
@@ -481,7 +298,7 @@ func (s *session) awaitRoom() bool {
 }
 
 // signalRoom wakes awaitRoom, if it waits and there is room.
-func (s *session) signalRoom() {
+func (s *Session) signalRoom() {
 	if !s.awaiting.Load() || !s.hasRoom(true) {
 		return
 	}
@@ -492,7 +309,7 @@ func (s *session) signalRoom() {
 }
 
 // run reads the debugger's packets until it leaves.
-func (s *session) run() {
+func (s *Session) run() {
 	r := bufio.NewReaderSize(s.nc, 64<<10)
 	for {
 		p, err := jdwp.ReadPacket(r, jdwp.DefaultMaxPacketSize)
@@ -515,7 +332,7 @@ func (s *session) run() {
 	}
 }
 
-func (s *session) reply(id uint32, code jdwp.ErrorCode) {
+func (s *Session) reply(id uint32, code jdwp.ErrorCode) {
 	s.enqueue(&jdwp.Packet{ID: id, Flags: jdwp.FlagReply, Error: code}, false)
 }
 
@@ -523,13 +340,13 @@ func (s *session) reply(id uint32, code jdwp.ErrorCode) {
 // no more packets are buffered: then this goroutine writes the queued
 // commands to the VM itself (saving a hand-off), else it leaves them to the
 // connection's writer so a burst goes out in few writes.
-func (s *session) handle(p *jdwp.Packet, last bool) bool {
+func (s *Session) handle(p *jdwp.Packet, last bool) bool {
 	forwarded := false
 	defer func() {
 		if last && !forwarded {
 			// Commands queued before this one, answered here, wait for
 			// the last of a burst to write them: this was the last.
-			s.v.conn.Flush(context.Background())
+			s.m.conn.Flush(context.Background())
 		}
 	}()
 	if p.IsReply() {
@@ -543,7 +360,7 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 		// The DDM channel belongs to the monitor.
 		s.reply(p.ID, jdwp.ErrNotImplemented)
 		return true
-	case !cmd.Standard() && !s.v.conn.VendorCommandsAllowed():
+	case !cmd.Standard() && !s.m.conn.VendorCommandsAllowed():
 		// A vendor command to a VM not known to speak it (HotSpot's agent
 		// crashes on one): answered as an agent with the JDK-8382537 fix does.
 		s.log.Debug().Uint8("set", p.CmdSet).Uint8("cmd", p.Cmd).Msg("vendor command from the debugger to a plain VM; answered NOT_IMPLEMENTED here")
@@ -561,7 +378,7 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 	}
 	s.mu.Lock()
 	if cmd == jdwp.CmdEventRequestSet {
-		if max := s.v.m.opts.MaxRequestsPerDebugger; len(s.requests)+s.setting >= max {
+		if max := s.m.opts.MaxRequestsPerDebugger; len(s.requests)+s.setting >= max {
 			s.capped++
 			n := s.capped
 			s.mu.Unlock()
@@ -598,7 +415,7 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 		ctx = context.Background()
 	}
 	forwarded = true
-	call, err := s.v.conn.Forward(ctx, cmd, p.Data, fc)
+	call, err := s.m.conn.Forward(ctx, cmd, p.Data, fc)
 	if err != nil {
 		if cmd == jdwp.CmdEventRequestSet {
 			s.mu.Lock()
@@ -609,7 +426,7 @@ func (s *session) handle(p *jdwp.Packet, last bool) bool {
 		if large {
 			s.large.Add(-1)
 		}
-		s.end(errVMGone)
+		s.end(ErrVMGone)
 		return false
 	}
 	if s.trace {
@@ -646,11 +463,11 @@ func (fc *fwdCall) ReplyPart(hdr *jdwp.Packet, size, off int, part []byte) {
 // other traffic waits; a debugger that takes nothing for
 // DebuggerWriteTimeout is dropped. Smaller replies never hold the reader:
 // the debugger's commands are not read while they pile up (awaitRoom).
-func (s *session) awaitReader() {
-	ctx, cancel := context.WithTimeout(context.Background(), s.v.m.opts.DebuggerWriteTimeout)
+func (s *Session) awaitReader() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.m.opts.DebuggerWriteTimeout)
 	defer cancel()
 	if !s.out.WaitBuffered(ctx, maxUnreadOutput/2) && !s.isEnded() {
-		s.end(fmt.Errorf("the debugger took no part of a large reply for %v", s.v.m.opts.DebuggerWriteTimeout))
+		s.end(fmt.Errorf("the debugger took no part of a large reply for %v", s.m.opts.DebuggerWriteTimeout))
 	}
 }
 
@@ -660,7 +477,7 @@ func (fc *fwdCall) Finished(call *jdwp.Call) { fc.s.deliver(fc, call) }
 // deliver queues a forwarded command's reply for the debugger under the
 // debugger's own id, unless it was passed on in parts already. It runs on
 // the VM connection's reader goroutine.
-func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
+func (s *Session) deliver(fc *fwdCall, call *jdwp.Call) {
 	defer func() {
 		if !smallReply(fc.cmd) {
 			s.large.Add(-1)
@@ -679,7 +496,7 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 			// A call fails after its parts began only in the middle of
 			// the reply (jdwp.Receiver): part of it went out, and
 			// nothing can follow it.
-			s.end(errVMGone)
+			s.end(ErrVMGone)
 		}
 		return
 	}
@@ -720,8 +537,8 @@ func (s *session) deliver(fc *fwdCall, call *jdwp.Call) {
 
 // track notes what a successful command changed in the VM, for the cleanup.
 // late is set when the cleanup already ran: then it is undone at once.
-func (s *session) track(fc *fwdCall, reply []byte, late bool) {
-	v := s.v
+func (s *Session) track(fc *fwdCall, reply []byte, late bool) {
+	m := s.m
 	switch fc.cmd {
 	case jdwp.CmdEventRequestSet:
 		id, err := jdwp.DecodeSetRequestReply(reply)
@@ -731,7 +548,7 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 		}
 		k := reqKey{kind, id}
 		if late {
-			go v.undo(func(ctx context.Context) error { return v.conn.ClearRequest(ctx, k.kind, k.id) })
+			go m.undo(func(ctx context.Context) error { return m.conn.ClearRequest(ctx, k.kind, k.id) })
 			return
 		}
 		s.mu.Lock()
@@ -756,33 +573,33 @@ func (s *session) track(fc *fwdCall, reply []byte, late bool) {
 	case jdwp.CmdVMIDSizes:
 		if sz, err := jdwp.DecodeIDSizes(reply); err != nil {
 			s.log.Warn().Err(err).Msg("VM reported unusable id sizes")
-		} else if cur, err := v.conn.IDSizes(context.Background()); err != nil || cur != sz { // cached: never asks
-			v.conn.SetIDSizes(sz)
+		} else if cur, err := m.conn.IDSizes(context.Background()); err != nil || cur != sz { // cached: never asks
+			m.conn.SetIDSizes(sz)
 		}
 	case jdwp.CmdVMResume:
-		v.mu.Lock()
-		was := v.waiting
-		v.waiting, v.vmStart = false, nil
-		v.mu.Unlock()
+		m.mu.Lock()
+		was := m.waiting
+		m.waiting, m.vmStart = false, nil
+		m.mu.Unlock()
 		if was {
 			s.log.Info().Msg("the debugger resumed the waiting VM")
-			go v.m.notify(EventChanged, v)
+			go m.host.Changed()
 		}
 	case jdwp.CmdVMSuspend:
 		if late {
-			go v.undo(v.conn.Resume)
+			go m.undo(m.conn.Resume)
 		}
 	case jdwp.CmdThreadSuspend:
 		if late {
-			if t, err := jdwp.DecodeObjectArg(fc.data, v.sizes()); err == nil {
-				go v.undo(func(ctx context.Context) error { return v.conn.ResumeThread(ctx, t) })
+			if t, err := jdwp.DecodeObjectArg(fc.data, m.sizes()); err == nil {
+				go m.undo(func(ctx context.Context) error { return m.conn.ResumeThread(ctx, t) })
 			}
 		}
 	}
 }
 
-func (v *VM) sizes() *jdwp.IDSizes {
-	s, err := v.conn.IDSizes(context.Background()) // cached: set at setup or from the debugger
+func (m *Mux) sizes() *jdwp.IDSizes {
+	s, err := m.conn.IDSizes(context.Background()) // cached: set at setup or from the debugger
 	if err != nil {
 		return nil
 	}
@@ -790,17 +607,17 @@ func (v *VM) sizes() *jdwp.IDSizes {
 }
 
 // undo runs one late cleanup step.
-func (v *VM) undo(f func(context.Context) error) {
-	ctx, cancel := context.WithTimeout(context.Background(), v.m.opts.RequestTimeout)
+func (m *Mux) undo(f func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), m.opts.RequestTimeout)
 	defer cancel()
 	if err := f(ctx); err != nil {
-		v.log.Debug().Err(err).Msg("late cleanup step failed")
+		m.log.Debug().Err(err).Msg("late cleanup step failed")
 	}
 }
 
 // event forwards a VM event set to the debugger. Replies the VM sent
 // before it are already queued (deliver runs on the reader goroutine).
-func (s *session) event(es *jdwp.EventSet) {
+func (s *Session) event(es *jdwp.EventSet) {
 	if es.SuspendPolicy != jdwp.SuspendNone {
 		s.mu.Lock()
 		s.maySuspend = true
@@ -817,11 +634,11 @@ func (s *session) event(es *jdwp.EventSet) {
 }
 
 // end closes the debugger's connection and cleans up after it.
-func (s *session) end(why error) {
+func (s *Session) end(why error) {
 	s.endOnce.Do(func() {
 		s.ended.Store(true)
 		close(s.done)
-		if errors.Is(why, errVMGone) {
+		if errors.Is(why, ErrVMGone) {
 			// What the VM sent before it went (VM_DEATH, the last replies)
 			// reaches the debugger, as it would directly.
 			ctx, cancel := context.WithTimeout(context.Background(), vmGoneFlush)
@@ -831,11 +648,11 @@ func (s *session) end(why error) {
 		s.out.Close()
 		s.nc.Close()
 		lvl := zerolog.InfoLevel
-		if !errors.Is(why, errDisposed) && !errors.Is(why, errDebuggerLeft) && !errors.Is(why, errVMGone) {
+		if !errors.Is(why, errDisposed) && !errors.Is(why, errDebuggerLeft) && !errors.Is(why, ErrVMGone) {
 			lvl = zerolog.WarnLevel
 		}
 		s.log.WithLevel(lvl).Str("why", why.Error()).Msg("debugger detached")
-		s.v.m.goCleanup(func() { s.cleanup(why) })
+		s.m.host.Go(func() { s.cleanup(why) })
 	})
 }
 
@@ -843,7 +660,7 @@ func (s *session) end(why error) {
 // been attached directly.
 //
 // A plain JDWP VM the monitor can dial again gets its agent reset: the
-// monitor drops its connection and reconnects (Monitor.resetAgent), so the
+// monitor drops its connection and reconnects (Host.ResetAgent), so the
 // agent itself forgets everything the debugger left (ids, collection pins,
 // HoldEvents, event requests, a default stratum, suspensions: a suspend=y
 // VM runs on) and sends no VM_START to the next debugger, exactly as after a
@@ -857,46 +674,43 @@ func (s *session) end(why error) {
 // debugger resumed it). A draft-protocol VM gets DBGD. If that cleanup fails
 // while the VM is alive, the connection is dropped (the VM's agent then
 // resets itself) and the scanner finds the VM again.
-func (s *session) cleanup(why error) {
-	v := s.v
+func (s *Session) cleanup(why error) {
+	m := s.m
 	reset := false
 	defer func() {
-		v.mu.Lock()
-		v.dbgs = slices.DeleteFunc(v.dbgs, func(x *session) bool { return x == s })
-		v.mu.Unlock()
+		m.mu.Lock()
+		m.dbgs = slices.DeleteFunc(m.dbgs, func(x *Session) bool { return x == s })
+		m.mu.Unlock()
 		close(s.cleaned)
 		if reset {
-			return // v is gone: its successor is announced
+			return // the VM is gone: its successor is announced
 		}
-		if v.dc != nil {
-			v.dc.Data().SetDebugger(ddm.DebuggerDefault)
-		}
-		v.m.notify(EventChanged, v)
+		m.host.Detached()
 	}()
-	if errors.Is(why, errVMGone) || v.conn.Err() != nil {
+	if errors.Is(why, ErrVMGone) || m.conn.Err() != nil {
 		return
 	}
-	if len(v.live()) > 0 {
+	if len(m.live()) > 0 {
 		// Another debugger stays: release only what this one held (its
 		// requests within CleanupTimeout, then its holds within as long).
-		ctx, cancel := context.WithTimeout(context.Background(), 2*v.m.opts.CleanupTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*m.opts.CleanupTimeout)
 		defer cancel()
-		if err := s.releaseShared(ctx); err != nil && v.conn.Err() == nil {
+		if err := s.releaseShared(ctx); err != nil && m.conn.Err() == nil {
 			s.log.Warn().Err(err).Msg("releasing what the debugger held failed")
 		}
 		return
 	}
-	if v.resettable() {
+	if m.resettable() {
 		s.mu.Lock()
 		sent := s.sent
 		s.mu.Unlock()
-		v.mu.Lock()
-		waiting := v.waiting
-		v.mu.Unlock()
+		m.mu.Lock()
+		waiting := m.waiting
+		m.mu.Unlock()
 		if sent || waiting {
 			reset = true
 			s.log.Debug().Msg("resetting the VM's agent after the debugger")
-			v.m.resetAgent(v)
+			m.host.ResetAgent()
 		}
 		return
 	}
@@ -923,32 +737,28 @@ func (s *session) cleanup(why error) {
 	if !sent {
 		return // the VM never saw this debugger
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), v.m.opts.CleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), m.opts.CleanupTimeout)
 	defer cancel()
-	err := v.clearRequests(ctx, reqs, bps)
+	err := m.clearRequests(ctx, reqs, bps)
 	if err == nil && maySuspend {
-		err = v.resumeAll(ctx)
+		err = m.resumeAll(ctx)
 	}
-	if err == nil && v.draft {
-		v.dc.Send(&ddm.Empty{Type: ddm.DBGD}, func(r ddm.Reply) {
-			if r.Err == nil {
-				v.dbgdAcks.Add(1)
-			}
-		})
+	if err == nil {
+		m.host.CleanedUp()
 	}
 	switch {
 	case err == nil:
 		s.log.Debug().Int("requests", len(reqs)).Bool("resumed", maySuspend).Msg("cleaned up after the debugger")
-	case v.conn.Err() != nil:
+	case m.conn.Err() != nil:
 	default:
 		s.log.Warn().Err(err).Msg("cleanup after the debugger failed; dropping the VM connection so its agent resets (it will be found again)")
-		go v.m.remove(v, "cleanup failed")
+		go m.host.Drop("cleanup failed")
 	}
 }
 
-// resettable says the monitor resets v's agent after a debugger by
+// resettable says the monitor resets the agent after a debugger by
 // reconnecting (see cleanup).
-func (v *VM) resettable() bool { return v.dc == nil && v.from.dial != nil }
+func (m *Mux) resettable() bool { return m.opts.Resettable }
 
 // clearWorkers bounds the EventRequest.Clear commands in flight at once
 // while a debugger's requests are cleared: a debugger with 100,000
@@ -958,7 +768,7 @@ const clearWorkers = 32
 // clearRequests clears a debugger's event requests (and with breakpoints,
 // every breakpoint) until ctx ends; the error says how many were left in
 // the VM, and of which kinds.
-func (v *VM) clearRequests(ctx context.Context, reqs []reqKey, breakpoints bool) error {
+func (m *Mux) clearRequests(ctx context.Context, reqs []reqKey, breakpoints bool) error {
 	keys := make(chan reqKey)
 	var (
 		mu    sync.Mutex
@@ -971,7 +781,7 @@ func (v *VM) clearRequests(ctx context.Context, reqs []reqKey, breakpoints bool)
 		go func() {
 			defer wg.Done()
 			for k := range keys {
-				err := v.conn.ClearRequest(ctx, k.kind, k.id)
+				err := m.conn.ClearRequest(ctx, k.kind, k.id)
 				var ce *jdwp.CommandError
 				if err == nil || errors.As(err, &ce) {
 					continue // cleared, or gone already (e.g. a Count filter expired)
@@ -1008,7 +818,7 @@ feed:
 			sumCounts(left), len(reqs), kindCounts(left), first)
 	}
 	if breakpoints {
-		if err := v.conn.ClearAllBreakpoints(ctx); err != nil {
+		if err := m.conn.ClearAllBreakpoints(ctx); err != nil {
 			return fmt.Errorf("EventRequest.ClearAllBreakpoints: %w", err)
 		}
 	}
@@ -1024,24 +834,24 @@ func sumCounts(m map[jdwp.EventKind]int) int {
 }
 
 // kindCounts says "3 BREAKPOINT, 12 CLASS_PREPARE", by kind.
-func kindCounts(m map[jdwp.EventKind]int) string {
-	kinds := make([]jdwp.EventKind, 0, len(m))
-	for k := range m {
+func kindCounts(counts map[jdwp.EventKind]int) string {
+	kinds := make([]jdwp.EventKind, 0, len(counts))
+	for k := range counts {
 		kinds = append(kinds, k)
 	}
 	slices.Sort(kinds)
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%d %v", m[k], k)
+		parts[i] = fmt.Sprintf("%d %v", counts[k], k)
 	}
 	return strings.Join(parts, ", ")
 }
 
 // resumeAll resumes until no thread is suspended more than the baseline: 1
 // for a VM still waiting since suspend=y, else 0.
-func (v *VM) resumeAll(ctx context.Context) error {
+func (m *Mux) resumeAll(ctx context.Context) error {
 	for round := 0; round < 16; round++ {
-		threads, err := v.conn.AllThreads(ctx)
+		threads, err := m.conn.AllThreads(ctx)
 		if err != nil {
 			return fmt.Errorf("VirtualMachine.AllThreads: %w", err)
 		}
@@ -1051,19 +861,19 @@ func (v *VM) resumeAll(ctx context.Context) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				counts[i], _ = v.conn.SuspendCount(ctx, t) // a thread that died meanwhile counts 0
+				counts[i], _ = m.conn.SuspendCount(ctx, t) // a thread that died meanwhile counts 0
 			}()
 		}
 		wg.Wait()
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		v.mu.Lock()
+		m.mu.Lock()
 		base := int32(0)
-		if v.waiting {
+		if m.waiting {
 			base = 1
 		}
-		v.mu.Unlock()
+		m.mu.Unlock()
 		most := int32(0)
 		for _, c := range counts {
 			most = max(most, c-base)
@@ -1073,7 +883,7 @@ func (v *VM) resumeAll(ctx context.Context) error {
 		}
 		if base == 0 {
 			for range most {
-				if err := v.conn.Resume(ctx); err != nil {
+				if err := m.conn.Resume(ctx); err != nil {
 					return fmt.Errorf("VirtualMachine.Resume: %w", err)
 				}
 			}
@@ -1081,7 +891,7 @@ func (v *VM) resumeAll(ctx context.Context) error {
 		}
 		for i, t := range threads {
 			for range counts[i] - base {
-				if err := v.conn.ResumeThread(ctx, t); err != nil {
+				if err := m.conn.ResumeThread(ctx, t); err != nil {
 					break
 				}
 			}

@@ -1,9 +1,8 @@
-package bridge
+package mux
 
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
@@ -33,7 +32,7 @@ import (
 //     resumes threads the other suspended.
 //   - A debugger that leaves while another stays releases only its own:
 //     its holds, event requests, collection pins and HoldEvents. The last
-//     one to leave resets the agent (see session.cleanup).
+//     one to leave resets the agent (see Session.cleanup).
 //
 //   - Collection pins are counted per debugger. The agent counts them too
 //     (HotSpot 17: two DisableCollections need two EnableCollections), so a
@@ -50,7 +49,7 @@ import (
 // keep its object alive (only a pin does, and pins go with their
 // debugger), so a debugger leaving costs the agent table entries, never
 // the app's memory. When the last debugger leaves, the agent is reset (see
-// session.cleanup) and every id is INVALID_OBJECT for the next debugger, as
+// Session.cleanup) and every id is INVALID_OBJECT for the next debugger, as
 // after a direct detach. ObjectReference.DisposeObjects is per debugger
 // already: the agent counts each time it sends an id, and each debugger
 // disposes only the count it was sent.
@@ -74,15 +73,15 @@ func (h *holds) thread(t jdwp.ObjectID, d int) {
 }
 
 // live returns the attached debuggers that have not ended.
-func (v *VM) live() []*session {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.liveLocked()
+func (m *Mux) live() []*Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.liveLocked()
 }
 
-func (v *VM) liveLocked() []*session {
-	var out []*session
-	for _, s := range v.dbgs {
+func (m *Mux) liveLocked() []*Session {
+	var out []*Session
+	for _, s := range m.dbgs {
 		if !s.isEnded() {
 			out = append(out, s)
 		}
@@ -91,13 +90,13 @@ func (v *VM) liveLocked() []*session {
 }
 
 // route delivers an event set to the debuggers it concerns.
-func (v *VM) route(es *jdwp.EventSet, live []*session) {
+func (m *Mux) route(es *jdwp.EventSet, live []*Session) {
 	if len(live) == 1 {
 		live[0].event(es) // a debugger alone sees everything, as directly
 		return
 	}
-	var targets []*session
-	parts := map[*session][]jdwp.Event{}
+	var targets []*Session
+	parts := map[*Session][]jdwp.Event{}
 	for _, e := range es.Events {
 		if e.RequestID == 0 {
 			for _, s := range live {
@@ -120,13 +119,13 @@ func (v *VM) route(es *jdwp.EventSet, live []*session) {
 	}
 	if len(targets) == 0 {
 		if es.SuspendPolicy != jdwp.SuspendNone {
-			v.resumeOrphan(es)
+			m.resumeOrphan(es)
 		}
 		return
 	}
 	// Each debugger's part has the policy of its own requests; without id
 	// sizes no part can be re-encoded, and each gets the set as it came.
-	sizes := v.sizes()
+	sizes := m.sizes()
 	policy := make([]jdwp.SuspendPolicy, len(targets))
 	for i, s := range targets {
 		policy[i] = es.SuspendPolicy
@@ -145,11 +144,11 @@ func (v *VM) route(es *jdwp.EventSet, live []*session) {
 			case p == es.SuspendPolicy && !taken:
 				taken = true // the agent's own suspension
 			default:
-				v.suspendAs(p, es)
+				m.suspendAs(p, es)
 			}
 		}
 		if !taken {
-			v.resumeAs(es.SuspendPolicy, es)
+			m.resumeAs(es.SuspendPolicy, es)
 		}
 	}
 	for i, s := range targets {
@@ -165,7 +164,7 @@ func (v *VM) route(es *jdwp.EventSet, live []*session) {
 
 // partPolicy is the suspend policy of s's part of a set: the strongest of
 // its requests' (an automatic event, request id 0, has the set's).
-func (s *session) partPolicy(events []jdwp.Event, set jdwp.SuspendPolicy) jdwp.SuspendPolicy {
+func (s *Session) partPolicy(events []jdwp.Event, set jdwp.SuspendPolicy) jdwp.SuspendPolicy {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := jdwp.SuspendNone
@@ -181,27 +180,27 @@ func (s *session) partPolicy(events []jdwp.Event, set jdwp.SuspendPolicy) jdwp.S
 
 // suspendAs queues one more suspension of the kind policy names (the VM, or
 // the set's event thread), without waiting.
-func (v *VM) suspendAs(policy jdwp.SuspendPolicy, es *jdwp.EventSet) {
-	v.queueThreadOrVM(policy, es, jdwp.CmdVMSuspend, jdwp.CmdThreadSuspend, "suspending for another debugger")
+func (m *Mux) suspendAs(policy jdwp.SuspendPolicy, es *jdwp.EventSet) {
+	m.queueThreadOrVM(policy, es, jdwp.CmdVMSuspend, jdwp.CmdThreadSuspend, "suspending for another debugger")
 }
 
 // resumeAs queues the undoing of a suspension of the kind policy names,
 // without waiting.
-func (v *VM) resumeAs(policy jdwp.SuspendPolicy, es *jdwp.EventSet) {
-	v.queueThreadOrVM(policy, es, jdwp.CmdVMResume, jdwp.CmdThreadResume, "undoing the suspension of a departed debugger's request")
+func (m *Mux) resumeAs(policy jdwp.SuspendPolicy, es *jdwp.EventSet) {
+	m.queueThreadOrVM(policy, es, jdwp.CmdVMResume, jdwp.CmdThreadResume, "undoing the suspension of a departed debugger's request")
 }
 
-func (v *VM) queueThreadOrVM(policy jdwp.SuspendPolicy, es *jdwp.EventSet, vmCmd, threadCmd jdwp.Cmd, what string) {
+func (m *Mux) queueThreadOrVM(policy jdwp.SuspendPolicy, es *jdwp.EventSet, vmCmd, threadCmd jdwp.Cmd, what string) {
 	cmd, data := vmCmd, []byte(nil)
 	if policy == jdwp.SuspendEventThread {
-		cmd, data = threadCmd, jdwp.EncodeObjectArg(jdwp.ObjectID(es.Events[0].Thread), v.sizes())
+		cmd, data = threadCmd, jdwp.EncodeObjectArg(jdwp.ObjectID(es.Events[0].Thread), m.sizes())
 	}
-	if _, err := v.conn.StartFunc(nil, cmd, data, func(*jdwp.Call) {}); err != nil {
-		v.log.Debug().Err(err).Msg(what + " failed")
+	if _, err := m.conn.StartFunc(nil, cmd, data, func(*jdwp.Call) {}); err != nil {
+		m.log.Debug().Err(err).Msg(what + " failed")
 	}
 }
 
-func (s *session) ownsRequest(id int32) bool {
+func (s *Session) ownsRequest(id int32) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.reqIDs[id]
@@ -209,7 +208,7 @@ func (s *session) ownsRequest(id int32) bool {
 }
 
 // countEvent notes the hold a suspending event set gives s.
-func (s *session) countEvent(es *jdwp.EventSet) {
+func (s *Session) countEvent(es *jdwp.EventSet) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -224,14 +223,14 @@ func (s *session) countEvent(es *jdwp.EventSet) {
 // debuggers are attached: it counts suspensions, answers resumes of what s
 // does not hold and restricts ClearAllBreakpoints to s's breakpoints. It
 // returns false when the command is answered here.
-func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
+func (s *Session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
 	switch cmd {
 	case jdwp.CmdVMSuspend, jdwp.CmdThreadSuspend, jdwp.CmdVMResume, jdwp.CmdThreadResume, jdwp.CmdEventRequestClearAllBreakpoints,
 		jdwp.CmdObjRefDisableCollection, jdwp.CmdObjRefEnableCollection:
 	default:
 		return true // the hot path: most commands concern no debugger alone
 	}
-	others := len(s.v.live()) > 1
+	others := len(s.m.live()) > 1
 	switch cmd {
 	case jdwp.CmdVMSuspend:
 		s.mu.Lock()
@@ -328,7 +327,7 @@ func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
 		}
 		s.mu.Unlock()
 		for _, k := range bps {
-			s.v.conn.StartFunc(nil, jdwp.CmdEventRequestClear, jdwp.EncodeClearRequest(k.kind, k.id), func(*jdwp.Call) {})
+			s.m.conn.StartFunc(nil, jdwp.CmdEventRequestClear, jdwp.EncodeClearRequest(k.kind, k.id), func(*jdwp.Call) {})
 			s.untrack(k)
 		}
 		s.replyLater(p.ID)
@@ -338,21 +337,21 @@ func (s *session) shared(p *jdwp.Packet, cmd jdwp.Cmd) bool {
 }
 
 // replyLater answers a command here, after what was queued for the VM.
-func (s *session) replyLater(id uint32) {
+func (s *Session) replyLater(id uint32) {
 	go s.reply(id, jdwp.ErrNone)
 }
 
 // send queues a one-thread command for the VM, without waiting.
-func (s *session) send(cmd jdwp.Cmd, t jdwp.ObjectID) {
-	s.v.conn.StartFunc(nil, cmd, jdwp.EncodeObjectArg(t, s.v.sizes()), func(*jdwp.Call) {})
+func (s *Session) send(cmd jdwp.Cmd, t jdwp.ObjectID) {
+	s.m.conn.StartFunc(nil, cmd, jdwp.EncodeObjectArg(t, s.m.sizes()), func(*jdwp.Call) {})
 }
 
-func (s *session) threadArg(data []byte) (jdwp.ObjectID, bool) {
-	t, err := jdwp.DecodeObjectArg(data, s.v.sizes())
+func (s *Session) threadArg(data []byte) (jdwp.ObjectID, bool) {
+	t, err := jdwp.DecodeObjectArg(data, s.m.sizes())
 	return t, err == nil
 }
 
-func (s *session) untrack(k reqKey) {
+func (s *Session) untrack(k reqKey) {
 	s.mu.Lock()
 	delete(s.requests, k)
 	delete(s.reqIDs, k.id)
@@ -360,7 +359,7 @@ func (s *session) untrack(k reqKey) {
 }
 
 // pin counts s's collection pins on o (d: +1 or -1). s.mu is held.
-func (s *session) pin(o jdwp.ObjectID, d int) {
+func (s *Session) pin(o jdwp.ObjectID, d int) {
 	if s.pins == nil {
 		s.pins = map[jdwp.ObjectID]int{}
 	}
@@ -370,7 +369,7 @@ func (s *session) pin(o jdwp.ObjectID, d int) {
 }
 
 // trackFailed uncounts what shared counted for a command that failed.
-func (s *session) trackFailed(fc *fwdCall) {
+func (s *Session) trackFailed(fc *fwdCall) {
 	if fc.cmd != jdwp.CmdObjRefDisableCollection {
 		return
 	}
@@ -383,7 +382,7 @@ func (s *session) trackFailed(fc *fwdCall) {
 
 // trackShared notes what a successful command gave s alone: held events.
 // (Collection pins are counted when sent: see shared.)
-func (s *session) trackShared(fc *fwdCall) {
+func (s *Session) trackShared(fc *fwdCall) {
 	switch fc.cmd {
 	case jdwp.CmdVMHoldEvents:
 		s.mu.Lock()
@@ -398,8 +397,8 @@ func (s *session) trackShared(fc *fwdCall) {
 
 // releaseShared undoes what s alone holds while other debuggers stay: its
 // event requests, suspensions, collection pins and held events.
-func (s *session) releaseShared(ctx context.Context) error {
-	v := s.v
+func (s *Session) releaseShared(ctx context.Context) error {
+	m := s.m
 	s.mu.Lock()
 	reqs := make([]reqKey, 0, len(s.requests))
 	for k := range s.requests {
@@ -412,8 +411,8 @@ func (s *session) releaseShared(ctx context.Context) error {
 	s.mu.Unlock()
 	// Its requests are cleared within a window of their own, and what it
 	// holds is released after that whatever was left (the error says what).
-	cctx, cancel := context.WithTimeout(ctx, v.m.opts.CleanupTimeout)
-	clearErr := v.clearRequests(cctx, reqs, false)
+	cctx, cancel := context.WithTimeout(ctx, m.opts.CleanupTimeout)
+	clearErr := m.clearRequests(cctx, reqs, false)
 	cancel()
 	if err := s.releaseHolds(ctx, h, pins, holding); err != nil || clearErr != nil {
 		return errors.Join(clearErr, err)
@@ -422,41 +421,32 @@ func (s *session) releaseShared(ctx context.Context) error {
 }
 
 // releaseHolds releases a debugger's suspensions, pins and held events.
-func (s *session) releaseHolds(ctx context.Context, h holds, pins map[jdwp.ObjectID]int, holding bool) error {
-	v := s.v
+func (s *Session) releaseHolds(ctx context.Context, h holds, pins map[jdwp.ObjectID]int, holding bool) error {
+	m := s.m
 	for t, n := range h.threads {
 		for ; n < 0 && h.vm > 0; n++ {
-			if err := v.conn.SuspendThread(ctx, jdwp.ThreadID(t)); err != nil {
+			if err := m.conn.SuspendThread(ctx, jdwp.ThreadID(t)); err != nil {
 				break
 			}
 		}
 		for ; n > 0; n-- {
-			if err := v.conn.ResumeThread(ctx, jdwp.ThreadID(t)); err != nil {
+			if err := m.conn.ResumeThread(ctx, jdwp.ThreadID(t)); err != nil {
 				break // the thread died
 			}
 		}
 	}
 	for range h.vm {
-		if err := v.conn.Resume(ctx); err != nil {
+		if err := m.conn.Resume(ctx); err != nil {
 			return err
 		}
 	}
 	for o, n := range pins {
 		for range n {
-			v.conn.EnableCollection(ctx, o) // an object collected meanwhile is fine
+			m.conn.EnableCollection(ctx, o) // an object collected meanwhile is fine
 		}
 	}
 	if holding {
-		return v.conn.ReleaseEvents(ctx)
+		return m.conn.ReleaseEvents(ctx)
 	}
 	return nil
-}
-
-// debuggerFrom names the attached debuggers.
-func debuggersFrom(live []*session) string {
-	from := make([]string, len(live))
-	for i, s := range live {
-		from[i] = s.from
-	}
-	return strings.Join(from, ",")
 }

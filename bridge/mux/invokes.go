@@ -1,4 +1,4 @@
-package bridge
+package mux
 
 import (
 	"context"
@@ -49,8 +49,8 @@ func invokeArgs(cmd jdwp.Cmd, data []byte, sizes *jdwp.IDSizes) (t jdwp.ObjectID
 
 // heldByOthers says whether a debugger still attached (other than s)
 // holds thread t suspended; vmWide: whether one holds the whole VM.
-func (s *session) heldByOthers(t jdwp.ObjectID) (thread, vmWide bool) {
-	for _, x := range s.v.live() {
+func (s *Session) heldByOthers(t jdwp.ObjectID) (thread, vmWide bool) {
+	for _, x := range s.m.live() {
 		if x == s {
 			continue
 		}
@@ -65,18 +65,18 @@ func (s *session) heldByOthers(t jdwp.ObjectID) (thread, vmWide bool) {
 
 // afterLateInvoke resumes what the return of s's invocation (its command
 // fc) suspended again after s's holds were released (see above).
-func (s *session) afterLateInvoke(fc *fwdCall) {
-	v := s.v
-	t, single, ok := invokeArgs(fc.cmd, fc.data, v.sizes())
+func (s *Session) afterLateInvoke(fc *fwdCall) {
+	m := s.m
+	t, single, ok := invokeArgs(fc.cmd, fc.data, m.sizes())
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), v.m.opts.CleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), m.opts.CleanupTimeout)
 	defer cancel()
 	resumed := 0
 	if single {
 		if held, _ := s.heldByOthers(t); !held {
-			if v.conn.ResumeThread(ctx, jdwp.ThreadID(t)) == nil {
+			if m.conn.ResumeThread(ctx, jdwp.ThreadID(t)) == nil {
 				resumed++
 			}
 		}
@@ -84,7 +84,7 @@ func (s *session) afterLateInvoke(fc *fwdCall) {
 		if _, vmWide := s.heldByOthers(t); vmWide {
 			return // every thread's suspension is another debugger's
 		}
-		threads, err := v.conn.AllThreads(ctx)
+		threads, err := m.conn.AllThreads(ctx)
 		if err != nil {
 			s.log.Warn().Err(err).Msg("a gone debugger's method invocation returned; its threads could not be listed to resume them")
 			return
@@ -93,7 +93,7 @@ func (s *session) afterLateInvoke(fc *fwdCall) {
 			if held, _ := s.heldByOthers(jdwp.ObjectID(th)); held {
 				continue
 			}
-			if n, err := v.conn.SuspendCount(ctx, th); err == nil && n > 0 && v.conn.ResumeThread(ctx, th) == nil {
+			if n, err := m.conn.SuspendCount(ctx, th); err == nil && n > 0 && m.conn.ResumeThread(ctx, th) == nil {
 				resumed++
 			}
 		}
