@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/bridge/mux"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -829,7 +830,7 @@ func (m *Monitor) closePortLocked(addr string, dl *debugListener) {
 // control listeners do: a JDWP connection runs code in the VM as its
 // user. Options.AllowOtherUsers (serve --allow-other-users) lets them in.
 func (m *Monitor) guardDebugPort(ln net.Listener) net.Listener {
-	return Guard(ln, ListenOptions{AllowRemote: m.opts.AllowRemote, AllowOtherUsers: m.opts.AllowOtherUsers, Logger: m.opts.Logger})
+	return access.Guard(ln, access.ListenOptions{AllowRemote: m.opts.AllowRemote, AllowOtherUsers: m.opts.AllowOtherUsers, Logger: m.opts.Logger})
 }
 
 // listenDebugPort binds the VM's debugger port: its previous port if free,

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/internal/framing"
 	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
@@ -99,7 +100,7 @@ func NewServer(m *Monitor, opts ServerOptions) *Server {
 // A listener not from Listen is guarded with default ListenOptions: other
 // local users are refused and temporary accept errors retried.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	ln = Guard(ln, ListenOptions{Logger: s.opts.Logger})
+	ln = access.Guard(ln, access.ListenOptions{Logger: s.opts.Logger})
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	var wg sync.WaitGroup

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
 	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 )
@@ -301,12 +302,12 @@ func (c *rpcConn) peerUID() int {
 		c.uid = os.Getuid()
 		switch conn := c.peer.(type) {
 		case *net.UnixConn:
-			if u, err := unixPeerUID(conn); err == nil {
+			if u, err := access.UnixPeerUID(conn); err == nil {
 				c.uid = u
 			}
 		case net.Conn:
 			if ta, ok := conn.RemoteAddr().(*net.TCPAddr); ok && ta.IP.IsLoopback() {
-				if u, err := peerUID(conn); err == nil {
+				if u, err := access.PeerUID(conn); err == nil {
 					c.uid = u
 				}
 			} else {
@@ -325,7 +326,7 @@ func (c *rpcConn) sameUser() error {
 	case nil:
 		return errors.New("no connection")
 	case *net.UnixConn:
-		uid, err := unixPeerUID(conn)
+		uid, err := access.UnixPeerUID(conn)
 		if err != nil {
 			return err
 		}
@@ -338,7 +339,7 @@ func (c *rpcConn) sameUser() error {
 		if !ok || !ta.IP.IsLoopback() {
 			return fmt.Errorf("the client at %s is not on this host", conn.RemoteAddr())
 		}
-		uid, err := peerUID(conn)
+		uid, err := access.PeerUID(conn)
 		if err != nil {
 			return fmt.Errorf("cannot tell the client's user: %w", err)
 		}

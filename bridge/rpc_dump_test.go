@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
@@ -142,7 +143,7 @@ func TestDumpHeapPathOnlyForSameUser(t *testing.T) {
 	hot := startDemo(t, lo, false)
 	m := startMonitor(t, testOptions(t, lo, 1))
 	plain := waitVM(t, m, hot.Addr, 30*time.Second)
-	ln, err := Listen("tcp:127.0.0.1:0", ListenOptions{AllowOtherUsers: true, Logger: testLogger(t)})
+	ln, err := access.Listen("tcp:127.0.0.1:0", access.ListenOptions{AllowOtherUsers: true, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 )
 
 // A dump opened with vm/dumpHeap "stream": true is read fastest raw: the
@@ -176,7 +178,7 @@ func (s *Server) serveRawDump(t *tolerantStream) {
 // connection of its own to the monitor at addr, and returns the bytes
 // written.
 func readRawDump(ctx context.Context, addr, token string, off int64, w io.Writer) (int64, error) {
-	nc, err := DialRPCConn(ctx, addr)
+	nc, err := access.DialRPCConn(ctx, addr)
 	if err != nil {
 		return 0, err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 )
@@ -26,7 +27,7 @@ import (
 func startRPC(t testing.TB, m *Monitor, opts ServerOptions) string {
 	t.Helper()
 	addr := "unix:" + filepath.Join(t.TempDir(), "rpc.sock")
-	ln, err := ListenRPC(addr, false)
+	ln, err := access.ListenRPC(addr, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestRPC(t *testing.T) {
 		}
 	}
 	// Malformed messages get errors and the connection lives on.
-	nc, err := DialRPCConn(ctx, addr)
+	nc, err := access.DialRPCConn(ctx, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,19 +268,19 @@ func TestParseRPCAddr(t *testing.T) {
 		"tcp:nonsense":       "error",
 		"unix:":              "error",
 	} {
-		n, a, err := ParseRPCAddr(in)
+		n, a, err := access.ParseRPCAddr(in)
 		got := n + " " + a
 		if err != nil {
 			got = "error"
 		}
 		if got != want {
-			t.Errorf("ParseRPCAddr(%q) = %q, want %q", in, got, want)
+			t.Errorf("access.ParseRPCAddr(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if _, err := ListenRPC("tcp:0.0.0.0:0", false); err == nil {
+	if _, err := access.ListenRPC("tcp:0.0.0.0:0", false); err == nil {
 		t.Error("non-loopback control address accepted without --allow-remote")
 	}
-	if !strings.HasPrefix(DefaultRPCAddr(), "unix:") {
-		t.Error(DefaultRPCAddr())
+	if !strings.HasPrefix(access.DefaultRPCAddr(), "unix:") {
+		t.Error(access.DefaultRPCAddr())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -20,7 +21,7 @@ type Client struct {
 // notify, if not nil, receives the notifications, in order, on the
 // connection's reader goroutine.
 func DialRPC(ctx context.Context, addr string, notify func(method string, params json.RawMessage)) (*Client, error) {
-	nc, err := DialRPCConn(ctx, addr)
+	nc, err := access.DialRPCConn(ctx, addr)
 	if err != nil {
 		return nil, err
 	}

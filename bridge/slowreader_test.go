@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 )
 
@@ -41,7 +42,7 @@ func TestRawDumpSlowReader(t *testing.T) {
 	if err := c.Call(ctx, "vm/dumpHeap", map[string]any{"id": sim.ID, "stream": true}, &d); err != nil {
 		t.Fatal(err)
 	}
-	nc, err := DialRPCConn(ctx, addr)
+	nc, err := access.DialRPCConn(ctx, addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/rs/zerolog"
 )
 
@@ -60,7 +61,7 @@ func TestControlSocketPrivateUnderUmask(t *testing.T) {
 	m := startMonitor(t, testOptions(t, 0, 0))
 	logs := &logLines{t: t}
 	serve := func() (stop func()) {
-		ln, err := Listen("unix:"+sock, ListenOptions{Logger: zerolog.New(logs).Level(zerolog.InfoLevel)})
+		ln, err := access.Listen("unix:"+sock, access.ListenOptions{Logger: zerolog.New(logs).Level(zerolog.InfoLevel)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
@@ -81,7 +82,7 @@ func TestCLICommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	rpc := "unix:" + filepath.Join(t.TempDir(), "c.sock")
-	ln, err := bridge.ListenRPC(rpc, false)
+	ln, err := access.ListenRPC(rpc, false)
 	if err != nil {
 		t.Fatal(err)
 	}

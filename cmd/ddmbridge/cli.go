@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
 )
@@ -50,7 +51,7 @@ type cliFlags struct {
 
 func addCLIFlags(fs *flag.FlagSet, withJSON bool) *cliFlags {
 	f := &cliFlags{}
-	fs.StringVar(&f.rpc, "rpc", bridge.DefaultRPCAddr(), "control API address of the running 'ddmbridge serve': unix:PATH or tcp:HOST:PORT")
+	fs.StringVar(&f.rpc, "rpc", access.DefaultRPCAddr(), "control API address of the running 'ddmbridge serve': unix:PATH or tcp:HOST:PORT")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on the request")
 	if withJSON {
 		fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 )
 
 // TestHeapHprofFile: `heap ID --hprof FILE` creates FILE new with mode
@@ -32,7 +33,7 @@ func TestHeapHprofFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	rpc := "unix:" + filepath.Join(t.TempDir(), "c.sock")
-	ln, err := bridge.ListenRPC(rpc, false)
+	ln, err := access.ListenRPC(rpc, false)
 	if err != nil {
 		t.Fatal(err)
 	}

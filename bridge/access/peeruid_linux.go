@@ -1,4 +1,4 @@
-package bridge
+package access
 
 import (
 	"bufio"
@@ -12,10 +12,10 @@ import (
 	"strings"
 )
 
-// peerUID finds the user owning the other end of a loopback TCP connection
+// PeerUID finds the user owning the other end of a loopback TCP connection
 // accepted here: the kernel's socket table (/proc/net/tcp and tcp6) lists
 // the peer's socket, whose local address is c's remote one, with its uid.
-func peerUID(c net.Conn) (int, error) {
+func PeerUID(c net.Conn) (int, error) {
 	local, ok1 := c.LocalAddr().(*net.TCPAddr)
 	remote, ok2 := c.RemoteAddr().(*net.TCPAddr)
 	if !ok1 || !ok2 {
@@ -26,11 +26,11 @@ func peerUID(c net.Conn) (int, error) {
 		if err == nil {
 			return uid, nil
 		}
-		if !errors.Is(err, errNoSocket) {
+		if !errors.Is(err, ErrNoSocket) {
 			return -1, err
 		}
 	}
-	return -1, fmt.Errorf("the peer's socket %s→%s is not in the kernel's socket table: %w", remote, local, errNoSocket)
+	return -1, fmt.Errorf("the peer's socket %s→%s is not in the kernel's socket table: %w", remote, local, ErrNoSocket)
 }
 
 // findSocketUID scans one socket table for a live socket from local to
@@ -39,7 +39,7 @@ func findSocketUID(table string, local, remote *net.TCPAddr) (int, error) {
 	f, err := os.Open(table)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return -1, errNoSocket
+			return -1, ErrNoSocket
 		}
 		return -1, err
 	}
@@ -55,7 +55,7 @@ func findSocketUID(table string, local, remote *net.TCPAddr) (int, error) {
 	if err := sc.Err(); err != nil {
 		return -1, fmt.Errorf("%s: %w", table, err)
 	}
-	return -1, errNoSocket
+	return -1, ErrNoSocket
 }
 
 // matchSocketLine reads one line of /proc/net/tcp{,6}:
@@ -105,12 +105,12 @@ func parseProcAddr(s string) (*net.TCPAddr, bool) {
 	return &net.TCPAddr{IP: ip, Port: int(port)}, true
 }
 
-// listenerUID finds the user owning the listening socket a connection made
+// ListenerUID finds the user owning the listening socket a connection made
 // from here to addr reached: the kernel's socket table lists it in state
 // LISTEN (0A) at addr's port, bound to addr's IP or else to any address (on
 // IPv6, "::" takes IPv4 too); a socket bound to the IP itself is the one
 // the kernel picks over a wildcard one.
-func listenerUID(addr *net.TCPAddr) (int, error) {
+func ListenerUID(addr *net.TCPAddr) (int, error) {
 	exact, wild := -1, -1
 	for _, table := range []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"} {
 		f, err := os.Open(table)
@@ -144,7 +144,7 @@ func listenerUID(addr *net.TCPAddr) (int, error) {
 	case wild >= 0:
 		return wild, nil
 	}
-	return -1, fmt.Errorf("no listening socket at %s in the kernel's socket table: %w", addr, errNoSocket)
+	return -1, fmt.Errorf("no listening socket at %s in the kernel's socket table: %w", addr, ErrNoSocket)
 }
 
 // matchListenLine reads one line of /proc/net/tcp{,6} (see matchSocketLine)

@@ -1,4 +1,4 @@
-package bridge
+package access
 
 import (
 	"errors"
@@ -116,7 +116,7 @@ func (g *guarded) admit(c net.Conn) error {
 	if uc, ok := c.(*net.UnixConn); ok {
 		// Its mode 0600 keeps other users out; the peer's credentials
 		// (SO_PEERCRED) say so whatever the socket's mode became.
-		uid, err := unixPeerUID(uc)
+		uid, err := UnixPeerUID(uc)
 		switch {
 		case errors.Is(err, errors.ErrUnsupported):
 			return nil
@@ -134,14 +134,14 @@ func (g *guarded) admit(c net.Conn) error {
 	if !remote.IP.IsLoopback() {
 		return nil // only with AllowRemote: a remote peer's user is unknowable
 	}
-	uid, err := peerUID(c)
+	uid, err := PeerUID(c)
 	if errors.Is(err, errors.ErrUnsupported) {
 		return nil // this system does not tell
 	}
 	if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
 		return fmt.Errorf("out of file descriptors, cannot check which local user connected (%v); raise `ulimit -n`", err)
 	}
-	if errors.Is(err, errNoSocket) {
+	if errors.Is(err, ErrNoSocket) {
 		// The peer's socket left the table: it closed the connection
 		// already (a client that connects and closes at once).
 		return fmt.Errorf("%w (%v)", errPeerGone, err)
@@ -155,8 +155,9 @@ func (g *guarded) admit(c net.Conn) error {
 	return nil
 }
 
-// errNoSocket: the kernel's socket table has no such socket.
-var errNoSocket = errors.New("no such socket")
+// ErrNoSocket: the kernel's socket table has no such socket (the peer or
+// listener is on another host, or gone).
+var ErrNoSocket = errors.New("no such socket")
 
 // errPeerGone: a connection's peer closed it before its user was checked.
 var errPeerGone = errors.New("the peer closed the connection before its user could be checked")

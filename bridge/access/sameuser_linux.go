@@ -1,4 +1,4 @@
-package bridge
+package access
 
 import (
 	"net"
@@ -6,9 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// unixPeerUID is the user of the process at the other end of a Unix socket
+// UnixPeerUID is the user of the process at the other end of a Unix socket
 // (SO_PEERCRED).
-func unixPeerUID(c *net.UnixConn) (int, error) {
+func UnixPeerUID(c *net.UnixConn) (int, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return -1, err

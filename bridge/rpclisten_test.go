@@ -3,7 +3,6 @@ package bridge
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 )
 
 // nobody is the uid a test client runs as to be another local user.
@@ -56,9 +57,9 @@ func TestRPCTCPRefusesOtherUsers(t *testing.T) {
 	}
 	o := testOptions(t, 0, 0)
 	m := startMonitor(t, o)
-	serve := func(lo ListenOptions) int {
+	serve := func(lo access.ListenOptions) int {
 		lo.Logger = testLogger(t)
-		ln, err := Listen("tcp:127.0.0.1:0", lo)
+		ln, err := access.Listen("tcp:127.0.0.1:0", lo)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +69,7 @@ func TestRPCTCPRefusesOtherUsers(t *testing.T) {
 		t.Cleanup(func() { cancel(); <-done })
 		return ln.Addr().(*net.TCPAddr).Port
 	}
-	port := serve(ListenOptions{})
+	port := serve(access.ListenOptions{})
 
 	out, err := runAs(t, nobody, port)
 	if err != nil || out != "" {
@@ -85,38 +86,10 @@ func TestRPCTCPRefusesOtherUsers(t *testing.T) {
 		t.Fatalf("same user's vms/list: %v", err)
 	}
 
-	open := serve(ListenOptions{AllowOtherUsers: true})
+	open := serve(access.ListenOptions{AllowOtherUsers: true})
 	out, err = runAs(t, nobody, open)
 	if err != nil || !strings.HasPrefix(out, "Content-Length:") {
 		t.Fatalf("with AllowOtherUsers another user got %q, want the vms/list answer's header", out)
-	}
-}
-
-// TestPeerUIDSameUser: the peer of a loopback connection from this process
-// is this user, over IPv4 and IPv6.
-func TestPeerUIDSameUser(t *testing.T) {
-	t.Parallel()
-	for _, addr := range []string{"127.0.0.1:0", "[::1]:0"} {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			t.Logf("%s: %v (no such loopback here)", addr, err)
-			continue
-		}
-		defer ln.Close()
-		d, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
-		c, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		uid, err := peerUID(c)
-		if err != nil || uid != os.Getuid() {
-			t.Errorf("%s: peerUID = %d, %v; want %d", addr, uid, err, os.Getuid())
-		}
 	}
 }
 
@@ -172,92 +145,5 @@ func TestServeSurvivesTemporaryAcceptErrors(t *testing.T) {
 	case err := <-served:
 		t.Fatalf("Serve returned while its listener was open: %v", err)
 	default:
-	}
-}
-
-// TestFallbackRuntimeDirChecked: without XDG_RUNTIME_DIR the control socket
-// lives in $TMPDIR/ddmbridge-$UID, which is used only if this user owns it
-// and its mode is 0700 (issue 12: another user creating it first could
-// plant a socket and capture vms/list).
-func TestFallbackRuntimeDirChecked(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", "")
-	t.Setenv("TMPDIR", t.TempDir())
-	dir := fallbackRuntimeDir()
-	addr := DefaultRPCAddr()
-	if want := "unix:" + filepath.Join(dir, "ddmbridge.sock"); addr != want {
-		t.Fatalf("DefaultRPCAddr = %s, want %s", addr, want)
-	}
-
-	// Created by the monitor: 0700, accepted.
-	ln, err := ListenRPC(addr, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
-		t.Fatalf("runtime dir: %v %v, want 0700", fi.Mode(), err)
-	}
-	ln.Close()
-
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ListenRPC(addr, false); err == nil || !strings.Contains(err.Error(), "mode") {
-		t.Errorf("listen in a 0755 runtime dir: %v, want a refusal naming the mode", err)
-	}
-	if _, err := DialRPCConn(t.Context(), addr); err == nil || !strings.Contains(err.Error(), "mode") {
-		t.Errorf("dial in a 0755 runtime dir: %v, want a refusal naming the mode", err)
-	}
-	os.Chmod(dir, 0o700)
-
-	if os.Getuid() == 0 {
-		if err := os.Chown(dir, nobody, nobody); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ListenRPC(addr, false); err == nil || !strings.Contains(err.Error(), "belongs to uid") {
-			t.Errorf("listen in another user's runtime dir: %v, want a refusal naming the owner", err)
-		}
-		if _, err := DialRPCConn(t.Context(), addr); err == nil || !strings.Contains(err.Error(), "belongs to uid") {
-			t.Errorf("dial into another user's runtime dir: %v, want a refusal naming the owner", err)
-		}
-		os.Chown(dir, 0, 0)
-	}
-
-	os.RemoveAll(dir)
-	if err := os.Symlink(t.TempDir(), dir); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ListenRPC(addr, false); err == nil || !strings.Contains(err.Error(), "not a directory") {
-		t.Errorf("listen through a symlinked runtime dir: %v, want a refusal", err)
-	}
-}
-
-// TestCleanStaleSockets: a socket left by a killed monitor is removed, a
-// live one and other files stay.
-func TestCleanStaleSockets(t *testing.T) {
-	dir := t.TempDir()
-	live, err := net.Listen("unix", filepath.Join(dir, "dap-1.sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer live.Close()
-	dead, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(dir, "dap-2.sock"), Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead.SetUnlinkOnClose(false) // as after SIGKILL
-	dead.Close()
-	os.WriteFile(filepath.Join(dir, "dap-3.sock"), nil, 0o600)
-
-	removed := CleanStaleSockets(dir, "dap-*.sock")
-	if want := []string{filepath.Join(dir, "dap-2.sock")}; fmt.Sprint(removed) != fmt.Sprint(want) {
-		t.Errorf("removed %v, want %v", removed, want)
-	}
-	for _, name := range []string{"dap-1.sock", "dap-3.sock"} {
-		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
-			t.Errorf("%s: %v, want it kept", name, err)
-		}
-	}
-	if _, err := os.Lstat(filepath.Join(dir, "dap-2.sock")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("dap-2.sock: %v, want it removed", err)
 	}
 }
