@@ -1,7 +1,9 @@
 // Package bridge is the monitor: it discovers VMs (workstation port ranges and
 // adb devices), owns the single JDWP connection each VM accepts, keeps DDM
-// flowing on it, re-exports it to debuggers on per-VM and current-VM ports with
-// packet id remapping, and serves the JSON-RPC control API.
+// flowing on it, and re-exports it to debuggers on per-VM and current-VM
+// ports through each VM's multiplexer (package bridge/mux). The JSON-RPC
+// control API over it is package bridge/rpc; who may reach its listeners,
+// package bridge/access.
 //
 // It is the only package that knows several VMs exist. Wire formats belong to
 // jdwp and ddm; editor concerns belong to dap.
@@ -70,17 +72,19 @@
 //
 // # Control API
 //
-// [Server] serves JSON-RPC 2.0 language-server style (Content-Length framing)
-// on stdio, a per-user unix socket (mode 0600) or loopback TCP; docs/rpc.md
-// lists the methods and notifications. [Client] is its Go client.
+// Package bridge/rpc serves the monitor's JSON-RPC control API through
+// the monitor's exported methods (its Monitor interface) and those of
+// [VM]: the VM list and its events ([Monitor.Subscribe]), selection,
+// devices, thread and heap data, heap dumps, logs.
 //
 // # Logging
 //
-// zerolog with component "bridge" ("adb" for device tracking); trace kinds
-// "bridge.proxy" (every debugger packet with its id mapping) and
-// "bridge.scan" (every probe).
+// zerolog with component "bridge" ("adb" for device tracking); trace kind
+// "bridge.scan" (every probe); the multiplexer's "bridge.proxy".
 //
 // It must not touch: JDWP or DDM wire formats (jdwp, ddm), DAP (dap), the
-// adb host protocol (bridge/adb, whose Client it uses), or the sessions of
-// a VM's debuggers (bridge/mux, whose Mux it owns, one per VM).
+// adb host protocol (bridge/adb, whose Client it uses), the sessions of a
+// VM's debuggers (bridge/mux, whose Mux it owns, one per VM), or the
+// control API's protocol (bridge/rpc, which sits above it: the monitor
+// never imports it).
 package bridge

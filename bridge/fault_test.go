@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
 	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -22,36 +23,13 @@ import (
 // rawDebugger connects to addr and does the JDWP handshake.
 func rawDebugger(t testing.TB, addr string) net.Conn {
 	t.Helper()
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(nc, jdwp.HandshakeString); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 14)
-	if _, err := io.ReadFull(nc, buf); err != nil || string(buf) != jdwp.HandshakeString {
-		t.Fatalf("handshake through the bridge: %q %v", buf, err)
-	}
-	return nc
+	return bridgetest.RawDebugger(t, addr)
 }
 
 // command sends one command and reads packets until its reply.
 func command(t testing.TB, nc net.Conn, r *bufio.Reader, id uint32, set, cmd byte, data []byte) *jdwp.Packet {
 	t.Helper()
-	if err := jdwp.WritePacket(nc, &jdwp.Packet{ID: id, CmdSet: set, Cmd: cmd, Data: data}); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p, err := jdwp.ReadPacket(r, 0)
-		if err != nil {
-			t.Fatalf("reading the reply to %s: %v", jdwp.CommandName(set, cmd), err)
-		}
-		if p.IsReply() && p.ID == id {
-			return p
-		}
-	}
+	return bridgetest.Command(t, nc, r, id, set, cmd, data)
 }
 
 func openFDs() int {

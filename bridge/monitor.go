@@ -136,6 +136,15 @@ func (m *Monitor) CurrentAddr() string {
 	return m.curLn.Addr().String()
 }
 
+// DebugAddress is the vm/debugAddress result: where a debugger reaches
+// the VM through the monitor's pass-through.
+type DebugAddress struct {
+	ID       string `json:"id"`       // the VM's id ("current" resolved)
+	HostName string `json:"hostName"` // a loopback address unless serve --allow-remote
+	Port     int    `json:"port"`
+	Current  bool   `json:"current"` // the current-VM port: it follows the current VM
+}
+
 // DebugAddress says where a debugger reaches v through the monitor: its
 // own debugger port, or with current the current-VM port (which follows
 // the current VM through restarts).

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
@@ -69,36 +70,6 @@ func startJVMAs(t *testing.T, uid, port int) {
 	}
 }
 
-// logLines is a zerolog writer that keeps the lines for a test to wait on.
-type logLines struct {
-	mu    sync.Mutex
-	lines []string
-	t     testing.TB
-}
-
-func (l *logLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	l.lines = append(l.lines, string(p))
-	l.mu.Unlock()
-	l.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
-
-func (l *logLines) has(subs ...string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-next:
-	for _, line := range l.lines {
-		for _, s := range subs {
-			if !strings.Contains(line, s) {
-				continue next
-			}
-		}
-		return true
-	}
-	return false
-}
-
 // TestScanSkipsOtherUsersVM: a VM another local user runs in the scan
 // range is not adopted (issue 25: anyone can listen on 8000-8040 and feed
 // the monitor anything), with a log line saying why and what to pass;
@@ -113,12 +84,12 @@ func TestScanSkipsOtherUsersVM(t *testing.T) {
 	startJVMAs(t, nobody, lo)
 	addr := fmt.Sprintf("127.0.0.1:%d", lo)
 
-	logs := &logLines{t: t}
+	logs := &bridgetest.LogLines{T: t}
 	o := testOptions(t, lo, 1)
 	o.Logger = zerolog.New(logs).Level(zerolog.InfoLevel)
 	m := startMonitor(t, o)
 	waitFor(t, 30*time.Second, "the monitor to say it does not adopt the VM", func() bool {
-		return logs.has("VM not adopted", addr, "uid 65534", "--allow-other-users")
+		return logs.Has("VM not adopted", addr, "uid 65534", "--allow-other-users")
 	})
 	if len(m.VMs()) != 0 {
 		t.Fatalf("the monitor lists %+v; want no VM", m.VMs())

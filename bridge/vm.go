@@ -978,3 +978,10 @@ func isNewDump(before, h []byte) bool {
 	}
 	return len(before) == 0 || &before[0] != &h[0]
 }
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

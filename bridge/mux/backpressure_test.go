@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -39,7 +40,7 @@ func TestProxyBackpressure(t *testing.T) {
 		written <- w.Flush()
 	}()
 
-	waitFor(t, 4*time.Minute, "the monitor to stop reading the debugger (replies pile up)", func() bool {
+	bridgetest.WaitFor(t, 4*time.Minute, "the monitor to stop reading the debugger (replies pile up)", func() bool {
 		return s.pending.Load() == 0 && s.out.Buffered() >= maxUnreadOutput
 	})
 	// What waits for the debugger is the bound plus the replies to the

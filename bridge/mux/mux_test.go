@@ -4,14 +4,11 @@ import (
 	"context"
 	"io"
 	"net"
-	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
@@ -42,23 +39,12 @@ func (h *testHost) Go(f func()) {
 	go func() { defer h.wg.Done(); f() }()
 }
 
-// testLogger logs to the test at info level (BRIDGE_TEST_LOG=debug|trace for more).
-func testLogger(t testing.TB) zerolog.Logger {
-	lvl := zerolog.InfoLevel
-	if s := os.Getenv("BRIDGE_TEST_LOG"); s != "" {
-		if l, err := zerolog.ParseLevel(s); err == nil {
-			lvl = l
-		}
-	}
-	return zerolog.New(zerolog.NewTestWriter(t)).Level(lvl).With().Timestamp().Logger()
-}
-
 // testOptions are the monitor's defaults.
 func testOptions(t testing.TB) Options {
 	return Options{
-		ID: "1", Logger: testLogger(t), RequestTimeout: 5 * time.Second, CleanupTimeout: 10 * time.Second,
+		ID: "1", Logger: bridgetest.Logger(t), RequestTimeout: 5 * time.Second, CleanupTimeout: 10 * time.Second,
 		DebuggerWriteTimeout: 30 * time.Second, MaxRequestsPerDebugger: 20000,
-		TraceProxy: os.Getenv("BRIDGE_TEST_LOG") == "trace",
+		TraceProxy: bridgetest.TraceProxy(),
 	}
 }
 
@@ -74,7 +60,7 @@ func startMux(t testing.TB, opts Options) (*Mux, *jdwp.Conn, *jvmtest.JVM) {
 	t.Cleanup(func() {
 		vm.Close()
 		if t.Failed() {
-			t.Logf("DemoApp stderr tail: %s", tail(vm.Stderr(), 20))
+			t.Logf("DemoApp stderr tail: %s", bridgetest.Tail(vm.Stderr(), 20))
 		}
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -133,26 +119,4 @@ func debugger(t testing.TB, m *Mux) (net.Conn, *Session) {
 	}
 	nc.SetDeadline(time.Time{})
 	return nc, s
-}
-
-// waitFor polls cond until it holds or the timeout passes. The timeout says
-// how long the wait normally takes; it is raised to a minute so that a loaded
-// machine only makes the test slower, never red.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	timeout = max(timeout, time.Minute)
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func tail(lines []string, n int) string {
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
+	"github.com/ddmbridge/ddmbridge/bridge/rpc"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
@@ -67,7 +68,7 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if ln, err := access.ListenRPC(access.DefaultRPCAddr(), false); err != nil {
 		log.Info().Err(err).Msg("control API not started (ddmbridge vms/threads/heap will not see the demo)")
 	} else {
-		srv := bridge.NewServer(m, bridge.ServerOptions{Logger: rootLogger()})
+		srv := rpc.NewServer(m, rpc.ServerOptions{Logger: rootLogger()})
 		go srv.Serve(mctx, ln)
 	}
 

@@ -15,6 +15,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
+	"github.com/ddmbridge/ddmbridge/bridge/rpc"
 	"github.com/ddmbridge/ddmbridge/dap"
 )
 
@@ -132,7 +133,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			serveDAPSessions(ctx, dapLn, dsrv)
 		}()
 	}
-	srv := bridge.NewServer(m, bridge.ServerOptions{AllowExit: *allowExit, Logger: rootLogger(), TraceMessages: traced("rpc.msg"), DAPAddr: dapAt, CheckDebugConfig: dap.CheckConfig})
+	srv := rpc.NewServer(m, rpc.ServerOptions{AllowExit: *allowExit, Logger: rootLogger(), TraceMessages: traced("rpc.msg"), DAPAddr: dapAt, CheckDebugConfig: dap.CheckConfig})
 	if *stdio {
 		wg.Add(1)
 		go func() {

@@ -60,6 +60,7 @@ var Kind = map[string]string{
 	"jdwp/jdwptest":               Harness,
 	"jdwp/lang/kotlin/kotlintest": Harness, // the Kotlin compiler and the Kotlin fixture
 	"bridge/adb/adbtest":          Harness,
+	"bridge/bridgetest":           Harness, // what the tests under bridge share
 	"internal/lockedbuf":          Harness,
 }
 
@@ -72,12 +73,13 @@ type Place struct {
 }
 
 // Floors within bridge/..., bottom up: what the monitor builds on (the adb
-// client and its simulators, the sample app); the JDWP multiplexer, which
+// client and its simulators, who may reach a listener, the sample app, the
+// tests' harness); the JDWP multiplexer, which
 // knows no monitor; the monitor; the control API, which reaches the monitor
 // through its exported methods. A package imports only from its own floor
 // or below.
 const (
-	BridgeBase    = iota // bridge/adb/..., bridge/demoapp
+	BridgeBase    = iota // bridge/adb/..., bridge/access, bridge/demoapp, bridge/bridgetest
 	BridgeMux            // bridge/mux
 	BridgeMonitor        // bridge
 	BridgeAPI            // bridge/rpc

@@ -1,9 +1,10 @@
-package bridge
+package rpc
 
 import (
 	"context"
 	"sync"
 
+	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -44,8 +45,8 @@ func (c *rpcConn) logcat(req *jsonrpc2.Request) (any, error) {
 	l := &c.logs
 	if !p.Subscribe {
 		id := p.ID
-		if t, err := c.s.m.logTarget(p.ID); err == nil {
-			id = t.id
+		if lid, err := c.s.m.LogcatID(p.ID); err == nil {
+			id = lid
 		}
 		l.mu.Lock()
 		cancel := l.subs[id]
@@ -56,7 +57,7 @@ func (c *rpcConn) logcat(req *jsonrpc2.Request) (any, error) {
 		}
 		return LogcatSubscription{ID: id}, nil
 	}
-	f := LogFilter{Level: p.Level, Tags: p.Tags}
+	f := bridge.LogFilter{Level: p.Level, Tags: p.Tags}
 	if err := f.Check(); err != nil {
 		return nil, rpcError(CodeInvalidParams, "vm/logcat: %v", err)
 	}
@@ -67,7 +68,7 @@ func (c *rpcConn) logcat(req *jsonrpc2.Request) (any, error) {
 		return nil, rpcError(CodeInvalidRequest, "vm/logcat: this connection cannot be sent notifications")
 	}
 	ctx, cancel := context.WithCancel(connCtx)
-	first, err := c.s.m.Logcat(ctx, p.ID, f, func(b LogBatch) {
+	first, err := c.s.m.Logcat(ctx, p.ID, f, func(b bridge.LogBatch) {
 		conn.Notify(ctx, "vm/logcat", b) // blocks on a client that does not read: lines queue, then drop
 	}, nil)
 	if err != nil {

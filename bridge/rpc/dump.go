@@ -1,4 +1,4 @@
-package bridge
+package rpc
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
-	"github.com/ddmbridge/ddmbridge/internal/hotspot"
 )
 
 // Heap dumps through the control API never travel whole in one reply: the
@@ -42,71 +42,8 @@ const (
 	maxDumpStreams = 2
 )
 
-// DumpTo writes an HPROF dump of the VM's heap to w and returns its size
-// (live: reachable objects only, where the VM can tell). A local HotSpot VM's
-// dump is copied from the file the VM wrote (a kernel copy when w is a
-// file); a DDM VM's is written as its HPDS chunk arrives.
-func (v *VM) DumpTo(ctx context.Context, live bool, w io.Writer) (int64, error) {
-	v.mu.Lock()
-	hotSpot := v.dc == nil && v.from.serial == ""
-	v.mu.Unlock()
-	if hotSpot {
-		return v.dumpHotSpotTo(ctx, live, w)
-	}
-	if v.from.serial != "" && v.m.adb != nil && !v.heapChunks(ctx) {
-		return v.amDumpheapTo(ctx, w, live) // no HPDS on current Android: the device writes it
-	}
-	// A DDM dump (HPDS) streams into w. A device VM's fallback (am
-	// dumpheap, pulled) streams into w likewise, if HPDS wrote nothing.
-	n, err := v.dumpDDMTo(ctx, w)
-	if err != nil && n == 0 && v.from.serial != "" && v.m.adb != nil {
-		n, aerr := v.dumpWithAmTo(ctx, w)
-		if aerr != nil {
-			return n, fmt.Errorf("%w; then am dumpheap: %w", err, aerr)
-		}
-		v.log.Info().AnErr("hpds", err).Int64("bytes", n).Msg("heap dumped with am dumpheap")
-		return n, nil
-	}
-	return n, err
-}
-
-// dumpHotSpotTo dumps a local HotSpot VM's heap through its attach socket.
-func (v *VM) dumpHotSpotTo(ctx context.Context, live bool, w io.Writer) (int64, error) {
-	v.mu.Lock()
-	pid := v.pid
-	v.mu.Unlock()
-	if pid <= 0 {
-		return 0, fmt.Errorf("VM %s: no local process found behind %s, so HotSpot's attach mechanism cannot reach it (heap dumps need the VM on this host, or a DDM-aware VM)", v.id, v.addr)
-	}
-	v.dumpMu.Lock()
-	defer v.dumpMu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, HeapDumpTimeout)
-	defer cancel()
-	n, err := hotspot.DumpHeapTo(ctx, pid, live, w)
-	if err != nil {
-		return n, fmt.Errorf("VM %s (pid %d): %w", v.id, pid, err)
-	}
-	return n, nil
-}
-
-// privateDump dumps the VM's heap into a file of the monitor's that has no
-// name (O_TMPFILE): nothing is left behind whatever happens, even SIGKILL,
-// and only this descriptor reads it.
-func privateDump(ctx context.Context, v *VM, live bool) (*os.File, int64, error) {
-	f, err := dumpfile.Private("")
-	if err != nil {
-		return nil, 0, fmt.Errorf("a private file for the dump: %w (set TMPDIR to a writable directory)", err)
-	}
-	n, err := v.DumpTo(ctx, live, f)
-	if err != nil {
-		f.Close()
-		return nil, 0, err
-	}
-	return f, n, nil
-}
-
 // dumpHeap answers vm/dumpHeap.
-func (c *rpcConn) dumpHeap(ctx context.Context, v *VM, p vmParams) (any, error) {
+func (c *rpcConn) dumpHeap(ctx context.Context, v *bridge.VM, p vmParams) (any, error) {
 	switch {
 	case p.Path != "" && p.Stream:
 		return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: give \"path\" or \"stream\", not both")
@@ -115,7 +52,7 @@ func (c *rpcConn) dumpHeap(ctx context.Context, v *VM, p vmParams) (any, error) 
 	case p.Stream:
 		return c.dumpHeapStream(ctx, v, p)
 	}
-	f, n, err := privateDump(ctx, v, !p.All)
+	f, n, err := v.DumpPrivate(ctx, !p.All)
 	if err != nil {
 		return nil, err
 	}
@@ -127,10 +64,10 @@ func (c *rpcConn) dumpHeap(ctx context.Context, v *VM, p vmParams) (any, error) 
 	if _, err := f.ReadAt(b, 0); err != nil {
 		return nil, fmt.Errorf("reading the dump back: %w", err)
 	}
-	return HeapDump{ID: v.id, Bytes: int(n), Data: base64.StdEncoding.EncodeToString(b)}, nil
+	return HeapDump{ID: v.ID(), Bytes: int(n), Data: base64.StdEncoding.EncodeToString(b)}, nil
 }
 
-func (c *rpcConn) dumpHeapToPath(ctx context.Context, v *VM, p vmParams) (any, error) {
+func (c *rpcConn) dumpHeapToPath(ctx context.Context, v *bridge.VM, p vmParams) (any, error) {
 	if !filepath.IsAbs(p.Path) {
 		return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: path %q is not absolute", p.Path)
 	}
@@ -156,8 +93,8 @@ func (c *rpcConn) dumpHeapToPath(ctx context.Context, v *VM, p vmParams) (any, e
 	if err := f.Commit(); err != nil {
 		return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: writing the heap dump: %v", err)
 	}
-	c.s.log.Info().Str("vm", v.id).Str("path", p.Path).Int64("bytes", n).Msg("heap dump written")
-	return HeapDump{ID: v.id, Path: p.Path, Bytes: int(n)}, nil
+	c.s.log.Info().Str("vm", v.ID()).Str("path", p.Path).Int64("bytes", n).Msg("heap dump written")
+	return HeapDump{ID: v.ID(), Path: p.Path, Bytes: int(n)}, nil
 }
 
 // dumpReads bounds the heapDump/read chunks read and encoded at once.
@@ -170,12 +107,12 @@ type dumpStreams struct {
 	files map[string]*os.File
 }
 
-func (c *rpcConn) dumpHeapStream(ctx context.Context, v *VM, p vmParams) (any, error) {
+func (c *rpcConn) dumpHeapStream(ctx context.Context, v *bridge.VM, p vmParams) (any, error) {
 	uid := c.peerUID()
 	if !c.s.reserveDump(uid) {
 		return nil, rpcError(CodeInvalidParams, "vm/dumpHeap: %d dumps are open for your user (on this or other connections): heapDump/close one first, or close the connection that holds it", maxDumpStreams)
 	}
-	f, n, err := privateDump(ctx, v, !p.All)
+	f, n, err := v.DumpPrivate(ctx, !p.All)
 	if err != nil {
 		c.s.releaseDump(uid)
 		return nil, err
@@ -195,7 +132,7 @@ func (c *rpcConn) dumpHeapStream(ctx context.Context, v *VM, p vmParams) (any, e
 	ds.next++
 	h := strconv.Itoa(ds.next)
 	ds.files[h] = f
-	return HeapDump{ID: v.id, Bytes: int(n), Stream: h, Token: token}, nil
+	return HeapDump{ID: v.ID(), Bytes: int(n), Stream: h, Token: token}, nil
 }
 
 // HeapDumpChunk is the heapDump/read result.

@@ -1,4 +1,4 @@
-package bridge
+package rpc
 
 import (
 	"bufio"
@@ -24,7 +24,7 @@ import (
 )
 
 // startRPC serves m's control API on a unix socket and returns its address.
-func startRPC(t testing.TB, m *Monitor, opts ServerOptions) string {
+func startRPC(t testing.TB, m Monitor, opts ServerOptions) string {
 	t.Helper()
 	addr := "unix:" + filepath.Join(t.TempDir(), "rpc.sock")
 	ln, err := access.ListenRPC(addr, false)

@@ -1,4 +1,4 @@
-package bridge
+package rpc
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	zlog "github.com/rs/zerolog/log"
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 )
 
@@ -180,7 +181,7 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if err != nil {
 			return nil, err
 		}
-		return EncodeHeapMap(p.Path, d.heap.Map(hprof.MapOptions{}), p.PNG, p.Width)
+		return bridge.EncodeHeapMap(p.Path, d.heap.Map(hprof.MapOptions{}), p.PNG, p.Width)
 	},
 	"hprof/diff": func(ctx context.Context, p hprofParams) (any, error) {
 		if p.Base == "" {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package bridge
+package rpc
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge/access"
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/rs/zerolog"
 )
 
@@ -59,7 +60,7 @@ func TestControlSocketPrivateUnderUmask(t *testing.T) {
 	os.Chmod(shared, 0o1777)
 	sock := filepath.Join(shared, "ddmbridge.sock")
 	m := startMonitor(t, testOptions(t, 0, 0))
-	logs := &logLines{t: t}
+	logs := &bridgetest.LogLines{T: t}
 	serve := func() (stop func()) {
 		ln, err := access.Listen("unix:"+sock, access.ListenOptions{Logger: zerolog.New(logs).Level(zerolog.InfoLevel)})
 		if err != nil {
@@ -94,7 +95,7 @@ func TestControlSocketPrivateUnderUmask(t *testing.T) {
 	defer stop()
 	os.Chmod(sock, 0o666)
 	waitFor(t, time.Minute, "the other user's connection to be refused", func() bool {
-		return logs.has("connection refused", "uid 65534")
+		return logs.Has("connection refused", "uid 65534")
 	})
 	syscall.Kill(-client.Process.Pid, syscall.SIGKILL)
 	client.Wait()

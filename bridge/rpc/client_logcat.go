@@ -1,11 +1,15 @@
-package bridge
+package rpc
 
-import "context"
+import (
+	"context"
+
+	"github.com/ddmbridge/ddmbridge/bridge"
+)
 
 // Logcat subscribes this connection to an Android app's log (vm/logcat):
 // the batches arrive as vm/logcat notifications (LogBatch) through
 // DialRPC's notify, until StopLogcat or the connection closes.
-func (c *Client) Logcat(ctx context.Context, id string, f LogFilter) (LogcatSubscription, error) {
+func (c *Client) Logcat(ctx context.Context, id string, f bridge.LogFilter) (LogcatSubscription, error) {
 	var out LogcatSubscription
 	return out, c.Call(ctx, "vm/logcat", logcatParams{ID: id, Subscribe: true, Level: f.Level, Tags: f.Tags}, &out)
 }

@@ -1,4 +1,4 @@
-package bridge
+package rpc
 
 import (
 	"bytes"
@@ -16,9 +16,6 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/bridge/access"
 )
-
-// nobody is the uid a test client runs as to be another local user.
-const nobody = 65534
 
 // rawCall is a vms/list request as it goes on the wire.
 func rawCall() string {

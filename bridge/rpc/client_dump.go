@@ -1,4 +1,4 @@
-package bridge
+package rpc
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func (c *Client) DumpHeapToPath(ctx context.Context, id, path string, o DumpOpti
 
 // StreamHeapDump has the monitor dump a VM's heap into a private file and
 // copies it to w, so neither side holds more than a buffer: raw over a
-// second connection to the monitor (see rpc_rawdump.go), or, where that
+// second connection to the monitor (see rawdump.go), or, where that
 // fails or chunk is not 0, in heapDump/read chunks of chunk bytes (0: the
 // monitor's default and largest, 1 MiB). It returns the dump's size.
 func (c *Client) StreamHeapDump(ctx context.Context, id string, all bool, chunk int, w io.Writer) (int64, error) {

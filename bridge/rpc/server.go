@@ -1,4 +1,4 @@
-package bridge
+package rpc
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/internal/framing"
@@ -70,25 +71,46 @@ type DAPAddress struct {
 	Address string `json:"address"`
 }
 
+// Monitor is what the control API asks of the monitor (*bridge.Monitor):
+// the VM list and its events, selection, devices, where debuggers reach a
+// VM, an app's log. Of a VM it uses the exported methods of *bridge.VM;
+// the monitor's internals are out of its reach.
+type Monitor interface {
+	Subscribe() (events <-chan bridge.Event, cancel func())
+	VMs() []bridge.VMInfo
+	VM(target string) (*bridge.VM, error)
+	Select(target string) (bridge.VMInfo, error)
+	SelectAuto() *bridge.VMInfo
+	Devices() []bridge.DeviceInfo
+	ADBStatus() (bridge.ADBStatus, bool)
+	CurrentAddr() string
+	Options() bridge.Options
+	DebugAddress(v *bridge.VM, current bool) (bridge.DebugAddress, error)
+	Logcat(ctx context.Context, target string, f bridge.LogFilter, deliver func(bridge.LogBatch), ended func()) (bridge.LogBatch, error)
+	LogcatID(target string) (string, error)
+}
+
+var _ Monitor = (*bridge.Monitor)(nil)
+
 // Server serves the monitor's JSON-RPC 2.0 control API (docs/rpc.md),
 // language-server style: Content-Length framed messages, on any number of
 // connections (stdio, unix socket, loopback TCP).
 type Server struct {
-	m    *Monitor
+	m    Monitor
 	opts ServerOptions
 	log  zerolog.Logger
 
 	mu      sync.Mutex
 	threads map[string]int // VM id → connections that turned thread updates on
 	heap    map[string]int
-	raw     rawDumps // tokens of dumps read raw (rpc_rawdump.go)
+	raw     rawDumps // tokens of dumps read raw (rawdump.go)
 
 	dumpsMu   sync.Mutex
-	openDumps map[int]int // open dump streams by the client's uid (rpc_dump.go)
+	openDumps map[int]int // open dump streams by the client's uid (dump.go)
 }
 
 // NewServer returns a control server for m.
-func NewServer(m *Monitor, opts ServerOptions) *Server {
+func NewServer(m Monitor, opts ServerOptions) *Server {
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = 30 * time.Second
 	}
@@ -203,9 +225,9 @@ type rpcConn struct {
 	// method's result is computed and written, so a client never gets a list
 	// older than a vms/added or devices/added it already received.
 	order sync.Mutex
-	peer  io.ReadWriteCloser // who asks: a path is written for the same user only (rpc_dump.go)
-	dumps dumpStreams        // dumps read in chunks (rpc_dump.go)
-	logs  rpcLogcats         // vm/logcat subscriptions (rpc_logcat.go)
+	peer  io.ReadWriteCloser // who asks: a path is written for the same user only (dump.go)
+	dumps dumpStreams        // dumps read in chunks (dump.go)
+	logs  rpcLogcats         // vm/logcat subscriptions (logcat.go)
 
 	uidOnce sync.Once
 	uid     int // the peer's user (peerUID)
@@ -270,23 +292,15 @@ type (
 		Bytes  int    `json:"bytes"`
 		Data   string `json:"data,omitempty"`
 		Stream string `json:"stream,omitempty"`
-		Token  string `json:"token,omitempty"` // with Stream: reads the dump raw on a connection of its own (rpc_rawdump.go)
-	}
-	// DebugAddress is the vm/debugAddress result: where a debugger reaches
-	// the VM through the monitor's pass-through.
-	DebugAddress struct {
-		ID       string `json:"id"`       // the VM's id ("current" resolved)
-		HostName string `json:"hostName"` // a loopback address unless serve --allow-remote
-		Port     int    `json:"port"`
-		Current  bool   `json:"current"` // the current-VM port: it follows the current VM
+		Token  string `json:"token,omitempty"` // with Stream: reads the dump raw on a connection of its own (rawdump.go)
 	}
 	// MonitorStatus is the monitor/status result.
 	MonitorStatus struct {
-		CurrentAddress string     `json:"currentAddress,omitempty"` // where the current-VM port listens
-		Scan           []string   `json:"scan"`
-		AllowExit      bool       `json:"allowExit"`
-		VMs            int        `json:"vms"`
-		ADB            *ADBStatus `json:"adb,omitempty"` // absent when devices are not followed (serve --no-adb)
+		CurrentAddress string            `json:"currentAddress,omitempty"` // where the current-VM port listens
+		Scan           []string          `json:"scan"`
+		AllowExit      bool              `json:"allowExit"`
+		VMs            int               `json:"vms"`
+		ADB            *bridge.ADBStatus `json:"adb,omitempty"` // absent when devices are not followed (serve --no-adb)
 	}
 )
 
@@ -301,46 +315,46 @@ type rpcNotification struct {
 // vm/threads the whole thread list (ddmThreads), vm/heap the heap statistics
 // (ddmHeapInfo), vm/heapMap each heap's complete map (ddmHeapMap), so a
 // client renders what it is sent and never asks again.
-func (c *rpcConn) notifications(e Event) []rpcNotification {
+func (c *rpcConn) notifications(e bridge.Event) []rpcNotification {
 	one := func(params any) []rpcNotification { return []rpcNotification{{string(e.Kind), params}} }
 	switch e.Kind {
-	case EventAdded, EventRemoved, EventChanged:
-		if e.Kind == EventRemoved {
+	case bridge.EventAdded, bridge.EventRemoved, bridge.EventChanged:
+		if e.Kind == bridge.EventRemoved {
 			c.mu.Lock()
 			delete(c.threads, e.VM.ID)
 			delete(c.heap, e.VM.ID)
 			c.mu.Unlock()
 		}
 		return one(e.VM)
-	case EventDeviceAdded, EventDeviceRemoved, EventDeviceChanged:
+	case bridge.EventDeviceAdded, bridge.EventDeviceRemoved, bridge.EventDeviceChanged:
 		return one(e.Device)
-	case EventThreads:
+	case bridge.EventThreads:
 		c.mu.Lock()
 		want := c.threads[e.VM.ID]
 		c.mu.Unlock()
 		if v, err := c.s.m.VM(e.VM.ID); want && err == nil {
-			return one(v.feed.Threads())
+			return one(v.Feed().Threads())
 		}
-	case EventHeap:
+	case bridge.EventHeap:
 		c.mu.Lock()
 		want := c.heap[e.VM.ID]
 		c.mu.Unlock()
-		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.dc != nil {
-			if v.dumpSource().Source != "" { // current Android: from a dump (deviceheap.go)
-				info, _ := v.dumpHeapJSON()
+		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.DDM() != nil {
+			if v.DumpSource().Source != "" { // current Android: from a dump (bridge/deviceheap.go)
+				info, _ := v.DumpHeapJSON()
 				return one(info)
 			}
-			return one(v.feed.HeapInfo())
+			return one(v.Feed().HeapInfo())
 		}
-	case EventHeapMap:
+	case bridge.EventHeapMap:
 		c.mu.Lock()
 		want := c.heap[e.VM.ID]
 		c.mu.Unlock()
-		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.dc != nil {
+		if v, err := c.s.m.VM(e.VM.ID); want && err == nil && v.DDM() != nil {
 			var out []rpcNotification
-			maps := v.feed.HeapMaps()
-			if v.dumpSource().Source != "" {
-				_, maps = v.dumpHeapJSON()
+			maps := v.Feed().HeapMaps()
+			if v.DumpSource().Source != "" {
+				_, maps = v.DumpHeapJSON()
 			}
 			for _, m := range maps {
 				out = append(out, rpcNotification{string(e.Kind), m})
@@ -366,16 +380,16 @@ func (c *rpcConn) release() {
 	c.threads, c.heap = map[string]bool{}, map[string]bool{}
 	c.mu.Unlock()
 	for id := range threads {
-		c.s.setUpdates(id, false, c.s.threads, func(v *VM, on bool) error { v.SetThreadUpdates(on); return nil })
+		c.s.setUpdates(id, false, c.s.threads, func(v *bridge.VM, on bool) error { v.SetThreadUpdates(on); return nil })
 	}
 	for id := range heap {
-		c.s.setUpdates(id, false, c.s.heap, (*VM).SetHeapUpdates)
+		c.s.setUpdates(id, false, c.s.heap, (*bridge.VM).SetHeapUpdates)
 	}
 }
 
 // setUpdates counts the connections wanting updates of a kind from a VM and
 // switches them on for the first and off after the last.
-func (s *Server) setUpdates(id string, on bool, refs map[string]int, set func(*VM, bool) error) error {
+func (s *Server) setUpdates(id string, on bool, refs map[string]int, set func(*bridge.VM, bool) error) error {
 	v, err := s.m.VM(id)
 	if err != nil {
 		return err
@@ -453,9 +467,9 @@ func vmError(method string, err error) error {
 	switch {
 	case errors.As(err, &re):
 		return re
-	case errors.Is(err, ErrNoVM):
+	case errors.Is(err, bridge.ErrNoVM):
 		return rpcError(CodeNoSuchVM, "%s: %v", method, err)
-	case errors.Is(err, ErrNotDDM):
+	case errors.Is(err, bridge.ErrNotDDM):
 		return rpcError(CodeNotDDM, "%s: %v", method, err)
 	default:
 		return rpcError(CodeVMError, "%s: %v", method, err)
@@ -472,7 +486,7 @@ func (c *rpcConn) handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Re
 	}()
 	timeout := c.s.opts.RequestTimeout
 	if req.Method == "vm/dumpHeap" || strings.HasPrefix(req.Method, "hprof/") {
-		timeout = max(timeout, HeapDumpTimeout) // large heaps take a while
+		timeout = max(timeout, bridge.HeapDumpTimeout) // large heaps take a while
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -499,27 +513,27 @@ type vmParams struct {
 }
 
 // vmMethods are the methods on one VM, as a table (docs/rpc.md).
-var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error){
-	"vm/threads": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
+var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *bridge.VM, p vmParams) (any, error){
+	"vm/threads": func(_ *rpcConn, ctx context.Context, v *bridge.VM, _ vmParams) (any, error) {
 		ts, err := v.Threads(ctx)
-		return VMThreads{ID: v.id, Threads: nonNil(ts), Note: v.ThreadsNote()}, err
+		return VMThreads{ID: v.ID(), Threads: nonNil(ts), Note: v.ThreadsNote()}, err
 	},
-	"vm/threadDump": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
-		return v.ThreadDump(ctx) // threaddump.go
+	"vm/threadDump": func(_ *rpcConn, ctx context.Context, v *bridge.VM, _ vmParams) (any, error) {
+		return v.ThreadDump(ctx) // bridge/threaddump.go
 	},
-	"vm/stack": func(_ *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
+	"vm/stack": func(_ *rpcConn, ctx context.Context, v *bridge.VM, p vmParams) (any, error) {
 		frames, err := v.Stack(ctx, p.Thread)
-		out := VMStack{ID: v.id, Thread: p.Thread, Frames: []FrameJSON{}}
+		out := VMStack{ID: v.ID(), Thread: p.Thread, Frames: []FrameJSON{}}
 		for _, f := range frames {
 			out.Frames = append(out.Frames, FrameJSON{f.Class, f.Method, f.File, f.Line})
 		}
 		return out, err
 	},
-	"vm/heapInfo": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
+	"vm/heapInfo": func(_ *rpcConn, ctx context.Context, v *bridge.VM, _ vmParams) (any, error) {
 		info, err := v.HeapInfo(ctx)
-		return VMHeapInfo{ID: v.id, Heaps: ddm.HeapStatsOf(info), DumpSource: v.dumpSource()}, err
+		return VMHeapInfo{ID: v.ID(), Heaps: ddm.HeapStatsOf(info), DumpSource: v.DumpSource()}, err
 	},
-	"vm/heapMap": func(_ *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
+	"vm/heapMap": func(_ *rpcConn, ctx context.Context, v *bridge.VM, p vmParams) (any, error) {
 		if p.Width < 0 || p.Width > 4096 {
 			return nil, rpcError(CodeInvalidParams, "vm/heapMap: width %d outside 0..4096", p.Width)
 		}
@@ -527,55 +541,55 @@ var vmMethods = map[string]func(c *rpcConn, ctx context.Context, v *VM, p vmPara
 		if err != nil {
 			return nil, err
 		}
-		out, err := EncodeHeapMap(v.id, hm, p.PNG, p.Width)
-		out.DumpSource = v.dumpSource()
+		out, err := bridge.EncodeHeapMap(v.ID(), hm, p.PNG, p.Width)
+		out.DumpSource = v.DumpSource()
 		return out, err
 	},
-	"vm/dumpHeap": func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
-		return c.dumpHeap(ctx, v, p) // rpc_dump.go
+	"vm/dumpHeap": func(c *rpcConn, ctx context.Context, v *bridge.VM, p vmParams) (any, error) {
+		return c.dumpHeap(ctx, v, p) // dump.go
 	},
-	"vm/gc": func(_ *rpcConn, ctx context.Context, v *VM, _ vmParams) (any, error) {
+	"vm/gc": func(_ *rpcConn, ctx context.Context, v *bridge.VM, _ vmParams) (any, error) {
 		return nil, v.GC(ctx)
 	},
-	"vm/setThreadUpdates": func(c *rpcConn, _ context.Context, v *VM, p vmParams) (any, error) {
-		return nil, c.setUpdates(v, p.Enabled, c.threads, c.s.threads, func(v *VM, on bool) error { v.SetThreadUpdates(on); return nil })
+	"vm/setThreadUpdates": func(c *rpcConn, _ context.Context, v *bridge.VM, p vmParams) (any, error) {
+		return nil, c.setUpdates(v, p.Enabled, c.threads, c.s.threads, func(v *bridge.VM, on bool) error { v.SetThreadUpdates(on); return nil })
 	},
-	"vm/setHeapUpdates": func(c *rpcConn, _ context.Context, v *VM, p vmParams) (any, error) {
-		if v.dc == nil {
-			return nil, ErrNotDDM
+	"vm/setHeapUpdates": func(c *rpcConn, _ context.Context, v *bridge.VM, p vmParams) (any, error) {
+		if v.DDM() == nil {
+			return nil, bridge.ErrNotDDM
 		}
-		return nil, c.setUpdates(v, p.Enabled, c.heap, c.s.heap, (*VM).SetHeapUpdates)
+		return nil, c.setUpdates(v, p.Enabled, c.heap, c.s.heap, (*bridge.VM).SetHeapUpdates)
 	},
-	"vm/debugAddress": func(c *rpcConn, _ context.Context, v *VM, p vmParams) (any, error) {
+	"vm/debugAddress": func(c *rpcConn, _ context.Context, v *bridge.VM, p vmParams) (any, error) {
 		a, err := c.s.m.DebugAddress(v, p.ID == "current")
 		if err != nil {
 			return nil, rpcError(CodeInvalidParams, "vm/debugAddress: %v", err)
 		}
 		return a, nil
 	},
-	"vm/exit": func(c *rpcConn, ctx context.Context, v *VM, p vmParams) (any, error) {
+	"vm/exit": func(c *rpcConn, ctx context.Context, v *bridge.VM, p vmParams) (any, error) {
 		if !c.s.opts.AllowExit {
 			return nil, rpcError(CodeNotAllowed, "vm/exit is disabled: start the monitor with `ddmbridge serve --allow-exit` to allow ending VMs")
 		}
-		c.s.log.Warn().Str("vm", v.id).Int32("status", p.Status).Msg("exiting the VM on request")
+		c.s.log.Warn().Str("vm", v.ID()).Int32("status", p.Status).Msg("exiting the VM on request")
 		return nil, v.Exit(ctx, p.Status)
 	},
 }
 
 // setUpdates records this connection's wish (mine) and counts it in refs.
-func (c *rpcConn) setUpdates(v *VM, on bool, mine map[string]bool, refs map[string]int, set func(*VM, bool) error) error {
+func (c *rpcConn) setUpdates(v *bridge.VM, on bool, mine map[string]bool, refs map[string]int, set func(*bridge.VM, bool) error) error {
 	c.mu.Lock()
-	had := mine[v.id]
+	had := mine[v.ID()]
 	if on {
-		mine[v.id] = true
+		mine[v.ID()] = true
 	} else {
-		delete(mine, v.id)
+		delete(mine, v.ID())
 	}
 	c.mu.Unlock()
 	if had == on {
 		return nil
 	}
-	return c.s.setUpdates(v.id, on, refs, set)
+	return c.s.setUpdates(v.ID(), on, refs, set)
 }
 
 func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -583,7 +597,7 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 	switch req.Method {
 	case "monitor/status":
 		st := MonitorStatus{CurrentAddress: s.m.CurrentAddr(), AllowExit: s.opts.AllowExit, VMs: len(s.m.VMs()), Scan: []string{}}
-		for _, r := range s.m.opts.Scan {
+		for _, r := range s.m.Options().Scan {
 			st.Scan = append(st.Scan, r.String())
 		}
 		if a, ok := s.m.ADBStatus(); ok {
@@ -612,7 +626,7 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 			OK bool `json:"ok"`
 		}{true}, nil
 	case "vm/logcat":
-		return c.logcat(req) // rpc_logcat.go
+		return c.logcat(req) // logcat.go
 	case "vms/list":
 		return nonNil(s.m.VMs()), nil
 	case "jvms/list":
@@ -640,10 +654,10 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 		}
 		return s.m.Select(p.ID)
 	}
-	if res, ok, err := c.dispatchDumpStream(req); ok { // rpc_dump.go
+	if res, ok, err := c.dispatchDumpStream(req); ok { // dump.go
 		return res, err
 	}
-	if res, ok, err := dispatchHprof(ctx, req); ok { // rpc_hprof.go
+	if res, ok, err := dispatchHprof(ctx, req); ok { // hprof.go
 		return res, err
 	}
 	method, ok := vmMethods[req.Method]

@@ -1,4 +1,4 @@
-package bridge
+package rpc
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -63,27 +64,27 @@ func (c *Client) Close() error { return c.conn.Close() }
 func (c *Client) Done() <-chan struct{} { return c.conn.DisconnectNotify() }
 
 // VMs lists the monitored VMs.
-func (c *Client) VMs(ctx context.Context) ([]VMInfo, error) {
-	var out []VMInfo
+func (c *Client) VMs(ctx context.Context) ([]bridge.VMInfo, error) {
+	var out []bridge.VMInfo
 	return out, c.Call(ctx, "vms/list", nil, &out)
 }
 
 // Devices lists the adb devices the monitor follows.
-func (c *Client) Devices(ctx context.Context) ([]DeviceInfo, error) {
-	var out []DeviceInfo
+func (c *Client) Devices(ctx context.Context) ([]bridge.DeviceInfo, error) {
+	var out []bridge.DeviceInfo
 	return out, c.Call(ctx, "devices/list", nil, &out)
 }
 
 // Select makes a VM current.
-func (c *Client) Select(ctx context.Context, id string) (VMInfo, error) {
-	var out VMInfo
+func (c *Client) Select(ctx context.Context, id string) (bridge.VMInfo, error) {
+	var out bridge.VMInfo
 	return out, c.Call(ctx, "vms/select", idParams{ID: id}, &out)
 }
 
 // SelectAuto makes the current VM automatic again (the oldest VM) and
 // returns it, or nil when there is no VM.
-func (c *Client) SelectAuto(ctx context.Context) (*VMInfo, error) {
-	var out *VMInfo
+func (c *Client) SelectAuto(ctx context.Context) (*bridge.VMInfo, error) {
+	var out *bridge.VMInfo
 	return out, c.Call(ctx, "vms/select", selectParams{Auto: true}, &out)
 }
 
@@ -95,8 +96,8 @@ func (c *Client) Threads(ctx context.Context, id string) (VMThreads, error) {
 
 // ThreadDump returns a local HotSpot JDK 21+ VM's JSON thread dump,
 // virtual threads grouped by stack.
-func (c *Client) ThreadDump(ctx context.Context, id string) (VMThreadDump, error) {
-	var out VMThreadDump
+func (c *Client) ThreadDump(ctx context.Context, id string) (bridge.VMThreadDump, error) {
+	var out bridge.VMThreadDump
 	return out, c.Call(ctx, "vm/threadDump", idParams{ID: id}, &out)
 }
 
@@ -107,8 +108,8 @@ func (c *Client) HeapInfo(ctx context.Context, id string) (VMHeapInfo, error) {
 }
 
 // HeapMap returns a DDM VM's heap map (gc: collect first for a fresh one).
-func (c *Client) HeapMap(ctx context.Context, id string, gc, png bool) (HeapMapJSON, error) {
-	var out HeapMapJSON
+func (c *Client) HeapMap(ctx context.Context, id string, gc, png bool) (bridge.HeapMapJSON, error) {
+	var out bridge.HeapMapJSON
 	return out, c.Call(ctx, "vm/heapMap", heapMapParams{ID: id, GC: gc, PNG: png}, &out)
 }
 
