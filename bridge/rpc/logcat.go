@@ -30,8 +30,9 @@ type LogcatSubscription struct {
 
 // rpcLogcats are one connection's log subscriptions, by VM id.
 type rpcLogcats struct {
-	ctx  context.Context // the connection's
-	conn *jsonrpc2.Conn
+	ready chan struct{}   // closed once ctx and conn are set
+	ctx   context.Context // the connection's
+	conn  *jsonrpc2.Conn
 
 	mu   sync.Mutex
 	subs map[string]context.CancelFunc
@@ -60,6 +61,11 @@ func (c *rpcConn) logcat(req *jsonrpc2.Request) (any, error) {
 	f := bridge.LogFilter{Level: p.Level, Tags: p.Tags}
 	if err := f.Check(); err != nil {
 		return nil, rpcError(CodeInvalidParams, "vm/logcat: %v", err)
+	}
+	// The connection reads requests as soon as it exists, before ServeConn
+	// has stored it: a first request may be this one.
+	if l.ready != nil {
+		<-l.ready
 	}
 	l.mu.Lock()
 	connCtx, conn := l.ctx, l.conn

@@ -149,6 +149,7 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cs := &rpcConn{s: s, threads: map[string]bool{}, heap: map[string]bool{}, peer: rwc}
+	cs.logs.ready = make(chan struct{})
 	defer cs.closeDumps()
 	var opts []jsonrpc2.ConnOpt
 	opts = append(opts, jsonrpc2.SetLogger(zlogAdapter{s.log}))
@@ -162,6 +163,7 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) {
 	cs.logs.mu.Lock()
 	cs.logs.ctx, cs.logs.conn = ctx, conn
 	cs.logs.mu.Unlock()
+	close(cs.logs.ready)
 	events, unsub := s.m.Subscribe()
 	defer unsub()
 	go func() {

@@ -17,6 +17,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 )
 
 // `simdevice --profile current` is accepted by the real adb server, and
@@ -138,6 +139,8 @@ func TestSimDeviceProfileCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var lcErr lockedbuf.Buffer
+	lc.Stderr = &lcErr
 	if err := lc.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +168,7 @@ func TestSimDeviceProfileCurrent(t *testing.T) {
 		}
 	}()
 	if err := lc.Wait(); lc.ProcessState.ExitCode() != 130 {
-		t.Errorf("logcat after Ctrl-C: %v, want exit status 130", err)
+		t.Errorf("logcat after Ctrl-C: %v, want exit status 130; its stderr: %s", err, lcErr.String())
 	}
 	t.Logf("logcat:\n%s", strings.Join(got, "\n"))
 }
