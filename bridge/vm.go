@@ -326,6 +326,7 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 		ID: v.id, Logger: v.log, RequestTimeout: m.opts.RequestTimeout, CleanupTimeout: m.opts.CleanupTimeout,
 		DebuggerWriteTimeout: m.opts.DebuggerWriteTimeout, MaxRequestsPerDebugger: m.opts.MaxRequestsPerDebugger,
 		TraceProxy: m.opts.TraceProxy, Resettable: v.dc == nil && from.dial != nil, Waiting: waiting,
+		HostCommandSet: ddm.CommandSet, // DDM belongs to the monitor, also on a plain VM
 	})
 	v.feed = ddm.NewFeed(v.dc, ddm.FeedOptions{
 		ID: v.id, Interval: m.opts.ThreadPollInterval, Timeout: m.opts.RequestTimeout,

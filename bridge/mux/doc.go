@@ -3,8 +3,9 @@
 // [Mux] serves one VM's connection: [Mux.Attach] adds a debugger, whose
 // [Session] answers its handshake, forwards its commands under fresh ids
 // (mapping replies back), forwards the VM's events after any reply the VM
-// sent before them (Mux.Pump), and keeps DDM (command set 0xC7) away from
-// it. VirtualMachine.Dispose is answered here, never forwarded.
+// sent before them (Mux.Pump), and keeps the host's own command set (DDM,
+// 0xC7: Options.HostCommandSet) and vendor commands to a VM not known to
+// speak them away from it. VirtualMachine.Dispose is answered here, never forwarded.
 //
 // # Sessions
 //
@@ -55,9 +56,9 @@
 // It owns the sessions of one VM connection: routing, suspension holds,
 // collection pins, the cleanup after a debugger, stale ids after a reset.
 // It knows nothing of the monitor (discovery, VM lists, ports, the control
-// API): what it needs of its owner is [Host]. It must not touch JDWP's or
-// DDM's wire formats (jdwp, ddm) beyond using them, nor open connections
-// of its own.
+// API) nor DDM: what it needs of its owner is [Host] and [Options]. It
+// must not touch JDWP's wire format (jdwp) beyond using it, nor open
+// connections of its own.
 //
 // Logging: the VM's logger; trace kind "bridge.proxy" (every debugger
 // packet with its id mapping).

@@ -67,6 +67,10 @@ type Options struct {
 	// (Host.ResetAgent), which the last debugger's cleanup then does
 	// instead of undoing what the debugger did command by command.
 	Resettable bool
+	// HostCommandSet is a vendor command set the host keeps to itself
+	// (DDM's, 0xC7): a debugger's command in it is answered
+	// NOT_IMPLEMENTED, never forwarded. 0: none.
+	HostCommandSet byte
 	// Waiting: the VM waits for a debugger since it started (suspend=y),
 	// as the host learnt before the event pump ran.
 	Waiting bool

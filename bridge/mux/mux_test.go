@@ -69,10 +69,15 @@ func startMux(t testing.TB, opts Options) (*Mux, *jdwp.Conn, *jvmtest.JVM) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub := conn.Subscribe()
 	if _, err := conn.IDSizes(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return muxOf(t, conn, opts), conn, vm
+}
+
+// muxOf serves conn through a multiplexer for the test's lifetime.
+func muxOf(t testing.TB, conn *jdwp.Conn, opts Options) *Mux {
+	sub := conn.Subscribe()
 	h := &testHost{}
 	m := New(conn, h, opts)
 	pumped := make(chan struct{})
@@ -83,7 +88,7 @@ func startMux(t testing.TB, opts Options) (*Mux, *jdwp.Conn, *jvmtest.JVM) {
 		conn.Close()
 		<-pumped
 	})
-	return m, conn, vm
+	return m
 }
 
 // debugger attaches a debugger to m over loopback TCP and does its

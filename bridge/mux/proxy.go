@@ -16,7 +16,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -356,8 +355,8 @@ func (s *Session) handle(p *jdwp.Packet, last bool) bool {
 	}
 	cmd := jdwp.Cmd{Set: p.CmdSet, Cmd: p.Cmd}
 	switch {
-	case p.CmdSet == ddm.CommandSet:
-		// The DDM channel belongs to the monitor.
+	case p.CmdSet != 0 && p.CmdSet == s.m.opts.HostCommandSet:
+		// The host's channel (DDM) is not the debugger's.
 		s.reply(p.ID, jdwp.ErrNotImplemented)
 		return true
 	case !cmd.Standard() && !s.m.conn.VendorCommandsAllowed():

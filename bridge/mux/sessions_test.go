@@ -1,16 +1,19 @@
 package mux
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/jdwptest"
 )
 
 // client attaches a JDWP client to m over loopback TCP, as a debugger on
@@ -162,5 +165,32 @@ func TestSessionsKeepTheirOwn(t *testing.T) {
 	bridgetest.WaitTicking(t, vm, time.Minute)
 	if _, err := b.Version(ctx); err != nil {
 		t.Fatalf("b after a left: %v", err)
+	}
+}
+
+// TestHostCommandSetNeverForwarded: a debugger's command in the host's own
+// set (DDM's 0xC7) is answered NOT_IMPLEMENTED by the multiplexer even when
+// the VM's connection allows vendor commands (a DDM VM): it never reaches
+// the VM, a stand-in that would answer it.
+func TestHostCommandSetNeverForwarded(t *testing.T) {
+	t.Parallel()
+	var reached atomic.Int32
+	vm := jdwptest.Start(t, jdwptest.Config{Handlers: map[jdwp.Cmd]jdwptest.Handler{
+		{Set: 0xC7, Cmd: 1}: func(vm *jdwptest.VM, p *jdwp.Packet) { reached.Add(1); vm.Reply(p.ID, jdwp.ErrNone, nil) },
+		{Set: 0xC8, Cmd: 1}: func(vm *jdwptest.VM, p *jdwp.Packet) { vm.Reply(p.ID, jdwp.ErrNone, nil) },
+	}})
+	conn := vm.Dial(t, nil)
+	conn.AllowVendorCommands()
+	opts := testOptions(t)
+	opts.HostCommandSet = 0xC7
+	nc, _ := debugger(t, muxOf(t, conn, opts))
+	r := bufio.NewReader(nc)
+	nc.SetDeadline(time.Now().Add(time.Minute))
+	if p := bridgetest.Command(t, nc, r, 1, 0xC7, 1, []byte("HELO\x00\x00\x00\x04\x00\x00\x00\x01")); p.Error != jdwp.ErrNotImplemented || reached.Load() != 0 {
+		t.Errorf("a DDM command from the debugger: %v, reached the VM %d times; want NOT_IMPLEMENTED from the multiplexer", p.Error, reached.Load())
+	}
+	// Another vendor set is the debugger's to use on such a VM.
+	if p := bridgetest.Command(t, nc, r, 2, 0xC8, 1, nil); p.Error != jdwp.ErrNone {
+		t.Errorf("a vendor command of another set: %v, want the VM's answer", p.Error)
 	}
 }
