@@ -528,7 +528,7 @@ func (s *Session) deliver(fc *fwdCall, call *jdwp.Call) {
 		return
 	}
 	// More replies are coming: the VM connection's reader writes what it
-	// queued once it has read all that arrived (VM.flushDebuggers), so a
+	// queued once it has read all that arrived (Mux.flushDebuggers), so a
 	// burst of replies goes out in one write, as through a bare relay.
 	s.out.QueueShared(&reply)
 	s.flushPending.Store(true)
@@ -658,21 +658,23 @@ func (s *Session) end(why error) {
 // cleanup makes the VM what a debugger attaching next would find had it
 // been attached directly.
 //
-// A plain JDWP VM the monitor can dial again gets its agent reset: the
-// monitor drops its connection and reconnects (Host.ResetAgent), so the
-// agent itself forgets everything the debugger left (ids, collection pins,
-// HoldEvents, event requests, a default stratum, suspensions: a suspend=y
-// VM runs on) and sends no VM_START to the next debugger, exactly as after a
-// direct detach. This is the only way to reset state the monitor cannot
-// see, and it costs one reconnect per debugger session.
+// A VM the host can dial again (Options.Resettable: a plain JDWP VM the
+// monitor found) gets its agent reset: the host drops its connection and
+// reconnects (Host.ResetAgent), so the agent itself forgets everything the
+// debugger left (ids, collection pins, HoldEvents, event requests, a
+// default stratum, suspensions: a suspend=y VM runs on) and sends no
+// VM_START to the next debugger, exactly as after a direct detach. This is
+// the only way to reset state the multiplexer cannot see, and it costs one
+// reconnect per debugger session.
 //
-// Other VMs (DDM VMs, whose DDM state would be lost, and VMs handed to
-// Monitor.Connect) are cleaned up command by command: the debugger's event
-// requests are cleared and what it suspended is resumed (a VM that waits
-// for a debugger since it started with suspend=y stays suspended unless the
-// debugger resumed it). A draft-protocol VM gets DBGD. If that cleanup fails
-// while the VM is alive, the connection is dropped (the VM's agent then
-// resets itself) and the scanner finds the VM again.
+// Other VMs (DDM VMs, whose DDM state would be lost, and VMs handed to the
+// monitor's Connect) are cleaned up command by command: the debugger's
+// event requests are cleared and what it suspended is resumed (a VM that
+// waits for a debugger since it started with suspend=y stays suspended
+// unless the debugger resumed it); then Host.CleanedUp (a draft-protocol VM
+// gets DBGD). If that cleanup fails while the VM is alive, the host drops
+// the connection (Host.Drop: the VM's agent then resets itself) and the
+// scanner finds the VM again.
 func (s *Session) cleanup(why error) {
 	m := s.m
 	reset := false
