@@ -89,7 +89,10 @@ func (t *Target) handOff(ctx context.Context, thread jdwp.ThreadID) *Stop {
 func (t *Target) HeldAlone(thread jdwp.ThreadID) bool { return t.Sus.HoldsAlone(thread) }
 
 // ResumeAll releases every suspension the session holds; a stop held
-// back meanwhile (see stop) is shown next.
+// back meanwhile (see stop) is shown next. A front end calls it, and
+// ResumeThread, holding StopMu, as it answers the user's resume: a stop
+// decided between the record of the resume and the VM's resume would be
+// shown and then let go unseen.
 func (t *Target) ResumeAll(ctx context.Context) error {
 	t.Stops.ResumedAll()
 	err := t.Sus.ResumeAll(ctx)
