@@ -110,8 +110,9 @@ func TestSlowToStringQuickKeys(t *testing.T) {
 }
 
 // TestEveryHitShown: four workers hit one line at nearly the same time,
-// with a hit count (conditions: TestConditionCallsExactHits), stops suspending all threads or
-// the event thread: every true hit is reported, each at the breakpoint's
+// with a hit count (conditions: TestEveryConditionalHitShown), stops
+// suspending all threads or the event thread: every true hit is reported,
+// each at the breakpoint's
 // line with frames (its thread is held until the user continues it), and
 // with all threads suspended no stop is reported and then let go by
 // another's continue (each arrives in turn, after the user's continue).
