@@ -599,7 +599,7 @@ func (t *Target) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text str
 		}
 		return nil
 	}
-	return &Stop{Reason: bp.stopReason(), Thread: e.Thread, Breakpoints: []int{bp.id}, Text: text, conditional: bp.cond != nil}
+	return &Stop{Reason: bp.stopReason(), Thread: e.Thread, Breakpoints: []int{bp.id}, Text: text}
 }
 
 // ReinstallBreakpoints sets the line breakpoints of redefined classes

@@ -96,9 +96,6 @@ type Stop struct {
 	// a method an evaluation left running in the thread releases it (see
 	// mirror.VM.Invoking), and the hit does not stop.
 	handedOff bool
-	// conditional says a breakpoint's condition decided the stop (see
-	// Target.stop).
-	conditional bool
 }
 
 // Target is one debugged VM as the debugger layer owns it: the mirror and
