@@ -176,7 +176,12 @@ func New(ctx context.Context, conn *jdwp.Conn, fe Frontend, opts Options, log ze
 	t.Events = NewEvents(ctx, t.sub, t.VM, sus, t, spawn, log, opts.RequestTimeout)
 	t.Events.running = t.RunningMethod
 	t.present.t = t
-	sus.remember, sus.released = t.rememberStop, t.stacks.forget
+	sus.remember = t.rememberStop
+	sus.released = func(thread jdwp.ThreadID) {
+		t.stacks.forget(thread)
+		t.VM.Release()
+	}
+	sus.onHeld, sus.runs = t.VM.Hold, t.VM.Release
 	return t
 }
 

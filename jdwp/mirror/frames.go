@@ -171,17 +171,11 @@ func (m *VM) FrameCount(ctx context.Context, thread jdwp.ThreadID) (int32, error
 	return m.conn.FrameCount(ctx, thread)
 }
 
-// SetLocal stores val in a local variable of a live frame.
+// SetLocal stores val in a local variable of a live frame: what was read
+// of the thread's frames is read again (FramesChanged).
 func (m *VM) SetLocal(ctx context.Context, f Frame, v jdwp.Variable, val jdwp.Value) error {
+	defer m.FramesChanged(f.Thread)
 	return m.conn.SetFrameValues(ctx, f.Thread, f.ID, []jdwp.SlotValue{{Slot: v.Slot, Value: val}})
-}
-
-// Threads lists the VM's live threads.
-func (m *VM) Threads(ctx context.Context) ([]jdwp.ThreadID, error) { return m.conn.AllThreads(ctx) }
-
-// ThreadName returns a thread's name.
-func (m *VM) ThreadName(ctx context.Context, t jdwp.ThreadID) (string, error) {
-	return m.conn.ThreadName(ctx, t)
 }
 
 // ThreadStatus returns a thread's status and whether it is suspended.
