@@ -31,11 +31,11 @@ type Proxy struct {
 	// action counts Marks: a packet read in an earlier action (a reply to
 	// a command sent before the Mark, still on its way) adds nothing to
 	// this one's chain.
-	actionNo  int
-	trace     []Sent
-	conns     map[*link]struct{}
-	closed    bool
-	wg        sync.WaitGroup
+	actionNo int
+	trace    []Sent
+	conns    map[*link]struct{}
+	closed   bool
+	wg       sync.WaitGroup
 }
 
 // Stats is what one action cost on the link.
