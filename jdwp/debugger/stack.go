@@ -247,16 +247,21 @@ func (t *Target) readStop(ctx context.Context, thread jdwp.ThreadID) (depth int3
 
 // prefetch reads, as a stop is held, what a front end asks next — the
 // thread list and names (when the whole VM is held), the stopped thread's
-// stack and its top frame's locals — at once, so each request answers from
-// the stop: a few round trips in all on a slow link rather than one per
-// request. Its commands go out after the stop's suspend (the caller's
-// word), so what it reads is the held VM's.
-func (t *Target) prefetch(thread jdwp.ThreadID, vmHeld bool) {
+// stack and its top frame's locals, with the variable table of the method
+// at where the event happened (at, when known) beside the stack — at once,
+// so each request answers from the stop: a few round trips in all on a
+// slow link rather than one per request. Its commands go out after the
+// stop's suspend (the caller's word), so what it reads is the held VM's.
+func (t *Target) prefetch(thread jdwp.ThreadID, at jdwp.Location, vmHeld bool) {
 	t.spawn(func() {
 		ctx, cancel := context.WithTimeout(t.ctx, t.Opts.RequestTimeout)
 		defer cancel()
-		mirror.Parallel(2, func(i int) error {
-			if i == 1 {
+		mirror.Parallel(3, func(i int) error {
+			if i == 2 {
+				if at.Method != 0 {
+					t.VM.VariableTable(ctx, at.Class, at.Method)
+				}
+			} else if i == 1 {
 				t.readStop(ctx, thread)
 			} else if vmHeld {
 				if ids, err := t.PlatformThreads(ctx); err == nil {

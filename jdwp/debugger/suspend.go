@@ -37,6 +37,7 @@ type Suspensions struct {
 	events   map[jdwp.ThreadID]int         // event sets' own suspensions, while their handling decides
 	invoking map[jdwp.ThreadID]*invocation // threads running a method for the debugger
 	during   map[jdwp.ThreadID]int         // event sets raised inside such a method, not released yet
+	ran      map[jdwp.ThreadID]bool        // threads that ran a method since their event set arrived
 
 	// remember reads what a front end asks of a stopped thread before a
 	// method runs in it (Enter), and says how many frames it has (ok: it
@@ -84,6 +85,7 @@ func NewSuspensions(conn *jdwp.Conn, log zerolog.Logger, timeout time.Duration) 
 		events:   map[jdwp.ThreadID]int{},
 		invoking: map[jdwp.ThreadID]*invocation{},
 		during:   map[jdwp.ThreadID]int{},
+		ran:      map[jdwp.ThreadID]bool{},
 	}
 }
 
@@ -148,6 +150,7 @@ func (s *Suspensions) settleLocked(ctx context.Context, thread jdwp.ThreadID) er
 func (s *Suspensions) dropEvent(thread jdwp.ThreadID) {
 	if s.events[thread]--; s.events[thread] <= 0 {
 		delete(s.events, thread)
+		delete(s.ran, thread)
 	}
 }
 
@@ -176,6 +179,10 @@ func (s *Suspensions) HoldEventAsVM(ctx context.Context, thread jdwp.ThreadID, q
 		queued = func() {}
 	}
 	invoking := s.invoking[thread] != nil
+	if s.vm == 0 && !invoking && !s.ran[thread] && s.events[thread] == 1 && s.held[thread] == 0 {
+		return s.holdPlainLocked(ctx, thread, queued)
+	}
+
 	// The suspend and the thread's count are asked at once (one round trip
 	// on a slow link): the count the VM reports is the one after the
 	// suspend, as the VM runs commands in order.
@@ -215,6 +222,43 @@ func (s *Suspensions) HoldEventAsVM(ctx context.Context, thread jdwp.ThreadID, q
 		return fmt.Errorf("fold the thread's suspension into the VM's: %w", nerr)
 	}
 	s.restoreLocked(ctx, thread, int(n))
+	return nil
+}
+
+// holdPlainLocked is HoldEventAsVM for the plain case — nothing held, no
+// method run in the thread since its event (its count is the event's one,
+// and the VM-wide suspend makes it two) — in one burst: the suspend, the
+// thread's resume that folds the event's count into the VM's, and the
+// thread's count, which says whether the fold went as counted; should it
+// not, the count is brought to what the ledger owes (the thread is
+// suspended again before the stop is shown).
+func (s *Suspensions) holdPlainLocked(ctx context.Context, thread jdwp.ThreadID, queued func()) error {
+	suspended := sendQueued(ctx, s.conn.Suspend)
+	if s.onHeld != nil && len(s.invoking) == 0 {
+		s.onHeld() // what is read from here on is read after the suspend
+	}
+	resumed := sendQueued(ctx, func(ctx context.Context) error { return s.conn.ResumeThread(ctx, thread) })
+	queued()
+	n, nerr := s.conn.SuspendCount(ctx, thread)
+	rerr := resumed()
+	if err := suspended(); err != nil {
+		if s.runs != nil {
+			s.runs()
+		}
+		if rerr == nil { // the event's count went: the thread runs
+			s.restoreLocked(ctx, thread, 0)
+		}
+		return fmt.Errorf("suspend the VM: %w", err)
+	}
+	s.tookVMLocked(ctx)
+	s.dropEvent(thread)
+	switch {
+	case nerr != nil:
+		return fmt.Errorf("fold the thread's suspension into the VM's: %w", nerr)
+	case int(n) != s.owedLocked(thread):
+		s.log.Warn().Uint64("thread", uint64(thread)).Int32("count", n).Int("owed", s.owedLocked(thread)).Msg("a stopped thread's count after the fold is not the ledger's: set to it")
+		s.restoreLocked(ctx, thread, int(n))
+	}
 	return nil
 }
 
@@ -497,6 +541,9 @@ func (s *Suspensions) oddCountLocked(ctx context.Context, thread jdwp.ThreadID, 
 // invocation (count, when not nil).
 func (s *Suspensions) enteredLocked(ctx context.Context, thread jdwp.ThreadID, depth int32, count func() (int32, error)) (sent func()) {
 	s.invoking[thread] = &invocation{done: make(chan struct{}), depth: depth}
+	if s.events[thread] > 0 {
+		s.ran[thread] = true // its event's count is no longer known to be the agent's
+	}
 	if s.runs != nil {
 		s.runs() // a method runs: what only a running thread changes may change
 	}
