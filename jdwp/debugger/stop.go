@@ -28,12 +28,14 @@ func (t *Target) hold(ctx context.Context, st *Stop, policy jdwp.SuspendPolicy) 
 	switch {
 	case policy == jdwp.SuspendAll:
 		t.Sus.AdoptVM()
+		t.prefetch(st.Thread, st.at, true)
 		return nil
 	case !t.Opts.SuspendAll:
 		t.Sus.HoldEventAsThread(st.Thread)
+		t.prefetch(st.Thread, st.at, false)
 		return nil
 	}
-	return t.Sus.HoldEventAsVM(ctx, st.Thread)
+	return t.Sus.HoldEventAsVM(ctx, st.Thread, func() { t.prefetch(st.Thread, st.at, true) })
 }
 
 // pendingStop is a stop decided while another was shown, held until the
