@@ -161,6 +161,9 @@ type parser struct {
 	// of keeping them (StreamHistogram): no per-object arrays, no
 	// references.
 	stream *streamCounts
+	// par, when set, counts the object records of a streamed pass on
+	// other goroutines once the layout vote is over (streampar.go).
+	par *parCount
 
 	spill    bool // Options.Spill
 	spillDir string
@@ -543,6 +546,17 @@ func (p *parser) heapDump(n int64) error {
 			continue
 		}
 		var err error
+		if p.par != nil && !p.voting && (sub == subInstanceDump || sub == subObjArrayDump || sub == subPrimArrayDump || sub == subPrimArrayNoDat) {
+			if p.scan(end) > 0 {
+				continue
+			}
+			if l := p.objectLen(sub); l > 0 && at+int64(l) <= end {
+				if err := p.leave(l); err != nil {
+					return formatErr(at, "truncated %s", [...]string{"INSTANCE_DUMP", "OBJECT_ARRAY_DUMP", "PRIMITIVE_ARRAY_DUMP"}[min(sub-subInstanceDump, 2)])
+				}
+				continue
+			}
+		}
 		switch sub {
 		case subInstanceDump:
 			err = p.instance()

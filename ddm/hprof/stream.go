@@ -14,6 +14,9 @@ type StreamOptions struct {
 	// Progress, when set, is called with the bytes read so far as the
 	// parse goes (about every megabyte), from the parsing goroutine.
 	Progress func(read int64)
+	// sequential counts on the parsing goroutine alone (for tests and
+	// benchmarks: the parallel pass must give the same).
+	sequential bool
 }
 
 // Streamed is what one pass over a dump gives without a model of its
@@ -67,7 +70,16 @@ func streamHistogram(ctx context.Context, r io.Reader, opt StreamOptions, before
 	if err := p.header(); err != nil {
 		return nil, err
 	}
-	if err := p.records(); err != nil {
+	if !opt.sequential {
+		p.par = newParCount(p.idSize, p.lay, 1)
+		p.rd.swap = p.par.swap
+		defer func() { p.par.finish(nil) }()
+	}
+	err = p.records()
+	if p.par != nil {
+		p.par.finish(p.rd.buf)
+	}
+	if err != nil {
 		if !p.rd.short || p.mark.objs == 0 {
 			return nil, err
 		}
@@ -170,6 +182,12 @@ func (p *parser) finishStream() error {
 		p.decide()
 	}
 	unknown := 0
+	if p.par != nil {
+		var err error
+		if unknown, err = p.mergeCounts(); err != nil {
+			return err
+		}
+	}
 	for _, pi := range p.pending {
 		c, ok := p.classByID[pi.classID]
 		if (!ok || !p.layout(c)) && p.partial {

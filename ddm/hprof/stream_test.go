@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,8 +16,17 @@ import (
 func streamMatches(t *testing.T, name string, dump []byte, oops Oops) {
 	t.Helper()
 	h, perr := Parse(bytes.NewReader(dump), Options{Oops: oops})
+	for _, seq := range []bool{false, true} {
+		streamMatchesParse(t, fmt.Sprintf("%s (sequential %v)", name, seq), dump, oops, seq, h, perr)
+	}
+}
+
+// streamMatchesParse checks one streamed pass, on one goroutine or more,
+// against Parse's h (or its error perr).
+func streamMatchesParse(t *testing.T, name string, dump []byte, oops Oops, seq bool, h *Heap, perr error) {
+	t.Helper()
 	var last int64
-	s, serr := StreamHistogram(context.Background(), bytes.NewReader(dump), StreamOptions{Oops: oops, Progress: func(n int64) {
+	s, serr := StreamHistogram(context.Background(), bytes.NewReader(dump), StreamOptions{Oops: oops, sequential: seq, Progress: func(n int64) {
 		if n < last || n > int64(len(dump)) {
 			t.Errorf("%s: progress %d after %d, of %d bytes", name, n, last, len(dump))
 		}
@@ -61,7 +71,11 @@ func streamMatches(t *testing.T, name string, dump []byte, oops Oops) {
 // several offsets, the streamed histogram is Parse's, class by class.
 func TestStreamHistogramMatchesParse(t *testing.T) {
 	for i, s := range seeds(t) {
-		streamMatches(t, "seed"+string(rune('0'+i)), s, OopsAuto)
+		// Asked for a layout the pass counts in parallel from the first
+		// object; inferring it, after the vote.
+		for _, oops := range []Oops{OopsAuto, OopsCompressed} {
+			streamMatches(t, fmt.Sprintf("seed%d %v", i, oops), s, oops)
+		}
 	}
 	for _, tc := range []struct {
 		name string
@@ -128,5 +142,6 @@ func FuzzStreamHistogram(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		streamMatches(t, "fuzz", in, OopsAuto)
+		streamMatches(t, "fuzz, compressed asked (counted in parallel)", in, OopsCompressed)
 	})
 }
