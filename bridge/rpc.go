@@ -642,7 +642,7 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 	if res, ok, err := c.dispatchDumpStream(req); ok { // rpc_dump.go
 		return res, err
 	}
-	if res, ok, err := dispatchHprof(ctx, req); ok { // rpc_hprof.go
+	if res, ok, err := dispatchHprof(ctx, c.notifier(), req); ok { // rpc_hprof.go
 		return res, err
 	}
 	method, ok := vmMethods[req.Method]

@@ -30,7 +30,10 @@ type Streamed struct {
 	// Objects counts every object record (instances, arrays, class
 	// objects), as [Heap.NumObjects] does; an int64, so a dump of more
 	// than 2^31 objects is counted too.
-	Objects      int64
+	Objects int64
+	// Roots counts the dump's GC root records (not checked against its
+	// objects: [Heap.Roots] keeps those that name an object of the dump).
+	Roots        int
 	Histogram    []ClassStat // as [Heap.Histogram]: biggest total first
 	Oops         Oops
 	OopsInferred bool
@@ -93,7 +96,7 @@ func streamHistogram(ctx context.Context, r io.Reader, opt StreamOptions, before
 	}
 	h, s := p.h, p.stream
 	return &Streamed{Format: h.Format, IDSize: h.IDSize, Timestamp: h.Timestamp, Android: h.Android, HeapNames: h.HeapNames,
-		Objects: s.objects - before, Histogram: s.histogram(h, p.mode), Oops: h.Oops, OopsInferred: h.OopsInferred, OopsVotes: h.OopsVotes,
+		Objects: s.objects - before, Roots: len(p.rootIDs), Histogram: s.histogram(h, p.mode), Oops: h.Oops, OopsInferred: h.OopsInferred, OopsVotes: h.OopsVotes,
 		Partial: h.Partial, Warnings: h.Warnings}, nil
 }
 
