@@ -99,6 +99,16 @@ var hprofStreams = struct {
 // dump's facts from one pass over the file in memory bounded by its
 // classes, with progress; hprof/cancel stops it.
 func streamSummary(ctx context.Context, p hprofParams) (any, error) {
+	s, err := streamPass(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return hprof.StreamedSummary(p.Path, s), nil
+}
+
+// streamPass reads p.Path in one pass (hprof.StreamHistogram), telling
+// p.progress how far it is; hprof/cancel stops it.
+func streamPass(ctx context.Context, p hprofParams) (*hprof.Streamed, error) {
 	f, err := os.Open(p.Path)
 	if err != nil {
 		return nil, rpcError(CodeInvalidParams, "hprof: %v", err)
@@ -138,7 +148,21 @@ func streamSummary(ctx context.Context, p hprofParams) (any, error) {
 		return nil, rpcError(CodeInvalidParams, "hprof: %s: %v", p.Path, err)
 	}
 	p.progress(HprofProgress{Path: p.Path, Phase: "histogram", Read: fi.Size(), Size: fi.Size()})
-	return hprof.StreamedSummary(p.Path, s), nil
+	return s, nil
+}
+
+// histogram is the histogram of the dump at path: its model's where it is
+// parsed already, else from a streamed pass (nothing parsed nor cached for
+// it: a diff of two big dumps holds neither model).
+func histogram(ctx context.Context, path string, progress func(HprofProgress)) ([]hprof.ClassStat, error) {
+	if d := hprofDumps.parsed(path); d != nil {
+		return d.histogram, nil
+	}
+	s, err := streamPass(ctx, hprofParams{Path: path, progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	return s.Histogram, nil
 }
 
 // cancelHprof stops the streamed passes and the parse running for path;
@@ -288,15 +312,15 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if p.Base == "" {
 			return nil, rpcError(CodeInvalidParams, "hprof/diff: params need \"base\", the earlier dump's path")
 		}
-		newer, err := hprofDumps.get(ctx, p.Path, p.progress)
+		newer, err := histogram(ctx, p.Path, p.progress)
 		if err != nil {
 			return nil, err
 		}
-		older, err := hprofDumps.get(ctx, p.Base)
+		older, err := histogram(ctx, p.Base, p.progress)
 		if err != nil {
 			return nil, err
 		}
-		return hprof.DiffOf(p.Path, p.Base, older.histogram, newer.histogram, 0), nil
+		return hprof.DiffOf(p.Path, p.Base, older, newer, 0), nil
 	},
 }
 
@@ -507,6 +531,30 @@ func (c *hprofCache) get(ctx context.Context, path string, progress ...func(Hpro
 		return nil, rpcError(CodeInvalidParams, "hprof: %s: %v", path, d.err)
 	}
 	return d, nil
+}
+
+// parsed is the dump at path as it is now if it is parsed and cached,
+// without parsing it or waiting; nil otherwise.
+func (c *hprofCache) parsed(path string) *hprofDump {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	key := hprofKey{path, fi.Size(), fi.ModTime()}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, d := range c.dumps {
+		if d.key == key {
+			select {
+			case <-d.ready:
+				if d.err == nil {
+					return d
+				}
+			default:
+			}
+		}
+	}
+	return nil
 }
 
 // fit evicts the least recently used dumps but the first (the one opened)
