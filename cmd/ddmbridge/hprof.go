@@ -81,17 +81,19 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			return fmt.Errorf("%w: --max-memory %q: %v", errUsage, *maxMem, err)
 		}
 	}
-	a := &hprofRun{file: pos[0], oops: oops, memLimit: memLimit, memFlag: set["max-memory"], graph: *doms || *path != "" || *dups > 0}
+	// The views that need a model of the objects: the rest (the summary,
+	// the histogram, the diff, the duplicate strings) stream each dump.
+	needsModel := *doms || *path != "" || *pngFile != "" || (*top > 0 && !*histo && *diff == "")
+	a := &hprofRun{file: pos[0], oops: oops, memLimit: memLimit, memFlag: set["max-memory"], graph: *doms || *path != "" || (*dups > 0 && needsModel),
+		strings: *dups > 0}
 	if isTerminal(fs.Output()) {
 		a.progressTo = fs.Output() // a terminal: how far each parse is, on one line
 	}
-	// The histogram and the diff need no model of the objects: one pass
-	// over each dump counts them by class, in memory bounded by the
-	// classes, whatever the dump's size.
-	// So does the summary (no view flag at all): its roots are then the
-	// dump's root records as listed.
-	summaryOnly := !*histo && *diff == "" && !*doms && *dups == 0 && *path == "" && *pngFile == "" && *top == 0
-	a.streamed = (*histo || *diff != "" || summaryOnly) && !a.graph && *pngFile == ""
+	// The summary, the histogram, the diff and the duplicate strings need
+	// no model of the objects: one pass over each dump counts them by
+	// class (and keeps the Strings' arrays' hashes), in memory bounded by
+	// the classes (and the strings), whatever the dump's size.
+	a.streamed = !needsModel
 	a.phase.Store("starting")
 	// The work runs apart so that a signal ends the command at once, in
 	// whatever phase: parsing stops itself (ParseContext), an analysis
@@ -128,7 +130,8 @@ type hprofRun struct {
 	memFlag  bool
 	graph    bool   // the dominator tree, a path search or duplicate strings follow the parse
 	held     uint64 // memory the dumps parsed so far need
-	streamed bool   // histograms only: each dump streamed (StreamHistogram), no model
+	streamed bool   // no view needs the model: each dump streamed (StreamHistogram)
+	strings  bool   // --dups: the duplicate strings' data kept (the model's, or the streamed pass's)
 	spill    bool   // the dominator tree spills the model's arrays to a temporary file (memory is short)
 	hists    map[string][]hprof.ClassStat
 	streams  map[string]*hprof.Streamed // the streamed passes' results, by file
@@ -285,7 +288,17 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 	if o.dups > 0 {
 		views++
 		a.phase.Store("looking for duplicate strings")
-		ds, err := h.DuplicateStrings(f, o.dups)
+		var ds []hprof.DupString
+		var err error
+		if h != nil {
+			ds, err = h.DuplicateStrings(f, o.dups)
+		} else if _, err = a.histogram(ctx, nil, a.file); err == nil {
+			var src *os.File
+			if src, err = os.Open(a.file); err == nil {
+				ds, err = a.streams[a.file].DuplicateStrings(src, o.dups)
+				src.Close()
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -380,7 +393,7 @@ func (a *hprofRun) histogram(ctx context.Context, h *hprof.Heap, name string) ([
 	defer cr.progress.done()
 	a.parsing.Store(cr)
 	a.phase.Store("parsing " + name)
-	s, err := hprof.StreamHistogram(ctx, cr, hprof.StreamOptions{Oops: a.oops})
+	s, err := hprof.StreamHistogram(ctx, cr, hprof.StreamOptions{Oops: a.oops, Strings: a.strings && name == a.file})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -20,6 +20,36 @@ func streamMatches(t *testing.T, name string, dump []byte, oops Oops) {
 	for _, seq := range []bool{false, true} {
 		streamMatchesParse(t, fmt.Sprintf("%s (sequential %v)", name, seq), dump, oops, seq, h, perr)
 	}
+	dupsMatch(t, name, dump, oops)
+}
+
+// dupsMatch checks that a streamed pass keeping the strings finds the
+// duplicate strings Parse's model finds (an error both ways, or the same
+// list), but where the dump repeats object ids (a reference to such an id
+// goes to the first object in the model, to the first array streamed).
+func dupsMatch(t *testing.T, name string, dump []byte, oops Oops) {
+	t.Helper()
+	h, perr := Parse(bytes.NewReader(dump), Options{Oops: oops, Strings: true})
+	s, serr := StreamHistogram(context.Background(), bytes.NewReader(dump), StreamOptions{Oops: oops, Strings: true})
+	if (perr == nil) != (serr == nil) {
+		t.Fatalf("%s: Parse with strings: %v; streamed with strings: %v", name, perr, serr)
+	}
+	if perr != nil {
+		return
+	}
+	if !reflect.DeepEqual(s.Histogram, h.Histogram()) {
+		t.Errorf("%s: the histogram streamed with strings differs", name)
+	}
+	for _, w := range h.Warnings {
+		if strings.Contains(w, "have the id of an earlier object") {
+			return
+		}
+	}
+	want, werr := h.DuplicateStrings(bytes.NewReader(dump), 0)
+	got, gerr := s.DuplicateStrings(bytes.NewReader(dump), 0)
+	if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: streamed duplicate strings %v (%v), the model's %v (%v)", name, got, gerr, want, werr)
+	}
 }
 
 // streamMatchesParse checks one streamed pass, on one goroutine or more,
