@@ -2,9 +2,11 @@ package dap
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ddmbridge/ddmbridge/dap/ext"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang/kotlin/kotlintest"
 	godap "github.com/google/go-dap"
 )
@@ -82,4 +84,85 @@ func TestKotlinAsyncStack(t *testing.T) {
 			until[*godap.TerminatedEvent](c, "the program's end", nil)
 		})
 	}
+}
+
+// coroutinesList sends the coroutines request.
+func (c *client) coroutinesList(args map[string]any) ext.CoroutinesBody {
+	c.t.Helper()
+	c.send("coroutines", args)
+	return expect[*ext.CoroutinesResponse](c).Body
+}
+
+// Without kotlinx-coroutines' debug probes the coroutines request lists the
+// coroutine the stopped threads run, from their continuations, and says
+// so: chainC's coroutine, named by its context ("chain"), running on
+// Dispatchers.Default, its stack the thread's frames above the resume and
+// its async stack.
+func TestKotlinCoroutinesFromThreads(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--chain"})
+	file := filepath.Join(kc.Sources, "app", "Coroutines.kt")
+	c.setBreakpoints(file, ktBP(t, "app/Coroutines.kt", "chainCAfter"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in chainC").Body.ThreadId
+	body := c.coroutinesList(map[string]any{})
+	if body.Source != ext.CoroutinesFromContinuations || !strings.Contains(body.Note, "not installed") {
+		t.Errorf("source %q note %q, want %q and why", body.Source, body.Note, ext.CoroutinesFromContinuations)
+	}
+	if body.Total != 1 || len(body.Coroutines) != 1 {
+		t.Fatalf("coroutines %s, want the one chainC runs", mustJSON(body))
+	}
+	co := body.Coroutines[0]
+	if !strings.HasPrefix(co.Name, "chain#") || co.State != ext.CoroutineRunning || co.Dispatcher != "Dispatchers.Default" || co.ThreadID != th {
+		t.Errorf("coroutine %s, want chain#…, running on Dispatchers.Default in thread %d", mustJSON(co), th)
+	}
+	var names []string
+	for _, f := range co.Frames {
+		names = append(names, f.Name)
+	}
+	joined := strings.Join(names, " | ")
+	if len(co.Frames) < 4 || !strings.HasPrefix(co.Frames[0].Name, "CoroutinesKt.chainC") || !strings.Contains(joined, "CoroutinesKt.chainB |") || !strings.Contains(joined, "CoroutinesKt.chainA") {
+		t.Errorf("frames %s, want chainC's, then chainB and chainA", joined)
+	}
+	if f := co.Frames[0]; f.Line != kotlintest.Line(t, "app/Coroutines.kt", "chainCAfter") {
+		t.Errorf("top frame at line %d", f.Line)
+	}
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
+// With kotlinx-coroutines' debug probes installed (-javaagent: the core
+// jar) the coroutines request lists every coroutine from the registry and
+// says so: 20 workers suspended in gate.await(), each named, its stack the
+// launch lambda at the await's line.
+func TestKotlinCoroutinesFromDebugProbes(t *testing.T) {
+	p := kotlintest.Require(t)
+	const n = 20
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--many", strconv.Itoa(n)}, "vmArgs", []string{"-javaagent:" + p.Coroutines})
+	file := filepath.Join(kc.Sources, "app", "Coroutines.kt")
+	c.setBreakpoints(file, ktBP(t, "app/Coroutines.kt", "manyReady"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop with the workers launched").Body.ThreadId
+	body := c.coroutinesList(map[string]any{})
+	if body.Source != ext.CoroutinesFromDebugProbes || body.Note != "" {
+		t.Fatalf("source %q note %q, want %q", body.Source, body.Note, ext.CoroutinesFromDebugProbes)
+	}
+	workers := 0
+	await := kotlintest.Line(t, "app/Coroutines.kt", "manyAwait")
+	for _, co := range body.Coroutines {
+		if !strings.HasPrefix(co.Name, "worker-") {
+			continue
+		}
+		workers++
+		if co.State != ext.CoroutineSuspended || len(co.Frames) == 0 || co.Frames[0].Line != await || co.Frames[0].Source == nil {
+			t.Errorf("worker %s, want suspended at line %d", mustJSON(co), await)
+		}
+	}
+	if workers != n || body.Total != len(body.Coroutines) || body.Total < n+2 {
+		t.Errorf("%d workers of %d coroutines (total %d), want %d and runBlocking's and the idle one", workers, len(body.Coroutines), body.Total, n)
+	}
+	// A page: two from the third, no frames.
+	page := c.coroutinesList(map[string]any{"start": 2, "count": 2, "frames": 0})
+	if page.Total != body.Total || page.Start != 2 || len(page.Coroutines) != 2 || page.Coroutines[0].ID != body.Coroutines[2].ID || len(page.Coroutines[0].Frames) != 0 {
+		t.Errorf("page %s", mustJSON(page))
+	}
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
 }

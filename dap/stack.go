@@ -268,14 +268,23 @@ func (d *debuggee) asyncFrame(async []debugger.AsyncFrame, i int) godap.StackFra
 	if i < 0 {
 		return godap.StackFrame{Id: d.refs.asyncFrames.add(nil), Name: asyncLabel, PresentationHint: "label"}
 	}
-	af := async[i]
+	af := &async[i]
+	sf := d.asyncFrameOf(af)
+	sf.Id = d.refs.asyncFrames.add(af)
+	return sf
+}
+
+// asyncFrameOf names a continuation by its suspend function (Owner.name,
+// or the continuation's class without metadata) at the line it suspended
+// on.
+func (d *debuggee) asyncFrameOf(af *debugger.AsyncFrame) godap.StackFrame {
 	name := af.Method
 	if name == "" {
 		name = javalang.SimpleName(af.Owner)
 	} else if owner := javalang.SimpleName(af.Owner); owner != "" {
 		name = owner + "." + name
 	}
-	sf := godap.StackFrame{Id: d.refs.asyncFrames.add(&af), Name: name, Line: af.Line, PresentationHint: "subtle"}
+	sf := godap.StackFrame{Name: name, Line: af.Line, PresentationHint: "subtle"}
 	if af.Rel != "" {
 		sf.Source = d.sourceOfRel(af.Rel)
 		if sf.Source == nil {

@@ -81,27 +81,39 @@ func (t *Target) AsyncStack(ctx context.Context, thread jdwp.ThreadID, frames []
 		return a.at, a.frames, nil
 	}
 	t.stacks.mu.Unlock()
-	at, async, err = t.readAsyncStack(ctx, frames)
+	a, err := t.readAsyncStack(ctx, frames)
 	if err != nil {
 		return -1, nil, err
 	}
 	t.stacks.mu.Lock()
 	st = t.stacks.get(thread)
-	st.async, st.asyncFor = &asyncStack{at: at, frames: async}, len(frames)
+	st.async, st.asyncFor = a, len(frames)
 	t.stacks.mu.Unlock()
-	return at, async, nil
+	return a.at, a.frames, nil
+}
+
+// asyncOf returns the async stack of a stopped thread with its job.
+func (t *Target) asyncOf(ctx context.Context, thread jdwp.ThreadID, frames []mirror.Frame) (*asyncStack, error) {
+	if _, _, err := t.AsyncStack(ctx, thread, frames); err != nil {
+		return nil, err
+	}
+	t.stacks.mu.Lock()
+	defer t.stacks.mu.Unlock()
+	return t.stacks.get(thread).async, nil
 }
 
 // asyncStack is a stopped thread's async stack as read.
 type asyncStack struct {
 	at     int
 	frames []AsyncFrame
+	job    jdwp.ObjectID // the object ending the chain: the coroutine
 }
 
-func (t *Target) readAsyncStack(ctx context.Context, frames []mirror.Frame) (int, []AsyncFrame, error) {
+func (t *Target) readAsyncStack(ctx context.Context, frames []mirror.Frame) (*asyncStack, error) {
+	none := &asyncStack{at: -1}
 	s := t.suspending()
 	if s == nil {
-		return -1, nil, nil
+		return none, nil
 	}
 	names := s.Continuations()
 	base := javalang.Signature(names.Base)
@@ -120,13 +132,13 @@ func (t *Target) readAsyncStack(ctx context.Context, frames []mirror.Frame) (int
 		}
 	}
 	if at < 0 {
-		return -1, nil, nil
+		return none, nil
 	}
 	// The continuation the resume loop runs: its local "current" (the
 	// loop goes on with the caller when one completes), else this.
 	fl, err := t.Locals(ctx, frames[at])
 	if err != nil {
-		return -1, nil, fmt.Errorf("the coroutine's resume frame: %w", err)
+		return none, fmt.Errorf("the coroutine's resume frame: %w", err)
 	}
 	cur := fl.This.ID
 	for i, v := range fl.Vars {
@@ -135,32 +147,35 @@ func (t *Target) readAsyncStack(ctx context.Context, frames []mirror.Frame) (int
 		}
 	}
 	if cur == 0 {
-		return -1, nil, nil
+		return none, nil
 	}
 	_, next, err := t.continuation(ctx, s, cur, false)
 	if err != nil {
-		return -1, nil, err
+		return none, err
 	}
-	async, err := t.continuationChain(ctx, s, next)
-	return at, async, err
+	async, job, err := t.continuationChain(ctx, s, next, maxAsyncFrames)
+	if err != nil {
+		return none, err
+	}
+	return &asyncStack{at: at, frames: async, job: job}, nil
 }
 
-// continuationChain reads the continuations from c along their caller
-// links while they are the runtime's continuations.
-func (t *Target) continuationChain(ctx context.Context, s lang.Suspending, c jdwp.ObjectID) ([]AsyncFrame, error) {
-	var out []AsyncFrame
-	for c != 0 && len(out) < maxAsyncFrames {
+// continuationChain reads at most max continuations from c along their
+// caller links while they are the runtime's continuations; job is the
+// object that ends the chain (the coroutine), 0 when max ended it.
+func (t *Target) continuationChain(ctx context.Context, s lang.Suspending, c jdwp.ObjectID, max int) (out []AsyncFrame, job jdwp.ObjectID, err error) {
+	for c != 0 && len(out) < max {
 		af, next, err := t.continuation(ctx, s, c, true)
 		if err != nil {
-			return out, err
+			return out, 0, err
 		}
 		if af == nil {
-			break
+			return out, c, nil
 		}
 		out = append(out, *af)
 		c = next
 	}
-	return out, nil
+	return out, 0, nil
 }
 
 // continuation reads one continuation: nil when obj is not one of the

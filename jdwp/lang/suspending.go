@@ -14,6 +14,10 @@ type Suspending interface {
 	// CoroutineDump decodes the description of the coroutines a registry
 	// (Continuations.Registry) answers, one per coroutine in its order.
 	CoroutineDump(text string) ([]CoroutineInfo, error)
+	// DispatcherName names a dispatcher by its class (binary name) as its
+	// toString() would, where the class says it ("Dispatchers.Default");
+	// else its simple name.
+	DispatcherName(class string) string
 }
 
 // Continuations are the names the runtime gives its continuations
@@ -41,6 +45,15 @@ type Continuations struct {
 	// coroutines' last continuations, their info objects}, each in the
 	// text's order.
 	Registry, Installed, Instance, Dump string
+	// JobContext is the field of a coroutine (the object ending a chain of
+	// continuations: kotlinx-coroutines' AbstractCoroutine) holding its
+	// context. A context is one element, or Combined's pair of fields
+	// CombinedLeft (the rest) and CombinedElement (one element); the
+	// elements read are Name's NameField (the coroutine's name), ID's
+	// IDField (its number, in debug mode) and a subclass of Dispatcher.
+	JobContext                               string
+	Combined, CombinedLeft, CombinedElement  string
+	Name, NameField, ID, IDField, Dispatcher string
 }
 
 // SuspendPoints are one continuation class's suspension points.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp/classfile"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 )
 
@@ -31,7 +32,35 @@ func (language) Continuations() lang.Continuations {
 		Installed: "installations",
 		Instance:  "INSTANCE",
 		Dump:      "dumpCoroutinesInfoAsJsonAndReferences",
+
+		JobContext:      "context",
+		Combined:        "kotlin.coroutines.CombinedContext",
+		CombinedLeft:    "left",
+		CombinedElement: "element",
+		Name:            "kotlinx.coroutines.CoroutineName",
+		NameField:       "name",
+		ID:              "kotlinx.coroutines.CoroutineId",
+		IDField:         "id",
+		Dispatcher:      "kotlinx.coroutines.CoroutineDispatcher",
 	}
+}
+
+// dispatcherNames are the toString() of kotlinx-coroutines' dispatchers
+// whose class says it.
+var dispatcherNames = map[string]string{
+	"kotlinx.coroutines.scheduling.DefaultScheduler":   "Dispatchers.Default",
+	"kotlinx.coroutines.scheduling.DefaultIoScheduler": "Dispatchers.IO",
+	"kotlinx.coroutines.Unconfined":                    "Dispatchers.Unconfined",
+}
+
+// DispatcherName names a dispatcher by its class: Dispatchers.Default, IO
+// and Unconfined as their toString() reads; another by its simple name
+// (BlockingEventLoop: its toString() adds the object's hash).
+func (language) DispatcherName(class string) string {
+	if n, ok := dispatcherNames[class]; ok {
+		return n
+	}
+	return javalang.SimpleName(class)
 }
 
 // debugMetadata is the descriptor of kotlinc's annotation on continuation
