@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
@@ -75,6 +76,11 @@ func (t *Target) Coroutines(ctx context.Context, thread jdwp.ThreadID, start, co
 	return list, nil
 }
 
+// RegistryTimeout bounds the registry's dump (a thousand coroutines take
+// tens of milliseconds; the first call, its code not compiled yet, a few
+// hundred): past it the list is read from the threads.
+var RegistryTimeout = 5 * time.Second
+
 // errNoRegistry says the app installed no coroutine registry.
 var errNoRegistry = errors.New("kotlinx-coroutines' debug probes are not installed in the app (DebugProbes.install(), or -javaagent: with the kotlinx-coroutines-core jar): only the coroutines the suspended threads run are listed")
 
@@ -90,7 +96,7 @@ func (t *Target) registryCoroutines(ctx context.Context, s lang.Suspending, thre
 	start = min(max(start, 0), len(infos))
 	end := min(start+count, len(infos))
 	list.Coroutines = make([]Coroutine, end-start)
-	err = mirror.Parallel(end-start, func(k int) error {
+	one := func(k int) error {
 		i := start + k
 		c := Coroutine{ID: infos[i].ID, Name: infos[i].Name, State: infos[i].State, Dispatcher: infos[i].Dispatcher}
 		if i < len(threads) {
@@ -112,7 +118,8 @@ func (t *Target) registryCoroutines(ctx context.Context, s lang.Suspending, thre
 		}
 		list.Coroutines[k] = c
 		return nil
-	})
+	}
+	err = mirror.Parallel(end-start, one)
 	return list, err
 }
 
@@ -146,7 +153,12 @@ func (t *Target) readRegistry(ctx context.Context, s lang.Suspending, names lang
 	if thread == 0 {
 		return nil, nil, nil, errors.New("no stopped thread to read kotlinx-coroutines' debug probes in")
 	}
-	res, err := t.Invoke(ctx, thread, inst.Object(), ms[i], nil)
+	ictx, cancel := context.WithTimeout(ctx, RegistryTimeout)
+	res, err := t.Invoke(ictx, thread, inst.Object(), ms[i], nil)
+	cancel()
+	if err != nil && ictx.Err() != nil && ctx.Err() == nil {
+		return nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes did not answer within %s (another suspended thread may hold a lock their dump needs: a class being loaded); it goes on, and its thread is let go when it returns: %w", RegistryTimeout, err)
+	}
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: %s: %w", names.Dump, err)
 	}

@@ -188,23 +188,13 @@ func (t *Target) continuation(ctx context.Context, s lang.Suspending, obj jdwp.O
 	if err != nil {
 		return nil, 0, err
 	}
-	if ok, err := t.VM.Subtype(ctx, sig, javalang.Signature(names.Base)); err != nil || !ok {
-		return nil, 0, err
+	cf := t.contClass(ctx, s, class, sig)
+	if cf.err != nil || !cf.is {
+		return nil, 0, cf.err
 	}
-	chain, err := t.VM.FieldChain(ctx, class)
-	if err != nil {
-		return nil, 0, err
-	}
-	var ids []jdwp.FieldID
-	var fields []mirror.Field
-	for _, f := range chain {
-		if f.Static() {
-			continue
-		}
-		if f.Name == names.Caller || (describe && f.Class == class) {
-			ids = append(ids, f.ID)
-			fields = append(fields, f)
-		}
+	ids, fields := cf.callerIDs, cf.caller
+	if describe {
+		ids, fields = cf.allIDs, cf.all
 	}
 	vals, err := t.VM.ReadFields(ctx, obj, ids)
 	if err != nil {
@@ -217,17 +207,14 @@ func (t *Target) continuation(ctx context.Context, s lang.Suspending, obj jdwp.O
 			next = vals[i].Object()
 			continue
 		}
-		if f.Name == names.Caller && next == 0 {
-			next = vals[i].Object()
-		}
 		byName[f.Name] = vals[i]
 	}
 	if !describe {
 		return &AsyncFrame{Continuation: obj, Class: class}, next, nil
 	}
 	af := &AsyncFrame{Continuation: obj, Class: class, Owner: javalang.TypeName(sig)}
-	sp, err := t.suspendPoints(ctx, s, class, sig)
-	if err != nil || sp == nil {
+	sp := cf.points
+	if sp == nil {
 		return af, next, nil // a continuation without metadata: named by its class
 	}
 	owner, method, file := sp.Function()
@@ -248,6 +235,68 @@ func (t *Target) continuation(ctx context.Context, s lang.Suspending, obj jdwp.O
 		}
 	}
 	return af, next, nil
+}
+
+// contClass is what the layer knows of a class met in a chain of
+// continuations, found out once however many objects of it are read at
+// once (1,000 coroutines of one class ask together).
+type contClass struct {
+	once sync.Once
+	err  error
+	is   bool // a runtime continuation
+	// caller is the caller link field; all adds the class's own instance
+	// fields (its state and spilled variables); their ids beside them.
+	caller, all       []mirror.Field
+	callerIDs, allIDs []jdwp.FieldID
+	points            lang.SuspendPoints // nil: none found
+}
+
+// contClass returns the facts of class (its signature sig).
+func (t *Target) contClass(ctx context.Context, s lang.Suspending, class jdwp.ReferenceTypeID, sig string) *contClass {
+	c := &t.conts
+	c.mu.Lock()
+	if c.classes == nil {
+		c.classes = map[jdwp.ReferenceTypeID]*contClass{}
+	}
+	cf := c.classes[class]
+	if cf == nil {
+		cf = &contClass{}
+		c.classes[class] = cf
+	}
+	c.mu.Unlock()
+	cf.once.Do(func() {
+		names := s.Continuations()
+		if cf.is, cf.err = t.VM.Subtype(ctx, sig, javalang.Signature(names.Base)); cf.err != nil || !cf.is {
+			return
+		}
+		chain, err := t.VM.FieldChain(ctx, class)
+		if err != nil {
+			cf.err = err
+			return
+		}
+		for _, f := range chain {
+			if f.Static() {
+				continue
+			}
+			if f.Name == names.Caller && f.Class != class {
+				cf.caller, cf.callerIDs = append(cf.caller, f), append(cf.callerIDs, f.ID)
+			}
+			if f.Class == class || f.Name == names.Caller && f.Class != class {
+				cf.all, cf.allIDs = append(cf.all, f), append(cf.allIDs, f.ID)
+			}
+		}
+		cf.points, _ = t.suspendPoints(ctx, s, class, sig)
+	})
+	if cf.err != nil {
+		// A failure (the connection, a timeout) is not kept: the next
+		// read asks again.
+		c.mu.Lock()
+		if c.classes[class] == cf {
+			delete(c.classes, class)
+		}
+		c.mu.Unlock()
+	}
+	return cf
 }
 
 // suspendPoints returns a continuation class's suspension points, read
@@ -273,11 +322,12 @@ func (t *Target) suspendPoints(ctx context.Context, s lang.Suspending, class jdw
 type contState struct {
 	points mirror.Memo[jdwp.ReferenceTypeID, lang.SuspendPoints]
 
-	mu    sync.Mutex
-	path  []string               // the VM's class path, absolute; nil until read
-	read  bool                   // path was read
-	jars  map[string]*zip.Reader // opened archives of the class path
-	files []io.Closer
+	mu      sync.Mutex
+	classes map[jdwp.ReferenceTypeID]*contClass // by class (contClass)
+	path    []string                            // the VM's class path, absolute; nil until read
+	read    bool                                // path was read
+	jars    map[string]*zip.Reader              // opened archives of the class path
+	files   []io.Closer
 }
 
 // maxClassFile bounds a class file read from an archive.
