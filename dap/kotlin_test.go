@@ -70,7 +70,7 @@ func (c *client) ktStop(seen *godap.StoppedEvent, what string) *godap.StoppedEve
 	return until[*godap.StoppedEvent](c, what, func(*godap.StoppedEvent) bool { return true })
 }
 
-func ktBP(t *testing.T, file, marker string) map[string]any {
+func ktBP(t testing.TB, file, marker string) map[string]any {
 	return map[string]any{"line": kotlintest.Line(t, file, marker)}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/eval"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
@@ -24,6 +25,7 @@ type container interface {
 
 type (
 	localsScope  struct{ f mirror.Frame }
+	spilledScope struct{ af *debugger.AsyncFrame }
 	staticsScope struct {
 		class  jdwp.ReferenceTypeID
 		thread jdwp.ThreadID
@@ -413,6 +415,17 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 		out = append(out, godap.Variable{Name: "<locals>", Value: "no local variable information: compile with javac -g"})
 	}
 	return out, err
+}
+
+// children of a continuation of an async stack: the variables it keeps
+// while suspended, under the source's names (their expressions name the
+// continuation's fields, which no frame can evaluate).
+func (c *spilledScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
+	vals := make([]named, len(c.af.Spilled))
+	for i, v := range c.af.Spilled {
+		vals[i] = named{v.Name, "", v.Value}
+	}
+	return d.variables(ctx, vals)
 }
 
 // exceptionName is the local that shows the exception a thread stopped on.

@@ -34,9 +34,11 @@ type stacks struct {
 }
 
 type stack struct {
-	frames []mirror.Frame         // the whole stack, nil until read
-	rev    int                    // the thread's frames revision when frames were read
-	locals map[int32]*FrameLocals // by depth
+	frames   []mirror.Frame         // the whole stack, nil until read
+	rev      int                    // the thread's frames revision when frames were read
+	locals   map[int32]*FrameLocals // by depth
+	async    *asyncStack            // the coroutine's async stack, nil until read
+	asyncFor int                    // the number of frames async was read for
 }
 
 // FrameLocals are a frame's this object and visible locals.

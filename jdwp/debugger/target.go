@@ -132,6 +132,7 @@ type Target struct {
 	stacks   stacks      // what was read of stopped threads (stack.go)
 	obsolete mirror.Obsolete
 	pools    mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool] // constant pools, for bytecode
+	conts    contState                                          // continuation classes (coroutines.go)
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
