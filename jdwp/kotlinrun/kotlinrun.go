@@ -329,7 +329,11 @@ func Compile(ctx context.Context, files map[string][]byte, mode Lambdas) (*Compi
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w after %s", ctx.Err(), CompileTimeout)
 		}
-		return nil, fmt.Errorf("kotlinc %s (-Xlambdas=%s): %w\n%s", strings.Join(names, " "), mode, err, strings.TrimSpace(output.String()))
+		shown := strings.Join(names, " ")
+		if len(names) > 8 {
+			shown = fmt.Sprintf("%s … %s (%d files)", strings.Join(names[:4], " "), names[len(names)-1], len(names))
+		}
+		return nil, fmt.Errorf("kotlinc %s (-Xlambdas=%s): %w\n%s", shown, mode, err, strings.TrimSpace(output.String()))
 	}
 	if err := os.Rename(work, final); err != nil {
 		return nil, fmt.Errorf("kotlinc: publish %s: %w", final, err)
