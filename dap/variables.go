@@ -11,6 +11,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/eval"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
@@ -402,10 +403,14 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 	if exc, ok := d.stoppedOn(fl.Frame); ok {
 		vals = append([]named{{exceptionName, "exception", jdwp.Value{Tag: exc.Tag, Bits: uint64(exc.ID)}}}, vals...)
 	}
-	l := d.langOfClass(ctx, fl.Frame.Loc.Class)
+	names := make([]string, len(fl.Vars))
 	for i, v := range fl.Vars {
-		if shown, ok := l.Variable(v.Name); ok {
-			vals = append(vals, named{shown, v.Name, fl.Vals[i]})
+		names[i] = v.Name
+	}
+	shown, ok := lang.VariableNames(d.langOfClass(ctx, fl.Frame.Loc.Class), names)
+	for i, v := range fl.Vars {
+		if ok[i] {
+			vals = append(vals, named{shown[i], v.Name, fl.Vals[i]})
 		}
 	}
 	out, err := d.variables(ctx, vals)

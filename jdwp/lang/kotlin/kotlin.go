@@ -149,6 +149,42 @@ func VariableName(name string) (string, bool) {
 	return name, true
 }
 
+// Variables names a frame's variables as Variable does, but for the
+// receiver of an inline lambda that kotlinc named after the lambda
+// ($this$describe_u24lambda_u241, Kotlin 2): it reads this@apply, labelled
+// by the lambda's marker $i$a$-apply-… nearest to it in the variable table
+// (the pairing evaluation uses for this@apply).
+func (language) Variables(names []string) (shown []string, ok []bool) {
+	shown, ok = make([]string, len(names)), make([]bool, len(names))
+	for i, name := range names {
+		shown[i], ok[i] = VariableName(name)
+	}
+	for j, r := range names {
+		if !strings.HasPrefix(r, "$this$") || !strings.Contains(r, "lambda") {
+			continue
+		}
+		label, dist := "", len(names)+1
+		for i, m := range names {
+			rest, found := strings.CutPrefix(m, "$i$a$-")
+			if !found {
+				continue
+			}
+			l, _, found := strings.Cut(rest, "-")
+			if !found || l == "" {
+				continue
+			}
+			d := max(i-j, j-i)
+			if d < dist || d == dist && j > i {
+				label, dist = l, d
+			}
+		}
+		if label != "" {
+			shown[j] = "this@" + label
+		}
+	}
+	return shown, ok
+}
+
 // Inlines says kotlinc inlines code across files (inline functions and the
 // lambdas passed to them), which the debugger's breakpoints follow through
 // the callers' source maps.

@@ -68,6 +68,25 @@ func TestVariableName(t *testing.T) {
 	}
 }
 
+// Kotlin 2 names an inline lambda's receiver after the lambda
+// ($this$describe_u24lambda_u241, as kotlinc 2.2 compiles the fixture's
+// shop.apply { … } in describe); beside its $i$a$-apply-… marker it reads
+// this@apply. Without a marker it keeps Variable's name.
+func TestVariablesPairReceiverWithMarker(t *testing.T) {
+	names := []string{"$i$a$-apply-MainKt$describe$1", "$this$describe_u24lambda_u241", "$i$a$-let-MainKt$describe$2", "s", "text", "shop"}
+	shown, ok := Lang.(lang.VariableNamer).Variables(names)
+	want := []string{"", "this@apply", "", "s", "text", "shop"}
+	for i := range names {
+		if shown[i] != want[i] || ok[i] != (want[i] != "") {
+			t.Errorf("%s shown as %q %v, want %q", names[i], shown[i], ok[i], want[i])
+		}
+	}
+	shown, _ = lang.VariableNames(Lang, []string{"$this$main_u24lambda_u240", "$this$apply", "x$delegate"})
+	if shown[0] != "this@main_u24lambda_u240" || shown[1] != "this@apply" || shown[2] != "x" {
+		t.Errorf("without markers: %q", shown)
+	}
+}
+
 func TestNoCode(t *testing.T) {
 	for text, want := range map[string]bool{
 		"": true, "  }": true, "// x": true, "package app": true, "import kotlinx.coroutines.delay": true,
