@@ -435,13 +435,24 @@ func TestKotlinFieldNames(t *testing.T) {
 		t.Fatalf("Shop.Till's fields %s, want number = 7 and this@Shop", mustJSON(fields))
 	}
 	shop := byName(c.variables(outer.VariablesReference))
-	if _, ok := shop["label"]; !ok {
-		t.Errorf("Shop's fields %s, want label (its delegate)", mustJSON(shop))
+	if label, ok := shop["label"]; !ok || !strings.Contains(label.Value, "not initialized") {
+		t.Errorf("Shop's fields %s, want label, its lazy not initialized yet (its delegate's toString says so)", mustJSON(shop))
 	}
 	for name := range shop {
 		if strings.Contains(name, "$") {
 			t.Errorf("Shop's field shown as %q", name)
 		}
+	}
+	// Once main printed shop.label, the lazy shows its value (read from
+	// its field: no code runs), and its expression is the property.
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Main.kt"), ktBP(t, "app/Main.kt", "callLabel"))
+	c.ktContinue(th)
+	stop := until[*godap.StoppedEvent](c, "the stop after shop.label", func(*godap.StoppedEvent) bool { return true })
+	vars, frames = c.locals(stop.Body.ThreadId)
+	ktFrameAt(t, kc, frames[0], "app/Main.kt", "callLabel")
+	shop = byName(c.variables(vars["shop"].VariablesReference))
+	if label := shop["label"]; label.Value != `"shop corner"` || label.EvaluateName != "shop.label" {
+		t.Errorf("the initialized lazy label shown as %s, want \"shop corner\" (shop.label)", mustJSON(label))
 	}
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })

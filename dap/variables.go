@@ -407,10 +407,11 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 	for i, v := range fl.Vars {
 		names[i] = v.Name
 	}
-	shown, ok := lang.VariableNames(d.langOfClass(ctx, fl.Frame.Loc.Class), names)
+	l := d.langOfClass(ctx, fl.Frame.Loc.Class)
+	shown, ok := lang.VariableNames(l, names)
 	for i, v := range fl.Vars {
 		if ok[i] {
-			vals = append(vals, named{shown[i], v.Name, fl.Vals[i]})
+			vals = append(vals, d.unwrapLazy(ctx, l, v.Name, named{shown[i], v.Name, fl.Vals[i]}, ""))
 		}
 	}
 	out, err := d.variables(ctx, vals)
@@ -499,9 +500,11 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 	}
 	vals := make([]named, len(inst))
 	var namer fieldNamer
+	var fl lang.Language
 	for _, f := range inst {
 		if strings.Contains(f.Name, "$") { // only compiler-made names are renamed: no round trip for the language otherwise
-			namer, _ = d.langOfClass(ctx, c.class).(fieldNamer)
+			fl = d.langOfClass(ctx, c.class)
+			namer, _ = fl.(fieldNamer)
 			break
 		}
 	}
@@ -519,6 +522,14 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 			evalName = ""
 		}
 		vals[i] = named{name, evalName, values[i]}
+		if namer != nil {
+			// A lazy property's value, once initialized; its expression is the property's.
+			propEval := ""
+			if evalName != "" {
+				propEval = c.evalName + "." + name
+			}
+			vals[i] = d.unwrapLazy(ctx, fl, f.Name, vals[i], propEval)
+		}
 	}
 	return d.variables(ctx, vals)
 }

@@ -260,6 +260,24 @@ func (language) FieldName(name, typeSig string) string {
 	return name
 }
 
+// LazyValueField names the field in which kotlin.Lazy's implementations
+// keep their value (SynchronizedLazyImpl._value …), "" for other classes:
+// a property or local delegated by lazy { … } (x$delegate) is shown as that
+// value once initialized, read from the field with no code run.
+func (language) LazyValueField(classSig string) string {
+	switch classSig {
+	case "Lkotlin/SynchronizedLazyImpl;", "Lkotlin/SafePublicationLazyImpl;", "Lkotlin/UnsafeLazyImpl;":
+		return "_value"
+	case "Lkotlin/InitializedLazyImpl;":
+		return "value"
+	}
+	return ""
+}
+
+// LazyUninitialized is the signature of the object a lazy holds until its
+// initializer ran.
+func (language) LazyUninitialized(sig string) bool { return sig == "Lkotlin/UNINITIALIZED_VALUE;" }
+
 // Package is the package a .kt file declares (with or without ';'), read
 // from its head.
 func (language) Package(head []byte) string { return ParseFile("x.kt", head).Package }

@@ -87,6 +87,24 @@ func TestVariablesPairReceiverWithMarker(t *testing.T) {
 	}
 }
 
+// kotlin.Lazy's implementations keep their value in a field the adapter
+// reads (a lazy delegate shown as its value); others have none.
+func TestLazyValueField(t *testing.T) {
+	l := Lang.(interface {
+		LazyValueField(string) string
+		LazyUninitialized(string) bool
+	})
+	for sig, want := range map[string]string{"Lkotlin/SynchronizedLazyImpl;": "_value", "Lkotlin/SafePublicationLazyImpl;": "_value",
+		"Lkotlin/UnsafeLazyImpl;": "_value", "Lkotlin/InitializedLazyImpl;": "value", "Ljava/lang/String;": "", "Lapp/MyLazy;": ""} {
+		if got := l.LazyValueField(sig); got != want {
+			t.Errorf("LazyValueField(%s) = %q, want %q", sig, got, want)
+		}
+	}
+	if !l.LazyUninitialized("Lkotlin/UNINITIALIZED_VALUE;") || l.LazyUninitialized("Ljava/lang/String;") {
+		t.Error("LazyUninitialized: only kotlin.UNINITIALIZED_VALUE")
+	}
+}
+
 func TestNoCode(t *testing.T) {
 	for text, want := range map[string]bool{
 		"": true, "  }": true, "// x": true, "package app": true, "import kotlinx.coroutines.delay": true,
