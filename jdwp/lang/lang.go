@@ -182,3 +182,19 @@ func VariableNames(l Language, names []string) (shown []string, ok []bool) {
 	}
 	return shown, ok
 }
+
+// Marker is a variable live at a location, with the code index its range
+// starts at (a language reads its compiler's marker variables: Kotlin's
+// $i$f$… and $i$a$… say which inline function or lambda the code came
+// from).
+type Marker struct {
+	Name  string
+	Start uint64
+}
+
+// InlineFrame is one level of code inlined into a method: the inline
+// function's name and where in its source the code stands.
+type InlineFrame struct {
+	Fn string
+	At Where
+}
