@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	zlog "github.com/rs/zerolog/log"
@@ -71,12 +72,132 @@ type hprofParams struct {
 	Offset int     `json:"offset"` // hprof/incoming, hprof/instances: the page's first
 	PNG    bool    `json:"png"`    // hprof/heapMap
 	Width  int     `json:"width"`  // hprof/heapMap
+	Stream bool    `json:"stream"` // hprof/summary: from one pass over the file, without parsing a model
+
+	// progress sends the connection an hprof/progress notification.
+	progress func(HprofProgress)
+}
+
+// HprofProgress is the hprof/progress notification: how far the work a
+// request waits for on a dump is.
+type HprofProgress struct {
+	Path  string `json:"path"`
+	Phase string `json:"phase"` // "histogram" (hprof/summary's streamed pass), "parsing" (the model), "dominators"
+	Read  int64  `json:"read"`  // bytes read so far ("histogram", "parsing")
+	Size  int64  `json:"size"`  // the file's size
+}
+
+// hprofProgressEvery spaces a request's hprof/progress notifications.
+const hprofProgressEvery = 200 * time.Millisecond
+
+// hprofStreams are the streamed passes running, by path, for hprof/cancel.
+var hprofStreams = struct {
+	sync.Mutex
+	m map[string]map[*context.CancelFunc]bool
+}{m: map[string]map[*context.CancelFunc]bool{}}
+
+// streamSummary is hprof/summary's streamed pass: the histogram and the
+// dump's facts from one pass over the file in memory bounded by its
+// classes, with progress; hprof/cancel stops it.
+func streamSummary(ctx context.Context, p hprofParams) (any, error) {
+	s, err := streamPass(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return hprof.StreamedSummary(p.Path, s), nil
+}
+
+// streamPass reads p.Path in one pass (hprof.StreamHistogram), telling
+// p.progress how far it is; hprof/cancel stops it.
+func streamPass(ctx context.Context, p hprofParams) (*hprof.Streamed, error) {
+	f, err := os.Open(p.Path)
+	if err != nil {
+		return nil, rpcError(CodeInvalidParams, "hprof: %v", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, rpcError(CodeInvalidParams, "hprof: %s is not a regular file", p.Path)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	hprofStreams.Lock()
+	if hprofStreams.m[p.Path] == nil {
+		hprofStreams.m[p.Path] = map[*context.CancelFunc]bool{}
+	}
+	hprofStreams.m[p.Path][&cancel] = true
+	hprofStreams.Unlock()
+	defer func() {
+		hprofStreams.Lock()
+		delete(hprofStreams.m[p.Path], &cancel)
+		if len(hprofStreams.m[p.Path]) == 0 {
+			delete(hprofStreams.m, p.Path)
+		}
+		hprofStreams.Unlock()
+	}()
+	var last time.Time
+	s, err := hprof.StreamHistogram(ctx, f, hprof.StreamOptions{Progress: func(read int64) {
+		if h := hprofReadHook.Load(); h != nil {
+			(*h)()
+		}
+		if now := time.Now(); now.Sub(last) >= hprofProgressEvery {
+			last = now
+			p.progress(HprofProgress{Path: p.Path, Phase: "histogram", Read: read, Size: fi.Size()})
+		}
+	}})
+	if err != nil {
+		return nil, rpcError(CodeInvalidParams, "hprof: %s: %v", p.Path, err)
+	}
+	p.progress(HprofProgress{Path: p.Path, Phase: "histogram", Read: fi.Size(), Size: fi.Size()})
+	return s, nil
+}
+
+// histogram is the histogram of the dump at path: its model's where it is
+// parsed already, else from a streamed pass (nothing parsed nor cached for
+// it: a diff of two big dumps holds neither model).
+func histogram(ctx context.Context, path string, progress func(HprofProgress)) ([]hprof.ClassStat, error) {
+	if d := hprofDumps.parsed(path); d != nil {
+		return d.histogram, nil
+	}
+	s, err := streamPass(ctx, hprofParams{Path: path, progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	return s.Histogram, nil
+}
+
+// cancelHprof stops the streamed passes and the parse running for path;
+// it returns how many it stopped.
+func cancelHprof(path string) int {
+	n := 0
+	hprofStreams.Lock()
+	for c := range hprofStreams.m[path] {
+		(*c)()
+		n++
+	}
+	hprofStreams.Unlock()
+	hprofDumps.mu.Lock()
+	for _, d := range hprofDumps.dumps {
+		if d.key.path == path && d.cancel != nil {
+			select {
+			case <-d.ready:
+			default:
+				d.cancel()
+				n++
+			}
+		}
+	}
+	hprofDumps.mu.Unlock()
+	return n
 }
 
 // hprofMethods are the methods on HPROF files, as a table.
 var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, error){
 	"hprof/summary": func(ctx context.Context, p hprofParams) (any, error) {
-		d, err := hprofDumps.get(ctx, p.Path)
+		if p.Stream {
+			return streamSummary(ctx, p)
+		}
+		d, err := hprofDumps.get(ctx, p.Path, p.progress)
 		if err != nil {
 			return nil, err
 		}
@@ -89,11 +210,11 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if p.Limit == 0 {
 			p.Limit = 100
 		}
-		d, err := hprofDumps.get(ctx, p.Path)
+		d, err := hprofDumps.get(ctx, p.Path, p.progress)
 		if err != nil {
 			return nil, err
 		}
-		t := d.dominators()
+		t := d.dominatorsTold(p.progress)
 		of := hprof.Root
 		if p.Object != nil {
 			of = d.heap.Lookup(*p.Object)
@@ -110,7 +231,7 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if (p.Class == "") == (p.Object == nil) {
 			return nil, rpcError(CodeInvalidParams, "hprof/paths: params need \"class\" (its instances) or \"object\" (an object id), one of them")
 		}
-		d, err := hprofDumps.get(ctx, p.Path)
+		d, err := hprofDumps.get(ctx, p.Path, p.progress)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +256,7 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if err := p.page("hprof/incoming"); err != nil {
 			return nil, err
 		}
-		d, err := hprofDumps.get(ctx, p.Path)
+		d, err := hprofDumps.get(ctx, p.Path, p.progress)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +267,7 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		d.threadNames()
 		src, done := d.source()
 		defer done()
-		return d.heap.Incoming(p.Path, o, p.Offset, p.Limit, d.dominators().Dominators, src), nil
+		return d.heap.Incoming(p.Path, o, p.Offset, p.Limit, d.dominatorsTold(p.progress).Dominators, src), nil
 	},
 	"hprof/instances": func(ctx context.Context, p hprofParams) (any, error) {
 		if err := p.page("hprof/instances"); err != nil {
@@ -155,47 +276,52 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if p.Class == "" {
 			return nil, rpcError(CodeInvalidParams, "hprof/instances: params need \"class\", a class name as the histogram shows it")
 		}
-		d, err := hprofDumps.get(ctx, p.Path)
+		d, err := hprofDumps.get(ctx, p.Path, p.progress)
 		if err != nil {
 			return nil, err
 		}
-		res, ok := d.heap.Instances(p.Path, p.Class, p.Offset, p.Limit, d.dominators().Dominators)
+		res, ok := d.heap.Instances(p.Path, p.Class, p.Offset, p.Limit, d.dominatorsTold(p.progress).Dominators)
 		if !ok {
 			return nil, rpcError(CodeInvalidParams, "hprof/instances: the dump has no class %q (names as the histogram shows them)", p.Class)
 		}
 		return res, nil
 	},
 	"hprof/retained": func(ctx context.Context, p hprofParams) (any, error) {
-		d, err := hprofDumps.get(ctx, p.Path)
+		d, err := hprofDumps.get(ctx, p.Path, p.progress)
 		if err != nil {
 			return nil, err
 		}
-		d.retOnce.Do(func() { d.retained = d.dominators().ClassRetained(p.Path) })
+		d.retOnce.Do(func() { d.retained = d.dominatorsTold(p.progress).ClassRetained(p.Path) })
 		return d.retained, nil
 	},
 	"hprof/heapMap": func(ctx context.Context, p hprofParams) (any, error) {
 		if p.Width < 0 || p.Width > 4096 {
 			return nil, rpcError(CodeInvalidParams, "hprof/heapMap: width %d outside 0..4096", p.Width)
 		}
-		d, err := hprofDumps.get(ctx, p.Path)
+		d, err := hprofDumps.get(ctx, p.Path, p.progress)
 		if err != nil {
 			return nil, err
 		}
 		return bridge.EncodeHeapMap(p.Path, d.heap.Map(hprof.MapOptions{}), p.PNG, p.Width)
 	},
+	"hprof/cancel": func(ctx context.Context, p hprofParams) (any, error) {
+		return struct {
+			Stopped int `json:"stopped"`
+		}{cancelHprof(p.Path)}, nil
+	},
 	"hprof/diff": func(ctx context.Context, p hprofParams) (any, error) {
 		if p.Base == "" {
 			return nil, rpcError(CodeInvalidParams, "hprof/diff: params need \"base\", the earlier dump's path")
 		}
-		newer, err := hprofDumps.get(ctx, p.Path)
+		newer, err := histogram(ctx, p.Path, p.progress)
 		if err != nil {
 			return nil, err
 		}
-		older, err := hprofDumps.get(ctx, p.Base)
+		older, err := histogram(ctx, p.Base, p.progress)
 		if err != nil {
 			return nil, err
 		}
-		return hprof.DiffOf(p.Path, p.Base, older.histogram, newer.histogram, 0), nil
+		return hprof.DiffOf(p.Path, p.Base, older, newer, 0), nil
 	},
 }
 
@@ -222,8 +348,21 @@ func (d *hprofDump) object(id *uint64, method string) (int32, error) {
 	return o, nil
 }
 
+// notifier sends the connection a notification (none before the
+// connection is stored).
+func (c *rpcConn) notifier() func(method string, params any) {
+	c.logs.mu.Lock()
+	ctx, conn := c.logs.ctx, c.logs.conn
+	c.logs.mu.Unlock()
+	return func(method string, params any) {
+		if conn != nil {
+			conn.Notify(ctx, method, params)
+		}
+	}
+}
+
 // dispatchHprof runs an hprof/* method; ok is false for other methods.
-func dispatchHprof(ctx context.Context, req *jsonrpc2.Request) (res any, ok bool, err error) {
+func dispatchHprof(ctx context.Context, notify func(method string, params any), req *jsonrpc2.Request) (res any, ok bool, err error) {
 	method, ok := hprofMethods[req.Method]
 	if !ok {
 		return nil, false, nil
@@ -243,6 +382,7 @@ func dispatchHprof(ctx context.Context, req *jsonrpc2.Request) (res any, ok bool
 	if p.Path == "" {
 		return nil, true, rpcError(CodeInvalidParams, "%s: params need \"path\", an absolute .hprof path", req.Method)
 	}
+	p.progress = func(pr HprofProgress) { notify("hprof/progress", pr) }
 	res, err = method(ctx, p)
 	return res, true, err
 }
@@ -253,11 +393,16 @@ type hprofDump struct {
 	ready chan struct{} // closed when heap or err is set
 	heap  *hprof.Heap
 	err   error
+	// cancel stops the parse (hprof/cancel); read counts the bytes it
+	// has read, for hprof/progress.
+	cancel context.CancelFunc
+	read   atomic.Int64
 
 	histogram []hprof.ClassStat
 
 	domOnce sync.Once
 	dom     *hprof.DomTree
+	domDone atomic.Bool
 
 	retOnce  sync.Once
 	retained hprof.RetainedJSON
@@ -296,9 +441,37 @@ func (d *hprofDump) source() (src io.ReaderAt, done func()) {
 }
 
 func (d *hprofDump) dominators() *hprof.DomTree {
-	d.domOnce.Do(func() { d.dom = d.heap.Dominators().Tree() })
+	d.domOnce.Do(func() { d.dom = d.heap.Dominators().Tree(); d.domDone.Store(true) })
 	return d.dom
 }
+
+// dominatorsTold is dominators, telling progress first when it is to be
+// computed.
+func (d *hprofDump) dominatorsTold(progress func(HprofProgress)) *hprof.DomTree {
+	if !d.domDone.Load() && progress != nil {
+		progress(HprofProgress{Path: d.key.path, Phase: "dominators", Read: d.key.size, Size: d.key.size})
+	}
+	return d.dominators()
+}
+
+// countingFile counts the bytes read from a file.
+type countingFile struct {
+	f *os.File
+	n *atomic.Int64
+}
+
+func (c *countingFile) Read(b []byte) (int, error) {
+	if h := hprofReadHook.Load(); h != nil {
+		(*h)()
+	}
+	n, err := c.f.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// hprofReadHook, set by tests, runs before each read of a parse and at
+// each progress of a streamed pass.
+var hprofReadHook atomic.Pointer[func()]
 
 // hprofKey names one version of a file: a rewritten file is parsed again.
 type hprofKey struct {
@@ -315,7 +488,7 @@ type hprofCache struct {
 
 var hprofDumps = &hprofCache{}
 
-func (c *hprofCache) get(ctx context.Context, path string) (*hprofDump, error) {
+func (c *hprofCache) get(ctx context.Context, path string, progress ...func(HprofProgress)) (*hprofDump, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, rpcError(CodeInvalidParams, "hprof: %v", err)
@@ -335,17 +508,17 @@ func (c *hprofCache) get(ctx context.Context, path string) (*hprofDump, error) {
 	}
 	if d == nil {
 		d = &hprofDump{key: key, ready: make(chan struct{})}
+		var pctx context.Context
+		pctx, d.cancel = context.WithCancel(context.Background())
 		c.dumps = append([]*hprofDump{d}, c.dumps...)
 		d.evicted = c.fit()
-		go d.parse() // not bound to this request: a later one may wait for it
+		go d.parse(pctx) // not bound to this request: a later one may wait for it
 	} else {
 		c.fit()
 	}
 	c.mu.Unlock()
-	select {
-	case <-d.ready:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("parsing %s: %w", path, ctx.Err())
+	if err := d.wait(ctx, progress); err != nil {
+		return nil, err
 	}
 	if d.err != nil {
 		c.mu.Lock()
@@ -359,6 +532,30 @@ func (c *hprofCache) get(ctx context.Context, path string) (*hprofDump, error) {
 		return nil, rpcError(CodeInvalidParams, "hprof: %s: %v", path, d.err)
 	}
 	return d, nil
+}
+
+// parsed is the dump at path as it is now if it is parsed and cached,
+// without parsing it or waiting; nil otherwise.
+func (c *hprofCache) parsed(path string) *hprofDump {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	key := hprofKey{path, fi.Size(), fi.ModTime()}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, d := range c.dumps {
+		if d.key == key {
+			select {
+			case <-d.ready:
+				if d.err == nil {
+					return d
+				}
+			default:
+			}
+		}
+	}
+	return nil
 }
 
 // fit evicts the least recently used dumps but the first (the one opened)
@@ -396,8 +593,28 @@ func (c *hprofCache) fit() (evicted bool) {
 // in a row evicts them from the cache but cannot make them all parse at once.
 var parsing = make(chan struct{}, hprofCacheSize)
 
-func (d *hprofDump) parse() {
+// wait waits until d is parsed, telling progress (if any) how far the
+// parse is as it goes.
+func (d *hprofDump) wait(ctx context.Context, progress []func(HprofProgress)) error {
+	tick := time.NewTicker(hprofProgressEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-d.ready:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("parsing %s: %w", d.key.path, ctx.Err())
+		case <-tick.C:
+			for _, f := range progress {
+				f(HprofProgress{Path: d.key.path, Phase: "parsing", Read: d.read.Load(), Size: d.key.size})
+			}
+		}
+	}
+}
+
+func (d *hprofDump) parse(ctx context.Context) {
 	defer close(d.ready)
+	defer d.cancel()
 	parsing <- struct{}{}
 	defer func() { <-parsing }()
 	f, err := os.Open(d.key.path)
@@ -415,7 +632,7 @@ func (d *hprofDump) parse() {
 		d.err = fmt.Errorf("the dump is %d MiB: analysing it takes about %d MiB of memory and %d MiB is available; analyse it on a machine with more memory", d.key.size>>20, need>>20, room>>20)
 		return
 	}
-	d.heap, d.err = hprof.Parse(f, hprof.Options{}) // it buffers; the file gives it the size
+	d.heap, d.err = hprof.ParseContext(ctx, &countingFile{f, &d.read}, hprof.Options{SizeHint: d.key.size}) // it buffers
 	if d.err == nil {
 		d.histogram = d.heap.Histogram()
 	}

@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"image/png"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -191,7 +194,8 @@ func TestHprofRPCGenerated(t *testing.T) {
 		t.Errorf("diff totals: %+v", d.Totals)
 	}
 
-	// The cache: a and b are parsed once; a third file evicts the least
+	// The cache: b is parsed once (the diff streamed a, which nothing had
+	// parsed, and kept nothing of it); a third file evicts the least
 	// recently used; a rewritten file is parsed again.
 	cached := func() []string {
 		hprofDumps.mu.Lock()
@@ -204,8 +208,8 @@ func TestHprofRPCGenerated(t *testing.T) {
 		}
 		return out
 	}
-	if got := cached(); len(got) != 2 || got[0] != "a.hprof" {
-		t.Errorf("cached after the diff: %v, want [a.hprof b.hprof]", got)
+	if got := cached(); len(got) != 1 || got[0] != "b.hprof" {
+		t.Errorf("cached after the diff: %v, want [b.hprof]", got)
 	}
 	before, _ := hprofDumps.get(ctx, b)
 	again, _ := hprofDumps.get(ctx, b)
@@ -506,4 +510,94 @@ func TestHprofRPCHotSpot(t *testing.T) {
 	}
 	t.Logf("dump %d bytes, %d objects, %d classes; a node retains %d bytes", len(dump), sum.Objects, len(sum.Classes), nd.Object.Retained)
 	t.Logf("hprof/summary %v (parse + histogram + JSON), hprof/dominators %v (tree + top level), summary again from the cache %v", parsed, dominated, cached)
+}
+
+// TestHprofRPCStreamProgressCancel: hprof/summary with "stream" answers
+// the histogram of one pass (the model's, marked streamed) with
+// hprof/progress notifications up to the file's size; hprof/cancel stops
+// a streamed pass and a parse in progress (each held at its first read
+// until then), and the request fails saying so.
+func TestHprofRPCStreamProgressCancel(t *testing.T) {
+	lo := freePorts(t, 1)
+	m := startMonitor(t, testOptions(t, lo, 1))
+	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	progress := make(chan HprofProgress, 1000)
+	c, err := DialRPC(ctx, addr, func(method string, params json.RawMessage) {
+		var p HprofProgress
+		if method == "hprof/progress" && json.Unmarshal(params, &p) == nil {
+			select {
+			case progress <- p:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	dir := t.TempDir()
+	b := filepath.Join(dir, "b.hprof")
+	writeDump(t, b, 25, 3)
+	fi, err := os.Stat(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamed, parsed HprofSummary
+	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": b, "stream": true}, &streamed); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": b}, &parsed); err != nil {
+		t.Fatal(err)
+	}
+	if !streamed.Streamed || parsed.Streamed || !reflect.DeepEqual(streamed.Classes, parsed.Classes) || streamed.Objects != parsed.Objects ||
+		streamed.Totals != parsed.Totals || streamed.Roots < parsed.Roots || streamed.Oops != parsed.Oops {
+		t.Errorf("streamed summary %+v\nparsed %+v", streamed, parsed)
+	}
+	for p := range progress {
+		if p.Path != b || p.Phase != "histogram" || p.Size != fi.Size() || p.Read > p.Size {
+			t.Fatalf("progress %+v", p)
+		}
+		if p.Read == p.Size {
+			break
+		}
+	}
+
+	// Held at the first read until cancelled.
+	defer hprofReadHook.Store(nil)
+	big := filepath.Join(dir, "big.hprof")
+	writeDump(t, big, 200, 0)
+	for _, params := range []map[string]any{{"path": big, "stream": true}, {"path": big}} {
+		var once sync.Once
+		hold := make(chan struct{})
+		hook := func() { once.Do(func() { <-hold }) }
+		hprofReadHook.Store(&hook)
+		done := make(chan error, 1)
+		go func() {
+			var s HprofSummary
+			done <- c.Call(ctx, "hprof/summary", params, &s)
+		}()
+		for {
+			var r struct {
+				Stopped int `json:"stopped"`
+			}
+			if err := c.Call(ctx, "hprof/cancel", map[string]any{"path": big}, &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.Stopped > 0 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond) // the request not started yet: ask again
+		}
+		close(hold)
+		if err := <-done; err == nil || !strings.Contains(err.Error(), "context canceled") {
+			t.Errorf("%v after hprof/cancel: %v, want the pass stopped", params, err)
+		}
+	}
+	// A parse stopped is not kept: asked again, the dump parses.
+	hprofReadHook.Store(nil)
+	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": big}, &parsed); err != nil || parsed.Objects == 0 {
+		t.Errorf("after a cancelled parse: %v, %+v", err, parsed)
+	}
 }

@@ -659,7 +659,7 @@ func (c *rpcConn) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, err
 	if res, ok, err := c.dispatchDumpStream(req); ok { // dump.go
 		return res, err
 	}
-	if res, ok, err := dispatchHprof(ctx, req); ok { // hprof.go
+	if res, ok, err := dispatchHprof(ctx, c.notifier(), req); ok { // hprof.go
 		return res, err
 	}
 	method, ok := vmMethods[req.Method]

@@ -18,7 +18,7 @@ const Module = "github.com/ddmbridge/ddmbridge"
 const (
 	Queue    = iota // jdwp/queue: lanes and queues, a leaf the JDWP client builds on
 	Wire            // jdwp: the JDWP client (framing, the connection, ids, values, commands)
-	Facts           // jdwp/* below the mirror: javalang, classfile, smap, hostproc, localjvm, bench, jvmrun, jvmtest
+	Facts           // jdwp/* below the mirror: javalang, classfile, smap, hostproc, localjvm, bench, jvmrun, kotlinrun, jvmtest
 	Mirror          // jdwp/mirror: the VM model
 	Lang            // jdwp/lang/...: the source-language seam and each language's floor; jdwp/srclookup
 	Debugger        // jdwp/debugger, jdwp/eval (evaluation over the mirror), jdwp/jdwptest
@@ -35,7 +35,7 @@ var LayerNames = [...]string{"jdwp/queue", "the JDWP wire", "JDWP facts", "the m
 
 // facts are the jdwp/* packages below the mirror, by name; a new jdwp/*
 // package must be given a layer here (or live under jdwp/lang).
-var facts = map[string]bool{"javalang": true, "classfile": true, "hostproc": true, "localjvm": true, "bench": true, "jvmrun": true, "jvmtest": true, "linkproxy": true, "smap": true}
+var facts = map[string]bool{"javalang": true, "classfile": true, "hostproc": true, "localjvm": true, "bench": true, "jvmrun": true, "jvmtest": true, "linkproxy": true, "smap": true, "kotlinrun": true}
 
 // Kinds of packages that production code must not import.
 const (
@@ -56,12 +56,14 @@ var Kind = map[string]string{
 	"bridge/adb/simdevice":        Runner,
 	"bridge/demoapp":              Runner,
 	"jdwp/linkproxy":              Runner, // the delayed link of bench link and its tests
+	"jdwp/kotlinrun":              Runner, // the Kotlin compiler (bench kotlin, and kotlintest)
 	"jdwp/jvmtest":                Harness,
 	"jdwp/jdwptest":               Harness,
-	"jdwp/lang/kotlin/kotlintest": Harness, // the Kotlin compiler and the Kotlin fixture
-	"bridge/adb/adbtest":          Harness,
-	"bridge/bridgetest":           Harness, // what the tests under bridge share
-	"internal/lockedbuf":          Harness,
+	"jdwp/lang/kotlin/kotlintest": Harness, // the Kotlin fixture and the tests' conveniences over kotlinrun
+	"jdwp/lang/kotlin/kotlintest/kotlinfixture": Harness, // the fixture compiled for the extension's e2e test
+	"bridge/adb/adbtest":                        Harness,
+	"bridge/bridgetest":                         Harness, // what the tests under bridge share
+	"internal/lockedbuf":                        Harness,
 }
 
 // Place is where a package sits: its layer and, for the siblings, which one
