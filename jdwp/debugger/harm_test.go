@@ -204,6 +204,19 @@ func (p *poolSession) waitDone() {
 	p.tb.Fatalf("the program did not finish; threads suspended: %v; ledger %s; output %q", stuck, p.t.Sus.String(), p.fe.output())
 }
 
+// resume lets the stopped threads go as a front end answers the user's
+// continue: under StopMu, so no stop is shown between the session's record
+// of the resume and the VM's (see Target.ResumeAll); all resumes every
+// thread, else thread alone.
+func (p *poolSession) resume(all bool, thread jdwp.ThreadID) error {
+	p.t.StopMu.Lock()
+	defer p.t.StopMu.Unlock()
+	if all {
+		return p.t.ResumeAll(p.ctx)
+	}
+	return p.t.ResumeThread(p.ctx, thread)
+}
+
 // continueStops continues every stop that comes (as a user would after
 // removing the breakpoints) until stop is called.
 func (p *poolSession) continueStops() (stop func()) {
@@ -213,7 +226,7 @@ func (p *poolSession) continueStops() (stop func()) {
 		for {
 			select {
 			case <-p.fe.stops:
-				p.t.ResumeAll(p.ctx) //nolint:errcheck // a failure shows as a program that does not finish
+				p.resume(true, 0) //nolint:errcheck // a failure shows as a program that does not finish
 			case <-quit:
 				return
 			}
@@ -266,18 +279,14 @@ func TestLateMethodResumesNothing(t *testing.T) {
 					// (the thread runs), the resume that follows is not.
 					p.t.Step(p.ctx, s.Thread, jdwp.StepOver, "step") //nolint:errcheck // either way
 				}
-				if all {
-					p.t.ResumeAll(p.ctx) //nolint:errcheck // checked by the end
-				} else {
-					p.t.ResumeThread(p.ctx, s.Thread) //nolint:errcheck // checked by the end
-				}
+				p.resume(all, s.Thread) //nolint:errcheck // checked by the end
 			}
 			if _, err := p.t.SetBreakpoints(p.ctx, p.path, nil); err != nil {
 				t.Fatal(err)
 			}
 			// Stops decided before the removal are continued, as a user would.
 			stop := p.continueStops()
-			p.t.ResumeAll(p.ctx) //nolint:errcheck
+			p.resume(true, 0) //nolint:errcheck
 			p.waitDone()
 			p.checkLedgerEmpty() // a step's stop may still come: it is continued too
 			stop()
@@ -358,7 +367,7 @@ func TestInvokeRoad(t *testing.T) {
 	if _, err := p.t.SetBreakpoints(ctx, p.path, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.t.ResumeAll(ctx); err != nil {
+	if err := p.resume(true, 0); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -481,16 +490,7 @@ func TestEveryConditionalHitStops(t *testing.T) {
 				} else {
 					counted++
 				}
-				// As a front end answers a continue: under StopMu, so no
-				// stop is shown between the answer and the resume.
-				p.t.StopMu.Lock()
-				if all {
-					err = p.t.ResumeAll(ctx)
-				} else {
-					err = p.t.ResumeThread(ctx, s.Thread)
-				}
-				p.t.StopMu.Unlock()
-				if err != nil {
+				if err := p.resume(all, s.Thread); err != nil {
 					t.Fatalf("resume after %+v: %v", s, err)
 				}
 			}
