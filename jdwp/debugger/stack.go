@@ -31,6 +31,23 @@ type stacks struct {
 	// epoch counts forgets: a read begun before one is not kept after it
 	// (it may be of the stop before).
 	epoch uint64
+	// reading is closed when the stop's own read of a thread (prefetch) is
+	// over: a request that finds nothing read yet waits for it rather than
+	// asking the VM again.
+	reading map[jdwp.ThreadID]chan struct{}
+}
+
+// awaitRead waits for the stop's own read of thread, if one is under way.
+func (s *stacks) awaitRead(ctx context.Context, thread jdwp.ThreadID) {
+	s.mu.Lock()
+	ch := s.reading[thread]
+	s.mu.Unlock()
+	if ch != nil {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+	}
 }
 
 type stack struct {
@@ -101,14 +118,11 @@ func (t *Target) runsMethod(thread jdwp.ThreadID, err error) bool {
 // or, while the thread runs a method for the debugger, as they were read
 // before it started.
 func (t *Target) Stack(ctx context.Context, thread jdwp.ThreadID) ([]mirror.Frame, error) {
-	rev := t.VM.Rev(thread)
-	t.stacks.mu.Lock()
-	st := t.stacks.get(thread)
-	fs, ok := st.frames, len(st.frames) > 0 && st.rev == rev
-	t.stacks.mu.Unlock()
-	if ok {
+	t.stacks.awaitRead(ctx, thread)
+	if fs, ok := t.cachedStack(thread); ok && len(fs) > 0 {
 		return fs, nil
 	}
+	rev := t.VM.Rev(thread)
 	epoch := t.stacks.now()
 	fs, err := t.VM.Frames(ctx, thread, 0, -1)
 	if err == nil {
@@ -143,6 +157,9 @@ func (t *Target) cachedStack(thread jdwp.ThreadID) ([]mirror.Frame, bool) {
 // stop already, read from the VM (f made live first), or, while the thread
 // runs a method for the debugger, as they were read before it started.
 func (t *Target) Locals(ctx context.Context, f mirror.Frame) (*FrameLocals, error) {
+	if f.Depth == 0 {
+		t.stacks.awaitRead(ctx, f.Thread)
+	}
 	rev := t.VM.Rev(f.Thread)
 	t.stacks.mu.Lock()
 	fl := t.stacks.get(f.Thread).locals[f.Depth]
@@ -253,6 +270,13 @@ func (t *Target) readStop(ctx context.Context, thread jdwp.ThreadID) (depth int3
 // slow link rather than one per request. Its commands go out after the
 // stop's suspend (the caller's word), so what it reads is the held VM's.
 func (t *Target) prefetch(thread jdwp.ThreadID, at jdwp.Location, vmHeld bool) {
+	done := make(chan struct{})
+	t.stacks.mu.Lock()
+	if t.stacks.reading == nil {
+		t.stacks.reading = map[jdwp.ThreadID]chan struct{}{}
+	}
+	t.stacks.reading[thread] = done
+	t.stacks.mu.Unlock()
 	t.spawn(func() {
 		ctx, cancel := context.WithTimeout(t.ctx, t.Opts.RequestTimeout)
 		defer cancel()
@@ -263,6 +287,12 @@ func (t *Target) prefetch(thread jdwp.ThreadID, at jdwp.Location, vmHeld bool) {
 				}
 			} else if i == 1 {
 				t.readStop(ctx, thread)
+				t.stacks.mu.Lock()
+				if t.stacks.reading[thread] == done {
+					delete(t.stacks.reading, thread)
+				}
+				t.stacks.mu.Unlock()
+				close(done)
 			} else if vmHeld {
 				if ids, err := t.PlatformThreads(ctx); err == nil {
 					t.VM.ThreadNames(ctx, ids)
