@@ -51,9 +51,11 @@ func (s *stacks) awaitRead(ctx context.Context, thread jdwp.ThreadID) {
 }
 
 type stack struct {
-	frames []mirror.Frame         // the whole stack, nil until read
-	rev    int                    // the thread's frames revision when frames were read
-	locals map[int32]*FrameLocals // by depth
+	frames   []mirror.Frame         // the whole stack, nil until read
+	rev      int                    // the thread's frames revision when frames were read
+	locals   map[int32]*FrameLocals // by depth
+	async    *asyncStack            // the coroutine's async stack, nil until read
+	asyncFor int                    // the number of frames async was read for
 }
 
 // FrameLocals are a frame's this object and visible locals.

@@ -356,18 +356,39 @@ func (s *Suspensions) ResumeAll(ctx context.Context) error {
 	// stop held back to be shown in turn) must stay suspended through the
 	// VM-wide resume whatever the agent counted when: each gets one count
 	// of its own first, and is settled to what the ledger owes afterwards.
-	// So do threads held by an event set raised inside a method they run
-	// for the debugger (one count of their own, which the resume takes).
+	//
+	// A thread running a method for the debugger gets one count per
+	// VM-wide resume too, so the resume leaves its count as it was: the
+	// VM-wide resume would otherwise take the count the agent put back
+	// when the method returned — the method may have returned a moment
+	// ago, its reply not read yet (Exit not run) — and the thread would
+	// run on from where it stopped, its stop shown with the thread gone
+	// (TestConditionCallsExactHits/suspendAll: a condition decided while
+	// another stop was let go). Still in the method, the count goes from
+	// 0 to 1 and back: it runs on. An event set raised inside the method
+	// and not released yet keeps its count likewise.
 	var kept []jdwp.ThreadID
 	if s.vm > 0 {
 		for t := range s.events {
-			if s.invoking[t] == nil && s.conn.SuspendThread(ctx, t) == nil {
+			if s.invoking[t] == nil && s.during[t] == 0 && s.conn.SuspendThread(ctx, t) == nil {
 				kept = append(kept, t)
 			}
 		}
+		running := map[jdwp.ThreadID]bool{}
+		for t := range s.invoking {
+			running[t] = true
+		}
 		for t := range s.during {
-			if err := s.conn.SuspendThread(ctx, t); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
-				s.log.Warn().Err(err).Msg("keep a thread's event inside a method held through a resume")
+			running[t] = true
+		}
+		for t := range running {
+			for i := 0; i < s.vm; i++ {
+				if err := s.conn.SuspendThread(ctx, t); err != nil {
+					if jdwp.Code(err) != jdwp.ErrInvalidThread {
+						s.log.Warn().Err(err).Msg("keep a thread running a method as it is through a resume")
+					}
+					break
+				}
 			}
 		}
 	}

@@ -99,9 +99,6 @@ type Stop struct {
 	// a method an evaluation left running in the thread releases it (see
 	// mirror.VM.Invoking), and the hit does not stop.
 	handedOff bool
-	// conditional says a breakpoint's condition decided the stop (see
-	// Target.stop).
-	conditional bool
 }
 
 // Target is one debugged VM as the debugger layer owns it: the mirror and
@@ -135,6 +132,7 @@ type Target struct {
 	stacks   stacks      // what was read of stopped threads (stack.go)
 	obsolete mirror.Obsolete
 	pools    mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool] // constant pools, for bytecode
+	conts    contState                                          // continuation classes (coroutines.go)
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
