@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
@@ -264,8 +265,15 @@ func (t *Target) readStop(ctx context.Context, thread jdwp.ThreadID) (depth int3
 	return int32(len(fs)), true
 }
 
+// slowLink is the round trip from which a stop reads the thread list and
+// names before they are asked for: over loopback (tens of microseconds)
+// the threads request reads them as fast, and a stop nobody refreshes
+// (steps in a row) costs no hundreds of commands.
+const slowLink = time.Millisecond
+
 // prefetch reads, as a stop is held, what a front end asks next — the
-// thread list and names (when the whole VM is held), the stopped thread's
+// thread list and names (when the whole VM is held and the link is slow),
+// the stopped thread's
 // stack and its top frame's locals, with the variable table of the method
 // at where the event happened (at, when known) beside the stack — at once,
 // so each request answers from the stop: a few round trips in all on a
@@ -295,7 +303,7 @@ func (t *Target) prefetch(thread jdwp.ThreadID, at jdwp.Location, vmHeld bool) {
 				}
 				t.stacks.mu.Unlock()
 				close(done)
-			} else if vmHeld {
+			} else if vmHeld && t.Conn.RoundTrip() >= slowLink {
 				if ids, err := t.PlatformThreads(ctx); err == nil {
 					t.VM.ThreadNames(ctx, ids)
 				}
