@@ -110,7 +110,7 @@ type Conn struct {
 	version   atomic.Pointer[VersionInfo]
 	disposed  atomic.Bool // set by Dispose: the VM closing the connection is then expected
 	readIdle  atomic.Pointer[func()]
-	vendorOK  atomic.Bool // AllowVendorCommands: the VM was identified as speaking vendor sets
+	vendorOK  atomic.Bool  // AllowVendorCommands: the VM was identified as speaking vendor sets
 	rtt       atomic.Int64 // RoundTrip's estimate, in nanoseconds (0: no reply yet)
 }
 
