@@ -20,7 +20,7 @@ import (
 // sequential round trip to a step or an evaluation fails here.
 var linkCeilings = map[string]int{
 	actAttach:    8,
-	actFirstStep: 12,
+	actFirstStep: 10,
 	actStep:      4,
 	actSetBP:     1,
 	actEvaluate:  2,

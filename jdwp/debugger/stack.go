@@ -265,21 +265,24 @@ func (t *Target) readStop(ctx context.Context, thread jdwp.ThreadID) (depth int3
 	return int32(len(fs)), true
 }
 
-// slowLink is the round trip from which a stop reads the thread list and
-// names before they are asked for: over loopback (tens of microseconds)
-// the threads request reads them as fast, and a stop nobody refreshes
-// (steps in a row) costs no hundreds of commands.
+// slowLink is the round trip from which a stop reads what the front end
+// asks next before it asks (prefetch): over loopback (tens of
+// microseconds) the requests read it as fast, and a stop nobody refreshes
+// (steps in a row) costs no commands of its own.
 const slowLink = time.Millisecond
 
-// prefetch reads, as a stop is held, what a front end asks next — the
-// thread list and names (when the whole VM is held and the link is slow),
-// the stopped thread's
+// prefetch reads, over a slow link (slowLink), as a stop is held, what a
+// front end asks next — the thread list and names (when the whole VM is
+// held), the stopped thread's
 // stack and its top frame's locals, with the variable table of the method
 // at where the event happened (at, when known) beside the stack — at once,
 // so each request answers from the stop: a few round trips in all on a
 // slow link rather than one per request. Its commands go out after the
 // stop's suspend (the caller's word), so what it reads is the held VM's.
 func (t *Target) prefetch(thread jdwp.ThreadID, at jdwp.Location, vmHeld bool) {
+	if t.Conn.RoundTrip() < slowLink {
+		return // over loopback the requests read as fast; a stop nobody refreshes costs nothing
+	}
 	done := make(chan struct{})
 	t.stacks.mu.Lock()
 	if t.stacks.reading == nil {
@@ -303,7 +306,7 @@ func (t *Target) prefetch(thread jdwp.ThreadID, at jdwp.Location, vmHeld bool) {
 				}
 				t.stacks.mu.Unlock()
 				close(done)
-			} else if vmHeld && t.Conn.RoundTrip() >= slowLink {
+			} else if vmHeld {
 				if ids, err := t.PlatformThreads(ctx); err == nil {
 					t.VM.ThreadNames(ctx, ids)
 				}
