@@ -83,3 +83,45 @@ func TestPipelining(t *testing.T) {
 		t.Errorf("%d calls still pending after every reply arrived", left)
 	}
 }
+
+// TestWithQueuedIsTheCommandsOwn: a typed command's WithQueued callback
+// runs once that command is queued, not the id-sizes fetch a connection
+// that has none yet makes first: a command sent from the callback reaches
+// the VM after it (the suspension ledger's bursts rely on it).
+func TestWithQueuedIsTheCommandsOwn(t *testing.T) {
+	var mu sync.Mutex
+	var order []Cmd
+	note := func(vm *fakeVM, p *Packet) {
+		mu.Lock()
+		order = append(order, Cmd{p.CmdSet, p.Cmd})
+		mu.Unlock()
+		vm.reply(p.ID, ErrNone, nil)
+	}
+	vm := startFakeVM(t, fakeConfig{Handlers: map[Cmd]fakeHandler{
+		CmdVMSuspend: note,
+		CmdVMResume:  note,
+		CmdVMIDSizes: func(vm *fakeVM, p *Packet) {
+			mu.Lock()
+			order = append(order, CmdVMIDSizes)
+			mu.Unlock()
+			replyIDSizes(vm, p)
+		},
+	}})
+	c := vm.dial(t, nil)
+	ctx := testCtx(t)
+	resumed := make(chan error, 1)
+	err := c.Suspend(WithQueued(ctx, func() {
+		go func() { resumed <- c.Resume(ctx) }()
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-resumed; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []Cmd{CmdVMIDSizes, CmdVMSuspend, CmdVMResume}; !slices.Equal(order, want) {
+		t.Errorf("the VM saw %v, want %v", order, want)
+	}
+}

@@ -11,7 +11,9 @@
 // in bulk (every thread's frames, every element's fields) without waiting,
 // encoded straight into the writer's output and sent in large writes, and a
 // Future per command decodes its reply: one stage of questions costs the
-// VM's time, not a round trip each. Events (Event.Composite) are decoded and handed
+// VM's time, not a round trip each. Conn.RoundTrip estimates the link's round
+// trip from the replies (loopback or adb: what a client prefetches may
+// depend on it). Events (Event.Composite) are decoded and handed
 // to subscribers; every other VM-initiated command set — notably the vendor set
 // 0xC7 that Android's DDM uses — goes to a handler registered with
 // HandleCommandSet, or is answered NOT_IMPLEMENTED and logged, never dropped.

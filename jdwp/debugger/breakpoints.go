@@ -397,14 +397,17 @@ func (t *Target) install(ctx context.Context, bp *breakpoint, class jdwp.Referen
 		locs = t.byColumn(ctx, locs, bp.file.path, line, bp.column)
 	}
 	for _, loc := range locs {
+		t.booking.RLock()
 		id, err := t.Requests.Set(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly(loc))
 		if err != nil {
+			t.booking.RUnlock()
 			return fmt.Errorf("set breakpoint at line %d: %w", line, err)
 		}
 		t.mu.Lock()
 		bp.reqs = append(bp.reqs, id)
 		t.bps.bpByReq[id] = bp
 		t.mu.Unlock()
+		t.booking.RUnlock()
 	}
 	bp.done[class] = true
 	if len(locs) > 0 {
@@ -544,6 +547,14 @@ func (t *Target) onBreakpoint(ctx context.Context, e jdwp.Event) *Stop {
 	if entry {
 		t.Requests.Clear(ctx, jdwp.EventBreakpoint, e.RequestID)
 		return &Stop{Reason: "entry", Thread: e.Thread}
+	}
+	if bp == nil && !entry {
+		// Set a moment ago, its answer not booked yet: wait for the booking.
+		t.booking.Lock()
+		t.booking.Unlock() //nolint:staticcheck // a barrier: the sets under way are booked
+		t.mu.Lock()
+		bp = t.bps.bpByReq[e.RequestID]
+		t.mu.Unlock()
 	}
 	if bp == nil {
 		return nil // cleared while the event was on its way

@@ -48,8 +48,9 @@
 //     turn when the user lets that one go (never reported and then let go).
 //
 //   - what the front end reads of a stopped thread, answered from the stop
-//     while a method runs in it (stack.go: its frames and their locals,
-//     read before the method started), and each value's presentation
+//     (stack.go: its frames and their locals, read once per stop — over a
+//     slow link read as the stop is held, beside its hold: prefetch — and
+//     kept while a method runs in it), and each value's presentation
 //     waited for a short while only (Presentation.Soon: a slow one is
 //     pending, the front end told to ask again when it is done).
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
@@ -31,6 +32,23 @@ type stacks struct {
 	// epoch counts forgets: a read begun before one is not kept after it
 	// (it may be of the stop before).
 	epoch uint64
+	// reading is closed when the stop's own read of a thread (prefetch) is
+	// over: a request that finds nothing read yet waits for it rather than
+	// asking the VM again.
+	reading map[jdwp.ThreadID]chan struct{}
+}
+
+// awaitRead waits for the stop's own read of thread, if one is under way.
+func (s *stacks) awaitRead(ctx context.Context, thread jdwp.ThreadID) {
+	s.mu.Lock()
+	ch := s.reading[thread]
+	s.mu.Unlock()
+	if ch != nil {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+	}
 }
 
 type stack struct {
@@ -103,14 +121,11 @@ func (t *Target) runsMethod(thread jdwp.ThreadID, err error) bool {
 // or, while the thread runs a method for the debugger, as they were read
 // before it started.
 func (t *Target) Stack(ctx context.Context, thread jdwp.ThreadID) ([]mirror.Frame, error) {
-	rev := t.VM.Rev(thread)
-	t.stacks.mu.Lock()
-	st := t.stacks.get(thread)
-	fs, ok := st.frames, len(st.frames) > 0 && st.rev == rev
-	t.stacks.mu.Unlock()
-	if ok {
+	t.stacks.awaitRead(ctx, thread)
+	if fs, ok := t.cachedStack(thread); ok && len(fs) > 0 {
 		return fs, nil
 	}
+	rev := t.VM.Rev(thread)
 	epoch := t.stacks.now()
 	fs, err := t.VM.Frames(ctx, thread, 0, -1)
 	if err == nil {
@@ -145,6 +160,9 @@ func (t *Target) cachedStack(thread jdwp.ThreadID) ([]mirror.Frame, bool) {
 // stop already, read from the VM (f made live first), or, while the thread
 // runs a method for the debugger, as they were read before it started.
 func (t *Target) Locals(ctx context.Context, f mirror.Frame) (*FrameLocals, error) {
+	if f.Depth == 0 {
+		t.stacks.awaitRead(ctx, f.Thread)
+	}
 	rev := t.VM.Rev(f.Thread)
 	t.stacks.mu.Lock()
 	fl := t.stacks.get(f.Thread).locals[f.Depth]
@@ -247,14 +265,31 @@ func (t *Target) readStop(ctx context.Context, thread jdwp.ThreadID) (depth int3
 	return int32(len(fs)), true
 }
 
-// prefetch reads, as a stop is held, what a front end asks next — the
-// thread list and names (when the whole VM is held), the stopped thread's
+// slowLink is the round trip from which a stop reads what the front end
+// asks next before it asks (prefetch): over loopback (tens of
+// microseconds) the requests read it as fast, and a stop nobody refreshes
+// (steps in a row) costs no commands of its own.
+const slowLink = time.Millisecond
+
+// prefetch reads, over a slow link (slowLink), as a stop is held, what a
+// front end asks next — the thread list and names (when the whole VM is
+// held), the stopped thread's
 // stack and its top frame's locals, with the variable table of the method
 // at where the event happened (at, when known) beside the stack — at once,
 // so each request answers from the stop: a few round trips in all on a
 // slow link rather than one per request. Its commands go out after the
 // stop's suspend (the caller's word), so what it reads is the held VM's.
 func (t *Target) prefetch(thread jdwp.ThreadID, at jdwp.Location, vmHeld bool) {
+	if t.Conn.RoundTrip() < slowLink {
+		return // over loopback the requests read as fast; a stop nobody refreshes costs nothing
+	}
+	done := make(chan struct{})
+	t.stacks.mu.Lock()
+	if t.stacks.reading == nil {
+		t.stacks.reading = map[jdwp.ThreadID]chan struct{}{}
+	}
+	t.stacks.reading[thread] = done
+	t.stacks.mu.Unlock()
 	t.spawn(func() {
 		ctx, cancel := context.WithTimeout(t.ctx, t.Opts.RequestTimeout)
 		defer cancel()
@@ -265,6 +300,12 @@ func (t *Target) prefetch(thread jdwp.ThreadID, at jdwp.Location, vmHeld bool) {
 				}
 			} else if i == 1 {
 				t.readStop(ctx, thread)
+				t.stacks.mu.Lock()
+				if t.stacks.reading[thread] == done {
+					delete(t.stacks.reading, thread)
+				}
+				t.stacks.mu.Unlock()
+				close(done)
 			} else if vmHeld {
 				if ids, err := t.PlatformThreads(ctx); err == nil {
 					t.VM.ThreadNames(ctx, ids)

@@ -17,14 +17,15 @@ import (
 // VM-wide hold shared by all the threads stopped, or the thread's own with
 // Options.SuspendAll off).
 
-// hold turns the suspension of a stopping event into the session's: with
+// hold turns the suspension of a stopping event into the session's (report
+// runs once it is on its way, or is left to the caller): with
 // policy ALL it is a VM-wide one already; with the event thread's policy
 // it stays the thread's alone, unless stops suspend the whole VM: then the
 // rest of the VM is suspended too (one VM-wide hold shared by every
 // stopped thread, so each can still run methods; threads running a method
 // for the debugger keep running), and the thread's own suspension is
 // folded into it.
-func (t *Target) hold(ctx context.Context, st *Stop, policy jdwp.SuspendPolicy) error {
+func (t *Target) hold(ctx context.Context, st *Stop, policy jdwp.SuspendPolicy, report func()) error {
 	switch {
 	case policy == jdwp.SuspendAll:
 		t.Sus.AdoptVM()
@@ -35,7 +36,10 @@ func (t *Target) hold(ctx context.Context, st *Stop, policy jdwp.SuspendPolicy) 
 		t.prefetch(st.Thread, st.at, false)
 		return nil
 	}
-	return t.Sus.HoldEventAsVM(ctx, st.Thread, func() { t.prefetch(st.Thread, st.at, true) })
+	return t.Sus.HoldEventAsVM(ctx, st.Thread, func() {
+		t.prefetch(st.Thread, st.at, true)
+		report()
+	})
 }
 
 // pendingStop is a stop decided while another was shown, held until the
@@ -66,14 +70,24 @@ func (t *Target) stop(ctx context.Context, st *Stop, policy jdwp.SuspendPolicy) 
 
 // show holds a stop's suspension and reports it; StopMu is held.
 func (t *Target) show(ctx context.Context, st *Stop, policy jdwp.SuspendPolicy) {
-	if err := t.hold(ctx, st, policy); err != nil {
-		t.log.Warn().Err(err).Msg("stop")
-	}
 	st.AllThreads = policy == jdwp.SuspendAll || t.Opts.SuspendAll
 	t.Met(st.Thread)
 	t.Stops.Stop(st.Thread, st.Reason)
 	t.ClearSteps(ctx, st.Thread)
-	t.fe.Stopped(*st)
+	// The stop is reported once its hold is on its way (the front end's
+	// next requests reach the VM after it: they read the held VM), not
+	// once it is answered: a round trip sooner on a slow link.
+	reported := false
+	report := func() {
+		if !reported {
+			reported = true
+			t.fe.Stopped(*st)
+		}
+	}
+	if err := t.hold(ctx, st, policy, report); err != nil {
+		t.log.Warn().Err(err).Msg("stop")
+	}
+	report()
 }
 
 // handOff gives the suspension of thread's event to the method an

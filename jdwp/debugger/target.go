@@ -136,10 +136,14 @@ type Target struct {
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
-	mu    sync.Mutex // guards everything below
-	life  lifecycle
-	bps   bpTables
-	steps stepTables
+	mu   sync.Mutex // guards everything below
+	life lifecycle
+	bps  bpTables
+	// booking is held (read) from a breakpoint request's Set until its id
+	// is booked in bps: a hit read meanwhile waits for it rather than
+	// taking the request for one cleared (its hit lost).
+	booking sync.RWMutex
+	steps   stepTables
 
 	threads threadBook // the threads met at events, and which are virtual (threads.go)
 }

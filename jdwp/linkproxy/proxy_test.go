@@ -142,3 +142,20 @@ func TestDeadVMEndsTheLink(t *testing.T) {
 		t.Fatal("the debugger's connection stayed open after the VM died")
 	}
 }
+
+// TestConnSeesTheLinksRoundTrip: a client's estimate of the round trip
+// (jdwp.Conn.RoundTrip, what the debugger layer prefetches by) is at least
+// the link's through a slow link, and 0 before any reply.
+func TestConnSeesTheLinksRoundTrip(t *testing.T) {
+	const delay = 25 * time.Millisecond
+	_, p, ctx := linked(t, delay)
+	c := dial(t, ctx, p)
+	for range 3 {
+		if _, err := c.Command(ctx, jdwp.CmdVMIDSizes.Set, jdwp.CmdVMIDSizes.Cmd, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rt := c.RoundTrip(); rt < 2*delay {
+		t.Errorf("through a link of %v each way: round trip %v, want at least %v", delay, rt, 2*delay)
+	}
+}

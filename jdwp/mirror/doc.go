@@ -15,7 +15,12 @@
 // cache behind a lock of its own ([Memo]); [VM.Redefined] drops what a class
 // redefinition changes, [VM.Unloaded] what an unloaded class leaves behind.
 // A class not loaded is never cached, so a class prepare invalidates
-// nothing.
+// nothing. What no thread can change while none runs — the thread list,
+// thread names — is read once while the owner says the VM is held
+// ([VM.Hold], [VM.Release]); what never changes for an object id — a
+// string's characters, an array's length — is kept by id; a read of a
+// cached fact already under way is waited for, not repeated (on a slow
+// link a stop's prefetch and the front end's request share it).
 //
 // It owns the value presentation on top of that model ([Presenter]): which
 // logical view a type gets (Collection, Map, Map.Entry, Optional, atomics,

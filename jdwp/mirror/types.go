@@ -196,17 +196,23 @@ func (m *VM) Hierarchy(ctx context.Context, t jdwp.ReferenceTypeID) (classes, if
 }
 
 // typeFacts reads t's signature, interfaces and superclass into the caches
-// at once: a walk up a hierarchy then costs a round trip per level on a
-// slow link, not three. Errors are left to the calls that meet them.
+// at once, with its methods and declared fields (what presenting a value of
+// the type asks next: a toString of its own? its fields): a walk up a
+// hierarchy then costs a round trip per level on a slow link, not five.
+// Errors are left to the calls that meet them.
 func (m *VM) typeFacts(ctx context.Context, t jdwp.ReferenceTypeID) {
-	Parallel(3, func(i int) error {
+	Parallel(5, func(i int) error {
 		switch i {
 		case 0:
 			m.Signature(ctx, t)
 		case 1:
 			m.Interfaces(ctx, t)
-		default:
+		case 2:
 			m.Superclass(ctx, t)
+		case 3:
+			m.Methods(ctx, t)
+		default:
+			m.DeclaredFields(ctx, t)
 		}
 		return nil
 	})
