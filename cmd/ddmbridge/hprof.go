@@ -400,6 +400,14 @@ func (a *hprofRun) histogram(ctx context.Context, h *hprof.Heap, name string) ([
 	a.parsing.Store(cr)
 	a.phase.Store("parsing " + name)
 	strings := a.strings && name == a.file
+	if strings {
+		// What the duplicate strings keep grows with the dump's Strings
+		// (about 56 bytes each, 0.66× a dump where every other object is
+		// one): bounded as the model without the tree is.
+		if err := a.checkMemory(name, size); err != nil {
+			return nil, err
+		}
+	}
 	s, err := hprof.StreamHistogram(ctx, cr, hprof.StreamOptions{Oops: a.oops, Strings: strings})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
