@@ -117,9 +117,12 @@ func TestHprofRefusesTooLarge(t *testing.T) {
 
 	small, _ := deepListDump(t, dir, 1000)
 	errb.Reset()
-	if code := run([]string{"hprof", small, "--top", "5", "--max-memory", "1MiB"}, &out, &errb); code != 1 ||
-		!strings.Contains(errb.String(), "and 1MiB is --max-memory; raise --max-memory to ") {
-		t.Errorf("--max-memory 1MiB: exit %d, stderr %q", code, errb.String())
+	for _, view := range [][]string{{"--top", "5"}, {"--dups", "1"}} { // the model; the streamed duplicate strings
+		errb.Reset()
+		if code := run(append([]string{"hprof", small, "--max-memory", "1MiB"}, view...), &out, &errb); code != 1 ||
+			!strings.Contains(errb.String(), "and 1MiB is --max-memory; raise --max-memory to ") {
+			t.Errorf("%q --max-memory 1MiB: exit %d, stderr %q", view, code, errb.String())
+		}
 	}
 	// With --diff and a view that needs the model, both dumps are held at
 	// once: the bound is on their sum.

@@ -308,7 +308,7 @@ func (h *Heap) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
 		}
 		return k
 	}
-	groups := map[dupKey]*dupGroup{}
+	var groups dupGroups
 	counted := make([]bool, len(h.strs)) // arrays whose bytes are counted (or are the first copy's)
 	for i, c := range h.cls {
 		if c != strCls {
@@ -320,11 +320,8 @@ func (h *Heap) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
 				continue
 			}
 			s := h.strs[k]
-			g := groups[dupKey{s.hash, s.len}]
-			if g == nil {
-				g = &dupGroup{arr: k}
-				groups[dupKey{s.hash, s.len}] = g
-			} else {
+			g, first := groups.of(dupKey{s.hash, s.len}, k)
+			if !first {
 				// A String beyond the first wastes itself, and its array
 				// unless another String's array is the same one (Strings
 				// deduplicated by G1 or made by new String(s) share it).
@@ -356,16 +353,35 @@ type (
 		wasted uint64
 		arr    int
 	}
+	// dupGroups are the groups, in a slice (a pointer-free map's values).
+	dupGroups struct {
+		at  map[dupKey]int32
+		all []dupGroup
+	}
 )
+
+// of is the group of key, made with first array arr if there is none yet
+// (first reports that).
+func (d *dupGroups) of(key dupKey, arr int) (g *dupGroup, first bool) {
+	if d.at == nil {
+		d.at = map[dupKey]int32{}
+	}
+	if k, ok := d.at[key]; ok {
+		return &d.all[k], false
+	}
+	d.at[key] = int32(len(d.all))
+	d.all = append(d.all, dupGroup{arr: arr})
+	return &d.all[len(d.all)-1], true
+}
 
 // dupsOut lists the groups of more than one String, most wasted bytes
 // first (then by their first array's offset), at most n, each with its
 // value read back from src; arr says where array k's contents are, how
 // long and its class.
-func dupsOut(groups map[dupKey]*dupGroup, n int, src io.ReaderAt, arr func(k int) (off int64, length uint32, class string)) ([]DupString, error) {
+func dupsOut(groups dupGroups, n int, src io.ReaderAt, arr func(k int) (off int64, length uint32, class string)) ([]DupString, error) {
 	var dups []*dupGroup
-	for _, g := range groups {
-		if g.count > 1 {
+	for i := range groups.all {
+		if g := &groups.all[i]; g.count > 1 {
 			dups = append(dups, g)
 		}
 	}

@@ -998,7 +998,7 @@ func (p *parser) primArray(withData bool) error {
 	}
 	s.hash = hs.Sum64()
 	if st := p.stream; st != nil {
-		st.dups.arrays = append(st.dups.arrays, streamArray{id: oid, len: s.len, hash: s.hash, off: s.off, size: sz, char: t == TypeChar})
+		st.dups.arrays = append(st.dups.arrays, streamArray{id: oid, hash: s.hash, off: s.off, len: s.len, size: sz, char: t == TypeChar})
 		return nil
 	}
 	p.h.strs = append(p.h.strs, s)

@@ -1,11 +1,13 @@
 package hprof
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -362,12 +364,11 @@ type streamString struct {
 }
 
 type streamArray struct {
-	id   uint64
-	len  uint32 // bytes
-	hash uint64
-	off  int64
-	size uint32
-	char bool
+	id, hash uint64
+	off      int64
+	len      uint32 // bytes
+	size     uint32 // shallow
+	char     bool   // a char[] (else a byte[])
 }
 
 // addString keeps a String of class c whose field bytes are data.
@@ -413,12 +414,23 @@ func (s *Streamed) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error)
 	if d.strCls < 0 || len(d.arrays) == 0 {
 		return nil, nil
 	}
-	byID := make(map[uint64]int32, len(d.arrays))
-	for k := len(d.arrays) - 1; k >= 0; k-- { // the first of an id wins
-		byID[d.arrays[k].id] = int32(k)
+	// The arrays by id: Parse's index over their ids (the first of an id
+	// wins).
+	var ids idList
+	for _, a := range d.arrays {
+		ids.add(a.id)
 	}
-	groups := map[dupKey]*dupGroup{}
-	counted := make([]bool, len(d.arrays))
+	var byID idIndex
+	byID.build(&ids)
+	// Each String's array by contents, in String order; sorted, a group
+	// is a run (no map of every distinct value).
+	type use struct {
+		hash  uint64
+		len   uint32
+		order int32 // the String's place among those with an array
+		arr   int32
+	}
+	var uses []use
 	at := 0
 	for _, st := range d.strs {
 		refs := d.refs[at : at+int(st.refs)]
@@ -427,25 +439,37 @@ func (s *Streamed) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error)
 			continue
 		}
 		for _, r := range refs {
-			k, ok := byID[r]
-			if !ok {
-				continue
+			if k := byID.get(&ids, r); k >= 0 {
+				uses = append(uses, use{d.arrays[k].hash, d.arrays[k].len, int32(len(uses)), k})
+				break
 			}
-			a := d.arrays[k]
-			g := groups[dupKey{a.hash, a.len}]
-			if g == nil {
-				g = &dupGroup{arr: int(k)}
-				groups[dupKey{a.hash, a.len}] = g
-			} else {
+		}
+	}
+	slices.SortFunc(uses, func(a, b use) int {
+		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.len, b.len), cmp.Compare(a.order, b.order))
+	})
+	var groups dupGroups
+	counted := make([]bool, len(d.arrays))
+	for i := 0; i < len(uses); {
+		j := i + 1
+		for j < len(uses) && uses[j].hash == uses[i].hash && uses[j].len == uses[i].len {
+			j++
+		}
+		if j-i > 1 {
+			// As Heap.DuplicateStrings: a String beyond the first wastes
+			// itself, and its array unless one already counted.
+			g := dupGroup{count: j - i, arr: int(uses[i].arr)}
+			counted[uses[i].arr] = true
+			for _, u := range uses[i+1 : j] {
 				g.wasted += uint64(d.strSize)
-				if !counted[k] {
-					g.wasted += uint64(a.size)
+				if !counted[u.arr] {
+					g.wasted += uint64(d.arrays[u.arr].size)
+					counted[u.arr] = true
 				}
 			}
-			counted[k] = true
-			g.count++
-			break
+			groups.all = append(groups.all, g)
 		}
+		i = j
 	}
 	return dupsOut(groups, n, src, func(k int) (int64, uint32, string) {
 		a := d.arrays[k]

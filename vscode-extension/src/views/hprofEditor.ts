@@ -40,8 +40,11 @@ export class HprofEditorProvider implements vscode.CustomReadonlyEditorProvider<
     const name = vscode.workspace.asRelativePath(doc.uri);
     // The backend's hprof/progress notifications for this dump go to the
     // webview (how far the reading, the parse, the tree are).
+    // While a diff runs, the earlier dump's reading too.
+    let base: string | undefined;
     const unsubscribe = this.api.onHprofProgress((p) => {
-      if ((p as { path?: unknown } | undefined)?.path === path) {
+      const of = (p as { path?: unknown } | undefined)?.path;
+      if (of === path || (base !== undefined && of === base)) {
         send({ type: 'progress', body: p });
       }
     });
@@ -77,7 +80,9 @@ export class HprofEditorProvider implements vscode.CustomReadonlyEditorProvider<
           break;
         case 'cancel':
           cancelled = true;
-          void this.api.hprofCancel(path).catch((e: unknown) => this.log.appendLine(`Cancel of ${name}: ${errorText(e)}`));
+          for (const p of base !== undefined ? [path, base] : [path]) {
+            void this.api.hprofCancel(p).catch((e: unknown) => this.log.appendLine(`Cancel of ${p}: ${errorText(e)}`));
+          }
           break;
         case 'dominators':
           void run('Dominator tree', async () => ({ type: 'dominators', body: await this.api.hprofDominators(path, m.object) }));
@@ -107,7 +112,12 @@ export class HprofEditorProvider implements vscode.CustomReadonlyEditorProvider<
               title: `Compare ${name} with an earlier dump`,
             });
             if (picked?.[0]) {
-              await run('Diff', async () => ({ type: 'diff', body: await this.api.hprofDiff(path, picked[0].fsPath) }));
+              base = picked[0].fsPath;
+              try {
+                await run('Diff', async () => ({ type: 'diff', body: await this.api.hprofDiff(path, picked[0].fsPath) }));
+              } finally {
+                base = undefined;
+              }
             }
           })();
           break;

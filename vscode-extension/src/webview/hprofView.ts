@@ -618,6 +618,7 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
       }
       case 'diff':
         state.diff = decodeDiff(m.body);
+        state.progress = undefined; // the dumps' streamed passes are done
         state.error = undefined;
         state.status = `Diff: ${num(state.diff.classes.length)} classes changed`;
         break;

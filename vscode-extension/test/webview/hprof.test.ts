@@ -402,6 +402,11 @@ describe('HPROF editor webview', () => {
     assert.equal(await o.page.getAttribute('#hprof-progress', 'value'), null, 'indeterminate');
     await o.post({ type: 'retained', body: { path: summary.path, classes: [{ class: 'byte[]', retained: 19200 }] } });
     await o.page.waitForSelector('#hprof-work', { state: 'hidden' });
+    // A diff streams both dumps: their progress shows until its answer.
+    await o.post({ type: 'progress', body: { path: '/work/dumps/older.hprof', phase: 'histogram', read: 10, size: 40 } });
+    await o.page.waitForSelector('#hprof-work', { state: 'visible' });
+    await o.post({ type: 'diff', body: { path: summary.path, base: '/work/dumps/older.hprof', classes: [], totals: { old: summary.totals, new: summary.totals } } });
+    await o.page.waitForSelector('#hprof-work', { state: 'hidden' });
     assert.deepEqual(o.problems, []);
     await o.page.close();
   });
