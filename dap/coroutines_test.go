@@ -166,3 +166,60 @@ func TestKotlinCoroutinesFromDebugProbes(t *testing.T) {
 	c.ktContinue(th)
 	until[*godap.TerminatedEvent](c, "the program's end", nil)
 }
+
+// stepAnyThread sends a step and returns the step's stop and the frames
+// of its thread (a step over a suspension point may end on another
+// thread than it began on).
+func (c *client) stepAnyThread(command string, th int) (int, []godap.StackFrame) {
+	c.t.Helper()
+	c.send(command, map[string]any{"threadId": th})
+	if r := expect[godap.ResponseMessage](c).GetResponse(); !r.Success {
+		c.t.Fatalf("%s: %+v", command, r)
+	}
+	stop := until[*godap.StoppedEvent](c, "the step's stop", nil)
+	if stop.Body.Reason != "step" {
+		c.t.Fatalf("stopped %s, want the step's stop", mustJSON(stop.Body))
+	}
+	return stop.Body.ThreadId, c.stackTrace(stop.Body.ThreadId)
+}
+
+// Step over a suspension point lands on the next line of the same
+// coroutine after it resumes, on whichever Dispatchers.Default thread
+// resumes it: over delay(20) in chainC (which may or may not suspend),
+// over yield() (which always does), and over chainB's call of chainC,
+// which suspends inside chainC and resumes chainB through its
+// continuation. The locals read at each landing are the function's.
+func TestKotlinStepOverSuspension(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode, "args", []string{"--chain"})
+			file := filepath.Join(kc.Sources, "app", "Coroutines.kt")
+			c.setBreakpoints(file, ktBP(t, "app/Coroutines.kt", "chainB"))
+			th := c.ktStop(c.ktConfigurationDone(), "the stop in chainB").Body.ThreadId
+			c.setBreakpoints(file)
+			th, frames := c.stepAnyThread("next", th)
+			ktFrameAt(t, kc, frames[0], "app/Coroutines.kt", "chainBAfter")
+			c.send("scopes", map[string]any{"frameId": frames[0].Id})
+			scopes := expect[*godap.ScopesResponse](c).Body.Scopes
+			if vars := byName(c.variables(scopes[0].VariablesReference)); vars["r"].Value != "105" || vars["half"].Value != "10" {
+				t.Errorf("chainB's locals after the resume %s, want r=105, half=10", mustJSON(vars))
+			}
+			c.ktContinue(th)
+			until[*godap.TerminatedEvent](c, "the program's end", nil)
+		})
+	}
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--chain"})
+	file := filepath.Join(kc.Sources, "app", "Coroutines.kt")
+	c.setBreakpoints(file, ktBP(t, "app/Coroutines.kt", "chainCDelay"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in chainC").Body.ThreadId
+	c.setBreakpoints(file)
+	th, frames := c.stepAnyThread("next", th)
+	ktFrameAt(t, kc, frames[0], "app/Coroutines.kt", "chainCYield")
+	th, frames = c.stepAnyThread("next", th)
+	ktFrameAt(t, kc, frames[0], "app/Coroutines.kt", "chainCAfter")
+	if _, ok := asyncFrames(frames); !ok {
+		t.Errorf("after the resume, no async stack: %s", mustJSON(frames))
+	}
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}

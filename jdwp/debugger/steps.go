@@ -53,6 +53,7 @@ type stepState struct {
 	fromSrc  srcLine
 	inlining int           // inlined locations stepped over so far
 	ready    chan struct{} // closed once origin, from and fromSrc are read (nil: not a step over)
+	suspend  *suspendStep  // a step over in a suspend function (suspendsteps.go), or nil
 }
 
 // srcLine is a JVM line as the default stratum of its class's source map
@@ -135,8 +136,10 @@ type StepTarget struct {
 
 // stepTables are the steps of a session (guarded by Target.mu).
 type stepTables struct {
-	steps    map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
-	stepping map[jdwp.ThreadID]*stepState // the steps in progress, by thread
+	steps     map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
+	stepping  map[jdwp.ThreadID]*stepState // the steps in progress, by thread
+	resuming  map[int32]*stepState         // steps waiting for their coroutine's resume, by breakpoint request
+	abandoned map[int32]bool               // step requests of steps that moved to another thread (their events are ignored)
 }
 
 // skipClasses are the class patterns step-into excludes.
@@ -189,6 +192,7 @@ func (t *Target) ClearSteps(ctx context.Context, thread jdwp.ThreadID) {
 		if st.entryReq != 0 {
 			t.Requests.Clear(ctx, jdwp.EventMethodEntry, st.entryReq)
 		}
+		t.clearSuspendStep(ctx, st)
 	}
 }
 
@@ -235,6 +239,9 @@ func (t *Target) Step(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDept
 	if err != nil || len(top) == 0 {
 		return err
 	}
+	// A step over in a suspend function watches its exit (the thread is
+	// still suspended: no exit can come before the watch).
+	t.watchSuspension(ctx, st, top[0], frames)
 	// The rest needs no suspended thread: it runs while the VM steps, and
 	// the step's event waits for it (see overInlined).
 	st.ready = make(chan struct{})
@@ -357,6 +364,11 @@ func (t *Target) onStep(ctx context.Context, e jdwp.Event) *Stop {
 	// goes out ahead of whatever follows, and nothing waits for the answer.
 	t.Requests.ClearNoWait(jdwp.EventSingleStep, e.RequestID)
 	t.mu.Lock()
+	if t.steps.abandoned[e.RequestID] {
+		delete(t.steps.abandoned, e.RequestID)
+		t.mu.Unlock()
+		return nil
+	}
 	st := t.steps.stepping[e.Thread]
 	if ids := t.steps.steps[e.Thread]; len(ids) > 0 {
 		t.steps.steps[e.Thread] = removeID(ids, e.RequestID)
@@ -366,6 +378,19 @@ func (t *Target) onStep(ctx context.Context, e jdwp.Event) *Stop {
 		return &Stop{Reason: "step", Thread: e.Thread}
 	}
 	stop := &Stop{Reason: st.reason, Thread: e.Thread}
+	if ss := st.suspend; ss != nil {
+		if ss.resumed {
+			return t.resumedStep(ctx, st, e)
+		}
+		if ss.suspended && t.awaitResume(ctx, st) {
+			return nil // the thread goes on; the step waits for the coroutine
+		}
+		if !ss.suspended && t.leavingSuspended(ctx, st, e) {
+			return nil // on its way out of the function, suspended
+		}
+		// It did not suspend: the step goes on as any (its watch ends
+		// with the step).
+	}
 	if st.leaving {
 		st.leaving = false
 		if err := t.stepRequest(ctx, e.Thread, jdwp.StepInto); err != nil {
