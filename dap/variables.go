@@ -12,6 +12,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/eval"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
@@ -404,10 +405,15 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 	if exc, ok := d.stoppedOn(fl.Frame); ok {
 		vals = append([]named{{exceptionName, "exception", jdwp.Value{Tag: exc.Tag, Bits: uint64(exc.ID)}}}, vals...)
 	}
-	l := d.langOfClass(ctx, fl.Frame.Loc.Class)
+	names := make([]string, len(fl.Vars))
 	for i, v := range fl.Vars {
-		if shown, ok := l.Variable(v.Name); ok {
-			vals = append(vals, named{shown, v.Name, fl.Vals[i]})
+		names[i] = v.Name
+	}
+	l := d.langOfClass(ctx, fl.Frame.Loc.Class)
+	shown, ok := lang.VariableNames(l, names)
+	for i, v := range fl.Vars {
+		if ok[i] {
+			vals = append(vals, d.unwrapLazy(ctx, l, v.Name, named{shown[i], v.Name, fl.Vals[i]}, ""))
 		}
 	}
 	out, err := d.variables(ctx, vals)
@@ -507,9 +513,11 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 	}
 	vals := make([]named, len(inst))
 	var namer fieldNamer
+	var fl lang.Language
 	for _, f := range inst {
 		if strings.Contains(f.Name, "$") { // only compiler-made names are renamed: no round trip for the language otherwise
-			namer, _ = d.langOfClass(ctx, c.class).(fieldNamer)
+			fl = d.langOfClass(ctx, c.class)
+			namer, _ = fl.(fieldNamer)
 			break
 		}
 	}
@@ -527,6 +535,14 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 			evalName = ""
 		}
 		vals[i] = named{name, evalName, values[i]}
+		if namer != nil {
+			// A lazy property's value, once initialized; its expression is the property's.
+			propEval := ""
+			if evalName != "" {
+				propEval = c.evalName + "." + name
+			}
+			vals[i] = d.unwrapLazy(ctx, fl, f.Name, vals[i], propEval)
+		}
 	}
 	return d.variables(ctx, vals)
 }
