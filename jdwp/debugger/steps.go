@@ -142,6 +142,7 @@ type stepTables struct {
 	stepping  map[jdwp.ThreadID]*stepState // the steps in progress, by thread
 	resuming  map[int32]*stepState         // steps waiting for their coroutine's resume, by breakpoint request
 	abandoned map[int32]bool               // step requests of steps that moved to another thread (their events are ignored)
+	movedFrom map[jdwp.ThreadID]bool       // threads a step moved away from (their step events are ignored until a new step)
 }
 
 // skipClasses are the class patterns step-into excludes.
@@ -184,6 +185,11 @@ func (t *Target) ClearSteps(ctx context.Context, thread jdwp.ThreadID) {
 		if thread == 0 || th == thread {
 			states = append(states, st)
 			delete(t.steps.stepping, th)
+		}
+	}
+	for th := range t.steps.movedFrom {
+		if thread == 0 || th == thread {
+			delete(t.steps.movedFrom, th)
 		}
 	}
 	t.mu.Unlock()
@@ -428,6 +434,10 @@ func (t *Target) onStep(ctx context.Context, e jdwp.Event) *Stop {
 		return nil
 	}
 	st = t.steps.stepping[e.Thread]
+	if st == nil && t.steps.movedFrom[e.Thread] {
+		t.mu.Unlock()
+		return nil // a request of a step that went on in another thread
+	}
 	if ids := t.steps.steps[e.Thread]; len(ids) > 0 {
 		t.steps.steps[e.Thread] = removeID(ids, e.RequestID)
 	}

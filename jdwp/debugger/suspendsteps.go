@@ -105,8 +105,9 @@ func (t *Target) watchSuspension(ctx context.Context, st *stepState, f mirror.Fr
 func (t *Target) onMethodExit(ctx context.Context, e jdwp.Event) *Stop {
 	t.mu.Lock()
 	st := t.steps.stepping[e.Thread]
+	mine := st != nil && st.suspend != nil && st.suspend.exitReq == e.RequestID
 	t.mu.Unlock()
-	if st == nil || st.suspend == nil || st.suspend.exitReq != e.RequestID {
+	if !mine {
 		return nil
 	}
 	ss := st.suspend
@@ -116,7 +117,9 @@ func (t *Target) onMethodExit(ctx context.Context, e jdwp.Event) *Stop {
 	if n, err := t.VM.FrameCount(ctx, e.Thread); err != nil || n != ss.origin {
 		return nil // a call of the same function deeper down
 	}
+	t.mu.Lock()
 	ss.exitReq = 0
+	t.mu.Unlock()
 	t.Requests.ClearNoWait(jdwp.EventMethodExitWithReturnValue, e.RequestID)
 	if !e.Value.Tag.IsObject() || e.Value.IsNull() {
 		return nil
@@ -203,28 +206,41 @@ func (t *Target) onResume(ctx context.Context, e jdwp.Event) (stop *Stop, ok boo
 			return nil, true // another coroutine of the same function
 		}
 	}
+	// The step goes on in the resuming thread as a new step sharing what
+	// the old one knew; the old one is left alone (its thread's lane may
+	// still be deciding one of its events).
 	t.mu.Lock()
 	delete(t.steps.resuming, e.RequestID)
 	if t.steps.stepping[st.thread] == st {
 		delete(t.steps.stepping, st.thread)
 	}
 	// The step's requests left in the thread it began in are dropped, and
-	// their events, on their way, ignored.
+	// their events, on their way, ignored; so are the events of requests
+	// that thread's lane sets afterwards, when the step moved away from it.
 	old := t.steps.steps[st.thread]
 	delete(t.steps.steps, st.thread)
 	for _, id := range old {
 		t.steps.abandoned[id] = true
 	}
-	ss.resumeReq, ss.resumed = 0, true
-	st.thread, st.hops = e.Thread, 0
-	t.steps.stepping[e.Thread] = st
+	if e.Thread != st.thread {
+		t.steps.movedFrom[st.thread] = true
+	}
+	exit := ss.exitReq
+	ss.resumeReq, ss.exitReq = 0, 0
+	nss := *ss
+	nss.resumed = true
+	nst := &stepState{thread: e.Thread, depth: jdwp.StepOver, reason: st.reason, suspend: &nss}
+	t.steps.stepping[e.Thread] = nst
 	t.mu.Unlock()
 	t.Requests.ClearNoWait(jdwp.EventBreakpoint, e.RequestID)
+	if exit != 0 {
+		t.Requests.ClearNoWait(jdwp.EventMethodExitWithReturnValue, exit)
+	}
 	for _, id := range old {
 		t.Requests.ClearNoWait(jdwp.EventSingleStep, id)
 	}
 	if err := t.stepRequest(ctx, e.Thread, jdwp.StepInto); err != nil {
-		return &Stop{Reason: st.reason, Thread: e.Thread}, true
+		return &Stop{Reason: nst.reason, Thread: e.Thread}, true
 	}
 	return nil, true
 }
@@ -266,14 +282,14 @@ func (t *Target) clearSuspendStep(ctx context.Context, st *stepState) {
 	if ss == nil {
 		return
 	}
-	if ss.exitReq != 0 {
-		t.Requests.Clear(ctx, jdwp.EventMethodExitWithReturnValue, ss.exitReq)
-	}
 	t.mu.Lock()
-	req := ss.resumeReq
+	req, exit := ss.resumeReq, ss.exitReq
 	delete(t.steps.resuming, req)
 	ss.exitReq, ss.resumeReq = 0, 0
 	t.mu.Unlock()
+	if exit != 0 {
+		t.Requests.Clear(ctx, jdwp.EventMethodExitWithReturnValue, exit)
+	}
 	if req != 0 {
 		t.Requests.Clear(ctx, jdwp.EventBreakpoint, req)
 	}
