@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -219,6 +220,45 @@ func TestKotlinStepOverSuspension(t *testing.T) {
 	ktFrameAt(t, kc, frames[0], "app/Coroutines.kt", "chainCAfter")
 	if _, ok := asyncFrames(frames); !ok {
 		t.Errorf("after the resume, no async stack: %s", mustJSON(frames))
+	}
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
+// Where a continuation's class file is out of reach (an app on a device,
+// a remote VM: here the files are removed from the class path once the
+// classes are loaded), the async stack is named by running the runtime's
+// own metadata reader (DebugMetadataKt) in the stopped thread, on the
+// invocation road: the same functions, lines and spilled locals.
+func TestKotlinAsyncStackWithoutClassFiles(t *testing.T) {
+	kc := kotlintest.CompileFixtureT(t, kotlintest.Indy)
+	classes := t.TempDir()
+	if err := os.CopyFS(classes, os.DirFS(kc.Classes)); err != nil {
+		t.Fatal(err)
+	}
+	cp := append([]string{classes}, kc.ClassPath[1:]...)
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(map[string]any{"mainClass": kotlintest.FixtureMain, "classPaths": cp, "sourcePaths": []string{kc.Sources}, "args": []string{"--chain"}})
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "chainCAfter"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in chainC").Body.ThreadId
+	for _, name := range []string{"CoroutinesKt$chainA$1.class", "CoroutinesKt$chainB$1.class"} {
+		if err := os.Remove(filepath.Join(classes, "app", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frames := c.stackTrace(th)
+	async, ok := asyncFrames(frames)
+	if !ok || len(async) < 2 {
+		t.Fatalf("async stack %s", mustJSON(frames))
+	}
+	ktFrameAt(t, kc, async[0], "app/Coroutines.kt", "chainB")
+	ktFrameAt(t, kc, async[1], "app/Coroutines.kt", "chainA")
+	if !strings.HasSuffix(async[0].Name, ".chainB") {
+		t.Errorf("async frame %q, want chainB", async[0].Name)
+	}
+	if b := c.scopeVars(async[0].Id); b["n"] != "2" || b["half"] != "10" {
+		t.Errorf("chainB's spilled locals %v, want n=2, half=10", b)
 	}
 	c.ktContinue(th)
 	until[*godap.TerminatedEvent](c, "the program's end", nil)

@@ -43,6 +43,13 @@ type Continuations struct {
 	// resumed; a suspend function that suspends returns an object of class
 	// Suspended (kotlin.coroutines.intrinsics.CoroutineSingletons).
 	Continuation, Local, InvokeSuspend, Suspended string
+	// Metadata is the runtime's class that reads a continuation's
+	// suspension point when its class file is out of the debugger's reach
+	// (an app on a device): its static MetadataFrame(continuation) returns
+	// a StackTraceElement (class, method, file, line), MetadataSpilled(
+	// continuation) a String[] of pairs (field, variable name). Running
+	// them is the fallback of reading the class file.
+	Metadata, MetadataFrame, MetadataSpilled string
 	// Registry is the class holding the coroutines' registry when the app
 	// installed it (kotlinx-coroutines' DebugProbesImpl); Installed its
 	// static field counting the installations (an AtomicInteger: its

@@ -33,10 +33,14 @@ func (language) Continuations() lang.Continuations {
 		Local:         "$continuation",
 		InvokeSuspend: "invokeSuspend",
 		Suspended:     "kotlin.coroutines.intrinsics.CoroutineSingletons",
-		Registry:      "kotlinx.coroutines.debug.internal.DebugProbesImpl",
-		Installed:     "installations",
-		Instance:      "INSTANCE",
-		Dump:          "dumpCoroutinesInfoAsJsonAndReferences",
+
+		Metadata:        "kotlin.coroutines.jvm.internal.DebugMetadataKt",
+		MetadataFrame:   "getStackTraceElement",
+		MetadataSpilled: "getSpilledVariableFieldMapping",
+		Registry:        "kotlinx.coroutines.debug.internal.DebugProbesImpl",
+		Installed:       "installations",
+		Instance:        "INSTANCE",
+		Dump:            "dumpCoroutinesInfoAsJsonAndReferences",
 
 		JobContext:      "context",
 		Combined:        "kotlin.coroutines.CombinedContext",
