@@ -65,6 +65,17 @@ func TestKotlinAsyncStack(t *testing.T) {
 			if len(async) < 3 {
 				t.Fatalf("async stack %s, want chainB, chainA, the runBlocking lambda", mustJSON(async))
 			}
+			// chainC's continuation's invokeSuspend (no line: it only calls
+			// chainC) is hidden; the async frames are shown as any frame
+			// (VS Code folds "subtle" ones away).
+			if strings.Contains(frames[1].Name, "invokeSuspend") || frames[1].Line < 0 {
+				t.Errorf("frame under chainC %q at line %d, want the continuation's invokeSuspend hidden", frames[1].Name, frames[1].Line)
+			}
+			for _, f := range async[:3] {
+				if f.PresentationHint != "" {
+					t.Errorf("async frame %q hinted %q", f.Name, f.PresentationHint)
+				}
+			}
 			for i, want := range []struct{ name, marker string }{{"chainB", "chainB"}, {"chainA", "chainA"}} {
 				f := async[i]
 				if !strings.HasSuffix(f.Name, "."+want.name) {
