@@ -24,7 +24,7 @@ type suspendStep struct {
 	cont      jdwp.ObjectID        // the function's continuation
 	contClass jdwp.ReferenceTypeID // its class
 	exitReq   int32                // the exit watch (0: none)
-	suspended bool                 // the function returned the suspended marker
+	suspended bool                 // the function returned the suspended marker (written under Target.mu)
 	resumeReq int32                // the breakpoint waiting for the resume (0: none)
 	resumed   bool                 // resumed: the step goes on to the next line
 	declLine  int32                // the function's first line (its state machine's dispatch)
@@ -125,7 +125,9 @@ func (t *Target) onMethodExit(ctx context.Context, e jdwp.Event) *Stop {
 		return nil
 	}
 	if _, sig, err := t.VM.ObjectType(ctx, e.Value.Object()); err == nil && sig == javalang.Signature(t.suspending().Continuations().Suspended) {
+		t.mu.Lock() // onResume, on another thread's lane, copies ss
 		ss.suspended = true
+		t.mu.Unlock()
 	}
 	return nil
 }
