@@ -54,8 +54,12 @@ func (s *session) coroutines(ctx context.Context, r *coroutinesRequest) (Corouti
 		if c.Thread != 0 {
 			out.ThreadID = d.refs.threads.id(c.Thread)
 		}
-		for _, f := range c.Frames {
-			out.Frames = append(out.Frames, d.coroutineFrame(ctx, f))
+		for j, f := range c.Frames {
+			cf := d.coroutineFrame(ctx, f)
+			if j > 0 && f.Async == nil && cf.Line < 0 && d.resumeWrapper(ctx, f.Loc) {
+				continue // a continuation's invokeSuspend calling its function
+			}
+			out.Frames = append(out.Frames, cf)
 		}
 		body.Coroutines[i] = out
 		return nil

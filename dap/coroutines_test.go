@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -63,6 +64,17 @@ func TestKotlinAsyncStack(t *testing.T) {
 			}
 			if len(async) < 3 {
 				t.Fatalf("async stack %s, want chainB, chainA, the runBlocking lambda", mustJSON(async))
+			}
+			// chainC's continuation's invokeSuspend (no line: it only calls
+			// chainC) is hidden; the async frames are shown as any frame
+			// (VS Code folds "subtle" ones away).
+			if strings.Contains(frames[1].Name, "invokeSuspend") || frames[1].Line < 0 {
+				t.Errorf("frame under chainC %q at line %d, want the continuation's invokeSuspend hidden", frames[1].Name, frames[1].Line)
+			}
+			for _, f := range async[:3] {
+				if f.PresentationHint != "" {
+					t.Errorf("async frame %q hinted %q", f.Name, f.PresentationHint)
+				}
 			}
 			for i, want := range []struct{ name, marker string }{{"chainB", "chainB"}, {"chainA", "chainA"}} {
 				f := async[i]
@@ -162,6 +174,102 @@ func TestKotlinCoroutinesFromDebugProbes(t *testing.T) {
 	page := c.coroutinesList(map[string]any{"start": 2, "count": 2, "frames": 0})
 	if page.Total != body.Total || page.Start != 2 || len(page.Coroutines) != 2 || page.Coroutines[0].ID != body.Coroutines[2].ID || len(page.Coroutines[0].Frames) != 0 {
 		t.Errorf("page %s", mustJSON(page))
+	}
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
+// stepAnyThread sends a step and returns the step's stop and the frames
+// of its thread (a step over a suspension point may end on another
+// thread than it began on).
+func (c *client) stepAnyThread(command string, th int) (int, []godap.StackFrame) {
+	c.t.Helper()
+	c.send(command, map[string]any{"threadId": th})
+	if r := expect[godap.ResponseMessage](c).GetResponse(); !r.Success {
+		c.t.Fatalf("%s: %+v", command, r)
+	}
+	stop := until[*godap.StoppedEvent](c, "the step's stop", nil)
+	if stop.Body.Reason != "step" {
+		c.t.Fatalf("stopped %s, want the step's stop", mustJSON(stop.Body))
+	}
+	return stop.Body.ThreadId, c.stackTrace(stop.Body.ThreadId)
+}
+
+// Step over a suspension point lands on the next line of the same
+// coroutine after it resumes, on whichever Dispatchers.Default thread
+// resumes it: over delay(20) in chainC (which may or may not suspend),
+// over yield() (which always does), and over chainB's call of chainC,
+// which suspends inside chainC and resumes chainB through its
+// continuation. The locals read at each landing are the function's.
+func TestKotlinStepOverSuspension(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode, "args", []string{"--chain"})
+			file := filepath.Join(kc.Sources, "app", "Coroutines.kt")
+			c.setBreakpoints(file, ktBP(t, "app/Coroutines.kt", "chainB"))
+			th := c.ktStop(c.ktConfigurationDone(), "the stop in chainB").Body.ThreadId
+			c.setBreakpoints(file)
+			th, frames := c.stepAnyThread("next", th)
+			ktFrameAt(t, kc, frames[0], "app/Coroutines.kt", "chainBAfter")
+			c.send("scopes", map[string]any{"frameId": frames[0].Id})
+			scopes := expect[*godap.ScopesResponse](c).Body.Scopes
+			if vars := byName(c.variables(scopes[0].VariablesReference)); vars["r"].Value != "105" || vars["half"].Value != "10" {
+				t.Errorf("chainB's locals after the resume %s, want r=105, half=10", mustJSON(vars))
+			}
+			c.ktContinue(th)
+			until[*godap.TerminatedEvent](c, "the program's end", nil)
+		})
+	}
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--chain"})
+	file := filepath.Join(kc.Sources, "app", "Coroutines.kt")
+	c.setBreakpoints(file, ktBP(t, "app/Coroutines.kt", "chainCDelay"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in chainC").Body.ThreadId
+	c.setBreakpoints(file)
+	th, frames := c.stepAnyThread("next", th)
+	ktFrameAt(t, kc, frames[0], "app/Coroutines.kt", "chainCYield")
+	th, frames = c.stepAnyThread("next", th)
+	ktFrameAt(t, kc, frames[0], "app/Coroutines.kt", "chainCAfter")
+	if _, ok := asyncFrames(frames); !ok {
+		t.Errorf("after the resume, no async stack: %s", mustJSON(frames))
+	}
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
+// Where a continuation's class file is out of reach (an app on a device,
+// a remote VM: here the files are removed from the class path once the
+// classes are loaded), the async stack is named by running the runtime's
+// own metadata reader (DebugMetadataKt) in the stopped thread, on the
+// invocation road: the same functions, lines and spilled locals.
+func TestKotlinAsyncStackWithoutClassFiles(t *testing.T) {
+	kc := kotlintest.CompileFixtureT(t, kotlintest.Indy)
+	classes := t.TempDir()
+	if err := os.CopyFS(classes, os.DirFS(kc.Classes)); err != nil {
+		t.Fatal(err)
+	}
+	cp := append([]string{classes}, kc.ClassPath[1:]...)
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(map[string]any{"mainClass": kotlintest.FixtureMain, "classPaths": cp, "sourcePaths": []string{kc.Sources}, "args": []string{"--chain"}})
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "chainCAfter"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in chainC").Body.ThreadId
+	for _, name := range []string{"CoroutinesKt$chainA$1.class", "CoroutinesKt$chainB$1.class"} {
+		if err := os.Remove(filepath.Join(classes, "app", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frames := c.stackTrace(th)
+	async, ok := asyncFrames(frames)
+	if !ok || len(async) < 2 {
+		t.Fatalf("async stack %s", mustJSON(frames))
+	}
+	ktFrameAt(t, kc, async[0], "app/Coroutines.kt", "chainB")
+	ktFrameAt(t, kc, async[1], "app/Coroutines.kt", "chainA")
+	if !strings.HasSuffix(async[0].Name, ".chainB") {
+		t.Errorf("async frame %q, want chainB", async[0].Name)
+	}
+	if b := c.scopeVars(async[0].Id); b["n"] != "2" || b["half"] != "10" {
+		t.Errorf("chainB's spilled locals %v, want n=2, half=10", b)
 	}
 	c.ktContinue(th)
 	until[*godap.TerminatedEvent](c, "the program's end", nil)

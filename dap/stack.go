@@ -229,7 +229,7 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 			sf.Name = d.formatFrameName(withHex(ctx, &ff.ValueFormat), ff, f, sf)
 		}
 		sf.CanRestart = d.caps.CanPopFrames && real < jvmTotal-1
-		if real > 0 && d.hiddenFrame(ctx, f) {
+		if real > 0 && (d.hiddenFrame(ctx, f) || sf.Line < 0 && d.resumeWrapper(ctx, f.Loc)) {
 			hidden[i] = true
 			return nil
 		}
@@ -284,7 +284,7 @@ func (d *debuggee) asyncFrameOf(af *debugger.AsyncFrame) godap.StackFrame {
 	} else if owner := javalang.SimpleName(af.Owner); owner != "" {
 		name = owner + "." + name
 	}
-	sf := godap.StackFrame{Name: name, Line: af.Line, PresentationHint: "subtle"}
+	sf := godap.StackFrame{Name: name, Line: af.Line}
 	if af.Rel != "" {
 		sf.Source = d.sourceOfRel(af.Rel)
 		if sf.Source == nil {
@@ -292,6 +292,21 @@ func (d *debuggee) asyncFrameOf(af *debugger.AsyncFrame) godap.StackFrame {
 		}
 	}
 	return sf
+}
+
+// resumeWrapper reports whether a frame without a line is a continuation
+// class's invokeSuspend that only calls its suspend function (the frame
+// above it): hidden, as IntelliJ hides it.
+func (d *debuggee) resumeWrapper(ctx context.Context, loc jdwp.Location) bool {
+	for _, l := range d.srcs.langs {
+		s, ok := l.(lang.Suspending)
+		if !ok {
+			continue
+		}
+		m, err := d.vm.Method(ctx, loc.Class, loc.Method)
+		return err == nil && m.Name == s.Continuations().InvokeSuspend
+	}
+	return false
 }
 
 // frameHider is a language that hides some compiler-made methods' frames

@@ -539,6 +539,9 @@ func (t *Target) onClassPrepare(ctx context.Context, e jdwp.Event) {
 // condition and hit condition, and prints a logpoint's message instead of
 // stopping.
 func (t *Target) onBreakpoint(ctx context.Context, e jdwp.Event) *Stop {
+	if stop, ok := t.onResume(ctx, e); ok {
+		return stop
+	}
 	t.mu.Lock()
 	bp := t.bps.bpByReq[e.RequestID]
 	entry := t.bps.entryReqs[e.RequestID]

@@ -68,7 +68,7 @@ func (t *Target) Coroutines(ctx context.Context, thread jdwp.ThreadID, start, co
 	if err == nil {
 		return list, nil
 	}
-	list, ferr := t.threadCoroutines(ctx, s, start, count, maxFrames)
+	list, ferr := t.threadCoroutines(ctx, s, thread, start, count, maxFrames)
 	if ferr != nil {
 		return nil, ferr
 	}
@@ -238,7 +238,7 @@ func (t *Target) runningFrames(ctx context.Context, thread jdwp.ThreadID, maxFra
 
 // threadCoroutines lists the coroutines the suspended threads run, from
 // their stacks and continuations.
-func (t *Target) threadCoroutines(ctx context.Context, s lang.Suspending, start, count, maxFrames int) (*CoroutineList, error) {
+func (t *Target) threadCoroutines(ctx context.Context, s lang.Suspending, stopped jdwp.ThreadID, start, count, maxFrames int) (*CoroutineList, error) {
 	ths, err := t.VM.Threads(ctx)
 	if err != nil {
 		return nil, err
@@ -268,12 +268,24 @@ func (t *Target) threadCoroutines(ctx context.Context, s lang.Suspending, start,
 	if err != nil {
 		return nil, err
 	}
+	// A coroutine met on two threads (one still on its way out of the
+	// segment before a suspension, the other already running the next) is
+	// listed once: on the stopped thread, else the first.
 	list := &CoroutineList{}
 	var all []Coroutine
+	at := map[int64]int{}
 	for _, c := range found {
-		if c != nil {
-			all = append(all, *c)
+		if c == nil {
+			continue
 		}
+		if i, dup := at[c.ID]; dup {
+			if c.Thread == stopped {
+				all[i] = *c
+			}
+			continue
+		}
+		at[c.ID] = len(all)
+		all = append(all, *c)
 	}
 	slices.SortFunc(all, func(a, b Coroutine) int { return int(min(max(a.ID-b.ID, -1), 1)) })
 	list.Total = len(all)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -81,7 +82,7 @@ func (t *Target) AsyncStack(ctx context.Context, thread jdwp.ThreadID, frames []
 		return a.at, a.frames, nil
 	}
 	t.stacks.mu.Unlock()
-	a, err := t.readAsyncStack(ctx, frames)
+	a, err := t.readAsyncStack(ctx, thread, frames)
 	if err != nil {
 		return -1, nil, err
 	}
@@ -109,7 +110,7 @@ type asyncStack struct {
 	job    jdwp.ObjectID // the object ending the chain: the coroutine
 }
 
-func (t *Target) readAsyncStack(ctx context.Context, frames []mirror.Frame) (*asyncStack, error) {
+func (t *Target) readAsyncStack(ctx context.Context, thread jdwp.ThreadID, frames []mirror.Frame) (*asyncStack, error) {
 	none := &asyncStack{at: -1}
 	s := t.suspending()
 	if s == nil {
@@ -157,7 +158,164 @@ func (t *Target) readAsyncStack(ctx context.Context, frames []mirror.Frame) (*as
 	if err != nil {
 		return none, err
 	}
+	t.describeByRunning(ctx, s, thread, async)
 	return &asyncStack{at: at, frames: async, job: job}, nil
+}
+
+// loadBeside returns a class (binary name), loaded, if it is not yet, by
+// the loader of class beside (Class.forName run in thread, on the
+// invocation road): the runtime loads its metadata reader only when it
+// first needs it.
+func (t *Target) loadBeside(ctx context.Context, thread jdwp.ThreadID, name, beside string) (jdwp.ReferenceTypeID, error) {
+	sig := javalang.Signature(name)
+	if c, err := t.VM.ClassBySignature(ctx, sig); err == nil {
+		return c, nil
+	}
+	b, err := t.VM.ClassBySignature(ctx, javalang.Signature(beside))
+	if err != nil {
+		return 0, err
+	}
+	loader, err := t.VM.ClassLoader(ctx, b)
+	if err != nil {
+		return 0, err
+	}
+	cls, err := t.VM.ClassBySignature(ctx, "Ljava/lang/Class;")
+	if err != nil {
+		return 0, err
+	}
+	ms, err := t.VM.MethodsNamed(ctx, cls, "forName")
+	if err != nil {
+		return 0, err
+	}
+	i := slices.IndexFunc(ms, func(m mirror.Method) bool {
+		return m.Static() && m.Signature == "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;"
+	})
+	if i < 0 {
+		return 0, errors.New("Class.forName(String, boolean, ClassLoader) not found")
+	}
+	str, err := t.VM.NewString(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	args := []jdwp.Value{{Tag: jdwp.TagString, Bits: uint64(str)}, {Tag: jdwp.TagBoolean, Bits: 1}, {Tag: jdwp.TagClassLoader, Bits: uint64(loader)}}
+	res, err := t.Invoke(ctx, thread, 0, ms[i], args)
+	if err != nil {
+		return 0, err
+	}
+	if res.Exception.ID != 0 {
+		return 0, fmt.Errorf("Class.forName(%s) threw", name)
+	}
+	return t.VM.ClassBySignature(ctx, sig)
+}
+
+// maxRunDescribed bounds the continuations of one async stack described by
+// running the runtime's metadata reader (two methods each).
+const maxRunDescribed = 16
+
+// describeByRunning describes the continuations whose class file was out
+// of reach (no suspension points read: an app on a device, a remote VM) by
+// running the runtime's own reader of their metadata in thread, on the
+// invocation road; the first failure (a thread not stopped at an event)
+// ends it: those frames stay named by their class.
+func (t *Target) describeByRunning(ctx context.Context, s lang.Suspending, thread jdwp.ThreadID, async []AsyncFrame) {
+	names := s.Continuations()
+	if names.Metadata == "" || thread == 0 {
+		return
+	}
+	// Only a thread stopped at an event can run a method (a paused one,
+	// or one the VM-wide suspension holds, cannot).
+	if r := t.Stops.Reason(thread); r == "" || r == ReasonPause || r == "paused" {
+		return
+	}
+	var frame, spilled *mirror.Method
+	done := 0
+	for i := range async {
+		af := &async[i]
+		if af.Method != "" || done >= maxRunDescribed {
+			continue
+		}
+		if frame == nil {
+			c, err := t.loadBeside(ctx, thread, names.Metadata, names.Base)
+			if err != nil {
+				t.log.Debug().Err(err).Msg("the runtime's metadata reader")
+				return
+			}
+			find := func(name, ret string) *mirror.Method {
+				ms, err := t.VM.MethodsNamed(ctx, c, name)
+				if err != nil {
+					return nil
+				}
+				for _, m := range ms {
+					if m.Static() && m.Signature == "("+javalang.Signature(names.Base)+")"+ret {
+						return &m
+					}
+				}
+				return nil
+			}
+			if frame = find(names.MetadataFrame, "Ljava/lang/StackTraceElement;"); frame == nil {
+				return
+			}
+			spilled = find(names.MetadataSpilled, "[Ljava/lang/String;")
+		}
+		done++
+		arg := []jdwp.Value{{Tag: jdwp.TagObject, Bits: uint64(af.Continuation)}}
+		res, err := t.Invoke(ctx, thread, 0, *frame, arg)
+		if err != nil || res.Exception.ID != 0 || res.Value.IsNull() {
+			t.log.Debug().Err(err).Msg("a continuation's metadata by running the runtime's reader")
+			return
+		}
+		ste := res.Value.Object()
+		str := func(field string) string {
+			v, ok, err := t.VM.Field(ctx, ste, field)
+			if err != nil || !ok || v.IsNull() {
+				return ""
+			}
+			text, _ := t.VM.String(ctx, v.Object())
+			return text
+		}
+		if owner, method := str("declaringClass"), str("methodName"); method != "" {
+			af.Owner, af.Method = owner, method
+		}
+		if file := str("fileName"); file != "" && af.Method != "" {
+			pkg := ""
+			if i := strings.LastIndexByte(af.Owner, '.'); i >= 0 {
+				pkg = strings.ReplaceAll(af.Owner[:i], ".", "/") + "/"
+			}
+			af.Rel = pkg + file
+		}
+		if v, ok, err := t.VM.Field(ctx, ste, "lineNumber"); err == nil && ok && v.Int() > 0 {
+			af.Line = int(v.Int())
+		}
+		if spilled == nil {
+			continue
+		}
+		res, err = t.Invoke(ctx, thread, 0, *spilled, arg)
+		if err != nil || res.Exception.ID != 0 || res.Value.IsNull() {
+			continue
+		}
+		n, err := t.VM.ArrayLength(ctx, res.Value.Object())
+		if err != nil {
+			continue
+		}
+		pairs, err := t.VM.ArrayValues(ctx, res.Value.Object(), 0, n)
+		if err != nil {
+			continue
+		}
+		for k := 0; k+1 < len(pairs); k += 2 {
+			field, _ := t.VM.String(ctx, pairs[k].Object())
+			name, _ := t.VM.String(ctx, pairs[k+1].Object())
+			shown := name
+			if l, isLang := s.(lang.Language); isLang {
+				var ok bool
+				if shown, ok = l.Variable(name); !ok {
+					continue
+				}
+			}
+			if v, ok, err := t.VM.Field(ctx, af.Continuation, field); err == nil && ok {
+				af.Spilled = append(af.Spilled, SpilledValue{Name: shown, Field: field, Value: v})
+			}
+		}
+	}
 }
 
 // continuationChain reads at most max continuations from c along their

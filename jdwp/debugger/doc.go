@@ -98,7 +98,16 @@
 //
 //   - hot code replace (Redefine): class files matched to the loaded
 //     classes, the obsolete frames recorded, refusals in words, the caches
-//     of redefined classes dropped and their breakpoints set again.
+//     of redefined classes dropped and their breakpoints set again;
+//
+//   - coroutines, for a language that suspends (lang.Suspending): a
+//     stopped thread's async stack (AsyncStack: the continuations that
+//     resume after the running one, read from their fields, named by their
+//     class's suspension points, the class file found on the VM's class
+//     path), the coroutine list (Coroutines: kotlinx-coroutines' registry
+//     read with one method run on the road, else the coroutines the
+//     suspended threads run), and a step over a suspension point that
+//     follows the coroutine to the thread that resumes it (suspendsteps.go).
 //
 // A front end sees the layer through Frontend: a stop, thread events, a
 // breakpoint that became verified, output, a refresh of shown values, the

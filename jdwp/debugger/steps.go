@@ -55,6 +55,7 @@ type stepState struct {
 	inlining int           // inlined locations stepped over so far
 	ready    chan struct{} // closed once origin, from and fromSrc are read (nil: not a step over)
 	set      chan struct{} // closed once the user's step request is answered and booked (nil: it was before Step returned)
+	suspend  *suspendStep  // a step over in a suspend function (suspendsteps.go), or nil
 }
 
 // srcLine is a JVM line as the default stratum of its class's source map
@@ -137,8 +138,11 @@ type StepTarget struct {
 
 // stepTables are the steps of a session (guarded by Target.mu).
 type stepTables struct {
-	steps    map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
-	stepping map[jdwp.ThreadID]*stepState // the steps in progress, by thread
+	steps     map[jdwp.ThreadID][]int32    // pending single-step requests, by thread
+	stepping  map[jdwp.ThreadID]*stepState // the steps in progress, by thread
+	resuming  map[int32]*stepState         // steps waiting for their coroutine's resume, by breakpoint request
+	abandoned map[int32]bool               // step requests of steps that moved to another thread (their events are ignored)
+	movedFrom map[jdwp.ThreadID]bool       // threads a step moved away from (their step events are ignored until a new step)
 }
 
 // skipClasses are the class patterns step-into excludes.
@@ -183,6 +187,11 @@ func (t *Target) ClearSteps(ctx context.Context, thread jdwp.ThreadID) {
 			delete(t.steps.stepping, th)
 		}
 	}
+	for th := range t.steps.movedFrom {
+		if thread == 0 || th == thread {
+			delete(t.steps.movedFrom, th)
+		}
+	}
 	t.mu.Unlock()
 	for _, id := range steps {
 		t.Requests.Clear(ctx, jdwp.EventSingleStep, id)
@@ -191,6 +200,7 @@ func (t *Target) ClearSteps(ctx context.Context, thread jdwp.ThreadID) {
 		if st.entryReq != 0 {
 			t.Requests.Clear(ctx, jdwp.EventMethodEntry, st.entryReq)
 		}
+		t.clearSuspendStep(ctx, st)
 	}
 }
 
@@ -239,6 +249,13 @@ func (t *Target) Step(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDept
 			top, frames, err = t.VM.FramesAndCount(ctx, th, 0, 1)
 			return err
 		})
+	}
+	// A step over in a suspend function's state machine watches its exit
+	// and its continuation's resume, set before the caller's resume (the
+	// thread is suspended: no exit can come first). Only such a frame pays
+	// for it, and only with the stop's stack at hand.
+	if len(top) > 0 {
+		t.watchSuspension(ctx, st, top[0], frames)
 	}
 	t.stepQueued(bctx, st)
 	// The rest needs no suspended thread: it runs while the VM steps, and
@@ -411,7 +428,16 @@ func (t *Target) onStep(ctx context.Context, e jdwp.Event) *Stop {
 	// goes out ahead of whatever follows, and nothing waits for the answer.
 	t.Requests.ClearNoWait(jdwp.EventSingleStep, e.RequestID)
 	t.mu.Lock()
+	if t.steps.abandoned[e.RequestID] {
+		delete(t.steps.abandoned, e.RequestID)
+		t.mu.Unlock()
+		return nil
+	}
 	st = t.steps.stepping[e.Thread]
+	if st == nil && t.steps.movedFrom[e.Thread] {
+		t.mu.Unlock()
+		return nil // a request of a step that went on in another thread
+	}
 	if ids := t.steps.steps[e.Thread]; len(ids) > 0 {
 		t.steps.steps[e.Thread] = removeID(ids, e.RequestID)
 	}
@@ -420,6 +446,19 @@ func (t *Target) onStep(ctx context.Context, e jdwp.Event) *Stop {
 		return &Stop{Reason: "step", Thread: e.Thread}
 	}
 	stop := &Stop{Reason: st.reason, Thread: e.Thread}
+	if ss := st.suspend; ss != nil {
+		if ss.resumed {
+			return t.resumedStep(ctx, st, e)
+		}
+		if ss.suspended && t.awaitResume(ctx, st) {
+			return nil // the thread goes on; the step waits for the coroutine
+		}
+		if !ss.suspended && t.leavingSuspended(ctx, st, e) {
+			return nil // on its way out of the function, suspended
+		}
+		// It did not suspend: the step goes on as any (its watch ends
+		// with the step).
+	}
 	if st.leaving {
 		st.leaving = false
 		if err := t.stepRequest(ctx, e.Thread, jdwp.StepInto); err != nil {

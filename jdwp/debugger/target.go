@@ -175,7 +175,7 @@ func New(ctx context.Context, conn *jdwp.Conn, fe Frontend, opts Options, log ze
 		Requests: NewRequests(conn, log),
 		life:     lifecycle{endedCh: make(chan struct{})},
 		bps:      newBPTables(),
-		steps:    stepTables{steps: map[jdwp.ThreadID][]int32{}, stepping: map[jdwp.ThreadID]*stepState{}},
+		steps:    stepTables{steps: map[jdwp.ThreadID][]int32{}, stepping: map[jdwp.ThreadID]*stepState{}, resuming: map[int32]*stepState{}, abandoned: map[int32]bool{}, movedFrom: map[jdwp.ThreadID]bool{}},
 	}
 	t.inv.init()
 	t.Events = NewEvents(ctx, t.sub, t.VM, sus, t, spawn, log, opts.RequestTimeout)
@@ -341,6 +341,8 @@ func (t *Target) HandleSet(es *jdwp.EventSet) {
 		case jdwp.EventMethodEntry:
 			t.Met(e.Thread)
 			stop = mergeStop(stop, t.onMethodEntry(ctx, e))
+		case jdwp.EventMethodExitWithReturnValue:
+			stop = mergeStop(stop, t.onMethodExit(ctx, e))
 		case jdwp.EventException:
 			t.Met(e.Thread)
 			stop = mergeStop(stop, t.onException(ctx, e))

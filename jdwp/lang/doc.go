@@ -24,7 +24,12 @@
 //     expressions, parsed once and evaluated in a frame's environment. Values
 //     and environments are the JVM's, as package jdwp/lang/java/expr defines
 //     them (expr.Value, expr.Env, which jdwp/eval implements over the
-//     mirror): every language on the JVM evaluates into the same values.
+//     mirror): every language on the JVM evaluates into the same values;
+//   - for a language whose functions suspend (Suspending, Kotlin's
+//     coroutines): the names of the runtime's continuations and their
+//     fields, a continuation class's suspension points from its class file
+//     (lines, spilled variables), a coroutine registry's dump decoded — the
+//     debugger follows a coroutine's continuations with them.
 //
 // What it owns: the interface, the Set and its choice by file name. What it
 // must not touch: JDWP and the mirror (a language knows source, not the

@@ -35,6 +35,21 @@ type Continuations struct {
 	// State is a continuation class's field saying where it suspended
 	// (label), handed to SuspendPoints.At.
 	State string
+	// Continuation is the interface a suspend function takes as its last
+	// parameter (kotlin.coroutines.Continuation); a suspend function's
+	// state machine keeps its own continuation in the local Local
+	// ($continuation), a suspend lambda's is its this; InvokeSuspend is
+	// the continuation classes' method that runs the state machine when
+	// resumed; a suspend function that suspends returns an object of class
+	// Suspended (kotlin.coroutines.intrinsics.CoroutineSingletons).
+	Continuation, Local, InvokeSuspend, Suspended string
+	// Metadata is the runtime's class that reads a continuation's
+	// suspension point when its class file is out of the debugger's reach
+	// (an app on a device): its static MetadataFrame(continuation) returns
+	// a StackTraceElement (class, method, file, line), MetadataSpilled(
+	// continuation) a String[] of pairs (field, variable name). Running
+	// them is the fallback of reading the class file.
+	Metadata, MetadataFrame, MetadataSpilled string
 	// Registry is the class holding the coroutines' registry when the app
 	// installed it (kotlinx-coroutines' DebugProbesImpl); Installed its
 	// static field counting the installations (an AtomicInteger: its

@@ -24,14 +24,23 @@ import (
 // kotlinx-coroutines' debug probes.
 func (language) Continuations() lang.Continuations {
 	return lang.Continuations{
-		Base:      "kotlin.coroutines.jvm.internal.BaseContinuationImpl",
-		Resume:    "resumeWith",
-		Caller:    "completion",
-		State:     "label",
-		Registry:  "kotlinx.coroutines.debug.internal.DebugProbesImpl",
-		Installed: "installations",
-		Instance:  "INSTANCE",
-		Dump:      "dumpCoroutinesInfoAsJsonAndReferences",
+		Base:   "kotlin.coroutines.jvm.internal.BaseContinuationImpl",
+		Resume: "resumeWith",
+		Caller: "completion",
+		State:  "label",
+
+		Continuation:  "kotlin.coroutines.Continuation",
+		Local:         "$continuation",
+		InvokeSuspend: "invokeSuspend",
+		Suspended:     "kotlin.coroutines.intrinsics.CoroutineSingletons",
+
+		Metadata:        "kotlin.coroutines.jvm.internal.DebugMetadataKt",
+		MetadataFrame:   "getStackTraceElement",
+		MetadataSpilled: "getSpilledVariableFieldMapping",
+		Registry:        "kotlinx.coroutines.debug.internal.DebugProbesImpl",
+		Installed:       "installations",
+		Instance:        "INSTANCE",
+		Dump:            "dumpCoroutinesInfoAsJsonAndReferences",
 
 		JobContext:      "context",
 		Combined:        "kotlin.coroutines.CombinedContext",

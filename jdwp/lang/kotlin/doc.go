@@ -18,6 +18,13 @@
 //     $i$f$/$i$a$ inline markers hidden, the $iv suffix of inlined
 //     variables dropped, x$delegate as x, a suspend function's
 //     $completion/$result hidden);
+//   - its coroutines (lang.Suspending, coroutines.go): the standard
+//     library's continuation names (BaseContinuationImpl, completion,
+//     label, invokeSuspend), a continuation class's @DebugMetadata
+//     decoded from its class file (each suspension point's line, the
+//     spilled variables' fields and names), kotlinx-coroutines' debug
+//     probes (DebugProbesImpl's dump, its JSON decoded) and its context
+//     elements and dispatchers' names;
 //   - its expressions: until Kotlin has an engine of its own, the Java
 //     engine evaluates what Java and Kotlin read alike, and what Java would
 //     read otherwise — string templates, ?., ?:, postfix !!, ===, == between
