@@ -474,3 +474,45 @@ func TestKotlinBreakpointLocations(t *testing.T) {
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 }
+
+// An inline function (inner, Inner.kt) called from another inline
+// function's body (outer, Outer.kt) inlined into main: stopped in inner's
+// body, the stack reads inner (inlined) at its line, outer (inlined) at its
+// call of inner, main at its call of outer — every level, as IntelliJ shows
+// them (one level showed inner's body over main, named after outer).
+func TestKotlinNestedInlineFrames(t *testing.T) {
+	kotlintest.Require(t)
+	files := map[string][]byte{
+		"n/Outer.kt": []byte("package n\n\ninline fun outer(block: () -> Int): Int {\n    val a = 1\n    val r = inner { block() + a }\n    return r\n}\n"),
+		"n/Inner.kt": []byte("package n\n\ninline fun inner(block: () -> Int): Int {\n    val b = 2\n    val x = block() * b\n    return x\n}\n"),
+		"n/Main.kt":  []byte("package n\n\nfun main() {\n    val start = 3\n    val v = outer { start + 4 }\n    println(v)\n}\n"),
+	}
+	kc, err := kotlintest.Compile(t.Context(), files, kotlintest.Indy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startSession(t, Config{})
+	c.initialize()
+	c.launch(map[string]any{"mainClass": "n.MainKt", "classPaths": kc.ClassPath, "sourcePaths": []string{kc.Sources}})
+	inner := filepath.Join(kc.Sources, "n", "Inner.kt")
+	if bps := c.setBreakpoints(inner, map[string]any{"line": 5}); len(bps) != 1 || !bps[0].Verified {
+		t.Fatalf("the breakpoint in inner's body (inlined into the loaded n.MainKt): %s", mustJSON(bps))
+	}
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in inner's body").Body.ThreadId
+	frames := c.stackTrace(th)
+	want := []struct {
+		name, file string
+		line       int
+	}{{"inner (inlined)", "Inner.kt", 5}, {"outer (inlined)", "Outer.kt", 5}, {"MainKt.main", "Main.kt", 5}}
+	if len(frames) < len(want) {
+		t.Fatalf("frames %s, want inner, outer, main", mustJSON(frames))
+	}
+	for i, w := range want {
+		f := frames[i]
+		if !strings.HasPrefix(f.Name, w.name) || f.Source == nil || f.Source.Path != filepath.Join(kc.Sources, "n", w.file) || f.Line != w.line {
+			t.Errorf("frame %d is %q at %s:%d, want %s at n/%s:%d", i, f.Name, mustJSON(f.Source), f.Line, w.name, w.file, w.line)
+		}
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}

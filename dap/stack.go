@@ -201,8 +201,9 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 		n = int32(r.Arguments.Levels)
 	}
 	out := make([]godap.StackFrame, n)
-	inlined := make([]*godap.StackFrame, n) // the caller's frame under an inlined one
-	hidden := make([]bool, n)               // frames the language hides
+	// the frames under an inlined one: outer inline functions', the caller's
+	inlined := make([][]godap.StackFrame, n)
+	hidden := make([]bool, n) // frames the language hides
 	err = parallel(int(n), func(i int) error {
 		real, ai := entry(start + int32(i))
 		if real < 0 {
@@ -233,9 +234,11 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 			hidden[i] = true
 			return nil
 		}
-		if top, caller, ok := d.splitInlined(ctx, f, sf); ok {
-			caller.Id = d.refs.frames.add(f)
-			sf, inlined[i] = top, &caller
+		if top, below, ok := d.splitInlined(ctx, f, sf); ok {
+			for k := range below {
+				below[k].Id = d.refs.frames.add(f)
+			}
+			sf, inlined[i] = top, below
 		}
 		out[i] = sf
 		return nil
@@ -250,8 +253,8 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 			out = append(out[:i], out[i+1:]...)
 			shown--
 		case inlined[i] != nil:
-			out = append(out[:i+1], append([]godap.StackFrame{*inlined[i]}, out[i+1:]...)...)
-			shown++
+			out = append(out[:i+1], append(append([]godap.StackFrame(nil), inlined[i]...), out[i+1:]...)...)
+			shown += int32(len(inlined[i]))
 		}
 	}
 	return godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(shown)}, nil
@@ -335,51 +338,88 @@ type inliner interface {
 	Inlined(at lang.Located, markers []string) (fn string, callSite lang.Where, ok bool)
 }
 
+// deepInliner is an inliner that tells every level of inline functions
+// inlined into each other (jdwp/lang/kotlin).
+type deepInliner interface {
+	InlinedFrames(at lang.Located, markers []lang.Marker, lineAt func(codeIndex uint64) int) (frames []lang.InlineFrame, callSite lang.Where, ok bool)
+}
+
 // splitInlined shows code inlined into a frame's method as the inline
 // function's own frame (top: the inline function at its file and line, as
-// sf already reads) above the method's frame at the call site (caller), as
-// IntelliJ shows Kotlin's inline functions. ok is false for a frame that is
-// not in inlined code, or of a language without inlining.
-func (d *debuggee) splitInlined(ctx context.Context, f mirror.Frame, sf godap.StackFrame) (top, caller godap.StackFrame, ok bool) {
+// sf already reads), above each outer inline function's frame at its call
+// of the inner one (an inline function inlined into another), above the
+// method's frame at the call site (below: those frames, the caller last),
+// as IntelliJ shows Kotlin's inline functions. Every frame's scopes are the
+// method's. ok is false for a frame that is not in inlined code, or of a
+// language without inlining.
+func (d *debuggee) splitInlined(ctx context.Context, f mirror.Frame, sf godap.StackFrame) (top godap.StackFrame, below []godap.StackFrame, ok bool) {
 	if sf.Line <= 0 || f.Loc.Method == 0 {
-		return sf, sf, false
+		return sf, nil, false
 	}
 	il, isInliner := d.langOfClass(ctx, f.Loc.Class).(inliner)
 	if !isInliner {
-		return sf, sf, false
+		return sf, nil, false
 	}
 	sig, err := d.vm.Signature(ctx, f.Loc.Class)
 	if err != nil {
-		return sf, sf, false
+		return sf, nil, false
 	}
 	lt, err := d.vm.LineTable(ctx, f.Loc.Class, f.Loc.Method)
 	if err != nil || lt.Absent {
-		return sf, sf, false
+		return sf, nil, false
 	}
-	var markers []string
+	var markers []lang.Marker
 	if vt, err := d.vm.VariableTable(ctx, f.Loc.Class, f.Loc.Method); err == nil && !vt.Absent {
 		for _, v := range vt.Variables {
 			if v.CodeIndex <= f.Loc.Index && f.Loc.Index < v.CodeIndex+uint64(v.Length) {
-				markers = append(markers, v.Name)
+				markers = append(markers, lang.Marker{Name: v.Name, Start: v.CodeIndex})
 			}
 		}
 	}
-	fn, call, ok := il.Inlined(lang.Located{ClassSig: sig, Line: int(lt.LineFor(f.Loc.Index)), SMAP: d.smapOf(f.Loc.Class)}, markers)
-	if !ok {
-		return sf, sf, false
+	at := lang.Located{ClassSig: sig, Line: int(lt.LineFor(f.Loc.Index)), SMAP: d.smapOf(f.Loc.Class)}
+	var levels []lang.InlineFrame
+	var call lang.Where
+	if deep, ok := il.(deepInliner); ok {
+		levels, call, ok = deep.InlinedFrames(at, markers, func(i uint64) int { return int(lt.LineFor(i)) })
+		if !ok {
+			return sf, nil, false
+		}
+	} else {
+		names := make([]string, len(markers))
+		for i, m := range markers {
+			names[i] = m.Name
+		}
+		fn, c, ok := il.Inlined(at, names)
+		if !ok {
+			return sf, nil, false
+		}
+		levels, call = []lang.InlineFrame{{Fn: fn}}, c
 	}
-	caller = sf
+	inlinedFrame := func(fn string) godap.StackFrame {
+		fr := sf
+		if fn == "" {
+			fn = "inlined code"
+		}
+		fr.Name = fn + " (inlined)"
+		fr.CanRestart = false
+		return fr
+	}
+	top = inlinedFrame(levels[0].Fn)
+	for _, l := range levels[1:] {
+		fr := inlinedFrame(l.Fn)
+		fr.Line = l.At.Line
+		fr.Source = d.sourceOfRel(l.At.Rel)
+		if fr.Source == nil {
+			fr.Source = &godap.Source{Name: path.Base(l.At.Rel), PresentationHint: "deemphasize", Origin: "inlined from " + l.At.Rel + ", not found in sourcePaths"}
+		}
+		below = append(below, fr)
+	}
+	caller := sf
 	caller.Line = call.Line
 	if src := d.sourceOfRel(call.Rel); src != nil {
 		caller.Source = src
 	}
-	top = sf
-	if fn == "" {
-		fn = "inlined code"
-	}
-	top.Name = fn + " (inlined)"
-	top.CanRestart = false
-	return top, caller, true
+	return top, append(below, caller), true
 }
 
 // frameFormat is the format a stackTrace request asked for, or the

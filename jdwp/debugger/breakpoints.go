@@ -320,11 +320,23 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 		if err != nil {
 			return nil, fmt.Errorf("list loaded classes: %w", err)
 		}
+		// The classes named like the file's are confirmed by their SourceFile
+		// all at once (a .kt file's ten classes cost ten sequential round
+		// trips one by one: bench kotlin).
+		var named []jdwp.ClassInfo
 		for _, c := range all {
 			if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, "L") {
-				if name := javalang.TypeName(c.Signature); t.owns(ctx, f, name, c.ID) {
-					f.classes[c.ID] = name
-				}
+				named = append(named, c)
+			}
+		}
+		held := make([]bool, len(named))
+		mirror.Parallel(len(named), func(i int) error {
+			held[i] = t.owns(ctx, f, javalang.TypeName(named[i].Signature), named[i].ID)
+			return nil
+		})
+		for i, c := range named {
+			if held[i] {
+				f.classes[c.ID] = javalang.TypeName(c.Signature)
 			}
 		}
 	}

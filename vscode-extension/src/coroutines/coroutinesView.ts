@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { SessionEvents } from '../debug/sessions';
 import { views } from '../viewList';
-import { CFrame, Coroutine, coroutineLabel, CPage, decodeCoroutines, stateIcon, summary } from './model';
+import { CFrame, Coroutine, coroutineLabel, CPage, decodeCoroutines, frameText, stateIcon, summary } from './model';
 
 type Node = { kind: 'note'; text: string; tooltip?: string } | { kind: 'more' } | { kind: 'coroutine'; c: Coroutine } | { kind: 'frame'; f: CFrame };
 
@@ -160,12 +160,12 @@ export class CoroutinesView implements vscode.TreeDataProvider<Node>, vscode.Dis
         const it = new vscode.TreeItem(label, n.c.frames.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         it.description = description;
         it.iconPath = new vscode.ThemeIcon(stateIcon(n.c.state));
-        it.tooltip = [`${n.c.name}: ${n.c.state}${n.c.dispatcher ? ` on ${n.c.dispatcher}` : ''}`, ...n.c.frames.map((f) => `  ${f.name}${f.line ? `:${f.line}` : ''}`)].join('\n');
+        it.tooltip = [`${n.c.name}: ${n.c.state}${n.c.dispatcher ? ` on ${n.c.dispatcher}` : ''}`, ...n.c.frames.map((f) => `  ${frameText(f)}`)].join('\n');
         return it;
       }
       case 'frame': {
         const it = new vscode.TreeItem(n.f.name);
-        it.description = [n.f.source?.name, n.f.line ? `line ${n.f.line}` : ''].filter((s) => s).join(' ');
+        it.description = [n.f.source?.name, n.f.line !== undefined && n.f.line > 0 ? `line ${n.f.line}` : ''].filter((s) => s).join(' ');
         it.iconPath = new vscode.ThemeIcon('debug-stackframe');
         if (n.f.source?.path) {
           it.command = { command: 'ddmbridge.coroutines.openFrame', title: 'Open', arguments: [n.f] };

@@ -20,6 +20,7 @@ const states: readonly string[] = ['running', 'suspended', 'created'];
 
 export interface CFrame {
   name: string;
+  /** The line; 0 or less when the VM knows none. */
   line?: number;
   /** A DAP Source, as the adapter sent it (its path opens the file). */
   source?: { name?: string; path?: string; sourceReference?: number };
@@ -49,7 +50,8 @@ function frame(v: unknown, where: string): CFrame {
   const o = fieldsOf(v, where, ['name'], ['line', 'source'], E);
   const f: CFrame = { name: str(o.name, `${where}.name`, E) };
   if (o.line !== undefined) {
-    f.line = uint(o.line, `${where}.line`, E);
+    // -1: the VM knows no line there (a frame of a method without line numbers).
+    f.line = int(o.line, `${where}.line`, E);
   }
   if (o.source !== undefined) {
     if (!isObject(o.source)) {
@@ -109,8 +111,13 @@ export function decodeCoroutines(body: unknown): CPage {
 
 /** A coroutine's row: its name; its state, dispatcher and where it is (its top frame). */
 export function coroutineLabel(c: Coroutine): { label: string; description: string } {
-  const where = c.frames[0] ? `${c.frames[0].name}${c.frames[0].line ? `:${c.frames[0].line}` : ''}` : '';
+  const where = c.frames[0] ? frameText(c.frames[0]) : '';
   return { label: c.name, description: [c.state, c.dispatcher, where].filter((s) => s).join(' · ') };
+}
+
+/** A frame as one line of text: its name, and its line when the VM knows it. */
+export function frameText(f: CFrame): string {
+  return f.line !== undefined && f.line > 0 ? `${f.name}:${f.line}` : f.name;
 }
 
 /** The codicon of a coroutine's state. */

@@ -1439,6 +1439,103 @@ test('code-server: Stop on an Android launch force-stops the app on the device; 
   }
 });
 
+// The Kotlin e2e tests' workspace: the fixture compiled by the real Kotlin
+// compiler, its sources under kotlin/, launch configurations for its main
+// (plain, and --chain: a coroutine's suspend chain). Returns the source root.
+let kotlinRoot: string | undefined;
+async function kotlinWorkspace(): Promise<string> {
+  if (kotlinRoot) {
+    return kotlinRoot;
+  }
+  const kt = await compileKotlinFixture();
+  log(`Kotlin fixture compiled: ${kt.classes}`);
+  const root = path.join(wsDir, 'kotlin');
+  fs.mkdirSync(path.join(root, 'app'), { recursive: true });
+  for (const f of fs.readdirSync(path.join(kt.sources, 'app'))) {
+    fs.copyFileSync(path.join(kt.sources, 'app', f), path.join(root, 'app', f));
+  }
+  const launchFile = path.join(wsDir, '.vscode', 'launch.json');
+  const launch = JSON.parse(fs.readFileSync(launchFile, 'utf8')) as { configurations: Record<string, unknown>[] };
+  const base = { type: 'ddmbridge', request: 'launch', mainClass: kt.mainClass, classPaths: kt.classPath, sourcePaths: ['${workspaceFolder}/kotlin'] };
+  launch.configurations.push({ ...base, name: 'Launch Kotlin app' }, { ...base, name: 'Launch Kotlin coroutines', args: ['--chain'] });
+  fs.writeFileSync(launchFile, JSON.stringify(launch, null, 2));
+  kotlinRoot = root;
+  return root;
+}
+
+/** Opens kotlin/app/NAME in the editor. */
+async function openKotlinFile(name: string): Promise<void> {
+  await eventually(
+    async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 15000 });
+      await input.fill(`kotlin/app/${name}`);
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name });
+      await row.first().waitFor({ state: 'visible', timeout: 15000 });
+      await row.first().click();
+      await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15000 });
+      return true;
+    },
+    120000,
+    `${name} open`,
+  );
+}
+
+/** Toggles a breakpoint on a line of the active editor, waiting for its glyph. */
+async function breakpointOnLine(line: number): Promise<void> {
+  await page.locator('.monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+G');
+  await page.locator('.quick-input-widget input').fill(`:${line}`);
+  await page.keyboard.press('Enter');
+  const before = await page.locator('.monaco-editor .codicon-debug-breakpoint').count();
+  await page.keyboard.press('F9');
+  await eventually(async () => (await page.locator('.monaco-editor .codicon-debug-breakpoint').count()) > before, 30000, `a breakpoint on line ${line}`);
+}
+
+/** A pane of Run and Debug by its title. */
+function debugPane(title: string | RegExp): Locator {
+  return page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
+}
+
+/**
+ * Waits until the Call Stack lists frames matching want, one after the
+ * other (the stopped thread, "main" unless told, opened as a user does when
+ * VS Code leaves it collapsed, and its folded frames shown), and returns the
+ * frame rows.
+ */
+async function topStackFrames(want: RegExp[], what: string, thread: RegExp = /^\s*main/): Promise<string[]> {
+  const frames = async (): Promise<string[]> =>
+    (await debugPane('Call Stack').locator('.monaco-list-row').allTextContents())
+      .map((t) => t.replace(/\s+/g, ' ').trim())
+      .filter((t) => !/Paused|Running/i.test(t) && !thread.test(t));
+  let shown: string[] = [];
+  await eventually(
+    async () => {
+      // (hovered, a thread's row shows buttons instead of its state).
+      const row = debugPane('Call Stack').locator('.monaco-list-row[aria-level="1"][aria-expanded="false"]', { hasText: thread }).first();
+      if ((await row.count()) > 0) {
+        await row.click();
+        await page.keyboard.press('ArrowRight');
+      }
+      // VS Code folds subtle frames (an async stack's) under "Show N More Stack Frames".
+      const more = debugPane('Call Stack').locator('.monaco-list-row', { hasText: /Show \d+ More Stack Frames?/ }).first();
+      if ((await more.count()) > 0) {
+        await more.click();
+      }
+      shown = await frames();
+      const i = shown.findIndex((f) => want[0].test(f));
+      return i >= 0 && want.every((re, k) => re.test(shown[i + k] ?? '')) ? true : undefined;
+    },
+    60000,
+    what,
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; Call Stack: ${JSON.stringify(shown)}`);
+  });
+  return shown;
+}
+
 // Kotlin (issue 37): the Go tests' Kotlin fixture, compiled by the real
 // Kotlin 2 compiler, launched by F5 on a Kotlin launch configuration
 // (mainClass app.MainKt, kotlin-stdlib on the class path). Breakpoints in .kt
@@ -1449,59 +1546,11 @@ test('code-server: Stop on an Android launch force-stops the app on the device; 
 // Kotlin (?. and a string template); step over an inline call stays in the
 // frame.
 test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frames and names, the Debug Console in Kotlin, step over inline', { timeout: 1_500_000 }, async () => {
-  const kt = await compileKotlinFixture();
-  log(`Kotlin fixture compiled: ${kt.classes}`);
-  // The sources in the workspace, and a launch configuration for the main.
-  const ktRoot = path.join(wsDir, 'kotlin');
-  fs.mkdirSync(path.join(ktRoot, 'app'), { recursive: true });
-  for (const f of fs.readdirSync(path.join(kt.sources, 'app'))) {
-    fs.copyFileSync(path.join(kt.sources, 'app', f), path.join(ktRoot, 'app', f));
-  }
+  const ktRoot = await kotlinWorkspace();
   const mainKt = path.join(ktRoot, 'app', 'Main.kt');
   const utilKt = path.join(ktRoot, 'app', 'Util.kt');
   const shapesKt = path.join(ktRoot, 'app', 'Shapes.kt');
-  const launchFile = path.join(wsDir, '.vscode', 'launch.json');
-  const launch = JSON.parse(fs.readFileSync(launchFile, 'utf8')) as { configurations: Record<string, unknown>[] };
-  if (!launch.configurations.some((c) => c.name === 'Launch Kotlin app')) {
-    launch.configurations.push({
-      type: 'ddmbridge',
-      request: 'launch',
-      name: 'Launch Kotlin app',
-      mainClass: kt.mainClass,
-      classPaths: kt.classPath,
-      sourcePaths: ['${workspaceFolder}/kotlin'],
-    });
-    fs.writeFileSync(launchFile, JSON.stringify(launch, null, 2));
-  }
   await openWorkbench();
-
-  const openFile = async (name: string): Promise<void> => {
-    await eventually(
-      async () => {
-        await page.keyboard.press('Escape');
-        await page.keyboard.press('Control+P');
-        const input = page.locator('.quick-input-widget input');
-        await input.waitFor({ state: 'visible', timeout: 15000 });
-        await input.fill(`kotlin/app/${name}`);
-        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name });
-        await row.first().waitFor({ state: 'visible', timeout: 15000 });
-        await row.first().click();
-        await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15000 });
-        return true;
-      },
-      120000,
-      `${name} open`,
-    );
-  };
-  const breakpointAt = async (line: number): Promise<void> => {
-    await page.locator('.monaco-editor .view-lines').first().click();
-    await page.keyboard.press('Control+G');
-    await page.locator('.quick-input-widget input').fill(`:${line}`);
-    await page.keyboard.press('Enter');
-    const before = await page.locator('.monaco-editor .codicon-debug-breakpoint').count();
-    await page.keyboard.press('F9');
-    await eventually(async () => (await page.locator('.monaco-editor .codicon-debug-breakpoint').count()) > before, 30000, `a breakpoint on line ${line}`);
-  };
   const applyLine = kotlinLine(mainKt, 'applyBody');
   const callTwiceLine = kotlinLine(mainKt, 'callTwice');
   const afterTwiceLine = kotlinLine(mainKt, 'afterTwice');
@@ -1511,13 +1560,13 @@ test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frame
   // Breakpoints: in an apply lambda and on a call of an inline function
   // (Main.kt), and in the inline function logged's body (Util.kt), which
   // app.Shapes inlines when it loads.
-  await openFile('Main.kt');
+  await openKotlinFile('Main.kt');
   // The extension makes .kt files Kotlin (code-server has no Kotlin language of its own).
   await page.locator('.statusbar-item', { hasText: /^Kotlin$/ }).first().waitFor({ timeout: 30000 });
-  await breakpointAt(applyLine);
-  await breakpointAt(callTwiceLine);
-  await openFile('Util.kt');
-  await breakpointAt(loggedLine);
+  await breakpointOnLine(applyLine);
+  await breakpointOnLine(callTwiceLine);
+  await openKotlinFile('Util.kt');
+  await breakpointOnLine(loggedLine);
   log(`Kotlin breakpoints at Main.kt:${applyLine}, Main.kt:${callTwiceLine}, Util.kt:${loggedLine}`);
 
   // F5 on the Kotlin launch configuration.
@@ -1528,35 +1577,10 @@ test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frame
   await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 180000 });
   log('Kotlin: paused on breakpoint');
 
-  const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
-  // The Call Stack's frame rows (thread rows say "Paused on").
-  const frames = async (): Promise<string[]> =>
-    (await pane('Call Stack').locator('.monaco-list-row').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim()).filter((t) => !/Paused|Running/i.test(t) && !/^main\b/.test(t));
-  const topFrames = async (want: RegExp[], what: string): Promise<string[]> => {
-    let shown: string[] = [];
-    await eventually(
-      async () => {
-        // The stopped thread, opened as a user does when VS Code leaves it collapsed.
-        // (the program's thread is "main"; hovered, its row shows buttons instead of its state).
-        const thread = pane('Call Stack').locator('.monaco-list-row[aria-level="1"][aria-expanded="false"]', { hasText: /^\s*main/ }).first();
-        if ((await thread.count()) > 0) {
-          await thread.click();
-          await page.keyboard.press('ArrowRight');
-        }
-        shown = await frames();
-        const i = shown.findIndex((f) => want[0].test(f));
-        return i >= 0 && want.every((re, k) => re.test(shown[i + k] ?? '')) ? true : undefined;
-      },
-      60000,
-      what,
-    ).catch((e: Error) => {
-      throw new Error(`${e.message}; Call Stack: ${JSON.stringify(shown)}`);
-    });
-    return shown;
-  };
+  const pane = debugPane;
 
   // 1. In describe's apply lambda: the frame reads Main.kt and the Kotlin line.
-  await topFrames([new RegExp(`describe.*Main\\.kt\\s*${applyLine}:`)], `describe at Main.kt:${applyLine} in the Call Stack`);
+  await topStackFrames([new RegExp(`describe.*Main\\.kt\\s*${applyLine}:`)], `describe at Main.kt:${applyLine} in the Call Stack`);
   // The breakpoint verified: no hollow (unverified) breakpoint in Main.kt.
   assert.equal(await page.locator('.monaco-editor .codicon-debug-breakpoint-unverified').count(), 0, 'the Main.kt breakpoints are verified');
   await shot('e2e-kotlin-apply');
@@ -1607,10 +1631,10 @@ test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frame
   // 2. Continue to the call of the inline function twice; step over it: the
   // step stays in main's frame and lands on the next line, never in Util.kt.
   await palette('Debug: Continue');
-  await topFrames([new RegExp(`main.*Main\\.kt\\s*${callTwiceLine}:`)], `main at Main.kt:${callTwiceLine}`);
+  await topStackFrames([new RegExp(`main.*Main\\.kt\\s*${callTwiceLine}:`)], `main at Main.kt:${callTwiceLine}`);
   await palette('Debug: Step Over');
   await page.getByText('Paused on step').first().waitFor({ timeout: 120000 });
-  const afterStep = await topFrames([new RegExp(`main.*Main\\.kt\\s*${afterTwiceLine}:`)], `main at Main.kt:${afterTwiceLine} after the step over`);
+  const afterStep = await topStackFrames([new RegExp(`main.*Main\\.kt\\s*${afterTwiceLine}:`)], `main at Main.kt:${afterTwiceLine} after the step over`);
   assert.ok(!afterStep.some((f) => /inlined|Util\.kt/.test(f)), `the step over stayed in main's frame: ${JSON.stringify(afterStep)}`);
   await shot('e2e-kotlin-step-over-inline');
   log('Kotlin: step over an inline call stayed in the frame');
@@ -1618,7 +1642,7 @@ test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frame
   // 3. Continue into logged's body, inlined into app.Shapes (loaded since the
   // breakpoint was set): logged's own frame over Shapes.describeAll's.
   await palette('Debug: Continue');
-  const inl = await topFrames(
+  const inl = await topStackFrames(
     [new RegExp(`logged \\(inlined\\).*Util\\.kt\\s*${loggedLine}:`), new RegExp(`Shapes\\.describeAll.*Shapes\\.kt\\s*${callLoggedLine}:`)],
     `logged (inlined) at Util.kt:${loggedLine} over Shapes.describeAll at Shapes.kt:${callLoggedLine}`,
   );
@@ -1633,4 +1657,104 @@ test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frame
     },
   );
   log('Kotlin scenario done');
+});
+
+// Kotlin coroutines (issue 37): the fixture's three-deep suspend chain
+// (chainA → chainB → chainC, resumed on a Dispatchers.Default thread after
+// delay and yield), stopped in chainC: the Call Stack continues past the
+// coroutine's frame with the "Async stack trace" label and the
+// continuations that resume after it (chainB, chainA at the lines they
+// suspended on); the Coroutines view lists the coroutine (chain#…, running
+// on Dispatchers.Default, said to come from the stopped threads'
+// continuations: no DebugProbes in this app) with that stack.
+test('code-server: Kotlin coroutines — the async stack in the Call Stack, the Coroutines view', { timeout: 1_500_000 }, async () => {
+  const ktRoot = await kotlinWorkspace();
+  const coKt = path.join(ktRoot, 'app', 'Coroutines.kt');
+  await openWorkbench();
+  await openKotlinFile('Coroutines.kt');
+  const afterLine = kotlinLine(coKt, 'chainCAfter');
+  await breakpointOnLine(afterLine);
+  await palette('Debug: Select and Start Debugging');
+  const configRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Launch Kotlin coroutines' });
+  await configRow.first().waitFor({ timeout: 60000 });
+  await configRow.first().click();
+  await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 180000 });
+  log('coroutines: paused in chainC');
+
+  const worker = /^\s*DefaultDispatcher-worker/;
+  await topStackFrames([new RegExp(`chainC.*Coroutines\\.kt\\s*${afterLine}:`)], `chainC at Coroutines.kt:${afterLine}`, worker);
+  const stack = await topStackFrames(
+    // (an async frame has a line and no column).
+    [/Async stack trace/, new RegExp(`chainB.*Coroutines\\.kt\\s*${kotlinLine(coKt, 'chainB')}(:|$)`), new RegExp(`chainA.*Coroutines\\.kt\\s*${kotlinLine(coKt, 'chainA')}(:|$)`)],
+    'the async stack: the label, chainB and chainA at the lines they suspended on',
+    worker,
+  );
+  await shot('e2e-kotlin-async-stack');
+  log(`coroutines: async stack ${JSON.stringify(stack.slice(0, 6))}`);
+
+  // The Coroutines view beside the Call Stack.
+  const view = debugPane(/^\s*Coroutines/);
+  await eventually(
+    async () => {
+      if ((await view.count()) === 0) {
+        await palette('View: Show Run and Debug');
+        return false;
+      }
+      const header = view.locator('.pane-header').first();
+      if ((await header.getAttribute('aria-expanded')) !== 'true') {
+        await header.click();
+      }
+      return (await header.getAttribute('aria-expanded')) === 'true';
+    },
+    60000,
+    'the Coroutines pane in Run and Debug, expanded',
+  );
+  const chain = view.locator('.monaco-list-row', { hasText: /chain#\d+/ }).first();
+  let rows: string[] = [];
+  await eventually(
+    async () => {
+      rows = (await view.locator('.monaco-list-row').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
+      return rows.some((r) => /chain#\d+.*running.*Dispatchers\.Default.*chainC/.test(r)) ? true : undefined;
+    },
+    120000,
+    'chain#… running on Dispatchers.Default in chainC, in the Coroutines view',
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; Coroutines view: ${JSON.stringify(rows)}`);
+  });
+  assert.ok(
+    rows.some((r) => /coroutines? from the continuations of stopped threads/.test(r)),
+    `the view says where the list comes from: ${JSON.stringify(rows)}`,
+  );
+  // Its stack: chainC's frame, then the continuations chainB and chainA.
+  rows = [];
+  await chain.click();
+  await page.keyboard.press('ArrowRight');
+  await eventually(
+    async () => {
+      rows = [...new Set([...rows, ...(await view.locator('.monaco-list-row').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim())])];
+      const i = rows.findIndex((r) => /chain#\d+/.test(r));
+      const below = rows.slice(i + 1).join(' | ');
+      if (i >= 0 && /chainC/.test(below) && /chainB/.test(below) && /chainA/.test(below)) {
+        return true;
+      }
+      // The list draws the rows in sight: bring the last ones into it.
+      await page.keyboard.press('End');
+      return undefined;
+    },
+    60000,
+    "the coroutine's stack (chainC, chainB, chainA) in the Coroutines view",
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; Coroutines view: ${JSON.stringify(rows)}`);
+  });
+  await shot('e2e-kotlin-coroutines-view');
+  log(`coroutines view: ${JSON.stringify(rows.slice(0, 8))}`);
+
+  // The program runs to its end.
+  await palette('Debug: Continue');
+  await eventually(async () => ((await page.locator('.debug-toolbar').first().isVisible()) ? undefined : true), 120000, 'the coroutines program ended').catch(
+    (e: Error) => {
+      throw new Error(`${e.message}\n${channelLog().slice(-4000)}`);
+    },
+  );
+  log('coroutines scenario done');
 });

@@ -48,7 +48,7 @@ describe('coroutines', () => {
       [{ ...page, coroutines: [{ ...page.coroutines[1], frames: undefined }] }, /coroutines\[0\]\.frames: missing/],
       [{ ...page, coroutines: [{ ...page.coroutines[1], job: 'x' }] }, /coroutines\[0\]\."job": unknown field/],
       [{ ...page, coroutines: [{ ...page.coroutines[1], frames: [{ line: 3 }] }] }, /coroutines\[0\]\.frames\[0\]\.name: missing/],
-      [{ ...page, coroutines: [{ ...page.coroutines[1], frames: [{ name: 'f', line: -2 }] }] }, /frames\[0\]\.line: expected a non-negative integer/],
+      [{ ...page, coroutines: [{ ...page.coroutines[1], frames: [{ name: 'f', line: 1.5 }] }] }, /frames\[0\]\.line: expected an integer/],
       [{ ...page, coroutines: [{ ...page.coroutines[1], frames: [{ name: 'f', source: 'Main.kt' }] }] }, /frames\[0\]\.source: expected a DAP Source object/],
       [{ ...page, coroutines: [{ ...page.coroutines[1], frames: [{ name: 'f', source: { path: 7 } }] }] }, /frames\[0\]\.source\.path: expected a string/],
       ['nothing', /coroutines: body: expected an object/],
@@ -62,6 +62,9 @@ describe('coroutines', () => {
     const [running, suspended] = decodeCoroutines(page).coroutines;
     assert.deepEqual(coroutineLabel(running), { label: 'coroutine#1', description: 'running · BlockingEventLoop@1b2c3d · fetchOne:95' });
     assert.deepEqual(coroutineLabel({ ...suspended, dispatcher: undefined, frames: [] }), { label: 'worker#2', description: 'suspended' });
+    // A frame the VM knows no line of (-1) is shown by its name.
+    const noLine = decodeCoroutines({ ...page, coroutines: [{ ...page.coroutines[1], frames: [{ name: 'ChainKt$chainC$1.invokeSuspend', line: -1 }] }] });
+    assert.equal(coroutineLabel(noLine.coroutines[0]).description, 'suspended · Dispatchers.Default · ChainKt$chainC$1.invokeSuspend');
     assert.equal(stateIcon('running'), 'debug-start');
     assert.equal(stateIcon('suspended'), 'debug-pause');
     assert.equal(stateIcon('created'), 'circle-outline');
