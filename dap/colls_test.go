@@ -57,8 +57,8 @@ func testCollectionsFromFields(t *testing.T, home string) {
 		}
 		want[name] = append(want[name], elem)
 	}
-	if len(order) != 27 {
-		t.Fatalf("the program printed %d collections, want 27: %s", len(order), c.out.String())
+	if len(order) != 31 {
+		t.Fatalf("the program printed %d collections, want 31: %s", len(order), c.out.String())
 	}
 	invokes := func() int {
 		return strings.Count(trace.String(), "ObjectReference.InvokeMethod") + strings.Count(trace.String(), "ClassType.InvokeMethod") + strings.Count(trace.String(), "ClassType.NewInstance")

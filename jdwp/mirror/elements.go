@@ -166,6 +166,31 @@ func (p *Presenter) fieldElements(ctx context.Context, obj jdwp.ObjectID, sig st
 		return p.inner(ctx, f["m"], true, depth)
 	case "Ljava/util/concurrent/ConcurrentHashMap;":
 		return p.concurrentElements(ctx, f, keys)
+	case "Ljava/util/HashMap$KeySet;", "Ljava/util/HashMap$Values;", "Ljava/util/HashMap$EntrySet;",
+		"Ljava/util/LinkedHashMap$LinkedKeySet;", "Ljava/util/LinkedHashMap$LinkedValues;", "Ljava/util/LinkedHashMap$LinkedEntrySet;",
+		"Ljava/util/TreeMap$Values;", "Ljava/util/TreeMap$EntrySet;":
+		// A map's view: its outer map (this$0); a reversed view (JDK 21's
+		// sequenced collections) is left to toArray.
+		if rev, ok := f["reversed"]; ok && rev.Bool() {
+			return nil, false, nil
+		}
+		outer, ok, err := p.vm.Field(ctx, obj, "this$0")
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		switch {
+		case strings.Contains(sig, "KeySet"):
+			return p.inner(ctx, outer, true, depth)
+		case strings.Contains(sig, "EntrySet"):
+			return p.inner(ctx, outer, false, depth)
+		}
+		l, ok, err := p.inner(ctx, outer, false, depth)
+		if err != nil || !ok {
+			return l, ok, err
+		}
+		return asValues(l), true, nil
+	case "Ljava/util/TreeMap$KeySet;":
+		return p.inner(ctx, f["m"], true, depth)
 	case "Ljava/util/concurrent/ConcurrentHashMap$KeySetView;":
 		return p.inner(ctx, f["map"], true, depth)
 	case "Ljava/util/concurrent/CopyOnWriteArraySet;":
@@ -206,6 +231,20 @@ func asKeys(l *ElementList, keys bool) *ElementList {
 		es, err := read(ctx, start, count)
 		for i := range es {
 			es[i] = Element{Value: es[i].Key}
+		}
+		return es, err
+	}
+	return l
+}
+
+// asValues makes a map's entries the collection of its values.
+func asValues(l *ElementList) *ElementList {
+	read := l.page
+	l.Map = false
+	l.page = func(ctx context.Context, start, count int) ([]Element, error) {
+		es, err := read(ctx, start, count)
+		for i := range es {
+			es[i] = Element{Value: es[i].Value}
 		}
 		return es, err
 	}

@@ -68,6 +68,10 @@ public class Colls {
         Map<String, Integer> synchronizedMap = Collections.synchronizedMap(treeMap);
         CopyOnWriteArrayList<String> copyOnWriteArrayList = new CopyOnWriteArrayList<>(words);
         Vector<String> vector = new Vector<>(words);
+        Set<String> keySet = hashMap.keySet();
+        Collection<Integer> values = linkedHashMap.values();
+        Set<Map.Entry<String, Integer>> entrySet = treeMap.entrySet();
+        Set<String> treeKeySet = treeMap.keySet();
         print("arrayList", arrayList);
         print("linkedList", linkedList);
         print("arrayDeque", arrayDeque);
@@ -94,6 +98,10 @@ public class Colls {
         print("synchronizedList", synchronizedList);
         print("synchronizedMap", synchronizedMap);
         print("copyOnWriteArrayList", copyOnWriteArrayList);
+        print("keySet", keySet);
+        print("values", values);
+        print("entrySet", entrySet);
+        print("treeKeySet", treeKeySet);
         print("vector", vector);
         System.out.println("END"); // @colls
     }
