@@ -28,6 +28,7 @@ type client struct {
 	r     *bufio.Reader
 	seq   int
 	codec *godap.Codec
+	pid   int // the launched VM's (launch)
 	// skip lists events next passes over (recording output in out).
 	skip map[string]bool
 	// skipped counts the skipped events by name.
@@ -198,6 +199,7 @@ func (c *client) launch(cfg map[string]any) {
 	if p.Body.StartMethod != "launch" || p.Body.SystemProcessId == 0 {
 		c.t.Errorf("process event %+v", p.Body)
 	}
+	c.pid = p.Body.SystemProcessId
 	expect[*godap.LaunchResponse](c)
 	expect[*godap.InitializedEvent](c)
 }

@@ -267,9 +267,77 @@ type logicalVars struct {
 	view mirror.View
 	size int // -1 when unknown
 
-	mu  sync.Mutex
-	arr jdwp.ObjectID // the elements, gathered once
-	n   int
+	mu     sync.Mutex
+	fields *mirror.ElementList // the elements read from the fields (JDK classes)
+	tried  bool                // fields looked at
+	arr    jdwp.ObjectID       // else the elements gathered by toArray, once
+	n      int
+}
+
+// fieldElements returns the elements read from the collection's fields,
+// nil when its class is not one of the JDK's whose layout is known.
+func (c *logicalVars) fieldElements(ctx context.Context, d *debuggee) *mirror.ElementList {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.tried && !elementsByToArray {
+		c.tried = true
+		sig, err := d.vm.Signature(ctx, c.raw.class)
+		if err == nil {
+			l, ok, err := d.presenter().FieldElements(ctx, c.raw.obj, sig)
+			if err != nil {
+				d.log.Debug().Err(err).Str("type", sig).Msg("read the elements from the fields")
+			}
+			if ok && err == nil {
+				c.fields = l
+			}
+		}
+	}
+	return c.fields
+}
+
+// elementsByToArray makes every collection's elements gathered by toArray
+// (the way before they were read from the fields): benchmarks compare.
+var elementsByToArray = false
+
+// fieldChildren is a page of the elements read from the fields: a
+// collection's elements, or a map's entries (key -> value, with their key
+// and value as children).
+func (c *logicalVars) fieldChildren(ctx context.Context, d *debuggee, l *mirror.ElementList, start, count int) ([]godap.Variable, error) {
+	if count <= 0 {
+		count = l.Len - start
+	}
+	count = min(count, maxUnpaged)
+	es, err := l.Page(ctx, start, count)
+	if err != nil {
+		return nil, err
+	}
+	if !l.Map {
+		vals := make([]named, len(es))
+		for i, e := range es {
+			vals[i] = named{"[" + strconv.Itoa(start+i) + "]", "", e.Value}
+		}
+		return d.variables(ctx, vals)
+	}
+	o := mirror.Options{ToString: d.showToString()}
+	out := make([]godap.Variable, len(es))
+	for i, e := range es {
+		out[i] = godap.Variable{
+			Name:               "[" + strconv.Itoa(start+i) + "]",
+			Value:              d.presenter().Short(ctx, e.Key, o) + " -> " + d.presenter().Short(ctx, e.Value, o),
+			VariablesReference: d.refs.vars.add(&entryVars{key: e.Key, value: e.Value}),
+		}
+	}
+	return out, nil
+}
+
+// entryVars are a map entry's key and value, read from the map's fields.
+type entryVars struct{ key, value jdwp.Value }
+
+func (c *entryVars) children(ctx context.Context, d *debuggee, filter string, _, _ int) ([]godap.Variable, error) {
+	if filter == "indexed" {
+		return nil, nil
+	}
+	return d.variables(ctx, []named{{"key", "", c.key}, {"value", "", c.value}})
 }
 
 // rawName names the child that shows an object's fields.
@@ -309,6 +377,19 @@ func (c *logicalVars) children(ctx context.Context, d *debuggee, filter string, 
 	}
 	if filter == "named" {
 		return []godap.Variable{c.rawChild(ctx, d)}, nil
+	}
+	if l := c.fieldElements(ctx, d); l != nil {
+		var out []godap.Variable
+		if start < l.Len {
+			var err error
+			if out, err = c.fieldChildren(ctx, d, l, start, count); err != nil {
+				return nil, err
+			}
+		}
+		if filter == "" {
+			out = append(out, c.rawChild(ctx, d))
+		}
+		return out, nil
 	}
 	arr, n, err := c.elements(ctx, d)
 	if err != nil {

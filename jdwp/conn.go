@@ -309,12 +309,17 @@ type Call struct {
 	err   error
 	done  func(*Call) // StartFunc's callback
 	recv  Receiver    // Forward's receiver
+	// late takes the reply that comes after its caller gave up (set, under
+	// the connection's lock, only while the call is pending).
+	late func(*Packet)
 }
 
 func (call *Call) finish(p *Packet, err error) {
 	call.reply, call.err = p, err
 	close(call.ch)
 	switch {
+	case call.late != nil:
+		call.late(p)
 	case call.done != nil:
 		call.done(call)
 	case call.recv != nil:
@@ -480,6 +485,13 @@ func (c *Conn) Command(ctx context.Context, set, cmd byte, data []byte) ([]byte,
 }
 
 func (c *Conn) command(ctx context.Context, cmd Cmd, data []byte) ([]byte, error) {
+	return c.commandLate(ctx, cmd, data, nil)
+}
+
+// commandLate is command whose reply, if it comes after ctx ended, goes to
+// late (run on the reader goroutine: it must not block) instead of being
+// discarded; late gets nil if the connection fails first.
+func (c *Conn) commandLate(ctx context.Context, cmd Cmd, data []byte, late func(*Packet)) ([]byte, error) {
 	if c.opts.RequestTimeout > 0 {
 		if _, ok := ctx.Deadline(); !ok {
 			var cancel context.CancelFunc
@@ -496,7 +508,20 @@ func (c *Conn) command(ctx context.Context, cmd Cmd, data []byte) ([]byte, error
 	}
 	b, err := call.Wait(ctx)
 	if err != nil && ctx.Err() != nil {
-		c.forget(call.ID)
+		if late == nil {
+			c.forget(call.ID)
+			return b, err
+		}
+		c.mu.Lock()
+		_, pending := c.pending[call.ID]
+		if pending {
+			call.late = late // the reader takes the call under this lock: it sees late
+		}
+		c.mu.Unlock()
+		if !pending { // the reply is being handed over: finish closes ch, then it is ours
+			<-call.ch
+			late(call.reply)
+		}
 	}
 	return b, err
 }
@@ -834,6 +859,43 @@ func (c *Conn) sized(ctx context.Context) (*IDSizes, error) {
 // do runs one typed command: enc writes the command data (may be nil), dec reads
 // the reply (may be nil). Decoding errors name the command.
 func (c *Conn) do(ctx context.Context, cmd Cmd, enc func(*Writer), dec func(*Reader)) error {
+	return c.doLate(ctx, cmd, enc, dec, nil)
+}
+
+// doObjects is do for a command whose reply is a list of tagged objects
+// (read by dec with readTaggedObjects): the agent counts every id it sends
+// as held by the debugger until VirtualMachine.DisposeObjects, so a reply
+// that comes after its caller gave up has its ids given back, never left
+// held. HotSpot's agent walks every held id at each VM-wide suspend and
+// resume: ids nobody can dispose (their reply was dropped) kept each step
+// slower for the rest of the session (issue 42.6).
+func (c *Conn) doObjects(ctx context.Context, cmd Cmd, enc func(*Writer), dec func(*Reader)) error {
+	return c.doLate(ctx, cmd, enc, dec, func(s *IDSizes, p *Packet) {
+		if p == nil || p.Error != ErrNone {
+			return
+		}
+		r := Reader{Sizes: s, b: p.Data}
+		objs := readTaggedObjects(&r)
+		if r.err != nil || len(objs) == 0 {
+			return
+		}
+		refs := make([]ObjectRefCount, len(objs))
+		for i, o := range objs {
+			refs[i] = ObjectRefCount{Object: o.ID, Count: 1}
+		}
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := c.DisposeObjects(ctx, refs); err != nil {
+				c.log.Debug().Err(err).Str("cmd", cmd.String()).Int("objects", len(refs)).Msg("give back the ids of a reply that came after its caller gave up")
+			}
+		}()
+	})
+}
+
+// doLate is do whose reply, if it comes after ctx ended, goes to late
+// (with the id sizes it is read with).
+func (c *Conn) doLate(ctx context.Context, cmd Cmd, enc func(*Writer), dec func(*Reader), late func(*IDSizes, *Packet)) error {
 	s, err := c.sized(ctx)
 	if err != nil {
 		return err
@@ -844,7 +906,11 @@ func (c *Conn) do(ctx context.Context, cmd Cmd, enc func(*Writer), dec func(*Rea
 		enc(&w)
 		data = w.Buf
 	}
-	b, err := c.command(ctx, cmd, data)
+	var lateReply func(*Packet)
+	if late != nil {
+		lateReply = func(p *Packet) { late(s, p) }
+	}
+	b, err := c.commandLate(ctx, cmd, data, lateReply)
 	if err != nil {
 		return err
 	}

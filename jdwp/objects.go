@@ -72,9 +72,10 @@ func (c *Conn) IsCollected(ctx context.Context, obj ObjectID) (gone bool, err er
 	return gone, err
 }
 
-// ReferringObjects returns up to max objects referring to obj (0 means all).
+// ReferringObjects returns up to max objects referring to obj (0 means
+// all). Their ids are held as Instances' are (given back if ctx ends first).
 func (c *Conn) ReferringObjects(ctx context.Context, obj ObjectID, max int32) (out []TaggedObjectID, err error) {
-	err = c.do(ctx, CmdObjRefReferringObjects, func(w *Writer) { w.ObjectID(obj); w.Int32(max) },
+	err = c.doObjects(ctx, CmdObjRefReferringObjects, func(w *Writer) { w.ObjectID(obj); w.Int32(max) },
 		func(r *Reader) { out = readTaggedObjects(r) })
 	return out, err
 }

@@ -174,9 +174,11 @@ func (c *Conn) SourceDebugExtension(ctx context.Context, t ReferenceTypeID) (ext
 	return ext, err
 }
 
-// Instances returns up to max live instances of a type (0 means all).
+// Instances returns up to max live instances of a type (0 means all). The
+// VM holds each id it sends until DisposeObjects; if ctx ends before the
+// reply, its ids are given back when it comes.
 func (c *Conn) Instances(ctx context.Context, t ReferenceTypeID, max int32) (out []TaggedObjectID, err error) {
-	err = c.do(ctx, CmdRefTypeInstances, func(w *Writer) { w.ReferenceTypeID(t); w.Int32(max) }, func(r *Reader) { out = readTaggedObjects(r) })
+	err = c.doObjects(ctx, CmdRefTypeInstances, func(w *Writer) { w.ReferenceTypeID(t); w.Int32(max) }, func(r *Reader) { out = readTaggedObjects(r) })
 	return out, err
 }
 

@@ -613,14 +613,30 @@ func (m *Memory) list(ctx context.Context, name string) (Listing, error) {
 		cancel()
 		done()
 		if err != nil {
+			m.giveBack(out) // the listing is dropped: its first part too
 			return Listing{}, fmt.Errorf("list the instances of %s: %w", name, err)
 		}
 		out = append(out, objs...)
 		if len(out) > maxInstances {
+			m.giveBack(out[maxInstances:])
 			return Listing{Objects: out[:maxInstances:maxInstances], Truncated: true}, nil
 		}
 	}
 	return Listing{Objects: out}, nil
+}
+
+// giveBack disposes ids the VM sent and nobody keeps (one send each), so
+// its agent forgets them: held, each costs every VM-wide suspend and resume
+// (issue 42.6). It does not wait for the VM.
+func (m *Memory) giveBack(objs []jdwp.TaggedObjectID) {
+	if len(objs) == 0 {
+		return
+	}
+	sent := make(map[jdwp.ObjectID]int32, len(objs))
+	for _, o := range objs {
+		sent[o.ID]++
+	}
+	m.cfg.Go(func() { m.dispose(m.cfg.Context, sent) })
 }
 
 // Instances returns the live instances of the class named name at this
@@ -720,7 +736,8 @@ func (m *Memory) track(ctx context.Context, epoch uint64, name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	tc := m.tracked[name]
-	if tc == nil || m.epoch != epoch {
+	if tc == nil || m.epoch != epoch { // untracked, or resumed, since: nobody keeps these ids
+		m.giveBack(objs)
 		return nil
 	}
 	ids := make(map[jdwp.ObjectID]bool, len(objs))

@@ -27,10 +27,14 @@
 // string builders, enums, records, Class, Thread, Throwable), the one-line
 // summary of a value (ArrayList (size=3), "k" -> 1, Status.NEW, Point[x=1,
 // y=2], toString() when a class overrides it), and how a collection's
-// elements are gathered (toArray() run in the stopped thread, or fields read
-// where that is safe; sizes from fields, never size() where the JDK keeps
-// them). Views are chosen by subtype tests against the
-// java.util interfaces, never by implementation class names. Presentation
+// elements are gathered: the JDK's common collections and maps read from
+// their fields, page by page, in the order the program iterates them
+// ([Presenter.FieldElements]: ArrayList, LinkedList, ArrayDeque, Vector, the
+// hash and tree maps and sets, ConcurrentHashMap, List/Set/Map.of, the
+// Collections wrappers, CopyOnWriteArrayList; their sizes too), any other
+// class's by toArray() run in the stopped thread. Views are chosen by
+// subtype tests against the java.util interfaces; the field layouts by
+// exact JDK class names. Presentation
 // reads the VM through the small [Inspector] interface, which *VM implements
 // but for Invoke: the owner supplies it (the debugger layer's road, with its
 // policy on when methods may run).

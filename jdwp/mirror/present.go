@@ -42,6 +42,9 @@ type Inspector interface {
 	ArrayLength(ctx context.Context, arr jdwp.ObjectID) (int, error)
 	// ClassName returns the Java name of the type a java.lang.Class reflects.
 	ClassName(ctx context.Context, class jdwp.ObjectID) (string, error)
+	// Static reads the static field called name of the loaded class of
+	// signature sig; ok is false when there is no such class or field.
+	Static(ctx context.Context, sig, name string) (v jdwp.Value, ok bool, err error)
 }
 
 // NamedValue is a field's name and value.
@@ -339,6 +342,12 @@ type PresentError struct{ Text string }
 
 func (e *PresentError) Error() string { return e.Text }
 
+// Short is a nested value's one-line summary (a map entry's key or value),
+// at most 100 characters.
+func (p *Presenter) Short(ctx context.Context, v jdwp.Value, o Options) string {
+	return p.short(ctx, v, o, 1)
+}
+
 // short is a nested value's summary (a map entry's key, a record component).
 func (p *Presenter) short(ctx context.Context, v jdwp.Value, o Options, depth int) string {
 	if !v.Tag.IsObject() {
@@ -405,6 +414,11 @@ func (p *Presenter) Size(ctx context.Context, obj jdwp.ObjectID) (int, error) {
 		return -1, err
 	} else if ok {
 		return n, nil
+	}
+	if sig, err := p.vm.TypeOf(ctx, obj); err == nil {
+		if l, ok, err := p.FieldElements(ctx, obj, sig); err == nil && ok {
+			return l.Len, nil
+		}
 	}
 	v, err := p.vm.Invoke(ctx, obj, "size", "()I")
 	if err != nil {

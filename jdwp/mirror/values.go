@@ -70,6 +70,17 @@ func (m *VM) StaticField(ctx context.Context, t jdwp.ReferenceTypeID, name strin
 	return v, err == nil, err
 }
 
+// Static reads the static field called name of the loaded class of
+// signature sig (the first loaded, if several loaders loaded one); ok is
+// false when there is no such class or field.
+func (m *VM) Static(ctx context.Context, sig, name string) (jdwp.Value, bool, error) {
+	cs, err := m.ClassesBySignature(ctx, sig)
+	if err != nil || len(cs) == 0 {
+		return jdwp.Value{}, false, err
+	}
+	return m.StaticField(ctx, cs[0].ID, name)
+}
+
 // TypeOf returns an object's runtime type signature.
 func (m *VM) TypeOf(ctx context.Context, obj jdwp.ObjectID) (string, error) {
 	_, sig, err := m.ObjectType(ctx, obj)
