@@ -132,6 +132,9 @@ type Target struct {
 	stacks   stacks      // what was read of stopped threads (stack.go)
 	obsolete mirror.Obsolete
 	pools    mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool] // constant pools, for bytecode
+	// sent is the digest of the class file each class was last redefined
+	// with: a class file with the same bytes is not sent again.
+	sent redefined
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 
