@@ -1698,10 +1698,12 @@ test('code-server: Virtual Threads — JDK 25, stopped in a virtual thread: the 
     const threads = await webviewWith('#thread-dump', 120000, 'the Threads panel');
     await eventually(async () => /VDemo/.test((await threads.locator('#vm-title').textContent()) ?? ''), 120000, "the Threads panel on the session's VM (VDemo)");
     await threads.locator('#thread-dump').click();
+    const asked = Date.now();
     const groups = threads.locator('#vthreads details.vgroup summary');
     await groups.first().waitFor({ timeout: 180000 }).catch(async (e: Error) => {
       throw new Error(`${e.message}; panel: ${(await threads.locator('body').innerText().catch(() => '')).slice(0, 600)}`);
     });
+    log(`thread dump shown ${Date.now() - asked} ms after the button`);
     const head = (await threads.locator('#vthreads .title').innerText()).trim();
     const summaries = (await groups.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     log(`Threads panel thread dump: "${head}"; ${JSON.stringify(summaries)}`);
