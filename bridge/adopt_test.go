@@ -12,7 +12,6 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
-	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
 )
 
 // TestOpenDebuggerAdoptsAddress: an in-process debugger (the DAP server)
@@ -79,28 +78,4 @@ func TestOpenDebuggerAdoptsAddress(t *testing.T) {
 	if _, err := m.OpenDebugger(ctx, http.Addr().String()); err == nil || !strings.Contains(err.Error(), "not a JDWP agent") {
 		t.Errorf("open an HTTP server: %v, want not a JDWP agent", err)
 	}
-}
-
-// TestRPCJVMsList: jvms/list names a local JVM with the address its JDWP
-// agent listens at, for the extension's process picker.
-func TestRPCJVMsList(t *testing.T) {
-	jvmtest.RequireJava(t)
-	vm := startIdle(t, "")
-	m := startMonitor(t, testOptions(t, 0, 0))
-	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
-	c, err := DialRPC(t.Context(), addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var ps []localjvm.Process
-	if err := c.Call(t.Context(), "jvms/list", nil, &ps); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range ps {
-		if p.Main == "Idle" && p.Address == vm.Addr {
-			return
-		}
-	}
-	t.Errorf("jvms/list lacks Idle at %s: %+v", vm.Addr, ps)
 }

@@ -15,26 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
-const idleJava = `public class Idle { public static void main(String[] a) throws Exception { System.out.println("READY"); Thread.sleep(Long.MAX_VALUE); } }`
-
 // startIdle starts a JVM that does nothing, so timings measure transport.
-func startIdle(b testing.TB, addr string) *jvmtest.JVM {
-	dir, err := jvmtest.CompileFiles(context.Background(), map[string][]byte{"Idle.java": []byte(idleJava)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	vm, err := jvmtest.Start(context.Background(), jvmtest.Options{ClassPath: []string{dir}, MainClass: "Idle", ReadyLine: "READY", Address: addr})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { vm.Close() })
-	return vm
-}
+func startIdle(b testing.TB, addr string) *jvmtest.JVM { return bridgetest.StartIdle(b, addr) }
 
 // benchOptions are the options of a quiet monitor scanning port lo.
 func benchOptions(b *testing.B, lo int) Options {

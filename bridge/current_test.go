@@ -11,51 +11,6 @@ import (
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
-// A selection by address sticks; by a shared name it is refused as
-// ambiguous; vms/select {"auto": true} makes the oldest VM current again.
-func TestSelectByNameAddressAndAuto(t *testing.T) {
-	t.Parallel()
-	lo := freePorts(t, 2)
-	first := startDemo(t, lo, false)
-	m := startMonitor(t, testOptions(t, lo, 2))
-	older := waitVM(t, m, first.Addr, passDeadline)
-	second := startDemo(t, lo+1, false)
-	younger := waitVM(t, m, second.Addr, passDeadline)
-	c, err := DialRPC(t.Context(), startRPC(t, m, ServerOptions{Logger: testLogger(t)}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	current := func() string {
-		for _, v := range m.VMs() {
-			if v.Current {
-				return v.ID
-			}
-		}
-		return ""
-	}
-	if got := current(); got != older.ID {
-		t.Fatalf("automatic current VM %q, want the oldest %q", got, older.ID)
-	}
-	if _, err := c.Select(t.Context(), "DemoApp"); rpcCode(err) != CodeNoSuchVM {
-		t.Errorf("select by a name two VMs share: %v, want a no-such-VM error naming the ids", err)
-	}
-	v, err := c.Select(t.Context(), second.Addr)
-	if err != nil || v.ID != younger.ID || current() != younger.ID {
-		t.Fatalf("select by address: %+v %v; current %q", v, err, current())
-	}
-	auto, err := c.SelectAuto(t.Context())
-	if err != nil || auto == nil || auto.ID != older.ID || current() != older.ID {
-		t.Fatalf("select --auto: %+v %v; current %q, want %q", auto, err, current(), older.ID)
-	}
-	// With one VM of that name left, the name selects it.
-	first.Close()
-	waitGone(t, m, first.Addr, passDeadline)
-	if v, err := c.Select(t.Context(), "DemoApp"); err != nil || v.ID != younger.ID {
-		t.Errorf("select by name: %+v %v, want VM %s", v, err, younger.ID)
-	}
-}
-
 // A debugger on the current-VM port while no VM is current makes the
 // monitor scan at once: it attaches long before the next scan tick.
 func TestCurrentPortScansAtOnce(t *testing.T) {

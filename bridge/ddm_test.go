@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
@@ -25,18 +26,7 @@ func startSimVM(t testing.TB, port int, jvm string, profile simvm.Profile) *simv
 // 127.0.0.1:port until the test ends.
 func serveSim(t testing.TB, port int, opts simvm.Options) *simvm.VM {
 	t.Helper()
-	opts.Logger = testLogger(t)
-	sv, err := simvm.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	go sv.Serve(ln)
-	t.Cleanup(func() { sv.Close() })
-	return sv
+	return bridgetest.ServeSim(t, port, opts)
 }
 
 // DDM keeps flowing before, during and after a debugger session on a

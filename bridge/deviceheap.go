@@ -162,9 +162,9 @@ func (v *VM) dumpHeapViews() (map[uint32]ddm.HeapStats, *ddm.HeapMap) {
 // noteHotSpotHeap is what a heap view says of a local HotSpot VM.
 const noteHotSpotHeap = "a HotSpot VM sends no heap reports: its heap is read from a heap dump (attach), taken when you ask"
 
-// dumpSource says, for the views, that the heap data came from a dump and
+// DumpSource says, for the views, that the heap data came from a dump and
 // when (empty for a VM's own DDM reports).
-func (v *VM) dumpSource() ddm.DumpSource {
+func (v *VM) DumpSource() ddm.DumpSource {
 	note := noteHotSpotHeap
 	if v.dc != nil {
 		if v.heapChunkState.Load() != heapChunksGone {
@@ -179,11 +179,11 @@ func (v *VM) dumpSource() ddm.DumpSource {
 	return out
 }
 
-// dumpHeapJSON is the control API's heap info and maps of a VM whose heap
+// DumpHeapJSON is the control API's heap info and maps of a VM whose heap
 // comes from dumps: the last dump's, nothing before the first.
-func (v *VM) dumpHeapJSON() (ddm.HeapInfoJSON, []ddm.HeapMapJSON) {
+func (v *VM) DumpHeapJSON() (ddm.HeapInfoJSON, []ddm.HeapMapJSON) {
 	info, hm := v.dumpHeapViews()
-	out := ddm.HeapInfoJSON{ID: v.id, Heaps: ddm.HeapStatsOf(info), DumpSource: v.dumpSource()}
+	out := ddm.HeapInfoJSON{ID: v.id, Heaps: ddm.HeapStatsOf(info), DumpSource: v.DumpSource()}
 	if hm == nil {
 		return out, nil
 	}
@@ -237,6 +237,6 @@ func (m *Monitor) DumpHeapView(ctx context.Context, target string, gc bool) (ddm
 	if err := v.refreshDumpHeap(ctx, gc); err != nil {
 		return ddm.HeapInfoJSON{}, nil, err
 	}
-	info, maps := v.dumpHeapJSON()
+	info, maps := v.DumpHeapJSON()
 	return info, maps, nil
 }

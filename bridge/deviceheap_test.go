@@ -60,7 +60,7 @@ func TestHeapFromDumpOnCurrentDevice(t *testing.T) {
 			t.Fatal("no heap map from a first dump")
 		}
 	}
-	info, hm := v.dumpHeapJSON()
+	info, hm := v.DumpHeapJSON()
 	if len(info.Heaps) != 1 || info.Heaps[0].AllocatedObjects == 0 || info.Source != "dump" || info.DumpedAt == "" || info.Note == "" {
 		t.Errorf("heap info from the first dump: %+v", info)
 	}
@@ -110,8 +110,8 @@ func TestHeapFromDumpOnCurrentDevice(t *testing.T) {
 	if _, err := ov.HeapInfo(ctx); err != nil {
 		t.Fatalf("HeapInfo of the API 30 VM: %v", err)
 	}
-	if ov.dumpSource().Source != "" || old.VM(oldApp).ChunksReceived(ddm.HPIF) == 0 {
-		t.Errorf("the API 30 VM's heap: %+v, %d HPIF", ov.dumpSource(), old.VM(oldApp).ChunksReceived(ddm.HPIF))
+	if ov.DumpSource().Source != "" || old.VM(oldApp).ChunksReceived(ddm.HPIF) == 0 {
+		t.Errorf("the API 30 VM's heap: %+v, %d HPIF", ov.DumpSource(), old.VM(oldApp).ChunksReceived(ddm.HPIF))
 	}
 }
 

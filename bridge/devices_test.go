@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,12 +19,18 @@ import (
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 )
 
-// quietVM keeps simulated device VMs from ticking and collecting during a
-// test, so goroutine and socket counts settle.
-var quietVM = simvm.Options{Tick: time.Hour, GCInterval: time.Hour}
+var quietVM = bridgetest.QuietVM
+
+// newDevice returns a simulated device running the named processes, and
+// their pids.
+func newDevice(t testing.TB, opt simdevice.Options, names ...string) (*simdevice.Device, []int) {
+	t.Helper()
+	return bridgetest.NewDevice(t, opt, names...)
+}
 
 // deviceOptions are test options that follow the adb server at addr and
 // scan nothing.
@@ -35,25 +39,6 @@ func deviceOptions(t testing.TB, addr string) Options {
 	o.ADB = &adb.Client{Addr: addr, NoStart: true, Logger: testLogger(t)}
 	o.ADBRetry = time.Second
 	return o
-}
-
-// newDevice returns a simulated device running the named processes, and
-// their pids.
-func newDevice(t testing.TB, opt simdevice.Options, names ...string) (*simdevice.Device, []int) {
-	t.Helper()
-	if opt.VM.Tick == 0 {
-		opt.VM = quietVM
-	}
-	dev := simdevice.New(opt)
-	var pids []int
-	for _, name := range names {
-		pid, err := dev.AddProcess(simdevice.ProcessOptions{Name: name})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pids = append(pids, pid)
-	}
-	return dev, pids
 }
 
 // deviceVMs returns the monitored VMs on the device with serial.
@@ -88,113 +73,6 @@ func waitDeviceVMs(t testing.TB, m *Monitor, serial string, want map[int]string)
 		return true
 	})
 	return got
-}
-
-// TestDevicePluggedInWhileMonitorRuns is the seed's third scenario on a
-// device: the monitor runs first, then a device is plugged in; its VMs join
-// the list with their app names, serial and pid, follow processes starting
-// and stopping, send DDM data, and the control API lists the device.
-func TestDevicePluggedInWhileMonitorRuns(t *testing.T) {
-	t.Parallel()
-	srv := adbtest.StartServer(t)
-	m := startMonitor(t, deviceOptions(t, srv.Client.Addr))
-	rpcAddr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	var mu sync.Mutex
-	var notes []string
-	c, err := DialRPC(ctx, rpcAddr, func(method string, params json.RawMessage) {
-		mu.Lock()
-		notes = append(notes, method+" "+string(params))
-		mu.Unlock()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	waitFor(t, 5*time.Second, "the monitor to follow the adb server", func() bool {
-		var st MonitorStatus
-		return c.Call(ctx, "monitor/status", nil, &st) == nil && st.ADB != nil && st.ADB.Connected && st.ADB.Version >= 31
-	})
-
-	dev, pids := newDevice(t, simdevice.Options{Model: "Plugged", VM: simvm.Options{Tick: 50 * time.Millisecond, GCInterval: 200 * time.Millisecond}},
-		"com.example.first", "com.example.second")
-	serial := srv.Connect(t, dev)
-	online := time.Now()
-	vms := waitDeviceVMs(t, m, serial, map[int]string{pids[0]: "com.example.first", pids[1]: "com.example.second"})
-	t.Logf("device online → its 2 VMs listed with names: %v", time.Since(online).Round(time.Millisecond))
-	for _, pid := range pids {
-		v := vms[pid]
-		if v.Address != serial+"/"+strconv.Itoa(pid) || v.Device != "Plugged" || !v.DDM || v.DebugPort == 0 || v.Protocol != "ddm" {
-			t.Errorf("device VM %d: %+v", pid, v)
-		}
-	}
-
-	// The control API: devices/list, and the VM objects' keys.
-	devs, err := c.Devices(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(devs) != 1 || devs[0].Serial != serial || !devs[0].Online || devs[0].State != "device" || devs[0].Model != "Plugged" || devs[0].TransportID == 0 {
-		t.Errorf("devices/list = %+v", devs)
-	}
-	var raw []map[string]any
-	if err := c.Call(ctx, "vms/list", nil, &raw); err != nil {
-		t.Fatal(err)
-	}
-	for _, key := range []string{"id", "address", "pid", "name", "vm", "ddm", "waiting", "debugger", "debugPort", "serial", "device"} {
-		if len(raw) != 2 || raw[0][key] == nil {
-			t.Errorf("vms/list entry lacks %q: %v", key, raw)
-		}
-	}
-
-	// DDM data flows from the simulated ART process, by address too.
-	v, err := m.VM(DeviceAddr(serial, pids[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if th, err := c.Threads(ctx, v.ID()); err != nil || len(th.Threads) == 0 {
-		t.Errorf("vm/threads of a device VM: %+v, %v", th, err)
-	}
-	if hi, err := c.HeapInfo(ctx, v.ID()); err != nil || len(hi.Heaps) == 0 || hi.Heaps[0].MaxBytes == 0 {
-		t.Errorf("vm/heapInfo of a device VM: %+v, %v", hi, err)
-	}
-
-	// Processes come and go while the device stays.
-	// (as `am start -D` does it: the new process waits for a debugger)
-	third, err := dev.AddProcess(simdevice.ProcessOptions{Name: "com.example.third", WaitingForDebugger: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitDeviceVMs(t, m, serial, map[int]string{pids[0]: "com.example.first", pids[1]: "com.example.second", third: "com.example.third"})
-	waitFor(t, 5*time.Second, "the new VM to wait for a debugger", func() bool {
-		v, err := m.VM(DeviceAddr(serial, third))
-		return err == nil && v.Info().Waiting
-	})
-	if err := dev.RemoveProcess(pids[0]); err != nil {
-		t.Fatal(err)
-	}
-	waitDeviceVMs(t, m, serial, map[int]string{pids[1]: "com.example.second", third: "com.example.third"})
-	select {
-	case <-v.Done():
-	case <-time.After(5 * time.Second):
-		t.Error("the removed process's VM is not closed")
-	}
-
-	notified := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return strings.Join(notes, "\n")
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	addedDevice := regexp.MustCompile(`(?m)^devices/added \{.*"serial":"` + regexp.QuoteMeta(serial) + `"`)
-	for all := notified(); !addedDevice.MatchString(all) ||
-		strings.Count(all, "vms/added ") != 3 || strings.Count(all, "vms/removed ") != 1; all = notified() {
-		if time.Now().After(deadline) {
-			t.Fatalf("want devices/added, 3 vms/added and 1 vms/removed; notifications:\n%s", all)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // TestUnplugDevice: of two devices, the one unplugged (its simulator closed)

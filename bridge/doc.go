@@ -1,7 +1,9 @@
 // Package bridge is the monitor: it discovers VMs (workstation port ranges and
 // adb devices), owns the single JDWP connection each VM accepts, keeps DDM
-// flowing on it, re-exports it to debuggers on per-VM and current-VM ports with
-// packet id remapping, and serves the JSON-RPC control API.
+// flowing on it, and re-exports it to debuggers on per-VM and current-VM
+// ports through each VM's multiplexer (package bridge/mux). The JSON-RPC
+// control API over it is package bridge/rpc; who may reach its listeners,
+// package bridge/access.
 //
 // It is the only package that knows several VMs exist. Wire formats belong to
 // jdwp and ddm; editor concerns belong to dap.
@@ -59,75 +61,30 @@
 // address), then the selected app through its restarts until
 // [Monitor.SelectAuto]. A debugger arriving on 8700 while no VM is current
 // makes the monitor scan at once and is held up to HoldTimeout.
-// The monitor answers the debugger's handshake and forwards its commands on
-// the VM connection under fresh ids (mapping replies back), forwards VM
-// events after any reply the VM sent before them, and keeps DDM (0xC7) to
-// itself. VirtualMachine.Dispose is answered by the monitor, never forwarded.
-// [Monitor.OpenDebugger] gives an in-process debugger (the DAP server) the
-// same service over a pipe.
-//
-// Each debugger session is a fresh attach, as directly. When a debugger of a
-// plain JDWP VM the monitor found by scanning leaves — Dispose, close,
-// crash, garbage — after sending a command (or while the VM waits since
-// suspend=y), the monitor drops its connection and connects again: the
-// VM's agent resets exactly as after a direct debugger (ids the debugger
-// learnt answer INVALID_OBJECT, its collection pins, HoldEvents and event
-// requests are gone, a suspend=y VM runs on, and the next debugger gets no
-// VM_START). The VM keeps its id and port; a debugger arriving during the
-// reconnect is held. On the new connection the monitor asks nothing that
-// hands out ids, so an id of an earlier debugger answers INVALID_OBJECT as
-// from a fresh agent (Harmony's MultiSession tests). While the control API
-// watches the VM's threads, whose polls take ids, the monitor notes the old
-// agent's newest id before it resets and moves the new agent's counter
-// past it (AllClasses handed out and given back, for at most 5 s) before
-// anyone uses it (staleids.go).
-//
-// Other VMs (DDM VMs, whose DDM state a reconnect would lose, and VMs
-// handed to [Monitor.Connect]) are cleaned up command by command: the
-// monitor clears the event requests the debugger created (and all
-// breakpoints if it made any), resumes until no thread is suspended beyond
-// what a still-waiting suspend=y VM had before, and sends DBGD to
-// draft-protocol VMs. Should that fail with the VM alive, the connection is
-// dropped so the VM's agent resets, and the scanner finds the VM again.
-//
-// Several debuggers may share a VM (a second one joins after a one-second
-// grace in case the first one just closed): each gets the events of its own
-// requests (VM_START and VM_DEATH go to all), its resumes release only its
-// own suspensions, ClearAllBreakpoints clears only its breakpoints, and
-// Dispose ends only its session; collection pins are counted per debugger
-// (an EnableCollection cannot take another's pin); when it leaves, its
-// requests, suspensions, collection pins and HoldEvents are released, and
-// the last one to leave resets the agent as above. Ids have one lifetime
-// for the debuggers attached at once (one agent, one id table): an id one
-// learnt stays valid for the others until the last leaves, but keeps no
-// object alive. When the VM goes, each debugger still gets what the VM sent
-// before (VM_DEATH). A DAP session through [Monitor.OpenDebugger] is one
-// debugger like any other. See sessions.go.
-//
-// Output to a debugger is coalesced by a [jdwp.PacketWriter]: a burst of
-// commands is forwarded in one write, and a burst of replies is written
-// when the VM connection's reader has handled all it read. A large reply
-// (from [jdwp.StreamMin] bytes) goes to the debugger as it arrives, without
-// being read whole first, as through a bare relay ([jdwp.Conn.Forward]);
-// what else is bound for that debugger meanwhile follows it. Such a reply
-// has no size bound (a 1 GB String passes), and while the debugger takes
-// one larger than 8 MiB slower than the VM sends it, the VM connection's
-// reader waits for the debugger (past 8 MiB unread), so the monitor's
-// memory does not grow with the reply; a debugger that takes nothing for
-// DebuggerWriteTimeout is dropped.
+// The debugger is handed to the VM's multiplexer (package bridge/mux),
+// which shares the VM's one connection among the debuggers attached, as if
+// each were alone, and cleans up after each (see its documentation); the
+// monitor is its [mux.Host]: it announces what changed, resets a plain
+// VM's agent by reconnecting after the last debugger (the VM keeps its id
+// and port; a debugger arriving meanwhile is held), and tells a DDM VM
+// that a debugger came or went. [Monitor.OpenDebugger] gives an in-process
+// debugger (the DAP server) the same service over a pipe.
 //
 // # Control API
 //
-// [Server] serves JSON-RPC 2.0 language-server style (Content-Length framing)
-// on stdio, a per-user unix socket (mode 0600) or loopback TCP; docs/rpc.md
-// lists the methods and notifications. [Client] is its Go client.
+// Package bridge/rpc serves the monitor's JSON-RPC control API through
+// the monitor's exported methods (its Monitor interface) and those of
+// [VM]: the VM list and its events ([Monitor.Subscribe]), selection,
+// devices, thread and heap data, heap dumps, logs.
 //
 // # Logging
 //
-// zerolog with component "bridge" ("adb" for device tracking); trace kinds
-// "bridge.proxy" (every debugger packet with its id mapping) and
-// "bridge.scan" (every probe).
+// zerolog with component "bridge" ("adb" for device tracking); trace kind
+// "bridge.scan" (every probe); the multiplexer's "bridge.proxy".
 //
-// It must not touch: JDWP or DDM wire formats (jdwp, ddm), DAP (dap), or
-// the adb host protocol (bridge/adb, whose Client it uses).
+// It must not touch: JDWP or DDM wire formats (jdwp, ddm), DAP (dap), the
+// adb host protocol (bridge/adb, whose Client it uses), the sessions of a
+// VM's debuggers (bridge/mux, whose Mux it owns, one per VM), or the
+// control API's protocol (bridge/rpc, which sits above it: the monitor
+// never imports it).
 package bridge

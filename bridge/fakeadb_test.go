@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/rs/zerolog"
 )
 
@@ -229,7 +230,7 @@ func TestFakeADBManyApps(t *testing.T) {
 	}
 	f := &fakeADB{devices: "evil-1          device product:p model:Evil device:d transport_id:1\n", apps: body}
 	addr := startFakeADB(t, f)
-	logs := &logLines{t: t}
+	logs := &bridgetest.LogLines{T: t}
 	o := deviceOptions(t, addr)
 	o.Logger = zerolog.New(logs).Level(zerolog.InfoLevel)
 	m := startMonitor(t, o)
@@ -242,9 +243,9 @@ func TestFakeADBManyApps(t *testing.T) {
 		return k
 	}
 	waitFor(t, time.Minute, "the listed processes and a warning about the rest", func() bool {
-		return listed() >= maxDeviceStreams || logs.has(`"level":"warn"`, "track-app", fmt.Sprintf(`"more":%d`, n-maxDeviceStreams))
+		return listed() >= maxDeviceStreams || logs.Has(`"level":"warn"`, "track-app", fmt.Sprintf(`"more":%d`, n-maxDeviceStreams))
 	})
-	if !logs.has(`"level":"warn"`, "track-app", fmt.Sprintf(`"more":%d`, n-maxDeviceStreams)) {
+	if !logs.Has(`"level":"warn"`, "track-app", fmt.Sprintf(`"more":%d`, n-maxDeviceStreams)) {
 		t.Errorf("no warning about the %d processes left out", n-maxDeviceStreams)
 	}
 	if k := listed(); k != maxDeviceStreams {

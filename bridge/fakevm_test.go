@@ -20,6 +20,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
@@ -161,13 +162,13 @@ func TestFakeVMEventFloodDropped(t *testing.T) {
 			}
 		}
 	})
-	logs := &logLines{t: t}
+	logs := &bridgetest.LogLines{T: t}
 	o := testOptions(t, lo, 1)
 	o.Logger = zerolog.New(logs).Level(zerolog.InfoLevel)
 	m := startMonitor(t, o)
 	addr := f.ln.Addr().String()
 	waitFor(t, time.Minute, "the flooding VM to be dropped with a warning", func() bool {
-		return logs.has(`"level":"warn"`, "VM gone", "event backlog")
+		return logs.Has(`"level":"warn"`, "VM gone", "event backlog")
 	})
 	waitGone(t, m, addr, time.Minute)
 	t.Logf("the fake VM sent %d+ event packets", sent.Load())
@@ -298,7 +299,7 @@ func TestFakeVMDDMBombsBounded(t *testing.T) {
 		close(sentAll)
 		<-f.quit
 	})
-	logs := &logLines{t: t}
+	logs := &bridgetest.LogLines{T: t}
 	o := testOptions(t, lo, 1)
 	o.Logger = zerolog.New(logs).Level(zerolog.InfoLevel)
 	m := startMonitor(t, o)
@@ -332,10 +333,10 @@ func TestFakeVMDDMBombsBounded(t *testing.T) {
 	if p > 1<<30 {
 		t.Fatalf("heap in use grew by %d MiB; the bombs must be refused before they inflate", p>>20)
 	}
-	if !logs.has("malformed DDM packet", "inflates beyond") {
+	if !logs.Has("malformed DDM packet", "inflates beyond") {
 		t.Error("no log line says the ZLIB bomb was refused")
 	}
-	if !logs.has("string of 30000000 UTF-16 units") {
+	if !logs.Has("string of 30000000 UTF-16 units") {
 		t.Error("no log line says the huge name was refused")
 	}
 	for _, th := range v.DDM().Data().Threads() {

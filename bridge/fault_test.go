@@ -12,43 +12,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
 // rawDebugger connects to addr and does the JDWP handshake.
 func rawDebugger(t testing.TB, addr string) net.Conn {
 	t.Helper()
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(nc, jdwp.HandshakeString); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 14)
-	if _, err := io.ReadFull(nc, buf); err != nil || string(buf) != jdwp.HandshakeString {
-		t.Fatalf("handshake through the bridge: %q %v", buf, err)
-	}
-	return nc
+	return bridgetest.RawDebugger(t, addr)
 }
 
 // command sends one command and reads packets until its reply.
 func command(t testing.TB, nc net.Conn, r *bufio.Reader, id uint32, set, cmd byte, data []byte) *jdwp.Packet {
 	t.Helper()
-	if err := jdwp.WritePacket(nc, &jdwp.Packet{ID: id, CmdSet: set, Cmd: cmd, Data: data}); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p, err := jdwp.ReadPacket(r, 0)
-		if err != nil {
-			t.Fatalf("reading the reply to %s: %v", jdwp.CommandName(set, cmd), err)
-		}
-		if p.IsReply() && p.ID == id {
-			return p
-		}
-	}
+	return bridgetest.Command(t, nc, r, id, set, cmd, data)
 }
 
 func openFDs() int {
@@ -232,5 +213,30 @@ func TestRapidDebuggerCycles(t *testing.T) {
 	waitTicking(t, vm, 5*time.Second)
 	if vs := m.VMs(); len(vs) != 1 || vs[0].Debugger {
 		t.Errorf("VMs after cycles: %+v", vs)
+	}
+}
+
+// TestDebuggerResetIsALeave: a debugger whose connection is reset (closed
+// with unread data, or SO_LINGER 0) left; it is not logged as a malformed
+// packet (issue 12).
+func TestDebuggerResetIsALeave(t *testing.T) {
+	t.Parallel()
+	lo := freePorts(t, 1)
+	vm := startDemo(t, lo, false)
+	o := testOptions(t, lo, 1)
+	var logs lockedbuf.Buffer
+	o.Logger = zerolog.New(zerolog.MultiLevelWriter(&logs, zerolog.NewTestWriter(t))).Level(zerolog.InfoLevel)
+	m := startMonitor(t, o)
+	info := waitVM(t, m, vm.Addr, 60*time.Second)
+	nc := rawDebugger(t, fmt.Sprintf("127.0.0.1:%d", info.DebugPort))
+	r := bufio.NewReader(nc)
+	if p := command(t, nc, r, 1, 1, 1, nil); p.Error != 0 { // Version
+		t.Fatalf("Version through the bridge: %v", p.Error)
+	}
+	nc.(*net.TCPConn).SetLinger(0)
+	nc.Close() // a reset
+	waitFor(t, 60*time.Second, "the debugger detached", func() bool { return strings.Contains(logs.String(), "debugger detached") })
+	if l := logs.String(); strings.Contains(l, "malformed") || !strings.Contains(l, "the debugger closed the connection") {
+		t.Errorf("a reset logged as:\n%s\nwant %q, not a malformed packet", l, "the debugger closed the connection")
 	}
 }

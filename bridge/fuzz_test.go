@@ -60,9 +60,7 @@ func FuzzDebuggerPackets(f *testing.F) {
 		}
 		detached := func() {
 			waitFor(t, 60*time.Second, "the debugger's session to end", func() bool {
-				v.mu.Lock()
-				defer v.mu.Unlock()
-				return len(v.dbgs) == 0
+				return v.mux.Sessions() == 0
 			})
 		}
 		nc := patientDebugger(t, port)

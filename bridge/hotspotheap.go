@@ -51,7 +51,7 @@ func (v *VM) hotspotHeap(ctx context.Context, live bool) (ddm.HeapStats, *ddm.He
 	if !device {
 		oops = v.hotspotOops(ctx)
 	}
-	f, n, err := privateDump(ctx, v, live) // a file: the dump is not held in memory beside its model
+	f, n, err := v.DumpPrivate(ctx, live) // a file: the dump is not held in memory beside its model
 	if err != nil {
 		return ddm.HeapStats{}, nil, err
 	}

@@ -101,7 +101,7 @@ func TestJDBAndDAPOneVM(t *testing.T) {
 	// shuts down and its agent sends VM_DEATH); both hear of it.
 	b := startDAP(t, m, info.ID, src)
 	b.configurationDone()
-	waitFor(t, passDeadline, "two debuggers on the VM", func() bool { return len(m.vmByAddr(shared.Addr).live()) == 2 })
+	waitFor(t, passDeadline, "two debuggers on the VM", func() bool { return m.vmByAddr(shared.Addr).mux.Attached() == 2 })
 	if err := syscall.Kill(shared.Pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -22,7 +23,7 @@ func TestGoneDebuggersLateInvoke(t *testing.T) {
 }
 
 func lateInvoke(t *testing.T, single bool) {
-	logs := &logLines{t: t}
+	logs := &bridgetest.LogLines{T: t}
 	o := testOptions(t, 0, 0)
 	o.Logger = zerolog.New(logs).Level(zerolog.InfoLevel)
 	m := startMonitor(t, o)
@@ -102,9 +103,7 @@ func lateInvoke(t *testing.T, single bool) {
 	})
 	a.Close() // killed mid-invocation
 	waitFor(t, time.Minute, "the cleanup after the killed debugger", func() bool {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		return len(v.dbgs) == 1
+		return v.mux.Sessions() == 1
 	})
 	// The other debugger keeps working.
 	if _, err := stay.Version(ctx); err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"strings"
+
+	"github.com/ddmbridge/ddmbridge/bridge/mux"
 )
 
 // AdoptLaunched monitors a JVM a debugger launched: its JDWP agent
@@ -49,13 +51,13 @@ func (v *VM) port() int {
 // launcherSession makes s, the first debugger opened on a launched VM
 // (AdoptLaunched), its launcher's session: when s ends the VM's per-VM
 // debugger port closes (unless the launch kept it).
-func (m *Monitor) launcherSession(v *VM, s *session) {
+func (m *Monitor) launcherSession(v *VM, s *mux.Session) {
 	if !v.launcherPending.CompareAndSwap(true, false) {
 		return
 	}
 	go func() {
 		select {
-		case <-s.done:
+		case <-s.Done():
 		case <-v.removed:
 			return // its port is parked and closed as any gone VM's
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
@@ -98,7 +99,7 @@ func TestLaunchedVMPortsRefuseOtherUsers(t *testing.T) {
 		t.Skip("needs root to run a client as another user")
 	}
 	jvmtest.RequireJava(t)
-	logs := &logLines{t: t}
+	logs := &bridgetest.LogLines{T: t}
 	o := testOptions(t, 0, 0)
 	o.Logger = zerolog.New(logs).Level(zerolog.InfoLevel)
 	m := startMonitor(t, o)
@@ -124,7 +125,7 @@ func TestLaunchedVMPortsRefuseOtherUsers(t *testing.T) {
 	if won := handshakesAs(t, nobody, 100, port, curPort); won != 0 {
 		t.Fatalf("another user's debugger got through %d times", won)
 	}
-	if !logs.has("connection refused", "uid 65534", strconv.Itoa(port)) || !logs.has("connection refused", "uid 65534", cur) {
+	if !logs.Has("connection refused", "uid 65534", strconv.Itoa(port)) || !logs.Has("connection refused", "uid 65534", cur) {
 		t.Error("no refusal of uid 65534 logged for both ports")
 	}
 	if won := handshakesAs(t, os.Getuid(), 1, port); won != 1 {
@@ -138,7 +139,7 @@ func TestLaunchedVMPortsRefuseOtherUsers(t *testing.T) {
 		c.Close()
 		t.Fatalf("port %d still accepts connections after the launcher's session ended", port)
 	}
-	if !logs.has("closed the launched VM's debugger port", id) {
+	if !logs.Has("closed the launched VM's debugger port", id) {
 		t.Error("the port's closing was not logged")
 	}
 	if _, err := m.VM(id); err != nil {
@@ -157,7 +158,7 @@ func TestLaunchedVMPortsRefuseOtherUsers(t *testing.T) {
 	}
 	dc.Close()
 	keptPort := kv.Info().DebugPort
-	waitFor(t, time.Minute, "the kept VM's session to end", func() bool { return len(kv.live()) == 0 })
+	waitFor(t, time.Minute, "the kept VM's session to end", func() bool { return kv.mux.Attached() == 0 })
 	if keptPort == 0 || kv.Info().DebugPort != keptPort {
 		t.Fatalf("the kept port: %d, then %d", keptPort, kv.Info().DebugPort)
 	}

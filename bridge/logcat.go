@@ -97,6 +97,13 @@ func (m *Monitor) FollowLog(ctx context.Context, target string, f LogFilter, del
 	return err
 }
 
+// LogcatID is the id under which Logcat follows the app behind target
+// (the VM's id, or a process the device lists), to stop it by.
+func (m *Monitor) LogcatID(target string) (string, error) {
+	t, err := m.logTarget(target)
+	return t.id, err
+}
+
 // logTarget is what a subscription follows: a process on a device.
 type logTarget struct {
 	id, serial, process string

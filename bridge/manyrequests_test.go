@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 )
 
@@ -42,7 +43,7 @@ func procStatusKB(t *testing.T, field string) int {
 // window, the monitor's memory stays flat (its peak RSS over the cleanup
 // is printed) and a new debugger gets in.
 func TestManyRequestsDebuggerDies(t *testing.T) {
-	logs := &logLines{t: t}
+	logs := &bridgetest.LogLines{T: t}
 	o := testOptions(t, 0, 0)
 	o.Logger = zerolog.New(logs).Level(zerolog.WarnLevel)
 	m := startMonitor(t, o)
@@ -93,7 +94,7 @@ func TestManyRequestsDebuggerDies(t *testing.T) {
 	if set.Load() != 20000 || refused.Load() != total-20000 {
 		t.Fatalf("%d set, %d refused; want 20000 set and the rest refused", set.Load(), refused.Load())
 	}
-	if !logs.has("as many event requests as one debugger may have") {
+	if !logs.Has("as many event requests as one debugger may have") {
 		t.Error("no warning about the refused requests")
 	}
 
@@ -102,9 +103,7 @@ func TestManyRequestsDebuggerDies(t *testing.T) {
 	died := time.Now()
 	a.Close()
 	waitFor(t, 2*time.Minute, "the cleanup after the dead debugger", func() bool {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		return len(v.dbgs) == 1
+		return v.mux.Sessions() == 1
 	})
 	cleaned := time.Since(died)
 	hwm := procStatusKB(t, "VmHWM")
@@ -119,7 +118,7 @@ func TestManyRequestsDebuggerDies(t *testing.T) {
 	joined := time.Since(died)
 	t.Logf("monitor RSS %d MiB before the debugger died, peak %d MiB during its cleanup (%v); a new debugger answered %v after the death",
 		rss>>10, hwm>>10, cleaned.Round(time.Millisecond), joined.Round(time.Millisecond))
-	if logs.has("left in the VM") {
+	if logs.Has("left in the VM") {
 		t.Error("requests were left in the VM")
 	}
 	if grow := hwm - rss; grow > 128<<10 {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/access"
+	"github.com/ddmbridge/ddmbridge/bridge/mux"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/queue"
@@ -132,6 +134,15 @@ func (m *Monitor) CurrentAddr() string {
 		return ""
 	}
 	return m.curLn.Addr().String()
+}
+
+// DebugAddress is the vm/debugAddress result: where a debugger reaches
+// the VM through the monitor's pass-through.
+type DebugAddress struct {
+	ID       string `json:"id"`       // the VM's id ("current" resolved)
+	HostName string `json:"hostName"` // a loopback address unless serve --allow-remote
+	Port     int    `json:"port"`
+	Current  bool   `json:"current"` // the current-VM port: it follows the current VM
 }
 
 // DebugAddress says where a debugger reaches v through the monitor: its
@@ -690,15 +701,15 @@ func (m *Monitor) resetAgent(v *VM) {
 	threadUpdates := v.threadUpdates
 	v.mu.Unlock()
 	var high uint64
-	if threadUpdates {
+	if threadUpdates && v.dc == nil {
 		// The monitor's polls will take ids on the new agent: note the old
-		// agent's newest, before it resets (staleids.go).
-		high = v.idHighWater()
+		// agent's newest, before it resets (bridge/mux/staleids.go).
+		high = mux.IDHighWater(v.conn, m.opts.RequestTimeout, v.log)
 	}
 	v.close()
 	nv, err := m.reconnect(v)
 	if err == nil {
-		nv.passIDs(high)
+		mux.PassIDs(nv.conn, high, nv.log)
 		if err = m.addVM(nv, v); err != nil {
 			nv.close()
 		}
@@ -828,7 +839,7 @@ func (m *Monitor) closePortLocked(addr string, dl *debugListener) {
 // control listeners do: a JDWP connection runs code in the VM as its
 // user. Options.AllowOtherUsers (serve --allow-other-users) lets them in.
 func (m *Monitor) guardDebugPort(ln net.Listener) net.Listener {
-	return Guard(ln, ListenOptions{AllowRemote: m.opts.AllowRemote, AllowOtherUsers: m.opts.AllowOtherUsers, Logger: m.opts.Logger})
+	return access.Guard(ln, access.ListenOptions{AllowRemote: m.opts.AllowRemote, AllowOtherUsers: m.opts.AllowOtherUsers, Logger: m.opts.Logger})
 }
 
 // listenDebugPort binds the VM's debugger port: its previous port if free,

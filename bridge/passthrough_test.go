@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
@@ -21,7 +22,7 @@ import (
 // left behind (HotSpot's agent resets itself when a debugger leaves).
 
 // passDeadline bounds every wait of these tests: generous, for a busy machine.
-const passDeadline = 90 * time.Second
+const passDeadline = bridgetest.PassDeadline
 
 // passPair is one DemoApp attached to directly and one behind a monitor.
 type passPair struct {

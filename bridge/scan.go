@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 )
 
 // notJDWPBackoff is how long a port that accepted but did not speak JDWP is
@@ -216,11 +218,11 @@ func (m *Monitor) checkVMOwner(nc net.Conn) error {
 	if !ok {
 		return nil
 	}
-	uid, err := listenerUID(ra)
+	uid, err := access.ListenerUID(ra)
 	switch {
 	case errors.Is(err, errors.ErrUnsupported):
 		return nil // this system does not tell
-	case errors.Is(err, errNoSocket) && !ra.IP.IsLoopback():
+	case errors.Is(err, access.ErrNoSocket) && !ra.IP.IsLoopback():
 		return nil // another host, named in the scan range: its user is not knowable
 	case err != nil:
 		return fmt.Errorf("%w: cannot tell which local user runs the VM at %s (%v); serve --allow-other-users adopts VMs of any user", errOtherUser, ra, err)

@@ -12,7 +12,7 @@ import (
 // (ThreadReference.Status, which suspends nothing) and matched by name;
 // names several threads share are left as THST said.
 func (v *VM) markSuspended(ctx context.Context, ts []ThreadInfo) {
-	if len(v.live()) == 0 || v.conn == nil {
+	if v.mux.Attached() == 0 || v.conn == nil {
 		return
 	}
 	ids, err := v.conn.AllThreads(ctx)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ddmbridge/ddmbridge/bridge/mux"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/hostproc"
@@ -101,12 +102,12 @@ type VM struct {
 	// launcher's session, which has not opened yet (see AdoptLaunched).
 	launcherPending atomic.Bool
 
+	// mux shares the connection among the debuggers attached to the VM.
+	mux *mux.Mux
+
 	mu            sync.Mutex
 	pid           int
 	name, ident   string
-	waiting       bool
-	vmStart       *jdwp.Packet // the VM_START that suspended the VM, replayed to debuggers
-	dbgs          []*session   // attached or cleaning up after, oldest first
 	threads       []ThreadInfo // plain VMs: the last JDWP poll
 	threadUpdates bool         // the control API's clients watch threads (one watcher of feed)
 	heapUpdates   bool         // likewise heaps
@@ -118,7 +119,6 @@ type VM struct {
 	announced bool
 
 	removed   chan struct{}
-	pumped    chan struct{} // closed when every event the VM sent was routed (pumpEvents ended)
 	closeOnce sync.Once
 	resetting atomic.Bool  // the monitor resets the agent: a successor replaces v
 	dbgdAcks  atomic.Int32 // DBGD acknowledgements (draft VMs)
@@ -154,14 +154,14 @@ func (v *VM) Info() VMInfo {
 	v.mu.Lock()
 	info := VMInfo{
 		ID: v.id, Address: v.addr, PID: v.pid, Name: v.name, VM: v.ident, DDM: v.dc != nil,
-		Waiting: v.waiting, DebugPort: v.debugPort, Since: v.since, Protocol: "jdwp",
+		Waiting: v.mux.Waiting(), DebugPort: v.debugPort, Since: v.since, Protocol: "jdwp",
 		ThreadUpdate: v.threadUpdates, HeapUpdate: v.heapUpdates, Serial: v.from.serial, Device: v.from.device,
 	}
-	if live := v.liveLocked(); len(live) > 0 {
-		info.Debugger = true
-		info.DebuggerFrom = debuggersFrom(live)
-	}
 	v.mu.Unlock()
+	if from := v.mux.Debuggers(); from != "" {
+		info.Debugger = true
+		info.DebuggerFrom = from
+	}
 	if v.dc != nil {
 		info.Protocol = "ddm"
 		if v.draft {
@@ -244,7 +244,7 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 		id = fmt.Sprint(m.nextID.Add(1))
 	}
 	v := &VM{
-		m: m, addr: addr, since: since, removed: make(chan struct{}), pumped: make(chan struct{}),
+		m: m, addr: addr, since: since, removed: make(chan struct{}),
 		id: id, from: from, pid: from.pid,
 	}
 	v.log = m.log.With().Str("vm", v.id).Str("addr", addr).Logger()
@@ -278,6 +278,7 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 		return nil, err
 	}
 	var rep ddm.Reply
+	waiting := false
 	if android {
 		// This is ddm.Attach's greeting, split so that the HELO outcome is
 		// known before anything else is sent: FEAT and MPRQ only go to DDM VMs.
@@ -315,12 +316,17 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 		v.conn.HandleCommandSet(ddm.CommandSet, func(_ *jdwp.Conn, p *jdwp.Packet) {
 			v.log.Warn().Uint32("id", p.ID).Msg("DDM packet from a VM that rejected HELO; ignored")
 		})
-		if err := v.identifyPlain(ctx, nc, ver, reset); err != nil {
+		if waiting, err = v.identifyPlain(ctx, nc, ver, reset); err != nil {
 			sub.Close()
 			v.conn.Close()
 			return nil, err
 		}
 	}
+	v.mux = mux.New(v.conn, vmHost{v}, mux.Options{
+		ID: v.id, Logger: v.log, RequestTimeout: m.opts.RequestTimeout, CleanupTimeout: m.opts.CleanupTimeout,
+		DebuggerWriteTimeout: m.opts.DebuggerWriteTimeout, MaxRequestsPerDebugger: m.opts.MaxRequestsPerDebugger,
+		TraceProxy: m.opts.TraceProxy, Resettable: v.dc == nil && from.dial != nil, Waiting: waiting,
+	})
 	v.feed = ddm.NewFeed(v.dc, ddm.FeedOptions{
 		ID: v.id, Interval: m.opts.ThreadPollInterval, Timeout: m.opts.RequestTimeout,
 		PollThreads: func(ctx context.Context) {
@@ -345,7 +351,7 @@ func (m *Monitor) setupVMAs(ctx context.Context, nc net.Conn, addr string, from 
 			return ddm.ThreadsJSON{ID: v.id, Threads: nonNil(v.CachedThreads()), Note: v.ThreadsNote()}
 		},
 	})
-	go v.pumpEvents(sub)
+	go v.mux.Pump(sub)
 	if v.dc != nil {
 		go v.watchModel()
 	}
@@ -378,13 +384,14 @@ func (v *VM) identifyAndroid(ctx context.Context) (ver *jdwp.VersionInfo, androi
 //
 // On a connection made to reset the agent (reset) it asks nothing that
 // hands out object ids: the next debugger must find the agent's id table
-// as empty as a fresh attach does (see staleids.go). A reset VM runs, so
-// it is not waiting.
-func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.VersionInfo, reset bool) error {
+// as empty as a fresh attach does (see bridge/mux/staleids.go). A reset
+// VM runs, so it is not waiting; waiting says whether the VM waits for a
+// debugger.
+func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.VersionInfo, reset bool) (waiting bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, v.m.opts.RequestTimeout)
 	defer cancel()
 	if _, err := v.conn.IDSizes(ctx); err != nil {
-		return fmt.Errorf("VM %s: %w", v.addr, err)
+		return false, fmt.Errorf("VM %s: %w", v.addr, err)
 	}
 	var ver jdwp.VersionInfo
 	if known != nil {
@@ -392,12 +399,11 @@ func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.Version
 	} else {
 		var err error
 		if ver, err = v.conn.Version(ctx); err != nil {
-			return fmt.Errorf("VM %s: VirtualMachine.Version: %w", v.addr, err)
+			return false, fmt.Errorf("VM %s: VirtualMachine.Version: %w", v.addr, err)
 		}
 	}
 	// A suspend=y VM sent VM_START before any reply, but the event pump may
 	// not have seen it yet: ask, so the VM is announced as waiting.
-	waiting := false
 	if reset {
 		// no AllThreads: see above
 	} else if ts, err := v.conn.AllThreads(ctx); err == nil && len(ts) > 0 {
@@ -406,61 +412,15 @@ func (v *VM) identifyPlain(ctx context.Context, nc net.Conn, known *jdwp.Version
 	}
 	v.mu.Lock()
 	v.ident = clip(ver.VMName+" v"+ver.VMVersion, maxNameBytes)
-	v.waiting = v.waiting || waiting
 	v.mu.Unlock()
 	if v.from.serial != "" {
-		return nil // the stream ends at the adb server: the device knows the pid and name
+		return waiting, nil // the stream ends at the adb server: the device knows the pid and name
 	}
 	pid, name := hostproc.Peer(nc)
 	v.mu.Lock()
 	v.pid, v.name = pid, name
 	v.mu.Unlock()
-	return nil
-}
-
-// pumpEvents routes the VM's events: to the attached debugger, else the
-// monitor notes VM_START (waiting) and resumes what leftover requests suspend.
-func (v *VM) pumpEvents(sub *jdwp.Subscription) {
-	defer close(v.pumped)
-	defer sub.Close()
-	for es := range sub.C {
-		if es.Packet == nil { // VM_DISCONNECTED
-			continue
-		}
-		v.mu.Lock()
-		live := v.liveLocked()
-		isStart := len(es.Events) > 0 && es.Events[0].Kind == jdwp.EventVMStart
-		if len(live) == 0 && isStart && es.SuspendPolicy == jdwp.SuspendAll {
-			v.waiting = true
-			v.vmStart = es.Packet
-		}
-		v.mu.Unlock()
-		switch {
-		case len(live) > 0:
-			v.route(es, live)
-		case isStart:
-			if es.SuspendPolicy == jdwp.SuspendAll {
-				v.log.Info().Msg("VM is suspended waiting for a debugger (suspend=y); not resuming it")
-				v.m.notify(EventChanged, v)
-			}
-		case es.SuspendPolicy != jdwp.SuspendNone:
-			v.resumeOrphan(es)
-		}
-	}
-}
-
-// resumeOrphan undoes the suspension of an event no debugger will see (a
-// request of a debugger that just left, not yet cleared).
-func (v *VM) resumeOrphan(es *jdwp.EventSet) {
-	ctx, cancel := context.WithTimeout(context.Background(), v.m.opts.RequestTimeout)
-	defer cancel()
-	var err error
-	if es.SuspendPolicy == jdwp.SuspendAll {
-		err = v.conn.Resume(ctx)
-	} else if len(es.Events) > 0 {
-		err = v.conn.ResumeThread(ctx, es.Events[0].Thread)
-	}
-	v.log.Debug().Err(err).Uint8("suspend", uint8(es.SuspendPolicy)).Msg("resumed the VM after an event with no debugger attached")
+	return waiting, nil
 }
 
 // watchModel turns DDM model changes into monitor events.
@@ -493,22 +453,11 @@ func (v *VM) watchModel() {
 func (v *VM) close() {
 	v.closeOnce.Do(func() {
 		close(v.removed)
-		if v.conn.Err() != nil {
-			// The VM went: what it sent before (VM_DEATH, the last events)
-			// reaches its debuggers first, as it would directly.
-			select {
-			case <-v.pumped:
-			case <-time.After(vmGoneFlush):
-			}
-		}
-		v.mu.Lock()
-		dbgs := slices.Clone(v.dbgs)
-		v.mu.Unlock()
+		// When the VM went, what it sent before (VM_DEATH, the last
+		// events) reaches its debuggers first, as it would directly.
+		v.mux.Close()
 		if v.feed != nil {
 			v.feed.Close()
-		}
-		for _, s := range dbgs {
-			s.end(errVMGone)
 		}
 		if v.dc != nil {
 			v.dc.Close()
@@ -1028,4 +977,11 @@ func isNewDump(before, h []byte) bool {
 		return false
 	}
 	return len(before) == 0 || &before[0] != &h[0]
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

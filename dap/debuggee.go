@@ -72,9 +72,12 @@ type sourceState struct {
 type refs struct {
 	threads *idMap[jdwp.ThreadID]
 	frames  *handles[mirror.Frame]
-	vars    *handles[container]
-	targets *handles[*debugger.StepTarget]
-	srcRefs *handles[jdwp.ReferenceTypeID]
+	// asyncFrames are the frames of coroutines' async stacks (nil: the
+	// label frame), numbered apart from frames.
+	asyncFrames *handles[*debugger.AsyncFrame]
+	vars        *handles[container]
+	targets     *handles[*debugger.StepTarget]
+	srcRefs     *handles[jdwp.ReferenceTypeID]
 }
 
 func newDebuggee(ctx context.Context, s *session, nc net.Conn, target string) (*debuggee, error) {
@@ -83,11 +86,12 @@ func newDebuggee(ctx context.Context, s *session, nc net.Conn, target string) (*
 		s: s, log: log, target: target,
 		srcs: sourceState{langs: langs.All()},
 		refs: refs{
-			threads: newIDMap[jdwp.ThreadID](),
-			frames:  newHandles[mirror.Frame](),
-			vars:    newHandles[container](),
-			targets: newHandles[*debugger.StepTarget](),
-			srcRefs: newHandles[jdwp.ReferenceTypeID](),
+			threads:     newIDMap[jdwp.ThreadID](),
+			frames:      newHandles[mirror.Frame](),
+			asyncFrames: &handles[*debugger.AsyncFrame]{next: firstAsyncFrame, m: map[int]*debugger.AsyncFrame{}},
+			vars:        newHandles[container](),
+			targets:     newHandles[*debugger.StepTarget](),
+			srcRefs:     newHandles[jdwp.ReferenceTypeID](),
 		},
 	}
 	t, err := debugger.Attach(ctx, nc, s.cfg.JDWP, s.ctx, frontend{d}, debugger.Options{RequestTimeout: s.cfg.RequestTimeout, Languages: d.srcs.langs}, log, d.spawn)
@@ -147,6 +151,7 @@ func (d *debuggee) isEnded() bool { return d.t.Ended() }
 // stand for a stop that is over.
 func (d *debuggee) forget() {
 	d.refs.frames.reset()
+	d.refs.asyncFrames.reset()
 	d.refs.vars.reset()
 	d.refs.targets.reset()
 }

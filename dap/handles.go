@@ -14,6 +14,10 @@ type handles[T any] struct {
 
 const firstHandle = 1000
 
+// firstAsyncFrame numbers the frames of async stacks apart from the VM's
+// frames (a frame id is either).
+const firstAsyncFrame = 1 << 30
+
 func newHandles[T any]() *handles[T] { return &handles[T]{next: firstHandle, m: map[int]T{}} }
 
 // add stores v and returns its reference.

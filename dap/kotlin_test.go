@@ -70,7 +70,7 @@ func (c *client) ktStop(seen *godap.StoppedEvent, what string) *godap.StoppedEve
 	return until[*godap.StoppedEvent](c, what, func(*godap.StoppedEvent) bool { return true })
 }
 
-func ktBP(t *testing.T, file, marker string) map[string]any {
+func ktBP(t testing.TB, file, marker string) map[string]any {
 	return map[string]any{"line": kotlintest.Line(t, file, marker)}
 }
 
@@ -388,6 +388,34 @@ func TestKotlinHidesSyntheticFrames(t *testing.T) {
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 }
 
+// Stopped in an apply lambda, its receiver reads this@apply in both lambda
+// modes: Kotlin 2 names it after the lambda ($this$describe_u24lambda_u241),
+// and the lambda's marker ($i$a$-apply-…) beside it gives the label.
+func TestKotlinApplyReceiverName(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode)
+			main := filepath.Join(kc.Sources, "app", "Main.kt")
+			if bps := c.setBreakpoints(main, ktBP(t, "app/Main.kt", "applyBody")); len(bps) != 1 || !bps[0].Verified {
+				t.Fatalf("the breakpoint in describe's apply: %s", mustJSON(bps))
+			}
+			th := c.ktStop(c.ktConfigurationDone(), "the stop in apply").Body.ThreadId
+			vars, frames := c.locals(th)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "applyBody")
+			if _, ok := vars["this@apply"]; !ok {
+				t.Errorf("no this@apply among describe's locals: %s", mustJSON(vars))
+			}
+			for name := range vars {
+				if strings.Contains(name, "$") || strings.Contains(name, "_u24") {
+					t.Errorf("a compiler-made name shown: %q in %s", name, mustJSON(vars))
+				}
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+		})
+	}
+}
+
 // An inner class's outer instance (this$0) shows as this@Outer; a lazy
 // property's delegate field (label$delegate) as label.
 func TestKotlinFieldNames(t *testing.T) {
@@ -407,13 +435,24 @@ func TestKotlinFieldNames(t *testing.T) {
 		t.Fatalf("Shop.Till's fields %s, want number = 7 and this@Shop", mustJSON(fields))
 	}
 	shop := byName(c.variables(outer.VariablesReference))
-	if _, ok := shop["label"]; !ok {
-		t.Errorf("Shop's fields %s, want label (its delegate)", mustJSON(shop))
+	if label, ok := shop["label"]; !ok || !strings.Contains(label.Value, "not initialized") {
+		t.Errorf("Shop's fields %s, want label, its lazy not initialized yet (its delegate's toString says so)", mustJSON(shop))
 	}
 	for name := range shop {
 		if strings.Contains(name, "$") {
 			t.Errorf("Shop's field shown as %q", name)
 		}
+	}
+	// Once main printed shop.label, the lazy shows its value (read from
+	// its field: no code runs), and its expression is the property.
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Main.kt"), ktBP(t, "app/Main.kt", "callLabel"))
+	c.ktContinue(th)
+	stop := until[*godap.StoppedEvent](c, "the stop after shop.label", func(*godap.StoppedEvent) bool { return true })
+	vars, frames = c.locals(stop.Body.ThreadId)
+	ktFrameAt(t, kc, frames[0], "app/Main.kt", "callLabel")
+	shop = byName(c.variables(vars["shop"].VariablesReference))
+	if label := shop["label"]; label.Value != `"shop corner"` || label.EvaluateName != "shop.label" {
+		t.Errorf("the initialized lazy label shown as %s, want \"shop corner\" (shop.label)", mustJSON(label))
 	}
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })

@@ -413,6 +413,7 @@ var lanes = map[string]func(*session, godap.RequestMessage) jdwp.ThreadID{
 	"setVariable":   varsLane,
 	"setExpression": frameLane,
 	"completions":   frameLane,
+	"coroutines":    stoppedLane,
 
 	"memoryView": memoryLane, "instanceCounts": memoryLane, "instances": memoryLane, "trackInstances": memoryLane, "allocations": memoryLane,
 }
@@ -479,6 +480,7 @@ var routes = map[string]route{
 	"instanceCounts":     {whenStopped, reply(ErrUnableToListVariables, (*session).instanceCounts)},
 	"instances":          {whenStopped, reply(ErrUnableToListVariables, (*session).instances)},
 	"virtualThreads":     {whenStopped, reply(ErrUnableToListThreads, (*session).virtualThreads)},
+	"coroutines":         {whenStopped, reply(ErrUnableToListThreads, (*session).coroutines)},
 }
 
 // on adapts a handler that answers the request itself.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
@@ -170,25 +171,52 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 	if err != nil {
 		return godap.StackTraceResponseBody{}, err
 	}
-	total := int32(len(all))
+	// A coroutine's async stack goes in above the runtime's resume frame:
+	// a label frame, then the continuations that resume later.
+	at, async, err := d.t.AsyncStack(ctx, t, all)
+	if err != nil {
+		d.log.Debug().Err(err).Msg("async stack")
+		at, async = -1, nil
+	}
+	extra := int32(0)
+	if at >= 0 && len(async) > 0 {
+		extra = int32(1 + len(async))
+	}
+	// entry i of the whole list: a real frame's index in all, or -1 with
+	// the async frame (or the label: async -1).
+	entry := func(i int32) (real int32, asyncAt int) {
+		switch {
+		case extra == 0 || i < int32(at):
+			return i, 0
+		case i < int32(at)+extra:
+			return -1, int(i-int32(at)) - 1
+		}
+		return i - extra, 0
+	}
+	jvmTotal := int32(len(all))
+	total := jvmTotal + extra
 	start := min(int32(max(r.Arguments.StartFrame, 0)), total)
 	n := total - start
 	if r.Arguments.Levels > 0 && int32(r.Arguments.Levels) < n {
 		n = int32(r.Arguments.Levels)
 	}
-	frames := all[start : start+n]
-	out := make([]godap.StackFrame, len(frames))
-	inlined := make([]*godap.StackFrame, len(frames)) // the caller's frame under an inlined one
-	hidden := make([]bool, len(frames))               // frames the language hides
-	err = parallel(len(frames), func(i int) error {
-		f := frames[i]
+	out := make([]godap.StackFrame, n)
+	inlined := make([]*godap.StackFrame, n) // the caller's frame under an inlined one
+	hidden := make([]bool, n)               // frames the language hides
+	err = parallel(int(n), func(i int) error {
+		real, ai := entry(start + int32(i))
+		if real < 0 {
+			out[i] = d.asyncFrame(async, ai)
+			return nil
+		}
+		f := all[real]
 		if f.Loc.Method == 0 {
-			sf, err := d.describeObsolete(ctx, f, total)
+			sf, err := d.describeObsolete(ctx, f, jvmTotal)
 			if err != nil {
 				return err
 			}
 			sf.Id = d.refs.frames.add(f)
-			sf.CanRestart = d.caps.CanPopFrames && start+int32(i) < total-1
+			sf.CanRestart = d.caps.CanPopFrames && real < jvmTotal-1
 			out[i] = sf
 			return nil
 		}
@@ -200,8 +228,8 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 		if ff := d.frameFormat(r.Arguments.Format); ff != nil {
 			sf.Name = d.formatFrameName(withHex(ctx, &ff.ValueFormat), ff, f, sf)
 		}
-		sf.CanRestart = d.caps.CanPopFrames && start+int32(i) < total-1
-		if start+int32(i) > 0 && d.hiddenFrame(ctx, f) {
+		sf.CanRestart = d.caps.CanPopFrames && real < jvmTotal-1
+		if real > 0 && d.hiddenFrame(ctx, f) {
 			hidden[i] = true
 			return nil
 		}
@@ -227,6 +255,43 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 		}
 	}
 	return godap.StackTraceResponseBody{StackFrames: out, TotalFrames: int(shown)}, nil
+}
+
+// asyncLabel names the frame that separates a coroutine's frames from
+// its async stack, as IntelliJ does.
+const asyncLabel = "Async stack trace"
+
+// asyncFrame is the stack frame of a coroutine's async stack: i -1 its
+// label, else the continuation async[i], whose Locals scope shows its
+// spilled variables.
+func (d *debuggee) asyncFrame(async []debugger.AsyncFrame, i int) godap.StackFrame {
+	if i < 0 {
+		return godap.StackFrame{Id: d.refs.asyncFrames.add(nil), Name: asyncLabel, PresentationHint: "label"}
+	}
+	af := &async[i]
+	sf := d.asyncFrameOf(af)
+	sf.Id = d.refs.asyncFrames.add(af)
+	return sf
+}
+
+// asyncFrameOf names a continuation by its suspend function (Owner.name,
+// or the continuation's class without metadata) at the line it suspended
+// on.
+func (d *debuggee) asyncFrameOf(af *debugger.AsyncFrame) godap.StackFrame {
+	name := af.Method
+	if name == "" {
+		name = javalang.SimpleName(af.Owner)
+	} else if owner := javalang.SimpleName(af.Owner); owner != "" {
+		name = owner + "." + name
+	}
+	sf := godap.StackFrame{Name: name, Line: af.Line, PresentationHint: "subtle"}
+	if af.Rel != "" {
+		sf.Source = d.sourceOfRel(af.Rel)
+		if sf.Source == nil {
+			sf.Source = &godap.Source{Name: path.Base(af.Rel), PresentationHint: "deemphasize", Origin: "not found in sourcePaths: " + af.Rel}
+		}
+	}
+	return sf
 }
 
 // frameHider is a language that hides some compiler-made methods' frames
@@ -513,6 +578,14 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 // "Static" (the static fields of the frame's class).
 func (s *session) scopes(_ context.Context, r *godap.ScopesRequest) (godap.ScopesResponseBody, error) {
 	d := s.dbg
+	if af, ok := d.refs.asyncFrames.get(r.Arguments.FrameId); ok {
+		if af == nil {
+			return godap.ScopesResponseBody{Scopes: []godap.Scope{}}, nil
+		}
+		return godap.ScopesResponseBody{Scopes: []godap.Scope{
+			{Name: "Locals", PresentationHint: "locals", VariablesReference: d.refs.vars.add(&spilledScope{af: af})},
+		}}, nil
+	}
 	f, ok := d.refs.frames.get(r.Arguments.FrameId)
 	if !ok {
 		return godap.ScopesResponseBody{}, fmt.Errorf("unknown frame id %d (frames are forgotten when the VM resumes)", r.Arguments.FrameId)

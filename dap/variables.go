@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/eval"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	godap "github.com/google/go-dap"
@@ -24,6 +26,7 @@ type container interface {
 
 type (
 	localsScope  struct{ f mirror.Frame }
+	spilledScope struct{ af *debugger.AsyncFrame }
 	staticsScope struct {
 		class  jdwp.ReferenceTypeID
 		thread jdwp.ThreadID
@@ -402,10 +405,15 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 	if exc, ok := d.stoppedOn(fl.Frame); ok {
 		vals = append([]named{{exceptionName, "exception", jdwp.Value{Tag: exc.Tag, Bits: uint64(exc.ID)}}}, vals...)
 	}
-	l := d.langOfClass(ctx, fl.Frame.Loc.Class)
+	names := make([]string, len(fl.Vars))
 	for i, v := range fl.Vars {
-		if shown, ok := l.Variable(v.Name); ok {
-			vals = append(vals, named{shown, v.Name, fl.Vals[i]})
+		names[i] = v.Name
+	}
+	l := d.langOfClass(ctx, fl.Frame.Loc.Class)
+	shown, ok := lang.VariableNames(l, names)
+	for i, v := range fl.Vars {
+		if ok[i] {
+			vals = append(vals, d.unwrapLazy(ctx, l, v.Name, named{shown[i], v.Name, fl.Vals[i]}, ""))
 		}
 	}
 	out, err := d.variables(ctx, vals)
@@ -413,6 +421,17 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 		out = append(out, godap.Variable{Name: "<locals>", Value: "no local variable information: compile with javac -g"})
 	}
 	return out, err
+}
+
+// children of a continuation of an async stack: the variables it keeps
+// while suspended, under the source's names (their expressions name the
+// continuation's fields, which no frame can evaluate).
+func (c *spilledScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
+	vals := make([]named, len(c.af.Spilled))
+	for i, v := range c.af.Spilled {
+		vals[i] = named{v.Name, "", v.Value}
+	}
+	return d.variables(ctx, vals)
 }
 
 // exceptionName is the local that shows the exception a thread stopped on.
@@ -494,9 +513,11 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 	}
 	vals := make([]named, len(inst))
 	var namer fieldNamer
+	var fl lang.Language
 	for _, f := range inst {
 		if strings.Contains(f.Name, "$") { // only compiler-made names are renamed: no round trip for the language otherwise
-			namer, _ = d.langOfClass(ctx, c.class).(fieldNamer)
+			fl = d.langOfClass(ctx, c.class)
+			namer, _ = fl.(fieldNamer)
 			break
 		}
 	}
@@ -514,6 +535,14 @@ func (c *objectVars) children(ctx context.Context, d *debuggee, filter string, _
 			evalName = ""
 		}
 		vals[i] = named{name, evalName, values[i]}
+		if namer != nil {
+			// A lazy property's value, once initialized; its expression is the property's.
+			propEval := ""
+			if evalName != "" {
+				propEval = c.evalName + "." + name
+			}
+			vals[i] = d.unwrapLazy(ctx, fl, f.Name, vals[i], propEval)
+		}
 	}
 	return d.variables(ctx, vals)
 }

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,8 +110,9 @@ func TestSlowToStringQuickKeys(t *testing.T) {
 }
 
 // TestEveryHitShown: four workers hit one line at nearly the same time,
-// with a hit count (conditions: TestConditionCallsExactHits), stops suspending all threads or
-// the event thread: every true hit is reported, each at the breakpoint's
+// with a hit count (conditions: TestEveryConditionalHitShown), stops
+// suspending all threads or the event thread: every true hit is reported,
+// each at the breakpoint's
 // line with frames (its thread is held until the user continues it), and
 // with all threads suspended no stop is reported and then let go by
 // another's continue (each arrives in turn, after the user's continue).
@@ -163,5 +166,95 @@ func TestEveryHitShown(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestEveryConditionalHitShown: four workers reach two lines together,
+// round after round (5 rounds): one with a conditional breakpoint whose
+// condition calls methods in the hit's thread, one with the hit condition
+// ">= 19" (20 hits); stops suspend all threads or the event thread only,
+// and each is driven as VS Code drives it (threads, stackTrace, scopes,
+// Locals, then continue). Every true hit stops, counted against the
+// program's own output: a conditional stop for each worker and round it
+// printed CHOSEN for, and as many hit-count stops as it counted hits past
+// the 18th; each stop's thread is at the line of the breakpoint it names;
+// and with all threads suspended no stop is let go by another's continue
+// before it is seen (each waits its turn). Run it 20 times in a row.
+func TestEveryConditionalHitShown(t *testing.T) {
+	file := source(t, "Hits.java")
+	chosenLine, countedLine := line(t, "Hits.java", "chosen"), line(t, "Hits.java", "counted")
+	for _, all := range []bool{true, false} {
+		t.Run(map[bool]string{true: "suspendAll", false: "eventThread"}[all], func(t *testing.T) {
+			c := startSession(t, Config{})
+			c.initialize()
+			c.launch(launchArgs(t, "Hits", "args", "5", "suspendAllThreads", all))
+			bps := c.setBreakpoints(file,
+				bp(t, "Hits.java", "chosen", "condition", "chosen(worker, round) && String.valueOf(round).length() == 1"),
+				bp(t, "Hits.java", "counted", "hitCondition", ">= 19"))
+			if len(bps) != 2 || !bps[0].Verified || !bps[1].Verified {
+				t.Fatalf("breakpoints: %s", mustJSON(bps))
+			}
+			lineOf := map[int]int{bps[0].Id: chosenLine, bps[1].Id: countedLine}
+			c.configurationDone()
+			v := &vscode{c: c}
+			var chosen []string
+			counted := 0
+			for s := v.nextStop(); s != nil; s = v.nextStop() {
+				th := s.ev.Body.ThreadId
+				if s.epoch < v.epoch {
+					t.Fatalf("the stop of thread %d was let go by a continue before it was seen: %s", th, mustJSON(s.ev))
+				}
+				ids := s.ev.Body.HitBreakpointIds
+				if s.ev.Body.Reason != "breakpoint" || len(ids) != 1 || lineOf[ids[0]] == 0 {
+					t.Fatalf("stop %s", mustJSON(s.ev))
+				}
+				must := func(r godap.ResponseMessage) godap.ResponseMessage {
+					t.Helper()
+					if !r.GetResponse().Success {
+						t.Fatalf("after the stop %s: %s", mustJSON(s.ev), mustJSON(r))
+					}
+					return r
+				}
+				must(v.call("threads", nil))
+				fs := must(v.call("stackTrace", map[string]any{"threadId": th, "startFrame": 0, "levels": 20})).(*godap.StackTraceResponse).Body.StackFrames
+				if len(fs) == 0 || fs[0].Line != lineOf[ids[0]] || frameName(fs[0]) != "Hits.work" {
+					t.Fatalf("stop %s: the thread is at %s, want Hits.work:%d", mustJSON(s.ev), mustJSON(fs[:min(len(fs), 3)]), lineOf[ids[0]])
+				}
+				scopes := must(v.call("scopes", map[string]any{"frameId": fs[0].Id})).(*godap.ScopesResponse).Body.Scopes
+				vars := must(v.call("variables", map[string]any{"variablesReference": scopes[0].VariablesReference, "filter": "named"})).(*godap.VariablesResponse).Body.Variables
+				local := map[string]string{}
+				for _, x := range vars {
+					local[x.Name] = x.Value
+				}
+				if lineOf[ids[0]] == chosenLine {
+					chosen = append(chosen, "CHOSEN "+local["worker"]+" "+local["round"])
+				} else {
+					counted++
+				}
+				must(v.call("continue", map[string]any{"threadId": th}))
+			}
+			out := c.out.String()
+			var printed []string
+			total := -1
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "CHOSEN ") {
+					printed = append(printed, strings.TrimSpace(l))
+				}
+				if i := strings.Index(l, "counted="); strings.HasPrefix(l, "HITS-DONE") && i > 0 {
+					total, _ = strconv.Atoi(strings.TrimSpace(l[i+len("counted="):]))
+				}
+			}
+			if total < 0 {
+				t.Fatalf("the program did not finish: %q", out)
+			}
+			slices.Sort(chosen)
+			slices.Sort(printed)
+			if !slices.Equal(chosen, printed) {
+				t.Errorf("conditional stops %q, want one for each hit the program chose: %q", chosen, printed)
+			}
+			if want := max(0, total-18); counted != want {
+				t.Errorf("%d stops at the hit count >= 19, want %d (%d hits)", counted, want, total)
+			}
+		})
 	}
 }

@@ -800,7 +800,8 @@ func (c *Conn) sized(ctx context.Context) (*IDSizes, error) {
 	if s := c.sizes.Load(); s != nil {
 		return s, nil
 	}
-	if _, err := c.IDSizes(ctx); err != nil {
+	// The caller's WithQueued callback is its own command's, not this one's.
+	if _, err := c.IDSizes(context.WithValue(ctx, queuedKey{}, nil)); err != nil {
 		return nil, err
 	}
 	return c.sizes.Load(), nil

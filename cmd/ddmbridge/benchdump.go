@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/rpc"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 )
@@ -164,8 +164,8 @@ func startBigSimVM(size int64) (dumpTarget, error) {
 }
 
 func benchDumpSize(ctx context.Context, vm dumpTarget, kind, dir string, mib uint64, modes []string) ([]dumpBenchResult, error) {
-	rpc := "unix:" + filepath.Join(dir, "rpc.sock")
-	serve := selfCommand(ctx, "serve", "--no-adb", "--scan", vm.addr, "--scan-interval", "100ms", "--rpc", rpc,
+	rpcAddr := "unix:" + filepath.Join(dir, "rpc.sock")
+	serve := selfCommand(ctx, "serve", "--no-adb", "--scan", vm.addr, "--scan-interval", "100ms", "--rpc", rpcAddr,
 		"--dap", "", "--current-port", "-1", "--debug-port-base", "-1")
 	serve.Stderr = nil
 	if err := serve.Start(); err != nil {
@@ -182,11 +182,11 @@ func benchDumpSize(ctx context.Context, vm dumpTarget, kind, dir string, mib uin
 			<-done
 		}
 	}()
-	id, err := waitBenchVM(ctx, rpc, vm.addr)
+	id, err := waitBenchVM(ctx, rpcAddr, vm.addr)
 	if err != nil {
 		return nil, err
 	}
-	cliBase, err := runMeasured(ctx, "vms", "--rpc", rpc)
+	cliBase, err := runMeasured(ctx, "vms", "--rpc", rpcAddr)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func benchDumpSize(ctx context.Context, vm dumpTarget, kind, dir string, mib uin
 	for _, mode := range modes {
 		mode = strings.TrimSpace(mode)
 		file := filepath.Join(dir, fmt.Sprintf("heap-%d-%s.hprof", mib, mode))
-		args := []string{"heap", id, "--hprof", file, "--json", "--rpc", rpc, "--timeout", "20m"}
+		args := []string{"heap", id, "--hprof", file, "--json", "--rpc", rpcAddr, "--timeout", "20m"}
 		switch mode {
 		case "path":
 		case "stream":
@@ -219,7 +219,7 @@ func benchDumpSize(ctx context.Context, vm dumpTarget, kind, dir string, mib uin
 		if err != nil {
 			return nil, err
 		}
-		var d bridge.HeapDump
+		var d rpc.HeapDump
 		if err := json.Unmarshal(cli.out, &d); err != nil {
 			return nil, fmt.Errorf("heap --json printed %q: %w", cli.out, err)
 		}
@@ -293,11 +293,11 @@ func procMiB(pid int, key string) (float64, error) {
 
 // waitBenchVM waits until the monitor at rpc lists the VM at addr with its
 // pid known (needed for HotSpot's attach) and returns its id.
-func waitBenchVM(ctx context.Context, rpc, addr string) (string, error) {
+func waitBenchVM(ctx context.Context, rpcAddr, addr string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for {
-		if c, err := bridge.DialRPC(ctx, rpc, nil); err == nil {
+		if c, err := rpc.DialRPC(ctx, rpcAddr, nil); err == nil {
 			var vms []map[string]any
 			err = c.Call(ctx, "vms/list", nil, &vms)
 			c.Close()

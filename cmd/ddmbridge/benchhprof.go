@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
@@ -77,7 +79,7 @@ type hprofBenchResult struct {
 	SpillNsPerObj float64 `json:"spillNsPerObject,omitempty"`
 }
 
-const benchHprofUsage = "ddmbridge bench hprof [--sizes 1500MB,6GB] [--file DUMP] [--dir DIR] [--keep] [--no-dominators] [--max-memory SIZE] [--timeout 60m]"
+const benchHprofUsage = "ddmbridge bench hprof [--sizes 1500MB,6GB] [--file DUMP] [--dir DIR] [--keep] [--no-dominators] [--max-memory SIZE] [--synthetic N] [--timeout 60m]"
 
 // runBenchHprof measures `ddmbridge hprof` on HotSpot dumps of given sizes:
 // for each size it starts a JVM (HprofFill) whose heap dumps to about that
@@ -94,6 +96,7 @@ func runBenchHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	keep := fs.Bool("keep", false, "keep the dumps made (in --dir)")
 	noDoms := fs.Bool("no-dominators", false, "measure the histogram only")
 	maxMem := fs.String("max-memory", "", "passed to `hprof --dominators --max-memory`")
+	synthetic := fs.Int64("synthetic", 0, "instead: stream the histogram of a generated dump of N objects (hprof.SyntheticDump; 2^31 objects are 30 GB) in this process")
 	timeout := fs.Duration("timeout", 60*time.Minute, "bound on the whole benchmark")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: "+benchHprofUsage)
@@ -111,6 +114,13 @@ func runBenchHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	out := stdout(ctx)
 	measure := func(path string) error {
 		r, err := benchHprofFile(ctx, path, !*noDoms, *maxMem)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(out).Encode(r)
+	}
+	if *synthetic > 0 {
+		r, err := benchSynthetic(ctx, *synthetic)
 		if err != nil {
 			return err
 		}
@@ -257,4 +267,49 @@ func benchHprofFile(ctx context.Context, path string, doms bool, maxMem string) 
 		return r, fmt.Errorf("the dominator tree of %s with a spill file differs from the one in memory:\n%s\n%s", path, s.out, m.out)
 	}
 	return r, nil
+}
+
+// syntheticBenchResult is the JSON line of `bench hprof --synthetic N`.
+type syntheticBenchResult struct {
+	Synthetic   int64   `json:"synthetic"`   // objects generated
+	Objects     int64   `json:"objects"`     // objects counted (the two class objects too)
+	StreamBytes int64   `json:"streamBytes"` // the dump's size
+	HistoSecs   float64 `json:"histoSeconds"`
+	HistoMBps   float64 `json:"histoMBps"`
+	HistoCPU    float64 `json:"histoCPUSeconds"`
+	HistoPeakMi float64 `json:"histoPeakMiB"`
+}
+
+// benchSynthetic streams the histogram of hprof.SyntheticDump(n) in this
+// process and checks its counts: a dump of more than 2^31 objects counted
+// without a file of its size.
+func benchSynthetic(ctx context.Context, n int64) (syntheticBenchResult, error) {
+	r := syntheticBenchResult{Synthetic: n}
+	c0, t0 := processCPU(), time.Now()
+	s, err := hprof.StreamHistogram(ctx, hprof.SyntheticDump(n), hprof.StreamOptions{Progress: func(read int64) { r.StreamBytes = read }})
+	if err != nil {
+		return r, err
+	}
+	r.HistoSecs, r.HistoCPU = time.Since(t0).Seconds(), processCPU()-c0
+	r.HistoMBps = float64(r.StreamBytes) / 1e6 / r.HistoSecs
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		r.HistoPeakMi = float64(ru.Maxrss) / 1024 // Linux: kilobytes
+	}
+	r.Objects = s.Objects
+	want := []hprof.ClassStat{{Class: "int[]", Instances: n / 2, Bytes: n / 2 * 16}, {Class: "Tiny", Instances: (n + 1) / 2, Bytes: (n + 1) / 2 * 8},
+		{Class: "java.lang.Class", Instances: 2, Bytes: 16}}
+	if s.Objects != n+2 || !slices.Equal(s.Histogram, want) {
+		return r, fmt.Errorf("the synthetic dump of %d objects counted as %d objects, %v; want %d, %v", n, s.Objects, s.Histogram, n+2, want)
+	}
+	return r, nil
+}
+
+// processCPU is this process's user and system seconds so far.
+func processCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

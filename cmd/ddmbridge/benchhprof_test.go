@@ -48,3 +48,21 @@ func TestBenchHprof(t *testing.T) {
 		t.Errorf("--dir removed: %v", err)
 	}
 }
+
+// TestBenchHprofSynthetic: `bench hprof --synthetic N` streams a generated
+// dump of N objects (the figure for more than 2^31 objects, at a size a
+// test can afford) and prints its figures; the command itself checks the
+// counts.
+func TestBenchHprofSynthetic(t *testing.T) {
+	var out, errb bytes.Buffer
+	if rc := run([]string{"bench", "hprof", "--synthetic", "300001"}, &out, &errb); rc != 0 {
+		t.Fatalf("bench hprof --synthetic: exit %d\n%s", rc, errb.String())
+	}
+	var r syntheticBenchResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%q: %v", out.String(), err)
+	}
+	if r.Synthetic != 300001 || r.Objects != 300003 || r.StreamBytes < 300001*14 || r.HistoSecs <= 0 || r.HistoMBps <= 0 || r.HistoPeakMi <= 0 {
+		t.Errorf("implausible figures %+v", r)
+	}
+}

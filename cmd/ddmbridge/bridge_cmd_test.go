@@ -19,7 +19,9 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
+	"github.com/ddmbridge/ddmbridge/bridge/rpc"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
@@ -80,17 +82,17 @@ func TestCLICommands(t *testing.T) {
 	if _, err := m.Connect(t.Context(), nc, simAddr); err != nil {
 		t.Fatal(err)
 	}
-	rpc := "unix:" + filepath.Join(t.TempDir(), "c.sock")
-	ln, err := bridge.ListenRPC(rpc, false)
+	rpcAddr := "unix:" + filepath.Join(t.TempDir(), "c.sock")
+	ln, err := access.ListenRPC(rpcAddr, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	go bridge.NewServer(m, bridge.ServerOptions{}).Serve(ctx, ln)
+	go rpc.NewServer(m, rpc.ServerOptions{}).Serve(ctx, ln)
 
 	var vms []map[string]any
-	if err := json.Unmarshal([]byte(runCLI(t, "vms", "--json", "--rpc", rpc)), &vms); err != nil || len(vms) != 1 {
+	if err := json.Unmarshal([]byte(runCLI(t, "vms", "--json", "--rpc", rpcAddr)), &vms); err != nil || len(vms) != 1 {
 		t.Fatalf("vms --json: %v %v", vms, err)
 	}
 	for _, k := range []string{"id", "address", "pid", "name", "vm", "ddm", "waiting", "debugger", "debugPort"} {
@@ -102,27 +104,27 @@ func TestCLICommands(t *testing.T) {
 		t.Errorf("vms --json: %v", vms[0])
 	}
 	id := vms[0]["id"].(string)
-	if out := runCLI(t, "vms", "--rpc", rpc); !strings.Contains(out, "com.example.cli") {
+	if out := runCLI(t, "vms", "--rpc", rpcAddr); !strings.Contains(out, "com.example.cli") {
 		t.Errorf("vms: %s", out)
 	}
-	if out := runCLI(t, "select", id, "--rpc", rpc); !strings.Contains(out, "current VM: "+id) {
+	if out := runCLI(t, "select", id, "--rpc", rpcAddr); !strings.Contains(out, "current VM: "+id) {
 		t.Errorf("select: %s", out)
 	}
-	if out := runCLI(t, "select", "com.example.cli", "--rpc", rpc); !strings.Contains(out, "current VM: "+id) {
+	if out := runCLI(t, "select", "com.example.cli", "--rpc", rpcAddr); !strings.Contains(out, "current VM: "+id) {
 		t.Errorf("select by name: %s", out)
 	}
-	if out := runCLI(t, "select", "--auto", "--rpc", rpc); !strings.Contains(out, "current VM: automatic, now "+id) {
+	if out := runCLI(t, "select", "--auto", "--rpc", rpcAddr); !strings.Contains(out, "current VM: automatic, now "+id) {
 		t.Errorf("select --auto: %s", out)
 	}
-	var th bridge.VMThreads
-	if err := json.Unmarshal([]byte(runCLI(t, "threads", id, "--json", "--rpc", rpc)), &th); err != nil || len(th.Threads) == 0 {
+	var th rpc.VMThreads
+	if err := json.Unmarshal([]byte(runCLI(t, "threads", id, "--json", "--rpc", rpcAddr)), &th); err != nil || len(th.Threads) == 0 {
 		t.Errorf("threads --json: %v %+v", err, th)
 	}
-	if out := runCLI(t, "threads", id, "--rpc", rpc); !strings.Contains(out, "main") {
+	if out := runCLI(t, "threads", id, "--rpc", rpcAddr); !strings.Contains(out, "main") {
 		t.Errorf("threads: %s", out)
 	}
 	pngFile := filepath.Join(t.TempDir(), "heap.png")
-	if out := runCLI(t, "heap", id, "--png", pngFile, "--rpc", rpc); !strings.Contains(out, "heap 1:") {
+	if out := runCLI(t, "heap", id, "--png", pngFile, "--rpc", rpcAddr); !strings.Contains(out, "heap 1:") {
 		t.Errorf("heap: %s", out)
 	}
 	f, err := os.Open(pngFile)
@@ -133,11 +135,11 @@ func TestCLICommands(t *testing.T) {
 	if _, err := png.Decode(f); err != nil {
 		t.Errorf("heap --png: %v", err)
 	}
-	if out := runCLI(t, "heap", id, "--json", "--rpc", rpc); !strings.Contains(out, `"pieces"`) {
+	if out := runCLI(t, "heap", id, "--json", "--rpc", rpcAddr); !strings.Contains(out, `"pieces"`) {
 		t.Errorf("heap --json: %s", out)
 	}
 	var errb bytes.Buffer
-	if rc := run([]string{"threads", "nope", "--rpc", rpc}, io.Discard, &errb); rc != 1 || !strings.Contains(errb.String(), "no such VM") {
+	if rc := run([]string{"threads", "nope", "--rpc", rpcAddr}, io.Discard, &errb); rc != 1 || !strings.Contains(errb.String(), "no such VM") {
 		t.Errorf("threads of an unknown VM: rc %d, %s", rc, errb.String())
 	}
 	if rc := run([]string{"vms", "--rpc", "unix:" + filepath.Join(t.TempDir(), "none.sock")}, io.Discard, &errb); rc != 1 || !strings.Contains(errb.String(), "is `ddmbridge serve` running") {

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/access"
+	"github.com/ddmbridge/ddmbridge/bridge/rpc"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/internal/dumpfile"
 )
@@ -50,7 +52,7 @@ type cliFlags struct {
 
 func addCLIFlags(fs *flag.FlagSet, withJSON bool) *cliFlags {
 	f := &cliFlags{}
-	fs.StringVar(&f.rpc, "rpc", bridge.DefaultRPCAddr(), "control API address of the running 'ddmbridge serve': unix:PATH or tcp:HOST:PORT")
+	fs.StringVar(&f.rpc, "rpc", access.DefaultRPCAddr(), "control API address of the running 'ddmbridge serve': unix:PATH or tcp:HOST:PORT")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on the request")
 	if withJSON {
 		fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
@@ -60,7 +62,7 @@ func addCLIFlags(fs *flag.FlagSet, withJSON bool) *cliFlags {
 
 // dial parses args and connects; nargs is the number of positional arguments
 // (negative: the caller checks them).
-func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, nargs int, usage string) (*bridge.Client, context.Context, context.CancelFunc, error) {
+func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, nargs int, usage string) (*rpc.Client, context.Context, context.CancelFunc, error) {
 	// Flags may follow the positional arguments: ddmbridge threads 3 --json.
 	pos, err := parseWithOperands(ctx, fs, args)
 	if err != nil {
@@ -76,7 +78,7 @@ func (f *cliFlags) dial(ctx context.Context, fs *flag.FlagSet, args []string, na
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	c, err := bridge.DialRPC(ctx, f.rpc, nil)
+	c, err := rpc.DialRPC(ctx, f.rpc, nil)
 	if err != nil {
 		cancel()
 		return nil, nil, nil, err
@@ -276,7 +278,7 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	defer done()
 	id := f.args[0]
 	if *hprof != "" {
-		return dumpHeap(ctx, c, id, *hprof, bridge.DumpOptions{All: *all, Force: *force}, *stream, f.json)
+		return dumpHeap(ctx, c, id, *hprof, rpc.DumpOptions{All: *all, Force: *force}, *stream, f.json)
 	}
 	info, err := c.HeapInfo(ctx, id)
 	if err != nil {
@@ -303,7 +305,7 @@ func runHeap(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	out := stdout(ctx)
 	if f.json {
 		return printJSON(out, struct {
-			Info bridge.VMHeapInfo  `json:"info"`
+			Info rpc.VMHeapInfo     `json:"info"`
 			Map  bridge.HeapMapJSON `json:"map"`
 		}{info, hm})
 	}
@@ -353,7 +355,7 @@ func dumpTime(rfc3339 string) string {
 // it itself when this process is of its user on its host (the file is
 // created new, 0600, never through a symlink), else the dump is streamed
 // here in chunks and written the same way. Neither side holds the dump.
-func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, o bridge.DumpOptions, stream, asJSON bool) error {
+func dumpHeap(ctx context.Context, c *rpc.Client, id, file string, o rpc.DumpOptions, stream, asJSON bool) error {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return err
@@ -361,12 +363,12 @@ func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, o bridge.D
 	if _, err := os.Lstat(abs); err == nil && !o.Force {
 		return fmt.Errorf("%s exists: heap dumps are written to a new file; pass --force to replace it", file)
 	}
-	var d bridge.HeapDump
-	var re *bridge.RPCError
+	var d rpc.HeapDump
+	var re *rpc.RPCError
 	if !stream {
 		d, err = c.DumpHeapToPath(ctx, id, abs, o)
 	}
-	if stream || errors.As(err, &re) && re.Code == bridge.CodeNotAllowed {
+	if stream || errors.As(err, &re) && re.Code == rpc.CodeNotAllowed {
 		// Another host, or the monitor cannot tell this user: stream it.
 		d, err = streamDump(ctx, c, id, abs, o)
 	}
@@ -375,30 +377,30 @@ func dumpHeap(ctx context.Context, c *bridge.Client, id, file string, o bridge.D
 	}
 	out := stdout(ctx)
 	if asJSON {
-		return printJSON(out, bridge.HeapDump{ID: d.ID, Path: file, Bytes: d.Bytes})
+		return printJSON(out, rpc.HeapDump{ID: d.ID, Path: file, Bytes: d.Bytes})
 	}
 	fmt.Fprintf(out, "heap dump (%s) written to %s\n", mib(uint64(d.Bytes)), file)
 	return nil
 }
 
 // streamDump reads a dump in chunks into a new file at path.
-func streamDump(ctx context.Context, c *bridge.Client, id, path string, o bridge.DumpOptions) (bridge.HeapDump, error) {
+func streamDump(ctx context.Context, c *rpc.Client, id, path string, o rpc.DumpOptions) (rpc.HeapDump, error) {
 	f, err := dumpfile.Create(path, dumpfile.Options{Force: o.Force})
 	if errors.Is(err, dumpfile.ErrExists) {
-		return bridge.HeapDump{}, fmt.Errorf("%w; pass --force to replace it", err)
+		return rpc.HeapDump{}, fmt.Errorf("%w; pass --force to replace it", err)
 	}
 	if err != nil {
-		return bridge.HeapDump{}, err
+		return rpc.HeapDump{}, err
 	}
 	defer f.Abort()
 	n, err := c.StreamHeapDump(ctx, id, o.All, 0, f.File) // the monitor's chunk size, 1 MiB
 	if err != nil {
-		return bridge.HeapDump{}, err
+		return rpc.HeapDump{}, err
 	}
 	if err := f.Commit(); err != nil {
-		return bridge.HeapDump{}, err
+		return rpc.HeapDump{}, err
 	}
-	return bridge.HeapDump{ID: id, Path: path, Bytes: int(n)}, nil
+	return rpc.HeapDump{ID: id, Path: path, Bytes: int(n)}, nil
 }
 
 func mib(b uint64) string {

@@ -9,7 +9,7 @@ import (
 	"net"
 	"os"
 
-	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/dap"
 	"github.com/ddmbridge/ddmbridge/ddm"
 )
@@ -49,7 +49,7 @@ func runDAP(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return fmt.Errorf("%w: --listen %q: only loopback addresses are allowed (the adapter can start programs)", errUsage, *listen)
 	}
-	ln, err := bridge.Listen("tcp:"+*listen, bridge.ListenOptions{AllowOtherUsers: *allowOthers, Logger: rootLogger()})
+	ln, err := access.Listen("tcp:"+*listen, access.ListenOptions{AllowOtherUsers: *allowOthers, Logger: rootLogger()})
 	if err != nil {
 		return err
 	}

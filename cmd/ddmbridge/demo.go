@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/bridge/demoapp"
+	"github.com/ddmbridge/ddmbridge/bridge/rpc"
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
@@ -63,10 +65,10 @@ func runDemo(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	monitorDone := make(chan struct{})
 	go func() { m.Run(mctx); close(monitorDone) }()
 	defer func() { stopMonitor(); <-monitorDone }()
-	if ln, err := bridge.ListenRPC(bridge.DefaultRPCAddr(), false); err != nil {
+	if ln, err := access.ListenRPC(access.DefaultRPCAddr(), false); err != nil {
 		log.Info().Err(err).Msg("control API not started (ddmbridge vms/threads/heap will not see the demo)")
 	} else {
-		srv := bridge.NewServer(m, bridge.ServerOptions{Logger: rootLogger()})
+		srv := rpc.NewServer(m, rpc.ServerOptions{Logger: rootLogger()})
 		go srv.Serve(mctx, ln)
 	}
 

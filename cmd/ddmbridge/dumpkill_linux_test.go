@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/rpc"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmrun"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
@@ -47,8 +47,8 @@ func TestKilledMonitorDumpCleanedUp(t *testing.T) {
 	vmAddr := ln.Addr().String()
 
 	serve := func(name string) (*exec.Cmd, string) {
-		rpc := "unix:" + filepath.Join(dir, name+".sock")
-		cmd := selfCommand(ctx, "serve", "--no-adb", "--scan", vmAddr, "--scan-interval", "100ms", "--rpc", rpc,
+		rpcAddr := "unix:" + filepath.Join(dir, name+".sock")
+		cmd := selfCommand(ctx, "serve", "--no-adb", "--scan", vmAddr, "--scan-interval", "100ms", "--rpc", rpcAddr,
 			"--dap", "", "--current-port", "-1", "--debug-port-base", "-1")
 		cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+cache)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with the test, even one that panics
@@ -62,14 +62,14 @@ func TestKilledMonitorDumpCleanedUp(t *testing.T) {
 			cmd.Wait()
 			t.Logf("%s's log:\n%s", name, logs.String())
 		})
-		return cmd, rpc
+		return cmd, rpcAddr
 	}
-	first, rpc := serve("first")
-	id, err := waitBenchVM(ctx, rpc, vmAddr)
+	first, rpcAddr := serve("first")
+	id, err := waitBenchVM(ctx, rpcAddr, vmAddr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := bridge.DialRPC(ctx, rpc, nil)
+	c, err := rpc.DialRPC(ctx, rpcAddr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestKilledMonitorDumpCleanedUp(t *testing.T) {
 	file := filepath.Join(dir, "heap.hprof")
 	dumped := make(chan error, 1)
 	go func() {
-		_, err := c.DumpHeapToPath(ctx, id, file, bridge.DumpOptions{})
+		_, err := c.DumpHeapToPath(ctx, id, file, rpc.DumpOptions{})
 		dumped <- err
 	}()
 	pollUntil(t, ctx, "half the dump in the file", func() bool {
@@ -150,8 +150,8 @@ func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
 	defer vm.Close()
 
 	serve := func(name string) (*exec.Cmd, string) {
-		rpc := "unix:" + filepath.Join(dir, name+".sock")
-		cmd := selfCommand(ctx, "serve", "--no-adb", "--scan", vm.Addr, "--scan-interval", "100ms", "--rpc", rpc,
+		rpcAddr := "unix:" + filepath.Join(dir, name+".sock")
+		cmd := selfCommand(ctx, "serve", "--no-adb", "--scan", vm.Addr, "--scan-interval", "100ms", "--rpc", rpcAddr,
 			"--dap", "", "--current-port", "-1", "--debug-port-base", "-1")
 		cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+cache)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with the test, even one that panics
@@ -165,14 +165,14 @@ func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
 			cmd.Wait()
 			t.Logf("%s's log:\n%s", name, logs.String())
 		})
-		return cmd, rpc
+		return cmd, rpcAddr
 	}
-	first, rpc := serve("first")
-	id, err := waitBenchVM(ctx, rpc, vm.Addr)
+	first, rpcAddr := serve("first")
+	id, err := waitBenchVM(ctx, rpcAddr, vm.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := bridge.DialRPC(ctx, rpc, nil)
+	c, err := rpc.DialRPC(ctx, rpcAddr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestKilledMonitorHotSpotDumpCleanedUp(t *testing.T) {
 	for attempt := 1; ; attempt++ {
 		dumped := make(chan struct{})
 		go func() {
-			c.DumpHeapToPath(ctx, id, filepath.Join(dir, fmt.Sprintf("heap-%d.hprof", attempt)), bridge.DumpOptions{})
+			c.DumpHeapToPath(ctx, id, filepath.Join(dir, fmt.Sprintf("heap-%d.hprof", attempt)), rpc.DumpOptions{})
 			close(dumped)
 		}()
 		// The directory, its note (besides the note of the file at the

@@ -59,9 +59,9 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 }
 
 // cliVMs is `vms --json` against rpc.
-func cliVMs(t *testing.T, rpc string) []map[string]any {
+func cliVMs(t *testing.T, rpcAddr string) []map[string]any {
 	t.Helper()
-	rc, out, errs := runBounded(t, "vms", "--json", "--rpc", rpc)
+	rc, out, errs := runBounded(t, "vms", "--json", "--rpc", rpcAddr)
 	if rc != 0 {
 		return nil // the monitor may not listen yet
 	}
@@ -83,13 +83,13 @@ func TestGoneSelectionHeapIDAndExistingDump(t *testing.T) {
 	pa, pb := freePort(t), freePort(t)
 	startChild(t, ctx, "simvm", "--listen", fmt.Sprintf("127.0.0.1:%d", pa), "--app", "com.example.a", "--gc", "200ms")
 	simB, _ := startChild(t, ctx, "simvm", "--listen", fmt.Sprintf("127.0.0.1:%d", pb), "--app", "com.example.b", "--gc", "200ms")
-	rpc := "unix:" + filepath.Join(t.TempDir(), "c.sock")
-	_, serveOut := startChild(t, ctx, "serve", "--no-adb", "--rpc", rpc, "--dap", "",
+	rpcAddr := "unix:" + filepath.Join(t.TempDir(), "c.sock")
+	_, serveOut := startChild(t, ctx, "serve", "--no-adb", "--rpc", rpcAddr, "--dap", "",
 		"--scan", fmt.Sprintf("127.0.0.1:%d,127.0.0.1:%d", pa, pb), "--scan-interval", "100ms",
 		"--current-port", "0", "--debug-port-base", "0")
 	ids := map[string]string{}
 	waitUntil(t, "two VMs in vms --json", func() bool {
-		for _, v := range cliVMs(t, rpc) {
+		for _, v := range cliVMs(t, rpcAddr) {
 			if n, _ := v["name"].(string); n != "" {
 				ids[n], _ = v["id"].(string)
 			}
@@ -100,30 +100,30 @@ func TestGoneSelectionHeapIDAndExistingDump(t *testing.T) {
 
 	// heap ID prints the VM's id, not only the heap's.
 	waitUntil(t, "a heap summary of VM "+b, func() bool {
-		rc, out, _ := runBounded(t, "heap", b, "--rpc", rpc)
+		rc, out, _ := runBounded(t, "heap", b, "--rpc", rpcAddr)
 		return rc == 0 && strings.Contains(out, "VM "+b+", heap 1: ")
 	})
 
-	if rc, out, errs := runBounded(t, "select", "com.example.b", "--rpc", rpc); rc != 0 || !strings.Contains(out, "current VM: "+b) {
+	if rc, out, errs := runBounded(t, "select", "com.example.b", "--rpc", rpcAddr); rc != 0 || !strings.Contains(out, "current VM: "+b) {
 		t.Fatalf("select: exit %d %s%s", rc, out, errs)
 	}
 	simB.Process.Kill()
 	waitUntil(t, "VM "+b+" gone from vms", func() bool {
-		vms := cliVMs(t, rpc)
+		vms := cliVMs(t, rpcAddr)
 		return len(vms) == 1 && vms[0]["id"] == a
 	})
-	rc, _, errs := runBounded(t, "threads", "current", "--rpc", rpc)
+	rc, _, errs := runBounded(t, "threads", "current", "--rpc", rpcAddr)
 	if rc != 1 || !strings.Contains(errs, "the selected VM, com.example.b, is gone") ||
 		!strings.Contains(errs, "monitored now: "+a+" (com.example.a)") || strings.Contains(errs, "none found yet") {
 		t.Errorf("threads current after the selected VM died: exit %d: %s", rc, errs)
 	}
-	if rc, out, _ := runBounded(t, "vms", "--rpc", rpc); rc != 0 || !strings.Contains(out, "no VM is current: the selected VM is gone") {
+	if rc, out, _ := runBounded(t, "vms", "--rpc", rpcAddr); rc != 0 || !strings.Contains(out, "no VM is current: the selected VM is gone") {
 		t.Errorf("vms after the selected VM died: exit %d:\n%s", rc, out)
 	}
-	if rc, out, errs := runBounded(t, "select", "--auto", "--rpc", rpc); rc != 0 || !strings.Contains(out, "now "+a) {
+	if rc, out, errs := runBounded(t, "select", "--auto", "--rpc", rpcAddr); rc != 0 || !strings.Contains(out, "now "+a) {
 		t.Errorf("select --auto: exit %d %s%s", rc, out, errs)
 	}
-	if rc, out, errs := runBounded(t, "threads", "current", "--rpc", rpc); rc != 0 || !strings.Contains(out, "main") {
+	if rc, out, errs := runBounded(t, "threads", "current", "--rpc", rpcAddr); rc != 0 || !strings.Contains(out, "main") {
 		t.Errorf("threads current after select --auto: exit %d %s%s", rc, out, errs)
 	}
 
@@ -132,7 +132,7 @@ func TestGoneSelectionHeapIDAndExistingDump(t *testing.T) {
 	if err := os.WriteFile(file, []byte("keep me"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rc, out, errs := runBounded(t, "heap", a, "--hprof", file, "--rpc", rpc)
+	rc, out, errs := runBounded(t, "heap", a, "--hprof", file, "--rpc", rpcAddr)
 	if rc != 1 || out != "" || !strings.Contains(errs, file+" exists") || !strings.Contains(errs, "--force") {
 		t.Errorf("heap --hprof onto an existing file: exit %d, stdout %q, stderr %q", rc, out, errs)
 	}
@@ -237,12 +237,12 @@ func TestBareSimVMSaysItCannotBeDebugged(t *testing.T) {
 	port := freePort(t)
 	startChild(t, ctx, "simvm", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--app", "com.example.bare")
 	dir := t.TempDir()
-	rpc, dapSock := "unix:"+filepath.Join(dir, "c.sock"), filepath.Join(dir, "dap.sock")
-	_, serveOut := startChild(t, ctx, "serve", "--no-adb", "--rpc", rpc, "--dap", "unix:"+dapSock,
+	rpcAddr, dapSock := "unix:"+filepath.Join(dir, "c.sock"), filepath.Join(dir, "dap.sock")
+	_, serveOut := startChild(t, ctx, "serve", "--no-adb", "--rpc", rpcAddr, "--dap", "unix:"+dapSock,
 		"--scan", fmt.Sprintf("127.0.0.1:%d", port), "--scan-interval", "100ms", "--current-port", "0", "--debug-port-base", "0")
 	var vm map[string]any
 	waitUntil(t, "the simulated VM in vms --json", func() bool {
-		vms := cliVMs(t, rpc)
+		vms := cliVMs(t, rpcAddr)
 		if len(vms) == 1 {
 			vm = vms[0]
 		}
@@ -253,7 +253,7 @@ func TestBareSimVMSaysItCannotBeDebugged(t *testing.T) {
 		t.Errorf("vms --json: debuggable %v, note %q", vm["debuggable"], vm["note"])
 	}
 	id := vm["id"].(string)
-	if rc, out, _ := runBounded(t, "vms", "--rpc", rpc); rc != 0 || !strings.Contains(out, "not debuggable") ||
+	if rc, out, _ := runBounded(t, "vms", "--rpc", rpcAddr); rc != 0 || !strings.Contains(out, "not debuggable") ||
 		!strings.Contains(out, id+" com.example.bare: "+why) {
 		t.Errorf("vms: exit %d\n%s", rc, out)
 	}

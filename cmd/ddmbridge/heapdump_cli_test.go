@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/access"
+	"github.com/ddmbridge/ddmbridge/bridge/rpc"
 )
 
 // TestHeapHprofFile: `heap ID --hprof FILE` creates FILE new with mode
@@ -31,23 +33,23 @@ func TestHeapHprofFile(t *testing.T) {
 	if _, err := m.Connect(t.Context(), nc, simAddr); err != nil {
 		t.Fatal(err)
 	}
-	rpc := "unix:" + filepath.Join(t.TempDir(), "c.sock")
-	ln, err := bridge.ListenRPC(rpc, false)
+	rpcAddr := "unix:" + filepath.Join(t.TempDir(), "c.sock")
+	ln, err := access.ListenRPC(rpcAddr, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	go bridge.NewServer(m, bridge.ServerOptions{}).Serve(ctx, ln)
+	go rpc.NewServer(m, rpc.ServerOptions{}).Serve(ctx, ln)
 	var vms []map[string]any
-	if err := json.Unmarshal([]byte(runCLI(t, "vms", "--json", "--rpc", rpc)), &vms); err != nil || len(vms) != 1 {
+	if err := json.Unmarshal([]byte(runCLI(t, "vms", "--json", "--rpc", rpcAddr)), &vms); err != nil || len(vms) != 1 {
 		t.Fatalf("vms --json: %v %v", vms, err)
 	}
 	id := vms[0]["id"].(string)
 
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sim.hprof")
-	if out := runCLI(t, "heap", id, "--hprof", file, "--rpc", rpc); !strings.Contains(out, "written to "+file) {
+	if out := runCLI(t, "heap", id, "--hprof", file, "--rpc", rpcAddr); !strings.Contains(out, "written to "+file) {
 		t.Errorf("heap --hprof: %s", out)
 	}
 	fi, err := os.Lstat(file)
@@ -57,7 +59,7 @@ func TestHeapHprofFile(t *testing.T) {
 	fail := func(args ...string) string {
 		t.Helper()
 		var out, errb bytes.Buffer
-		if rc := run(append(args, "--rpc", rpc), &out, &errb); rc == 0 {
+		if rc := run(append(args, "--rpc", rpcAddr), &out, &errb); rc == 0 {
 			t.Errorf("ddmbridge %s succeeded: %s", strings.Join(args, " "), out.String())
 		}
 		return errb.String()
@@ -71,7 +73,7 @@ func TestHeapHprofFile(t *testing.T) {
 			t.Errorf("%s: an existing file: %s", stream, e)
 		}
 		os.Chmod(file, 0o644)
-		runCLI(t, append(args, "--force", "--rpc", rpc)...)
+		runCLI(t, append(args, "--force", "--rpc", rpcAddr)...)
 		if fi, err := os.Lstat(file); err != nil || fi.Mode() != 0o600 || fi.Size() < 1000 {
 			t.Errorf("%s --force: %v %v", stream, fi, err)
 		}

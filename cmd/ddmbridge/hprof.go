@@ -43,7 +43,7 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	maxMem := fs.String("max-memory", "", "memory the analysis may take (e.g. 16GiB); a dump that needs more is refused before parsing. Default: what the system has available")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: "+hprofUsage)
-		fmt.Fprintln(fs.Output(), "\nWithout a view flag it prints a summary and the 20 biggest classes.")
+		fmt.Fprintln(fs.Output(), "\nWithout a view flag it prints a summary and the 20 biggest classes, from one pass over the file (like --histo and --diff: memory bounded by the classes; GC roots counted as the dump lists them).")
 		fs.PrintDefaults()
 	}
 	pos, err := parseWithOperands(ctx, fs, args)
@@ -81,14 +81,19 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			return fmt.Errorf("%w: --max-memory %q: %v", errUsage, *maxMem, err)
 		}
 	}
-	a := &hprofRun{file: pos[0], oops: oops, memLimit: memLimit, memFlag: set["max-memory"], graph: *doms || *path != "" || *dups > 0}
+	// The views that need a model of the objects: the rest (the summary,
+	// the histogram, the diff, the duplicate strings) stream each dump.
+	needsModel := *doms || *path != "" || *pngFile != "" || (*top > 0 && !*histo && *diff == "")
+	a := &hprofRun{file: pos[0], oops: oops, memLimit: memLimit, memFlag: set["max-memory"], graph: *doms || *path != "" || (*dups > 0 && needsModel),
+		strings: *dups > 0}
 	if isTerminal(fs.Output()) {
 		a.progressTo = fs.Output() // a terminal: how far each parse is, on one line
 	}
-	// The histogram and the diff need no model of the objects: one pass
-	// over each dump counts them by class, in memory bounded by the
-	// classes, whatever the dump's size.
-	a.streamed = (*histo || *diff != "") && !a.graph && *pngFile == ""
+	// The summary, the histogram, the diff and the duplicate strings need
+	// no model of the objects: one pass over each dump counts them by
+	// class (and keeps the Strings' arrays' hashes), in memory bounded by
+	// the classes (and the strings), whatever the dump's size.
+	a.streamed = !needsModel
 	a.phase.Store("starting")
 	// The work runs apart so that a signal ends the command at once, in
 	// whatever phase: parsing stops itself (ParseContext), an analysis
@@ -125,9 +130,11 @@ type hprofRun struct {
 	memFlag  bool
 	graph    bool   // the dominator tree, a path search or duplicate strings follow the parse
 	held     uint64 // memory the dumps parsed so far need
-	streamed bool   // histograms only: each dump streamed (StreamHistogram), no model
+	streamed bool   // no view needs the model: each dump streamed (StreamHistogram)
+	strings  bool   // --dups: the duplicate strings' data kept (the model's, or the streamed pass's)
 	spill    bool   // the dominator tree spills the model's arrays to a temporary file (memory is short)
 	hists    map[string][]hprof.ClassStat
+	streams  map[string]*hprof.Streamed // the streamed passes' results, by file
 	// progressTo, when set, shows how far each parse is.
 	progressTo io.Writer
 	phase      atomic.Value // string
@@ -281,7 +288,17 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 	if o.dups > 0 {
 		views++
 		a.phase.Store("looking for duplicate strings")
-		ds, err := h.DuplicateStrings(f, o.dups)
+		var ds []hprof.DupString
+		var err error
+		if h != nil {
+			ds, err = h.DuplicateStrings(f, o.dups)
+		} else if _, err = a.histogram(ctx, nil, a.file); err == nil {
+			var src *os.File
+			if src, err = os.Open(a.file); err == nil {
+				ds, err = a.streams[a.file].DuplicateStrings(src, o.dups)
+				src.Close()
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -322,15 +339,25 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 		})
 	}
 	if views == 0 {
-		hist := h.Histogram()
-		sum := hprof.SummaryOf(a.file, h, hist)
-		emit("summary", sum, func(w io.Writer) {
-			fmt.Fprintf(w, "%s, %d-byte ids, taken %s\n", h.Format, h.IDSize, h.Timestamp.UTC().Format("2006-01-02 15:04:05 MST"))
-			fmt.Fprintf(w, "%d objects of %d classes, %s shallow, %d GC roots, heaps %v\n", sum.Objects, len(hist), mib(uint64(sum.Totals.Bytes)), sum.Roots, h.HeapNames)
-			if h.Oops != hprof.OopsAuto {
-				fmt.Fprintf(w, "sizes with %s references\n", h.Oops)
+		var sum hprof.SummaryJSON
+		roots := "GC roots"
+		if h != nil {
+			sum = hprof.SummaryOf(a.file, h, h.Histogram())
+		} else {
+			if _, err := a.histogram(ctx, nil, a.file); err != nil {
+				return err
 			}
-			if h.Partial {
+			sum = hprof.StreamedSummary(a.file, a.streams[a.file])
+			roots = "GC root records"
+		}
+		hist := sum.Classes
+		emit("summary", sum, func(w io.Writer) {
+			fmt.Fprintf(w, "%s, %d-byte ids, taken %s\n", sum.Format, sum.IDSize, sum.Timestamp.UTC().Format("2006-01-02 15:04:05 MST"))
+			fmt.Fprintf(w, "%d objects of %d classes, %s shallow, %d %s, heaps %v\n", sum.Objects, len(hist), mib(uint64(sum.Totals.Bytes)), sum.Roots, roots, sum.Heaps)
+			if sum.Oops != hprof.OopsAuto.String() {
+				fmt.Fprintf(w, "sizes with %s references\n", sum.Oops)
+			}
+			if sum.Partial {
 				fmt.Fprintln(w, "PARTIAL: the dump is cut short; these figures cover its complete records")
 			}
 			fmt.Fprintln(w)
@@ -366,7 +393,7 @@ func (a *hprofRun) histogram(ctx context.Context, h *hprof.Heap, name string) ([
 	defer cr.progress.done()
 	a.parsing.Store(cr)
 	a.phase.Store("parsing " + name)
-	s, err := hprof.StreamHistogram(ctx, cr, hprof.StreamOptions{Oops: a.oops})
+	s, err := hprof.StreamHistogram(ctx, cr, hprof.StreamOptions{Oops: a.oops, Strings: a.strings && name == a.file})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -378,6 +405,10 @@ func (a *hprofRun) histogram(ctx context.Context, h *hprof.Heap, name string) ([
 		a.hists = map[string][]hprof.ClassStat{}
 	}
 	a.hists[name] = s.Histogram
+	if a.streams == nil {
+		a.streams = map[string]*hprof.Streamed{}
+	}
+	a.streams[name] = s
 	a.phase.Store("analysing " + name)
 	return s.Histogram, nil
 }

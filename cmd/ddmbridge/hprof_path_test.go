@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -179,6 +180,20 @@ func TestHprofTopAndTitles(t *testing.T) {
 	}
 	if out := cli("hprof", file, "--top", "3"); !strings.HasPrefix(out, "the 3 biggest objects by shallow size:\n") || strings.Count(out, "\n") != 5 {
 		t.Errorf("--top 3 alone:\n%s", out)
+	}
+	// --dups without a view that needs the model streams the dump: the same
+	// duplicate strings as the model's.
+	var streamed, parsed struct {
+		DuplicateStrings []hprof.DupString
+	}
+	if err := json.Unmarshal([]byte(cli("hprof", file, "--dups", "5", "--json")), &streamed); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(cli("hprof", file, "--dups", "5", "--dominators", "--json")), &parsed); err != nil {
+		t.Fatal(err)
+	}
+	if len(parsed.DuplicateStrings) == 0 || !reflect.DeepEqual(streamed.DuplicateStrings, parsed.DuplicateStrings) {
+		t.Errorf("--dups 5 streamed: %v; with the model: %v", streamed.DuplicateStrings, parsed.DuplicateStrings)
 	}
 
 	// Class objects in the dominator tree, named as MAT names them. (The

@@ -85,12 +85,13 @@ func TestHprofStopsOnSignal(t *testing.T) {
 	}
 }
 
-// TestHprofRefusesTooLarge: a dump larger than the memory the machine has
-// (a sparse file of 4 TiB) is refused before parsing with what it needs and
+// TestHprofRefusesTooLarge: for a view that needs the model (--top), a dump
+// larger than the memory the machine has (a sparse file of 4 TiB) is
+// refused before parsing with what it needs and
 // how to go on, not a Go "fatal error: runtime: out of memory"; a limit set
 // with --max-memory is held to as well, and raising it lets the dump through.
-// The histogram and the diff, streamed in memory bounded by the classes,
-// are not refused for their size.
+// The summary, the histogram and the diff, streamed in memory bounded by
+// the classes, are not refused for their size.
 func TestHprofRefusesTooLarge(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.hprof")
@@ -105,7 +106,7 @@ func TestHprofRefusesTooLarge(t *testing.T) {
 	}
 	f.Close()
 	var out, errb bytes.Buffer
-	if code := run([]string{"hprof", big}, &out, &errb); code != 1 {
+	if code := run([]string{"hprof", big, "--top", "5"}, &out, &errb); code != 1 {
 		t.Fatalf("4 TiB dump: exit %d, want 1; stderr %s", code, errb.String())
 	}
 	msg := errb.String()
@@ -116,7 +117,7 @@ func TestHprofRefusesTooLarge(t *testing.T) {
 
 	small, _ := deepListDump(t, dir, 1000)
 	errb.Reset()
-	if code := run([]string{"hprof", small, "--max-memory", "1MiB"}, &out, &errb); code != 1 ||
+	if code := run([]string{"hprof", small, "--top", "5", "--max-memory", "1MiB"}, &out, &errb); code != 1 ||
 		!strings.Contains(errb.String(), "and 1MiB is --max-memory; raise --max-memory to ") {
 		t.Errorf("--max-memory 1MiB: exit %d, stderr %q", code, errb.String())
 	}
@@ -154,9 +155,9 @@ func TestHprofRefusesTooLarge(t *testing.T) {
 		!strings.Contains(errb.String(), "raise --max-memory to "+gib(spill)) {
 		t.Errorf("--dominators under --max-memory below the spill's need: exit %d, stderr %q", code, errb.String())
 	}
-	// The histogram and the diff alone are streamed: a bound below the
-	// dump's size does not stop them.
-	for _, args := range [][]string{{"--histo", "--top", "1"}, {"--diff", small, "--top", "1"}} {
+	// The summary, the histogram and the diff alone are streamed: a bound
+	// below the dump's size does not stop them.
+	for _, args := range [][]string{{}, {"--histo", "--top", "1"}, {"--diff", small, "--top", "1"}} {
 		errb.Reset()
 		out.Reset()
 		if code := run(append([]string{"hprof", small, "--max-memory", strconv.FormatInt(fi.Size()/2, 10)}, args...), &out, &errb); code != 0 || out.Len() == 0 {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/rpc"
 	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 )
 
@@ -179,7 +179,7 @@ func TestServeSurvivesEMFILE(t *testing.T) {
 
 	cctx, ccancel := context.WithTimeout(ctx, 60*time.Second)
 	defer ccancel()
-	c, err := bridge.DialRPC(cctx, "tcp:"+addr, nil)
+	c, err := rpc.DialRPC(cctx, "tcp:"+addr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
+	"github.com/ddmbridge/ddmbridge/bridge/rpc"
 )
 
 func init() {
@@ -47,7 +48,7 @@ func runLogcat(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	batches := make(chan bridge.LogBatch, 16)
 	dctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	c, err := bridge.DialRPC(dctx, f.rpc, func(method string, params json.RawMessage) {
+	c, err := rpc.DialRPC(dctx, f.rpc, func(method string, params json.RawMessage) {
 		if method != "vm/logcat" {
 			return
 		}

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge"
+	"github.com/ddmbridge/ddmbridge/bridge/access"
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
+	"github.com/ddmbridge/ddmbridge/bridge/rpc"
 	"github.com/ddmbridge/ddmbridge/dap"
 )
 
@@ -79,7 +81,7 @@ func (f *monitorFlags) options() (bridge.Options, error) {
 
 func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	mf := addMonitorFlags(fs)
-	rpcAddr := fs.String("rpc", bridge.DefaultRPCAddr(), "control API address: unix:PATH or tcp:HOST:PORT (loopback unless --allow-remote)")
+	rpcAddr := fs.String("rpc", access.DefaultRPCAddr(), "control API address: unix:PATH or tcp:HOST:PORT (loopback unless --allow-remote)")
 	stdio := fs.Bool("stdio", false, "serve the control API on stdin/stdout (language-server style) instead of --rpc; logs stay on stderr")
 	allowExit := fs.Bool("allow-exit", false, "allow the vm/exit method to end VMs")
 	adbAddr := fs.String("adb", "", "adb server HOST:PORT whose devices' VMs to monitor (default: $ADB_SERVER_SOCKET, $ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037; a local server is started when none runs)")
@@ -113,7 +115,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	var wg sync.WaitGroup
 	// DAP sessions debug through the monitor: m is their Backend, so attach
 	// requests reach VMs through its proxy and DDM keeps flowing.
-	lopts := bridge.ListenOptions{AllowOtherUsers: *allowOthers, Logger: rootLogger()}
+	lopts := access.ListenOptions{AllowOtherUsers: *allowOthers, Logger: rootLogger()}
 	dapLn, dapAt, err := listenDAP(*dapAddr, lopts)
 	if err != nil {
 		m.Close()
@@ -131,7 +133,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 			serveDAPSessions(ctx, dapLn, dsrv)
 		}()
 	}
-	srv := bridge.NewServer(m, bridge.ServerOptions{AllowExit: *allowExit, Logger: rootLogger(), TraceMessages: traced("rpc.msg"), DAPAddr: dapAt, CheckDebugConfig: dap.CheckConfig})
+	srv := rpc.NewServer(m, rpc.ServerOptions{AllowExit: *allowExit, Logger: rootLogger(), TraceMessages: traced("rpc.msg"), DAPAddr: dapAt, CheckDebugConfig: dap.CheckConfig})
 	if *stdio {
 		wg.Add(1)
 		go func() {
@@ -141,7 +143,7 @@ func runServe(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}()
 	} else {
 		lopts.AllowRemote = mf.allowRemote
-		ln, err := bridge.Listen(*rpcAddr, lopts)
+		ln, err := access.Listen(*rpcAddr, lopts)
 		if err != nil {
 			m.Close()
 			return err
@@ -210,30 +212,30 @@ var (
 // socket named after this process, so several monitors never collide (the
 // sockets of killed monitors are removed first); TCP must be loopback
 // whatever --allow-remote says: a DAP session can start programs.
-func listenDAP(addr string, o bridge.ListenOptions) (net.Listener, string, error) {
+func listenDAP(addr string, o access.ListenOptions) (net.Listener, string, error) {
 	switch addr {
 	case "":
 		return nil, "", nil
 	case "auto":
-		_, rpcPath, err := bridge.ParseRPCAddr(bridge.DefaultRPCAddr())
+		_, rpcPath, err := access.ParseRPCAddr(access.DefaultRPCAddr())
 		if err != nil {
 			return nil, "", err
 		}
 		dir := filepath.Dir(rpcPath)
 		log := component("dap")
-		for _, p := range bridge.CleanStaleSockets(dir, "dap-*.sock") {
+		for _, p := range access.CleanStaleSockets(dir, "dap-*.sock") {
 			log.Info().Str("socket", p).Msg("removed the socket of a monitor that is gone")
 		}
 		addr = "unix:" + filepath.Join(dir, fmt.Sprintf("dap-%d.sock", os.Getpid()))
 	}
-	if network, address, err := bridge.ParseRPCAddr(addr); err == nil && network == "tcp" {
+	if network, address, err := access.ParseRPCAddr(addr); err == nil && network == "tcp" {
 		host, _, _ := net.SplitHostPort(address)
 		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 			return nil, "", fmt.Errorf("%w: --dap %s is not loopback: DAP is never served remotely, --allow-remote or not (a DAP session can start programs)", errUsage, addr)
 		}
 	}
 	o.AllowRemote = false
-	ln, err := bridge.Listen(addr, o)
+	ln, err := access.Listen(addr, o)
 	if err != nil {
 		return nil, "", fmt.Errorf("--dap: %w", err)
 	}

@@ -30,8 +30,8 @@ func TestServeADB(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	rpc := "unix:" + filepath.Join(t.TempDir(), "s.sock")
-	cmd := child(ctx, "serve", "--rpc", rpc, "--adb", "tcp:"+strconv.Itoa(srv.Port), "--scan", "",
+	rpcAddr := "unix:" + filepath.Join(t.TempDir(), "s.sock")
+	cmd := child(ctx, "serve", "--rpc", rpcAddr, "--adb", "tcp:"+strconv.Itoa(srv.Port), "--scan", "",
 		"--current-port", "0", "--debug-port-base", "0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -50,7 +50,7 @@ func TestServeADB(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var out, errb bytes.Buffer
-		if run([]string{"vms", "--json", "--rpc", rpc}, &out, &errb) == 0 {
+		if run([]string{"vms", "--json", "--rpc", rpcAddr}, &out, &errb) == 0 {
 			vms = nil
 			if err := json.Unmarshal(out.Bytes(), &vms); err != nil {
 				t.Fatalf("vms --json: %v\n%s", err, out.String())
@@ -73,13 +73,13 @@ func TestServeADB(t *testing.T) {
 		t.Errorf("vms --json: %v", vms[0])
 	}
 	var devs []bridge.DeviceInfo
-	if err := json.Unmarshal([]byte(runCLI(t, "devices", "--json", "--rpc", rpc)), &devs); err != nil || len(devs) != 1 || devs[0].Serial != serial || !devs[0].Online {
+	if err := json.Unmarshal([]byte(runCLI(t, "devices", "--json", "--rpc", rpcAddr)), &devs); err != nil || len(devs) != 1 || devs[0].Serial != serial || !devs[0].Online {
 		t.Errorf("devices --json: %+v %v", devs, err)
 	}
-	if out := runCLI(t, "devices", "--rpc", rpc); !strings.Contains(out, serial) || !strings.Contains(out, "CLI") {
+	if out := runCLI(t, "devices", "--rpc", rpcAddr); !strings.Contains(out, serial) || !strings.Contains(out, "CLI") {
 		t.Errorf("devices:\n%s", out)
 	}
-	if out := runCLI(t, "vms", "--rpc", rpc); !strings.Contains(out, bridge.DeviceAddr(serial, pid)) {
+	if out := runCLI(t, "vms", "--rpc", rpcAddr); !strings.Contains(out, bridge.DeviceAddr(serial, pid)) {
 		t.Errorf("vms:\n%s", out)
 	}
 }

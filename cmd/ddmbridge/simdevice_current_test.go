@@ -17,6 +17,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
+	"github.com/ddmbridge/ddmbridge/internal/lockedbuf"
 )
 
 // `simdevice --profile current` is accepted by the real adb server, and
@@ -63,8 +64,8 @@ func TestSimDeviceProfileCurrent(t *testing.T) {
 		return strings.Contains(srv.ADBCommand(t, "devices"), addr+"\tdevice")
 	})
 
-	rpc := "unix:" + filepath.Join(t.TempDir(), "s.sock")
-	serve := child(ctx, "serve", "--rpc", rpc, "--adb", "tcp:"+strconv.Itoa(srv.Port), "--scan", "",
+	rpcAddr := "unix:" + filepath.Join(t.TempDir(), "s.sock")
+	serve := child(ctx, "serve", "--rpc", rpcAddr, "--adb", "tcp:"+strconv.Itoa(srv.Port), "--scan", "",
 		"--current-port", "0", "--debug-port-base", "0")
 	var stderr bytes.Buffer
 	serve.Stderr = &stderr
@@ -82,7 +83,7 @@ func TestSimDeviceProfileCurrent(t *testing.T) {
 	byName := map[string]map[string]any{}
 	adbtest.WaitFor(t, ctx, "every app in `vms --json`, the frozen one found frozen", func() bool {
 		var out, errb bytes.Buffer
-		if run([]string{"vms", "--json", "--rpc", rpc}, &out, &errb) != 0 {
+		if run([]string{"vms", "--json", "--rpc", rpcAddr}, &out, &errb) != 0 {
 			return false
 		}
 		var vms []map[string]any
@@ -112,7 +113,7 @@ func TestSimDeviceProfileCurrent(t *testing.T) {
 	if a := byName["com.example.sim1"]; a["frozen"] != false || a["address"] != bridge.DeviceAddr(a["serial"].(string), int(a["pid"].(float64))) {
 		t.Errorf("monitored app: %v", a)
 	}
-	out := runCLI(t, "vms", "--rpc", rpc)
+	out := runCLI(t, "vms", "--rpc", rpcAddr)
 	for _, want := range []string{"frozen (not debuggable now)", "not debuggable", "Bring the app to the foreground", "Install a debug build"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("vms lacks %q:\n%s", want, out)
@@ -121,11 +122,11 @@ func TestSimDeviceProfileCurrent(t *testing.T) {
 	t.Logf("vms:\n%s", out)
 	// Current ART has no THST: `threads` lists names and says why states are missing.
 	id := fmt.Sprint(byName["com.example.sim1"]["id"])
-	if out := runCLI(t, "threads", id, "--rpc", rpc); !strings.Contains(out, "unknown") || !strings.Contains(out, "does not answer THST") {
+	if out := runCLI(t, "threads", id, "--rpc", rpcAddr); !strings.Contains(out, "unknown") || !strings.Contains(out, "does not answer THST") {
 		t.Errorf("threads of a current-ART VM:\n%s", out)
 	}
 	// Nor heap chunks: `heap` reads the app's heap from an am dumpheap dump.
-	if out := runCLI(t, "heap", id, "--rpc", rpc); !strings.Contains(out, "from a heap dump taken at ") || !strings.Contains(out, "am dumpheap") ||
+	if out := runCLI(t, "heap", id, "--rpc", rpcAddr); !strings.Contains(out, "from a heap dump taken at ") || !strings.Contains(out, "am dumpheap") ||
 		!strings.Contains(out, "objects)") || !strings.Contains(out, "map: ") {
 		t.Errorf("heap of a current-ART VM:\n%s", out)
 	} else {
@@ -133,11 +134,13 @@ func TestSimDeviceProfileCurrent(t *testing.T) {
 	}
 
 	// `logcat ID --level W`: the app's warnings and errors, as adb's threadtime, until Ctrl-C.
-	lc := child(ctx, "logcat", id, "--level", "W", "--rpc", rpc)
+	lc := child(ctx, "logcat", id, "--level", "W", "--rpc", rpcAddr)
 	lcOut, err := lc.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	var lcErr lockedbuf.Buffer
+	lc.Stderr = &lcErr
 	if err := lc.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +168,7 @@ func TestSimDeviceProfileCurrent(t *testing.T) {
 		}
 	}()
 	if err := lc.Wait(); lc.ProcessState.ExitCode() != 130 {
-		t.Errorf("logcat after Ctrl-C: %v, want exit status 130", err)
+		t.Errorf("logcat after Ctrl-C: %v, want exit status 130; its stderr: %s", err, lcErr.String())
 	}
 	t.Logf("logcat:\n%s", strings.Join(got, "\n"))
 }

@@ -31,6 +31,7 @@ func Register(c *godap.Codec) {
 	c.RegisterRequest("attachVM", func() godap.Message { return &AttachVMRequest{} }, func() godap.Message { return &AttachVMResponse{} })
 	registerMemory(c)
 	registerVirtualThreads(c)
+	registerCoroutines(c)
 }
 
 // DDM: the ddmUpdates and ddmGC requests, the ddmThreads, ddmHeapInfo and

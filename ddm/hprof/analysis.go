@@ -308,16 +308,7 @@ func (h *Heap) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
 		}
 		return k
 	}
-	type group struct {
-		count  int
-		wasted uint64
-		arr    int
-	}
-	type key struct {
-		hash uint64
-		len  uint32
-	}
-	groups := map[key]*group{}
+	groups := map[dupKey]*dupGroup{}
 	counted := make([]bool, len(h.strs)) // arrays whose bytes are counted (or are the first copy's)
 	for i, c := range h.cls {
 		if c != strCls {
@@ -329,10 +320,10 @@ func (h *Heap) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
 				continue
 			}
 			s := h.strs[k]
-			g := groups[key{s.hash, s.len}]
+			g := groups[dupKey{s.hash, s.len}]
 			if g == nil {
-				g = &group{arr: k}
-				groups[key{s.hash, s.len}] = g
+				g = &dupGroup{arr: k}
+				groups[dupKey{s.hash, s.len}] = g
 			} else {
 				// A String beyond the first wastes itself, and its array
 				// unless another String's array is the same one (Strings
@@ -347,29 +338,56 @@ func (h *Heap) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
 			break
 		}
 	}
-	var dups []*group
+	return dupsOut(groups, n, src, func(k int) (int64, uint32, string) {
+		a := h.strs[k]
+		return a.off, a.len, h.ClassName(a.obj)
+	})
+}
+
+// dupKey groups arrays of the same contents; dupGroup is one group: its
+// Strings, the bytes the copies waste, its first String's array.
+type (
+	dupKey struct {
+		hash uint64
+		len  uint32
+	}
+	dupGroup struct {
+		count  int
+		wasted uint64
+		arr    int
+	}
+)
+
+// dupsOut lists the groups of more than one String, most wasted bytes
+// first (then by their first array's offset), at most n, each with its
+// value read back from src; arr says where array k's contents are, how
+// long and its class.
+func dupsOut(groups map[dupKey]*dupGroup, n int, src io.ReaderAt, arr func(k int) (off int64, length uint32, class string)) ([]DupString, error) {
+	var dups []*dupGroup
 	for _, g := range groups {
 		if g.count > 1 {
 			dups = append(dups, g)
 		}
 	}
-	slices.SortFunc(dups, func(a, b *group) int {
+	slices.SortFunc(dups, func(a, b *dupGroup) int {
 		if c := cmp.Compare(b.wasted, a.wasted); c != 0 {
 			return c
 		}
-		return cmp.Compare(h.strs[a.arr].off, h.strs[b.arr].off)
+		ao, _, _ := arr(a.arr)
+		bo, _, _ := arr(b.arr)
+		return cmp.Compare(ao, bo)
 	})
 	if n > 0 && len(dups) > n {
 		dups = dups[:n]
 	}
 	out := make([]DupString, 0, len(dups))
 	for _, g := range dups {
-		s := h.strs[g.arr]
-		buf := make([]byte, min(s.len, 400))
-		if _, err := src.ReadAt(buf, s.off); err != nil {
-			return nil, fmt.Errorf("hprof: reading a string's contents at byte %d: %w", s.off, err)
+		off, length, class := arr(g.arr)
+		buf := make([]byte, min(length, 400))
+		if _, err := src.ReadAt(buf, off); err != nil {
+			return nil, fmt.Errorf("hprof: reading a string's contents at byte %d: %w", off, err)
 		}
-		out = append(out, DupString{Value: decodeString(buf, h.ClassName(s.obj)), Count: g.count, Wasted: g.wasted})
+		out = append(out, DupString{Value: decodeString(buf, class), Count: g.count, Wasted: g.wasted})
 	}
 	return out, nil
 }

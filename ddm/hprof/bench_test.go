@@ -432,3 +432,47 @@ func BenchmarkWhyAlive(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStreamHistogram: the streamed histogram of a page-cached dump,
+// counted on the parsing goroutine alone and in parallel, alternately in
+// one process (the machine's other load falls on both alike): wall and
+// CPU seconds of each, and their ratio.
+func BenchmarkStreamHistogram(b *testing.B) {
+	path := benchDump(b)
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	size := fi.Size()
+	var wall, cpu [2]time.Duration
+	var objects int64
+	b.ResetTimer()
+	for range b.N {
+		for k, seq := range []bool{true, false} {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c0, t0 := cpuTime(), time.Now()
+			s, err := StreamHistogram(b.Context(), f, StreamOptions{sequential: seq})
+			wall[k] += time.Since(t0)
+			cpu[k] += cpuTime() - c0
+			f.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+			objects = s.Objects
+		}
+	}
+	b.StopTimer()
+	n := float64(b.N)
+	for k, name := range []string{"sequential", "parallel"} {
+		b.ReportMetric(float64(size)*n/wall[k].Seconds()/1e6, name+"-MB/s")
+		b.ReportMetric(float64(size)*n/cpu[k].Seconds()/1e6, name+"-MB/cpu-s")
+		b.Logf("%s: %d objects, %.0f MB: %.2f s wall, %.2f CPU s per run: %.0f MB/s, %.0f MB per CPU second", name, objects, float64(size)/1e6,
+			wall[k].Seconds()/n, cpu[k].Seconds()/n, float64(size)*n/wall[k].Seconds()/1e6, float64(size)*n/cpu[k].Seconds()/1e6)
+	}
+	b.ReportMetric(wall[0].Seconds()/wall[1].Seconds(), "speedup")
+	b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "procs")
+	b.ReportMetric(peakRSS()/1e6, "peak-RSS-MB")
+}

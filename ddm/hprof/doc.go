@@ -19,7 +19,10 @@
 //     the monitor's hprof/* results and `ddmbridge hprof --json` and decoded
 //     by the editor; a class object is labelled after its class ([Heap.Label]).
 //   - A streamed pass ([StreamHistogram]) that counts the objects by class
-//     without a model: the histogram in memory bounded by the classes.
+//     without a model: the histogram and the summary ([StreamedSummary]) in
+//     memory bounded by the classes, the object records counted on every
+//     core (streampar.go), 64-bit counts; [SyntheticDump] generates a dump
+//     of any number of objects as it is read, to measure it past 2^31.
 //   - Bounds for callers: [ParseContext] stops when its context is done, and
 //     [MemoryNeeded] with [AvailableMemory] lets a caller refuse a dump the
 //     machine cannot hold before the Go runtime dies of it, or choose

@@ -161,6 +161,9 @@ type parser struct {
 	// of keeping them (StreamHistogram): no per-object arrays, no
 	// references.
 	stream *streamCounts
+	// par, when set, counts the object records of a streamed pass on
+	// other goroutines once the layout vote is over (streampar.go).
+	par *parCount
 
 	spill    bool // Options.Spill
 	spillDir string
@@ -178,11 +181,15 @@ type mark struct {
 	objs    int
 	refs    int
 	pending int
+	strs    [3]int // a streamed pass keeping strings: its Strings, their references, its arrays
 }
 
 func (p *parser) setMark(at int64) {
 	if s := p.stream; s != nil {
 		p.mark = mark{at: at, objs: int(s.objects), pending: len(p.pending)}
+		if d := s.dups; d != nil {
+			p.mark.strs = [3]int{len(d.strs), len(d.refs), len(d.arrays)}
+		}
 		return
 	}
 	p.mark = mark{at: at, objs: p.h.ids.len(), refs: p.rawRefs.len(), pending: len(p.pending)}
@@ -193,6 +200,9 @@ func (p *parser) rollback() {
 	h, m := p.h, p.mark
 	if s := p.stream; s != nil {
 		s.rollback(m.objs)
+		if d := s.dups; d != nil {
+			d.strs, d.refs, d.arrays = d.strs[:m.strs[0]], d.refs[:m.strs[1]], d.arrays[:m.strs[2]]
+		}
 		p.pending = p.pending[:m.pending]
 		if len(p.early) > m.objs {
 			p.early = p.early[:m.objs]
@@ -543,6 +553,17 @@ func (p *parser) heapDump(n int64) error {
 			continue
 		}
 		var err error
+		if p.par != nil && !p.voting && (sub == subInstanceDump || sub == subObjArrayDump || sub == subPrimArrayDump || sub == subPrimArrayNoDat) {
+			if p.scan(end) > 0 {
+				continue
+			}
+			if l := p.objectLen(sub); l > 0 && at+int64(l) <= end {
+				if err := p.leave(l); err != nil {
+					return formatErr(at, "truncated %s", [...]string{"INSTANCE_DUMP", "OBJECT_ARRAY_DUMP", "PRIMITIVE_ARRAY_DUMP"}[min(sub-subInstanceDump, 2)])
+				}
+				continue
+			}
+		}
 		switch sub {
 		case subInstanceDump:
 			err = p.instance()
@@ -843,6 +864,9 @@ func (p *parser) instance() error {
 			return formatErr(at, "truncated INSTANCE_DUMP")
 		}
 		if p.stream != nil {
+			if d := p.stream.dups; d != nil && cl.Name == "java.lang.String" {
+				d.addString(c, rd.buf[rd.pos:rd.pos+n], cl.refOffs, id)
+			}
 			rd.pos += n
 			return nil
 		}
@@ -973,6 +997,10 @@ func (p *parser) primArray(withData bool) error {
 		left -= int64(len(chunk))
 	}
 	s.hash = hs.Sum64()
+	if st := p.stream; st != nil {
+		st.dups.arrays = append(st.dups.arrays, streamArray{id: oid, len: s.len, hash: s.hash, off: s.off, size: sz, char: t == TypeChar})
+		return nil
+	}
 	p.h.strs = append(p.h.strs, s)
 	return nil
 }

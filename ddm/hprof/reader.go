@@ -25,6 +25,10 @@ type reader struct {
 	stopped error           // ctx's error once a read was refused for it
 	// progress, when set, is told the bytes read after each read.
 	progress func(read int64)
+	// swap, when set, takes the buffer a refill is about to leave and
+	// gives the one to go on in (a streamed pass hands whole buffers to
+	// its counting goroutines instead of reusing them).
+	swap func(old []byte) []byte
 }
 
 const bufSize = 1 << 20
@@ -48,7 +52,13 @@ func (r *reader) refill(n int) error {
 	if n > len(r.buf) {
 		return fmt.Errorf("hprof: internal: need %d bytes", n)
 	}
-	copy(r.buf, r.buf[r.pos:r.end])
+	if r.swap != nil {
+		nb := r.swap(r.buf)
+		copy(nb, r.buf[r.pos:r.end])
+		r.buf = nb
+	} else {
+		copy(r.buf, r.buf[r.pos:r.end])
+	}
 	r.off += int64(r.pos)
 	r.end -= r.pos
 	r.pos = 0

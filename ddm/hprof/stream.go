@@ -2,7 +2,9 @@ package hprof
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"time"
 )
@@ -14,6 +16,13 @@ type StreamOptions struct {
 	// Progress, when set, is called with the bytes read so far as the
 	// parse goes (about every megabyte), from the parsing goroutine.
 	Progress func(read int64)
+	// Strings keeps what [Streamed.DuplicateStrings] needs: the String
+	// instances' references and a hash of every char[] and byte[] (about
+	// 16 bytes a String and 40 an array); the pass then runs on one core.
+	Strings bool
+	// sequential counts on the parsing goroutine alone (for tests and
+	// benchmarks: the parallel pass must give the same).
+	sequential bool
 }
 
 // Streamed is what one pass over a dump gives without a model of its
@@ -27,13 +36,18 @@ type Streamed struct {
 	// Objects counts every object record (instances, arrays, class
 	// objects), as [Heap.NumObjects] does; an int64, so a dump of more
 	// than 2^31 objects is counted too.
-	Objects      int64
+	Objects int64
+	// Roots counts the dump's GC root records (not checked against its
+	// objects: [Heap.Roots] keeps those that name an object of the dump).
+	Roots        int
 	Histogram    []ClassStat // as [Heap.Histogram]: biggest total first
 	Oops         Oops
 	OopsInferred bool
 	OopsVotes    [2]int
 	Partial      bool
 	Warnings     []string
+
+	dups *streamDups // StreamOptions.Strings
 }
 
 // StreamHistogram reads a whole dump from r in one pass and returns its
@@ -64,10 +78,23 @@ func streamHistogram(ctx context.Context, r io.Reader, opt StreamOptions, before
 		}
 	}()
 	p.oops = opt.Oops
+	if opt.Strings {
+		p.strings, p.seed = true, maphash.MakeSeed()
+		p.stream.dups = &streamDups{}
+	}
 	if err := p.header(); err != nil {
 		return nil, err
 	}
-	if err := p.records(); err != nil {
+	if !opt.sequential && !opt.Strings {
+		p.par = newParCount(p.idSize, p.lay, 1)
+		p.rd.swap = p.par.swap
+		defer func() { p.par.finish(nil) }()
+	}
+	err = p.records()
+	if p.par != nil {
+		p.par.finish(p.rd.buf)
+	}
+	if err != nil {
 		if !p.rd.short || p.mark.objs == 0 {
 			return nil, err
 		}
@@ -81,8 +108,8 @@ func streamHistogram(ctx context.Context, r io.Reader, opt StreamOptions, before
 	}
 	h, s := p.h, p.stream
 	return &Streamed{Format: h.Format, IDSize: h.IDSize, Timestamp: h.Timestamp, Android: h.Android, HeapNames: h.HeapNames,
-		Objects: s.objects - before, Histogram: s.histogram(h, p.mode), Oops: h.Oops, OopsInferred: h.OopsInferred, OopsVotes: h.OopsVotes,
-		Partial: h.Partial, Warnings: h.Warnings}, nil
+		Objects: s.objects - before, Roots: len(p.rootIDs), Histogram: s.histogram(h, p.mode), Oops: h.Oops, OopsInferred: h.OopsInferred, OopsVotes: h.OopsVotes,
+		Partial: h.Partial, Warnings: h.Warnings, dups: s.dups.finish(h, p.mode)}, nil
 }
 
 // streamCounts is what the parser keeps per class instead of per object
@@ -90,6 +117,7 @@ func streamHistogram(ctx context.Context, r io.Reader, opt StreamOptions, before
 // (the layout is chosen at the end, as Parse chooses it).
 type streamCounts struct {
 	objects int64
+	dups    *streamDups // kept for the duplicate strings (StreamOptions.Strings)
 	n       []int64
 	bytes   [][2]int64
 	// last is what the latest object added, for a rollback.
@@ -170,6 +198,12 @@ func (p *parser) finishStream() error {
 		p.decide()
 	}
 	unknown := 0
+	if p.par != nil {
+		var err error
+		if unknown, err = p.mergeCounts(); err != nil {
+			return err
+		}
+	}
 	for _, pi := range p.pending {
 		c, ok := p.classByID[pi.classID]
 		if (!ok || !p.layout(c)) && p.partial {
@@ -185,6 +219,9 @@ func (p *parser) finishStream() error {
 			return fmt.Errorf("%w: an instance of %s has %d bytes of fields, its class says %d", ErrFormat, cl.Name, len(pi.data), cl.dataSize)
 		}
 		s.count(c, cl.shallowBy[0], cl.shallowBy[1])
+		if s.dups != nil && cl.Name == "java.lang.String" {
+			s.dups.addString(c, pi.data, cl.refOffs, p.idSize)
+		}
 	}
 	p.pending = nil
 	if unknown > 0 {
@@ -304,4 +341,118 @@ func (ra *readAhead) Read(p []byte) (int, error) {
 func (ra *readAhead) close() {
 	close(ra.done)
 	<-ra.exited
+}
+
+// streamDups is what a streamed pass keeps for the duplicate strings: the
+// String instances in dump order with their references, and the char[]
+// and byte[] with a hash of their contents.
+type streamDups struct {
+	strs   []streamString
+	refs   []uint64
+	arrays []streamArray
+	// Set when the pass ends: java.lang.String's class (the last one of
+	// that name, as Heap.DuplicateStrings takes it) and instance size.
+	strCls  int32
+	strSize uint32
+}
+
+type streamString struct {
+	cls  int32
+	refs int32 // how many of refs, following the previous String's
+}
+
+type streamArray struct {
+	id   uint64
+	len  uint32 // bytes
+	hash uint64
+	off  int64
+	size uint32
+	char bool
+}
+
+// addString keeps a String of class c whose field bytes are data.
+func (d *streamDups) addString(c int32, data []byte, refOffs []uint32, idSize int) {
+	n := 0
+	for _, off := range refOffs {
+		if v := idAt(data[off:], idSize); v != 0 {
+			d.refs = append(d.refs, v)
+			n++
+		}
+	}
+	d.strs = append(d.strs, streamString{c, int32(n)})
+}
+
+// finish sets the String class and size once the dump is read (nil: no
+// strings kept).
+func (d *streamDups) finish(h *Heap, mode int) *streamDups {
+	if d == nil {
+		return nil
+	}
+	d.strCls = -1
+	for i := range h.Classes {
+		if h.Classes[i].Name == "java.lang.String" {
+			d.strCls = int32(i)
+		}
+	}
+	if d.strCls >= 0 {
+		d.strSize = h.Classes[d.strCls].shallowBy[mode]
+	}
+	return d
+}
+
+// DuplicateStrings is [Heap.DuplicateStrings] from a streamed pass that
+// kept the strings ([StreamOptions.Strings]): the same groups, counts and
+// wasted bytes (references to an id that several objects of the dump
+// share go to the first array of that id, not to the first object). src
+// must read the same bytes the pass read.
+func (s *Streamed) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
+	d := s.dups
+	if d == nil {
+		return nil, errors.New("hprof: duplicate strings need the dump streamed with StreamOptions.Strings")
+	}
+	if d.strCls < 0 || len(d.arrays) == 0 {
+		return nil, nil
+	}
+	byID := make(map[uint64]int32, len(d.arrays))
+	for k := len(d.arrays) - 1; k >= 0; k-- { // the first of an id wins
+		byID[d.arrays[k].id] = int32(k)
+	}
+	groups := map[dupKey]*dupGroup{}
+	counted := make([]bool, len(d.arrays))
+	at := 0
+	for _, st := range d.strs {
+		refs := d.refs[at : at+int(st.refs)]
+		at += int(st.refs)
+		if st.cls != d.strCls {
+			continue
+		}
+		for _, r := range refs {
+			k, ok := byID[r]
+			if !ok {
+				continue
+			}
+			a := d.arrays[k]
+			g := groups[dupKey{a.hash, a.len}]
+			if g == nil {
+				g = &dupGroup{arr: int(k)}
+				groups[dupKey{a.hash, a.len}] = g
+			} else {
+				g.wasted += uint64(d.strSize)
+				if !counted[k] {
+					g.wasted += uint64(a.size)
+				}
+			}
+			counted[k] = true
+			g.count++
+			break
+		}
+	}
+	return dupsOut(groups, n, src, func(k int) (int64, uint32, string) {
+		a := d.arrays[k]
+		class := "byte[]"
+		if a.char {
+			class = "char[]"
+		}
+		return a.off, a.len, class
+	})
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,8 +17,47 @@ import (
 func streamMatches(t *testing.T, name string, dump []byte, oops Oops) {
 	t.Helper()
 	h, perr := Parse(bytes.NewReader(dump), Options{Oops: oops})
+	for _, seq := range []bool{false, true} {
+		streamMatchesParse(t, fmt.Sprintf("%s (sequential %v)", name, seq), dump, oops, seq, h, perr)
+	}
+	dupsMatch(t, name, dump, oops)
+}
+
+// dupsMatch checks that a streamed pass keeping the strings finds the
+// duplicate strings Parse's model finds (an error both ways, or the same
+// list), but where the dump repeats object ids (a reference to such an id
+// goes to the first object in the model, to the first array streamed).
+func dupsMatch(t *testing.T, name string, dump []byte, oops Oops) {
+	t.Helper()
+	h, perr := Parse(bytes.NewReader(dump), Options{Oops: oops, Strings: true})
+	s, serr := StreamHistogram(context.Background(), bytes.NewReader(dump), StreamOptions{Oops: oops, Strings: true})
+	if (perr == nil) != (serr == nil) {
+		t.Fatalf("%s: Parse with strings: %v; streamed with strings: %v", name, perr, serr)
+	}
+	if perr != nil {
+		return
+	}
+	if !reflect.DeepEqual(s.Histogram, h.Histogram()) {
+		t.Errorf("%s: the histogram streamed with strings differs", name)
+	}
+	for _, w := range h.Warnings {
+		if strings.Contains(w, "have the id of an earlier object") {
+			return
+		}
+	}
+	want, werr := h.DuplicateStrings(bytes.NewReader(dump), 0)
+	got, gerr := s.DuplicateStrings(bytes.NewReader(dump), 0)
+	if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: streamed duplicate strings %v (%v), the model's %v (%v)", name, got, gerr, want, werr)
+	}
+}
+
+// streamMatchesParse checks one streamed pass, on one goroutine or more,
+// against Parse's h (or its error perr).
+func streamMatchesParse(t *testing.T, name string, dump []byte, oops Oops, seq bool, h *Heap, perr error) {
+	t.Helper()
 	var last int64
-	s, serr := StreamHistogram(context.Background(), bytes.NewReader(dump), StreamOptions{Oops: oops, Progress: func(n int64) {
+	s, serr := StreamHistogram(context.Background(), bytes.NewReader(dump), StreamOptions{Oops: oops, sequential: seq, Progress: func(n int64) {
 		if n < last || n > int64(len(dump)) {
 			t.Errorf("%s: progress %d after %d, of %d bytes", name, n, last, len(dump))
 		}
@@ -61,7 +102,11 @@ func streamMatches(t *testing.T, name string, dump []byte, oops Oops) {
 // several offsets, the streamed histogram is Parse's, class by class.
 func TestStreamHistogramMatchesParse(t *testing.T) {
 	for i, s := range seeds(t) {
-		streamMatches(t, "seed"+string(rune('0'+i)), s, OopsAuto)
+		// Asked for a layout the pass counts in parallel from the first
+		// object; inferring it, after the vote.
+		for _, oops := range []Oops{OopsAuto, OopsCompressed} {
+			streamMatches(t, fmt.Sprintf("seed%d %v", i, oops), s, oops)
+		}
 	}
 	for _, tc := range []struct {
 		name string
@@ -128,5 +173,32 @@ func FuzzStreamHistogram(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		streamMatches(t, "fuzz", in, OopsAuto)
+		streamMatches(t, "fuzz, compressed asked (counted in parallel)", in, OopsCompressed)
 	})
+}
+
+// TestSyntheticDump: the generated dump is well formed (Parse reads it,
+// duplicate ids and all), the streamed pass counts it as Parse does, on
+// one goroutine and in parallel, and its histogram is what SyntheticDump
+// says; counted on from 2^31 − 5 objects, the parallel pass passes 2^31.
+func TestSyntheticDump(t *testing.T) {
+	const n = 3<<16 + 5
+	dump, err := io.ReadAll(SyntheticDump(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamMatches(t, "synthetic", dump, OopsAuto)
+	s, err := StreamHistogram(t.Context(), SyntheticDump(n), StreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ClassStat{{"int[]", n / 2, n / 2 * 16}, {"Tiny", (n + 1) / 2, (n + 1) / 2 * 8}, {"java.lang.Class", 2, 16}}
+	if s.Objects != n+2 || !reflect.DeepEqual(s.Histogram, want) {
+		t.Errorf("SyntheticDump(%d): %d objects, %v; want %d, %v", n, s.Objects, s.Histogram, n+2, want)
+	}
+	const before = 1<<31 - 5
+	s, err = streamHistogram(t.Context(), SyntheticDump(n), StreamOptions{}, before)
+	if err != nil || s.Objects != n+2 || !reflect.DeepEqual(s.Histogram, want) {
+		t.Errorf("counting on from %d: %v, %v; want %d objects, %v", before, s, err, n+2, want)
+	}
 }

@@ -31,6 +31,10 @@ type SummaryJSON struct {
 	Warnings   []string    `json:"warnings"`   // what the parser accepted but a reader should know
 	Classes    []ClassStat `json:"classes"`    // biggest total first
 	Totals     TotalsJSON  `json:"totals"`
+	// Streamed marks a summary from one pass over the file without a
+	// model ([StreamedSummary]): roots counts the dump's root records as
+	// listed, and unresolved is not known (0).
+	Streamed bool `json:"streamed,omitempty"`
 }
 
 // TotalsJSON sums a histogram up.
@@ -192,6 +196,20 @@ func SummaryOf(path string, h *Heap, hist []ClassStat) SummaryJSON {
 	return SummaryJSON{Path: path, Format: h.Format, IDSize: h.IDSize, Timestamp: ts, Android: h.Android,
 		Heaps: nonNil(h.HeapNames), Objects: h.NumObjects(), Roots: len(roots), Unresolved: h.Unresolved,
 		Oops: h.Oops.String(), Partial: h.Partial, Warnings: nonNil(h.Warnings), Classes: nonNil(hist), Totals: TotalsOf(hist)}
+}
+
+// StreamedSummary is the summary of a dump from [StreamHistogram]'s one
+// pass: the same histogram and facts as [SummaryOf]'s but for the roots
+// (the dump's root records, as listed) and the references to ids without an
+// object (not known without a model: 0), marked Streamed.
+func StreamedSummary(path string, s *Streamed) SummaryJSON {
+	ts := s.Timestamp
+	if y := ts.Year(); y < 0 || y > 9999 {
+		ts = time.Time{}
+	}
+	return SummaryJSON{Path: path, Format: s.Format, IDSize: s.IDSize, Timestamp: ts, Android: s.Android,
+		Heaps: nonNil(s.HeapNames), Objects: int(s.Objects), Roots: s.Roots, Oops: s.Oops.String(), Partial: s.Partial,
+		Warnings: nonNil(s.Warnings), Classes: nonNil(s.Histogram), Totals: TotalsOf(s.Histogram), Streamed: true}
 }
 
 // DiffOf compares the histograms of base (older) and path (newer), keeping

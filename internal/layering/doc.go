@@ -9,15 +9,18 @@
 // jdwp/srclookup); the debugger layer and evaluation over the mirror
 // (jdwp/debugger, jdwp/eval); ddm; ddm/*; internal/*; then dap/... and
 // bridge/... as siblings; then cmd/... A package imports only from its own
-// layer or below, and neither of the siblings imports the other. A jdwp/*
-// package the rule does not name is in no layer, and fails until it is
-// given one.
+// layer or below, and neither of the siblings imports the other. Within
+// bridge, floors likewise: bridge/adb/..., bridge/access, bridge/demoapp
+// and the harness bridge/bridgetest; the JDWP multiplexer (bridge/mux,
+// which knows no monitor); the monitor (bridge); the control API
+// (bridge/rpc). A jdwp/* package the rule does not name is in no layer,
+// and fails until it is given one.
 //
 // Production code imports no simulator or sample VM (jdwp/jvmrun,
 // ddm/simvm, bridge/adb/simdevice, bridge/demoapp: only cmd, whose commands
 // run them, and tests do) and no test harness (jdwp/jvmtest,
-// jdwp/jdwptest, bridge/adb/adbtest, internal/lockedbuf: only tests and
-// other harnesses do).
+// jdwp/jdwptest, bridge/adb/adbtest, bridge/bridgetest, internal/lockedbuf:
+// only tests and other harnesses do).
 //
 // The wire rule: dap/... and jdwp/eval reach the VM through the mirror and
 // the debugger layer. Of package jdwp they name only ids, values, tags,

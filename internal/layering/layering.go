@@ -18,7 +18,7 @@ const Module = "github.com/ddmbridge/ddmbridge"
 const (
 	Queue    = iota // jdwp/queue: lanes and queues, a leaf the JDWP client builds on
 	Wire            // jdwp: the JDWP client (framing, the connection, ids, values, commands)
-	Facts           // jdwp/* below the mirror: javalang, classfile, smap, hostproc, localjvm, bench, jvmrun, jvmtest
+	Facts           // jdwp/* below the mirror: javalang, classfile, smap, hostproc, localjvm, bench, jvmrun, kotlinrun, jvmtest
 	Mirror          // jdwp/mirror: the VM model
 	Lang            // jdwp/lang/...: the source-language seam and each language's floor; jdwp/srclookup
 	Debugger        // jdwp/debugger, jdwp/eval (evaluation over the mirror), jdwp/jdwptest
@@ -35,7 +35,7 @@ var LayerNames = [...]string{"jdwp/queue", "the JDWP wire", "JDWP facts", "the m
 
 // facts are the jdwp/* packages below the mirror, by name; a new jdwp/*
 // package must be given a layer here (or live under jdwp/lang).
-var facts = map[string]bool{"javalang": true, "classfile": true, "hostproc": true, "localjvm": true, "bench": true, "jvmrun": true, "jvmtest": true, "linkproxy": true, "smap": true}
+var facts = map[string]bool{"javalang": true, "classfile": true, "hostproc": true, "localjvm": true, "bench": true, "jvmrun": true, "jvmtest": true, "linkproxy": true, "smap": true, "kotlinrun": true}
 
 // Kinds of packages that production code must not import.
 const (
@@ -56,18 +56,52 @@ var Kind = map[string]string{
 	"bridge/adb/simdevice":        Runner,
 	"bridge/demoapp":              Runner,
 	"jdwp/linkproxy":              Runner, // the delayed link of bench link and its tests
+	"jdwp/kotlinrun":              Runner, // the Kotlin compiler (bench kotlin, and kotlintest)
 	"jdwp/jvmtest":                Harness,
 	"jdwp/jdwptest":               Harness,
-	"jdwp/lang/kotlin/kotlintest": Harness, // the Kotlin compiler and the Kotlin fixture
-	"bridge/adb/adbtest":          Harness,
-	"internal/lockedbuf":          Harness,
+	"jdwp/lang/kotlin/kotlintest": Harness, // the Kotlin fixture and the tests' conveniences over kotlinrun
+	"jdwp/lang/kotlin/kotlintest/kotlinfixture": Harness, // the fixture compiled for the extension's e2e test
+	"bridge/adb/adbtest":                        Harness,
+	"bridge/bridgetest":                         Harness, // what the tests under bridge share
+	"internal/lockedbuf":                        Harness,
 }
 
 // Place is where a package sits: its layer and, for the siblings, which one
-// ("dap" or "bridge"; empty elsewhere).
+// ("dap" or "bridge"; empty elsewhere) and its floor within it.
 type Place struct {
 	Layer  int
 	Family string
+	Floor  int
+}
+
+// Floors within bridge/..., bottom up: what the monitor builds on (the adb
+// client and its simulators, who may reach a listener, the sample app, the
+// tests' harness); the JDWP multiplexer, which
+// knows no monitor; the monitor; the control API, which reaches the monitor
+// through its exported methods. A package imports only from its own floor
+// or below.
+const (
+	BridgeBase    = iota // bridge/adb/..., bridge/access, bridge/demoapp, bridge/bridgetest
+	BridgeMux            // bridge/mux
+	BridgeMonitor        // bridge
+	BridgeAPI            // bridge/rpc
+)
+
+// FloorNames name the floors within bridge in messages.
+var FloorNames = [...]string{"what the monitor builds on", "the JDWP multiplexer", "the monitor", "the control API"}
+
+// bridgeFloor returns the floor of a package under bridge/ (path relative
+// to the module).
+func bridgeFloor(rel string) int {
+	switch {
+	case rel == "bridge/mux" || strings.HasPrefix(rel, "bridge/mux/"):
+		return BridgeMux
+	case rel == "bridge/rpc" || strings.HasPrefix(rel, "bridge/rpc/"):
+		return BridgeAPI
+	case rel == "bridge" || strings.HasPrefix(rel, "bridge/internal/"):
+		return BridgeMonitor
+	}
+	return BridgeBase
 }
 
 // Of returns the place of a package of the module, given its import path.
@@ -100,7 +134,9 @@ func Of(importPath string) (p Place, ok bool) {
 		return Place{Layer: DDMSub}, true
 	case top == "internal" && sub:
 		return Place{Layer: Internal}, true
-	case top == "dap" || top == "bridge":
+	case top == "bridge":
+		return Place{Layer: Sibling, Family: top, Floor: bridgeFloor(rel)}, true
+	case top == "dap":
 		return Place{Layer: Sibling, Family: top}, true
 	case top == "cmd" || top == "scripts": // scripts: the test script's own test
 		return Place{Layer: Cmd}, true
@@ -265,6 +301,8 @@ func Check(pkgs []Package) []string {
 				bad = append(bad, fmt.Sprintf("%s (%s) imports %s (%s), from a layer above its own", pkg.ImportPath, LayerNames[from.Layer], imp, LayerNames[to.Layer]))
 			case to.Layer == Sibling && from.Layer == Sibling && to.Family != from.Family:
 				bad = append(bad, fmt.Sprintf("%s imports %s: dap and bridge are siblings, neither imports the other", pkg.ImportPath, imp))
+			case to.Layer == Sibling && from.Layer == Sibling && to.Floor > from.Floor:
+				bad = append(bad, fmt.Sprintf("%s (%s) imports %s (%s), from a floor of bridge above its own", pkg.ImportPath, FloorNames[from.Floor], imp, FloorNames[to.Floor]))
 			}
 			if floor(impRel) != "" && !strings.HasPrefix(rel, "jdwp/lang/") && SeamAllowed[impRel] == "" {
 				bad = append(bad, fmt.Sprintf("%s imports %s, a language's floor: it reaches languages through the seam (jdwp/lang, jdwp/lang/langs)", pkg.ImportPath, imp))

@@ -138,6 +138,12 @@ func TestCheckCatches(t *testing.T) {
 		{"jdwp/mirror imports jdwp/jvmtest", Package{ImportPath: m("jdwp/mirror"), Imports: []string{m("jdwp/jvmtest")}}, true},
 		{"cmd imports a test harness", Package{ImportPath: m("cmd/ddmbridge"), Imports: []string{m("jdwp/jvmtest")}}, true},
 		{"bridge/adb imports simdevice", Package{ImportPath: m("bridge/adb"), Imports: []string{m("bridge/adb/simdevice")}}, true},
+		// The floors within bridge (issue 36: one package held the monitor,
+		// the multiplexer and the control API).
+		{"the multiplexer imports the monitor", Package{ImportPath: m("bridge/mux"), Imports: []string{m("bridge")}}, true},
+		{"the multiplexer imports the control API", Package{ImportPath: m("bridge/mux"), Imports: []string{m("bridge/rpc")}}, true},
+		{"the monitor imports the control API", Package{ImportPath: m("bridge"), Imports: []string{m("bridge/rpc")}}, true},
+		{"the adb client imports the monitor", Package{ImportPath: m("bridge/adb"), Imports: []string{m("bridge")}}, true},
 		// The wire rule (issue 36: dap and dap/eval called the connection).
 		{"dap uses jdwp.Handshake", Package{ImportPath: m("dap"), WireNames: []string{"Handshake", "ObjectID"}}, true},
 		{"dap names jdwp.Conn", Package{ImportPath: m("dap"), WireNames: []string{"Conn"}}, true},
@@ -163,6 +169,9 @@ func TestCheckCatches(t *testing.T) {
 		{"dap names ids, values, tags and codes", Package{ImportPath: m("dap"), WireNames: []string{"ObjectID", "Value", "TagInt", "AccStatic", "ErrInvalidThread", "Code", "Options"}}, false},
 		{"bridge speaks the wire", Package{ImportPath: m("bridge"), WireNames: []string{"Handshake", ".Conn"}}, false},
 		{"bridge's test drives dap", Package{ImportPath: m("bridge"), TestImports: []string{m("dap")}}, false},
+		{"the monitor imports the multiplexer and adb", Package{ImportPath: m("bridge"), Imports: []string{m("bridge/mux"), m("bridge/adb")}}, false},
+		{"the control API imports the monitor", Package{ImportPath: m("bridge/rpc"), Imports: []string{m("bridge"), m("bridge/mux")}}, false},
+		{"the multiplexer's test reaches up to the monitor", Package{ImportPath: m("bridge/mux"), XTestImports: []string{m("bridge")}}, false},
 		{"a test imports a harness", Package{ImportPath: m("jdwp/mirror"), TestImports: []string{m("jdwp/jvmtest")}, XTestImports: []string{m("ddm/simvm")}}, false},
 		{"a harness imports a runner", Package{ImportPath: m("jdwp/jvmtest"), Imports: []string{m("jdwp/jvmrun")}}, false},
 		{"cmd imports both and the runners", Package{ImportPath: m("cmd/ddmbridge"), Imports: []string{m("dap"), m("bridge"), m("ddm/simvm"), m("jdwp/jvmrun"), m("bridge/demoapp")}}, false},

@@ -335,6 +335,9 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 		if err := t.findInliners(ctx, f); err != nil {
 			return nil, err
 		}
+		if len(f.bps) > 0 {
+			t.prefetchLines(ctx, f.inlined)
+		}
 	}
 	for class := range f.classes {
 		for _, bp := range f.bps {
@@ -343,12 +346,8 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 			}
 		}
 	}
-	for class := range f.inlined {
-		for _, bp := range f.bps {
-			if err := t.install(ctx, bp, class); err != nil {
-				return nil, err
-			}
-		}
+	if err := t.installInlinedAll(ctx, f); err != nil {
+		return nil, err
 	}
 	out := make([]BreakpointInfo, len(f.bps))
 	for i, bp := range f.bps {
@@ -599,7 +598,7 @@ func (t *Target) hit(ctx context.Context, bp *breakpoint, e jdwp.Event, text str
 		}
 		return nil
 	}
-	return &Stop{Reason: bp.stopReason(), Thread: e.Thread, Breakpoints: []int{bp.id}, Text: text, conditional: bp.cond != nil}
+	return &Stop{Reason: bp.stopReason(), Thread: e.Thread, Breakpoints: []int{bp.id}, Text: text}
 }
 
 // ReinstallBreakpoints sets the line breakpoints of redefined classes

@@ -24,7 +24,10 @@ func Attach(ctx context.Context, nc net.Conn, jopts jdwp.Options, life context.C
 }
 
 // Close closes the connection to the VM (without detaching: see Detach).
-func (t *Target) Close() error { return t.Conn.Close() }
+func (t *Target) Close() error {
+	t.conts.closeClassFiles()
+	return t.Conn.Close()
+}
 
 // Exit ends the VM with an exit code.
 func (t *Target) Exit(ctx context.Context, code int32) error { return t.Conn.Exit(ctx, code) }

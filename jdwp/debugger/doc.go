@@ -27,7 +27,10 @@
 //     cancel that happened meanwhile is honoured and no thread is left
 //     suspended; a thread running a method for the debugger is kept running
 //     when the VM is suspended for another thread's stop, so a stop never
-//     waits for an evaluation and an evaluation never hangs on a stop.
+//     waits for an evaluation and an evaluation never hangs on a stop; and
+//     a VM-wide resume leaves its count as it was, so a method that has
+//     just returned (its reply not read yet) keeps its thread where it
+//     stopped.
 //
 //   - ending an invocation whose caller stopped waiting (Suspensions.Abort),
 //     when that does no harm: a method looping in its own frame is made to

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -374,4 +376,146 @@ func TestInvokeRoad(t *testing.T) {
 	p.waitDone()
 	p.checkLedgerEmpty()
 	stop()
+}
+
+// methodCondition is a breakpoint condition that calls a static method of
+// no arguments in the hit's thread, on the invocation road, as a front
+// end's compiled condition does.
+type methodCondition struct {
+	t *Target
+	m mirror.Method
+}
+
+func (c methodCondition) Truth(ctx context.Context, at Hit) (bool, error) {
+	res, err := c.t.Invoke(ctx, at.Thread, 0, c.m, nil)
+	if err != nil {
+		return false, err
+	}
+	return res.Value.Bool(), nil
+}
+
+// TestEveryConditionalHitStops: four workers, 6 rounds each, reach a line
+// with a condition that calls a method in the hit's thread (Pool.chosen)
+// and a line with the hit condition ">= 19" (24 hits); stops suspend all
+// threads or the event thread only. After each stop the front end reads
+// the thread's frames and its top frame's locals, then resumes. Every true
+// hit stops, counted against the program's own output — a conditional
+// stop for each order it printed CHOSEN for, as many hit-count stops as
+// it counted hits past the 18th — each with its thread at the location of
+// the breakpoint it names (never one let run on before it was seen); the
+// program runs to its end and the ledger holds nothing. Run it 20 times in
+// a row.
+func TestEveryConditionalHitStops(t *testing.T) {
+	for _, all := range []bool{true, false} {
+		t.Run(map[bool]string{true: "suspendAll", false: "eventThread"}[all], func(t *testing.T) {
+			p := startPool(t, 6, Options{SuspendAll: all})
+			ctx := p.ctx
+			class, err := p.t.VM.ClassBySignature(ctx, "LPool;")
+			if err != nil {
+				t.Fatal(err)
+			}
+			chosen, err := p.t.VM.MethodsNamed(ctx, class, "chosen")
+			if err != nil || len(chosen) != 1 {
+				t.Fatalf("Pool.chosen: %v, %v", chosen, err)
+			}
+			src, err := os.ReadFile(p.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			countedLine := 0
+			for i, l := range strings.Split(string(src), "\n") {
+				if strings.Contains(l, "// COUNTED") {
+					countedLine = i + 1
+				}
+			}
+			infos, err := p.t.SetBreakpoints(ctx, p.path, []BreakpointSpec{
+				{Line: p.hit, Cond: methodCondition{p.t, chosen[0]}},
+				{Line: countedLine, Hit: ">= 19"},
+			})
+			if err != nil || len(infos) != 2 || !infos[0].Verified || !infos[1].Verified {
+				t.Fatalf("breakpoints: %+v, %v", infos, err)
+			}
+			at := map[int]jdwp.Location{}
+			for _, b := range infos {
+				locs, err := p.t.LineLocations(ctx, class, b.Line)
+				if err != nil || len(locs) != 1 {
+					t.Fatalf("line %d: %v, %v", b.Line, locs, err)
+				}
+				at[b.ID] = locs[0]
+			}
+			if err := p.t.ConfigurationDone(ctx, ""); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			counted := 0
+			for {
+				s, ok := p.nextStop()
+				if !ok {
+					break
+				}
+				if len(s.Breakpoints) != 1 {
+					t.Fatalf("stop %+v", s)
+				}
+				want := at[s.Breakpoints[0]]
+				fs, err := p.t.Stack(ctx, s.Thread)
+				if err != nil || len(fs) == 0 {
+					t.Fatalf("stop %+v: frames %v, %v", s, fs, err)
+				}
+				if l := fs[0].Loc; l.Class != want.Class || l.Method != want.Method || l.Index != want.Index {
+					t.Fatalf("stop %+v: the thread is at %+v, want the breakpoint's %+v", s, l, want)
+				}
+				fl, err := p.t.Locals(ctx, fs[0])
+				if err != nil {
+					t.Fatalf("stop %+v: locals: %v", s, err)
+				}
+				if s.Breakpoints[0] == infos[0].ID {
+					id := "?"
+					for i, v := range fl.Vars {
+						if v.Name == "order" {
+							if f, ok, err := p.t.VM.Field(ctx, fl.Vals[i].Object(), "id"); ok && err == nil {
+								id = fmt.Sprint(f.Int())
+							}
+						}
+					}
+					got = append(got, "CHOSEN "+id)
+				} else {
+					counted++
+				}
+				// As a front end answers a continue: under StopMu, so no
+				// stop is shown between the answer and the resume.
+				p.t.StopMu.Lock()
+				if all {
+					err = p.t.ResumeAll(ctx)
+				} else {
+					err = p.t.ResumeThread(ctx, s.Thread)
+				}
+				p.t.StopMu.Unlock()
+				if err != nil {
+					t.Fatalf("resume after %+v: %v", s, err)
+				}
+			}
+			p.waitDone()
+			var printed []string
+			total := -1
+			for _, l := range p.vm.Stdout() {
+				l = strings.TrimSpace(l)
+				if strings.HasPrefix(l, "CHOSEN ") {
+					printed = append(printed, l)
+				}
+				if n, ok := strings.CutPrefix(l, "COUNTED "); ok {
+					total, _ = strconv.Atoi(n)
+				}
+			}
+			t.Logf("%d conditional stops, %d at the hit count (%d hits)", len(got), counted, total)
+			slices.Sort(got)
+			slices.Sort(printed)
+			if !slices.Equal(got, printed) {
+				t.Errorf("conditional stops %q, want one for each order the program chose: %q", got, printed)
+			}
+			if want := max(0, total-18); total < 0 || counted != want {
+				t.Errorf("%d stops at the hit count >= 19, want %d (%d hits)", counted, want, total)
+			}
+			p.checkLedgerEmpty()
+		})
+	}
 }

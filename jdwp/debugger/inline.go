@@ -10,6 +10,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 	"github.com/ddmbridge/ddmbridge/jdwp/smap"
 )
 
@@ -124,6 +125,7 @@ func (t *Target) findInliners(ctx context.Context, f *sourceFile) error {
 	if err != nil {
 		return err
 	}
+	var candidates []jdwp.ClassInfo
 	for _, c := range all {
 		if c.Status&jdwp.ClassPrepared == 0 || !strings.HasPrefix(c.Signature, "L") || skipInlinerScan(c.Signature) {
 			continue
@@ -131,7 +133,18 @@ func (t *Target) findInliners(ctx context.Context, f *sourceFile) error {
 		if _, own := f.classes[c.ID]; own {
 			continue
 		}
-		if t.inlinedIn(ctx, f, c.ID) {
+		candidates = append(candidates, c)
+	}
+	// Every candidate's source map at once (each is read once a session and
+	// cached): a program of 2,000 classes cost 2,000 sequential round trips
+	// read one by one (bench kotlin).
+	found := make([]bool, len(candidates))
+	mirror.Parallel(len(candidates), func(i int) error {
+		found[i] = t.inlinedIn(ctx, f, candidates[i].ID)
+		return nil
+	})
+	for i, c := range candidates {
+		if found[i] {
 			f.inlined[c.ID] = javalang.TypeName(c.Signature)
 		}
 	}
@@ -158,6 +171,68 @@ func (t *Target) installInlined(ctx context.Context, bp *breakpoint, class jdwp.
 			t.bps.bpByReq[id] = bp
 			t.mu.Unlock()
 			bp.verified, bp.actual = true, bp.line
+		}
+	}
+	return nil
+}
+
+// installInlinedAll sets every breakpoint of f in every class that inlines
+// f's code, the classes' requests all at once (a breakpoint in an inline
+// function inlined into 1,800 classes cost 1,800 sequential round trips set
+// one class after another: bench kotlin). Callers hold bpMu.
+func (t *Target) installInlinedAll(ctx context.Context, f *sourceFile) error {
+	classes := make([]jdwp.ReferenceTypeID, 0, len(f.inlined))
+	for c := range f.inlined {
+		classes = append(classes, c)
+	}
+	for _, bp := range f.bps {
+		if bp.bad != "" {
+			continue
+		}
+		var todo []jdwp.ReferenceTypeID
+		for _, c := range classes {
+			if !bp.done[c] {
+				todo = append(todo, c)
+			}
+		}
+		ids := make([][]int32, len(todo))
+		errs := make([]error, len(todo))
+		mirror.Parallel(len(todo), func(i int) error {
+			outs, _ := t.mappedLines(ctx, f, todo[i], bp.line)
+			for _, out := range outs {
+				locs, err := t.LineLocations(ctx, todo[i], out)
+				if err != nil {
+					errs[i] = err
+					return nil
+				}
+				for _, loc := range locs {
+					id, err := t.Requests.Set(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly(loc))
+					if err != nil {
+						errs[i] = fmt.Errorf("set breakpoint at line %d (inlined): %w", bp.line, err)
+						return nil
+					}
+					ids[i] = append(ids[i], id)
+				}
+			}
+			return nil
+		})
+		// What was set is recorded, whatever failed beside it.
+		for i, c := range todo {
+			bp.done[c] = true
+			t.mu.Lock()
+			for _, id := range ids[i] {
+				bp.reqs = append(bp.reqs, id)
+				t.bps.bpByReq[id] = bp
+			}
+			t.mu.Unlock()
+			if len(ids[i]) > 0 {
+				bp.verified, bp.actual = true, bp.line
+			}
+		}
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return nil

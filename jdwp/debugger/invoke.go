@@ -87,6 +87,9 @@ func (t *Target) invoking(ctx context.Context, thread jdwp.ThreadID, ret jdwp.Ta
 	done := make(chan result, 1) // the result is handed over, never shared
 	go func() {
 		res, err := f(ictx)
+		if jdwp.Code(err) == jdwp.ErrThreadNotSuspended {
+			err = fmt.Errorf("%w (%w)", ErrNotSuspended, err)
+		}
 		sent() // if the command never went out
 		done <- result{res, err}
 	}()

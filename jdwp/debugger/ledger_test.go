@@ -78,7 +78,7 @@ func TestLedgerLateReturnAfterContinue(t *testing.T) {
 		th.Suspend(1)
 		s.EventArrived(1)
 		if all {
-			if err := s.HoldEventAsVM(ctx, 1); err != nil {
+			if err := s.HoldEventAsVM(ctx, 1, nil); err != nil {
 				t.Fatal(err)
 			}
 		} else {
@@ -114,7 +114,7 @@ func TestLedgerLateReturnIntoAnotherStop(t *testing.T) {
 	s, th := ledgerVM(t, 4)
 	th.Suspend(1)
 	s.EventArrived(1)
-	if err := s.HoldEventAsVM(ctx, 1); err != nil {
+	if err := s.HoldEventAsVM(ctx, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	invoke(t, ctx, s, th, 1)
@@ -123,7 +123,7 @@ func TestLedgerLateReturnIntoAnotherStop(t *testing.T) {
 	}
 	th.Suspend(2) // thread 2 stops: the VM is held again, thread 1 runs its method on
 	s.EventArrived(2)
-	if err := s.HoldEventAsVM(ctx, 2); err != nil {
+	if err := s.HoldEventAsVM(ctx, 2, nil); err != nil {
 		t.Fatal(err)
 	}
 	checkOwed(t, s, th, "the second stop")
@@ -175,7 +175,7 @@ func TestLedgerInvariants(t *testing.T) {
 					s.HoldEventAsThread(id)
 					stopped[id] = true
 				case 2:
-					if err := s.HoldEventAsVM(ctx, id); err != nil {
+					if err := s.HoldEventAsVM(ctx, id, nil); err != nil {
 						t.Fatal(err)
 					}
 					stopped[id] = true

@@ -26,7 +26,7 @@ func TestOneInvocationRoad(t *testing.T) {
 	// The monitor's multiplexer names the invocation commands other
 	// debuggers send through it (to release what a gone debugger's late
 	// reply would hold); it sends none of its own.
-	forwarder := filepath.Join(root, "bridge", "invokes.go")
+	forwarder := filepath.Join(root, "bridge", "mux", "invokes.go")
 	files := 0
 	var bad []string
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

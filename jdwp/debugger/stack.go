@@ -28,11 +28,17 @@ var ErrRunsMethod = errors.New("the thread is running a method for the debugger 
 type stacks struct {
 	mu sync.Mutex
 	m  map[jdwp.ThreadID]*stack
+	// epoch counts forgets: a read begun before one is not kept after it
+	// (it may be of the stop before).
+	epoch uint64
 }
 
 type stack struct {
-	frames []mirror.Frame         // the whole stack, nil until read
-	locals map[int32]*FrameLocals // by depth
+	frames   []mirror.Frame         // the whole stack, nil until read
+	rev      int                    // the thread's frames revision when frames were read
+	locals   map[int32]*FrameLocals // by depth
+	async    *asyncStack            // the coroutine's async stack, nil until read
+	asyncFor int                    // the number of frames async was read for
 }
 
 // FrameLocals are a frame's this object and visible locals.
@@ -42,6 +48,24 @@ type FrameLocals struct {
 	Vars   []jdwp.Variable
 	Vals   []jdwp.Value
 	Absent bool // the method has no variable table
+	rev    int  // the thread's frames revision when read (mirror.VM.Rev)
+}
+
+// now returns the epoch, to pass to keep.
+func (s *stacks) now() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.epoch
+}
+
+// keep runs f on thread's stack (s.mu held) unless a forget came after
+// epoch.
+func (s *stacks) keep(thread jdwp.ThreadID, epoch uint64, f func(*stack)) {
+	s.mu.Lock()
+	if s.epoch == epoch {
+		f(s.get(thread))
+	}
+	s.mu.Unlock()
 }
 
 func (s *stacks) get(thread jdwp.ThreadID) *stack {
@@ -59,6 +83,7 @@ func (s *stacks) get(thread jdwp.ThreadID) *stack {
 // forget drops what was read of thread, or of every thread (0).
 func (s *stacks) forget(thread jdwp.ThreadID) {
 	s.mu.Lock()
+	s.epoch++
 	if thread == 0 {
 		s.m = nil
 	} else {
@@ -73,15 +98,23 @@ func (t *Target) runsMethod(thread jdwp.ThreadID, err error) bool {
 	return jdwp.Code(err) == jdwp.ErrThreadNotSuspended && t.Sus.Invoking(thread)
 }
 
-// Stack returns the frames of a stopped thread, all of them: read from the
-// VM, or, while the thread runs a method for the debugger, as they were
-// read before it started.
+// Stack returns the frames of a stopped thread, all of them: as read in
+// this stop already (the stop's own read, see prefetch), read from the VM,
+// or, while the thread runs a method for the debugger, as they were read
+// before it started.
 func (t *Target) Stack(ctx context.Context, thread jdwp.ThreadID) ([]mirror.Frame, error) {
+	rev := t.VM.Rev(thread)
+	t.stacks.mu.Lock()
+	st := t.stacks.get(thread)
+	fs, ok := st.frames, len(st.frames) > 0 && st.rev == rev
+	t.stacks.mu.Unlock()
+	if ok {
+		return fs, nil
+	}
+	epoch := t.stacks.now()
 	fs, err := t.VM.Frames(ctx, thread, 0, -1)
 	if err == nil {
-		t.stacks.mu.Lock()
-		t.stacks.get(thread).frames = fs
-		t.stacks.mu.Unlock()
+		t.stacks.keep(thread, epoch, func(st *stack) { st.frames, st.rev = fs, rev })
 		return fs, nil
 	}
 	if !t.runsMethod(thread, err) {
@@ -96,15 +129,33 @@ func (t *Target) Stack(ctx context.Context, thread jdwp.ThreadID) ([]mirror.Fram
 	return fs, nil
 }
 
-// Locals returns a frame's this object and visible locals: read from the
-// VM (f made live first), or, while the thread runs a method for the
-// debugger, as they were read before it started.
+// cachedStack returns a thread's stack as read in this stop, if it was.
+func (t *Target) cachedStack(thread jdwp.ThreadID) ([]mirror.Frame, bool) {
+	rev := t.VM.Rev(thread)
+	t.stacks.mu.Lock()
+	defer t.stacks.mu.Unlock()
+	st := t.stacks.m[thread]
+	if st == nil || st.frames == nil || st.rev != rev {
+		return nil, false
+	}
+	return st.frames, true
+}
+
+// Locals returns a frame's this object and visible locals: as read in this
+// stop already, read from the VM (f made live first), or, while the thread
+// runs a method for the debugger, as they were read before it started.
 func (t *Target) Locals(ctx context.Context, f mirror.Frame) (*FrameLocals, error) {
+	rev := t.VM.Rev(f.Thread)
+	t.stacks.mu.Lock()
+	fl := t.stacks.get(f.Thread).locals[f.Depth]
+	t.stacks.mu.Unlock()
+	if fl != nil && fl.rev == rev {
+		return fl, nil // a method run since changed its frame's id, not its values
+	}
+	epoch := t.stacks.now()
 	fl, err := t.readLocals(ctx, f)
 	if err == nil {
-		t.stacks.mu.Lock()
-		t.stacks.get(f.Thread).locals[f.Depth] = fl
-		t.stacks.mu.Unlock()
+		t.stacks.keep(f.Thread, epoch, func(st *stack) { st.locals[f.Depth] = fl })
 		return fl, nil
 	}
 	if !t.runsMethod(f.Thread, err) {
@@ -119,6 +170,8 @@ func (t *Target) Locals(ctx context.Context, f mirror.Frame) (*FrameLocals, erro
 	return fl, nil
 }
 
+// readLocals reads a frame's this object and its locals at once (one
+// round trip on a slow link once the method's tables are known).
 func (t *Target) readLocals(ctx context.Context, f mirror.Frame) (*FrameLocals, error) {
 	m, err := t.VM.Method(ctx, f.Loc.Class, f.Loc.Method)
 	if err != nil {
@@ -127,14 +180,25 @@ func (t *Target) readLocals(ctx context.Context, f mirror.Frame) (*FrameLocals, 
 	if f, err = t.VM.Live(ctx, f); err != nil {
 		return nil, err
 	}
-	fl := &FrameLocals{Frame: f}
-	if m.ModBits&(jdwp.AccStatic|jdwp.AccNative) == 0 {
-		if fl.This, err = t.VM.This(ctx, f); err != nil {
-			return nil, fmt.Errorf("this: %w", err)
+	fl := &FrameLocals{Frame: f, rev: t.VM.Rev(f.Thread)}
+	withThis := m.ModBits&(jdwp.AccStatic|jdwp.AccNative) == 0
+	var thisErr error
+	err = mirror.Parallel(2, func(i int) error {
+		if i == 0 {
+			if withThis {
+				fl.This, thisErr = t.VM.This(ctx, f)
+			}
+			return nil
 		}
-	}
-	if fl.Vars, fl.Vals, fl.Absent, err = t.VM.Locals(ctx, f); err != nil {
+		var err error
+		fl.Vars, fl.Vals, fl.Absent, err = t.VM.Locals(ctx, f)
+		return err
+	})
+	if err != nil {
 		return nil, err
+	}
+	if thisErr != nil {
+		return nil, fmt.Errorf("this: %w", thisErr)
 	}
 	return fl, nil
 }
@@ -152,24 +216,71 @@ func (t *Target) ForgetLocals(thread jdwp.ThreadID) {
 // method for the debugger — its stack and its top frame's locals — unless
 // read already in this stop. The thread is suspended (Suspensions.Enter
 // calls it with the count at 1); failures leave the copy empty.
-func (t *Target) rememberStop(ctx context.Context, thread jdwp.ThreadID) {
+func (t *Target) rememberStop(ctx context.Context, thread jdwp.ThreadID) (depth int32, ok bool) {
+	rev := t.VM.Rev(thread)
 	t.stacks.mu.Lock()
 	st := t.stacks.get(thread)
-	have := st.frames != nil && st.locals[0] != nil
+	have := len(st.frames) > 0 && st.rev == rev && st.locals[0] != nil && st.locals[0].rev == rev
+	depth = int32(len(st.frames))
 	t.stacks.mu.Unlock()
 	if have {
-		return
+		return depth, true
 	}
+	return t.readStop(ctx, thread)
+}
+
+// readStop reads a stopped thread's stack and its top frame's locals into
+// what the stop answers from; it returns how many frames the thread has.
+func (t *Target) readStop(ctx context.Context, thread jdwp.ThreadID) (depth int32, ok bool) {
+	epoch, rev := t.stacks.now(), t.VM.Rev(thread)
 	fs, err := t.VM.Frames(ctx, thread, 0, -1)
-	if err != nil || len(fs) == 0 {
-		return
+	if err != nil {
+		return 0, false
 	}
-	fl, err := t.readLocals(ctx, fs[0])
-	t.stacks.mu.Lock()
-	st = t.stacks.get(thread)
-	st.frames = fs
-	if err == nil {
-		st.locals[0] = fl
+	t.stacks.keep(thread, epoch, func(st *stack) { st.frames, st.rev = fs, rev })
+	if len(fs) == 0 {
+		return 0, true
 	}
-	t.stacks.mu.Unlock()
+	if fl, err := t.readLocals(ctx, fs[0]); err == nil {
+		t.stacks.keep(thread, epoch, func(st *stack) { st.locals[0] = fl })
+	}
+	return int32(len(fs)), true
+}
+
+// prefetch reads, as a stop is held, what a front end asks next — the
+// thread list and names (when the whole VM is held), the stopped thread's
+// stack and its top frame's locals, with the variable table of the method
+// at where the event happened (at, when known) beside the stack — at once,
+// so each request answers from the stop: a few round trips in all on a
+// slow link rather than one per request. Its commands go out after the
+// stop's suspend (the caller's word), so what it reads is the held VM's.
+func (t *Target) prefetch(thread jdwp.ThreadID, at jdwp.Location, vmHeld bool) {
+	t.spawn(func() {
+		ctx, cancel := context.WithTimeout(t.ctx, t.Opts.RequestTimeout)
+		defer cancel()
+		mirror.Parallel(3, func(i int) error {
+			if i == 2 {
+				if at.Method != 0 {
+					t.VM.VariableTable(ctx, at.Class, at.Method)
+				}
+			} else if i == 1 {
+				t.readStop(ctx, thread)
+			} else if vmHeld {
+				if ids, err := t.PlatformThreads(ctx); err == nil {
+					t.VM.ThreadNames(ctx, ids)
+				}
+			}
+			return nil
+		})
+	})
+}
+
+// FrameValues answers a stopped frame's this object and visible locals as
+// Locals does (eval.FrameReader: evaluation reads the stop's copy).
+func (t *Target) FrameValues(ctx context.Context, f mirror.Frame) (jdwp.TaggedObjectID, []jdwp.Variable, []jdwp.Value, error) {
+	fl, err := t.Locals(ctx, f)
+	if err != nil {
+		return jdwp.TaggedObjectID{}, nil, nil, err
+	}
+	return fl.This, fl.Vars, fl.Vals, nil
 }

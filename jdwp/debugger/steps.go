@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -53,6 +54,7 @@ type stepState struct {
 	fromSrc  srcLine
 	inlining int           // inlined locations stepped over so far
 	ready    chan struct{} // closed once origin, from and fromSrc are read (nil: not a step over)
+	set      chan struct{} // closed once the user's step request is answered and booked (nil: it was before Step returned)
 }
 
 // srcLine is a JVM line as the default stratum of its class's source map
@@ -218,33 +220,74 @@ func (t *Target) Step(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDept
 	if depth != jdwp.StepOver {
 		return t.stepRequest(ctx, th, depth)
 	}
-	// Where a step over begins, read while the request is set (the thread
-	// stays suspended until the caller resumes it, so no step event comes
-	// before both are done).
+	// A step over returns as soon as its request is on its way: the
+	// caller's resume follows it in one burst (the VM runs commands in
+	// order, so the step is set before the thread runs), and its answer is
+	// booked when it comes (onStep waits for that). Where it begins is the
+	// stop's stack, or read in the same burst, ahead of the resume.
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), originTimeout)
+	st.ready = make(chan struct{})
 	var (
 		top    []mirror.Frame
 		frames int32
-		done   = make(chan struct{})
+		wait   = func() error { return nil }
 	)
-	go func() {
-		defer close(done)
-		top, frames, _ = t.VM.FramesAndCount(ctx, th, 0, 1)
-	}()
-	err := t.stepRequest(ctx, th, depth)
-	<-done
-	if err != nil || len(top) == 0 {
-		return err
+	if fs, ok := t.cachedStack(th); ok && len(fs) > 0 {
+		top, frames = fs[:1], int32(len(fs))
+	} else {
+		wait = sendQueued(bctx, func(ctx context.Context) (err error) {
+			top, frames, err = t.VM.FramesAndCount(ctx, th, 0, 1)
+			return err
+		})
 	}
+	t.stepQueued(bctx, st)
 	// The rest needs no suspended thread: it runs while the VM steps, and
 	// the step's event waits for it (see overInlined).
-	st.ready = make(chan struct{})
-	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), originTimeout)
 	go func() {
 		defer cancel()
 		defer close(st.ready)
-		t.stepOverOrigin(octx, st, top[0].Loc, frames)
+		if err := wait(); err != nil || len(top) == 0 {
+			return
+		}
+		t.stepOverOrigin(bctx, st, top[0].Loc, frames)
 	}()
 	return nil
+}
+
+// stepQueued sets the one-shot line step request of a step over and
+// returns once it is on its way; its answer is booked when it comes
+// (st.set is closed then). Should the VM refuse it, the thread runs on
+// unstepped (the caller's resume went out): the user is told.
+func (t *Target) stepQueued(ctx context.Context, st *stepState) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), originTimeout)
+	st.set = make(chan struct{})
+	q := make(chan struct{})
+	var once sync.Once
+	queued := func() { once.Do(func() { close(q) }) }
+	mods := []jdwp.Modifier{jdwp.Step{Thread: st.thread, Size: jdwp.StepLine, Depth: st.depth}, jdwp.Count(1)}
+	go func() {
+		defer cancel()
+		defer close(st.set)
+		id, err := t.Requests.Set(jdwp.WithQueued(ctx, queued), jdwp.EventSingleStep, stopPolicy, mods...)
+		queued()
+		if err != nil {
+			if t.Conn.Err() == nil {
+				t.log.Warn().Err(err).Msg("step request")
+				t.fe.Output("important", fmt.Sprintf("step: the VM did not take the step (%v); the thread runs on\n", err))
+			}
+			return
+		}
+		t.mu.Lock()
+		current := t.steps.stepping[st.thread] == st
+		if current {
+			t.steps.steps[st.thread] = append(t.steps.steps[st.thread], id)
+		}
+		t.mu.Unlock()
+		if !current { // cleared meanwhile (a stop, a continue)
+			t.Requests.Clear(ctx, jdwp.EventSingleStep, id)
+		}
+	}()
+	<-q
 }
 
 // originTimeout bounds reading where a step over began.
@@ -353,11 +396,22 @@ func removeID(ids []int32, id int32) []int32 {
 // onStep decides whether a completed step stops, or goes on past a
 // filtered method.
 func (t *Target) onStep(ctx context.Context, e jdwp.Event) *Stop {
+	// A step over's request is booked when its answer comes, which the
+	// wire brings before the event: wait for the booking.
+	t.mu.Lock()
+	st := t.steps.stepping[e.Thread]
+	t.mu.Unlock()
+	if st != nil && st.set != nil {
+		select {
+		case <-st.set:
+		case <-ctx.Done():
+		}
+	}
 	// The step had a count of one: it fired and stays so. Its clearing
 	// goes out ahead of whatever follows, and nothing waits for the answer.
 	t.Requests.ClearNoWait(jdwp.EventSingleStep, e.RequestID)
 	t.mu.Lock()
-	st := t.steps.stepping[e.Thread]
+	st = t.steps.stepping[e.Thread]
 	if ids := t.steps.steps[e.Thread]; len(ids) > 0 {
 		t.steps.steps[e.Thread] = removeID(ids, e.RequestID)
 	}

@@ -37,12 +37,19 @@ type Suspensions struct {
 	events   map[jdwp.ThreadID]int         // event sets' own suspensions, while their handling decides
 	invoking map[jdwp.ThreadID]*invocation // threads running a method for the debugger
 	during   map[jdwp.ThreadID]int         // event sets raised inside such a method, not released yet
+	ran      map[jdwp.ThreadID]bool        // threads that ran a method since their event set arrived
 
 	// remember reads what a front end asks of a stopped thread before a
-	// method runs in it (Enter); released drops it when the session lets
-	// the thread go (0: every thread). Both may be nil.
-	remember func(ctx context.Context, thread jdwp.ThreadID)
+	// method runs in it (Enter), and says how many frames it has (ok: it
+	// could tell); released drops it when the session lets the thread go
+	// (0: every thread). Both may be nil.
+	remember func(ctx context.Context, thread jdwp.ThreadID) (depth int32, ok bool)
 	released func(thread jdwp.ThreadID)
+	// onHeld is told when nothing in the VM runs: the VM-wide hold taken,
+	// no method running for the debugger (until released is told, or a
+	// method runs: runs). Both may be nil.
+	onHeld func()
+	runs   func()
 }
 
 // Invoking reports whether thread runs a method for the debugger.
@@ -78,6 +85,7 @@ func NewSuspensions(conn *jdwp.Conn, log zerolog.Logger, timeout time.Duration) 
 		events:   map[jdwp.ThreadID]int{},
 		invoking: map[jdwp.ThreadID]*invocation{},
 		during:   map[jdwp.ThreadID]int{},
+		ran:      map[jdwp.ThreadID]bool{},
 	}
 }
 
@@ -142,6 +150,7 @@ func (s *Suspensions) settleLocked(ctx context.Context, thread jdwp.ThreadID) er
 func (s *Suspensions) dropEvent(thread jdwp.ThreadID) {
 	if s.events[thread]--; s.events[thread] <= 0 {
 		delete(s.events, thread)
+		delete(s.ran, thread)
 	}
 }
 
@@ -159,25 +168,114 @@ func (s *Suspensions) HoldEventAsThread(thread jdwp.ThreadID) {
 // stops share it, so each stopped thread's count stays 1 and it can still
 // run methods), and the event's own suspension is folded into it. Threads
 // running a method for the debugger are kept running: a stop never waits
-// for an evaluation, and no evaluation hangs on a stop.
-func (s *Suspensions) HoldEventAsVM(ctx context.Context, thread jdwp.ThreadID) error {
+// for an evaluation, and no evaluation hangs on a stop. queued, when not
+// nil, runs once the VM-wide suspend is on its way (every command sent
+// after it reaches the VM after it: a stop's reads start there, beside the
+// fold rather than after it).
+func (s *Suspensions) HoldEventAsVM(ctx context.Context, thread jdwp.ThreadID, queued func()) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.suspendVMLocked(ctx); err != nil {
-		return err
+	if queued == nil {
+		queued = func() {}
+	}
+	invoking := s.invoking[thread] != nil
+	if s.vm == 0 && !invoking && !s.ran[thread] && s.events[thread] == 1 && s.held[thread] == 0 {
+		return s.holdPlainLocked(ctx, thread, queued)
+	}
+
+	// The suspend and the thread's count are asked at once (one round trip
+	// on a slow link): the count the VM reports is the one after the
+	// suspend, as the VM runs commands in order.
+	var n int32
+	var nerr error
+	if s.vm > 0 {
+		queued()
+		if !invoking {
+			n, nerr = s.conn.SuspendCount(ctx, thread)
+		}
+	} else {
+		wait := sendQueued(ctx, s.conn.Suspend)
+		if len(s.invoking) == 0 && s.onHeld != nil {
+			s.onHeld() // what is read from here on is read after the suspend
+		}
+		queued()
+		if !invoking {
+			n, nerr = s.conn.SuspendCount(ctx, thread)
+		}
+		if err := wait(); err != nil {
+			if s.runs != nil {
+				s.runs()
+			}
+			return fmt.Errorf("suspend the VM: %w", err)
+		}
+		s.tookVMLocked(ctx)
 	}
 	s.dropEvent(thread)
-	if s.invoking[thread] != nil {
+	if invoking {
 		return nil // Exit settles the count
 	}
 	// Fold the event's suspension into the VM's by bringing the thread's
 	// count to what the ledger owes it, from the count the VM reports: a
 	// blind resume would let a thread the VM-wide suspend did not reach
 	// run on while it is shown stopped.
-	if err := s.settleLocked(ctx, thread); err != nil {
-		return fmt.Errorf("fold the thread's suspension into the VM's: %w", err)
+	if nerr != nil {
+		return fmt.Errorf("fold the thread's suspension into the VM's: %w", nerr)
+	}
+	s.restoreLocked(ctx, thread, int(n))
+	return nil
+}
+
+// holdPlainLocked is HoldEventAsVM for the plain case — nothing held, no
+// method run in the thread since its event (its count is the event's one,
+// and the VM-wide suspend makes it two) — in one burst: the suspend, the
+// thread's resume that folds the event's count into the VM's, and the
+// thread's count, which says whether the fold went as counted; should it
+// not, the count is brought to what the ledger owes (the thread is
+// suspended again before the stop is shown).
+func (s *Suspensions) holdPlainLocked(ctx context.Context, thread jdwp.ThreadID, queued func()) error {
+	suspended := sendQueued(ctx, s.conn.Suspend)
+	if s.onHeld != nil && len(s.invoking) == 0 {
+		s.onHeld() // what is read from here on is read after the suspend
+	}
+	resumed := sendQueued(ctx, func(ctx context.Context) error { return s.conn.ResumeThread(ctx, thread) })
+	queued()
+	n, nerr := s.conn.SuspendCount(ctx, thread)
+	rerr := resumed()
+	if err := suspended(); err != nil {
+		if s.runs != nil {
+			s.runs()
+		}
+		if rerr == nil { // the event's count went: the thread runs
+			s.restoreLocked(ctx, thread, 0)
+		}
+		return fmt.Errorf("suspend the VM: %w", err)
+	}
+	s.tookVMLocked(ctx)
+	s.dropEvent(thread)
+	switch {
+	case nerr != nil:
+		return fmt.Errorf("fold the thread's suspension into the VM's: %w", nerr)
+	case int(n) != s.owedLocked(thread):
+		s.log.Warn().Uint64("thread", uint64(thread)).Int32("count", n).Int("owed", s.owedLocked(thread)).Msg("a stopped thread's count after the fold is not the ledger's: set to it")
+		s.restoreLocked(ctx, thread, int(n))
 	}
 	return nil
+}
+
+// sendQueued sends one command (send) on a goroutine and returns once it
+// is queued on the connection, or done: every command sent after it
+// reaches the VM after it. wait returns its error (call it once).
+func sendQueued(ctx context.Context, send func(context.Context) error) (wait func() error) {
+	q := make(chan struct{})
+	var once sync.Once
+	res := make(chan error, 1)
+	go func() {
+		err := send(jdwp.WithQueued(ctx, func() { once.Do(func() { close(q) }) }))
+		once.Do(func() { close(q) })
+		res <- err
+	}()
+	<-q
+	return func() error { return <-res }
 }
 
 // suspendVMLocked takes the VM-wide hold if none is held.
@@ -188,13 +286,29 @@ func (s *Suspensions) suspendVMLocked(ctx context.Context) error {
 	if err := s.conn.Suspend(ctx); err != nil {
 		return fmt.Errorf("suspend the VM: %w", err)
 	}
+	s.tookVMLocked(ctx)
+	return nil
+}
+
+// tookVMLocked books the VM-wide hold the session just took: threads
+// running a method for the debugger are let go again; with none, nothing
+// in the VM runs until a release.
+func (s *Suspensions) tookVMLocked(ctx context.Context) {
 	s.vm = 1
 	for t := range s.invoking {
 		if err := s.conn.ResumeThread(ctx, t); err != nil && s.conn.Err() == nil {
 			s.log.Warn().Err(err).Uint64("thread", uint64(t)).Msg("keep a thread running a method for the debugger running")
 		}
 	}
-	return nil
+	s.heldLocked()
+}
+
+// heldLocked tells the owner nothing in the VM runs, when so: the VM-wide
+// hold is taken and no thread runs a method for the debugger.
+func (s *Suspensions) heldLocked() {
+	if s.vm > 0 && len(s.invoking) == 0 && s.onHeld != nil {
+		s.onHeld()
+	}
 }
 
 // SuspendVM takes the VM-wide hold (a pause) unless one is held; it
@@ -214,6 +328,7 @@ func (s *Suspensions) SuspendVM(ctx context.Context) (bool, error) {
 func (s *Suspensions) AdoptVM() {
 	s.mu.Lock()
 	s.vm++
+	s.heldLocked()
 	s.mu.Unlock()
 }
 
@@ -241,18 +356,39 @@ func (s *Suspensions) ResumeAll(ctx context.Context) error {
 	// stop held back to be shown in turn) must stay suspended through the
 	// VM-wide resume whatever the agent counted when: each gets one count
 	// of its own first, and is settled to what the ledger owes afterwards.
-	// So do threads held by an event set raised inside a method they run
-	// for the debugger (one count of their own, which the resume takes).
+	//
+	// A thread running a method for the debugger gets one count per
+	// VM-wide resume too, so the resume leaves its count as it was: the
+	// VM-wide resume would otherwise take the count the agent put back
+	// when the method returned — the method may have returned a moment
+	// ago, its reply not read yet (Exit not run) — and the thread would
+	// run on from where it stopped, its stop shown with the thread gone
+	// (TestConditionCallsExactHits/suspendAll: a condition decided while
+	// another stop was let go). Still in the method, the count goes from
+	// 0 to 1 and back: it runs on. An event set raised inside the method
+	// and not released yet keeps its count likewise.
 	var kept []jdwp.ThreadID
 	if s.vm > 0 {
 		for t := range s.events {
-			if s.invoking[t] == nil && s.conn.SuspendThread(ctx, t) == nil {
+			if s.invoking[t] == nil && s.during[t] == 0 && s.conn.SuspendThread(ctx, t) == nil {
 				kept = append(kept, t)
 			}
 		}
+		running := map[jdwp.ThreadID]bool{}
+		for t := range s.invoking {
+			running[t] = true
+		}
 		for t := range s.during {
-			if err := s.conn.SuspendThread(ctx, t); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
-				s.log.Warn().Err(err).Msg("keep a thread's event inside a method held through a resume")
+			running[t] = true
+		}
+		for t := range running {
+			for i := 0; i < s.vm; i++ {
+				if err := s.conn.SuspendThread(ctx, t); err != nil {
+					if jdwp.Code(err) != jdwp.ErrInvalidThread {
+						s.log.Warn().Err(err).Msg("keep a thread running a method as it is through a resume")
+					}
+					break
+				}
 			}
 		}
 	}
@@ -333,6 +469,14 @@ func (s *Suspensions) owedLocked(thread jdwp.ThreadID) int {
 // connection (it releases the ledger: a later resume reaches the VM after
 // the command); Exit must follow when the method returns or the command
 // failed, however late.
+//
+// When the ledger owes the thread exactly one count (a stop's hold), the
+// count the VM reports is asked beside the invocation rather than before
+// it (one round trip on a slow link, not two): the VM runs commands in
+// order, so the count read is the one the invocation meets. Should it be
+// higher after all, sent resumes the thread down to it at once (the agent's
+// resume left it suspended: the call starts then); at 0 the VM refuses the
+// invocation itself.
 func (s *Suspensions) Enter(ctx context.Context, thread jdwp.ThreadID) (sent func(), err error) {
 	for {
 		s.mu.Lock()
@@ -347,36 +491,99 @@ func (s *Suspensions) Enter(ctx context.Context, thread jdwp.ThreadID) (sent fun
 			return nil, fmt.Errorf("the thread is running another method for the debugger: %w", ctx.Err())
 		}
 	}
-	// s.mu is held.
+	// s.mu is held. What the front end asks of the thread is read first
+	// (its frames, from the stop when read there): the thread's count is
+	// at least 1 while the ledger owes it one.
+	depth, known := int32(0), false
+	if s.remember != nil {
+		depth, known = s.remember(ctx, thread)
+	}
+	if s.owedLocked(thread) == 1 && s.during[thread] == 0 {
+		var count func() (int32, error)
+		if !known {
+			var n int32
+			wait := sendQueued(ctx, func(ctx context.Context) (err error) { n, err = s.conn.SuspendCount(ctx, thread); return })
+			depth, err = s.conn.FrameCount(ctx, thread)
+			if werr := wait(); err == nil && werr != nil {
+				err = werr
+			}
+			if err == nil && n != 1 {
+				err = s.oddCountLocked(ctx, thread, n)
+			}
+			if err != nil {
+				s.mu.Unlock()
+				return nil, err
+			}
+		} else {
+			var n int32
+			wait := sendQueued(ctx, func(ctx context.Context) (err error) { n, err = s.conn.SuspendCount(ctx, thread); return })
+			count = func() (int32, error) { return n, wait() }
+		}
+		return s.enteredLocked(ctx, thread, depth, count), nil
+	}
 	n, err := s.conn.SuspendCount(ctx, thread)
 	if err != nil {
 		s.mu.Unlock()
 		return nil, err
 	}
-	if n == 0 {
+	if err := s.oddCountLocked(ctx, thread, n); err != nil {
 		s.mu.Unlock()
-		// As the VM would answer InvokeMethod (jdwp.Code says so too).
-		return nil, fmt.Errorf("%w (%w)", ErrNotSuspended, jdwp.ErrThreadNotSuspended)
+		return nil, err
 	}
-	for ; n > 1; n-- {
-		if err := s.conn.ResumeThread(ctx, thread); err != nil {
-			s.restoreLocked(ctx, thread, int(n))
+	if !known {
+		if depth, err = s.conn.FrameCount(ctx, thread); err != nil {
+			s.restoreLocked(ctx, thread, 1)
 			s.mu.Unlock()
 			return nil, err
 		}
 	}
-	if s.remember != nil {
-		s.remember(ctx, thread)
+	return s.enteredLocked(ctx, thread, depth, nil), nil
+}
+
+// oddCountLocked brings a count n read from the VM to 1 before an
+// invocation: an error at 0 (as the VM would answer InvokeMethod), resumes
+// above.
+func (s *Suspensions) oddCountLocked(ctx context.Context, thread jdwp.ThreadID, n int32) error {
+	if n == 0 {
+		// As the VM would answer InvokeMethod (jdwp.Code says so too).
+		return fmt.Errorf("%w (%w)", ErrNotSuspended, jdwp.ErrThreadNotSuspended)
 	}
-	depth, err := s.conn.FrameCount(ctx, thread)
-	if err != nil {
-		s.restoreLocked(ctx, thread, 1)
-		s.mu.Unlock()
-		return nil, err
+	for ; n > 1; n-- {
+		if err := s.conn.ResumeThread(ctx, thread); err != nil {
+			s.restoreLocked(ctx, thread, int(n))
+			return err
+		}
 	}
+	return nil
+}
+
+// enteredLocked books the invocation about to be sent; the sent it returns
+// releases the ledger, after checking the count asked beside the
+// invocation (count, when not nil).
+func (s *Suspensions) enteredLocked(ctx context.Context, thread jdwp.ThreadID, depth int32, count func() (int32, error)) (sent func()) {
 	s.invoking[thread] = &invocation{done: make(chan struct{}), depth: depth}
+	if s.events[thread] > 0 {
+		s.ran[thread] = true // its event's count is no longer known to be the agent's
+	}
+	if s.runs != nil {
+		s.runs() // a method runs: what only a running thread changes may change
+	}
 	var once sync.Once
-	return func() { once.Do(s.mu.Unlock) }, nil
+	return func() {
+		once.Do(func() {
+			if count != nil {
+				if n, err := count(); err == nil && n > 1 {
+					s.log.Debug().Uint64("thread", uint64(thread)).Int32("count", n).Msg("a thread's count was above the ledger's at an invocation: let it start")
+					for ; n > 1; n-- {
+						if err := s.conn.ResumeThread(ctx, thread); err != nil {
+							break
+						}
+					}
+				}
+			}
+			s.mu.Unlock()
+		})
+	}
 }
 
 // Exit settles thread's count when its invocation is over (returned,
@@ -398,6 +605,7 @@ func (s *Suspensions) Exit(thread jdwp.ThreadID) {
 	if err := s.settleLocked(ctx, thread); err != nil && s.conn.Err() == nil {
 		s.log.Warn().Err(err).Msg("settle a thread's count after a method ran for the debugger")
 	}
+	s.heldLocked()
 }
 
 // restoreLocked brings thread's count from have to what the ledger owes.

@@ -90,15 +90,15 @@ type Stop struct {
 	Breakpoints []int // the ids of the breakpoints hit
 	Description string
 	Text        string
+	// at is where the event that made the stop happened (its thread's top
+	// frame): what the stop reads first is asked of it at once (prefetch).
+	at jdwp.Location
 	// AllThreads says the whole VM is held (set by the layer).
 	AllThreads bool
 	// handedOff says the event's suspension is not the set's to release:
 	// a method an evaluation left running in the thread releases it (see
 	// mirror.VM.Invoking), and the hit does not stop.
 	handedOff bool
-	// conditional says a breakpoint's condition decided the stop (see
-	// Target.stop).
-	conditional bool
 }
 
 // Target is one debugged VM as the debugger layer owns it: the mirror and
@@ -132,6 +132,7 @@ type Target struct {
 	stacks   stacks      // what was read of stopped threads (stack.go)
 	obsolete mirror.Obsolete
 	pools    mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool] // constant pools, for bytecode
+	conts    contState                                          // continuation classes (coroutines.go)
 	// sent is the digest of the class file each class was last redefined
 	// with: a class file with the same bytes is not sent again.
 	sent redefined
@@ -179,7 +180,12 @@ func New(ctx context.Context, conn *jdwp.Conn, fe Frontend, opts Options, log ze
 	t.Events = NewEvents(ctx, t.sub, t.VM, sus, t, spawn, log, opts.RequestTimeout)
 	t.Events.running = t.RunningMethod
 	t.present.t = t
-	sus.remember, sus.released = t.rememberStop, t.stacks.forget
+	sus.remember = t.rememberStop
+	sus.released = func(thread jdwp.ThreadID) {
+		t.stacks.forget(thread)
+		t.VM.Release()
+	}
+	sus.onHeld, sus.runs = t.VM.Hold, t.VM.Release
 	return t
 }
 
@@ -209,31 +215,39 @@ func (t *Target) Start(ctx context.Context, run func(func())) error {
 	t.Caps = caps
 	// Thread starts and deaths (platform threads only on a VM with virtual
 	// threads), and class unloads, which keep the mirror's caches true
-	// (SuspendNone: they stop nothing), asked at once: one round trip on a
-	// slow link, not three.
+	// (SuspendNone: they stop nothing), sent at once and not waited for:
+	// whatever the session asks next reaches the VM after them (it runs
+	// commands in order), so on a slow link they cost no round trip of
+	// their own. A VM that refuses them only loses those events: said in
+	// the log when the answers come.
 	kinds := []jdwp.EventKind{jdwp.EventThreadStart, jdwp.EventThreadDeath, jdwp.EventClassUnload}
-	errs := make([]error, len(kinds))
-	mirror.Parallel(len(kinds), func(i int) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.Opts.RequestTimeout)
+	waits := make([]func() error, len(kinds))
+	for i, k := range kinds {
 		var mods []jdwp.Modifier
-		if kinds[i] != jdwp.EventClassUnload {
+		if k != jdwp.EventClassUnload {
 			mods = t.threadEventModifiers()
 		}
-		_, errs[i] = t.Requests.Set(ctx, kinds[i], jdwp.SuspendNone, mods...)
-		return nil
-	})
-	for _, err := range errs[:2] {
-		if err != nil {
-			if jdwp.Code(err) != jdwp.ErrNotImplemented {
-				return fmt.Errorf("ask for thread events: %w", err)
+		waits[i] = sendQueued(rctx, func(ctx context.Context) error {
+			_, err := t.Requests.Set(ctx, k, jdwp.SuspendNone, mods...)
+			return err
+		})
+	}
+	run(func() {
+		defer cancel()
+		for i, wait := range waits {
+			err := wait()
+			switch {
+			case err == nil || t.Conn.Err() != nil:
+			case i == 2:
+				t.log.Debug().Err(err).Msg("ask for class unload events")
+			case jdwp.Code(err) == jdwp.ErrNotImplemented:
+				t.log.Info().Msg("the VM sends no thread events (EventRequest.Set is not implemented)")
+			default:
+				t.log.Warn().Err(err).Msg("ask for thread events")
 			}
-			t.log.Info().Msg("the VM sends no thread events (EventRequest.Set is not implemented)")
-			break
 		}
-	}
-	// A VM that refuses class unloads only loses that.
-	if err := errs[2]; err != nil && t.Conn.Err() == nil {
-		t.log.Debug().Err(err).Msg("ask for class unload events")
-	}
+	})
 	run(t.Events.Run)
 	return nil
 }
@@ -340,6 +354,12 @@ func (t *Target) HandleSet(es *jdwp.EventSet) {
 	switch {
 	case held, stop != nil && stop.handedOff:
 	case stop != nil:
+		for _, e := range es.Events {
+			if e.Thread == stop.Thread && e.Location.Method != 0 {
+				stop.at = e.Location
+				break
+			}
+		}
 		t.stop(ctx, stop, es.SuspendPolicy)
 	default:
 		t.Events.Release(ctx, es)

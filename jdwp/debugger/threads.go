@@ -163,7 +163,7 @@ func (t *Target) IsVirtual(ctx context.Context, thread jdwp.ThreadID) (bool, err
 // list as long as its virtual threads; elsewhere it is AllThreads.
 func (t *Target) PlatformThreads(ctx context.Context) ([]jdwp.ThreadID, error) {
 	if !t.VirtualThreads() {
-		return t.Conn.AllThreads(ctx)
+		return t.VM.Threads(ctx) // read once while the VM is held
 	}
 	groups, err := t.Conn.TopLevelThreadGroups(ctx)
 	if err != nil {

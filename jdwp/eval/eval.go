@@ -32,6 +32,15 @@ type Invoker interface {
 	NewInstance(ctx context.Context, thread jdwp.ThreadID, ctor mirror.Method, args []jdwp.Value) (jdwp.InvokeResult, error)
 }
 
+// FrameReader is an Invoker that also answers what a stopped frame holds
+// from the stop (the debugger layer reads it once per stop, before any
+// method runs there): its this object and visible locals, in the order of
+// the method's variable table. Evaluation reads a frame through it when the
+// invoker has it.
+type FrameReader interface {
+	FrameValues(ctx context.Context, f mirror.Frame) (this jdwp.TaggedObjectID, vars []jdwp.Variable, vals []jdwp.Value, err error)
+}
+
 // Evaluator makes evaluation environments for the frames of one VM.
 type Evaluator struct {
 	vm  *mirror.VM
@@ -138,7 +147,25 @@ func (e *Frame) LocalNames(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
+// fromStop returns the frame's this and locals as the stop read them, when
+// the invoker keeps them (FrameReader).
+func (e *Frame) fromStop(ctx context.Context) (this jdwp.TaggedObjectID, vars []jdwp.Variable, vals []jdwp.Value, ok bool) {
+	fr, ok := e.ev.inv.(FrameReader)
+	if !ok {
+		return this, nil, nil, false
+	}
+	this, vars, vals, err := fr.FrameValues(ctx, e.f)
+	return this, vars, vals, err == nil && len(vars) == len(vals)
+}
+
 func (e *Frame) Lookup(ctx context.Context, name string) (expr.Value, error) {
+	if _, vars, vals, ok := e.fromStop(ctx); ok {
+		for i := len(vars) - 1; i >= 0; i-- {
+			if vars[i].Name == name {
+				return e.ev.Value(ctx, vals[i])
+			}
+		}
+	}
 	v, ok, err := e.Local(ctx, name)
 	if err != nil {
 		return expr.Value{}, err
@@ -177,12 +204,15 @@ func (e *Frame) Lookup(ctx context.Context, name string) (expr.Value, error) {
 }
 
 func (e *Frame) This(ctx context.Context) (expr.Value, error) {
-	if _, err := e.FrameID(ctx); err != nil {
-		return expr.Value{}, err
-	}
-	obj, err := e.ev.vm.This(ctx, e.f)
-	if err != nil {
-		return expr.Value{}, err
+	obj, _, _, ok := e.fromStop(ctx)
+	if !ok {
+		if _, err := e.FrameID(ctx); err != nil {
+			return expr.Value{}, err
+		}
+		var err error
+		if obj, err = e.ev.vm.This(ctx, e.f); err != nil {
+			return expr.Value{}, err
+		}
 	}
 	if obj.ID == 0 {
 		return expr.Value{}, fmt.Errorf("there is no this in a static method")

@@ -158,3 +158,43 @@ func (s Set) byExt(ext string) Language {
 	}
 	return s[0]
 }
+
+// VariableNamer is a Language whose frame variables are named together: a
+// variable's name may depend on the others live beside it (kotlinc names
+// the receiver of an inline lambda $this$main_u24lambda_u241 and marks the
+// lambda with $i$a$-apply-…: together they read this@apply). Front ends
+// name a frame's variables with VariableNames, not one by one.
+type VariableNamer interface {
+	// Variables says how each of a frame's variables (their names in the
+	// class file's variable table, in its order) is shown, and whether.
+	Variables(names []string) (shown []string, ok []bool)
+}
+
+// VariableNames names a frame's variables in language l: together when l
+// is a VariableNamer, else each by Variable.
+func VariableNames(l Language, names []string) (shown []string, ok []bool) {
+	if n, is := l.(VariableNamer); is {
+		return n.Variables(names)
+	}
+	shown, ok = make([]string, len(names)), make([]bool, len(names))
+	for i, name := range names {
+		shown[i], ok[i] = l.Variable(name)
+	}
+	return shown, ok
+}
+
+// Marker is a variable live at a location, with the code index its range
+// starts at (a language reads its compiler's marker variables: Kotlin's
+// $i$f$… and $i$a$… say which inline function or lambda the code came
+// from).
+type Marker struct {
+	Name  string
+	Start uint64
+}
+
+// InlineFrame is one level of code inlined into a method: the inline
+// function's name and where in its source the code stands.
+type InlineFrame struct {
+	Fn string
+	At Where
+}

@@ -28,10 +28,14 @@ type Proxy struct {
 	// debugger since the action began: a command sent after it depends,
 	// as far as the link can tell, on it.
 	delivered int
-	trace     []Sent
-	conns     map[*link]struct{}
-	closed    bool
-	wg        sync.WaitGroup
+	// action counts Marks: a packet read in an earlier action (a reply to
+	// a command sent before the Mark, still on its way) adds nothing to
+	// this one's chain.
+	actionNo int
+	trace    []Sent
+	conns    map[*link]struct{}
+	closed   bool
+	wg       sync.WaitGroup
 }
 
 // Stats is what one action cost on the link.
@@ -87,6 +91,7 @@ func (p *Proxy) Mark() {
 	p.mu.Lock()
 	p.action = Stats{}
 	p.delivered = 0
+	p.actionNo++
 	p.trace = p.trace[:0]
 	for l := range p.conns {
 		clear(l.depth)
@@ -193,6 +198,8 @@ type delayed struct {
 	b     []byte
 	depth int
 	reply bool // a reply or event going to the debugger
+	// action is the action the packet was read in (Proxy.actionNo).
+	action int
 }
 
 func (l *link) run() {
@@ -217,23 +224,31 @@ func (l *link) read(c net.Conn, out chan<- delayed, fromDebugger bool) {
 	if _, err := io.ReadFull(br, hs); err != nil {
 		return
 	}
-	out <- delayed{due: time.Now().Add(l.p.delay), b: hs, depth: l.stamp(nil, fromDebugger, len(hs)), reply: !fromDebugger}
+	d, a := l.stamp(nil, fromDebugger, len(hs))
+	out <- delayed{due: time.Now().Add(l.p.delay), b: hs, depth: d, action: a, reply: !fromDebugger}
 	for {
 		pk, err := jdwp.ReadPacket(br, jdwp.DefaultMaxPacketSize)
 		if err != nil {
 			return
 		}
 		b := pk.Bytes()
-		out <- delayed{due: time.Now().Add(l.p.delay), b: b, depth: l.stamp(pk, fromDebugger, len(b)), reply: !fromDebugger}
+		d, a := l.stamp(pk, fromDebugger, len(b))
+		out <- delayed{due: time.Now().Add(l.p.delay), b: b, depth: d, action: a, reply: !fromDebugger}
 	}
 }
 
-// stamp counts a packet read from one side and returns its depth. A nil
-// packet is the handshake, a round trip of its own.
-func (l *link) stamp(pk *jdwp.Packet, fromDebugger bool, n int) int {
+// stamp counts a packet read from one side and returns its depth and the
+// action it was read in. A nil packet is the handshake, a round trip of its
+// own.
+func (l *link) stamp(pk *jdwp.Packet, fromDebugger bool, n int) (int, int) {
 	p := l.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return l.depthOf(pk, fromDebugger, n), p.actionNo
+}
+
+func (l *link) depthOf(pk *jdwp.Packet, fromDebugger bool, n int) int {
+	p := l.p
 	if fromDebugger {
 		p.action.ToVM += int64(n)
 		if pk != nil && pk.IsReply() {
@@ -289,7 +304,9 @@ func (l *link) deliver(c net.Conn, in <-chan delayed) {
 			// Noted before the write: the debugger may answer the moment
 			// the bytes land, before a write call returns.
 			l.p.mu.Lock()
-			l.p.delivered = max(l.p.delivered, d.depth)
+			if d.action == l.p.actionNo {
+				l.p.delivered = max(l.p.delivered, d.depth)
+			}
 			l.p.mu.Unlock()
 		}
 		if _, err := c.Write(d.b); err != nil {

@@ -12,10 +12,11 @@ import (
 // reads the frame again then.
 type Frame struct {
 	Thread jdwp.ThreadID
-	ID     jdwp.FrameID // 0 until read
+	ID     jdwp.FrameID // 0 until read (HotSpot's first top frame has id 0 too: see Read)
 	Loc    jdwp.Location
 	Depth  int32
-	Gen    int // the thread's invocation generation when ID was read
+	Gen    int  // the thread's invocation generation when ID was read
+	Read   bool // ID was read from the VM (an id of 0 is then one)
 }
 
 // Frames reads n frames of thread from depth start.
@@ -27,7 +28,7 @@ func (m *VM) Frames(ctx context.Context, thread jdwp.ThreadID, start, n int32) (
 	}
 	out := make([]Frame, len(fs))
 	for i, f := range fs {
-		out[i] = Frame{Thread: thread, ID: f.ID, Loc: f.Location, Depth: start + int32(i), Gen: gen}
+		out[i] = Frame{Thread: thread, ID: f.ID, Loc: f.Location, Depth: start + int32(i), Gen: gen, Read: true}
 	}
 	return out, nil
 }
@@ -60,7 +61,7 @@ func (m *VM) FramesAndCount(ctx context.Context, thread jdwp.ThreadID, start, n 
 // when it was never read or a method ran in its thread since.
 func (m *VM) Live(ctx context.Context, f Frame) (Frame, error) {
 	gen := m.Gen(f.Thread)
-	if f.ID != 0 && f.Gen == gen {
+	if (f.ID != 0 || f.Read) && f.Gen == gen {
 		return f, nil
 	}
 	fs, err := m.conn.Frames(ctx, f.Thread, f.Depth, 1)
@@ -70,7 +71,7 @@ func (m *VM) Live(ctx context.Context, f Frame) (Frame, error) {
 	if len(fs) == 0 {
 		return f, fmt.Errorf("thread has no frame %d", f.Depth)
 	}
-	f.ID, f.Loc, f.Gen = fs[0].ID, fs[0].Location, gen
+	f.ID, f.Loc, f.Gen, f.Read = fs[0].ID, fs[0].Location, gen, true
 	return f, nil
 }
 
@@ -171,17 +172,11 @@ func (m *VM) FrameCount(ctx context.Context, thread jdwp.ThreadID) (int32, error
 	return m.conn.FrameCount(ctx, thread)
 }
 
-// SetLocal stores val in a local variable of a live frame.
+// SetLocal stores val in a local variable of a live frame: what was read
+// of the thread's frames is read again (FramesChanged).
 func (m *VM) SetLocal(ctx context.Context, f Frame, v jdwp.Variable, val jdwp.Value) error {
+	defer m.FramesChanged(f.Thread)
 	return m.conn.SetFrameValues(ctx, f.Thread, f.ID, []jdwp.SlotValue{{Slot: v.Slot, Value: val}})
-}
-
-// Threads lists the VM's live threads.
-func (m *VM) Threads(ctx context.Context) ([]jdwp.ThreadID, error) { return m.conn.AllThreads(ctx) }
-
-// ThreadName returns a thread's name.
-func (m *VM) ThreadName(ctx context.Context, t jdwp.ThreadID) (string, error) {
-	return m.conn.ThreadName(ctx, t)
 }
 
 // ThreadStatus returns a thread's status and whether it is suspended.

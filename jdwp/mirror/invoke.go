@@ -44,3 +44,23 @@ func (m *VM) ThreadRan(thread jdwp.ThreadID) {
 	m.gens[thread]++
 	m.gensMu.Unlock()
 }
+
+// Rev is thread's frames revision: it changes when what its frames hold
+// changes (a frame popped, a local set: FramesChanged), not when a method
+// ran in it (a method returns to its caller's frames as they were).
+func (m *VM) Rev(thread jdwp.ThreadID) int {
+	m.gensMu.Lock()
+	defer m.gensMu.Unlock()
+	return m.revs[thread]
+}
+
+// FramesChanged records that what thread's frames hold changed: what was
+// read of them is read again.
+func (m *VM) FramesChanged(thread jdwp.ThreadID) {
+	m.gensMu.Lock()
+	if m.revs == nil {
+		m.revs = map[jdwp.ThreadID]int{}
+	}
+	m.revs[thread]++
+	m.gensMu.Unlock()
+}

@@ -60,7 +60,11 @@ func (m *VM) Version(ctx context.Context) (jdwp.VersionInfo, error) {
 	return v, err
 }
 
-// PopFrames pops frame f of suspended thread t and every frame above it.
+// PopFrames pops frame f of suspended thread t and every frame above it:
+// the frames read before are not the thread's any more (ThreadRan,
+// FramesChanged).
 func (m *VM) PopFrames(ctx context.Context, t jdwp.ThreadID, f jdwp.FrameID) error {
+	defer m.FramesChanged(t)
+	defer m.ThreadRan(t)
 	return m.conn.PopFrames(ctx, t, f)
 }

@@ -126,17 +126,6 @@ func (m *VM) Fields(ctx context.Context, obj jdwp.ObjectID) ([]NamedValue, error
 	return out, nil
 }
 
-// String reads a java.lang.String.
-func (m *VM) String(ctx context.Context, s jdwp.ObjectID) (string, error) {
-	return m.conn.StringValue(ctx, s)
-}
-
-// ArrayLength returns an array's length.
-func (m *VM) ArrayLength(ctx context.Context, arr jdwp.ObjectID) (int, error) {
-	n, err := m.conn.ArrayLength(ctx, arr)
-	return int(n), err
-}
-
 // ArrayValues reads count elements of an array from start.
 func (m *VM) ArrayValues(ctx context.Context, arr jdwp.ObjectID, start, count int) ([]jdwp.Value, error) {
 	return m.conn.ArrayValues(ctx, arr, int32(start), int32(count))

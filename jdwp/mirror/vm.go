@@ -40,6 +40,11 @@ type VM struct {
 
 	gensMu sync.Mutex
 	gens   map[jdwp.ThreadID]int // frame generations (invoke.go)
+	revs   map[jdwp.ThreadID]int // frame revisions (invoke.go)
+
+	held    held         // facts of a held VM (held.go)
+	strs    kept[string] // strings' characters, by id
+	arrLens kept[int]    // arrays' lengths, by id
 }
 
 // Config is what a VM needs from its owner.

@@ -19,6 +19,7 @@ import { VMStore, VMTreeProvider } from './views/vmTree';
 import { ThreadsViewProvider } from './views/webviews';
 import { scanWelcome, vmTitle } from './vms';
 import { VirtualThreadsView } from './vthreads/virtualThreadsView';
+import { CoroutinesView } from './coroutines/coroutinesView';
 
 export interface DdmbridgeApi {
   backend: Backend;
@@ -49,6 +50,7 @@ export function activate(context: vscode.ExtensionContext): DdmbridgeApi {
     new HotCodeReplacer(log, sessions),
     new MemoryView(log, sessions),
     new VirtualThreadsView(log, sessions),
+    new CoroutinesView(log, sessions),
     vscode.window.registerWebviewViewProvider(ThreadsViewProvider.viewType, new ThreadsViewProvider(context.extensionUri, hub, (id) => api.threadDump(id))),
     vscode.window.registerCustomEditorProvider(HprofEditorProvider.viewType, new HprofEditorProvider(context.extensionUri, api, log), {
       webviewOptions: { retainContextWhenHidden: true },

@@ -34,6 +34,7 @@ export const views = {
   hprof: { id: 'ddmbridge.hprof', host: 'customEditor', title: 'Heap dump' },
   memory: { id: 'ddmbridge.memory', host: 'tree' },
   virtualThreads: { id: 'ddmbridge.virtualThreads', host: 'tree' },
+  coroutines: { id: 'ddmbridge.coroutines', host: 'tree' },
 } as const satisfies Record<string, ViewSpec>;
 
 export type ViewName = keyof typeof views;

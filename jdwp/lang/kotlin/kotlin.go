@@ -1,8 +1,10 @@
 package kotlin
 
 import (
+	"cmp"
 	"context"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -149,6 +151,42 @@ func VariableName(name string) (string, bool) {
 	return name, true
 }
 
+// Variables names a frame's variables as Variable does, but for the
+// receiver of an inline lambda that kotlinc named after the lambda
+// ($this$describe_u24lambda_u241, Kotlin 2): it reads this@apply, labelled
+// by the lambda's marker $i$a$-apply-… nearest to it in the variable table
+// (the pairing evaluation uses for this@apply).
+func (language) Variables(names []string) (shown []string, ok []bool) {
+	shown, ok = make([]string, len(names)), make([]bool, len(names))
+	for i, name := range names {
+		shown[i], ok[i] = VariableName(name)
+	}
+	for j, r := range names {
+		if !strings.HasPrefix(r, "$this$") || !strings.Contains(r, "lambda") {
+			continue
+		}
+		label, dist := "", len(names)+1
+		for i, m := range names {
+			rest, found := strings.CutPrefix(m, "$i$a$-")
+			if !found {
+				continue
+			}
+			l, _, found := strings.Cut(rest, "-")
+			if !found || l == "" {
+				continue
+			}
+			d := max(i-j, j-i)
+			if d < dist || d == dist && j > i {
+				label, dist = l, d
+			}
+		}
+		if label != "" {
+			shown[j] = "this@" + label
+		}
+	}
+	return shown, ok
+}
+
 // Inlines says kotlinc inlines code across files (inline functions and the
 // lambdas passed to them), which the debugger's breakpoints follow through
 // the callers' source maps.
@@ -201,6 +239,83 @@ func (language) Inlined(at lang.Located, markers []string) (fn string, callSite 
 	return fn, lang.Where{Rel: SourceRel(*cf, at.ClassSig), Line: cl}, true
 }
 
+// InlinedFrames is Inlined at every level of inline functions inlined into
+// each other (f inlined into main, f's body calling inline g): frames,
+// top first, are each inline function with where its code stands — the
+// innermost at the location itself (its At left zero: the front end reads
+// the location as it does any), each outer one at its call of the next,
+// the line its code had just before the inner function's $i$f$ marker came
+// alive (lineAt gives a code index's JVM line), through the Kotlin stratum
+// — and callSite is where the method called the outermost (KotlinDebug).
+// markers are the variables live at the location with their starts. When
+// the location is in a lambda passed to one of them (a live $i$a$ marker
+// starts inside the outermost), or the markers do not say, it is Inlined's
+// one level.
+func (l language) InlinedFrames(at lang.Located, markers []lang.Marker, lineAt func(codeIndex uint64) int) (frames []lang.InlineFrame, callSite lang.Where, ok bool) {
+	names := make([]string, len(markers))
+	for i, m := range markers {
+		names[i] = m.Name
+	}
+	fn, callSite, ok := l.Inlined(at, names)
+	if !ok {
+		return nil, callSite, false
+	}
+	one := []lang.InlineFrame{{Fn: fn}}
+	var fns []lang.Marker // the live $i$f$ markers, outermost first
+	for _, m := range markers {
+		if strings.HasPrefix(m.Name, "$i$f$") {
+			fns = append(fns, m)
+		}
+	}
+	slices.SortStableFunc(fns, func(a, b lang.Marker) int { return cmp.Compare(a.Start, b.Start) })
+	if len(fns) > 0 {
+		// The innermost is the one that came alive last: kotlinc's variable
+		// table lists a nested inline function's marker before its caller's.
+		one[0].Fn = strings.TrimPrefix(fns[len(fns)-1].Name, "$i$f$")
+	}
+	if len(fns) < 2 || lineAt == nil {
+		return one, callSite, true
+	}
+	for _, m := range markers {
+		if strings.HasPrefix(m.Name, "$i$a$") && m.Start > fns[0].Start {
+			return one, callSite, true // code of a lambda passed to one of them: whose frame it is the markers do not say
+		}
+	}
+	s := l.parsedSMAP(at)
+	if s == nil {
+		return one, callSite, true
+	}
+	k := s.Stratum("Kotlin")
+	frames = make([]lang.InlineFrame, len(fns))
+	frames[0] = lang.InlineFrame{Fn: strings.TrimPrefix(fns[len(fns)-1].Name, "$i$f$")}
+	for i := len(fns) - 2; i >= 0; i-- {
+		inner := fns[i+1]
+		if inner.Start == 0 {
+			return one, callSite, true
+		}
+		f, line, mapped := k.Map(lineAt(inner.Start - 1))
+		if !mapped {
+			return one, callSite, true
+		}
+		frames[len(fns)-1-i] = lang.InlineFrame{Fn: strings.TrimPrefix(fns[i].Name, "$i$f$"), At: lang.Where{Rel: SourceRel(*f, at.ClassSig), Line: line}}
+	}
+	return frames, callSite, true
+}
+
+// parsedSMAP is the location's class's source map, decoded (nil when none).
+func (language) parsedSMAP(at lang.Located) *smap.SMAP {
+	if at.SMAP == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), smapTimeout)
+	defer cancel()
+	text, err := at.SMAP(ctx)
+	if err != nil || text == "" {
+		return nil
+	}
+	return parsed(text)
+}
+
 // HiddenFrame says a frame of a method kotlinc made is hidden from stacks
 // by default: a function's $default (it fills in default arguments and
 // calls the function), an access$ accessor, a bridge.
@@ -223,6 +338,24 @@ func (language) FieldName(name, typeSig string) string {
 	}
 	return name
 }
+
+// LazyValueField names the field in which kotlin.Lazy's implementations
+// keep their value (SynchronizedLazyImpl._value …), "" for other classes:
+// a property or local delegated by lazy { … } (x$delegate) is shown as that
+// value once initialized, read from the field with no code run.
+func (language) LazyValueField(classSig string) string {
+	switch classSig {
+	case "Lkotlin/SynchronizedLazyImpl;", "Lkotlin/SafePublicationLazyImpl;", "Lkotlin/UnsafeLazyImpl;":
+		return "_value"
+	case "Lkotlin/InitializedLazyImpl;":
+		return "value"
+	}
+	return ""
+}
+
+// LazyUninitialized is the signature of the object a lazy holds until its
+// initializer ran.
+func (language) LazyUninitialized(sig string) bool { return sig == "Lkotlin/UNINITIALIZED_VALUE;" }
 
 // Package is the package a .kt file declares (with or without ';'), read
 // from its head.

@@ -68,6 +68,43 @@ func TestVariableName(t *testing.T) {
 	}
 }
 
+// Kotlin 2 names an inline lambda's receiver after the lambda
+// ($this$describe_u24lambda_u241, as kotlinc 2.2 compiles the fixture's
+// shop.apply { … } in describe); beside its $i$a$-apply-… marker it reads
+// this@apply. Without a marker it keeps Variable's name.
+func TestVariablesPairReceiverWithMarker(t *testing.T) {
+	names := []string{"$i$a$-apply-MainKt$describe$1", "$this$describe_u24lambda_u241", "$i$a$-let-MainKt$describe$2", "s", "text", "shop"}
+	shown, ok := Lang.(lang.VariableNamer).Variables(names)
+	want := []string{"", "this@apply", "", "s", "text", "shop"}
+	for i := range names {
+		if shown[i] != want[i] || ok[i] != (want[i] != "") {
+			t.Errorf("%s shown as %q %v, want %q", names[i], shown[i], ok[i], want[i])
+		}
+	}
+	shown, _ = lang.VariableNames(Lang, []string{"$this$main_u24lambda_u240", "$this$apply", "x$delegate"})
+	if shown[0] != "this@main_u24lambda_u240" || shown[1] != "this@apply" || shown[2] != "x" {
+		t.Errorf("without markers: %q", shown)
+	}
+}
+
+// kotlin.Lazy's implementations keep their value in a field the adapter
+// reads (a lazy delegate shown as its value); others have none.
+func TestLazyValueField(t *testing.T) {
+	l := Lang.(interface {
+		LazyValueField(string) string
+		LazyUninitialized(string) bool
+	})
+	for sig, want := range map[string]string{"Lkotlin/SynchronizedLazyImpl;": "_value", "Lkotlin/SafePublicationLazyImpl;": "_value",
+		"Lkotlin/UnsafeLazyImpl;": "_value", "Lkotlin/InitializedLazyImpl;": "value", "Ljava/lang/String;": "", "Lapp/MyLazy;": ""} {
+		if got := l.LazyValueField(sig); got != want {
+			t.Errorf("LazyValueField(%s) = %q, want %q", sig, got, want)
+		}
+	}
+	if !l.LazyUninitialized("Lkotlin/UNINITIALIZED_VALUE;") || l.LazyUninitialized("Ljava/lang/String;") {
+		t.Error("LazyUninitialized: only kotlin.UNINITIALIZED_VALUE")
+	}
+}
+
 func TestNoCode(t *testing.T) {
 	for text, want := range map[string]bool{
 		"": true, "  }": true, "// x": true, "package app": true, "import kotlinx.coroutines.delay": true,
@@ -169,6 +206,47 @@ func TestInlined(t *testing.T) {
 	at.Line = 62
 	if _, _, ok := Lang.(language).Inlined(at, nil); ok {
 		t.Error("Main.kt's own line 62 reads as inlined")
+	}
+}
+
+// An inline function (inner, Inner.kt) inlined into another (outer,
+// Outer.kt) inlined into main: kotlinc 2.2's map and variable table of
+// MainKt.main (javap), stopped at code index 23 (JVM line 12, Inner.kt:5):
+// inner at its body, outer at its call of inner (Outer.kt:5, the line just
+// before $i$f$inner came alive at 9), main at Main.kt:5.
+func TestInlinedFrames(t *testing.T) {
+	m := "SMAP\nMain.kt\nKotlin\n*S Kotlin\n*F\n+ 1 Main.kt\nn/MainKt\n+ 2 Outer.kt\nn/OuterKt\n+ 3 Inner.kt\nn/InnerKt\n*L\n1#1,8:1\n4#2,2:9\n6#2:14\n4#3,3:11\n*S KotlinDebug\n*F\n+ 1 Main.kt\nn/MainKt\n*L\n5#1:9,2\n5#1:14\n5#1:11,3\n*E\n"
+	table := []struct {
+		index uint64
+		line  int
+	}{{0, 4}, {2, 5}, {4, 9}, {6, 10}, {9, 11}, {12, 12}, {15, 10}, {18, 5}, {21, 10}, {23, 12}, {28, 13}, {30, 10}, {32, 14}, {34, 5}, {35, 6}, {42, 7}}
+	lineAt := func(i uint64) int {
+		line := 0
+		for _, e := range table {
+			if e.index <= i {
+				line = e.line
+			}
+		}
+		return line
+	}
+	at := lang.Located{ClassSig: "Ln/MainKt;", SourceFile: "Main.kt", Line: 12, SMAP: func(context.Context) (string, error) { return m, nil }}
+	live := []lang.Marker{{Name: "$i$f$inner", Start: 9}, {Name: "b$iv$iv", Start: 12}, {Name: "$i$f$outer", Start: 4}, {Name: "a$iv", Start: 6}, {Name: "start", Start: 2}}
+	frames, call, ok := Lang.(language).InlinedFrames(at, live, lineAt)
+	want := []lang.InlineFrame{{Fn: "inner"}, {Fn: "outer", At: lang.Where{Rel: "n/Outer.kt", Line: 5}}}
+	if !ok || !slices.Equal(frames, want) || call != (lang.Where{Rel: "n/Main.kt", Line: 5}) {
+		t.Errorf("InlinedFrames = %+v called at %+v (%v), want %+v called at n/Main.kt:5", frames, call, ok, want)
+	}
+	// In the lambda passed to inner (its $i$a$ marker live, started inside
+	// outer): one level, as Inlined says.
+	at.Line = 10
+	lambda := append(live, lang.Marker{Name: "$i$a$-inner-OuterKt$outer$r$1$iv", Start: 15})
+	if frames, _, ok := Lang.(language).InlinedFrames(at, lambda, lineAt); !ok || len(frames) != 1 || frames[0].Fn != "inner" {
+		t.Errorf("in the lambda: %+v %v, want the one level of Inlined", frames, ok)
+	}
+	// The method's own line: not inlined.
+	at.Line = 5
+	if _, _, ok := Lang.(language).InlinedFrames(at, nil, lineAt); ok {
+		t.Error("Main.kt's own line 5 reads as inlined")
 	}
 }
 

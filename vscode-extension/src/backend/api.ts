@@ -30,6 +30,7 @@ export const methods = {
   hprofIncoming: 'hprof/incoming',
   hprofInstances: 'hprof/instances',
   hprofRetained: 'hprof/retained',
+  hprofCancel: 'hprof/cancel',
   debugAddress: 'vm/debugAddress',
   checkConfig: 'dap/checkConfig',
 } as const;
@@ -127,9 +128,30 @@ export class ControlApi {
     }
   }
 
-  /** hprof/summary: the class histogram of an HPROF file on the backend's host (raw, see heap/hprof). */
-  async hprofSummary(path: string): Promise<unknown> {
-    return this.backend.request(methods.hprofSummary, { path }, hprofTimeoutMs);
+  /**
+   * hprof/summary: the class histogram of an HPROF file on the backend's host
+   * (raw, see heap/hprof); stream: from one pass over the file, without
+   * parsing the model (fast, constant memory; marked streamed).
+   */
+  async hprofSummary(path: string, stream = false): Promise<unknown> {
+    return this.backend.request(methods.hprofSummary, stream ? { path, stream } : { path }, hprofTimeoutMs);
+  }
+
+  /** hprof/cancel: stops the reading and parsing of path in progress; how many were stopped. */
+  async hprofCancel(path: string): Promise<number> {
+    const r = await this.backend.request<{ stopped?: unknown }>(methods.hprofCancel, { path });
+    return typeof r?.stopped === 'number' ? r.stopped : 0;
+  }
+
+  /** Calls listener with the params of each hprof/progress notification (raw, see heap/hprof decodeProgress); returns the unsubscribe. */
+  onHprofProgress(listener: (params: unknown) => void): () => void {
+    const l = (method: string, params: unknown): void => {
+      if (method === 'hprof/progress') {
+        listener(params);
+      }
+    };
+    this.backend.on('notification', l);
+    return () => this.backend.off('notification', l);
   }
 
   /** hprof/dominators: one level of the dominator tree; object undefined for the top. */

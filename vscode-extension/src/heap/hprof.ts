@@ -36,6 +36,27 @@ export interface HprofSummary {
   warnings: string[];
   classes: ClassRow[];
   totals: Totals;
+  /** From one pass over the file without a model (hprof/summary "stream"): roots as listed, unresolved not known. */
+  streamed: boolean;
+}
+
+/** An hprof/progress notification: how far the work on a dump is. */
+export interface HprofProgress {
+  path: string;
+  /** histogram: the streamed pass; parsing: the model; dominators: the dominator tree (no byte count). */
+  phase: 'histogram' | 'parsing' | 'dominators';
+  read: number;
+  size: number;
+}
+
+export function decodeProgress(body: unknown): HprofProgress {
+  const w = 'hprof/progress';
+  const o = fields(body, w, ['path', 'phase', 'read', 'size']);
+  const phase = str(o.phase, at(w, 'phase'), E);
+  if (phase !== 'histogram' && phase !== 'parsing' && phase !== 'dominators') {
+    throw new E(`${w}.phase: ${JSON.stringify(phase)} is not one of histogram, parsing, dominators`);
+  }
+  return { path: str(o.path, at(w, 'path'), E), phase, read: count(o.read, at(w, 'read')), size: count(o.size, at(w, 'size')) };
 }
 
 export interface DomNode {
@@ -219,8 +240,11 @@ function totals(v: unknown, where: string): Totals {
 /** Decodes hprof/summary (hprof.SummaryJSON) exactly: an unknown or missing field is an error naming it. */
 export function decodeSummary(body: unknown): HprofSummary {
   const w = 'hprof/summary';
-  const o = fields(body, w, ['path', 'format', 'idSize', 'timestamp', 'android', 'heaps', 'objects', 'roots', 'unresolved', 'oops', 'partial', 'warnings', 'classes', 'totals']);
-  for (const k of ['android', 'partial']) {
+  const o = fields(body, w, ['path', 'format', 'idSize', 'timestamp', 'android', 'heaps', 'objects', 'roots', 'unresolved', 'oops', 'partial', 'warnings', 'classes', 'totals'], ['streamed']);
+  if (o.streamed === undefined) {
+    o.streamed = false;
+  }
+  for (const k of ['android', 'partial', 'streamed']) {
     if (typeof o[k] !== 'boolean') {
       throw new E(`${w}.${k}: expected a boolean, got ${JSON.stringify(o[k])}`);
     }
@@ -244,6 +268,7 @@ export function decodeSummary(body: unknown): HprofSummary {
     warnings: list(o.warnings, at(w, 'warnings'), (v, where) => str(v, where, E)),
     classes: list(o.classes, at(w, 'classes'), classRow),
     totals: totals(o.totals, at(w, 'totals')),
+    streamed: o.streamed as boolean,
   };
 }
 

@@ -38,21 +38,46 @@ export class HprofEditorProvider implements vscode.CustomReadonlyEditorProvider<
       void webview.postMessage(m);
     };
     const name = vscode.workspace.asRelativePath(doc.uri);
+    // The backend's hprof/progress notifications for this dump go to the
+    // webview (how far the reading, the parse, the tree are).
+    const unsubscribe = this.api.onHprofProgress((p) => {
+      if ((p as { path?: unknown } | undefined)?.path === path) {
+        send({ type: 'progress', body: p });
+      }
+    });
+    let pending = 0;
+    let cancelled = false;
     /** Runs a backend call, with progress in the status bar, and posts its answer. */
     const run = (what: string, call: () => Promise<ToWebview>): Thenable<void> =>
       vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `${what} of ${name}` }, async () => {
+        pending++;
         try {
           send(await call());
         } catch (e) {
+          if (cancelled && /context canceled/.test(errorText(e))) {
+            send({ type: 'stopped', message: `${what} of ${name}: stopped.` });
+            return;
+          }
           this.log.appendLine(`${what} of ${name}: ${errorText(e)}`);
           send({ type: 'error', message: `${what} of ${name}: ${errorText(e)}` });
+        } finally {
+          pending--;
         }
       });
     const sub = webview.onDidReceiveMessage((m: FromWebview) => {
+      if (m.type !== 'cancel') {
+        cancelled = false;
+      }
       switch (m.type) {
         case 'ready':
           send({ type: 'status', message: `Reading ${name}…` });
-          void run('Histogram', async () => ({ type: 'summary', body: await this.api.hprofSummary(path) }));
+          // The histogram first, from one pass over the file (seconds for
+          // gigabytes); the webview then asks for what needs the model.
+          void run('Histogram', async () => ({ type: 'summary', body: await this.api.hprofSummary(path, true) }));
+          break;
+        case 'cancel':
+          cancelled = true;
+          void this.api.hprofCancel(path).catch((e: unknown) => this.log.appendLine(`Cancel of ${name}: ${errorText(e)}`));
           break;
         case 'dominators':
           void run('Dominator tree', async () => ({ type: 'dominators', body: await this.api.hprofDominators(path, m.object) }));
@@ -88,6 +113,13 @@ export class HprofEditorProvider implements vscode.CustomReadonlyEditorProvider<
           break;
       }
     });
-    panel.onDidDispose(() => sub.dispose());
+    panel.onDidDispose(() => {
+      sub.dispose();
+      unsubscribe();
+      if (pending > 0) {
+        // Closed while the dump is read: stop reading it.
+        void this.api.hprofCancel(path).catch(() => undefined);
+      }
+    });
   }
 }

@@ -15,6 +15,7 @@ import {
   decodeIncoming,
   decodeInstances,
   decodePaths,
+  decodeProgress,
   decodeRetained,
   decodeSummary,
   DomLevel,
@@ -23,6 +24,7 @@ import {
   HprofIncoming,
   HprofInstances,
   HprofPaths,
+  HprofProgress,
   HprofSummary,
   ObjectRow,
   PathNode,
@@ -63,6 +65,10 @@ const state = {
   zoom: saved.zoom,
   status: 'Reading the heap dump…',
   error: undefined as string | undefined,
+  /** How far the work the view waits for is (hprof/progress); undefined when none is under way. */
+  progress: undefined as HprofProgress | undefined,
+  /** The user cancelled the retained sizes' work: offer to start it again. */
+  stopped: false,
 };
 
 function post(m: FromWebview): void {
@@ -80,6 +86,20 @@ const num = (n: number): string => n.toLocaleString('en-US');
 const app = document.getElementById('app')!;
 const title = el('h2', { id: 'hprof-title' }, 'Heap dump');
 const statusLine = el('div', { id: 'status', class: 'status' }, '');
+// While the dump is read, parsed or its dominator tree computed: how far,
+// and a Cancel button (hprof/cancel); once stopped, a button to start the
+// retained sizes again.
+const progressBar = el('progress', { id: 'hprof-progress', max: '100' });
+const progressLabel = el('span', { id: 'hprof-progress-label', class: 'muted' }, '');
+const cancelButton = button('Cancel', { id: 'hprof-cancel', title: 'Stop reading this dump' }, () => {
+  post({ type: 'cancel' });
+});
+const restartButton = button('Compute retained sizes', { id: 'hprof-restart', title: 'Parse the dump and compute the dominator tree' }, () => {
+  state.stopped = false;
+  post({ type: 'retained' });
+  render();
+});
+const progressRow = el('div', { id: 'hprof-work', class: 'toolbar' }, progressBar, progressLabel, cancelButton, restartButton);
 const tabs: Record<Tab, HTMLButtonElement> = {
   histogram: button('Histogram', { id: 'tab-histogram', role: 'tab' }, () => show('histogram')),
   paths: button('Paths to GC roots', { id: 'tab-paths', role: 'tab' }, () => show('paths')),
@@ -128,7 +148,7 @@ const diffPane = el(
 );
 
 const panes: Record<Tab, HTMLElement> = { histogram: histPane, paths: pathsPane, objects: objectsPane, dominators: domPane, heapmap: mapPane, diff: diffPane };
-app.append(title, tabBar, statusLine, ...Object.values(panes));
+app.append(title, tabBar, statusLine, progressRow, ...Object.values(panes));
 
 histFilter.value = state.hist.filter;
 histFilter.addEventListener('input', () => {
@@ -482,6 +502,7 @@ function render(): void {
     statusLine.className = 'status';
     statusLine.textContent = state.status;
   }
+  renderProgress();
   for (const [k, b] of Object.entries(tabs) as [Tab, HTMLButtonElement][]) {
     b.setAttribute('aria-selected', String(k === state.tab));
     b.classList.toggle('selected', k === state.tab);
@@ -493,6 +514,33 @@ function render(): void {
   renderDominators();
   map.redraw();
   renderDiff();
+}
+
+/** What the work under way is, in words. */
+function progressText(p: HprofProgress): string {
+  const of = p.size > 0 ? `${Math.floor((100 * Math.min(p.read, p.size)) / p.size)}% of ${formatBytes(p.size)}` : formatBytes(p.read);
+  switch (p.phase) {
+    case 'histogram':
+      return `Reading the histogram: ${of}`;
+    case 'parsing':
+      return `Reading the objects and references for the retained sizes: ${of}`;
+    default:
+      return 'Computing the dominator tree…';
+  }
+}
+
+function renderProgress(): void {
+  const p = state.progress;
+  progressRow.hidden = !p && !state.stopped;
+  cancelButton.hidden = !p || p.phase === 'dominators'; // the tree, once started, runs to its end
+  restartButton.hidden = !state.stopped || !!p;
+  progressBar.hidden = !p;
+  if (p && p.phase !== 'dominators' && p.size > 0) {
+    progressBar.value = Math.floor((100 * Math.min(p.read, p.size)) / p.size);
+  } else {
+    progressBar.removeAttribute('value'); // indeterminate
+  }
+  progressLabel.textContent = p ? progressText(p) : state.stopped ? 'Stopped: the retained sizes were not computed.' : '';
 }
 
 function summaryStatus(s: HprofSummary): string {
@@ -513,8 +561,17 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
   const m = ev.data;
   try {
     switch (m?.type) {
+      case 'progress':
+        state.progress = decodeProgress(m.body);
+        break;
+      case 'stopped':
+        state.progress = undefined;
+        state.stopped = true;
+        state.status = m.message;
+        break;
       case 'summary':
         state.summary = decodeSummary(m.body);
+        state.progress = undefined;
         state.error = undefined;
         state.status = summaryStatus(state.summary);
         post({ type: 'retained' }); // the histogram's retained column, from the dominator tree
@@ -522,6 +579,7 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
         return;
       case 'retained':
         state.retained = new Map(decodeRetained(m.body).classes.map((c) => [c.class, c.retained]));
+        state.progress = undefined;
         state.error = undefined;
         break;
       case 'paths':
@@ -568,6 +626,7 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
         break;
       case 'error':
         state.error = m.message;
+        state.progress = undefined;
         break;
       default:
         return;

@@ -27,7 +27,11 @@ export type ToWebview =
   | { type: 'paths'; body: unknown }
   | { type: 'incoming'; body: unknown }
   | { type: 'instances'; body: unknown }
-  | { type: 'retained'; body: unknown };
+  | { type: 'retained'; body: unknown }
+  // hprof/progress notifications for the editor's dump, as sent; stopped: the
+  // work was cancelled (by the user: Cancel).
+  | { type: 'progress'; body: unknown }
+  | { type: 'stopped'; message: string };
 
 export type FromWebview =
   | { type: 'ready' }
@@ -47,4 +51,6 @@ export type FromWebview =
   | { type: 'paths'; class?: string; object?: number }
   | { type: 'incoming'; object: number; offset: number }
   | { type: 'instances'; class: string; offset: number }
-  | { type: 'retained' };
+  | { type: 'retained' }
+  // Stop the reading or parsing of the dump in progress (hprof/cancel).
+  | { type: 'cancel' };

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { buildBackend, compileFixture, compileStates, eventually, extRoot, freePort, Jvm, lineOf, repoRoot, sampleJava, slowPoolJava, startJvm, statesJava, tmpDir, vdemoJava, workerJava } from '../support/fixtures';
+import { buildBackend, compileFixture, compileKotlinFixture, compileStates, eventually, extRoot, freePort, Jvm, kotlinLine, lineOf, repoRoot, sampleJava, slowPoolJava, startJvm, statesJava, tmpDir, vdemoJava, workerJava } from '../support/fixtures';
 import { countColor, decodePng } from '../support/png';
 
 const vsix = path.join(extRoot, 'ddmbridge.vsix');
@@ -1042,7 +1042,7 @@ function channelLog(): string {
 /** Opens the workbench unless an earlier test did (each test can run alone: TEST_NAME_PATTERN). */
 async function openWorkbench(): Promise<void> {
   if (page.url() !== url) {
-    await page.goto(url);
+    await page.goto(url, { timeout: 180000 }); // a loaded machine serves the workbench slowly
   }
   await page.locator('.monaco-workbench').waitFor({ timeout: 180000 });
 }
@@ -1795,4 +1795,200 @@ test('code-server: Stop on an Android launch force-stops the app on the device; 
   } finally {
     dev.kill('SIGKILL');
   }
+});
+
+// Kotlin (issue 37): the Go tests' Kotlin fixture, compiled by the real
+// Kotlin 2 compiler, launched by F5 on a Kotlin launch configuration
+// (mainClass app.MainKt, kotlin-stdlib on the class path). Breakpoints in .kt
+// files (a language the extension contributes, so a plain code-server takes
+// them) verify and stop; the Call Stack reads .kt files and Kotlin lines,
+// code inlined from another file as its own "(inlined)" frame; the Variables
+// show Kotlin's names (this@apply, no $i$ markers); the Debug Console takes
+// Kotlin (?. and a string template); step over an inline call stays in the
+// frame.
+test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frames and names, the Debug Console in Kotlin, step over inline', { timeout: 1_500_000 }, async () => {
+  const kt = await compileKotlinFixture();
+  log(`Kotlin fixture compiled: ${kt.classes}`);
+  // The sources in the workspace, and a launch configuration for the main.
+  const ktRoot = path.join(wsDir, 'kotlin');
+  fs.mkdirSync(path.join(ktRoot, 'app'), { recursive: true });
+  for (const f of fs.readdirSync(path.join(kt.sources, 'app'))) {
+    fs.copyFileSync(path.join(kt.sources, 'app', f), path.join(ktRoot, 'app', f));
+  }
+  const mainKt = path.join(ktRoot, 'app', 'Main.kt');
+  const utilKt = path.join(ktRoot, 'app', 'Util.kt');
+  const shapesKt = path.join(ktRoot, 'app', 'Shapes.kt');
+  const launchFile = path.join(wsDir, '.vscode', 'launch.json');
+  const launch = JSON.parse(fs.readFileSync(launchFile, 'utf8')) as { configurations: Record<string, unknown>[] };
+  if (!launch.configurations.some((c) => c.name === 'Launch Kotlin app')) {
+    launch.configurations.push({
+      type: 'ddmbridge',
+      request: 'launch',
+      name: 'Launch Kotlin app',
+      mainClass: kt.mainClass,
+      classPaths: kt.classPath,
+      sourcePaths: ['${workspaceFolder}/kotlin'],
+    });
+    fs.writeFileSync(launchFile, JSON.stringify(launch, null, 2));
+  }
+  await openWorkbench();
+
+  const openFile = async (name: string): Promise<void> => {
+    await eventually(
+      async () => {
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('Control+P');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible', timeout: 15000 });
+        await input.fill(`kotlin/app/${name}`);
+        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name });
+        await row.first().waitFor({ state: 'visible', timeout: 15000 });
+        await row.first().click();
+        await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15000 });
+        return true;
+      },
+      120000,
+      `${name} open`,
+    );
+  };
+  const breakpointAt = async (line: number): Promise<void> => {
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+G');
+    await page.locator('.quick-input-widget input').fill(`:${line}`);
+    await page.keyboard.press('Enter');
+    const before = await page.locator('.monaco-editor .codicon-debug-breakpoint').count();
+    await page.keyboard.press('F9');
+    await eventually(async () => (await page.locator('.monaco-editor .codicon-debug-breakpoint').count()) > before, 30000, `a breakpoint on line ${line}`);
+  };
+  const applyLine = kotlinLine(mainKt, 'applyBody');
+  const callTwiceLine = kotlinLine(mainKt, 'callTwice');
+  const afterTwiceLine = kotlinLine(mainKt, 'afterTwice');
+  const loggedLine = kotlinLine(utilKt, 'loggedBody');
+  const callLoggedLine = kotlinLine(shapesKt, 'callLogged');
+
+  // Breakpoints: in an apply lambda and on a call of an inline function
+  // (Main.kt), and in the inline function logged's body (Util.kt), which
+  // app.Shapes inlines when it loads.
+  await openFile('Main.kt');
+  // The extension makes .kt files Kotlin (code-server has no Kotlin language of its own).
+  await page.locator('.statusbar-item', { hasText: /^Kotlin$/ }).first().waitFor({ timeout: 30000 });
+  await breakpointAt(applyLine);
+  await breakpointAt(callTwiceLine);
+  await openFile('Util.kt');
+  await breakpointAt(loggedLine);
+  log(`Kotlin breakpoints at Main.kt:${applyLine}, Main.kt:${callTwiceLine}, Util.kt:${loggedLine}`);
+
+  // F5 on the Kotlin launch configuration.
+  await palette('Debug: Select and Start Debugging');
+  const configRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Launch Kotlin app' });
+  await configRow.first().waitFor({ timeout: 60000 });
+  await configRow.first().click();
+  await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 180000 });
+  log('Kotlin: paused on breakpoint');
+
+  const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
+  // The Call Stack's frame rows (thread rows say "Paused on").
+  const frames = async (): Promise<string[]> =>
+    (await pane('Call Stack').locator('.monaco-list-row').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim()).filter((t) => !/Paused|Running/i.test(t) && !/^main\b/.test(t));
+  const topFrames = async (want: RegExp[], what: string): Promise<string[]> => {
+    let shown: string[] = [];
+    await eventually(
+      async () => {
+        // The stopped thread, opened as a user does when VS Code leaves it collapsed.
+        // (the program's thread is "main"; hovered, its row shows buttons instead of its state).
+        const thread = pane('Call Stack').locator('.monaco-list-row[aria-level="1"][aria-expanded="false"]', { hasText: /^\s*main/ }).first();
+        if ((await thread.count()) > 0) {
+          await thread.click();
+          await page.keyboard.press('ArrowRight');
+        }
+        shown = await frames();
+        const i = shown.findIndex((f) => want[0].test(f));
+        return i >= 0 && want.every((re, k) => re.test(shown[i + k] ?? '')) ? true : undefined;
+      },
+      60000,
+      what,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; Call Stack: ${JSON.stringify(shown)}`);
+    });
+    return shown;
+  };
+
+  // 1. In describe's apply lambda: the frame reads Main.kt and the Kotlin line.
+  await topFrames([new RegExp(`describe.*Main\\.kt\\s*${applyLine}:`)], `describe at Main.kt:${applyLine} in the Call Stack`);
+  // The breakpoint verified: no hollow (unverified) breakpoint in Main.kt.
+  assert.equal(await page.locator('.monaco-editor .codicon-debug-breakpoint-unverified').count(), 0, 'the Main.kt breakpoints are verified');
+  await shot('e2e-kotlin-apply');
+  // Variables: this@apply, and none of kotlinc's $i$ markers or $this$ names.
+  let rows: string[] = [];
+  await eventually(
+    async () => {
+      rows = (await pane('Variables').locator('.monaco-list-row').allTextContents()).map((t) => t.trim());
+      if (rows.some((r) => /^this@apply\s*[=:]/.test(r))) {
+        return true;
+      }
+      const locals = pane('Variables').locator('.monaco-list-row', { hasText: 'Locals' }).first();
+      if ((await locals.count()) > 0 && (await locals.getAttribute('aria-expanded')) !== 'true') {
+        await locals.click();
+      }
+      return undefined;
+    },
+    60000,
+    'this@apply in the Variables view',
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; Variables: ${JSON.stringify(rows)}`);
+  });
+  assert.ok(rows.some((r) => /^shop\s*[=:]/.test(r)), `the parameter shop among the Variables: ${JSON.stringify(rows)}`);
+  assert.ok(!rows.some((r) => /\$i\$|\$this\$/.test(r)), `no $i$ markers or $this$ names in the Variables: ${JSON.stringify(rows)}`);
+  log(`Kotlin variables: ${JSON.stringify(rows)}`);
+
+  // The Debug Console in Kotlin: ?. and a string template.
+  await palette('Debug Console: Focus on Debug Console View');
+  const replInput = page.locator('.repl-input-wrapper .monaco-editor').first();
+  await replInput.waitFor({ timeout: 30000 });
+  const evaluate = async (expr: string, want: RegExp): Promise<void> => {
+    await replInput.click();
+    await page.keyboard.insertText(expr);
+    await page.keyboard.press('Enter');
+    const out = page.locator('.repl .monaco-list-row').filter({ hasText: want });
+    await out
+      .first()
+      .waitFor({ timeout: 60000 })
+      .catch(async (e: Error) => {
+        throw new Error(`${expr}: ${e.message}; console: ${JSON.stringify(await page.locator('.repl .monaco-list-row').allTextContents())}`);
+      });
+  };
+  await evaluate('"${shop?.title}: ${shop.orders.size} orders"', /"corner: 2 orders"/);
+  await evaluate('shop.orders.firstOrNull()?.name ?: "none"', /"tea"/);
+  await shot('e2e-kotlin-console');
+  log('Kotlin: the Debug Console evaluated ?. and a template');
+
+  // 2. Continue to the call of the inline function twice; step over it: the
+  // step stays in main's frame and lands on the next line, never in Util.kt.
+  await palette('Debug: Continue');
+  await topFrames([new RegExp(`main.*Main\\.kt\\s*${callTwiceLine}:`)], `main at Main.kt:${callTwiceLine}`);
+  await palette('Debug: Step Over');
+  await page.getByText('Paused on step').first().waitFor({ timeout: 120000 });
+  const afterStep = await topFrames([new RegExp(`main.*Main\\.kt\\s*${afterTwiceLine}:`)], `main at Main.kt:${afterTwiceLine} after the step over`);
+  assert.ok(!afterStep.some((f) => /inlined|Util\.kt/.test(f)), `the step over stayed in main's frame: ${JSON.stringify(afterStep)}`);
+  await shot('e2e-kotlin-step-over-inline');
+  log('Kotlin: step over an inline call stayed in the frame');
+
+  // 3. Continue into logged's body, inlined into app.Shapes (loaded since the
+  // breakpoint was set): logged's own frame over Shapes.describeAll's.
+  await palette('Debug: Continue');
+  const inl = await topFrames(
+    [new RegExp(`logged \\(inlined\\).*Util\\.kt\\s*${loggedLine}:`), new RegExp(`Shapes\\.describeAll.*Shapes\\.kt\\s*${callLoggedLine}:`)],
+    `logged (inlined) at Util.kt:${loggedLine} over Shapes.describeAll at Shapes.kt:${callLoggedLine}`,
+  );
+  await shot('e2e-kotlin-inlined-frame');
+  log(`Kotlin: inline frame ${JSON.stringify(inl.slice(0, 3))}`);
+
+  // The program runs to its end.
+  await palette('Debug: Continue');
+  await eventually(async () => ((await page.locator('.debug-toolbar').first().isVisible()) ? undefined : true), 120000, 'the Kotlin program ended').catch(
+    (e: Error) => {
+      throw new Error(`${e.message}\n${channelLog().slice(-4000)}`);
+    },
+  );
+  log('Kotlin scenario done');
 });

@@ -93,6 +93,51 @@ export function compileFixture(): Promise<string> {
   return compiled;
 }
 
+/** The Kotlin fixture compiled by the real Kotlin 2 compiler (jdwp/lang/kotlin/kotlintest/kotlinfixture). */
+export interface KotlinFixture {
+  /** app.MainKt, the file facade of app/Main.kt. */
+  mainClass: string;
+  classes: string;
+  /** The source root holding app/*.kt as compiled. */
+  sources: string;
+  /** The classes, kotlin-stdlib and kotlinx-coroutines-core. */
+  classPath: string[];
+}
+
+let kotlinCompiled: Promise<KotlinFixture> | undefined;
+
+/**
+ * Compiles the Go tests' Kotlin fixture with the cached Kotlin compiler, the
+ * way the Go tests do (fetched with mvn into ~/.cache/ddmbridge-kotlin the
+ * first time, compiles cached by content), through `go run
+ * ./jdwp/lang/kotlin/kotlintest/kotlinfixture`. Cold (fetch and compile) it
+ * can take minutes; warm about a second.
+ */
+export function compileKotlinFixture(): Promise<KotlinFixture> {
+  kotlinCompiled ??= (async () => {
+    let out: string;
+    try {
+      out = (await run(findGo(), ['run', './jdwp/lang/kotlin/kotlintest/kotlinfixture', '--lambdas', 'indy'], { cwd: repoRoot, timeout: 20 * 60_000, maxBuffer: 16 << 20 }))
+        .stdout;
+    } catch (e) {
+      const err = e as { stderr?: string; message: string };
+      throw new Error(`compiling the Kotlin fixture failed: ${err.stderr || err.message}`);
+    }
+    return JSON.parse(out) as KotlinFixture;
+  })();
+  return kotlinCompiled;
+}
+
+/** The 1-based line of a Kotlin fixture file marked `// @marker` (kotlintest's markers). */
+export function kotlinLine(file: string, marker: string): number {
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const found = lines.flatMap((l, i) => (l.trimEnd().endsWith(`// @${marker}`) ? [i + 1] : []));
+  if (found.length !== 1) {
+    throw new Error(`${file}: ${found.length} lines marked @${marker}, want 1`);
+  }
+  return found[0];
+}
+
 /** Compiles a States.java (the fixture, or an edited copy) into dir (a new one by default). */
 export async function compileStates(src = statesJava, dir?: string): Promise<string> {
   const out = dir ?? path.join(tmpDir(), 'states-classes');

@@ -10,6 +10,7 @@ import {
   decodeInstances,
   decodePath,
   decodePaths,
+  decodeProgress,
   decodeRetained,
   decodeSummary,
   HprofDataError,
@@ -84,6 +85,14 @@ describe('hprof results', () => {
 
   test('malformed answers are refused with the field named', () => {
     const bad = (f: () => unknown, re: RegExp): void => assert.throws(f, (e: Error) => e instanceof HprofDataError && re.test(e.message));
+    // A streamed summary (hprof/summary "stream") says so; the model's leaves it out.
+    assert.equal(decodeSummary(summary).streamed, false);
+    assert.equal(decodeSummary({ ...summary, streamed: true }).streamed, true);
+    bad(() => decodeSummary({ ...summary, streamed: 1 }), /hprof\/summary\.streamed: expected a boolean/);
+    // hprof/progress notifications.
+    assert.deepEqual(decodeProgress({ path: '/d.hprof', phase: 'parsing', read: 5, size: 10 }), { path: '/d.hprof', phase: 'parsing', read: 5, size: 10 });
+    bad(() => decodeProgress({ path: '/d.hprof', phase: 'sleeping', read: 5, size: 10 }), /hprof\/progress\.phase: "sleeping" is not one of/);
+    bad(() => decodeProgress({ path: '/d.hprof', phase: 'parsing', read: -1, size: 10 }), /hprof\/progress\.read: expected a non-negative integer/);
     bad(() => decodeSummary({ ...summary, classes: [{ class: 'x', instances: '1', bytes: 2 }] }), /hprof\/summary\.classes\[0\]\.instances: expected a non-negative integer/);
     bad(() => decodeSummary([]), /hprof\/summary: expected an object, got an array/);
     bad(() => decodeSummary({ ...summary, extra: 1 }), /hprof\/summary\."extra": unknown field/);

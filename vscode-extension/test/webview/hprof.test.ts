@@ -369,6 +369,43 @@ describe('HPROF editor webview', () => {
     await o.page.close();
   });
 
+  test('a big dump: the streamed histogram first, then the retained sizes with progress and Cancel; stopped, they can start again', async () => {
+    const o = await open();
+    assert.equal(await o.page.isVisible('#hprof-work'), false, 'no work shown before any');
+    const size = 6_000_000_000;
+    await o.post({ type: 'progress', body: { path: summary.path, phase: 'histogram', read: 1_500_000_000, size } });
+    await o.page.waitForSelector('#hprof-work', { state: 'visible' });
+    assert.equal(await o.page.getAttribute('#hprof-progress', 'value'), '25');
+    assert.match((await o.page.textContent('#hprof-progress-label')) ?? '', /Reading the histogram: 25% of 5\.59 GiB/);
+    // The histogram arrives: shown at once; the retained sizes are asked for.
+    await o.post({ type: 'summary', body: { ...summary, streamed: true } });
+    await o.page.waitForSelector('#histogram tr[data-class]');
+    assert.equal(await o.page.isVisible('#hprof-work'), false);
+    assert.deepEqual((await o.posted()).at(-1), { type: 'retained' });
+    // The model's parse reports its progress; Cancel asks the editor to stop it.
+    await o.post({ type: 'progress', body: { path: summary.path, phase: 'parsing', read: 3_000_000_000, size } });
+    await o.page.waitForSelector('#hprof-cancel', { state: 'visible' });
+    assert.match((await o.page.textContent('#hprof-progress-label')) ?? '', /Reading the objects and references for the retained sizes: 50% of 5\.59 GiB/);
+    await o.page.click('#hprof-cancel');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'cancel' });
+    await o.post({ type: 'stopped', message: 'Retained sizes of app-4242.hprof: stopped.' });
+    await o.page.waitForSelector('#hprof-restart', { state: 'visible' });
+    assert.equal(await o.page.isVisible('#hprof-cancel'), false);
+    assert.match((await o.page.textContent('#hprof-progress-label')) ?? '', /Stopped: the retained sizes were not computed/);
+    assert.equal(await o.page.locator('#histogram tr[data-class]').count(), summary.classes.length, 'the histogram stays');
+    // Started again: the tree's phase has no Cancel (it runs to its end); its answer ends the work shown.
+    await o.page.click('#hprof-restart');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'retained' });
+    await o.post({ type: 'progress', body: { path: summary.path, phase: 'dominators', read: size, size } });
+    await o.page.waitForFunction(() => document.getElementById('hprof-progress-label')?.textContent === 'Computing the dominator tree…');
+    assert.equal(await o.page.isVisible('#hprof-cancel'), false);
+    assert.equal(await o.page.getAttribute('#hprof-progress', 'value'), null, 'indeterminate');
+    await o.post({ type: 'retained', body: { path: summary.path, classes: [{ class: 'byte[]', retained: 19200 }] } });
+    await o.page.waitForSelector('#hprof-work', { state: 'hidden' });
+    assert.deepEqual(o.problems, []);
+    await o.page.close();
+  });
+
   test('a malformed answer is reported, not rendered', async () => {
     const o = await open();
     await o.post({ type: 'summary', body: { ...summary, classes: 'nope' } });

@@ -1,10 +1,11 @@
 // Package kotlintest is the Kotlin test peer of ddmbridge's tests. It owns
-// the Kotlin toolchain of the tests and the Kotlin fixture: it fetches
-// the Kotlin 2 compiler (kotlin-compiler-embeddable, run as a plain java main)
-// and kotlinx-coroutines (core and debug) from Maven Central with mvn into a
-// cache (~/.cache/ddmbridge-kotlin, offline once there), compiles Kotlin
-// sources with it once per distinct set of sources and options (cached by a
-// hash of their contents), and carries the fixture: a multi-file Kotlin
+// the tests' side of the Kotlin toolchain and the Kotlin fixture: through
+// package jdwp/kotlinrun (the runner, which the binary's `bench kotlin`
+// shares) it fetches the Kotlin 2 compiler (kotlin-compiler-embeddable, run as
+// a plain java main) and kotlinx-coroutines (core and debug) from Maven
+// Central with mvn into a cache (~/.cache/ddmbridge-kotlin, offline once
+// there) and compiles Kotlin sources once per distinct set of sources and
+// options (cached by a hash of their contents); it carries the fixture: a multi-file Kotlin
 // program (fixture/app) with the constructs the debugger must handle, whose
 // lines tests find by their marker comments (Line).
 //
