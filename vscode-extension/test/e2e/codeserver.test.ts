@@ -1710,6 +1710,13 @@ test('code-server: Virtual Threads — JDK 25, stopped in a virtual thread: the 
     assert.match(head, /^1501 virtual threads in \d+ stacks · thread dump of 25/);
     assert.ok(summaries.some((s) => /^1000 virtual threads\s*fixture\.VDemo\.waitHere\(VDemo\.java:16\)[\s\S]*1000 WAITING/.test(s)), `the 1000 waiting: ${JSON.stringify(summaries)}`);
     assert.ok(summaries.some((s) => /^500 virtual threads\s*fixture\.VDemo\.sleepHere\(VDemo\.java:21\)[\s\S]*500 TIMED_WAITING/.test(s)), `the 500 sleeping: ${JSON.stringify(summaries)}`);
+    // Shown where the button was pressed, not below the table of 1,500 rows.
+    assert.ok(await threads.locator('#vthreads .title').isVisible(), 'the thread dump scrolled into view');
+    await eventually(
+      async () => threads.locator('#vthreads .title').evaluate((e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight; }),
+      10000,
+      'the thread dump scrolled into the panel',
+    );
     await shot('e2e-threads-virtual-dump');
     await palette('Debug: Disconnect');
     await page.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 60000 });
