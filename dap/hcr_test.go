@@ -50,6 +50,14 @@ func TestHotCodeReplace(t *testing.T) {
 	if !ev.Body.Success || strings.Join(ev.Body.Classes, ",") != "Loop" || len(ev.Body.Skipped) != 1 || !resp.Body.Success {
 		t.Fatalf("hot code replace: event %s response %s", mustJSON(ev.Body), mustJSON(resp.Body))
 	}
+	// The same directory again (a build that changed nothing): nothing
+	// replaced, nothing named; the unchanged class file said skipped.
+	c.send("redefineClasses", map[string]any{"directory": changed})
+	ev = expect[*customEvent[HotCodeReplaceBody]](c)
+	expect[*redefineClassesResponse](c)
+	if !ev.Body.Success || len(ev.Body.Classes) != 0 || len(ev.Body.Skipped) != 1 || ev.Body.Skipped[0].Reason != "unchanged since the last hot code replace" {
+		t.Fatalf("hot code replace of unchanged class files: event %s", mustJSON(ev.Body))
+	}
 	c.setBreakpoints(source(t, "Loop.java"), bp(t, "Loop.java", "tick"))
 	stop := c.expectStop("breakpoint")
 	// The call of tick that runs to the next stop is new code, whatever the

@@ -2,10 +2,12 @@ package debugger
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/classfile"
@@ -88,12 +90,44 @@ func (t *Target) RedefineFiles(ctx context.Context, paths []string, redefined fu
 // redefinition.
 func (t *Target) Obsolete() *mirror.Obsolete { return &t.obsolete }
 
+// redefined remembers the bytes each class was last redefined with.
+type redefined struct {
+	mu     sync.Mutex
+	digest map[jdwp.ReferenceTypeID][sha256.Size]byte
+}
+
+// same reports whether every class in loaded was last redefined with a
+// class file of digest d.
+func (r *redefined) same(loaded []jdwp.ReferenceTypeID, d [sha256.Size]byte) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range loaded {
+		if have, ok := r.digest[c]; !ok || have != d {
+			return false
+		}
+	}
+	return len(loaded) > 0
+}
+
+func (r *redefined) took(c jdwp.ReferenceTypeID, d [sha256.Size]byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.digest == nil {
+		r.digest = map[jdwp.ReferenceTypeID][sha256.Size]byte{}
+	}
+	r.digest[c] = d
+}
+
 // Redefine maps class files to the loaded classes they replace and
 // redefines them at once; redefined, when not nil, is told each class the
-// VM took (its caches of the class no longer hold).
+// VM took (its caches of the class no longer hold). A class file with the
+// bytes its class was last redefined with is skipped (a build, or a
+// "directory" request, rewrites every class file: only the changed ones
+// are replaced and named).
 func (t *Target) Redefine(ctx context.Context, files []ClassFile, redefined func(jdwp.ReferenceTypeID)) Redefinition {
 	var out Redefinition
 	var defs []jdwp.ClassDef
+	digests := map[jdwp.ReferenceTypeID][sha256.Size]byte{}
 	for _, f := range files {
 		loaded, err := t.VM.Loaded(ctx, javalang.Signature(f.Name))
 		if err != nil {
@@ -104,15 +138,25 @@ func (t *Target) Redefine(ctx context.Context, files []ClassFile, redefined func
 			out.Skipped = append(out.Skipped, SkippedClass{File: f.Path, Class: f.Name, Reason: "not loaded: the VM uses the new class file when it loads the class"})
 			continue
 		}
+		d := sha256.Sum256(f.Bytes)
+		ids := make([]jdwp.ReferenceTypeID, len(loaded))
+		for i, c := range loaded {
+			ids[i] = c.ID
+		}
+		if t.sent.same(ids, d) {
+			out.Skipped = append(out.Skipped, SkippedClass{File: f.Path, Class: f.Name, Reason: "unchanged since the last hot code replace"})
+			continue
+		}
 		for _, c := range loaded {
 			defs = append(defs, jdwp.ClassDef{Type: c.ID, ClassFile: f.Bytes})
+			digests[c.ID] = d
 		}
 		out.Classes = append(out.Classes, f.Name)
 	}
 	sort.Strings(out.Classes)
 	if len(defs) == 0 {
 		out.Success = true
-		out.Message = "nothing to replace: none of the classes is loaded"
+		out.Message = "nothing to replace: the classes are not loaded or unchanged since the last hot code replace"
 		return out
 	}
 	classes := map[jdwp.ReferenceTypeID]bool{}
@@ -136,6 +180,9 @@ func (t *Target) Redefine(ctx context.Context, files []ClassFile, redefined func
 		out.Error = code.String()
 		out.Message = fmt.Sprintf("hot code replace refused: %s (%s); classes: %s", why, code.String(), strings.Join(out.Classes, ", "))
 		return out
+	}
+	for c, d := range digests {
+		t.sent.took(c, d)
 	}
 	for c := range classes {
 		t.VM.Redefined(c)

@@ -133,6 +133,9 @@ type Target struct {
 	obsolete mirror.Obsolete
 	pools    mirror.Memo[jdwp.ReferenceTypeID, *classfile.Pool] // constant pools, for bytecode
 	conts    contState                                          // continuation classes (coroutines.go)
+	// sent is the digest of the class file each class was last redefined
+	// with: a class file with the same bytes is not sent again.
+	sent redefined
 
 	bpMu sync.Mutex // serialises breakpoint installation (requests and class prepares)
 

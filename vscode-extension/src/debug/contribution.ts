@@ -31,6 +31,7 @@ export function registerDebugger(context: vscode.ExtensionContext, host: Backend
     vscode.debug.registerDebugConfigurationProvider(debugType, new ConfigurationProvider(store, api)),
     vscode.debug.registerDebugConfigurationProvider(debugType, new DynamicConfigurationProvider(store), vscode.DebugConfigurationProviderTriggerKind.Dynamic),
     vscode.debug.registerDebugAdapterDescriptorFactory(debugType, adapterFactory),
+    openDebugViewBeforeFirstBreak(sessions),
     sessions.onDidFail(({ session, error, code, signal }) => {
       if (error) {
         log.appendLine(`session "${session.name}": adapter error: ${error.message}`);
@@ -42,4 +43,27 @@ export function registerDebugger(context: vscode.ExtensionContext, host: Backend
         .then((a) => a === showLog && log.show());
     }),
   );
+}
+
+/**
+ * VS Code expands the stopped thread in Call Stack and the first cheap
+ * scope (Locals) in Variables only in views that exist when it focuses the
+ * stop. With "debug.openDebug": "openOnDebugBreak" it opens Run and Debug
+ * after focusing the first breakpoint stop, so views created then show the
+ * stopped thread collapsed and Locals closed (a Call Stack view created
+ * while stopped refreshes without selecting). The tracker sees the stopped
+ * event before VS Code does: opening Run and Debug then (what the setting
+ * asks for at that stop anyway) makes the views exist in time. Once per
+ * window: the views stay once created.
+ */
+function openDebugViewBeforeFirstBreak(sessions: SessionEvents<vscode.DebugSession>): vscode.Disposable {
+  let done = false;
+  return sessions.onDidStop(({ body }) => {
+    const reason = (body as { reason?: unknown } | undefined)?.reason;
+    if (done || reason !== 'breakpoint' || vscode.workspace.getConfiguration('debug').get('openDebug') !== 'openOnDebugBreak') {
+      return;
+    }
+    done = true;
+    void vscode.commands.executeCommand('workbench.view.debug');
+  });
 }

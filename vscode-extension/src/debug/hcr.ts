@@ -3,6 +3,8 @@
 // what to tell the user about the backend's answer. The backend does the
 // work (the redefineClasses request); this module only gathers and reports.
 
+import { createHash } from 'crypto';
+import { promises as fsp } from 'fs';
 import * as path from 'path';
 
 /** When changed classes are sent to the VM. */
@@ -52,6 +54,82 @@ export class ChangeSet {
   }
 }
 
+/**
+ * The bytes of the class files the VM runs, as a digest per file: read from
+ * the output folders when the session starts and updated after each replace
+ * the VM took. A build rewrites every class file of what it compiles (javac
+ * writes the same bytes for an unchanged source): only the files whose
+ * bytes differ from what the VM runs are sent, counted and named.
+ */
+export class ClassBaseline {
+  private readonly digests = new Map<string, string>();
+  private readonly ready: Promise<void>;
+
+  /** Reads the class files under folders (in the background; filter waits for it). */
+  constructor(folders: readonly string[]) {
+    this.ready = Promise.all(folders.map((f) => this.walk(f))).then(() => undefined);
+  }
+
+  private async walk(dir: string): Promise<void> {
+    let entries: import('fs').Dirent[];
+    try {
+      entries = await fsp.readdir(dir, { withFileTypes: true });
+    } catch {
+      return; // not there (yet): every class file in it counts as changed
+    }
+    await Promise.all(
+      entries.map(async (e) => {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) {
+          await this.walk(p);
+        } else if (e.name.endsWith('.class')) {
+          const d = await digestOf(p);
+          if (d !== undefined && !this.digests.has(p)) {
+            this.digests.set(p, d);
+          }
+        }
+      }),
+    );
+  }
+
+  /**
+   * Splits files into those whose bytes differ from what the VM runs (or
+   * that cannot be read: the backend says why) and those rewritten with the
+   * same bytes. changed carries each file's digest for accept.
+   */
+  async filter(files: readonly string[]): Promise<{ changed: string[]; same: string[]; digests: Map<string, string> }> {
+    await this.ready;
+    const changed: string[] = [];
+    const same: string[] = [];
+    const digests = new Map<string, string>();
+    for (const f of files) {
+      const d = await digestOf(f);
+      if (d !== undefined && this.digests.get(f) === d) {
+        same.push(f);
+        continue;
+      }
+      changed.push(f);
+      if (d !== undefined) {
+        digests.set(f, d);
+      }
+    }
+    return { changed, same, digests };
+  }
+
+  /** Records the bytes the VM runs now (after a replace it took). */
+  accept(digests: ReadonlyMap<string, string>): void {
+    digests.forEach((d, f) => this.digests.set(f, d));
+  }
+}
+
+async function digestOf(file: string): Promise<string | undefined> {
+  try {
+    return createHash('sha1').update(await fsp.readFile(file)).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
 /** The backend's HotCodeReplaceBody (dap/hcr.go). */
 export interface HcrResult {
   success: boolean;
@@ -72,8 +150,10 @@ export function hcrReport(r: HcrResult): HcrReport {
   const skipped = r.skipped ?? [];
   const names = (xs: string[]): string => (xs.length <= 3 ? xs.join(', ') : `${xs.slice(0, 3).join(', ')} and ${xs.length - 3} more`);
   if (!r.success) {
-    // The backend's refusals already start "hot code replace refused: …".
-    const text = /^hot code replace/i.test(r.message) ? r.message[0].toUpperCase() + r.message.slice(1) : `Hot code replace failed: ${r.message}`;
+    // The backend's refusals already start "hot code replace refused: …"
+    // (as the request's error, VS Code puts "Hot code replace failed: " before).
+    const message = r.message.replace(/^hot code replace failed: (?=hot code replace)/i, '');
+    const text = /^hot code replace/i.test(message) ? message[0].toUpperCase() + message.slice(1) : `Hot code replace failed: ${message}`;
     return { level: 'error', text: r.error && !text.includes(r.error) ? `${text} (${r.error})` : text };
   }
   if (classes.length === 0) {

@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { errorText } from '../ddmHub';
 import type { SessionEvents } from './sessions';
-import { ChangeSet, hcrMode, hcrReport, HcrResult, outputFolders } from './hcr';
+import { ChangeSet, ClassBaseline, hcrMode, hcrReport, HcrResult, outputFolders } from './hcr';
 
 /** How long a build may keep writing class files before they are sent. */
 const settleMs = 600;
@@ -17,6 +17,8 @@ interface Watched {
   session: vscode.DebugSession;
   folders: string[];
   changes: ChangeSet;
+  /** The bytes the VM runs: a rewritten file with the same bytes is not sent. */
+  baseline: ClassBaseline;
   watchers: vscode.FileSystemWatcher[];
   timer?: ReturnType<typeof setTimeout>;
 }
@@ -48,7 +50,7 @@ export class HotCodeReplacer implements vscode.Disposable {
       return;
     }
     const folders = outputFolders(session.configuration as { outputFolders?: unknown; classPaths?: unknown; cwd?: unknown });
-    const w: Watched = { session, folders, changes: new ChangeSet(), watchers: [] };
+    const w: Watched = { session, folders, changes: new ChangeSet(), baseline: new ClassBaseline(folders), watchers: [] };
     for (const folder of folders) {
       const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(folder), '**/*.class'));
       const changed = (uri: vscode.Uri): void => {
@@ -94,25 +96,44 @@ export class HotCodeReplacer implements vscode.Disposable {
       void vscode.window.showInformationMessage('ddmbridge: no class file changed since the last hot code replace: build first.');
       return;
     }
-    await this.replace(w);
+    await this.replace(w, true);
   }
 
-  private async replace(w: Watched): Promise<void> {
+  private async replace(w: Watched, asked = false): Promise<void> {
     clearTimeout(w.timer);
-    const files = w.changes.take();
-    if (files.length === 0 || this.mode() === 'never') {
+    const written = w.changes.take();
+    if (written.length === 0 || this.mode() === 'never') {
+      return;
+    }
+    // A build rewrites the class files of everything it compiled: send only
+    // those whose bytes differ from what the VM runs.
+    const { changed: files, same, digests } = await w.baseline.filter(written);
+    if (same.length > 0) {
+      this.log.appendLine(`session "${w.session.name}": ${same.length} class file(s) rewritten with the bytes the VM runs: not sent`);
+    }
+    if (files.length === 0) {
+      if (asked) {
+        void vscode.window.showInformationMessage(
+          `ddmbridge: the rebuilt class files are the ones the VM runs (${same.length} rewritten with the same bytes): nothing to replace.`,
+        );
+      }
       return;
     }
     this.log.appendLine(`session "${w.session.name}": hot code replace of ${files.length} class file(s)`);
     let result: HcrResult;
     try {
+      // In the status bar, not a toast: a notification's progress stays at
+      // least 800 ms beside the toast that says the result.
       result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Hot code replace: ${files.length} class file(s)…` },
+        { location: vscode.ProgressLocation.Window, title: `Hot code replace: ${files.length} class file(s)…` },
         () => w.session.customRequest('redefineClasses', { classFiles: files }) as Thenable<HcrResult>,
       );
     } catch (e) {
       // The VM refused, or the session could not do it: the backend says why.
       result = { success: false, message: errorText(e) };
+    }
+    if (result.success) {
+      w.baseline.accept(digests);
     }
     const r = hcrReport(result);
     this.log.appendLine(`session "${w.session.name}": ${r.text}`);

@@ -14,7 +14,8 @@ export class VirtualThreadsError extends SchemaError {
 export interface VFrame {
   name: string;
   line?: number;
-  source?: { name?: string; path?: string; sourceReference?: number };
+  /** As the adapter sends a stack frame's: the JDK's (and code without source) are "deemphasize". */
+  source?: { name?: string; path?: string; sourceReference?: number; presentationHint?: string };
 }
 
 export interface VGroup {
@@ -90,13 +91,20 @@ export function mergeGroups(into: VGroup[], page: readonly VGroup[]): VGroup[] {
   return into.sort((a, b) => b.count - a.count);
 }
 
-/** A group's row: how many threads, and where they are (the first frame of the program's own code when the top is the JDK's parking). */
+/**
+ * A group's row: how many threads, and where they are: the first frame of
+ * the program's own code (a source of its own, not the JDK's deemphasized
+ * one) when the top is the JDK's parking, sleeping or waiting.
+ */
 export function groupLabel(g: VGroup): { label: string; description: string } {
   const n = `${g.count} virtual thread${g.count === 1 ? '' : 's'}`;
   if (g.frames.length === 0) {
     return { label: n, description: 'running (no stack while it runs)' };
   }
-  const own = g.frames.find((f) => !/^(VirtualThread|Continuation|LockSupport|Unsafe|AbstractQueuedSynchronizer|System\$1|ForkJoin)[.$]/.test(f.name)) ?? g.frames[0];
+  const own =
+    g.frames.find((f) => f.source?.path && f.source.presentationHint !== 'deemphasize') ??
+    g.frames.find((f) => !/^(VirtualThread|Continuation|LockSupport|Unsafe|AbstractQueuedSynchronizer|System\$1|ForkJoin)[.$]/.test(f.name)) ??
+    g.frames[0];
   return { label: n, description: `${own.name}${own.line ? `:${own.line}` : ''}` };
 }
 

@@ -143,6 +143,12 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
         message = { text: `Cannot read the thread dump: ${(e as Error).message}`, error: true };
       }
       renderDump();
+      // Asked for with the button: shown, not left below a table of
+      // thousands of threads (an agent with includevirtualthreads=y lists
+      // every virtual thread there).
+      if (dump) {
+        vthreads.scrollIntoView({ block: 'start' });
+      }
       break;
     case 'error':
       message = { text: m.message, error: true };

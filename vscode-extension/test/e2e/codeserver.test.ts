@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { buildBackend, compileFixture, compileKotlinFixture, compileStates, eventually, extRoot, freePort, Jvm, kotlinLine, lineOf, repoRoot, sampleJava, slowPoolJava, startJvm, statesJava, tmpDir, workerJava } from '../support/fixtures';
+import { buildBackend, compileFixture, compileKotlinFixture, compileStates, eventually, extRoot, freePort, Jvm, kotlinLine, lineOf, repoRoot, sampleJava, slowPoolJava, startJvm, statesJava, tmpDir, vdemoJava, workerJava } from '../support/fixtures';
 import { countColor, decodePng } from '../support/png';
 
 const vsix = path.join(extRoot, 'ddmbridge.vsix');
@@ -1148,6 +1148,15 @@ test('code-server: F5 on a JVM — Threads panel states, suspended at a breakpoi
   await page.keyboard.press('Enter');
   await page.keyboard.press('F9');
   await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 120000 });
+  // The first stop as VS Code shows it, nothing clicked: the stopped thread
+  // first in Call Stack, expanded, its top frame selected; Locals expanded
+  // with n (run alone, the break opens Run and Debug: "openOnDebugBreak").
+  await firstStopShown(/^main /, 'States.beat', /^\s*n\s*[=:]\s*\d+/).catch(async (e: Error) => {
+    await shot('e2e-f5-first-stop-collapsed');
+    throw e;
+  });
+  await shot('e2e-f5-first-stop');
+  log('first stop: main expanded, States.beat selected, Locals open');
   await palette('ddmbridge: Show Threads');
   await eventually(
     async () => {
@@ -1172,14 +1181,38 @@ test('code-server: F5 on a JVM — Threads panel states, suspended at a breakpoi
   const source = fs.readFileSync(statesJava, 'utf8');
   fs.writeFileSync(path.join(edited, 'States.java'), source.replace('beats = n; // TAG:beat', 'beats = n + 1; // TAG:beat'));
   await compileStates(path.join(edited, 'States.java'), statesClasses);
-  await eventually(
+  // javac rewrote States.class and States$Pulse.class; only States changed,
+  // so only States is sent, counted and named. The progress is in the status
+  // bar (no toast beside the result's); it ends with the replace.
+  const toastTexts = async (): Promise<string[]> => page.locator('.notification-toast .notification-list-item-message').allInnerTexts();
+  const progressShown: string[] = [];
+  const result = await eventually(
     async () => {
       await hcrButton.first().click();
-      await page.getByText('Hot code replace: replaced 1 class (fixture.States)').first().waitFor({ timeout: 5000 });
-      return true;
+      const until = Date.now() + 8000;
+      while (Date.now() < until) {
+        const texts = await toastTexts();
+        progressShown.push(...texts.filter((t) => /class file\(s\)…/.test(t)));
+        const done = texts.find((t) => /^Hot code replace: replaced/.test(t));
+        if (done) {
+          return done;
+        }
+        if (texts.some((t) => /no class file changed/.test(t))) {
+          return undefined; // clicked before the watcher saw the rebuild
+        }
+        await page.waitForTimeout(100);
+      }
+      return undefined;
     },
     120000,
     'the HCR button replacing fixture.States',
+  );
+  assert.equal(result, 'Hot code replace: replaced 1 class (fixture.States)', 'only the class whose bytes changed is replaced and named');
+  assert.deepEqual(progressShown, [], 'no progress toast beside the result');
+  await eventually(
+    async () => ((await page.locator('.statusbar-item', { hasText: /Hot code replace/ }).count()) === 0 ? true : undefined),
+    15000,
+    'the status bar progress of the replace gone once it ended',
   );
   await shot('e2e-f5-hcr');
   log('HCR toolbar button replaced the class');
@@ -1208,6 +1241,13 @@ test('code-server: F5 on a JVM — Threads panel states, suspended at a breakpoi
     assert.equal(await refused.count(), 1, `one toast for the refused change: ${await refused.allTextContents()}`);
     await page.waitForTimeout(250);
   }
+  assert.match((await refused.first().innerText()).trim(), /^Hot code replace refused: adding a method is not supported by this VM \(ADD_METHOD_NOT_IMPLEMENTED\); classes: fixture\.States/);
+  assert.ok(!(await toastTexts()).some((t) => /class file\(s\)…/.test(t)), 'no progress toast left after the refusal');
+  await eventually(
+    async () => ((await page.locator('.statusbar-item', { hasText: /Hot code replace/ }).count()) === 0 ? true : undefined),
+    15000,
+    'the status bar progress gone after the refusal',
+  );
   await shot('e2e-f5-hcr-refused');
   log('refused change: one toast');
 
@@ -1259,8 +1299,8 @@ test('code-server: a slow toString — Variables at once but that value; continu
     const texts = await pane('Variables').locator('.monaco-list-row').allTextContents();
     return texts.find((t) => new RegExp(`^\\s*${name}\\s*[=:]`).test(t)) ?? '';
   };
-  // The stopped worker's Locals, opened as a user does: its thread, its
-  // top frame, Locals (VS Code leaves them collapsed at this stop).
+  // The stopped worker's Locals, opened as a user does when they are not
+  // shown yet: its thread, its top frame, Locals.
   const openLocals = async (): Promise<boolean> => {
     if ((await rowText('r')) !== '') {
       return true;
@@ -1283,7 +1323,7 @@ test('code-server: a slow toString — Variables at once but that value; continu
   // The ordinary values (the round, its label, the worker) are shown while
   // the customer's toString still runs: not "Customer c…" yet.
   let stop = '';
-  let opened = 0;
+  let opened = paused;
   await eventually(
     async () => {
       if (!(await openLocals())) {
@@ -1358,6 +1398,331 @@ test('code-server: a slow toString — Variables at once but that value; continu
   });
   log(`slow toString: the program ended after ${continues} continue(s) once the breakpoints were removed`);
   log('slow toString scenario: every worker ran on, the program ended');
+});
+
+/**
+ * Waits until the stop shows as VS Code should show it with nothing
+ * clicked: the stopped thread the first row of Call Stack, expanded, its top
+ * frame selected; Locals expanded in Variables with a row matching local.
+ */
+async function firstStopShown(thread: RegExp, frame: string, local: RegExp): Promise<void> {
+  const stack = page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: /^\s*Call Stack/ }) });
+  const vars = page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: /^\s*Variables/ }) });
+  let seen = '';
+  await eventually(
+    async () => {
+      const attr = async (l: Locator, a: string): Promise<string> => (await l.getAttribute(a, { timeout: 2000 }).catch(() => null)) ?? '';
+      const first = stack.locator('.monaco-list-row').first();
+      const frameRow = stack.locator('.monaco-list-row', { hasText: frame }).first();
+      const locals = vars.locator('.monaco-list-row', { hasText: 'Locals' }).first();
+      const state = {
+        first: ((await first.innerText({ timeout: 2000 }).catch(() => '')) ?? '').replace(/\s+/g, ' '),
+        expanded: await attr(first, 'aria-expanded'),
+        frameSelected: /\bselected\b/.test(await attr(frameRow, 'class')),
+        locals: await attr(locals, 'aria-expanded'),
+        local: (await vars.locator('.monaco-list-row').filter({ hasText: local }).count()) > 0,
+      };
+      seen = JSON.stringify(state);
+      return thread.test(state.first) && state.expanded === 'true' && state.frameSelected && state.locals === 'true' && state.local;
+    },
+    60000,
+    `the stopped thread ${thread} first, expanded, ${frame} selected, Locals open`,
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; shown: ${seen}`);
+  });
+}
+
+/** Temurin 25 (or the JDK 21+ DDMBRIDGE_JDK21 names): the virtual-thread scenarios' JDK. */
+function jdk21(): string {
+  const home = process.env.DDMBRIDGE_JDK21 || '/usr/lib/jvm/temurin-25-jdk-amd64';
+  assert.ok(fs.existsSync(path.join(home, 'bin', 'javac')), `a JDK 21+ with javac at ${home} (set DDMBRIDGE_JDK21)`);
+  return home;
+}
+
+let vdemoClasses: Promise<string> | undefined;
+
+/** fixture.VDemo compiled by the JDK 21+ (its virtual threads need JDK 21's API), copied into the workspace. */
+function compileVDemo(): Promise<string> {
+  vdemoClasses ??= (async () => {
+    const out = path.join(tmpDir(), 'vdemo-classes');
+    fs.mkdirSync(out, { recursive: true });
+    execFileSync(path.join(jdk21(), 'bin', 'javac'), ['-g', '--release', '21', '-d', out, vdemoJava], { timeout: 180_000 });
+    fs.copyFileSync(vdemoJava, path.join(wsDir, 'src', 'fixture', 'VDemo.java'));
+    return out;
+  })();
+  return vdemoClasses;
+}
+
+/** Adds (or replaces) a configuration in the workspace's launch.json. */
+function addLaunchConfig(cfg: Record<string, unknown>): void {
+  const launchJson = path.join(wsDir, '.vscode', 'launch.json');
+  const all = JSON.parse(fs.readFileSync(launchJson, 'utf8')) as { configurations: Record<string, unknown>[] };
+  all.configurations = all.configurations.filter((c) => c.name !== cfg.name);
+  all.configurations.push(cfg);
+  fs.writeFileSync(launchJson, JSON.stringify(all, null, 2));
+}
+
+/** Starts the configuration named name, retrying until VS Code has read launch.json again. */
+async function startConfig(name: string): Promise<void> {
+  await eventually(
+    async () => {
+      await page.keyboard.press('Escape');
+      await palette('Debug: Select and Start Debugging');
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name });
+      try {
+        await row.first().waitFor({ timeout: 10000 });
+      } catch {
+        return false; // launch.json not read again yet
+      }
+      await row.first().click();
+      return true;
+    },
+    120000,
+    `the configuration "${name}" in the picker`,
+  );
+}
+
+/** Opens a workspace file by name with quick open. */
+async function openFile(name: string): Promise<void> {
+  await eventually(
+    async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 15000 });
+      await input.fill(name);
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name });
+      await row.first().waitFor({ state: 'visible', timeout: 15000 });
+      await row.first().click();
+      await page.locator('.tab', { hasText: name }).waitFor({ timeout: 15000 });
+      return true;
+    },
+    120000,
+    `${name} open`,
+  );
+}
+
+/** A pane of the Run and Debug view by its title. */
+function pane(title: string | RegExp): Locator {
+  return page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
+}
+
+// Issue 38's JDK picker: a launch configuration with "javaHome":
+// "${command:pickJavaHome}" asks which installed JDK runs the program (the
+// backend's jdks/list: /usr/lib/jvm here); picking Temurin 25 runs the
+// program on JDK 25, as its own java.version line in the Debug Console says.
+test('code-server: the JDK picker — javaHome ${command:pickJavaHome} lists the installed JDKs, the picked Temurin 25 runs the program', { timeout: 900_000 }, async () => {
+  await openWorkbench();
+  const home = jdk21();
+  const classes = await compileVDemo();
+  addLaunchConfig({
+    type: 'ddmbridge',
+    request: 'launch',
+    name: 'Launch on a picked JDK',
+    mainClass: 'fixture.VDemo',
+    args: ['20', '10'],
+    classPaths: [classes],
+    sourcePaths: ['${workspaceFolder}/src'],
+    javaHome: '${command:pickJavaHome}',
+  });
+  await startConfig('Launch on a picked JDK');
+  const rows = page.locator('.quick-input-list .monaco-list-row');
+  const jdkRow = rows.filter({ hasText: home });
+  await jdkRow.first().waitFor({ timeout: 120000 });
+  const title = (await page.locator('.quick-input-widget .quick-input-title').textContent()) ?? '';
+  const listed = await rows.allInnerTexts();
+  log(`JDK picker "${title}": ${JSON.stringify(listed.map((t) => t.replace(/\s+/g, ' ')))}`);
+  assert.match(title, /Run the program on which JDK\?/);
+  assert.match((await jdkRow.first().innerText()).replace(/\s+/g, ' '), /Java 25\s*25\.0/, 'the Temurin row says Java 25 and its full version');
+  assert.ok(listed.some((t) => /Java 17/.test(t)), `the JDK 17 of /usr/lib/jvm listed too: ${JSON.stringify(listed)}`);
+  // Newest first: the JDK 25 above the JDK 17.
+  assert.ok(/Java 2[1-9]/.test(listed[0]), `the newest JDK first: ${JSON.stringify(listed)}`);
+  await shot('e2e-jdk-picker');
+  await jdkRow.first().click();
+
+  // The program says which Java runs it, in the Debug Console.
+  await palette('Debug Console: Focus on Debug Console View');
+  const said = page.locator('.repl .monaco-list-row').filter({ hasText: /java\.version=\S+ READY 31/ });
+  await said.first().waitFor({ timeout: 180000 }).catch(async (e: Error) => {
+    await shot('e2e-jdk-picker-no-output');
+    throw new Error(`${e.message}\nconsole: ${(await page.locator('.repl').textContent().catch(() => '')) ?? ''}\n${channelLog().slice(-3000)}`);
+  });
+  const line = (await said.first().innerText()).trim();
+  const want = /JAVA_VERSION="([^"]+)"/.exec(fs.readFileSync(path.join(home, 'release'), 'utf8'))?.[1] ?? '25';
+  assert.match(line, new RegExp(`java\\.version=${want.replace(/\./g, '\\.')}\\b`), `the program ran on the picked JDK (${want}): ${line}`);
+  await shot('e2e-jdk-picker-launched');
+  log(`picked ${home}: the program printed "${line}"`);
+  await palette('Debug: Stop');
+  await page.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 60000 });
+});
+
+// Issue 38's Virtual Threads views on Temurin 25: VDemo runs 1,000
+// virtual threads waiting on a latch, 500 sleeping and a "ticker"; its
+// agent lists them (includevirtualthreads=y). Stopped at a breakpoint in
+// the ticker, the Call Stack shows it as a virtual thread, expanded; the
+// Virtual Threads view lists the 1,501 grouped by stack with their counts,
+// a group opens to its frames. Then, running, the Threads panel's Virtual
+// Threads button shows the VM's JSON thread dump grouped the same way.
+test('code-server: Virtual Threads — JDK 25, stopped in a virtual thread: the view groups 1,501 virtual threads by stack; the Threads panel groups the thread dump', { timeout: 900_000 }, async () => {
+  await openWorkbench();
+  const home = jdk21();
+  const classes = await compileVDemo();
+  const port = await freePort();
+  const vm = spawn(
+    path.join(home, 'bin', 'java'),
+    [`-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:${port},includevirtualthreads=y`, '-cp', classes, 'fixture.VDemo', '1000', '500'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  try {
+    let out = '';
+    vm.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    vm.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    await eventually(() => /READY 1501/.test(out), 180000, `VDemo READY (printed: ${out})`);
+    addLaunchConfig({ type: 'ddmbridge', request: 'attach', name: 'Attach to VDemo', hostName: '127.0.0.1', port, sourcePaths: ['${workspaceFolder}/src'] });
+
+    await openFile('VDemo.java');
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+G');
+    await page.locator('.quick-input-widget input').fill(`:${lineOf('vtick', vdemoJava)}`);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('F9');
+    await page.locator('.monaco-editor .codicon-debug-breakpoint').first().waitFor({ timeout: 30000 });
+    await startConfig('Attach to VDemo');
+    await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 180000 });
+    const stopped = Date.now();
+    log('VDemo: paused on breakpoint');
+
+    // The stopped thread is the ticker, a virtual thread, named and marked so.
+    const ticker = pane('Call Stack').locator('.monaco-list-row', { hasText: /ticker/ }).first();
+    await ticker.waitFor({ timeout: 60000 });
+    await firstStopShown(/^ticker /, 'VDemo.tick', /^\s*n\s*[=:]\s*\d+/);
+    assert.match(await ticker.innerText(), /ticker \(virtual(, on [^)]+)?\)[\s\S]*Paused on breakpoint/i);
+
+    // The Virtual Threads view: the 1,501 grouped by stack.
+    const view = pane(/^\s*Virtual Threads/);
+    await eventually(
+      async () => {
+        if ((await view.count()) === 0) {
+          await palette('View: Show Run and Debug');
+          return false;
+        }
+        const header = view.locator('.pane-header').first();
+        if ((await header.getAttribute('aria-expanded')) !== 'true') {
+          await header.click();
+        }
+        return (await header.getAttribute('aria-expanded')) === 'true';
+      },
+      60000,
+      'the Virtual Threads pane in Run and Debug, expanded',
+    );
+    const rowsOf = async (): Promise<string[]> => (await view.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    let rows: string[] = [];
+    await eventually(
+      async () => {
+        rows = await rowsOf();
+        return rows.some((r) => /^1501 virtual threads$/.test(r)) && rows.some((r) => /^1000 virtual threads/.test(r)) && rows.some((r) => /^500 virtual threads/.test(r));
+      },
+      180000,
+      'the Virtual Threads view: 1501 virtual threads, groups of 1000 and 500',
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; rows: ${JSON.stringify(rows)}`);
+    });
+    log(`Virtual Threads view ${Date.now() - stopped} ms after the stop: ${JSON.stringify(rows)}`);
+    // Each group says where its threads are: the program's own frame.
+    assert.ok(rows.some((r) => /^1000 virtual threads\s*VDemo\.waitHere/.test(r)), `the 1000 waiting in waitHere: ${JSON.stringify(rows)}`);
+    assert.ok(rows.some((r) => /^500 virtual threads\s*VDemo\.sleepHere/.test(r)), `the 500 sleeping in sleepHere: ${JSON.stringify(rows)}`);
+    assert.ok(rows.some((r) => /^1 virtual thread\s*VDemo\.tick/.test(r)), `the ticker, stopped in tick: ${JSON.stringify(rows)}`);
+    await shot('e2e-virtual-threads-view');
+
+    // A group opens to its stack, top first (the JDK's parking), down to the
+    // lambda that started its threads; a frame opens its source at its line.
+    // (Room for the stack: the other panes of Run and Debug collapsed.)
+    for (const other of [/^\s*Variables/, /^\s*Watch/, /^\s*Call Stack/, /^\s*Breakpoints/]) {
+      const header = pane(other).locator('.pane-header').first();
+      if ((await header.getAttribute('aria-expanded', { timeout: 5000 }).catch(() => null)) === 'true') {
+        await header.click();
+      }
+    }
+    const groupRow = view.locator('.monaco-list-row', { hasText: /^\s*1000 virtual threads/ }).first();
+    await eventually(
+      async () => {
+        if ((await groupRow.getAttribute('aria-expanded')) !== 'true') {
+          await groupRow.click();
+        }
+        return (await rowsOf()).some((r) => /^VDemo\.lambda\$main\$\d+/.test(r));
+      },
+      60000,
+      "the group's frames, down to VDemo's lambda",
+    ).catch(async (e: Error) => {
+      throw new Error(`${e.message}; rows: ${JSON.stringify(await rowsOf())}`);
+    });
+    rows = await rowsOf();
+    log(`Virtual Threads group opened: ${JSON.stringify(rows)}`);
+    const parkAt = rows.findIndex((r) => /^VirtualThread\.park\s*line \d+$/.test(r));
+    const waitAt = rows.findIndex((r) => /^VDemo\.waitHere\s*line 16$/.test(r));
+    const lambdaAt = rows.findIndex((r) => /^VDemo\.lambda\$main\$\d+/.test(r));
+    assert.ok(parkAt >= 0 && waitAt > parkAt && lambdaAt > waitAt, `the JDK's parking above waitHere (line 16) above the lambda: ${JSON.stringify(rows)}`);
+    await shot('e2e-virtual-threads-group');
+    await view.locator('.monaco-list-row', { hasText: /^\s*VDemo\.waitHere/ }).first().click();
+    await eventually(
+      async () => ((await page.locator('.statusbar-item', { hasText: /Ln \d+, Col \d+/ }).first().textContent({ timeout: 2000 }).catch(() => '')) ?? '').includes('Ln 16,'),
+      30000,
+      'the frame VDemo.waitHere opened at line 16',
+    );
+    log('Virtual Threads: the frame waitHere opened VDemo.java at line 16');
+    for (const other of [/^\s*Variables/, /^\s*Call Stack/, /^\s*Breakpoints/]) {
+      const header = pane(other).locator('.pane-header').first();
+      if ((await header.getAttribute('aria-expanded', { timeout: 5000 }).catch(() => null)) !== 'true') {
+        await header.click();
+      }
+    }
+
+    // Running (no breakpoint left), the Threads panel's Virtual Threads
+    // button: the VM's thread dump grouped by stack, without the debugger.
+    await eventually(
+      async () => {
+        await pane(/^\s*Breakpoints/).locator('.pane-header').first().hover();
+        await pane(/^\s*Breakpoints/)
+          .locator('.pane-header [aria-label="Remove All Breakpoints"], .pane-header .codicon-breakpoints-remove-all')
+          .first()
+          .click({ timeout: 5000 });
+        return true;
+      },
+      60000,
+      'Remove All Breakpoints in the Breakpoints view',
+    );
+    await eventually(async () => ((await page.locator('.monaco-editor .codicon-debug-breakpoint').count()) === 0 ? true : undefined), 30000, 'no breakpoint left');
+    await palette('Debug: Continue');
+    await page.getByText('Paused on breakpoint').first().waitFor({ state: 'hidden', timeout: 60000 });
+    await palette('ddmbridge: Show Threads');
+    const threads = await webviewWith('#thread-dump', 120000, 'the Threads panel');
+    await eventually(async () => /VDemo/.test((await threads.locator('#vm-title').textContent()) ?? ''), 120000, "the Threads panel on the session's VM (VDemo)");
+    await threads.locator('#thread-dump').click();
+    const asked = Date.now();
+    const groups = threads.locator('#vthreads details.vgroup summary');
+    await groups.first().waitFor({ timeout: 180000 }).catch(async (e: Error) => {
+      throw new Error(`${e.message}; panel: ${(await threads.locator('body').innerText().catch(() => '')).slice(0, 600)}`);
+    });
+    log(`thread dump shown ${Date.now() - asked} ms after the button`);
+    const head = (await threads.locator('#vthreads .title').innerText()).trim();
+    const summaries = (await groups.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    log(`Threads panel thread dump: "${head}"; ${JSON.stringify(summaries)}`);
+    assert.match(head, /^1501 virtual threads in \d+ stacks · thread dump of 25/);
+    assert.ok(summaries.some((s) => /^1000 virtual threads\s*fixture\.VDemo\.waitHere\(VDemo\.java:16\)[\s\S]*1000 WAITING/.test(s)), `the 1000 waiting: ${JSON.stringify(summaries)}`);
+    assert.ok(summaries.some((s) => /^500 virtual threads\s*fixture\.VDemo\.sleepHere\(VDemo\.java:21\)[\s\S]*500 TIMED_WAITING/.test(s)), `the 500 sleeping: ${JSON.stringify(summaries)}`);
+    // Shown where the button was pressed, not below the table of 1,500 rows.
+    assert.ok(await threads.locator('#vthreads .title').isVisible(), 'the thread dump scrolled into view');
+    await eventually(
+      async () => threads.locator('#vthreads .title').evaluate((e) => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight; }),
+      10000,
+      'the thread dump scrolled into the panel',
+    );
+    await shot('e2e-threads-virtual-dump');
+    await palette('Debug: Disconnect');
+    await page.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 60000 });
+  } finally {
+    vm.kill('SIGKILL');
+  }
 });
 
 // Android: F5 on a launch configuration with packageName starts the app on

@@ -19,6 +19,8 @@ export const sampleJava = path.join(javaSrcRoot, 'fixture', 'Sample.java');
 export const statesJava = path.join(javaSrcRoot, 'fixture', 'States.java');
 /** The slow-toString pool of issue 35 (fixture.SlowPool). */
 export const slowPoolJava = path.join(javaSrcRoot, 'fixture', 'SlowPool.java');
+/** The Virtual Threads views' debuggee (fixture.VDemo, JDK 21+). */
+export const vdemoJava = path.join(javaSrcRoot, 'fixture', 'VDemo.java');
 /** The source of the frames the simulated VM's allocation records name (com.example.simvm.Worker). */
 export const workerJava = path.join(javaSrcRoot, 'com', 'example', 'simvm', 'Worker.java');
 

@@ -34,6 +34,21 @@ describe('virtual threads', () => {
     const p = decodeVirtualThreads(page);
     assert.deepEqual(groupLabel(p.groups[0]), { label: '2000 virtual threads', description: 'VParked.deeper:23' });
     assert.deepEqual(groupLabel({ count: 1, threads: [], frames: [] }), { label: '1 virtual thread', description: 'running (no stack while it runs)' });
+    // The program's own frame (its source, not the JDK's deemphasized one) below the JDK's waiting.
+    const jdk = (name: string, line: number) => ({ name, line, source: { name: 'x.java', sourceReference: 3, presentationHint: 'deemphasize' } });
+    const waiting = {
+      count: 1000,
+      threads: [],
+      frames: [
+        jdk('VirtualThread.park', 742),
+        jdk('LockSupport.park', 221),
+        jdk('AbstractQueuedSynchronizer.acquire', 754),
+        jdk('CountDownLatch.await', 230),
+        { name: 'VDemo.waitHere', line: 16, source: { name: 'VDemo.java', path: '/w/src/fixture/VDemo.java' } },
+        { name: 'VDemo.lambda$main$0', line: 40, source: { name: 'VDemo.java', path: '/w/src/fixture/VDemo.java' } },
+      ],
+    };
+    assert.deepEqual(groupLabel(waiting), { label: '1000 virtual threads', description: 'VDemo.waitHere:16' });
   });
 
   test('merges the pages of one stack into one group, the largest first', () => {
