@@ -144,6 +144,19 @@ func (t *Target) Stack(ctx context.Context, thread jdwp.ThreadID) ([]mirror.Fram
 	return fs, nil
 }
 
+// stopStack returns a thread's stack as read in this stop, if it was, even
+// if a method the debugger ran in the thread since gave its frames new ids:
+// their locations and number are the stop's (Locals makes a frame live).
+func (t *Target) stopStack(thread jdwp.ThreadID) ([]mirror.Frame, bool) {
+	t.stacks.mu.Lock()
+	defer t.stacks.mu.Unlock()
+	st := t.stacks.m[thread]
+	if st == nil || len(st.frames) == 0 {
+		return nil, false
+	}
+	return st.frames, true
+}
+
 // cachedStack returns a thread's stack as read in this stop, if it was.
 func (t *Target) cachedStack(thread jdwp.ThreadID) ([]mirror.Frame, bool) {
 	rev := t.VM.Rev(thread)

@@ -242,8 +242,18 @@ func (t *Target) Step(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDept
 		frames int32
 		wait   = func() error { return nil }
 	)
-	if fs, ok := t.cachedStack(th); ok && len(fs) > 0 {
-		top, frames = fs[:1], int32(len(fs))
+	cached := false
+	if fs, ok := t.stopStack(th); ok && len(fs) > 0 {
+		top, frames, cached = fs[:1], int32(len(fs)), true
+	} else if t.suspending() != nil {
+		// A language with suspension points (Kotlin) needs the top frame
+		// before the resume to watch a suspend function's exit: one round
+		// trip, only for such sessions and only when the stop's stack was
+		// not read.
+		fs, n, err := t.VM.FramesAndCount(ctx, th, 0, 1)
+		if err == nil && len(fs) > 0 {
+			top, frames, cached = fs, n, true
+		}
 	} else {
 		wait = sendQueued(bctx, func(ctx context.Context) (err error) {
 			top, frames, err = t.VM.FramesAndCount(ctx, th, 0, 1)
@@ -254,7 +264,7 @@ func (t *Target) Step(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDept
 	// and its continuation's resume, set before the caller's resume (the
 	// thread is suspended: no exit can come first). Only such a frame pays
 	// for it, and only with the stop's stack at hand.
-	if len(top) > 0 {
+	if cached {
 		t.watchSuspension(ctx, st, top[0], frames)
 	}
 	t.stepQueued(bctx, st)
