@@ -255,15 +255,20 @@ func TestAllocationsThroughSimulatedDDM(t *testing.T) {
 	if off := until[*allocationsResponse](c, "allocations response", nil).Body; off.Enabled || len(off.Allocations) != 0 {
 		t.Errorf("allocations off: %s", mustJSON(off))
 	}
-	if sim.AllocTracking() {
-		t.Error("the VM's tracker is still on after allocations {enable: false}")
+	for deadline := time.Now().Add(time.Minute); sim.AllocTracking(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the VM's tracker is still on a minute after allocations {enable: false}")
+		}
 	}
 	// On again, then the session ends: the VM's tracker is turned off
 	// (recording costs the app), before the connection closes.
 	c.send("allocations", map[string]any{"enable": true})
 	until[*allocationsResponse](c, "allocations response", nil)
-	if !sim.AllocTracking() {
-		t.Error("the VM's tracker is off after allocations {enable: true}")
+	// The VM turns its tracker on when it reads the chunk: wait for that.
+	for deadline := time.Now().Add(time.Minute); !sim.AllocTracking(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the VM's tracker is off a minute after allocations {enable: true}")
+		}
 	}
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect response", nil)
