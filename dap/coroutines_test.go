@@ -338,3 +338,34 @@ func TestKotlinEvaluateInAsyncFrame(t *testing.T) {
 		})
 	}
 }
+
+// A member suspend function's frame in an async stack shows and evaluates
+// with its receiver (the continuation's this$0): this in its Locals, this
+// and its properties by name in expressions.
+func TestKotlinEvaluateInMemberAsyncFrame(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--member"})
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Values.kt"), ktBP(t, "app/Values.kt", "memberInner"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in inner after yield").Body.ThreadId
+	frames := c.stackTrace(th)
+	async, ok := asyncFrames(frames)
+	if !ok || len(async) < 1 || !strings.HasSuffix(async[0].Name, "Tally.outer") {
+		t.Fatalf("async stack %s, want Tally.outer first", mustJSON(frames))
+	}
+	ktFrameAt(t, kc, async[0], "app/Values.kt", "memberOuter")
+	if vars := c.scopeVars(async[0].Id); vars["k"] != "2" || vars["base"] != "42" || !strings.Contains(vars["this"], "Tally") {
+		t.Errorf("outer's Locals %v, want this (a Tally), k=2, base=42", vars)
+	}
+	for _, x := range []struct{ expr, want string }{
+		{"k", "2"}, {"base", "42"}, {"this.start", "40"}, {"start + base", "82"}, {"this === this", "true"},
+	} {
+		body, errResp := c.evaluateIn(async[0].Id, "repl", x.expr)
+		switch {
+		case errResp != nil:
+			t.Errorf("%s: %s, want %s", x.expr, errResp.Body.Error.Format, x.want)
+		case body.Result != x.want:
+			t.Errorf("%s = %s, want %s", x.expr, body.Result, x.want)
+		}
+	}
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/eval"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
@@ -84,21 +85,28 @@ func (d *debuggee) asyncEnv(ctx context.Context, ar asyncRef) (*eval.Frame, erro
 			class = c
 		}
 	}
-	var this jdwp.Value
 	locals := make([]mirror.NamedValue, 0, len(af.Spilled))
 	for _, v := range af.Spilled {
+		if v.Name != "this" {
+			locals = append(locals, mirror.NamedValue{Name: v.Name, Value: v.Value})
+		}
+	}
+	return d.ev().Async(ar.thread, class, locals, d.asyncThis(ctx, af)), nil
+}
+
+// asyncThis is the receiver a suspended function's continuation keeps: a
+// spilled this, or the this$0 of a member function's continuation; a zero
+// value when it keeps none.
+func (d *debuggee) asyncThis(ctx context.Context, af *debugger.AsyncFrame) jdwp.Value {
+	for _, v := range af.Spilled {
 		if v.Name == "this" {
-			this = v.Value
-			continue
-		}
-		locals = append(locals, mirror.NamedValue{Name: v.Name, Value: v.Value})
-	}
-	if this.Tag == 0 {
-		if v, ok, err := d.vm.Field(ctx, af.Continuation, "this$0"); err == nil && ok {
-			this = v
+			return v.Value
 		}
 	}
-	return d.ev().Async(ar.thread, class, locals, this), nil
+	if v, ok, err := d.vm.Field(ctx, af.Continuation, "this$0"); err == nil && ok && v.Tag.IsObject() {
+		return v
+	}
+	return jdwp.Value{}
 }
 
 // stoppedEnv is an environment in the top frame of the thread the VM
