@@ -57,6 +57,7 @@ type stack struct {
 	locals   map[int32]*FrameLocals // by depth
 	async    *asyncStack            // the coroutine's async stack, nil until read
 	asyncFor int                    // the number of frames async was read for
+	at       jdwp.Location          // where the event of the stop happened (Class 0: unknown)
 }
 
 // FrameLocals are a frame's this object and visible locals.
