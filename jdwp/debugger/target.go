@@ -407,6 +407,18 @@ func (t *Target) end() {
 	t.fe.Ended(launching)
 }
 
+// Configured marks the front end's configuration done (as
+// ConfigurationDone does) and reports whether ConfigurationDone, with
+// entry, will let the VM run or arm the entry stop: only then must its
+// answer be ordered with stops (StopMu). Once configured, no start
+// suspension is held for it any more.
+func (t *Target) Configured(entry string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.life.configured = true
+	return t.life.heldStart || entry != ""
+}
+
 // ConfigurationDone lets the VM run: the suspension of VM_START (or of the
 // main class's prepare), if held, is released; with entry set, the session
 // stops at the first line of entry's main first.
