@@ -17,11 +17,14 @@ import (
 // capabilities, then the breakpoint's classes, methods, line tables and
 // request (5), and the stop's hold, which may leave before the client has
 // read the stopped event (it goes out as the stop is reported): 6, directly
-// and through the monitor alike. A change that adds a sequential round trip
-// to an attach, a step or an evaluation fails here.
+// and through the monitor alike. The first step is the warm one's 4 with the
+// locals' runtime types, their type's facts (java.lang.Object's are read at
+// the session's start) and the expanded object's field values' types: 7. A
+// change that adds a sequential round trip to an attach, a step or an
+// evaluation fails here.
 var linkCeilings = map[string]int{
 	actAttach:    6,
-	actFirstStep: 10,
+	actFirstStep: 7,
 	actStep:      4,
 	actSetBP:     1,
 	actEvaluate:  2,

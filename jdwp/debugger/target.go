@@ -252,6 +252,14 @@ func (t *Target) Start(ctx context.Context, run func(func())) error {
 			}
 		}
 	})
+	// java.lang.Object's facts, where every walk up a hierarchy ends, read
+	// beside the session's first requests: the first value of a type met
+	// costs a round trip less.
+	run(func() {
+		ctx, cancel := context.WithTimeout(t.ctx, t.Opts.RequestTimeout)
+		defer cancel()
+		t.VM.ReadType(ctx, "Ljava/lang/Object;")
+	})
 	run(t.Events.Run)
 	return nil
 }
