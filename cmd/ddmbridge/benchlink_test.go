@@ -18,13 +18,14 @@ import (
 // request (5), and the stop's hold, which may leave before the client has
 // read the stopped event (it goes out as the stop is reported): 6, directly
 // and through the monitor alike. The first step is the warm one's 4 with the
-// locals' runtime types, their type's facts (java.lang.Object's are read at
-// the session's start) and the expanded object's field values' types: 7. A
+// locals' runtime types and the expanded object's field values' types (their
+// declared types' facts are read beside the locals' values, java.lang.Object's
+// at the session's start): 6. A
 // change that adds a sequential round trip to an attach, a step or an
 // evaluation fails here.
 var linkCeilings = map[string]int{
 	actAttach:    6,
-	actFirstStep: 7,
+	actFirstStep: 6,
 	actStep:      4,
 	actSetBP:     1,
 	actEvaluate:  2,
