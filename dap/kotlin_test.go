@@ -287,7 +287,9 @@ func TestKotlinStepIntoSkipsIntrinsics(t *testing.T) {
 // never called: only inlined into main) binds where it was inlined (JVM
 // lines past Main.kt's end, through MainKt's source map) and stops there,
 // the frame reading Util.kt; a breakpoint on the call site stops once, on
-// the call, not again in the inlined body or its lambda.
+// the call, not again in the inlined body or its lambda. A class that
+// inlines them and loads later binds them as it loads: of the file's
+// package (app.Shapes) and of another (lib.Late).
 func TestKotlinInlineBreakpoints(t *testing.T) {
 	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
 		t.Run(string(mode), func(t *testing.T) {
@@ -351,6 +353,19 @@ func TestKotlinInlineBreakpoints(t *testing.T) {
 			if frames[0].Name != "logged (inlined)" || !strings.HasPrefix(frameName(frames[1]), "Shapes.describeAll") || !loggedVerified {
 				t.Errorf("logged's body stopped in %q over %q (verified by an event when app.Shapes loaded: %v), want logged (inlined) over Shapes.describeAll", frames[0].Name, frames[1].Name, loggedVerified)
 			}
+			// lib.Late, of another package, inlines twice and logged and loads
+			// last: both breakpoints bind there when it loads.
+			c.send("continue", map[string]any{"threadId": th})
+			frames = next()
+			ktFrameAt(t, kc, frames[0], "app/Util.kt", "twiceFirst")
+			ktFrameAt(t, kc, frames[1], "lib/Late.kt", "lateTwice")
+			if frames[0].Name != "twice (inlined)" || !strings.HasPrefix(frameName(frames[1]), "Late.run") {
+				t.Errorf("twice's body stopped in %q over %q, want twice (inlined) over Late.run", frames[0].Name, frames[1].Name)
+			}
+			c.send("continue", map[string]any{"threadId": th})
+			frames = next()
+			ktFrameAt(t, kc, frames[0], "app/Util.kt", "loggedBody")
+			ktFrameAt(t, kc, frames[1], "lib/Late.kt", "lateLogged")
 			c.send("disconnect", nil)
 			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 		})

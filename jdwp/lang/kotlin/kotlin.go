@@ -378,3 +378,8 @@ func (language) LambdaMethod(name string) (int, bool) {
 	}
 	return n, true
 }
+
+// InlineBody says whether line of a .kt source (its text) lies in an inline
+// function's declaration: code kotlinc copies into its callers, in any
+// package.
+func (language) InlineBody(src []byte, line int) bool { return InlineBody(src, line) }
