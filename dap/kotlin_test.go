@@ -1,7 +1,9 @@
 package dap
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -530,4 +532,107 @@ func TestKotlinNestedInlineFrames(t *testing.T) {
 	}
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// Breakpoints by column in Kotlin, as IntelliJ's lambda breakpoints: on a
+// line with a lambda compiled to a method (pick: MainKt.main$lambda$N, or
+// the class MainKt$main$pick$1's invoke) and two inlined into main (map's
+// and filter's: main's code in the scope of their $i$a$ markers),
+// breakpointLocations offers the line and each lambda's body; a column on a
+// lambda stops in that lambda only, hit by its own line (the inlined ones
+// once per element, with their `it`), in both lambda modes; a column
+// before the first lambda stops in main's code of the line only; the line
+// breakpoint stops where it did (main, then pick's body at each call).
+func TestKotlinLambdaColumns(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode)
+			main := filepath.Join(kc.Sources, "app", "Main.kt")
+			line := kotlintest.Line(t, "app/Main.kt", "lambdaColumns")
+			src, err := os.ReadFile(main)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Split(string(src), "\n")[line-1]
+			indent := len(text) - len(strings.TrimLeft(text, " ")) + 1
+			col := func(lambda string) int { return strings.Index(text, lambda) + 3 } // the body after "{ "
+			pick, mapCol, filter := col("{ it > 40"), col("{ it.total"), col("{ pick(it)")
+			c.send("breakpointLocations", map[string]any{"source": map[string]any{"path": main}, "line": line})
+			locs := expect[*godap.BreakpointLocationsResponse](c).Body.Breakpoints
+			want := []godap.BreakpointLocation{{Line: line, Column: indent}, {Line: line, Column: pick}, {Line: line, Column: mapCol}, {Line: line, Column: filter}}
+			if mustJSON(locs) != mustJSON(want) {
+				t.Errorf("breakpointLocations %s, want %s", mustJSON(locs), mustJSON(want))
+			}
+			bps := c.setBreakpoints(main, map[string]any{"line": line, "column": mapCol}, map[string]any{"line": line, "column": filter},
+				map[string]any{"line": line, "column": pick}, map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "callLabel")})
+			if len(bps) != 4 || !bps[0].Verified || !bps[1].Verified {
+				t.Fatalf("column breakpoints on the inlined lambdas (in the loaded app.MainKt): %s", mustJSON(bps))
+			}
+			names := map[int]string{bps[0].Id: "map", bps[1].Id: "filter", bps[2].Id: "pick", bps[3].Id: "end"}
+			type hit struct{ bp, it string }
+			var got []hit
+			stop := c.ktConfigurationDone()
+			for {
+				stop = c.ktStop(stop, "a stop on the lambdas' line")
+				th := stop.Body.ThreadId
+				if len(stop.Body.HitBreakpointIds) != 1 {
+					t.Fatalf("stopped %s, want one breakpoint", mustJSON(stop.Body))
+				}
+				name := names[stop.Body.HitBreakpointIds[0]]
+				if name == "end" {
+					break
+				}
+				vars, frames := c.locals(th)
+				ktFrameAt(t, kc, frames[0], "app/Main.kt", "lambdaColumns")
+				inMain := strings.HasPrefix(frameName(frames[0]), "MainKt.main") && !strings.Contains(frames[0].Name, "lambda")
+				if inMain != (name != "pick") {
+					t.Errorf("the %s lambda's stop in %q", name, frames[0].Name)
+				}
+				it := vars["it"].Value
+				if strings.Contains(it, "tea") {
+					it = "tea"
+				} else if strings.Contains(it, "cake") {
+					it = "cake"
+				}
+				got = append(got, hit{name, it})
+				c.ktContinue(th)
+				stop = nil
+			}
+			wantHits := []hit{{"map", "tea"}, {"map", "cake"}, {"filter", "30"}, {"pick", "30"}, {"filter", "45"}, {"pick", "45"}}
+			if mustJSON(got) != mustJSON(wantHits) {
+				t.Errorf("stops (breakpoint, it) %+v, want %+v", got, wantHits)
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+
+			// The line's own code (a column before the first lambda), and the
+			// line breakpoint: main's code, then pick's body at each call.
+			for _, bp := range []map[string]any{{"line": line, "column": indent}, {"line": line}} {
+				c, kc := ktSession(t, mode)
+				c.setBreakpoints(main, bp, map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "callLabel")})
+				var in []string
+				stop := c.ktConfigurationDone()
+				for {
+					stop = c.ktStop(stop, "a stop on the lambdas' line")
+					frames := c.stackTrace(stop.Body.ThreadId)
+					if frames[0].Line != line {
+						break
+					}
+					ktFrameAt(t, kc, frames[0], "app/Main.kt", "lambdaColumns")
+					in = append(in, map[bool]string{true: "lambda", false: "main"}[strings.Contains(frames[0].Name, "lambda") || strings.Contains(frames[0].Name, "pick")])
+					c.ktContinue(stop.Body.ThreadId)
+					stop = nil
+				}
+				want := []string{"main"}
+				if _, column := bp["column"]; !column {
+					want = []string{"main", "lambda", "lambda"}
+				}
+				if !slices.Equal(in, want) {
+					t.Errorf("breakpoint %v stopped in %q, want %q", bp, in, want)
+				}
+				c.send("disconnect", nil)
+				until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+			}
+		})
+	}
 }

@@ -426,7 +426,11 @@ func (t *Target) install(ctx context.Context, bp *breakpoint, class jdwp.Referen
 		}
 	}
 	if bp.column > 0 && bp.file != nil {
-		locs = t.byColumn(ctx, locs, bp.file.path, line, bp.column)
+		if li, ok := bp.file.lang.(LambdaInliner); ok {
+			locs = t.byLambdaColumn(ctx, li, bp.file, class, locs, line, bp.column)
+		} else {
+			locs = t.byColumn(ctx, locs, bp.file.path, line, bp.column)
+		}
 	}
 	for _, loc := range locs {
 		t.booking.RLock()

@@ -192,12 +192,6 @@ func (language) Variables(names []string) (shown []string, ok []bool) {
 // the callers' source maps.
 func (language) Inlines() bool { return true }
 
-// Lambdas finds no lambdas yet: Kotlin's braces are blocks and lambdas
-// alike, and kotlinc names lambda bodies otherwise than javac (main$lambda$0,
-// MainKt$main$1). A breakpoint with a column stops at every location of its
-// line, as one without.
-func (language) Lambdas(string) []lang.Lambda { return nil }
-
 // Inlined says whether a location is code inlined into its method (its JVM
 // line maps, in the Kotlin stratum, to a file other than the class's own):
 // then fn names the inline function (from the innermost live $i$f$ marker
@@ -360,9 +354,6 @@ func (language) LazyUninitialized(sig string) bool { return sig == "Lkotlin/UNIN
 // Package is the package a .kt file declares (with or without ';'), read
 // from its head.
 func (language) Package(head []byte) string { return ParseFile("x.kt", head).Package }
-
-// LambdaAt finds none (Lambdas finds none yet).
-func (language) LambdaAt([]lang.Lambda, int) int { return -1 }
 
 // LambdaMethod says whether a method holds a lambda's body as Kotlin 2's
 // invokedynamic lambdas are named (main$lambda$1: its number 1); a lambda

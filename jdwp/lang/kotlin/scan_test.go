@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 )
 
 // The scanner passes comments (nested too), strings, raw strings and
@@ -69,8 +71,9 @@ class C {
 	}
 }
 
-// FuzzScan: any text scans to tokens in order, within its lines, and its
-// inline bodies are line ranges of the text.
+// FuzzScan: any text scans to tokens in order, within its lines, its
+// inline bodies are line ranges of the text, and its first line's lambdas
+// lie in order within it.
 func FuzzScan(f *testing.F) {
 	f.Add("inline fun f() { g { it } }\n")
 	f.Add("val s = \"${a.let { \"${b}\" }}\" /* /* */ */ '\\'' \"\"\"${x}\"\"\"\n")
@@ -89,5 +92,66 @@ func FuzzScan(f *testing.F) {
 				t.Fatalf("inline body %v in %d lines", r, lines)
 			}
 		}
+		line, _, _ := strings.Cut(src, "\n")
+		spans := Lambdas(line)
+		for i, l := range spans {
+			if l.Arrow < 1 || l.Body <= l.Arrow || l.Body > l.End || l.End > len(line)+1 || i > 0 && l.Arrow <= spans[i-1].Arrow {
+				t.Fatalf("lambda %+v of %q (%d bytes) out of place or order", l, line, len(line))
+			}
+			if p := Lang.LambdaAt(spans, l.Body); p < i || p >= len(spans) {
+				t.Fatalf("LambdaAt(%d) = %d, want the lambda %d or one inside it", l.Body, p, i)
+			}
+		}
 	})
+}
+
+// Lambdas finds the lambda literals of a line whose body starts on it, with
+// the call each is passed to; blocks, templates, strings and comments are
+// not lambdas.
+func TestLambdas(t *testing.T) {
+	for text, want := range map[string][]lang.Lambda{
+		`    val pick: (Long) -> Boolean = { it > 40 }; val big = orders.map { it.total }.filter { pick(it) }`: {
+			{Arrow: 35, Body: 37, End: 45, Callee: ""}, {Arrow: 69, Body: 71, End: 80, Callee: "map"}, {Arrow: 89, Body: 91, End: 100, Callee: "filter"},
+		},
+		`    val text = shop.orders.joinToString(",") { line(it) } // @describeText`: {{Arrow: 46, Body: 48, End: 57, Callee: "joinToString"}},
+		`    val square: (Int) -> Int = { n -> n * n } // @lambda`:                   {{Arrow: 32, Body: 39, End: 45}},
+		`    orders.forEach { o ->`:                                                  nil,
+		`fun f(x: Int): Int {`:                                                       nil,
+		`    if (x > 0) { y() } else { z() }`:                                        nil,
+		`class A(val x: Int) : B() {`:                                                nil,
+		`    val s = "${a.let { it }} { not } $x" // { no }`:                         {{Arrow: 22, Body: 24, End: 27, Callee: "let"}},
+		`    is String -> { x }`:                                                     nil,
+		`fun g() = run { 1 }`:                                                        {{Arrow: 15, Body: 17, End: 19, Callee: "run"}},
+		`    f(1, { a, b -> a + b }, block = { 2 })`:                                 {{Arrow: 10, Body: 20, End: 26, Callee: "f"}, {Arrow: 37, Body: 39, End: 41, Callee: "f"}},
+		`    logged("x") { 3 }.let<Int, Int> { it }`:                                 {{Arrow: 17, Body: 19, End: 21, Callee: "logged"}, {Arrow: 37, Body: 39, End: 42, Callee: "let"}},
+	} {
+		got := Lambdas(text)
+		if !slices.Equal(got, want) {
+			t.Errorf("Lambdas(%q) = %+v, want %+v", text, got, want)
+		}
+	}
+	if p := Lang.LambdaAt(Lambdas(`x.map { a.let { it } }`), 16); p != 1 {
+		t.Errorf("LambdaAt the inner lambda = %d, want 1", p)
+	}
+}
+
+// The markers of inlined lambdas name the inline function they were passed
+// to, in both of kotlinc's schemes; lambda bodies are methods of either
+// lambda mode.
+func TestInlinedLambdaAndLambdaBody(t *testing.T) {
+	l := Lang.(language)
+	for v, want := range map[string]string{`$i$a$-forEach-MainKt$total$1`: "forEach", `$i$a$-twice-Late$run$pair$1`: "twice", `$i$a$-map-A\2\40\1`: "map", `$i$f$forEach`: "", "it": ""} {
+		if fn, ok := l.InlinedLambda(v); fn != want || ok != (want != "") {
+			t.Errorf("InlinedLambda(%q) = %q, %v; want %q", v, fn, ok, want)
+		}
+	}
+	for _, c := range []struct {
+		class, method string
+		n             int
+		ok            bool
+	}{{"app.MainKt", "main$lambda$2", 2, true}, {"app.MainKt$main$square$1", "invoke", 1, true}, {"app.MainKt", "invoke", -1, false}, {"app.MainKt$main$2", "invokeSuspend", 2, true}, {"app.MainKt", "main", -1, false}} {
+		if n, ok := l.LambdaBody(c.class, c.method); n != c.n || ok != c.ok {
+			t.Errorf("LambdaBody(%s, %s) = %d, %v; want %d, %v", c.class, c.method, n, ok, c.n, c.ok)
+		}
+	}
 }
