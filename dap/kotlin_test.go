@@ -542,7 +542,9 @@ func TestKotlinNestedInlineFrames(t *testing.T) {
 // lambda stops in that lambda only, hit by its own line (the inlined ones
 // once per element, with their `it`), in both lambda modes; a column
 // before the first lambda stops in main's code of the line only; the line
-// breakpoint stops where it did (main, then pick's body at each call).
+// breakpoint stops where it did (main, then pick's body at each call). An
+// inlined lambda whose body starts on the next line (forEach { o ->) is
+// offered too, and stops at its body's first line.
 func TestKotlinLambdaColumns(t *testing.T) {
 	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
 		t.Run(string(mode), func(t *testing.T) {
@@ -601,6 +603,38 @@ func TestKotlinLambdaColumns(t *testing.T) {
 			wantHits := []hit{{"map", "tea"}, {"map", "cake"}, {"filter", "30"}, {"pick", "30"}, {"filter", "45"}, {"pick", "45"}}
 			if mustJSON(got) != mustJSON(wantHits) {
 				t.Errorf("stops (breakpoint, it) %+v, want %+v", got, wantHits)
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+
+			// A lambda whose body starts on the next line, inlined (total's
+			// orders.forEach { o ->): offered at the line's end, its column
+			// stops at the body's first line, once per order.
+			c, kc = ktSession(t, mode)
+			feLine := kotlintest.Line(t, "app/Main.kt", "forEachLine")
+			feText := strings.Split(string(src), "\n")[feLine-1]
+			feCol := strings.Index(feText, "->") + 3
+			c.send("breakpointLocations", map[string]any{"source": map[string]any{"path": main}, "line": feLine})
+			locs = expect[*godap.BreakpointLocationsResponse](c).Body.Breakpoints
+			if len(locs) != 2 || locs[1] != (godap.BreakpointLocation{Line: feLine, Column: feCol}) {
+				t.Errorf("breakpointLocations on forEach's line %s, want the line and column %d", mustJSON(locs), feCol)
+			}
+			c.setBreakpoints(main, map[string]any{"line": feLine, "column": feCol}, map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "callDescribe")})
+			var orders []string
+			stop = c.ktConfigurationDone()
+			for {
+				stop = c.ktStop(stop, "a stop in forEach's lambda")
+				vars, frames := c.locals(stop.Body.ThreadId)
+				if frames[0].Line != kotlintest.Line(t, "app/Main.kt", "forEachBody") {
+					ktFrameAt(t, kc, frames[0], "app/Main.kt", "callDescribe")
+					break
+				}
+				orders = append(orders, map[bool]string{true: "tea", false: "cake"}[strings.Contains(vars["o"].Value, "tea")])
+				c.ktContinue(stop.Body.ThreadId)
+				stop = nil
+			}
+			if !slices.Equal(orders, []string{"tea", "cake"}) {
+				t.Errorf("forEach's lambda stopped for %q, want tea, cake", orders)
 			}
 			c.send("disconnect", nil)
 			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })

@@ -17,8 +17,12 @@ import (
 //     scope of a marker variable naming the inline function
 //     ($i$a$-forEach-…: the variable table gives the code range; a lambda
 //     an inline function calls twice has two ranges), whose code begins on
-//     the line; it is matched to the line's first lambda not yet matched
-//     passed to a call of that name;
+//     the line — or, for a lambda whose body starts on a later line
+//     (`forEach { o ->`), whose code just before its range is the line's
+//     (through the KotlinDebug stratum when that is the inline function's
+//     code); it is matched to the line's first lambda not yet matched
+//     passed to a call of that name (and starting its body alike), and
+//     stops at the first code of each range;
 //   - a lambda compiled to a method (main$lambda$1, or a lambda class's
 //     invoke) whose code begins on the line takes, in its number's order,
 //     the lambdas the markers left.
@@ -27,8 +31,9 @@ import (
 // the line in each of its ranges, or in its method. A column before the
 // line's first lambda stops in the line's own code (the methods that are no
 // lambda's). When the code does not match the line (a lambda the source
-// reading missed), the breakpoint stops at every location of the line, as
-// one without a column. Lambdas compiled to classes (-Xlambdas=class) that
+// reading missed, a lambda compiled to a method whose body starts on a
+// later line), the breakpoint stops at every location of the line, as one
+// without a column. Lambdas compiled to classes (-Xlambdas=class) that
 // are not loaded yet are matched as they load; of several such lambdas on
 // one line not all loaded, a column on one stops in each of them, and
 // once loaded they are ordered by their classes' names (kotlinc numbers
@@ -53,6 +58,7 @@ type lambdaCode struct {
 	fn    string // an inlined lambda's function ("" for a method)
 	n     int    // a method lambda's number
 	start uint64 // an inlined lambda's first code index
+	later bool   // an inlined lambda opened on the line whose code starts on a later one
 	locs  []jdwp.Location
 }
 
@@ -101,12 +107,12 @@ func (t *Target) byLambdaColumn(ctx context.Context, li LambdaInliner, f *source
 	for i, s := range spans {
 		match[i] = -1
 		for j, in := range inlined {
-			if !used[j] && s.Callee != "" && in.fn == s.Callee {
+			if !used[j] && s.Callee != "" && in.fn == s.Callee && in.later == s.Later {
 				used[j], match[i] = true, j
 				break
 			}
 		}
-		if match[i] < 0 {
+		if match[i] < 0 && !s.Later {
 			rank[i] = nMethods
 			nMethods++
 		}
@@ -118,6 +124,8 @@ func (t *Target) byLambdaColumn(ctx context.Context, li LambdaInliner, f *source
 	}
 	var target []lambdaCode
 	switch {
+	case match[pos] < 0 && spans[pos].Later:
+		return locs // a lambda method whose body starts on a later line: not found from the line
 	case match[pos] >= 0:
 		target = []lambdaCode{inlined[match[pos]]}
 	case len(methods) == nMethods || nMethods == 1 && len(methods) > 0:
@@ -199,12 +207,14 @@ func (t *Target) lambdaCodeOn(ctx context.Context, li LambdaInliner, class jdwp.
 		for _, n := range names {
 			scopes := byName[n]
 			sort.Slice(scopes, func(a, b int) bool { return scopes[a].from < scopes[b].from })
-			if lineAt(lt, scopes[0].from) != line {
-				continue // a lambda begun on another line
+			first := lineAt(lt, scopes[0].from)
+			later := first != line && scopes[0].from > 0 && t.callLine(ctx, class, lineAt(lt, scopes[0].from-1)) == line
+			if first != line && !later {
+				continue // a lambda opened on another line
 			}
-			c := lambdaCode{class: class, name: name, fn: fns[n], start: scopes[0].from}
+			c := lambdaCode{class: class, name: name, fn: fns[n], start: scopes[0].from, later: later}
 			for _, s := range scopes {
-				if lineAt(lt, s.from) == line {
+				if later || lineAt(lt, s.from) == line {
 					c.locs = append(c.locs, jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: class, Method: m.ID, Index: s.from})
 				} else {
 					c.locs = append(c.locs, firstOfLine(class, m.ID, lt, line, s.from, s.to)...)
@@ -252,4 +262,14 @@ func firstOfLine(class jdwp.ReferenceTypeID, method jdwp.MethodID, lt mirror.Lin
 		return nil
 	}
 	return []jdwp.Location{{TypeTag: jdwp.TypeTagClass, Class: class, Method: method, Index: best}}
+}
+
+// callLine is the line of the file a JVM line of class stands for at a
+// call: itself, or, for code inlined there (a line past the file's end),
+// the line of the call it was inlined for (the KotlinDebug stratum).
+func (t *Target) callLine(ctx context.Context, class jdwp.ReferenceTypeID, line int) int {
+	if l, ok, err := t.VM.MapLine(ctx, class, "KotlinDebug", line); err == nil && ok {
+		return l.Line
+	}
+	return line
 }

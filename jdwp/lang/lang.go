@@ -75,6 +75,9 @@ type Lambda struct {
 	// says ("forEach" for Kotlin's `orders.forEach { … }`): a compiler that
 	// inlines the lambda into its caller marks its code with that name.
 	Callee string
+	// Later says the lambda's body starts on a later line (`forEach { o ->`
+	// closing the line): Body is then where it would start on this one.
+	Later bool
 }
 
 // Located is what the VM says of a location: the class's JNI signature,

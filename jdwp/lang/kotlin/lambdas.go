@@ -34,11 +34,12 @@ var blockCalls = map[string]bool{
 // declWords start declarations whose header a body's '{' ends.
 var declWords = map[string]bool{"fun": true, "class": true, "interface": true, "object": true, "enum": true}
 
-// Lambdas finds the lambdas of a line whose body starts on it, in source
-// order: Arrow is the column of the '{', Body that of the body's first
-// token (after the parameters' `->`), End that of the closing '}' (or the
-// end of the line), Callee the function the lambda is passed to ("" when
-// none: assigned, returned).
+// Lambdas finds the lambdas opened on a line, in source order: Arrow is
+// the column of the '{', Body that of the body's first token (after the
+// parameters' `->`; for a body that starts on a later line, Later, where
+// it would start on this one), End that of the closing '}' (or the end of
+// the line), Callee the function the lambda is passed to ("" when none:
+// assigned, returned). An empty lambda `{ }` is none.
 func (language) Lambdas(text string) []lang.Lambda { return Lambdas(text) }
 
 // Lambdas is the language's Lambdas.
@@ -58,10 +59,20 @@ func Lambdas(text string) []lang.Lambda {
 			end = toks[closing].col
 		}
 		body := bodyStart(toks, k, closing)
-		if body < 0 || toks[body].line != 1 {
-			continue // its body starts on a later line
+		switch {
+		case body >= 0 && toks[body].line == 1:
+			out = append(out, lang.Lambda{Arrow: t.col, Body: toks[body].col, End: end, Callee: callee(toks, k)})
+		case body < 0 && closing < 0:
+			// Its body starts on a later line: offered where it would start
+			// on this one, after the parameters' arrow if any.
+			at := t.col + 1
+			for j := k + 1; j < len(toks); j++ {
+				if toks[j].text == "->" {
+					at = toks[j].col + 2
+				}
+			}
+			out = append(out, lang.Lambda{Arrow: t.col, Body: min(at, end), End: end, Callee: callee(toks, k), Later: true})
 		}
-		out = append(out, lang.Lambda{Arrow: t.col, Body: toks[body].col, End: end, Callee: callee(toks, k)})
 	}
 	return out
 }
