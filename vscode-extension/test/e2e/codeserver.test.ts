@@ -1946,9 +1946,11 @@ async function kotlinWorkspace(): Promise<string> {
   const kt = await compileKotlinFixture();
   log(`Kotlin fixture compiled: ${kt.classes}`);
   const root = path.join(wsDir, 'kotlin');
-  fs.mkdirSync(path.join(root, 'app'), { recursive: true });
-  for (const f of fs.readdirSync(path.join(kt.sources, 'app'))) {
-    fs.copyFileSync(path.join(kt.sources, 'app', f), path.join(root, 'app', f));
+  for (const dir of ['app', 'lib']) {
+    fs.mkdirSync(path.join(root, dir), { recursive: true });
+    for (const f of fs.readdirSync(path.join(kt.sources, dir))) {
+      fs.copyFileSync(path.join(kt.sources, dir, f), path.join(root, dir, f));
+    }
   }
   const launchFile = path.join(wsDir, '.vscode', 'launch.json');
   const launch = JSON.parse(fs.readFileSync(launchFile, 'utf8')) as { configurations: Record<string, unknown>[] };
@@ -2052,6 +2054,7 @@ test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frame
   const afterTwiceLine = kotlinLine(mainKt, 'afterTwice');
   const loggedLine = kotlinLine(utilKt, 'loggedBody');
   const callLoggedLine = kotlinLine(shapesKt, 'callLogged');
+  const lateLoggedLine = kotlinLine(path.join(ktRoot, 'lib', 'Late.kt'), 'lateLogged');
 
   // Breakpoints: in an apply lambda and on a call of an inline function
   // (Main.kt), and in the inline function logged's body (Util.kt), which
@@ -2144,6 +2147,15 @@ test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frame
   );
   await shot('e2e-kotlin-inlined-frame');
   log(`Kotlin: inline frame ${JSON.stringify(inl.slice(0, 3))}`);
+
+  // 4. Continue into logged's body inlined into lib.Late, of another package,
+  // loaded last: the breakpoint binds there as it loads.
+  await palette('Debug: Continue');
+  await topStackFrames(
+    [new RegExp(`logged \\(inlined\\).*Util\\.kt\\s*${loggedLine}:`), new RegExp(`Late\\.run.*Late\\.kt\\s*${lateLoggedLine}:`)],
+    `logged (inlined) at Util.kt:${loggedLine} over Late.run at Late.kt:${lateLoggedLine}`,
+  );
+  log('Kotlin: inline frame in lib.Late');
 
   // The program runs to its end.
   await palette('Debug: Continue');
