@@ -211,6 +211,8 @@ func (t *Target) readLocals(ctx context.Context, f mirror.Frame) (*FrameLocals, 
 	if err != nil {
 		return nil, err
 	}
+	// Made live once here for the two reads below (each would otherwise
+	// refresh a stale id itself) and kept live in the copy.
 	if f, err = t.VM.Live(ctx, f); err != nil {
 		return nil, err
 	}
