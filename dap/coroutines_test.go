@@ -3,6 +3,7 @@ package dap
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,6 +140,79 @@ func TestKotlinCoroutinesFromThreads(t *testing.T) {
 	}
 	c.ktContinue(th)
 	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
+// Without the debug probes, the coroutines no thread runs are found
+// through the job trees of those the stopped threads run: stopped in
+// runBlocking's body (--family), the list holds every coroutine the
+// program names as its descendants (it prints them), each suspended one
+// with its stack (sleepIn at its delay, then its launch lambda), the one
+// on Dispatchers.Default named so, the lazy one created; in both lambda
+// modes.
+func TestKotlinCoroutinesFromJobs(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode, "args", []string{"--family"})
+			c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "familyReady"))
+			c.skip["output"] = false
+			c.send("configurationDone", nil)
+			var printed string
+			var stop *godap.StoppedEvent
+			for stop == nil {
+				switch m := c.next().(type) {
+				case *godap.OutputEvent:
+					if out, ok := strings.CutPrefix(m.Body.Output, "family: "); ok {
+						printed = strings.TrimSpace(out)
+					}
+				case *godap.StoppedEvent:
+					stop = m
+				}
+			}
+			c.skip["output"] = true
+			body := c.coroutinesList(map[string]any{})
+			if body.Source != ext.CoroutinesFromJobs || !strings.Contains(body.Note, "not installed") {
+				t.Errorf("source %q note %q, want %q and why", body.Source, body.Note, ext.CoroutinesFromJobs)
+			}
+			byName := map[string]ext.Coroutine{}
+			var listed []string
+			for _, co := range body.Coroutines {
+				name, _, _ := strings.Cut(co.Name, "#")
+				byName[name] = co
+				if name != "family" {
+					listed = append(listed, name)
+				}
+			}
+			slices.Sort(listed)
+			if want := "answer default-sleeper grandchild lazy parent sleeper-0 sleeper-1"; printed != want || strings.Join(listed, " ") != printed {
+				t.Errorf("listed %q, the program printed %q (want %q)", listed, printed, want)
+			}
+			if f := byName["family"]; f.State != ext.CoroutineRunning || f.ThreadID != stop.Body.ThreadId {
+				t.Errorf("family %s, want running in thread %d", mustJSON(f), stop.Body.ThreadId)
+			}
+			delayLine := kotlintest.Line(t, "app/Coroutines.kt", "familyDelay")
+			for _, name := range []string{"sleeper-0", "sleeper-1", "default-sleeper", "answer", "grandchild"} {
+				co := byName[name]
+				if co.State != ext.CoroutineSuspended || len(co.Frames) < 2 || co.Frames[0].Line != delayLine || !strings.Contains(co.Frames[0].Name, "sleepIn") || co.Frames[0].Source == nil {
+					t.Errorf("%s: %s, want suspended in sleepIn at line %d, then its lambda", name, mustJSON(co), delayLine)
+				}
+			}
+			if d := byName["default-sleeper"].Dispatcher; d != "Dispatchers.Default" {
+				t.Errorf("default-sleeper's dispatcher %q", d)
+			}
+			if d := byName["sleeper-0"].Dispatcher; d != "BlockingEventLoop" {
+				t.Errorf("sleeper-0's dispatcher %q, want runBlocking's BlockingEventLoop", d)
+			}
+			// awaitCancellation is a suspend function of its own (Delay.kt).
+			if p := byName["parent"]; p.State != ext.CoroutineSuspended || len(p.Frames) < 2 || !strings.Contains(p.Frames[0].Name, "awaitCancellation") || p.Frames[1].Line != kotlintest.Line(t, "app/Coroutines.kt", "familyParent") {
+				t.Errorf("parent %s, want suspended in awaitCancellation, called at its line", mustJSON(p))
+			}
+			if l := byName["lazy"]; l.State != ext.CoroutineCreated || len(l.Frames) != 0 {
+				t.Errorf("lazy %s, want created, no frames", mustJSON(l))
+			}
+			c.ktContinue(stop.Body.ThreadId)
+			until[*godap.TerminatedEvent](c, "the program's end", nil)
+		})
+	}
 }
 
 // With kotlinx-coroutines' debug probes installed (-javaagent: the core

@@ -464,9 +464,6 @@ func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameForm
 		}
 		var vals []jdwp.Value
 		if (ff.ParameterValues || all) && len(args) == len(params) && len(args) > 0 {
-			if lf, lerr := d.vm.Live(ctx, f); lerr == nil {
-				f = lf // a method the debugger ran in the thread gave its frames new ids
-			}
 			vals, _ = d.vm.ReadLocals(ctx, f, args)
 		}
 		for i, p := range params {

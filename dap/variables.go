@@ -135,14 +135,29 @@ func (c *pendingVar) children(ctx context.Context, d *debuggee, _ string, _, _ i
 // quoted, boxed values as their primitive, arrays as int[3] with paged
 // elements, other objects through package mirror (a logical view or a
 // summary, and their fields). References cost one ObjectType lookup, for
-// their runtime type.
+// their runtime type (an array's length is asked with it).
 func (d *debuggee) variable(ctx context.Context, name, evalName string, v jdwp.Value) (godap.Variable, error) {
 	sig := ""
 	switch {
 	case v.Tag == jdwp.TagString:
 		sig = "Ljava/lang/String;"
 	case v.Tag.IsObject() && !v.IsNull():
-		_, s, err := d.vm.ObjectType(ctx, v.Object())
+		var s string
+		var err error
+		if v.Tag == jdwp.TagArray {
+			// An array shows its length: asked with its type, not after
+			// (kept; an error is met again below).
+			mirror.Parallel(2, func(i int) error {
+				if i == 0 {
+					_, s, err = d.vm.ObjectType(ctx, v.Object())
+				} else {
+					d.vm.ArrayLength(ctx, v.Object())
+				}
+				return nil
+			})
+		} else {
+			_, s, err = d.vm.ObjectType(ctx, v.Object())
+		}
 		if isCollected(err) {
 			return godap.Variable{Name: name, Value: "<collected>", EvaluateName: evalName}, nil
 		}
