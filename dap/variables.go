@@ -519,13 +519,18 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 	return out, err
 }
 
-// children of a continuation of an async stack: the variables it keeps
-// while suspended, under the source's names (their expressions name the
-// continuation's fields, which no frame can evaluate).
+// children of a continuation of an async stack: its receiver (this, for a
+// member function) and the variables it keeps while suspended, under the
+// source's names, as the frame's expressions name them.
 func (c *spilledScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
-	vals := make([]named, len(c.af.Spilled))
-	for i, v := range c.af.Spilled {
-		vals[i] = named{v.Name, "", v.Value}
+	vals := make([]named, 0, len(c.af.Spilled)+1)
+	if this := d.asyncThis(ctx, c.af); this.Tag != 0 && !this.IsNull() {
+		vals = append(vals, named{"this", "this", this})
+	}
+	for _, v := range c.af.Spilled {
+		if v.Name != "this" {
+			vals = append(vals, named{v.Name, v.Name, v.Value})
+		}
 	}
 	return d.variables(ctx, vals)
 }

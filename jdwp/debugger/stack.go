@@ -59,6 +59,7 @@ type stack struct {
 	locals   map[int32]*FrameLocals // by depth
 	async    *asyncStack            // the coroutine's async stack, nil until read
 	asyncFor int                    // the number of frames async was read for
+	at       jdwp.Location          // where the event of the stop happened (Class 0: unknown)
 }
 
 // FrameLocals are a frame's this object and visible locals.
@@ -210,6 +211,8 @@ func (t *Target) readLocals(ctx context.Context, f mirror.Frame) (*FrameLocals, 
 	if err != nil {
 		return nil, err
 	}
+	// Made live once here for the two reads below (each would otherwise
+	// refresh a stale id itself) and kept live in the copy.
 	if f, err = t.VM.Live(ctx, f); err != nil {
 		return nil, err
 	}
