@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -553,7 +554,9 @@ func TestKotlinNestedInlineFrames(t *testing.T) {
 // before the first lambda stops in main's code of the line only; the line
 // breakpoint stops where it did (main, then pick's body at each call). An
 // inlined lambda whose body starts on the next line (forEach { o ->) is
-// offered too, and stops at its body's first line.
+// offered too, and stops at its body's first line; so do a suspend
+// lambda's (runBlocking {), in its invokeSuspend only, and a lambda
+// method's (val later = {).
 func TestKotlinLambdaColumns(t *testing.T) {
 	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
 		t.Run(string(mode), func(t *testing.T) {
@@ -645,6 +648,53 @@ func TestKotlinLambdaColumns(t *testing.T) {
 			if !slices.Equal(orders, []string{"tea", "cake"}) {
 				t.Errorf("forEach's lambda stopped for %q, want tea, cake", orders)
 			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+
+			// A lambda compiled to a method (a suspend lambda's class) whose
+			// body starts on the next line (runBlocking {): its column stops
+			// in the lambda's body only, at its first line.
+			c, kc = ktSession(t, mode)
+			rbBody := kotlintest.Line(t, "app/Main.kt", "runBlocking")
+			rbText := strings.Split(string(src), "\n")[rbBody-2]
+			if !strings.HasSuffix(strings.TrimSpace(rbText), "runBlocking {") {
+				t.Fatalf("the line before @runBlocking is %q, want runBlocking's opening", rbText)
+			}
+			c.setBreakpoints(main, map[string]any{"line": rbBody - 1, "column": strings.Index(rbText, "{") + 2}, map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "done")})
+			var rb []string
+			stop = c.ktConfigurationDone()
+			for {
+				stop = c.ktStop(stop, "a stop in runBlocking's lambda")
+				frames := c.stackTrace(stop.Body.ThreadId)
+				if frames[0].Line == kotlintest.Line(t, "app/Main.kt", "done") {
+					break
+				}
+				rb = append(rb, fmt.Sprintf("%s:%d", frameName(frames[0]), frames[0].Line))
+				c.ktContinue(stop.Body.ThreadId)
+				stop = nil
+			}
+			if len(rb) != 1 || !strings.Contains(rb[0], "invokeSuspend") || !strings.HasSuffix(rb[0], fmt.Sprintf(":%d", rbBody)) {
+				t.Errorf("runBlocking's lambda column stopped at %q, want once in its invokeSuspend at line %d", rb, rbBody)
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+
+			// A lambda compiled to a method (not suspending) whose body starts
+			// on the next line (val later = {): its column stops in the
+			// lambda's body only, at its first line, not in main.
+			c, kc = ktSession(t, mode)
+			lLine := kotlintest.Line(t, "app/Main.kt", "laterLambda")
+			lText := strings.Split(string(src), "\n")[lLine-1]
+			c.setBreakpoints(main, map[string]any{"line": lLine, "column": strings.Index(lText, "{") + 2}, map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "callLabel")})
+			stop = c.ktStop(c.ktConfigurationDone(), "the stop in the later lambda")
+			frames := c.stackTrace(stop.Body.ThreadId)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "laterBody")
+			if n := frames[0].Name; !strings.Contains(n, "lambda") && !strings.Contains(n, "later") {
+				t.Errorf("the later lambda's column stopped in %q, want the lambda", n)
+			}
+			c.ktContinue(stop.Body.ThreadId)
+			stop = c.ktStop(nil, "the stop at label")
+			ktFrameAt(t, kc, c.stackTrace(stop.Body.ThreadId)[0], "app/Main.kt", "callLabel")
 			c.send("disconnect", nil)
 			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 
