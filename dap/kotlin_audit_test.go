@@ -84,6 +84,66 @@ func TestKotlinEmptyCollectionsWithoutCode(t *testing.T) {
 			if n := invokes() - before; n != 0 {
 				t.Errorf("%d methods ran in the VM to show the values, want none", n)
 			}
+			// The property evaluates by its name: a hover reads the lazy's
+			// value (no code), the console asks the lazy.
+			for _, context := range []string{"hover", "watch"} {
+				if body, errResp := c.evaluateIn(frames[0].Id, context, "cached"); errResp != nil || body.Result != locals["cached"].Value {
+					t.Errorf("evaluate cached (%s) = %s / %s, want %s", context, mustJSON(body), mustJSON(errResp), locals["cached"].Value)
+				}
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+		})
+	}
+}
+
+// Synthetic frames between two Kotlin functions are hidden: the bridge
+// compare(Object, Object) kotlinc writes for a Comparator<Order> (the JDK's
+// sort calls it, it calls compare(Order, Order)), and the accessor
+// access$secret a companion calls its class's private function through.
+func TestKotlinHidesBridgeAndAccessorFrames(t *testing.T) {
+	c, kc := auditSession(t, kotlintest.Class, nil)
+	file := filepath.Join(kc.Sources, "app", "Audit.kt")
+	c.setBreakpoints(file, ktBP(t, "app/Audit.kt", "bridgeBody"), ktBP(t, "app/Audit.kt", "privateBody"))
+	first := c.ktConfigurationDone()
+	for _, want := range []struct{ marker, caller string }{{"bridgeBody", "TimSort."}, {"privateBody", "Vault$Companion.peek"}} {
+		stop := c.ktStop(first, "the stop at @"+want.marker)
+		first = nil
+		frames := c.stackTrace(stop.Body.ThreadId)
+		ktFrameAt(t, kc, frames[0], "app/Audit.kt", want.marker)
+		if len(frames) < 2 || !strings.HasPrefix(frameName(frames[1]), want.caller) {
+			t.Errorf("under @%s: %s, want %s next", want.marker, mustJSON(frames), want.caller)
+		}
+		if want.marker == "privateBody" {
+			ktFrameAt(t, kc, frames[1], "app/Audit.kt", "peek")
+		}
+		for _, f := range frames {
+			if strings.Contains(f.Name, "access$") || strings.Contains(f.Name, "(Object, Object)") {
+				t.Errorf("synthetic frame %q shown", f.Name)
+			}
+		}
+		c.ktContinue(stop.Body.ThreadId)
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// Stopped in a suspend function after it resumed (fetchOne after its
+// delay), the frame's Locals read as the source's: i, no $completion,
+// $continuation or $result (IntelliJ hides them too).
+func TestKotlinSuspendFrameLocals(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, _, th := stopAtKt(t, mode, "app/Main.kt", "afterDelay")
+			vars, _ := c.locals(th)
+			if vars["i"].Value != "1" {
+				t.Errorf("fetchOne's locals %s, want i = 1", mustJSON(vars))
+			}
+			for name := range vars {
+				if strings.Contains(name, "$") {
+					t.Errorf("a compiler-made name shown: %q in %s", name, mustJSON(vars))
+				}
+			}
 			c.send("disconnect", nil)
 			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 		})
