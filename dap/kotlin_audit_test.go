@@ -149,3 +149,31 @@ func TestKotlinSuspendFrameLocals(t *testing.T) {
 		})
 	}
 }
+
+// Step into a function of a @JvmMultifileClass file (partA of MultiA.kt,
+// called through the facade app.Multi, which has no source and only calls
+// the part app.Multi__MultiAKt) lands in MultiA.kt, and the facade's frame
+// is hidden from the Call Stack; the step back out and into partB, and a
+// step out of it, pass the facade too.
+func TestKotlinStepIntoMultifileFunction(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc, th := stopAtKt(t, mode, "app/Main.kt", "callParts")
+			frames := c.ktStep("stepIn", th)
+			ktFrameAt(t, kc, frames[0], "app/MultiA.kt", "partA")
+			if len(frames) < 2 {
+				t.Fatalf("frames %s", mustJSON(frames))
+			}
+			ktFrameAt(t, kc, frames[1], "app/Main.kt", "callParts")
+			frames = c.ktStep("stepIn", th)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "callParts")
+			frames = c.ktStep("stepIn", th)
+			ktFrameAt(t, kc, frames[0], "app/MultiB.kt", "partB")
+			ktFrameAt(t, kc, frames[1], "app/Main.kt", "callParts")
+			frames = c.ktStep("stepOut", th)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "callParts")
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+		})
+	}
+}

@@ -334,7 +334,9 @@ func (d *debuggee) hiddenFrame(ctx context.Context, f mirror.Frame) bool {
 	}
 	h, ok := d.langOfClass(ctx, f.Loc.Class).(frameHider)
 	if !ok {
-		return false
+		// A Kotlin multifile facade's method, which only calls its
+		// part, has no SourceFile to name its language.
+		return d.t.MultifileFacade(ctx, f.Loc)
 	}
 	m, err := d.vm.Method(ctx, f.Loc.Class, f.Loc.Method)
 	return err == nil && h.HiddenFrame(m.Name, m.ModBits&jdwp.AccBridge != 0)

@@ -557,8 +557,60 @@ func (t *Target) stepOn(ctx context.Context, st *stepState, loc jdwp.Location) (
 		return jdwp.StepInto, true
 	case st.depth == jdwp.StepOut && (hiddenClass(name) || t.skipped(name)):
 		return jdwp.StepOut, true
+	case t.multifileFacade(ctx, name, loc):
+		// Kotlin's multifile facade only calls its part: a step into
+		// goes on into the part (or out, when it returns from there),
+		// any other step out to the facade's caller.
+		if st.depth == jdwp.StepInto {
+			return jdwp.StepInto, true
+		}
+		return jdwp.StepOut, true
 	}
 	return 0, false
+}
+
+// multifileFacade reports whether loc is in a method of a Kotlin multifile
+// facade (@file:JvmMultifileClass: app.Multi, no SourceFile attribute, whose
+// partA only calls app.Multi__MultiAKt.partA, where the file's code is). The
+// facade has no source to show; the method is recognized by its bytecode
+// (one invokestatic of the same name in a class named <facade>__…), read
+// only from a VM that can give bytecodes and constant pools, and only for a
+// class without a SourceFile.
+func (t *Target) multifileFacade(ctx context.Context, class string, loc jdwp.Location) bool {
+	if loc.Method == 0 || !t.Caps.CanGetBytecodes || !t.Caps.CanGetConstantPool {
+		return false
+	}
+	if _, err := t.VM.SourceFile(ctx, loc.Class); err == nil {
+		return false
+	}
+	m, err := t.VM.Method(ctx, loc.Class, loc.Method)
+	if err != nil {
+		return false
+	}
+	ins, err := t.Disassemble(ctx, loc.Class, loc.Method)
+	if err != nil {
+		return false
+	}
+	calls := 0
+	for _, in := range ins {
+		if !in.IsInvoke() {
+			continue
+		}
+		calls++
+		if calls > 1 || in.Op != 0xb8 || in.Member == nil || in.Member.Name != m.Name ||
+			!strings.HasPrefix(javalang.ClassName(in.Member.Class), class+"__") {
+			return false
+		}
+	}
+	return calls == 1
+}
+
+// MultifileFacade reports whether loc is in a method of a Kotlin multifile
+// facade that only calls its part (see multifileFacade): a frame the Call
+// Stack hides, as IntelliJ does.
+func (t *Target) MultifileFacade(ctx context.Context, loc jdwp.Location) bool {
+	sig, err := t.VM.Signature(ctx, loc.Class)
+	return err == nil && t.multifileFacade(ctx, javalang.TypeName(sig), loc)
 }
 
 // hiddenClass reports whether a class is a VM-generated lambda proxy.
