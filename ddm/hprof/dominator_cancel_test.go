@@ -57,7 +57,7 @@ func openIn(t *testing.T, dir string) []string {
 // open or named, and leaves the model whole (the tree computed next is the
 // one computed before).
 func TestDominatorsCancel(t *testing.T) {
-	// A list of 150 k Nodes: each loop takes 64 Ki steps more than once.
+	// A list of 150 k Nodes: each loop passes 64 Ki objects more than once.
 	h := parseBytes(t, weakDump(t, 150_000))
 	want := h.Dominators()
 	for _, spill := range []bool{false, true} {
