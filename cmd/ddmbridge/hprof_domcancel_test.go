@@ -88,9 +88,11 @@ func TestHprofDominatorsStopWithContext(t *testing.T) {
 // TestHprofDominatorsStopOnSignal interrupts a real ddmbridge process while
 // it computes the dominator tree of a real HotSpot dump (a 1,000,000-node
 // list) with a temporary file (--max-memory leaves no room for the tree in
-// memory): the tree's file, the second the process opens in TMPDIR after
-// the parse's, says when it is there. It exits, code 130, saying it was
-// computing the dominator tree, and leaves no file.
+// memory): its temporary file says when it is there — the parse's holds 8
+// bytes an object (classes and sizes), the tree's grows past that once its
+// depth-first search is done (the references go there too), so a poll of
+// the process's files that misses the parse's cannot be misled. It exits,
+// code 130, saying it was computing the dominator tree, and leaves no file.
 func TestHprofDominatorsStopOnSignal(t *testing.T) {
 	dir := t.TempDir()
 	file, _ := deepListDump(t, dir, 1_000_000)
@@ -98,6 +100,16 @@ func TestHprofDominatorsStopOnSignal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := hprof.StreamHistogram(t.Context(), f, hprof.StreamOptions{})
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parseSpill := int64(8 * hprof.StreamedSummary(file, s).Objects) // as many objects as the model has
 	tmp := t.TempDir()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
@@ -111,26 +123,29 @@ func TestHprofDominatorsStopOnSignal(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	fds := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "fd")
-	seen := map[string]bool{}
+	seen := map[string]int64{} // the temporary files seen, their largest size
 	var err2 error
 wait:
 	for {
 		select {
 		case err2 = <-exited:
-			t.Fatalf("the command ended (%v) before its dominator tree's file was seen (seen %v); stderr: %s", err2, seen, stderr.String())
+			t.Fatalf("the command ended (%v) before its dominator tree's file was seen (seen %v, the parse's holds %d bytes); stderr: %s", err2, seen, parseSpill, stderr.String())
 		case <-ctx.Done():
 			t.Fatalf("no dominator tree's file after %v; seen %v; stderr: %s", ctx.Err(), seen, stderr.String())
 		default:
 		}
 		ents, _ := os.ReadDir(fds)
 		for _, e := range ents {
-			l, err := os.Readlink(filepath.Join(fds, e.Name()))
+			fd := filepath.Join(fds, e.Name())
+			l, err := os.Readlink(fd)
 			if err != nil || !strings.HasPrefix(l, tmp+"/ddmbridge-hprof-") {
 				continue
 			}
-			seen[l] = true
-			if len(seen) == 2 {
-				break wait
+			if st, err := os.Stat(fd); err == nil { // the open file, its name removed
+				seen[l] = max(seen[l], st.Size())
+				if st.Size() > parseSpill {
+					break wait
+				}
 			}
 		}
 		time.Sleep(time.Millisecond) // polling /proc for the condition
