@@ -1946,9 +1946,11 @@ async function kotlinWorkspace(): Promise<string> {
   const kt = await compileKotlinFixture();
   log(`Kotlin fixture compiled: ${kt.classes}`);
   const root = path.join(wsDir, 'kotlin');
-  fs.mkdirSync(path.join(root, 'app'), { recursive: true });
-  for (const f of fs.readdirSync(path.join(kt.sources, 'app'))) {
-    fs.copyFileSync(path.join(kt.sources, 'app', f), path.join(root, 'app', f));
+  for (const dir of ['app', 'lib']) {
+    fs.mkdirSync(path.join(root, dir), { recursive: true });
+    for (const f of fs.readdirSync(path.join(kt.sources, dir))) {
+      fs.copyFileSync(path.join(kt.sources, dir, f), path.join(root, dir, f));
+    }
   }
   const launchFile = path.join(wsDir, '.vscode', 'launch.json');
   const launch = JSON.parse(fs.readFileSync(launchFile, 'utf8')) as { configurations: Record<string, unknown>[] };
@@ -2052,6 +2054,7 @@ test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frame
   const afterTwiceLine = kotlinLine(mainKt, 'afterTwice');
   const loggedLine = kotlinLine(utilKt, 'loggedBody');
   const callLoggedLine = kotlinLine(shapesKt, 'callLogged');
+  const lateLoggedLine = kotlinLine(path.join(ktRoot, 'lib', 'Late.kt'), 'lateLogged');
 
   // Breakpoints: in an apply lambda and on a call of an inline function
   // (Main.kt), and in the inline function logged's body (Util.kt), which
@@ -2145,6 +2148,15 @@ test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frame
   await shot('e2e-kotlin-inlined-frame');
   log(`Kotlin: inline frame ${JSON.stringify(inl.slice(0, 3))}`);
 
+  // 4. Continue into logged's body inlined into lib.Late, of another package,
+  // loaded last: the breakpoint binds there as it loads.
+  await palette('Debug: Continue');
+  await topStackFrames(
+    [new RegExp(`logged \\(inlined\\).*Util\\.kt\\s*${loggedLine}:`), new RegExp(`Late\\.run.*Late\\.kt\\s*${lateLoggedLine}:`)],
+    `logged (inlined) at Util.kt:${loggedLine} over Late.run at Late.kt:${lateLoggedLine}`,
+  );
+  log('Kotlin: inline frame in lib.Late');
+
   // The program runs to its end.
   await palette('Debug: Continue');
   await eventually(async () => ((await page.locator('.debug-toolbar').first().isVisible()) ? undefined : true), 120000, 'the Kotlin program ended').catch(
@@ -2187,6 +2199,12 @@ test('code-server: Kotlin coroutines — the async stack in the Call Stack, the 
   );
   await shot('e2e-kotlin-async-stack');
   log(`coroutines: async stack ${JSON.stringify(stack.slice(0, 6))}`);
+  // The label frame shows its name alone: the adapter sends it without a
+  // source (line 0, presentationHint label) and VS Code hides a label
+  // frame's file part — the text content (read above) still holds the
+  // "Unknown Source 0" VS Code writes there, hidden.
+  const labelRow = debugPane('Call Stack').locator('.monaco-list-row', { hasText: /Async stack trace/ }).first();
+  assert.equal((await labelRow.innerText()).replace(/\s+/g, ' ').trim(), 'Async stack trace', 'the async stack label as shown');
 
   // The Coroutines view beside the Call Stack.
   const view = debugPane(/^\s*Coroutines/);
