@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
@@ -95,10 +96,11 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	// the classes (and the strings), whatever the dump's size.
 	a.streamed = !needsModel
 	a.phase.Store("starting")
-	// The work runs apart so that a signal ends the command at once, in
-	// whatever phase: parsing and the dominator tree stop themselves
-	// (ParseContext, DominatorsContext), another analysis running on is
-	// abandoned with the process.
+	// The work runs apart so that a signal ends the command promptly, in
+	// whatever phase: the streamed passes, parsing and the dominator tree
+	// stop themselves (ParseContext, DominatorsContext) and are waited for
+	// (hprofStopWait at most), another analysis running on is abandoned
+	// with the process.
 	done := make(chan error, 1)
 	go func() {
 		views := func(h *hprof.Heap, f *os.File) error {
@@ -124,9 +126,21 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}
 		return err
 	case <-ctx.Done():
+		// The parse and the dominator tree stop at their next look at
+		// ctx, milliseconds away: wait for them a little, so that what
+		// they were making is not cut in two by the exit (a temporary
+		// file created but not yet unlinked would be left behind).
+		select {
+		case <-done:
+		case <-time.After(hprofStopWait):
+		}
 		return a.interrupted()
 	}
 }
+
+// hprofStopWait bounds the wait for the work to stop after a signal (an
+// analysis that does not look at the context is abandoned with the process).
+const hprofStopWait = 2 * time.Second
 
 // hprofRun is one hprof command: which dump, the memory it may take and
 // the phase it is in (for the message when a signal stops it).
@@ -265,6 +279,8 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 	if o.doms {
 		views++
 		a.phase.Store("computing the dominator tree")
+		log := component("hprof")
+		log.Info().Str("file", a.file).Bool("spill", a.spill).Msg("computing the dominator tree")
 		n := o.top
 		if n == 0 {
 			n = 30
