@@ -29,10 +29,11 @@ const (
 // iterative, O(E log N) in practice) on int32 arrays in DFS order. Arrays
 // are reused from phase to phase instead of allocated anew, so the garbage
 // of one phase is not in the next one's peak: the DFS numbers become the
-// semi-dominators and then the result's Idom; the path-compression arrays
-// (label and ancestor packed in one uint64 per node) become Retained. While
-// it runs: 4 × 4 + 8 bytes per object and 4 per edge that is not a DFS
-// tree edge (a reference, an object's edge to its class, a loader's to a
+// result's Idom; the predecessor starts hold the semi-dominators, then the
+// DFS order; the path-compression arrays (label and ancestor packed in one
+// uint64 per node, compressed without a stack) become Retained. While it
+// runs: 3 × 4 + 8 bytes per object and 4 per edge that is not a DFS tree
+// edge (a reference, an object's edge to its class, a loader's to a
 // class), plus the DFS stack (8 bytes a level, in blocks). With
 // [DomOptions.Spill] most of that and of the model waits in a file.
 func (h *Heap) Dominators() *Dominators {
@@ -233,16 +234,19 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 		}
 		edges = func() *objectEdges { return &objectEdges{sp: sp} }
 	}
-	vert := make([]int32, R)
-	for v, d := range num {
-		if d > 0 {
-			vert[d-1] = int32(v)
-		}
-	}
-	// vert is not read again before the retained sizes: with a spill it
-	// waits in the file.
+	// vert (DFS number → node) is not read before the retained sizes. In
+	// memory it is built then, from num, in the array of the predecessor
+	// starts; with a spill num's array holds the semi-dominators, so it is
+	// built now and waits in the file.
+	var vert []int32
 	var vertSeg spillSeg
 	if sp != nil {
+		vert = make([]int32, R)
+		for v, d := range num {
+			if d > 0 {
+				vert[d-1] = int32(v)
+			}
+		}
 		var err error
 		if vertSeg, err = sp.put(asBytes(vert), len(vert)); err != nil {
 			return nil, err
@@ -321,9 +325,18 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 		startW = &window[int32]{s: sp, seg: ps, down: true}
 		predW = &window[int32]{s: sp, seg: pp, down: true}
 	}
-	// From here on everything is by DFS number; num's array holds the
-	// semi-dominators.
-	semi := num[:R]
+	// From here on everything is by DFS number. In memory the semi-
+	// dominator of w is kept in predStart[w+1]: the loop below reads a
+	// node's predecessor range (predStart[w], predStart[w+1]) before it
+	// sets its semi-dominator and goes from the last node to the first,
+	// so that slot is read no more; num stays for vert. With a spill
+	// num's array holds them.
+	var semi []int32
+	if sp == nil {
+		semi = predStart[1:]
+	} else {
+		semi = num[:R]
+	}
 
 	// Semi-dominators as in Lengauer–Tarjan (eval with path compression,
 	// link right after), then immediate dominators as nearest common
@@ -336,24 +349,27 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 	idom := parent
 	anc := func(x int32) int32 { return int32(la[x]>>32) - 1 }
 	lab := func(x int32) int32 { return int32(uint32(la[x])) }
-	var cstack []int32
 	eval := func(v int32) int32 {
 		if la[v]>>32 == 0 {
 			return v
 		}
-		// Compress the ancestor chain iteratively.
-		cstack = cstack[:0]
-		for x := v; la[anc(x)]>>32 != 0; x = anc(x) {
-			cstack = append(cstack, x)
+		// Compress the ancestor chain iteratively, with no stack (a chain
+		// can be as long as a list): going up, each node's ancestor field
+		// points back to the node below it; coming down, each takes its
+		// ancestor's ancestor and the lesser label.
+		x, below := v, int32(-1)
+		for a := anc(x); la[a]>>32 != 0; a = anc(x) {
+			la[x] = uint64(uint32(below+1))<<32 | la[x]&(1<<32-1)
+			below, x = x, a
 		}
-		for i := len(cstack) - 1; i >= 0; i-- {
-			x := cstack[i]
-			a := anc(x)
-			l, ax := lab(x), la[a]
+		for a, cur := x, below; cur >= 0; {
+			next := int32(la[cur]>>32) - 1
+			l, ax := lab(cur), la[a]
 			if al := int32(uint32(ax)); semi[al] < semi[l] {
 				l = al
 			}
-			la[x] = ax&^(1<<32-1) | uint64(uint32(l))
+			la[cur] = ax&^(1<<32-1) | uint64(uint32(l))
+			a, cur = cur, next
 		}
 		return lab(v)
 	}
@@ -379,7 +395,7 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 		semi[w] = sw
 		la[w] = uint64(uint32(parent[w]+1))<<32 | uint64(uint32(w)) // not linked before: its label is itself
 	}
-	pred, predStart = nil, nil
+	pred = nil
 	if predW != nil {
 		if predW.err != nil || startW.err != nil {
 			return nil, errors.Join(predW.err, startW.err)
@@ -396,6 +412,15 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 	// in DFS order.
 	retained := la[:n]
 	clear(retained)
+	if sp == nil {
+		vert = predStart[:R] // the semi-dominators are done with
+		for v, d := range num {
+			if d > 0 {
+				vert[d-1] = int32(v)
+			}
+		}
+	}
+	predStart = nil
 	if sp != nil {
 		debug.FreeOSMemory() // the predecessors
 		if err := sp.in(h, spillSize); err != nil {
