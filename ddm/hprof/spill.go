@@ -3,6 +3,7 @@ package hprof
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"unsafe"
 )
@@ -16,6 +17,10 @@ type spillFile struct {
 	held map[spillKind]spillSeg // what is on disk and not in the model
 	// unlinked: the file's name is gone already (the open file lives on).
 	unlinked bool
+	// keep: the memory of arrays sent to the file stays the process's,
+	// collected for the next arrays to reuse (Lean), instead of going back
+	// to the system at once and faulting in again (Spill).
+	keep bool
 }
 
 type spillKind int
@@ -133,11 +138,20 @@ func (s *spillFile) out(h *Heap, kinds ...spillKind) error {
 			h.cls = nil
 		}
 	}
-	// The arrays' memory goes back to the system now, not when the heap
-	// next grows past the collector's goal: the next phase's arrays take
-	// its place.
-	debug.FreeOSMemory()
+	// The arrays' memory is free now, not when the heap next grows past
+	// the collector's goal: the next phase's arrays take its place.
+	s.release()
 	return nil
+}
+
+// release collects what a phase dropped: back to the system, or (keep)
+// for the next arrays.
+func (s *spillFile) release() {
+	if s.keep {
+		runtime.GC()
+		return
+	}
+	debug.FreeOSMemory()
 }
 
 func readSeg[T spillable](s *spillFile, seg spillSeg) ([]T, error) {
@@ -273,7 +287,12 @@ func (w *window[T]) span(a, b int) []T {
 // objectEdges hands out each object's references in index order, and the
 // classes of some, from the model or from a spill file.
 type objectEdges struct {
-	o           int32
+	o int32
+	// extraCls, where set, are the classes of the reachable objects with
+	// successors beyond their references, in index order, read one by one
+	// (Lean: the classes of all the objects are in the file).
+	extraCls    []int32
+	extraK      int
 	refStart    []uint32
 	refs, cls   []int32
 	sp          *spillFile
@@ -304,6 +323,10 @@ func (e *objectEdges) next() []int32 {
 
 // class is object o's class; o only grows from call to call.
 func (e *objectEdges) class(o int32) int32 {
+	if e.extraCls != nil {
+		e.extraK++
+		return e.extraCls[e.extraK-1]
+	}
 	if e.sp == nil {
 		return e.cls[o]
 	}
