@@ -275,23 +275,14 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 	// order, not DFS order, so that refStart, refs and cls are read in
 	// sequence; the order of a node's predecessors does not matter.
 	if sp != nil && !full {
-		// Lean: the predecessors are built from the references in memory;
-		// of the classes only those of the reachable objects with edges
-		// beyond their references (a class object not a root, a loader's
-		// classes), taken in index order as the passes below take them.
-		var extraCls []int32
-		for o := range n {
-			if extra[o>>6]&(1<<(o&63)) != 0 && num[o+1] > 0 {
-				extraCls = append(extraCls, h.cls[o])
-			}
-		}
+		// Lean: the predecessors are built from the references in memory,
+		// the classes read in sequence from the file.
 		if err := sp.out(h, spillCls); err != nil {
 			return nil, err
 		}
-		if extraCls == nil {
-			extraCls = []int32{} // set: class reads it
+		edges = func() *objectEdges {
+			return &objectEdges{refStart: h.refStart, refs: h.refs, clsW: &window[int32]{s: sp, seg: sp.held[spillCls]}}
 		}
-		edges = func() *objectEdges { return &objectEdges{refStart: h.refStart, refs: h.refs, extraCls: extraCls} }
 	}
 	pb := predBuilder{num: num, parent: parent, predStart: make([]int32, R+1)}
 	var objs *objectEdges
@@ -337,10 +328,14 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 	pb = predBuilder{}
 	objs = nil
 	if sp != nil && !full {
-		// Lean: the references are not read again.
+		// Lean: the references are not read again. Their memory goes
+		// back to the system: the path-compression array that comes next
+		// is bigger than either piece.
+		sp.keep = false
 		if err := sp.out(h, spillRefs, spillRefStart); err != nil {
 			return nil, err
 		}
+		sp.keep = true
 	}
 	// With a spill the predecessors wait in the file too: the semi-
 	// dominators read them in sequence, from the last node to the first.
@@ -447,6 +442,22 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 	// in DFS order.
 	retained := la[:n]
 	clear(retained)
+	sizeRead := false
+	if sp != nil && !full {
+		// Lean: the objects' own sizes first, in index order, the classes
+		// read in sequence from the file (Size reads them), so that they
+		// need not come back before the tree is done.
+		clsW := &window[int32]{s: sp, seg: sp.held[spillCls]}
+		for o := range n {
+			if num[o+1] > 0 {
+				retained[o] = uint64(h.sizeOfClass(o, clsW.at(int(o))))
+			}
+		}
+		if clsW.err != nil {
+			return nil, clsW.err
+		}
+		sizeRead = true
+	}
 	if !full {
 		vert = predStart[:R] // the semi-dominators are done with
 		for v, d := range num {
@@ -458,11 +469,11 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 	predStart = nil
 	if sp != nil {
 		sp.release() // the predecessors
-		if err := sp.in(h, spillSize); err != nil {
-			return nil, err
-		}
 	}
 	if full {
+		if err := sp.in(h, spillSize, spillCls); err != nil { // Size reads the classes
+			return nil, err
+		}
 		var err error
 		if vert, err = readSeg[int32](sp, vertSeg); err != nil {
 			return nil, err
@@ -470,7 +481,9 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 	}
 	for w := R - 1; w > 0; w-- {
 		o := vert[w] - 1
-		retained[o] += uint64(h.size[o])
+		if !sizeRead {
+			retained[o] += uint64(h.Size(o))
+		}
 		if d := idom[w]; d > 0 {
 			retained[vert[d]-1] += retained[o]
 		}

@@ -1092,10 +1092,14 @@ func (p *parser) finish() error {
 		h.Oops = [2]Oops{OopsCompressed, OopsWide}[p.mode]
 		h.OopsInferred = p.oops == OopsAuto
 	}
-	// Ids to indices. The classes and sizes are not needed meanwhile.
+	// The sizes are final: most are their class's.
+	h.sizes = compactSizes(h.cls, h.size, len(h.Classes))
+	h.size = nil
+	runtime.GC() // the sizes' array is where the index goes
+	// Ids to indices. The classes are not needed meanwhile.
 	var sp *spillFile
 	if p.spill {
-		if sp, _ = newSpillFile(p.spillDir); sp != nil && sp.out(h, spillCls, spillSize) != nil {
+		if sp, _ = newSpillFile(p.spillDir); sp != nil && sp.out(h, spillCls) != nil {
 			sp.remove()
 			sp = nil
 		}
@@ -1149,7 +1153,7 @@ func (p *parser) finish() error {
 	// dominator tree's) are made of, instead of coming on top of them.
 	runtime.GC()
 	if sp != nil {
-		debug.FreeOSMemory() // the index, before the classes and sizes come back
+		debug.FreeOSMemory() // the index, before the classes come back
 		err := sp.in(h)
 		sp.remove()
 		if err != nil {

@@ -108,6 +108,9 @@ func (s *spillFile) out(h *Heap, kinds ...spillKind) error {
 				b, seg.n = asBytes(h.ids.narrow), len(h.ids.narrow)
 			}
 		case spillSize:
+			if h.size == nil {
+				continue // compact (sizes): not worth a file
+			}
 			b, seg.n = asBytes(h.size), len(h.size)
 		case spillRefs:
 			b, seg.n = asBytes(h.refs), len(h.refs)
@@ -288,11 +291,9 @@ func (w *window[T]) span(a, b int) []T {
 // classes of some, from the model or from a spill file.
 type objectEdges struct {
 	o int32
-	// extraCls, where set, are the classes of the reachable objects with
-	// successors beyond their references, in index order, read one by one
-	// (Lean: the classes of all the objects are in the file).
-	extraCls    []int32
-	extraK      int
+	// clsW, where set, reads the classes from the file while the
+	// references are in memory (Lean).
+	clsW        *window[int32]
 	refStart    []uint32
 	refs, cls   []int32
 	sp          *spillFile
@@ -323,9 +324,8 @@ func (e *objectEdges) next() []int32 {
 
 // class is object o's class; o only grows from call to call.
 func (e *objectEdges) class(o int32) int32 {
-	if e.extraCls != nil {
-		e.extraK++
-		return e.extraCls[e.extraK-1]
+	if e.clsW != nil {
+		return e.clsW.at(int(o))
 	}
 	if e.sp == nil {
 		return e.cls[o]
@@ -334,6 +334,9 @@ func (e *objectEdges) class(o int32) int32 {
 }
 
 func (e *objectEdges) err() error {
+	if e.clsW != nil {
+		return e.clsW.err
+	}
 	if e.sp == nil || e.wStart == nil {
 		return nil
 	}

@@ -33,7 +33,7 @@ func spillSameWith(t *testing.T, name string, dump []byte, opt DomOptions) {
 	if err != nil {
 		t.Fatalf("%s: parsed in memory, not with a spill file: %v", name, err)
 	}
-	if !reflect.DeepEqual(disk.cls, mem.cls) || !reflect.DeepEqual(disk.size, mem.size) || !reflect.DeepEqual(disk.loaderCls, mem.loaderCls) {
+	if !reflect.DeepEqual(disk.cls, mem.cls) || !reflect.DeepEqual(disk.size, mem.size) || !reflect.DeepEqual(disk.sizes, mem.sizes) || !reflect.DeepEqual(disk.loaderCls, mem.loaderCls) {
 		t.Errorf("%s: parsed with a spill file, the classes and sizes differ", name)
 	}
 	want := mem.Dominators()
@@ -67,7 +67,7 @@ func spillSameWith(t *testing.T, name string, dump []byte, opt DomOptions) {
 	if disk.refsOut.Load() != nil {
 		t.Errorf("%s: the spill file is still held after the references came back", name)
 	}
-	if !reflect.DeepEqual(disk.ids, mem.ids) || !reflect.DeepEqual(disk.cls, mem.cls) || !reflect.DeepEqual(disk.size, mem.size) ||
+	if !reflect.DeepEqual(disk.ids, mem.ids) || !reflect.DeepEqual(disk.cls, mem.cls) || !reflect.DeepEqual(disk.size, mem.size) || !reflect.DeepEqual(disk.sizes, mem.sizes) ||
 		!reflect.DeepEqual(disk.refStart, mem.refStart) || !reflect.DeepEqual(disk.refs, mem.refs) {
 		t.Errorf("%s: the model is not whole after the spill", name)
 	}
