@@ -41,8 +41,11 @@ func (s *session) coroutines(ctx context.Context, r *coroutinesRequest) (Corouti
 	}
 	body := CoroutinesBody{Source: ext.CoroutinesFromContinuations, Note: list.Note, Total: list.Total,
 		Start: min(max(r.Arguments.Start, 0), list.Total), Count: len(list.Coroutines), Coroutines: make([]ext.Coroutine, len(list.Coroutines))}
-	if list.FromRegistry {
+	switch {
+	case list.FromRegistry:
 		body.Source = ext.CoroutinesFromDebugProbes
+	case list.FromJobs:
+		body.Source = ext.CoroutinesFromJobs
 	}
 	err = parallel(len(list.Coroutines), func(i int) error {
 		c := list.Coroutines[i]

@@ -3,6 +3,7 @@ package dap
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -141,6 +142,79 @@ func TestKotlinCoroutinesFromThreads(t *testing.T) {
 	until[*godap.TerminatedEvent](c, "the program's end", nil)
 }
 
+// Without the debug probes, the coroutines no thread runs are found
+// through the job trees of those the stopped threads run: stopped in
+// runBlocking's body (--family), the list holds every coroutine the
+// program names as its descendants (it prints them), each suspended one
+// with its stack (sleepIn at its delay, then its launch lambda), the one
+// on Dispatchers.Default named so, the lazy one created; in both lambda
+// modes.
+func TestKotlinCoroutinesFromJobs(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode, "args", []string{"--family"})
+			c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "familyReady"))
+			c.skip["output"] = false
+			c.send("configurationDone", nil)
+			var printed string
+			var stop *godap.StoppedEvent
+			for stop == nil {
+				switch m := c.next().(type) {
+				case *godap.OutputEvent:
+					if out, ok := strings.CutPrefix(m.Body.Output, "family: "); ok {
+						printed = strings.TrimSpace(out)
+					}
+				case *godap.StoppedEvent:
+					stop = m
+				}
+			}
+			c.skip["output"] = true
+			body := c.coroutinesList(map[string]any{})
+			if body.Source != ext.CoroutinesFromJobs || !strings.Contains(body.Note, "not installed") {
+				t.Errorf("source %q note %q, want %q and why", body.Source, body.Note, ext.CoroutinesFromJobs)
+			}
+			byName := map[string]ext.Coroutine{}
+			var listed []string
+			for _, co := range body.Coroutines {
+				name, _, _ := strings.Cut(co.Name, "#")
+				byName[name] = co
+				if name != "family" {
+					listed = append(listed, name)
+				}
+			}
+			slices.Sort(listed)
+			if want := "answer default-sleeper grandchild lazy parent sleeper-0 sleeper-1"; printed != want || strings.Join(listed, " ") != printed {
+				t.Errorf("listed %q, the program printed %q (want %q)", listed, printed, want)
+			}
+			if f := byName["family"]; f.State != ext.CoroutineRunning || f.ThreadID != stop.Body.ThreadId {
+				t.Errorf("family %s, want running in thread %d", mustJSON(f), stop.Body.ThreadId)
+			}
+			delayLine := kotlintest.Line(t, "app/Coroutines.kt", "familyDelay")
+			for _, name := range []string{"sleeper-0", "sleeper-1", "default-sleeper", "answer", "grandchild"} {
+				co := byName[name]
+				if co.State != ext.CoroutineSuspended || len(co.Frames) < 2 || co.Frames[0].Line != delayLine || !strings.Contains(co.Frames[0].Name, "sleepIn") || co.Frames[0].Source == nil {
+					t.Errorf("%s: %s, want suspended in sleepIn at line %d, then its lambda", name, mustJSON(co), delayLine)
+				}
+			}
+			if d := byName["default-sleeper"].Dispatcher; d != "Dispatchers.Default" {
+				t.Errorf("default-sleeper's dispatcher %q", d)
+			}
+			if d := byName["sleeper-0"].Dispatcher; d != "BlockingEventLoop" {
+				t.Errorf("sleeper-0's dispatcher %q, want runBlocking's BlockingEventLoop", d)
+			}
+			// awaitCancellation is a suspend function of its own (Delay.kt).
+			if p := byName["parent"]; p.State != ext.CoroutineSuspended || len(p.Frames) < 2 || !strings.Contains(p.Frames[0].Name, "awaitCancellation") || p.Frames[1].Line != kotlintest.Line(t, "app/Coroutines.kt", "familyParent") {
+				t.Errorf("parent %s, want suspended in awaitCancellation, called at its line", mustJSON(p))
+			}
+			if l := byName["lazy"]; l.State != ext.CoroutineCreated || len(l.Frames) != 0 {
+				t.Errorf("lazy %s, want created, no frames", mustJSON(l))
+			}
+			c.ktContinue(stop.Body.ThreadId)
+			until[*godap.TerminatedEvent](c, "the program's end", nil)
+		})
+	}
+}
+
 // With kotlinx-coroutines' debug probes installed (-javaagent: the core
 // jar) the coroutines request lists every coroutine from the registry and
 // says so: 20 workers suspended in gate.await(), each named, its stack the
@@ -270,6 +344,101 @@ func TestKotlinAsyncStackWithoutClassFiles(t *testing.T) {
 	}
 	if b := c.scopeVars(async[0].Id); b["n"] != "2" || b["half"] != "10" {
 		t.Errorf("chainB's spilled locals %v, want n=2, half=10", b)
+	}
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
+// In a frame of an async stack (a suspended function's continuation, which
+// has no JVM frame) the Debug Console evaluates over the variables the
+// continuation keeps, under the source's names, with the suspend
+// function's class's functions and calls run in the stopped thread, as
+// VS Code asks (stackTrace, then evaluate with the async frame's id);
+// what needs a JVM frame (assigning) and the label frame are refused with
+// a reason. The label frame is sent as a label: no source, line 0 (VS Code
+// then shows its name alone), no scopes.
+func TestKotlinEvaluateInAsyncFrame(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode, "args", []string{"--chain"})
+			c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "chainCAfter"))
+			th := c.ktStop(c.ktConfigurationDone(), "the stop in chainC after delay").Body.ThreadId
+			frames := c.stackTrace(th)
+			async, ok := asyncFrames(frames)
+			if !ok || len(async) < 2 {
+				t.Fatalf("no async stack: %s", mustJSON(frames))
+			}
+			label := frames[len(frames)-len(async)-1]
+			if raw := mustJSON(label); label.Line != 0 || label.Column != 0 || strings.Contains(raw, `"source"`) || label.PresentationHint != "label" {
+				t.Errorf("the label frame %s, want presentationHint label, no source, line 0", raw)
+			}
+			c.send("scopes", map[string]any{"frameId": label.Id})
+			if sc := expect[*godap.ScopesResponse](c).Body.Scopes; len(sc) != 0 {
+				t.Errorf("the label frame's scopes %s, want none", mustJSON(sc))
+			}
+			if _, errResp := c.evaluateIn(label.Id, "repl", "1 + 1"); errResp == nil || !strings.Contains(errResp.Body.Error.Format, "label") {
+				t.Errorf("evaluate in the label frame: %s, want refused as a label", mustJSON(errResp))
+			}
+			b, a := async[0].Id, async[1].Id
+			for _, x := range []struct {
+				frame      int
+				expr, want string
+			}{
+				{b, "n", "2"}, {b, "half", "10"}, {b, "n + half * 2", "22"}, {b, `"$n/${half}"`, `"2/10"`},
+				{b, "if (half > n) half - n else 0", "8"}, {b, "n in 1..3", "true"},
+				{b, "plainC(n)", "103"}, // a top-level function of the suspend function's file, run in the stopped thread
+				{a, "n", "1"}, {a, "tag", `"a1"`}, {a, "tag.length", "2"}, {a, "tag.uppercase()", `"A1"`},
+				{a, "tag + n", `"a11"`}, {a, "tag == \"a1\"", "true"},
+			} {
+				body, errResp := c.evaluateIn(x.frame, "repl", x.expr)
+				switch {
+				case errResp != nil:
+					t.Errorf("%s in %d: %s, want %s", x.expr, x.frame, errResp.Body.Error.Format, x.want)
+				case body.Result != x.want:
+					t.Errorf("%s in %d = %s, want %s", x.expr, x.frame, body.Result, x.want)
+				}
+			}
+			// A hover there runs no code: the spilled values themselves.
+			if body, errResp := c.evaluateIn(b, "hover", "half"); errResp != nil || body.Result != "10" {
+				t.Errorf("hover half = %s / %s, want 10", mustJSON(body), mustJSON(errResp))
+			}
+			for _, x := range []struct{ expr, why string }{{"this", "no this"}, {"nope", "nope"}} {
+				if _, errResp := c.evaluateIn(b, "repl", x.expr); errResp == nil || !strings.Contains(errResp.Body.Error.Format, x.why) {
+					t.Errorf("%s in chainB's frame: %s, want an error saying %q", x.expr, mustJSON(errResp), x.why)
+				}
+			}
+			c.ktContinue(th)
+			until[*godap.TerminatedEvent](c, "the program's end", nil)
+		})
+	}
+}
+
+// A member suspend function's frame in an async stack shows and evaluates
+// with its receiver (the continuation's this$0): this in its Locals, this
+// and its properties by name in expressions.
+func TestKotlinEvaluateInMemberAsyncFrame(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--member"})
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Values.kt"), ktBP(t, "app/Values.kt", "memberInner"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in inner after yield").Body.ThreadId
+	frames := c.stackTrace(th)
+	async, ok := asyncFrames(frames)
+	if !ok || len(async) < 1 || !strings.HasSuffix(async[0].Name, "Tally.outer") {
+		t.Fatalf("async stack %s, want Tally.outer first", mustJSON(frames))
+	}
+	ktFrameAt(t, kc, async[0], "app/Values.kt", "memberOuter")
+	if vars := c.scopeVars(async[0].Id); vars["k"] != "2" || vars["base"] != "42" || !strings.Contains(vars["this"], "Tally") {
+		t.Errorf("outer's Locals %v, want this (a Tally), k=2, base=42", vars)
+	}
+	for _, x := range []struct{ expr, want string }{
+		{"k", "2"}, {"base", "42"}, {"this.start", "40"}, {"start + base", "82"}, {"this === this", "true"},
+	} {
+		body, errResp := c.evaluateIn(async[0].Id, "repl", x.expr)
+		switch {
+		case errResp != nil:
+			t.Errorf("%s: %s, want %s", x.expr, errResp.Body.Error.Format, x.want)
+		case body.Result != x.want:
+			t.Errorf("%s = %s, want %s", x.expr, body.Result, x.want)
+		}
 	}
 	c.ktContinue(th)
 	until[*godap.TerminatedEvent](c, "the program's end", nil)

@@ -21,7 +21,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/jdwp/smap"
 )
 
-const benchKotlinUsage = "ddmbridge bench kotlin [--classes N] [--runs N] [--json] [--timeout D]"
+const benchKotlinUsage = "ddmbridge bench kotlin [--classes N] [--runs N] [--coroutines N] [--json] [--timeout D]"
 
 // The actions of bench kotlin, in the order they are printed.
 const (
@@ -50,6 +50,8 @@ type kotlinBench struct {
 	// Actions are the DAP requests measured through a zero-delay JDWP
 	// proxy: milliseconds, JDWP commands and sequential round trips.
 	Actions []linkAction `json:"actions"`
+	// Coroutines are the coroutine figures (a program of its own).
+	Coroutines *kotlinCoroutines `json:"coroutines,omitempty"`
 }
 
 // runBenchKotlin measures what Kotlin costs the adapter in a large program:
@@ -59,12 +61,13 @@ type kotlinBench struct {
 // files until verified, and the parse of every class's source map.
 func runBenchKotlin(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	classes := fs.Int("classes", 2000, "classes of the generated Kotlin program (rounded up to whole files of 10)")
-	runs := fs.Int("runs", 3, "runs of each warm action (another file, the same file, the inline body)")
+	runs := fs.Int("runs", 3, "runs of each warm action (another file, the same file, the inline body, the coroutine list, each stop)")
+	coroutines := fs.Int("coroutines", 1000, "coroutines the coroutine list's program launches")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	timeout := fs.Duration("timeout", 30*time.Minute, "bound on the whole benchmark, the first compile included (kotlinc on 2,000 classes takes minutes)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: "+benchKotlinUsage)
-		fmt.Fprintln(fs.Output(), "\nGenerates a Kotlin program of N classes, compiles it once with the Kotlin 2 compiler (fetched with mvn into\n~/.cache/ddmbridge-kotlin the first time; the compile is cached by content), runs it from a jar and prints\nsetBreakpoints→verified on its .kt files (ms, JDWP commands, sequential round trips) and the SMAP parse per class.")
+		fmt.Fprintln(fs.Output(), "\nGenerates a Kotlin program of N classes, compiles it once with the Kotlin 2 compiler (fetched with mvn into\n~/.cache/ddmbridge-kotlin the first time; the compile is cached by content), runs it from a jar and prints\nsetBreakpoints→verified on its .kt files (ms, JDWP commands, sequential round trips) and the SMAP parse per class;\nthen, in a small coroutine program, the coroutines request listing N coroutines (kotlinx-coroutines' debug probes)\nand stop→variables in a suspend function beside the same in a plain function.")
 		fs.PrintDefaults()
 	}
 	if err := parse(ctx, fs, args); err != nil {
@@ -73,13 +76,13 @@ func runBenchKotlin(ctx context.Context, fs *flag.FlagSet, args []string) error 
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
-	if *classes < 10 || *runs < 1 {
-		return fmt.Errorf("%w: --classes must be 10 or more and --runs 1 or more", errUsage)
+	if *classes < 10 || *runs < 1 || *coroutines < 1 {
+		return fmt.Errorf("%w: --classes must be 10 or more, --runs and --coroutines 1 or more", errUsage)
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	kotlinrun.CompileTimeout = *timeout // the first compile of 2,000 classes may take most of it on a busy machine
-	b, err := benchKotlin(ctx, *classes, *runs)
+	b, err := benchKotlin(ctx, *classes, *runs, *coroutines)
 	if err != nil {
 		return err
 	}
@@ -141,7 +144,7 @@ inline fun twiceK(block: () -> Int): Int {
 	return p
 }
 
-func benchKotlin(ctx context.Context, classes, runs int) (*kotlinBench, error) {
+func benchKotlin(ctx context.Context, classes, runs, coroutines int) (*kotlinBench, error) {
 	log := component("bench")
 	prog := genKotlinBench(classes)
 	if got := strings.Split(string(prog.files[ktFile(0)]), "\n")[ktBodyLine-1]; !strings.Contains(got, "val a = x") {
@@ -173,6 +176,10 @@ func benchKotlin(ctx context.Context, classes, runs int) (*kotlinBench, error) {
 	}
 	out.Actions = actions
 	if err := kotlinSMAPs(ctx, vm.Addr, prog, out); err != nil {
+		return nil, err
+	}
+	vm.Close()
+	if out.Coroutines, err = benchKotlinCoroutines(ctx, coroutines, runs); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -342,4 +349,5 @@ func printKotlinBench(w io.Writer, b *kotlinBench, asJSON bool) {
 	for _, a := range acts {
 		fmt.Fprintf(w, "%-42s | %8.1f | %8.0f | %6.1f | %d\n", a.Action, a.Millis, a.Commands, a.Sequential, a.Runs)
 	}
+	printKotlinCoroutines(w, b.Coroutines)
 }

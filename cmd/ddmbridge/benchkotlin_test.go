@@ -13,12 +13,16 @@ import (
 // files, compiled by the real Kotlin compiler) and checks what it counted,
 // never how long anything took: every class loaded and has a source map
 // naming the inline function's file, every breakpoint action verified
-// (benchKotlin fails otherwise) and sent JDWP commands, the parse ran.
+// (benchKotlin fails otherwise) and sent JDWP commands, the parse ran; the
+// coroutine program's list (100 coroutines from the debug probes) held
+// every coroutine with its stack, every stop in the suspend function showed
+// its async stack and none in the plain one (benchKotlinCoroutines fails
+// otherwise), and both figures are printed.
 func TestBenchKotlin(t *testing.T) {
 	kotlintest.Require(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute)
 	defer cancel()
-	b, err := benchKotlin(ctx, 30, 2)
+	b, err := benchKotlin(ctx, 30, 2, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +51,20 @@ func TestBenchKotlin(t *testing.T) {
 			t.Errorf("%s ran %d times, want %d", action, runs[action], want)
 		}
 	}
-	for _, row := range []string{ktActFirstFile, ktActInline, "SMAP parse"} {
+	if k := b.Coroutines; k == nil {
+		t.Error("no coroutine figures")
+	} else {
+		if k.Launched != 100 || k.Listed < 100 || k.WithFrames < 100 || k.Source != "DebugProbes" {
+			t.Errorf("the coroutine list: %d listed of %d launched, %d with a stack, from %q; want every launched one with its stack, from DebugProbes", k.Listed, k.Launched, k.WithFrames, k.Source)
+		}
+		if k.ListRuns != 2 || k.StopRuns != 2 || k.FirstMs <= 0 || k.ListMs <= 0 || k.NoFramesMs <= 0 || k.SuspendMs <= 0 || k.PlainMs <= 0 {
+			t.Errorf("a coroutine figure was not measured: %+v", k)
+		}
+		if k.AsyncFrames < 2 {
+			t.Errorf("the stop in chainC shows %d async frames, want chainB's and chainA's at least", k.AsyncFrames)
+		}
+	}
+	for _, row := range []string{ktActFirstFile, ktActInline, "SMAP parse", "coroutine list (DebugProbes): ", "stop→variables in a suspend function"} {
 		if !strings.Contains(table.String(), row) {
 			t.Errorf("the table lacks %q:\n%s", row, table.String())
 		}

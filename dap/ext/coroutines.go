@@ -18,6 +18,7 @@ type CoroutinesArguments struct {
 const (
 	CoroutinesFromDebugProbes   = "DebugProbes"
 	CoroutinesFromContinuations = "continuations of stopped threads"
+	CoroutinesFromJobs          = "stopped threads' coroutines and their jobs"
 )
 
 // The states of a coroutine (Coroutine.State).
@@ -30,9 +31,10 @@ const (
 // CoroutinesBody is one page of the VM's coroutines.
 type CoroutinesBody struct {
 	// Source says where the list comes from: CoroutinesFromDebugProbes
-	// (every coroutine of the VM) or CoroutinesFromContinuations (only
-	// those found on the suspended threads' stacks); Note says why when
-	// the probes were not used.
+	// (every coroutine of the VM), CoroutinesFromContinuations (only
+	// those found on the suspended threads' stacks) or CoroutinesFromJobs
+	// (those, and the coroutines of their job trees no thread runs); Note
+	// says why when the probes were not used.
 	Source string `json:"source"`
 	Note   string `json:"note,omitempty"`
 	// Total is how many coroutines there are; Start and Count the page's.

@@ -32,6 +32,10 @@ type Coroutine struct {
 	// Frames is its stack, top first: a running coroutine's thread frames
 	// above where it resumed (Async nil), then its async stack.
 	Frames []CoroutineFrame
+
+	// job is the coroutine's object and last its innermost continuation
+	// when found through the jobs (0: none).
+	job, last jdwp.ObjectID
 }
 
 // CoroutineFrame is a frame of a coroutine's stack: a thread's frame
@@ -44,10 +48,11 @@ type CoroutineFrame struct {
 // CoroutineList is a page of a stopped VM's coroutines.
 type CoroutineList struct {
 	// FromRegistry says the list is the registry's (every coroutine);
-	// false: the coroutines the suspended threads run. Note says why the
+	// false: the coroutines the suspended threads run, and with FromJobs
+	// the coroutines of their job trees no thread runs. Note says why the
 	// registry was not read.
-	FromRegistry bool
-	Note         string
+	FromRegistry, FromJobs bool
+	Note                   string
 	// Total counts them all; Coroutines is the page asked for.
 	Total      int
 	Coroutines []Coroutine
@@ -82,7 +87,7 @@ func (t *Target) Coroutines(ctx context.Context, thread jdwp.ThreadID, start, co
 var RegistryTimeout = 5 * time.Second
 
 // errNoRegistry says the app installed no coroutine registry.
-var errNoRegistry = errors.New("kotlinx-coroutines' debug probes are not installed in the app (DebugProbes.install(), or -javaagent: with the kotlinx-coroutines-core jar): only the coroutines the suspended threads run are listed")
+var errNoRegistry = errors.New("kotlinx-coroutines' debug probes are not installed in the app (DebugProbes.install(), or -javaagent: with the kotlinx-coroutines-core jar): only the coroutines the suspended threads run, and those of their job trees no thread runs, are listed")
 
 // registryCoroutines reads the registry: one call of its dump method in
 // thread, then the page's continuations.
@@ -257,7 +262,7 @@ func (t *Target) threadCoroutines(ctx context.Context, s lang.Suspending, stoppe
 		if err != nil || a == nil || a.at < 0 {
 			return nil
 		}
-		c := &Coroutine{State: "running", Thread: th, ID: int64(a.job)}
+		c := &Coroutine{State: "running", Thread: th, ID: int64(a.job), job: a.job}
 		if a.job != 0 {
 			t.readContext(ctx, s, a.job, c)
 		}
@@ -287,11 +292,42 @@ func (t *Target) threadCoroutines(ctx context.Context, s lang.Suspending, stoppe
 		at[c.ID] = len(all)
 		all = append(all, *c)
 	}
+	// The coroutines of their job trees no thread runs.
+	var running []jdwp.ObjectID
+	for _, c := range all {
+		if c.job != 0 {
+			running = append(running, c.job)
+		}
+	}
+	for _, c := range t.jobCoroutines(ctx, s, running) {
+		if _, dup := at[c.ID]; dup {
+			continue
+		}
+		at[c.ID] = len(all)
+		all = append(all, c)
+		list.FromJobs = true
+	}
 	slices.SortFunc(all, func(a, b Coroutine) int { return int(min(max(a.ID-b.ID, -1), 1)) })
 	list.Total = len(all)
 	start = min(max(start, 0), len(all))
 	list.Coroutines = all[start:min(start+count, len(all))]
-	return list, nil
+	if maxFrames > 0 {
+		err = mirror.Parallel(len(list.Coroutines), func(i int) error {
+			c := &list.Coroutines[i]
+			if c.last == 0 || c.Frames != nil {
+				return nil
+			}
+			async, _, err := t.continuationChain(ctx, s, c.last, maxFrames)
+			if err != nil && !gone(err) {
+				return err
+			}
+			for j := range async {
+				c.Frames = append(c.Frames, CoroutineFrame{Async: &async[j]})
+			}
+			return nil
+		})
+	}
+	return list, err
 }
 
 // readContext reads a coroutine's name, number and dispatcher from its

@@ -69,6 +69,28 @@ type Continuations struct {
 	JobContext                               string
 	Combined, CombinedLeft, CombinedElement  string
 	Name, NameField, ID, IDField, Dispatcher string
+	// Jobs are how coroutines no thread runs are found without a
+	// registry: a coroutine (a subclass of Coroutine; Scope's subclasses
+	// are its parts, not coroutines of their own) is a job whose field
+	// JobState (the first of its names a class has) holds, while the job
+	// is not complete (an Incomplete), its children and waiters: an Empty (EmptyActive false: not started), one node,
+	// a NodeList (the list's head: ListNext links the nodes back to it)
+	// or an object of ListHolders holding the list in ListField
+	// (InactiveList: not started; Finishing: its body is over, it waits
+	// for its children: not listed). A node of class ChildNode holds a
+	// child job in ChildField; one of class Waiter holds in WaiterField
+	// the cancellable continuation the job suspended in, whose
+	// WaiterDelegate is a Dispatched continuation holding the innermost
+	// continuation in DispatchedField. JobParent (first name found) holds
+	// a ChildNode whose NodeJob is the parent job. A list's ListNext may
+	// hold a Removed wrapper whose RemovedField is the next node.
+	Coroutine, Scope, Incomplete                       string
+	JobState, JobParent, ListNext                      []string
+	Empty, EmptyActive, NodeList, ListField            string
+	InactiveList, Finishing                            string
+	ChildNode, ChildField, NodeJob                     string
+	Waiter, WaiterField, WaiterDelegate                string
+	Dispatched, DispatchedField, Removed, RemovedField string
 }
 
 // SuspendPoints are one continuation class's suspension points.

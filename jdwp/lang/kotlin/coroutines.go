@@ -51,6 +51,31 @@ func (language) Continuations() lang.Continuations {
 		ID:              "kotlinx.coroutines.CoroutineId",
 		IDField:         "id",
 		Dispatcher:      "kotlinx.coroutines.CoroutineDispatcher",
+
+		// kotlinx-coroutines 1.9+ (atomicfu) names the volatile fields
+		// with "$volatile"; earlier versions without.
+		Coroutine:       "kotlinx.coroutines.AbstractCoroutine",
+		Scope:           "kotlinx.coroutines.internal.ScopeCoroutine",
+		Incomplete:      "kotlinx.coroutines.Incomplete",
+		JobState:        []string{"_state$volatile", "_state"},
+		JobParent:       []string{"_parentHandle$volatile", "_parentHandle"},
+		ListNext:        []string{"_next$volatile", "_next"},
+		Empty:           "kotlinx.coroutines.Empty",
+		EmptyActive:     "isActive",
+		NodeList:        "kotlinx.coroutines.NodeList",
+		ListField:       "list",
+		InactiveList:    "kotlinx.coroutines.InactiveNodeList",
+		Finishing:       "kotlinx.coroutines.JobSupport$Finishing",
+		ChildNode:       "kotlinx.coroutines.ChildHandleNode",
+		ChildField:      "childJob",
+		NodeJob:         "job",
+		Waiter:          "kotlinx.coroutines.ChildContinuation",
+		WaiterField:     "child",
+		WaiterDelegate:  "delegate",
+		Dispatched:      "kotlinx.coroutines.internal.DispatchedContinuation",
+		DispatchedField: "continuation",
+		Removed:         "kotlinx.coroutines.internal.Removed",
+		RemovedField:    "ref",
 	}
 }
 

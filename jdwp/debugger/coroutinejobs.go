@@ -1,0 +1,215 @@
+package debugger
+
+import (
+	"context"
+
+	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
+)
+
+// Coroutines no thread runs, found without a registry: the jobs of the
+// coroutines the stopped threads run are walked up to their roots, then
+// down through every child (a job's state holds its children's handles,
+// and the cancellable continuation it suspended in). Fields only: no code
+// runs, so it works on ART.
+
+// maxJobs bounds the walk (jobs visited) and maxNodes one job's list.
+const (
+	maxJobs  = 100000
+	maxNodes = 100000
+)
+
+// jobCoroutines lists the coroutines of the job trees of running (the jobs
+// of the coroutines the threads run) that are not complete and that no
+// thread runs: "suspended", or "created" when not started. Each carries
+// its innermost continuation (last) for its stack; their context is read.
+func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running []jdwp.ObjectID) []Coroutine {
+	n := s.Continuations()
+	if n.Coroutine == "" || len(running) == 0 {
+		return nil
+	}
+	run := map[jdwp.ObjectID]bool{}
+	var roots []jdwp.ObjectID
+	rooted := map[jdwp.ObjectID]bool{}
+	for _, j := range running {
+		run[j] = true
+		r := j
+		for range 64 {
+			p := t.jobParent(ctx, n, r)
+			if p == 0 {
+				break
+			}
+			r = p
+		}
+		if !rooted[r] {
+			rooted[r] = true
+			roots = append(roots, r)
+		}
+	}
+	coroutine, scope := javalang.Signature(n.Coroutine), javalang.Signature(n.Scope)
+	type item struct{ job, owner jdwp.ObjectID }
+	queue := make([]item, 0, len(roots))
+	for _, r := range roots {
+		queue = append(queue, item{job: r})
+	}
+	visited := map[jdwp.ObjectID]bool{}
+	at := map[jdwp.ObjectID]int{} // a listed coroutine → its index in out
+	var out []Coroutine
+	for len(queue) > 0 && len(visited) < maxJobs {
+		it := queue[0]
+		queue = queue[1:]
+		if visited[it.job] {
+			continue
+		}
+		visited[it.job] = true
+		_, sig, err := t.VM.ObjectType(ctx, it.job)
+		if err != nil {
+			continue
+		}
+		nodes, state := t.jobNodes(ctx, n, it.job)
+		owner := it.owner
+		if isCo, _ := t.VM.Subtype(ctx, sig, coroutine); isCo {
+			if isScope, _ := t.VM.Subtype(ctx, sig, scope); !isScope {
+				owner = it.job // a scope's children and waiter are its coroutine's
+				if state != "" && !run[it.job] {
+					at[it.job] = len(out)
+					out = append(out, Coroutine{ID: int64(it.job), State: state, job: it.job})
+				}
+			}
+		}
+		for _, node := range nodes {
+			_, nsig, err := t.VM.ObjectType(ctx, node)
+			if err != nil {
+				continue
+			}
+			switch javalang.TypeName(nsig) {
+			case n.ChildNode:
+				if c, ok, _ := t.VM.Field(ctx, node, n.ChildField); ok && !c.IsNull() {
+					queue = append(queue, item{job: c.Object(), owner: owner})
+				}
+			case n.Waiter:
+				i, listed := at[owner]
+				if !listed || out[i].last != 0 {
+					continue
+				}
+				if w, ok, _ := t.VM.Field(ctx, node, n.WaiterField); ok && !w.IsNull() {
+					out[i].last = t.waiterContinuation(ctx, n, w.Object())
+				}
+			}
+		}
+	}
+	for i := range out {
+		t.readContext(ctx, s, out[i].job, &out[i])
+	}
+	return out
+}
+
+// firstField reads the first of names obj's class has.
+func (t *Target) firstField(ctx context.Context, obj jdwp.ObjectID, names []string) (jdwp.Value, bool) {
+	for _, name := range names {
+		if v, ok, err := t.VM.Field(ctx, obj, name); err == nil && ok {
+			return v, true
+		}
+	}
+	return jdwp.Value{}, false
+}
+
+// jobParent is job's parent job (0: a root).
+func (t *Target) jobParent(ctx context.Context, n lang.Continuations, job jdwp.ObjectID) jdwp.ObjectID {
+	h, ok := t.firstField(ctx, job, n.JobParent)
+	if !ok || h.IsNull() {
+		return 0
+	}
+	if _, sig, err := t.VM.ObjectType(ctx, h.Object()); err != nil || javalang.TypeName(sig) != n.ChildNode {
+		return 0
+	}
+	p, ok, err := t.VM.Field(ctx, h.Object(), n.NodeJob)
+	if err != nil || !ok {
+		return 0
+	}
+	return p.Object()
+}
+
+// jobNodes reads a job's state: the nodes it holds (children's handles,
+// waiters, handlers) and its coroutine state: "suspended", "created" (not
+// started), "" when complete or finishing (its body over).
+func (t *Target) jobNodes(ctx context.Context, n lang.Continuations, job jdwp.ObjectID) ([]jdwp.ObjectID, string) {
+	v, ok := t.firstField(ctx, job, n.JobState)
+	if !ok || v.IsNull() {
+		return nil, ""
+	}
+	st := v.Object()
+	_, sig, err := t.VM.ObjectType(ctx, st)
+	if err != nil {
+		return nil, ""
+	}
+	switch javalang.TypeName(sig) {
+	case n.Empty:
+		if a, ok, _ := t.VM.Field(ctx, st, n.EmptyActive); ok && !a.Bool() {
+			return nil, "created"
+		}
+		return nil, "suspended"
+	case n.NodeList:
+		return t.listNodes(ctx, n, st), "suspended"
+	case n.InactiveList, n.Finishing:
+		state := "created"
+		if javalang.TypeName(sig) == n.Finishing {
+			state = ""
+		}
+		l, ok, _ := t.VM.Field(ctx, st, n.ListField)
+		if !ok || l.IsNull() {
+			return nil, state
+		}
+		return t.listNodes(ctx, n, l.Object()), state
+	}
+	if inc, _ := t.VM.Subtype(ctx, sig, javalang.Signature(n.Incomplete)); !inc {
+		return nil, "" // its result: complete
+	}
+	return []jdwp.ObjectID{st}, "suspended" // one node
+}
+
+// listNodes reads a job's list of nodes from its head, removed nodes left
+// out.
+func (t *Target) listNodes(ctx context.Context, n lang.Continuations, head jdwp.ObjectID) []jdwp.ObjectID {
+	var out []jdwp.ObjectID
+	next := func(node jdwp.ObjectID) (jdwp.ObjectID, bool) {
+		v, ok := t.firstField(ctx, node, n.ListNext)
+		if !ok || v.IsNull() {
+			return 0, false
+		}
+		nx := v.Object()
+		if _, sig, err := t.VM.ObjectType(ctx, nx); err == nil && javalang.TypeName(sig) == n.Removed {
+			r, _, _ := t.VM.Field(ctx, nx, n.RemovedField)
+			return r.Object(), true
+		}
+		return nx, false
+	}
+	cur, _ := next(head)
+	for cur != 0 && cur != head && len(out) < maxNodes {
+		nx, removed := next(cur)
+		if !removed {
+			out = append(out, cur)
+		}
+		cur = nx
+	}
+	return out
+}
+
+// waiterContinuation is the innermost continuation of a coroutine
+// suspended in the cancellable continuation w (0: none read).
+func (t *Target) waiterContinuation(ctx context.Context, n lang.Continuations, w jdwp.ObjectID) jdwp.ObjectID {
+	d, ok, err := t.VM.Field(ctx, w, n.WaiterDelegate)
+	if err != nil || !ok || d.IsNull() {
+		return 0
+	}
+	c := d.Object()
+	if _, sig, err := t.VM.ObjectType(ctx, c); err == nil && javalang.TypeName(sig) == n.Dispatched {
+		inner, ok, _ := t.VM.Field(ctx, c, n.DispatchedField)
+		if !ok {
+			return 0
+		}
+		c = inner.Object()
+	}
+	return c
+}
