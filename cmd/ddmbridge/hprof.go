@@ -447,7 +447,7 @@ func (a *hprofRun) open(ctx context.Context, name string, strings bool) (*hprof.
 	cr := &countingReader{r: f, name: name, size: size, progress: a.progress(name, size)}
 	a.parsing.Store(cr)
 	a.phase.Store("parsing " + name)
-	h, err := hprof.ParseContext(ctx, cr, hprof.Options{Strings: strings, SizeHint: size, Oops: a.oops, Spill: a.spill || a.lean})
+	h, err := hprof.ParseContext(ctx, cr, hprof.Options{Strings: strings, SizeHint: size, Oops: a.oops, Spill: a.spill})
 	cr.progress.done()
 	if err != nil {
 		f.Close()

@@ -63,11 +63,14 @@ type DomOptions struct {
 	Spill bool
 	// Lean is the cheap part of Spill: the file holds the model's arrays
 	// only while the computation does not read them, each written whole
-	// and read back whole once — the ids and sizes throughout, the
-	// references and classes once the predecessors are built — while the
-	// graph is searched and the predecessors built and walked in memory.
-	// About 0.6× the dump for the CPU time of the tree in memory. Spill,
-	// when set too, is the one that counts.
+	// once — the ids throughout, the classes once the DFS has numbered
+	// the objects (read back in sequence where the predecessors and the
+	// own sizes need them), the references once the predecessors are
+	// built — while the graph is searched and the predecessors built and
+	// walked in memory. The parse needs no Options.Spill for it. On a
+	// 1.49 GB HotSpot dump 0.59× the dump (in memory 0.96×) for about
+	// 1.3× the CPU time (the writes into the page cache). Spill, when set
+	// too, is the one that counts.
 	Lean bool
 	Dir  string
 }
@@ -95,12 +98,13 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 		if sp, err = newSpillFile(opt.Dir); err != nil {
 			return nil, err
 		}
-		sp.keep = !opt.Spill
-		// The ids and sizes wait on disk until the end.
+		// The ids and sizes wait on disk until the end. Their memory, and
+		// what the parse left (its id index), goes back to the system.
 		if err := sp.out(h, spillIDs, spillSize); err != nil {
 			sp.remove()
 			return nil, err
 		}
+		sp.keep = !opt.Spill
 		defer func() {
 			// Done: everything back but the references, which stay in
 			// the file until Refs first needs them (a listing of the

@@ -42,9 +42,9 @@ func MemoryNeededSpill(size int64) uint64 {
 }
 
 // MemoryNeededLean is [MemoryNeeded] for the dominator tree of a dump
-// parsed with [Options.Spill] and computed with [DomOptions.Lean].
-// Measured peak RSS of `ddmbridge hprof --dominators` so on a 1.49 GB
-// HotSpot dump (33.6 M objects): 0.61 bytes per dump byte; the estimate
+// parsed in memory and computed with [DomOptions.Lean]. Measured peak RSS
+// of `ddmbridge hprof --dominators` so on a 1.49 GB HotSpot dump (33.6 M
+// objects): 0.59 bytes per dump byte; the estimate
 // rounds it up to 0.85 (more than [MemoryNeededSpill]'s, so that a bound
 // between them chooses the spill), plus 64 MiB for the process.
 func MemoryNeededLean(size int64) uint64 {

@@ -1095,7 +1095,9 @@ func (p *parser) finish() error {
 	// The sizes are final: most are their class's.
 	h.sizes = compactSizes(h.cls, h.size, len(h.Classes))
 	h.size = nil
-	runtime.GC() // the sizes' array is where the index goes
+	// The sizes' array back to the system: the index that comes next is
+	// bigger, it would not take its place.
+	debug.FreeOSMemory()
 	// Ids to indices. The classes are not needed meanwhile.
 	var sp *spillFile
 	if p.spill {
