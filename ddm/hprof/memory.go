@@ -32,7 +32,7 @@ func AvailableMemory() uint64 { return availableMemory() }
 // MemoryNeededSpill is [MemoryNeeded] for the dominator tree of a dump
 // parsed with [Options.Spill] and computed with [DomOptions.Spill]. Measured
 // peak RSS of `ddmbridge hprof --dominators` so on a 1.49 GB HotSpot dump
-// (33.6 M objects): 0.55 bytes per dump byte (in memory: 1.24); the estimate
+// (33.6 M objects): 0.55 bytes per dump byte (in memory then: 1.24); the estimate
 // rounds it up to 3/4, plus 64 MiB for the process.
 func MemoryNeededSpill(size int64) uint64 {
 	if size < 0 {
