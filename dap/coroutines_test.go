@@ -222,7 +222,8 @@ func TestKotlinCoroutinesFromJobs(t *testing.T) {
 func TestKotlinCoroutinesFromDebugProbes(t *testing.T) {
 	p := kotlintest.Require(t)
 	const n = 20
-	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--many", strconv.Itoa(n)}, "vmArgs", []string{"-javaagent:" + p.Coroutines})
+	// Creation stacks are off by default since kotlinx-coroutines 1.7: on.
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--many", strconv.Itoa(n)}, "vmArgs", []string{"-javaagent:" + p.Coroutines, "-Dkotlinx.coroutines.debug.enable.creation.stack.trace=true"})
 	file := filepath.Join(kc.Sources, "app", "Coroutines.kt")
 	c.setBreakpoints(file, ktBP(t, "app/Coroutines.kt", "manyReady"))
 	th := c.ktStop(c.ktConfigurationDone(), "the stop with the workers launched").Body.ThreadId
@@ -249,6 +250,7 @@ func TestKotlinCoroutinesFromDebugProbes(t *testing.T) {
 	if page.Total != body.Total || page.Start != 2 || len(page.Coroutines) != 2 || page.Coroutines[0].ID != body.Coroutines[2].ID || len(page.Coroutines[0].Frames) != 0 {
 		t.Errorf("page %s", mustJSON(page))
 	}
+	checkCreationStacks(t, c, body, n)
 	c.ktContinue(th)
 	until[*godap.TerminatedEvent](c, "the program's end", nil)
 }
@@ -347,4 +349,42 @@ func TestKotlinAsyncStackWithoutClassFiles(t *testing.T) {
 	}
 	c.ktContinue(th)
 	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
+// checkCreationStacks asks for the creation stacks (DebugProbes records
+// them by default): each worker's shows the launch call in the fixture's
+// runBlocking lambda, at its line, with its source; without asking, none
+// comes.
+func checkCreationStacks(t *testing.T, c *client, without ext.CoroutinesBody, n int) {
+	t.Helper()
+	for _, co := range without.Coroutines {
+		if co.CreationStack != nil {
+			t.Fatalf("%s has a creation stack not asked for", co.Name)
+		}
+	}
+	body := c.coroutinesList(map[string]any{"creationStacks": true})
+	launchLine := kotlintest.Line(t, "app/Coroutines.kt", "manyLaunch")
+	workers := 0
+	for _, co := range body.Coroutines {
+		if !strings.HasPrefix(co.Name, "worker-") {
+			continue
+		}
+		workers++
+		found := false
+		for _, f := range co.CreationStack {
+			if f.Line == launchLine && f.Source != nil && filepath.Base(f.Source.Path) == "Coroutines.kt" && strings.Contains(f.Name, "CoroutinesKt") {
+				found = true
+			}
+			if strings.HasPrefix(f.Name, "_COROUTINE") {
+				t.Errorf("%s: the artificial frame %s is shown", co.Name, f.Name)
+			}
+		}
+		if !found {
+			t.Errorf("%s: creation stack %s, want the launch at Coroutines.kt:%d", co.Name, mustJSON(co.CreationStack), launchLine)
+			break
+		}
+	}
+	if workers != n {
+		t.Errorf("%d workers with creation stacks asked, want %d", workers, n)
+	}
 }

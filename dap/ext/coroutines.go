@@ -6,11 +6,13 @@ import godap "github.com/google/go-dap"
 
 // CoroutinesArguments page through a stopped VM's Kotlin coroutines: Count
 // coroutines from Start (Count 0: 1000), each with at most Frames frames
-// (nil: 64; 0: none).
+// (nil: 64; 0: none); with CreationStacks, each with the stack it was
+// created with too (as many frames at most), where DebugProbes recorded it.
 type CoroutinesArguments struct {
-	Start  int  `json:"start,omitempty"`
-	Count  int  `json:"count,omitempty"`
-	Frames *int `json:"frames,omitempty"`
+	Start          int  `json:"start,omitempty"`
+	Count          int  `json:"count,omitempty"`
+	Frames         *int `json:"frames,omitempty"`
+	CreationStacks bool `json:"creationStacks,omitempty"`
 }
 
 // The sources of a coroutines answer (CoroutinesBody.Source), shown as
@@ -64,6 +66,10 @@ type Coroutine struct {
 	// frames down to where it resumed, then its async stack (each
 	// continuation that will resume, at the line it suspended on).
 	Frames []CoroutineFrame `json:"frames"`
+	// CreationStack is the stack that created it, top first (the call of
+	// launch, async…, then its callers), when asked (CreationStacks) and
+	// DebugProbes recorded it (enableCreationStackTraces, their default).
+	CreationStack []CoroutineFrame `json:"creationStack,omitempty"`
 }
 
 // CoroutineFrame is one frame of a coroutine's stack.
