@@ -56,23 +56,9 @@ func deviceVMs(m *Monitor, serial string) []VMInfo {
 // want (pid → name), each named, and returns them by pid.
 func waitDeviceVMs(t testing.TB, m *Monitor, serial string, want map[int]string) map[int]VMInfo {
 	t.Helper()
-	var got map[int]VMInfo
-	waitFor(t, 10*time.Second, fmt.Sprintf("VMs %v on %s", want, serial), func() bool {
-		got = map[int]VMInfo{}
-		for _, v := range deviceVMs(m, serial) {
-			got[v.PID] = v
-		}
-		if len(got) != len(want) {
-			return false
-		}
-		for pid, name := range want {
-			if got[pid].Name != name {
-				return false
-			}
-		}
-		return true
-	})
-	return got
+	onDevice := func() []VMInfo { return deviceVMs(m, serial) }
+	pidName := func(v VMInfo) (int, string) { return v.PID, v.Name }
+	return bridgetest.WaitNamed(t, 10*time.Second, fmt.Sprintf("VMs %v on %s", want, serial), onDevice, pidName, want)
 }
 
 // TestUnplugDevice: of two devices, the one unplugged (its simulator closed)

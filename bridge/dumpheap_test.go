@@ -12,7 +12,6 @@ import (
 	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
 	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
-	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 )
 
 func TestDumpHeap(t *testing.T) {
@@ -33,7 +32,7 @@ func TestDumpHeap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSimHprof(t, b, from, time.Now())
+	bridgetest.CheckSimHprof(t, b, from, time.Now())
 
 	// Concurrent dumps are serialised and each gets a dump of its own.
 	var wg sync.WaitGroup
@@ -51,7 +50,7 @@ func TestDumpHeap(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatalf("dump %d: %v", i, errs[i])
 		}
-		checkSimHprof(t, dumps[i], from, time.Now())
+		bridgetest.CheckSimHprof(t, dumps[i], from, time.Now())
 		for j := range i {
 			if &dumps[i][0] == &dumps[j][0] {
 				t.Errorf("dumps %d and %d are the same chunk", j, i)
@@ -92,7 +91,7 @@ func TestDumpHeapWithAmDumpheap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSimHprof(t, b, from, time.Now())
+	bridgetest.CheckSimHprof(t, b, from, time.Now())
 	if files := dev.Files(); len(files) != 0 {
 		t.Errorf("the dump was left on the device: %v", files)
 	}
@@ -103,19 +102,10 @@ func TestDumpHeapWithAmDumpheap(t *testing.T) {
 	if err != nil || n != int64(buf.Len()) {
 		t.Fatalf("DumpTo: %d bytes (%d written), %v", n, buf.Len(), err)
 	}
-	checkSimHprof(t, buf.Bytes(), from, time.Now())
+	bridgetest.CheckSimHprof(t, buf.Bytes(), from, time.Now())
 	if files := dev.Files(); len(files) != 0 {
 		t.Errorf("the dump was left on the device: %v", files)
 	}
-}
-func checkSimHprof(t *testing.T, b []byte, from, to time.Time) {
-	t.Helper()
-	bridgetest.CheckSimHprof(t, b, from, to)
-}
-
-func checkHotSpotHprof(t *testing.T, b []byte) *hprof.Heap {
-	t.Helper()
-	return bridgetest.CheckHotSpotHprof(t, b)
 }
 
 func startSimOnly(t *testing.T, port int) {

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -20,14 +19,8 @@ func freePorts(t testing.TB, n int) int { return bridgetest.FreePorts(t, n) }
 
 // testOptions scans lo..lo+n-1 fast and listens on ephemeral ports.
 func testOptions(t testing.TB, lo, n int) Options {
-	o := Options{
-		ScanInterval:       150 * time.Millisecond,
-		ProbeTimeout:       2 * time.Second,
-		HoldTimeout:        10 * time.Second,
-		ThreadPollInterval: 300 * time.Millisecond,
-		Logger:             testLogger(t),
-		TraceProxy:         bridgetest.TraceProxy(),
-	}
+	o := Options{Logger: testLogger(t), TraceProxy: bridgetest.TraceProxy()}
+	bridgetest.FastTimings(&o.ScanInterval, &o.ProbeTimeout, &o.HoldTimeout, &o.ThreadPollInterval)
 	if n > 0 {
 		o.Scan = []Range{{Host: "127.0.0.1", Lo: lo, Hi: lo + n - 1}}
 	}
@@ -37,18 +30,7 @@ func testOptions(t testing.TB, lo, n int) Options {
 // startMonitor creates and runs a monitor for the test's lifetime.
 func startMonitor(t testing.TB, o Options) *Monitor {
 	t.Helper()
-	m, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { m.Run(ctx); close(done) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return m
+	return bridgetest.Started(t, New, o)
 }
 
 // waitFor polls cond until it holds or the timeout passes, raised to a
@@ -61,29 +43,13 @@ func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 // waitVM waits for a monitored VM at addr and returns its info.
 func waitVM(t testing.TB, m *Monitor, addr string, timeout time.Duration) VMInfo {
 	t.Helper()
-	var info VMInfo
-	waitFor(t, timeout, "VM at "+addr, func() bool {
-		for _, v := range m.VMs() {
-			if v.Address == addr {
-				info = v
-				return true
-			}
-		}
-		return false
-	})
-	return info
+	return bridgetest.WaitListed(t, timeout, "VM at "+addr, m.VMs, func(v VMInfo) bool { return v.Address == addr })
 }
 
+// waitGone waits until the monitor lists no VM at addr.
 func waitGone(t testing.TB, m *Monitor, addr string, timeout time.Duration) {
 	t.Helper()
-	waitFor(t, timeout, "VM at "+addr+" to be removed", func() bool {
-		for _, v := range m.VMs() {
-			if v.Address == addr {
-				return false
-			}
-		}
-		return true
-	})
+	bridgetest.WaitUnlisted(t, timeout, "VM at "+addr+" to be removed", m.VMs, func(v VMInfo) bool { return v.Address == addr })
 }
 
 // startDemo starts DemoApp with its agent on 127.0.0.1:port (0: any).

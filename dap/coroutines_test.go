@@ -351,8 +351,8 @@ func TestKotlinAsyncStackWithoutClassFiles(t *testing.T) {
 	until[*godap.TerminatedEvent](c, "the program's end", nil)
 }
 
-// checkCreationStacks asks for the creation stacks (DebugProbes records
-// them by default): each worker's shows the launch call in the fixture's
+// checkCreationStacks asks for the creation stacks (DebugProbes record
+// them when enableCreationStackTraces is on): each worker's shows the launch call in the fixture's
 // runBlocking lambda, at its line, with its source; without asking, none
 // comes.
 func checkCreationStacks(t *testing.T, c *client, without ext.CoroutinesBody, n int) {
@@ -387,4 +387,99 @@ func checkCreationStacks(t *testing.T, c *client, without ext.CoroutinesBody, n 
 	if workers != n {
 		t.Errorf("%d workers with creation stacks asked, want %d", workers, n)
 	}
+}
+
+// In a frame of an async stack (a suspended function's continuation, which
+// has no JVM frame) the Debug Console evaluates over the variables the
+// continuation keeps, under the source's names, with the suspend
+// function's class's functions and calls run in the stopped thread, as
+// VS Code asks (stackTrace, then evaluate with the async frame's id);
+// what needs a JVM frame (assigning) and the label frame are refused with
+// a reason. The label frame is sent as a label: no source, line 0 (VS Code
+// then shows its name alone), no scopes.
+func TestKotlinEvaluateInAsyncFrame(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode, "args", []string{"--chain"})
+			c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "chainCAfter"))
+			th := c.ktStop(c.ktConfigurationDone(), "the stop in chainC after delay").Body.ThreadId
+			frames := c.stackTrace(th)
+			async, ok := asyncFrames(frames)
+			if !ok || len(async) < 2 {
+				t.Fatalf("no async stack: %s", mustJSON(frames))
+			}
+			label := frames[len(frames)-len(async)-1]
+			if raw := mustJSON(label); label.Line != 0 || label.Column != 0 || strings.Contains(raw, `"source"`) || label.PresentationHint != "label" {
+				t.Errorf("the label frame %s, want presentationHint label, no source, line 0", raw)
+			}
+			c.send("scopes", map[string]any{"frameId": label.Id})
+			if sc := expect[*godap.ScopesResponse](c).Body.Scopes; len(sc) != 0 {
+				t.Errorf("the label frame's scopes %s, want none", mustJSON(sc))
+			}
+			if _, errResp := c.evaluateIn(label.Id, "repl", "1 + 1"); errResp == nil || !strings.Contains(errResp.Body.Error.Format, "label") {
+				t.Errorf("evaluate in the label frame: %s, want refused as a label", mustJSON(errResp))
+			}
+			b, a := async[0].Id, async[1].Id
+			for _, x := range []struct {
+				frame      int
+				expr, want string
+			}{
+				{b, "n", "2"}, {b, "half", "10"}, {b, "n + half * 2", "22"}, {b, `"$n/${half}"`, `"2/10"`},
+				{b, "if (half > n) half - n else 0", "8"}, {b, "n in 1..3", "true"},
+				{b, "plainC(n)", "103"}, // a top-level function of the suspend function's file, run in the stopped thread
+				{a, "n", "1"}, {a, "tag", `"a1"`}, {a, "tag.length", "2"}, {a, "tag.uppercase()", `"A1"`},
+				{a, "tag + n", `"a11"`}, {a, "tag == \"a1\"", "true"},
+			} {
+				body, errResp := c.evaluateIn(x.frame, "repl", x.expr)
+				switch {
+				case errResp != nil:
+					t.Errorf("%s in %d: %s, want %s", x.expr, x.frame, errResp.Body.Error.Format, x.want)
+				case body.Result != x.want:
+					t.Errorf("%s in %d = %s, want %s", x.expr, x.frame, body.Result, x.want)
+				}
+			}
+			// A hover there runs no code: the spilled values themselves.
+			if body, errResp := c.evaluateIn(b, "hover", "half"); errResp != nil || body.Result != "10" {
+				t.Errorf("hover half = %s / %s, want 10", mustJSON(body), mustJSON(errResp))
+			}
+			for _, x := range []struct{ expr, why string }{{"this", "no this"}, {"nope", "nope"}} {
+				if _, errResp := c.evaluateIn(b, "repl", x.expr); errResp == nil || !strings.Contains(errResp.Body.Error.Format, x.why) {
+					t.Errorf("%s in chainB's frame: %s, want an error saying %q", x.expr, mustJSON(errResp), x.why)
+				}
+			}
+			c.ktContinue(th)
+			until[*godap.TerminatedEvent](c, "the program's end", nil)
+		})
+	}
+}
+
+// A member suspend function's frame in an async stack shows and evaluates
+// with its receiver (the continuation's this$0): this in its Locals, this
+// and its properties by name in expressions.
+func TestKotlinEvaluateInMemberAsyncFrame(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--member"})
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Values.kt"), ktBP(t, "app/Values.kt", "memberInner"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in inner after yield").Body.ThreadId
+	frames := c.stackTrace(th)
+	async, ok := asyncFrames(frames)
+	if !ok || len(async) < 1 || !strings.HasSuffix(async[0].Name, "Tally.outer") {
+		t.Fatalf("async stack %s, want Tally.outer first", mustJSON(frames))
+	}
+	ktFrameAt(t, kc, async[0], "app/Values.kt", "memberOuter")
+	if vars := c.scopeVars(async[0].Id); vars["k"] != "2" || vars["base"] != "42" || !strings.Contains(vars["this"], "Tally") {
+		t.Errorf("outer's Locals %v, want this (a Tally), k=2, base=42", vars)
+	}
+	for _, x := range []struct{ expr, want string }{
+		{"k", "2"}, {"base", "42"}, {"this.start", "40"}, {"start + base", "82"}, {"this === this", "true"},
+	} {
+		body, errResp := c.evaluateIn(async[0].Id, "repl", x.expr)
+		switch {
+		case errResp != nil:
+			t.Errorf("%s: %s, want %s", x.expr, errResp.Body.Error.Format, x.want)
+		case body.Result != x.want:
+			t.Errorf("%s = %s, want %s", x.expr, body.Result, x.want)
+		}
+	}
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
 }

@@ -72,9 +72,9 @@ type sourceState struct {
 type refs struct {
 	threads *idMap[jdwp.ThreadID]
 	frames  *handles[mirror.Frame]
-	// asyncFrames are the frames of coroutines' async stacks (nil: the
+	// asyncFrames are the frames of coroutines' async stacks (af nil: the
 	// label frame), numbered apart from frames.
-	asyncFrames *handles[*debugger.AsyncFrame]
+	asyncFrames *handles[asyncRef]
 	vars        *handles[container]
 	targets     *handles[*debugger.StepTarget]
 	srcRefs     *handles[jdwp.ReferenceTypeID]
@@ -88,7 +88,7 @@ func newDebuggee(ctx context.Context, s *session, nc net.Conn, target string) (*
 		refs: refs{
 			threads:     newIDMap[jdwp.ThreadID](),
 			frames:      newHandles[mirror.Frame](),
-			asyncFrames: &handles[*debugger.AsyncFrame]{next: firstAsyncFrame, m: map[int]*debugger.AsyncFrame{}},
+			asyncFrames: &handles[asyncRef]{next: firstAsyncFrame, m: map[int]asyncRef{}},
 			vars:        newHandles[container](),
 			targets:     newHandles[*debugger.StepTarget](),
 			srcRefs:     newHandles[jdwp.ReferenceTypeID](),

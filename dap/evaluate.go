@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
 	"github.com/ddmbridge/ddmbridge/jdwp/eval"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang/java/expr"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
@@ -56,11 +58,55 @@ func (d *debuggee) requestEnv(ctx context.Context, frameID int) (*eval.Frame, er
 	if frameID == 0 {
 		return d.stoppedEnv(ctx)
 	}
+	if ar, ok := d.refs.asyncFrames.get(frameID); ok {
+		return d.asyncEnv(ctx, ar)
+	}
 	f, ok := d.refs.frames.get(frameID)
 	if !ok {
 		return nil, fmt.Errorf("unknown frame id %d (frames are forgotten when the VM resumes)", frameID)
 	}
 	return d.ev().Frame(f), nil
+}
+
+// asyncEnv is the environment of a frame of a coroutine's async stack (a
+// suspended function's continuation, no JVM frame): its locals are the
+// variables the continuation keeps, under the source's names; this is its
+// receiver when it keeps one (a spilled this, or the this$0 of a member
+// function's continuation); static names and functions are its suspend
+// function's class's; methods run in the thread whose stack holds it.
+func (d *debuggee) asyncEnv(ctx context.Context, ar asyncRef) (*eval.Frame, error) {
+	af := ar.af
+	if af == nil {
+		return nil, fmt.Errorf("%q is a label, not a frame: pick a frame under it", asyncLabel)
+	}
+	class := af.Class
+	if af.Method != "" {
+		if c, err := d.vm.ClassBySignature(ctx, "L"+strings.ReplaceAll(af.Owner, ".", "/")+";"); err == nil {
+			class = c
+		}
+	}
+	locals := make([]mirror.NamedValue, 0, len(af.Spilled))
+	for _, v := range af.Spilled {
+		if v.Name != "this" {
+			locals = append(locals, mirror.NamedValue{Name: v.Name, Value: v.Value})
+		}
+	}
+	return d.ev().Async(ar.thread, class, locals, d.asyncThis(ctx, af)), nil
+}
+
+// asyncThis is the receiver a suspended function's continuation keeps: a
+// spilled this, or the this$0 of a member function's continuation; a zero
+// value when it keeps none.
+func (d *debuggee) asyncThis(ctx context.Context, af *debugger.AsyncFrame) jdwp.Value {
+	for _, v := range af.Spilled {
+		if v.Name == "this" {
+			return v.Value
+		}
+	}
+	if v, ok, err := d.vm.Field(ctx, af.Continuation, "this$0"); err == nil && ok && v.Tag.IsObject() {
+		return v
+	}
+	return jdwp.Value{}
 }
 
 // stoppedEnv is an environment in the top frame of the thread the VM
@@ -86,7 +132,13 @@ const hoverNoInvoke = `hovers do not run methods; set "evaluateHoverMethods": tr
 func (s *session) evaluate(ctx context.Context, r *godap.EvaluateRequest) (godap.EvaluateResponseBody, error) {
 	d := s.dbg
 	ctx = withHex(ctx, r.Arguments.Format)
+	thread := jdwp.ThreadID(0)
 	if f, ok := d.refs.frames.get(r.Arguments.FrameId); ok {
+		thread = f.Thread
+	} else if ar, ok := d.refs.asyncFrames.get(r.Arguments.FrameId); ok {
+		thread = ar.thread
+	}
+	if thread != 0 {
 		// Frames are read while the thread is suspended: wait for a method
 		// run or left running there, and start none meanwhile (this runs
 		// off the request loop, in the thread's lane).
@@ -96,8 +148,8 @@ func (s *session) evaluate(ctx context.Context, r *godap.EvaluateRequest) (godap
 		}
 		defer release()
 		ctx = xctx
-		d.t.WaitReturned(ctx, f.Thread)
-		if d.t.StillRunning(f.Thread) {
+		d.t.WaitReturned(ctx, thread)
+		if d.t.StillRunning(thread) {
 			return godap.EvaluateResponseBody{}, s.explain(fmt.Errorf("%w (waited %v)", mirror.ErrStillRunning, s.cfg.RequestTimeout))
 		}
 	}

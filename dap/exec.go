@@ -111,11 +111,7 @@ func (s *session) restartFrame(ctx context.Context, r *godap.RestartFrameRequest
 	if !ok {
 		return resumePlan{}, fmt.Errorf("unknown frame id %d", r.Arguments.FrameId)
 	}
-	f, err := d.vm.Live(ctx, f)
-	if err != nil {
-		return resumePlan{}, err
-	}
-	if err := d.vm.PopFrames(ctx, f.Thread, f.ID); err != nil {
+	if err := d.vm.PopFrames(ctx, f); err != nil {
 		return resumePlan{}, err
 	}
 	if err := d.t.Step(ctx, f.Thread, jdwp.StepInto, "restart"); err != nil {

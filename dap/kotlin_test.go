@@ -1,7 +1,9 @@
 package dap
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -287,7 +289,9 @@ func TestKotlinStepIntoSkipsIntrinsics(t *testing.T) {
 // never called: only inlined into main) binds where it was inlined (JVM
 // lines past Main.kt's end, through MainKt's source map) and stops there,
 // the frame reading Util.kt; a breakpoint on the call site stops once, on
-// the call, not again in the inlined body or its lambda.
+// the call, not again in the inlined body or its lambda. A class that
+// inlines them and loads later binds them as it loads: of the file's
+// package (app.Shapes) and of another (lib.Late).
 func TestKotlinInlineBreakpoints(t *testing.T) {
 	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
 		t.Run(string(mode), func(t *testing.T) {
@@ -351,6 +355,19 @@ func TestKotlinInlineBreakpoints(t *testing.T) {
 			if frames[0].Name != "logged (inlined)" || !strings.HasPrefix(frameName(frames[1]), "Shapes.describeAll") || !loggedVerified {
 				t.Errorf("logged's body stopped in %q over %q (verified by an event when app.Shapes loaded: %v), want logged (inlined) over Shapes.describeAll", frames[0].Name, frames[1].Name, loggedVerified)
 			}
+			// lib.Late, of another package, inlines twice and logged and loads
+			// last: both breakpoints bind there when it loads.
+			c.send("continue", map[string]any{"threadId": th})
+			frames = next()
+			ktFrameAt(t, kc, frames[0], "app/Util.kt", "twiceFirst")
+			ktFrameAt(t, kc, frames[1], "lib/Late.kt", "lateTwice")
+			if frames[0].Name != "twice (inlined)" || !strings.HasPrefix(frameName(frames[1]), "Late.run") {
+				t.Errorf("twice's body stopped in %q over %q, want twice (inlined) over Late.run", frames[0].Name, frames[1].Name)
+			}
+			c.send("continue", map[string]any{"threadId": th})
+			frames = next()
+			ktFrameAt(t, kc, frames[0], "app/Util.kt", "loggedBody")
+			ktFrameAt(t, kc, frames[1], "lib/Late.kt", "lateLogged")
 			c.send("disconnect", nil)
 			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 		})
@@ -515,4 +532,141 @@ func TestKotlinNestedInlineFrames(t *testing.T) {
 	}
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// Breakpoints by column in Kotlin, as IntelliJ's lambda breakpoints: on a
+// line with a lambda compiled to a method (pick: MainKt.main$lambda$N, or
+// the class MainKt$main$pick$1's invoke) and two inlined into main (map's
+// and filter's: main's code in the scope of their $i$a$ markers),
+// breakpointLocations offers the line and each lambda's body; a column on a
+// lambda stops in that lambda only, hit by its own line (the inlined ones
+// once per element, with their `it`), in both lambda modes; a column
+// before the first lambda stops in main's code of the line only; the line
+// breakpoint stops where it did (main, then pick's body at each call). An
+// inlined lambda whose body starts on the next line (forEach { o ->) is
+// offered too, and stops at its body's first line.
+func TestKotlinLambdaColumns(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode)
+			main := filepath.Join(kc.Sources, "app", "Main.kt")
+			line := kotlintest.Line(t, "app/Main.kt", "lambdaColumns")
+			src, err := os.ReadFile(main)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Split(string(src), "\n")[line-1]
+			indent := len(text) - len(strings.TrimLeft(text, " ")) + 1
+			col := func(lambda string) int { return strings.Index(text, lambda) + 3 } // the body after "{ "
+			pick, mapCol, filter := col("{ it > 40"), col("{ it.total"), col("{ pick(it)")
+			c.send("breakpointLocations", map[string]any{"source": map[string]any{"path": main}, "line": line})
+			locs := expect[*godap.BreakpointLocationsResponse](c).Body.Breakpoints
+			want := []godap.BreakpointLocation{{Line: line, Column: indent}, {Line: line, Column: pick}, {Line: line, Column: mapCol}, {Line: line, Column: filter}}
+			if mustJSON(locs) != mustJSON(want) {
+				t.Errorf("breakpointLocations %s, want %s", mustJSON(locs), mustJSON(want))
+			}
+			bps := c.setBreakpoints(main, map[string]any{"line": line, "column": mapCol}, map[string]any{"line": line, "column": filter},
+				map[string]any{"line": line, "column": pick}, map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "callLabel")})
+			if len(bps) != 4 || !bps[0].Verified || !bps[1].Verified {
+				t.Fatalf("column breakpoints on the inlined lambdas (in the loaded app.MainKt): %s", mustJSON(bps))
+			}
+			names := map[int]string{bps[0].Id: "map", bps[1].Id: "filter", bps[2].Id: "pick", bps[3].Id: "end"}
+			type hit struct{ bp, it string }
+			var got []hit
+			stop := c.ktConfigurationDone()
+			for {
+				stop = c.ktStop(stop, "a stop on the lambdas' line")
+				th := stop.Body.ThreadId
+				if len(stop.Body.HitBreakpointIds) != 1 {
+					t.Fatalf("stopped %s, want one breakpoint", mustJSON(stop.Body))
+				}
+				name := names[stop.Body.HitBreakpointIds[0]]
+				if name == "end" {
+					break
+				}
+				vars, frames := c.locals(th)
+				ktFrameAt(t, kc, frames[0], "app/Main.kt", "lambdaColumns")
+				inMain := strings.HasPrefix(frameName(frames[0]), "MainKt.main") && !strings.Contains(frames[0].Name, "lambda")
+				if inMain != (name != "pick") {
+					t.Errorf("the %s lambda's stop in %q", name, frames[0].Name)
+				}
+				it := vars["it"].Value
+				if strings.Contains(it, "tea") {
+					it = "tea"
+				} else if strings.Contains(it, "cake") {
+					it = "cake"
+				}
+				got = append(got, hit{name, it})
+				c.ktContinue(th)
+				stop = nil
+			}
+			wantHits := []hit{{"map", "tea"}, {"map", "cake"}, {"filter", "30"}, {"pick", "30"}, {"filter", "45"}, {"pick", "45"}}
+			if mustJSON(got) != mustJSON(wantHits) {
+				t.Errorf("stops (breakpoint, it) %+v, want %+v", got, wantHits)
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+
+			// A lambda whose body starts on the next line, inlined (total's
+			// orders.forEach { o ->): offered at the line's end, its column
+			// stops at the body's first line, once per order.
+			c, kc = ktSession(t, mode)
+			feLine := kotlintest.Line(t, "app/Main.kt", "forEachLine")
+			feText := strings.Split(string(src), "\n")[feLine-1]
+			feCol := strings.Index(feText, "->") + 3
+			c.send("breakpointLocations", map[string]any{"source": map[string]any{"path": main}, "line": feLine})
+			locs = expect[*godap.BreakpointLocationsResponse](c).Body.Breakpoints
+			if len(locs) != 2 || locs[1] != (godap.BreakpointLocation{Line: feLine, Column: feCol}) {
+				t.Errorf("breakpointLocations on forEach's line %s, want the line and column %d", mustJSON(locs), feCol)
+			}
+			c.setBreakpoints(main, map[string]any{"line": feLine, "column": feCol}, map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "callDescribe")})
+			var orders []string
+			stop = c.ktConfigurationDone()
+			for {
+				stop = c.ktStop(stop, "a stop in forEach's lambda")
+				vars, frames := c.locals(stop.Body.ThreadId)
+				if frames[0].Line != kotlintest.Line(t, "app/Main.kt", "forEachBody") {
+					ktFrameAt(t, kc, frames[0], "app/Main.kt", "callDescribe")
+					break
+				}
+				orders = append(orders, map[bool]string{true: "tea", false: "cake"}[strings.Contains(vars["o"].Value, "tea")])
+				c.ktContinue(stop.Body.ThreadId)
+				stop = nil
+			}
+			if !slices.Equal(orders, []string{"tea", "cake"}) {
+				t.Errorf("forEach's lambda stopped for %q, want tea, cake", orders)
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+
+			// The line's own code (a column before the first lambda), and the
+			// line breakpoint: main's code, then pick's body at each call.
+			for _, bp := range []map[string]any{{"line": line, "column": indent}, {"line": line}} {
+				c, kc := ktSession(t, mode)
+				c.setBreakpoints(main, bp, map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "callLabel")})
+				var in []string
+				stop := c.ktConfigurationDone()
+				for {
+					stop = c.ktStop(stop, "a stop on the lambdas' line")
+					frames := c.stackTrace(stop.Body.ThreadId)
+					if frames[0].Line != line {
+						break
+					}
+					ktFrameAt(t, kc, frames[0], "app/Main.kt", "lambdaColumns")
+					in = append(in, map[bool]string{true: "lambda", false: "main"}[strings.Contains(frames[0].Name, "lambda") || strings.Contains(frames[0].Name, "pick")])
+					c.ktContinue(stop.Body.ThreadId)
+					stop = nil
+				}
+				want := []string{"main"}
+				if _, column := bp["column"]; !column {
+					want = []string{"main", "lambda", "lambda"}
+				}
+				if !slices.Equal(in, want) {
+					t.Errorf("breakpoint %v stopped in %q, want %q", bp, in, want)
+				}
+				c.send("disconnect", nil)
+				until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+			}
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/debugger"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
 
@@ -49,8 +50,33 @@ func (d *debuggee) presenter() *mirror.Presenter {
 		p := d.t.Presentation()
 		p.Budget = d.invokeTimeout()
 		d.presentSt.present = mirror.NewPresenter(presentVM{VM: d.vm, p: p})
+		d.presentSt.present.Forms = d.valueForm
 	})
 	return d.presentSt.present
+}
+
+// valueForm is the form in which one of the session's languages shows
+// objects of class sig (lang.ValueForms), for the presenter: the first
+// language that has one.
+func (d *debuggee) valueForm(_ context.Context, sig string, methods []string) *mirror.Form {
+	for _, l := range d.srcs.langs {
+		vf, ok := l.(lang.ValueForms)
+		if !ok {
+			continue
+		}
+		f := vf.ValueForm(sig, methods)
+		if f == nil {
+			continue
+		}
+		return &mirror.Form{Fields: f.Fields, Leading: f.Leading, Summary: func(fs []mirror.FormField) string {
+			pf := make([]lang.PrintedField, len(fs))
+			for i, x := range fs {
+				pf[i] = lang.PrintedField(x)
+			}
+			return f.Text(pf)
+		}}
+	}
+	return nil
 }
 
 // presentVM is the mirror with the debugger layer's policy on running

@@ -203,13 +203,19 @@ type capabilitiesBody struct {
 	Capabilities map[string]bool `json:"capabilities"`
 }
 
-// onConfigurationDoneRequest answers itself: no stop is reported before
-// the response (see the resumes route), so it is sent under stopMu.
+// onConfigurationDoneRequest answers itself. When it lets the VM run (a
+// held start) or arms the entry stop, no stop is reported before the
+// response (see the resumes route), so it is sent under stopMu. Otherwise
+// it lets nothing run: a stop shown meanwhile holds whichever comes first,
+// and the answer does not wait for that stop's hold (a round trip on a
+// slow link, in which the stop's next reads would leave before it).
 func (s *session) onConfigurationDoneRequest(r *godap.ConfigurationDoneRequest) {
 	ctx, cancel := s.reqCtx()
 	defer cancel()
-	s.dbg.t.StopMu.Lock()
-	defer s.dbg.t.StopMu.Unlock()
+	if s.dbg.t.Configured(s.dbg.stopOnEntry) {
+		s.dbg.t.StopMu.Lock()
+		defer s.dbg.t.StopMu.Unlock()
+	}
 	if err := s.dbg.configurationDone(ctx); err != nil {
 		s.sendError(&r.Request, ErrUnableToResume, fmt.Errorf("configurationDone: %w", err))
 		return

@@ -207,7 +207,7 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 	err = parallel(int(n), func(i int) error {
 		real, ai := entry(start + int32(i))
 		if real < 0 {
-			out[i] = d.asyncFrame(async, ai)
+			out[i] = d.asyncFrame(t, async, ai)
 			return nil
 		}
 		f := all[real]
@@ -264,16 +264,24 @@ func (s *session) stackTrace(ctx context.Context, r *godap.StackTraceRequest) (g
 // its async stack, as IntelliJ does.
 const asyncLabel = "Async stack trace"
 
-// asyncFrame is the stack frame of a coroutine's async stack: i -1 its
-// label, else the continuation async[i], whose Locals scope shows its
-// spilled variables.
-func (d *debuggee) asyncFrame(async []debugger.AsyncFrame, i int) godap.StackFrame {
+// asyncRef is a frame of a coroutine's async stack as a frame id names it:
+// a continuation (nil: the label frame) and the thread whose stack holds it.
+type asyncRef struct {
+	af     *debugger.AsyncFrame
+	thread jdwp.ThreadID
+}
+
+// asyncFrame is the stack frame of a coroutine's async stack in thread's
+// stack: i -1 its label (no source, line 0: a front end shows its name
+// alone), else the continuation async[i], whose Locals scope shows its
+// spilled variables and in which expressions evaluate over them.
+func (d *debuggee) asyncFrame(thread jdwp.ThreadID, async []debugger.AsyncFrame, i int) godap.StackFrame {
 	if i < 0 {
-		return godap.StackFrame{Id: d.refs.asyncFrames.add(nil), Name: asyncLabel, PresentationHint: "label"}
+		return godap.StackFrame{Id: d.refs.asyncFrames.add(asyncRef{thread: thread}), Name: asyncLabel, PresentationHint: "label"}
 	}
 	af := &async[i]
 	sf := d.asyncFrameOf(af)
-	sf.Id = d.refs.asyncFrames.add(af)
+	sf.Id = d.refs.asyncFrames.add(asyncRef{af, thread})
 	return sf
 }
 
@@ -456,9 +464,6 @@ func (d *debuggee) formatFrameName(ctx context.Context, ff *godap.StackFrameForm
 		}
 		var vals []jdwp.Value
 		if (ff.ParameterValues || all) && len(args) == len(params) && len(args) > 0 {
-			if lf, lerr := d.vm.Live(ctx, f); lerr == nil {
-				f = lf // a method the debugger ran in the thread gave its frames new ids
-			}
 			vals, _ = d.vm.ReadLocals(ctx, f, args)
 		}
 		for i, p := range params {
@@ -636,7 +641,8 @@ func (d *debuggee) source(ctx context.Context, class jdwp.ReferenceTypeID, sig s
 // "Static" (the static fields of the frame's class).
 func (s *session) scopes(_ context.Context, r *godap.ScopesRequest) (godap.ScopesResponseBody, error) {
 	d := s.dbg
-	if af, ok := d.refs.asyncFrames.get(r.Arguments.FrameId); ok {
+	if ar, ok := d.refs.asyncFrames.get(r.Arguments.FrameId); ok {
+		af := ar.af
 		if af == nil {
 			return godap.ScopesResponseBody{Scopes: []godap.Scope{}}, nil
 		}

@@ -135,14 +135,29 @@ func (c *pendingVar) children(ctx context.Context, d *debuggee, _ string, _, _ i
 // quoted, boxed values as their primitive, arrays as int[3] with paged
 // elements, other objects through package mirror (a logical view or a
 // summary, and their fields). References cost one ObjectType lookup, for
-// their runtime type.
+// their runtime type (an array's length is asked with it).
 func (d *debuggee) variable(ctx context.Context, name, evalName string, v jdwp.Value) (godap.Variable, error) {
 	sig := ""
 	switch {
 	case v.Tag == jdwp.TagString:
 		sig = "Ljava/lang/String;"
 	case v.Tag.IsObject() && !v.IsNull():
-		_, s, err := d.vm.ObjectType(ctx, v.Object())
+		var s string
+		var err error
+		if v.Tag == jdwp.TagArray {
+			// An array shows its length: asked with its type, not after
+			// (kept; an error is met again below).
+			mirror.Parallel(2, func(i int) error {
+				if i == 0 {
+					_, s, err = d.vm.ObjectType(ctx, v.Object())
+				} else {
+					d.vm.ArrayLength(ctx, v.Object())
+				}
+				return nil
+			})
+		} else {
+			_, s, err = d.vm.ObjectType(ctx, v.Object())
+		}
 		if isCollected(err) {
 			return godap.Variable{Name: name, Value: "<collected>", EvaluateName: evalName}, nil
 		}
@@ -504,13 +519,18 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 	return out, err
 }
 
-// children of a continuation of an async stack: the variables it keeps
-// while suspended, under the source's names (their expressions name the
-// continuation's fields, which no frame can evaluate).
+// children of a continuation of an async stack: its receiver (this, for a
+// member function) and the variables it keeps while suspended, under the
+// source's names, as the frame's expressions name them.
 func (c *spilledScope) children(ctx context.Context, d *debuggee, _ string, _, _ int) ([]godap.Variable, error) {
-	vals := make([]named, len(c.af.Spilled))
-	for i, v := range c.af.Spilled {
-		vals[i] = named{v.Name, "", v.Value}
+	vals := make([]named, 0, len(c.af.Spilled)+1)
+	if this := d.asyncThis(ctx, c.af); this.Tag != 0 && !this.IsNull() {
+		vals = append(vals, named{"this", "this", this})
+	}
+	for _, v := range c.af.Spilled {
+		if v.Name != "this" {
+			vals = append(vals, named{v.Name, v.Name, v.Value})
+		}
 	}
 	return d.variables(ctx, vals)
 }

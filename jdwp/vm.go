@@ -74,8 +74,8 @@ func (c *Capabilities) fields() []*bool {
 
 // Version returns the VM's version information (VirtualMachine.Version).
 func (c *Conn) Version(ctx context.Context) (v VersionInfo, err error) {
-	if p := c.version.Load(); p != nil {
-		return *p, nil
+	if c.awaitPreload(ctx); c.version.Load() != nil {
+		return *c.version.Load(), nil
 	}
 	err = c.do(ctx, CmdVMVersion, nil, func(r *Reader) { v = readVersion(r) })
 	if err == nil {
@@ -88,12 +88,17 @@ func readVersion(r *Reader) VersionInfo {
 	return VersionInfo{Description: r.String(), JDWPMajor: r.Int32(), JDWPMinor: r.Int32(), VMVersion: r.String(), VMName: r.String()}
 }
 
+// preloadCmds are what Preload asks, in order.
+var preloadCmds = []Cmd{CmdVMIDSizes, CmdVMVersion, CmdVMCapabilitiesNew}
+
 // Preload asks the VM at once what every debugger asks first — its id
 // sizes, its version and its capabilities (three commands every agent
 // implements) — and keeps the answers for IDSizes, Version and
 // Capabilities: one round trip where asking in turn costs three, which a
-// slow link (adb over Wi-Fi, a device farm) makes felt. A VM without
-// CapabilitiesNew is asked its old Capabilities later, by Capabilities.
+// slow link (adb over Wi-Fi, a device farm) makes felt. A connection made
+// with Options.Preload sent them with its handshake: Preload then waits
+// for those. A VM without CapabilitiesNew is asked its old Capabilities
+// later, by Capabilities.
 func (c *Conn) Preload(ctx context.Context) error {
 	if c.sizes.Load() != nil && c.version.Load() != nil && c.caps.Load() != nil {
 		return nil
@@ -103,21 +108,23 @@ func (c *Conn) Preload(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, c.opts.RequestTimeout)
 		defer cancel()
 	}
-	cmds := []Cmd{CmdVMIDSizes, CmdVMVersion, CmdVMCapabilitiesNew}
-	calls := make([]*Call, 0, len(cmds))
-	for _, cmd := range cmds {
-		call, err := c.start(nil, cmd, nil) // queued: the three leave in one write
-		if err != nil {
-			return err
+	calls := c.pre
+	if calls == nil {
+		calls = make([]*Call, 0, len(preloadCmds))
+		for _, cmd := range preloadCmds {
+			call, err := c.start(nil, cmd, nil) // queued: the three leave in one write
+			if err != nil {
+				return err
+			}
+			calls = append(calls, call)
 		}
-		calls = append(calls, call)
+		c.Flush(ctx)
 	}
-	c.Flush(ctx)
 	replies := make([][]byte, len(calls))
 	errs := make([]error, len(calls))
 	for i, call := range calls {
 		replies[i], errs[i] = call.Wait(ctx)
-		if errs[i] != nil && ctx.Err() != nil {
+		if errs[i] != nil && ctx.Err() != nil && c.pre == nil {
 			c.forget(call.ID)
 		}
 	}
@@ -258,8 +265,8 @@ func (c *Conn) CreateString(ctx context.Context, s string) (id StringID, err err
 // Capabilities returns the VM's capabilities (VirtualMachine.CapabilitiesNew, or
 // VirtualMachine.Capabilities on VMs without it). The answer is cached.
 func (c *Conn) Capabilities(ctx context.Context) (Capabilities, error) {
-	if p := c.caps.Load(); p != nil {
-		return *p, nil
+	if c.awaitPreload(ctx); c.caps.Load() != nil {
+		return *c.caps.Load(), nil
 	}
 	var caps Capabilities
 	dec := func(r *Reader) { readCapabilities(r, &caps) }

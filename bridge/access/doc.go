@@ -5,9 +5,9 @@
 // other local users' connections (Listen, Guard: the control API, the DAP
 // listener, every JDWP port of the monitor) and ride out temporary accept
 // errors. It finds the user behind a connection (PeerUID for loopback TCP
-// from the kernel's socket table, UnixPeerUID from a unix socket's
-// credentials) and behind a listening socket (ListenerUID: whose VM the
-// scanner found).
+// from the kernel's socket table, which jdwp/hostproc reads; UnixPeerUID
+// from a unix socket's credentials) and behind a listening socket
+// (ListenerUID: whose VM the scanner found).
 //
 // It owns those checks, so that the monitor, the control API and cmd's DAP
 // listener make them alike. It must not touch what is served on a

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/jdwp/hostproc"
 	"github.com/rs/zerolog"
 )
 
@@ -156,8 +157,8 @@ func (g *guarded) admit(c net.Conn) error {
 }
 
 // ErrNoSocket: the kernel's socket table has no such socket (the peer or
-// listener is on another host, or gone).
-var ErrNoSocket = errors.New("no such socket")
+// listener is on another host, or gone); hostproc's, which reads the table.
+var ErrNoSocket = hostproc.ErrNoSocket
 
 // errPeerGone: a connection's peer closed it before its user was checked.
 var errPeerGone = errors.New("the peer closed the connection before its user could be checked")

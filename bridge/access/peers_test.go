@@ -4,42 +4,12 @@ import (
 	"context"
 	"net"
 	"os"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
+
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 )
-
-// logLines is a zerolog writer that keeps the lines for a test to wait on.
-type logLines struct {
-	mu    sync.Mutex
-	lines []string
-	t     testing.TB
-}
-
-func (l *logLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	l.lines = append(l.lines, string(p))
-	l.mu.Unlock()
-	l.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
-
-func (l *logLines) has(subs ...string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-next:
-	for _, line := range l.lines {
-		for _, s := range subs {
-			if !strings.Contains(line, s) {
-				continue next
-			}
-		}
-		return true
-	}
-	return false
-}
 
 // TestListenerUIDSameUser: the owner of a listening socket of this process
 // is this user, bound to the address itself or to any address, over IPv4
@@ -70,7 +40,7 @@ func TestListenerUIDSameUser(t *testing.T) {
 // level, as if another user had connected); the next client is served.
 func TestGuardSameUserClosingAtOnce(t *testing.T) {
 	t.Parallel()
-	logs := &logLines{t: t}
+	logs := &bridgetest.LogLines{T: t}
 	ln, err := Listen("tcp:127.0.0.1:0", ListenOptions{Logger: zerolog.New(logs).Level(zerolog.InfoLevel)})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +78,7 @@ func TestGuardSameUserClosingAtOnce(t *testing.T) {
 			}
 		}
 		stay.Close()
-		if logs.has("refused") {
+		if logs.Has("refused") {
 			t.Fatalf("round %d: a same-user client that closed at once was logged as refused", i)
 		}
 	}

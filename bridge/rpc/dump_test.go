@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/bridge/access"
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 )
 
@@ -50,7 +51,7 @@ func TestDumpHeapRPCFiles(t *testing.T) {
 		t.Fatalf("%s: %v %v, result %+v; want %d bytes, mode 0600", file, fi, err, d, d.Bytes)
 	}
 	first, _ := os.ReadFile(file)
-	checkHotSpotHprof(t, first)
+	bridgetest.CheckHotSpotHprof(t, first)
 
 	// An existing file is refused, with the way to replace it.
 	_, err = c.DumpHeapToPath(ctx, plain.ID, file, DumpOptions{})
@@ -106,7 +107,7 @@ func TestDumpHeapRPCFiles(t *testing.T) {
 	if n != int64(buf.Len()) {
 		t.Errorf("StreamHeapDump returned %d, wrote %d", n, buf.Len())
 	}
-	checkHotSpotHprof(t, buf.Bytes())
+	bridgetest.CheckHotSpotHprof(t, buf.Bytes())
 	// The stream is closed: reading it again fails.
 	var ch HeapDumpChunk
 	if err := c.Call(ctx, "heapDump/read", map[string]any{"id": plain.ID, "stream": "1"}, &ch); rpcCode(err) != CodeInvalidParams {

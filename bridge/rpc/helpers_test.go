@@ -1,8 +1,8 @@
 package rpc
 
 import (
-	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,7 +10,6 @@ import (
 	"github.com/ddmbridge/ddmbridge/bridge/adb"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
 	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
-	"github.com/ddmbridge/ddmbridge/ddm/hprof"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 	"github.com/rs/zerolog"
@@ -58,16 +57,6 @@ func startSimOnly(t *testing.T, port int) {
 	bridgetest.StartSimOnly(t, port)
 }
 
-func checkSimHprof(t *testing.T, b []byte, from, to time.Time) {
-	t.Helper()
-	bridgetest.CheckSimHprof(t, b, from, to)
-}
-
-func checkHotSpotHprof(t *testing.T, b []byte) *hprof.Heap {
-	t.Helper()
-	return bridgetest.CheckHotSpotHprof(t, b)
-}
-
 func newDevice(t testing.TB, opt simdevice.Options, names ...string) (*simdevice.Device, []int) {
 	t.Helper()
 	return bridgetest.NewDevice(t, opt, names...)
@@ -75,14 +64,8 @@ func newDevice(t testing.TB, opt simdevice.Options, names ...string) (*simdevice
 
 // testOptions scans lo..lo+n-1 fast and listens on ephemeral ports.
 func testOptions(t testing.TB, lo, n int) bridge.Options {
-	o := bridge.Options{
-		ScanInterval:       150 * time.Millisecond,
-		ProbeTimeout:       2 * time.Second,
-		HoldTimeout:        10 * time.Second,
-		ThreadPollInterval: 300 * time.Millisecond,
-		Logger:             testLogger(t),
-		TraceProxy:         bridgetest.TraceProxy(),
-	}
+	o := bridge.Options{Logger: testLogger(t), TraceProxy: bridgetest.TraceProxy()}
+	bridgetest.FastTimings(&o.ScanInterval, &o.ProbeTimeout, &o.HoldTimeout, &o.ThreadPollInterval)
 	if n > 0 {
 		o.Scan = []bridge.Range{{Host: "127.0.0.1", Lo: lo, Hi: lo + n - 1}}
 	}
@@ -101,69 +84,26 @@ func deviceOptions(t testing.TB, addr string) bridge.Options {
 // startMonitor creates and runs a monitor for the test's lifetime.
 func startMonitor(t testing.TB, o bridge.Options) *bridge.Monitor {
 	t.Helper()
-	m, err := bridge.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { m.Run(ctx); close(done) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return m
+	return bridgetest.Started(t, bridge.New, o)
 }
 
 // waitVM waits for a monitored VM at addr and returns its info.
 func waitVM(t testing.TB, m *bridge.Monitor, addr string, timeout time.Duration) VMInfo {
 	t.Helper()
-	var info VMInfo
-	waitFor(t, timeout, "VM at "+addr, func() bool {
-		for _, v := range m.VMs() {
-			if v.Address == addr {
-				info = v
-				return true
-			}
-		}
-		return false
-	})
-	return info
+	return bridgetest.WaitListed(t, timeout, "VM at "+addr, m.VMs, func(v VMInfo) bool { return v.Address == addr })
 }
 
+// waitGone waits until the monitor lists no VM at addr.
 func waitGone(t testing.TB, m *bridge.Monitor, addr string, timeout time.Duration) {
 	t.Helper()
-	waitFor(t, timeout, "VM at "+addr+" to be removed", func() bool {
-		for _, v := range m.VMs() {
-			if v.Address == addr {
-				return false
-			}
-		}
-		return true
-	})
+	bridgetest.WaitUnlisted(t, timeout, "VM at "+addr+" to be removed", m.VMs, func(v VMInfo) bool { return v.Address == addr })
 }
 
 // waitDeviceVMs waits until the VMs on serial are exactly the processes in
 // want (pid → name), each named, and returns them by pid.
 func waitDeviceVMs(t testing.TB, m *bridge.Monitor, serial string, want map[int]string) map[int]VMInfo {
 	t.Helper()
-	var got map[int]VMInfo
-	waitFor(t, 10*time.Second, fmt.Sprintf("VMs %v on %s", want, serial), func() bool {
-		got = map[int]VMInfo{}
-		for _, v := range m.VMs() {
-			if v.Serial == serial {
-				got[v.PID] = v
-			}
-		}
-		if len(got) != len(want) {
-			return false
-		}
-		for pid, name := range want {
-			if got[pid].Name != name {
-				return false
-			}
-		}
-		return true
-	})
-	return got
+	onDevice := func() []VMInfo { return slices.DeleteFunc(m.VMs(), func(v VMInfo) bool { return v.Serial != serial }) }
+	pidName := func(v VMInfo) (int, string) { return v.PID, v.Name }
+	return bridgetest.WaitNamed(t, 10*time.Second, fmt.Sprintf("VMs %v on %s", want, serial), onDevice, pidName, want)
 }

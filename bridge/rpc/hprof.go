@@ -166,8 +166,8 @@ func histogram(ctx context.Context, path string, progress func(HprofProgress)) (
 	return s.Histogram, nil
 }
 
-// cancelHprof stops the streamed passes and the parse running for path;
-// it returns how many it stopped.
+// cancelHprof stops the streamed passes, the parse and the dominator tree's
+// computation running for path; it returns how many it stopped.
 func cancelHprof(path string) int {
 	n := 0
 	hprofStreams.Lock()
@@ -185,6 +185,9 @@ func cancelHprof(path string) int {
 				d.cancel()
 				n++
 			}
+		}
+		if d.key.path == path && d.cancelDominators() {
+			n++
 		}
 	}
 	hprofDumps.mu.Unlock()
@@ -214,7 +217,10 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if err != nil {
 			return nil, err
 		}
-		t := d.dominatorsTold(p.progress)
+		t, err := d.dominators(ctx, p.progress)
+		if err != nil {
+			return nil, err
+		}
 		of := hprof.Root
 		if p.Object != nil {
 			of = d.heap.Lookup(*p.Object)
@@ -264,10 +270,14 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if err != nil {
 			return nil, err
 		}
+		t, err := d.dominators(ctx, p.progress)
+		if err != nil {
+			return nil, err
+		}
 		d.threadNames()
 		src, done := d.source()
 		defer done()
-		return d.heap.Incoming(p.Path, o, p.Offset, p.Limit, d.dominatorsTold(p.progress).Dominators, src), nil
+		return d.heap.Incoming(p.Path, o, p.Offset, p.Limit, t.Dominators, src), nil
 	},
 	"hprof/instances": func(ctx context.Context, p hprofParams) (any, error) {
 		if err := p.page("hprof/instances"); err != nil {
@@ -280,7 +290,11 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if err != nil {
 			return nil, err
 		}
-		res, ok := d.heap.Instances(p.Path, p.Class, p.Offset, p.Limit, d.dominatorsTold(p.progress).Dominators)
+		t, err := d.dominators(ctx, p.progress)
+		if err != nil {
+			return nil, err
+		}
+		res, ok := d.heap.Instances(p.Path, p.Class, p.Offset, p.Limit, t.Dominators)
 		if !ok {
 			return nil, rpcError(CodeInvalidParams, "hprof/instances: the dump has no class %q (names as the histogram shows them)", p.Class)
 		}
@@ -291,7 +305,11 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if err != nil {
 			return nil, err
 		}
-		d.retOnce.Do(func() { d.retained = d.dominatorsTold(p.progress).ClassRetained(p.Path) })
+		t, err := d.dominators(ctx, p.progress)
+		if err != nil {
+			return nil, err
+		}
+		d.retOnce.Do(func() { d.retained = t.ClassRetained(p.Path) })
 		return d.retained, nil
 	},
 	"hprof/heapMap": func(ctx context.Context, p hprofParams) (any, error) {
@@ -400,9 +418,12 @@ type hprofDump struct {
 
 	histogram []hprof.ClassStat
 
-	domOnce sync.Once
-	dom     *hprof.DomTree
-	domDone atomic.Bool
+	// dom is the dominator tree once computed; domRun the computation
+	// running (hprof/cancel stops it: a tree stopped is not kept, the next
+	// request computes it again).
+	domMu  sync.Mutex
+	dom    *hprof.DomTree
+	domRun *domRun
 
 	retOnce  sync.Once
 	retained hprof.RetainedJSON
@@ -440,19 +461,82 @@ func (d *hprofDump) source() (src io.ReaderAt, done func()) {
 	return f, func() { f.Close() }
 }
 
-func (d *hprofDump) dominators() *hprof.DomTree {
-	d.domOnce.Do(func() { d.dom = d.heap.Dominators().Tree(); d.domDone.Store(true) })
-	return d.dom
+// domRun is one computation of a dump's dominator tree.
+type domRun struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed when err is set (and the dump's tree, without one)
+	err    error
 }
 
-// dominatorsTold is dominators, telling progress first when it is to be
-// computed.
-func (d *hprofDump) dominatorsTold(progress func(HprofProgress)) *hprof.DomTree {
-	if !d.domDone.Load() && progress != nil {
+// dominators is the dump's dominator tree, computed on the first call
+// (telling progress first) and kept. The computation is not bound to the
+// request that started it (a later one may wait for it too): ctx bounds
+// the wait, hprof/cancel the computation.
+func (d *hprofDump) dominators(ctx context.Context, progress func(HprofProgress)) (*hprof.DomTree, error) {
+	d.domMu.Lock()
+	if t := d.dom; t != nil {
+		d.domMu.Unlock()
+		return t, nil
+	}
+	r := d.domRun
+	if r == nil {
+		r = &domRun{done: make(chan struct{})}
+		var rctx context.Context
+		rctx, r.cancel = context.WithCancel(context.Background())
+		if h := hprofDomHook.Load(); h != nil {
+			rctx = (*h)(rctx)
+		}
+		d.domRun = r
+		go d.computeDominators(rctx, r)
+	}
+	d.domMu.Unlock()
+	if progress != nil {
 		progress(HprofProgress{Path: d.key.path, Phase: "dominators", Read: d.key.size, Size: d.key.size})
 	}
-	return d.dominators()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("the dominator tree of %s: %w", d.key.path, ctx.Err())
+	}
+	if r.err != nil {
+		return nil, rpcError(CodeInvalidParams, "hprof: %s: %v", d.key.path, r.err)
+	}
+	d.domMu.Lock()
+	defer d.domMu.Unlock()
+	return d.dom, nil
 }
+
+func (d *hprofDump) computeDominators(ctx context.Context, r *domRun) {
+	defer close(r.done)
+	defer r.cancel()
+	dom, err := d.heap.DominatorsContext(ctx, hprof.DomOptions{})
+	d.domMu.Lock()
+	defer d.domMu.Unlock()
+	if d.domRun == r {
+		d.domRun = nil
+	}
+	if r.err = err; err == nil {
+		d.dom = dom.Tree()
+	}
+}
+
+// cancelDominators stops the dominator tree's computation if one runs; it
+// reports whether it did. The next request starts another at once (the
+// one stopped ends at its next look at its context).
+func (d *hprofDump) cancelDominators() bool {
+	d.domMu.Lock()
+	defer d.domMu.Unlock()
+	if d.domRun == nil {
+		return false
+	}
+	d.domRun.cancel()
+	d.domRun = nil
+	return true
+}
+
+// hprofDomHook, set by tests, wraps the context of each dominator tree's
+// computation.
+var hprofDomHook atomic.Pointer[func(context.Context) context.Context]
 
 // countingFile counts the bytes read from a file.
 type countingFile struct {

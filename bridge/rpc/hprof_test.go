@@ -601,3 +601,119 @@ func TestHprofRPCStreamProgressCancel(t *testing.T) {
 		t.Errorf("after a cancelled parse: %v, %+v", err, parsed)
 	}
 }
+
+// heldCtx holds the dominator tree's computation at its first look at its
+// context until the context is cancelled, telling held when it is there.
+type heldCtx struct {
+	context.Context
+	once sync.Once
+	held chan struct{}
+}
+
+func (c *heldCtx) Err() error {
+	c.once.Do(func() {
+		close(c.held)
+		<-c.Done()
+	})
+	return c.Context.Err()
+}
+
+// TestHprofRPCDominatorsCancel stops a dominator tree's computation with
+// hprof/cancel while the request waits for it (after its "dominators"
+// progress): the request fails with context canceled, the tree is not
+// kept, and the next request computes it again, the same as the package's.
+func TestHprofRPCDominatorsCancel(t *testing.T) {
+	lo := freePorts(t, 1)
+	m := startMonitor(t, testOptions(t, lo, 1))
+	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	progress := make(chan HprofProgress, 1000)
+	c, err := DialRPC(ctx, addr, func(method string, params json.RawMessage) {
+		var p HprofProgress
+		if method == "hprof/progress" && json.Unmarshal(params, &p) == nil {
+			select {
+			case progress <- p:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	path := filepath.Join(t.TempDir(), "d.hprof")
+	writeDump(t, path, 200, 3)
+	var s HprofSummary
+	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": path}, &s); err != nil {
+		t.Fatal(err)
+	}
+
+	// The first computation is held at its first look at its context.
+	held := &heldCtx{held: make(chan struct{})}
+	var first sync.Once
+	hook := func(c context.Context) context.Context {
+		out := c
+		first.Do(func() { held.Context = c; out = held })
+		return out
+	}
+	hprofDomHook.Store(&hook)
+	defer hprofDomHook.Store(nil)
+	done := make(chan error, 1)
+	go func() {
+		var d HprofDominators
+		done <- c.Call(ctx, "hprof/dominators", map[string]any{"path": path, "limit": 10}, &d)
+	}()
+	for p := range progress {
+		if p.Phase == "dominators" {
+			if p.Path != path {
+				t.Fatalf("progress %+v", p)
+			}
+			break
+		}
+	}
+	select {
+	case <-held.held:
+	case <-ctx.Done():
+		t.Fatal("the dominator tree's computation never looked at its context")
+	}
+	var r struct {
+		Stopped int `json:"stopped"`
+	}
+	if err := c.Call(ctx, "hprof/cancel", map[string]any{"path": path}, &r); err != nil || r.Stopped != 1 {
+		t.Fatalf("hprof/cancel: %v, stopped %d, want 1 (the tree)", err, r.Stopped)
+	}
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Fatalf("hprof/dominators after hprof/cancel: %v, want the tree stopped", err)
+	}
+
+	// Not kept: asked again, the tree is computed, the package's own.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := hprof.Parse(bytes.NewReader(data), hprof.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := h.Dominators().Tree()
+	var got HprofDominators
+	if err := c.Call(ctx, "hprof/dominators", map[string]any{"path": path, "limit": 10}, &got); err != nil {
+		t.Fatal(err)
+	}
+	same := func(got, want any) bool { // as sent: the JSON
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		return bytes.Equal(g, w)
+	}
+	if w := want.Level(path, hprof.Root, 10); !same(got, w) || got.Reachable == 0 {
+		t.Errorf("the tree after a cancelled one:\n%+v\nwant\n%+v", got, w)
+	}
+	var ret HprofRetained
+	if err := c.Call(ctx, "hprof/retained", map[string]any{"path": path}, &ret); err != nil || !same(ret, want.ClassRetained(path)) {
+		t.Errorf("hprof/retained after a cancelled tree: %v, %+v", err, ret)
+	}
+	if err := c.Call(ctx, "hprof/cancel", map[string]any{"path": path}, &r); err != nil || r.Stopped != 0 {
+		t.Errorf("hprof/cancel with nothing running: %v, stopped %d", err, r.Stopped)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/bridge"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/adbtest"
 	"github.com/ddmbridge/ddmbridge/bridge/adb/simdevice"
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 	"github.com/ddmbridge/ddmbridge/jdwp/localjvm"
@@ -230,7 +231,7 @@ func TestDumpHeapRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSimHprof(t, b, from, time.Now())
+	bridgetest.CheckSimHprof(t, b, from, time.Now())
 
 	// With a path: the server writes the file.
 	file := filepath.Join(t.TempDir(), "sim.hprof")
@@ -248,7 +249,7 @@ func TestDumpHeapRPC(t *testing.T) {
 	if len(b) != d.Bytes {
 		t.Errorf("file has %d bytes, result says %d", len(b), d.Bytes)
 	}
-	checkSimHprof(t, b, from, time.Now())
+	bridgetest.CheckSimHprof(t, b, from, time.Now())
 
 	// Bad paths are rejected before dumping.
 	for _, p := range []string{"relative.hprof", filepath.Join(t.TempDir(), "no", "such", "dir.hprof")} {
@@ -267,7 +268,7 @@ func TestDumpHeapRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := checkHotSpotHprof(t, b)
+	live := bridgetest.CheckHotSpotHprof(t, b)
 	file = filepath.Join(t.TempDir(), "hotspot.hprof")
 	if d, err = c.DumpHeapAll(ctx, plain.ID, file, true); err != nil {
 		t.Fatalf("vm/dumpHeap all on HotSpot: %v", err)
@@ -275,7 +276,7 @@ func TestDumpHeapRPC(t *testing.T) {
 	if b, err = os.ReadFile(file); err != nil || len(b) != d.Bytes {
 		t.Fatalf("hotspot.hprof: %d bytes (result %d), %v", len(b), d.Bytes, err)
 	}
-	if all := checkHotSpotHprof(t, b); all.NumObjects() < live.NumObjects()/2 {
+	if all := bridgetest.CheckHotSpotHprof(t, b); all.NumObjects() < live.NumObjects()/2 {
 		t.Errorf("dump with all: %d objects, live dump %d", all.NumObjects(), live.NumObjects())
 	}
 	if _, err := c.DumpHeap(ctx, "nope", ""); rpcCode(err) != CodeNoSuchVM {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ddmbridge/ddmbridge/bridge/bridgetest"
 	"github.com/ddmbridge/ddmbridge/ddm/simvm"
 )
 
@@ -89,7 +90,7 @@ func TestDumpHeapRPCRaw(t *testing.T) {
 	if n, err := c.StreamHeapDump(ctx, sim.ID, false, 0, &buf); err != nil || n != size || buf.Len() != size {
 		t.Fatalf("StreamHeapDump: %d bytes (%d written), %v", n, buf.Len(), err)
 	}
-	checkSimHprof(t, buf.Bytes(), from, time.Now())
+	bridgetest.CheckSimHprof(t, buf.Bytes(), from, time.Now())
 	if _, err := c.VMs(ctx); err != nil {
 		t.Fatalf("vms/list after the dumps: %v", err)
 	}

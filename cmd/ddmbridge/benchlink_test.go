@@ -12,15 +12,20 @@ import (
 
 // linkCeilings are the sequential JDWP round trips each action may cost over
 // a slow link, directly and through the monitor: today's counts, issue 39's
-// goals met (step+refresh 4, setBreakpoints 2, evaluate 2), never up. An
-// attach is 5–6 through the monitor and 6–7 directly (the TCP link's
-// handshake); its ceiling has room for the stop's own reads that may leave
-// before the client has read the stopped event (the hold's burst, the thread
-// names: they go out as the stop is reported). A change that adds a
-// sequential round trip to a step or an evaluation fails here.
+// goals met (attach 6, step+refresh 4, setBreakpoints 2, evaluate 2), never
+// up. An attach is the handshake with the id sizes, version and
+// capabilities, then the breakpoint's classes, methods, line tables and
+// request (5), and the stop's hold, which may leave before the client has
+// read the stopped event (it goes out as the stop is reported): 6, directly
+// and through the monitor alike. The first step is the warm one's 4 with the
+// locals' runtime types and the expanded object's field values' types (their
+// declared types' facts are read beside the locals' values, java.lang.Object's
+// at the session's start): 6. A
+// change that adds a sequential round trip to an attach, a step or an
+// evaluation fails here.
 var linkCeilings = map[string]int{
-	actAttach:    8,
-	actFirstStep: 10,
+	actAttach:    6,
+	actFirstStep: 6,
 	actStep:      4,
 	actSetBP:     1,
 	actEvaluate:  2,

@@ -96,8 +96,9 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	a.streamed = !needsModel
 	a.phase.Store("starting")
 	// The work runs apart so that a signal ends the command at once, in
-	// whatever phase: parsing stops itself (ParseContext), an analysis
-	// running on is abandoned with the process.
+	// whatever phase: parsing and the dominator tree stop themselves
+	// (ParseContext, DominatorsContext), another analysis running on is
+	// abandoned with the process.
 	done := make(chan error, 1)
 	go func() {
 		views := func(h *hprof.Heap, f *os.File) error {
@@ -268,7 +269,7 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 		if n == 0 {
 			n = 30
 		}
-		d, err := h.DominatorsWith(hprof.DomOptions{Spill: a.spill})
+		d, err := h.DominatorsContext(ctx, hprof.DomOptions{Spill: a.spill}) // a signal stops it
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,9 @@
 package hprof
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"runtime/debug"
 	"slices"
 )
@@ -43,7 +45,7 @@ func (h *Heap) Dominators() *Dominators {
 	return d
 }
 
-// DomOptions tune [Heap.DominatorsWith].
+// DomOptions tune [Heap.DominatorsWith] and [Heap.DominatorsContext].
 type DomOptions struct {
 	// Spill computes the tree with the model's arrays that a phase does
 	// not need in a temporary file instead of in memory: the ids and
@@ -66,7 +68,16 @@ type DomOptions struct {
 // then kept in memory as it was, and nothing is lost, except where reading
 // it back failed, which the error says). With Spill, nothing else may use
 // h while it runs (the model's arrays come and go).
-func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
+func (h *Heap) DominatorsWith(opt DomOptions) (*Dominators, error) {
+	return h.DominatorsContext(context.Background(), opt)
+}
+
+// DominatorsContext is [Heap.DominatorsWith] that stops when ctx is done:
+// its long loops look at ctx once every 64 Ki steps (a few milliseconds),
+// and the error then wraps ctx.Err(). The model is left whole and the
+// spill file removed, as on any error.
+func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Dominators, err error) {
+	chk := domCheck{ctx: ctx}
 	if h.refsOut.Load() != nil {
 		h.loadRefs() // a spill before left them out
 	}
@@ -176,6 +187,9 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 		parent = append(parent, 0)
 		stack = append(stack, frame{r, refStart[r-1]})
 		for len(stack) > 0 || len(blocks) > 0 {
+			if err := chk.stop(); err != nil {
+				return nil, err
+			}
 			if len(stack) == 0 {
 				stack, blocks = blocks[len(blocks)-1], blocks[:len(blocks)-1]
 			}
@@ -275,6 +289,9 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 		}
 		objs = edges()
 		for o := range n {
+			if err := chk.stop(); err != nil {
+				return nil, err
+			}
 			k := num[o+1] - 1
 			oRefs := objs.next()
 			if k < 0 {
@@ -358,6 +375,9 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 		return lab(v)
 	}
 	for w := R - 1; w > 0; w-- {
+		if err := chk.stop(); err != nil {
+			return nil, err
+		}
 		sw := parent[w] // the DFS parent: a predecessor not listed
 		var preds []int32
 		if predW == nil {
@@ -387,6 +407,9 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 		predW, startW = nil, nil
 	}
 	for w := int32(1); w < R; w++ {
+		if err := chk.stop(); err != nil {
+			return nil, err
+		}
 		for idom[w] > semi[w] {
 			idom[w] = idom[idom[w]]
 		}
@@ -407,6 +430,9 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 		}
 	}
 	for w := R - 1; w > 0; w-- {
+		if err := chk.stop(); err != nil {
+			return nil, err
+		}
 		o := vert[w] - 1
 		retained[o] += uint64(h.size[o])
 		if d := idom[w]; d > 0 {
@@ -426,6 +452,32 @@ func (h *Heap) DominatorsWith(opt DomOptions) (dom *Dominators, err error) {
 		}
 	}
 	return &Dominators{h: h, Idom: out, Retained: retained}, nil
+}
+
+// domCheck looks at the computation's context once every domCheckEvery
+// steps of its long loops (the first step too).
+type domCheck struct {
+	ctx context.Context
+	n   uint32
+}
+
+const domCheckEvery = 1 << 16
+
+// stop is the error to stop with once the context is done, looked at on
+// one call in domCheckEvery (inlined: a count and a test a step).
+func (c *domCheck) stop() error {
+	c.n++
+	if c.n&(domCheckEvery-1) != 1 {
+		return nil
+	}
+	return c.look()
+}
+
+func (c *domCheck) look() error {
+	if err := c.ctx.Err(); err != nil {
+		return fmt.Errorf("hprof: the dominator tree stopped: %w", err)
+	}
+	return nil
 }
 
 // Children lists the objects d immediately dominates (Root for the top

@@ -107,6 +107,9 @@ type breakpoint struct {
 	reqs     []int32
 	verified bool
 	done     map[jdwp.ReferenceTypeID]bool // classes already searched
+	// inlineBody says the line is in an inline function's body (inline.go):
+	// the classes of every package are watched as they load.
+	inlineBody bool
 
 	// Function and data breakpoints (file is nil).
 	fn       *funcSpec
@@ -134,6 +137,10 @@ type bpTables struct {
 	nextBP    int
 	exc       excState
 	entryReqs map[int32]bool // the stop-on-entry class-prepare and breakpoint requests
+	// inlinerWatch is the class-prepare request watching every package for
+	// classes inlining a file's code while a breakpoint stands in an inline
+	// body (0: none; inline.go).
+	inlinerWatch int32
 }
 
 func newBPTables() bpTables {
@@ -279,11 +286,31 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 		f.bps = append(f.bps, bp)
 	}
 	t.mu.Unlock()
+	t.markInlineBodies(f)
+	waitWatch := t.watchInliners(ctx)
 	for _, bp := range old {
 		for _, id := range bp.reqs {
 			t.Requests.Clear(ctx, jdwp.EventBreakpoint, id)
 		}
 	}
+	if err := t.setBreakpoints(ctx, f, newFile); err != nil {
+		waitWatch()
+		return nil, err
+	}
+	if err := waitWatch(); err != nil {
+		return nil, err
+	}
+	t.unwatchInliners(ctx)
+	out := make([]BreakpointInfo, len(f.bps))
+	for i, bp := range f.bps {
+		out[i] = bp.info()
+	}
+	return out, nil
+}
+
+// setBreakpoints installs f's breakpoints (newFile: the file's watch set
+// and its loaded classes found first). Callers hold bpMu.
+func (t *Target) setBreakpoints(ctx context.Context, f *sourceFile, newFile bool) error {
 	if newFile {
 		// Ask for the file's classes as they load, then look at those loaded
 		// already; a class loading in between is seen twice, harmlessly.
@@ -311,14 +338,14 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 		wg.Wait()
 		for i, pattern := range patterns {
 			if errs[i] != nil {
-				return nil, fmt.Errorf("watch for class %s: %w", pattern, errs[i])
+				return fmt.Errorf("watch for class %s: %w", pattern, errs[i])
 			}
 			t.mu.Lock()
 			t.bps.prepByReq[ids[i]] = f
 			t.mu.Unlock()
 		}
 		if err != nil {
-			return nil, fmt.Errorf("list loaded classes: %w", err)
+			return fmt.Errorf("list loaded classes: %w", err)
 		}
 		// The classes named like the file's are confirmed by their SourceFile
 		// all at once (a .kt file's ten classes cost ten sequential round
@@ -345,7 +372,7 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 	}
 	if inlines(f.lang) {
 		if err := t.findInliners(ctx, f); err != nil {
-			return nil, err
+			return err
 		}
 		if len(f.bps) > 0 {
 			t.prefetchLines(ctx, f.inlined)
@@ -354,18 +381,11 @@ func (t *Target) SetBreakpoints(ctx context.Context, path string, want []Breakpo
 	for class := range f.classes {
 		for _, bp := range f.bps {
 			if err := t.install(ctx, bp, class); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	if err := t.installInlinedAll(ctx, f); err != nil {
-		return nil, err
-	}
-	out := make([]BreakpointInfo, len(f.bps))
-	for i, bp := range f.bps {
-		out[i] = bp.info()
-	}
-	return out, nil
+	return t.installInlinedAll(ctx, f)
 }
 
 // install sets the JDWP breakpoint requests of bp in one class. Callers
@@ -406,7 +426,11 @@ func (t *Target) install(ctx context.Context, bp *breakpoint, class jdwp.Referen
 		}
 	}
 	if bp.column > 0 && bp.file != nil {
-		locs = t.byColumn(ctx, locs, bp.file.path, line, bp.column)
+		if li, ok := bp.file.lang.(LambdaInliner); ok {
+			locs = t.byLambdaColumn(ctx, li, bp.file, class, locs, line, bp.column)
+		} else {
+			locs = t.byColumn(ctx, locs, bp.file.path, line, bp.column)
+		}
 	}
 	for _, loc := range locs {
 		t.booking.RLock()
@@ -518,6 +542,9 @@ func (t *Target) onClassPrepare(ctx context.Context, e jdwp.Event) {
 		return
 	}
 	if f == nil {
+		if t.isInlinerWatch(e.RequestID) {
+			t.onInlinerPrepare(ctx, e)
+		}
 		return
 	}
 	name := javalang.TypeName(e.Signature)

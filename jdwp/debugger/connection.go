@@ -13,8 +13,10 @@ import (
 
 // Attach performs the JDWP handshake on nc, bounded by ctx, and returns
 // the target of the VM behind it, living as long as life (New); nc is
-// closed when the handshake fails.
+// closed when the handshake fails. What a session asks first (Preload)
+// leaves with the handshake (jdwp.Options.Preload).
 func Attach(ctx context.Context, nc net.Conn, jopts jdwp.Options, life context.Context, fe Frontend, opts Options, log zerolog.Logger, spawn func(func())) (*Target, error) {
+	jopts.Preload = true
 	conn, err := jdwp.Handshake(ctx, nc, &jopts)
 	if err != nil {
 		nc.Close()

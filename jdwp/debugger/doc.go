@@ -78,7 +78,8 @@
 //     breakpoints and logpoints by source file (resolved to each loaded
 //     class's locations, moved to the next line with code, one lambda of
 //     a line by column, set again in classes as they load and after a
-//     redefinition), function breakpoints, data breakpoints (field
+//     redefinition; in inlined code, in the classes of any package that
+//     load while a breakpoint stands in an inline body), function breakpoints, data breakpoints (field
 //     watches), the stop on entry and exception rules; hit conditions
 //     and hit counts. Conditions and log messages are the front end's
 //     (Condition, Message: it compiles the editor's expressions); the

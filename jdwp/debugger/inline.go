@@ -3,9 +3,11 @@ package debugger
 import (
 	"context"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
@@ -24,15 +26,28 @@ import (
 // breakpoint on such a line binds in the file's own classes and in every
 // class whose source map names the file, at each JVM line the line became.
 //
-// Which classes: those loaded when the breakpoints are set, and those of
-// the file's package (and below) as they load; a class of another package
-// that inlines the file and loads later is found when the file's
-// breakpoints are set again.
+// Which classes: those loaded when the breakpoints are set, those of the
+// file's package (and below) as they load, and, while a breakpoint stands
+// in an inline function's body (the language says which lines are), every
+// class of any package that loads: one class-prepare request for the
+// session, without a class filter but excluding the JDK's and the Kotlin
+// and Android runtimes' packages (they cannot inline the program's code),
+// each loaded class's source map read once (one command) while its thread
+// waits, and the request cleared when the last such breakpoint goes. A VM
+// that cannot give source maps (canGetSourceDebugExtension) gets no
+// request.
 
 // Inliner is what a language implements to say its compiler inlines code
 // across files (package jdwp/lang/kotlin does).
 type Inliner interface {
 	Inlines() bool
+}
+
+// InlineBodier is what an Inliner implements to say which lines of a source
+// (its text) are inline functions' bodies: breakpoints there follow the
+// classes of every package as they load.
+type InlineBodier interface {
+	InlineBody(src []byte, line int) bool
 }
 
 func inlines(l lang.Language) bool {
@@ -236,4 +251,160 @@ func (t *Target) installInlinedAll(ctx context.Context, f *sourceFile) error {
 		}
 	}
 	return nil
+}
+
+// inlinerWatchExcluded are the packages the watch for classes inlining a
+// file skips: the JDK's and the runtimes' (they are compiled before the
+// program and cannot hold its inline functions' code).
+var inlinerWatchExcluded = []string{
+	"java.*", "javax.*", "jdk.*", "sun.*", "com.sun.*", "kotlin.*", "kotlinx.*",
+	"android.*", "androidx.*", "dalvik.*", "libcore.*", "com.android.*", "org.jetbrains.annotations.*",
+}
+
+// markInlineBodies notes which of f's breakpoints stand in an inline
+// function's body (read from the file's text). Callers hold bpMu.
+func (t *Target) markInlineBodies(f *sourceFile) {
+	b, ok := f.lang.(InlineBodier)
+	if !ok || !inlines(f.lang) || len(f.bps) == 0 {
+		return
+	}
+	src, err := os.ReadFile(f.path)
+	if err != nil {
+		return
+	}
+	for _, bp := range f.bps {
+		bp.inlineBody = bp.bad == "" && b.InlineBody(src, bp.line)
+	}
+}
+
+// inlineBodyBPs reports whether a breakpoint of any file stands in an
+// inline function's body. Callers hold bpMu.
+func (t *Target) inlineBodyBPs() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, f := range t.bps.files {
+		for _, bp := range f.bps {
+			if bp.inlineBody {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// watchInliners sets the session's watch for classes of any package that
+// may inline a file's code, when a breakpoint stands in an inline body and
+// no watch is set, and the VM can give source maps. It returns at once with
+// the request queued (commands sent after it reach the VM after it: a
+// class listed after it is either listed or seen by it); wait reports the
+// outcome. Callers hold bpMu.
+func (t *Target) watchInliners(ctx context.Context) (wait func() error) {
+	none := func() error { return nil }
+	t.mu.Lock()
+	set := t.bps.inlinerWatch != 0
+	t.mu.Unlock()
+	if set || !t.inlineBodyBPs() {
+		return none
+	}
+	caps, err := t.Conn.Capabilities(ctx)
+	if err != nil || !caps.CanGetSourceDebugExtension {
+		return none
+	}
+	mods := make([]jdwp.Modifier, len(inlinerWatchExcluded))
+	for i, p := range inlinerWatchExcluded {
+		mods[i] = jdwp.ClassExclude(p)
+	}
+	queued := make(chan struct{})
+	sent := sync.OnceFunc(func() { close(queued) })
+	done := make(chan error, 1)
+	go func() {
+		defer sent()
+		id, err := t.Requests.Set(jdwp.WithQueued(ctx, sent), jdwp.EventClassPrepare, jdwp.SuspendEventThread, mods...)
+		if err == nil {
+			t.mu.Lock()
+			t.bps.inlinerWatch = id
+			t.mu.Unlock()
+		}
+		done <- err
+	}()
+	<-queued
+	return func() error {
+		if err := <-done; err != nil {
+			return fmt.Errorf("watch for classes inlining the file: %w", err)
+		}
+		return nil
+	}
+}
+
+// unwatchInliners clears the watch once no breakpoint stands in an inline
+// body. Callers hold bpMu.
+func (t *Target) unwatchInliners(ctx context.Context) {
+	t.mu.Lock()
+	id := t.bps.inlinerWatch
+	t.mu.Unlock()
+	if id == 0 || t.inlineBodyBPs() {
+		return
+	}
+	t.mu.Lock()
+	t.bps.inlinerWatch = 0
+	t.mu.Unlock()
+	t.Requests.Clear(ctx, jdwp.EventClassPrepare, id)
+}
+
+// isInlinerWatch reports whether a class-prepare event is the watch's; it
+// waits for a SetBreakpoints under way (which may be setting it).
+func (t *Target) isInlinerWatch(req int32) bool {
+	t.bpMu.Lock()
+	defer t.bpMu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return req != 0 && req == t.bps.inlinerWatch
+}
+
+// onInlinerPrepare binds the breakpoints of every file with a breakpoint in
+// an inline body in a class that just loaded (its thread waits for it) and
+// holds their code: its source map is read once (one command) and the
+// files' breakpoints are set at the lines their lines became there.
+func (t *Target) onInlinerPrepare(ctx context.Context, e jdwp.Event) {
+	name := javalang.TypeName(e.Signature)
+	t.bpMu.Lock()
+	var files []*sourceFile
+	t.mu.Lock()
+	for _, f := range t.bps.files {
+		if !inlines(f.lang) {
+			continue
+		}
+		_, own := f.classes[e.RefType]
+		_, known := f.inlined[e.RefType]
+		if own || known || f.class.Holds(name, nil) {
+			continue // its own class, or one the file's watch handles
+		}
+		for _, bp := range f.bps {
+			if bp.inlineBody {
+				files = append(files, f)
+				break
+			}
+		}
+	}
+	t.mu.Unlock()
+	var changed []BreakpointInfo
+	for _, f := range files {
+		if !t.inlinedIn(ctx, f, e.RefType) {
+			continue
+		}
+		f.inlined[e.RefType] = name
+		for _, bp := range f.bps {
+			was := bp.verified
+			if err := t.install(ctx, bp, e.RefType); err != nil {
+				t.log.Warn().Err(err).Str("class", name).Msg("install breakpoint in inlined code")
+			}
+			if bp.verified && !was {
+				changed = append(changed, bp.info())
+			}
+		}
+	}
+	t.bpMu.Unlock()
+	for _, b := range changed {
+		t.fe.BreakpointChanged(b)
+	}
 }

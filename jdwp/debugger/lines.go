@@ -32,6 +32,9 @@ import (
 // to one (a block lambda whose body starts on the next line, a compiler
 // that numbers otherwise), a column in a lambda stops in every lambda body
 // of the line.
+//
+// A language whose compiler inlines lambdas into their callers (Kotlin)
+// matches a column otherwise: columns.go.
 
 // noCodeLine reports whether line of the source at path holds no
 // statement, as the file's language reads it (Java: blank, a comment, or

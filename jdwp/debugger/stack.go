@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +59,7 @@ type stack struct {
 	locals   map[int32]*FrameLocals // by depth
 	async    *asyncStack            // the coroutine's async stack, nil until read
 	asyncFor int                    // the number of frames async was read for
+	at       jdwp.Location          // where the event of the stop happened (Class 0: unknown)
 }
 
 // FrameLocals are a frame's this object and visible locals.
@@ -208,6 +211,8 @@ func (t *Target) readLocals(ctx context.Context, f mirror.Frame) (*FrameLocals, 
 	if err != nil {
 		return nil, err
 	}
+	// Made live once here for the two reads below (each would otherwise
+	// refresh a stale id itself) and kept live in the copy.
 	if f, err = t.VM.Live(ctx, f); err != nil {
 		return nil, err
 	}
@@ -309,7 +314,9 @@ func (t *Target) prefetch(thread jdwp.ThreadID, at jdwp.Location, vmHeld bool) {
 		mirror.Parallel(3, func(i int) error {
 			if i == 2 {
 				if at.Method != 0 {
-					t.VM.VariableTable(ctx, at.Class, at.Method)
+					if vt, err := t.VM.VariableTable(ctx, at.Class, at.Method); err == nil && !vt.Absent {
+						t.readLocalTypes(ctx, vt.Variables, at.Index)
+					}
 				}
 			} else if i == 1 {
 				t.readStop(ctx, thread)
@@ -326,6 +333,31 @@ func (t *Target) prefetch(thread jdwp.ThreadID, at jdwp.Location, vmHeld bool) {
 			}
 			return nil
 		})
+	})
+}
+
+// maxLocalTypes bounds the declared types of a stop's locals read ahead.
+const maxLocalTypes = 8
+
+// readLocalTypes reads, beside the locals' values, what presenting them
+// asks of their declared types (mirror.VM.ReadType: the runtime type is
+// most often the declared one, or a subclass whose walk up its hierarchy
+// meets it): the locals visible at index whose declared type is a class
+// outside java.lang (strings and boxes are shown without, Object says
+// nothing). The first stop in a method then costs a round trip less.
+func (t *Target) readLocalTypes(ctx context.Context, vars []jdwp.Variable, index uint64) {
+	var sigs []string
+	for _, v := range vars {
+		if len(sigs) == maxLocalTypes {
+			break
+		}
+		if v.Visible(index) && strings.HasPrefix(v.Signature, "L") && !strings.HasPrefix(v.Signature, "Ljava/lang/") && !slices.Contains(sigs, v.Signature) {
+			sigs = append(sigs, v.Signature)
+		}
+	}
+	mirror.Parallel(len(sigs), func(i int) error {
+		t.VM.ReadType(ctx, sigs[i])
+		return nil
 	})
 }
 

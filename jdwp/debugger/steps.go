@@ -245,11 +245,11 @@ func (t *Target) Step(ctx context.Context, th jdwp.ThreadID, depth jdwp.StepDept
 	cached := false
 	if fs, ok := t.stopStack(th); ok && len(fs) > 0 {
 		top, frames, cached = fs[:1], int32(len(fs)), true
-	} else if t.suspending() != nil {
+	} else if t.suspendsAt(ctx, th) {
 		// A language with suspension points (Kotlin) needs the top frame
 		// before the resume to watch a suspend function's exit: one round
-		// trip, only for such sessions and only when the stop's stack was
-		// not read.
+		// trip, only for a stop in such a language's class and only when
+		// the stop's stack was not read.
 		fs, n, err := t.VM.FramesAndCount(ctx, th, 0, 1)
 		if err == nil && len(fs) > 0 {
 			top, frames, cached = fs, n, true

@@ -73,6 +73,18 @@ func (t *Target) show(ctx context.Context, st *Stop, policy jdwp.SuspendPolicy) 
 	st.AllThreads = policy == jdwp.SuspendAll || t.Opts.SuspendAll
 	t.Met(st.Thread)
 	t.Stops.Stop(st.Thread, st.Reason)
+	t.stacks.mu.Lock()
+	t.stacks.get(st.Thread).at = st.at
+	t.stacks.mu.Unlock()
+	if st.at.Class != 0 && t.suspending() != nil {
+		// The class's language decides whether a step from here reads its
+		// top frame before the resume (suspendsAt): known by then.
+		t.spawn(func() {
+			ctx, cancel := context.WithTimeout(t.ctx, t.Opts.RequestTimeout)
+			defer cancel()
+			t.VM.SourceFile(ctx, st.at.Class)
+		})
+	}
 	t.ClearSteps(ctx, st.Thread)
 	// The stop is reported once its hold is on its way (the front end's
 	// next requests reach the VM after it: they read the held VM), not

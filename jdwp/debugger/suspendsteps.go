@@ -7,6 +7,7 @@ import (
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
 
@@ -295,4 +296,28 @@ func (t *Target) clearSuspendStep(ctx context.Context, st *stepState) {
 	if req != 0 {
 		t.Requests.Clear(ctx, jdwp.EventBreakpoint, req)
 	}
+}
+
+// suspendsAt reports whether thread's stop is in a class of a language
+// whose functions suspend (Kotlin): by the SourceFile of the class where
+// the stop's event happened (read as the stop was held on a slow link:
+// prefetch; a Java stop's class is Java's and its step reads nothing
+// before the resume). Without a language that suspends, never; for a stop
+// whose place is unknown (a pause), whenever the session has one.
+func (t *Target) suspendsAt(ctx context.Context, thread jdwp.ThreadID) bool {
+	if t.suspending() == nil {
+		return false
+	}
+	t.stacks.mu.Lock()
+	at := t.stacks.get(thread).at
+	t.stacks.mu.Unlock()
+	if at.Class == 0 {
+		return true
+	}
+	src, err := t.VM.SourceFile(ctx, at.Class)
+	if err != nil {
+		return jdwp.Code(err) != jdwp.ErrAbsentInformation
+	}
+	_, ok := t.langs().ForClass(src).(lang.Suspending)
+	return ok
 }

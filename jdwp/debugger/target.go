@@ -252,6 +252,14 @@ func (t *Target) Start(ctx context.Context, run func(func())) error {
 			}
 		}
 	})
+	// java.lang.Object's facts, where every walk up a hierarchy ends, read
+	// beside the session's first requests: the first value of a type met
+	// costs a round trip less.
+	run(func() {
+		ctx, cancel := context.WithTimeout(t.ctx, t.Opts.RequestTimeout)
+		defer cancel()
+		t.VM.ReadType(ctx, "Ljava/lang/Object;")
+	})
 	run(t.Events.Run)
 	return nil
 }
@@ -405,6 +413,18 @@ func (t *Target) end() {
 	t.mu.Unlock()
 	close(t.life.endedCh)
 	t.fe.Ended(launching)
+}
+
+// Configured marks the front end's configuration done (as
+// ConfigurationDone does) and reports whether ConfigurationDone, with
+// entry, will let the VM run or arm the entry stop: only then must its
+// answer be ordered with stops (StopMu). Once configured, no start
+// suspension is held for it any more.
+func (t *Target) Configured(entry string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.life.configured = true
+	return t.life.heldStart || entry != ""
 }
 
 // ConfigurationDone lets the VM run: the suspension of VM_START (or of the

@@ -65,6 +65,31 @@ type Frame struct {
 	// noInvoke, when set, is why methods may not run (hover).
 	noInvoke string
 	sc       scope // the source file's names (resolve.go)
+	// async, when set, is a suspended function's continuation, which has
+	// no JVM frame (Async).
+	async *asyncScope
+}
+
+// asyncScope is what a suspended function's continuation holds in place
+// of a JVM frame: the variables it keeps, under the source's names, and
+// its receiver (a null value when it has none).
+type asyncScope struct {
+	locals []mirror.NamedValue
+	this   jdwp.Value
+}
+
+// ErrNoJVMFrame is the error of what needs a JVM frame (assigning a local)
+// in an async frame.
+var ErrNoJVMFrame = errors.New("a suspended coroutine's frame (an async stack's) has no JVM frame: its variables are the values its continuation keeps, and cannot be assigned")
+
+// Async returns an environment for a suspended function's frame of an
+// async stack (its continuation: no JVM frame is there): its locals are
+// the variables the continuation keeps, this is its receiver (a null
+// value: none), class the suspend function's class (its static fields and
+// functions are found there, and its file's imports), and methods run in
+// thread, which an event stopped.
+func (ev *Evaluator) Async(thread jdwp.ThreadID, class jdwp.ReferenceTypeID, locals []mirror.NamedValue, this jdwp.Value) *Frame {
+	return &Frame{ev: ev, f: mirror.Frame{Thread: thread, Loc: jdwp.Location{Class: class}, Gen: ev.vm.Gen(thread)}, async: &asyncScope{locals: locals, this: this}}
 }
 
 // At returns an environment for frame depth of thread at loc; frame may be
@@ -106,6 +131,9 @@ func (e *Frame) Location() jdwp.Location { return e.f.Loc }
 // FrameID returns the frame's id, looking it up again when a method ran in
 // the thread since (an invocation invalidates the thread's frame ids).
 func (e *Frame) FrameID(ctx context.Context) (jdwp.FrameID, error) {
+	if e.async != nil {
+		return 0, ErrNoJVMFrame
+	}
 	f, err := e.ev.vm.Live(ctx, e.f)
 	if err != nil {
 		return 0, err
@@ -116,6 +144,14 @@ func (e *Frame) FrameID(ctx context.Context) (jdwp.FrameID, error) {
 
 // Local finds a visible local variable by name; the innermost declaration wins.
 func (e *Frame) Local(ctx context.Context, name string) (jdwp.Variable, bool, error) {
+	if e.async != nil {
+		for _, l := range e.async.locals {
+			if l.Name == name {
+				return jdwp.Variable{Name: name}, true, nil
+			}
+		}
+		return jdwp.Variable{}, false, nil
+	}
 	if _, err := e.FrameID(ctx); err != nil {
 		return jdwp.Variable{}, false, err
 	}
@@ -133,6 +169,13 @@ func (e *Frame) IsLocal(ctx context.Context, name string) (bool, error) {
 // of its variable table (a language's engine pairs compiler-made names,
 // such as Kotlin's inline-lambda markers and receivers, with it).
 func (e *Frame) LocalNames(ctx context.Context) ([]string, error) {
+	if e.async != nil {
+		names := make([]string, len(e.async.locals))
+		for i, l := range e.async.locals {
+			names[i] = l.Name
+		}
+		return names, nil
+	}
 	if _, err := e.FrameID(ctx); err != nil {
 		return nil, err
 	}
@@ -151,7 +194,7 @@ func (e *Frame) LocalNames(ctx context.Context) ([]string, error) {
 // the invoker keeps them (FrameReader).
 func (e *Frame) fromStop(ctx context.Context) (this jdwp.TaggedObjectID, vars []jdwp.Variable, vals []jdwp.Value, ok bool) {
 	fr, ok := e.ev.inv.(FrameReader)
-	if !ok {
+	if !ok || e.async != nil {
 		return this, nil, nil, false
 	}
 	this, vars, vals, err := fr.FrameValues(ctx, e.f)
@@ -159,23 +202,8 @@ func (e *Frame) fromStop(ctx context.Context) (this jdwp.TaggedObjectID, vars []
 }
 
 func (e *Frame) Lookup(ctx context.Context, name string) (expr.Value, error) {
-	if _, vars, vals, ok := e.fromStop(ctx); ok {
-		for i := len(vars) - 1; i >= 0; i-- {
-			if vars[i].Name == name {
-				return e.ev.Value(ctx, vals[i])
-			}
-		}
-	}
-	v, ok, err := e.Local(ctx, name)
-	if err != nil {
-		return expr.Value{}, err
-	}
-	if ok {
-		val, err := e.ev.vm.LocalValue(ctx, e.f, v)
-		if err != nil {
-			return expr.Value{}, err
-		}
-		return e.ev.Value(ctx, val)
+	if v, ok, err := e.local(ctx, name); err != nil || ok {
+		return v, err
 	}
 	if this, err := e.This(ctx); err == nil {
 		if v, err := e.Field(ctx, this, name); err == nil {
@@ -203,7 +231,44 @@ func (e *Frame) Lookup(ctx context.Context, name string) (expr.Value, error) {
 	return expr.Value{}, fmt.Errorf("%q: %w", name, expr.ErrUnknownName)
 }
 
+// local reads the frame's local variable called name, if it has one.
+func (e *Frame) local(ctx context.Context, name string) (expr.Value, bool, error) {
+	if e.async != nil {
+		for _, l := range e.async.locals {
+			if l.Name == name {
+				v, err := e.ev.Value(ctx, l.Value)
+				return v, true, err
+			}
+		}
+		return expr.Value{}, false, nil
+	}
+	if _, vars, vals, ok := e.fromStop(ctx); ok {
+		for i := len(vars) - 1; i >= 0; i-- {
+			if vars[i].Name == name {
+				v, err := e.ev.Value(ctx, vals[i])
+				return v, true, err
+			}
+		}
+	}
+	v, ok, err := e.Local(ctx, name)
+	if err != nil || !ok {
+		return expr.Value{}, false, err
+	}
+	val, err := e.ev.vm.LocalValue(ctx, e.f, v)
+	if err != nil {
+		return expr.Value{}, false, err
+	}
+	x, err := e.ev.Value(ctx, val)
+	return x, true, err
+}
+
 func (e *Frame) This(ctx context.Context) (expr.Value, error) {
+	if e.async != nil {
+		if !e.async.this.Tag.IsObject() || e.async.this.IsNull() {
+			return expr.Value{}, fmt.Errorf("there is no this in this suspend function (its continuation keeps no receiver)")
+		}
+		return e.ev.Value(ctx, e.async.this)
+	}
 	obj, _, _, ok := e.fromStop(ctx)
 	if !ok {
 		if _, err := e.FrameID(ctx); err != nil {

@@ -1,5 +1,7 @@
 // Package hostproc holds what the monitor learns about local processes from
-// the host rather than from a protocol: the process at the other end of a
+// the host rather than from a protocol: the kernel's TCP socket tables, the
+// one reader of /proc/net/tcp{,6} (Sockets; SocketBetween: who holds the
+// socket from one address to another), the process at the other end of a
 // loopback connection and what its java command line runs (Peer), whether
 // that process is one a launcher started, as its user (CheckLaunched: the
 // launch listener's gate), and a local
@@ -11,7 +13,8 @@
 // It owns reading /proc and must not touch anything else: no JDWP, no DDM,
 // no sockets of its own.
 // It lives beside jdwp/localjvm (local JVMs found from the host) rather than
-// in bridge because ddm/simvm uses it too, and a package may import only from
-// its own layer or below (see README's layout); it imports nothing of the
-// project.
+// in bridge because ddm/simvm and jdwp/localjvm use it too (bridge/access
+// asks it who is behind a connection or a listener), and a package may
+// import only from its own layer or below (see README's layout); it imports
+// nothing of the project.
 package hostproc

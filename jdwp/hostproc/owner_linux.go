@@ -1,9 +1,6 @@
 package hostproc
 
 import (
-	"bufio"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -25,40 +22,11 @@ func PeerSocket(nc net.Conn) (uid int, inode string, err error) {
 	if !ok1 || !ok2 || !remote.IP.IsLoopback() {
 		return -1, "", fmt.Errorf("%s is not a loopback TCP connection", nc.RemoteAddr())
 	}
-	for _, table := range []string{"/proc/self/net/tcp", "/proc/self/net/tcp6"} {
-		f, err := os.Open(table)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return -1, "", err
-		}
-		sc := bufio.NewScanner(f)
-		sc.Scan() // the header
-		for sc.Scan() {
-			fs := strings.Fields(sc.Text())
-			if len(fs) < 10 || fs[9] == "0" { // no inode: TIME_WAIT, no process holds it
-				continue
-			}
-			la, ok1 := procAddr(fs[1])
-			ra, ok2 := procAddr(fs[2])
-			if !ok1 || !ok2 || !sameTCPAddr(la, remote) || !sameTCPAddr(ra, local) {
-				continue
-			}
-			u, err := strconv.Atoi(fs[7])
-			if err != nil {
-				continue
-			}
-			f.Close()
-			return u, fs[9], nil
-		}
-		err = sc.Err()
-		f.Close()
-		if err != nil {
-			return -1, "", fmt.Errorf("%s: %w", table, err)
-		}
+	uid, inode, err = SocketBetween(remote, local)
+	if errors.Is(err, ErrNoSocket) {
+		return -1, "", fmt.Errorf("the socket %s→%s is not in the kernel's socket table: %w", remote, local, ErrPeerGone)
 	}
-	return -1, "", fmt.Errorf("the socket %s→%s is not in the kernel's socket table: %w", remote, local, ErrPeerGone)
+	return uid, inode, err
 }
 
 // CheckLaunched says whether the peer of nc, a loopback connection
@@ -139,30 +107,4 @@ func ppid(pid int) int {
 	}
 	n, _ := strconv.Atoi(fs[1])
 	return n
-}
-
-func sameTCPAddr(a, b *net.TCPAddr) bool {
-	return a.Port == b.Port && a.IP.Equal(b.IP)
-}
-
-// procAddr decodes "0100007F:1F90" of /proc/net/tcp: the address as the
-// kernel's 32-bit words in host byte order, then the port.
-func procAddr(s string) (*net.TCPAddr, bool) {
-	h, p, ok := strings.Cut(s, ":")
-	if !ok || (len(h) != 8 && len(h) != 32) {
-		return nil, false
-	}
-	raw, err := hex.DecodeString(h)
-	if err != nil {
-		return nil, false
-	}
-	port, err := strconv.ParseUint(p, 16, 16)
-	if err != nil {
-		return nil, false
-	}
-	ip := make(net.IP, len(raw))
-	for i := 0; i < len(raw); i += 4 {
-		binary.NativeEndian.PutUint32(ip[i:], binary.BigEndian.Uint32(raw[i:]))
-	}
-	return &net.TCPAddr{IP: ip, Port: int(port)}, true
 }

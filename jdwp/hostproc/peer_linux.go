@@ -1,7 +1,6 @@
 package hostproc
 
 import (
-	"bufio"
 	"fmt"
 	"net"
 	"os"
@@ -20,11 +19,15 @@ func Peer(nc net.Conn) (pid int, name string) {
 		return 0, ""
 	}
 	inode := ""
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		if inode = socketInode(f, ra.Port, la.Port); inode != "" {
-			break
+	// The first row between the two ports (even one no process holds: then
+	// none is found).
+	Sockets(func(s Socket) bool {
+		if s.Local.Port == ra.Port && s.Remote.Port == la.Port {
+			inode = s.Inode
+			return false
 		}
-	}
+		return true
+	})
 	if inode == "" {
 		return 0, ""
 	}
@@ -37,40 +40,6 @@ func Peer(nc net.Conn) (pid int, name string) {
 		name = javaMain(strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"))
 	}
 	return pid, name
-}
-
-// socketInode returns the inode of the socket whose local port is lport and
-// remote port rport, from a /proc/net/tcp table.
-func socketInode(table string, lport, rport int) string {
-	f, err := os.Open(table)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Scan() // header
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) < 10 {
-			continue
-		}
-		if hexPort(fs[1]) == lport && hexPort(fs[2]) == rport {
-			return fs[9]
-		}
-	}
-	return ""
-}
-
-func hexPort(addr string) int {
-	i := strings.LastIndexByte(addr, ':')
-	if i < 0 {
-		return -1
-	}
-	p, err := strconv.ParseUint(addr[i+1:], 16, 16)
-	if err != nil {
-		return -1
-	}
-	return int(p)
 }
 
 // socketOwner returns the pid holding an fd that links to target.

@@ -33,7 +33,8 @@ type Language interface {
 	Lambdas(text string) []Lambda
 	// LambdaAt returns the position, in the order the language's compiler
 	// numbers a line's lambdas, of the innermost of spans (Lambdas) at
-	// column, or -1.
+	// column, or -1 (a language whose compiler inlines lambdas, Kotlin:
+	// their position in source order; the debugger matches them to code).
 	LambdaAt(spans []Lambda, column int) int
 	// LambdaMethod says whether a method (by name) holds a lambda's body,
 	// and the number the compiler gave it (-1 when it gave none).
@@ -70,6 +71,13 @@ type Classes interface {
 // line).
 type Lambda struct {
 	Arrow, Body, End int
+	// Callee is the function the lambda is passed to, where the language
+	// says ("forEach" for Kotlin's `orders.forEach { … }`): a compiler that
+	// inlines the lambda into its caller marks its code with that name.
+	Callee string
+	// Later says the lambda's body starts on a later line (`forEach { o ->`
+	// closing the line): Body is then where it would start on this one.
+	Later bool
 }
 
 // Located is what the VM says of a location: the class's JNI signature,

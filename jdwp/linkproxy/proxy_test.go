@@ -130,6 +130,43 @@ func TestPreloadIsOneRoundTrip(t *testing.T) {
 	}
 }
 
+// TestPreloadLeavesWithTheHandshake: a connection made with
+// Options.Preload sends the id sizes, version and capabilities commands in
+// the handshake's write, and a real HotSpot VM answers them: the attach and
+// Preload are one round trip, and asking for them afterwards costs none.
+func TestPreloadLeavesWithTheHandshake(t *testing.T) {
+	_, p, ctx := linked(t, 100*time.Millisecond)
+	p.Mark()
+	c, err := jdwp.Dial(ctx, p.Addr(), &jdwp.Options{Preload: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	// Asked before Preload: waits for the answer on its way, asks nothing.
+	sizes, err := c.IDSizes(ctx)
+	if err != nil || sizes.ObjectID != 8 {
+		t.Errorf("IDSizes: %+v, %v", sizes, err)
+	}
+	if err := c.Preload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, err := c.Version(ctx)
+	if err != nil || v.JDWPMajor < 1 || v.VMName == "" {
+		t.Errorf("Version: %+v, %v", v, err)
+	}
+	caps, err := c.Capabilities(ctx)
+	if err != nil || !caps.CanGetBytecodes {
+		t.Errorf("Capabilities: %+v, %v (HotSpot can get bytecodes)", caps, err)
+	}
+	if s := p.Stats(); s.Sequential != 1 || s.Commands != 4 {
+		t.Errorf("handshake and Preload: %+v, want the handshake and 3 commands in 1 round trip", s)
+	}
+	// The connection goes on as any other.
+	if _, err := c.AllThreads(ctx); err != nil {
+		t.Errorf("AllThreads after the preloaded handshake: %v", err)
+	}
+}
+
 // TestDeadVMEndsTheLink: a VM that goes away closes the debugger's side
 // instead of leaving it hanging.
 func TestDeadVMEndsTheLink(t *testing.T) {

@@ -7,7 +7,8 @@
 // line and variable tables; the type hierarchy and subtype tests; classes by
 // signature and source names resolved as Java resolves them; threads and
 // their frames, whose ids a method run for the debugger invalidates
-// (generations, [VM.Live]); values of locals, fields, statics, arrays and
+// (generations: every reader of a frame's values makes it live first, with
+// one command when its id is stale, [VM.Live]); values of locals, fields, statics, arrays and
 // strings. It runs no methods: the debugger layer's invocation road does
 // (debugger.Target.Invoke), and tells the mirror when a thread ran
 // ([VM.ThreadRan]); the mirror knows no suspension policy and calls nothing

@@ -8,8 +8,11 @@ import (
 )
 
 // Frame is a frame of a suspended thread as the debugger last read it. A
-// method run for the debugger in the thread invalidates its frame ids; Live
-// reads the frame again then.
+// method run for the debugger in the thread invalidates its frame ids (the
+// VM answers INVALID_FRAMEID); every reader of a frame's values here (This,
+// Locals, LocalValue, ReadLocals, SetLocal, PopFrames) makes it live first
+// (Live: one command, only when its id is stale), so a frame read before a
+// method ran serves as it is.
 type Frame struct {
 	Thread jdwp.ThreadID
 	ID     jdwp.FrameID // 0 until read (HotSpot's first top frame has id 0 too: see Read)
@@ -91,8 +94,8 @@ func (m *VM) VisibleVariables(ctx context.Context, loc jdwp.Location) (vars []jd
 	return vars, false, nil
 }
 
-// Local finds a visible local variable of a live frame by name; the
-// innermost declaration wins.
+// Local finds a visible local variable of a frame by name (at its
+// location: no command); the innermost declaration wins.
 func (m *VM) Local(ctx context.Context, f Frame, name string) (jdwp.Variable, bool, error) {
 	vars, _, err := m.VisibleVariables(ctx, f.Loc)
 	if err != nil {
@@ -106,7 +109,7 @@ func (m *VM) Local(ctx context.Context, f Frame, name string) (jdwp.Variable, bo
 	return jdwp.Variable{}, false, nil
 }
 
-// LocalValue reads a local variable of a live frame.
+// LocalValue reads a local variable of a frame (made live first).
 func (m *VM) LocalValue(ctx context.Context, f Frame, v jdwp.Variable) (jdwp.Value, error) {
 	vals, err := m.ReadLocals(ctx, f, []jdwp.Variable{v})
 	if err != nil {
@@ -115,8 +118,13 @@ func (m *VM) LocalValue(ctx context.Context, f Frame, v jdwp.Variable) (jdwp.Val
 	return vals[0], nil
 }
 
-// This returns the this object of a live frame; 0 in a static or native method.
+// This returns the this object of a frame (made live first); 0 in a static
+// or native method.
 func (m *VM) This(ctx context.Context, f Frame) (jdwp.TaggedObjectID, error) {
+	f, err := m.Live(ctx, f)
+	if err != nil {
+		return jdwp.TaggedObjectID{}, err
+	}
 	return m.conn.ThisObject(ctx, f.Thread, f.ID)
 }
 
@@ -145,8 +153,9 @@ func (m *VM) SystemThread(ctx context.Context, t jdwp.ThreadID, name string) boo
 	return err == nil && sys
 }
 
-// Locals reads the visible local variables of a live frame, in declaration
-// order, with one command; absent when the method has no variable table.
+// Locals reads the visible local variables of a frame, in declaration
+// order, with one command (two when the frame is made live first); absent
+// when the method has no variable table.
 func (m *VM) Locals(ctx context.Context, f Frame) (vars []jdwp.Variable, vals []jdwp.Value, absent bool, err error) {
 	vars, absent, err = m.VisibleVariables(ctx, f.Loc)
 	if err != nil || len(vars) == 0 {
@@ -158,8 +167,13 @@ func (m *VM) Locals(ctx context.Context, f Frame) (vars []jdwp.Variable, vals []
 	return vars, vals, false, nil
 }
 
-// ReadLocals reads local variables of a live frame with one command.
+// ReadLocals reads local variables of a frame with one command (two when
+// the frame is made live first).
 func (m *VM) ReadLocals(ctx context.Context, f Frame, vars []jdwp.Variable) ([]jdwp.Value, error) {
+	f, err := m.Live(ctx, f)
+	if err != nil {
+		return nil, err
+	}
 	slots := make([]jdwp.SlotRequest, len(vars))
 	for i, v := range vars {
 		slots[i] = jdwp.SlotRequest{Slot: v.Slot, Tag: jdwp.TagForSignature(v.Signature)}
@@ -172,9 +186,13 @@ func (m *VM) FrameCount(ctx context.Context, thread jdwp.ThreadID) (int32, error
 	return m.conn.FrameCount(ctx, thread)
 }
 
-// SetLocal stores val in a local variable of a live frame: what was read
-// of the thread's frames is read again (FramesChanged).
+// SetLocal stores val in a local variable of a frame (made live first):
+// what was read of the thread's frames is read again (FramesChanged).
 func (m *VM) SetLocal(ctx context.Context, f Frame, v jdwp.Variable, val jdwp.Value) error {
+	f, err := m.Live(ctx, f)
+	if err != nil {
+		return err
+	}
 	defer m.FramesChanged(f.Thread)
 	return m.conn.SetFrameValues(ctx, f.Thread, f.ID, []jdwp.SlotValue{{Slot: v.Slot, Value: val}})
 }

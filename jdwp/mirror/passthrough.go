@@ -60,11 +60,15 @@ func (m *VM) Version(ctx context.Context) (jdwp.VersionInfo, error) {
 	return v, err
 }
 
-// PopFrames pops frame f of suspended thread t and every frame above it:
-// the frames read before are not the thread's any more (ThreadRan,
-// FramesChanged).
-func (m *VM) PopFrames(ctx context.Context, t jdwp.ThreadID, f jdwp.FrameID) error {
-	defer m.FramesChanged(t)
-	defer m.ThreadRan(t)
-	return m.conn.PopFrames(ctx, t, f)
+// PopFrames pops frame f of its suspended thread (made live first) and
+// every frame above it: the frames read before are not the thread's any
+// more (ThreadRan, FramesChanged).
+func (m *VM) PopFrames(ctx context.Context, f Frame) error {
+	f, err := m.Live(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer m.FramesChanged(f.Thread)
+	defer m.ThreadRan(f.Thread)
+	return m.conn.PopFrames(ctx, f.Thread, f.ID)
 }

@@ -45,6 +45,9 @@ type Inspector interface {
 	// Static reads the static field called name of the loaded class of
 	// signature sig; ok is false when there is no such class or field.
 	Static(ctx context.Context, sig, name string) (v jdwp.Value, ok bool, err error)
+	// DeclaredMethodNames lists the names of the methods the loaded class
+	// of signature sig declares itself.
+	DeclaredMethodNames(ctx context.Context, sig string) ([]string, error)
 }
 
 // NamedValue is a field's name and value.
@@ -71,9 +74,12 @@ const (
 	Class
 	Thread
 	Throwable
+	// Formed is a class a source language shows its own way
+	// (Presenter.Forms).
+	Formed
 )
 
-var viewNames = [...]string{"plain", "string", "box", "collection", "map", "map entry", "optional", "atomic", "builder", "enum", "record", "class", "thread", "throwable"}
+var viewNames = [...]string{"plain", "string", "box", "collection", "map", "map entry", "optional", "atomic", "builder", "enum", "record", "class", "thread", "throwable", "language form"}
 
 func (v View) String() string {
 	if int(v) < len(viewNames) {
@@ -126,15 +132,46 @@ type Options struct {
 // never changes while the class is loaded. Safe for concurrent use.
 type Presenter struct {
 	vm Inspector
+	// Forms, when set (before the presenter is used), gives the form in
+	// which a source language shows objects of the class of signature sig,
+	// nil for none. methods lists the names of the methods the class
+	// declares; it is nil when the form is asked by the signature alone
+	// (before the class's methods were read for anything else: a class
+	// whose form depends on its methods is asked again, with them, when
+	// it overrides toString).
+	Forms func(ctx context.Context, sig string, methods []string) *Form
 
 	mu        sync.Mutex
 	views     map[string]View
 	overrides map[string]bool
+	forms     map[string]*Form
+}
+
+// Form is how a source language shows an object from its fields, as its
+// programs print it, with no code run in the VM (Kotlin's Pair as "(1, a)",
+// a data class as "Order(id=1, total=9.5)").
+type Form struct {
+	// Fields names the instance fields the summary reads, in order (the
+	// class's or its superclasses'). When nil, the summary reads the
+	// class's own first Leading instance fields (a Kotlin data class's
+	// primary-constructor properties).
+	Fields  []string
+	Leading int
+	// Summary writes the one-line text from those fields.
+	Summary func(fields []FormField) string
+}
+
+// FormField is a field a Form's summary reads: its name, its value as the
+// program's toString would print it nested (a string without quotes, a
+// char as itself, an object in its own summary), and the signature of its
+// runtime type ("" for a primitive or null).
+type FormField struct {
+	Name, Text, Sig string
 }
 
 // NewPresenter returns a presenter over vm.
 func NewPresenter(vm Inspector) *Presenter {
-	return &Presenter{vm: vm, views: map[string]View{}, overrides: map[string]bool{}}
+	return &Presenter{vm: vm, views: map[string]View{}, overrides: map[string]bool{}, forms: map[string]*Form{}}
 }
 
 // ViewOf returns the view of type sig.
@@ -158,11 +195,140 @@ func (p *Presenter) ViewOf(ctx context.Context, sig string) (View, error) {
 			v, ok = supertypes[i].view, true
 		}
 	}
+	var f *Form
+	if !ok && p.Forms != nil {
+		if f = p.Forms(ctx, sig, nil); f != nil {
+			v = Formed
+		}
+	}
 	p.mu.Lock()
+	if f != nil {
+		p.forms[sig] = f
+	}
 	p.views[sig] = v
 	p.mu.Unlock()
 	return v, nil
 }
+
+// methodForm is the form of a class its language knows by its methods
+// (a Kotlin data class), asked once per class with the names of the
+// methods it declares; only for a class overriding toString, whose
+// methods the toString check has read already.
+func (p *Presenter) methodForm(ctx context.Context, sig string) *Form {
+	if p.Forms == nil {
+		return nil
+	}
+	p.mu.Lock()
+	f, known := p.forms[sig]
+	p.mu.Unlock()
+	if known {
+		return f
+	}
+	names, err := p.vm.DeclaredMethodNames(ctx, sig)
+	if err != nil {
+		return nil
+	}
+	f = p.Forms(ctx, sig, names)
+	p.mu.Lock()
+	p.forms[sig] = f
+	p.mu.Unlock()
+	return f
+}
+
+// formText writes an object in a language's form; depth bounds the
+// summaries of the objects its fields hold.
+func (p *Presenter) formText(ctx context.Context, obj jdwp.ObjectID, f *Form, o Options, depth int) (string, error) {
+	all, err := p.vm.Fields(ctx, obj)
+	if err != nil {
+		return "", err
+	}
+	var picked []NamedValue
+	if f.Fields == nil {
+		picked = all[:min(f.Leading, len(all))]
+	} else {
+		for _, name := range f.Fields {
+			for _, nv := range all {
+				if nv.Name == name {
+					picked = append(picked, nv)
+					break
+				}
+			}
+		}
+	}
+	fields := make([]FormField, len(picked))
+	for i, nv := range picked {
+		fields[i] = FormField{Name: nv.Name}
+		fields[i].Text, fields[i].Sig = p.printed(ctx, nv.Value, o, depth)
+	}
+	return f.Summary(fields), nil
+}
+
+// printed is a nested value as a program's toString prints it, where that
+// needs no code run: a string as itself, a char as itself, a box's value,
+// a throwable as Throwable.toString (its class's name and message), an
+// object of a language's form in it; else its short summary. sig is the
+// value's runtime type ("" for a primitive or null).
+func (p *Presenter) printed(ctx context.Context, v jdwp.Value, o Options, depth int) (text, sig string) {
+	if !v.Tag.IsObject() {
+		if v.Tag == jdwp.TagChar {
+			return string(utf16.Decode([]uint16{uint16(v.Bits)})), ""
+		}
+		return Primitive(v), ""
+	}
+	if v.IsNull() {
+		return "null", ""
+	}
+	sig, err := p.vm.TypeOf(ctx, v.Object())
+	if err != nil {
+		return "<collected>", ""
+	}
+	view, err := p.ViewOf(ctx, sig)
+	if err != nil {
+		return fallback(v.Object(), sig), sig
+	}
+	switch view {
+	case String:
+		s, err := p.vm.String(ctx, v.Object())
+		if err != nil {
+			return "<collected>", sig
+		}
+		return s, sig
+	case Box:
+		b, _, err := p.vm.Field(ctx, v.Object(), "value")
+		if err != nil {
+			return fallback(v.Object(), sig), sig
+		}
+		t, _ := p.printed(ctx, b, o, depth)
+		return t, sig
+	case Throwable:
+		text := javalang.TypeName(sig)
+		if msg, ok, err := p.vm.Field(ctx, v.Object(), "detailMessage"); err == nil && ok && !msg.IsNull() {
+			if m, err := p.vm.String(ctx, msg.Object()); err == nil {
+				text += ": " + m
+			}
+		}
+		return text, sig
+	}
+	if view == Plain && p.Forms != nil {
+		if over, _ := p.overridesToString(ctx, sig); over {
+			if f := p.methodForm(ctx, sig); f != nil {
+				view = Formed
+			}
+		}
+	}
+	if depth <= 0 && view == Formed {
+		return innerName(javalang.SimpleTypeName(sig)) + "(…)", sig
+	}
+	t, _, err := p.text(ctx, v.Object(), sig, view, o, depth-1)
+	if err != nil {
+		return fallback(v.Object(), sig), sig
+	}
+	return t, sig
+}
+
+// formDepth is how deep a form's fields show the objects they hold
+// (Line(from=Point(x=0, y=0), …)).
+const formDepth = 3
 
 // Summary is a value's one-line presentation.
 type Summary struct {
@@ -183,7 +349,11 @@ func (p *Presenter) Summarize(ctx context.Context, obj jdwp.ObjectID, sig string
 		return Summary{}, err
 	}
 	s := Summary{View: view, Size: -1}
-	s.Text, s.Size, err = p.text(ctx, obj, sig, view, o, 1)
+	depth := 1
+	if view == Formed {
+		depth = formDepth
+	}
+	s.Text, s.Size, err = p.text(ctx, obj, sig, view, o, depth)
 	if len(s.Text) > maxText {
 		s.Text = s.Text[:maxText] + "…"
 	}
@@ -284,6 +454,26 @@ func (p *Presenter) text(ctx context.Context, obj jdwp.ObjectID, sig string, vie
 		}
 		m, err := p.vm.String(ctx, msg.Object())
 		return simple + ": " + m, -1, err
+	case Formed:
+		p.mu.Lock()
+		f := p.forms[sig]
+		p.mu.Unlock()
+		if f == nil {
+			return fallback(obj, sig), -1, nil
+		}
+		t, err := p.formText(ctx, obj, f, o, depth)
+		if err != nil {
+			return fallback(obj, sig), -1, err
+		}
+		return t, -1, nil
+	}
+	if over, _ := p.overridesToString(ctx, sig); over && p.Forms != nil {
+		if f := p.methodForm(ctx, sig); f != nil {
+			t, err := p.formText(ctx, obj, f, o, formDepth)
+			if err == nil {
+				return t, -1, nil
+			}
+		}
 	}
 	if o.ToString {
 		if s, ok := p.toString(ctx, obj, sig); ok {
@@ -305,21 +495,27 @@ func innerName(simple string) string {
 	return simple[strings.LastIndexByte(simple, '$')+1:]
 }
 
-// toString runs obj.toString() when its class overrides it.
-func (p *Presenter) toString(ctx context.Context, obj jdwp.ObjectID, sig string) (string, bool) {
+// overridesToString reports whether class sig overrides toString (cached).
+func (p *Presenter) overridesToString(ctx context.Context, sig string) (bool, error) {
 	p.mu.Lock()
 	over, known := p.overrides[sig]
 	p.mu.Unlock()
-	if !known {
-		var err error
-		if over, err = p.vm.Overrides(ctx, sig, "toString", "()Ljava/lang/String;"); err != nil {
-			return "", false
-		}
-		p.mu.Lock()
-		p.overrides[sig] = over
-		p.mu.Unlock()
+	if known {
+		return over, nil
 	}
-	if !over {
+	over, err := p.vm.Overrides(ctx, sig, "toString", "()Ljava/lang/String;")
+	if err != nil {
+		return false, err
+	}
+	p.mu.Lock()
+	p.overrides[sig] = over
+	p.mu.Unlock()
+	return over, nil
+}
+
+// toString runs obj.toString() when its class overrides it.
+func (p *Presenter) toString(ctx context.Context, obj jdwp.ObjectID, sig string) (string, bool) {
+	if over, err := p.overridesToString(ctx, sig); err != nil || !over {
 		return "", false
 	}
 	v, err := p.vm.Invoke(ctx, obj, "toString", "()Ljava/lang/String;")

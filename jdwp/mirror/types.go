@@ -195,6 +195,16 @@ func (m *VM) Hierarchy(ctx context.Context, t jdwp.ReferenceTypeID) (classes, if
 	return classes, ifaces, nil
 }
 
+// ReadType reads what a walk up a hierarchy asks of the type of signature
+// sig (see typeFacts) into the caches, if it is loaded. A session reads
+// java.lang.Object's at its start, beside its first requests: every walk
+// ends there, so the first value of a type met costs a round trip less.
+func (m *VM) ReadType(ctx context.Context, sig string) {
+	if t, err := m.ClassBySignature(ctx, sig); err == nil {
+		m.typeFacts(ctx, t)
+	}
+}
+
 // typeFacts reads t's signature, interfaces and superclass into the caches
 // at once, with its methods and declared fields (what presenting a value of
 // the type asks next: a toString of its own? its fields): a walk up a

@@ -174,6 +174,24 @@ func (m *VM) Overrides(ctx context.Context, sig, name, desc string) (bool, error
 	return false, nil
 }
 
+// DeclaredMethodNames lists the names of the methods the loaded class of
+// signature sig declares itself (read once per class).
+func (m *VM) DeclaredMethodNames(ctx context.Context, sig string) ([]string, error) {
+	t, err := m.ClassBySignature(ctx, sig)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := m.Methods(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(ms))
+	for i, mi := range ms {
+		names[i] = mi.Name
+	}
+	return names, nil
+}
+
 // InstanceMethod finds the instance method name+desc of obj's type.
 func (m *VM) InstanceMethod(ctx context.Context, obj jdwp.ObjectID, name, desc string) (Method, error) {
 	t, _, err := m.ObjectType(ctx, obj)

@@ -143,7 +143,13 @@ func (m *VM) Unloaded(sig string) jdwp.ReferenceTypeID {
 
 // Signature returns a reference type's JNI signature.
 func (m *VM) Signature(ctx context.Context, t jdwp.ReferenceTypeID) (string, error) {
-	return m.sigs.Get(t, func() (string, error) { return m.conn.Signature(ctx, t) })
+	return m.sigs.Get(t, func() (string, error) {
+		sig, err := m.conn.Signature(ctx, t)
+		if err == nil {
+			m.bySig.Put(sig, t) // a loaded type of that signature: Subtype needs no lookup
+		}
+		return sig, err
+	})
 }
 
 // Methods returns the methods a reference type declares.
@@ -313,12 +319,15 @@ func Parallel(n int, f func(i int) error) error {
 	return first
 }
 
-// AllClasses lists the loaded reference types. Their signatures are kept:
-// an object's type met later costs no VirtualMachine.Signature round trip.
+// AllClasses lists the loaded reference types. Their signatures are kept,
+// and each signature's type (the first loaded): an object's type met later
+// costs no VirtualMachine.Signature round trip, nor a test of its
+// supertypes (Subtype) a VirtualMachine.ClassesBySignature.
 func (m *VM) AllClasses(ctx context.Context) ([]jdwp.ClassInfo, error) {
 	all, err := m.conn.AllClasses(ctx)
 	for _, c := range all {
 		m.sigs.Put(c.ID, c.Signature)
+		m.bySig.Put(c.Signature, c.ID)
 	}
 	return all, err
 }

@@ -45,6 +45,13 @@ public class MirrorTarget {
 // probe with a breakpoint (a thread stopped by an event can run methods).
 func stopInProbe(t *testing.T) (context.Context, *mirror.VM, jdwp.ThreadID, jdwp.ReferenceTypeID) {
 	t.Helper()
+	return stopInProbeVia(t, nil)
+}
+
+// stopInProbeVia is stopInProbe with the connection made to via(the VM's
+// address) (a link proxy counting commands), or to the VM when via is nil.
+func stopInProbeVia(t *testing.T, via func(addr string) string) (context.Context, *mirror.VM, jdwp.ThreadID, jdwp.ReferenceTypeID) {
+	t.Helper()
 	jvmtest.RequireJava(t)
 	ctx, cancel := context.WithTimeout(t.Context(), deadline)
 	t.Cleanup(cancel)
@@ -53,7 +60,11 @@ func stopInProbe(t *testing.T) (context.Context, *mirror.VM, jdwp.ThreadID, jdwp
 		t.Fatal(err)
 	}
 	vm := jvmtest.StartT(t, jvmtest.Options{ClassPath: []string{dir}, MainClass: "MirrorTarget", ReadyLine: "READY"})
-	conn, err := jdwp.Dial(ctx, vm.Addr, nil)
+	addr := vm.Addr
+	if via != nil {
+		addr = via(addr)
+	}
+	conn, err := jdwp.Dial(ctx, addr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

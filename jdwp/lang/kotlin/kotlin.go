@@ -192,12 +192,6 @@ func (language) Variables(names []string) (shown []string, ok []bool) {
 // the callers' source maps.
 func (language) Inlines() bool { return true }
 
-// Lambdas finds no lambdas yet: Kotlin's braces are blocks and lambdas
-// alike, and kotlinc names lambda bodies otherwise than javac (main$lambda$0,
-// MainKt$main$1). A breakpoint with a column stops at every location of its
-// line, as one without.
-func (language) Lambdas(string) []lang.Lambda { return nil }
-
 // Inlined says whether a location is code inlined into its method (its JVM
 // line maps, in the Kotlin stratum, to a file other than the class's own):
 // then fn names the inline function (from the innermost live $i$f$ marker
@@ -361,9 +355,6 @@ func (language) LazyUninitialized(sig string) bool { return sig == "Lkotlin/UNIN
 // from its head.
 func (language) Package(head []byte) string { return ParseFile("x.kt", head).Package }
 
-// LambdaAt finds none (Lambdas finds none yet).
-func (language) LambdaAt([]lang.Lambda, int) int { return -1 }
-
 // LambdaMethod says whether a method holds a lambda's body as Kotlin 2's
 // invokedynamic lambdas are named (main$lambda$1: its number 1); a lambda
 // compiled as a class (-Xlambdas=class) has its body in the class's invoke.
@@ -378,3 +369,8 @@ func (language) LambdaMethod(name string) (int, bool) {
 	}
 	return n, true
 }
+
+// InlineBody says whether line of a .kt source (its text) lies in an inline
+// function's declaration: code kotlinc copies into its callers, in any
+// package.
+func (language) InlineBody(src []byte, line int) bool { return InlineBody(src, line) }

@@ -274,3 +274,33 @@ func TestPackageAndLambdaMethod(t *testing.T) {
 		t.Error("invoke taken for an invokedynamic lambda body")
 	}
 }
+
+func TestValueForm(t *testing.T) {
+	vf := Lang.(lang.ValueForms)
+	f := func(name, text string) lang.PrintedField { return lang.PrintedField{Name: name, Text: text} }
+	for _, c := range []struct {
+		sig  string
+		in   []lang.PrintedField
+		want string
+	}{
+		{"Lkotlin/Pair;", []lang.PrintedField{f("first", "1"), f("second", "a")}, "(1, a)"},
+		{"Lkotlin/ranges/IntProgression;", []lang.PrintedField{f("first", "1"), f("last", "9"), f("step", "2")}, "1..9 step 2"},
+		{"Lkotlin/ranges/IntProgression;", []lang.PrintedField{f("first", "10"), f("last", "1"), f("step", "-3")}, "10 downTo 1 step 3"},
+		{"Lkotlin/Result;", []lang.PrintedField{{Name: "value", Text: "Failure(x)", Sig: "Lkotlin/Result$Failure;"}}, "Failure(x)"},
+		{"Lkotlin/Result;", []lang.PrintedField{{Name: "value", Text: "Failure(x)", Sig: "Ljava/lang/String;"}}, "Success(Failure(x))"},
+	} {
+		if got := vf.ValueForm(c.sig, nil).Text(c.in); got != c.want {
+			t.Errorf("%s %v = %q, want %q", c.sig, c.in, got, c.want)
+		}
+	}
+	if vf.ValueForm("Lapp/Order;", nil) != nil {
+		t.Error("a class's form by its signature alone")
+	}
+	data := vf.ValueForm("Lapp/Shop$Order;", []string{"<init>", "getId", "component1", "component2", "copy", "copy$default", "toString", "hashCode", "equals"})
+	if data == nil || data.Leading != 2 || data.Text([]lang.PrintedField{f("id", "1"), f("name", "tea")}) != "Order(id=1, name=tea)" {
+		t.Errorf("data class form %+v", data)
+	}
+	if vf.ValueForm("Lapp/Plain;", []string{"component1", "toString", "hashCode", "equals"}) != nil {
+		t.Error("a class without copy read as a data class")
+	}
+}

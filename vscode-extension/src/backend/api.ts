@@ -137,7 +137,7 @@ export class ControlApi {
     return this.backend.request(methods.hprofSummary, stream ? { path, stream } : { path }, hprofTimeoutMs);
   }
 
-  /** hprof/cancel: stops the reading and parsing of path in progress; how many were stopped. */
+  /** hprof/cancel: stops the reading, parsing and dominator tree of path in progress; how many were stopped. */
   async hprofCancel(path: string): Promise<number> {
     const r = await this.backend.request<{ stopped?: unknown }>(methods.hprofCancel, { path });
     return typeof r?.stopped === 'number' ? r.stopped : 0;

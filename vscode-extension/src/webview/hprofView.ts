@@ -91,12 +91,15 @@ const statusLine = el('div', { id: 'status', class: 'status' }, '');
 // retained sizes again.
 const progressBar = el('progress', { id: 'hprof-progress', max: '100' });
 const progressLabel = el('span', { id: 'hprof-progress-label', class: 'muted' }, '');
-const cancelButton = button('Cancel', { id: 'hprof-cancel', title: 'Stop reading this dump' }, () => {
+const cancelButton = button('Cancel', { id: 'hprof-cancel', title: 'Stop reading this dump or computing its dominator tree' }, () => {
   post({ type: 'cancel' });
 });
 const restartButton = button('Compute retained sizes', { id: 'hprof-restart', title: 'Parse the dump and compute the dominator tree' }, () => {
   state.stopped = false;
   post({ type: 'retained' });
+  if (state.tab === 'dominators' && !state.dom) {
+    post({ type: 'dominators' }); // stopped too
+  }
   render();
 });
 const progressRow = el('div', { id: 'hprof-work', class: 'toolbar' }, progressBar, progressLabel, cancelButton, restartButton);
@@ -532,7 +535,7 @@ function progressText(p: HprofProgress): string {
 function renderProgress(): void {
   const p = state.progress;
   progressRow.hidden = !p && !state.stopped;
-  cancelButton.hidden = !p || p.phase === 'dominators'; // the tree, once started, runs to its end
+  cancelButton.hidden = !p;
   restartButton.hidden = !state.stopped || !!p;
   progressBar.hidden = !p;
   if (p && p.phase !== 'dominators' && p.size > 0) {

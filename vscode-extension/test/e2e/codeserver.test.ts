@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { buildBackend, compileFixture, compileKotlinFixture, compileStates, eventually, extRoot, freePort, Jvm, kotlinLine, lineOf, repoRoot, sampleJava, slowPoolJava, startJvm, statesJava, tmpDir, vdemoJava, workerJava } from '../support/fixtures';
+import { bigHeapJava, buildBackend, compileFixture, compileKotlinFixture, compileStates, eventually, extRoot, freePort, Jvm, kotlinLine, lineOf, repoRoot, sampleJava, slowPoolJava, startJvm, statesJava, tmpDir, vdemoJava, workerJava } from '../support/fixtures';
 import { countColor, decodePng } from '../support/png';
 
 const vsix = path.join(extRoot, 'ddmbridge.vsix');
@@ -881,29 +881,8 @@ test('code-server: a class-loader leak — from the histogram to its path to GC 
 
     // Open it as a user would: quick open, by name (the workbench first when
     // this test runs alone).
-    if ((await page.locator('.monaco-workbench').count()) === 0) {
-      await page.goto(url);
-      await page.locator('.monaco-workbench').waitFor({ timeout: 180000 });
-    }
-    await eventually(
-      async () => {
-        await page.keyboard.press('Escape');
-        await page.keyboard.press('Control+P');
-        const input = page.locator('.quick-input-widget input');
-        await input.waitFor({ state: 'visible', timeout: 15000 });
-        await input.fill('leak.hprof');
-        const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'leak.hprof' });
-        try {
-          await row.first().waitFor({ state: 'visible', timeout: 10000 });
-        } catch {
-          return false;
-        }
-        await row.first().click();
-        return true;
-      },
-      120000,
-      'leak.hprof in quick open',
-    );
+    await openWorkbench();
+    await quickOpen('leak.hprof');
     const editor = await webviewWith('#histogram tr[data-class="Plugin"]', 180000, 'the histogram of leak.hprof in the HPROF editor');
     assert.match((await editor.locator('#status').textContent()) ?? '', /JAVA PROFILE 1\.0\.2: [\d,]+ objects .*compressed references/);
 
@@ -1033,6 +1012,158 @@ test('code-server: current Android — the picker lists track-app apps, refuses 
 });
 
 /** The extension's output channel ("ddmbridge"), as logged so far. */
+/** Opens a workspace file as a user would: quick open, by name. */
+async function quickOpen(name: string): Promise<void> {
+  await eventually(
+    async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 15000 });
+      await input.fill(name);
+      const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: name });
+      try {
+        await row.first().waitFor({ state: 'visible', timeout: 10000 });
+      } catch {
+        return false;
+      }
+      await row.first().click();
+      return true;
+    },
+    120000,
+    `${name} in quick open`,
+  );
+}
+
+// A big dump in the HPROF editor (issue 41): a real HotSpot dump of
+// fixture.BigHeap, 4,000,000 list nodes (about 12 M objects, 530 MB). The
+// histogram shows first, from the streamed pass, while the retained sizes
+// are computed with a progress bar and Cancel; Cancel while the dominator
+// tree is computed stops it (hprof/cancel), and the button to start again
+// computes it, the histogram's retained column and the Dominators tab then
+// filled. The tree takes about a second here: Cancel is clicked in the
+// webview as soon as its progress says the tree is computed (a script
+// Playwright adds to the webviews' frames before the editor opens), so
+// that it reaches the backend in milliseconds however slowly Playwright
+// polls. Should the tree still end first (the progress and the click each
+// cross the extension host, which a loaded machine can hold up), the dump
+// is opened again under another name (another parse, another tree), at
+// most three times.
+test('code-server: a big dump — the streamed histogram first, Cancel stops the dominator tree, started again it shows', { timeout: 900_000 }, async () => {
+  const classes = await compileStates(bigHeapJava, path.join(tmpDir(), 'bigheap-classes'));
+  const nodes = 4_000_000;
+  const big = spawn('java', ['-Xmx1g', '-XX:+UseParallelGC', '-cp', classes, 'fixture.BigHeap', String(nodes)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const dumps: string[] = [];
+  try {
+    let said = '';
+    big.stdout!.on('data', (d: Buffer) => (said += d.toString()));
+    big.stderr!.on('data', (d: Buffer) => (said += d.toString()));
+    await eventually(() => /READY/.test(said), 180000, 'fixture.BigHeap READY');
+    const dump = path.join(wsDir, 'big.hprof');
+    dumps.push(dump);
+    execFileSync('jcmd', [String(big.pid), 'GC.heap_dump', dump], { timeout: 300000 });
+    big.kill('SIGKILL');
+    const size = fs.statSync(dump).size;
+    assert.ok(size > nodes * 100, `a HotSpot dump of ${nodes} nodes (${size} bytes)`);
+    log(`dumped fixture.BigHeap: ${size} bytes`);
+
+    // In every webview opened from now on (its outer frame, which VS Code
+    // does not rewrite, looking into the content's frame every 5 ms): once
+    // a big dump's editor says it computes the dominator tree, click
+    // Cancel, once, noting what the editor showed.
+    const clicker = await page.addInitScript(() => {
+      if (!location.pathname.endsWith('/pre/index.html')) {
+        return; // not a webview's outer frame
+      }
+      const timer = setInterval(() => {
+        const inner = (document.getElementById('active-frame') as HTMLIFrameElement | null)?.contentDocument;
+        const label = inner?.getElementById('hprof-progress-label');
+        const cancel = inner?.getElementById('hprof-cancel');
+        const bar = inner?.getElementById('hprof-progress');
+        if (!inner || !label || !cancel || !bar || !/^Heap dump big(-\d)?\.hprof$/.test(inner.getElementById('hprof-title')?.textContent ?? '')) {
+          return;
+        }
+        if (label.textContent !== 'Computing the dominator tree…' || cancel.hidden) {
+          return;
+        }
+        clearInterval(timer);
+        (inner.defaultView as unknown as { bigCancel: Record<string, unknown> }).bigCancel = {
+          bar: !bar.hidden,
+          rows: inner.querySelectorAll('#histogram tr[data-class]').length,
+          retained: inner.querySelectorAll('#histogram td[data-retained]').length,
+        };
+        cancel.click();
+      }, 5);
+    });
+    try {
+      await openWorkbench();
+      let editor: FrameLocator | undefined;
+      let name = '';
+      for (let attempt = 0; attempt < 3 && !editor; attempt++) {
+        name = attempt === 0 ? 'big.hprof' : `big-${attempt}.hprof`;
+        if (attempt > 0) {
+          dumps.push(path.join(wsDir, name));
+          fs.copyFileSync(dump, dumps.at(-1)!);
+        }
+        await palette('View: Close All Editors'); // another dump's editor would match the selectors below
+        await quickOpen(name);
+        const e = await webviewWith('#hprof-title', 120000, `the HPROF editor of ${name}`);
+        await eventually(async () => (await e.locator('#hprof-title').textContent()) === `Heap dump ${name}`, 180000, `the histogram of ${name}`);
+        // Stopped: the tree's request failed with "context canceled" (the
+        // parse was done: the tree's progress comes after it).
+        const end = await eventually(
+          async () =>
+            (await e.locator('#histogram td[data-retained]').count()) > 0 ? 'done' : (await e.locator('#hprof-restart').isVisible()) ? 'stopped' : undefined,
+          300000,
+          `the retained sizes of ${name} stopped by Cancel`,
+        );
+        if (end === 'stopped') {
+          editor = e;
+        } else {
+          const clicked = await e.locator('body').evaluate(() => (window as unknown as { bigCancel?: unknown }).bigCancel !== undefined);
+          log(`the dominator tree of ${name} ended before Cancel reached the backend (Cancel clicked: ${clicked}): again under another name`);
+        }
+      }
+      assert.ok(editor, 'in three tries the dominator tree always ended before Cancel reached the backend');
+      const saw = (await editor.locator('body').evaluate(() => (window as unknown as { bigCancel?: Record<string, unknown> }).bigCancel)) as
+        | { bar: boolean; rows: number; retained: number }
+        | undefined;
+      assert.ok(saw, 'Cancel was clicked while the tree was computed');
+      assert.ok(saw.bar, 'the progress bar showed with Cancel');
+      assert.ok(saw.rows > 0 && saw.retained === 0, `the histogram showed before the retained sizes (${saw.rows} rows, ${saw.retained} retained sizes)`);
+      assert.equal(await editor.locator('#hprof-progress-label').textContent(), 'Stopped: the retained sizes were not computed.');
+      assert.equal(await editor.locator('#hprof-cancel').isVisible(), false);
+      assert.equal(await editor.locator('#status').textContent(), `Retained sizes of ${name}: stopped.`);
+      assert.equal(await editor.locator('#histogram tr[data-class="fixture.BigHeap$Node"]').count(), 1, 'the histogram stays, with BigHeap$Node');
+      await shot('e2e-hprof-big-stopped');
+      log(`Cancel stopped the dominator tree of ${name}`);
+
+      // Started again: the tree runs to its end; the retained column, then the Dominators tab.
+      await editor.locator('#hprof-restart').click();
+      const nodeRetained = editor.locator('#histogram tr[data-class="fixture.BigHeap$Node"] td[data-retained]');
+      await nodeRetained.waitFor({ timeout: 300000 });
+      assert.ok(Number(await nodeRetained.getAttribute('data-retained')) >= nodes * 24, 'the nodes retain at least their own bytes');
+      assert.equal(await editor.locator('#hprof-work').isVisible(), false, 'no work shown once the retained sizes are in');
+      await editor.locator('#tab-dominators').click();
+      const top = editor.locator('#dominators tr[data-id]').first();
+      await top.waitFor({ timeout: 300000 });
+      assert.equal(await top.getAttribute('data-class'), 'class fixture.BigHeap', "BigHeap's class (its statics hold the list and the map) dominates the most");
+      const kept = Number(await top.locator('td[data-bytes]').getAttribute('data-bytes'));
+      assert.ok(kept >= nodes * 24, `class fixture.BigHeap retains ${kept} bytes`);
+      await shot('e2e-hprof-big-dominators');
+      log(`started again: the dominator tree of ${name}, class fixture.BigHeap retains ${kept} bytes`);
+    } finally {
+      await clicker.dispose();
+      await palette('View: Close All Editors').catch(() => undefined);
+    }
+  } finally {
+    big.kill('SIGKILL');
+    for (const d of dumps) {
+      fs.rmSync(d, { force: true });
+    }
+  }
+});
+
 function channelLog(): string {
   return findFiles(path.join(userDataDir, 'logs'), /ddmbridge\.log$/)
     .map((f) => fs.readFileSync(f, 'utf8'))
@@ -1815,9 +1946,11 @@ async function kotlinWorkspace(): Promise<string> {
   const kt = await compileKotlinFixture();
   log(`Kotlin fixture compiled: ${kt.classes}`);
   const root = path.join(wsDir, 'kotlin');
-  fs.mkdirSync(path.join(root, 'app'), { recursive: true });
-  for (const f of fs.readdirSync(path.join(kt.sources, 'app'))) {
-    fs.copyFileSync(path.join(kt.sources, 'app', f), path.join(root, 'app', f));
+  for (const dir of ['app', 'lib']) {
+    fs.mkdirSync(path.join(root, dir), { recursive: true });
+    for (const f of fs.readdirSync(path.join(kt.sources, dir))) {
+      fs.copyFileSync(path.join(kt.sources, dir, f), path.join(root, dir, f));
+    }
   }
   const launchFile = path.join(wsDir, '.vscode', 'launch.json');
   const launch = JSON.parse(fs.readFileSync(launchFile, 'utf8')) as { configurations: Record<string, unknown>[] };
@@ -1921,6 +2054,7 @@ test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frame
   const afterTwiceLine = kotlinLine(mainKt, 'afterTwice');
   const loggedLine = kotlinLine(utilKt, 'loggedBody');
   const callLoggedLine = kotlinLine(shapesKt, 'callLogged');
+  const lateLoggedLine = kotlinLine(path.join(ktRoot, 'lib', 'Late.kt'), 'lateLogged');
 
   // Breakpoints: in an apply lambda and on a call of an inline function
   // (Main.kt), and in the inline function logged's body (Util.kt), which
@@ -2013,6 +2147,15 @@ test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frame
   );
   await shot('e2e-kotlin-inlined-frame');
   log(`Kotlin: inline frame ${JSON.stringify(inl.slice(0, 3))}`);
+
+  // 4. Continue into logged's body inlined into lib.Late, of another package,
+  // loaded last: the breakpoint binds there as it loads.
+  await palette('Debug: Continue');
+  await topStackFrames(
+    [new RegExp(`logged \\(inlined\\).*Util\\.kt\\s*${loggedLine}:`), new RegExp(`Late\\.run.*Late\\.kt\\s*${lateLoggedLine}:`)],
+    `logged (inlined) at Util.kt:${loggedLine} over Late.run at Late.kt:${lateLoggedLine}`,
+  );
+  log('Kotlin: inline frame in lib.Late');
 
   // The program runs to its end.
   await palette('Debug: Continue');

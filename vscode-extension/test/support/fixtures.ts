@@ -21,6 +21,8 @@ export const statesJava = path.join(javaSrcRoot, 'fixture', 'States.java');
 export const slowPoolJava = path.join(javaSrcRoot, 'fixture', 'SlowPool.java');
 /** The Virtual Threads views' debuggee (fixture.VDemo, JDK 21+). */
 export const vdemoJava = path.join(javaSrcRoot, 'fixture', 'VDemo.java');
+/** The HPROF editor's big dump: a few million objects shaped like a server's heap (fixture.BigHeap N). */
+export const bigHeapJava = path.join(javaSrcRoot, 'fixture', 'BigHeap.java');
 /** The source of the frames the simulated VM's allocation records name (com.example.simvm.Worker). */
 export const workerJava = path.join(javaSrcRoot, 'com', 'example', 'simvm', 'Worker.java');
 

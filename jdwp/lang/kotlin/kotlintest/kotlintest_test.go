@@ -18,11 +18,13 @@ total 75
 corner[1:tea,2:cake]
 doubled [2, 2]
 square 81
+big [45]
 shop corner
 limit 3
 #5
 1=3.0 2=6.0 (1,2)
 A B
+late [5, 5]
 fetched 60
 done
 `
