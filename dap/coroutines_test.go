@@ -351,6 +351,33 @@ func TestKotlinAsyncStackWithoutClassFiles(t *testing.T) {
 	until[*godap.TerminatedEvent](c, "the program's end", nil)
 }
 
+// With kotlinx-coroutines-debug's DebugProbes installed by the app
+// (DebugProbes.install() with enableCreationStackTraces, the debug jar,
+// byte-buddy and JNA on the class path) the list is the registry's and each
+// worker's creation stack shows its launch.
+func TestKotlinCoroutinesFromDebugArtifact(t *testing.T) {
+	p := kotlintest.Require(t)
+	const n = 5
+	kc := kotlintest.CompileFixtureT(t, kotlintest.Indy)
+	cp := append(slices.Clone(kc.ClassPath), p.CoroutinesDebug)
+	for _, jar := range p.Compiler { // the debug jar's byte-buddy, its agent, and JNA its attach needs here
+		if base := filepath.Base(jar); strings.HasPrefix(base, "byte-buddy") || strings.HasPrefix(base, "jna") {
+			cp = append(cp, jar)
+		}
+	}
+	// byte-buddy attaches its agent to the VM itself (JDK 9+: allowed by the property).
+	c, _ := ktSession(t, kotlintest.Indy, "classPaths", cp, "args", []string{"--installProbes", "--many", strconv.Itoa(n)}, "vmArgs", []string{"-Djdk.attach.allowAttachSelf=true"})
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "manyReady"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop with the workers launched").Body.ThreadId
+	body := c.coroutinesList(map[string]any{})
+	if body.Source != ext.CoroutinesFromDebugProbes || body.Total < n+2 {
+		t.Fatalf("source %q note %q total %d, want %q and every coroutine", body.Source, body.Note, body.Total, ext.CoroutinesFromDebugProbes)
+	}
+	checkCreationStacks(t, c, body, n)
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
 // checkCreationStacks asks for the creation stacks (DebugProbes record
 // them when enableCreationStackTraces is on): each worker's shows the launch call in the fixture's
 // runBlocking lambda, at its line, with its source; without asking, none
