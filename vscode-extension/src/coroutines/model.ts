@@ -33,6 +33,8 @@ export interface Coroutine {
   dispatcher?: string;
   threadId?: number;
   frames: CFrame[];
+  /** The stack that created it, top first, when asked and DebugProbes recorded it. */
+  creationStack?: CFrame[];
 }
 
 export interface CPage {
@@ -72,7 +74,7 @@ function frame(v: unknown, where: string): CFrame {
 }
 
 function coroutine(v: unknown, where: string): Coroutine {
-  const o = fieldsOf(v, where, ['id', 'name', 'state', 'frames'], ['dispatcher', 'threadId'], E);
+  const o = fieldsOf(v, where, ['id', 'name', 'state', 'frames'], ['dispatcher', 'threadId', 'creationStack'], E);
   const state = str(o.state, `${where}.state`, E);
   if (!states.includes(state)) {
     throw new E(`${where}.state: expected one of ${states.join(', ')}, got ${JSON.stringify(state)}`);
@@ -89,6 +91,9 @@ function coroutine(v: unknown, where: string): Coroutine {
   }
   if (o.threadId !== undefined) {
     c.threadId = uint(o.threadId, `${where}.threadId`, E);
+  }
+  if (o.creationStack !== undefined) {
+    c.creationStack = list(o.creationStack, `${where}.creationStack`, frame, E);
   }
   return c;
 }
