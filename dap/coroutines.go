@@ -44,6 +44,8 @@ func (s *session) coroutines(ctx context.Context, r *coroutinesRequest) (Corouti
 	switch {
 	case list.FromRegistry:
 		body.Source = ext.CoroutinesFromDebugProbes
+	case list.FromInstances:
+		body.Source = ext.CoroutinesFromInstances
 	case list.FromJobs:
 		body.Source = ext.CoroutinesFromJobs
 	}

@@ -351,6 +351,38 @@ func TestKotlinAsyncStackWithoutClassFiles(t *testing.T) {
 	until[*godap.TerminatedEvent](c, "the program's end", nil)
 }
 
+// Where the VM lists a class's instances (HotSpot), a coroutine of a tree
+// no stopped thread runs (GlobalScope's) is listed too, suspended at its
+// await, and the list says it comes from the VM's coroutine objects.
+func TestKotlinCoroutinesFromInstances(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--family", "--global"})
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "familyReady"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in the family's runBlocking").Body.ThreadId
+	body := c.coroutinesList(map[string]any{})
+	if body.Source != ext.CoroutinesFromInstances {
+		t.Errorf("source %q, want %q", body.Source, ext.CoroutinesFromInstances)
+	}
+	names := map[string]ext.Coroutine{}
+	for _, co := range body.Coroutines {
+		name, _, _ := strings.Cut(co.Name, "#")
+		if _, dup := names[name]; dup {
+			t.Errorf("%s listed twice", name)
+		}
+		names[name] = co
+	}
+	g, ok := names["global"]
+	if !ok || g.State != ext.CoroutineSuspended || len(g.Frames) == 0 || g.Frames[0].Line != kotlintest.Line(t, "app/Coroutines.kt", "globalAwait") || g.Dispatcher != "Dispatchers.Default" {
+		t.Errorf("global %s, want suspended at its await on Dispatchers.Default", mustJSON(g))
+	}
+	for _, name := range []string{"family", "sleeper-0", "grandchild", "lazy"} {
+		if _, ok := names[name]; !ok {
+			t.Errorf("%s not listed: %s", name, mustJSON(body))
+		}
+	}
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
 // With kotlinx-coroutines-debug's DebugProbes installed by the app
 // (DebugProbes.install() with enableCreationStackTraces, the debug jar,
 // byte-buddy and JNA on the class path) the list is the registry's and each

@@ -21,6 +21,7 @@ const (
 	CoroutinesFromDebugProbes   = "DebugProbes"
 	CoroutinesFromContinuations = "continuations of stopped threads"
 	CoroutinesFromJobs          = "stopped threads' coroutines and their jobs"
+	CoroutinesFromInstances     = "VM's coroutine objects"
 )
 
 // The states of a coroutine (Coroutine.State).
@@ -35,7 +36,9 @@ type CoroutinesBody struct {
 	// Source says where the list comes from: CoroutinesFromDebugProbes
 	// (every coroutine of the VM), CoroutinesFromContinuations (only
 	// those found on the suspended threads' stacks) or CoroutinesFromJobs
-	// (those, and the coroutines of their job trees no thread runs); Note
+	// (those, and the coroutines of their job trees no thread runs) or
+	// CoroutinesFromInstances (those, and the trees of every coroutine
+	// object of the VM: every coroutine); Note
 	// says why when the probes were not used.
 	Source string `json:"source"`
 	Note   string `json:"note,omitempty"`

@@ -54,10 +54,11 @@ type CoroutineFrame struct {
 type CoroutineList struct {
 	// FromRegistry says the list is the registry's (every coroutine);
 	// false: the coroutines the suspended threads run, and with FromJobs
-	// the coroutines of their job trees no thread runs. Note says why the
-	// registry was not read.
-	FromRegistry, FromJobs bool
-	Note                   string
+	// the coroutines of their job trees no thread runs, with
+	// FromInstances those of the other trees of the VM's coroutine
+	// objects too. Note says why the registry was not read.
+	FromRegistry, FromJobs, FromInstances bool
+	Note                                  string
 	// Total counts them all; Coroutines is the page asked for.
 	Total      int
 	Coroutines []Coroutine
@@ -342,7 +343,8 @@ func (t *Target) threadCoroutines(ctx context.Context, s lang.Suspending, stoppe
 			running = append(running, c.job)
 		}
 	}
-	for _, c := range t.jobCoroutines(ctx, s, running) {
+	more, fromInstances := t.jobCoroutines(ctx, s, running)
+	for _, c := range more {
 		if _, dup := at[c.ID]; dup {
 			continue
 		}
@@ -350,6 +352,7 @@ func (t *Target) threadCoroutines(ctx context.Context, s lang.Suspending, stoppe
 		all = append(all, c)
 		list.FromJobs = true
 	}
+	list.FromInstances = fromInstances
 	slices.SortFunc(all, func(a, b Coroutine) int { return int(min(max(a.ID-b.ID, -1), 1)) })
 	list.Total = len(all)
 	start = min(max(start, 0), len(all))

@@ -81,6 +81,7 @@ describe('coroutines', () => {
   test('the summary says where the list comes from', () => {
     const p = decodeCoroutines(page);
     assert.equal(summary(p, 2), '2 coroutines from the continuations of stopped threads (only those found on them)');
+    assert.equal(summary({ ...p, source: "VM's coroutine objects" }, 2), "2 coroutines from the VM's coroutine objects (every coroutine of the VM, without DebugProbes)");
     assert.equal(summary({ ...p, source: 'DebugProbes', total: 1000 }, 1000), '1000 coroutines from DebugProbes (every coroutine of the VM)');
     assert.equal(summary({ ...p, source: 'DebugProbes', total: 2500 }, 1000), '2500 coroutines from DebugProbes (every coroutine of the VM); 1000 read');
   });
