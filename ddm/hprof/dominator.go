@@ -484,8 +484,10 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 		// need not come back before the tree is done.
 		clsW := &window[int32]{s: sp, seg: sp.held[spillCls]}
 		for o := range n {
-			if err := chk.stop(); err != nil {
-				return nil, err
+			if o&(domCheckEvery-1) == 0 {
+				if err := domStop(ctx); err != nil {
+					return nil, err
+				}
 			}
 			if num[o+1] > 0 {
 				retained[o] = uint64(h.sizeOfClass(o, clsW.at(int(o))))
