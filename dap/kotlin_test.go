@@ -213,20 +213,21 @@ func TestKotlinStepOverInline(t *testing.T) {
 
 // Function breakpoints on Kotlin functions (a top-level function of the
 // facade, a member, a companion's member named as Kotlin calls it —
-// Shop.open —, an object's member) stop at the function's first line, in
-// Main.kt.
+// Shop.open —, an object's member, a multifile facade's function —
+// Multi.partA —) stop at the function's first line, in its file.
 func TestKotlinFunctionBreakpoints(t *testing.T) {
 	c, kc := ktSession(t, kotlintest.Indy)
 	c.send("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
 		{"name": "MainKt.total"}, {"name": "app.Shop.add"}, {"name": "Shop.open"}, {"name": "Registry.register"},
+		{"name": "Multi.partA"},
 	}})
 	bps := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
-	if len(bps) != 4 || !bps[0].Verified {
+	if len(bps) != 5 || !bps[0].Verified {
 		t.Fatalf("function breakpoints %s", mustJSON(bps))
 	}
 	first := c.ktConfigurationDone()
 	seen := map[string]bool{}
-	for len(seen) < 4 {
+	for len(seen) < 5 {
 		stop := c.ktStop(first, "a function breakpoint's stop")
 		first = nil
 		if stop.Body.Reason != "function breakpoint" {
@@ -247,6 +248,13 @@ func TestKotlinFunctionBreakpoints(t *testing.T) {
 		case strings.HasPrefix(frameName(f), "Registry.register"):
 			ktFrameAt(t, kc, f, "app/Main.kt", "register")
 			seen["register"] = true
+		case strings.HasPrefix(frameName(f), "Multi__MultiAKt.partA"):
+			// A @JvmMultifileClass file's function: in its part (MultiA.kt),
+			// never in the facade app.Multi (no source), whose frame is
+			// hidden.
+			ktFrameAt(t, kc, f, "app/MultiA.kt", "partA")
+			ktFrameAt(t, kc, c.stackTrace(stop.Body.ThreadId)[1], "app/Main.kt", "callParts")
+			seen["partA"] = true
 		default:
 			t.Fatalf("stopped in %s", mustJSON(f))
 		}

@@ -116,9 +116,12 @@ type breakpoint struct {
 	data     *dataTarget
 	class    jdwp.ReferenceTypeID // where a function breakpoint resolved
 	classSig string
-	prepReqs []int32          // a function breakpoint's class-prepare requests
-	reqKinds []jdwp.EventKind // a data breakpoint's request kinds, by reqs index
-	reason   string           // the stop's reason: "breakpoint" unless set
+	prepReqs []int32 // a function breakpoint's class-prepare requests
+	// partsWatched are the Kotlin multifile facades whose parts a function
+	// breakpoint watches for (functions.go: watchParts).
+	partsWatched map[string]bool
+	reqKinds     []jdwp.EventKind // a data breakpoint's request kinds, by reqs index
+	reason       string           // the stop's reason: "breakpoint" unless set
 	// receivers are the requests of a function breakpoint set in a
 	// supertype's method: the class named, whose instances the hits must be.
 	receivers map[int32]jdwp.ReferenceTypeID

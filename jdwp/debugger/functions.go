@@ -74,6 +74,9 @@ func (f *funcSpec) matchesClass(name string) bool {
 	if f.method == "<init>" || f.method == "<clinit>" {
 		return false // Shop.Shop is Shop's constructor, never its companion's
 	}
+	if facade, _, ok := strings.Cut(name, "__"); ok && f.matchesOwnClass(facade) {
+		return true // a part of a Kotlin multifile facade (app.Multi__MultiAKt)
+	}
 	outer, ok := strings.CutSuffix(name, "$Companion")
 	return ok && f.matchesOwnClass(outer)
 }
@@ -217,6 +220,14 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 		if !bp.fn.matchesMethod(m) {
 			continue
 		}
+		if declaring == class {
+			if facade, err := t.watchParts(ctx, bp, class, m); err != nil || facade {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		idx, line := uint64(0), 0
 		lt, err := t.VM.LineTable(ctx, declaring, m.ID)
 		if err != nil {
@@ -257,6 +268,50 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 		}
 	}
 	return nil
+}
+
+// watchParts reports whether m is a method of a Kotlin multifile facade
+// (Multi.partA, which only calls Multi__MultiAKt.partA: see
+// multifileFacade); then the breakpoint goes in the facade's parts, those
+// loaded and those that load later (a class-prepare request for
+// <facade>__*), never in the facade, which has no source.
+func (t *Target) watchParts(ctx context.Context, bp *breakpoint, class jdwp.ReferenceTypeID, m jdwp.MethodInfo) (bool, error) {
+	sig, err := t.VM.Signature(ctx, class)
+	if err != nil {
+		return false, err
+	}
+	name := javalang.TypeName(sig)
+	if !t.multifileFacade(ctx, name, jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: class, Method: m.ID}) {
+		return false, nil
+	}
+	if bp.partsWatched == nil {
+		bp.partsWatched = map[string]bool{}
+	}
+	if bp.partsWatched[name] {
+		return true, nil
+	}
+	bp.partsWatched[name] = true
+	id, err := t.Requests.Set(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(name+"__*"))
+	if err != nil {
+		return true, fmt.Errorf("watch for the parts of %s: %w", name, err)
+	}
+	t.mu.Lock()
+	bp.prepReqs = append(bp.prepReqs, id)
+	t.bps.fnPrep[id] = bp
+	t.mu.Unlock()
+	all, err := t.VM.AllClasses(ctx)
+	if err != nil {
+		return true, err
+	}
+	prefix := "L" + strings.ReplaceAll(name, ".", "/") + "__"
+	for _, c := range all {
+		if c.Status&jdwp.ClassPrepared != 0 && strings.HasPrefix(c.Signature, prefix) {
+			if err := t.installFunc(ctx, bp, c.ID); err != nil {
+				return true, err
+			}
+		}
+	}
+	return true, nil
 }
 
 // outerHasFunc reports whether class is a companion object the spec

@@ -56,8 +56,9 @@ func TestParseFuncName(t *testing.T) {
 }
 
 // A function breakpoint's class matches the class, and for a method (not
-// a constructor) its Kotlin companion object: Shop.open is
-// Shop$Companion.open, as Kotlin calls it.
+// a constructor) its Kotlin companion object (Shop.open is
+// Shop$Companion.open, as Kotlin calls it) and a multifile facade's parts
+// (Multi.partA is in Multi__MultiAKt).
 func TestFuncSpecMatchesCompanion(t *testing.T) {
 	for _, tc := range []struct {
 		spec, class string
@@ -71,6 +72,9 @@ func TestFuncSpecMatchesCompanion(t *testing.T) {
 		{"Shop.open", "app.Shop$Till", false},
 		{"Shop.Shop", "app.Shop$Companion", false},
 		{"Shop.Shop", "app.Shop", true},
+		{"Multi.partA", "app.Multi__MultiAKt", true},
+		{"Multi.partA", "app.Multiple__MultiAKt", false},
+		{"Multi.Multi", "app.Multi__MultiAKt", false},
 	} {
 		f, err := parseFuncName(tc.spec)
 		if err != nil {
