@@ -177,3 +177,37 @@ func TestKotlinStepIntoMultifileFunction(t *testing.T) {
 		})
 	}
 }
+
+// The Debug Console's completions in a frame of an async stack (a
+// continuation, no JVM frame) offer the variables the continuation keeps
+// and their members, as in any frame.
+func TestKotlinCompletionsInAsyncFrame(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--chain"})
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "chainCAfter"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in chainC after delay").Body.ThreadId
+	frames := c.stackTrace(th)
+	async, ok := asyncFrames(frames)
+	if !ok || len(async) < 2 {
+		t.Fatalf("no async stack: %s", mustJSON(frames))
+	}
+	complete := func(frame int, text string) map[string]godap.CompletionItem {
+		t.Helper()
+		c.send("completions", map[string]any{"frameId": frame, "text": text, "column": len(text) + 1})
+		m := map[string]godap.CompletionItem{}
+		for _, it := range expect[*godap.CompletionsResponse](c).Body.Targets {
+			m[it.Label] = it
+		}
+		return m
+	}
+	if got := complete(async[0].Id, "ha"); got["half"].Type != "variable" {
+		t.Errorf("completions of ha in chainB's async frame: %s, want the variable half", mustJSON(got))
+	}
+	if got := complete(async[1].Id, "n + ta"); got["tag"].Type != "variable" || got["tag"].Start != 5 {
+		t.Errorf("completions of ta in chainA's async frame: %s, want the variable tag at column 5", mustJSON(got))
+	}
+	if got := complete(async[1].Id, "tag.toUpper"); got["toUpperCase()"].Type != "method" {
+		t.Errorf("completions of tag.toUpper in chainA's async frame: %s, want toUpperCase()", mustJSON(got))
+	}
+	c.send("disconnect", nil)
+	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}

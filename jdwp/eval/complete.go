@@ -147,20 +147,31 @@ func (ev *Evaluator) members(ctx context.Context, class string, staticOnly bool)
 func (e *Frame) ScopeCompletions(ctx context.Context) ([]Completion, error) {
 	e.NoInvoke("completions do not run methods")
 	ev := e.ev
-	if _, err := e.FrameID(ctx); err != nil {
-		return nil, err
-	}
 	var items []Completion
 	seen := map[string]bool{}
-	vars, _, err := ev.vm.VisibleVariables(ctx, e.f.Loc)
-	if err != nil {
-		return nil, err
-	}
-	for i := len(vars) - 1; i >= 0; i-- {
-		v := vars[i]
-		if !seen[v.Name] {
-			seen[v.Name] = true
-			items = append(items, Completion{Label: v.Name, Text: v.Name, Kind: "variable", Detail: javalang.SimpleTypeName(v.Signature)})
+	if e.async != nil {
+		// A frame of an async stack: its variables are those its
+		// continuation keeps (no JVM frame, no variable table).
+		for _, l := range e.async.locals {
+			if !seen[l.Name] {
+				seen[l.Name] = true
+				items = append(items, Completion{Label: l.Name, Text: l.Name, Kind: "variable"})
+			}
+		}
+	} else {
+		if _, err := e.FrameID(ctx); err != nil {
+			return nil, err
+		}
+		vars, _, err := ev.vm.VisibleVariables(ctx, e.f.Loc)
+		if err != nil {
+			return nil, err
+		}
+		for i := len(vars) - 1; i >= 0; i-- {
+			v := vars[i]
+			if !seen[v.Name] {
+				seen[v.Name] = true
+				items = append(items, Completion{Label: v.Name, Text: v.Name, Kind: "variable", Detail: javalang.SimpleTypeName(v.Signature)})
+			}
 		}
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Label < items[j].Label })
