@@ -41,7 +41,7 @@ func TestKotlinEmptyCollectionsWithoutCode(t *testing.T) {
 			c, kc := auditSession(t, mode, &trace)
 			c.setBreakpoints(filepath.Join(kc.Sources, "app", "Audit.kt"), ktBP(t, "app/Audit.kt", "auditHere"))
 			th := c.ktStop(c.ktConfigurationDone(), "the stop at @auditHere").Body.ThreadId
-			for deadline := time.Now().Add(time.Minute); !strings.Contains(c.out.String(), "AUD\tcached\t"); {
+			for deadline := time.Now().Add(time.Minute); !strings.Contains(c.out.String(), "AUD\tulRange\t"); {
 				if time.Now().After(deadline) {
 					t.Fatalf("the program's output did not come: %s", c.out.String())
 				}
@@ -76,6 +76,12 @@ func TestKotlinEmptyCollectionsWithoutCode(t *testing.T) {
 							t.Errorf("%s lists an element %s", name, mustJSON(kid))
 						}
 					}
+				}
+			}
+			// Unsigned ranges and progressions as Kotlin prints them.
+			for _, name := range []string{"uRange", "uDown", "ulRange"} {
+				if v := locals[name]; printed[name] == "" || v.Value != printed[name] {
+					t.Errorf("%s shows %s, the program prints %q", name, mustJSON(v), printed[name])
 				}
 			}
 			if v := locals["cached"]; v.Value != `"`+printed["cached"]+`"` {

@@ -288,6 +288,9 @@ func TestValueForm(t *testing.T) {
 		{"Lkotlin/ranges/IntProgression;", []lang.PrintedField{f("first", "10"), f("last", "1"), f("step", "-3")}, "10 downTo 1 step 3"},
 		{"Lkotlin/Result;", []lang.PrintedField{{Name: "value", Text: "Failure(x)", Sig: "Lkotlin/Result$Failure;"}}, "Failure(x)"},
 		{"Lkotlin/Result;", []lang.PrintedField{{Name: "value", Text: "Failure(x)", Sig: "Ljava/lang/String;"}}, "Success(Failure(x))"},
+		{"Lkotlin/ranges/UIntRange;", []lang.PrintedField{f("first", "1"), f("last", "-294967296")}, "1..4000000000"},
+		{"Lkotlin/ranges/UIntProgression;", []lang.PrintedField{f("first", "-294967296"), f("last", "1"), f("step", "-3")}, "4000000000 downTo 1 step 3"},
+		{"Lkotlin/ranges/ULongRange;", []lang.PrintedField{f("first", "1"), f("last", "-1")}, "1..18446744073709551615"},
 	} {
 		if got := vf.ValueForm(c.sig, nil).Text(c.in); got != c.want {
 			t.Errorf("%s %v = %q, want %q", c.sig, c.in, got, c.want)

@@ -44,6 +44,36 @@ func progressionText(fs []lang.PrintedField) string {
 	return fs[0].Text + " downTo " + fs[1].Text + " step " + strconv.FormatInt(-step, 10)
 }
 
+// unsigned rewrites a field's text (a UInt or ULong kept in an int or a
+// long field) as Kotlin prints the unsigned value.
+func unsigned(fs []lang.PrintedField, bits int, n int) []lang.PrintedField {
+	out := append([]lang.PrintedField(nil), fs...)
+	for i := 0; i < n && i < len(out); i++ {
+		v, err := strconv.ParseInt(out[i].Text, 10, 64)
+		if err != nil {
+			continue
+		}
+		if bits == 32 {
+			out[i].Text = strconv.FormatUint(uint64(uint32(int32(v))), 10)
+		} else {
+			out[i].Text = strconv.FormatUint(uint64(v), 10)
+		}
+	}
+	return out
+}
+
+// unsignedForms are UIntRange's, ULongRange's and their progressions'
+// forms: first and last unsigned, the step signed.
+func unsignedForms(bits int) (rng, prog *lang.ValueForm) {
+	return &lang.ValueForm{Fields: []string{"first", "last"}, Text: func(fs []lang.PrintedField) string { return rangeText(unsigned(fs, bits, 2)) }},
+		&lang.ValueForm{Fields: []string{"first", "last", "step"}, Text: func(fs []lang.PrintedField) string { return progressionText(unsigned(fs, bits, 2)) }}
+}
+
+var (
+	uintRangeForm, uintProgressionForm   = unsignedForms(32)
+	ulongRangeForm, ulongProgressionForm = unsignedForms(64)
+)
+
 var (
 	pairForm        = &lang.ValueForm{Fields: []string{"first", "second"}, Text: tuple}
 	tripleForm      = &lang.ValueForm{Fields: []string{"first", "second", "third"}, Text: tuple}
@@ -53,16 +83,20 @@ var (
 
 // stdlibForms are the standard library's classes Kotlin prints its own way.
 var stdlibForms = map[string]*lang.ValueForm{
-	"Lkotlin/Unit;":                   {Fields: []string{}, Text: func([]lang.PrintedField) string { return "kotlin.Unit" }},
-	"Lkotlin/Pair;":                   pairForm,
-	"Lkotlin/Triple;":                 tripleForm,
-	"Lkotlin/ranges/IntRange;":        rangeForm,
-	"Lkotlin/ranges/LongRange;":       rangeForm,
-	"Lkotlin/ranges/CharRange;":       rangeForm,
-	"Lkotlin/ranges/IntProgression;":  progressionForm,
-	"Lkotlin/ranges/LongProgression;": progressionForm,
-	"Lkotlin/ranges/CharProgression;": progressionForm,
-	"Lkotlin/Result$Failure;":         {Fields: []string{"exception"}, Text: func(fs []lang.PrintedField) string { return "Failure(" + fs[0].Text + ")" }},
+	"Lkotlin/Unit;":                    {Fields: []string{}, Text: func([]lang.PrintedField) string { return "kotlin.Unit" }},
+	"Lkotlin/Pair;":                    pairForm,
+	"Lkotlin/Triple;":                  tripleForm,
+	"Lkotlin/ranges/IntRange;":         rangeForm,
+	"Lkotlin/ranges/LongRange;":        rangeForm,
+	"Lkotlin/ranges/CharRange;":        rangeForm,
+	"Lkotlin/ranges/IntProgression;":   progressionForm,
+	"Lkotlin/ranges/LongProgression;":  progressionForm,
+	"Lkotlin/ranges/CharProgression;":  progressionForm,
+	"Lkotlin/ranges/UIntRange;":        uintRangeForm,
+	"Lkotlin/ranges/UIntProgression;":  uintProgressionForm,
+	"Lkotlin/ranges/ULongRange;":       ulongRangeForm,
+	"Lkotlin/ranges/ULongProgression;": ulongProgressionForm,
+	"Lkotlin/Result$Failure;":          {Fields: []string{"exception"}, Text: func(fs []lang.PrintedField) string { return "Failure(" + fs[0].Text + ")" }},
 	"Lkotlin/Result;": {Fields: []string{"value"}, Text: func(fs []lang.PrintedField) string {
 		// A boxed Result (a value class): its value, or a Failure.
 		if len(fs) != 1 {
