@@ -214,20 +214,21 @@ func TestKotlinStepOverInline(t *testing.T) {
 // Function breakpoints on Kotlin functions (a top-level function of the
 // facade, a member, a companion's member named as Kotlin calls it —
 // Shop.open —, an object's member, a multifile facade's function —
-// Multi.partA —) stop at the function's first line, in its file.
+// Multi.partA —, a @file:JvmName facade's — Utils.label —) stop at the
+// function's first line, in its file.
 func TestKotlinFunctionBreakpoints(t *testing.T) {
 	c, kc := ktSession(t, kotlintest.Indy)
 	c.send("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
 		{"name": "MainKt.total"}, {"name": "app.Shop.add"}, {"name": "Shop.open"}, {"name": "Registry.register"},
-		{"name": "Multi.partA"},
+		{"name": "Multi.partA"}, {"name": "Utils.label"},
 	}})
 	bps := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
-	if len(bps) != 5 || !bps[0].Verified {
+	if len(bps) != 6 || !bps[0].Verified {
 		t.Fatalf("function breakpoints %s", mustJSON(bps))
 	}
 	first := c.ktConfigurationDone()
 	seen := map[string]bool{}
-	for len(seen) < 5 {
+	for len(seen) < 6 {
 		stop := c.ktStop(first, "a function breakpoint's stop")
 		first = nil
 		if stop.Body.Reason != "function breakpoint" {
@@ -255,6 +256,11 @@ func TestKotlinFunctionBreakpoints(t *testing.T) {
 			ktFrameAt(t, kc, f, "app/MultiA.kt", "partA")
 			ktFrameAt(t, kc, c.stackTrace(stop.Body.ThreadId)[1], "app/Main.kt", "callParts")
 			seen["partA"] = true
+		case strings.HasPrefix(frameName(f), "Utils.label"):
+			// A @file:JvmName facade's function (not label$default,
+			// which calls it: its frame is hidden).
+			ktFrameAt(t, kc, f, "app/Util.kt", "labelBody")
+			seen["label"] = true
 		default:
 			t.Fatalf("stopped in %s", mustJSON(f))
 		}
