@@ -84,7 +84,7 @@ func TestKotlinEmptyCollectionsWithoutCode(t *testing.T) {
 					t.Errorf("%s shows %s, the program prints %q", name, mustJSON(v), printed[name])
 				}
 			}
-			if v := locals["cached"]; v.Value != `"`+printed["cached"]+`"` {
+			if v := locals["cached"]; v.Value != `"`+printed["cached"]+`"` || v.EvaluateName != "cached" {
 				t.Errorf("the local delegated property cached shows %s, the program prints %q", mustJSON(v), printed["cached"])
 			}
 			if n := invokes() - before; n != 0 {

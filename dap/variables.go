@@ -509,7 +509,9 @@ func (c *localsScope) children(ctx context.Context, d *debuggee, _ string, _, _ 
 	shown, ok := lang.VariableNames(l, names)
 	for i, v := range fl.Vars {
 		if ok[i] {
-			vals = append(vals, d.unwrapLazy(ctx, l, v.Name, named{shown[i], v.Name, fl.Vals[i]}, ""))
+			// An initialized lazy local evaluates by the name it shows
+			// (the Kotlin engine reads x through x$delegate).
+			vals = append(vals, d.unwrapLazy(ctx, l, v.Name, named{shown[i], v.Name, fl.Vals[i]}, shown[i]))
 		}
 	}
 	out, err := d.variables(ctx, vals)
