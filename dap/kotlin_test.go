@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -211,19 +212,21 @@ func TestKotlinStepOverInline(t *testing.T) {
 }
 
 // Function breakpoints on Kotlin functions (a top-level function of the
-// facade, a member) stop at the function's first line, in Main.kt.
+// facade, a member, a companion's member named as Kotlin calls it —
+// Shop.open —, an object's member) stop at the function's first line, in
+// Main.kt.
 func TestKotlinFunctionBreakpoints(t *testing.T) {
 	c, kc := ktSession(t, kotlintest.Indy)
 	c.send("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
-		{"name": "MainKt.total"}, {"name": "app.Shop.add"},
+		{"name": "MainKt.total"}, {"name": "app.Shop.add"}, {"name": "Shop.open"}, {"name": "Registry.register"},
 	}})
 	bps := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
-	if len(bps) != 2 || !bps[0].Verified {
+	if len(bps) != 4 || !bps[0].Verified {
 		t.Fatalf("function breakpoints %s", mustJSON(bps))
 	}
 	first := c.ktConfigurationDone()
 	seen := map[string]bool{}
-	for len(seen) < 2 {
+	for len(seen) < 4 {
 		stop := c.ktStop(first, "a function breakpoint's stop")
 		first = nil
 		if stop.Body.Reason != "function breakpoint" {
@@ -237,6 +240,13 @@ func TestKotlinFunctionBreakpoints(t *testing.T) {
 		case strings.HasPrefix(frameName(f), "Shop.add"):
 			ktFrameAt(t, kc, f, "app/Main.kt", "addFirst")
 			seen["add"] = true
+		case strings.HasPrefix(frameName(f), "Shop$Companion.open"):
+			// A companion's member, named as Kotlin calls it (Shop.open).
+			ktFrameAt(t, kc, f, "app/Main.kt", "companion")
+			seen["open"] = true
+		case strings.HasPrefix(frameName(f), "Registry.register"):
+			ktFrameAt(t, kc, f, "app/Main.kt", "register")
+			seen["register"] = true
 		default:
 			t.Fatalf("stopped in %s", mustJSON(f))
 		}
@@ -544,7 +554,9 @@ func TestKotlinNestedInlineFrames(t *testing.T) {
 // before the first lambda stops in main's code of the line only; the line
 // breakpoint stops where it did (main, then pick's body at each call). An
 // inlined lambda whose body starts on the next line (forEach { o ->) is
-// offered too, and stops at its body's first line.
+// offered too, and stops at its body's first line; so do a suspend
+// lambda's (runBlocking {), in its invokeSuspend only, and a lambda
+// method's (val later = {).
 func TestKotlinLambdaColumns(t *testing.T) {
 	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
 		t.Run(string(mode), func(t *testing.T) {
@@ -636,6 +648,53 @@ func TestKotlinLambdaColumns(t *testing.T) {
 			if !slices.Equal(orders, []string{"tea", "cake"}) {
 				t.Errorf("forEach's lambda stopped for %q, want tea, cake", orders)
 			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+
+			// A lambda compiled to a method (a suspend lambda's class) whose
+			// body starts on the next line (runBlocking {): its column stops
+			// in the lambda's body only, at its first line.
+			c, kc = ktSession(t, mode)
+			rbBody := kotlintest.Line(t, "app/Main.kt", "runBlocking")
+			rbText := strings.Split(string(src), "\n")[rbBody-2]
+			if !strings.HasSuffix(strings.TrimSpace(rbText), "runBlocking {") {
+				t.Fatalf("the line before @runBlocking is %q, want runBlocking's opening", rbText)
+			}
+			c.setBreakpoints(main, map[string]any{"line": rbBody - 1, "column": strings.Index(rbText, "{") + 2}, map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "done")})
+			var rb []string
+			stop = c.ktConfigurationDone()
+			for {
+				stop = c.ktStop(stop, "a stop in runBlocking's lambda")
+				frames := c.stackTrace(stop.Body.ThreadId)
+				if frames[0].Line == kotlintest.Line(t, "app/Main.kt", "done") {
+					break
+				}
+				rb = append(rb, fmt.Sprintf("%s:%d", frameName(frames[0]), frames[0].Line))
+				c.ktContinue(stop.Body.ThreadId)
+				stop = nil
+			}
+			if len(rb) != 1 || !strings.Contains(rb[0], "invokeSuspend") || !strings.HasSuffix(rb[0], fmt.Sprintf(":%d", rbBody)) {
+				t.Errorf("runBlocking's lambda column stopped at %q, want once in its invokeSuspend at line %d", rb, rbBody)
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+
+			// A lambda compiled to a method (not suspending) whose body starts
+			// on the next line (val later = {): its column stops in the
+			// lambda's body only, at its first line, not in main.
+			c, kc = ktSession(t, mode)
+			lLine := kotlintest.Line(t, "app/Main.kt", "laterLambda")
+			lText := strings.Split(string(src), "\n")[lLine-1]
+			c.setBreakpoints(main, map[string]any{"line": lLine, "column": strings.Index(lText, "{") + 2}, map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "callLabel")})
+			stop = c.ktStop(c.ktConfigurationDone(), "the stop in the later lambda")
+			frames := c.stackTrace(stop.Body.ThreadId)
+			ktFrameAt(t, kc, frames[0], "app/Main.kt", "laterBody")
+			if n := frames[0].Name; !strings.Contains(n, "lambda") && !strings.Contains(n, "later") {
+				t.Errorf("the later lambda's column stopped in %q, want the lambda", n)
+			}
+			c.ktContinue(stop.Body.ThreadId)
+			stop = c.ktStop(nil, "the stop at label")
+			ktFrameAt(t, kc, c.stackTrace(stop.Body.ThreadId)[0], "app/Main.kt", "callLabel")
 			c.send("disconnect", nil)
 			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 

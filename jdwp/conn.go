@@ -122,7 +122,8 @@ type Conn struct {
 	rtt       atomic.Int64 // RoundTrip's estimate, in nanoseconds (0: no reply yet)
 	// pre are Preload's calls sent with the handshake (Options.Preload),
 	// set before the reader starts and never after.
-	pre []*Call
+	pre     []*Call
+	preRead atomic.Bool // Preload has read pre's answers
 }
 
 // Dial connects to a VM listening at addr (host:port) and performs the handshake.
@@ -867,7 +868,7 @@ func (c *Conn) IDSizes(ctx context.Context) (IDSizes, error) {
 // awaitPreload waits for the answers of the Preload sent with the
 // handshake, if it was (Options.Preload), rather than asking again.
 func (c *Conn) awaitPreload(ctx context.Context) {
-	if c.pre != nil {
+	if c.pre != nil && !c.preRead.Load() {
 		c.Preload(ctx) // an error is the caller's to meet when it asks itself
 	}
 }

@@ -128,6 +128,9 @@ func (c *Conn) Preload(ctx context.Context) error {
 			c.forget(call.ID)
 		}
 	}
+	if c.pre != nil && ctx.Err() == nil {
+		c.preRead.Store(true) // answered (or failed) for good: later calls ask themselves
+	}
 	if errs[0] != nil {
 		return errs[0]
 	}

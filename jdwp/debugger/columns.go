@@ -31,9 +31,12 @@ import (
 // the line in each of its ranges, or in its method. A column before the
 // line's first lambda stops in the line's own code (the methods that are no
 // lambda's). When the code does not match the line (a lambda the source
-// reading missed, a lambda compiled to a method whose body starts on a
-// later line), the breakpoint stops at every location of the line, as one
-// without a column. Lambdas compiled to classes (-Xlambdas=class) that
+// reading missed), the breakpoint stops at every location of the line, as
+// one without a column. A lambda compiled to a method whose body starts on
+// a later line (`runBlocking {`, `thread {`) stops at its body's first
+// code: in the lambda method that begins on the line (a suspend lambda's
+// invokeSuspend), else in the one whose code begins on the first line with
+// code after it. Lambdas compiled to classes (-Xlambdas=class) that
 // are not loaded yet are matched as they load; of several such lambdas on
 // one line not all loaded, a column on one stops in each of them, and
 // once loaded they are ordered by their classes' names (kotlinc numbers
@@ -59,7 +62,14 @@ type lambdaCode struct {
 	n     int    // a method lambda's number
 	start uint64 // an inlined lambda's first code index
 	later bool   // an inlined lambda opened on the line whose code starts on a later one
-	locs  []jdwp.Location
+	// A method lambda's first and last lines (for one opened on the line
+	// whose body starts on a later one).
+	first, last int
+	locs        []jdwp.Location
+	// body is a method lambda's first code on a line after its first (a
+	// suspend lambda's invokeSuspend begins on its opening line, the
+	// dispatch of its states, then runs its body).
+	body []jdwp.Location
 }
 
 // byLambdaColumn keeps, of the locations locs of line in class (a file in a
@@ -70,11 +80,12 @@ func (t *Target) byLambdaColumn(ctx context.Context, li LambdaInliner, f *source
 	if len(spans) == 0 {
 		return locs
 	}
-	var methods, inlined []lambdaCode
+	var methods, inlined, after []lambdaCode
 	for c, name := range f.classes {
-		m, in := t.lambdaCodeOn(ctx, li, c, name, line)
+		m, in, a := t.lambdaCodeOn(ctx, li, c, name, line)
 		methods = append(methods, m...)
 		inlined = append(inlined, in...)
+		after = append(after, a...)
 	}
 	pos := f.lang.LambdaAt(spans, column)
 	if column < spans[0].Arrow || pos < 0 {
@@ -124,8 +135,15 @@ func (t *Target) byLambdaColumn(ctx context.Context, li LambdaInliner, f *source
 	}
 	var target []lambdaCode
 	switch {
+	case match[pos] < 0 && spans[pos].Later && nMethods == 0 && len(methods) > 0:
+		// Its method begins on the line (a suspend lambda's invokeSuspend):
+		// its body's first code.
+		for _, m := range methods {
+			m.locs = m.body
+			target = append(target, m)
+		}
 	case match[pos] < 0 && spans[pos].Later:
-		return locs // a lambda method whose body starts on a later line: not found from the line
+		target = t.bodyAfter(f, line, after)
 	case match[pos] >= 0:
 		target = []lambdaCode{inlined[match[pos]]}
 	case len(methods) == nMethods || nMethods == 1 && len(methods) > 0:
@@ -154,10 +172,10 @@ func (t *Target) byLambdaColumn(ctx context.Context, li LambdaInliner, f *source
 // lambda methods, and the lambdas inlined into its methods with code on the
 // line (a method's variable table is read once, cached, for each method
 // with code there).
-func (t *Target) lambdaCodeOn(ctx context.Context, li LambdaInliner, class jdwp.ReferenceTypeID, name string, line int) (methods, inlined []lambdaCode) {
+func (t *Target) lambdaCodeOn(ctx context.Context, li LambdaInliner, class jdwp.ReferenceTypeID, name string, line int) (methods, inlined, after []lambdaCode) {
 	ms, err := t.VM.Methods(ctx, class)
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	tables := make([]mirror.Lines, len(ms))
 	onLine := make([]bool, len(ms))
@@ -179,13 +197,22 @@ func (t *Target) lambdaCodeOn(ctx context.Context, li LambdaInliner, class jdwp.
 		return nil
 	})
 	for i, m := range ms {
+		lt := tables[i]
+		if n, ok := li.LambdaBody(name, m.Name); ok && m.ModBits&jdwp.AccBridge == 0 && !onLine[i] {
+			if first := firstLine(lt); first > line {
+				last := first
+				for _, e := range lt.Lines {
+					last = max(last, int(e.Line))
+				}
+				after = append(after, lambdaCode{class: class, name: name, n: n, first: first, last: last, locs: firstOfLine(class, m.ID, lt, first, 0, ^uint64(0))})
+			}
+		}
 		if !onLine[i] {
 			continue
 		}
-		lt := tables[i]
 		if n, ok := li.LambdaBody(name, m.Name); ok && m.ModBits&jdwp.AccBridge == 0 {
 			if firstLine(lt) == line {
-				methods = append(methods, lambdaCode{class: class, name: name, n: n, locs: firstOfLine(class, m.ID, lt, line, 0, ^uint64(0))})
+				methods = append(methods, lambdaCode{class: class, name: name, n: n, locs: firstOfLine(class, m.ID, lt, line, 0, ^uint64(0)), body: firstAfter(class, m.ID, lt, line)})
 			}
 		}
 		// The inlined lambdas: each marker's ranges, grouped by its name.
@@ -223,7 +250,38 @@ func (t *Target) lambdaCodeOn(ctx context.Context, li LambdaInliner, class jdwp.
 			inlined = append(inlined, c)
 		}
 	}
-	return methods, inlined
+	return methods, inlined, after
+}
+
+// bodyAfter picks, of the lambda methods whose code begins after line, the
+// body of a lambda opened on line whose body starts on a later one: the
+// method whose first line is the first line with code after it (the lines
+// between hold none), the widest of those (a lambda nested at the body's
+// start begins there too). None when its method is not loaded (a lambda
+// class): it binds as it loads.
+func (t *Target) bodyAfter(f *sourceFile, line int, after []lambdaCode) []lambdaCode {
+	first := 0
+	for _, c := range after {
+		if first == 0 || c.first < first {
+			first = c.first
+		}
+	}
+	for l := line + 1; l < first; l++ {
+		if !t.noCodeLine(f.path, l) {
+			return nil
+		}
+	}
+	var out []lambdaCode
+	for _, c := range after {
+		switch {
+		case c.first != first:
+		case len(out) == 0 || c.last > out[0].last:
+			out = []lambdaCode{c}
+		case c.last == out[0].last:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // lineAt is the line of the code at index in a line table (that of the
@@ -272,4 +330,19 @@ func (t *Target) callLine(ctx context.Context, class jdwp.ReferenceTypeID, line 
 		return l.Line
 	}
 	return line
+}
+
+// firstAfter is the location of a method's first code (by index) on a line
+// after line (none when it has none).
+func firstAfter(class jdwp.ReferenceTypeID, method jdwp.MethodID, lt mirror.Lines, line int) []jdwp.Location {
+	best, found := uint64(0), false
+	for _, e := range lt.Lines {
+		if int(e.Line) > line && (!found || e.CodeIndex < best) {
+			best, found = e.CodeIndex, true
+		}
+	}
+	if !found {
+		return nil
+	}
+	return []jdwp.Location{{TypeTag: jdwp.TypeTagClass, Class: class, Method: method, Index: best}}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/jvmtest"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang/kotlin/kotlintest"
+	"github.com/ddmbridge/ddmbridge/jdwp/linkproxy"
 	"github.com/rs/zerolog"
 )
 
@@ -26,7 +27,13 @@ func TestInlinerWatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	vm := jvmtest.StartT(t, jvmtest.Options{ClassPath: kc.ClassPath, MainClass: kotlintest.FixtureMain, Suspend: true})
-	conn, err := jdwp.Dial(ctx, vm.Addr, nil)
+	// Through a zero-delay proxy that counts what the run costs.
+	proxy, err := linkproxy.Start(vm.Addr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	conn, err := jdwp.Dial(ctx, proxy.Addr(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +95,7 @@ func TestInlinerWatch(t *testing.T) {
 	if watch() == 0 {
 		t.Fatalf("no watch once a breakpoint stands in logged's body again")
 	}
+	proxy.Mark()
 	if err := tg.ConfigurationDone(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -124,4 +132,12 @@ func TestInlinerWatch(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the program did not run to its end: a thread left suspended?")
 	}
+	// What the run cost (a figure, not a check): the classes checked by
+	// the watch each cost a source map read, once a class.
+	st, cmds := proxy.Stats(), map[string]int{}
+	for _, c := range proxy.Trace() {
+		cmds[c.Cmd.String()]++
+	}
+	t.Logf("the run from configurationDone to its end: %d events, %d commands (%d SourceDebugExtension, %d ThreadReference.SuspendCount, %d ThreadReference.Resume), %d sequential round trips",
+		st.Events, st.Commands, cmds[jdwp.CmdRefTypeSourceDebugExtension.String()], cmds["ThreadReference.SuspendCount"], cmds["ThreadReference.Resume"], st.Sequential)
 }

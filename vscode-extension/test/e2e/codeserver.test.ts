@@ -2199,6 +2199,12 @@ test('code-server: Kotlin coroutines — the async stack in the Call Stack, the 
   );
   await shot('e2e-kotlin-async-stack');
   log(`coroutines: async stack ${JSON.stringify(stack.slice(0, 6))}`);
+  // The label frame shows its name alone: the adapter sends it without a
+  // source (line 0, presentationHint label) and VS Code hides a label
+  // frame's file part — the text content (read above) still holds the
+  // "Unknown Source 0" VS Code writes there, hidden.
+  const labelRow = debugPane('Call Stack').locator('.monaco-list-row', { hasText: /Async stack trace/ }).first();
+  assert.equal((await labelRow.innerText()).replace(/\s+/g, ' ').trim(), 'Async stack trace', 'the async stack label as shown');
 
   // The Coroutines view beside the Call Stack.
   const view = debugPane(/^\s*Coroutines/);

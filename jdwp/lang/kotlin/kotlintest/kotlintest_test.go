@@ -19,6 +19,7 @@ corner[1:tea,2:cake]
 doubled [2, 2]
 square 81
 big [45]
+later corner
 shop corner
 limit 3
 #5
