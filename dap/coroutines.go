@@ -35,7 +35,7 @@ func (s *session) coroutines(ctx context.Context, r *coroutinesRequest) (Corouti
 		maxFrames = max(*r.Arguments.Frames, 0)
 	}
 	thread, _, _ := d.stops.Latest()
-	list, err := d.t.Coroutines(ctx, thread, r.Arguments.Start, count, maxFrames)
+	list, err := d.t.Coroutines(ctx, thread, r.Arguments.Start, count, maxFrames, r.Arguments.CreationStacks)
 	if err != nil {
 		return CoroutinesBody{}, err
 	}
@@ -44,6 +44,8 @@ func (s *session) coroutines(ctx context.Context, r *coroutinesRequest) (Corouti
 	switch {
 	case list.FromRegistry:
 		body.Source = ext.CoroutinesFromDebugProbes
+	case list.FromInstances:
+		body.Source = ext.CoroutinesFromInstances
 	case list.FromJobs:
 		body.Source = ext.CoroutinesFromJobs
 	}
@@ -63,6 +65,10 @@ func (s *session) coroutines(ctx context.Context, r *coroutinesRequest) (Corouti
 				continue // a continuation's invokeSuspend calling its function
 			}
 			out.Frames = append(out.Frames, cf)
+		}
+		for j := range c.Creation {
+			sf := d.asyncFrameOf(&c.Creation[j])
+			out.CreationStack = append(out.CreationStack, ext.CoroutineFrame{Name: sf.Name, Line: sf.Line, Source: sf.Source})
 		}
 		body.Coroutines[i] = out
 		return nil

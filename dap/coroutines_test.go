@@ -222,7 +222,8 @@ func TestKotlinCoroutinesFromJobs(t *testing.T) {
 func TestKotlinCoroutinesFromDebugProbes(t *testing.T) {
 	p := kotlintest.Require(t)
 	const n = 20
-	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--many", strconv.Itoa(n)}, "vmArgs", []string{"-javaagent:" + p.Coroutines})
+	// Creation stacks are off by default since kotlinx-coroutines 1.7: on.
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--many", strconv.Itoa(n)}, "vmArgs", []string{"-javaagent:" + p.Coroutines, "-Dkotlinx.coroutines.debug.enable.creation.stack.trace=true"})
 	file := filepath.Join(kc.Sources, "app", "Coroutines.kt")
 	c.setBreakpoints(file, ktBP(t, "app/Coroutines.kt", "manyReady"))
 	th := c.ktStop(c.ktConfigurationDone(), "the stop with the workers launched").Body.ThreadId
@@ -249,6 +250,7 @@ func TestKotlinCoroutinesFromDebugProbes(t *testing.T) {
 	if page.Total != body.Total || page.Start != 2 || len(page.Coroutines) != 2 || page.Coroutines[0].ID != body.Coroutines[2].ID || len(page.Coroutines[0].Frames) != 0 {
 		t.Errorf("page %s", mustJSON(page))
 	}
+	checkCreationStacks(t, c, body, n)
 	c.ktContinue(th)
 	until[*godap.TerminatedEvent](c, "the program's end", nil)
 }
@@ -347,6 +349,103 @@ func TestKotlinAsyncStackWithoutClassFiles(t *testing.T) {
 	}
 	c.ktContinue(th)
 	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
+// Where the VM lists a class's instances (HotSpot), a coroutine of a tree
+// no stopped thread runs (GlobalScope's) is listed too, suspended at its
+// await, and the list says it comes from the VM's coroutine objects.
+func TestKotlinCoroutinesFromInstances(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--family", "--global"})
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "familyReady"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in the family's runBlocking").Body.ThreadId
+	body := c.coroutinesList(map[string]any{})
+	if body.Source != ext.CoroutinesFromInstances {
+		t.Errorf("source %q, want %q", body.Source, ext.CoroutinesFromInstances)
+	}
+	names := map[string]ext.Coroutine{}
+	for _, co := range body.Coroutines {
+		name, _, _ := strings.Cut(co.Name, "#")
+		if _, dup := names[name]; dup {
+			t.Errorf("%s listed twice", name)
+		}
+		names[name] = co
+	}
+	g, ok := names["global"]
+	if !ok || g.State != ext.CoroutineSuspended || len(g.Frames) == 0 || g.Frames[0].Line != kotlintest.Line(t, "app/Coroutines.kt", "globalAwait") || g.Dispatcher != "Dispatchers.Default" {
+		t.Errorf("global %s, want suspended at its await on Dispatchers.Default", mustJSON(g))
+	}
+	for _, name := range []string{"family", "sleeper-0", "grandchild", "lazy"} {
+		if _, ok := names[name]; !ok {
+			t.Errorf("%s not listed: %s", name, mustJSON(body))
+		}
+	}
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
+// With kotlinx-coroutines-debug's DebugProbes installed by the app
+// (DebugProbes.install() with enableCreationStackTraces, the debug jar,
+// byte-buddy and JNA on the class path) the list is the registry's and each
+// worker's creation stack shows its launch.
+func TestKotlinCoroutinesFromDebugArtifact(t *testing.T) {
+	p := kotlintest.Require(t)
+	const n = 5
+	kc := kotlintest.CompileFixtureT(t, kotlintest.Indy)
+	cp := append(slices.Clone(kc.ClassPath), p.CoroutinesDebug)
+	for _, jar := range p.Compiler { // the debug jar's byte-buddy, its agent, and JNA its attach needs here
+		if base := filepath.Base(jar); strings.HasPrefix(base, "byte-buddy") || strings.HasPrefix(base, "jna") {
+			cp = append(cp, jar)
+		}
+	}
+	// byte-buddy attaches its agent to the VM itself (JDK 9+: allowed by the property).
+	c, _ := ktSession(t, kotlintest.Indy, "classPaths", cp, "args", []string{"--installProbes", "--many", strconv.Itoa(n)}, "vmArgs", []string{"-Djdk.attach.allowAttachSelf=true"})
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "manyReady"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop with the workers launched").Body.ThreadId
+	body := c.coroutinesList(map[string]any{})
+	if body.Source != ext.CoroutinesFromDebugProbes || body.Total < n+2 {
+		t.Fatalf("source %q note %q total %d, want %q and every coroutine", body.Source, body.Note, body.Total, ext.CoroutinesFromDebugProbes)
+	}
+	checkCreationStacks(t, c, body, n)
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
+// checkCreationStacks asks for the creation stacks (DebugProbes record
+// them when enableCreationStackTraces is on): each worker's shows the launch call in the fixture's
+// runBlocking lambda, at its line, with its source; without asking, none
+// comes.
+func checkCreationStacks(t *testing.T, c *client, without ext.CoroutinesBody, n int) {
+	t.Helper()
+	for _, co := range without.Coroutines {
+		if co.CreationStack != nil {
+			t.Fatalf("%s has a creation stack not asked for", co.Name)
+		}
+	}
+	body := c.coroutinesList(map[string]any{"creationStacks": true})
+	launchLine := kotlintest.Line(t, "app/Coroutines.kt", "manyLaunch")
+	workers := 0
+	for _, co := range body.Coroutines {
+		if !strings.HasPrefix(co.Name, "worker-") {
+			continue
+		}
+		workers++
+		found := false
+		for _, f := range co.CreationStack {
+			if f.Line == launchLine && f.Source != nil && filepath.Base(f.Source.Path) == "Coroutines.kt" && strings.Contains(f.Name, "CoroutinesKt") {
+				found = true
+			}
+			if strings.HasPrefix(f.Name, "_COROUTINE") {
+				t.Errorf("%s: the artificial frame %s is shown", co.Name, f.Name)
+			}
+		}
+		if !found {
+			t.Errorf("%s: creation stack %s, want the launch at Coroutines.kt:%d", co.Name, mustJSON(co.CreationStack), launchLine)
+			break
+		}
+	}
+	if workers != n {
+		t.Errorf("%d workers with creation stacks asked, want %d", workers, n)
+	}
 }
 
 // In a frame of an async stack (a suspended function's continuation, which

@@ -212,19 +212,21 @@ func TestKotlinStepOverInline(t *testing.T) {
 }
 
 // Function breakpoints on Kotlin functions (a top-level function of the
-// facade, a member) stop at the function's first line, in Main.kt.
+// facade, a member, a companion's member named as Kotlin calls it —
+// Shop.open —, an object's member) stop at the function's first line, in
+// Main.kt.
 func TestKotlinFunctionBreakpoints(t *testing.T) {
 	c, kc := ktSession(t, kotlintest.Indy)
 	c.send("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
-		{"name": "MainKt.total"}, {"name": "app.Shop.add"},
+		{"name": "MainKt.total"}, {"name": "app.Shop.add"}, {"name": "Shop.open"}, {"name": "Registry.register"},
 	}})
 	bps := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
-	if len(bps) != 2 || !bps[0].Verified {
+	if len(bps) != 4 || !bps[0].Verified {
 		t.Fatalf("function breakpoints %s", mustJSON(bps))
 	}
 	first := c.ktConfigurationDone()
 	seen := map[string]bool{}
-	for len(seen) < 2 {
+	for len(seen) < 4 {
 		stop := c.ktStop(first, "a function breakpoint's stop")
 		first = nil
 		if stop.Body.Reason != "function breakpoint" {
@@ -238,6 +240,13 @@ func TestKotlinFunctionBreakpoints(t *testing.T) {
 		case strings.HasPrefix(frameName(f), "Shop.add"):
 			ktFrameAt(t, kc, f, "app/Main.kt", "addFirst")
 			seen["add"] = true
+		case strings.HasPrefix(frameName(f), "Shop$Companion.open"):
+			// A companion's member, named as Kotlin calls it (Shop.open).
+			ktFrameAt(t, kc, f, "app/Main.kt", "companion")
+			seen["open"] = true
+		case strings.HasPrefix(frameName(f), "Registry.register"):
+			ktFrameAt(t, kc, f, "app/Main.kt", "register")
+			seen["register"] = true
 		default:
 			t.Fatalf("stopped in %s", mustJSON(f))
 		}

@@ -186,12 +186,47 @@ func cancelHprof(path string) int {
 				n++
 			}
 		}
-		if d.key.path == path && d.cancelDominators() {
+	}
+	hprofDumps.mu.Unlock()
+	// The trees by their own list: a dump evicted from the cache while its
+	// tree is computed is still in it.
+	hprofDomRuns.Lock()
+	var trees []*hprofDump
+	for d := range hprofDomRuns.m[path] {
+		trees = append(trees, d)
+	}
+	hprofDomRuns.Unlock()
+	for _, d := range trees {
+		if d.cancelDominators() {
 			n++
 		}
 	}
-	hprofDumps.mu.Unlock()
 	return n
+}
+
+// hprofDomRuns are the dumps whose dominator tree is computed, by path, for
+// hprof/cancel.
+var hprofDomRuns = struct {
+	sync.Mutex
+	m map[string]map[*hprofDump]bool
+}{m: map[string]map[*hprofDump]bool{}}
+
+// domRunning registers d's running tree (running) or unregisters it.
+func (d *hprofDump) domRunning(running bool) {
+	hprofDomRuns.Lock()
+	defer hprofDomRuns.Unlock()
+	p := d.key.path
+	if running {
+		if hprofDomRuns.m[p] == nil {
+			hprofDomRuns.m[p] = map[*hprofDump]bool{}
+		}
+		hprofDomRuns.m[p][d] = true
+		return
+	}
+	delete(hprofDomRuns.m[p], d)
+	if len(hprofDomRuns.m[p]) == 0 {
+		delete(hprofDomRuns.m, p)
+	}
 }
 
 // hprofMethods are the methods on HPROF files, as a table.
@@ -487,6 +522,7 @@ func (d *hprofDump) dominators(ctx context.Context, progress func(HprofProgress)
 			rctx = (*h)(rctx)
 		}
 		d.domRun = r
+		d.domRunning(true)
 		go d.computeDominators(rctx, r)
 	}
 	d.domMu.Unlock()
@@ -514,6 +550,7 @@ func (d *hprofDump) computeDominators(ctx context.Context, r *domRun) {
 	defer d.domMu.Unlock()
 	if d.domRun == r {
 		d.domRun = nil
+		d.domRunning(false)
 	}
 	if r.err = err; err == nil {
 		d.dom = dom.Tree()
@@ -531,6 +568,7 @@ func (d *hprofDump) cancelDominators() bool {
 	}
 	d.domRun.cancel()
 	d.domRun = nil
+	d.domRunning(false)
 	return true
 }
 

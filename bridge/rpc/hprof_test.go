@@ -716,4 +716,39 @@ func TestHprofRPCDominatorsCancel(t *testing.T) {
 	if err := c.Call(ctx, "hprof/cancel", map[string]any{"path": path}, &r); err != nil || r.Stopped != 0 {
 		t.Errorf("hprof/cancel with nothing running: %v, stopped %d", err, r.Stopped)
 	}
+
+	// A dump evicted from the cache while its tree is computed (another
+	// dump opened, the two not fitting the budget) is still in reach.
+	evicted := filepath.Join(t.TempDir(), "e.hprof")
+	writeDump(t, evicted, 50, 0)
+	other := filepath.Join(t.TempDir(), "o.hprof")
+	writeDump(t, other, 60, 0)
+	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": evicted}, &s); err != nil {
+		t.Fatal(err)
+	}
+	held = &heldCtx{held: make(chan struct{})}
+	first = sync.Once{}
+	go func() {
+		var d HprofDominators
+		done <- c.Call(ctx, "hprof/dominators", map[string]any{"path": evicted}, &d)
+	}()
+	select {
+	case <-held.held:
+	case <-ctx.Done():
+		t.Fatal("the evicted dump's tree never looked at its context")
+	}
+	hprofCacheBudget = 1 // any second dump evicts the others
+	defer func() { hprofCacheBudget = 0 }()
+	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": other}, &s); err != nil {
+		t.Fatal(err)
+	}
+	if hprofDumps.parsed(evicted) != nil {
+		t.Fatal("opening another dump did not evict the first")
+	}
+	if err := c.Call(ctx, "hprof/cancel", map[string]any{"path": evicted}, &r); err != nil || r.Stopped != 1 {
+		t.Fatalf("hprof/cancel of an evicted dump's tree: %v, stopped %d, want 1", err, r.Stopped)
+	}
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Errorf("hprof/dominators of the evicted dump after hprof/cancel: %v, want the tree stopped", err)
+	}
 }

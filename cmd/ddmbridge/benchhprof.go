@@ -70,6 +70,13 @@ type hprofBenchResult struct {
 	DomPeakMi   float64 `json:"dominatorsPeakMiB,omitempty"`
 	DomRatio    float64 `json:"dominatorsPeakPerDump,omitempty"`
 	DomNsPerObj float64 `json:"dominatorsNsPerObject,omitempty"`
+	// The same with --max-memory at what the lean strategy needs (the
+	// model's arrays the tree does not read in a temporary file).
+	LeanSecs     float64 `json:"leanSeconds,omitempty"`
+	LeanCPU      float64 `json:"leanCPUSeconds,omitempty"`
+	LeanPeakMi   float64 `json:"leanPeakMiB,omitempty"`
+	LeanRatio    float64 `json:"leanPeakPerDump,omitempty"`
+	LeanNsPerObj float64 `json:"leanNsPerObject,omitempty"`
 	// The same with --max-memory at what the spill strategy needs (the
 	// model and the tree partly in a temporary file).
 	SpillSecs     float64 `json:"spillSeconds,omitempty"`
@@ -86,7 +93,7 @@ const benchHprofUsage = "ddmbridge bench hprof [--sizes 1500MB,6GB] [--file DUMP
 // size, dumps it through HotSpot's attach (live objects), stops the JVM,
 // then runs `hprof FILE --histo --json` and `hprof FILE --dominators --json`
 // as child processes one after the other and prints their time and peak
-// RSS, and again with --max-memory set to what the spill strategy needs
+// RSS, and again with --max-memory set to what the lean and the spill strategies need
 // (checking that the tree is the same). --file measures an existing dump
 // instead.
 func runBenchHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
@@ -250,7 +257,23 @@ func benchHprofFile(ctx context.Context, path string, doms bool, maxMem string) 
 	if maxMem != "" {
 		return r, nil
 	}
-	// The spill strategy, chosen by a --max-memory the tree in memory
+	// The lean strategy, chosen by a --max-memory the tree in memory
+	// exceeds; its tree must be the same.
+	lean := hprof.MemoryNeededLean(fi.Size())
+	from = time.Now()
+	l, err := runMeasured(ctx, append(args, "--max-memory", strconv.FormatUint(lean, 10))...)
+	if err != nil {
+		return r, err
+	}
+	r.LeanSecs = time.Since(from).Seconds()
+	r.LeanPeakMi, r.LeanRatio, r.LeanCPU = l.peakMiB, l.peakMiB/dump, l.cpuSecs
+	if r.Objects > 0 {
+		r.LeanNsPerObj = r.LeanSecs * 1e9 / float64(r.Objects)
+	}
+	if !bytes.Equal(l.out, m.out) {
+		return r, fmt.Errorf("the dominator tree of %s with the lean strategy differs from the one in memory:\n%s\n%s", path, l.out, m.out)
+	}
+	// The spill strategy, chosen by a --max-memory the lean strategy
 	// exceeds; its tree must be the same.
 	spill := hprof.MemoryNeededSpill(fi.Size())
 	from = time.Now()

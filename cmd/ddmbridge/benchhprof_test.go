@@ -38,7 +38,8 @@ func TestBenchHprof(t *testing.T) {
 		t.Errorf("a %d-byte dump of %d objects for %d list nodes: want about 30 MB, 3 objects a node and the JDK's", r.DumpBytes, r.Objects, nodes)
 	}
 	if r.HistoSecs <= 0 || r.HistoMBps <= 0 || r.HistoPeakMi <= 0 || r.HistoRatio <= 0 || r.DomSecs <= 0 || r.DomPeakMi <= 0 || r.DomRatio <= 0 || r.DomNsPerObj <= 0 ||
-		r.SpillSecs <= 0 || r.SpillPeakMi <= 0 || r.SpillRatio <= 0 || r.HistoCPU <= 0 || r.DomCPU <= 0 || r.SpillCPU <= 0 {
+		r.SpillSecs <= 0 || r.SpillPeakMi <= 0 || r.SpillRatio <= 0 || r.HistoCPU <= 0 || r.DomCPU <= 0 || r.SpillCPU <= 0 ||
+		r.LeanSecs <= 0 || r.LeanPeakMi <= 0 || r.LeanRatio <= 0 || r.LeanCPU <= 0 || r.LeanNsPerObj <= 0 {
 		t.Errorf("implausible figures %+v", r)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*.hprof")); len(left) != 0 {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ddmbridge/ddmbridge/ddm"
 	"github.com/ddmbridge/ddmbridge/ddm/hprof"
@@ -95,10 +96,11 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	// the classes (and the strings), whatever the dump's size.
 	a.streamed = !needsModel
 	a.phase.Store("starting")
-	// The work runs apart so that a signal ends the command at once, in
-	// whatever phase: parsing and the dominator tree stop themselves
-	// (ParseContext, DominatorsContext), another analysis running on is
-	// abandoned with the process.
+	// The work runs apart so that a signal ends the command promptly, in
+	// whatever phase: the streamed passes, parsing and the dominator tree
+	// stop themselves (ParseContext, DominatorsContext) and are waited for
+	// (hprofStopWait at most), another analysis running on is abandoned
+	// with the process.
 	done := make(chan error, 1)
 	go func() {
 		views := func(h *hprof.Heap, f *os.File) error {
@@ -124,9 +126,21 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}
 		return err
 	case <-ctx.Done():
+		// The parse and the dominator tree stop at their next look at
+		// ctx, milliseconds away: wait for them a little, so that what
+		// they were making is not cut in two by the exit (a temporary
+		// file created but not yet unlinked would be left behind).
+		select {
+		case <-done:
+		case <-time.After(hprofStopWait):
+		}
 		return a.interrupted()
 	}
 }
+
+// hprofStopWait bounds the wait for the work to stop after a signal (an
+// analysis that does not look at the context is abandoned with the process).
+const hprofStopWait = 2 * time.Second
 
 // hprofRun is one hprof command: which dump, the memory it may take and
 // the phase it is in (for the message when a signal stops it).
@@ -140,6 +154,7 @@ type hprofRun struct {
 	streamed bool   // no view needs the model: each dump streamed (StreamHistogram)
 	strings  bool   // --dups: the duplicate strings' data kept (the model's, or the streamed pass's)
 	spill    bool   // the dominator tree spills the model's arrays to a temporary file (memory is short)
+	lean     bool   // the dominator tree keeps the model's arrays it does not read in a temporary file (memory is shorter than the tree in memory needs)
 	hists    map[string][]hprof.ClassStat
 	streams  map[string]*hprof.Streamed // the streamed passes' results, by file
 	// progressTo, when set, shows how far each parse is.
@@ -265,11 +280,13 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 	if o.doms {
 		views++
 		a.phase.Store("computing the dominator tree")
+		log := component("hprof")
+		log.Info().Str("file", a.file).Bool("spill", a.spill).Msg("computing the dominator tree")
 		n := o.top
 		if n == 0 {
 			n = 30
 		}
-		d, err := h.DominatorsContext(ctx, hprof.DomOptions{Spill: a.spill}) // a signal stops it
+		d, err := h.DominatorsContext(ctx, hprof.DomOptions{Spill: a.spill, Lean: a.lean}) // a signal stops it
 		if err != nil {
 			return err
 		}
@@ -475,13 +492,19 @@ func (a *hprofRun) checkMemory(name string, size int64) error {
 		}
 	}
 	// Where the model and the dominator tree do not fit in memory, the
-	// arrays a phase does not need wait in a temporary file (0600, removed
-	// however the command ends): about 0.55× the dump instead of 1.3×, for
-	// more time.
+	// model's arrays a phase does not read wait in a temporary file (0600,
+	// removed however the command ends): about 0.6× the dump instead of
+	// 1.0× for the same time; where that does not fit either, the graph
+	// too is read from the file (0.55×, for more time).
 	if a.graph && a.held == 0 && need > room && (room > 0 || a.memFlag) {
-		need, a.spill = hprof.MemoryNeededSpill(size), true
 		log := component("hprof")
-		log.Info().Str("file", name).Msg("memory is short: the model and the dominator tree are computed partly in a temporary file")
+		if lean := hprof.MemoryNeededLean(size); lean <= room {
+			need, a.lean = lean, true
+			log.Info().Str("file", name).Msg("memory is short: the model's arrays wait in a temporary file while the dominator tree is computed")
+		} else {
+			need, a.spill = hprof.MemoryNeededSpill(size), true
+			log.Info().Str("file", name).Msg("memory is short: the model and the dominator tree are computed partly in a temporary file")
+		}
 	}
 	a.held += need
 	if (room == 0 && !a.memFlag) || need <= room { // 0 available: not known

@@ -6,11 +6,13 @@ import godap "github.com/google/go-dap"
 
 // CoroutinesArguments page through a stopped VM's Kotlin coroutines: Count
 // coroutines from Start (Count 0: 1000), each with at most Frames frames
-// (nil: 64; 0: none).
+// (nil: 64; 0: none); with CreationStacks, each with the stack it was
+// created with too (as many frames at most), where DebugProbes recorded it.
 type CoroutinesArguments struct {
-	Start  int  `json:"start,omitempty"`
-	Count  int  `json:"count,omitempty"`
-	Frames *int `json:"frames,omitempty"`
+	Start          int  `json:"start,omitempty"`
+	Count          int  `json:"count,omitempty"`
+	Frames         *int `json:"frames,omitempty"`
+	CreationStacks bool `json:"creationStacks,omitempty"`
 }
 
 // The sources of a coroutines answer (CoroutinesBody.Source), shown as
@@ -19,6 +21,7 @@ const (
 	CoroutinesFromDebugProbes   = "DebugProbes"
 	CoroutinesFromContinuations = "continuations of stopped threads"
 	CoroutinesFromJobs          = "stopped threads' coroutines and their jobs"
+	CoroutinesFromInstances     = "VM's coroutine objects"
 )
 
 // The states of a coroutine (Coroutine.State).
@@ -33,7 +36,9 @@ type CoroutinesBody struct {
 	// Source says where the list comes from: CoroutinesFromDebugProbes
 	// (every coroutine of the VM), CoroutinesFromContinuations (only
 	// those found on the suspended threads' stacks) or CoroutinesFromJobs
-	// (those, and the coroutines of their job trees no thread runs); Note
+	// (those, and the coroutines of their job trees no thread runs) or
+	// CoroutinesFromInstances (those, and the trees of every coroutine
+	// object of the VM: every coroutine); Note
 	// says why when the probes were not used.
 	Source string `json:"source"`
 	Note   string `json:"note,omitempty"`
@@ -64,6 +69,10 @@ type Coroutine struct {
 	// frames down to where it resumed, then its async stack (each
 	// continuation that will resume, at the line it suspended on).
 	Frames []CoroutineFrame `json:"frames"`
+	// CreationStack is the stack that created it, top first (the call of
+	// launch, async…, then its callers), when asked (CreationStacks) and
+	// DebugProbes recorded it (enableCreationStackTraces, their default).
+	CreationStack []CoroutineFrame `json:"creationStack,omitempty"`
 }
 
 // CoroutineFrame is one frame of a coroutine's stack.

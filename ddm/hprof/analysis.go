@@ -25,7 +25,7 @@ func (h *Heap) Histogram() []ClassStat {
 	b := make([]int64, len(h.Classes))
 	for i, c := range h.cls {
 		n[c]++
-		b[c] += int64(h.size[i])
+		b[c] += int64(h.Size(int32(i)))
 	}
 	byName := map[string]int{}
 	var out []ClassStat
@@ -114,12 +114,12 @@ type Object struct {
 }
 
 func (h *Heap) describe(i int32) Object {
-	return Object{Index: i, ID: h.ids.at(i), Class: h.Label(i), Size: h.size[i]}
+	return Object{Index: i, ID: h.ids.at(i), Class: h.Label(i), Size: h.Size(i)}
 }
 
 // Biggest lists the n objects with the largest shallow size, largest first.
 func (h *Heap) Biggest(n int) []Object {
-	top := topN(h.ids.len(), n, func(i int32) uint64 { return uint64(h.size[i]) })
+	top := topN(h.ids.len(), n, func(i int32) uint64 { return uint64(h.Size(i)) })
 	out := make([]Object, len(top))
 	for k, i := range top {
 		out[k] = h.describe(i)
@@ -325,9 +325,9 @@ func (h *Heap) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
 				// A String beyond the first wastes itself, and its array
 				// unless another String's array is the same one (Strings
 				// deduplicated by G1 or made by new String(s) share it).
-				g.wasted += uint64(h.size[i])
+				g.wasted += uint64(h.Size(int32(i)))
 				if !counted[k] {
-					g.wasted += uint64(h.size[r])
+					g.wasted += uint64(h.Size(r))
 				}
 			}
 			counted[k] = true

@@ -7,8 +7,10 @@
 //
 //   - A streaming parser ([Parse]) that keeps a compact model of the heap
 //     ([Heap]): one slot per object in parallel int32/uint32 arrays, references
-//     as a CSR graph of object indices, the classes with Java source names
-//     ("java.lang.String", "int[]"). Nothing per object is a Go pointer.
+//     as a CSR graph of object indices, shallow sizes as their class's but
+//     where a bit says otherwise (sizes.go), the classes with Java source
+//     names ("java.lang.String", "int[]"). Nothing per object is a Go
+//     pointer.
 //   - Analyses over that model: the class histogram, the biggest objects,
 //     the dominator tree with retained sizes, the path from a GC root to an
 //     object, duplicate strings, the diff of two histograms, and a DDMS-style
@@ -26,9 +28,10 @@
 //   - Bounds for callers: [ParseContext] stops when its context is done, and
 //     [MemoryNeeded] with [AvailableMemory] lets a caller refuse a dump the
 //     machine cannot hold before the Go runtime dies of it, or choose
-//     ([MemoryNeededSpill]) to parse and compute the dominator tree with the
-//     arrays a phase does not need in a temporary file ([Options.Spill],
-//     [DomOptions.Spill]).
+//     ([MemoryNeededLean], [MemoryNeededSpill]) to compute the dominator
+//     tree with the model's arrays it does not read in a temporary file,
+//     each written and read back whole ([DomOptions.Lean]), or with the
+//     graph too read from the file ([Options.Spill], [DomOptions.Spill]).
 //   - A small writer ([Writer]) for well-formed dumps, used by the simulated
 //     VM and by tests.
 //

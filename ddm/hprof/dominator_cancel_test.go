@@ -3,6 +3,7 @@ package hprof
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -57,12 +58,14 @@ func openIn(t *testing.T, dir string) []string {
 // open or named, and leaves the model whole (the tree computed next is the
 // one computed before).
 func TestDominatorsCancel(t *testing.T) {
-	// A list of 150 k Nodes: each loop takes 64 Ki steps more than once.
+	// A list of 150 k Nodes: each loop passes 64 Ki objects more than once.
 	h := parseBytes(t, weakDump(t, 150_000))
 	want := h.Dominators()
-	for _, spill := range []bool{false, true} {
+	for _, mode := range []DomOptions{{}, {Spill: true}, {Lean: true}} {
+		spill := fmt.Sprintf("%v, lean %v", mode.Spill, mode.Lean)
 		dir := t.TempDir()
-		opt := DomOptions{Spill: spill, Dir: dir}
+		opt := mode
+		opt.Dir = dir
 		// How many times a whole computation looks.
 		all := &cancelAt{Context: context.Background()}
 		if _, err := h.DominatorsContext(all, opt); err != nil {

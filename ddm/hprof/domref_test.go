@@ -154,7 +154,7 @@ func dominatorsBefore(h *Heap) *Dominators {
 	clear(retained)
 	for w := R - 1; w > 0; w-- {
 		o := vert[w] - 1
-		retained[o] += uint64(h.size[o])
+		retained[o] += uint64(h.Size(o))
 		if d := idom[w]; d > 0 {
 			retained[vert[d]-1] += retained[o]
 		}

@@ -149,7 +149,8 @@ type Heap struct {
 
 	ids         idList
 	cls         []int32
-	size        []uint32
+	size        []uint32 // while parsing (and in heaps tests build): then sizes
+	sizes       sizeTable
 	heap        []uint8 // heap index per object; nil if the dump names no heaps
 	refStart    []uint32
 	refs        []int32
@@ -256,7 +257,20 @@ func (h *Heap) ID(i int32) uint64 { return h.ids.at(i) }
 func (h *Heap) ClassOf(i int32) int32 { return h.cls[i] }
 
 // Size is object i's shallow size in bytes (see [Parse] for the layout model).
-func (h *Heap) Size(i int32) uint32 { return h.size[i] }
+func (h *Heap) Size(i int32) uint32 {
+	if h.size != nil {
+		return h.size[i]
+	}
+	return h.sizes.at(i, h.cls[i])
+}
+
+// sizeOfClass is Size for object i of class c, without reading h.cls.
+func (h *Heap) sizeOfClass(i, c int32) uint32 {
+	if h.size != nil {
+		return h.size[i]
+	}
+	return h.sizes.at(i, c)
+}
 
 // HeapOf is the name of the heap object i lives in.
 func (h *Heap) HeapOf(i int32) string {

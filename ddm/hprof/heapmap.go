@@ -66,7 +66,7 @@ func (h *Heap) Map(opt MapOptions) *ddm.HeapMap {
 		} else if gap := addr - cur.End(); gap > 0 {
 			add(ddm.KindObject, ddm.SolidFree, gap/mapUnit)
 		}
-		size := max(uint64(h.size[i]), mapUnit)
+		size := max(uint64(h.Size(i)), mapUnit)
 		if k+1 < len(order) {
 			next := h.ids.at(order[k+1]) &^ (mapUnit - 1)
 			if next > addr && next-addr >= size && next-addr-size <= 4*mapUnit {

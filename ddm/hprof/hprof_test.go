@@ -454,3 +454,29 @@ func TestDuplicateIDs(t *testing.T) {
 		t.Errorf("0x2000 resolves to an object with refs %v, want the first (→ 0x2010)", h.Refs(first))
 	}
 }
+
+// TestCompactSizes: the size table gives back every object's size, whether
+// its class's first object has it or not, across word boundaries.
+func TestCompactSizes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 63, 64, 65, 1000} {
+		cls := make([]int32, n)
+		size := make([]uint32, n)
+		for i := range n {
+			cls[i] = int32(r.IntN(5))
+			size[i] = 16
+			if cls[i] == 0 || r.IntN(10) == 0 { // arrays: sizes of their own
+				size[i] = uint32(16 + 8*r.IntN(50))
+			}
+		}
+		tab := compactSizes(cls, size, 5)
+		for i := range n {
+			if got := tab.at(int32(i), cls[i]); got != size[i] {
+				t.Fatalf("n=%d: object %d of class %d: size %d, want %d", n, i, cls[i], got, size[i])
+			}
+		}
+		if n == 1000 && len(tab.extra) > n/2 {
+			t.Errorf("%d of %d sizes kept apart", len(tab.extra), n)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -1091,10 +1092,16 @@ func (p *parser) finish() error {
 		h.Oops = [2]Oops{OopsCompressed, OopsWide}[p.mode]
 		h.OopsInferred = p.oops == OopsAuto
 	}
-	// Ids to indices. The classes and sizes are not needed meanwhile.
+	// The sizes are final: most are their class's.
+	h.sizes = compactSizes(h.cls, h.size, len(h.Classes))
+	h.size = nil
+	// The sizes' array back to the system: the index that comes next is
+	// bigger, it would not take its place.
+	debug.FreeOSMemory()
+	// Ids to indices. The classes are not needed meanwhile.
 	var sp *spillFile
 	if p.spill {
-		if sp, _ = newSpillFile(p.spillDir); sp != nil && sp.out(h, spillCls, spillSize) != nil {
+		if sp, _ = newSpillFile(p.spillDir); sp != nil && sp.out(h, spillCls) != nil {
 			sp.remove()
 			sp = nil
 		}
@@ -1143,8 +1150,12 @@ func (p *parser) finish() error {
 	loaders := p.classEdges()
 	p.weakRefs()
 	h.index = idIndex{} // rebuilt by Lookup when needed
+	// The index (4 bytes a slot, 1.5–3 slots an object) is garbage now:
+	// collected at once, its pages are what the next arrays (the
+	// dominator tree's) are made of, instead of coming on top of them.
+	runtime.GC()
 	if sp != nil {
-		debug.FreeOSMemory() // the index, before the classes and sizes come back
+		debug.FreeOSMemory() // the index, before the classes come back
 		err := sp.in(h)
 		sp.remove()
 		if err != nil {

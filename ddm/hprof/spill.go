@@ -3,6 +3,7 @@ package hprof
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"unsafe"
 )
@@ -16,6 +17,10 @@ type spillFile struct {
 	held map[spillKind]spillSeg // what is on disk and not in the model
 	// unlinked: the file's name is gone already (the open file lives on).
 	unlinked bool
+	// keep: the memory of arrays sent to the file stays the process's,
+	// collected for the next arrays to reuse (Lean), instead of going back
+	// to the system at once and faulting in again (Spill).
+	keep bool
 }
 
 type spillKind int
@@ -103,6 +108,9 @@ func (s *spillFile) out(h *Heap, kinds ...spillKind) error {
 				b, seg.n = asBytes(h.ids.narrow), len(h.ids.narrow)
 			}
 		case spillSize:
+			if h.size == nil {
+				continue // compact (sizes): not worth a file
+			}
 			b, seg.n = asBytes(h.size), len(h.size)
 		case spillRefs:
 			b, seg.n = asBytes(h.refs), len(h.refs)
@@ -133,11 +141,20 @@ func (s *spillFile) out(h *Heap, kinds ...spillKind) error {
 			h.cls = nil
 		}
 	}
-	// The arrays' memory goes back to the system now, not when the heap
-	// next grows past the collector's goal: the next phase's arrays take
-	// its place.
-	debug.FreeOSMemory()
+	// The arrays' memory is free now, not when the heap next grows past
+	// the collector's goal: the next phase's arrays take its place.
+	s.release()
 	return nil
+}
+
+// release collects what a phase dropped: back to the system, or (keep)
+// for the next arrays.
+func (s *spillFile) release() {
+	if s.keep {
+		runtime.GC()
+		return
+	}
+	debug.FreeOSMemory()
 }
 
 func readSeg[T spillable](s *spillFile, seg spillSeg) ([]T, error) {
@@ -273,7 +290,10 @@ func (w *window[T]) span(a, b int) []T {
 // objectEdges hands out each object's references in index order, and the
 // classes of some, from the model or from a spill file.
 type objectEdges struct {
-	o           int32
+	o int32
+	// clsW, where set, reads the classes from the file while the
+	// references are in memory (Lean).
+	clsW        *window[int32]
 	refStart    []uint32
 	refs, cls   []int32
 	sp          *spillFile
@@ -304,6 +324,9 @@ func (e *objectEdges) next() []int32 {
 
 // class is object o's class; o only grows from call to call.
 func (e *objectEdges) class(o int32) int32 {
+	if e.clsW != nil {
+		return e.clsW.at(int(o))
+	}
 	if e.sp == nil {
 		return e.cls[o]
 	}
@@ -311,6 +334,9 @@ func (e *objectEdges) class(o int32) int32 {
 }
 
 func (e *objectEdges) err() error {
+	if e.clsW != nil {
+		return e.clsW.err
+	}
 	if e.sp == nil || e.wStart == nil {
 		return nil
 	}

@@ -13,6 +13,17 @@ import (
 // the file is gone.
 func spillSame(t *testing.T, name string, dump []byte) {
 	t.Helper()
+	for _, opt := range []DomOptions{{Spill: true}, {Lean: true}} {
+		spillSameWith(t, name, dump, opt)
+	}
+}
+
+// spillSameWith is spillSame for the strategy opt (Spill or Lean).
+func spillSameWith(t *testing.T, name string, dump []byte, opt DomOptions) {
+	t.Helper()
+	if opt.Lean {
+		name += " (lean)"
+	}
 	mem, err := Parse(bytes.NewReader(dump), Options{})
 	if err != nil {
 		return
@@ -22,11 +33,12 @@ func spillSame(t *testing.T, name string, dump []byte) {
 	if err != nil {
 		t.Fatalf("%s: parsed in memory, not with a spill file: %v", name, err)
 	}
-	if !reflect.DeepEqual(disk.cls, mem.cls) || !reflect.DeepEqual(disk.size, mem.size) || !reflect.DeepEqual(disk.loaderCls, mem.loaderCls) {
+	if !reflect.DeepEqual(disk.cls, mem.cls) || !reflect.DeepEqual(disk.size, mem.size) || !reflect.DeepEqual(disk.sizes, mem.sizes) || !reflect.DeepEqual(disk.loaderCls, mem.loaderCls) {
 		t.Errorf("%s: parsed with a spill file, the classes and sizes differ", name)
 	}
 	want := mem.Dominators()
-	got, err := disk.DominatorsWith(DomOptions{Spill: true, Dir: dir})
+	opt.Dir = dir
+	got, err := disk.DominatorsWith(opt)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -55,7 +67,7 @@ func spillSame(t *testing.T, name string, dump []byte) {
 	if disk.refsOut.Load() != nil {
 		t.Errorf("%s: the spill file is still held after the references came back", name)
 	}
-	if !reflect.DeepEqual(disk.ids, mem.ids) || !reflect.DeepEqual(disk.cls, mem.cls) || !reflect.DeepEqual(disk.size, mem.size) ||
+	if !reflect.DeepEqual(disk.ids, mem.ids) || !reflect.DeepEqual(disk.cls, mem.cls) || !reflect.DeepEqual(disk.size, mem.size) || !reflect.DeepEqual(disk.sizes, mem.sizes) ||
 		!reflect.DeepEqual(disk.refStart, mem.refStart) || !reflect.DeepEqual(disk.refs, mem.refs) {
 		t.Errorf("%s: the model is not whole after the spill", name)
 	}
@@ -72,7 +84,7 @@ func spillSame(t *testing.T, name string, dump []byte) {
 		}
 		wide.all = wide.all[1:]
 		disk.ids = wide
-		if _, err := disk.DominatorsWith(DomOptions{Spill: true, Dir: dir}); err != nil {
+		if _, err := disk.DominatorsWith(opt); err != nil {
 			t.Fatalf("%s, wide ids: %v", name, err)
 		}
 		if !disk.ids.wide || disk.NumObjects() != mem.NumObjects() || disk.ID(int32(mem.NumObjects()-1)) != mem.ID(int32(mem.NumObjects()-1)) {
@@ -117,8 +129,11 @@ func TestDominatorsSpill(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := h.Dominators()
-	if _, err := h.DominatorsWith(DomOptions{Spill: true, Dir: filepath.Join(t.TempDir(), "missing")}); err == nil {
-		t.Fatal("a spill file in a missing directory: no error")
+	for _, opt := range []DomOptions{{Spill: true}, {Lean: true}} {
+		opt.Dir = filepath.Join(t.TempDir(), "missing")
+		if _, err := h.DominatorsWith(opt); err == nil {
+			t.Fatalf("a spill file in a missing directory (%+v): no error", opt)
+		}
 	}
 	if got := h.Dominators(); !reflect.DeepEqual(got.Retained, want.Retained) || h.NumObjects() == 0 {
 		t.Errorf("the model changed after a spill that failed")

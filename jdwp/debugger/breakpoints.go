@@ -116,7 +116,7 @@ type breakpoint struct {
 	data     *dataTarget
 	class    jdwp.ReferenceTypeID // where a function breakpoint resolved
 	classSig string
-	prepReq  int32            // a function breakpoint's class-prepare request
+	prepReqs []int32          // a function breakpoint's class-prepare requests
 	reqKinds []jdwp.EventKind // a data breakpoint's request kinds, by reqs index
 	reason   string           // the stop's reason: "breakpoint" unless set
 	// receivers are the requests of a function breakpoint set in a

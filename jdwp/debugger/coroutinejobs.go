@@ -2,6 +2,7 @@ package debugger
 
 import (
 	"context"
+	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
@@ -22,12 +23,15 @@ const (
 
 // jobCoroutines lists the coroutines of the job trees of running (the jobs
 // of the coroutines the threads run) that are not complete and that no
-// thread runs: "suspended", or "created" when not started. Each carries
-// its innermost continuation (last) for its stack; their context is read.
-func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running []jdwp.ObjectID) []Coroutine {
+// thread runs: "suspended", or "created" when not started; then, where the
+// VM can list a class's instances, those of the trees of the other
+// coroutine objects (GlobalScope's, another runBlocking's): fromInstances
+// says some were found so. Each carries its innermost continuation (last)
+// for its stack; their context is read.
+func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running []jdwp.ObjectID) (out []Coroutine, fromInstances bool) {
 	n := s.Continuations()
-	if n.Coroutine == "" || len(running) == 0 {
-		return nil
+	if n.Coroutine == "" {
+		return nil, false
 	}
 	run := map[jdwp.ObjectID]bool{}
 	var roots []jdwp.ObjectID
@@ -55,52 +59,103 @@ func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running [
 	}
 	visited := map[jdwp.ObjectID]bool{}
 	at := map[jdwp.ObjectID]int{} // a listed coroutine → its index in out
-	var out []Coroutine
-	for len(queue) > 0 && len(visited) < maxJobs {
-		it := queue[0]
-		queue = queue[1:]
-		if visited[it.job] {
-			continue
-		}
-		visited[it.job] = true
-		_, sig, err := t.VM.ObjectType(ctx, it.job)
-		if err != nil {
-			continue
-		}
-		nodes, state := t.jobNodes(ctx, n, it.job)
-		owner := it.owner
-		if isCo, _ := t.VM.Subtype(ctx, sig, coroutine); isCo {
-			if isScope, _ := t.VM.Subtype(ctx, sig, scope); !isScope {
-				owner = it.job // a scope's children and waiter are its coroutine's
-				if state != "" && !run[it.job] {
-					at[it.job] = len(out)
-					out = append(out, Coroutine{ID: int64(it.job), State: state, job: it.job})
-				}
+	walk := func() {
+		for len(queue) > 0 && len(visited) < maxJobs {
+			it := queue[0]
+			queue = queue[1:]
+			if visited[it.job] {
+				continue
 			}
-		}
-		for _, node := range nodes {
-			_, nsig, err := t.VM.ObjectType(ctx, node)
+			visited[it.job] = true
+			_, sig, err := t.VM.ObjectType(ctx, it.job)
 			if err != nil {
 				continue
 			}
-			switch javalang.TypeName(nsig) {
-			case n.ChildNode:
-				if c, ok, _ := t.VM.Field(ctx, node, n.ChildField); ok && !c.IsNull() {
-					queue = append(queue, item{job: c.Object(), owner: owner})
+			nodes, state := t.jobNodes(ctx, n, it.job)
+			owner := it.owner
+			if isCo, _ := t.VM.Subtype(ctx, sig, coroutine); isCo {
+				if isScope, _ := t.VM.Subtype(ctx, sig, scope); !isScope {
+					owner = it.job // a scope's children and waiter are its coroutine's
+					if state != "" && !run[it.job] {
+						at[it.job] = len(out)
+						out = append(out, Coroutine{ID: int64(it.job), State: state, job: it.job})
+					}
 				}
-			case n.Waiter:
-				i, listed := at[owner]
-				if !listed || out[i].last != 0 {
+			}
+			for _, node := range nodes {
+				_, nsig, err := t.VM.ObjectType(ctx, node)
+				if err != nil {
 					continue
 				}
-				if w, ok, _ := t.VM.Field(ctx, node, n.WaiterField); ok && !w.IsNull() {
-					out[i].last = t.waiterContinuation(ctx, n, w.Object())
+				switch javalang.TypeName(nsig) {
+				case n.ChildNode:
+					if c, ok, _ := t.VM.Field(ctx, node, n.ChildField); ok && !c.IsNull() {
+						queue = append(queue, item{job: c.Object(), owner: owner})
+					}
+				case n.Waiter:
+					i, listed := at[owner]
+					if !listed || out[i].last != 0 {
+						continue
+					}
+					if w, ok, _ := t.VM.Field(ctx, node, n.WaiterField); ok && !w.IsNull() {
+						out[i].last = t.waiterContinuation(ctx, n, w.Object())
+					}
 				}
 			}
 		}
 	}
+	walk()
+	fromThreads := len(out)
+	for _, obj := range t.coroutineObjects(ctx, coroutine) {
+		if visited[obj] || run[obj] {
+			continue
+		}
+		r := obj
+		for range 64 {
+			p := t.jobParent(ctx, n, r)
+			if p == 0 || visited[p] {
+				break
+			}
+			r = p
+		}
+		queue = append(queue, item{job: r})
+		walk()
+	}
 	for i := range out {
 		t.readContext(ctx, s, out[i].job, &out[i])
+	}
+	return out, len(out) > fromThreads
+}
+
+// coroutineObjects lists the VM's coroutine objects (instances of the
+// loaded subclasses of coroutine, a signature, among kotlinx-coroutines'
+// classes), where the VM says it can (CanGetInstanceInfo); else none.
+func (t *Target) coroutineObjects(ctx context.Context, coroutine string) []jdwp.ObjectID {
+	caps, err := t.Conn.Capabilities(ctx)
+	if err != nil || !caps.CanGetInstanceInfo {
+		return nil
+	}
+	all, err := t.VM.AllClasses(ctx)
+	if err != nil {
+		return nil
+	}
+	pkg := coroutine[:strings.LastIndexByte(coroutine, '/')+1] // "Lkotlinx/coroutines/"
+	pkg = pkg[:strings.IndexByte(pkg[1:], '/')+2]              // "Lkotlinx/"
+	var out []jdwp.ObjectID
+	for _, c := range all {
+		if !strings.HasPrefix(c.Signature, pkg) {
+			continue
+		}
+		if ok, _ := t.VM.Subtype(ctx, c.Signature, coroutine); !ok {
+			continue
+		}
+		objs, err := t.Conn.Instances(ctx, c.ID, 0)
+		if err != nil {
+			continue
+		}
+		for _, o := range objs {
+			out = append(out, o.ID)
+		}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
@@ -32,6 +33,10 @@ type Coroutine struct {
 	// Frames is its stack, top first: a running coroutine's thread frames
 	// above where it resumed (Async nil), then its async stack.
 	Frames []CoroutineFrame
+	// Creation is the stack it was created with, top first, when asked
+	// and the registry recorded it (each frame's Owner, Method, Rel,
+	// Line).
+	Creation []AsyncFrame
 
 	// job is the coroutine's object and last its innermost continuation
 	// when found through the jobs (0: none).
@@ -49,10 +54,11 @@ type CoroutineFrame struct {
 type CoroutineList struct {
 	// FromRegistry says the list is the registry's (every coroutine);
 	// false: the coroutines the suspended threads run, and with FromJobs
-	// the coroutines of their job trees no thread runs. Note says why the
-	// registry was not read.
-	FromRegistry, FromJobs bool
-	Note                   string
+	// the coroutines of their job trees no thread runs, with
+	// FromInstances those of the other trees of the VM's coroutine
+	// objects too. Note says why the registry was not read.
+	FromRegistry, FromJobs, FromInstances bool
+	Note                                  string
 	// Total counts them all; Coroutines is the page asked for.
 	Total      int
 	Coroutines []Coroutine
@@ -62,14 +68,15 @@ type CoroutineList struct {
 var ErrNoCoroutines = errors.New("no language of the program has coroutines (Kotlin's are read through kotlin-stdlib's continuations)")
 
 // Coroutines lists a stopped VM's coroutines, count from start, each with
-// at most maxFrames frames; thread is the stopped thread the registry's
-// method runs in.
-func (t *Target) Coroutines(ctx context.Context, thread jdwp.ThreadID, start, count, maxFrames int) (*CoroutineList, error) {
+// at most maxFrames frames (with creation, its creation stack too, where
+// the registry has it); thread is the stopped thread the registry's method
+// runs in.
+func (t *Target) Coroutines(ctx context.Context, thread jdwp.ThreadID, start, count, maxFrames int, creation bool) (*CoroutineList, error) {
 	s := t.suspending()
 	if s == nil {
 		return nil, ErrNoCoroutines
 	}
-	list, err := t.registryCoroutines(ctx, s, thread, start, count, maxFrames)
+	list, err := t.registryCoroutines(ctx, s, thread, start, count, maxFrames, creation)
 	if err == nil {
 		return list, nil
 	}
@@ -91,9 +98,9 @@ var errNoRegistry = errors.New("kotlinx-coroutines' debug probes are not install
 
 // registryCoroutines reads the registry: one call of its dump method in
 // thread, then the page's continuations.
-func (t *Target) registryCoroutines(ctx context.Context, s lang.Suspending, thread jdwp.ThreadID, start, count, maxFrames int) (*CoroutineList, error) {
+func (t *Target) registryCoroutines(ctx context.Context, s lang.Suspending, thread jdwp.ThreadID, start, count, maxFrames int, creation bool) (*CoroutineList, error) {
 	names := s.Continuations()
-	infos, threads, lasts, err := t.readRegistry(ctx, s, names, thread)
+	infos, threads, lasts, objs, err := t.readRegistry(ctx, s, names, thread)
 	if err != nil {
 		return nil, err
 	}
@@ -121,6 +128,9 @@ func (t *Target) registryCoroutines(ctx context.Context, s lang.Suspending, thre
 				c.Frames = append(c.Frames, CoroutineFrame{Async: &async[j]})
 			}
 		}
+		if creation && i < len(objs) && objs[i] != 0 && maxFrames > 0 {
+			c.Creation = t.creationStack(ctx, names, objs[i], maxFrames)
+		}
 		list.Coroutines[k] = c
 		return nil
 	}
@@ -132,63 +142,67 @@ func (t *Target) registryCoroutines(ctx context.Context, s lang.Suspending, thre
 func gone(err error) bool { return jdwp.Code(err) == jdwp.ErrInvalidObject }
 
 // readRegistry runs the registry's dump in thread and reads its answer:
-// the coroutines' descriptions, their last threads and last continuations,
-// in the same order.
-func (t *Target) readRegistry(ctx context.Context, s lang.Suspending, names lang.Continuations, thread jdwp.ThreadID) (infos []lang.CoroutineInfo, threads []jdwp.ThreadID, lasts []jdwp.ObjectID, err error) {
+// the coroutines' descriptions, their last threads, last continuations and
+// info objects, in the same order.
+func (t *Target) readRegistry(ctx context.Context, s lang.Suspending, names lang.Continuations, thread jdwp.ThreadID) (infos []lang.CoroutineInfo, threads []jdwp.ThreadID, lasts, objs []jdwp.ObjectID, err error) {
 	reg, err := t.VM.ClassBySignature(ctx, javalang.Signature(names.Registry))
 	if err != nil {
-		return nil, nil, nil, errNoRegistry
+		return nil, nil, nil, nil, errNoRegistry
 	}
 	counter, ok, err := t.VM.StaticField(ctx, reg, names.Installed)
 	if err != nil || !ok || counter.IsNull() {
-		return nil, nil, nil, errNoRegistry
+		return nil, nil, nil, nil, errNoRegistry
 	}
 	if n, ok, err := t.VM.Field(ctx, counter.Object(), "value"); err != nil || !ok || n.Int() <= 0 {
-		return nil, nil, nil, errNoRegistry
+		return nil, nil, nil, nil, errNoRegistry
 	}
 	inst, ok, err := t.VM.StaticField(ctx, reg, names.Instance)
 	if err != nil || !ok || inst.IsNull() {
-		return nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: no %s.%s", names.Registry, names.Instance)
+		return nil, nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: no %s.%s", names.Registry, names.Instance)
 	}
 	ms, err := t.VM.MethodsNamed(ctx, reg, names.Dump)
 	i := slices.IndexFunc(ms, func(m mirror.Method) bool { return m.Signature == "()[Ljava/lang/Object;" })
 	if err != nil || i < 0 {
-		return nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes of this version have no %s(): the list is read from the threads", names.Dump)
+		return nil, nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes of this version have no %s(): the list is read from the threads", names.Dump)
 	}
 	if thread == 0 {
-		return nil, nil, nil, errors.New("no stopped thread to read kotlinx-coroutines' debug probes in")
+		return nil, nil, nil, nil, errors.New("no stopped thread to read kotlinx-coroutines' debug probes in")
 	}
 	ictx, cancel := context.WithTimeout(ctx, RegistryTimeout)
 	res, err := t.Invoke(ictx, thread, inst.Object(), ms[i], nil)
 	cancel()
 	if err != nil && ictx.Err() != nil && ctx.Err() == nil {
-		return nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes did not answer within %s (another suspended thread may hold a lock their dump needs: a class being loaded); it goes on, and its thread is let go when it returns: %w", RegistryTimeout, err)
+		return nil, nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes did not answer within %s (another suspended thread may hold a lock their dump needs: a class being loaded); it goes on, and its thread is let go when it returns: %w", RegistryTimeout, err)
 	}
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: %s: %w", names.Dump, err)
+		return nil, nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: %s: %w", names.Dump, err)
 	}
 	if res.Exception.ID != 0 {
 		name, msg := t.VM.ExceptionText(ctx, res.Exception.ID)
-		return nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: %s threw %s: %s", names.Dump, name, msg)
+		return nil, nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: %s threw %s: %s", names.Dump, name, msg)
 	}
 	arr := res.Value.Object()
 	if arr == 0 {
-		return nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: %s returned null", names.Dump)
+		return nil, nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: %s returned null", names.Dump)
 	}
 	// The answer is held until read (the VM could collect it meanwhile).
 	if err := t.VM.DisableCollection(ctx, arr); err == nil {
 		defer t.VM.EnableCollection(context.WithoutCancel(ctx), arr)
 	}
-	parts, err := t.VM.ArrayValues(ctx, arr, 0, 3)
+	nparts, err := t.VM.ArrayLength(ctx, arr)
+	if err != nil || nparts < 3 {
+		return nil, nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: their answer has %d parts, want 3 or more: %v", nparts, err)
+	}
+	parts, err := t.VM.ArrayValues(ctx, arr, 0, min(nparts, 4))
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: their answer: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: their answer: %w", err)
 	}
 	text, err := t.VM.String(ctx, parts[0].Object())
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: their answer: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("kotlinx-coroutines' debug probes: their answer: %w", err)
 	}
 	if infos, err = s.CoroutineDump(text); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	objects := func(v jdwp.Value) ([]jdwp.ObjectID, error) {
 		if v.IsNull() {
@@ -207,13 +221,43 @@ func (t *Target) readRegistry(ctx context.Context, s lang.Suspending, names lang
 	}
 	ths, err := objects(parts[1])
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	for _, th := range ths {
 		threads = append(threads, jdwp.ThreadID(th))
 	}
-	lasts, err = objects(parts[2])
-	return infos, threads, lasts, err
+	if lasts, err = objects(parts[2]); err != nil || len(parts) < 4 {
+		return infos, threads, lasts, nil, err
+	}
+	objs, err = objects(parts[3])
+	return infos, threads, lasts, objs, err
+}
+
+// creationStack reads the stack a coroutine was created with from its
+// registry info object (fields only), top first, at most max frames; nil
+// when the registry did not record it.
+func (t *Target) creationStack(ctx context.Context, names lang.Continuations, info jdwp.ObjectID, max int) []AsyncFrame {
+	v, ok, err := t.VM.Field(ctx, info, names.InfoCreation)
+	if err != nil || !ok {
+		return nil
+	}
+	var out []AsyncFrame
+	for f, n := v.Object(), 0; f != 0 && len(out) < max && n < maxAsyncFrames; n++ {
+		el, _, _ := t.VM.Field(ctx, f, names.FrameElement)
+		next, _, err := t.VM.Field(ctx, f, names.FrameCaller)
+		if err != nil {
+			break
+		}
+		if !el.IsNull() {
+			var af AsyncFrame
+			t.readStackElement(ctx, el.Object(), &af)
+			if af.Method != "" && !strings.HasPrefix(af.Owner, names.ArtificialFrame) {
+				out = append(out, af)
+			}
+		}
+		f = next.Object()
+	}
+	return out
 }
 
 // runningFrames are a coroutine's frames on a suspended thread that runs
@@ -299,7 +343,8 @@ func (t *Target) threadCoroutines(ctx context.Context, s lang.Suspending, stoppe
 			running = append(running, c.job)
 		}
 	}
-	for _, c := range t.jobCoroutines(ctx, s, running) {
+	more, fromInstances := t.jobCoroutines(ctx, s, running)
+	for _, c := range more {
 		if _, dup := at[c.ID]; dup {
 			continue
 		}
@@ -307,6 +352,7 @@ func (t *Target) threadCoroutines(ctx context.Context, s lang.Suspending, stoppe
 		all = append(all, c)
 		list.FromJobs = true
 	}
+	list.FromInstances = fromInstances
 	slices.SortFunc(all, func(a, b Coroutine) int { return int(min(max(a.ID-b.ID, -1), 1)) })
 	list.Total = len(all)
 	start = min(max(start, 0), len(all))

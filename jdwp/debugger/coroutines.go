@@ -264,28 +264,7 @@ func (t *Target) describeByRunning(ctx context.Context, s lang.Suspending, threa
 			t.log.Debug().Err(err).Msg("a continuation's metadata by running the runtime's reader")
 			return
 		}
-		ste := res.Value.Object()
-		str := func(field string) string {
-			v, ok, err := t.VM.Field(ctx, ste, field)
-			if err != nil || !ok || v.IsNull() {
-				return ""
-			}
-			text, _ := t.VM.String(ctx, v.Object())
-			return text
-		}
-		if owner, method := str("declaringClass"), str("methodName"); method != "" {
-			af.Owner, af.Method = owner, method
-		}
-		if file := str("fileName"); file != "" && af.Method != "" {
-			pkg := ""
-			if i := strings.LastIndexByte(af.Owner, '.'); i >= 0 {
-				pkg = strings.ReplaceAll(af.Owner[:i], ".", "/") + "/"
-			}
-			af.Rel = pkg + file
-		}
-		if v, ok, err := t.VM.Field(ctx, ste, "lineNumber"); err == nil && ok && v.Int() > 0 {
-			af.Line = int(v.Int())
-		}
+		t.readStackElement(ctx, res.Value.Object(), af)
 		if spilled == nil {
 			continue
 		}
@@ -564,4 +543,30 @@ func (c *contState) closeClassFiles() error {
 	}
 	c.files, c.jars = nil, nil
 	return errors.Join(errs...)
+}
+
+// readStackElement reads a java.lang.StackTraceElement's class, method,
+// file and line into af (fields only); af keeps what the element lacks.
+func (t *Target) readStackElement(ctx context.Context, ste jdwp.ObjectID, af *AsyncFrame) {
+	str := func(field string) string {
+		v, ok, err := t.VM.Field(ctx, ste, field)
+		if err != nil || !ok || v.IsNull() {
+			return ""
+		}
+		text, _ := t.VM.String(ctx, v.Object())
+		return text
+	}
+	if owner, method := str("declaringClass"), str("methodName"); method != "" {
+		af.Owner, af.Method = owner, method
+	}
+	if file := str("fileName"); file != "" && af.Method != "" {
+		pkg := ""
+		if i := strings.LastIndexByte(af.Owner, '.'); i >= 0 {
+			pkg = strings.ReplaceAll(af.Owner[:i], ".", "/") + "/"
+		}
+		af.Rel = pkg + file
+	}
+	if v, ok, err := t.VM.Field(ctx, ste, "lineNumber"); err == nil && ok && v.Int() > 0 {
+		af.Line = int(v.Int())
+	}
 }

@@ -64,8 +64,23 @@ func (f *funcSpec) simple() string {
 	return javalang.SimpleName(strings.ReplaceAll(f.class, "$", "."))
 }
 
-// matchesClass reports whether a loaded class (binary name) is the spec's.
+// matchesClass reports whether a loaded class (binary name) is the spec's,
+// or the companion object of the spec's class (Kotlin: Shop.open names the
+// companion's open, Shop$Companion.open, as IntelliJ reads it).
 func (f *funcSpec) matchesClass(name string) bool {
+	if f.matchesOwnClass(name) {
+		return true
+	}
+	if f.method == "<init>" || f.method == "<clinit>" {
+		return false // Shop.Shop is Shop's constructor, never its companion's
+	}
+	outer, ok := strings.CutSuffix(name, "$Companion")
+	return ok && f.matchesOwnClass(outer)
+}
+
+// matchesOwnClass reports whether a class (binary name) is the one the spec
+// names.
+func (f *funcSpec) matchesOwnClass(name string) bool {
 	dotted := strings.ReplaceAll(name, "$", ".")
 	want := strings.ReplaceAll(f.class, "$", ".")
 	return dotted == want || strings.HasSuffix(dotted, "."+want)
@@ -129,8 +144,8 @@ func (t *Target) SetFunctionBreakpoints(ctx context.Context, want []FunctionSpec
 		for _, id := range bp.reqs {
 			t.Requests.Clear(ctx, jdwp.EventBreakpoint, id)
 		}
-		if bp.prepReq != 0 {
-			t.Requests.Clear(ctx, jdwp.EventClassPrepare, bp.prepReq)
+		for _, id := range bp.prepReqs {
+			t.Requests.Clear(ctx, jdwp.EventClassPrepare, id)
 		}
 	}
 	var all []jdwp.ClassInfo
@@ -153,14 +168,20 @@ func (t *Target) SetFunctionBreakpoints(ctx context.Context, want []FunctionSpec
 			out = append(out, bp.info())
 			continue
 		}
-		id, err := t.Requests.Set(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch("*"+spec.simple()))
-		if err != nil {
-			return nil, fmt.Errorf("watch for class %s: %w", spec.class, err)
+		patterns := []string{"*" + spec.simple()}
+		if spec.simple() != "Companion" {
+			patterns = append(patterns, "*"+spec.simple()+"$Companion")
 		}
-		bp.prepReq = id
-		t.mu.Lock()
-		t.bps.fnPrep[id] = bp
-		t.mu.Unlock()
+		for _, pattern := range patterns {
+			id, err := t.Requests.Set(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(pattern))
+			if err != nil {
+				return nil, fmt.Errorf("watch for class %s: %w", spec.class, err)
+			}
+			bp.prepReqs = append(bp.prepReqs, id)
+			t.mu.Lock()
+			t.bps.fnPrep[id] = bp
+			t.mu.Unlock()
+		}
 		if all == nil {
 			if all, err = t.VM.AllClasses(ctx); err != nil {
 				return nil, fmt.Errorf("list loaded classes: %w", err)
@@ -185,6 +206,9 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 		return nil
 	}
 	bp.done[class] = true
+	if skip, err := t.outerHasFunc(ctx, bp.fn, class); err != nil || skip {
+		return err
+	}
 	declaring, ms, err := t.funcMethods(ctx, bp.fn, class)
 	if err != nil {
 		return err
@@ -233,6 +257,39 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 		}
 	}
 	return nil
+}
+
+// outerHasFunc reports whether class is a companion object the spec
+// matched through its outer class (Shop$Companion for Shop.open) while the
+// outer class declares the method itself (a @JvmStatic one, which calls the
+// companion's): the breakpoint stops there, once.
+func (t *Target) outerHasFunc(ctx context.Context, fn *funcSpec, class jdwp.ReferenceTypeID) (bool, error) {
+	sig, err := t.VM.Signature(ctx, class)
+	if err != nil {
+		return false, err
+	}
+	name := javalang.TypeName(sig)
+	outer, ok := strings.CutSuffix(name, "$Companion")
+	if !ok || fn.matchesOwnClass(name) {
+		return false, nil
+	}
+	outers, err := t.VM.ClassesBySignature(ctx, strings.TrimSuffix(sig, "$Companion;")+";")
+	if err != nil {
+		return false, err
+	}
+	for _, o := range outers {
+		ms, err := t.VM.Methods(ctx, o.ID)
+		if err != nil {
+			return false, err
+		}
+		for _, m := range ms {
+			if fn.matchesMethod(m) {
+				t.log.Debug().Str("class", outer).Str("function", fn.text).Msg("function breakpoint: the outer class declares it; its companion's is not set")
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // funcMethods are the methods of class a function breakpoint may name:

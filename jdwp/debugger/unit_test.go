@@ -55,6 +55,33 @@ func TestParseFuncName(t *testing.T) {
 	}
 }
 
+// A function breakpoint's class matches the class, and for a method (not
+// a constructor) its Kotlin companion object: Shop.open is
+// Shop$Companion.open, as Kotlin calls it.
+func TestFuncSpecMatchesCompanion(t *testing.T) {
+	for _, tc := range []struct {
+		spec, class string
+		want        bool
+	}{
+		{"Shop.open", "app.Shop", true},
+		{"Shop.open", "app.Shop$Companion", true},
+		{"app.Shop.open", "app.Shop$Companion", true},
+		{"Shop.Companion.open", "app.Shop$Companion", true},
+		{"Shop.open", "app.BigShop$Companion", false},
+		{"Shop.open", "app.Shop$Till", false},
+		{"Shop.Shop", "app.Shop$Companion", false},
+		{"Shop.Shop", "app.Shop", true},
+	} {
+		f, err := parseFuncName(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.matchesClass(tc.class); got != tc.want {
+			t.Errorf("%s matches %s: %v, want %v", tc.spec, tc.class, got, tc.want)
+		}
+	}
+}
+
 func TestMatchClass(t *testing.T) {
 	for _, tc := range []struct {
 		pattern, name string

@@ -60,6 +60,13 @@ type Continuations struct {
 	// coroutines' last continuations, their info objects}, each in the
 	// text's order.
 	Registry, Installed, Instance, Dump string
+	// A registry's info object (the Dump's fourth array) holds in
+	// InfoCreation the stack its coroutine was created with, when the
+	// registry records it: a chain of frames, each with its element
+	// (FrameElement: a StackTraceElement) and the next one down
+	// (FrameCaller), the first an artificial one whose class starts with
+	// ArtificialFrame.
+	InfoCreation, FrameElement, FrameCaller, ArtificialFrame string
 	// JobContext is the field of a coroutine (the object ending a chain of
 	// continuations: kotlinx-coroutines' AbstractCoroutine) holding its
 	// context. A context is one element, or Combined's pair of fields

@@ -32,7 +32,8 @@
 // their fields, page by page, in the order the program iterates them
 // ([Presenter.FieldElements]: ArrayList, LinkedList, ArrayDeque, Vector, the
 // hash and tree maps and sets, ConcurrentHashMap, List/Set/Map.of, the
-// Collections wrappers, CopyOnWriteArrayList; their sizes too), any other
+// Collections wrappers, CopyOnWriteArrayList, the empty singletons of
+// Collections and of Kotlin's stdlib; their sizes too), any other
 // class's by toArray() run in the stopped thread. Views are chosen by
 // subtype tests against the java.util interfaces; the field layouts by
 // exact JDK class names. Presentation

@@ -189,6 +189,14 @@ func (p *Presenter) fieldElements(ctx context.Context, obj jdwp.ObjectID, sig st
 			return l, ok, err
 		}
 		return asValues(l), true, nil
+	case "Ljava/util/Collections$EmptyList;", "Ljava/util/Collections$EmptySet;",
+		"Lkotlin/collections/EmptyList;", "Lkotlin/collections/EmptySet;":
+		// Empty by definition: Collections.emptyList()'s and Kotlin's
+		// emptyList()/emptySet()/listOf() objects (the stdlib's
+		// singletons; Kotlin's collections are Java's).
+		return fixedElements(nil, nil), true, nil
+	case "Ljava/util/Collections$EmptyMap;", "Lkotlin/collections/EmptyMap;":
+		return fixedElements(nil, []jdwp.Value{}), true, nil
 	case "Ljava/util/TreeMap$KeySet;":
 		return p.inner(ctx, f["m"], true, depth)
 	case "Ljava/util/concurrent/ConcurrentHashMap$KeySetView;":

@@ -41,6 +41,10 @@ func (language) Continuations() lang.Continuations {
 		Installed:       "installations",
 		Instance:        "INSTANCE",
 		Dump:            "dumpCoroutinesInfoAsJsonAndReferences",
+		InfoCreation:    "creationStackBottom",
+		FrameElement:    "stackTraceElement",
+		FrameCaller:     "callerFrame",
+		ArtificialFrame: "_COROUTINE.",
 
 		JobContext:      "context",
 		Combined:        "kotlin.coroutines.CombinedContext",

@@ -1,8 +1,9 @@
 // The "Coroutines" view in Run and Debug, beside the Call Stack's threads: a
 // stopped VM's Kotlin coroutines read page by page with the adapter's
 // coroutines request (docs/dap.md), each with its state, dispatcher and
-// stack (async frames included), and where the list comes from (DebugProbes,
-// or the continuations of the stopped threads), as the adapter says it. The
+// stack (async frames included) and, where DebugProbes recorded it, the
+// stack that created it ("Creation stack"), and where the list comes from
+// (DebugProbes, or the stopped threads' coroutines), as the adapter says it. The
 // adapter does the work; this file shows it (paging and sessions: the
 // PagedSessionView it is).
 
@@ -12,7 +13,7 @@ import { views } from '../viewList';
 import { PagedSessionView, Row } from '../views/pagedSessionView';
 import { CFrame, Coroutine, coroutineLabel, CPage, decodeCoroutines, frameText, stateIcon, summary } from './model';
 
-type Node = { kind: 'coroutine'; c: Coroutine };
+type Node = { kind: 'coroutine'; c: Coroutine } | { kind: 'creation'; c: Coroutine };
 
 export class CoroutinesView extends PagedSessionView<CPage, Coroutine, CFrame, Node> {
   static readonly viewId = views.coroutines.id;
@@ -22,6 +23,7 @@ export class CoroutinesView extends PagedSessionView<CPage, Coroutine, CFrame, N
       viewId: CoroutinesView.viewId,
       commands: 'ddmbridge.coroutines',
       request: 'coroutines',
+      args: { creationStacks: true },
       decode: decodeCoroutines,
       pageSize: 1000, // the adapter's default page
       what: 'coroutines',
@@ -46,13 +48,27 @@ export class CoroutinesView extends PagedSessionView<CPage, Coroutine, CFrame, N
     return out;
   }
 
-  protected children(n: Node): Row<CFrame>[] {
-    return n.c.frames.map((f): Row<CFrame> => ({ kind: 'frame', f }));
+  protected children(n: Node): (Row<CFrame> | Node)[] {
+    if (n.kind === 'creation') {
+      return (n.c.creationStack ?? []).map((f): Row<CFrame> => ({ kind: 'frame', f }));
+    }
+    const out: (Row<CFrame> | Node)[] = n.c.frames.map((f): Row<CFrame> => ({ kind: 'frame', f }));
+    if (n.c.creationStack?.length) {
+      out.push({ kind: 'creation', c: n.c });
+    }
+    return out;
   }
 
   protected item(n: Node): vscode.TreeItem {
+    if (n.kind === 'creation') {
+      const it = new vscode.TreeItem('Creation stack', vscode.TreeItemCollapsibleState.Collapsed);
+      it.iconPath = new vscode.ThemeIcon('history');
+      it.tooltip = (n.c.creationStack ?? []).map(frameText).join('\n');
+      return it;
+    }
     const { label, description } = coroutineLabel(n.c);
-    const it = new vscode.TreeItem(label, n.c.frames.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const open = n.c.frames.length || n.c.creationStack?.length;
+    const it = new vscode.TreeItem(label, open ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     it.description = description;
     it.iconPath = new vscode.ThemeIcon(stateIcon(n.c.state));
     it.tooltip = [`${n.c.name}: ${n.c.state}${n.c.dispatcher ? ` on ${n.c.dispatcher}` : ''}`, ...n.c.frames.map((f) => `  ${frameText(f)}`)].join('\n');

@@ -14,6 +14,7 @@ export class CoroutinesError extends SchemaError {
 /** Where the list comes from (the answer's "source", shown as it reads). */
 export const fromDebugProbes = 'DebugProbes';
 export const fromContinuations = 'continuations of stopped threads';
+export const fromInstances = "VM's coroutine objects";
 
 export type CoroutineState = 'running' | 'suspended' | 'created';
 const states: readonly string[] = ['running', 'suspended', 'created'];
@@ -33,6 +34,8 @@ export interface Coroutine {
   dispatcher?: string;
   threadId?: number;
   frames: CFrame[];
+  /** The stack that created it, top first, when asked and DebugProbes recorded it. */
+  creationStack?: CFrame[];
 }
 
 export interface CPage {
@@ -72,7 +75,7 @@ function frame(v: unknown, where: string): CFrame {
 }
 
 function coroutine(v: unknown, where: string): Coroutine {
-  const o = fieldsOf(v, where, ['id', 'name', 'state', 'frames'], ['dispatcher', 'threadId'], E);
+  const o = fieldsOf(v, where, ['id', 'name', 'state', 'frames'], ['dispatcher', 'threadId', 'creationStack'], E);
   const state = str(o.state, `${where}.state`, E);
   if (!states.includes(state)) {
     throw new E(`${where}.state: expected one of ${states.join(', ')}, got ${JSON.stringify(state)}`);
@@ -89,6 +92,9 @@ function coroutine(v: unknown, where: string): Coroutine {
   }
   if (o.threadId !== undefined) {
     c.threadId = uint(o.threadId, `${where}.threadId`, E);
+  }
+  if (o.creationStack !== undefined) {
+    c.creationStack = list(o.creationStack, `${where}.creationStack`, frame, E);
   }
   return c;
 }
@@ -128,7 +134,12 @@ export function stateIcon(s: CoroutineState): string {
 /** What the view says above the coroutines: how many, and where the list comes from (as the adapter says it). */
 export function summary(p: CPage, loaded: number): string {
   const n = `${p.total} coroutine${p.total === 1 ? '' : 's'}`;
-  const from = p.source === fromDebugProbes ? 'from DebugProbes (every coroutine of the VM)' : `from the ${p.source} (only those found on them)`;
+  const from =
+    p.source === fromDebugProbes
+      ? 'from DebugProbes (every coroutine of the VM)'
+      : p.source === fromInstances
+        ? `from the ${p.source} (every coroutine of the VM, without DebugProbes)`
+        : `from the ${p.source} (only those found on them)`;
   const read = loaded < p.total ? `; ${loaded} read` : '';
   return `${n} ${from}${read}`;
 }

@@ -33,8 +33,9 @@ export interface PagedList<P> {
   viewId: string;
   /** The prefix of the view's commands: PREFIX.more, PREFIX.openFrame (package.json). */
   commands: string;
-  /** The adapter's custom request, asked with { start, count }, and its answer's decoder (strict: a wrong field throws). */
+  /** The adapter's custom request, asked with { start, count } (and args), and its answer's decoder (strict: a wrong field throws). */
   request: string;
+  args?: Record<string, unknown>;
   decode: (body: unknown) => P;
   /** Items read per request. */
   pageSize: number;
@@ -126,7 +127,7 @@ export abstract class PagedSessionView<P extends Page, I, F extends ViewFrame, N
     const start = this.loaded;
     this.loading = (async () => {
       try {
-        const p = this.list.decode(await s.customRequest(this.list.request, { start, count: this.list.pageSize }));
+        const p = this.list.decode(await s.customRequest(this.list.request, { ...this.list.args, start, count: this.list.pageSize }));
         if (s !== this.session || !this.stopped) {
           return;
         }

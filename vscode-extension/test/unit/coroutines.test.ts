@@ -35,6 +35,12 @@ describe('coroutines', () => {
     assert.equal(p.coroutines[0].frames[1].source?.path, '/ws/app/Main.kt');
     assert.equal(p.coroutines[1].threadId, undefined);
     assert.deepEqual(decodeCoroutines({ ...page, note: undefined, coroutines: [] }).coroutines, []);
+    assert.equal(p.coroutines[0].creationStack, undefined);
+    const created = decodeCoroutines({
+      ...page,
+      coroutines: [{ ...page.coroutines[1], creationStack: [{ name: 'CoroutinesKt$main$1.invokeSuspend', line: 124, source: { name: 'Coroutines.kt', path: '/ws/app/Coroutines.kt' } }] }],
+    });
+    assert.equal(created.coroutines[0].creationStack?.[0].line, 124);
   });
 
   test('names the field that is off the schema', () => {
@@ -51,6 +57,8 @@ describe('coroutines', () => {
       [{ ...page, coroutines: [{ ...page.coroutines[1], frames: [{ name: 'f', line: 1.5 }] }] }, /frames\[0\]\.line: expected an integer/],
       [{ ...page, coroutines: [{ ...page.coroutines[1], frames: [{ name: 'f', source: 'Main.kt' }] }] }, /frames\[0\]\.source: expected a DAP Source object/],
       [{ ...page, coroutines: [{ ...page.coroutines[1], frames: [{ name: 'f', source: { path: 7 } }] }] }, /frames\[0\]\.source\.path: expected a string/],
+      [{ ...page, coroutines: [{ ...page.coroutines[1], creationStack: {} }] }, /coroutines\[0\]\.creationStack: expected an array/],
+      [{ ...page, coroutines: [{ ...page.coroutines[1], creationStack: [{ line: 3 }] }] }, /creationStack\[0\]\.name: missing/],
       ['nothing', /coroutines: body: expected an object/],
     ];
     for (const [body, re] of bad) {
@@ -73,6 +81,7 @@ describe('coroutines', () => {
   test('the summary says where the list comes from', () => {
     const p = decodeCoroutines(page);
     assert.equal(summary(p, 2), '2 coroutines from the continuations of stopped threads (only those found on them)');
+    assert.equal(summary({ ...p, source: "VM's coroutine objects" }, 2), "2 coroutines from the VM's coroutine objects (every coroutine of the VM, without DebugProbes)");
     assert.equal(summary({ ...p, source: 'DebugProbes', total: 1000 }, 1000), '1000 coroutines from DebugProbes (every coroutine of the VM)');
     assert.equal(summary({ ...p, source: 'DebugProbes', total: 2500 }, 1000), '2500 coroutines from DebugProbes (every coroutine of the VM); 1000 read');
   });

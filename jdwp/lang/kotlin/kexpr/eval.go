@@ -265,6 +265,9 @@ func (ev *evaluator) name(ctx context.Context, n *Name, asValue bool) (expr.Valu
 		return v, nil
 	}
 	if errors.Is(err, expr.ErrUnknownName) {
+		if d, derr := ev.env.Lookup(ctx, n.Name+"$delegate"); derr == nil && d.Kind.IsRef() && d.Kind != expr.KindNull {
+			return ev.delegated(ctx, n, d)
+		}
 		// a property of an implicit receiver: apply's, an extension
 		// function's ($this$… locals, innermost first)
 		for _, r := range ev.receivers(ctx) {
@@ -281,6 +284,22 @@ func (ev *evaluator) name(ctx context.Context, n *Name, asValue bool) (expr.Valu
 		}
 	}
 	return expr.Value{}, &expr.EvalError{Expr: n.Name, Err: err}
+}
+
+// delegated is the value of a local delegated property (val x by lazy
+// { … }), whose delegate kotlinc keeps in the local x$delegate: a Lazy's
+// value (getValue(), which initializes it as reading x in the program
+// does; where no code may run, a hover, its _value once initialized), or
+// the field value of a delegate that keeps one (Delegates.observable's).
+func (ev *evaluator) delegated(ctx context.Context, n *Name, d expr.Value) (expr.Value, error) {
+	v, err := ev.prop(ctx, n, d, "value")
+	if err == nil {
+		return v, nil
+	}
+	if iv, ferr := ev.env.Field(ctx, d, "_value"); ferr == nil && iv.Type != "Lkotlin/UNINITIALIZED_VALUE;" {
+		return iv, nil
+	}
+	return expr.Value{}, fail(n, "%s is a delegated property: its delegate (%s) has no value this can read (%v)", n.Name, kotlinType(d), err)
 }
 
 // LocalNames is implemented by environments that list a frame's visible
