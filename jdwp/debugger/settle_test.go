@@ -5,11 +5,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/jdwptest"
 	"github.com/ddmbridge/ddmbridge/jdwp/linkproxy"
+	"github.com/rs/zerolog"
 )
 
 // falseAfterMethod is a condition that runs a method in the hit's thread
@@ -160,5 +163,63 @@ func TestReleaseWithoutAsking(t *testing.T) {
 				t.Errorf("the program reached the line %d times, want %d", n, hits)
 			}
 		})
+	}
+}
+
+// TestLedgerReleaseTrust: against a VM that keeps suspend counts as
+// HotSpot's agent does, the ledger asks a released event's count until one
+// read where it knew it was 1 trusts the VM's counts, then releases such
+// events with the resume alone; where it does not know (the session holds
+// the thread) it asks still; and a count that was not the one it knew
+// makes it ask for good. Each release leaves the count the ledger owes.
+func TestLedgerReleaseTrust(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ledger := func() (*Suspensions, *jdwptest.Threads, *atomic.Int32) {
+		vm := jdwptest.Start(t, jdwptest.Config{})
+		th := jdwptest.NewThreads(3, 1, 2)
+		th.Install(vm)
+		asked := new(atomic.Int32)
+		vm.Handle(jdwp.CmdThreadSuspendCount, jdwptest.Answer(func(r *jdwp.Reader, w *jdwp.Writer) jdwp.ErrorCode {
+			asked.Add(1)
+			w.Int32(int32(th.Count(jdwp.ThreadID(r.ObjectID()))))
+			return jdwp.ErrNone
+		}))
+		return NewSuspensions(vm.Dial(t, nil), zerolog.Nop(), 10*time.Second), th, asked
+	}
+	release := func(s *Suspensions, th *jdwptest.Threads, id jdwp.ThreadID, behind int) {
+		t.Helper()
+		for range 1 + behind {
+			th.Suspend(id)
+		}
+		s.EventArrived(id)
+		if err := s.ReleaseEvent(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	s, th, asked := ledger()
+	release(s, th, 1, 0)
+	release(s, th, 1, 0)
+	release(s, th, 2, 0)
+	if n := asked.Load(); n != 1 || th.Count(1) != 0 || th.Count(2) != 0 {
+		t.Errorf("three releases the ledger knew: %d counts asked (want the first only), counts %d, %d (want 0)", n, th.Count(1), th.Count(2))
+	}
+	if err := s.SuspendThread(ctx, 2); err != nil { // a pause of thread 2
+		t.Fatal(err)
+	}
+	release(s, th, 2, 0)
+	if n := asked.Load(); n != 2 || th.Count(2) != 1 {
+		t.Errorf("a release in a paused thread: %d counts asked in all (want 2), count %d (want 1)", n, th.Count(2))
+	}
+	if err := s.ResumeThread(ctx, 2); err != nil || th.Count(2) != 0 {
+		t.Errorf("resume of the pause: %v, count %d", err, th.Count(2))
+	}
+
+	s, th, asked = ledger()
+	release(s, th, 1, 1) // a count the ledger did not know, at its first read
+	release(s, th, 1, 0)
+	if n := asked.Load(); n != 2 || th.Count(1) != 0 {
+		t.Errorf("after a count that was not the ledger's: %d counts asked for 2 releases (want 2), count %d (want 0)", n, th.Count(1))
 	}
 }
