@@ -60,11 +60,14 @@ func TestBenchKotlin(t *testing.T) {
 		if k.ListRuns != 2 || k.StopRuns != 2 || k.FirstMs <= 0 || k.ListMs <= 0 || k.NoFramesMs <= 0 || k.SuspendMs <= 0 || k.PlainMs <= 0 {
 			t.Errorf("a coroutine figure was not measured: %+v", k)
 		}
+		if l := k.WithoutProbes; l == nil || l.Listed < 100 || l.WithFrames < 100 || l.Source == "DebugProbes" || l.FirstMs <= 0 || l.ListMs <= 0 {
+			t.Errorf("the coroutine list without the debug probes: %+v, want every launched one with its stack, found through the jobs", l)
+		}
 		if k.AsyncFrames < 2 {
 			t.Errorf("the stop in chainC shows %d async frames, want chainB's and chainA's at least", k.AsyncFrames)
 		}
 	}
-	for _, row := range []string{ktActFirstFile, ktActInline, "SMAP parse", "coroutine list (DebugProbes): ", "stop→variables in a suspend function"} {
+	for _, row := range []string{ktActFirstFile, ktActInline, "SMAP parse", "coroutine list (DebugProbes): ", "coroutine list without DebugProbes (", "stop→variables in a suspend function"} {
 		if !strings.Contains(table.String(), row) {
 			t.Errorf("the table lacks %q:\n%s", row, table.String())
 		}

@@ -50,6 +50,19 @@ type kotlinCoroutines struct {
 	PlainMs     float64 `json:"plainMs"`
 	StopRuns    int     `json:"stopRuns"`
 	AsyncFrames int     `json:"asyncFrames"`
+	// WithoutProbes is the same list in a run without the debug probes.
+	WithoutProbes *kotlinCoroutineList `json:"withoutProbes,omitempty"`
+}
+
+// kotlinCoroutineList is one list's figures (as kotlinCoroutines' fields
+// of the same names).
+type kotlinCoroutineList struct {
+	Listed     int     `json:"listed"`
+	WithFrames int     `json:"withFrames"`
+	Source     string  `json:"source"`
+	FirstMs    float64 `json:"firstMs"`
+	ListMs     float64 `json:"listMs"`
+	NoFramesMs float64 `json:"noFramesMs"`
 }
 
 // ktCoroFile is the coroutine program's source; its lines with these
@@ -202,31 +215,36 @@ func benchKotlinCoroutines(ctx context.Context, n, runs int) (*kotlinCoroutines,
 		c.close()
 	}
 
-	// The list, from the debug probes (kotlinx-coroutines-core as an agent).
-	c, _, err := launch([]string{"many", strconv.Itoa(n)}, []string{"-javaagent:" + peers.Coroutines}, ktCoroLine(ktCoroReady))
-	if err != nil {
-		return nil, fmt.Errorf("the coroutine list: %w", err)
-	}
-	list := func(frames *int) (*ext.CoroutinesBody, time.Duration, error) {
-		start := time.Now()
-		r, err := c.request(&ext.CoroutinesRequest{Request: c.req("coroutines"), Arguments: ext.CoroutinesArguments{Count: n + 16, Frames: frames}})
-		d := time.Since(start)
+	// The list, from the debug probes (kotlinx-coroutines-core as an agent),
+	// then without them (the stopped threads' coroutines and their jobs, or
+	// the VM's coroutine objects: what an app on ART gets).
+	measureList := func(vmArgs []string) (*kotlinCoroutineList, error) {
+		c, _, err := launch([]string{"many", strconv.Itoa(n)}, vmArgs, ktCoroLine(ktCoroReady))
 		if err != nil {
-			return nil, d, err
+			return nil, err
 		}
-		body := &r.(*ext.CoroutinesResponse).Body
-		if body.Total < n || len(body.Coroutines) < n {
-			return nil, d, fmt.Errorf("the coroutines request listed %d of %d coroutines, want %d or more (%s: %s)", len(body.Coroutines), body.Total, n, body.Source, body.Note)
+		defer end(c)
+		list := func(frames *int) (*ext.CoroutinesBody, time.Duration, error) {
+			start := time.Now()
+			r, err := c.request(&ext.CoroutinesRequest{Request: c.req("coroutines"), Arguments: ext.CoroutinesArguments{Count: n + 16, Frames: frames}})
+			d := time.Since(start)
+			if err != nil {
+				return nil, d, err
+			}
+			body := &r.(*ext.CoroutinesResponse).Body
+			if body.Total < n || len(body.Coroutines) < n {
+				return nil, d, fmt.Errorf("the coroutines request listed %d of %d coroutines, want %d or more (%s: %s)", len(body.Coroutines), body.Total, n, body.Source, body.Note)
+			}
+			return body, d, nil
 		}
-		return body, d, nil
-	}
-	body, first, err := list(nil)
-	if err == nil {
-		out.FirstMs = ms(first)
-		out.Listed, out.Source = body.Total, body.Source
+		body, first, err := list(nil)
+		if err != nil {
+			return nil, err
+		}
+		l := &kotlinCoroutineList{FirstMs: ms(first), Listed: body.Total, Source: body.Source}
 		for _, co := range body.Coroutines {
 			if len(co.Frames) > 0 {
-				out.WithFrames++
+				l.WithFrames++
 			}
 		}
 		var all, none time.Duration
@@ -236,15 +254,20 @@ func benchKotlinCoroutines(ctx context.Context, n, runs int) (*kotlinCoroutines,
 			all += d
 			_, d0, nerr := list(&zero)
 			none += d0
-			if err = errors.Join(lerr, nerr); err != nil {
-				break
+			if err := errors.Join(lerr, nerr); err != nil {
+				return nil, err
 			}
 		}
-		out.ListMs, out.NoFramesMs = ms(all)/float64(runs), ms(none)/float64(runs)
+		l.ListMs, l.NoFramesMs = ms(all)/float64(runs), ms(none)/float64(runs)
+		return l, nil
 	}
-	end(c)
+	l, err := measureList([]string{"-javaagent:" + peers.Coroutines})
 	if err != nil {
 		return nil, fmt.Errorf("the coroutine list: %w", err)
+	}
+	out.Listed, out.WithFrames, out.Source, out.FirstMs, out.ListMs, out.NoFramesMs = l.Listed, l.WithFrames, l.Source, l.FirstMs, l.ListMs, l.NoFramesMs
+	if out.WithoutProbes, err = measureList(nil); err != nil {
+		return nil, fmt.Errorf("the coroutine list without the debug probes: %w", err)
 	}
 
 	// stop→variables in chainC (resumed: its async stack read) against
@@ -346,6 +369,10 @@ func printKotlinCoroutines(w io.Writer, k *kotlinCoroutines) {
 	}
 	fmt.Fprintf(w, "coroutine list (%s): %d coroutines listed of %d launched, %d with a stack; first list %.1f ms, then %.1f ms a list, %.1f ms without frames (%d runs)\n",
 		k.Source, k.Listed, k.Launched, k.WithFrames, k.FirstMs, k.ListMs, k.NoFramesMs, k.ListRuns)
+	if l := k.WithoutProbes; l != nil {
+		fmt.Fprintf(w, "coroutine list without DebugProbes (%s): %d coroutines listed of %d launched, %d with a stack; first list %.1f ms, then %.1f ms a list, %.1f ms without frames (%d runs)\n",
+			l.Source, l.Listed, k.Launched, l.WithFrames, l.FirstMs, l.ListMs, l.NoFramesMs, k.ListRuns)
+	}
 	ratio := 0.0
 	if k.PlainMs > 0 {
 		ratio = k.SuspendMs / k.PlainMs

@@ -281,7 +281,7 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 		views++
 		a.phase.Store("computing the dominator tree")
 		log := component("hprof")
-		log.Info().Str("file", a.file).Bool("spill", a.spill).Msg("computing the dominator tree")
+		log.Info().Str("file", a.file).Bool("spill", a.spill).Bool("lean", a.lean).Msg("computing the dominator tree")
 		n := o.top
 		if n == 0 {
 			n = 30

@@ -2,11 +2,13 @@ package debugger
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
 	"github.com/ddmbridge/ddmbridge/jdwp/lang"
+	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
 
 // Coroutines no thread runs, found without a registry: the jobs of the
@@ -59,47 +61,81 @@ func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running [
 	}
 	visited := map[jdwp.ObjectID]bool{}
 	at := map[jdwp.ObjectID]int{} // a listed coroutine → its index in out
+	// walk reads the queue's jobs level by level, each level's jobs at once.
 	walk := func() {
+		type read struct {
+			job, owner, last jdwp.ObjectID
+			state            string
+			listed           bool
+			children         []jdwp.ObjectID
+		}
 		for len(queue) > 0 && len(visited) < maxJobs {
-			it := queue[0]
-			queue = queue[1:]
-			if visited[it.job] {
-				continue
-			}
-			visited[it.job] = true
-			_, sig, err := t.VM.ObjectType(ctx, it.job)
-			if err != nil {
-				continue
-			}
-			nodes, state := t.jobNodes(ctx, n, it.job)
-			owner := it.owner
-			if isCo, _ := t.VM.Subtype(ctx, sig, coroutine); isCo {
-				if isScope, _ := t.VM.Subtype(ctx, sig, scope); !isScope {
-					owner = it.job // a scope's children and waiter are its coroutine's
-					if state != "" && !run[it.job] {
-						at[it.job] = len(out)
-						out = append(out, Coroutine{ID: int64(it.job), State: state, job: it.job})
-					}
+			var level []item
+			for _, it := range queue {
+				if !visited[it.job] && len(visited) < maxJobs {
+					visited[it.job] = true
+					level = append(level, it)
 				}
 			}
-			for _, node := range nodes {
-				_, nsig, err := t.VM.ObjectType(ctx, node)
+			queue = queue[:0]
+			reads := make([]read, len(level))
+			_ = mirror.Parallel(len(level), func(i int) error {
+				it, r := level[i], &reads[i]
+				r.job, r.owner = it.job, it.owner
+				_, sig, err := t.VM.ObjectType(ctx, it.job)
 				if err != nil {
-					continue
+					return nil
 				}
-				switch javalang.TypeName(nsig) {
-				case n.ChildNode:
-					if c, ok, _ := t.VM.Field(ctx, node, n.ChildField); ok && !c.IsNull() {
-						queue = append(queue, item{job: c.Object(), owner: owner})
+				nodes, state := t.jobNodes(ctx, n, it.job)
+				r.state = state
+				if isCo, _ := t.VM.Subtype(ctx, sig, coroutine); isCo {
+					if isScope, _ := t.VM.Subtype(ctx, sig, scope); !isScope {
+						r.owner = it.job // a scope's children and waiter are its coroutine's
+						r.listed = state != "" && !run[it.job]
 					}
-				case n.Waiter:
-					i, listed := at[owner]
-					if !listed || out[i].last != 0 {
-						continue
+				}
+				// at is written only between levels.
+				i0, ownerListed := at[r.owner]
+				wantWaiter := r.listed && r.owner == it.job || ownerListed && out[i0].last == 0
+				// The nodes at once: a child's handle, the waiter.
+				children := make([]jdwp.ObjectID, len(nodes))
+				waiters := make([]jdwp.ObjectID, len(nodes))
+				_ = mirror.Parallel(len(nodes), func(k int) error {
+					_, nsig, err := t.VM.ObjectType(ctx, nodes[k])
+					if err != nil {
+						return nil
 					}
-					if w, ok, _ := t.VM.Field(ctx, node, n.WaiterField); ok && !w.IsNull() {
-						out[i].last = t.waiterContinuation(ctx, n, w.Object())
+					switch javalang.TypeName(nsig) {
+					case n.ChildNode:
+						if c, ok, _ := t.VM.Field(ctx, nodes[k], n.ChildField); ok {
+							children[k] = c.Object()
+						}
+					case n.Waiter:
+						if w, ok, _ := t.VM.Field(ctx, nodes[k], n.WaiterField); ok && wantWaiter {
+							waiters[k] = w.Object()
+						}
 					}
+					return nil
+				})
+				for k := range nodes {
+					if children[k] != 0 {
+						r.children = append(r.children, children[k])
+					}
+					if waiters[k] != 0 && r.last == 0 {
+						r.last = t.waiterContinuation(ctx, n, waiters[k])
+					}
+				}
+				return nil
+			})
+			for _, r := range reads {
+				if r.listed {
+					at[r.job] = len(out)
+					out = append(out, Coroutine{ID: int64(r.job), State: r.state, job: r.job, last: r.last})
+				} else if i, ok := at[r.owner]; ok && r.last != 0 && out[i].last == 0 {
+					out[i].last = r.last
+				}
+				for _, c := range r.children {
+					queue = append(queue, item{job: c, owner: r.owner})
 				}
 			}
 		}
@@ -121,9 +157,10 @@ func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running [
 		queue = append(queue, item{job: r})
 		walk()
 	}
-	for i := range out {
+	_ = mirror.Parallel(len(out), func(i int) error {
 		t.readContext(ctx, s, out[i].job, &out[i])
-	}
+		return nil
+	})
 	return out, len(out) > fromThreads
 }
 
@@ -225,27 +262,45 @@ func (t *Target) jobNodes(ctx context.Context, n lang.Continuations, job jdwp.Ob
 }
 
 // listNodes reads a job's list of nodes from its head, removed nodes left
-// out.
+// out: one command a node (the link read by its field's id: every node's
+// class extends the head's base class, which declares it).
 func (t *Target) listNodes(ctx context.Context, n lang.Continuations, head jdwp.ObjectID) []jdwp.ObjectID {
-	var out []jdwp.ObjectID
-	next := func(node jdwp.ObjectID) (jdwp.ObjectID, bool) {
-		v, ok := t.firstField(ctx, node, n.ListNext)
-		if !ok || v.IsNull() {
-			return 0, false
-		}
-		nx := v.Object()
-		if _, sig, err := t.VM.ObjectType(ctx, nx); err == nil && javalang.TypeName(sig) == n.Removed {
-			r, _, _ := t.VM.Field(ctx, nx, n.RemovedField)
-			return r.Object(), true
-		}
-		return nx, false
+	ht, _, err := t.VM.ObjectType(ctx, head)
+	if err != nil {
+		return nil
 	}
-	cur, _ := next(head)
-	for cur != 0 && cur != head && len(out) < maxNodes {
-		nx, removed := next(cur)
-		if !removed {
-			out = append(out, cur)
+	var link jdwp.FieldID
+	for _, name := range n.ListNext {
+		if f, ok, err := t.VM.FindField(ctx, ht, name); err == nil && ok && !f.Static() {
+			link = f.ID
+			break
 		}
+	}
+	if link == 0 {
+		return nil
+	}
+	read := func(node jdwp.ObjectID) (jdwp.ObjectID, error) {
+		vals, err := t.Conn.FieldValues(ctx, node, []jdwp.FieldID{link})
+		if err != nil || len(vals) != 1 {
+			return 0, fmt.Errorf("a job's list: %v", err)
+		}
+		return vals[0].Object(), nil
+	}
+	var out []jdwp.ObjectID
+	cur, err := read(head)
+	for err == nil && cur != 0 && cur != head && len(out) < maxNodes {
+		nx, rerr := read(cur)
+		if rerr != nil {
+			// cur has no link: the Removed wrapper a removed node links to.
+			if _, sig, err := t.VM.ObjectType(ctx, cur); err != nil || javalang.TypeName(sig) != n.Removed || len(out) == 0 {
+				break
+			}
+			out = out[:len(out)-1]
+			r, _, _ := t.VM.Field(ctx, cur, n.RemovedField)
+			cur = r.Object()
+			continue
+		}
+		out = append(out, cur)
 		cur = nx
 	}
 	return out

@@ -12,7 +12,10 @@
 //     thread's hold (a stop or pause with suspendAllThreads off), and an
 //     event set's own suspension while its handling decides (a condition, a
 //     logpoint) — and the JDWP Suspend/Resume commands that change them.
-//     Nothing else in the session sends Suspend or Resume.
+//     Nothing else in the session sends Suspend or Resume. An event set that
+//     does not stop is released with its thread's resume alone when the
+//     ledger knows the thread's count is the set's 1 (and the VM's counts
+//     have shown to be the ledger's), else from the count the VM reports.
 //
 //   - the one invocation road (Target.Invoke, Target.NewInstance,
 //     invoke.go): the only way anything — presentation, conditions, log

@@ -78,6 +78,13 @@ type poolSession struct {
 
 func startPool(tb testing.TB, rounds int, opts Options) *poolSession {
 	tb.Helper()
+	return startPoolVia(tb, rounds, opts, nil)
+}
+
+// startPoolVia is startPool with the session attached through via (given
+// the VM's address, it returns the one to attach to; nil: the VM's).
+func startPoolVia(tb testing.TB, rounds int, opts Options, via func(addr string) string) *poolSession {
+	tb.Helper()
 	jvmtest.RequireJava(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	tb.Cleanup(cancel)
@@ -100,7 +107,11 @@ func startPool(tb testing.TB, rounds int, opts Options) *poolSession {
 		}
 	}
 	vm := jvmtest.StartT(tb, jvmtest.Options{ClassPath: []string{dir}, MainClass: "Pool", Args: []string{fmt.Sprint(rounds)}, Suspend: true})
-	conn, err := jdwp.Dial(ctx, vm.Addr, nil)
+	addr := vm.Addr
+	if via != nil {
+		addr = via(addr)
+	}
+	conn, err := jdwp.Dial(ctx, addr, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

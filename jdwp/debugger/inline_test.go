@@ -140,4 +140,10 @@ func TestInlinerWatch(t *testing.T) {
 	}
 	t.Logf("the run from configurationDone to its end: %d events, %d commands (%d SourceDebugExtension, %d ThreadReference.SuspendCount, %d ThreadReference.Resume), %d sequential round trips",
 		st.Events, st.Commands, cmds[jdwp.CmdRefTypeSourceDebugExtension.String()], cmds["ThreadReference.SuspendCount"], cmds["ThreadReference.Resume"], st.Sequential)
+	// Each class the watch checks is released with its thread's resume
+	// alone (the ledger knows its count): the session's first release
+	// asks the count, none after it.
+	if n := cmds[jdwp.CmdThreadSuspendCount.String()]; n > 1 {
+		t.Errorf("%d ThreadReference.SuspendCount for the run's class prepares and hits: want at most the first release's", n)
+	}
 }

@@ -38,6 +38,11 @@ type Suspensions struct {
 	invoking map[jdwp.ThreadID]*invocation // threads running a method for the debugger
 	during   map[jdwp.ThreadID]int         // event sets raised inside such a method, not released yet
 	ran      map[jdwp.ThreadID]bool        // threads that ran a method since their event set arrived
+	// counts says whether the VM's suspend counts have shown to be the
+	// ledger's where it could tell (countsTrusted) or not (countsOdd):
+	// until one was read where the ledger knew it (countsUnknown), a
+	// released event's count is asked, not assumed.
+	counts countsTrust
 
 	// remember reads what a front end asks of a stopped thread before a
 	// method runs in it (Enter), and says how many frames it has (ok: it
@@ -122,18 +127,74 @@ func (s *Suspensions) ReleaseDuring(ctx context.Context, thread jdwp.ThreadID) e
 	return nil
 }
 
+// countsTrust is what the ledger has seen of the VM's suspend counts.
+type countsTrust int8
+
+const (
+	countsUnknown countsTrust = iota // none read yet where the ledger knew it
+	countsTrusted                    // every one read where the ledger knew it was the ledger's
+	countsOdd                        // one was not: ask, for the rest of the session
+)
+
 // ReleaseEvent releases an event set's suspension that does not stop: at
 // once, or, when the thread runs a method for the debugger (a condition left
 // running), when that method returns.
+//
+// When the ledger knows the thread's count is this event's 1 (soleEvent)
+// and the VM's counts have shown to be the ledger's, the release is the
+// thread's resume alone (one round trip on a slow link, not two: asking the
+// count after the resume would read the thread's next event's count, as it
+// runs on at once). Else the count is asked first and brought to what the
+// ledger owes.
 func (s *Suspensions) ReleaseEvent(ctx context.Context, thread jdwp.ThreadID) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	sole := s.soleEventLocked(thread)
 	s.dropEvent(thread)
 	s.release(thread)
 	if s.invoking[thread] != nil {
 		return nil // Exit settles the count
 	}
-	return s.settleLocked(ctx, thread)
+	if !sole || s.counts != countsTrusted {
+		n, err := s.conn.SuspendCount(ctx, thread)
+		if err != nil {
+			return err
+		}
+		if sole {
+			s.countsSeenLocked(thread, int(n), 1)
+		}
+		s.restoreLocked(ctx, thread, int(n))
+		return nil
+	}
+	if err := s.conn.ResumeThread(ctx, thread); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
+		return fmt.Errorf("resume thread: %w", err)
+	}
+	return nil
+}
+
+// soleEventLocked reports whether the ledger knows thread's count is
+// exactly the 1 of its one event set reported with the event thread's
+// policy: the session holds neither the VM nor the thread, owes it no other
+// event set, and no method ran in it since (an invocation's resume and
+// re-suspension are the agent's, Exit settles them from the VM's count).
+func (s *Suspensions) soleEventLocked(thread jdwp.ThreadID) bool {
+	return s.vm == 0 && s.held[thread] == 0 && s.events[thread] == 1 && !s.ran[thread] &&
+		s.invoking[thread] == nil && s.during[thread] == 0
+}
+
+// countsSeenLocked notes a count n the VM reported for thread where the
+// ledger knew it should be want: the first such read trusts the VM's
+// counts, a mismatch distrusts them for the session (a VM that counts
+// otherwise, or a suspension the session did not make: another debugger's
+// through the monitor).
+func (s *Suspensions) countsSeenLocked(thread jdwp.ThreadID, n, want int) {
+	switch {
+	case n != want && s.counts != countsOdd:
+		s.counts = countsOdd
+		s.log.Info().Uint64("thread", uint64(thread)).Int("count", n).Int("known", want).Msg("a thread's suspend count is not the ledger's where it knew it: released events' counts are asked from now on")
+	case n == want && s.counts == countsUnknown:
+		s.counts = countsTrusted
+	}
 }
 
 // settleLocked brings thread's count to what the ledger owes it, from the
@@ -255,6 +316,9 @@ func (s *Suspensions) holdPlainLocked(ctx context.Context, thread jdwp.ThreadID,
 	switch {
 	case nerr != nil:
 		return fmt.Errorf("fold the thread's suspension into the VM's: %w", nerr)
+	}
+	s.countsSeenLocked(thread, int(n), s.owedLocked(thread))
+	switch {
 	case int(n) != s.owedLocked(thread):
 		s.log.Warn().Uint64("thread", uint64(thread)).Int32("count", n).Int("owed", s.owedLocked(thread)).Msg("a stopped thread's count after the fold is not the ledger's: set to it")
 		s.restoreLocked(ctx, thread, int(n))
