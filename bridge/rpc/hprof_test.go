@@ -523,20 +523,7 @@ func TestHprofRPCStreamProgressCancel(t *testing.T) {
 	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	progress := make(chan HprofProgress, 1000)
-	c, err := DialRPC(ctx, addr, func(method string, params json.RawMessage) {
-		var p HprofProgress
-		if method == "hprof/progress" && json.Unmarshal(params, &p) == nil {
-			select {
-			case progress <- p:
-			default:
-			}
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, progress := dialHprofProgress(ctx, t, addr)
 	dir := t.TempDir()
 	b := filepath.Join(dir, "b.hprof")
 	writeDump(t, b, 25, 3)
@@ -628,20 +615,7 @@ func TestHprofRPCDominatorsCancel(t *testing.T) {
 	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	progress := make(chan HprofProgress, 1000)
-	c, err := DialRPC(ctx, addr, func(method string, params json.RawMessage) {
-		var p HprofProgress
-		if method == "hprof/progress" && json.Unmarshal(params, &p) == nil {
-			select {
-			case progress <- p:
-			default:
-			}
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, progress := dialHprofProgress(ctx, t, addr)
 	path := filepath.Join(t.TempDir(), "d.hprof")
 	writeDump(t, path, 200, 3)
 	var s HprofSummary
@@ -751,4 +725,27 @@ func TestHprofRPCDominatorsCancel(t *testing.T) {
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "context canceled") {
 		t.Errorf("hprof/dominators of the evicted dump after hprof/cancel: %v, want the tree stopped", err)
 	}
+}
+
+// dialHprofProgress connects to the control API at addr, keeping the
+// first 1000 hprof/progress notifications it is sent (the rest are
+// dropped, never blocking the connection); the connection closes with the
+// test.
+func dialHprofProgress(ctx context.Context, t *testing.T, addr string) (*Client, <-chan HprofProgress) {
+	t.Helper()
+	progress := make(chan HprofProgress, 1000)
+	c, err := DialRPC(ctx, addr, func(method string, params json.RawMessage) {
+		var p HprofProgress
+		if method == "hprof/progress" && json.Unmarshal(params, &p) == nil {
+			select {
+			case progress <- p:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, progress
 }

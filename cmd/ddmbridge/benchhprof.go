@@ -251,45 +251,46 @@ func benchHprofFile(ctx context.Context, path string, doms bool, maxMem string) 
 	}
 	r.DomSecs = time.Since(from).Seconds()
 	r.DomPeakMi, r.DomRatio, r.DomCPU = m.peakMiB, m.peakMiB/dump, m.cpuSecs
-	if r.Objects > 0 {
-		r.DomNsPerObj = r.DomSecs * 1e9 / float64(r.Objects)
-	}
+	r.DomNsPerObj = r.nsPerObject(r.DomSecs)
 	if maxMem != "" {
 		return r, nil
 	}
-	// The lean strategy, chosen by a --max-memory the tree in memory
-	// exceeds; its tree must be the same.
-	lean := hprof.MemoryNeededLean(fi.Size())
-	from = time.Now()
-	l, err := runMeasured(ctx, append(args, "--max-memory", strconv.FormatUint(lean, 10))...)
-	if err != nil {
+	// tree runs the dominator tree again under a --max-memory the previous
+	// strategy exceeds, so that the next one is chosen, hands its figures
+	// to set, and checks its tree is the one computed in memory (how names
+	// the strategy in the error).
+	tree := func(limit uint64, how string, set func(secs float64, t measured)) error {
+		from := time.Now()
+		t, err := runMeasured(ctx, append(args, "--max-memory", strconv.FormatUint(limit, 10))...)
+		if err != nil {
+			return err
+		}
+		set(time.Since(from).Seconds(), t)
+		if !bytes.Equal(t.out, m.out) {
+			return fmt.Errorf("the dominator tree of %s %s differs from the one in memory:\n%s\n%s", path, how, t.out, m.out)
+		}
+		return nil
+	}
+	if err := tree(hprof.MemoryNeededLean(fi.Size()), "with the lean strategy", func(secs float64, t measured) {
+		r.LeanSecs, r.LeanNsPerObj = secs, r.nsPerObject(secs)
+		r.LeanPeakMi, r.LeanRatio, r.LeanCPU = t.peakMiB, t.peakMiB/dump, t.cpuSecs
+	}); err != nil {
 		return r, err
 	}
-	r.LeanSecs = time.Since(from).Seconds()
-	r.LeanPeakMi, r.LeanRatio, r.LeanCPU = l.peakMiB, l.peakMiB/dump, l.cpuSecs
-	if r.Objects > 0 {
-		r.LeanNsPerObj = r.LeanSecs * 1e9 / float64(r.Objects)
+	err = tree(hprof.MemoryNeededSpill(fi.Size()), "with a spill file", func(secs float64, t measured) {
+		r.SpillSecs, r.SpillNsPerObj = secs, r.nsPerObject(secs)
+		r.SpillPeakMi, r.SpillRatio, r.SpillCPU = t.peakMiB, t.peakMiB/dump, t.cpuSecs
+	})
+	return r, err
+}
+
+// nsPerObject is secs in nanoseconds an object of the dump, or 0 when its
+// objects were not counted.
+func (r *hprofBenchResult) nsPerObject(secs float64) float64 {
+	if r.Objects == 0 {
+		return 0
 	}
-	if !bytes.Equal(l.out, m.out) {
-		return r, fmt.Errorf("the dominator tree of %s with the lean strategy differs from the one in memory:\n%s\n%s", path, l.out, m.out)
-	}
-	// The spill strategy, chosen by a --max-memory the lean strategy
-	// exceeds; its tree must be the same.
-	spill := hprof.MemoryNeededSpill(fi.Size())
-	from = time.Now()
-	s, err := runMeasured(ctx, append(args, "--max-memory", strconv.FormatUint(spill, 10))...)
-	if err != nil {
-		return r, err
-	}
-	r.SpillSecs = time.Since(from).Seconds()
-	r.SpillPeakMi, r.SpillRatio, r.SpillCPU = s.peakMiB, s.peakMiB/dump, s.cpuSecs
-	if r.Objects > 0 {
-		r.SpillNsPerObj = r.SpillSecs * 1e9 / float64(r.Objects)
-	}
-	if !bytes.Equal(s.out, m.out) {
-		return r, fmt.Errorf("the dominator tree of %s with a spill file differs from the one in memory:\n%s\n%s", path, s.out, m.out)
-	}
-	return r, nil
+	return secs * 1e9 / float64(r.Objects)
 }
 
 // syntheticBenchResult is the JSON line of `bench hprof --synthetic N`.
