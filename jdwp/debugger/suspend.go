@@ -155,21 +155,17 @@ func (s *Suspensions) ReleaseEvent(ctx context.Context, thread jdwp.ThreadID) er
 	if s.invoking[thread] != nil {
 		return nil // Exit settles the count
 	}
-	if !sole || s.counts != countsTrusted {
-		n, err := s.conn.SuspendCount(ctx, thread)
-		if err != nil {
-			return err
+	if sole && s.counts == countsTrusted {
+		if err := s.conn.ResumeThread(ctx, thread); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
+			return fmt.Errorf("resume thread: %w", err)
 		}
-		if sole {
-			s.countsSeenLocked(thread, int(n), 1)
-		}
-		s.restoreLocked(ctx, thread, int(n))
 		return nil
 	}
-	if err := s.conn.ResumeThread(ctx, thread); err != nil && jdwp.Code(err) != jdwp.ErrInvalidThread {
-		return fmt.Errorf("resume thread: %w", err)
+	n, err := s.settleCountLocked(ctx, thread)
+	if err == nil && sole {
+		s.countsSeenLocked(thread, n, 1)
 	}
-	return nil
+	return err
 }
 
 // soleEventLocked reports whether the ledger knows thread's count is
@@ -200,12 +196,18 @@ func (s *Suspensions) countsSeenLocked(thread jdwp.ThreadID, n, want int) {
 // settleLocked brings thread's count to what the ledger owes it, from the
 // count the VM reports.
 func (s *Suspensions) settleLocked(ctx context.Context, thread jdwp.ThreadID) error {
+	_, err := s.settleCountLocked(ctx, thread)
+	return err
+}
+
+// settleCountLocked is settleLocked, saying the count the VM reported.
+func (s *Suspensions) settleCountLocked(ctx context.Context, thread jdwp.ThreadID) (int, error) {
 	n, err := s.conn.SuspendCount(ctx, thread)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	s.restoreLocked(ctx, thread, int(n))
-	return nil
+	return int(n), nil
 }
 
 func (s *Suspensions) dropEvent(thread jdwp.ThreadID) {
@@ -313,14 +315,13 @@ func (s *Suspensions) holdPlainLocked(ctx context.Context, thread jdwp.ThreadID,
 	}
 	s.tookVMLocked(ctx)
 	s.dropEvent(thread)
-	switch {
-	case nerr != nil:
+	if nerr != nil {
 		return fmt.Errorf("fold the thread's suspension into the VM's: %w", nerr)
 	}
-	s.countsSeenLocked(thread, int(n), s.owedLocked(thread))
-	switch {
-	case int(n) != s.owedLocked(thread):
-		s.log.Warn().Uint64("thread", uint64(thread)).Int32("count", n).Int("owed", s.owedLocked(thread)).Msg("a stopped thread's count after the fold is not the ledger's: set to it")
+	owed := s.owedLocked(thread)
+	s.countsSeenLocked(thread, int(n), owed)
+	if int(n) != owed {
+		s.log.Warn().Uint64("thread", uint64(thread)).Int32("count", n).Int("owed", owed).Msg("a stopped thread's count after the fold is not the ledger's: set to it")
 		s.restoreLocked(ctx, thread, int(n))
 	}
 	return nil
