@@ -384,7 +384,6 @@ test('code-server: breakpoint, Paused on breakpoint, variables, heap view, conti
   await shot('e2e-paused');
 
   // The call stack shows tick(), the variables its argument n.
-  const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
   const tickFrame = pane('Call Stack').locator('.monaco-list-row', { hasText: 'tick' });
   await eventually(
     async () => {
@@ -586,23 +585,28 @@ async function pausedInTick(): Promise<void> {
 
 /** The Memory pane of Run and Debug, expanded. */
 async function memoryPane(): Promise<Locator> {
-  const memory = page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: /^\s*Memory/ }) });
+  return expandedPane(/^\s*Memory/, 'Memory');
+}
+
+/** A pane of Run and Debug by its title, expanded (Run and Debug shown first if the pane is not there). */
+async function expandedPane(title: RegExp, name: string): Promise<Locator> {
+  const view = pane(title);
   await eventually(
     async () => {
-      if ((await memory.count()) === 0) {
+      if ((await view.count()) === 0) {
         await palette('View: Show Run and Debug');
         return false;
       }
-      const header = memory.locator('.pane-header').first();
+      const header = view.locator('.pane-header').first();
       if ((await header.getAttribute('aria-expanded')) !== 'true') {
         await header.click();
       }
       return (await header.getAttribute('aria-expanded')) === 'true';
     },
     60000,
-    'the Memory pane in Run and Debug, expanded',
+    `the ${name} pane in Run and Debug, expanded`,
   );
-  return memory;
+  return view;
 }
 
 test('code-server: Memory view — counts at a stop, a delta after a step, the instances of a class, counting only when asked', { timeout: 900_000 }, async () => {
@@ -963,7 +967,6 @@ test('code-server: current Android — the picker lists track-app apps, refuses 
   // The waiting app: a session starts on it, and the app stops waiting.
   await row('com.example.waiting').first().click();
   await palette('View: Show Run and Debug'); // its Call Stack, whichever view an earlier test left open
-  const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
   // The app's threads (ART's "Signal Catcher" among them) in the Call Stack.
   // (Or the session's own row, when another session is still listed.)
   await pane('Call Stack').locator('.monaco-list-row', { hasText: /Signal Catcher|Pick a VM/ }).first().waitFor({ timeout: 180000 });
@@ -1425,7 +1428,6 @@ test('code-server: a slow toString — Variables at once but that value; continu
   await configRow.first().click();
   await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 180000 });
   const paused = Date.now();
-  const pane = (title: string) => page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
   const rowText = async (name: string): Promise<string> => {
     const texts = await pane('Variables').locator('.monaco-list-row').allTextContents();
     return texts.find((t) => new RegExp(`^\\s*${name}\\s*[=:]`).test(t)) ?? '';
@@ -1730,22 +1732,7 @@ test('code-server: Virtual Threads — JDK 25, stopped in a virtual thread: the 
     assert.match(await ticker.innerText(), /ticker \(virtual(, on [^)]+)?\)[\s\S]*Paused on breakpoint/i);
 
     // The Virtual Threads view: the 1,501 grouped by stack.
-    const view = pane(/^\s*Virtual Threads/);
-    await eventually(
-      async () => {
-        if ((await view.count()) === 0) {
-          await palette('View: Show Run and Debug');
-          return false;
-        }
-        const header = view.locator('.pane-header').first();
-        if ((await header.getAttribute('aria-expanded')) !== 'true') {
-          await header.click();
-        }
-        return (await header.getAttribute('aria-expanded')) === 'true';
-      },
-      60000,
-      'the Virtual Threads pane in Run and Debug, expanded',
-    );
+    const view = await expandedPane(/^\s*Virtual Threads/, 'Virtual Threads');
     const rowsOf = async (): Promise<string[]> => (await view.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     let rows: string[] = [];
     await eventually(
@@ -1992,11 +1979,6 @@ async function breakpointOnLine(line: number): Promise<void> {
   await eventually(async () => (await page.locator('.monaco-editor .codicon-debug-breakpoint').count()) > before, 30000, `a breakpoint on line ${line}`);
 }
 
-/** A pane of Run and Debug by its title. */
-function debugPane(title: string | RegExp): Locator {
-  return page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
-}
-
 /**
  * Waits until the Call Stack lists frames matching want, one after the
  * other (the stopped thread, "main" unless told, opened as a user does when
@@ -2005,20 +1987,20 @@ function debugPane(title: string | RegExp): Locator {
  */
 async function topStackFrames(want: RegExp[], what: string, thread: RegExp = /^\s*main/): Promise<string[]> {
   const frames = async (): Promise<string[]> =>
-    (await debugPane('Call Stack').locator('.monaco-list-row').allTextContents())
+    (await pane('Call Stack').locator('.monaco-list-row').allTextContents())
       .map((t) => t.replace(/\s+/g, ' ').trim())
       .filter((t) => !/Paused|Running/i.test(t) && !thread.test(t));
   let shown: string[] = [];
   await eventually(
     async () => {
       // (hovered, a thread's row shows buttons instead of its state).
-      const row = debugPane('Call Stack').locator('.monaco-list-row[aria-level="1"][aria-expanded="false"]', { hasText: thread }).first();
+      const row = pane('Call Stack').locator('.monaco-list-row[aria-level="1"][aria-expanded="false"]', { hasText: thread }).first();
       if ((await row.count()) > 0) {
         await row.click();
         await page.keyboard.press('ArrowRight');
       }
       // VS Code folds subtle frames (an async stack's) under "Show N More Stack Frames".
-      const more = debugPane('Call Stack').locator('.monaco-list-row', { hasText: /Show \d+ More Stack Frames?/ }).first();
+      const more = pane('Call Stack').locator('.monaco-list-row', { hasText: /Show \d+ More Stack Frames?/ }).first();
       if ((await more.count()) > 0) {
         await more.click();
       }
@@ -2076,7 +2058,6 @@ test('code-server: Kotlin — F5 on a Kotlin main, .kt breakpoints, Kotlin frame
   await page.getByText('Paused on breakpoint').first().waitFor({ timeout: 180000 });
   log('Kotlin: paused on breakpoint');
 
-  const pane = debugPane;
 
   // 1. In describe's apply lambda: the frame reads Main.kt and the Kotlin line.
   await topStackFrames([new RegExp(`describe.*Main\\.kt\\s*${applyLine}:`)], `describe at Main.kt:${applyLine} in the Call Stack`);
@@ -2203,26 +2184,11 @@ test('code-server: Kotlin coroutines — the async stack in the Call Stack, the 
   // source (line 0, presentationHint label) and VS Code hides a label
   // frame's file part — the text content (read above) still holds the
   // "Unknown Source 0" VS Code writes there, hidden.
-  const labelRow = debugPane('Call Stack').locator('.monaco-list-row', { hasText: /Async stack trace/ }).first();
+  const labelRow = pane('Call Stack').locator('.monaco-list-row', { hasText: /Async stack trace/ }).first();
   assert.equal((await labelRow.innerText()).replace(/\s+/g, ' ').trim(), 'Async stack trace', 'the async stack label as shown');
 
   // The Coroutines view beside the Call Stack.
-  const view = debugPane(/^\s*Coroutines/);
-  await eventually(
-    async () => {
-      if ((await view.count()) === 0) {
-        await palette('View: Show Run and Debug');
-        return false;
-      }
-      const header = view.locator('.pane-header').first();
-      if ((await header.getAttribute('aria-expanded')) !== 'true') {
-        await header.click();
-      }
-      return (await header.getAttribute('aria-expanded')) === 'true';
-    },
-    60000,
-    'the Coroutines pane in Run and Debug, expanded',
-  );
+  const view = await expandedPane(/^\s*Coroutines/, 'Coroutines');
   const chain = view.locator('.monaco-list-row', { hasText: /chain#\d+/ }).first();
   let rows: string[] = [];
   await eventually(
