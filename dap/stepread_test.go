@@ -1,9 +1,11 @@
 package dap
 
 import (
+	"context"
 	"net"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/linkproxy"
@@ -32,6 +34,13 @@ func TestJavaStepReadsNothingBeforeTheResume(t *testing.T) {
 	c.setBreakpointsRunning(source(t, "Loop.java"), bp(t, "Loop.java", "tick"))
 	th := c.configurationDoneAndStop("breakpoint", nil).Body.ThreadId
 	c.setBreakpoints(source(t, "Loop.java"))
+	// The stop reads its class's SourceFile in the background (is it Kotlin?):
+	// the step is asked once that traffic is over, as a user's would be.
+	idle, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if err := p.WaitIdle(idle, 250*time.Millisecond); err != nil {
+		t.Fatalf("the link never went quiet after the stop: %v", err)
+	}
 	p.Mark()
 	c.send("next", map[string]any{"threadId": th})
 	until[*godap.StoppedEvent](c, "the step's stop", nil)
