@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -268,6 +269,44 @@ func TestKotlinFunctionBreakpoints(t *testing.T) {
 	}
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// A function breakpoint on a suspend function stops once a call, at its
+// body's first line with the call's argument, in both lambda modes:
+// fetchOne (called three times by fetchAll, each suspending in delay) is
+// entered again by its continuation's invokeSuspend each time it resumes,
+// and those entries do not stop (they stopped on its header line with
+// i = 0, the parameter before the state machine restores its locals).
+func TestKotlinSuspendFunctionBreakpoint(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode)
+			c.send("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "MainKt.fetchOne"}}})
+			if bps := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints; len(bps) != 1 || !bps[0].Verified {
+				t.Fatalf("function breakpoint %s", mustJSON(bps))
+			}
+			first := c.ktConfigurationDone()
+			for want := 1; want <= 3; want++ {
+				stop := c.ktStop(first, "fetchOne's call")
+				first = nil
+				vars, frames := c.locals(stop.Body.ThreadId)
+				ktFrameAt(t, kc, frames[0], "app/Main.kt", "delay")
+				if vars["i"].Value != strconv.Itoa(want) {
+					t.Fatalf("stop %d in fetchOne: locals %s, want i = %d", want, mustJSON(vars), want)
+				}
+				c.ktContinue(stop.Body.ThreadId)
+			}
+			for {
+				switch m := c.next().(type) {
+				case *godap.StoppedEvent:
+					f := c.stackTrace(m.Body.ThreadId)[0]
+					t.Fatalf("stopped again after fetchOne's three calls: %s at line %d", frameName(f), f.Line)
+				case *godap.TerminatedEvent:
+					return
+				}
+			}
+		})
+	}
 }
 
 // In a Kotlin frame, Kotlin's own syntax evaluates as Kotlin (a string

@@ -228,6 +228,10 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 				continue
 			}
 		}
+		cont, err := t.suspendResumer(ctx, declaring, m)
+		if err != nil {
+			return err
+		}
 		idx, line := uint64(0), 0
 		lt, err := t.VM.LineTable(ctx, declaring, m.ID)
 		if err != nil {
@@ -246,6 +250,15 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 					}
 				}
 			}
+			if cont != "" {
+				// A suspend function's state machine: the code on its
+				// header line (the continuation made or taken, the
+				// dispatch on its label) runs at every resumption; the
+				// first code of another line is the body's start, which
+				// only a call runs (a resumption jumps past it to its
+				// label's code).
+				idx, line = firstBodyLine(lt.Lines, idx, line)
+			}
 		}
 		id, err := t.Requests.Set(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: declaring, Method: m.ID, Index: idx})
 		if err != nil {
@@ -260,6 +273,12 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 				bp.receivers = map[int32]jdwp.ReferenceTypeID{}
 			}
 			bp.receivers[id] = class
+		}
+		if cont != "" {
+			if bp.resumers == nil {
+				bp.resumers = map[int32]string{}
+			}
+			bp.resumers[id] = cont
 		}
 		t.mu.Unlock()
 		if !bp.verified {
@@ -425,6 +444,64 @@ func (t *Target) inheritedHit(ctx context.Context, bp *breakpoint, e jdwp.Event)
 	}
 	is, err := t.VM.Subtype(ctx, have, sup)
 	return err != nil || is
+}
+
+// suspendResumer is, for a Kotlin suspend function (its last parameter a
+// Continuation, returning Object), the binary-name prefix of the
+// continuation classes kotlinc makes for it (app.MainKt$fetchOne$), else
+// "". Its state machine is entered again each time it resumes after a
+// suspension: the continuation's invokeSuspend calls the method with
+// itself, and the code jumps to the label it left at.
+func (t *Target) suspendResumer(ctx context.Context, class jdwp.ReferenceTypeID, m jdwp.MethodInfo) (string, error) {
+	if !strings.HasSuffix(m.Signature, "Lkotlin/coroutines/Continuation;)Ljava/lang/Object;") {
+		return "", nil
+	}
+	sig, err := t.VM.Signature(ctx, class)
+	if err != nil {
+		return "", err
+	}
+	return javalang.TypeName(sig) + "$" + m.Name + "$", nil
+}
+
+// firstBodyLine is the first code, in code order after idx, of a line
+// other than the header's (line at idx), or idx and line when there is
+// none (a body on the header's line).
+func firstBodyLine(lines []jdwp.LineEntry, idx uint64, line int) (uint64, int) {
+	best, bestLine, found := idx, line, false
+	for _, e := range lines {
+		if int(e.Line) != line && e.CodeIndex > idx && (!found || e.CodeIndex < best) {
+			best, bestLine, found = e.CodeIndex, int(e.Line), true
+		}
+	}
+	return best, bestLine
+}
+
+// resumedSuspend reports whether a function breakpoint's hit in a suspend
+// function is its resumption, not a call: the caller is the function's own
+// continuation's invokeSuspend. A function breakpoint stops once a call,
+// as a line breakpoint on its first line does (which the resumption jumps
+// past). One round trip (the caller's frame) where a hit may be a
+// resumption; none for other methods. (The breakpoint is set at the body's
+// first line, which a resumption jumps past: this catches what runs again
+// where the body shares its header's line.)
+func (t *Target) resumedSuspend(ctx context.Context, bp *breakpoint, e jdwp.Event) bool {
+	t.mu.Lock()
+	prefix, ok := bp.resumers[e.RequestID]
+	t.mu.Unlock()
+	if !ok {
+		return false
+	}
+	frames, err := t.Conn.Frames(ctx, e.Thread, 1, 1)
+	if err != nil || len(frames) == 0 {
+		return false
+	}
+	caller := frames[0].Location
+	sig, err := t.VM.Signature(ctx, caller.Class)
+	if err != nil || !strings.HasPrefix(javalang.TypeName(sig), prefix) {
+		return false
+	}
+	m, err := t.VM.Method(ctx, caller.Class, caller.Method)
+	return err == nil && m.Name == "invokeSuspend"
 }
 
 // onFuncClassPrepare installs function breakpoints in a class that just
