@@ -553,12 +553,54 @@ func (d *hprofDump) dominators(ctx context.Context, progress func(HprofProgress)
 		}
 	}
 	return d.dom.get(ctx, d.key.path, "the dominator tree", func(ctx context.Context) (*hprof.DomTree, error) {
+		if gate := os.Getenv(hprofTreeGateEnv); gate != "" {
+			ctx = &gatedCtx{Context: ctx, gate: gate, path: d.key.path}
+		}
 		dom, err := d.heap.DominatorsContext(ctx, hprof.DomOptions{})
 		if err != nil {
 			return nil, err
 		}
 		return dom.Tree(), nil
 	})
+}
+
+// hprofTreeGateEnv names a file: while it exists, each dominator tree's
+// computation waits at its first look at its context (where hprof/cancel
+// stops it as anywhere in the tree), then goes on. End-to-end tests of the
+// editor's Cancel set it, whose tree would otherwise end before the click
+// reaches the monitor; unset, nothing waits.
+const hprofTreeGateEnv = "DDMBRIDGE_HPROF_TREE_GATE"
+
+// gatedCtx is a computation's context that waits at its first look while
+// the file gate exists (hprofTreeGateEnv), or until it is done.
+type gatedCtx struct {
+	context.Context
+	gate, path string
+	once       sync.Once
+}
+
+func (c *gatedCtx) Err() error {
+	c.once.Do(func() {
+		if _, err := os.Stat(c.gate); err != nil {
+			return
+		}
+		zlog.Info().Str("component", "hprof").Str("file", c.path).Str("gate", c.gate).
+			Msg("the dominator tree waits while its gate exists (" + hprofTreeGateEnv + ")")
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-c.Done():
+				return
+			case <-tick.C:
+				if _, err := os.Stat(c.gate); err != nil {
+					zlog.Info().Str("component", "hprof").Str("file", c.path).Msg("the dominator tree's gate is gone: it goes on")
+					return
+				}
+			}
+		}
+	})
+	return c.Context.Err()
 }
 
 // hprofJobHook, set by tests, wraps the context of each computation on a

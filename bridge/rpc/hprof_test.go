@@ -871,6 +871,67 @@ func TestHprofRPCCancelEvictedParse(t *testing.T) {
 	}
 }
 
+// TestHprofRPCTreeGate: with DDMBRIDGE_HPROF_TREE_GATE naming a file that
+// exists, the dominator tree waits at its first look at its context, where
+// hprof/cancel stops it; the file gone, the next tree is computed, the
+// package's own.
+func TestHprofRPCTreeGate(t *testing.T) {
+	lo := freePorts(t, 1)
+	m := startMonitor(t, testOptions(t, lo, 1))
+	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	c, progress := dialHprofProgress(ctx, t, addr)
+	dir := t.TempDir()
+	path, gate := filepath.Join(dir, "g.hprof"), filepath.Join(dir, "gate")
+	writeDump(t, path, 200, 3)
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(hprofTreeGateEnv, gate)
+	// Without the gate the tree of these 200 nodes ends in microseconds,
+	// before any hprof/cancel: with it, it waits.
+	done := make(chan error, 1)
+	go func() {
+		var d HprofDominators
+		done <- c.Call(ctx, "hprof/dominators", map[string]any{"path": path, "limit": 10}, &d)
+	}()
+	for p := range progress {
+		if p.Phase == "dominators" {
+			break
+		}
+	}
+	var r struct {
+		Stopped int `json:"stopped"`
+	}
+	if err := c.Call(ctx, "hprof/cancel", map[string]any{"path": path}, &r); err != nil || r.Stopped != 1 {
+		t.Fatalf("hprof/cancel of a tree at its gate: %v, stopped %d, want 1", err, r.Stopped)
+	}
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Fatalf("hprof/dominators after hprof/cancel: %v, want the tree stopped", err)
+	}
+
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := hprof.Parse(bytes.NewReader(data), hprof.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(h.Dominators().Tree().Level(path, hprof.Root, 10))
+	var d HprofDominators
+	if err := c.Call(ctx, "hprof/dominators", map[string]any{"path": path, "limit": 10}, &d); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(d); !bytes.Equal(got, want) {
+		t.Errorf("the tree once the gate is gone:\n%s\nwant\n%s", got, want)
+	}
+}
+
 // dialHprofProgress connects to the control API at addr, keeping the
 // first 1000 hprof/progress notifications it is sent (the rest are
 // dropped, never blocking the connection); the connection closes with the
