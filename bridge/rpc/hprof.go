@@ -317,7 +317,7 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		}
 		return d.retained.get(ctx, d.key.path, "the classes' retained sizes", func(ctx context.Context) (hprof.RetainedJSON, error) {
 			return t.ClassRetainedContext(ctx, d.key.path)
-		})
+		}, nil)
 	},
 	"hprof/heapMap": func(ctx context.Context, p hprofParams) (any, error) {
 		if p.Width < 0 || p.Width > 4096 {
@@ -484,8 +484,10 @@ type jobRun[T any] struct {
 
 // get is the job's value, computed by compute on the first call (and on
 // the next after a computation stopped) and kept; what names it in errors
-// and for hprofJobHook.
-func (j *hprofJob[T]) get(ctx context.Context, path, what string, compute func(context.Context) (T, error)) (T, error) {
+// and for hprofJobHook. Where it waits for the computation, it calls
+// waiting first (if not nil), once the computation is in hprof/cancel's
+// reach.
+func (j *hprofJob[T]) get(ctx context.Context, path, what string, compute func(context.Context) (T, error), waiting func()) (T, error) {
 	var zero T
 	j.mu.Lock()
 	if j.done {
@@ -530,6 +532,9 @@ func (j *hprofJob[T]) get(ctx context.Context, path, what string, compute func(c
 		}()
 	}
 	j.mu.Unlock()
+	if waiting != nil {
+		waiting()
+	}
 	select {
 	case <-r.over:
 	case <-ctx.Done():
@@ -544,11 +549,9 @@ func (j *hprofJob[T]) get(ctx context.Context, path, what string, compute func(c
 // dominators is the dump's dominator tree, computed on the first call
 // (telling progress first) and kept (an hprofJob).
 func (d *hprofDump) dominators(ctx context.Context, progress func(HprofProgress)) (*hprof.DomTree, error) {
+	var waiting func()
 	if progress != nil {
-		d.dom.mu.Lock()
-		known := d.dom.done
-		d.dom.mu.Unlock()
-		if !known {
+		waiting = func() {
 			progress(HprofProgress{Path: d.key.path, Phase: "dominators", Read: d.key.size, Size: d.key.size})
 		}
 	}
@@ -561,7 +564,7 @@ func (d *hprofDump) dominators(ctx context.Context, progress func(HprofProgress)
 			return nil, err
 		}
 		return dom.Tree(), nil
-	})
+	}, waiting)
 }
 
 // hprofTreeGateEnv names a file: while it exists, each dominator tree's
