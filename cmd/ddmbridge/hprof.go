@@ -109,8 +109,8 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 		}
 		if a.streamed {
 			if a.strings {
-				// What the duplicate strings keep grows with the dump's
-				// strings (pointer-free arrays): collecting often keeps
+				// The duplicate strings' records fill pointer-free
+				// buffers up to their budget: collecting often keeps
 				// the peak near it.
 				defer debug.SetGCPercent(debug.SetGCPercent(20))
 			}
@@ -419,15 +419,14 @@ func (a *hprofRun) histogram(ctx context.Context, h *hprof.Heap, name string) ([
 	a.parsing.Store(cr)
 	a.phase.Store("parsing " + name)
 	strings := a.strings && name == a.file
-	if strings {
-		// What the duplicate strings keep grows with the dump's Strings
-		// (about 56 bytes each, 0.66× a dump where every other object is
-		// one): bounded as the model without the tree is.
-		if err := a.checkMemory(name, size); err != nil {
-			return nil, err
-		}
+	// What the duplicate strings keep is bounded (64 MiB, or a quarter of
+	// --max-memory): the rest waits in a temporary file in sorted runs.
+	var budget int64
+	if strings && a.memFlag {
+		budget = int64(max(a.memLimit/4, 1<<20))
+		debug.SetMemoryLimit(int64(min(a.memLimit, math.MaxInt64)))
 	}
-	s, err := hprof.StreamHistogram(ctx, cr, hprof.StreamOptions{Oops: a.oops, Strings: strings})
+	s, err := hprof.StreamHistogram(ctx, cr, hprof.StreamOptions{Oops: a.oops, Strings: strings, StringsMemory: budget})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

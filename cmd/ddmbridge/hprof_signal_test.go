@@ -90,8 +90,9 @@ func TestHprofStopsOnSignal(t *testing.T) {
 // refused before parsing with what it needs and
 // how to go on, not a Go "fatal error: runtime: out of memory"; a limit set
 // with --max-memory is held to as well, and raising it lets the dump through.
-// The summary, the histogram and the diff, streamed in memory bounded by
-// the classes, are not refused for their size.
+// The summary, the histogram, the diff and the duplicate strings, streamed
+// in memory bounded by the classes (and a budget for the strings), are not
+// refused for their size.
 func TestHprofRefusesTooLarge(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.hprof")
@@ -117,12 +118,21 @@ func TestHprofRefusesTooLarge(t *testing.T) {
 
 	small, _ := deepListDump(t, dir, 1000)
 	errb.Reset()
-	for _, view := range [][]string{{"--top", "5"}, {"--dups", "1"}} { // the model; the streamed duplicate strings
-		errb.Reset()
-		if code := run(append([]string{"hprof", small, "--max-memory", "1MiB"}, view...), &out, &errb); code != 1 ||
-			!strings.Contains(errb.String(), "and 1MiB is --max-memory; raise --max-memory to ") {
-			t.Errorf("%q --max-memory 1MiB: exit %d, stderr %q", view, code, errb.String())
-		}
+	if code := run([]string{"hprof", small, "--max-memory", "1MiB", "--top", "5"}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "and 1MiB is --max-memory; raise --max-memory to ") {
+		t.Errorf("--top 5 --max-memory 1MiB: exit %d, stderr %q", code, errb.String())
+	}
+	// The streamed duplicate strings hold a quarter of the bound at most
+	// (the rest in sorted runs in a temporary file): not refused, the same
+	// list.
+	var free, bounded bytes.Buffer
+	errb.Reset()
+	if code := run([]string{"hprof", small, "--dups", "3", "--json"}, &free, &errb); code != 0 {
+		t.Fatalf("--dups 3: exit %d, stderr %q", code, errb.String())
+	}
+	if code := run([]string{"hprof", small, "--dups", "3", "--json", "--max-memory", "1MiB"}, &bounded, &errb); code != 0 ||
+		bounded.String() != free.String() || !strings.Contains(free.String(), `"duplicateStrings"`) {
+		t.Errorf("--dups 3 --max-memory 1MiB: exit %d, stderr %q, output %s; without the bound %s", code, errb.String(), bounded.String(), free.String())
 	}
 	// With --diff and a view that needs the model, both dumps are held at
 	// once: the bound is on their sum.

@@ -24,7 +24,11 @@
 //     without a model: the histogram and the summary ([StreamedSummary]) in
 //     memory bounded by the classes, the object records counted on every
 //     core (streampar.go), 64-bit counts; [SyntheticDump] generates a dump
-//     of any number of objects as it is read, to measure it past 2^31.
+//     of any number of objects as it is read, to measure it past 2^31. The
+//     duplicate strings ([Streamed.DuplicateStrings], streamdups.go) in a
+//     budget ([StreamOptions.StringsMemory]): the Strings' references and
+//     arrays past it wait in sorted runs in a temporary file, merged to
+//     join and group them (extsort.go).
 //   - Bounds for callers: [ParseContext], [Heap.DominatorsContext] and
 //     [Dominators.ClassRetainedContext] stop when their context is done, and
 //     [MemoryNeeded] with [AvailableMemory] lets a caller refuse a dump the

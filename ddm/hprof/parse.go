@@ -189,7 +189,7 @@ func (p *parser) setMark(at int64) {
 	if s := p.stream; s != nil {
 		p.mark = mark{at: at, objs: int(s.objects), pending: len(p.pending)}
 		if d := s.dups; d != nil {
-			p.mark.strs = [3]int{len(d.strs), len(d.refs), len(d.arrays)}
+			p.mark.strs = d.mark()
 		}
 		return
 	}
@@ -202,7 +202,7 @@ func (p *parser) rollback() {
 	if s := p.stream; s != nil {
 		s.rollback(m.objs)
 		if d := s.dups; d != nil {
-			d.strs, d.refs, d.arrays = d.strs[:m.strs[0]], d.refs[:m.strs[1]], d.arrays[:m.strs[2]]
+			d.rollback(m.strs)
 		}
 		p.pending = p.pending[:m.pending]
 		if len(p.early) > m.objs {
@@ -999,7 +999,7 @@ func (p *parser) primArray(withData bool) error {
 	}
 	s.hash = hs.Sum64()
 	if st := p.stream; st != nil {
-		st.dups.arrays = append(st.dups.arrays, streamArray{id: oid, hash: s.hash, off: s.off, len: s.len, size: sz, char: t == TypeChar})
+		st.dups.addArray(oid, s.hash, s.off, s.len, sz, t == TypeChar)
 		return nil
 	}
 	p.h.strs = append(p.h.strs, s)

@@ -1,13 +1,10 @@
 package hprof
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
-	"slices"
 	"time"
 )
 
@@ -20,8 +17,17 @@ type StreamOptions struct {
 	Progress func(read int64)
 	// Strings keeps what [Streamed.DuplicateStrings] needs: the String
 	// instances' references and a hash of every char[] and byte[] (about
-	// 16 bytes a String and 40 an array); the pass then runs on one core.
+	// 24 bytes a reference and 40 an array), up to StringsMemory and the
+	// rest in sorted runs in a temporary file; the pass then runs on one
+	// core.
 	Strings bool
+	// StringsMemory bounds what the pass and DuplicateStrings hold of the
+	// strings, in bytes (0: DefaultStringsMemory, 64 MiB).
+	StringsMemory int64
+	// SpillDir is where the strings' temporary file is made (default
+	// os.TempDir()): mode 0600 and nameless on Linux (O_TMPFILE), named
+	// and removed at once elsewhere; it goes with the Streamed.
+	SpillDir string
 	// sequential counts on the parsing goroutine alone (for tests and
 	// benchmarks: the parallel pass must give the same).
 	sequential bool
@@ -82,7 +88,7 @@ func streamHistogram(ctx context.Context, r io.Reader, opt StreamOptions, before
 	p.oops = opt.Oops
 	if opt.Strings {
 		p.strings, p.seed = true, maphash.MakeSeed()
-		p.stream.dups = &streamDups{}
+		p.stream.dups = newStreamDups(opt.StringsMemory, opt.SpillDir)
 	}
 	if err := p.header(); err != nil {
 		return nil, err
@@ -343,140 +349,4 @@ func (ra *readAhead) Read(p []byte) (int, error) {
 func (ra *readAhead) close() {
 	close(ra.done)
 	<-ra.exited
-}
-
-// streamDups is what a streamed pass keeps for the duplicate strings: the
-// String instances in dump order with their references, and the char[]
-// and byte[] with a hash of their contents.
-type streamDups struct {
-	strs   []streamString
-	refs   []uint64
-	arrays []streamArray
-	// Set when the pass ends: java.lang.String's class (the last one of
-	// that name, as Heap.DuplicateStrings takes it) and instance size.
-	strCls  int32
-	strSize uint32
-}
-
-type streamString struct {
-	cls  int32
-	refs int32 // how many of refs, following the previous String's
-}
-
-type streamArray struct {
-	id, hash uint64
-	off      int64
-	len      uint32 // bytes
-	size     uint32 // shallow
-	char     bool   // a char[] (else a byte[])
-}
-
-// addString keeps a String of class c whose field bytes are data.
-func (d *streamDups) addString(c int32, data []byte, refOffs []uint32, idSize int) {
-	n := 0
-	for _, off := range refOffs {
-		if v := idAt(data[off:], idSize); v != 0 {
-			d.refs = append(d.refs, v)
-			n++
-		}
-	}
-	d.strs = append(d.strs, streamString{c, int32(n)})
-}
-
-// finish sets the String class and size once the dump is read (nil: no
-// strings kept).
-func (d *streamDups) finish(h *Heap, mode int) *streamDups {
-	if d == nil {
-		return nil
-	}
-	d.strCls = -1
-	for i := range h.Classes {
-		if h.Classes[i].Name == "java.lang.String" {
-			d.strCls = int32(i)
-		}
-	}
-	if d.strCls >= 0 {
-		d.strSize = h.Classes[d.strCls].shallowBy[mode]
-	}
-	return d
-}
-
-// DuplicateStrings is [Heap.DuplicateStrings] from a streamed pass that
-// kept the strings ([StreamOptions.Strings]): the same groups, counts and
-// wasted bytes (references to an id that several objects of the dump
-// share go to the first array of that id, not to the first object). src
-// must read the same bytes the pass read.
-func (s *Streamed) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error) {
-	d := s.dups
-	if d == nil {
-		return nil, errors.New("hprof: duplicate strings need the dump streamed with StreamOptions.Strings")
-	}
-	if d.strCls < 0 || len(d.arrays) == 0 {
-		return nil, nil
-	}
-	// The arrays by id: Parse's index over their ids (the first of an id
-	// wins).
-	var ids idList
-	for _, a := range d.arrays {
-		ids.add(a.id)
-	}
-	var byID idIndex
-	byID.build(&ids)
-	// Each String's array by contents, in String order; sorted, a group
-	// is a run (no map of every distinct value).
-	type use struct {
-		hash  uint64
-		len   uint32
-		order int32 // the String's place among those with an array
-		arr   int32
-	}
-	var uses []use
-	at := 0
-	for _, st := range d.strs {
-		refs := d.refs[at : at+int(st.refs)]
-		at += int(st.refs)
-		if st.cls != d.strCls {
-			continue
-		}
-		for _, r := range refs {
-			if k := byID.get(&ids, r); k >= 0 {
-				uses = append(uses, use{d.arrays[k].hash, d.arrays[k].len, int32(len(uses)), k})
-				break
-			}
-		}
-	}
-	slices.SortFunc(uses, func(a, b use) int {
-		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.len, b.len), cmp.Compare(a.order, b.order))
-	})
-	var groups dupGroups
-	counted := make([]bool, len(d.arrays))
-	for i := 0; i < len(uses); {
-		j := i + 1
-		for j < len(uses) && uses[j].hash == uses[i].hash && uses[j].len == uses[i].len {
-			j++
-		}
-		if j-i > 1 {
-			// As Heap.DuplicateStrings: a String beyond the first wastes
-			// itself, and its array unless one already counted.
-			g := dupGroup{count: j - i, arr: int(uses[i].arr)}
-			counted[uses[i].arr] = true
-			for _, u := range uses[i+1 : j] {
-				g.wasted += uint64(d.strSize)
-				if !counted[u.arr] {
-					g.wasted += uint64(d.arrays[u.arr].size)
-					counted[u.arr] = true
-				}
-			}
-			groups.all = append(groups.all, g)
-		}
-		i = j
-	}
-	return dupsOut(groups, n, src, func(k int) (int64, uint32, string) {
-		a := d.arrays[k]
-		class := "byte[]"
-		if a.char {
-			class = "char[]"
-		}
-		return a.off, a.len, class
-	})
 }

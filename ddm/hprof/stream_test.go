@@ -50,6 +50,24 @@ func dupsMatch(t *testing.T, name string, dump []byte, oops Oops) {
 	if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
 		t.Errorf("%s: streamed duplicate strings %v (%v), the model's %v (%v)", name, got, gerr, want, werr)
 	}
+	// In runs of a record or a few (written to a temporary file and
+	// merged), and a few groups asked: the same list.
+	for _, budget := range []int64{1, 200} {
+		s, serr := StreamHistogram(context.Background(), bytes.NewReader(dump), StreamOptions{Oops: oops, Strings: true, StringsMemory: budget, SpillDir: t.TempDir()})
+		if serr != nil {
+			t.Fatalf("%s: streamed with strings in %d bytes: %v", name, budget, serr)
+		}
+		for _, n := range []int{0, 2} {
+			want, werr := h.DuplicateStrings(bytes.NewReader(dump), n)
+			got, gerr := s.DuplicateStrings(bytes.NewReader(dump), n)
+			if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: streamed duplicate strings in %d bytes, %d asked: %v (%v), the model's %v (%v)", name, budget, n, got, gerr, want, werr)
+			}
+		}
+		if d := s.dups; len(want) > 0 && (len(d.arrays.runs) < 2 || budget == 1 && len(d.refs.runs) < 2) {
+			t.Errorf("%s: in %d bytes, the strings were not written in runs (%d runs of arrays)", name, budget, len(d.arrays.runs))
+		}
+	}
 }
 
 // streamMatchesParse checks one streamed pass, on one goroutine or more,
