@@ -422,6 +422,10 @@ type hprofDump struct {
 	// has read, for hprof/progress.
 	cancel context.CancelFunc
 	read   atomic.Int64
+	// waiters counts the requests waiting for the parse (under the
+	// cache's mu): the last one to stop waiting before it ends (its
+	// connection closed) stops it.
+	waiters int
 
 	histogram []hprof.ClassStat
 
@@ -465,8 +469,10 @@ func (d *hprofDump) source() (src io.ReaderAt, done func()) {
 }
 
 // hprofJob is a computation on a parsed dump, done once and kept. It is
-// not bound to the request that started it (a later one may wait for it
-// too): a request's ctx bounds its wait, hprof/cancel the computation.
+// not bound to the request that started it (a later one, of any
+// connection, may wait for it too): a request's ctx bounds its wait, and
+// the computation stops when every request that waited for it has stopped
+// waiting before it ended (their connections closed), or on hprof/cancel.
 type hprofJob[T any] struct {
 	mu   sync.Mutex
 	val  T
@@ -480,6 +486,10 @@ type jobRun[T any] struct {
 	over   chan struct{} // closed when val or err is set
 	val    T
 	err    error
+	// waiters counts the requests waiting for it (under the job's mu):
+	// the last one to stop waiting before it ends (its connection closed)
+	// stops it.
+	waiters int
 }
 
 // get is the job's value, computed by compute on the first call (and on
@@ -531,6 +541,7 @@ func (j *hprofJob[T]) get(ctx context.Context, path, what string, compute func(c
 			}
 		}()
 	}
+	r.waiters++
 	j.mu.Unlock()
 	if waiting != nil {
 		waiting()
@@ -538,6 +549,15 @@ func (j *hprofJob[T]) get(ctx context.Context, path, what string, compute func(c
 	select {
 	case <-r.over:
 	case <-ctx.Done():
+		j.mu.Lock()
+		if r.waiters--; r.waiters == 0 && j.run == r {
+			// Nobody waits for it any more: stopped and forgotten as by
+			// hprof/cancel (the next request starts it again).
+			j.run = nil
+			r.cancel()
+			zlog.Info().Str("component", "hprof").Str("file", path).Msg(what + " stopped: the requests that waited for it ended (their connections closed)")
+		}
+		j.mu.Unlock()
 		return zero, fmt.Errorf("%s of %s: %w", what, path, ctx.Err())
 	}
 	if r.err != nil {
@@ -680,26 +700,54 @@ func (c *hprofCache) get(ctx context.Context, path string, progress ...func(Hpro
 				return true
 			}
 		})
-		go d.parse(pctx, unlist) // not bound to this request: a later one may wait for it
+		go d.parse(pctx, unlist) // not bound to this request: a later one, of any connection, may wait for it
 	} else {
 		c.fit()
 	}
+	d.waiters++
 	c.mu.Unlock()
 	if err := d.wait(ctx, progress); err != nil {
+		c.mu.Lock()
+		if d.waiters--; d.waiters == 0 && !d.isReady() {
+			// Nobody waits for the parse any more: stopped, and out of
+			// the cache (the next request parses the dump again).
+			d.cancel()
+			c.drop(d)
+			zlog.Info().Str("component", "hprof").Str("file", path).Msg("parse stopped: the requests that waited for it ended (their connections closed)")
+		}
+		c.mu.Unlock()
 		return nil, err
 	}
+	c.mu.Lock()
+	d.waiters--
+	c.mu.Unlock()
 	if d.err != nil {
 		c.mu.Lock()
-		for k, e := range c.dumps {
-			if e == d {
-				c.dumps = append(c.dumps[:k], c.dumps[k+1:]...)
-				break
-			}
-		}
+		c.drop(d)
 		c.mu.Unlock()
 		return nil, rpcError(CodeInvalidParams, "hprof: %s: %v", path, d.err)
 	}
 	return d, nil
+}
+
+// drop removes d from the cache, if it is there (c.mu held).
+func (c *hprofCache) drop(d *hprofDump) {
+	for k, e := range c.dumps {
+		if e == d {
+			c.dumps = append(c.dumps[:k], c.dumps[k+1:]...)
+			return
+		}
+	}
+}
+
+// isReady reports whether d's parse has ended.
+func (d *hprofDump) isReady() bool {
+	select {
+	case <-d.ready:
+		return true
+	default:
+		return false
+	}
 }
 
 // parsed is the dump at path as it is now if it is parsed and cached,

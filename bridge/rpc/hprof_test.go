@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -953,4 +954,252 @@ func dialHprofProgress(ctx context.Context, t *testing.T, addr string) (*Client,
 	}
 	t.Cleanup(func() { c.Close() })
 	return c, progress
+}
+
+// TestHprofRPCCloseStops: the work on a dump (its parse, its dominator
+// tree) stops when every connection whose requests waited for it has
+// closed, and goes on while another still waits; stopped, it is not kept,
+// and the next request starts it again.
+func TestHprofRPCCloseStops(t *testing.T) {
+	lo := freePorts(t, 1)
+	m := startMonitor(t, testOptions(t, lo, 1))
+	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	t.Setenv(hprofTreeGateEnv, gate)
+	// Each tree's context by path, as the computations start.
+	trees := make(chan context.Context, 10)
+	hook := func(what string, c context.Context) context.Context {
+		if what == "the dominator tree" {
+			trees <- c
+		}
+		return c
+	}
+	hprofJobHook.Store(&hook)
+	defer hprofJobHook.Store(nil)
+	wantTree := func(path string) []byte {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := hprof.Parse(bytes.NewReader(data), hprof.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(h.Dominators().Tree().Level(path, hprof.Root, 10))
+		return b
+	}
+	// dominators asks c for path's tree, returning once the request waits
+	// for it (its "dominators" progress), with the channel of its answer.
+	dominators := func(c *Client, progress <-chan HprofProgress, path string) <-chan error {
+		done := make(chan error, 1)
+		got := make(chan []byte, 1)
+		go func() {
+			var d HprofDominators
+			err := c.Call(ctx, "hprof/dominators", map[string]any{"path": path, "limit": 10}, &d)
+			if err == nil {
+				b, _ := json.Marshal(d)
+				if want := wantTree(path); !bytes.Equal(b, want) {
+					err = fmt.Errorf("tree %s, want %s", b, want)
+				}
+			}
+			done <- err
+			close(got)
+		}()
+		for {
+			select {
+			case p := <-progress:
+				if p.Phase == "dominators" && p.Path == path {
+					return done
+				}
+			case err := <-done:
+				t.Fatalf("hprof/dominators of %s ended before it waited for the tree: %v", path, err)
+			case <-ctx.Done():
+				t.Fatalf("hprof/dominators of %s never waited for the tree", path)
+			}
+		}
+	}
+	treeWaiters := func(path string) int {
+		d := hprofDumps.parsed(path)
+		if d == nil {
+			return -1
+		}
+		d.dom.mu.Lock()
+		defer d.dom.mu.Unlock()
+		if d.dom.run == nil {
+			return 0
+		}
+		return d.dom.run.waiters
+	}
+	nextTree := func() context.Context {
+		select {
+		case c := <-trees:
+			return c
+		case <-ctx.Done():
+			t.Fatal("no dominator tree started")
+			return nil
+		}
+	}
+
+	// Two connections wait for one tree (held at its gate): the first
+	// closed, the tree goes on for the second.
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	shared := filepath.Join(dir, "shared.hprof")
+	writeDump(t, shared, 200, 3)
+	a, aProgress := dialHprofProgress(ctx, t, addr)
+	b, bProgress := dialHprofProgress(ctx, t, addr)
+	aDone := dominators(a, aProgress, shared)
+	tree := nextTree()
+	bDone := dominators(b, bProgress, shared)
+	if n := treeWaiters(shared); n != 2 {
+		t.Fatalf("%d requests wait for the tree, want 2", n)
+	}
+	a.Close()
+	if err := <-aDone; err == nil {
+		t.Fatal("hprof/dominators answered on a closed connection")
+	}
+	waitFor(t, time.Minute, "the closed connection's request to stop waiting", func() bool { return treeWaiters(shared) == 1 })
+	if tree.Err() != nil {
+		t.Fatal("the tree stopped when one of the two connections waiting for it closed")
+	}
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-bDone; err != nil {
+		t.Fatalf("the tree the other connection waited for: %v", err)
+	}
+	if len(trees) != 0 {
+		t.Fatal("the tree was computed twice")
+	}
+
+	// One connection waits for a tree: closed, the tree stops, and is
+	// computed again for the next request.
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	alone := filepath.Join(dir, "alone.hprof")
+	writeDump(t, alone, 150, 2)
+	c, cProgress := dialHprofProgress(ctx, t, addr)
+	cDone := dominators(c, cProgress, alone)
+	tree = nextTree()
+	c.Close()
+	<-cDone
+	select {
+	case <-tree.Done():
+	case <-ctx.Done():
+		t.Fatal("the tree of a closed connection's request goes on")
+	}
+	waitFor(t, time.Minute, "the stopped tree to end", func() bool {
+		hprofRunning.Lock()
+		defer hprofRunning.Unlock()
+		return len(hprofRunning.m[alone]) == 0
+	})
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	d, dProgress := dialHprofProgress(ctx, t, addr)
+	if err := <-dominators(d, dProgress, alone); err != nil {
+		t.Fatalf("the tree after a stopped one: %v", err)
+	}
+	nextTree() // computed again
+
+	// The parse, held at its first read: two connections wait for it, the
+	// first closed, it goes on; one waits, closed, the parse stops and the
+	// dump leaves the cache, the next request parses it again.
+	var held sync.Map // path → chan struct{}: its parse's first read waits until it is closed
+	atRead := make(chan string, 10)
+	readHook := func(path string) {
+		if ch, ok := held.LoadAndDelete(path); ok {
+			atRead <- path
+			<-ch.(chan struct{})
+		}
+	}
+	hprofReadHook.Store(&readHook)
+	defer hprofReadHook.Store(nil)
+	parseWaiters := func(path string) int {
+		hprofDumps.mu.Lock()
+		defer hprofDumps.mu.Unlock()
+		for _, d := range hprofDumps.dumps {
+			if d.key.path == path {
+				return d.waiters
+			}
+		}
+		return -1
+	}
+	summary := func(c *Client, path string) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			var s HprofSummary
+			err := c.Call(ctx, "hprof/summary", map[string]any{"path": path}, &s)
+			if err == nil && s.Objects == 0 {
+				err = fmt.Errorf("summary %+v", s)
+			}
+			done <- err
+		}()
+		return done
+	}
+	for _, tc := range []struct {
+		name  string
+		conns int
+	}{{"two connections", 2}, {"one connection", 1}} {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".hprof")
+		writeDump(t, path, 100, 1)
+		hold := make(chan struct{})
+		held.Store(path, hold)
+		var clients []*Client
+		var dones []<-chan error
+		for range tc.conns {
+			c, _ := dialHprofProgress(ctx, t, addr)
+			clients = append(clients, c)
+			dones = append(dones, summary(c, path))
+			if len(dones) == 1 {
+				select {
+				case <-atRead:
+				case <-ctx.Done():
+					t.Fatalf("%s: the parse never read", tc.name)
+				}
+			}
+			n := len(dones)
+			waitFor(t, time.Minute, fmt.Sprintf("%s: %d requests waiting for the parse", tc.name, n), func() bool { return parseWaiters(path) == n })
+		}
+		var parse *hprofDump
+		hprofDumps.mu.Lock()
+		for _, d := range hprofDumps.dumps {
+			if d.key.path == path {
+				parse = d
+			}
+		}
+		hprofDumps.mu.Unlock()
+		clients[0].Close()
+		if err := <-dones[0]; err == nil {
+			t.Fatalf("%s: hprof/summary answered on a closed connection", tc.name)
+		}
+		if tc.conns == 2 {
+			waitFor(t, time.Minute, tc.name+": one request waiting for the parse", func() bool { return parseWaiters(path) == 1 })
+			close(hold)
+			if err := <-dones[1]; err != nil {
+				t.Fatalf("%s: the parse the other connection waited for: %v", tc.name, err)
+			}
+			continue
+		}
+		waitFor(t, time.Minute, tc.name+": the dump out of the cache", func() bool { return parseWaiters(path) == -1 })
+		close(hold)
+		waitFor(t, time.Minute, tc.name+": the stopped parse to end", func() bool {
+			hprofRunning.Lock()
+			defer hprofRunning.Unlock()
+			return len(hprofRunning.m[path]) == 0
+		})
+		<-parse.ready
+		if parse.err == nil || !strings.Contains(parse.err.Error(), "context canceled") {
+			t.Errorf("%s: the parse no request waited for any more ended with %v, want it stopped", tc.name, parse.err)
+		}
+		e, _ := dialHprofProgress(ctx, t, addr)
+		if err := <-summary(e, path); err != nil {
+			t.Fatalf("%s: the dump after its parse stopped: %v", tc.name, err)
+		}
+	}
 }
