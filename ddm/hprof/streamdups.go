@@ -70,10 +70,19 @@ func newStreamDups(budget int64, dir string) *streamDups {
 	}
 	return &streamDups{budget: budget, dir: dir,
 		refs: newRunSorter(budget/2, dir, "the duplicate strings", func(a, b dupRef) int {
-			return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.str, b.str), cmp.Compare(a.pos, b.pos))
+			if a.id != b.id {
+				return cmp.Compare(a.id, b.id)
+			}
+			if a.str != b.str {
+				return cmp.Compare(a.str, b.str)
+			}
+			return cmp.Compare(a.pos, b.pos)
 		}),
 		arrays: newRunSorter(budget/2, dir, "the duplicate strings", func(a, b dupArr) int {
-			return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.off, b.off))
+			if a.id != b.id {
+				return cmp.Compare(a.id, b.id)
+			}
+			return cmp.Compare(a.off, b.off)
 		})}
 }
 
@@ -179,11 +188,22 @@ func (s *Streamed) DuplicateStrings(src io.ReaderAt, n int) ([]DupString, error)
 	// through multi, by String, to take their first reference that names
 	// an array.
 	byContents := newRunSorter(d.budget/4, d.dir, "the duplicate strings", func(a, b dupUse) int {
-		return cmp.Or(cmp.Compare(a.hash, b.hash), cmp.Compare(a.len, b.len), cmp.Compare(a.off, b.off), cmp.Compare(a.str, b.str))
+		switch {
+		case a.hash != b.hash:
+			return cmp.Compare(a.hash, b.hash)
+		case a.len != b.len:
+			return cmp.Compare(a.len, b.len)
+		case a.off != b.off:
+			return cmp.Compare(a.off, b.off)
+		}
+		return cmp.Compare(a.str, b.str)
 	})
 	defer byContents.close()
 	multi := newRunSorter(d.budget/4, d.dir, "the duplicate strings", func(a, b dupUse) int {
-		return cmp.Or(cmp.Compare(a.str, b.str), cmp.Compare(a.pos, b.pos))
+		if a.str != b.str {
+			return cmp.Compare(a.str, b.str)
+		}
+		return cmp.Compare(a.pos, b.pos)
 	})
 	defer multi.close()
 	add := func(s *runSorter[dupUse], u dupUse) error {
