@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -53,7 +55,8 @@ func dupsMatch(t *testing.T, name string, dump []byte, oops Oops) {
 	// In runs of a record or a few (written to a temporary file and
 	// merged), and a few groups asked: the same list.
 	for _, budget := range []int64{1, 200} {
-		s, serr := StreamHistogram(context.Background(), bytes.NewReader(dump), StreamOptions{Oops: oops, Strings: true, StringsMemory: budget, SpillDir: t.TempDir()})
+		dir := t.TempDir()
+		s, serr := StreamHistogram(context.Background(), bytes.NewReader(dump), StreamOptions{Oops: oops, Strings: true, StringsMemory: budget, SpillDir: dir})
 		if serr != nil {
 			t.Fatalf("%s: streamed with strings in %d bytes: %v", name, budget, serr)
 		}
@@ -66,6 +69,9 @@ func dupsMatch(t *testing.T, name string, dump []byte, oops Oops) {
 		}
 		if d := s.dups; len(want) > 0 && (len(d.arrays.runs) < 2 || budget == 1 && len(d.refs.runs) < 2) {
 			t.Errorf("%s: in %d bytes, the strings were not written in runs (%d runs of arrays)", name, budget, len(d.arrays.runs))
+		}
+		if names, err := os.ReadDir(dir); err != nil || len(names) > 0 && runtime.GOOS == "linux" {
+			t.Errorf("%s: the runs' directory holds %v (%v), want nothing (O_TMPFILE)", name, names, err)
 		}
 	}
 }
