@@ -215,21 +215,24 @@ func TestKotlinStepOverInline(t *testing.T) {
 // Function breakpoints on Kotlin functions (a top-level function of the
 // facade, a member, a companion's member named as Kotlin calls it —
 // Shop.open —, an object's member, a multifile facade's function —
-// Multi.partA —, a @file:JvmName facade's — Utils.label —) stop at the
-// function's first line, in its file.
+// Multi.partA —, a @file:JvmName facade's — Utils.label —, a named
+// companion's member as Kotlin calls it — Crate.make, Crate.Factory.make,
+// never the nested object Crate.Sizes's make —) stop at the function's
+// first line, in its file; a companion's frame reads as Kotlin names it
+// (Shop.Companion.open, Crate.Factory.make).
 func TestKotlinFunctionBreakpoints(t *testing.T) {
 	c, kc := ktSession(t, kotlintest.Indy)
 	c.send("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
 		{"name": "MainKt.total"}, {"name": "app.Shop.add"}, {"name": "Shop.open"}, {"name": "Registry.register"},
-		{"name": "Multi.partA"}, {"name": "Utils.label"},
+		{"name": "Multi.partA"}, {"name": "Utils.label"}, {"name": "Crate.make"},
 	}})
 	bps := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
-	if len(bps) != 6 || !bps[0].Verified {
+	if len(bps) != 7 || !bps[0].Verified {
 		t.Fatalf("function breakpoints %s", mustJSON(bps))
 	}
 	first := c.ktConfigurationDone()
 	seen := map[string]bool{}
-	for len(seen) < 6 {
+	for len(seen) < 7 {
 		stop := c.ktStop(first, "a function breakpoint's stop")
 		first = nil
 		if stop.Body.Reason != "function breakpoint" {
@@ -243,10 +246,16 @@ func TestKotlinFunctionBreakpoints(t *testing.T) {
 		case strings.HasPrefix(frameName(f), "Shop.add"):
 			ktFrameAt(t, kc, f, "app/Main.kt", "addFirst")
 			seen["add"] = true
-		case strings.HasPrefix(frameName(f), "Shop$Companion.open"):
+		case strings.HasPrefix(frameName(f), "Shop.Companion.open"):
 			// A companion's member, named as Kotlin calls it (Shop.open).
 			ktFrameAt(t, kc, f, "app/Main.kt", "companion")
 			seen["open"] = true
+		case strings.HasPrefix(frameName(f), "Crate.Factory.make"):
+			// A named companion's (companion object Factory), loaded after
+			// the breakpoint was set.
+			ktFrameAt(t, kc, f, "app/Shapes.kt", "factoryMake")
+			ktFrameAt(t, kc, c.stackTrace(stop.Body.ThreadId)[1], "app/Shapes.kt", "callCrate")
+			seen["make"] = true
 		case strings.HasPrefix(frameName(f), "Registry.register"):
 			ktFrameAt(t, kc, f, "app/Main.kt", "register")
 			seen["register"] = true

@@ -510,6 +510,9 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 		return godap.StackFrame{}, err
 	}
 	name, hidden := frameClassName(sig)
+	if n, ok := d.langOfClass(ctx, loc.Class).(lang.FrameNamer); ok && !hidden {
+		name = n.FrameClass(name) // Kotlin: Shop.Companion, not Shop$Companion
+	}
 	sf := godap.StackFrame{Name: name + "." + m.Name, Column: 1}
 	if hidden {
 		// A lambda's proxy (a hidden class): named after the class that made
