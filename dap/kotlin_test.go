@@ -791,3 +791,62 @@ func TestKotlinLambdaColumns(t *testing.T) {
 		})
 	}
 }
+
+// A column on a lambda of an inline function's body line (picked's
+// orders.map { it.total }.filter { it > 40 } in Util.kt) stops in that
+// lambda only where the body was inlined into another class (app.MainKt):
+// map's once per order, filter's once per total, in both lambda modes.
+// Before, every location of the line there (the other lambda's too).
+func TestKotlinLambdaColumnsInInlinedBody(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode)
+			util := filepath.Join(kc.Sources, "app", "Util.kt")
+			line := kotlintest.Line(t, "app/Util.kt", "pickedLine")
+			src, err := os.ReadFile(util)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Split(string(src), "\n")[line-1]
+			col := func(lambda string) int { return strings.Index(text, lambda) + 3 } // the body after "{ "
+			mapCol, filter := col("{ it.total"), col("{ it > 40")
+			bps := c.setBreakpoints(util, map[string]any{"line": line, "column": mapCol}, map[string]any{"line": line, "column": filter})
+			end := c.setBreakpoints(filepath.Join(kc.Sources, "app", "Main.kt"), map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "callLabel")})
+			if len(bps) != 2 || !bps[0].Verified || !bps[1].Verified || len(end) != 1 {
+				t.Fatalf("column breakpoints in picked's body (inlined into the loaded app.MainKt): %s", mustJSON(bps))
+			}
+			names := map[int]string{bps[0].Id: "map", bps[1].Id: "filter", end[0].Id: "end"}
+			type hit struct{ bp, it string }
+			var got []hit
+			stop := c.ktConfigurationDone()
+			for {
+				stop = c.ktStop(stop, "a stop on picked's line")
+				th := stop.Body.ThreadId
+				if len(stop.Body.HitBreakpointIds) != 1 {
+					t.Fatalf("stopped %s, want one breakpoint", mustJSON(stop.Body))
+				}
+				name := names[stop.Body.HitBreakpointIds[0]]
+				if name == "end" {
+					break
+				}
+				vars, frames := c.locals(th)
+				ktFrameAt(t, kc, frames[0], "app/Util.kt", "pickedLine")
+				it := vars["it"].Value
+				if strings.Contains(it, "tea") {
+					it = "tea"
+				} else if strings.Contains(it, "cake") {
+					it = "cake"
+				}
+				got = append(got, hit{name, it})
+				c.ktContinue(th)
+				stop = nil
+			}
+			want := []hit{{"map", "tea"}, {"map", "cake"}, {"filter", "30"}, {"filter", "45"}}
+			if mustJSON(got) != mustJSON(want) {
+				t.Errorf("stops (breakpoint, it) %+v, want %+v", got, want)
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+		})
+	}
+}
