@@ -601,3 +601,21 @@ func TestKotlinEvaluateInMemberAsyncFrame(t *testing.T) {
 	c.ktContinue(th)
 	until[*godap.TerminatedEvent](c, "the program's end", nil)
 }
+
+// A companion's suspend function in an async stack reads as its JVM frame
+// would, as Kotlin names it: Tally.Companion.twiceOf (was
+// Tally$Companion.twiceOf), at the line it suspended on, above the
+// runBlocking lambda.
+func TestKotlinCompanionAsyncFrameName(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--companion"})
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Values.kt"), ktBP(t, "app/Values.kt", "settleAfter"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in settle after yield").Body.ThreadId
+	frames := c.stackTrace(th)
+	async, ok := asyncFrames(frames)
+	if !ok || len(async) < 1 || !strings.HasSuffix(async[0].Name, "Tally.Companion.twiceOf") {
+		t.Fatalf("async stack %s, want Tally.Companion.twiceOf first", mustJSON(frames))
+	}
+	ktFrameAt(t, kc, async[0], "app/Values.kt", "companionCall")
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
