@@ -120,8 +120,13 @@ type breakpoint struct {
 	// partsWatched are the Kotlin multifile facades whose parts a function
 	// breakpoint watches for (functions.go: watchParts).
 	partsWatched map[string]bool
-	reqKinds     []jdwp.EventKind // a data breakpoint's request kinds, by reqs index
-	reason       string           // the stop's reason: "breakpoint" unless set
+	// companions are the named companion objects (binary names:
+	// app.Crate$Factory of companion object Factory) of the classes a
+	// function breakpoint names, watched as they load (Crate.make stops in
+	// Crate.Factory.make, as Shop.open in Shop$Companion's).
+	companions map[string]bool
+	reqKinds   []jdwp.EventKind // a data breakpoint's request kinds, by reqs index
+	reason     string           // the stop's reason: "breakpoint" unless set
 	// receivers are the requests of a function breakpoint set in a
 	// supertype's method: the class named, whose instances the hits must be.
 	receivers map[int32]jdwp.ReferenceTypeID

@@ -209,7 +209,10 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 		return nil
 	}
 	bp.done[class] = true
-	if skip, err := t.outerHasFunc(ctx, bp.fn, class); err != nil || skip {
+	if err := t.watchNamedCompanion(ctx, bp, class); err != nil {
+		return err
+	}
+	if skip, err := t.outerHasFunc(ctx, bp, class); err != nil || skip {
 		return err
 	}
 	declaring, ms, err := t.funcMethods(ctx, bp.fn, class)
@@ -333,21 +336,81 @@ func (t *Target) watchParts(ctx context.Context, bp *breakpoint, class jdwp.Refe
 	return true, nil
 }
 
+// watchNamedCompanion: a class the spec names (Crate for Crate.make) whose
+// companion object has a name of its own (companion object Factory: the
+// class app.Crate$Factory, held in Crate's static final field Factory, of
+// its type; a nested object's instance is in its own class instead) has
+// the breakpoint in its companion too, loaded or loading later (a
+// class-prepare request for its name), as Shop$Companion is matched by
+// its name. Callers hold bpMu.
+func (t *Target) watchNamedCompanion(ctx context.Context, bp *breakpoint, class jdwp.ReferenceTypeID) error {
+	if bp.fn.method == "<init>" || bp.fn.method == "<clinit>" {
+		return nil
+	}
+	sig, err := t.VM.Signature(ctx, class)
+	if err != nil || !strings.HasPrefix(sig, "L") || !bp.fn.matchesOwnClass(javalang.TypeName(sig)) {
+		return err
+	}
+	fields, err := t.VM.DeclaredFields(ctx, class)
+	if err != nil {
+		return err
+	}
+	const mods = jdwp.AccStatic | jdwp.AccFinal
+	for _, f := range fields {
+		if f.ModBits&mods != mods || f.Name == "Companion" || f.Signature != strings.TrimSuffix(sig, ";")+"$"+f.Name+";" {
+			continue
+		}
+		comp := javalang.TypeName(f.Signature)
+		if bp.companions[comp] {
+			continue
+		}
+		if bp.companions == nil {
+			bp.companions = map[string]bool{}
+		}
+		bp.companions[comp] = true
+		id, err := t.Requests.Set(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(comp))
+		if err != nil {
+			return fmt.Errorf("watch for the companion %s: %w", comp, err)
+		}
+		t.mu.Lock()
+		bp.prepReqs = append(bp.prepReqs, id)
+		t.bps.fnPrep[id] = bp
+		t.mu.Unlock()
+		loaded, err := t.VM.ClassesBySignature(ctx, f.Signature)
+		if err != nil {
+			return err
+		}
+		for _, c := range loaded {
+			if c.Status&jdwp.ClassPrepared != 0 {
+				if err := t.installFunc(ctx, bp, c.ID); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // outerHasFunc reports whether class is a companion object the spec
-// matched through its outer class (Shop$Companion for Shop.open) while the
-// outer class declares the method itself (a @JvmStatic one, which calls the
-// companion's): the breakpoint stops there, once.
-func (t *Target) outerHasFunc(ctx context.Context, fn *funcSpec, class jdwp.ReferenceTypeID) (bool, error) {
+// matched through its outer class (Shop$Companion for Shop.open, a named
+// companion Crate$Factory for Crate.make) while the outer class declares
+// the method itself (a @JvmStatic one, which calls the companion's): the
+// breakpoint stops there, once.
+func (t *Target) outerHasFunc(ctx context.Context, bp *breakpoint, class jdwp.ReferenceTypeID) (bool, error) {
+	fn := bp.fn
 	sig, err := t.VM.Signature(ctx, class)
 	if err != nil {
 		return false, err
 	}
 	name := javalang.TypeName(sig)
 	outer, ok := strings.CutSuffix(name, "$Companion")
+	if bp.companions[name] {
+		outer, ok = name[:strings.LastIndexByte(name, '$')], true
+	}
 	if !ok || fn.matchesOwnClass(name) {
 		return false, nil
 	}
-	outers, err := t.VM.ClassesBySignature(ctx, strings.TrimSuffix(sig, "$Companion;")+";")
+	outers, err := t.VM.ClassesBySignature(ctx, "L"+strings.ReplaceAll(outer, ".", "/")+";")
 	if err != nil {
 		return false, err
 	}
@@ -507,10 +570,11 @@ func (t *Target) resumedSuspend(ctx context.Context, bp *breakpoint, e jdwp.Even
 // onFuncClassPrepare installs function breakpoints in a class that just
 // loaded and reports the ones that became verified.
 func (t *Target) onFuncClassPrepare(ctx context.Context, bp *breakpoint, e jdwp.Event) {
-	if !bp.fn.matchesClass(javalang.TypeName(e.Signature)) {
+	t.bpMu.Lock()
+	if name := javalang.TypeName(e.Signature); !bp.fn.matchesClass(name) && !bp.companions[name] {
+		t.bpMu.Unlock()
 		return
 	}
-	t.bpMu.Lock()
 	was := bp.verified
 	if err := t.installFunc(ctx, bp, e.RefType); err != nil {
 		t.log.Warn().Err(err).Msg("install function breakpoint")
