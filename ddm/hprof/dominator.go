@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"slices"
+	"unsafe"
 )
 
 // Dominators is the dominator tree of a heap: a virtual root above every GC
@@ -31,13 +33,15 @@ const (
 // iterative, O(E log N) in practice) on int32 arrays in DFS order. Arrays
 // are reused from phase to phase instead of allocated anew, so the garbage
 // of one phase is not in the next one's peak: the DFS numbers become the
-// result's Idom; the predecessor starts hold the semi-dominators, then the
-// DFS order; the path-compression arrays (label and ancestor packed in one
-// uint64 per node, compressed without a stack) become Retained. While it
-// runs: 3 × 4 + 8 bytes per object and 4 per edge that is not a DFS tree
-// edge (a reference, an object's edge to its class, a loader's to a
-// class), plus the DFS stack (8 bytes a level, in blocks). With
-// [DomOptions.Spill] most of that and of the model waits in a file.
+// result's Idom; the path-compression array (label and ancestor packed in
+// one uint64 per node, compressed without a stack) holds the DFS order for
+// a while, then becomes Retained; the predecessor starts give way to a bit
+// per node (see semiNCA). While it runs: 2 × 4 + 8 bytes per object and 4
+// per edge that is not a DFS tree edge (a reference, an object's edge to
+// its class, a loader's to a class), plus the DFS stack (8 bytes a level,
+// in blocks) and, while the predecessors are built, their starts (4 bytes
+// an object). With [DomOptions.Spill] most of that and of the model waits
+// in a file.
 func (h *Heap) Dominators() *Dominators {
 	d, err := h.DominatorsWith(DomOptions{})
 	if err != nil {
@@ -362,11 +366,14 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 		}
 		sp.keep = true
 	}
+	if !full {
+		return h.semiNCA(ctx, sp, n, R, num, parent, pred, predStart)
+	}
 	// With a spill the predecessors wait in the file too: the semi-
 	// dominators read them in sequence, from the last node to the first.
 	var predW *window[int32]
 	var startW *window[int32]
-	if full {
+	{
 		ps, err := sp.put(asBytes(predStart), len(predStart))
 		if err != nil {
 			return nil, err
@@ -380,18 +387,9 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 		startW = &window[int32]{s: sp, seg: ps, down: true}
 		predW = &window[int32]{s: sp, seg: pp, down: true}
 	}
-	// From here on everything is by DFS number. In memory the semi-
-	// dominator of w is kept in predStart[w+1]: the loop below reads a
-	// node's predecessor range (predStart[w], predStart[w+1]) before it
-	// sets its semi-dominator and goes from the last node to the first,
-	// so that slot is read no more; num stays for vert. With a spill
-	// num's array holds them.
-	var semi []int32
-	if !full {
-		semi = predStart[1:]
-	} else {
-		semi = num[:R]
-	}
+	// From here on everything is by DFS number. num's array holds the
+	// semi-dominators (vert waits in the file).
+	semi := num[:R]
 
 	// Semi-dominators as in Lengauer–Tarjan (eval with path compression,
 	// link right after), then immediate dominators as nearest common
@@ -435,12 +433,7 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 			}
 		}
 		sw := parent[w] // the DFS parent: a predecessor not listed
-		var preds []int32
-		if predW == nil {
-			preds = pred[predStart[w]:predStart[w+1]]
-		} else {
-			preds = predW.span(int(startW.at(int(w))), int(startW.at(int(w+1))))
-		}
+		preds := predW.span(int(startW.at(int(w))), int(startW.at(int(w+1))))
 		for _, v := range preds {
 			if v <= w {
 				// Not processed yet, so not linked: eval(v) is v and
@@ -455,13 +448,10 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 		semi[w] = sw
 		la[w] = uint64(uint32(parent[w]+1))<<32 | uint64(uint32(w)) // not linked before: its label is itself
 	}
-	pred = nil
-	if predW != nil {
-		if predW.err != nil || startW.err != nil {
-			return nil, errors.Join(predW.err, startW.err)
-		}
-		predW, startW = nil, nil
+	if predW.err != nil || startW.err != nil {
+		return nil, errors.Join(predW.err, startW.err)
 	}
+	predW, startW = nil, nil
 	for w := int32(1); w < R; w++ {
 		if w&(domCheckEvery-1) == 0 {
 			if err := domStop(ctx); err != nil {
@@ -477,47 +467,13 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 	// in DFS order.
 	retained := la[:n]
 	clear(retained)
-	sizeRead := false
-	if sp != nil && !full {
-		// Lean: the objects' own sizes first, in index order, the classes
-		// read in sequence from the file (Size reads them), so that they
-		// need not come back before the tree is done.
-		clsW := &window[int32]{s: sp, seg: sp.held[spillCls]}
-		for o := range n {
-			if o&(domCheckEvery-1) == 0 {
-				if err := domStop(ctx); err != nil {
-					return nil, err
-				}
-			}
-			if num[o+1] > 0 {
-				retained[o] = uint64(h.sizeOfClass(o, clsW.at(int(o))))
-			}
-		}
-		if clsW.err != nil {
-			return nil, clsW.err
-		}
-		sizeRead = true
+	sp.release() // the predecessors
+	// Size reads the classes.
+	if err := sp.in(h, spillSize, spillCls); err != nil {
+		return nil, err
 	}
-	if !full {
-		vert = predStart[:R] // the semi-dominators are done with
-		for v, d := range num {
-			if d > 0 {
-				vert[d-1] = int32(v)
-			}
-		}
-	}
-	predStart = nil
-	if sp != nil {
-		sp.release() // the predecessors
-	}
-	if full {
-		if err := sp.in(h, spillSize, spillCls); err != nil { // Size reads the classes
-			return nil, err
-		}
-		var err error
-		if vert, err = readSeg[int32](sp, vertSeg); err != nil {
-			return nil, err
-		}
+	if vert, err = readSeg[int32](sp, vertSeg); err != nil {
+		return nil, err
 	}
 	for w := R - 1; w > 0; w-- {
 		if w&(domCheckEvery-1) == 0 {
@@ -526,9 +482,7 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 			}
 		}
 		o := vert[w] - 1
-		if !sizeRead {
-			retained[o] += uint64(h.Size(o))
-		}
+		retained[o] += uint64(h.Size(o))
 		if d := idom[w]; d > 0 {
 			retained[vert[d]-1] += retained[o]
 		}
@@ -619,4 +573,196 @@ func (b *predBuilder) edge(w, k int32) {
 			b.predStart[d]++
 		}
 	}
+}
+
+// semiNCA is the tree's computation once the predecessors are built, in
+// memory (with or without Lean's file): the semi-dominators, the immediate
+// dominators, the retained sizes and the result by object, in the arrays
+// it is given and one more (la, 8 bytes a node) plus two bit sets. num is
+// by node (DFS number + 1, 0 unreached), parent by DFS number (with room
+// for a node each: it becomes the result's Idom), predStart and pred the
+// predecessors by DFS number as CSR, n the objects and R the nodes reached.
+//
+// What a node costs at the peak (the semi-dominator loop): its parent, DFS
+// number and la (16 bytes), a bit, and its predecessors but the parent (4
+// bytes each). The predecessor starts are not kept: a bit per node says
+// whether it has a range, and the first entry of a range is stored
+// complemented (negative: DFS numbers are not), so that the loop, from the
+// last node down, and the immediate dominators, from the first up, find
+// each range by walking pred in order. The semi-dominator of a node with a
+// range replaces the range's first entry once the range is read (the
+// immediate dominators read it there); a node without one has its parent
+// as semi-dominator, and its immediate dominator is its parent. The
+// path-compression labels are semi-dominators (the least on the path),
+// not the nodes holding them: SEMI-NCA compares nothing else, so no array
+// of semi-dominators by node is read in the loop.
+func (h *Heap) semiNCA(ctx context.Context, sp *spillFile, n, R int32, num, parent, pred, predStart []int32) (*Dominators, error) {
+	multi := make([]uint64, (R+63)/64)
+	for w := int32(1); w < R; w++ {
+		if s := predStart[w]; s < predStart[w+1] {
+			multi[w>>6] |= 1 << (w & 63)
+			pred[s] = ^pred[s]
+		}
+	}
+	predStart = nil
+	if sp != nil {
+		sp.release()
+	} else {
+		debug.FreeOSMemory() // the starts, before la takes their place and more
+	}
+
+	// la[k] is (ancestor+1)<<32 | label, 0 while k is not linked; the
+	// label is the least semi-dominator on k's compressed path.
+	la := make([]uint64, max(R, n))
+	eval := func(v int32) int32 {
+		// Compress the ancestor chain iteratively, with no stack (a chain
+		// can be as long as a list): going up, each node's ancestor field
+		// points back to the node below it; coming down, each takes its
+		// ancestor's ancestor and the lesser label.
+		x, below := v, int32(-1)
+		for a := int32(la[x]>>32) - 1; la[a]>>32 != 0; a = int32(la[x]>>32) - 1 {
+			la[x] = uint64(uint32(below+1))<<32 | la[x]&(1<<32-1)
+			below, x = x, a
+		}
+		for a, cur := x, below; cur >= 0; {
+			next := int32(la[cur]>>32) - 1
+			l, ax := uint32(la[cur]), la[a]
+			l = min(l, uint32(ax))
+			la[cur] = ax&^(1<<32-1) | uint64(l)
+			a, cur = cur, next
+		}
+		return int32(uint32(la[v]))
+	}
+	c := len(pred)
+	for w := R - 1; w > 0; w-- {
+		if w&(domCheckEvery-1) == 0 {
+			if err := domStop(ctx); err != nil {
+				return nil, err
+			}
+		}
+		sw := parent[w] // the DFS parent: a predecessor not listed
+		if multi[w>>6]&(1<<(w&63)) != 0 {
+			s := c - 1
+			for pred[s] >= 0 {
+				s--
+			}
+			pred[s] = ^pred[s]
+			for _, v := range pred[s:c] {
+				if v <= w {
+					// Not processed yet, so not linked: its semi-dominator
+					// would be itself (most edges are DFS tree and forward
+					// edges). v == w: a reference to itself, which
+					// dominates nothing.
+					sw = min(sw, v)
+				} else if u := eval(v); u < sw {
+					sw = u
+				}
+			}
+			pred[s], c = ^sw, s
+		}
+		la[w] = uint64(uint32(parent[w]+1))<<32 | uint64(uint32(sw))
+	}
+	// Immediate dominators as nearest common ancestors: idom shares
+	// parent's array (idom[w] is set after the last use of parent[w]).
+	idom := parent
+	c = 0
+	for w := int32(1); w < R; w++ {
+		if w&(domCheckEvery-1) == 0 {
+			if err := domStop(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if multi[w>>6]&(1<<(w&63)) == 0 {
+			continue // semi-dominator and immediate dominator: its parent
+		}
+		sw := ^pred[c]
+		for c++; c < len(pred) && pred[c] >= 0; c++ {
+		}
+		for idom[w] > sw {
+			idom[w] = idom[idom[w]]
+		}
+	}
+	pred, multi = nil, nil
+	if sp != nil {
+		sp.release()
+	} else {
+		runtime.GC() // the predecessors
+	}
+	// The result by object, with no array more: vert (DFS number → node,
+	// num's inverse) is built in la's memory, which is free until the
+	// retained sizes; the immediate dominators become objects (or Root),
+	// then are placed by object in num's array (out[o] is written after
+	// num[o+1] is read); vert moves into idom's array, and la's takes the
+	// retained sizes.
+	vert := int32s(la)[:R]
+	for v, d := range num {
+		if d > 0 {
+			vert[d-1] = int32(v)
+		}
+	}
+	for w := int32(1); w < R; w++ {
+		if d := idom[w]; d > 0 {
+			idom[w] = vert[d] - 1
+		} else {
+			idom[w] = Root
+		}
+	}
+	out := num[:n]
+	for o := range n {
+		if d := num[o+1]; d > 0 {
+			out[o] = idom[d-1]
+		} else {
+			out[o] = NotReachable
+		}
+	}
+	vert = idom[:copy(idom, vert)]
+
+	// Retained sizes, in la's array: children come after their dominator
+	// in DFS order.
+	retained := la[:n]
+	clear(retained)
+	sizeRead := false
+	if sp != nil {
+		// Lean: the objects' own sizes first, in index order, the classes
+		// read in sequence from the file (Size reads them), so that they
+		// need not come back before the tree is done.
+		clsW := &window[int32]{s: sp, seg: sp.held[spillCls]}
+		for o := range n {
+			if o&(domCheckEvery-1) == 0 {
+				if err := domStop(ctx); err != nil {
+					return nil, err
+				}
+			}
+			if out[o] != NotReachable {
+				retained[o] = uint64(h.sizeOfClass(o, clsW.at(int(o))))
+			}
+		}
+		if clsW.err != nil {
+			return nil, clsW.err
+		}
+		sizeRead = true
+	}
+	for w := R - 1; w > 0; w-- {
+		if w&(domCheckEvery-1) == 0 {
+			if err := domStop(ctx); err != nil {
+				return nil, err
+			}
+		}
+		o := vert[w] - 1
+		if !sizeRead {
+			retained[o] += uint64(h.Size(o))
+		}
+		if p := out[o]; p >= 0 {
+			retained[p] += retained[o]
+		}
+	}
+	return &Dominators{h: h, Idom: out, Retained: retained}, nil
+}
+
+// int32s is a's memory as int32s (twice as many).
+func int32s(a []uint64) []int32 {
+	if len(a) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(a))), 2*len(a))
 }
