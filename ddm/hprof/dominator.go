@@ -150,8 +150,8 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 	var packed *packedRefs
 	if opt.Compact && sp == nil {
 		// What the parse left (its id index) back to the system first:
-		// the packed arrays and the search's would not all take its
-		// place.
+		// kept, the packed arrays and the search's do not all take its
+		// place (0.64× the dump instead of 0.58× on the 1.49 GB one).
 		debug.FreeOSMemory()
 		ids := packIDs(&h.ids)
 		h.ids = idList{}
@@ -397,6 +397,7 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 			pb.edge(w, 0)
 		}
 		objs = edges()
+		pos := 0 // Compact: the place in packed.b
 		for o := range n {
 			if o&(domCheckEvery-1) == 0 {
 				if err := domStop(ctx); err != nil {
@@ -404,14 +405,31 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 				}
 			}
 			k := num[o+1] - 1
-			oRefs := objs.next()
-			if k < 0 {
-				continue
+			if packed != nil {
+				// The packed references read here, not through objs: a
+				// byte a value mostly, no copy.
+				b := packed.b
+				c, next := uvarintAt(b, pos)
+				pos = next
+				if k < 0 {
+					for ; c > 0; pos++ {
+						if b[pos] < 0x80 {
+							c--
+						}
+					}
+					continue
+				}
+				for ; c > 0; c-- {
+					u, next := uvarintAt(b, pos)
+					pos = next
+					pb.edge(int32(int64(o)+unzigzag(u))+1, k)
+				}
+			} else if oRefs := objs.next(); k >= 0 {
+				for _, w := range oRefs {
+					pb.edge(w+1, k)
+				}
 			}
-			for _, w := range oRefs {
-				pb.edge(w+1, k)
-			}
-			if extra[o>>6]&(1<<(o&63)) == 0 {
+			if k < 0 || extra[o>>6]&(1<<(o&63)) == 0 {
 				continue
 			}
 			c := objs.class(o)
@@ -423,6 +441,9 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 					pb.edge(w+1, k)
 				}
 			}
+		}
+		if packed != nil && pos != len(packed.b) {
+			return nil, errors.New("hprof: packed references broken")
 		}
 		if err := objs.err(); err != nil {
 			return nil, err

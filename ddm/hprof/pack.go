@@ -26,12 +26,33 @@ type packedIDs struct {
 func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
 func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
-// appendUvarint is binary.AppendUvarint with the one-byte case inline.
-func appendUvarint(b []byte, v uint64) []byte {
-	if v < 0x80 {
-		return append(b, byte(v))
+// uvarintAt is the uvarint at b[pos:] (well formed: packed here) and the
+// position after it.
+func uvarintAt(b []byte, pos int) (uint64, int) {
+	if v := b[pos]; v < 0x80 {
+		return uint64(v), pos + 1
 	}
-	return binary.AppendUvarint(b, v)
+	var u uint64
+	for s := uint(0); ; s += 7 {
+		v := b[pos]
+		pos++
+		u |= uint64(v&0x7f) << s
+		if v < 0x80 {
+			return u, pos
+		}
+	}
+}
+
+// putUvarint writes v as a uvarint at b[pos:] (room made) and returns the
+// position after it.
+func putUvarint(b []byte, pos int, v uint64) int {
+	for v >= 0x80 {
+		b[pos] = byte(v) | 0x80
+		v >>= 7
+		pos++
+	}
+	b[pos] = byte(v)
+	return pos + 1
 }
 
 // uvarint is binary.Uvarint at b[pos:] with the one-byte case inline: the
@@ -44,19 +65,28 @@ func uvarint(b []byte, pos int) (uint64, int, int) {
 	return u, pos + k, k
 }
 
-// packIDs packs l; the caller drops l.
+// packIDs packs l (its size counted first: the array is made once); the
+// caller drops l.
 func packIDs(l *idList) *packedIDs {
 	n := l.len()
-	p := &packedIDs{n: n, wide: l.wide, b: make([]byte, 0, n+n/4+16)}
-	prev := int64(0)
-	for i := range n {
-		var v int64
+	at := func(i int) int64 {
 		if l.wide {
-			v = int64(l.all[i])
-		} else {
-			v = int64(l.narrow[i])
+			return int64(l.all[i])
 		}
-		p.b = appendUvarint(p.b, zigzag(v-prev))
+		return int64(l.narrow[i])
+	}
+	size, prev := 0, int64(0)
+	for i := range n {
+		v := at(i)
+		size += uvarintLen(zigzag(v - prev))
+		prev = v
+	}
+	p := &packedIDs{n: n, wide: l.wide, b: make([]byte, size)}
+	pos := 0
+	prev = 0
+	for i := range n {
+		v := at(i)
+		pos = putUvarint(p.b, pos, zigzag(v-prev))
 		prev = v
 	}
 	return p
@@ -109,12 +139,13 @@ func packRefs(refStart []uint32, refs []int32) *packedRefs {
 			size += uvarintLen(zigzag(int64(r) - int64(o)))
 		}
 	}
-	p := &packedRefs{n: n, total: len(refs), b: make([]byte, 0, size)}
+	p := &packedRefs{n: n, total: len(refs), b: make([]byte, size)}
+	pos := 0
 	for o := range n {
 		s, e := refStart[o], refStart[o+1]
-		p.b = appendUvarint(p.b, uint64(e-s))
+		pos = putUvarint(p.b, pos, uint64(e-s))
 		for _, r := range refs[s:e] {
-			p.b = appendUvarint(p.b, zigzag(int64(r)-int64(o)))
+			pos = putUvarint(p.b, pos, zigzag(int64(r)-int64(o)))
 		}
 	}
 	return p
