@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -173,77 +174,104 @@ func TestKotlinCoroutinesFromThreads(t *testing.T) {
 // modes.
 func TestKotlinCoroutinesFromJobs(t *testing.T) {
 	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
-		t.Run(string(mode), func(t *testing.T) {
-			c, kc := ktSession(t, mode, "args", []string{"--family"})
-			c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "familyReady"))
-			c.skip["output"] = false
-			c.send("configurationDone", nil)
-			var printed string
-			var stop *godap.StoppedEvent
-			for stop == nil {
-				switch m := c.next().(type) {
-				case *godap.OutputEvent:
-					if out, ok := strings.CutPrefix(m.Body.Output, "family: "); ok {
-						printed = strings.TrimSpace(out)
-					}
-				case *godap.StoppedEvent:
-					stop = m
-				}
+		t.Run(string(mode), func(t *testing.T) { ktFamilyList(t, mode, 0) })
+	}
+}
+
+// A job with more children than the list reads one by one (40 under
+// "crowd", past readAheadAfter's 32: on HotSpot every child handle is then
+// read at once) lists the same coroutines as the program prints, each
+// crowd child named and suspended at its delay.
+func TestKotlinCoroutinesFromJobsLongList(t *testing.T) {
+	ktFamilyList(t, kotlintest.Indy, 40)
+}
+
+// ktFamilyList stops the --family fixture (with crowd children under
+// "crowd") in runBlocking's body and checks the list without the debug
+// probes against the names the program prints.
+func ktFamilyList(t *testing.T, mode kotlintest.Lambdas, crowd int) {
+	args := []string{"--family"}
+	if crowd > 0 {
+		args = append(args, "--crowd", strconv.Itoa(crowd))
+	}
+	c, kc := ktSession(t, mode, "args", args)
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Coroutines.kt"), ktBP(t, "app/Coroutines.kt", "familyReady"))
+	c.skip["output"] = false
+	c.send("configurationDone", nil)
+	var printed string
+	var stop *godap.StoppedEvent
+	for stop == nil {
+		switch m := c.next().(type) {
+		case *godap.OutputEvent:
+			if out, ok := strings.CutPrefix(m.Body.Output, "family: "); ok {
+				printed = strings.TrimSpace(out)
 			}
-			if printed == "" {
-				// The program's output and the VM's events come by different
-				// roads: its line may follow the stop.
-				until(c, "the program's family line", func(m *godap.OutputEvent) bool {
-					out, ok := strings.CutPrefix(m.Body.Output, "family: ")
-					printed = strings.TrimSpace(out)
-					return ok
-				})
-			}
-			c.skip["output"] = true
-			body := c.coroutinesList(map[string]any{})
-			if body.Source != ext.CoroutinesFromJobs || !strings.Contains(body.Note, "not installed") {
-				t.Errorf("source %q note %q, want %q and why", body.Source, body.Note, ext.CoroutinesFromJobs)
-			}
-			byName := map[string]ext.Coroutine{}
-			var listed []string
-			for _, co := range body.Coroutines {
-				name, _, _ := strings.Cut(co.Name, "#")
-				byName[name] = co
-				if name != "family" {
-					listed = append(listed, name)
-				}
-			}
-			slices.Sort(listed)
-			if want := "answer default-sleeper grandchild lazy parent sleeper-0 sleeper-1"; printed != want || strings.Join(listed, " ") != printed {
-				t.Errorf("listed %q, the program printed %q (want %q)", listed, printed, want)
-			}
-			if f := byName["family"]; f.State != ext.CoroutineRunning || f.ThreadID != stop.Body.ThreadId {
-				t.Errorf("family %s, want running in thread %d", mustJSON(f), stop.Body.ThreadId)
-			}
-			delayLine := kotlintest.Line(t, "app/Coroutines.kt", "familyDelay")
-			for _, name := range []string{"sleeper-0", "sleeper-1", "default-sleeper", "answer", "grandchild"} {
-				co := byName[name]
-				if co.State != ext.CoroutineSuspended || len(co.Frames) < 2 || co.Frames[0].Line != delayLine || !strings.Contains(co.Frames[0].Name, "sleepIn") || co.Frames[0].Source == nil {
-					t.Errorf("%s: %s, want suspended in sleepIn at line %d, then its lambda", name, mustJSON(co), delayLine)
-				}
-			}
-			if d := byName["default-sleeper"].Dispatcher; d != "Dispatchers.Default" {
-				t.Errorf("default-sleeper's dispatcher %q", d)
-			}
-			if d := byName["sleeper-0"].Dispatcher; d != "BlockingEventLoop" {
-				t.Errorf("sleeper-0's dispatcher %q, want runBlocking's BlockingEventLoop", d)
-			}
-			// awaitCancellation is a suspend function of its own (Delay.kt).
-			if p := byName["parent"]; p.State != ext.CoroutineSuspended || len(p.Frames) < 2 || !strings.Contains(p.Frames[0].Name, "awaitCancellation") || p.Frames[1].Line != kotlintest.Line(t, "app/Coroutines.kt", "familyParent") {
-				t.Errorf("parent %s, want suspended in awaitCancellation, called at its line", mustJSON(p))
-			}
-			if l := byName["lazy"]; l.State != ext.CoroutineCreated || len(l.Frames) != 0 {
-				t.Errorf("lazy %s, want created, no frames", mustJSON(l))
-			}
-			c.ktContinue(stop.Body.ThreadId)
-			until[*godap.TerminatedEvent](c, "the program's end", nil)
+		case *godap.StoppedEvent:
+			stop = m
+		}
+	}
+	if printed == "" {
+		// The program's output and the VM's events come by different
+		// roads: its line may follow the stop.
+		until(c, "the program's family line", func(m *godap.OutputEvent) bool {
+			out, ok := strings.CutPrefix(m.Body.Output, "family: ")
+			printed = strings.TrimSpace(out)
+			return ok
 		})
 	}
+	c.skip["output"] = true
+	body := c.coroutinesList(map[string]any{})
+	if body.Source != ext.CoroutinesFromJobs || !strings.Contains(body.Note, "not installed") {
+		t.Errorf("source %q note %q, want %q and why", body.Source, body.Note, ext.CoroutinesFromJobs)
+	}
+	byName := map[string]ext.Coroutine{}
+	var listed []string
+	for _, co := range body.Coroutines {
+		name, _, _ := strings.Cut(co.Name, "#")
+		byName[name] = co
+		if name != "family" {
+			listed = append(listed, name)
+		}
+	}
+	slices.Sort(listed)
+	want := []string{"answer", "default-sleeper", "grandchild", "lazy", "parent", "sleeper-0", "sleeper-1"}
+	sleepers := []string{"sleeper-0", "sleeper-1", "default-sleeper", "answer", "grandchild"}
+	if crowd > 0 {
+		want = append(want, "crowd")
+		for i := range crowd {
+			want = append(want, fmt.Sprintf("crowd-%d", i))
+			sleepers = append(sleepers, fmt.Sprintf("crowd-%d", i))
+		}
+	}
+	slices.Sort(want)
+	if w := strings.Join(want, " "); printed != w || strings.Join(listed, " ") != printed {
+		t.Errorf("listed %q, the program printed %q (want %q)", listed, printed, w)
+	}
+	if f := byName["family"]; f.State != ext.CoroutineRunning || f.ThreadID != stop.Body.ThreadId {
+		t.Errorf("family %s, want running in thread %d", mustJSON(f), stop.Body.ThreadId)
+	}
+	delayLine := kotlintest.Line(t, "app/Coroutines.kt", "familyDelay")
+	for _, name := range sleepers {
+		co := byName[name]
+		if co.State != ext.CoroutineSuspended || len(co.Frames) < 2 || co.Frames[0].Line != delayLine || !strings.Contains(co.Frames[0].Name, "sleepIn") || co.Frames[0].Source == nil {
+			t.Errorf("%s: %s, want suspended in sleepIn at line %d, then its lambda", name, mustJSON(co), delayLine)
+		}
+	}
+	if d := byName["default-sleeper"].Dispatcher; d != "Dispatchers.Default" {
+		t.Errorf("default-sleeper's dispatcher %q", d)
+	}
+	if d := byName["sleeper-0"].Dispatcher; d != "BlockingEventLoop" {
+		t.Errorf("sleeper-0's dispatcher %q, want runBlocking's BlockingEventLoop", d)
+	}
+	// awaitCancellation is a suspend function of its own (Delay.kt).
+	if p := byName["parent"]; p.State != ext.CoroutineSuspended || len(p.Frames) < 2 || !strings.Contains(p.Frames[0].Name, "awaitCancellation") || p.Frames[1].Line != kotlintest.Line(t, "app/Coroutines.kt", "familyParent") {
+		t.Errorf("parent %s, want suspended in awaitCancellation, called at its line", mustJSON(p))
+	}
+	if l := byName["lazy"]; l.State != ext.CoroutineCreated || len(l.Frames) != 0 {
+		t.Errorf("lazy %s, want created, no frames", mustJSON(l))
+	}
+	c.ktContinue(stop.Body.ThreadId)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
 }
 
 // With kotlinx-coroutines' debug probes installed (-javaagent: the core
@@ -570,6 +598,24 @@ func TestKotlinEvaluateInMemberAsyncFrame(t *testing.T) {
 			t.Errorf("%s = %s, want %s", x.expr, body.Result, x.want)
 		}
 	}
+	c.ktContinue(th)
+	until[*godap.TerminatedEvent](c, "the program's end", nil)
+}
+
+// A companion's suspend function in an async stack reads as its JVM frame
+// would, as Kotlin names it: Tally.Companion.twiceOf (was
+// Tally$Companion.twiceOf), at the line it suspended on, above the
+// runBlocking lambda.
+func TestKotlinCompanionAsyncFrameName(t *testing.T) {
+	c, kc := ktSession(t, kotlintest.Indy, "args", []string{"--companion"})
+	c.setBreakpoints(filepath.Join(kc.Sources, "app", "Values.kt"), ktBP(t, "app/Values.kt", "settleAfter"))
+	th := c.ktStop(c.ktConfigurationDone(), "the stop in settle after yield").Body.ThreadId
+	frames := c.stackTrace(th)
+	async, ok := asyncFrames(frames)
+	if !ok || len(async) < 1 || !strings.HasSuffix(async[0].Name, "Tally.Companion.twiceOf") {
+		t.Fatalf("async stack %s, want Tally.Companion.twiceOf first", mustJSON(frames))
+	}
+	ktFrameAt(t, kc, async[0], "app/Values.kt", "companionCall")
 	c.ktContinue(th)
 	until[*godap.TerminatedEvent](c, "the program's end", nil)
 }

@@ -112,7 +112,7 @@ func TestKotlinHidesBridgeAndAccessorFrames(t *testing.T) {
 	file := filepath.Join(kc.Sources, "app", "Audit.kt")
 	c.setBreakpoints(file, ktBP(t, "app/Audit.kt", "bridgeBody"), ktBP(t, "app/Audit.kt", "privateBody"))
 	first := c.ktConfigurationDone()
-	for _, want := range []struct{ marker, caller string }{{"bridgeBody", "TimSort."}, {"privateBody", "Vault$Companion.peek"}} {
+	for _, want := range []struct{ marker, caller string }{{"bridgeBody", "TimSort."}, {"privateBody", "Vault.Companion.peek"}} {
 		stop := c.ktStop(first, "the stop at @"+want.marker)
 		first = nil
 		frames := c.stackTrace(stop.Body.ThreadId)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -214,21 +215,24 @@ func TestKotlinStepOverInline(t *testing.T) {
 // Function breakpoints on Kotlin functions (a top-level function of the
 // facade, a member, a companion's member named as Kotlin calls it —
 // Shop.open —, an object's member, a multifile facade's function —
-// Multi.partA —, a @file:JvmName facade's — Utils.label —) stop at the
-// function's first line, in its file.
+// Multi.partA —, a @file:JvmName facade's — Utils.label —, a named
+// companion's member as Kotlin calls it — Crate.make, Crate.Factory.make,
+// never the nested object Crate.Sizes's make —) stop at the function's
+// first line, in its file; a companion's frame reads as Kotlin names it
+// (Shop.Companion.open, Crate.Factory.make).
 func TestKotlinFunctionBreakpoints(t *testing.T) {
 	c, kc := ktSession(t, kotlintest.Indy)
 	c.send("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{
 		{"name": "MainKt.total"}, {"name": "app.Shop.add"}, {"name": "Shop.open"}, {"name": "Registry.register"},
-		{"name": "Multi.partA"}, {"name": "Utils.label"},
+		{"name": "Multi.partA"}, {"name": "Utils.label"}, {"name": "Crate.make"},
 	}})
 	bps := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints
-	if len(bps) != 6 || !bps[0].Verified {
+	if len(bps) != 7 || !bps[0].Verified {
 		t.Fatalf("function breakpoints %s", mustJSON(bps))
 	}
 	first := c.ktConfigurationDone()
 	seen := map[string]bool{}
-	for len(seen) < 6 {
+	for len(seen) < 7 {
 		stop := c.ktStop(first, "a function breakpoint's stop")
 		first = nil
 		if stop.Body.Reason != "function breakpoint" {
@@ -242,10 +246,16 @@ func TestKotlinFunctionBreakpoints(t *testing.T) {
 		case strings.HasPrefix(frameName(f), "Shop.add"):
 			ktFrameAt(t, kc, f, "app/Main.kt", "addFirst")
 			seen["add"] = true
-		case strings.HasPrefix(frameName(f), "Shop$Companion.open"):
+		case strings.HasPrefix(frameName(f), "Shop.Companion.open"):
 			// A companion's member, named as Kotlin calls it (Shop.open).
 			ktFrameAt(t, kc, f, "app/Main.kt", "companion")
 			seen["open"] = true
+		case strings.HasPrefix(frameName(f), "Crate.Factory.make"):
+			// A named companion's (companion object Factory), loaded after
+			// the breakpoint was set.
+			ktFrameAt(t, kc, f, "app/Shapes.kt", "factoryMake")
+			ktFrameAt(t, kc, c.stackTrace(stop.Body.ThreadId)[1], "app/Shapes.kt", "callCrate")
+			seen["make"] = true
 		case strings.HasPrefix(frameName(f), "Registry.register"):
 			ktFrameAt(t, kc, f, "app/Main.kt", "register")
 			seen["register"] = true
@@ -268,6 +278,44 @@ func TestKotlinFunctionBreakpoints(t *testing.T) {
 	}
 	c.send("disconnect", nil)
 	until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
+}
+
+// A function breakpoint on a suspend function stops once a call, at its
+// body's first line with the call's argument, in both lambda modes:
+// fetchOne (called three times by fetchAll, each suspending in delay) is
+// entered again by its continuation's invokeSuspend each time it resumes,
+// and those entries do not stop (they stopped on its header line with
+// i = 0, the parameter before the state machine restores its locals).
+func TestKotlinSuspendFunctionBreakpoint(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode)
+			c.send("setFunctionBreakpoints", map[string]any{"breakpoints": []map[string]any{{"name": "MainKt.fetchOne"}}})
+			if bps := expect[*godap.SetFunctionBreakpointsResponse](c).Body.Breakpoints; len(bps) != 1 || !bps[0].Verified {
+				t.Fatalf("function breakpoint %s", mustJSON(bps))
+			}
+			first := c.ktConfigurationDone()
+			for want := 1; want <= 3; want++ {
+				stop := c.ktStop(first, "fetchOne's call")
+				first = nil
+				vars, frames := c.locals(stop.Body.ThreadId)
+				ktFrameAt(t, kc, frames[0], "app/Main.kt", "delay")
+				if vars["i"].Value != strconv.Itoa(want) {
+					t.Fatalf("stop %d in fetchOne: locals %s, want i = %d", want, mustJSON(vars), want)
+				}
+				c.ktContinue(stop.Body.ThreadId)
+			}
+			for {
+				switch m := c.next().(type) {
+				case *godap.StoppedEvent:
+					f := c.stackTrace(m.Body.ThreadId)[0]
+					t.Fatalf("stopped again after fetchOne's three calls: %s at line %d", frameName(f), f.Line)
+				case *godap.TerminatedEvent:
+					return
+				}
+			}
+		})
+	}
 }
 
 // In a Kotlin frame, Kotlin's own syntax evaluates as Kotlin (a string
@@ -740,6 +788,65 @@ func TestKotlinLambdaColumns(t *testing.T) {
 				c.send("disconnect", nil)
 				until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 			}
+		})
+	}
+}
+
+// A column on a lambda of an inline function's body line (picked's
+// orders.map { it.total }.filter { it > 40 } in Util.kt) stops in that
+// lambda only where the body was inlined into another class (app.MainKt):
+// map's once per order, filter's once per total, in both lambda modes.
+// Before, every location of the line there (the other lambda's too).
+func TestKotlinLambdaColumnsInInlinedBody(t *testing.T) {
+	for _, mode := range []kotlintest.Lambdas{kotlintest.Indy, kotlintest.Class} {
+		t.Run(string(mode), func(t *testing.T) {
+			c, kc := ktSession(t, mode)
+			util := filepath.Join(kc.Sources, "app", "Util.kt")
+			line := kotlintest.Line(t, "app/Util.kt", "pickedLine")
+			src, err := os.ReadFile(util)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Split(string(src), "\n")[line-1]
+			col := func(lambda string) int { return strings.Index(text, lambda) + 3 } // the body after "{ "
+			mapCol, filter := col("{ it.total"), col("{ it > 40")
+			bps := c.setBreakpoints(util, map[string]any{"line": line, "column": mapCol}, map[string]any{"line": line, "column": filter})
+			end := c.setBreakpoints(filepath.Join(kc.Sources, "app", "Main.kt"), map[string]any{"line": kotlintest.Line(t, "app/Main.kt", "callLabel")})
+			if len(bps) != 2 || !bps[0].Verified || !bps[1].Verified || len(end) != 1 {
+				t.Fatalf("column breakpoints in picked's body (inlined into the loaded app.MainKt): %s", mustJSON(bps))
+			}
+			names := map[int]string{bps[0].Id: "map", bps[1].Id: "filter", end[0].Id: "end"}
+			type hit struct{ bp, it string }
+			var got []hit
+			stop := c.ktConfigurationDone()
+			for {
+				stop = c.ktStop(stop, "a stop on picked's line")
+				th := stop.Body.ThreadId
+				if len(stop.Body.HitBreakpointIds) != 1 {
+					t.Fatalf("stopped %s, want one breakpoint", mustJSON(stop.Body))
+				}
+				name := names[stop.Body.HitBreakpointIds[0]]
+				if name == "end" {
+					break
+				}
+				vars, frames := c.locals(th)
+				ktFrameAt(t, kc, frames[0], "app/Util.kt", "pickedLine")
+				it := vars["it"].Value
+				if strings.Contains(it, "tea") {
+					it = "tea"
+				} else if strings.Contains(it, "cake") {
+					it = "cake"
+				}
+				got = append(got, hit{name, it})
+				c.ktContinue(th)
+				stop = nil
+			}
+			want := []hit{{"map", "tea"}, {"map", "cake"}, {"filter", "30"}, {"filter", "45"}}
+			if mustJSON(got) != mustJSON(want) {
+				t.Errorf("stops (breakpoint, it) %+v, want %+v", got, want)
+			}
+			c.send("disconnect", nil)
+			until[*godap.DisconnectResponse](c, "disconnect's response", func(*godap.DisconnectResponse) bool { return true })
 		})
 	}
 }

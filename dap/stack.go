@@ -286,13 +286,16 @@ func (d *debuggee) asyncFrame(thread jdwp.ThreadID, async []debugger.AsyncFrame,
 }
 
 // asyncFrameOf names a continuation by its suspend function (Owner.name,
-// or the continuation's class without metadata) at the line it suspended
-// on.
+// the owner named as a frame of its source's language names it; or the
+// continuation's class without metadata) at the line it suspended on.
 func (d *debuggee) asyncFrameOf(af *debugger.AsyncFrame) godap.StackFrame {
 	name := af.Method
 	if name == "" {
 		name = javalang.SimpleName(af.Owner)
 	} else if owner := javalang.SimpleName(af.Owner); owner != "" {
+		if n, ok := d.langOfFile(af.Rel).(lang.FrameNamer); ok && af.Rel != "" {
+			owner = n.FrameClass(owner) // Tally.Companion.twiceOf, as its JVM frame reads
+		}
 		name = owner + "." + name
 	}
 	sf := godap.StackFrame{Name: name, Line: af.Line}
@@ -510,6 +513,9 @@ func (d *debuggee) describeFrame(ctx context.Context, loc jdwp.Location) (godap.
 		return godap.StackFrame{}, err
 	}
 	name, hidden := frameClassName(sig)
+	if n, ok := d.langOfClass(ctx, loc.Class).(lang.FrameNamer); ok && !hidden {
+		name = n.FrameClass(name) // Kotlin: Shop.Companion, not Shop$Companion
+	}
 	sf := godap.StackFrame{Name: name + "." + m.Name, Column: 1}
 	if hidden {
 		// A lambda's proxy (a hidden class): named after the class that made

@@ -24,6 +24,7 @@ type testHost struct {
 	changed int
 	dropped []string
 	wg      sync.WaitGroup
+	gate    chan struct{} // if set, what the multiplexer runs (a cleanup) waits for it to close
 }
 
 func (h *testHost) Changed()   { h.mu.Lock(); h.changed++; h.mu.Unlock() }
@@ -36,7 +37,13 @@ func (h *testHost) ResetAgent() {
 func (h *testHost) Drop(why string) { h.mu.Lock(); h.dropped = append(h.dropped, why); h.mu.Unlock() }
 func (h *testHost) Go(f func()) {
 	h.wg.Add(1)
-	go func() { defer h.wg.Done(); f() }()
+	go func() {
+		defer h.wg.Done()
+		if h.gate != nil {
+			<-h.gate
+		}
+		f()
+	}()
 }
 
 // testOptions are the monitor's defaults.
@@ -51,6 +58,12 @@ func testOptions(t testing.TB) Options {
 // startMux starts DemoApp and a multiplexer of a connection to it, as
 // the monitor makes one for a plain JDWP VM, for the test's lifetime.
 func startMux(t testing.TB, opts Options) (*Mux, *jdwp.Conn, *jvmtest.JVM) {
+	t.Helper()
+	return startMuxHost(t, opts, &testHost{})
+}
+
+// startMuxHost is startMux with the host h.
+func startMuxHost(t testing.TB, opts Options, h *testHost) (*Mux, *jdwp.Conn, *jvmtest.JVM) {
 	t.Helper()
 	jvmtest.RequireJava(t)
 	vm, err := demoapp.Start(t.Context(), jvmtest.Options{})
@@ -72,13 +85,17 @@ func startMux(t testing.TB, opts Options) (*Mux, *jdwp.Conn, *jvmtest.JVM) {
 	if _, err := conn.IDSizes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return muxOf(t, conn, opts), conn, vm
+	return muxOfHost(t, conn, opts, h), conn, vm
 }
 
 // muxOf serves conn through a multiplexer for the test's lifetime.
 func muxOf(t testing.TB, conn *jdwp.Conn, opts Options) *Mux {
+	return muxOfHost(t, conn, opts, &testHost{})
+}
+
+// muxOfHost is muxOf with the host h.
+func muxOfHost(t testing.TB, conn *jdwp.Conn, opts Options, h *testHost) *Mux {
 	sub := conn.Subscribe()
-	h := &testHost{}
 	m := New(conn, h, opts)
 	pumped := make(chan struct{})
 	go func() { m.Pump(sub); close(pumped) }()

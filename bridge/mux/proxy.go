@@ -503,7 +503,13 @@ func (s *Session) deliver(fc *fwdCall, call *jdwp.Call) {
 	late := s.pastDrain
 	released := late || s.released
 	if fc.cmd == jdwp.CmdEventRequestSet {
+		// The request leaves the count of those being set and joins the
+		// session's in one step: a Set read in between would see it in
+		// neither and pass the cap.
 		s.setting--
+		if !late && rp.Error == jdwp.ErrNone {
+			s.addRequestLocked(fc, rp.Data)
+		}
 	}
 	s.mu.Unlock()
 	if released && rp.Error == jdwp.ErrNone && isInvoke(fc.cmd) {
@@ -534,6 +540,17 @@ func (s *Session) deliver(fc *fwdCall, call *jdwp.Call) {
 	s.flushPending.Store(true)
 }
 
+// addRequestLocked notes an event request the VM set for s (s.mu held).
+func (s *Session) addRequestLocked(fc *fwdCall, reply []byte) {
+	id, err := jdwp.DecodeSetRequestReply(reply)
+	kind, suspend, ok := jdwp.PeekRequest(fc.data)
+	if err != nil || !ok {
+		return
+	}
+	s.requests[reqKey{kind, id}] = true
+	s.reqIDs[id] = suspend
+}
+
 // track notes what a successful command changed in the VM, for the cleanup.
 // late is set when the cleanup already ran: then it is undone at once.
 func (s *Session) track(fc *fwdCall, reply []byte, late bool) {
@@ -541,19 +558,14 @@ func (s *Session) track(fc *fwdCall, reply []byte, late bool) {
 	switch fc.cmd {
 	case jdwp.CmdEventRequestSet:
 		id, err := jdwp.DecodeSetRequestReply(reply)
-		kind, suspend, ok := jdwp.PeekRequest(fc.data)
+		kind, _, ok := jdwp.PeekRequest(fc.data)
 		if err != nil || !ok {
 			return
 		}
-		k := reqKey{kind, id}
-		if late {
+		if late { // not counted (deliver adds it to s.requests otherwise)
+			k := reqKey{kind, id}
 			go m.undo(func(ctx context.Context) error { return m.conn.ClearRequest(ctx, k.kind, k.id) })
-			return
 		}
-		s.mu.Lock()
-		s.requests[k] = true
-		s.reqIDs[k.id] = suspend
-		s.mu.Unlock()
 	case jdwp.CmdEventRequestClear:
 		if kind, id, err := jdwp.DecodeClearRequest(fc.data); err == nil {
 			s.untrack(reqKey{kind, id})

@@ -91,7 +91,7 @@ func (m *Mux) liveLocked() []*Session {
 
 // route delivers an event set to the debuggers it concerns.
 func (m *Mux) route(es *jdwp.EventSet, live []*Session) {
-	if len(live) == 1 {
+	if len(live) == 1 && !m.goneOwns(es) {
 		live[0].event(es) // a debugger alone sees everything, as directly
 		return
 	}
@@ -198,6 +198,31 @@ func (m *Mux) queueThreadOrVM(policy jdwp.SuspendPolicy, es *jdwp.EventSet, vmCm
 	if _, err := m.conn.StartFunc(nil, cmd, data, func(*jdwp.Call) {}); err != nil {
 		m.log.Debug().Err(err).Msg(what + " failed")
 	}
+}
+
+// goneOwns reports whether an event of es comes from a request of a
+// debugger that left and is being cleaned up after (its requests not all
+// cleared yet): such an event is no other debugger's, even a debugger
+// alone's, which would be stopped by a breakpoint it never set (and hold
+// the VM suspended: a gone debugger's method returned, its thread resumed,
+// and hit the gone debugger's breakpoint before the cleanup cleared it).
+func (m *Mux) goneOwns(es *jdwp.EventSet) bool {
+	m.mu.Lock()
+	var gone []*Session
+	for _, s := range m.dbgs {
+		if s.isEnded() {
+			gone = append(gone, s)
+		}
+	}
+	m.mu.Unlock()
+	for _, s := range gone {
+		for _, e := range es.Events {
+			if e.RequestID != 0 && s.ownsRequest(e.RequestID) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (s *Session) ownsRequest(id int32) bool {

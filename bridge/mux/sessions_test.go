@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -166,6 +167,53 @@ func TestSessionsKeepTheirOwn(t *testing.T) {
 	if _, err := b.Version(ctx); err != nil {
 		t.Fatalf("b after a left: %v", err)
 	}
+}
+
+// TestGoneDebuggersBreakpointStopsNobody: two debuggers; a sets a
+// breakpoint that suspends the VM on DemoApp's hot line and leaves, its
+// cleanup held back (the host runs it late), so the breakpoint stays in the
+// VM a while. Its hits are no one's: b, alone now, never sees them (it
+// would stop at a breakpoint it never set, holding the VM: how a gone
+// debugger's invocation that returned during its cleanup left main
+// suspended), and the VM runs on past each one.
+func TestGoneDebuggersBreakpointStopsNobody(t *testing.T) {
+	t.Parallel()
+	h := &testHost{gate: make(chan struct{})}
+	var open sync.Once
+	release := func() { open.Do(func() { close(h.gate) }) }
+	m, _, vm := startMuxHost(t, testOptions(t), h)
+	t.Cleanup(release) // runs before the multiplexer's own cleanup, which waits for h
+	a, b := client(t, m), client(t, m)
+	ctx := t.Context()
+	subA, subB := a.Subscribe(), b.Subscribe()
+	defer subA.Close()
+	defer subB.Close()
+	reqA, err := a.SetRequest(ctx, jdwp.EventBreakpoint, jdwp.SuspendAll, jdwp.LocationOnly(workLine(t, a, "work-first")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case es := <-subA.C:
+		if es == nil || len(es.Events) == 0 || es.Events[0].RequestID != reqA {
+			t.Fatalf("a's event: %+v", es)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a's breakpoint was not hit")
+	}
+	if err := a.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	bridgetest.WaitFor(t, time.Minute, "a to leave", func() bool { return m.Attached() == 1 })
+	bridgetest.WaitTicking(t, vm, 2*time.Minute) // ten calls of work() at least, each a hit of a's breakpoint
+	select {
+	case es := <-subB.C:
+		t.Fatalf("b got an event of a request it never set: %+v", es)
+	default:
+	}
+	release()
+	bridgetest.WaitFor(t, time.Minute, "the cleanup after a", func() bool { return m.Sessions() == 1 })
+	bridgetest.WaitTicking(t, vm, time.Minute)
 }
 
 // TestHostCommandSetNeverForwarded: a debugger's command in the host's own

@@ -90,11 +90,39 @@ type HprofProgress struct {
 // hprofProgressEvery spaces a request's hprof/progress notifications.
 const hprofProgressEvery = 200 * time.Millisecond
 
-// hprofStreams are the streamed passes running, by path, for hprof/cancel.
-var hprofStreams = struct {
+// hprofRunning is the work running on dumps, by path, for hprof/cancel:
+// the streamed passes, the parses, and the computations on parsed dumps
+// (the dominator tree, the classes' retained sizes). Each is listed by what
+// started it for as long as it runs, whatever the cache does with its dump
+// meanwhile (a dump evicted while it is parsed or its tree computed is
+// still reached).
+var hprofRunning = struct {
 	sync.Mutex
-	m map[string]map[*context.CancelFunc]bool
-}{m: map[string]map[*context.CancelFunc]bool{}}
+	m map[string]map[*hprofWork]bool
+}{m: map[string]map[*hprofWork]bool{}}
+
+// hprofWork is one piece of work running: stop stops it and reports
+// whether it was running still.
+type hprofWork struct{ stop func() bool }
+
+// running lists stop as work running on path until done is called.
+func running(path string, stop func() bool) (done func()) {
+	w := &hprofWork{stop}
+	hprofRunning.Lock()
+	if hprofRunning.m[path] == nil {
+		hprofRunning.m[path] = map[*hprofWork]bool{}
+	}
+	hprofRunning.m[path][w] = true
+	hprofRunning.Unlock()
+	return func() {
+		hprofRunning.Lock()
+		defer hprofRunning.Unlock()
+		delete(hprofRunning.m[path], w)
+		if len(hprofRunning.m[path]) == 0 {
+			delete(hprofRunning.m, path)
+		}
+	}
+}
 
 // streamSummary is hprof/summary's streamed pass: the histogram and the
 // dump's facts from one pass over the file in memory bounded by its
@@ -121,24 +149,11 @@ func streamPass(ctx context.Context, p hprofParams) (*hprof.Streamed, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	hprofStreams.Lock()
-	if hprofStreams.m[p.Path] == nil {
-		hprofStreams.m[p.Path] = map[*context.CancelFunc]bool{}
-	}
-	hprofStreams.m[p.Path][&cancel] = true
-	hprofStreams.Unlock()
-	defer func() {
-		hprofStreams.Lock()
-		delete(hprofStreams.m[p.Path], &cancel)
-		if len(hprofStreams.m[p.Path]) == 0 {
-			delete(hprofStreams.m, p.Path)
-		}
-		hprofStreams.Unlock()
-	}()
+	defer running(p.Path, func() bool { cancel(); return true })()
 	var last time.Time
 	s, err := hprof.StreamHistogram(ctx, f, hprof.StreamOptions{Progress: func(read int64) {
 		if h := hprofReadHook.Load(); h != nil {
-			(*h)()
+			(*h)(p.Path)
 		}
 		if now := time.Now(); now.Sub(last) >= hprofProgressEvery {
 			last = now
@@ -166,67 +181,23 @@ func histogram(ctx context.Context, path string, progress func(HprofProgress)) (
 	return s.Histogram, nil
 }
 
-// cancelHprof stops the streamed passes, the parse and the dominator tree's
-// computation running for path; it returns how many it stopped.
+// cancelHprof stops the streamed passes, the parses and the computations
+// on parsed dumps running for path, whichever connection started them and
+// whatever the cache did with their dumps; it returns how many it stopped.
 func cancelHprof(path string) int {
+	hprofRunning.Lock()
+	var works []*hprofWork
+	for w := range hprofRunning.m[path] {
+		works = append(works, w)
+	}
+	hprofRunning.Unlock()
 	n := 0
-	hprofStreams.Lock()
-	for c := range hprofStreams.m[path] {
-		(*c)()
-		n++
-	}
-	hprofStreams.Unlock()
-	hprofDumps.mu.Lock()
-	for _, d := range hprofDumps.dumps {
-		if d.key.path == path && d.cancel != nil {
-			select {
-			case <-d.ready:
-			default:
-				d.cancel()
-				n++
-			}
-		}
-	}
-	hprofDumps.mu.Unlock()
-	// The trees by their own list: a dump evicted from the cache while its
-	// tree is computed is still in it.
-	hprofDomRuns.Lock()
-	var trees []*hprofDump
-	for d := range hprofDomRuns.m[path] {
-		trees = append(trees, d)
-	}
-	hprofDomRuns.Unlock()
-	for _, d := range trees {
-		if d.cancelDominators() {
+	for _, w := range works {
+		if w.stop() {
 			n++
 		}
 	}
 	return n
-}
-
-// hprofDomRuns are the dumps whose dominator tree is computed, by path, for
-// hprof/cancel.
-var hprofDomRuns = struct {
-	sync.Mutex
-	m map[string]map[*hprofDump]bool
-}{m: map[string]map[*hprofDump]bool{}}
-
-// domRunning registers d's running tree (running) or unregisters it.
-func (d *hprofDump) domRunning(running bool) {
-	hprofDomRuns.Lock()
-	defer hprofDomRuns.Unlock()
-	p := d.key.path
-	if running {
-		if hprofDomRuns.m[p] == nil {
-			hprofDomRuns.m[p] = map[*hprofDump]bool{}
-		}
-		hprofDomRuns.m[p][d] = true
-		return
-	}
-	delete(hprofDomRuns.m[p], d)
-	if len(hprofDomRuns.m[p]) == 0 {
-		delete(hprofDomRuns.m, p)
-	}
 }
 
 // hprofMethods are the methods on HPROF files, as a table.
@@ -344,8 +315,9 @@ var hprofMethods = map[string]func(ctx context.Context, p hprofParams) (any, err
 		if err != nil {
 			return nil, err
 		}
-		d.retOnce.Do(func() { d.retained = t.ClassRetained(p.Path) })
-		return d.retained, nil
+		return d.retained.get(ctx, d.key.path, "the classes' retained sizes", func(ctx context.Context) (hprof.RetainedJSON, error) {
+			return t.ClassRetainedContext(ctx, d.key.path)
+		}, nil)
 	},
 	"hprof/heapMap": func(ctx context.Context, p hprofParams) (any, error) {
 		if p.Width < 0 || p.Width > 4096 {
@@ -453,15 +425,11 @@ type hprofDump struct {
 
 	histogram []hprof.ClassStat
 
-	// dom is the dominator tree once computed; domRun the computation
-	// running (hprof/cancel stops it: a tree stopped is not kept, the next
-	// request computes it again).
-	domMu  sync.Mutex
-	dom    *hprof.DomTree
-	domRun *domRun
-
-	retOnce  sync.Once
-	retained hprof.RetainedJSON
+	// The dominator tree and the classes' retained sizes, each computed
+	// once and kept (hprof/cancel stops a computation: one stopped is not
+	// kept, the next request computes it again).
+	dom      hprofJob[*hprof.DomTree]
+	retained hprofJob[hprof.RetainedJSON]
 
 	namesOnce sync.Once
 
@@ -496,95 +464,162 @@ func (d *hprofDump) source() (src io.ReaderAt, done func()) {
 	return f, func() { f.Close() }
 }
 
-// domRun is one computation of a dump's dominator tree.
-type domRun struct {
+// hprofJob is a computation on a parsed dump, done once and kept. It is
+// not bound to the request that started it (a later one may wait for it
+// too): a request's ctx bounds its wait, hprof/cancel the computation.
+type hprofJob[T any] struct {
+	mu   sync.Mutex
+	val  T
+	done bool       // val is computed
+	run  *jobRun[T] // the computation running
+}
+
+// jobRun is one computation of a job.
+type jobRun[T any] struct {
 	cancel context.CancelFunc
-	done   chan struct{} // closed when err is set (and the dump's tree, without one)
+	over   chan struct{} // closed when val or err is set
+	val    T
 	err    error
 }
 
-// dominators is the dump's dominator tree, computed on the first call
-// (telling progress first) and kept. The computation is not bound to the
-// request that started it (a later one may wait for it too): ctx bounds
-// the wait, hprof/cancel the computation.
-func (d *hprofDump) dominators(ctx context.Context, progress func(HprofProgress)) (*hprof.DomTree, error) {
-	d.domMu.Lock()
-	if t := d.dom; t != nil {
-		d.domMu.Unlock()
-		return t, nil
+// get is the job's value, computed by compute on the first call (and on
+// the next after a computation stopped) and kept; what names it in errors
+// and for hprofJobHook. Where it waits for the computation, it calls
+// waiting first (if not nil), once the computation is in hprof/cancel's
+// reach.
+func (j *hprofJob[T]) get(ctx context.Context, path, what string, compute func(context.Context) (T, error), waiting func()) (T, error) {
+	var zero T
+	j.mu.Lock()
+	if j.done {
+		defer j.mu.Unlock()
+		return j.val, nil
 	}
-	r := d.domRun
+	r := j.run
 	if r == nil {
-		r = &domRun{done: make(chan struct{})}
+		r = &jobRun[T]{over: make(chan struct{})}
 		var rctx context.Context
 		rctx, r.cancel = context.WithCancel(context.Background())
-		if h := hprofDomHook.Load(); h != nil {
-			rctx = (*h)(rctx)
+		if h := hprofJobHook.Load(); h != nil {
+			rctx = (*h)(what, rctx)
 		}
-		d.domRun = r
-		d.domRunning(true)
-		go d.computeDominators(rctx, r)
+		j.run = r
+		// Stopped, the job forgets the run: the next request starts
+		// another at once (the one stopped ends at its next look at its
+		// context).
+		unlist := running(path, func() bool {
+			j.mu.Lock()
+			defer j.mu.Unlock()
+			if j.run != r {
+				return false
+			}
+			j.run = nil
+			r.cancel()
+			return true
+		})
+		go func() {
+			defer close(r.over)
+			defer r.cancel()
+			defer unlist()
+			v, err := compute(rctx)
+			j.mu.Lock()
+			defer j.mu.Unlock()
+			if j.run == r {
+				j.run = nil
+			}
+			if r.val, r.err = v, err; err == nil {
+				j.val, j.done = v, true
+			}
+		}()
 	}
-	d.domMu.Unlock()
-	if progress != nil {
-		progress(HprofProgress{Path: d.key.path, Phase: "dominators", Read: d.key.size, Size: d.key.size})
+	j.mu.Unlock()
+	if waiting != nil {
+		waiting()
 	}
 	select {
-	case <-r.done:
+	case <-r.over:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("the dominator tree of %s: %w", d.key.path, ctx.Err())
+		return zero, fmt.Errorf("%s of %s: %w", what, path, ctx.Err())
 	}
 	if r.err != nil {
-		return nil, rpcError(CodeInvalidParams, "hprof: %s: %v", d.key.path, r.err)
+		return zero, rpcError(CodeInvalidParams, "hprof: %s: %v", path, r.err)
 	}
-	d.domMu.Lock()
-	defer d.domMu.Unlock()
-	return d.dom, nil
+	return r.val, nil
 }
 
-func (d *hprofDump) computeDominators(ctx context.Context, r *domRun) {
-	defer close(r.done)
-	defer r.cancel()
-	dom, err := d.heap.DominatorsContext(ctx, hprof.DomOptions{})
-	d.domMu.Lock()
-	defer d.domMu.Unlock()
-	if d.domRun == r {
-		d.domRun = nil
-		d.domRunning(false)
+// dominators is the dump's dominator tree, computed on the first call
+// (telling progress first) and kept (an hprofJob).
+func (d *hprofDump) dominators(ctx context.Context, progress func(HprofProgress)) (*hprof.DomTree, error) {
+	var waiting func()
+	if progress != nil {
+		waiting = func() {
+			progress(HprofProgress{Path: d.key.path, Phase: "dominators", Read: d.key.size, Size: d.key.size})
+		}
 	}
-	if r.err = err; err == nil {
-		d.dom = dom.Tree()
-	}
+	return d.dom.get(ctx, d.key.path, "the dominator tree", func(ctx context.Context) (*hprof.DomTree, error) {
+		if gate := os.Getenv(hprofTreeGateEnv); gate != "" {
+			ctx = &gatedCtx{Context: ctx, gate: gate, path: d.key.path}
+		}
+		dom, err := d.heap.DominatorsContext(ctx, hprof.DomOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return dom.Tree(), nil
+	}, waiting)
 }
 
-// cancelDominators stops the dominator tree's computation if one runs; it
-// reports whether it did. The next request starts another at once (the
-// one stopped ends at its next look at its context).
-func (d *hprofDump) cancelDominators() bool {
-	d.domMu.Lock()
-	defer d.domMu.Unlock()
-	if d.domRun == nil {
-		return false
-	}
-	d.domRun.cancel()
-	d.domRun = nil
-	d.domRunning(false)
-	return true
+// hprofTreeGateEnv names a file: while it exists, each dominator tree's
+// computation waits at its first look at its context (where hprof/cancel
+// stops it as anywhere in the tree), then goes on. End-to-end tests of the
+// editor's Cancel set it, whose tree would otherwise end before the click
+// reaches the monitor; unset, nothing waits.
+const hprofTreeGateEnv = "DDMBRIDGE_HPROF_TREE_GATE"
+
+// gatedCtx is a computation's context that waits at its first look while
+// the file gate exists (hprofTreeGateEnv), or until it is done.
+type gatedCtx struct {
+	context.Context
+	gate, path string
+	once       sync.Once
 }
 
-// hprofDomHook, set by tests, wraps the context of each dominator tree's
-// computation.
-var hprofDomHook atomic.Pointer[func(context.Context) context.Context]
+func (c *gatedCtx) Err() error {
+	c.once.Do(func() {
+		if _, err := os.Stat(c.gate); err != nil {
+			return
+		}
+		zlog.Info().Str("component", "hprof").Str("file", c.path).Str("gate", c.gate).
+			Msg("the dominator tree waits while its gate exists (" + hprofTreeGateEnv + ")")
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-c.Done():
+				return
+			case <-tick.C:
+				if _, err := os.Stat(c.gate); err != nil {
+					zlog.Info().Str("component", "hprof").Str("file", c.path).Msg("the dominator tree's gate is gone: it goes on")
+					return
+				}
+			}
+		}
+	})
+	return c.Context.Err()
+}
+
+// hprofJobHook, set by tests, wraps the context of each computation on a
+// parsed dump ("the dominator tree", "the classes' retained sizes").
+var hprofJobHook atomic.Pointer[func(what string, ctx context.Context) context.Context]
 
 // countingFile counts the bytes read from a file.
 type countingFile struct {
-	f *os.File
-	n *atomic.Int64
+	f    *os.File
+	n    *atomic.Int64
+	path string
 }
 
 func (c *countingFile) Read(b []byte) (int, error) {
 	if h := hprofReadHook.Load(); h != nil {
-		(*h)()
+		(*h)(c.path)
 	}
 	n, err := c.f.Read(b)
 	c.n.Add(int64(n))
@@ -592,8 +627,8 @@ func (c *countingFile) Read(b []byte) (int, error) {
 }
 
 // hprofReadHook, set by tests, runs before each read of a parse and at
-// each progress of a streamed pass.
-var hprofReadHook atomic.Pointer[func()]
+// each progress of a streamed pass, with the dump's path.
+var hprofReadHook atomic.Pointer[func(path string)]
 
 // hprofKey names one version of a file: a rewritten file is parsed again.
 type hprofKey struct {
@@ -634,7 +669,18 @@ func (c *hprofCache) get(ctx context.Context, path string, progress ...func(Hpro
 		pctx, d.cancel = context.WithCancel(context.Background())
 		c.dumps = append([]*hprofDump{d}, c.dumps...)
 		d.evicted = c.fit()
-		go d.parse(pctx) // not bound to this request: a later one may wait for it
+		// Listed for hprof/cancel by itself, not by the cache: evicted by
+		// the next dump opened, it is still parsed until it ends.
+		unlist := running(path, func() bool {
+			select {
+			case <-d.ready:
+				return false
+			default:
+				d.cancel()
+				return true
+			}
+		})
+		go d.parse(pctx, unlist) // not bound to this request: a later one may wait for it
 	} else {
 		c.fit()
 	}
@@ -734,10 +780,16 @@ func (d *hprofDump) wait(ctx context.Context, progress []func(HprofProgress)) er
 	}
 }
 
-func (d *hprofDump) parse(ctx context.Context) {
+func (d *hprofDump) parse(ctx context.Context, unlist func()) {
 	defer close(d.ready)
 	defer d.cancel()
-	parsing <- struct{}{}
+	defer unlist()
+	select {
+	case parsing <- struct{}{}:
+	case <-ctx.Done(): // cancelled while it waited for its turn
+		d.err = fmt.Errorf("parsing stopped: %w", ctx.Err())
+		return
+	}
 	defer func() { <-parsing }()
 	f, err := os.Open(d.key.path)
 	if err != nil {
@@ -754,7 +806,7 @@ func (d *hprofDump) parse(ctx context.Context) {
 		d.err = fmt.Errorf("the dump is %d MiB: analysing it takes about %d MiB of memory and %d MiB is available; analyse it on a machine with more memory", d.key.size>>20, need>>20, room>>20)
 		return
 	}
-	d.heap, d.err = hprof.ParseContext(ctx, &countingFile{f, &d.read}, hprof.Options{SizeHint: d.key.size}) // it buffers
+	d.heap, d.err = hprof.ParseContext(ctx, &countingFile{f, &d.read, d.key.path}, hprof.Options{SizeHint: d.key.size}) // it buffers
 	if d.err == nil {
 		d.histogram = d.heap.Histogram()
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -558,7 +559,7 @@ func TestHprofRPCStreamProgressCancel(t *testing.T) {
 	for _, params := range []map[string]any{{"path": big, "stream": true}, {"path": big}} {
 		var once sync.Once
 		hold := make(chan struct{})
-		hook := func() { once.Do(func() { <-hold }) }
+		hook := func(string) { once.Do(func() { <-hold }) }
 		hprofReadHook.Store(&hook)
 		done := make(chan error, 1)
 		go func() {
@@ -626,13 +627,15 @@ func TestHprofRPCDominatorsCancel(t *testing.T) {
 	// The first computation is held at its first look at its context.
 	held := &heldCtx{held: make(chan struct{})}
 	var first sync.Once
-	hook := func(c context.Context) context.Context {
+	hook := func(what string, c context.Context) context.Context {
 		out := c
-		first.Do(func() { held.Context = c; out = held })
+		if what == "the dominator tree" {
+			first.Do(func() { held.Context = c; out = held })
+		}
 		return out
 	}
-	hprofDomHook.Store(&hook)
-	defer hprofDomHook.Store(nil)
+	hprofJobHook.Store(&hook)
+	defer hprofJobHook.Store(nil)
 	done := make(chan error, 1)
 	go func() {
 		var d HprofDominators
@@ -724,6 +727,208 @@ func TestHprofRPCDominatorsCancel(t *testing.T) {
 	}
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "context canceled") {
 		t.Errorf("hprof/dominators of the evicted dump after hprof/cancel: %v, want the tree stopped", err)
+	}
+}
+
+// TestHprofRPCRetainedCancel stops the classes' retained sizes (computed
+// after the tree, for the histogram's retained column) with hprof/cancel
+// while hprof/retained waits for them: the request fails with context
+// canceled, the tree stays, and the next request computes them, the
+// package's own.
+func TestHprofRPCRetainedCancel(t *testing.T) {
+	lo := freePorts(t, 1)
+	m := startMonitor(t, testOptions(t, lo, 1))
+	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	c, _ := dialHprofProgress(ctx, t, addr)
+	path := filepath.Join(t.TempDir(), "r.hprof")
+	writeDump(t, path, 200, 3)
+	var d HprofDominators
+	if err := c.Call(ctx, "hprof/dominators", map[string]any{"path": path, "limit": 10}, &d); err != nil {
+		t.Fatal(err)
+	}
+
+	// The first computation is held at its first look at its context.
+	held := &heldCtx{held: make(chan struct{})}
+	var first sync.Once
+	var trees atomic.Int32
+	hook := func(what string, c context.Context) context.Context {
+		out := c
+		switch what {
+		case "the dominator tree":
+			trees.Add(1)
+		case "the classes' retained sizes":
+			first.Do(func() { held.Context = c; out = held })
+		}
+		return out
+	}
+	hprofJobHook.Store(&hook)
+	defer hprofJobHook.Store(nil)
+	done := make(chan error, 1)
+	go func() {
+		var r HprofRetained
+		done <- c.Call(ctx, "hprof/retained", map[string]any{"path": path}, &r)
+	}()
+	select {
+	case <-held.held:
+	case <-ctx.Done():
+		t.Fatal("the classes' retained sizes never looked at their context")
+	}
+	var r struct {
+		Stopped int `json:"stopped"`
+	}
+	if err := c.Call(ctx, "hprof/cancel", map[string]any{"path": path}, &r); err != nil || r.Stopped != 1 {
+		t.Fatalf("hprof/cancel: %v, stopped %d, want 1 (the retained sizes)", err, r.Stopped)
+	}
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Fatalf("hprof/retained after hprof/cancel: %v, want the computation stopped", err)
+	}
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := hprof.Parse(bytes.NewReader(data), hprof.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(h.Dominators().ClassRetained(path))
+	var ret HprofRetained
+	if err := c.Call(ctx, "hprof/retained", map[string]any{"path": path}, &ret); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(ret); !bytes.Equal(got, want) || len(ret.Classes) == 0 {
+		t.Errorf("hprof/retained after a cancelled one:\n%s\nwant\n%s", got, want)
+	}
+	if n := trees.Load(); n != 0 {
+		t.Errorf("the tree was computed %d times more: a cancel of the retained sizes dropped it", n)
+	}
+}
+
+// TestHprofRPCCancelEvictedParse: a dump evicted from the cache while it
+// is parsed (another dump opened, the two not fitting the budget) is still
+// in hprof/cancel's reach: the parse stops, its request fails with context
+// canceled, and the dump opened meanwhile is parsed.
+func TestHprofRPCCancelEvictedParse(t *testing.T) {
+	lo := freePorts(t, 1)
+	m := startMonitor(t, testOptions(t, lo, 1))
+	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	c, _ := dialHprofProgress(ctx, t, addr)
+	dir := t.TempDir()
+	evicted, other := filepath.Join(dir, "e.hprof"), filepath.Join(dir, "o.hprof")
+	writeDump(t, evicted, 200, 0)
+	writeDump(t, other, 60, 0)
+
+	// The evicted dump's parse is held at its first read until it is
+	// cancelled; the other's reads go on.
+	var once sync.Once
+	atRead, hold := make(chan struct{}), make(chan struct{})
+	hook := func(path string) {
+		if path == evicted {
+			once.Do(func() { close(atRead); <-hold })
+		}
+	}
+	hprofReadHook.Store(&hook)
+	defer hprofReadHook.Store(nil)
+	done := make(chan error, 1)
+	go func() {
+		var s HprofSummary
+		done <- c.Call(ctx, "hprof/summary", map[string]any{"path": evicted}, &s)
+	}()
+	select {
+	case <-atRead:
+	case <-ctx.Done():
+		t.Fatal("the parse never read")
+	}
+	hprofCacheBudget = 1 // any second dump evicts the others
+	defer func() { hprofCacheBudget = 0 }()
+	var s HprofSummary
+	if err := c.Call(ctx, "hprof/summary", map[string]any{"path": other}, &s); err != nil || s.Objects == 0 {
+		t.Fatalf("the other dump: %v, %+v", err, s)
+	}
+	hprofDumps.mu.Lock()
+	for _, d := range hprofDumps.dumps {
+		if d.key.path == evicted {
+			t.Error("opening another dump did not evict the one parsed")
+		}
+	}
+	hprofDumps.mu.Unlock()
+	var r struct {
+		Stopped int `json:"stopped"`
+	}
+	if err := c.Call(ctx, "hprof/cancel", map[string]any{"path": evicted}, &r); err != nil || r.Stopped != 1 {
+		t.Fatalf("hprof/cancel of an evicted dump's parse: %v, stopped %d, want 1", err, r.Stopped)
+	}
+	close(hold)
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Errorf("hprof/summary of the evicted dump after hprof/cancel: %v, want the parse stopped", err)
+	}
+	if err := c.Call(ctx, "hprof/cancel", map[string]any{"path": evicted}, &r); err != nil || r.Stopped != 0 {
+		t.Errorf("hprof/cancel with nothing running: %v, stopped %d", err, r.Stopped)
+	}
+}
+
+// TestHprofRPCTreeGate: with DDMBRIDGE_HPROF_TREE_GATE naming a file that
+// exists, the dominator tree waits at its first look at its context, where
+// hprof/cancel stops it; the file gone, the next tree is computed, the
+// package's own.
+func TestHprofRPCTreeGate(t *testing.T) {
+	lo := freePorts(t, 1)
+	m := startMonitor(t, testOptions(t, lo, 1))
+	addr := startRPC(t, m, ServerOptions{Logger: testLogger(t)})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	c, progress := dialHprofProgress(ctx, t, addr)
+	dir := t.TempDir()
+	path, gate := filepath.Join(dir, "g.hprof"), filepath.Join(dir, "gate")
+	writeDump(t, path, 200, 3)
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(hprofTreeGateEnv, gate)
+	// Without the gate the tree of these 200 nodes ends in microseconds,
+	// before any hprof/cancel: with it, it waits.
+	done := make(chan error, 1)
+	go func() {
+		var d HprofDominators
+		done <- c.Call(ctx, "hprof/dominators", map[string]any{"path": path, "limit": 10}, &d)
+	}()
+	for p := range progress {
+		if p.Phase == "dominators" {
+			break
+		}
+	}
+	var r struct {
+		Stopped int `json:"stopped"`
+	}
+	if err := c.Call(ctx, "hprof/cancel", map[string]any{"path": path}, &r); err != nil || r.Stopped != 1 {
+		t.Fatalf("hprof/cancel of a tree at its gate: %v, stopped %d, want 1", err, r.Stopped)
+	}
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Fatalf("hprof/dominators after hprof/cancel: %v, want the tree stopped", err)
+	}
+
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := hprof.Parse(bytes.NewReader(data), hprof.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(h.Dominators().Tree().Level(path, hprof.Root, 10))
+	var d HprofDominators
+	if err := c.Call(ctx, "hprof/dominators", map[string]any{"path": path, "limit": 10}, &d); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(d); !bytes.Equal(got, want) {
+		t.Errorf("the tree once the gate is gone:\n%s\nwant\n%s", got, want)
 	}
 }
 

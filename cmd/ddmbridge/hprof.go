@@ -128,8 +128,9 @@ func runHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
 	case <-ctx.Done():
 		// The parse and the dominator tree stop at their next look at
 		// ctx, milliseconds away: wait for them a little, so that what
-		// they were making is not cut in two by the exit (a temporary
-		// file created but not yet unlinked would be left behind).
+		// they were making is not cut in two by the exit (where the
+		// temporary file cannot be made nameless, O_TMPFILE on Linux,
+		// one created but not yet unlinked would be left behind).
 		select {
 		case <-done:
 		case <-time.After(hprofStopWait):

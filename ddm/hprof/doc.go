@@ -25,15 +25,16 @@
 //     memory bounded by the classes, the object records counted on every
 //     core (streampar.go), 64-bit counts; [SyntheticDump] generates a dump
 //     of any number of objects as it is read, to measure it past 2^31.
-//   - Bounds for callers: [ParseContext] stops when its context is done, and
+//   - Bounds for callers: [ParseContext], [Heap.DominatorsContext] and
+//     [Dominators.ClassRetainedContext] stop when their context is done, and
 //     [MemoryNeeded] with [AvailableMemory] lets a caller refuse a dump the
 //     machine cannot hold before the Go runtime dies of it, or choose
 //     ([MemoryNeededCompact], [MemoryNeededLean], [MemoryNeededSpill]) to
 //     compute the dominator tree with the model's arrays it does not read
 //     packed in memory ([DomOptions.Compact], pack.go) or in a temporary
-//     file, each written and read back whole ([DomOptions.Lean]), or with
-//     the graph too read from the file ([Options.Spill],
-//     [DomOptions.Spill]).
+//     file (nameless on Linux: O_TMPFILE, tmpfile_linux.go), each written
+//     and read back whole ([DomOptions.Lean]), or with the graph too read
+//     from the file ([Options.Spill], [DomOptions.Spill]).
 //   - A small writer ([Writer]) for well-formed dumps, used by the simulated
 //     VM and by tests.
 //

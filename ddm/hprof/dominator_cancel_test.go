@@ -102,3 +102,40 @@ func TestDominatorsCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestClassRetainedCancel stops the classes' retained sizes (the class
+// histogram's retained column, computed after the tree) at each place its
+// loops look at the context: context.Canceled at the first look after the
+// cancel, and the answer computed next is the one computed without a
+// context.
+func TestClassRetainedCancel(t *testing.T) {
+	h := parseBytes(t, weakDump(t, 150_000))
+	d := h.Dominators()
+	want := d.ClassRetained("x")
+	all := &cancelAt{Context: context.Background()}
+	got, err := d.ClassRetainedContext(all, "x")
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("with a context never done: %v, %+v; want %+v", err, got, want)
+	}
+	// Three loops over the 150 k objects: 3 looks each (2 in the walk, which
+	// looks from its 64 Ki-th object on).
+	if all.looks < 6 {
+		t.Fatalf("the computation looked at its context %d times, want ≥ 6 (2 or more a loop)", all.looks)
+	}
+	t.Logf("%d looks at the context", all.looks)
+	for at := 1; at <= all.looks; at++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		c := &cancelAt{Context: ctx, cancel: cancel, at: at}
+		r, err := d.ClassRetainedContext(c, "x")
+		cancel()
+		if !errors.Is(err, context.Canceled) || r.Classes != nil {
+			t.Fatalf("cancelled at look %d of %d: %+v, %v; want context.Canceled", at, all.looks, r, err)
+		}
+		if c.looks != at {
+			t.Errorf("cancelled at look %d: it looked %d times: not stopped at once", at, c.looks)
+		}
+	}
+	if got := d.ClassRetained("x"); !reflect.DeepEqual(got, want) {
+		t.Errorf("after the cancels: %+v, want %+v", got, want)
+	}
+}

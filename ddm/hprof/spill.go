@@ -41,18 +41,26 @@ type spillSeg struct {
 	wide bool
 }
 
-// newSpillFile makes the file, mode 0600 (os.CreateTemp's), in dir or the
-// system's temporary directory, and removes its name at once where the
-// system lets an open file be removed (Unix): its blocks are freed when it
-// is closed, or when the process ends, however it ends.
+// newSpillFile makes the file, mode 0600, in dir or the system's temporary
+// directory, without a name on Linux (createTemp: O_TMPFILE) and elsewhere
+// with one removed at once where the system lets an open file be removed
+// (Unix): its blocks are freed when it is closed, or when the process ends,
+// however it ends.
 func newSpillFile(dir string) (*spillFile, error) {
-	f, err := os.CreateTemp(dir, "ddmbridge-hprof-*.spill")
+	f, named, err := createTemp(dir)
 	if err != nil {
 		return nil, fmt.Errorf("hprof: a temporary file for the dominator tree: %w", err)
 	}
 	s := &spillFile{f: f, held: map[spillKind]spillSeg{}}
-	s.unlinked = os.Remove(f.Name()) == nil
+	s.unlinked = !named || os.Remove(f.Name()) == nil
 	return s, nil
+}
+
+// createNamed makes a named temporary file in dir, mode 0600
+// (os.CreateTemp's), for the caller to remove.
+func createNamed(dir string) (*os.File, bool, error) {
+	f, err := os.CreateTemp(dir, "ddmbridge-hprof-*.spill")
+	return f, true, err
 }
 
 // remove closes the file and removes it if it still has a name.

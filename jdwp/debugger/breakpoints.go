@@ -120,11 +120,21 @@ type breakpoint struct {
 	// partsWatched are the Kotlin multifile facades whose parts a function
 	// breakpoint watches for (functions.go: watchParts).
 	partsWatched map[string]bool
-	reqKinds     []jdwp.EventKind // a data breakpoint's request kinds, by reqs index
-	reason       string           // the stop's reason: "breakpoint" unless set
+	// companions are the named companion objects (binary names:
+	// app.Crate$Factory of companion object Factory) of the classes a
+	// function breakpoint names, watched as they load (Crate.make stops in
+	// Crate.Factory.make, as Shop.open in Shop$Companion's).
+	companions map[string]bool
+	reqKinds   []jdwp.EventKind // a data breakpoint's request kinds, by reqs index
+	reason     string           // the stop's reason: "breakpoint" unless set
 	// receivers are the requests of a function breakpoint set in a
 	// supertype's method: the class named, whose instances the hits must be.
 	receivers map[int32]jdwp.ReferenceTypeID
+	// resumers are the requests of a function breakpoint set in a Kotlin
+	// suspend function: the binary-name prefix of its continuation classes
+	// (app.MainKt$fetchOne$), whose invokeSuspend re-enters the function
+	// each time it resumes (functions.go: resumedSuspend).
+	resumers map[int32]string
 }
 
 // bpTables are the session's breakpoints of every kind and the event
@@ -604,7 +614,7 @@ func (t *Target) onBreakpoint(ctx context.Context, e jdwp.Event) *Stop {
 	if bp == nil {
 		return nil // cleared while the event was on its way
 	}
-	if !t.inheritedHit(ctx, bp, e) {
+	if !t.inheritedHit(ctx, bp, e) || t.resumedSuspend(ctx, bp, e) {
 		return nil
 	}
 	return t.hit(ctx, bp, e, "")

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
+	"github.com/ddmbridge/ddmbridge/jdwp/lang"
 	"github.com/ddmbridge/ddmbridge/jdwp/mirror"
 )
 
@@ -90,48 +91,17 @@ func (t *Target) byLambdaColumn(ctx context.Context, li LambdaInliner, f *source
 	pos := f.lang.LambdaAt(spans, column)
 	if column < spans[0].Arrow || pos < 0 {
 		// The line's own code: the locations of methods that are no lambda's.
-		var out []jdwp.Location
-		for _, loc := range locs {
-			lambda := false
-			for _, m := range methods {
-				for _, l := range m.locs {
-					lambda = lambda || l == loc
-				}
-			}
-			if !lambda {
-				out = append(out, loc)
-			}
-		}
-		return out
+		return ownCode(locs, methods)
 	}
-	sort.SliceStable(inlined, func(a, b int) bool { return inlined[a].start < inlined[b].start })
 	sort.SliceStable(methods, func(a, b int) bool {
 		if methods[a].name != methods[b].name {
 			return methods[a].name < methods[b].name
 		}
 		return methods[a].n < methods[b].n
 	})
-	used := make([]bool, len(inlined))
-	match := make([]int, len(spans)) // index into inlined, or -1: a method lambda
-	rank := make([]int, len(spans))  // a method lambda's rank among the line's
-	nMethods := 0
-	for i, s := range spans {
-		match[i] = -1
-		for j, in := range inlined {
-			if !used[j] && s.Callee != "" && in.fn == s.Callee && in.later == s.Later {
-				used[j], match[i] = true, j
-				break
-			}
-		}
-		if match[i] < 0 && !s.Later {
-			rank[i] = nMethods
-			nMethods++
-		}
-	}
-	for _, u := range used {
-		if !u {
-			return locs // code the source reading did not find: the whole line
-		}
+	match, rank, nMethods, ok := matchInlined(spans, inlined)
+	if !ok {
+		return locs // code the source reading did not find: the whole line
 	}
 	var target []lambdaCode
 	switch {
@@ -166,6 +136,84 @@ func (t *Target) byLambdaColumn(ctx context.Context, li LambdaInliner, f *source
 		}
 	}
 	return out
+}
+
+// ownCode keeps, of locs, those in no lambda method's code (a column before
+// the line's first lambda).
+func ownCode(locs []jdwp.Location, methods []lambdaCode) []jdwp.Location {
+	var out []jdwp.Location
+	for _, loc := range locs {
+		lambda := false
+		for _, m := range methods {
+			for _, l := range m.locs {
+				lambda = lambda || l == loc
+			}
+		}
+		if !lambda {
+			out = append(out, loc)
+		}
+	}
+	return out
+}
+
+// matchInlined sorts the code of the lambdas inlined on a line by where it
+// starts and pairs it with the line's lambdas (spans, in source order):
+// each to the next code inlined into a call of its callee's name (and
+// starting its body alike). match[i] is the index in inlined of span i's
+// code, or -1 for a lambda compiled to a method, rank[i] then its rank
+// among the nMethods such; ok is false when code is left over (a lambda
+// the source reading missed).
+func matchInlined(spans []lang.Lambda, inlined []lambdaCode) (match, rank []int, nMethods int, ok bool) {
+	sort.SliceStable(inlined, func(a, b int) bool { return inlined[a].start < inlined[b].start })
+	used := make([]bool, len(inlined))
+	match = make([]int, len(spans))
+	rank = make([]int, len(spans))
+	for i, s := range spans {
+		match[i] = -1
+		for j, in := range inlined {
+			if !used[j] && s.Callee != "" && in.fn == s.Callee && in.later == s.Later {
+				used[j], match[i] = true, j
+				break
+			}
+		}
+		if match[i] < 0 && !s.Later {
+			rank[i] = nMethods
+			nMethods++
+		}
+	}
+	for _, u := range used {
+		if !u {
+			return match, rank, nMethods, false
+		}
+	}
+	return match, rank, nMethods, true
+}
+
+// byLambdaColumnInlined is byLambdaColumn in a class that inlines the
+// file's inline function (name, not of the file), where the body's line
+// line became JVM line out: the lambdas inlined into that copy of the body
+// (map { … } and filter { … } in an inline function's body) are matched
+// to their markers' scopes as in the file's own classes, and a column on
+// one stops in its scopes only; a column before the line's first lambda
+// stops in the line's own code. A lambda compiled to a method (copied into
+// the inlining class under a name of its own) or whose body starts on a
+// later line is not matched here: its column stops at every location of
+// the line there, as does one whose code does not match the line.
+func (t *Target) byLambdaColumnInlined(ctx context.Context, li LambdaInliner, f *sourceFile, class jdwp.ReferenceTypeID, name string, locs []jdwp.Location, line, out, column int) []jdwp.Location {
+	spans := f.lang.Lambdas(SourceLine(f.path, line))
+	if len(spans) == 0 {
+		return locs
+	}
+	methods, inlined, _ := t.lambdaCodeOn(ctx, li, class, name, out)
+	pos := f.lang.LambdaAt(spans, column)
+	if column < spans[0].Arrow || pos < 0 {
+		return ownCode(locs, methods)
+	}
+	match, _, _, ok := matchInlined(spans, inlined)
+	if !ok || match[pos] < 0 {
+		return locs
+	}
+	return inlined[match[pos]].locs
 }
 
 // lambdaCodeOn finds in class the lambdas whose code begins on line: its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ddmbridge/ddmbridge/jdwp"
 	"github.com/ddmbridge/ddmbridge/jdwp/javalang"
@@ -29,7 +30,8 @@ const (
 // VM can list a class's instances, those of the trees of the other
 // coroutine objects (GlobalScope's, another runBlocking's): fromInstances
 // says some were found so. Each carries its innermost continuation (last)
-// for its stack; their context is read.
+// for its stack; its context is read as its job is (one command for the
+// job's state and context).
 func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running []jdwp.ObjectID) (out []Coroutine, fromInstances bool) {
 	n := s.Continuations()
 	if n.Coroutine == "" {
@@ -61,10 +63,12 @@ func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running [
 	}
 	visited := map[jdwp.ObjectID]bool{}
 	at := map[jdwp.ObjectID]int{} // a listed coroutine → its index in out
+	w := &jobWalk{t: t, n: n}
 	// walk reads the queue's jobs level by level, each level's jobs at once.
 	walk := func() {
 		type read struct {
 			job, owner, last jdwp.ObjectID
+			co               Coroutine // a listed one's name, number, dispatcher
 			state            string
 			listed           bool
 			children         []jdwp.ObjectID
@@ -86,12 +90,31 @@ func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running [
 				if err != nil {
 					return nil
 				}
-				nodes, state := t.jobNodes(ctx, n, it.job)
+				// Its state and context in one command.
+				vals, ok, err := t.fieldsOf(ctx, it.job, n.JobState, []string{n.JobContext})
+				if err != nil {
+					return nil
+				}
+				context := jdwp.ObjectID(0)
+				if ok[1] {
+					context = vals[1].Object()
+				}
+				var nodes []jdwp.ObjectID
+				var state string
+				if ok[0] {
+					nodes, state = w.jobNodes(ctx, vals[0])
+				}
 				r.state = state
 				if isCo, _ := t.VM.Subtype(ctx, sig, coroutine); isCo {
 					if isScope, _ := t.VM.Subtype(ctx, sig, scope); !isScope {
 						r.owner = it.job // a scope's children and waiter are its coroutine's
 						r.listed = state != "" && !run[it.job]
+					}
+				}
+				if r.listed {
+					r.co = Coroutine{ID: int64(r.job), context: context}
+					if context != 0 {
+						t.readContext(ctx, s, r.job, &r.co)
 					}
 				}
 				// at is written only between levels.
@@ -101,6 +124,10 @@ func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running [
 				children := make([]jdwp.ObjectID, len(nodes))
 				waiters := make([]jdwp.ObjectID, len(nodes))
 				_ = mirror.Parallel(len(nodes), func(k int) error {
+					if c, ok := w.child(nodes[k]); ok {
+						children[k] = c
+						return nil
+					}
 					_, nsig, err := t.VM.ObjectType(ctx, nodes[k])
 					if err != nil {
 						return nil
@@ -111,8 +138,11 @@ func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running [
 							children[k] = c.Object()
 						}
 					case n.Waiter:
-						if w, ok, _ := t.VM.Field(ctx, nodes[k], n.WaiterField); ok && wantWaiter {
-							waiters[k] = w.Object()
+						if !wantWaiter {
+							break
+						}
+						if wv, ok, _ := t.VM.Field(ctx, nodes[k], n.WaiterField); ok {
+							waiters[k] = wv.Object()
 						}
 					}
 					return nil
@@ -130,7 +160,9 @@ func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running [
 			for _, r := range reads {
 				if r.listed {
 					at[r.job] = len(out)
-					out = append(out, Coroutine{ID: int64(r.job), State: r.state, job: r.job, last: r.last})
+					c := r.co
+					c.State, c.job, c.last = r.state, r.job, r.last
+					out = append(out, c)
 				} else if i, ok := at[r.owner]; ok && r.last != 0 && out[i].last == 0 {
 					out[i].last = r.last
 				}
@@ -140,9 +172,13 @@ func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running [
 			}
 		}
 	}
+	// The VM's coroutine objects are listed while the threads' trees are
+	// walked (a walk of the heap in the VM, AllClasses here).
+	objects := make(chan []jdwp.ObjectID, 1)
+	go func() { objects <- t.coroutineObjects(ctx, coroutine) }()
 	walk()
 	fromThreads := len(out)
-	for _, obj := range t.coroutineObjects(ctx, coroutine) {
+	for _, obj := range <-objects {
 		if visited[obj] || run[obj] {
 			continue
 		}
@@ -157,10 +193,6 @@ func (t *Target) jobCoroutines(ctx context.Context, s lang.Suspending, running [
 		queue = append(queue, item{job: r})
 		walk()
 	}
-	_ = mirror.Parallel(len(out), func(i int) error {
-		t.readContext(ctx, s, out[i].job, &out[i])
-		return nil
-	})
 	return out, len(out) > fromThreads
 }
 
@@ -223,12 +255,93 @@ func (t *Target) jobParent(ctx context.Context, n lang.Continuations, job jdwp.O
 	return p.Object()
 }
 
-// jobNodes reads a job's state: the nodes it holds (children's handles,
+// jobWalk is one listing's walk of job trees: the nodes of the jobs' child
+// lists read ahead of the walk where the VM can list a class's instances.
+type jobWalk struct {
+	t *Target
+	n lang.Continuations
+
+	mu      sync.Mutex
+	fetched bool
+	ahead   map[jdwp.ObjectID]aheadNode // a child's handle → its link and child
+}
+
+// aheadNode is a child's handle (ChildHandleNode) read ahead: the next
+// node of its list and the child job.
+type aheadNode struct{ next, child jdwp.ObjectID }
+
+// readAheadAfter is how many nodes of one list are read one by one before
+// every child handle of the VM is read at once.
+const readAheadAfter = 32
+
+// child is a node's child job when the node is a child handle read ahead.
+func (w *jobWalk) child(node jdwp.ObjectID) (jdwp.ObjectID, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	a, ok := w.ahead[node]
+	return a.child, ok && a.child != 0
+}
+
+// readAhead reads every child handle of the VM, its link (the field link)
+// and its child, all at once, where the VM can list a class's instances: a
+// list of N children then costs N commands at once rather than N in turn
+// (each node's link is the next's id). Once a listing; a VM that cannot
+// has its lists read a node at a time.
+func (w *jobWalk) readAhead(ctx context.Context, link jdwp.FieldID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fetched {
+		return
+	}
+	w.fetched = true
+	t := w.t
+	caps, err := t.Conn.Capabilities(ctx)
+	if err != nil || !caps.CanGetInstanceInfo {
+		return
+	}
+	classes, err := t.VM.ClassesBySignature(ctx, javalang.Signature(w.n.ChildNode))
+	if err != nil {
+		return
+	}
+	var objs []jdwp.ObjectID
+	var fields [][]jdwp.FieldID
+	for _, c := range classes {
+		f, ok, err := t.VM.FindField(ctx, c.ID, w.n.ChildField)
+		if err != nil || !ok || f.Static() {
+			continue
+		}
+		in, err := t.Conn.Instances(ctx, c.ID, maxNodes)
+		if err != nil {
+			continue
+		}
+		for _, o := range in {
+			objs = append(objs, o.ID)
+			fields = append(fields, []jdwp.FieldID{link, f.ID})
+		}
+	}
+	got := make([]aheadNode, len(objs))
+	ok := make([]bool, len(objs))
+	_ = mirror.Parallel(len(objs), func(i int) error {
+		vals, err := t.VM.ReadFields(ctx, objs[i], fields[i])
+		if err == nil && len(vals) == 2 {
+			got[i], ok[i] = aheadNode{next: vals[0].Object(), child: vals[1].Object()}, true
+		}
+		return nil
+	})
+	w.ahead = make(map[jdwp.ObjectID]aheadNode, len(objs))
+	for i, o := range objs {
+		if ok[i] {
+			w.ahead[o] = got[i]
+		}
+	}
+}
+
+// jobNodes reads a job's state v: the nodes it holds (children's handles,
 // waiters, handlers) and its coroutine state: "suspended", "created" (not
 // started), "" when complete or finishing (its body over).
-func (t *Target) jobNodes(ctx context.Context, n lang.Continuations, job jdwp.ObjectID) ([]jdwp.ObjectID, string) {
-	v, ok := t.firstField(ctx, job, n.JobState)
-	if !ok || v.IsNull() {
+func (w *jobWalk) jobNodes(ctx context.Context, v jdwp.Value) ([]jdwp.ObjectID, string) {
+	t, n := w.t, w.n
+	if v.IsNull() {
 		return nil, ""
 	}
 	st := v.Object()
@@ -243,7 +356,7 @@ func (t *Target) jobNodes(ctx context.Context, n lang.Continuations, job jdwp.Ob
 		}
 		return nil, "suspended"
 	case n.NodeList:
-		return t.listNodes(ctx, n, st), "suspended"
+		return w.listNodes(ctx, st), "suspended"
 	case n.InactiveList, n.Finishing:
 		state := "created"
 		if javalang.TypeName(sig) == n.Finishing {
@@ -253,7 +366,7 @@ func (t *Target) jobNodes(ctx context.Context, n lang.Continuations, job jdwp.Ob
 		if !ok || l.IsNull() {
 			return nil, state
 		}
-		return t.listNodes(ctx, n, l.Object()), state
+		return w.listNodes(ctx, l.Object()), state
 	}
 	if inc, _ := t.VM.Subtype(ctx, sig, javalang.Signature(n.Incomplete)); !inc {
 		return nil, "" // its result: complete
@@ -263,8 +376,11 @@ func (t *Target) jobNodes(ctx context.Context, n lang.Continuations, job jdwp.Ob
 
 // listNodes reads a job's list of nodes from its head, removed nodes left
 // out: one command a node (the link read by its field's id: every node's
-// class extends the head's base class, which declares it).
-func (t *Target) listNodes(ctx context.Context, n lang.Continuations, head jdwp.ObjectID) []jdwp.ObjectID {
+// class extends the head's base class, which declares it), in turn, or
+// none for the child handles read ahead (readAhead, once a list is
+// longer than readAheadAfter).
+func (w *jobWalk) listNodes(ctx context.Context, head jdwp.ObjectID) []jdwp.ObjectID {
+	t, n := w.t, w.n
 	ht, _, err := t.VM.ObjectType(ctx, head)
 	if err != nil {
 		return nil
@@ -280,6 +396,12 @@ func (t *Target) listNodes(ctx context.Context, n lang.Continuations, head jdwp.
 		return nil
 	}
 	read := func(node jdwp.ObjectID) (jdwp.ObjectID, error) {
+		w.mu.Lock()
+		a, ok := w.ahead[node]
+		w.mu.Unlock()
+		if ok {
+			return a.next, nil
+		}
 		vals, err := t.Conn.FieldValues(ctx, node, []jdwp.FieldID{link})
 		if err != nil || len(vals) != 1 {
 			return 0, fmt.Errorf("a job's list: %v", err)
@@ -289,6 +411,9 @@ func (t *Target) listNodes(ctx context.Context, n lang.Continuations, head jdwp.
 	var out []jdwp.ObjectID
 	cur, err := read(head)
 	for err == nil && cur != 0 && cur != head && len(out) < maxNodes {
+		if len(out) == readAheadAfter {
+			w.readAhead(ctx, link)
+		}
 		nx, rerr := read(cur)
 		if rerr != nil {
 			// cur has no link: the Removed wrapper a removed node links to.
@@ -304,6 +429,45 @@ func (t *Target) listNodes(ctx context.Context, n lang.Continuations, head jdwp.
 		cur = nx
 	}
 	return out
+}
+
+// fieldsOf reads obj's instance fields named by slots (each the names
+// one field has had across versions: the first its class has) in one
+// command; a slot its class has not reads as not ok.
+func (t *Target) fieldsOf(ctx context.Context, obj jdwp.ObjectID, slots ...[]string) ([]jdwp.Value, []bool, error) {
+	typ, _, err := t.VM.ObjectType(ctx, obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	chain, err := t.VM.FieldChain(ctx, typ)
+	if err != nil {
+		return nil, nil, err
+	}
+	vals, ok := make([]jdwp.Value, len(slots)), make([]bool, len(slots))
+	var ids []jdwp.FieldID
+	var at []int
+	for i, names := range slots {
+	find:
+		for _, name := range names {
+			for _, f := range chain {
+				if f.Name == name && !f.Static() {
+					ids, at = append(ids, f.ID), append(at, i)
+					break find
+				}
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return vals, ok, nil
+	}
+	got, err := t.VM.ReadFields(ctx, obj, ids)
+	if err != nil || len(got) != len(ids) {
+		return nil, nil, fmt.Errorf("fields of %d: %v", obj, err)
+	}
+	for k, i := range at {
+		vals[i], ok[i] = got[k], true
+	}
+	return vals, ok, nil
 }
 
 // waiterContinuation is the innermost continuation of a coroutine

@@ -39,8 +39,9 @@ type Coroutine struct {
 	Creation []AsyncFrame
 
 	// job is the coroutine's object and last its innermost continuation
-	// when found through the jobs (0: none).
-	job, last jdwp.ObjectID
+	// when found through the jobs (0: none); context its context when
+	// read with its job's state (0: not read yet).
+	job, last, context jdwp.ObjectID
 }
 
 // CoroutineFrame is a frame of a coroutine's stack: a thread's frame
@@ -377,16 +378,21 @@ func (t *Target) threadCoroutines(ctx context.Context, s lang.Suspending, stoppe
 }
 
 // readContext reads a coroutine's name, number and dispatcher from its
-// context's fields.
+// context's fields (c.context, else its job's): each CombinedContext's
+// left and element in one command.
 func (t *Target) readContext(ctx context.Context, s lang.Suspending, job jdwp.ObjectID, c *Coroutine) {
 	names := s.Continuations()
-	v, ok, err := t.VM.Field(ctx, job, names.JobContext)
-	if err != nil || !ok || v.IsNull() {
-		return
+	el := c.context
+	if el == 0 {
+		v, ok, err := t.VM.Field(ctx, job, names.JobContext)
+		if err != nil || !ok || v.IsNull() {
+			return
+		}
+		el = v.Object()
 	}
 	combined, name, id := javalang.Signature(names.Combined), javalang.Signature(names.Name), javalang.Signature(names.ID)
 	dispatcher := javalang.Signature(names.Dispatcher)
-	for el := v.Object(); el != 0; {
+	for el != 0 {
 		_, sig, err := t.VM.ObjectType(ctx, el)
 		if err != nil {
 			return
@@ -394,11 +400,15 @@ func (t *Target) readContext(ctx context.Context, s lang.Suspending, job jdwp.Ob
 		cur := el
 		el = 0
 		if sig == combined {
-			left, _, _ := t.VM.Field(ctx, cur, names.CombinedLeft)
-			elem, _, _ := t.VM.Field(ctx, cur, names.CombinedElement)
-			el = left.Object()
-			if cur = elem.Object(); cur == 0 {
-				continue
+			vals, ok, err := t.fieldsOf(ctx, cur, []string{names.CombinedLeft}, []string{names.CombinedElement})
+			if err != nil {
+				return
+			}
+			if ok[0] {
+				el = vals[0].Object()
+			}
+			if cur = vals[1].Object(); !ok[1] || cur == 0 || cur == job {
+				continue // the job itself is an element of its context
 			}
 			if _, sig, err = t.VM.ObjectType(ctx, cur); err != nil {
 				return

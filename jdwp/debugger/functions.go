@@ -209,7 +209,10 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 		return nil
 	}
 	bp.done[class] = true
-	if skip, err := t.outerHasFunc(ctx, bp.fn, class); err != nil || skip {
+	if err := t.watchNamedCompanion(ctx, bp, class); err != nil {
+		return err
+	}
+	if skip, err := t.outerHasFunc(ctx, bp, class); err != nil || skip {
 		return err
 	}
 	declaring, ms, err := t.funcMethods(ctx, bp.fn, class)
@@ -227,6 +230,10 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 				}
 				continue
 			}
+		}
+		cont, err := t.suspendResumer(ctx, declaring, m)
+		if err != nil {
+			return err
 		}
 		idx, line := uint64(0), 0
 		lt, err := t.VM.LineTable(ctx, declaring, m.ID)
@@ -246,6 +253,15 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 					}
 				}
 			}
+			if cont != "" {
+				// A suspend function's state machine: the code on its
+				// header line (the continuation made or taken, the
+				// dispatch on its label) runs at every resumption; the
+				// first code of another line is the body's start, which
+				// only a call runs (a resumption jumps past it to its
+				// label's code).
+				idx, line = firstBodyLine(lt.Lines, idx, line)
+			}
 		}
 		id, err := t.Requests.Set(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly{TypeTag: jdwp.TypeTagClass, Class: declaring, Method: m.ID, Index: idx})
 		if err != nil {
@@ -260,6 +276,12 @@ func (t *Target) installFunc(ctx context.Context, bp *breakpoint, class jdwp.Ref
 				bp.receivers = map[int32]jdwp.ReferenceTypeID{}
 			}
 			bp.receivers[id] = class
+		}
+		if cont != "" {
+			if bp.resumers == nil {
+				bp.resumers = map[int32]string{}
+			}
+			bp.resumers[id] = cont
 		}
 		t.mu.Unlock()
 		if !bp.verified {
@@ -314,21 +336,81 @@ func (t *Target) watchParts(ctx context.Context, bp *breakpoint, class jdwp.Refe
 	return true, nil
 }
 
+// watchNamedCompanion: a class the spec names (Crate for Crate.make) whose
+// companion object has a name of its own (companion object Factory: the
+// class app.Crate$Factory, held in Crate's static final field Factory, of
+// its type; a nested object's instance is in its own class instead) has
+// the breakpoint in its companion too, loaded or loading later (a
+// class-prepare request for its name), as Shop$Companion is matched by
+// its name. Callers hold bpMu.
+func (t *Target) watchNamedCompanion(ctx context.Context, bp *breakpoint, class jdwp.ReferenceTypeID) error {
+	if bp.fn.method == "<init>" || bp.fn.method == "<clinit>" {
+		return nil
+	}
+	sig, err := t.VM.Signature(ctx, class)
+	if err != nil || !strings.HasPrefix(sig, "L") || !bp.fn.matchesOwnClass(javalang.TypeName(sig)) {
+		return err
+	}
+	fields, err := t.VM.DeclaredFields(ctx, class)
+	if err != nil {
+		return err
+	}
+	const mods = jdwp.AccStatic | jdwp.AccFinal
+	for _, f := range fields {
+		if f.ModBits&mods != mods || f.Name == "Companion" || f.Signature != strings.TrimSuffix(sig, ";")+"$"+f.Name+";" {
+			continue
+		}
+		comp := javalang.TypeName(f.Signature)
+		if bp.companions[comp] {
+			continue
+		}
+		if bp.companions == nil {
+			bp.companions = map[string]bool{}
+		}
+		bp.companions[comp] = true
+		id, err := t.Requests.Set(ctx, jdwp.EventClassPrepare, jdwp.SuspendEventThread, jdwp.ClassMatch(comp))
+		if err != nil {
+			return fmt.Errorf("watch for the companion %s: %w", comp, err)
+		}
+		t.mu.Lock()
+		bp.prepReqs = append(bp.prepReqs, id)
+		t.bps.fnPrep[id] = bp
+		t.mu.Unlock()
+		loaded, err := t.VM.ClassesBySignature(ctx, f.Signature)
+		if err != nil {
+			return err
+		}
+		for _, c := range loaded {
+			if c.Status&jdwp.ClassPrepared != 0 {
+				if err := t.installFunc(ctx, bp, c.ID); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // outerHasFunc reports whether class is a companion object the spec
-// matched through its outer class (Shop$Companion for Shop.open) while the
-// outer class declares the method itself (a @JvmStatic one, which calls the
-// companion's): the breakpoint stops there, once.
-func (t *Target) outerHasFunc(ctx context.Context, fn *funcSpec, class jdwp.ReferenceTypeID) (bool, error) {
+// matched through its outer class (Shop$Companion for Shop.open, a named
+// companion Crate$Factory for Crate.make) while the outer class declares
+// the method itself (a @JvmStatic one, which calls the companion's): the
+// breakpoint stops there, once.
+func (t *Target) outerHasFunc(ctx context.Context, bp *breakpoint, class jdwp.ReferenceTypeID) (bool, error) {
+	fn := bp.fn
 	sig, err := t.VM.Signature(ctx, class)
 	if err != nil {
 		return false, err
 	}
 	name := javalang.TypeName(sig)
 	outer, ok := strings.CutSuffix(name, "$Companion")
+	if bp.companions[name] {
+		outer, ok = name[:strings.LastIndexByte(name, '$')], true
+	}
 	if !ok || fn.matchesOwnClass(name) {
 		return false, nil
 	}
-	outers, err := t.VM.ClassesBySignature(ctx, strings.TrimSuffix(sig, "$Companion;")+";")
+	outers, err := t.VM.ClassesBySignature(ctx, "L"+strings.ReplaceAll(outer, ".", "/")+";")
 	if err != nil {
 		return false, err
 	}
@@ -427,13 +509,72 @@ func (t *Target) inheritedHit(ctx context.Context, bp *breakpoint, e jdwp.Event)
 	return err != nil || is
 }
 
+// suspendResumer is, for a Kotlin suspend function (its last parameter a
+// Continuation, returning Object), the binary-name prefix of the
+// continuation classes kotlinc makes for it (app.MainKt$fetchOne$), else
+// "". Its state machine is entered again each time it resumes after a
+// suspension: the continuation's invokeSuspend calls the method with
+// itself, and the code jumps to the label it left at.
+func (t *Target) suspendResumer(ctx context.Context, class jdwp.ReferenceTypeID, m jdwp.MethodInfo) (string, error) {
+	if !strings.HasSuffix(m.Signature, "Lkotlin/coroutines/Continuation;)Ljava/lang/Object;") {
+		return "", nil
+	}
+	sig, err := t.VM.Signature(ctx, class)
+	if err != nil {
+		return "", err
+	}
+	return javalang.TypeName(sig) + "$" + m.Name + "$", nil
+}
+
+// firstBodyLine is the first code, in code order after idx, of a line
+// other than the header's (line at idx), or idx and line when there is
+// none (a body on the header's line).
+func firstBodyLine(lines []jdwp.LineEntry, idx uint64, line int) (uint64, int) {
+	best, bestLine, found := idx, line, false
+	for _, e := range lines {
+		if int(e.Line) != line && e.CodeIndex > idx && (!found || e.CodeIndex < best) {
+			best, bestLine, found = e.CodeIndex, int(e.Line), true
+		}
+	}
+	return best, bestLine
+}
+
+// resumedSuspend reports whether a function breakpoint's hit in a suspend
+// function is its resumption, not a call: the caller is the function's own
+// continuation's invokeSuspend. A function breakpoint stops once a call,
+// as a line breakpoint on its first line does (which the resumption jumps
+// past). One round trip (the caller's frame) where a hit may be a
+// resumption; none for other methods. (The breakpoint is set at the body's
+// first line, which a resumption jumps past: this catches what runs again
+// where the body shares its header's line.)
+func (t *Target) resumedSuspend(ctx context.Context, bp *breakpoint, e jdwp.Event) bool {
+	t.mu.Lock()
+	prefix, ok := bp.resumers[e.RequestID]
+	t.mu.Unlock()
+	if !ok {
+		return false
+	}
+	frames, err := t.Conn.Frames(ctx, e.Thread, 1, 1)
+	if err != nil || len(frames) == 0 {
+		return false
+	}
+	caller := frames[0].Location
+	sig, err := t.VM.Signature(ctx, caller.Class)
+	if err != nil || !strings.HasPrefix(javalang.TypeName(sig), prefix) {
+		return false
+	}
+	m, err := t.VM.Method(ctx, caller.Class, caller.Method)
+	return err == nil && m.Name == "invokeSuspend"
+}
+
 // onFuncClassPrepare installs function breakpoints in a class that just
 // loaded and reports the ones that became verified.
 func (t *Target) onFuncClassPrepare(ctx context.Context, bp *breakpoint, e jdwp.Event) {
-	if !bp.fn.matchesClass(javalang.TypeName(e.Signature)) {
+	t.bpMu.Lock()
+	if name := javalang.TypeName(e.Signature); !bp.fn.matchesClass(name) && !bp.companions[name] {
+		t.bpMu.Unlock()
 		return
 	}
-	t.bpMu.Lock()
 	was := bp.verified
 	if err := t.installFunc(ctx, bp, e.RefType); err != nil {
 		t.log.Warn().Err(err).Msg("install function breakpoint")

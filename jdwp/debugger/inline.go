@@ -176,6 +176,7 @@ func (t *Target) installInlined(ctx context.Context, bp *breakpoint, class jdwp.
 		if err != nil {
 			return err
 		}
+		locs = t.inlinedColumn(ctx, bp, class, locs, out)
 		for _, loc := range locs {
 			id, err := t.Requests.Set(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly(loc))
 			if err != nil {
@@ -189,6 +190,18 @@ func (t *Target) installInlined(ctx context.Context, bp *breakpoint, class jdwp.
 		}
 	}
 	return nil
+}
+
+// inlinedColumn keeps, of the locations locs of JVM line out in a class
+// inlining bp's file, those of the code bp's column stands in
+// (byLambdaColumnInlined); all of them for a breakpoint without a column.
+// Callers hold bpMu.
+func (t *Target) inlinedColumn(ctx context.Context, bp *breakpoint, class jdwp.ReferenceTypeID, locs []jdwp.Location, out int) []jdwp.Location {
+	li, ok := bp.file.lang.(LambdaInliner)
+	if bp.column <= 0 || !ok || len(locs) == 0 {
+		return locs
+	}
+	return t.byLambdaColumnInlined(ctx, li, bp.file, class, bp.file.inlined[class], locs, bp.line, out, bp.column)
 }
 
 // installInlinedAll sets every breakpoint of f in every class that inlines
@@ -220,6 +233,7 @@ func (t *Target) installInlinedAll(ctx context.Context, f *sourceFile) error {
 					errs[i] = err
 					return nil
 				}
+				locs = t.inlinedColumn(ctx, bp, todo[i], locs, out)
 				for _, loc := range locs {
 					id, err := t.Requests.Set(ctx, jdwp.EventBreakpoint, stopPolicy, jdwp.LocationOnly(loc))
 					if err != nil {

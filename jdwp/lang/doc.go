@@ -19,7 +19,9 @@
 //   - whether a source line holds no code (a breakpoint there moves on),
 //     and where the lambdas of a line are (inline breakpoints);
 //   - how a frame's variables are named and whether they are shown
-//     (Variable: compiler-made locals hidden or renamed);
+//     (Variable: compiler-made locals hidden or renamed), and how a frame
+//     names its class (FrameNamer, optional: Kotlin's Shop.Companion for
+//     Shop$Companion);
 //   - its expressions (Engine): conditions, log messages and the console's
 //     expressions, parsed once and evaluated in a frame's environment. Values
 //     and environments are the JVM's, as package jdwp/lang/java/expr defines

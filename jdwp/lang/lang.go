@@ -178,6 +178,16 @@ type VariableNamer interface {
 	Variables(names []string) (shown []string, ok []bool)
 }
 
+// FrameNamer is a Language that names a frame's class as its users read
+// it (Kotlin: Shop.Companion.open, where the class file says
+// Shop$Companion); a language without one shows the class's simple binary
+// name (Java's Outer$Inner, as jdb and IntelliJ show it).
+type FrameNamer interface {
+	// FrameClass names a class in a frame, given its simple binary name
+	// (the binary name after the package: Shop$Companion).
+	FrameClass(simple string) string
+}
+
 // VariableNames names a frame's variables in language l: together when l
 // is a VariableNamer, else each by Variable.
 func VariableNames(l Language, names []string) (shown []string, ok []bool) {

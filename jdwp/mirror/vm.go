@@ -28,6 +28,7 @@ type VM struct {
 	lines      Memo[methodKey, Lines]
 	vars       Memo[methodKey, Variables]
 	fields     Memo[jdwp.ReferenceTypeID, []jdwp.FieldInfo]
+	chains     Memo[jdwp.ReferenceTypeID, []Field] // FieldChain
 	supers     Memo[jdwp.ReferenceTypeID, jdwp.ReferenceTypeID]
 	ifaces     Memo[jdwp.ReferenceTypeID, []jdwp.ReferenceTypeID]
 	objType    Memo[jdwp.ObjectID, jdwp.ReferenceTypeID]
@@ -116,6 +117,11 @@ func (m *VM) Redefined(types ...jdwp.ReferenceTypeID) {
 	}
 	m.lines.ForgetIf(func(k methodKey) bool { return set[k.class] })
 	m.vars.ForgetIf(func(k methodKey) bool { return set[k.class] })
+	if len(types) > 0 {
+		// A class's field chain holds its superclasses': every chain goes
+		// (a structural redefinition, ART's, may add fields).
+		m.chains.ForgetIf(func(jdwp.ReferenceTypeID) bool { return true })
+	}
 }
 
 // Unloaded drops what the mirror knows of the class with signature sig after
@@ -246,8 +252,15 @@ func (f Field) Static() bool { return f.ModBits&jdwp.AccStatic != 0 }
 // FieldChain returns the fields of t and its superclasses, subclass first.
 // The superclasses are found first (usually cached by then: a value's type
 // was tested), then every class's fields asked at once: one round trip on
-// a slow link where class by class cost one per class.
+// a slow link where class by class cost one per class. The chain is kept
+// per type until a class is redefined (Redefined): a field read
+// by name costs no allocation but its value's (a coroutine list reads
+// thousands). Callers must not change it.
 func (m *VM) FieldChain(ctx context.Context, t jdwp.ReferenceTypeID) ([]Field, error) {
+	return m.chains.Get(t, func() ([]Field, error) { return m.fieldChain(ctx, t) })
+}
+
+func (m *VM) fieldChain(ctx context.Context, t jdwp.ReferenceTypeID) ([]Field, error) {
 	var chain []jdwp.ReferenceTypeID
 	for c := t; c != 0; {
 		chain = append(chain, c)

@@ -151,6 +151,29 @@ func VariableName(name string) (string, bool) {
 	return name, true
 }
 
+// FrameClass names a class in a frame as Kotlin reads it: its nested
+// classes dotted (Shop$Companion → Shop.Companion, Crate$Factory →
+// Crate.Factory, Shop$Till → Shop.Till), as far as the names are classes'
+// (they begin with a capital letter); what the compiler made of a
+// function keeps its binary name after them (MainKt$main$square$1,
+// Shop$Companion$open$1 → Shop.Companion$open$1).
+func (language) FrameClass(simple string) string {
+	parts := strings.Split(simple, "$")
+	out := parts[0]
+	i := 1
+	for ; i < len(parts); i++ {
+		p := parts[i]
+		if p == "" || p[0] < 'A' || p[0] > 'Z' {
+			break
+		}
+		out += "." + p
+	}
+	for ; i < len(parts); i++ {
+		out += "$" + parts[i]
+	}
+	return out
+}
+
 // Variables names a frame's variables as Variable does, but for the
 // receiver of an inline lambda that kotlinc named after the lambda
 // ($this$describe_u24lambda_u241, Kotlin 2): it reads this@apply, labelled

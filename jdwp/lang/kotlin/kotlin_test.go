@@ -87,6 +87,21 @@ func TestVariablesPairReceiverWithMarker(t *testing.T) {
 	}
 }
 
+// A frame's class reads as Kotlin names it: nested classes dotted, what
+// the compiler made of a function (lambdas, continuations) as it is.
+func TestFrameClass(t *testing.T) {
+	n := Lang.(lang.FrameNamer)
+	for simple, want := range map[string]string{
+		"Shop$Companion": "Shop.Companion", "Crate$Factory": "Crate.Factory", "Shop$Till": "Shop.Till", "Rect$Corner": "Rect.Corner",
+		"MainKt": "MainKt", "MainKt$main$square$1": "MainKt$main$square$1", "Shop$Companion$open$1": "Shop.Companion$open$1",
+		"Shop$label$2": "Shop$label$2", "MainKt$fetchOne$1": "MainKt$fetchOne$1", "A$B$C": "A.B.C", "Odd$": "Odd$", "Multi__MultiAKt": "Multi__MultiAKt",
+	} {
+		if got := n.FrameClass(simple); got != want {
+			t.Errorf("FrameClass(%q) = %q, want %q", simple, got, want)
+		}
+	}
+}
+
 // kotlin.Lazy's implementations keep their value in a field the adapter
 // reads (a lazy delegate shown as its value); others have none.
 func TestLazyValueField(t *testing.T) {

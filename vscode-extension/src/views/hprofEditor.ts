@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { ControlApi } from '../backend/api';
 import { errorText } from '../ddmHub';
+import { HprofRequests } from '../heap/hprofRequests';
 import { views } from '../viewList';
 import type { FromWebview, ToWebview } from '../webview/messages';
 import { webviewOptions, webviewPage } from './webviews';
@@ -48,42 +49,43 @@ export class HprofEditorProvider implements vscode.CustomReadonlyEditorProvider<
         send({ type: 'progress', body: p });
       }
     });
-    let pending = 0;
-    let cancelled = false;
+    // Which requests the user's Cancel reached: they say "stopped", whatever
+    // the webview asks meanwhile.
+    const requests = new HprofRequests();
     /** Runs a backend call, with progress in the status bar, and posts its answer. */
     const run = (what: string, call: () => Promise<ToWebview>): Thenable<void> =>
       vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `${what} of ${name}` }, async () => {
-        pending++;
+        const r = requests.start();
         try {
           send(await call());
         } catch (e) {
-          if (cancelled && /context canceled/.test(errorText(e))) {
+          if (requests.stopped(r, errorText(e))) {
             send({ type: 'stopped', message: `${what} of ${name}: stopped.` });
             return;
           }
           this.log.appendLine(`${what} of ${name}: ${errorText(e)}`);
           send({ type: 'error', message: `${what} of ${name}: ${errorText(e)}` });
         } finally {
-          pending--;
+          requests.end(r);
         }
       });
     const sub = webview.onDidReceiveMessage((m: FromWebview) => {
-      if (m.type !== 'cancel') {
-        cancelled = false;
-      }
       switch (m.type) {
         case 'ready':
+        case 'summary':
           send({ type: 'status', message: `Reading ${name}…` });
           // The histogram first, from one pass over the file (seconds for
           // gigabytes); the webview then asks for what needs the model.
           void run('Histogram', async () => ({ type: 'summary', body: await this.api.hprofSummary(path, true) }));
           break;
-        case 'cancel':
-          cancelled = true;
-          for (const p of base !== undefined ? [path, base] : [path]) {
-            void this.api.hprofCancel(p).catch((e: unknown) => this.log.appendLine(`Cancel of ${p}: ${errorText(e)}`));
-          }
+        case 'cancel': {
+          const answered = requests.cancel();
+          const paths = base !== undefined ? [path, base] : [path];
+          void Promise.all(
+            paths.map((p) => this.api.hprofCancel(p).catch((e: unknown) => this.log.appendLine(`Cancel of ${p}: ${errorText(e)}`))),
+          ).finally(answered);
           break;
+        }
         case 'dominators':
           void run('Dominator tree', async () => ({ type: 'dominators', body: await this.api.hprofDominators(path, m.object) }));
           break;
@@ -126,7 +128,7 @@ export class HprofEditorProvider implements vscode.CustomReadonlyEditorProvider<
     panel.onDidDispose(() => {
       sub.dispose();
       unsubscribe();
-      if (pending > 0) {
+      if (requests.pending > 0) {
         // Closed while the dump is read: stop reading it.
         void this.api.hprofCancel(path).catch(() => undefined);
       }

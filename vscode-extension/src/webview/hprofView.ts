@@ -96,7 +96,9 @@ const cancelButton = button('Cancel', { id: 'hprof-cancel', title: 'Stop reading
 });
 const restartButton = button('Compute retained sizes', { id: 'hprof-restart', title: 'Parse the dump and compute the dominator tree' }, () => {
   state.stopped = false;
-  post({ type: 'retained' });
+  // Stopped before the histogram came: it first (its answer asks for the
+  // retained sizes).
+  post(state.summary ? { type: 'retained' } : { type: 'summary' });
   if (state.tab === 'dominators' && !state.dom) {
     post({ type: 'dominators' }); // stopped too
   }
@@ -543,7 +545,13 @@ function renderProgress(): void {
   } else {
     progressBar.removeAttribute('value'); // indeterminate
   }
-  progressLabel.textContent = p ? progressText(p) : state.stopped ? 'Stopped: the retained sizes were not computed.' : '';
+  progressLabel.textContent = p
+    ? progressText(p)
+    : !state.stopped
+      ? ''
+      : state.summary
+        ? 'Stopped: the retained sizes were not computed.'
+        : 'Stopped: the histogram was not read.';
 }
 
 function summaryStatus(s: HprofSummary): string {

@@ -52,5 +52,8 @@ export type FromWebview =
   | { type: 'incoming'; object: number; offset: number }
   | { type: 'instances'; class: string; offset: number }
   | { type: 'retained' }
+  // The histogram again (the streamed pass 'ready' starts), after a Cancel
+  // stopped it.
+  | { type: 'summary' }
   // Stop the reading or parsing of the dump in progress (hprof/cancel).
   | { type: 'cancel' };

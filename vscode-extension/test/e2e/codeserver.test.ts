@@ -35,6 +35,8 @@ let page: Page;
 let url: string;
 let userDataDir: string;
 let wsDir: string;
+/** While this file exists, the backend holds each dominator tree at its first look at its context (DDMBRIDGE_HPROF_TREE_GATE). */
+let hprofTreeGate: string;
 /** Scanned from the start; the plain JVM of the HPROF test listens there. */
 let plainPort: number;
 /** The class folder of the F5-launched States program (its hot code replace output folder). */
@@ -68,8 +70,10 @@ before(async () => {
   Object.values(dirs).forEach((d) => fs.mkdirSync(d, { recursive: true }));
   userDataDir = dirs.userData;
   wsDir = dirs.ws;
+  hprofTreeGate = path.join(root, 'hprof-tree-gate');
   const env = {
     ...process.env,
+    DDMBRIDGE_HPROF_TREE_GATE: hprofTreeGate,
     HOME: dirs.xdg,
     XDG_CONFIG_HOME: path.join(dirs.xdg, 'config'),
     XDG_DATA_HOME: path.join(dirs.xdg, 'data'),
@@ -1044,104 +1048,57 @@ async function quickOpen(name: string): Promise<void> {
 // are computed with a progress bar and Cancel; Cancel while the dominator
 // tree is computed stops it (hprof/cancel), and the button to start again
 // computes it, the histogram's retained column and the Dominators tab then
-// filled. The tree takes about a second here: Cancel is clicked in the
-// webview as soon as its progress says the tree is computed (a script
-// Playwright adds to the webviews' frames before the editor opens), so
-// that it reaches the backend in milliseconds however slowly Playwright
-// polls. Should the tree still end first (the progress and the click each
-// cross the extension host, which a loaded machine can hold up), the dump
-// is opened again under another name (another parse, another tree), at
-// most three times.
+// filled. The tree takes about a second here, less than a click may take
+// to reach the backend through a loaded extension host: the backend runs
+// with DDMBRIDGE_HPROF_TREE_GATE naming a file (hprofTreeGate), and while
+// the test holds that file each tree waits at its first look at its
+// context, where Cancel stops it as it would anywhere in the tree. The file
+// is removed before the tree is started again.
 test('code-server: a big dump — the streamed histogram first, Cancel stops the dominator tree, started again it shows', { timeout: 900_000 }, async () => {
   const classes = await compileStates(bigHeapJava, path.join(tmpDir(), 'bigheap-classes'));
   const nodes = 4_000_000;
   const big = spawn('java', ['-Xmx1g', '-XX:+UseParallelGC', '-cp', classes, 'fixture.BigHeap', String(nodes)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const dumps: string[] = [];
+  const dump = path.join(wsDir, 'big.hprof');
   try {
     let said = '';
     big.stdout!.on('data', (d: Buffer) => (said += d.toString()));
     big.stderr!.on('data', (d: Buffer) => (said += d.toString()));
     await eventually(() => /READY/.test(said), 180000, 'fixture.BigHeap READY');
-    const dump = path.join(wsDir, 'big.hprof');
-    dumps.push(dump);
     execFileSync('jcmd', [String(big.pid), 'GC.heap_dump', dump], { timeout: 300000 });
     big.kill('SIGKILL');
     const size = fs.statSync(dump).size;
     assert.ok(size > nodes * 100, `a HotSpot dump of ${nodes} nodes (${size} bytes)`);
     log(`dumped fixture.BigHeap: ${size} bytes`);
 
-    // In every webview opened from now on (its outer frame, which VS Code
-    // does not rewrite, looking into the content's frame every 5 ms): once
-    // a big dump's editor says it computes the dominator tree, click
-    // Cancel, once, noting what the editor showed.
-    const clicker = await page.addInitScript(() => {
-      if (!location.pathname.endsWith('/pre/index.html')) {
-        return; // not a webview's outer frame
-      }
-      const timer = setInterval(() => {
-        const inner = (document.getElementById('active-frame') as HTMLIFrameElement | null)?.contentDocument;
-        const label = inner?.getElementById('hprof-progress-label');
-        const cancel = inner?.getElementById('hprof-cancel');
-        const bar = inner?.getElementById('hprof-progress');
-        if (!inner || !label || !cancel || !bar || !/^Heap dump big(-\d)?\.hprof$/.test(inner.getElementById('hprof-title')?.textContent ?? '')) {
-          return;
-        }
-        if (label.textContent !== 'Computing the dominator tree…' || cancel.hidden) {
-          return;
-        }
-        clearInterval(timer);
-        (inner.defaultView as unknown as { bigCancel: Record<string, unknown> }).bigCancel = {
-          bar: !bar.hidden,
-          rows: inner.querySelectorAll('#histogram tr[data-class]').length,
-          retained: inner.querySelectorAll('#histogram td[data-retained]').length,
-        };
-        cancel.click();
-      }, 5);
-    });
+    fs.writeFileSync(hprofTreeGate, '');
     try {
       await openWorkbench();
-      let editor: FrameLocator | undefined;
-      let name = '';
-      for (let attempt = 0; attempt < 3 && !editor; attempt++) {
-        name = attempt === 0 ? 'big.hprof' : `big-${attempt}.hprof`;
-        if (attempt > 0) {
-          dumps.push(path.join(wsDir, name));
-          fs.copyFileSync(dump, dumps.at(-1)!);
-        }
-        await palette('View: Close All Editors'); // another dump's editor would match the selectors below
-        await quickOpen(name);
-        const e = await webviewWith('#hprof-title', 120000, `the HPROF editor of ${name}`);
-        await eventually(async () => (await e.locator('#hprof-title').textContent()) === `Heap dump ${name}`, 180000, `the histogram of ${name}`);
-        // Stopped: the tree's request failed with "context canceled" (the
-        // parse was done: the tree's progress comes after it).
-        const end = await eventually(
-          async () =>
-            (await e.locator('#histogram td[data-retained]').count()) > 0 ? 'done' : (await e.locator('#hprof-restart').isVisible()) ? 'stopped' : undefined,
-          300000,
-          `the retained sizes of ${name} stopped by Cancel`,
-        );
-        if (end === 'stopped') {
-          editor = e;
-        } else {
-          const clicked = await e.locator('body').evaluate(() => (window as unknown as { bigCancel?: unknown }).bigCancel !== undefined);
-          log(`the dominator tree of ${name} ended before Cancel reached the backend (Cancel clicked: ${clicked}): again under another name`);
-        }
-      }
-      assert.ok(editor, 'in three tries the dominator tree always ended before Cancel reached the backend');
-      const saw = (await editor.locator('body').evaluate(() => (window as unknown as { bigCancel?: Record<string, unknown> }).bigCancel)) as
-        | { bar: boolean; rows: number; retained: number }
-        | undefined;
-      assert.ok(saw, 'Cancel was clicked while the tree was computed');
-      assert.ok(saw.bar, 'the progress bar showed with Cancel');
-      assert.ok(saw.rows > 0 && saw.retained === 0, `the histogram showed before the retained sizes (${saw.rows} rows, ${saw.retained} retained sizes)`);
-      assert.equal(await editor.locator('#hprof-progress-label').textContent(), 'Stopped: the retained sizes were not computed.');
+      await palette('View: Close All Editors'); // another dump's editor would match the selectors below
+      await quickOpen('big.hprof');
+      const editor = await webviewWith('#hprof-title', 120000, 'the HPROF editor of big.hprof');
+      await eventually(async () => (await editor.locator('#hprof-title').textContent()) === 'Heap dump big.hprof', 180000, 'the histogram of big.hprof');
+      // The parse done, the tree waits at its gate: the editor says it
+      // computes it, with the progress bar and Cancel, under the streamed
+      // histogram and no retained size yet.
+      const label = editor.locator('#hprof-progress-label');
+      await eventually(async () => (await label.textContent()) === 'Computing the dominator tree…', 300000, 'the dominator tree computed');
+      await eventually(() => /the dominator tree waits while its gate exists/.test(channelLog()), 60000, "the backend's log: the tree waits at its gate");
+      assert.equal(await editor.locator('#hprof-progress').isVisible(), true, 'the progress bar shows with Cancel');
+      const rows = await editor.locator('#histogram tr[data-class]').count();
+      const retained = await editor.locator('#histogram td[data-retained]').count();
+      assert.ok(rows > 0 && retained === 0, `the histogram shows before the retained sizes (${rows} rows, ${retained} retained sizes)`);
+      await editor.locator('#hprof-cancel').click();
+      // Stopped: the tree's request failed with "context canceled".
+      await editor.locator('#hprof-restart').waitFor({ timeout: 300000 });
+      assert.equal(await label.textContent(), 'Stopped: the retained sizes were not computed.');
       assert.equal(await editor.locator('#hprof-cancel').isVisible(), false);
-      assert.equal(await editor.locator('#status').textContent(), `Retained sizes of ${name}: stopped.`);
+      assert.equal(await editor.locator('#status').textContent(), 'Retained sizes of big.hprof: stopped.');
       assert.equal(await editor.locator('#histogram tr[data-class="fixture.BigHeap$Node"]').count(), 1, 'the histogram stays, with BigHeap$Node');
       await shot('e2e-hprof-big-stopped');
-      log(`Cancel stopped the dominator tree of ${name}`);
+      log('Cancel stopped the dominator tree of big.hprof');
 
-      // Started again: the tree runs to its end; the retained column, then the Dominators tab.
+      // Started again, the gate gone: the tree runs to its end; the retained column, then the Dominators tab.
+      fs.rmSync(hprofTreeGate);
       await editor.locator('#hprof-restart').click();
       const nodeRetained = editor.locator('#histogram tr[data-class="fixture.BigHeap$Node"] td[data-retained]');
       await nodeRetained.waitFor({ timeout: 300000 });
@@ -1154,16 +1111,14 @@ test('code-server: a big dump — the streamed histogram first, Cancel stops the
       const kept = Number(await top.locator('td[data-bytes]').getAttribute('data-bytes'));
       assert.ok(kept >= nodes * 24, `class fixture.BigHeap retains ${kept} bytes`);
       await shot('e2e-hprof-big-dominators');
-      log(`started again: the dominator tree of ${name}, class fixture.BigHeap retains ${kept} bytes`);
+      log(`started again: the dominator tree of big.hprof, class fixture.BigHeap retains ${kept} bytes`);
     } finally {
-      await clicker.dispose();
+      fs.rmSync(hprofTreeGate, { force: true });
       await palette('View: Close All Editors').catch(() => undefined);
     }
   } finally {
     big.kill('SIGKILL');
-    for (const d of dumps) {
-      fs.rmSync(d, { force: true });
-    }
+    fs.rmSync(dump, { force: true });
   }
 });
 

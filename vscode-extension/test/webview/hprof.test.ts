@@ -411,6 +411,33 @@ describe('HPROF editor webview', () => {
     await o.page.close();
   });
 
+  test('a big dump stopped while its histogram is read: started again, the histogram first, then the retained sizes', async () => {
+    const o = await open();
+    const size = 6_000_000_000;
+    await o.post({ type: 'progress', body: { path: summary.path, phase: 'histogram', read: 600_000_000, size } });
+    await o.page.waitForSelector('#hprof-cancel', { state: 'visible' });
+    await o.page.click('#hprof-cancel');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'cancel' });
+    await o.post({ type: 'stopped', message: 'Histogram of app-4242.hprof: stopped.' });
+    await o.page.waitForSelector('#hprof-restart', { state: 'visible' });
+    assert.match((await o.page.textContent('#hprof-progress-label')) ?? '', /Stopped: the histogram was not read/);
+    // A tab clicked meanwhile needs the histogram: it asks nothing, and the dump stays stopped.
+    const asked = (await o.posted()).length;
+    await o.page.click('#tab-dominators');
+    await o.page.click('#tab-histogram');
+    assert.equal((await o.posted()).length, asked, 'nothing started without the histogram');
+    assert.equal(await o.page.isVisible('#hprof-restart'), true, 'still stopped');
+    // Started again: the histogram first; its answer asks for the retained sizes.
+    await o.page.click('#hprof-restart');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'summary' });
+    await o.post({ type: 'summary', body: { ...summary, streamed: true } });
+    await o.page.waitForSelector('#histogram tr[data-class]');
+    assert.deepEqual((await o.posted()).at(-1), { type: 'retained' });
+    assert.equal(await o.page.isVisible('#hprof-work'), false);
+    assert.deepEqual(o.problems, []);
+    await o.page.close();
+  });
+
   test('a malformed answer is reported, not rendered', async () => {
     const o = await open();
     await o.post({ type: 'summary', body: { ...summary, classes: 'nope' } });

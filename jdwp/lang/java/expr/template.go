@@ -8,19 +8,23 @@ import (
 
 // Template is a logpoint message: text with {expression} parts.
 type Template struct {
-	parts []templatePart
+	parts []TemplatePart[Node]
 }
 
-type templatePart struct {
-	text string
-	expr Node // nil for plain text
+// TemplatePart is a piece of a log message: plain text, or an
+// expression's source (Text) and its parse (Expr, IsExpr set).
+type TemplatePart[N any] struct {
+	Text   string
+	Expr   N
+	IsExpr bool
 }
 
-// ParseTemplate parses a message such as "x = {x}, name = {p.name}". Braces
-// inside string and character literals of an expression do not end it; "{{"
+// SplitTemplate splits a log message into text and {expression} parts,
+// for any language: closing finds the } that closes the { at open (how
+// the language's strings hide braces), parse reads an expression. "{{"
 // and "}}" stand for literal braces.
-func ParseTemplate(s string) (*Template, error) {
-	t := &Template{}
+func SplitTemplate[N any](s string, closing func(s string, open int) (int, error), parse func(string) (N, error)) ([]TemplatePart[N], error) {
+	var parts []TemplatePart[N]
 	var text strings.Builder
 	for i := 0; i < len(s); {
 		switch {
@@ -28,19 +32,19 @@ func ParseTemplate(s string) (*Template, error) {
 			text.WriteByte(s[i])
 			i += 2
 		case s[i] == '{':
-			end, err := matchBrace(s, i)
+			end, err := closing(s, i)
 			if err != nil {
 				return nil, err
 			}
-			n, err := Parse(s[i+1 : end])
+			n, err := parse(s[i+1 : end])
 			if err != nil {
 				return nil, fmt.Errorf("in {%s}: %w", s[i+1:end], err)
 			}
 			if text.Len() > 0 {
-				t.parts = append(t.parts, templatePart{text: text.String()})
+				parts = append(parts, TemplatePart[N]{Text: text.String()})
 				text.Reset()
 			}
-			t.parts = append(t.parts, templatePart{text: s[i+1 : end], expr: n})
+			parts = append(parts, TemplatePart[N]{Text: s[i+1 : end], Expr: n, IsExpr: true})
 			i = end + 1
 		default:
 			text.WriteByte(s[i])
@@ -48,9 +52,20 @@ func ParseTemplate(s string) (*Template, error) {
 		}
 	}
 	if text.Len() > 0 {
-		t.parts = append(t.parts, templatePart{text: text.String()})
+		parts = append(parts, TemplatePart[N]{Text: text.String()})
 	}
-	return t, nil
+	return parts, nil
+}
+
+// ParseTemplate parses a message such as "x = {x}, name = {p.name}". Braces
+// inside string and character literals of an expression do not end it; "{{"
+// and "}}" stand for literal braces.
+func ParseTemplate(s string) (*Template, error) {
+	parts, err := SplitTemplate(s, matchBrace, Parse)
+	if err != nil {
+		return nil, err
+	}
+	return &Template{parts: parts}, nil
 }
 
 // matchBrace returns the index of the '}' closing the '{' at open.
@@ -78,8 +93,8 @@ func matchBrace(s string, open int) (int, error) {
 func (t *Template) Exprs() []string {
 	var out []string
 	for _, p := range t.parts {
-		if p.expr != nil {
-			out = append(out, p.text)
+		if p.IsExpr {
+			out = append(out, p.Text)
 		}
 	}
 	return out
@@ -90,18 +105,18 @@ func (t *Template) Exprs() []string {
 func (t *Template) Eval(ctx context.Context, env Env) string {
 	var b strings.Builder
 	for _, p := range t.parts {
-		if p.expr == nil {
-			b.WriteString(p.text)
+		if !p.IsExpr {
+			b.WriteString(p.Text)
 			continue
 		}
 		ev := evaluator{env: env, noAssign: "a logpoint cannot assign"}
-		v, err := ev.eval(ctx, p.expr)
+		v, err := ev.eval(ctx, p.Expr)
 		var s string
 		if err == nil {
 			s, err = ToString(ctx, env, v)
 		}
 		if err != nil {
-			fmt.Fprintf(&b, "{%s: %v}", p.text, err)
+			fmt.Fprintf(&b, "{%s: %v}", p.Text, err)
 			continue
 		}
 		b.WriteString(s)

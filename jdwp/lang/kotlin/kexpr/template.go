@@ -10,50 +10,19 @@ import (
 
 // Template is a log message: text with {expression} parts in Kotlin.
 type Template struct {
-	parts []part
+	parts []expr.TemplatePart[Node]
 	opt   Options
-}
-
-type part struct {
-	text string
-	n    Node // nil for plain text
 }
 
 // ParseTemplate parses a log message ("x = {x}, {o?.name ?: "-"}"); "{{"
 // and "}}" are literal braces, and braces inside an expression's strings
 // and templates do not end it.
 func ParseTemplate(s string, opt Options) (*Template, error) {
-	t := &Template{opt: opt}
-	var text strings.Builder
-	for i := 0; i < len(s); {
-		switch {
-		case strings.HasPrefix(s[i:], "{{"), strings.HasPrefix(s[i:], "}}"):
-			text.WriteByte(s[i])
-			i += 2
-		case s[i] == '{':
-			end, err := closing(s, i)
-			if err != nil {
-				return nil, err
-			}
-			n, err := Parse(s[i+1 : end])
-			if err != nil {
-				return nil, fmt.Errorf("in {%s}: %w", s[i+1:end], err)
-			}
-			if text.Len() > 0 {
-				t.parts = append(t.parts, part{text: text.String()})
-				text.Reset()
-			}
-			t.parts = append(t.parts, part{text: s[i+1 : end], n: n})
-			i = end + 1
-		default:
-			text.WriteByte(s[i])
-			i++
-		}
+	parts, err := expr.SplitTemplate(s, closing, Parse)
+	if err != nil {
+		return nil, err
 	}
-	if text.Len() > 0 {
-		t.parts = append(t.parts, part{text: text.String()})
-	}
-	return t, nil
+	return &Template{parts: parts, opt: opt}, nil
 }
 
 // closing finds the } that closes the { at open.
@@ -91,18 +60,18 @@ func closing(s string, open int) (int, error) {
 func (t *Template) Eval(ctx context.Context, env expr.Env) string {
 	var b strings.Builder
 	for _, p := range t.parts {
-		if p.n == nil {
-			b.WriteString(p.text)
+		if !p.IsExpr {
+			b.WriteString(p.Text)
 			continue
 		}
 		ev := &evaluator{env: env, opt: t.opt}
-		v, err := ev.eval(ctx, p.n)
+		v, err := ev.eval(ctx, p.Expr)
 		var s string
 		if err == nil {
-			s, err = ev.str(ctx, p.n, v)
+			s, err = ev.str(ctx, p.Expr, v)
 		}
 		if err != nil {
-			b.WriteString("{" + p.text + ": " + err.Error() + "}")
+			b.WriteString("{" + p.Text + ": " + err.Error() + "}")
 			continue
 		}
 		b.WriteString(s)

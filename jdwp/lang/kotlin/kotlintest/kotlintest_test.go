@@ -19,10 +19,12 @@ corner[1:tea,2:cake]
 doubled [2, 2]
 square 81
 big [45]
+picked [45]
 later corner
 shop corner
 limit 3
 #5
+box size 2
 1=3.0 2=6.0 (1,2)
 A B
 late [5, 5]
