@@ -70,13 +70,13 @@ type hprofBenchResult struct {
 	DomPeakMi   float64 `json:"dominatorsPeakMiB,omitempty"`
 	DomRatio    float64 `json:"dominatorsPeakPerDump,omitempty"`
 	DomNsPerObj float64 `json:"dominatorsNsPerObject,omitempty"`
-	// The same with --max-memory at what the lean strategy needs (the
-	// model's arrays the tree does not read in a temporary file).
-	LeanSecs     float64 `json:"leanSeconds,omitempty"`
-	LeanCPU      float64 `json:"leanCPUSeconds,omitempty"`
-	LeanPeakMi   float64 `json:"leanPeakMiB,omitempty"`
-	LeanRatio    float64 `json:"leanPeakPerDump,omitempty"`
-	LeanNsPerObj float64 `json:"leanNsPerObject,omitempty"`
+	// The same with --max-memory at what the compact strategy needs (the
+	// model's arrays the tree does not read packed in memory).
+	CompactSecs     float64 `json:"compactSeconds,omitempty"`
+	CompactCPU      float64 `json:"compactCPUSeconds,omitempty"`
+	CompactPeakMi   float64 `json:"compactPeakMiB,omitempty"`
+	CompactRatio    float64 `json:"compactPeakPerDump,omitempty"`
+	CompactNsPerObj float64 `json:"compactNsPerObject,omitempty"`
 	// The same with --max-memory at what the spill strategy needs (the
 	// model and the tree partly in a temporary file).
 	SpillSecs     float64 `json:"spillSeconds,omitempty"`
@@ -93,7 +93,7 @@ const benchHprofUsage = "ddmbridge bench hprof [--sizes 1500MB,6GB] [--file DUMP
 // size, dumps it through HotSpot's attach (live objects), stops the JVM,
 // then runs `hprof FILE --histo --json` and `hprof FILE --dominators --json`
 // as child processes one after the other and prints their time and peak
-// RSS, and again with --max-memory set to what the lean and the spill strategies need
+// RSS, and again with --max-memory set to what the compact and the spill strategies need
 // (checking that the tree is the same). --file measures an existing dump
 // instead.
 func runBenchHprof(ctx context.Context, fs *flag.FlagSet, args []string) error {
@@ -271,9 +271,9 @@ func benchHprofFile(ctx context.Context, path string, doms bool, maxMem string) 
 		}
 		return nil
 	}
-	if err := tree(hprof.MemoryNeededLean(fi.Size()), "with the lean strategy", func(secs float64, t measured) {
-		r.LeanSecs, r.LeanNsPerObj = secs, r.nsPerObject(secs)
-		r.LeanPeakMi, r.LeanRatio, r.LeanCPU = t.peakMiB, t.peakMiB/dump, t.cpuSecs
+	if err := tree(hprof.MemoryNeededCompact(fi.Size()), "with the compact strategy", func(secs float64, t measured) {
+		r.CompactSecs, r.CompactNsPerObj = secs, r.nsPerObject(secs)
+		r.CompactPeakMi, r.CompactRatio, r.CompactCPU = t.peakMiB, t.peakMiB/dump, t.cpuSecs
 	}); err != nil {
 		return r, err
 	}

@@ -39,7 +39,7 @@ func TestBenchHprof(t *testing.T) {
 	}
 	if r.HistoSecs <= 0 || r.HistoMBps <= 0 || r.HistoPeakMi <= 0 || r.HistoRatio <= 0 || r.DomSecs <= 0 || r.DomPeakMi <= 0 || r.DomRatio <= 0 || r.DomNsPerObj <= 0 ||
 		r.SpillSecs <= 0 || r.SpillPeakMi <= 0 || r.SpillRatio <= 0 || r.HistoCPU <= 0 || r.DomCPU <= 0 || r.SpillCPU <= 0 ||
-		r.LeanSecs <= 0 || r.LeanPeakMi <= 0 || r.LeanRatio <= 0 || r.LeanCPU <= 0 || r.LeanNsPerObj <= 0 {
+		r.CompactSecs <= 0 || r.CompactPeakMi <= 0 || r.CompactRatio <= 0 || r.CompactCPU <= 0 || r.CompactNsPerObj <= 0 {
 		t.Errorf("implausible figures %+v", r)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*.hprof")); len(left) != 0 {

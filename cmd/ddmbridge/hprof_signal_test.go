@@ -152,14 +152,14 @@ func TestHprofRefusesTooLarge(t *testing.T) {
 	if code := run([]string{"hprof", small, "--dominators", "--top", "5", "--json"}, &mem, &errb); code != 0 {
 		t.Fatalf("--dominators: exit %d, stderr %q", code, errb.String())
 	}
-	// Between the lean strategy's need and the tree in memory's: the
-	// model's arrays wait in the file.
+	// Between the compact strategy's need and the tree in memory's: the
+	// model's arrays are held packed, no file.
 	errb.Reset()
 	out.Reset()
-	lean := hprof.MemoryNeededLean(fi.Size())
-	if code := run([]string{"hprof", small, "--dominators", "--top", "5", "--json", "--max-memory", strconv.FormatUint(lean, 10)}, &out, &errb); code != 0 ||
-		out.String() != mem.String() || !strings.Contains(errb.String(), "arrays wait in a temporary file") {
-		t.Errorf("--dominators under --max-memory %d (lean): exit %d, stderr %q, the tree the same: %v", lean, code, errb.String(), out.String() == mem.String())
+	compact := hprof.MemoryNeededCompact(fi.Size())
+	if code := run([]string{"hprof", small, "--dominators", "--top", "5", "--json", "--max-memory", strconv.FormatUint(compact, 10)}, &out, &errb); code != 0 ||
+		out.String() != mem.String() || !strings.Contains(errb.String(), "arrays are held packed") || strings.Contains(errb.String(), "temporary file") {
+		t.Errorf("--dominators under --max-memory %d (compact): exit %d, stderr %q, the tree the same: %v", compact, code, errb.String(), out.String() == mem.String())
 	}
 	errb.Reset()
 	out.Reset()

@@ -33,11 +33,12 @@
 //     [Dominators.ClassRetainedContext] stop when their context is done, and
 //     [MemoryNeeded] with [AvailableMemory] lets a caller refuse a dump the
 //     machine cannot hold before the Go runtime dies of it, or choose
-//     ([MemoryNeededLean], [MemoryNeededSpill]) to compute the dominator
-//     tree with the model's arrays it does not read in a temporary file
-//     (nameless on Linux: O_TMPFILE, tmpfile_linux.go), each written and
-//     read back whole ([DomOptions.Lean]), or with the graph too read from
-//     the file ([Options.Spill], [DomOptions.Spill]).
+//     ([MemoryNeededCompact], [MemoryNeededLean], [MemoryNeededSpill]) to
+//     compute the dominator tree with the model's arrays it does not read
+//     packed in memory ([DomOptions.Compact], pack.go) or in a temporary
+//     file (nameless on Linux: O_TMPFILE, tmpfile_linux.go), each written
+//     and read back whole ([DomOptions.Lean]), or with the graph too read
+//     from the file ([Options.Spill], [DomOptions.Spill]).
 //   - A small writer ([Writer]) for well-formed dumps, used by the simulated
 //     VM and by tests.
 //

@@ -61,8 +61,8 @@ func TestDominatorsCancel(t *testing.T) {
 	// A list of 150 k Nodes: each loop passes 64 Ki objects more than once.
 	h := parseBytes(t, weakDump(t, 150_000))
 	want := h.Dominators()
-	for _, mode := range []DomOptions{{}, {Spill: true}, {Lean: true}} {
-		spill := fmt.Sprintf("%v, lean %v", mode.Spill, mode.Lean)
+	for _, mode := range []DomOptions{{}, {Spill: true}, {Lean: true}, {Compact: true}} {
+		spill := fmt.Sprintf("%v, lean %v, compact %v", mode.Spill, mode.Lean, mode.Compact)
 		dir := t.TempDir()
 		opt := mode
 		opt.Dir = dir

@@ -210,6 +210,9 @@ type Heap struct {
 	// first needs them (a spilled dominator tree leaves them there).
 	refsOut atomic.Pointer[spillFile]
 	refsMu  sync.Mutex
+	// refsPacked, when set, holds refs and refStart packed until Refs
+	// first needs them (a compact dominator tree leaves them so).
+	refsPacked atomic.Pointer[packedRefs]
 }
 
 // weakRef is a java.lang.ref.Reference that does not keep its referent
@@ -283,17 +286,26 @@ func (h *Heap) HeapOf(i int32) string {
 // Refs are the objects i references (fields, array elements, static fields
 // and the superclass of class objects), nulls and dangling ids left out.
 func (h *Heap) Refs(i int32) []int32 {
-	if h.refsOut.Load() != nil {
+	if h.refsOut.Load() != nil || h.refsPacked.Load() != nil {
 		h.loadRefs()
 	}
 	return h.refs[h.refStart[i]:h.refStart[i+1]]
 }
 
 // loadRefs reads back the references a spilled dominator tree left in its
-// file ([DomOptions.Spill]), once, and closes the file.
+// file ([DomOptions.Spill]), once, and closes the file; or unpacks those a
+// compact one left packed ([DomOptions.Compact]).
 func (h *Heap) loadRefs() {
 	h.refsMu.Lock()
 	defer h.refsMu.Unlock()
+	if p := h.refsPacked.Load(); p != nil {
+		refStart, refs, err := p.unpack()
+		if err != nil {
+			panic(err) // the process's own memory: nothing can go on
+		}
+		h.refStart, h.refs = refStart, refs
+		h.refsPacked.Store(nil)
+	}
 	sp := h.refsOut.Load()
 	if sp == nil {
 		return

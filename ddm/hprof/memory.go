@@ -9,9 +9,9 @@ package hprof
 // dominator tree, a path search or the duplicate strings. Measured peak RSS
 // of `ddmbridge hprof` on a 432 MB HotSpot dump (2.5 M objects): 0.67 bytes
 // per dump byte for the model, 1.16 with duplicate strings; on a 1.49 GB
-// one (33.6 M objects) 0.65 for the model and 1.02 with the dominator tree
-// in memory. The estimate rounds these up to 1 and 1.5, plus 64 MiB for
-// the process.
+// one (33.6 M objects) 0.65 for the model and 0.80 with the dominator tree
+// in memory (1.02 before session 12). The estimate rounds these up to 1 and
+// 1.5, plus 64 MiB for the process.
 func MemoryNeeded(size int64, more bool) uint64 {
 	if size < 0 {
 		size = 0
@@ -52,4 +52,17 @@ func MemoryNeededLean(size int64) uint64 {
 		size = 0
 	}
 	return uint64(size)/20*17 + 64<<20
+}
+
+// MemoryNeededCompact is [MemoryNeeded] for the dominator tree of a dump
+// parsed in memory and computed with [DomOptions.Compact]. Measured peak
+// RSS of `ddmbridge hprof --dominators` so on a 1.49 GB HotSpot dump (33.6
+// M objects): 0.58 bytes per dump byte; the estimate rounds it up to 0.8
+// (more than [MemoryNeededSpill]'s, so that a bound between them chooses
+// the spill), plus 64 MiB for the process.
+func MemoryNeededCompact(size int64) uint64 {
+	if size < 0 {
+		size = 0
+	}
+	return uint64(size)/5*4 + 64<<20
 }

@@ -308,10 +308,17 @@ type objectEdges struct {
 	wStart      *window[uint32]
 	wRefs, wCls *window[int32]
 	scratch     []int32
+	// packed and cls16, where set, are the references and the classes
+	// packed in memory (Compact).
+	packed *refsReader
+	cls16  []uint16
 }
 
 // next is the references of the next object (the first call: object 0's).
 func (e *objectEdges) next() []int32 {
+	if e.packed != nil {
+		return e.packed.next()
+	}
 	o := int(e.o)
 	e.o++
 	if e.sp == nil {
@@ -335,6 +342,9 @@ func (e *objectEdges) class(o int32) int32 {
 	if e.clsW != nil {
 		return e.clsW.at(int(o))
 	}
+	if e.cls16 != nil {
+		return int32(e.cls16[o])
+	}
 	if e.sp == nil {
 		return e.cls[o]
 	}
@@ -344,6 +354,9 @@ func (e *objectEdges) class(o int32) int32 {
 func (e *objectEdges) err() error {
 	if e.clsW != nil {
 		return e.clsW.err
+	}
+	if e.packed != nil && e.packed.bad {
+		return fmt.Errorf("hprof: packed references broken")
 	}
 	if e.sp == nil || e.wStart == nil {
 		return nil

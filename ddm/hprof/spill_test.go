@@ -13,16 +13,30 @@ import (
 // the file is gone.
 func spillSame(t *testing.T, name string, dump []byte) {
 	t.Helper()
-	for _, opt := range []DomOptions{{Spill: true}, {Lean: true}} {
+	for _, opt := range []DomOptions{{Spill: true}, {Lean: true}, {Compact: true}} {
 		spillSameWith(t, name, dump, opt)
 	}
+	// Compact with the classes left in 32 bits (more than 65,536).
+	defer func(n int) { packClassesMax = n }(packClassesMax)
+	packClassesMax = 0
+	spillSameWith(t, name+" (classes not packed)", dump, DomOptions{Compact: true})
 }
 
-// spillSameWith is spillSame for the strategy opt (Spill or Lean).
+// spillSameWith is spillSame for the strategy opt (Spill, Lean or
+// Compact: the references then wait packed in memory, not in the file).
 func spillSameWith(t *testing.T, name string, dump []byte, opt DomOptions) {
 	t.Helper()
 	if opt.Lean {
 		name += " (lean)"
+	}
+	if opt.Compact {
+		name += " (compact)"
+	}
+	out := func(h *Heap) bool {
+		if opt.Compact {
+			return h.refsPacked.Load() != nil
+		}
+		return h.refsOut.Load() != nil
 	}
 	mem, err := Parse(bytes.NewReader(dump), Options{})
 	if err != nil {
@@ -56,7 +70,7 @@ func spillSameWith(t *testing.T, name string, dump []byte, opt DomOptions) {
 		t.Errorf("%s: the spill file has a name in %s while it is open", name, dir)
 	}
 	// The references wait in the file until something needs them.
-	if len(mem.refs) > 0 && (disk.refs != nil || disk.refsOut.Load() == nil) {
+	if len(mem.refs) > 0 && (disk.refs != nil || !out(disk)) {
 		t.Errorf("%s: the references are back in memory before they are needed", name)
 	}
 	for i := range int32(mem.NumObjects()) {
@@ -64,8 +78,8 @@ func spillSameWith(t *testing.T, name string, dump []byte, opt DomOptions) {
 			t.Fatalf("%s: object %d's references read back differ", name, i)
 		}
 	}
-	if disk.refsOut.Load() != nil {
-		t.Errorf("%s: the spill file is still held after the references came back", name)
+	if out(disk) {
+		t.Errorf("%s: the spill file or the packed references still held after the references came back", name)
 	}
 	if !reflect.DeepEqual(disk.ids, mem.ids) || !reflect.DeepEqual(disk.cls, mem.cls) || !reflect.DeepEqual(disk.size, mem.size) || !reflect.DeepEqual(disk.sizes, mem.sizes) ||
 		!reflect.DeepEqual(disk.refStart, mem.refStart) || !reflect.DeepEqual(disk.refs, mem.refs) {
