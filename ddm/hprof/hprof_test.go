@@ -230,8 +230,8 @@ func TestParseErrors(t *testing.T) {
 	if err != nil || !h.Partial || len(h.Warnings) == 0 || h.NumObjects() == 0 || h.NumObjects() >= 16 {
 		t.Errorf("cut 40 bytes short: err %v, partial %v, %d objects, warnings %q", err, h != nil && h.Partial, h.NumObjects(), h.Warnings)
 	}
-	if _, err := Parse(bytes.NewReader(good), Options{MaxObjects: 3}); err == nil {
-		t.Errorf("MaxObjects 3: no error")
+	if _, err := Parse(bytes.NewReader(good), Options{MaxObjects: 3}); err == nil || !strings.Contains(err.Error(), "the streamed passes") {
+		t.Errorf("MaxObjects 3: %v, want an error naming what reads a dump of any size", err)
 	}
 }
 

@@ -448,10 +448,10 @@ func (p *parser) object(id uint64, cls int32, c, w uint32) (int32, error) {
 	h := p.h
 	i := h.ids.len()
 	if i >= p.maxObjects {
-		return 0, fmt.Errorf("hprof: more than %d objects (raise Limits.MaxObjects)", p.maxObjects)
+		return 0, fmt.Errorf("hprof: more than %d objects, as many as the object graph (dominators, paths, instances) holds (Options.MaxObjects, at most 2^31-2); the streamed passes (summary, histogram, duplicate strings, diff) read a dump of any size", p.maxObjects)
 	}
 	if p.rawRefs.len() > math.MaxUint32 {
-		return 0, fmt.Errorf("hprof: more than %d references", uint64(math.MaxUint32))
+		return 0, fmt.Errorf("hprof: more than %d references, as many as the object graph holds; the streamed passes (summary, histogram, duplicate strings, diff) read a dump of any size", uint64(math.MaxUint32))
 	}
 	if i%markEvery == 0 {
 		h.marks = append(h.marks, recordMark{p.mark.at, p.segEnd})
