@@ -86,6 +86,10 @@ type Monitor struct {
 	// cleanups are the debugger-session cleanups started before Close,
 	// which Close waits for (see goCleanup).
 	cleanups sync.WaitGroup
+	// watchers are the goroutines that remove each VM whose connection
+	// ends; Close waits for them (every VM is removed by then, so each
+	// returns), so nothing is logged or announced after it.
+	watchers sync.WaitGroup
 	stop     chan struct{}
 	closer   sync.Once
 }
@@ -247,6 +251,7 @@ func (m *Monitor) Close() error {
 	})
 	m.wg.Wait()
 	m.cleanups.Wait()
+	m.watchers.Wait() // a VM that went as Close began is announced gone before Close returns
 	return nil
 }
 
@@ -602,6 +607,7 @@ func (m *Monitor) addVM(v *VM, prev *VM) error {
 	}
 	m.vms[v.id] = v
 	m.byAddr[v.addr] = v
+	m.watchers.Add(1) // under mu, with closed checked: before Close's Wait
 	m.mu.Unlock()
 	info := v.Info()
 	if again {
@@ -613,6 +619,7 @@ func (m *Monitor) addVM(v *VM, prev *VM) error {
 		m.notify(EventAdded, v)
 	}
 	go func() {
+		defer m.watchers.Done()
 		select {
 		case <-v.conn.Done():
 			if !v.resetting.Load() {
