@@ -158,9 +158,12 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 		h.ids = idList{}
 		if len(h.Classes) <= packClassesMax {
 			cls16 = make([]uint16, n)
-			for o, c := range h.cls {
-				cls16[o] = uint16(c)
-			}
+			inBlocks(packBlocks(int(n)), func(b int) {
+				s, e := blockRange(b, int(n))
+				for o, c := range h.cls[s:e] {
+					cls16[s+o] = uint16(c)
+				}
+			})
 			h.cls = nil
 		}
 		runtime.GC() // their memory for the search's arrays
@@ -178,9 +181,12 @@ func (h *Heap) DominatorsContext(ctx context.Context, opt DomOptions) (dom *Domi
 			if cls16 != nil {
 				debug.FreeOSMemory()
 				h.cls = make([]int32, n)
-				for o, c := range cls16 {
-					h.cls[o] = int32(c)
-				}
+				inBlocks(packBlocks(int(n)), func(b int) {
+					s, e := blockRange(b, int(n))
+					for o, c := range cls16[s:e] {
+						h.cls[s+o] = int32(c)
+					}
+				})
 				cls16 = nil
 			}
 			debug.FreeOSMemory()

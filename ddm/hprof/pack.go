@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // The compact strategy ([DomOptions.Compact]) holds the model's arrays that
@@ -15,10 +18,60 @@ import (
 // order, and references mostly point near their object: most take a byte
 // or two instead of four.
 
+// packBlock is how many objects a block of the packed arrays holds: each
+// block is packed and unpacked on its own (its own byte offset, its ids'
+// deltas starting from 0), so that a worker per core takes them.
+const packBlock = 1 << 16
+
+// packBlocks is how many blocks n objects take.
+func packBlocks(n int) int { return (n + packBlock - 1) / packBlock }
+
+// packWorkers is how many goroutines pack and unpack (0: GOMAXPROCS).
+var packWorkers = 0
+
+// inBlocks runs f for each of the nb blocks, on a worker per core, and
+// returns when all are done.
+func inBlocks(nb int, f func(b int)) {
+	w := packWorkers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	w = min(w, nb)
+	if w <= 1 {
+		for b := range nb {
+			f(b)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(w)
+	for range w {
+		go func() {
+			defer wg.Done()
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= nb {
+					return
+				}
+				f(b)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// blockRange is the objects of block b of n.
+func blockRange(b, n int) (int, int) {
+	return b * packBlock, min((b+1)*packBlock, n)
+}
+
 // packedIDs are ids as zigzag varint deltas from the previous one (in the
-// ids' own units: id/8 when narrow).
+// ids' own units: id/8 when narrow), from 0 at each block's start; off[b]
+// is where block b starts in b.
 type packedIDs struct {
 	b    []byte
+	off  []int
 	n    int
 	wide bool
 }
@@ -55,6 +108,20 @@ func putUvarint(b []byte, pos int, v uint64) int {
 	return pos + 1
 }
 
+// uvarintSlow is the uvarint at b[*pos:] of more than a byte, *pos moved
+// past it (false: broken); callers inline the one-byte case.
+func uvarintSlow(b []byte, pos *int) (uint64, bool) {
+	if *pos >= len(b) {
+		return 0, false
+	}
+	u, k := binary.Uvarint(b[*pos:])
+	if k <= 0 {
+		return 0, false
+	}
+	*pos += k
+	return u, true
+}
+
 // uvarint is binary.Uvarint at b[pos:] with the one-byte case inline: the
 // value and the position after it (k ≤ 0: broken).
 func uvarint(b []byte, pos int) (uint64, int, int) {
@@ -65,89 +132,161 @@ func uvarint(b []byte, pos int) (uint64, int, int) {
 	return u, pos + k, k
 }
 
-// packIDs packs l (its size counted first: the array is made once); the
-// caller drops l.
+// packIDs packs l (each block's size counted first: the array is made
+// once), a worker per core; the caller drops l.
 func packIDs(l *idList) *packedIDs {
-	n := l.len()
-	at := func(i int) int64 {
-		if l.wide {
-			return int64(l.all[i])
+	if l.wide {
+		return packIDsOf(l.all, true)
+	}
+	return packIDsOf(l.narrow, false)
+}
+
+// packIDsOf is packIDs of the ids a (wide: the ids themselves, not id/8).
+func packIDsOf[T uint32 | uint64](a []T, wide bool) *packedIDs {
+	n := len(a)
+	nb := packBlocks(n)
+	p := &packedIDs{n: n, wide: wide, off: make([]int, nb+1)}
+	inBlocks(nb, func(b int) {
+		s, e := blockRange(b, n)
+		size, prev := 0, int64(0)
+		for _, v := range a[s:e] {
+			size += uvarintLen(zigzag(int64(v) - prev))
+			prev = int64(v)
 		}
-		return int64(l.narrow[i])
+		p.off[b+1] = size
+	})
+	for b := range nb {
+		p.off[b+1] += p.off[b]
 	}
-	size, prev := 0, int64(0)
-	for i := range n {
-		v := at(i)
-		size += uvarintLen(zigzag(v - prev))
-		prev = v
-	}
-	p := &packedIDs{n: n, wide: l.wide, b: make([]byte, size)}
-	pos := 0
-	prev = 0
-	for i := range n {
-		v := at(i)
-		pos = putUvarint(p.b, pos, zigzag(v-prev))
-		prev = v
-	}
+	p.b = make([]byte, p.off[nb])
+	inBlocks(nb, func(b int) {
+		s, e := blockRange(b, n)
+		pos, prev := p.off[b], int64(0)
+		for _, v := range a[s:e] {
+			if z := zigzag(int64(v) - prev); z < 0x80 {
+				p.b[pos] = byte(z)
+				pos++
+			} else {
+				pos = putUvarint(p.b, pos, z)
+			}
+			prev = int64(v)
+		}
+	})
 	return p
 }
 
-// unpack is the list p packed.
+// unpack is the list p packed, a worker per core.
 func (p *packedIDs) unpack() (idList, error) {
 	var l idList
 	l.wide = p.wide
+	var bad int
 	if p.wide {
 		l.all = make([]uint64, p.n)
+		bad = unpackIDsOf(p, l.all)
 	} else {
 		l.narrow = make([]uint32, p.n)
+		bad = unpackIDsOf(p, l.narrow)
 	}
-	prev, pos := int64(0), 0
-	for i := range p.n {
-		u, next, k := uvarint(p.b, pos)
-		if k <= 0 {
-			return idList{}, fmt.Errorf("hprof: packed ids broken at object %d", i)
-		}
-		pos = next
-		prev += unzigzag(u)
-		if p.wide {
-			l.all[i] = uint64(prev)
-		} else {
-			l.narrow[i] = uint32(prev)
-		}
+	if bad >= 0 {
+		return idList{}, fmt.Errorf("hprof: packed ids broken at object %d", bad)
 	}
 	return l, nil
 }
 
+// unpackIDsOf unpacks p into a: the first object of a broken block, or -1.
+func unpackIDsOf[T uint32 | uint64](p *packedIDs, a []T) int {
+	var bad atomic.Int64
+	bad.Store(-1)
+	inBlocks(len(p.off)-1, func(b int) {
+		s, e := blockRange(b, p.n)
+		bb := p.b[:p.off[b+1]]
+		prev, pos := int64(0), p.off[b]
+		for i := range a[s:e] {
+			if pos >= len(bb) {
+				bad.Store(int64(s))
+				return
+			}
+			var u uint64
+			if c := bb[pos]; c < 0x80 {
+				u = uint64(c)
+				pos++
+			} else {
+				var k int
+				if u, k = binary.Uvarint(bb[pos:]); k <= 0 {
+					bad.Store(int64(s))
+					return
+				}
+				pos += k
+			}
+			prev += unzigzag(u)
+			a[s+i] = T(prev)
+		}
+		if pos != len(bb) {
+			bad.Store(int64(s))
+		}
+	})
+	return int(bad.Load())
+}
+
 // packedRefs are the references: per object a uvarint count, then each
-// reference as a zigzag varint of (referent − object).
+// reference as a zigzag varint of (referent − object). Nothing is carried
+// from one object to the next, so that the blocks are packed and unpacked
+// on their own and read in sequence as one: off[b] is where block b
+// starts in b, refAt[b] its first reference's index.
 type packedRefs struct {
 	b     []byte
+	off   []int
+	refAt []uint32
 	n     int // objects
 	total int // references
 }
 
-// packRefs packs the references of the n objects; the caller drops them.
-// The bytes are counted first, so that the packed array is made once, at
-// its size.
+// packRefs packs the references of the n objects, a worker per core; the
+// caller drops them. The bytes are counted first, so that the packed
+// array is made once, at its size.
 func packRefs(refStart []uint32, refs []int32) *packedRefs {
 	n := len(refStart) - 1
-	size := 0
-	for o := range n {
-		s, e := refStart[o], refStart[o+1]
-		size += uvarintLen(uint64(e - s))
-		for _, r := range refs[s:e] {
-			size += uvarintLen(zigzag(int64(r) - int64(o)))
+	nb := packBlocks(n)
+	p := &packedRefs{n: n, total: len(refs), off: make([]int, nb+1), refAt: make([]uint32, nb+1)}
+	inBlocks(nb, func(b int) {
+		s, e := blockRange(b, n)
+		size := 0
+		for o := s; o < e; o++ {
+			rs, re := refStart[o], refStart[o+1]
+			size += uvarintLen(uint64(re - rs))
+			for _, r := range refs[rs:re] {
+				size += uvarintLen(zigzag(int64(r) - int64(o)))
+			}
 		}
+		p.off[b+1] = size
+		p.refAt[b] = refStart[s]
+	})
+	p.refAt[nb] = refStart[n]
+	for b := range nb {
+		p.off[b+1] += p.off[b]
 	}
-	p := &packedRefs{n: n, total: len(refs), b: make([]byte, size)}
-	pos := 0
-	for o := range n {
-		s, e := refStart[o], refStart[o+1]
-		pos = putUvarint(p.b, pos, uint64(e-s))
-		for _, r := range refs[s:e] {
-			pos = putUvarint(p.b, pos, zigzag(int64(r)-int64(o)))
+	p.b = make([]byte, p.off[nb])
+	inBlocks(nb, func(b int) {
+		s, e := blockRange(b, n)
+		pos := p.off[b]
+		for o := s; o < e; o++ {
+			rs, re := refStart[o], refStart[o+1]
+			if c := re - rs; c < 0x80 {
+				p.b[pos] = byte(c)
+				pos++
+			} else {
+				pos = putUvarint(p.b, pos, uint64(c))
+			}
+			for _, r := range refs[rs:re] {
+				if z := zigzag(int64(r) - int64(o)); z < 0x80 {
+					p.b[pos] = byte(z)
+					pos++
+				} else {
+					pos = putUvarint(p.b, pos, z)
+				}
+			}
 		}
-	}
+	})
 	return p
 }
 
@@ -156,24 +295,60 @@ func uvarintLen(v uint64) int {
 	return (bits.Len64(v|1) + 6) / 7
 }
 
-// unpack is the references p packed.
+// unpack is the references p packed, a worker per core.
 func (p *packedRefs) unpack() (refStart []uint32, refs []int32, err error) {
-	refStart = make([]uint32, p.n+1)
-	refs = make([]int32, p.total)
-	r := refsReader{p: p}
-	k := uint32(0)
-	for o := range p.n {
-		refStart[o] = k
-		k += uint32(copy(refs[k:], r.next()))
-	}
-	refStart[p.n] = k
-	if r.bad || int(k) != p.total {
+	nb := len(p.off) - 1
+	if int(p.refAt[nb]) != p.total {
 		return nil, nil, fmt.Errorf("hprof: packed references broken")
 	}
+	refStart = make([]uint32, p.n+1)
+	refs = make([]int32, p.total)
+	var bad atomic.Bool
+	inBlocks(nb, func(b int) {
+		s, e := blockRange(b, p.n)
+		bb := p.b[:p.off[b+1]]
+		pos, k, end := p.off[b], p.refAt[b], p.refAt[b+1]
+		ok := true
+		for o := s; o < e; o++ {
+			refStart[o] = k
+			var c uint64
+			if pos < len(bb) && bb[pos] < 0x80 {
+				c = uint64(bb[pos])
+				pos++
+			} else if c, ok = uvarintSlow(bb, &pos); !ok {
+				bad.Store(true)
+				return
+			}
+			if uint64(end-k) < c {
+				bad.Store(true)
+				return
+			}
+			for range c {
+				var u uint64
+				if pos < len(bb) && bb[pos] < 0x80 {
+					u = uint64(bb[pos])
+					pos++
+				} else if u, ok = uvarintSlow(bb, &pos); !ok {
+					bad.Store(true)
+					return
+				}
+				refs[k] = int32(int64(o) + unzigzag(u))
+				k++
+			}
+		}
+		if pos != len(bb) || k != end {
+			bad.Store(true)
+		}
+	})
+	if bad.Load() {
+		return nil, nil, fmt.Errorf("hprof: packed references broken")
+	}
+	refStart[p.n] = uint32(p.total)
 	return refStart, refs, nil
 }
 
-// refsReader reads packed references object after object.
+// refsReader reads packed references object after object (the blocks in
+// sequence, as one).
 type refsReader struct {
 	p       *packedRefs
 	pos     int
