@@ -320,8 +320,10 @@ func hprofViews(ctx context.Context, a *hprofRun, h *hprof.Heap, f *os.File, o h
 		} else if _, err = a.histogram(ctx, nil, a.file); err == nil {
 			var src *os.File
 			if src, err = os.Open(a.file); err == nil {
-				ds, err = a.streams[a.file].DuplicateStrings(src, o.dups)
+				s := a.streams[a.file]
+				ds, err = s.DuplicateStrings(src, o.dups)
 				src.Close()
+				s.Close() // its runs' file: the summary below needs only the counts
 			}
 		}
 		if err != nil {

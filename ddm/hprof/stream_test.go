@@ -73,6 +73,16 @@ func dupsMatch(t *testing.T, name string, dump []byte, oops Oops) {
 		if names, err := os.ReadDir(dir); err != nil || len(names) > 0 && runtime.GOOS == "linux" {
 			t.Errorf("%s: the runs' directory holds %v (%v), want nothing (O_TMPFILE)", name, names, err)
 		}
+		if d := s.dups; len(want) > 0 && (d.arrays.f == nil || budget == 1 && d.refs.f == nil) {
+			t.Errorf("%s: in %d bytes, no runs' file open before Close", name, budget)
+		}
+		s.Close()
+		if d := s.dups; d.arrays.f != nil || d.refs.f != nil {
+			t.Errorf("%s: a runs' file still open after Close", name)
+		}
+		if _, err := s.DuplicateStrings(bytes.NewReader(dump), 0); err == nil && len(want) > 0 {
+			t.Errorf("%s: duplicate strings after Close: no error", name)
+		}
 	}
 }
 

@@ -165,6 +165,21 @@ func (d *streamDups) finish(h *Heap, mode int) *streamDups {
 	return d
 }
 
+// Close lets go of what a pass that kept the strings holds for
+// [Streamed.DuplicateStrings]: the temporary file of its sorted runs (a
+// nameless file, gone once closed) and their memory. DuplicateStrings
+// fails after it; the histogram and the rest stay.
+func (s *Streamed) Close() error {
+	if d := s.dups; d != nil {
+		d.refs.close()
+		d.arrays.close()
+		if d.err == nil {
+			d.err = errors.New("hprof: the streamed pass was closed: its duplicate strings are gone")
+		}
+	}
+	return nil
+}
+
 // DuplicateStrings is [Heap.DuplicateStrings] from a streamed pass that
 // kept the strings ([StreamOptions.Strings]): the same groups, counts and
 // wasted bytes (references to an id that several objects of the dump
