@@ -509,14 +509,15 @@ func (t *Target) inheritedHit(ctx context.Context, bp *breakpoint, e jdwp.Event)
 	return err != nil || is
 }
 
-// suspendResumer is, for a Kotlin suspend function (its last parameter a
-// Continuation, returning Object), the binary-name prefix of the
-// continuation classes kotlinc makes for it (app.MainKt$fetchOne$), else
-// "". Its state machine is entered again each time it resumes after a
-// suspension: the continuation's invokeSuspend calls the method with
-// itself, and the code jumps to the label it left at.
+// suspendResumer is, for a suspend function (isSuspendFunction), the
+// binary-name prefix of the continuation classes the compiler makes for it
+// (Kotlin's app.MainKt$fetchOne$), else "". Its state machine is entered
+// again each time it resumes after a suspension: the continuation's
+// invokeSuspend calls the method with itself, and the code jumps to the
+// label it left at.
 func (t *Target) suspendResumer(ctx context.Context, class jdwp.ReferenceTypeID, m jdwp.MethodInfo) (string, error) {
-	if !strings.HasSuffix(m.Signature, "Lkotlin/coroutines/Continuation;)Ljava/lang/Object;") {
+	s := t.suspending()
+	if s == nil || !isSuspendFunction(m, s.Continuations()) {
 		return "", nil
 	}
 	sig, err := t.VM.Signature(ctx, class)
@@ -564,7 +565,7 @@ func (t *Target) resumedSuspend(ctx context.Context, bp *breakpoint, e jdwp.Even
 		return false
 	}
 	m, err := t.VM.Method(ctx, caller.Class, caller.Method)
-	return err == nil && m.Name == "invokeSuspend"
+	return err == nil && m.Name == t.suspending().Continuations().InvokeSuspend
 }
 
 // onFuncClassPrepare installs function breakpoints in a class that just

@@ -34,6 +34,13 @@ type suspendStep struct {
 	origin    int32                // the frames on the thread then
 }
 
+// isSuspendFunction reports whether m is a suspend function's state
+// machine as the language compiles it: its last parameter the
+// continuation, returning Object.
+func isSuspendFunction(m jdwp.MethodInfo, names lang.Continuations) bool {
+	return strings.HasSuffix(m.Signature, javalang.Signature(names.Continuation)+")Ljava/lang/Object;")
+}
+
 // watchSuspension sets up a step over's watch when its top frame f is a
 // suspend function's state machine; the thread is suspended (Step's caller
 // resumes it after).
@@ -47,7 +54,7 @@ func (t *Target) watchSuspension(ctx context.Context, st *stepState, f mirror.Fr
 	if err != nil {
 		return
 	}
-	suspendFun := strings.HasSuffix(m.Signature, javalang.Signature(names.Continuation)+")Ljava/lang/Object;")
+	suspendFun := isSuspendFunction(m, names)
 	if !suspendFun && m.Name != names.InvokeSuspend {
 		return
 	}
