@@ -26,20 +26,12 @@ import (
 // kotlinCoroutines is what the coroutine part of bench kotlin measured.
 type kotlinCoroutines struct {
 	// Launched is how many coroutines the program launched (each suspended
-	// in an await); Listed how many the coroutines request listed (the
-	// launched ones and runBlocking's own), WithFrames how many of them
-	// came with a stack; Source the list's source ("DebugProbes").
-	Launched   int    `json:"launched"`
-	Listed     int    `json:"listed"`
-	WithFrames int    `json:"withFrames"`
-	Source     string `json:"source"`
-	// FirstMs is the stop's first list (no object's type known yet);
-	// ListMs the mean of ListRuns lists after it; NoFramesMs the mean of
-	// as many lists without frames ("frames": 0).
-	FirstMs    float64 `json:"firstMs"`
-	ListMs     float64 `json:"listMs"`
-	NoFramesMs float64 `json:"noFramesMs"`
-	ListRuns   int     `json:"listRuns"`
+	// in an await); the list's figures (its fields in the JSON) are those
+	// of the run with the debug probes; ListRuns how many lists ListMs and
+	// NoFramesMs are the mean of.
+	Launched int `json:"launched"`
+	kotlinCoroutineList
+	ListRuns int `json:"listRuns"`
 	// SuspendMs is stop→variables (stackTrace, scopes, the top frame's
 	// locals) at a stop in a suspend function three deep after it resumed
 	// (its async stack read), PlainMs the same at a stop in a plain
@@ -54,8 +46,12 @@ type kotlinCoroutines struct {
 	WithoutProbes *kotlinCoroutineList `json:"withoutProbes,omitempty"`
 }
 
-// kotlinCoroutineList is one list's figures (as kotlinCoroutines' fields
-// of the same names).
+// kotlinCoroutineList is one list's figures: Listed is how many the
+// coroutines request listed (the launched ones and runBlocking's own),
+// WithFrames how many of them came with a stack, Source the list's source
+// ("DebugProbes"); FirstMs the stop's first list (no object's type known
+// yet), ListMs the mean of the lists after it, NoFramesMs the mean of as
+// many lists without frames ("frames": 0).
 type kotlinCoroutineList struct {
 	Listed     int     `json:"listed"`
 	WithFrames int     `json:"withFrames"`
@@ -265,7 +261,7 @@ func benchKotlinCoroutines(ctx context.Context, n, runs int) (*kotlinCoroutines,
 	if err != nil {
 		return nil, fmt.Errorf("the coroutine list: %w", err)
 	}
-	out.Listed, out.WithFrames, out.Source, out.FirstMs, out.ListMs, out.NoFramesMs = l.Listed, l.WithFrames, l.Source, l.FirstMs, l.ListMs, l.NoFramesMs
+	out.kotlinCoroutineList = *l
 	if out.WithoutProbes, err = measureList(nil); err != nil {
 		return nil, fmt.Errorf("the coroutine list without the debug probes: %w", err)
 	}
