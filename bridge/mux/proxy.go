@@ -557,15 +557,16 @@ func (s *Session) track(fc *fwdCall, reply []byte, late bool) {
 	m := s.m
 	switch fc.cmd {
 	case jdwp.CmdEventRequestSet:
+		if !late {
+			return // deliver added it to s.requests (addRequestLocked)
+		}
 		id, err := jdwp.DecodeSetRequestReply(reply)
 		kind, _, ok := jdwp.PeekRequest(fc.data)
 		if err != nil || !ok {
 			return
 		}
-		if late { // not counted (deliver adds it to s.requests otherwise)
-			k := reqKey{kind, id}
-			go m.undo(func(ctx context.Context) error { return m.conn.ClearRequest(ctx, k.kind, k.id) })
-		}
+		k := reqKey{kind, id}
+		go m.undo(func(ctx context.Context) error { return m.conn.ClearRequest(ctx, k.kind, k.id) })
 	case jdwp.CmdEventRequestClear:
 		if kind, id, err := jdwp.DecodeClearRequest(fc.data); err == nil {
 			s.untrack(reqKey{kind, id})
