@@ -117,9 +117,8 @@ func TestAttachByProcessID(t *testing.T) {
 	if p.Body.SystemProcessId != vm.Pid {
 		t.Errorf("process event pid %d, want %d", p.Body.SystemProcessId, vm.Pid)
 	}
-	c.setBreakpoints(source(t, "Loop.java"), bp(t, "Loop.java", "tick"))
-	c.configurationDone()
-	c.expectStop("breakpoint")
+	c.setBreakpointsRunning(source(t, "Loop.java"), bp(t, "Loop.java", "tick"))
+	c.configurationDoneAndStop("breakpoint", nil) // the VM runs: the stop may come before the response
 	c.conn.Close() // no disconnect: the session must still release the VM
 	select {
 	case <-c.done:
