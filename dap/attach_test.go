@@ -119,7 +119,7 @@ func TestAttachByProcessID(t *testing.T) {
 	}
 	c.setBreakpointsRunning(source(t, "Loop.java"), bp(t, "Loop.java", "tick"))
 	c.configurationDoneAndStop("breakpoint", nil) // the VM runs: the stop may come before the response
-	c.conn.Close() // no disconnect: the session must still release the VM
+	c.conn.Close()                                // no disconnect: the session must still release the VM
 	select {
 	case <-c.done:
 	case <-time.After(20 * time.Second):
